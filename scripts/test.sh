@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: installs what the tests need
+# (ripgrep for the side-by-side keyword checks, a Python venv with the
+# official MCP SDK for the client checks), then runs every test in one
+# profile (release) so everything compiles once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '== %s\n' "$*" >&2; }
+
+# ripgrep: the keyword tests compare our output with `rg` line for line.
+if ! command -v rg >/dev/null 2>&1; then
+  log "installing ripgrep (keyword results are checked against it)"
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    (apt-get update -qq && apt-get install -y -qq ripgrep) >&2 || log "apt-get could not install ripgrep"
+  fi
+  if ! command -v rg >/dev/null 2>&1; then
+    cargo install --locked ripgrep >&2
+  fi
+fi
+
+log "cargo test --release"
+cargo test --release --locked
+
+if [ -x scripts/test-extra.sh ]; then
+  scripts/test-extra.sh
+fi

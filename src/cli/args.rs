@@ -1,0 +1,387 @@
+//! Raw command-line arguments (clap). Resolved into requests in `commands`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "repo-search",
+    version,
+    about = "Local code search for one repository: keyword, symbol and full-text search, an MCP server for coding agents",
+    after_help = "Exit status: 0 when something was found, 1 when nothing was found, 2 on error."
+)]
+pub struct Cli {
+    /// More logging on stderr (-v info, -vv debug); see also REPO_SEARCH_LOG.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct Common {
+    /// Project root (default: $CLAUDE_PROJECT_DIR, else the nearest parent
+    /// with `.repo_search/` or `.git`, else the working directory).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub root: Option<PathBuf>,
+    /// Print results as JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build or update the project's index (.repo_search/index.db).
+    Index(IndexArgs),
+    /// Regex or literal search over the files on disk (ripgrep's engine and rules).
+    #[command(visible_alias = "grep")]
+    Keyword(KeywordArgs),
+    /// Find definitions by name (exact > case-insensitive > prefix > fuzzy).
+    #[command(visible_alias = "sym")]
+    Symbol(SymbolArgs),
+    /// References of a name (definitions marked).
+    Refs(RefsArgs),
+    /// The definitions of one file, nested, in source order.
+    Outline(OutlineArgs),
+    /// Print a slice of a file with line numbers.
+    Read(ReadArgs),
+    /// Ranked search over code chunks (BM25).
+    Search(SearchArgs),
+    /// What the index holds and how fresh it is.
+    Status(StatusArgs),
+    /// Show resolved settings and where each value came from.
+    Config(ConfigArgs),
+    /// Run the MCP server on stdin/stdout (started by Claude Code from `.mcp.json`).
+    Mcp(McpArgs),
+    /// Set a project up for Claude Code: `.mcp.json`, `.gitignore`, config, index.
+    Init(InitArgs),
+    /// Registered projects (every one `init` or `index` touched) and whether the daemon watches them.
+    Projects(ProjectsArgs),
+    /// Embedding models: download them once (`model fetch`), see what is cached (`model status`).
+    Model(ModelArgs),
+    /// Code similar to a snippet (`--code`) or to an indexed location (`PATH:LINE`).
+    Similar(SimilarArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    #[command(subcommand)]
+    pub command: ModelCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Download the embedding models into the cache ($REPO_SEARCH_HOME/models); idempotent.
+    Fetch(ModelFetchArgs),
+    /// Which models are configured, cached and used by the index.
+    Status(ModelStatusArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ModelFetchArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// fast (static potion-base-8M, 30 MB), full (all-MiniLM-L6-v2, 90 MB) or all.
+    #[arg(long, default_value = "all", value_parser = ["fast", "full", "all"])]
+    pub tier: String,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ModelStatusArgs {
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct SimilarArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// `PATH:LINE` of an indexed file (the chunk holding that line is the query).
+    #[arg(
+        value_name = "PATH:LINE",
+        required_unless_present = "code",
+        conflicts_with = "code"
+    )]
+    pub location: Option<String>,
+    /// A code snippet to find similar code to.
+    #[arg(long, value_name = "CODE")]
+    pub code: Option<String>,
+    /// Leave out hits in this path.
+    #[arg(long, value_name = "PATH")]
+    pub exclude_path: Option<String>,
+    /// Only paths matching these globs (`!GLOB` excludes); repeatable.
+    #[arg(
+        short = 'g',
+        long = "glob",
+        value_name = "GLOB",
+        allow_hyphen_values = true
+    )]
+    pub glob: Vec<String>,
+    /// At most N results.
+    #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub limit: u64,
+    /// Drop hits below this cosine similarity (-1..1).
+    #[arg(long, value_name = "SIM")]
+    pub threshold: Option<f32>,
+    /// Lines of snippet per hit.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=200))]
+    pub snippet_lines: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Throw the index away and rebuild it from scratch (also repairs a corrupt index).
+    #[arg(long)]
+    pub full: bool,
+    /// Skip computing embeddings (symbols and BM25 only).
+    #[arg(long)]
+    pub no_embed: bool,
+    /// Embedding tiers to compute after indexing: fast (static model, seconds),
+    /// full (the configured model; slow on large trees, resumable) or all.
+    #[arg(long, value_name = "TIER", default_value = "all", value_parser = ["fast", "full", "all"])]
+    pub embed_tier: String,
+    /// Exit with an error instead of waiting when another process is writing the index.
+    #[arg(long)]
+    pub no_wait: bool,
+    /// Index hidden files and directories too.
+    #[arg(long)]
+    pub hidden: bool,
+    /// Do not respect .gitignore/.ignore/.rgignore files.
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// Respect .gitignore files even outside a git repository.
+    #[arg(long)]
+    pub no_require_git: bool,
+    /// Skip files larger than this many bytes (default 2 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub max_file_size: Option<u64>,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct KeywordArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// The regex to search for (use -e for patterns starting with `-`, or several).
+    #[arg(value_name = "PATTERN", required_unless_present = "regexp")]
+    pub pattern: Option<String>,
+    /// Paths inside the project to search (default: the whole project).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
+    /// A pattern to search for; repeat to search for any of several.
+    #[arg(
+        short = 'e',
+        long = "regexp",
+        value_name = "PATTERN",
+        allow_hyphen_values = true
+    )]
+    pub regexp: Vec<String>,
+    /// Treat patterns as literal strings, not regexes.
+    #[arg(short = 'F', long)]
+    pub fixed_strings: bool,
+    /// Case-insensitive search.
+    #[arg(short = 'i', long)]
+    pub ignore_case: bool,
+    /// Case-insensitive unless the pattern has an uppercase letter.
+    #[arg(short = 'S', long)]
+    pub smart_case: bool,
+    /// Only match whole words (Unicode-aware, like rg).
+    #[arg(short = 'w', long)]
+    pub word_regexp: bool,
+    /// Include or exclude (`!GLOB`) files; repeatable, rg semantics.
+    #[arg(
+        short = 'g',
+        long = "glob",
+        value_name = "GLOB",
+        allow_hyphen_values = true
+    )]
+    pub glob: Vec<String>,
+    /// Search hidden files and directories.
+    #[arg(long, alias = "hidden")]
+    pub hidden: bool,
+    /// Do not respect ignore files.
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// Respect .gitignore outside git repositories too.
+    #[arg(long)]
+    pub no_require_git: bool,
+    /// Lines of context after each match.
+    #[arg(short = 'A', long, value_name = "N")]
+    pub after_context: Option<usize>,
+    /// Lines of context before each match.
+    #[arg(short = 'B', long, value_name = "N")]
+    pub before_context: Option<usize>,
+    /// Lines of context before and after each match.
+    #[arg(short = 'C', long, value_name = "N")]
+    pub context: Option<usize>,
+    /// At most N matching lines per file.
+    #[arg(short = 'm', long, value_name = "N")]
+    pub max_count: Option<u64>,
+    /// At most N matching lines in all (the output says when more exist).
+    #[arg(long, value_name = "N")]
+    pub max_results: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct SymbolArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// The name to look up; may be qualified (`Config::parse`, `LoginView.post`).
+    pub name: String,
+    /// Only these kinds (function, method, class, struct, enum, interface, trait, module, constant, variable, type, macro, field, impl); repeatable.
+    #[arg(short, long, value_name = "KIND")]
+    pub kind: Vec<String>,
+    /// Only this language (rust, python, javascript, typescript, tsx, go, java, c, cpp, ruby).
+    #[arg(short, long, value_name = "LANG")]
+    pub lang: Option<String>,
+    /// Exact name matches only.
+    #[arg(long, conflicts_with_all = ["prefix", "fuzzy"])]
+    pub exact: bool,
+    /// Names starting with NAME (case-insensitive).
+    #[arg(long, conflicts_with = "fuzzy")]
+    pub prefix: bool,
+    /// Fuzzy (subsequence) matches only.
+    #[arg(long)]
+    pub fuzzy: bool,
+    /// At most N results.
+    #[arg(short = 'n', long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=10000))]
+    pub limit: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct RefsArgs {
+    #[command(flatten)]
+    pub common: Common,
+    pub name: String,
+    #[arg(short = 'n', long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100000))]
+    pub limit: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct OutlineArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// A file inside the project.
+    pub file: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// A file inside the project.
+    pub file: String,
+    /// Line range `A:B` (1-based, inclusive; `A:` to the end, `:B` from the start).
+    #[arg(long, value_name = "A:B")]
+    pub lines: Option<String>,
+    /// Show the first line containing TEXT (literal) with context.
+    #[arg(long = "match", value_name = "TEXT")]
+    pub find: Option<String>,
+    /// Lines of context around --match (default 5).
+    #[arg(short = 'C', long, value_name = "N")]
+    pub context: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Words, identifiers or a question, e.g. "parse the config file".
+    pub query: String,
+    /// Ranking: bm25 (full-text) or semantic (embeddings; needs `repo-search model fetch`).
+    #[arg(long, default_value = "bm25")]
+    pub mode: String,
+    /// Semantic mode: drop hits below this cosine similarity (-1..1).
+    #[arg(long, value_name = "SIM")]
+    pub threshold: Option<f32>,
+    /// Only paths matching these globs (`!GLOB` excludes); repeatable.
+    #[arg(
+        short = 'g',
+        long = "glob",
+        value_name = "GLOB",
+        allow_hyphen_values = true
+    )]
+    pub glob: Vec<String>,
+    /// Only this language.
+    #[arg(short, long, value_name = "LANG")]
+    pub lang: Option<String>,
+    /// code (no docs), docs (Markdown/RST/text only) or all.
+    #[arg(long, default_value = "all")]
+    pub scope: String,
+    /// At most N results.
+    #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub limit: u64,
+    /// Lines of snippet per hit.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=200))]
+    pub snippet_lines: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Print every resolved setting with its source.
+    #[arg(long)]
+    pub show: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Project root (default: $CLAUDE_PROJECT_DIR, else the nearest parent
+    /// with `.repo_search/` or `.git`, else the working directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Write the files but do not build the index now (the MCP server builds
+    /// it in the background when first started).
+    #[arg(long)]
+    pub no_index: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ProjectsArgs {
+    #[command(flatten)]
+    pub common: Common,
+    #[command(subcommand)]
+    pub action: Option<ProjectsAction>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProjectsAction {
+    /// List registered projects (the default).
+    List,
+    /// Forget a project (its `.repo_search/` index stays on disk).
+    Remove {
+        /// The project's root directory.
+        path: PathBuf,
+    },
+    /// Have the daemon keep a project fresh (registers it if needed).
+    Watch {
+        /// The project's root directory.
+        path: PathBuf,
+    },
+    /// Stop the daemon from watching a project (it stays registered).
+    Unwatch {
+        /// The project's root directory.
+        path: PathBuf,
+    },
+}

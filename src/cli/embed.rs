@@ -1,0 +1,301 @@
+//! The embedding side of the command line: `model fetch|status`, the
+//! embedding phase after `index`, `search --mode semantic` and `similar`.
+
+use std::io::IsTerminal;
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+
+use super::Found;
+use super::args::{
+    ModelArgs, ModelCommand, ModelFetchArgs, ModelStatusArgs, SearchArgs, SimilarArgs,
+};
+use super::render;
+use crate::embed::{self, Tier, fetch};
+use crate::error::UserError;
+use crate::index::{EmbedProgress, EmbedSummary, IndexSummary};
+use crate::search::semantic::{
+    SemanticRequest, SimilarRequest, SimilarTo, search_semantic, similar_code,
+};
+use crate::search::{ChunkFilter, Scope};
+use crate::settings::{EmbedSettings, Overrides, Settings, find_root, resolve_embed};
+use crate::store::Store;
+
+fn tiers_of(name: &str) -> Vec<Tier> {
+    match name {
+        "fast" => vec![Tier::Fast],
+        "full" => vec![Tier::Full],
+        _ => vec![Tier::Fast, Tier::Full],
+    }
+}
+
+fn bar(hidden: bool, template: &str) -> ProgressBar {
+    if hidden || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(0);
+    pb.set_style(
+        ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    pb.enable_steady_tick(std::time::Duration::from_millis(120));
+    pb
+}
+
+/// `index --json` output: the index summary plus the embedding phase.
+#[derive(Serialize)]
+pub(crate) struct IndexOutput<'a> {
+    #[serde(flatten)]
+    pub summary: &'a IndexSummary,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub embed: Vec<EmbedSummary>,
+}
+
+/// Runs the embedding phase after an index run, with a progress bar.
+/// Tiers that cannot run (no model yet) are reported on stderr as notes;
+/// they never fail the index command.
+pub(crate) fn run_embed_phase(s: &Settings, tier: &str, quiet: bool) -> Result<Vec<EmbedSummary>> {
+    let (es, _) = resolve_embed(&s.root)?;
+    let pb = bar(
+        quiet,
+        "{spinner} {msg} [{bar:30}] {pos}/{len} chunks ({per_sec}, eta {eta})",
+    );
+    let update = |p: &EmbedProgress| {
+        pb.set_message(format!("embedding ({})", p.tier.name()));
+        pb.set_length(p.total);
+        pb.set_position(p.done);
+    };
+    let result = crate::index::embed_project(s, &es, &tiers_of(tier), &update, &|pid| {
+        let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+        pb.suspend(|| {
+            eprintln!("waiting for another repo-search process{who} to finish writing the index...")
+        });
+    });
+    pb.finish_and_clear();
+    let summaries = result?;
+    let missing: Vec<&EmbedSummary> = summaries.iter().filter(|e| e.skipped.is_some()).collect();
+    if !quiet {
+        for e in &missing {
+            eprintln!(
+                "note: {} embeddings skipped: {}",
+                e.tier.name(),
+                e.skipped.as_deref().unwrap_or("")
+            );
+            if let Some(h) = &e.hint {
+                eprintln!("hint: {h}");
+            }
+        }
+    }
+    Ok(summaries)
+}
+
+pub(crate) fn cmd_model(a: ModelArgs) -> Result<Found> {
+    match a.command {
+        ModelCommand::Fetch(f) => cmd_fetch(f),
+        ModelCommand::Status(st) => cmd_model_status(st),
+    }
+}
+
+fn embed_settings(
+    root: Option<&std::path::Path>,
+) -> Result<(EmbedSettings, Option<std::path::PathBuf>)> {
+    // Models are per user, so `model` commands work outside a project too:
+    // without one, only the environment and defaults apply.
+    match find_root(root) {
+        Ok(r) => Ok((resolve_embed(&r)?.0, Some(r))),
+        Err(_) if root.is_none() => Ok((EmbedSettings::defaults(), None)),
+        Err(e) => Err(e),
+    }
+}
+
+fn cmd_fetch(a: ModelFetchArgs) -> Result<Found> {
+    let (es, _) = embed_settings(a.common.root.as_deref())?;
+    let pb = bar(
+        a.quiet || a.common.json,
+        "{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec})",
+    );
+    let report = |e: fetch::FetchEvent| match e {
+        fetch::FetchEvent::Step(msg) => {
+            pb.set_position(0);
+            pb.set_length(0);
+            if a.quiet || a.common.json {
+                tracing::info!("{msg}");
+            } else {
+                pb.suspend(|| eprintln!("{msg}"));
+            }
+            pb.set_message(msg);
+        }
+        fetch::FetchEvent::Bytes { done, total } => {
+            pb.set_length(total);
+            pb.set_position(done);
+        }
+    };
+    let mut done = Vec::new();
+    for tier in tiers_of(&a.tier) {
+        if embed::tier_spec(&es, tier).is_none() {
+            if !a.quiet {
+                eprintln!(
+                    "note: the {} tier is switched off in the settings; nothing to fetch",
+                    tier.name()
+                );
+            }
+            continue;
+        }
+        let r = pb.suspend(|| fetch::fetch(&es, tier, &report));
+        match r {
+            Ok(f) => done.push(f),
+            Err(e) => {
+                pb.finish_and_clear();
+                return Err(e);
+            }
+        }
+    }
+    pb.finish_and_clear();
+    if a.common.json {
+        render::json(&serde_json::json!({"fetched": done}))?;
+    } else {
+        render::fetched(&done)?;
+    }
+    Ok(Found::Yes)
+}
+
+/// One model's coverage in this project's index.
+#[derive(Debug, Serialize)]
+struct Coverage {
+    model: String,
+    embedded: u64,
+    total: u64,
+}
+
+fn cmd_model_status(a: ModelStatusArgs) -> Result<Found> {
+    let (es, root) = embed_settings(a.common.root.as_deref())?;
+    let models = fetch::status(&es);
+    let mut coverage = Vec::new();
+    if let Some(root) = &root
+        && let Ok(Some(store)) = Store::open_ro(root)
+    {
+        for m in &models {
+            if let Ok((embedded, total)) = store.embedding_coverage(&m.model_id) {
+                coverage.push(Coverage {
+                    model: m.model_id.clone(),
+                    embedded,
+                    total,
+                });
+            }
+        }
+    }
+    if a.common.json {
+        render::json(&serde_json::json!({
+            "cache_dir": es.cache_dir,
+            "models": models,
+            "index": coverage,
+        }))?;
+    } else {
+        let cov: Vec<(String, u64, u64)> = coverage
+            .iter()
+            .map(|c| (c.model.clone(), c.embedded, c.total))
+            .collect();
+        render::model_status(&es.cache_dir, &models, &cov)?;
+    }
+    Ok(if models.iter().any(|m| m.ready) {
+        Found::Yes
+    } else {
+        Found::No
+    })
+}
+
+/// `search --mode semantic`.
+pub(crate) fn cmd_search_semantic(a: &SearchArgs, s: &Settings, store: &Store) -> Result<Found> {
+    let scope = Scope::parse(&a.scope).ok_or_else(|| {
+        UserError::new(format!("unknown scope `{}`", a.scope)).hint("use code, docs or all")
+    })?;
+    let filter = ChunkFilter::new(&a.glob, a.lang.as_deref(), scope)?;
+    let (es, _) = resolve_embed(&s.root)?;
+    let req = SemanticRequest {
+        query: a.query.clone(),
+        filter,
+        limit: a.limit as usize,
+        threshold: a.threshold,
+        snippet_lines: a.snippet_lines as usize,
+    };
+    let r = search_semantic(store, &s.root, &es, &req)?;
+    finish(
+        r,
+        a.common.json,
+        serde_json::json!({"query": a.query, "mode": "semantic"}),
+    )
+}
+
+/// Prints a semantic result. Unavailable: JSON callers get the object
+/// (`available: false`, reason, hint) and exit status 1; text callers get
+/// an error with the hint.
+fn finish(
+    r: crate::search::semantic::SemanticResult,
+    json: bool,
+    extra: serde_json::Value,
+) -> Result<Found> {
+    if json {
+        let mut v = serde_json::to_value(&r)?;
+        if let (Some(obj), Some(more)) = (v.as_object_mut(), extra.as_object()) {
+            for (k, x) in more {
+                obj.insert(k.clone(), x.clone());
+            }
+        }
+        render::json(&v)?;
+    } else if r.available {
+        render::semantic(&r)?;
+    } else {
+        return Err(UserError::new(format!(
+            "semantic search is not available: {}",
+            r.reason.as_deref().unwrap_or("unknown reason")
+        ))
+        .hint(r.hint.clone().unwrap_or_default())
+        .into());
+    }
+    Ok(if r.hits.is_empty() {
+        Found::No
+    } else {
+        Found::Yes
+    })
+}
+
+pub(crate) fn cmd_similar(
+    a: SimilarArgs,
+    open_index: impl Fn(&Settings) -> Result<Store>,
+) -> Result<Found> {
+    let root = find_root(a.common.root.as_deref())?;
+    let s = Settings::resolve(root, &Overrides::default())?;
+    let target = match (&a.code, &a.location) {
+        (Some(code), _) => SimilarTo::Code(code.clone()),
+        (None, Some(loc)) => {
+            let (path, line) = loc
+                .rsplit_once(':')
+                .and_then(|(p, l)| Some((p.to_string(), l.trim().parse::<u32>().ok()?)))
+                .ok_or_else(|| {
+                    UserError::new(format!("expected PATH:LINE, got `{loc}`"))
+                        .hint("e.g. `repo-search similar src/lib.rs:42`")
+                })?;
+            SimilarTo::Location { path, line }
+        }
+        (None, None) => {
+            return Err(UserError::new("nothing to compare with")
+                .hint("give PATH:LINE or --code CODE")
+                .into());
+        }
+    };
+    let filter = ChunkFilter::new(&a.glob, None, Scope::All)?;
+    let store = open_index(&s)?;
+    let (es, _) = resolve_embed(&s.root)?;
+    let req = SimilarRequest {
+        target,
+        filter,
+        limit: a.limit as usize,
+        threshold: a.threshold,
+        exclude_path: a.exclude_path.clone(),
+        snippet_lines: a.snippet_lines as usize,
+    };
+    let r = similar_code(&store, &s.root, &es, &req)?;
+    finish(r, a.common.json, serde_json::json!({"mode": "similar"}))
+}

@@ -1,0 +1,70 @@
+//! `repo-search init`: sets a project up for Claude Code. Writes the files
+//! (through [`crate::init`]), builds the index with a progress bar, and says
+//! what it did and what to do next.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+
+use super::Found;
+use super::args::InitArgs;
+use super::commands::run_index;
+use crate::index::IndexOptions;
+use crate::init::{FileChange, write_project_files};
+use crate::settings::{Overrides, Settings, find_root};
+
+const NEXT_STEP: &str = "open Claude Code in this directory (`claude`) and approve the `repo-search` MCP server when asked; \
+`/mcp` inside Claude Code shows whether it is connected";
+
+pub fn cmd_init(a: InitArgs) -> Result<Found> {
+    let root = find_root(a.common.root.as_deref())?;
+    let exe = std::env::current_exe()
+        .context("cannot find the path of the running repo-search binary")?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    let files = write_project_files(&root, &exe)?;
+    // Resolve after writing: the config file may be new.
+    let settings = Settings::resolve(root.clone(), &Overrides::default())?;
+    let index = if a.no_index {
+        None
+    } else {
+        Some(run_index(
+            &settings,
+            &IndexOptions::default(),
+            a.common.json,
+        )?)
+    };
+
+    if a.common.json {
+        super::render::json(&serde_json::json!({
+            "root": root,
+            "files": files,
+            "index": index,
+            "next_step": NEXT_STEP,
+        }))?;
+        return Ok(Found::Yes);
+    }
+    let mut out = std::io::stdout().lock();
+    let mut lines = vec![format!("repo-search init in `{}`", root.display())];
+    for f in &files {
+        let verb = match f.change {
+            FileChange::Created => "created  ",
+            FileChange::Updated => "updated  ",
+            FileChange::Unchanged => "unchanged",
+        };
+        lines.push(format!("  {verb} {}: {}", f.path, f.detail));
+    }
+    match &index {
+        Some(s) => lines.push(format!("  {}", super::render::summary_line(s))),
+        None => lines.push("  index not built (--no-index): the MCP server builds it in the background when it starts".into()),
+    }
+    lines.push(format!("next: {NEXT_STEP}"));
+    for l in lines {
+        if let Err(e) = writeln!(out, "{l}") {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                break;
+            }
+            return Err(e.into());
+        }
+    }
+    Ok(Found::Yes)
+}

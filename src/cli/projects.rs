@@ -1,0 +1,154 @@
+//! `repo-search projects [list | remove | watch | unwatch PATH]`: shows and
+//! edits the registry of projects (`REPO_SEARCH_HOME/registry.json`) and
+//! tells a running daemon at once when a watch flag changes (it would also
+//! notice within a second by itself).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::Found;
+use super::args::{ProjectsAction, ProjectsArgs};
+use super::render;
+use crate::daemon::{DaemonHome, client};
+use crate::error::UserError;
+use crate::registry::{ProjectEntry, Registry};
+
+/// One line of `projects`: the registry entry plus what is known now.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectRow {
+    #[serde(flatten)]
+    pub entry: ProjectEntry,
+    pub root_exists: bool,
+    /// The daemon's view (`watching`, `indexing`, `idle`, `error`) when it
+    /// runs; `None` otherwise.
+    pub state: Option<String>,
+}
+
+pub fn cmd_projects(a: ProjectsArgs) -> Result<Found> {
+    let home = DaemonHome::from_env();
+    let registry = Registry::at(home.dir());
+    let json = a.common.json;
+    match a.action.unwrap_or(ProjectsAction::List) {
+        ProjectsAction::List => list(&home, &registry, json),
+        ProjectsAction::Remove { path } => {
+            let root = registered_root(&registry, &path)?;
+            registry.remove(&root)?;
+            let daemon = tell_daemon(&home, &root, false);
+            report(
+                json,
+                &root,
+                "removed",
+                daemon,
+                "its index stays in `.repo_search/`; delete that directory to free the space",
+            )
+        }
+        ProjectsAction::Watch { path } => {
+            let root = match registered_root(&registry, &path) {
+                Ok(root) => root,
+                Err(_) => crate::settings::find_root(Some(&path))?,
+            };
+            registry.update(|d| d.upsert(&root).watch = true)?;
+            let daemon = tell_daemon(&home, &root, true);
+            let note = if daemon {
+                "the daemon indexes it now"
+            } else {
+                "start the daemon to keep it fresh: `repo-search-daemon start`"
+            };
+            report(json, &root, "watching", daemon, note)
+        }
+        ProjectsAction::Unwatch { path } => {
+            let root = registered_root(&registry, &path)?;
+            registry.set_watch(&root, false)?;
+            let daemon = tell_daemon(&home, &root, false);
+            report(
+                json,
+                &root,
+                "not watching",
+                daemon,
+                "`repo-search index` updates it by hand",
+            )
+        }
+    }
+}
+
+fn list(home: &DaemonHome, registry: &Registry, json: bool) -> Result<Found> {
+    let data = registry.load()?;
+    let status = client::status(home).ok().flatten();
+    let rows: Vec<ProjectRow> = data
+        .projects
+        .into_iter()
+        .map(|entry| {
+            let state = status
+                .as_ref()
+                .and_then(|s| s.projects.iter().find(|p| p.root == entry.root))
+                .map(|p| p.state.clone());
+            ProjectRow {
+                root_exists: entry.root.is_dir(),
+                state,
+                entry,
+            }
+        })
+        .collect();
+    if json {
+        render::json(&serde_json::json!({"daemon_running": status.is_some(), "projects": rows}))?;
+    } else {
+        render::projects(&rows, status.is_some())?;
+    }
+    Ok(if rows.is_empty() {
+        Found::No
+    } else {
+        Found::Yes
+    })
+}
+
+/// Tells a running daemon about a watch change; true if one runs.
+fn tell_daemon(home: &DaemonHome, root: &Path, watch: bool) -> bool {
+    match client::notify_watch(home, root, watch) {
+        Ok(Some(_)) => true,
+        Ok(None) => false,
+        Err(e) => {
+            tracing::warn!(
+                "repo-search-daemon did not take the change ({e:#}); it re-reads the registry within a second"
+            );
+            true
+        }
+    }
+}
+
+fn report(json: bool, root: &Path, what: &str, daemon_running: bool, note: &str) -> Result<Found> {
+    if json {
+        render::json(
+            &serde_json::json!({"root": root, "result": what, "daemon_running": daemon_running}),
+        )?;
+    } else {
+        eprintln!("{what} `{}`: {note}", root.display());
+    }
+    Ok(Found::Yes)
+}
+
+/// The registered root that `path` names: the project itself, or the
+/// innermost registered project containing it. Works for roots that no
+/// longer exist.
+fn registered_root(registry: &Registry, path: &Path) -> Result<PathBuf> {
+    let abs = match path.canonicalize() {
+        Ok(p) => p,
+        Err(_) => {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            crate::paths::normalize_lexically(&cwd.join(path))
+        }
+    };
+    let data = registry.load()?;
+    data.projects
+        .iter()
+        .map(|p| &p.root)
+        .filter(|r| abs.starts_with(r))
+        .max_by_key(|r| r.as_os_str().len())
+        .cloned()
+        .ok_or_else(|| {
+            UserError::new(format!("`{}` is not a registered project", path.display()))
+                .hint("`repo-search projects` lists them; `repo-search index` in a project registers it")
+                .into()
+        })
+}

@@ -1,0 +1,409 @@
+//! Renders results on stdout: JSON with `--json`, else readable text shaped
+//! like ripgrep's (`path:line:text`). The only place the CLI writes to
+//! stdout. A closed pipe (`| head`) ends output quietly, like `rg`.
+
+use std::io::{self, BufWriter, Write};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::index::IndexSummary;
+use crate::search::bm25::ChunkHit;
+use crate::search::keyword::KeywordResult;
+use crate::search::read::ReadResult;
+use crate::search::symbol::{OutlineItem, RefResult, SymbolResult};
+use crate::settings::Settings;
+use crate::status::IndexStatus;
+
+fn with_stdout(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    match f(&mut out).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
+}
+
+pub fn json<T: Serialize>(value: &T) -> Result<()> {
+    with_stdout(|out| {
+        serde_json::to_writer(&mut *out, value).map_err(io::Error::other)?;
+        writeln!(out)
+    })
+}
+
+pub fn summary_line(s: &IndexSummary) -> String {
+    format!(
+        "indexed {} files ({} changed, {} removed), {} symbols, {} refs, {} chunks, {} skipped in {:.2}s",
+        s.files, s.changed, s.removed, s.symbols, s.refs, s.chunks, s.skipped, s.seconds
+    )
+}
+
+pub fn index_summary(s: &IndexSummary) -> Result<()> {
+    with_stdout(|out| writeln!(out, "{}", summary_line(s)))
+}
+
+pub fn keyword(r: &KeywordResult) -> Result<()> {
+    with_stdout(|out| {
+        let mut last: Option<(&str, u64)> = None;
+        for m in &r.matches {
+            let first_line = m.before.first().map(|c| c.line).unwrap_or(m.line);
+            let separate = (!m.before.is_empty() || !m.after.is_empty())
+                && last.is_some_and(|(p, l)| p != m.path || first_line > l + 1);
+            if separate {
+                writeln!(out, "--")?;
+            }
+            for c in &m.before {
+                if last.is_some_and(|(p, l)| p == m.path && c.line <= l) {
+                    continue;
+                }
+                writeln!(out, "{}-{}-{}", m.path, c.line, c.text)?;
+            }
+            writeln!(out, "{}:{}:{}:{}", m.path, m.line, m.column, m.text)?;
+            let mut end = m.line;
+            for c in &m.after {
+                writeln!(out, "{}-{}-{}", m.path, c.line, c.text)?;
+                end = c.line;
+            }
+            last = Some((&m.path, end));
+        }
+        if r.truncated {
+            writeln!(
+                io::stderr(),
+                "(stopped after {} matching lines; raise --max-results or narrow with -g)",
+                r.matches.len()
+            )?;
+        }
+        Ok(())
+    })
+}
+
+pub fn symbols(r: &SymbolResult) -> Result<()> {
+    with_stdout(|out| {
+        for h in &r.hits {
+            let name = match &h.container {
+                Some(c) => format!("{c}::{}", h.name),
+                None => h.name.clone(),
+            };
+            writeln!(
+                out,
+                "{}:{}:{}  {} {}  [{}-{}]",
+                h.path, h.line, h.column, h.kind, name, h.start_line, h.end_line
+            )?;
+            writeln!(out, "    {}", h.signature)?;
+        }
+        if r.truncated {
+            writeln!(
+                io::stderr(),
+                "({} of {} shown; raise --limit or filter with --kind/--lang)",
+                r.hits.len(),
+                r.total
+            )?;
+        }
+        Ok(())
+    })
+}
+
+pub fn refs(r: &RefResult) -> Result<()> {
+    with_stdout(|out| {
+        for h in &r.hits {
+            let tag = if h.is_definition {
+                "definition"
+            } else {
+                h.kind.as_str()
+            };
+            let ctx = h
+                .context
+                .as_deref()
+                .map(|c| format!("  in {c}"))
+                .unwrap_or_default();
+            writeln!(out, "{}:{}:{}  {tag}{ctx}", h.path, h.line, h.column)?;
+        }
+        if r.truncated {
+            writeln!(
+                io::stderr(),
+                "({} of {} shown; raise --limit)",
+                r.hits.len(),
+                r.total
+            )?;
+        }
+        Ok(())
+    })
+}
+
+pub fn outline(items: &[OutlineItem]) -> Result<()> {
+    fn walk(out: &mut dyn Write, items: &[OutlineItem], depth: usize) -> io::Result<()> {
+        for i in items {
+            writeln!(
+                out,
+                "{:>5}-{:<5} {}{} {}",
+                i.start_line,
+                i.end_line,
+                "  ".repeat(depth),
+                i.kind,
+                i.name
+            )?;
+            walk(out, &i.children, depth + 1)?;
+        }
+        Ok(())
+    }
+    with_stdout(|out| walk(out, items, 0))
+}
+
+pub fn read(r: &ReadResult) -> Result<()> {
+    with_stdout(|out| {
+        if let (Some(line), Some(count)) = (r.match_line, r.match_count) {
+            writeln!(
+                io::stderr(),
+                "first match at line {line} ({count} matching lines in {})",
+                r.path
+            )?;
+        }
+        for l in &r.lines {
+            writeln!(out, "{:>6}  {}", l.line, l.text)?;
+        }
+        Ok(())
+    })
+}
+
+pub fn chunks(hits: &[ChunkHit]) -> Result<()> {
+    with_stdout(|out| {
+        for h in hits {
+            let sym = match (&h.symbol, &h.kind) {
+                (Some(s), Some(k)) => format!("  {k} {s}"),
+                (Some(s), None) => format!("  {s}"),
+                _ => String::new(),
+            };
+            writeln!(
+                out,
+                "{}:{}-{}{sym}  (score {:.2})",
+                h.path, h.start_line, h.end_line, h.score
+            )?;
+            for (i, line) in h.snippet.lines().enumerate() {
+                writeln!(out, "{:>6}  {line}", h.snippet_line as usize + i)?;
+            }
+            writeln!(out)?;
+        }
+        Ok(())
+    })
+}
+
+fn ago(unix_s: i64) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(unix_s);
+    let d = (now - unix_s).max(0);
+    match d {
+        0..=59 => format!("{d}s ago"),
+        60..=3599 => format!("{}m ago", d / 60),
+        3600..=86399 => format!("{}h ago", d / 3600),
+        _ => format!("{}d ago", d / 86400),
+    }
+}
+
+pub fn status(s: &IndexStatus) -> Result<()> {
+    with_stdout(|out| {
+        writeln!(out, "root:     {}", s.root)?;
+        if !s.exists {
+            writeln!(out, "index:    none yet (run `repo-search index`)")?;
+            return Ok(());
+        }
+        writeln!(
+            out,
+            "index:    {} ({:.1} MiB)",
+            s.index_path,
+            s.index_bytes as f64 / 1048576.0
+        )?;
+        writeln!(out, "files:    {} indexed, {} skipped", s.files, s.skipped)?;
+        writeln!(
+            out,
+            "symbols:  {}  refs: {}  chunks: {}",
+            s.symbols, s.refs, s.chunks
+        )?;
+        match s.last_indexed {
+            Some(t) => writeln!(
+                out,
+                "indexed:  {} (took {:.2}s)",
+                ago(t),
+                s.last_duration_s.unwrap_or(0.0)
+            )?,
+            None => writeln!(out, "indexed:  never completed")?,
+        }
+        if let Some(ix) = &s.indexing {
+            let who = ix.pid.map(|p| format!(" by pid {p}")).unwrap_or_default();
+            writeln!(
+                out,
+                "running:  indexing{who}: {}/{} files",
+                ix.done, ix.total
+            )?;
+        }
+        if let Some(n) = s.stale_files {
+            writeln!(out, "stale:    {n} files changed since indexed")?;
+            for e in &s.stale_examples {
+                writeln!(out, "          {e}")?;
+            }
+        }
+        for sk in &s.skipped_by_reason {
+            writeln!(out, "skipped:  {} {}", sk.count, sk.reason)?;
+            for e in &sk.examples {
+                writeln!(out, "          {e}")?;
+            }
+        }
+        Ok(())
+    })
+}
+
+pub fn config(s: &Settings) -> Result<()> {
+    with_stdout(|out| {
+        writeln!(out, "root = {}", s.root.display())?;
+        for p in &s.provenance {
+            writeln!(out, "{} = {}    # from {}", p.key, p.value, p.source)?;
+        }
+        Ok(())
+    })
+}
+
+pub fn fetched(done: &[crate::embed::fetch::Fetched]) -> Result<()> {
+    with_stdout(|out| {
+        for f in done {
+            let what = match f.source.as_str() {
+                "cache" => "already cached",
+                "configured" => "configured directory",
+                "http" => "HTTP provider, nothing to download",
+                "hub" => "downloaded from the model hub",
+                _ => "downloaded from the package index",
+            };
+            if f.source == "http" {
+                writeln!(out, "{} ({}): {what}", f.model_id, f.tier.name())?;
+            } else {
+                writeln!(
+                    out,
+                    "{} ({}): {what}, {:.1} MiB in {}",
+                    f.model_id,
+                    f.tier.name(),
+                    f.bytes as f64 / 1048576.0,
+                    f.dir.display()
+                )?;
+            }
+        }
+        Ok(())
+    })
+}
+
+pub fn model_status(
+    cache: &std::path::Path,
+    models: &[crate::embed::fetch::ModelStatus],
+    coverage: &[(String, u64, u64)],
+) -> Result<()> {
+    with_stdout(|out| {
+        writeln!(out, "cache:    {}", cache.display())?;
+        for m in models {
+            let state = if m.source == "http" {
+                "HTTP provider (checked on use)".to_string()
+            } else if m.ready {
+                format!(
+                    "ready, {:.1} MiB ({})",
+                    m.bytes as f64 / 1048576.0,
+                    m.source
+                )
+            } else if m.fetching {
+                "not ready: a fetch is running or was interrupted (`repo-search model fetch`)"
+                    .to_string()
+            } else {
+                format!(
+                    "missing (run `repo-search model fetch --tier {}`)",
+                    m.tier.name()
+                )
+            };
+            writeln!(
+                out,
+                "{:<8}  {}  [{}]: {state}",
+                m.tier.name(),
+                m.model_id,
+                m.provider
+            )?;
+            if let Some((_, e, t)) = coverage.iter().find(|c| c.0 == m.model_id) {
+                writeln!(out, "          index: {e}/{t} chunks have vectors")?;
+            }
+        }
+        Ok(())
+    })
+}
+
+pub fn embed_summaries(embed: &[crate::index::EmbedSummary]) -> Result<()> {
+    with_stdout(|out| {
+        for e in embed
+            .iter()
+            .filter(|e| e.skipped.is_none() || e.with_vectors > 0)
+        {
+            writeln!(
+                out,
+                "embedded {} chunks with {} ({}) in {:.2}s; {}/{} chunks have vectors{}",
+                e.embedded,
+                e.model,
+                e.tier.name(),
+                e.seconds,
+                e.with_vectors,
+                e.total_chunks,
+                if e.interrupted {
+                    " (interrupted: run `repo-search index` to resume)"
+                } else {
+                    ""
+                }
+            )?;
+        }
+        Ok(())
+    })
+}
+
+pub fn semantic(r: &crate::search::semantic::SemanticResult) -> Result<()> {
+    if let (true, Some(model)) = (r.partial, &r.model) {
+        let _ = writeln!(
+            io::stderr(),
+            "note: {}/{} chunks have vectors from {model} so far; results cover those",
+            r.embedded,
+            r.total
+        );
+    }
+    chunks(&r.hits)
+}
+
+pub fn projects(rows: &[super::projects::ProjectRow], daemon_running: bool) -> Result<()> {
+    with_stdout(|out| {
+        if rows.is_empty() {
+            writeln!(
+                io::stderr(),
+                "no projects registered (`repo-search index` in a project registers it)"
+            )?;
+        }
+        for r in rows {
+            let e = &r.entry;
+            let state = match (&r.state, r.root_exists, e.watch) {
+                (_, false, _) => "missing",
+                (Some(s), _, _) => s.as_str(),
+                (None, true, true) => "watch on",
+                (None, true, false) => "watch off",
+            };
+            let when = e.last_indexed.map(ago).unwrap_or_else(|| "never".into());
+            writeln!(
+                out,
+                "{}  [{state}]  {} files, {} symbols, {} chunks, {:.1} MiB, indexed {when}",
+                e.root.display(),
+                e.files,
+                e.symbols,
+                e.chunks,
+                e.index_bytes as f64 / 1048576.0
+            )?;
+            if let Some(err) = &e.last_error {
+                writeln!(out, "    error: {err}")?;
+            }
+        }
+        if !daemon_running && rows.iter().any(|r| r.entry.watch) {
+            writeln!(
+                io::stderr(),
+                "(repo-search-daemon is not running: `repo-search-daemon start` keeps watched projects fresh)"
+            )?;
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,530 @@
+//! Owns one watched project inside the daemon: the queue of changed paths,
+//! the worker thread that turns the queue into index runs, and the state
+//! `status` reports (watching, indexing with progress, error).
+//!
+//! Batching: the watcher only queues paths. The worker takes everything
+//! queued at once, runs one `index_project` over it, and meanwhile new
+//! changes pile up for the next run. A burst of thousands of changes thus
+//! becomes a few runs, not thousands.
+//!
+//! **Invariant**: while the daemon watches a project, this worker is its
+//! only writer; `repo-search index` and the MCP server send `reindex`
+//! requests, which join the queue like watcher events and are answered by
+//! the run that covers them.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use crossbeam_channel::Sender;
+
+use super::protocol::{ProjectStatus, Response, WireProgress, WireSummary};
+use super::watch::{self, Changes, ProjectWatcher, Work};
+use crate::index::{IndexOptions, IndexSummary, Phase, Progress};
+use crate::registry::{IndexCounts, ProjectEntry, Registry};
+use crate::settings::{Overrides, Settings};
+
+/// How long watcher events count for `events_last_minute`.
+const EVENT_WINDOW: Duration = Duration::from_secs(60);
+
+/// What the next run must do.
+#[derive(Debug, Default)]
+struct Pending {
+    /// Throw the index away first (`reindex --full`).
+    rebuild: bool,
+    /// Walk the whole project.
+    reconcile: bool,
+    paths: BTreeSet<String>,
+    /// Reindex requests answered when the run taking this batch ends.
+    waiters: Vec<Sender<Response>>,
+}
+
+impl Pending {
+    fn has_work(&self) -> bool {
+        self.rebuild || self.reconcile || !self.paths.is_empty() || !self.waiters.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Running {
+    started: Instant,
+    done: u64,
+    total: u64,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    pending: Pending,
+    running: Option<Running>,
+    /// Why the project cannot be kept fresh right now (root gone, watch
+    /// failed, last run failed).
+    error: Option<String>,
+    watching: bool,
+    stop: bool,
+    /// (when, how many paths) per watcher batch, for the last minute.
+    events: VecDeque<(Instant, u64)>,
+    runs: u64,
+    last_run: Option<IndexSummary>,
+    files: u64,
+    symbols: u64,
+    chunks: u64,
+    last_indexed: Option<i64>,
+}
+
+/// The part of a project shared by the daemon's main loop, the watcher
+/// callback and the worker.
+pub struct Shared {
+    root: PathBuf,
+    registry: Registry,
+    state: Mutex<State>,
+    wake: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic in another thread while holding the lock leaves the state
+        // usable (plain counters and queues), so carry on with it.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queues watcher changes (called on the watcher's thread).
+    fn add_changes(&self, changes: Changes) {
+        for e in &changes.errors {
+            tracing::warn!("watcher error in `{}`: {e}", self.root.display());
+        }
+        let mut st = self.lock();
+        let now = Instant::now();
+        st.events.push_back((now, changes.paths.len() as u64));
+        trim_events(&mut st.events, now);
+        if changes.rescan {
+            st.pending.reconcile = true;
+        }
+        st.pending.paths.extend(changes.paths);
+        drop(st);
+        self.wake.notify_one();
+    }
+}
+
+fn trim_events(events: &mut VecDeque<(Instant, u64)>, now: Instant) {
+    while events
+        .front()
+        .is_some_and(|(t, _)| now.duration_since(*t) > EVENT_WINDOW)
+    {
+        events.pop_front();
+    }
+}
+
+/// A project the daemon watches: its worker thread and its watcher.
+pub struct Project {
+    shared: Arc<Shared>,
+    watcher: Option<ProjectWatcher>,
+    /// When to try watching again after a failure.
+    retry_at: Option<Instant>,
+    worker: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Project {
+    /// Starts the worker and the watcher, and queues a reconcile so that
+    /// changes made while nobody watched are caught.
+    pub fn start(entry: &ProjectEntry, registry: Registry) -> Project {
+        let state = State {
+            files: entry.files,
+            symbols: entry.symbols,
+            chunks: entry.chunks,
+            last_indexed: entry.last_indexed,
+            ..State::default()
+        };
+        let shared = Arc::new(Shared {
+            root: entry.root.clone(),
+            registry,
+            state: Mutex::new(state),
+            wake: Condvar::new(),
+        });
+        let worker_shared = Arc::clone(&shared);
+        let worker = std::thread::Builder::new()
+            .name(format!("index {}", entry.root.display()))
+            .spawn(move || run_worker(&worker_shared))
+            .map_err(|e| {
+                tracing::error!(
+                    "cannot start the index worker for `{}`: {e}",
+                    entry.root.display()
+                )
+            })
+            .ok();
+        let mut p = Project {
+            shared,
+            watcher: None,
+            retry_at: None,
+            worker,
+        };
+        p.check_health();
+        p
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.shared.root
+    }
+
+    pub fn is_watching(&self) -> bool {
+        self.watcher.is_some()
+    }
+
+    /// Re-checks that the root exists and the watcher runs; starts the
+    /// watcher (with a reconcile) when it can, marks an error when not.
+    pub fn check_health(&mut self) {
+        let root = self.shared.root.clone();
+        if !root.is_dir() {
+            self.watcher = None;
+            let msg = format!("project root `{}` does not exist", root.display());
+            if self.set_error(Some(msg.clone())) {
+                tracing::warn!("{msg}; not watching it until it is back");
+            }
+            let mut st = self.lock();
+            st.watching = false;
+            st.pending = Pending {
+                waiters: std::mem::take(&mut st.pending.waiters),
+                ..Pending::default()
+            };
+            return;
+        }
+        if self.watcher.is_some() || self.retry_at.is_some_and(|t| Instant::now() < t) {
+            return;
+        }
+        let shared = Arc::clone(&self.shared);
+        match watch::watch_project(&root, move |c| shared.add_changes(c)) {
+            Ok(w) => {
+                tracing::info!("watching `{}`", root.display());
+                self.watcher = Some(w);
+                self.retry_at = None;
+                self.set_error(None);
+                let mut st = self.lock();
+                st.watching = true;
+                st.pending.reconcile = true;
+                drop(st);
+                self.shared.wake.notify_one();
+            }
+            Err(e) => {
+                let msg = crate::error::find_user_error(&e)
+                    .map(|u| u.message.clone())
+                    .unwrap_or_else(|| format!("{e:#}"));
+                tracing::warn!("{msg}");
+                self.retry_at = Some(Instant::now() + Duration::from_secs(30));
+                self.set_error(Some(msg));
+            }
+        }
+    }
+
+    /// Sets the project's error (in the registry too); true if it changed.
+    fn set_error(&self, error: Option<String>) -> bool {
+        let changed = {
+            let mut st = self.lock();
+            let changed = st.error != error;
+            st.error = error.clone();
+            changed
+        };
+        if changed
+            && let Err(e) = self
+                .shared
+                .registry
+                .set_error(&self.shared.root, error.as_deref())
+        {
+            tracing::warn!("cannot update the registry: {e:#}");
+        }
+        changed
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.shared.lock()
+    }
+
+    /// Queues a reindex request; `reply` gets the result of the run that
+    /// covers it.
+    pub fn request(
+        &self,
+        paths: Vec<String>,
+        reconcile: bool,
+        rebuild: bool,
+        reply: Sender<Response>,
+    ) {
+        let mut st = self.lock();
+        st.pending.paths.extend(paths);
+        st.pending.reconcile |= reconcile;
+        st.pending.rebuild |= rebuild;
+        st.pending.waiters.push(reply);
+        drop(st);
+        self.shared.wake.notify_one();
+    }
+
+    /// Stops watching and asks the worker to exit after its current run.
+    pub fn begin_stop(&mut self) {
+        self.watcher = None;
+        let mut st = self.lock();
+        st.stop = true;
+        st.watching = false;
+        drop(st);
+        self.shared.wake.notify_all();
+    }
+
+    /// Waits for the worker until `deadline`; false if it is still running.
+    pub fn join(&mut self, deadline: Instant) -> bool {
+        let Some(handle) = self.worker.take() else {
+            return true;
+        };
+        while !handle.is_finished() {
+            if Instant::now() >= deadline {
+                self.worker = Some(handle);
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = handle.join();
+        true
+    }
+
+    pub fn status(&self, entry: Option<&ProjectEntry>) -> ProjectStatus {
+        let mut st = self.lock();
+        let now = Instant::now();
+        trim_events(&mut st.events, now);
+        let queue = st.pending.paths.len() as u64;
+        let in_run = st
+            .running
+            .map(|r| r.total.saturating_sub(r.done))
+            .unwrap_or(0);
+        let state = if st.running.is_some() {
+            "indexing"
+        } else if st.error.is_some() {
+            "error"
+        } else if st.watching {
+            "watching"
+        } else {
+            "idle"
+        };
+        ProjectStatus {
+            root: self.shared.root.clone(),
+            watch: entry.is_none_or(|e| e.watch),
+            state: state.into(),
+            error: st.error.clone(),
+            progress: st.running.map(|r| progress(r, now)),
+            files: st.files,
+            symbols: st.symbols,
+            chunks: st.chunks,
+            last_indexed: st.last_indexed,
+            stale_files: Some(queue + in_run),
+            queue,
+            events_last_minute: st.events.iter().map(|(_, n)| n).sum(),
+            runs: st.runs,
+            last_run: st.last_run.as_ref().map(WireSummary::from),
+        }
+    }
+}
+
+fn progress(r: Running, now: Instant) -> WireProgress {
+    let elapsed = now.duration_since(r.started).as_secs_f64();
+    let eta_s = (r.done > 0 && r.total >= r.done)
+        .then(|| elapsed / r.done as f64 * (r.total - r.done) as f64);
+    WireProgress {
+        done: r.done,
+        total: r.total,
+        elapsed_s: elapsed,
+        eta_s,
+    }
+}
+
+/// Status of a registered project the daemon does not watch.
+pub fn unwatched_status(e: &ProjectEntry) -> ProjectStatus {
+    ProjectStatus {
+        root: e.root.clone(),
+        watch: e.watch,
+        state: if e.last_error.is_some() {
+            "error"
+        } else {
+            "idle"
+        }
+        .into(),
+        error: e.last_error.clone(),
+        files: e.files,
+        symbols: e.symbols,
+        chunks: e.chunks,
+        last_indexed: e.last_indexed,
+        ..ProjectStatus::default()
+    }
+}
+
+fn run_worker(shared: &Shared) {
+    loop {
+        let batch = {
+            let mut st = shared.lock();
+            loop {
+                if st.stop {
+                    for w in st.pending.waiters.drain(..) {
+                        let _ = w.send(stopped());
+                    }
+                    return;
+                }
+                if st.pending.has_work() {
+                    break;
+                }
+                st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+            st.running = Some(Running {
+                started: Instant::now(),
+                done: 0,
+                total: 0,
+            });
+            std::mem::take(&mut st.pending)
+        };
+        let waiters = batch.waiters.len();
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_batch(shared, &batch)))
+                .unwrap_or_else(|_| {
+                    Err(anyhow::anyhow!(
+                        "internal error while indexing (see the daemon log)"
+                    ))
+                });
+        finish_batch(shared, batch.waiters, result);
+        tracing::debug!(
+            "`{}`: run done ({waiters} waiting requests answered)",
+            shared.root.display()
+        );
+    }
+}
+
+fn stopped() -> Response {
+    Response::error(
+        "repo-search-daemon is stopping",
+        Some("run `repo-search index` again".into()),
+    )
+}
+
+/// One index run over a batch. `Ok(None)`: nothing to do.
+fn run_batch(shared: &Shared, batch: &Pending) -> Result<Option<IndexSummary>> {
+    let root = &shared.root;
+    if !root.is_dir() {
+        anyhow::bail!("project root `{}` does not exist", root.display());
+    }
+    // Settings are resolved per run, so an edited `.repo_search/config.toml`
+    // applies at once (the watcher turns that edit into a reconcile).
+    let settings = Settings::resolve(root.clone(), &Overrides::default())?;
+    let work = if batch.rebuild || batch.reconcile {
+        Work {
+            reconcile: true,
+            only: Vec::new(),
+        }
+    } else {
+        watch::plan_work(&settings, &batch.paths)
+    };
+    if work.is_empty() {
+        return Ok(None);
+    }
+    tracing::debug!(
+        "`{}`: indexing {}",
+        root.display(),
+        if work.reconcile {
+            "the whole project".to_string()
+        } else {
+            format!("{} paths", work.only.len())
+        }
+    );
+    let opts = IndexOptions {
+        full: batch.rebuild,
+        no_wait: false,
+        only: work.only,
+    };
+    let on_progress = |p: Progress| {
+        if p.phase == Phase::Indexing {
+            let mut st = shared.lock();
+            if let Some(r) = st.running.as_mut() {
+                r.done = p.done;
+                r.total = p.total;
+            }
+        }
+    };
+    let summary = crate::index::index_project(&settings, &opts, &on_progress, |pid| {
+        let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+        tracing::info!("`{}`: waiting for another writer{who}", root.display());
+    })?;
+    Ok(Some(summary))
+}
+
+fn finish_batch(
+    shared: &Shared,
+    waiters: Vec<Sender<Response>>,
+    result: Result<Option<IndexSummary>>,
+) {
+    let root = &shared.root;
+    let mut record = None;
+    let response = {
+        let mut st = shared.lock();
+        st.running = None;
+        match &result {
+            Ok(Some(s)) => {
+                st.runs += 1;
+                st.files = s.files;
+                st.symbols = s.symbols;
+                st.chunks = s.chunks;
+                let counts = IndexCounts::from_summary(root, s);
+                st.last_indexed = Some(counts.last_indexed);
+                let had_error = st.error.take().is_some();
+                if had_error || s.changed > 0 || s.removed > 0 || st.runs == 1 {
+                    record = Some(counts);
+                }
+                st.last_run = Some(s.clone());
+                tracing::info!(
+                    "`{}`: {} changed, {} removed in {:.3}s ({} files, {} symbols)",
+                    root.display(),
+                    s.changed,
+                    s.removed,
+                    s.seconds,
+                    s.files,
+                    s.symbols
+                );
+                Response {
+                    handled: Some(true),
+                    summary: Some(WireSummary::from(s)),
+                    ..Response::ok()
+                }
+            }
+            Ok(None) => {
+                let mut summary = st.last_run.clone().unwrap_or_default();
+                summary.root = root.display().to_string();
+                (summary.files, summary.symbols, summary.chunks) =
+                    (st.files, st.symbols, st.chunks);
+                (
+                    summary.changed,
+                    summary.removed,
+                    summary.seconds,
+                    summary.walk_seconds,
+                ) = (0, 0, 0.0, 0.0);
+                Response {
+                    handled: Some(true),
+                    summary: Some(WireSummary::from(&summary)),
+                    ..Response::ok()
+                }
+            }
+            Err(e) => {
+                let msg = format!("{e:#}");
+                tracing::warn!("`{}`: index run failed: {msg}", root.display());
+                st.error = Some(msg.clone());
+                let hint = crate::error::find_user_error(e).and_then(|u| u.hint.clone());
+                Response {
+                    handled: Some(true),
+                    ..Response::error(msg, hint)
+                }
+            }
+        }
+    };
+    for w in waiters {
+        let _ = w.send(response.clone());
+    }
+    // The registry is written after the answers, off the latency path.
+    let registry_result = match (&result, record) {
+        (Ok(_), Some(counts)) => shared.registry.record_index(root, &counts, false),
+        (Err(_), _) => shared.registry.set_error(root, response.error.as_deref()),
+        _ => Ok(()),
+    };
+    if let Err(e) = registry_result {
+        tracing::warn!("cannot update the registry: {e:#}");
+    }
+}

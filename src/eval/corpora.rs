@@ -1,0 +1,290 @@
+//! Owns eval corpora: `evals/corpora.toml` recipes, fetching them from the
+//! package registries with their ordinary clients (pip, cargo) into a cache
+//! outside the repository, checking sha256 sums, and making "blanked" copies
+//! in which the lines a suite lists (docstrings its queries were made from)
+//! are emptied, keeping every line number.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+
+use crate::error::UserError;
+use crate::eval::cases::Span;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "kebab-case")]
+pub enum Recipe {
+    /// This repository itself (the directory holding `evals/`).
+    #[serde(rename = "self")]
+    SelfRepo {
+        #[serde(default)]
+        description: String,
+    },
+    /// A source distribution from the Python package index:
+    /// `pip download --no-binary :all: --no-deps PACKAGE`.
+    PipSdist {
+        #[serde(default)]
+        description: String,
+        package: String,
+        archive: String,
+        sha256: String,
+        dir: String,
+    },
+    /// Crate sources: `cargo fetch` on a pinned manifest + lock file in the
+    /// repository, then the listed crates copied out of cargo's cache.
+    Cargo {
+        #[serde(default)]
+        description: String,
+        manifest: String,
+        crates: Vec<String>,
+    },
+}
+
+pub type Corpora = BTreeMap<String, Recipe>;
+
+pub fn load_corpora(evals_dir: &Path) -> Result<Corpora> {
+    let path = evals_dir.join("corpora.toml");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read `{}`", path.display()))?;
+    toml::from_str(&text).map_err(|e| {
+        UserError::new(format!("invalid `{}`: {}", path.display(), e.message()))
+            .hint("each corpus is a table with kind = \"self\" | \"pip-sdist\" | \"cargo\"")
+            .into()
+    })
+}
+
+/// The cache for fetched corpora: `$REPO_SEARCH_EVAL_CACHE`, else
+/// `~/.cache/repo-search-corpora`.
+pub fn cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("REPO_SEARCH_EVAL_CACHE").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    home.join(".cache").join("repo-search-corpora")
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<()> {
+    tracing::info!("running {cmd:?}");
+    let out = cmd.output().with_context(|| format!("cannot run {what}"))?;
+    if !out.status.success() {
+        bail!(
+            "{what} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
+fn sha256_of(file: &Path) -> Result<String> {
+    let out = Command::new("sha256sum")
+        .arg(file)
+        .output()
+        .context("cannot run sha256sum")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    Ok(text
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string())
+}
+
+/// Makes sure the corpus is on disk and returns its directory.
+pub fn fetch(name: &str, recipe: &Recipe, repo_root: &Path) -> Result<PathBuf> {
+    let cache = cache_dir();
+    match recipe {
+        Recipe::SelfRepo { .. } => Ok(repo_root.to_path_buf()),
+        Recipe::PipSdist {
+            package,
+            archive,
+            sha256,
+            dir,
+            ..
+        } => {
+            let target = cache.join(dir);
+            if target.is_dir() {
+                return Ok(target);
+            }
+            std::fs::create_dir_all(&cache)?;
+            let file = cache.join(archive);
+            if !file.exists() {
+                eprintln!("fetching corpus `{name}` ({package}) ...");
+                run(
+                    Command::new("python3")
+                        .args([
+                            "-m",
+                            "pip",
+                            "download",
+                            "--quiet",
+                            "--no-binary",
+                            ":all:",
+                            "--no-deps",
+                            package,
+                            "-d",
+                        ])
+                        .arg(&cache),
+                    "pip download",
+                )?;
+            }
+            let got = sha256_of(&file)?;
+            if &got != sha256 {
+                bail!(
+                    "corpus `{name}`: sha256 of `{}` is {got}, expected {sha256}",
+                    file.display()
+                );
+            }
+            run(
+                Command::new("tar")
+                    .arg("xzf")
+                    .arg(&file)
+                    .arg("-C")
+                    .arg(&cache),
+                "tar",
+            )?;
+            if !target.is_dir() {
+                bail!(
+                    "corpus `{name}`: `{}` did not contain `{dir}`",
+                    file.display()
+                );
+            }
+            Ok(target)
+        }
+        Recipe::Cargo {
+            manifest, crates, ..
+        } => {
+            let target = cache.join(name);
+            if target.join(".complete").exists() {
+                return Ok(target);
+            }
+            let manifest = repo_root.join(manifest);
+            eprintln!("fetching corpus `{name}` (cargo fetch) ...");
+            run(
+                Command::new("cargo")
+                    .args(["fetch", "--locked", "--manifest-path"])
+                    .arg(&manifest),
+                "cargo fetch",
+            )?;
+            let lock = std::fs::read_to_string(manifest.with_file_name("Cargo.lock"))
+                .context("cannot read the corpus Cargo.lock")?;
+            let versions = lock_versions(&lock);
+            let cargo_home = std::env::var_os("CARGO_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+                .context("cannot find CARGO_HOME")?;
+            let src_root = cargo_home.join("registry").join("src");
+            std::fs::create_dir_all(&target)?;
+            for krate in crates {
+                let version = versions
+                    .get(krate.as_str())
+                    .with_context(|| format!("crate `{krate}` is not in the corpus Cargo.lock"))?;
+                let dirname = format!("{krate}-{version}");
+                let src = std::fs::read_dir(&src_root)?
+                    .filter_map(|e| e.ok())
+                    .map(|e| e.path().join(&dirname))
+                    .find(|p| p.is_dir())
+                    .with_context(|| {
+                        format!("`{dirname}` not found under `{}`", src_root.display())
+                    })?;
+                copy_tree(&src, &target.join(&dirname))?;
+            }
+            std::fs::write(target.join(".complete"), "")?;
+            Ok(target)
+        }
+    }
+}
+
+/// name → version from a Cargo.lock (first version listed per name).
+fn lock_versions(lock: &str) -> BTreeMap<&str, &str> {
+    let mut out = BTreeMap::new();
+    let mut name = None;
+    for line in lock.lines() {
+        if let Some(n) = line.strip_prefix("name = ") {
+            name = Some(n.trim_matches('"'));
+        } else if let (Some(v), Some(n)) = (line.strip_prefix("version = "), name) {
+            out.entry(n).or_insert(v.trim_matches('"'));
+            name = None;
+        }
+    }
+    out
+}
+
+/// Copies a directory tree (files and directories; symlinks skipped).
+pub fn copy_tree(src: &Path, dst: &Path) -> Result<()> {
+    std::fs::create_dir_all(dst)?;
+    for entry in
+        std::fs::read_dir(src).with_context(|| format!("cannot list `{}`", src.display()))?
+    {
+        let entry = entry?;
+        let ty = entry.file_type()?;
+        let to = dst.join(entry.file_name());
+        if ty.is_dir() {
+            if entry.file_name() == crate::store::INDEX_DIR {
+                continue;
+            }
+            copy_tree(&entry.path(), &to)?;
+        } else if ty.is_file() {
+            std::fs::copy(entry.path(), &to)?;
+        }
+    }
+    Ok(())
+}
+
+/// Returns a copy of `dir` where `blank` lines are emptied (line numbers
+/// kept), creating it once per distinct set of blanks.
+pub fn blanked_copy(name: &str, dir: &Path, blank: &[Span]) -> Result<PathBuf> {
+    if blank.is_empty() {
+        return Ok(dir.to_path_buf());
+    }
+    let mut key: Vec<String> = blank
+        .iter()
+        .map(|s| format!("{}:{}:{}", s.path, s.start_line, s.end_line))
+        .collect();
+    key.sort();
+    key.dedup();
+    let hash = xxhash_rust::xxh3::xxh3_64(key.join("\n").as_bytes());
+    let target = cache_dir().join(format!("{name}-blank-{hash:016x}"));
+    if target.join(".complete").exists() {
+        return Ok(target);
+    }
+    if target.exists() {
+        std::fs::remove_dir_all(&target)?;
+    }
+    copy_tree(dir, &target)?;
+    let mut by_file: BTreeMap<&str, Vec<&Span>> = BTreeMap::new();
+    for s in blank {
+        by_file.entry(s.path.as_str()).or_default().push(s);
+    }
+    for (path, spans) in by_file {
+        let file = target.join(path);
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("cannot blank `{}`", file.display()))?;
+        let mut lines: Vec<&str> = text.split('\n').collect();
+        for s in spans {
+            for n in s.start_line..=s.end_line {
+                if let Some(l) = lines.get_mut(n as usize - 1) {
+                    *l = "";
+                }
+            }
+        }
+        std::fs::write(&file, lines.join("\n"))?;
+    }
+    std::fs::write(target.join(".complete"), key.join("\n"))?;
+    Ok(target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_lock_versions() {
+        let lock = "[[package]]\nname = \"a\"\nversion = \"1.2.3\"\n\n[[package]]\nname = \"b\"\nversion = \"0.1.0\"\n";
+        let v = lock_versions(lock);
+        assert_eq!(v.get("a"), Some(&"1.2.3"));
+        assert_eq!(v.get("b"), Some(&"0.1.0"));
+    }
+}

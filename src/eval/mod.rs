@@ -1,0 +1,641 @@
+//! Owns the eval runner behind `repo-search-eval run|report|list`: loads
+//! suites (`evals/*.jsonl`) and corpora (`evals/corpora.toml`), indexes each
+//! corpus (reusing an up-to-date index), runs every case through an engine,
+//! scores, and saves reports under `evals/results/`.
+
+pub mod cases;
+pub mod corpora;
+pub mod engines;
+pub mod run;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use serde::{Deserialize, Serialize};
+
+use crate::error::UserError;
+use cases::{Suite, load_suite, suite_files};
+use run::{CaseResult, Engine, Row, aggregate, run_cases};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "repo-search-eval",
+    version,
+    about = "Score repo-search retrieval on suites of cases (evals/*.jsonl)"
+)]
+struct EvalCli {
+    /// The evals directory (default: `evals/` of the repository this binary was built from, else ./evals).
+    #[arg(long, global = true, value_name = "DIR")]
+    evals: Option<PathBuf>,
+    #[command(subcommand)]
+    command: EvalCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum EvalCommand {
+    /// Run suites (all when none is named) and save a report.
+    Run {
+        /// Suite names (file stems in evals/).
+        suites: Vec<String>,
+        /// How cases reach the engine: the library as the CLI calls it, or a real `repo-search mcp` over stdio.
+        #[arg(long, default_value = "cli", value_parser = ["cli", "mcp"])]
+        through: String,
+        /// Search modes to run for `search` cases without a fixed mode.
+        #[arg(long, value_delimiter = ',', default_value = "bm25")]
+        modes: Vec<String>,
+        /// Also score a baseline: `grep` (rg on the query terms, files ranked by match count).
+        #[arg(long, value_parser = ["grep"])]
+        baseline: Option<String>,
+        /// Results per query.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// Only cases whose id contains this text.
+        #[arg(long)]
+        filter: Option<String>,
+        /// Do not save the report under evals/results/.
+        #[arg(long)]
+        no_save: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a saved run (default: the latest), or compare two.
+    Report {
+        /// A results file (or `latest`).
+        run: Option<String>,
+        /// Compare two runs: deltas B − A.
+        #[arg(long, num_args = 2, value_names = ["A", "B"])]
+        compare: Option<Vec<String>>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Fetch corpora into the cache (all when none is named) and print their directories.
+    Fetch { corpora: Vec<String> },
+    /// List suites, corpora and case counts.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// A saved run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunReport {
+    pub started_unix: u64,
+    pub commit: String,
+    pub machine: Machine,
+    pub settings: RunSettings,
+    pub rows: Vec<Row>,
+    pub cases: Vec<CaseResult>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Machine {
+    pub cores: usize,
+    pub os: String,
+    pub arch: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunSettings {
+    pub suites: Vec<String>,
+    pub through: String,
+    pub modes: Vec<String>,
+    pub baseline: Option<String>,
+    pub limit: usize,
+    pub version: String,
+}
+
+pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match EvalCli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    crate::cli::init_logging(0);
+    match run_main(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            crate::cli::report_error(&e);
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn evals_dir(explicit: Option<PathBuf>) -> Result<PathBuf> {
+    if let Some(d) = explicit {
+        return Ok(d);
+    }
+    let cwd = std::env::current_dir()?;
+    if let Some(found) = cwd
+        .ancestors()
+        .map(|a| a.join("evals"))
+        .find(|p| p.join("corpora.toml").exists())
+    {
+        return Ok(found);
+    }
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("evals");
+    if built.join("corpora.toml").exists() {
+        return Ok(built);
+    }
+    Err(
+        UserError::new("cannot find the evals directory (with corpora.toml)")
+            .hint("run from the repo-search checkout or pass --evals DIR")
+            .into(),
+    )
+}
+
+fn run_main(cli: EvalCli) -> Result<ExitCode> {
+    let evals = evals_dir(cli.evals)?;
+    let repo_root = evals
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let repo_root = repo_root.canonicalize().unwrap_or(repo_root);
+    match cli.command {
+        EvalCommand::List { json } => cmd_list(&evals, json),
+        EvalCommand::Fetch { corpora: names } => {
+            let all = corpora::load_corpora(&evals)?;
+            let mut out = std::io::stdout().lock();
+            for (name, recipe) in &all {
+                if names.is_empty() || names.contains(name) {
+                    let dir = corpora::fetch(name, recipe, &repo_root)?;
+                    writeln!(out, "{name}\t{}", dir.display())?;
+                }
+            }
+            for n in &names {
+                if !all.contains_key(n) {
+                    bail!(
+                        UserError::new(format!("no corpus `{n}` in corpora.toml"))
+                            .hint("`repo-search-eval list` shows the corpora")
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        EvalCommand::Report { run, compare, json } => cmd_report(&evals, run, compare, json),
+        EvalCommand::Run {
+            suites,
+            through,
+            modes,
+            baseline,
+            limit,
+            filter,
+            no_save,
+            json,
+        } => {
+            let settings = RunSettings {
+                suites: suites.clone(),
+                through,
+                modes,
+                baseline,
+                limit,
+                version: env!("CARGO_PKG_VERSION").to_string(),
+            };
+            let report = cmd_run(&evals, &repo_root, &settings, filter.as_deref())?;
+            if !no_save {
+                let path = save_report(&evals, &report)?;
+                eprintln!("saved {}", path.display());
+            }
+            print_report(&report, json)?;
+            let failures: usize = report.cases.iter().filter(|c| c.error.is_some()).count();
+            Ok(if failures > 0 {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+    }
+}
+
+fn load_suites(evals: &Path, names: &[String]) -> Result<Vec<Suite>> {
+    let files = suite_files(evals)?;
+    let mut out = Vec::new();
+    for f in files {
+        let stem = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if names.is_empty() || names.contains(&stem) {
+            out.push(load_suite(&f)?);
+        }
+    }
+    for n in names {
+        if !out.iter().any(|s| &s.name == n) {
+            return Err(
+                UserError::new(format!("no suite `{n}` in `{}`", evals.display()))
+                    .hint("`repo-search-eval list` shows the suites")
+                    .into(),
+            );
+        }
+    }
+    Ok(out)
+}
+
+fn cmd_list(evals: &Path, json: bool) -> Result<ExitCode> {
+    let suites = load_suites(evals, &[])?;
+    let corpora = corpora::load_corpora(evals)?;
+    let mut rows = Vec::new();
+    for s in &suites {
+        let mut by: BTreeMap<(String, String), usize> = BTreeMap::new();
+        for c in &s.cases {
+            *by.entry((c.category.name().to_string(), c.corpus.clone()))
+                .or_default() += 1;
+        }
+        rows.push(serde_json::json!({
+            "suite": s.name, "cases": s.cases.len(),
+            "by_category_corpus": by.iter().map(|((cat, cor), n)| serde_json::json!({"category": cat, "corpus": cor, "cases": n})).collect::<Vec<_>>(),
+        }));
+    }
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::json!({"suites": rows, "corpora": corpora.keys().collect::<Vec<_>>()})
+        )?;
+    } else {
+        writeln!(out, "suites ({}):", evals.display())?;
+        for s in &suites {
+            let cats: BTreeMap<&str, usize> = s.cases.iter().fold(BTreeMap::new(), |mut m, c| {
+                *m.entry(c.category.name()).or_default() += 1;
+                m
+            });
+            let cats: Vec<String> = cats.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let corpora_used: std::collections::BTreeSet<&str> =
+                s.cases.iter().map(|c| c.corpus.as_str()).collect();
+            writeln!(
+                out,
+                "  {:<16} {:>5} cases  ({})  corpora: {}",
+                s.name,
+                s.cases.len(),
+                cats.join(", "),
+                corpora_used.into_iter().collect::<Vec<_>>().join(", ")
+            )?;
+        }
+        writeln!(out, "corpora:")?;
+        for (name, r) in &corpora {
+            let desc = match r {
+                corpora::Recipe::SelfRepo { description } => {
+                    format!("this repository. {description}")
+                }
+                corpora::Recipe::PipSdist {
+                    package,
+                    description,
+                    ..
+                } => format!("pip sdist {package}. {description}"),
+                corpora::Recipe::Cargo {
+                    crates,
+                    description,
+                    ..
+                } => format!("cargo fetch: {} crates. {description}", crates.len()),
+            };
+            writeln!(out, "  {name:<16} {}", desc.trim())?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_run(
+    evals: &Path,
+    repo_root: &Path,
+    settings: &RunSettings,
+    filter: Option<&str>,
+) -> Result<RunReport> {
+    let suites = load_suites(evals, &settings.suites)?;
+    let corpora = corpora::load_corpora(evals)?;
+    let total: usize = suites
+        .iter()
+        .map(|s| {
+            s.cases
+                .iter()
+                .filter(|c| filter.is_none_or(|f| c.id.contains(f)))
+                .count()
+        })
+        .sum();
+    let pb = if std::io::stderr().is_terminal() {
+        let pb = indicatif::ProgressBar::new(total as u64);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg:24} [{bar:30}] {pos}/{len} cases ({eta})",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        pb
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let mut results: Vec<CaseResult> = Vec::new();
+    let mut lib = engines::LibEngine::default();
+    let mut mcp: Option<Box<dyn Engine>> = None;
+    for suite in &suites {
+        // Group cases by corpus; each corpus (blanked as the suite says) is indexed once.
+        let mut by_corpus: BTreeMap<&str, Vec<&cases::Case>> = BTreeMap::new();
+        for c in &suite.cases {
+            if filter.is_none_or(|f| c.id.contains(f)) {
+                by_corpus.entry(c.corpus.as_str()).or_default().push(c);
+            }
+        }
+        for (corpus, cases) in by_corpus {
+            let recipe = corpora.get(corpus).with_context(|| {
+                format!(
+                    "suite `{}` uses unknown corpus `{corpus}` (not in corpora.toml)",
+                    suite.name
+                )
+            })?;
+            pb.set_message(format!("{}: {corpus}", suite.name));
+            let dir = pb.suspend(|| corpora::fetch(corpus, recipe, repo_root))?;
+            let blanks: Vec<cases::Span> =
+                cases.iter().flat_map(|c| c.blank.iter().cloned()).collect();
+            let dir = corpora::blanked_copy(corpus, &dir, &blanks)?;
+            let root = dir.canonicalize()?;
+            pb.suspend(|| index_corpus(&root))?;
+            let mut tick = || pb.inc(1);
+            let engine: &mut dyn Engine = if settings.through == "mcp" {
+                if mcp.is_none() {
+                    mcp = Some(mcp_engine()?);
+                }
+                mcp.as_deref_mut()
+                    .ok_or_else(|| anyhow::anyhow!("no MCP engine"))?
+            } else {
+                &mut lib
+            };
+            results.extend(run_cases(
+                engine,
+                &suite.name,
+                &root,
+                &cases,
+                &settings.modes,
+                settings.limit,
+                None,
+                &mut tick,
+            ));
+            if settings.baseline.as_deref() == Some("grep") {
+                let mut g = run::GrepBaseline;
+                results.extend(run_cases(
+                    &mut g,
+                    &suite.name,
+                    &root,
+                    &cases,
+                    &settings.modes[..1.min(settings.modes.len())],
+                    settings.limit,
+                    Some("grep"),
+                    &mut || {},
+                ));
+            }
+        }
+    }
+    pb.finish_and_clear();
+    Ok(RunReport {
+        started_unix: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        commit: git_commit(repo_root),
+        machine: Machine {
+            cores: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            os: std::env::consts::OS.into(),
+            arch: std::env::consts::ARCH.into(),
+        },
+        settings: settings.clone(),
+        rows: aggregate(&results),
+        cases: results,
+    })
+}
+
+/// The engine that sends every case through a real `repo-search mcp`.
+fn mcp_engine() -> Result<Box<dyn Engine>> {
+    bail!(UserError::new("--through mcp is not available yet").hint("use --through cli"))
+}
+
+/// Indexes a corpus with the library (incremental: an up-to-date index is reused).
+fn index_corpus(root: &Path) -> Result<()> {
+    let settings = crate::settings::Settings::resolve(
+        root.to_path_buf(),
+        &crate::settings::Overrides::default(),
+    )?;
+    let s = crate::index::index_project(
+        &settings,
+        &crate::index::IndexOptions::default(),
+        &|_| {},
+        |_| {},
+    )?;
+    if s.changed > 0 || s.removed > 0 {
+        eprintln!(
+            "indexed `{}`: {} files, {} symbols, {} chunks ({} changed) in {:.1}s",
+            root.display(),
+            s.files,
+            s.symbols,
+            s.chunks,
+            s.changed,
+            s.seconds
+        );
+    }
+    Ok(())
+}
+
+fn git_commit(repo: &Path) -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(repo)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// `YYYYmmdd-HHMMSS` (UTC) of a unix time.
+fn stamp(unix: u64) -> String {
+    let days = (unix / 86400) as i64;
+    let secs = unix % 86400;
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+fn save_report(evals: &Path, r: &RunReport) -> Result<PathBuf> {
+    let dir = evals.join("results");
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join(format!(
+        "{}-{}-{}.json",
+        stamp(r.started_unix),
+        r.commit,
+        r.settings.through
+    ));
+    std::fs::write(&path, serde_json::to_string_pretty(r)?)?;
+    Ok(path)
+}
+
+fn load_report(evals: &Path, which: Option<&str>) -> Result<RunReport> {
+    let path = match which {
+        Some(p) if p != "latest" => PathBuf::from(p),
+        _ => {
+            let dir = evals.join("results");
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .map(|rd| {
+                    rd.filter_map(|e| e.ok().map(|e| e.path()))
+                        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            files.sort();
+            match files.pop() {
+                Some(f) => f,
+                None => bail!(
+                    UserError::new(format!("no saved runs in `{}`", dir.display()))
+                        .hint("run `repo-search-eval run` first")
+                ),
+            }
+        }
+    };
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read `{}`", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("`{}` is not a saved run", path.display()))
+}
+
+fn fmt_opt(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into())
+}
+
+/// The Markdown table of a run.
+pub fn markdown(r: &RunReport) -> String {
+    let mut s = format!(
+        "run {} · commit {} · {} cores · through {} · modes {} · limit {}\n\n",
+        stamp(r.started_unix),
+        r.commit,
+        r.machine.cores,
+        r.settings.through,
+        r.settings.modes.join(","),
+        r.settings.limit
+    );
+    s.push_str("| suite | category | mode | cases | MRR@10 | R@1 | R@5 | R@10 | exact | p50 ms | p95 ms | chars | ~tokens | failures |\n");
+    s.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for row in &r.rows {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {} |\n",
+            row.suite, row.category, row.mode, row.cases, row.mrr10, row.recall1, row.recall5, row.recall10,
+            fmt_opt(row.exact), row.p50_ms, row.p95_ms, row.avg_chars, row.avg_tokens, row.failures
+        ));
+    }
+    let failures: Vec<&CaseResult> = r.cases.iter().filter(|c| c.error.is_some()).collect();
+    if !failures.is_empty() {
+        s.push_str(&format!("\n{} failed cases:\n", failures.len()));
+        for f in failures.iter().take(20) {
+            s.push_str(&format!(
+                "- {}/{} [{}]: {}\n",
+                f.suite,
+                f.id,
+                f.mode,
+                f.error.as_deref().unwrap_or("")
+            ));
+        }
+    }
+    s
+}
+
+fn print_report(r: &RunReport, json: bool) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::to_string(r)?)?;
+    } else {
+        write!(out, "{}", markdown(r))?;
+    }
+    Ok(())
+}
+
+fn cmd_report(
+    evals: &Path,
+    run: Option<String>,
+    compare: Option<Vec<String>>,
+    json: bool,
+) -> Result<ExitCode> {
+    if let Some(pair) = compare {
+        let (a, b) = (
+            load_report(evals, pair.first().map(String::as_str))?,
+            load_report(evals, pair.get(1).map(String::as_str))?,
+        );
+        let key = |r: &Row| (r.suite.clone(), r.category.clone(), r.mode.clone());
+        let old: BTreeMap<_, &Row> = a.rows.iter().map(|r| (key(r), r)).collect();
+        let mut out = std::io::stdout().lock();
+        let mut deltas = Vec::new();
+        for rb in &b.rows {
+            if let Some(ra) = old.get(&key(rb)) {
+                deltas.push(serde_json::json!({
+                    "suite": rb.suite, "category": rb.category, "mode": rb.mode,
+                    "mrr10": [ra.mrr10, rb.mrr10, rb.mrr10 - ra.mrr10],
+                    "recall10": [ra.recall10, rb.recall10, rb.recall10 - ra.recall10],
+                    "p50_ms": [ra.p50_ms, rb.p50_ms, rb.p50_ms - ra.p50_ms],
+                }));
+            }
+        }
+        if json {
+            writeln!(out, "{}", serde_json::Value::Array(deltas))?;
+        } else {
+            writeln!(
+                out,
+                "A = {} ({}), B = {} ({})\n",
+                stamp(a.started_unix),
+                a.commit,
+                stamp(b.started_unix),
+                b.commit
+            )?;
+            writeln!(
+                out,
+                "| suite | category | mode | MRR@10 A | MRR@10 B | Δ | R@10 Δ | p50 ms Δ |"
+            )?;
+            writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|")?;
+            for rb in &b.rows {
+                if let Some(ra) = old.get(&key(rb)) {
+                    writeln!(
+                        out,
+                        "| {} | {} | {} | {:.3} | {:.3} | {:+.3} | {:+.3} | {:+.1} |",
+                        rb.suite,
+                        rb.category,
+                        rb.mode,
+                        ra.mrr10,
+                        rb.mrr10,
+                        rb.mrr10 - ra.mrr10,
+                        rb.recall10 - ra.recall10,
+                        rb.p50_ms - ra.p50_ms
+                    )?;
+                }
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let r = load_report(evals, run.as_deref())?;
+    print_report(&r, json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn stamps_utc() {
+        assert_eq!(super::stamp(0), "19700101-000000");
+        assert_eq!(super::stamp(1_795_402_359), "20261123-025239");
+    }
+}

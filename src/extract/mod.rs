@@ -1,0 +1,177 @@
+//! Owns extraction: `(path, text, language) -> (symbols, references,
+//! chunks)` for one file. Does not read files, detect languages (that is
+//! `lang`'s job) or store anything (that is `store`'s job).
+//!
+//! **Invariant**: extraction is pure and total: no I/O, no panics on any
+//! input (garbage, empty files, 10k-deep nesting, megabyte-long lines); the
+//! only failures are a parse that tree-sitter gives up on, returned as an
+//! [`ExtractError`] for the indexer to record as a skip reason.
+//!
+//! One parse per file: the tags query (`lang::grammar`) runs on our own tree
+//! ([`tags`]), and the same definitions drive the chunker ([`chunk`]). An
+//! [`Extractor`] is per thread and reused across files, so parsers and query
+//! cursors are allocated once; the compiled grammars and queries are shared.
+
+mod chunk;
+mod lines;
+mod tags;
+#[cfg(test)]
+mod tests;
+
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+
+use tree_sitter::{ParseOptions, ParseState, Parser, QueryCursor, Tree};
+
+use crate::lang::{self, Grammar};
+use crate::model::{Extracted, Lang};
+use chunk::DocStyle;
+use lines::Lines;
+
+/// How long one file may take to parse and query by default.
+pub const DEFAULT_PARSE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A file whose average line is longer than this many bytes, or with any
+/// line longer than [`MINIFIED_MAX_LINE`], is treated as minified: symbols
+/// and references are still extracted, but chunks are plain byte-bounded
+/// windows (symbol-aligned chunks of one giant line would repeat it).
+const MINIFIED_AVG_LINE: usize = 500;
+const MINIFIED_MAX_LINE: usize = 16 * 1024;
+
+/// Why a file could not be extracted; shown after `parse failure: `.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExtractError {
+    /// The grammar could not be loaded into the parser (a tree-sitter ABI
+    /// mismatch: a build problem, not a problem of the file).
+    #[error("the {lang} grammar cannot be loaded: {message}")]
+    Grammar { lang: &'static str, message: String },
+    /// Parsing or querying took longer than the extractor's time budget.
+    #[error("tree-sitter gave up on this {lang} file after {seconds} s")]
+    TimedOut { lang: &'static str, seconds: u64 },
+    /// tree-sitter returned no tree without running out of time.
+    #[error("tree-sitter returned no syntax tree for this {lang} file")]
+    NoTree { lang: &'static str },
+}
+
+/// Extracts files one after another; one per thread. Holds the parser and
+/// query cursor that are reused across files.
+pub struct Extractor {
+    parser: Parser,
+    cursor: QueryCursor,
+    /// The language the parser is currently set to.
+    current: Option<Lang>,
+    timeout: Duration,
+}
+
+impl Default for Extractor {
+    fn default() -> Self {
+        Extractor::new()
+    }
+}
+
+impl Extractor {
+    pub fn new() -> Extractor {
+        Extractor {
+            parser: Parser::new(),
+            cursor: QueryCursor::new(),
+            current: None,
+            timeout: DEFAULT_PARSE_TIMEOUT,
+        }
+    }
+
+    /// Sets the time budget for parsing and querying one file.
+    pub fn with_timeout(mut self, timeout: Duration) -> Extractor {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Symbols, references and chunks of one file. `path` is only used to
+    /// pick the heading style of docs (`.md`, `.rst`, ...).
+    pub fn extract(
+        &mut self,
+        path: &str,
+        source: &str,
+        lang: Lang,
+    ) -> Result<Extracted, ExtractError> {
+        let lines = Lines::new(source);
+        let mut out = Extracted::default();
+        let pieces = match lang::grammar(lang) {
+            None if lang == Lang::Docs => chunk::chunk_docs(&lines, DocStyle::for_path(path)),
+            None => chunk::chunk_plain(&lines),
+            Some(grammar) => {
+                let deadline = Instant::now() + self.timeout;
+                let tree = self.parse(grammar, source, deadline)?;
+                let tags = tags::collect(grammar, &tree, &lines, &mut self.cursor, deadline)
+                    .ok_or(ExtractError::TimedOut {
+                        lang: lang.name(),
+                        seconds: self.timeout.as_secs(),
+                    })?;
+                out.symbols = tags.symbols();
+                let pieces = if is_minified(&lines) {
+                    chunk::chunk_plain(&lines)
+                } else {
+                    chunk::chunk_code(&lines, &tags.defs)
+                };
+                out.refs = tags.refs;
+                pieces
+            }
+        };
+        out.chunks = chunk::finish(&lines, pieces);
+        Ok(out)
+    }
+
+    fn parse(
+        &mut self,
+        grammar: &Grammar,
+        source: &str,
+        deadline: Instant,
+    ) -> Result<Tree, ExtractError> {
+        let name = grammar.lang.name();
+        if self.current != Some(grammar.lang) {
+            self.current = None;
+            self.parser
+                .set_language(&grammar.language)
+                .map_err(|e| ExtractError::Grammar {
+                    lang: name,
+                    message: e.to_string(),
+                })?;
+            self.current = Some(grammar.lang);
+        }
+        let bytes = source.as_bytes();
+        let mut timed_out = false;
+        let mut progress = |_: &ParseState| {
+            if Instant::now() >= deadline {
+                timed_out = true;
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let options = ParseOptions::new().progress_callback(&mut progress);
+        let tree = self.parser.parse_with_options(
+            &mut |i, _| bytes.get(i..).unwrap_or_default(),
+            None,
+            Some(options),
+        );
+        match tree {
+            Some(tree) => Ok(tree),
+            None => {
+                // A cancelled parse would otherwise resume on the next call.
+                self.parser.reset();
+                if timed_out {
+                    Err(ExtractError::TimedOut {
+                        lang: name,
+                        seconds: self.timeout.as_secs(),
+                    })
+                } else {
+                    Err(ExtractError::NoTree { lang: name })
+                }
+            }
+        }
+    }
+}
+
+fn is_minified(lines: &Lines<'_>) -> bool {
+    let n = lines.count();
+    n > 0 && (lines.src().len() / n > MINIFIED_AVG_LINE || lines.max_len() > MINIFIED_MAX_LINE)
+}

@@ -1,0 +1,20 @@
+; repo-search additions to tree-sitter-go's tags query. The stock query lists
+; package-level consts and vars and interface methods without a definition
+; capture (so tags consumers drop them) and has no type aliases.
+
+(type_alias name: (type_identifier) @name) @definition.type
+
+(method_elem name: (field_identifier) @name) @definition.method
+
+(source_file
+  (const_declaration
+    (const_spec name: (identifier) @name) @definition.constant))
+
+(source_file
+  (var_declaration
+    (var_spec name: (identifier) @name) @definition.variable))
+
+(source_file
+  (var_declaration
+    (var_spec_list
+      (var_spec name: (identifier) @name) @definition.variable)))

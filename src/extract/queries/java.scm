@@ -1,0 +1,22 @@
+; repo-search additions to tree-sitter-java's tags query: enums, records,
+; annotation types, constructors, fields, interface constants and type uses.
+
+(enum_declaration name: (identifier) @name) @definition.enum
+
+(record_declaration name: (identifier) @name) @definition.class
+
+(annotation_type_declaration name: (identifier) @name) @definition.interface
+
+(constructor_declaration name: (identifier) @name) @definition.method
+
+(compact_constructor_declaration name: (identifier) @name) @definition.method
+
+(annotation_type_element_declaration name: (identifier) @name) @definition.method
+
+(field_declaration
+  declarator: (variable_declarator name: (identifier) @name)) @definition.field
+
+(constant_declaration
+  declarator: (variable_declarator name: (identifier) @name)) @definition.constant
+
+(type_identifier) @name @reference.type

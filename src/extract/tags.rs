@@ -1,0 +1,928 @@
+//! Owns interpreting a language's tags query on one parse tree: `@name`,
+//! `@definition.*` and `@reference.*` captures become definitions (with a
+//! normalised kind, the span of the whole definition, a container and a
+//! symbol path) and references. Does not chunk (that is `chunk`'s job) and
+//! does not know where the query comes from (that is `lang`'s job).
+//!
+//! Text predicates (`#eq?`, `#match?`, ...) are applied by tree-sitter's
+//! `QueryMatches` itself; `#strip!`, `#select-adjacent!` and `#set-adjacent!`
+//! only shape `@doc` text, which we do not use. `#is-not? local` (Ruby) is
+//! emulated with the `@local.definition` captures of our Ruby additions.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
+use std::time::Instant;
+
+use tree_sitter::{
+    Node, QueryCursor, QueryCursorOptions, QueryCursorState, StreamingIterator, Tree,
+};
+
+use super::lines::Lines;
+use crate::lang::Grammar;
+use crate::model::{Lang, Reference, Symbol};
+
+/// Signatures and names longer than this are cut (in characters).
+const MAX_SIGNATURE_CHARS: usize = 200;
+/// Names longer than this (in bytes) are not names but expressions, e.g.
+/// `new (factory())()` in JavaScript.
+const MAX_NAME_BYTES: usize = 200;
+/// Ancestor walks are bounded so that pathological nesting (10k brackets)
+/// stays linear.
+const MAX_ANCESTOR_STEPS: usize = 256;
+/// Doc comments above a definition that still join its chunk, at most.
+const MAX_DOC_LINES: usize = 200;
+
+/// What a capture name means to us.
+#[derive(Debug, Clone, Copy)]
+enum Role {
+    Name,
+    Definition(&'static str),
+    Reference(&'static str),
+    Local,
+    Ignored,
+}
+
+fn role_of(capture: &'static str) -> Role {
+    if capture == "name" {
+        Role::Name
+    } else if let Some(kind) = capture.strip_prefix("definition.") {
+        Role::Definition(kind)
+    } else if let Some(kind) = capture.strip_prefix("reference.") {
+        Role::Reference(kind)
+    } else if capture == "local.definition" {
+        Role::Local
+    } else {
+        Role::Ignored
+    }
+}
+
+/// Whether a definition is a function-like thing, and if so whether its
+/// syntax alone makes it a method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Callable {
+    No,
+    /// A function, or a method when its container is a type (decided later).
+    Function,
+    /// A method whatever its container (`method_definition`, Go methods, ...).
+    Method,
+}
+
+/// One definition, with 0-based rows.
+#[derive(Debug, Clone)]
+pub(crate) struct Def {
+    pub name: String,
+    pub kind: &'static str,
+    pub callable: Callable,
+    /// Gets a chunk of its own: functions with a body, multi-line containers.
+    pub chunkable: bool,
+    /// Byte span of the whole definition (decorators, attributes, `export`).
+    pub start_byte: usize,
+    pub end_byte: usize,
+    pub start_row: usize,
+    pub end_row: usize,
+    /// First row of the comments directly above the definition (for chunks).
+    pub doc_start_row: usize,
+    pub name_row: usize,
+    pub name_col: usize,
+    pub name_range: (usize, usize),
+    pub signature: String,
+    /// Index of the innermost enclosing definition in the sorted list.
+    pub parent: Option<usize>,
+    pub container: Option<String>,
+    /// Enclosing symbol path, e.g. `Config::parse`.
+    pub path: String,
+    /// C++ scope of an out-of-line definition (`a::Foo` for `a::Foo::bar`).
+    qual: Option<String>,
+    /// Go method receiver type.
+    receiver: Option<String>,
+    pattern: usize,
+}
+
+/// Kinds that can hold members; they get a header chunk when they do.
+pub(crate) fn is_container_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "class" | "struct" | "enum" | "interface" | "trait" | "impl" | "module" | "namespace"
+    )
+}
+
+/// Kinds whose functions are methods.
+fn is_type_kind(lang: Lang, kind: &str) -> bool {
+    matches!(
+        kind,
+        "class" | "struct" | "enum" | "interface" | "trait" | "impl"
+    ) || (lang == Lang::Ruby && kind == "module")
+}
+
+/// Separator of symbol paths in chunks (`Config::parse`, `LoginView.post`).
+pub(crate) fn path_separator(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Rust | Lang::Cpp => "::",
+        _ => ".",
+    }
+}
+
+/// The definitions (sorted by span, outer before inner) and references of one file.
+pub(crate) struct Tags {
+    pub defs: Vec<Def>,
+    pub refs: Vec<Reference>,
+}
+
+impl Tags {
+    pub(crate) fn symbols(&self) -> Vec<Symbol> {
+        self.defs
+            .iter()
+            .map(|d| Symbol {
+                name: d.name.clone(),
+                kind: d.kind.to_string(),
+                container: d.container.clone(),
+                signature: d.signature.clone(),
+                start_line: to_line(d.start_row),
+                end_line: to_line(d.end_row),
+                name_line: to_line(d.name_row),
+                name_column: to_line(d.name_col),
+            })
+            .collect()
+    }
+}
+
+/// 0-based row or column to the model's 1-based `u32`.
+pub(crate) fn to_line(row: usize) -> u32 {
+    u32::try_from(row.saturating_add(1)).unwrap_or(u32::MAX)
+}
+
+struct RawDef<'t> {
+    node: Node<'t>,
+    name: Node<'t>,
+    suffix: &'static str,
+    pattern: usize,
+}
+
+struct RawRef<'t> {
+    name: Node<'t>,
+    suffix: &'static str,
+    pattern: usize,
+}
+
+/// Runs the tags query of `grammar` over `tree`. `None` when `deadline`
+/// passed before the query finished.
+pub(crate) fn collect(
+    grammar: &'static Grammar,
+    tree: &Tree,
+    lines: &Lines<'_>,
+    cursor: &mut QueryCursor,
+    deadline: Instant,
+) -> Option<Tags> {
+    let src = lines.src();
+    let lang = grammar.lang;
+    let query = &grammar.tags_query;
+    let roles: Vec<Role> = query.capture_names().iter().map(|c| role_of(c)).collect();
+
+    let mut raw_defs = Vec::new();
+    let mut raw_refs = Vec::new();
+    let mut locals = Vec::new();
+    let mut timed_out = false;
+    {
+        let mut progress = |_: &QueryCursorState| {
+            if Instant::now() >= deadline {
+                timed_out = true;
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let options = QueryCursorOptions::new().progress_callback(&mut progress);
+        let mut matches =
+            cursor.matches_with_options(query, tree.root_node(), src.as_bytes(), options);
+        while let Some(m) = matches.next() {
+            let mut name = None;
+            let mut definition = None;
+            let mut reference = None;
+            for cap in m.captures() {
+                match roles.get(cap.index as usize) {
+                    Some(Role::Name) => name = Some(cap.node),
+                    Some(Role::Definition(kind)) => definition = Some((cap.node, *kind)),
+                    Some(Role::Reference(kind)) => reference = Some(*kind),
+                    Some(Role::Local) => locals.push(cap.node),
+                    Some(Role::Ignored) | None => {}
+                }
+            }
+            let Some(name) = name else { continue };
+            if let Some((node, suffix)) = definition {
+                raw_defs.push(RawDef {
+                    node,
+                    name,
+                    suffix,
+                    pattern: m.pattern_index,
+                });
+            } else if let Some(suffix) = reference {
+                raw_refs.push(RawRef {
+                    name,
+                    suffix,
+                    pattern: m.pattern_index,
+                });
+            }
+        }
+    }
+    if timed_out {
+        return None;
+    }
+
+    let defs = build_defs(lang, lines, raw_defs);
+    let refs = build_refs(lang, grammar, src, &defs, raw_refs, &locals);
+    Some(Tags { defs, refs })
+}
+
+fn node_text<'s>(src: &'s str, node: Node<'_>) -> &'s str {
+    src.get(node.byte_range()).unwrap_or("")
+}
+
+/// Cleans a captured name; `None` if it is not a usable name.
+fn clean_name(text: &str) -> Option<&str> {
+    let t = text.trim();
+    if t.is_empty() || t.len() > MAX_NAME_BYTES || t.contains('\n') {
+        None
+    } else {
+        Some(t)
+    }
+}
+
+fn build_defs(lang: Lang, lines: &Lines<'_>, raw: Vec<RawDef<'_>>) -> Vec<Def> {
+    // One definition per name node: the stock pattern (lowest index) wins,
+    // e.g. `const f = () => 1` is a function, not a constant.
+    let mut by_name: HashMap<(usize, usize), Def> = HashMap::with_capacity(raw.len());
+    for r in raw {
+        let Some(def) = resolve_def(lang, lines, &r) else {
+            continue;
+        };
+        match by_name.get(&def.name_range) {
+            Some(old) if old.pattern <= def.pattern => {}
+            _ => {
+                by_name.insert(def.name_range, def);
+            }
+        }
+    }
+    let mut defs: Vec<Def> = by_name.into_values().collect();
+    defs.sort_by(|a, b| {
+        (a.start_byte, std::cmp::Reverse(a.end_byte), a.name_range).cmp(&(
+            b.start_byte,
+            std::cmp::Reverse(b.end_byte),
+            b.name_range,
+        ))
+    });
+    assign_containers(lang, &mut defs);
+    defs
+}
+
+/// Sets `parent`, `container`, `path` and the final function/method kind.
+/// `defs` is sorted by start, outer spans first.
+fn assign_containers(lang: Lang, defs: &mut [Def]) {
+    let sep = path_separator(lang);
+    let mut stack: Vec<usize> = Vec::new();
+    for i in 0..defs.len() {
+        let (start, end) = (defs[i].start_byte, defs[i].end_byte);
+        while stack.last().is_some_and(|&top| defs[top].end_byte <= start) {
+            stack.pop();
+        }
+        // Same-span siblings (`int a, b;`) do not contain each other, and
+        // some kinds never contain anything (a C typedef is not the
+        // container of the struct it names).
+        let parent = stack.iter().rev().copied().find(|&p| {
+            let d = &defs[p];
+            d.start_byte <= start
+                && end <= d.end_byte
+                && (d.start_byte, d.end_byte) != (start, end)
+                && can_contain(lang, d.kind)
+        });
+        defs[i].parent = parent;
+        let parent_kind = parent.map(|p| defs[p].kind);
+        if defs[i].callable == Callable::Function {
+            let in_type = parent_kind.is_some_and(|k| is_type_kind(lang, k));
+            defs[i].kind = if in_type || defs[i].qual.is_some() {
+                "method"
+            } else {
+                "function"
+            };
+        }
+        let container = if let Some(recv) = &defs[i].receiver {
+            Some(recv.clone())
+        } else if let Some(qual) = &defs[i].qual {
+            qual.rsplit("::").next().map(str::to_string)
+        } else {
+            parent.map(|p| defs[p].name.clone())
+        };
+        let mut path = parent.map(|p| defs[p].path.clone()).unwrap_or_default();
+        for part in [
+            defs[i].qual.as_deref(),
+            defs[i].receiver.as_deref(),
+            Some(defs[i].name.as_str()),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if !path.is_empty() {
+                path.push_str(sep);
+            }
+            path.push_str(part);
+        }
+        defs[i].container = container;
+        defs[i].path = path;
+        stack.push(i);
+    }
+}
+
+fn can_contain(lang: Lang, kind: &str) -> bool {
+    match kind {
+        "macro" => false,
+        "type" | "variable" => !matches!(lang, Lang::C | Lang::Cpp),
+        _ => true,
+    }
+}
+
+fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
+    let src = lines.src();
+    let name_node = unwrap_name(raw.name);
+    let mut name = clean_name(node_text(src, name_node))?;
+    let mut name_col = name_node.start_position().column;
+    if name_node.kind() == "simple_symbol" {
+        // `attr_reader :title` defines `title`.
+        name = name.strip_prefix(':').filter(|n| !n.is_empty())?;
+        name_col += 1;
+    }
+
+    let mut node = raw.node;
+    let mut suffix = raw.suffix;
+    if matches!(lang, Lang::C | Lang::Cpp) {
+        if node.kind() == "declaration" && suffix == "class" {
+            // The stock C query tags `union U {...} u;` on the declaration.
+            node = raw.name.parent()?;
+        }
+        if node.kind() == "function_declarator" {
+            node = function_owner(node)?;
+            if suffix != "method" {
+                suffix = "function";
+            }
+        }
+        if matches!(
+            node.kind(),
+            "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier"
+        ) && node.child_by_field_name("body").is_none()
+        {
+            // `struct foo *p;` uses a type, it does not define one.
+            return None;
+        }
+    }
+    let (kind, callable) = classify(lang, node, suffix, name, src)?;
+
+    let qual = if lang == Lang::Cpp {
+        cpp_scope(src, name_node)
+    } else {
+        None
+    };
+    let receiver = if lang == Lang::Go && node.kind() == "method_declaration" {
+        go_receiver(src, node)
+    } else {
+        None
+    };
+
+    let outer = outer_node(lang, node);
+    let mut start_byte = outer.start_byte();
+    let mut start_row = outer.start_position().row;
+    if lang == Lang::Rust {
+        (start_byte, start_row) = rust_attributes_start(lines, outer, start_byte, start_row);
+    }
+    let end = outer.end_position();
+    // Nodes that swallow their trailing newline end at column 0 of the next row.
+    let end_row = if end.column == 0 && end.row > start_row {
+        end.row - 1
+    } else {
+        end.row
+    };
+    let name_row = name_node.start_position().row;
+
+    let chunkable = match callable {
+        Callable::No => is_container_kind(kind) && end_row > start_row,
+        Callable::Function | Callable::Method => has_body(node),
+    };
+
+    Some(Def {
+        name: name.to_string(),
+        kind,
+        callable,
+        chunkable,
+        start_byte,
+        end_byte: outer.end_byte(),
+        start_row,
+        end_row,
+        doc_start_row: doc_start(lang, lines, start_row),
+        name_row,
+        name_col,
+        name_range: (name_node.start_byte(), name_node.end_byte()),
+        signature: signature(lines, outer, node, name_row),
+        parent: None,
+        container: None,
+        path: String::new(),
+        qual,
+        receiver,
+        pattern: raw.pattern,
+    })
+}
+
+/// Goes from a captured name to the identifier itself: `a::B::c` → `c`,
+/// `Foo<T>` → `Foo`, `&'a Bar` → `Bar`, `Foo::Bar` (Ruby) → `Bar`.
+fn unwrap_name(mut node: Node<'_>) -> Node<'_> {
+    for _ in 0..16 {
+        let next = match node.kind() {
+            "qualified_identifier"
+            | "scoped_identifier"
+            | "scoped_type_identifier"
+            | "template_type"
+            | "scope_resolution"
+            | "template_function" => node.child_by_field_name("name"),
+            "generic_type" | "reference_type" | "pointer_type" => node.child_by_field_name("type"),
+            _ => None,
+        };
+        match next {
+            Some(n) => node = n,
+            None => break,
+        }
+    }
+    node
+}
+
+/// The scope of a C++ out-of-line definition (`a::Foo` for `a::Foo::bar`),
+/// with template arguments dropped.
+fn cpp_scope(src: &str, name: Node<'_>) -> Option<String> {
+    let mut scopes = Vec::new();
+    let mut node = name;
+    for _ in 0..16 {
+        let Some(parent) = node.parent() else { break };
+        if parent.kind() != "qualified_identifier" {
+            break;
+        }
+        if let Some(scope) = parent.child_by_field_name("scope") {
+            let text = node_text(src, scope);
+            let text = text.split('<').next().unwrap_or(text).trim();
+            if !text.is_empty() {
+                scopes.push(text.to_string());
+            }
+        }
+        node = parent;
+    }
+    if scopes.is_empty() {
+        return None;
+    }
+    scopes.reverse();
+    Some(scopes.join("::"))
+}
+
+/// The type name of a Go method receiver: `(s *Server[T])` → `Server`.
+fn go_receiver(src: &str, method: Node<'_>) -> Option<String> {
+    let params = method.child_by_field_name("receiver")?;
+    let mut walk = params.walk();
+    let param = params
+        .named_children(&mut walk)
+        .find(|n| n.kind() == "parameter_declaration")?;
+    let mut ty = param.child_by_field_name("type")?;
+    for _ in 0..8 {
+        ty = match ty.kind() {
+            "pointer_type" => ty.named_child(0)?,
+            "generic_type" => ty.child_by_field_name("type")?,
+            "qualified_type" => ty.child_by_field_name("name")?,
+            _ => break,
+        };
+    }
+    clean_name(node_text(src, ty)).map(str::to_string)
+}
+
+/// The definition a C/C++ `function_declarator` belongs to: a function
+/// definition, a prototype at file/namespace level, or a member function
+/// declaration. `None` for declarators in parameters and for declarations
+/// inside function bodies (C++'s "most vexing parse" `Foo x(bar);`).
+fn function_owner(declarator: Node<'_>) -> Option<Node<'_>> {
+    let mut node = declarator.parent()?;
+    for _ in 0..32 {
+        match node.kind() {
+            "pointer_declarator"
+            | "reference_declarator"
+            | "parenthesized_declarator"
+            | "attributed_declarator"
+            | "function_declarator" => node = node.parent()?,
+            _ => break,
+        }
+    }
+    match node.kind() {
+        "function_definition" => Some(node),
+        "declaration" | "field_declaration" => {
+            let mut up = node.parent();
+            for _ in 0..MAX_ANCESTOR_STEPS {
+                let Some(p) = up else { break };
+                match p.kind() {
+                    "compound_statement" => return None,
+                    "translation_unit" => break,
+                    _ => up = p.parent(),
+                }
+            }
+            Some(node)
+        }
+        _ => None,
+    }
+}
+
+/// Normalised kind of a definition node.
+fn classify(
+    lang: Lang,
+    node: Node<'_>,
+    suffix: &str,
+    name: &str,
+    src: &str,
+) -> Option<(&'static str, Callable)> {
+    use Callable::{Function, Method, No};
+    let callable_suffix = matches!(suffix, "function" | "method");
+    let kind = match node.kind() {
+        "function_item"
+        | "function_signature_item"
+        | "function_definition"
+        | "function_declaration"
+        | "function_expression"
+        | "generator_function"
+        | "generator_function_declaration"
+        | "function_signature"
+        | "assignment_expression"
+        | "pair"
+        | "method" => return Some(("function", Function)),
+        "method_definition"
+        | "method_signature"
+        | "abstract_method_signature"
+        | "method_declaration"
+        | "method_elem"
+        | "constructor_declaration"
+        | "compact_constructor_declaration"
+        | "singleton_method"
+        | "annotation_type_element_declaration" => return Some(("method", Method)),
+        "declaration" | "field_declaration"
+            if callable_suffix && matches!(lang, Lang::C | Lang::Cpp) =>
+        {
+            return Some(("function", Function));
+        }
+        "variable_declarator" => match suffix {
+            "function" => return Some(("function", Function)),
+            "constant" => {
+                let is_const = node
+                    .parent()
+                    .filter(|p| p.kind() == "lexical_declaration")
+                    .and_then(|p| p.child(0))
+                    .is_some_and(|kw| kw.kind() == "const");
+                if is_const { "constant" } else { "variable" }
+            }
+            _ => "variable",
+        },
+        "struct_item" | "union_item" | "struct_specifier" | "union_specifier" => "struct",
+        "enum_item" | "enum_declaration" | "enum_specifier" => "enum",
+        "type_item"
+        | "type_alias_declaration"
+        | "type_alias"
+        | "type_definition"
+        | "alias_declaration"
+        | "concept_definition" => "type",
+        "trait_item" => "trait",
+        "mod_item" | "module" => "module",
+        "macro_definition" | "preproc_def" | "preproc_function_def" => "macro",
+        "impl_item" => "impl",
+        "const_item"
+        | "const_spec"
+        | "enumerator"
+        | "constant_declaration"
+        | "export_statement" => "constant",
+        "static_item" => {
+            let mut walk = node.walk();
+            let mutable = node
+                .children(&mut walk)
+                .any(|c| c.kind() == "mutable_specifier");
+            if mutable { "variable" } else { "constant" }
+        }
+        "var_spec" => "variable",
+        "class_definition"
+        | "class"
+        | "class_declaration"
+        | "abstract_class_declaration"
+        | "record_declaration"
+        | "class_specifier"
+        | "singleton_class" => "class",
+        "interface_declaration" | "annotation_type_declaration" => "interface",
+        "internal_module" | "namespace_definition" => "namespace",
+        "field_definition" | "public_field_definition" | "property_signature" => "field",
+        "type_spec" => match node.child_by_field_name("type").map(|t| t.kind()) {
+            Some("struct_type") => "struct",
+            Some("interface_type") => "interface",
+            _ => "type",
+        },
+        "assignment" if lang == Lang::Python => {
+            if is_upper_case(name) {
+                "constant"
+            } else if suffix == "field" {
+                "field"
+            } else {
+                "variable"
+            }
+        }
+        "assignment" => "constant",
+        "field_declaration" if lang == Lang::Java => {
+            let mut walk = node.walk();
+            let modifiers = node.children(&mut walk).find(|c| c.kind() == "modifiers");
+            let words = modifiers.map(|m| node_text(src, m)).unwrap_or("");
+            let has = |w: &str| words.split_whitespace().any(|x| x == w);
+            if has("static") && has("final") {
+                "constant"
+            } else {
+                "field"
+            }
+        }
+        "field_declaration" => "field",
+        "declaration" => "variable",
+        "alias" => "method",
+        "call" => "field",
+        _ => match suffix {
+            "function" => return Some(("function", Function)),
+            "method" => return Some(("method", Method)),
+            other => normalise_suffix(other)?,
+        },
+    };
+    Some((kind, No))
+}
+
+/// Fallback for capture suffixes on node kinds not listed in [`classify`].
+fn normalise_suffix(suffix: &str) -> Option<&'static str> {
+    Some(match suffix {
+        "class" => "class",
+        "struct" => "struct",
+        "enum" => "enum",
+        "interface" => "interface",
+        "trait" => "trait",
+        "module" => "module",
+        "namespace" => "namespace",
+        "constant" => "constant",
+        "variable" => "variable",
+        "type" => "type",
+        "macro" => "macro",
+        "field" => "field",
+        "impl" => "impl",
+        _ => return None,
+    })
+}
+
+fn is_upper_case(name: &str) -> bool {
+    name.bytes().any(|b| b.is_ascii_uppercase()) && !name.bytes().any(|b| b.is_ascii_lowercase())
+}
+
+/// Whether a function-like node has a body (a prototype or an interface
+/// method does not get a chunk of its own).
+fn has_body(node: Node<'_>) -> bool {
+    node.child_by_field_name("body").is_some()
+        || ["value", "right"].iter().any(|f| {
+            node.child_by_field_name(f)
+                .is_some_and(|v| v.child_by_field_name("body").is_some())
+        })
+}
+
+/// The node spanning the whole definition: with Python decorators, with
+/// JavaScript's `const`/`export`/`declare`, Go's `type`/`const` keyword of
+/// a single spec, and C++'s `template<...>`.
+fn outer_node(lang: Lang, node: Node<'_>) -> Node<'_> {
+    let mut outer = node;
+    match lang {
+        Lang::Python => {
+            if let Some(p) = outer
+                .parent()
+                .filter(|p| p.kind() == "decorated_definition")
+            {
+                outer = p;
+            }
+        }
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+            if outer.kind() == "variable_declarator"
+                && let Some(p) = outer.parent().filter(|p| {
+                    matches!(p.kind(), "lexical_declaration" | "variable_declaration")
+                        && p.named_child_count() == 1
+                })
+            {
+                outer = p;
+            }
+            for _ in 0..3 {
+                match outer.parent() {
+                    Some(p) if matches!(p.kind(), "export_statement" | "ambient_declaration") => {
+                        outer = p
+                    }
+                    _ => break,
+                }
+            }
+        }
+        Lang::Go => {
+            if matches!(
+                outer.kind(),
+                "type_spec" | "type_alias" | "const_spec" | "var_spec"
+            ) && let Some(p) = outer.parent().filter(|p| {
+                matches!(
+                    p.kind(),
+                    "type_declaration" | "const_declaration" | "var_declaration"
+                ) && p.named_child_count() == 1
+            }) {
+                outer = p;
+            }
+        }
+        Lang::C | Lang::Cpp => {
+            for _ in 0..8 {
+                match outer.parent() {
+                    Some(p) if p.kind() == "template_declaration" => outer = p,
+                    _ => break,
+                }
+            }
+        }
+        _ => {}
+    }
+    outer
+}
+
+/// Extends a Rust item's start over the `#[...]` attributes just above it
+/// (they are siblings, not children, of the item in tree-sitter-rust).
+fn rust_attributes_start(
+    lines: &Lines<'_>,
+    item: Node<'_>,
+    start_byte: usize,
+    start_row: usize,
+) -> (usize, usize) {
+    // Sibling walks cost O(siblings); only take them when the line above
+    // can end an attribute.
+    if start_row == 0 || !lines.line(start_row - 1).trim_end().ends_with(']') {
+        return (start_byte, start_row);
+    }
+    let (mut byte, mut row) = (start_byte, start_row);
+    let mut prev = item.prev_sibling();
+    while let Some(p) = prev {
+        match p.kind() {
+            "attribute_item" => {
+                byte = p.start_byte();
+                row = p.start_position().row;
+            }
+            "line_comment" | "block_comment" => {}
+            _ => break,
+        }
+        prev = p.prev_sibling();
+    }
+    (byte, row)
+}
+
+/// First row of the comment lines directly above `start_row` (no blank
+/// line in between), found by looking at the lines: cheaper than sibling
+/// walks and the same for every grammar.
+fn doc_start(lang: Lang, lines: &Lines<'_>, start_row: usize) -> usize {
+    let prefixes: &[&str] = match lang {
+        Lang::Python | Lang::Ruby => &["#"],
+        Lang::Rust => &["//", "/*", "*", "#["],
+        _ => &["//", "/*", "*"],
+    };
+    let mut row = start_row;
+    while row > 0 && start_row - row < MAX_DOC_LINES {
+        let above = lines.line(row - 1).trim_start();
+        if above.is_empty() || !prefixes.iter().any(|p| above.starts_with(p)) {
+            break;
+        }
+        row -= 1;
+    }
+    row
+}
+
+/// The trimmed line holding the name, starting at the definition when it
+/// starts on that line (so `export const f = (` keeps its keywords and a
+/// minified line does not start 50 KB before the name).
+fn signature(lines: &Lines<'_>, outer: Node<'_>, node: Node<'_>, name_row: usize) -> String {
+    let (line_start, line_end) = lines.range(name_row);
+    let start = if outer.start_position().row == name_row {
+        outer.start_byte()
+    } else if node.start_position().row == name_row {
+        node.start_byte()
+    } else {
+        line_start
+    };
+    let text = lines
+        .src()
+        .get(start.max(line_start)..line_end)
+        .unwrap_or("")
+        .trim();
+    truncate_chars(text, MAX_SIGNATURE_CHARS).to_string()
+}
+
+pub(crate) fn truncate_chars(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+fn build_refs(
+    lang: Lang,
+    grammar: &Grammar,
+    src: &str,
+    defs: &[Def],
+    raw: Vec<RawRef<'_>>,
+    locals: &[Node<'_>],
+) -> Vec<Reference> {
+    // A definition's own name is not a use of it; an impl's self type is.
+    let def_names: HashSet<(usize, usize)> = defs
+        .iter()
+        .filter(|d| d.kind != "impl")
+        .map(|d| d.name_range)
+        .collect();
+    let mut kept: Vec<RawRef<'_>> = raw
+        .into_iter()
+        .filter(|r| !def_names.contains(&(r.name.start_byte(), r.name.end_byte())))
+        .collect();
+    // Several patterns can tag one name (Go's `type_identifier` pattern and
+    // a call, Rust's impl trait and type use, Ruby's call and bare
+    // identifier): keep the lowest pattern, the stock query's.
+    kept.sort_by_key(|r| (r.name.start_byte(), r.name.end_byte(), r.pattern));
+    kept.dedup_by_key(|r| (r.name.start_byte(), r.name.end_byte()));
+
+    // `(#is-not? local)`: the name must not be a local variable of its scope.
+    let query = &grammar.tags_query;
+    let local_sensitive: Vec<bool> = (0..query.pattern_count())
+        .map(|p| {
+            query
+                .property_predicates(p)
+                .iter()
+                .any(|(prop, positive)| !positive && &*prop.key == "local")
+        })
+        .collect();
+    let scopes = LocalScopes::new(lang, defs);
+    let local_names: HashSet<(usize, &str)> = locals
+        .iter()
+        .map(|&n| (scopes.scope_of(n.start_byte()), node_text(src, n)))
+        .collect();
+
+    let mut refs = Vec::with_capacity(kept.len());
+    for r in kept {
+        let Some(name) = clean_name(node_text(src, r.name)) else {
+            continue;
+        };
+        if local_sensitive.get(r.pattern).copied().unwrap_or(false)
+            && local_names.contains(&(scopes.scope_of(r.name.start_byte()), name))
+        {
+            continue;
+        }
+        // Ruby constants are almost always classes and modules.
+        let kind = if lang == Lang::Ruby && r.name.kind() == "constant" {
+            "class"
+        } else {
+            r.suffix
+        };
+        let pos = r.name.start_position();
+        refs.push(Reference {
+            name: name.to_string(),
+            kind: kind.to_string(),
+            line: to_line(pos.row),
+            column: to_line(pos.column),
+        });
+    }
+    refs
+}
+
+/// Local-variable scopes for `#is-not? local`, approximated by the
+/// definitions that open a scope in Ruby (methods, classes, modules); blocks
+/// share their method's locals. Found by byte offset through the sorted
+/// definitions and their parent links, without walking the syntax tree
+/// (`Node::parent` costs O(depth) per call).
+struct LocalScopes<'d> {
+    defs: &'d [Def],
+    enabled: bool,
+}
+
+impl<'d> LocalScopes<'d> {
+    fn new(lang: Lang, defs: &'d [Def]) -> LocalScopes<'d> {
+        LocalScopes {
+            defs,
+            enabled: lang == Lang::Ruby,
+        }
+    }
+
+    fn opens_scope(d: &Def) -> bool {
+        d.callable != Callable::No || matches!(d.kind, "class" | "module")
+    }
+
+    /// 0 for the file scope, else 1 + the index of the scope definition.
+    fn scope_of(&self, byte: usize) -> usize {
+        if !self.enabled {
+            return 0;
+        }
+        let k = self.defs.partition_point(|d| d.start_byte <= byte);
+        let mut at = k.checked_sub(1);
+        for _ in 0..MAX_ANCESTOR_STEPS {
+            let Some(i) = at else { return 0 };
+            let d = &self.defs[i];
+            if d.start_byte <= byte && byte < d.end_byte && Self::opens_scope(d) {
+                return i + 1;
+            }
+            at = d.parent;
+        }
+        0
+    }
+}

@@ -1,0 +1,687 @@
+//! Owns building and updating a project's index: walk → compare with what
+//! is stored (size + mtime, then content hash) → read and extract changed
+//! files in parallel → write them in batched transactions through `store`.
+//! Does not parse (that is `extract`) or speak SQL (that is `store`).
+//!
+//! **Invariant**: the caller holds the project's [`WriterLock`]; every file's
+//! rows change in one transaction; a failure on one file becomes that file's
+//! skip reason and the run goes on.
+
+use std::collections::{HashMap, HashSet};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::extract::Extractor;
+use crate::lang::{detect_lang, refine_lang};
+use crate::lock::{WhenBusy, WriterLock};
+use crate::model::{Extracted, Lang};
+use crate::settings::Settings;
+use crate::store::{self, FileRecord, FileUpdate, Store, Writer, meta};
+
+/// Files committed per transaction (also bounded by time, see `BATCH_TIME`).
+const BATCH_FILES: usize = 500;
+const BATCH_TIME: Duration = Duration::from_millis(500);
+/// A file whose mtime is this close to the time it was indexed is re-hashed
+/// next time even if size and mtime match, because a write in the same
+/// clock tick would not have changed the mtime ("racy" files, as in git).
+const RACY_NS: i64 = 2_000_000_000;
+
+#[derive(Debug, Clone, Default)]
+pub struct IndexOptions {
+    /// Throw the index away and build it again.
+    pub full: bool,
+    /// Fail instead of waiting when another writer holds the lock.
+    pub no_wait: bool,
+    /// Restrict the run to these root-relative paths (files or directories):
+    /// used by the watcher. Empty = the whole project.
+    pub only: Vec<String>,
+}
+
+/// Where the run is, for progress bars and status.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Progress {
+    pub phase: Phase,
+    pub done: u64,
+    pub total: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    #[default]
+    Walking,
+    Indexing,
+    Done,
+}
+
+/// The one-line summary of a run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IndexSummary {
+    pub root: String,
+    /// Files in the index after the run (not skipped).
+    pub files: u64,
+    pub symbols: u64,
+    pub refs: u64,
+    pub chunks: u64,
+    pub skipped: u64,
+    /// Files (re)indexed in this run.
+    pub changed: u64,
+    /// Files removed from the index in this run.
+    pub removed: u64,
+    /// Files looked at and found unchanged.
+    pub unchanged: u64,
+    pub seconds: f64,
+    pub walk_seconds: f64,
+}
+
+mod embedding;
+pub use embedding::{
+    EmbedProgress, EmbedSummary, embed_pending, embed_pending_until, embed_project,
+};
+
+pub type ProgressFn<'a> = &'a (dyn Fn(Progress) + Sync);
+
+struct Candidate {
+    rel: String,
+    abs: PathBuf,
+    lang: Lang,
+    size: u64,
+    mtime_ns: i64,
+}
+
+/// What reading and extracting one file produced.
+struct Processed {
+    rel: String,
+    existing: Option<i64>,
+    lang: Option<Lang>,
+    size: u64,
+    mtime_ns: i64,
+    outcome: Outcome,
+}
+
+enum Outcome {
+    /// Content hash unchanged: only the mtime moved.
+    Touch,
+    Indexed {
+        hash: u64,
+        extracted: Extracted,
+    },
+    Skipped {
+        hash: u64,
+        reason: String,
+    },
+}
+
+fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+fn mtime_ns(md: &std::fs::Metadata) -> i64 {
+    md.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// Removes the index database (and its WAL files) so it can be rebuilt.
+pub fn remove_index_db(root: &Path) -> Result<()> {
+    let db = store::db_path(root);
+    for suffix in ["", "-wal", "-shm"] {
+        let mut p = db.clone().into_os_string();
+        p.push(suffix);
+        match std::fs::remove_file(&p) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("cannot remove `{}`", PathBuf::from(p).display()));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Takes the writer lock (waiting or failing per `opts`) and runs [`index_locked`].
+pub fn index_project(
+    settings: &Settings,
+    opts: &IndexOptions,
+    progress: ProgressFn<'_>,
+    on_wait: impl FnOnce(Option<u32>),
+) -> Result<IndexSummary> {
+    let busy = if opts.no_wait {
+        WhenBusy::Fail
+    } else {
+        WhenBusy::Wait
+    };
+    let _lock = WriterLock::acquire(&settings.root, busy, on_wait)?;
+    index_locked(settings, opts, progress)
+}
+
+/// Indexes the project. The caller holds the writer lock.
+pub fn index_locked(
+    settings: &Settings,
+    opts: &IndexOptions,
+    progress: ProgressFn<'_>,
+) -> Result<IndexSummary> {
+    let started = Instant::now();
+    let root = &settings.root;
+    if opts.full {
+        remove_index_db(root)?;
+    }
+    let mut store = Store::open_rw(root)?;
+    let db = store::db_path(root);
+    let records = store.file_records().map_err(|e| store::explain(e, &db))?;
+
+    progress(Progress {
+        phase: Phase::Walking,
+        done: 0,
+        total: 0,
+    });
+    let candidates = walk_candidates(settings, &opts.only)?;
+    let walk_seconds = started.elapsed().as_secs_f64();
+
+    let plan = plan_changes(&records, &candidates, &opts.only, true);
+    let (todo, removed, unchanged) = (plan.todo, plan.removed, plan.unchanged);
+
+    let total = todo.len() as u64;
+    progress(Progress {
+        phase: Phase::Indexing,
+        done: 0,
+        total,
+    });
+
+    let (changed, touched) = write_changes(&mut store, settings, &todo, &removed, progress)?;
+
+    {
+        let tx = store.begin().map_err(|e| store::explain(e, &db))?;
+        let w = Writer::new(&tx);
+        let secs = started.elapsed().as_secs_f64();
+        let now_s = now_ns() / 1_000_000_000;
+        w.set_meta(meta::LAST_INDEXED, &now_s.to_string())?;
+        w.set_meta(meta::STATE, "idle")?;
+        w.set_meta(meta::LAST_DURATION, &format!("{secs:.3}"))?;
+        w.set_meta(meta::PROGRESS_DONE, &total.to_string())?;
+        w.set_meta(meta::PROGRESS_TOTAL, &total.to_string())?;
+        tx.commit().map_err(|e| store::explain(e, &db))?;
+    }
+    progress(Progress {
+        phase: Phase::Done,
+        done: total,
+        total,
+    });
+
+    let counts = store.counts().map_err(|e| store::explain(e, &db))?;
+    Ok(IndexSummary {
+        root: root.display().to_string(),
+        files: counts.files,
+        symbols: counts.symbols,
+        refs: counts.refs,
+        chunks: counts.chunks,
+        skipped: counts.skipped,
+        changed,
+        removed: removed.len() as u64,
+        unchanged: unchanged + touched,
+        seconds: started.elapsed().as_secs_f64(),
+        walk_seconds,
+    })
+}
+
+/// What an index run has to do.
+struct Plan<'a> {
+    todo: Vec<(&'a Candidate, Option<&'a FileRecord>)>,
+    removed: Vec<i64>,
+    unchanged: u64,
+}
+
+/// Compares the walk with the stored records: changed or new files are to
+/// do, stored files no longer found (within `only`, if given) are removed.
+fn plan_changes<'a>(
+    records: &'a HashMap<String, FileRecord>,
+    candidates: &'a [Candidate],
+    only: &[String],
+    racy_guard: bool,
+) -> Plan<'a> {
+    let mut seen: HashSet<&str> = HashSet::with_capacity(candidates.len());
+    let mut todo = Vec::new();
+    let mut unchanged = 0u64;
+    for c in candidates {
+        seen.insert(c.rel.as_str());
+        let rec = records.get(&c.rel);
+        let same = rec.is_some_and(|r| {
+            r.size == c.size
+                && r.mtime_ns == c.mtime_ns
+                && (!racy_guard || r.mtime_ns < r.indexed_at_ns - RACY_NS)
+        });
+        if same {
+            unchanged += 1;
+        } else {
+            todo.push((c, rec));
+        }
+    }
+    let in_scope = |path: &str| {
+        only.is_empty()
+            || only.iter().any(|o| {
+                o.is_empty()
+                    || path == o
+                    || path
+                        .strip_prefix(o.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
+            })
+    };
+    let mut removed: Vec<i64> = records
+        .iter()
+        .filter(|(p, _)| in_scope(p) && !seen.contains(p.as_str()))
+        .map(|(_, r)| r.id)
+        .collect();
+    removed.sort_unstable();
+    Plan {
+        todo,
+        removed,
+        unchanged,
+    }
+}
+
+/// Files that changed on disk since they were indexed.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Staleness {
+    /// New, modified or deleted files not yet reflected in the index.
+    pub stale_files: u64,
+    pub examples: Vec<String>,
+}
+
+/// Compares the project on disk with the index without writing anything.
+/// A file whose mtime changed is counted even if its content did not.
+pub fn staleness(settings: &Settings, store: &Store) -> Result<Staleness> {
+    let db = store::db_path(&settings.root);
+    let records = store.file_records().map_err(|e| store::explain(e, &db))?;
+    let candidates = walk_candidates(settings, &[])?;
+    let plan = plan_changes(&records, &candidates, &[], false);
+    let mut examples: Vec<String> = plan
+        .todo
+        .iter()
+        .take(10)
+        .map(|(c, _)| c.rel.clone())
+        .collect();
+    let by_id: HashMap<i64, &str> = records.iter().map(|(p, r)| (r.id, p.as_str())).collect();
+    for id in plan
+        .removed
+        .iter()
+        .take(10usize.saturating_sub(examples.len()))
+    {
+        if let Some(p) = by_id.get(id) {
+            examples.push(format!("{p} (deleted)"));
+        }
+    }
+    Ok(Staleness {
+        stale_files: (plan.todo.len() + plan.removed.len()) as u64,
+        examples,
+    })
+}
+
+/// Walks the project (in parallel) and returns every indexable file.
+fn walk_candidates(settings: &Settings, only: &[String]) -> Result<Vec<Candidate>> {
+    let root = &settings.root;
+    let mut builder = crate::walk::walk_builder(root, &settings.walk)?;
+    if !only.is_empty() {
+        // Restrict to the given paths: walk each that still exists.
+        let mut first = true;
+        let mut any = false;
+        for o in only {
+            let p = root.join(o);
+            if p.exists() {
+                if first {
+                    builder = crate::walk::walk_builder_for(root, &p, &settings.walk)?;
+                    first = false;
+                } else {
+                    builder.add(&p);
+                }
+                any = true;
+            }
+        }
+        if !any {
+            return Ok(Vec::new());
+        }
+    }
+    let out: Mutex<Vec<Candidate>> = Mutex::new(Vec::new());
+    builder.build_parallel().run(|| {
+        let out = &out;
+        // Flush this thread's files when the closure is dropped.
+        struct Flush<'a>(&'a Mutex<Vec<Candidate>>, Vec<Candidate>);
+        impl Drop for Flush<'_> {
+            fn drop(&mut self) {
+                if let Ok(mut v) = self.0.lock() {
+                    v.append(&mut self.1);
+                }
+            }
+        }
+        let mut flush = Flush(out, Vec::new());
+        Box::new(move |entry| {
+            let Ok(entry) = entry else {
+                return ignore::WalkState::Continue;
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return ignore::WalkState::Continue;
+            }
+            let path = entry.path();
+            let Some(lang) = detect_lang(path) else {
+                return ignore::WalkState::Continue;
+            };
+            let Ok(md) = entry.metadata() else {
+                return ignore::WalkState::Continue;
+            };
+            flush.1.push(Candidate {
+                rel: crate::paths::rel_string(root, path),
+                abs: path.to_path_buf(),
+                lang,
+                size: md.len(),
+                mtime_ns: mtime_ns(&md),
+            });
+            ignore::WalkState::Continue
+        })
+    });
+    let mut v = out.into_inner().unwrap_or_else(|e| e.into_inner());
+    v.sort_by(|a, b| a.rel.cmp(&b.rel));
+    v.dedup_by(|a, b| a.rel == b.rel);
+    Ok(v)
+}
+
+/// Reads, extracts and writes every changed file; deletes removed ones.
+/// Returns how many files were (re)indexed or skipped anew, and how many
+/// turned out unchanged after hashing.
+fn write_changes(
+    store: &mut Store,
+    settings: &Settings,
+    todo: &[(&Candidate, Option<&FileRecord>)],
+    removed: &[i64],
+    progress: ProgressFn<'_>,
+) -> Result<(u64, u64)> {
+    let db = store::db_path(&settings.root);
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(1, 8);
+    let (tx_items, rx_items) = crossbeam_channel::bounded::<Processed>(256);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let max_size = settings.max_file_size;
+
+    std::thread::scope(|scope| -> Result<(u64, u64)> {
+        for _ in 0..threads {
+            let tx_items = tx_items.clone();
+            let next = &next;
+            let stop = &stop;
+            scope.spawn(move || {
+                let mut extractor = Extractor::new();
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((cand, rec)) = todo.get(i) else {
+                        break;
+                    };
+                    let item = process_file(&mut extractor, cand, *rec, max_size);
+                    if tx_items.send(item).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx_items);
+
+        let result = (|| -> Result<(u64, u64)> {
+            let mut done = 0u64;
+            let mut touched = 0u64;
+            let total = todo.len() as u64;
+            let mut generation: u64 = store
+                .get_meta(meta::GENERATION)
+                .ok()
+                .flatten()
+                .and_then(|g| g.parse().ok())
+                .unwrap_or(0);
+            // Deletions first, in their own transaction.
+            {
+                let tx = store.begin().map_err(|e| store::explain(e, &db))?;
+                let w = Writer::new(&tx);
+                for id in removed {
+                    w.delete_file(*id)?;
+                }
+                generation += 1;
+                w.set_meta(meta::GENERATION, &generation.to_string())?;
+                w.set_meta(meta::STATE, if total > 0 { "running" } else { "idle" })?;
+                w.set_meta(meta::WRITER_PID, &std::process::id().to_string())?;
+                w.set_meta(meta::PROGRESS_DONE, "0")?;
+                w.set_meta(meta::PROGRESS_TOTAL, &total.to_string())?;
+                tx.commit().map_err(|e| store::explain(e, &db))?;
+            }
+            let mut rx = rx_items.iter().peekable();
+            while rx.peek().is_some() {
+                let tx = store.begin().map_err(|e| store::explain(e, &db))?;
+                let w = Writer::new(&tx);
+                let batch_start = Instant::now();
+                let mut n = 0;
+                while n < BATCH_FILES && batch_start.elapsed() < BATCH_TIME {
+                    let Some(item) = rx.next() else { break };
+                    write_one(&w, &item)?;
+                    if matches!(item.outcome, Outcome::Touch) {
+                        touched += 1;
+                    }
+                    n += 1;
+                }
+                done += n as u64;
+                generation += 1;
+                w.set_meta(meta::GENERATION, &generation.to_string())?;
+                w.set_meta(meta::PROGRESS_DONE, &done.to_string())?;
+                tx.commit().map_err(|e| store::explain(e, &db))?;
+                progress(Progress {
+                    phase: Phase::Indexing,
+                    done,
+                    total,
+                });
+            }
+            Ok((done - touched, touched))
+        })();
+        if result.is_err() {
+            stop.store(true, Ordering::Relaxed);
+            // Drain so workers blocked on a full channel can finish.
+            for _ in rx_items.iter() {}
+        }
+        result
+    })
+}
+
+fn write_one(w: &Writer<'_>, item: &Processed) -> Result<()> {
+    let now = now_ns();
+    match &item.outcome {
+        Outcome::Touch => {
+            if let Some(id) = item.existing {
+                w.touch_file(id, item.mtime_ns, now)?;
+            }
+        }
+        Outcome::Indexed { hash, extracted } => {
+            w.put_file(
+                item.existing,
+                &FileUpdate {
+                    path: &item.rel,
+                    lang: item.lang,
+                    size: item.size,
+                    mtime_ns: item.mtime_ns,
+                    hash: *hash,
+                    skip_reason: None,
+                    extracted,
+                },
+                now,
+            )?;
+        }
+        Outcome::Skipped { hash, reason } => {
+            let empty = Extracted::default();
+            w.put_file(
+                item.existing,
+                &FileUpdate {
+                    path: &item.rel,
+                    lang: item.lang,
+                    size: item.size,
+                    mtime_ns: item.mtime_ns,
+                    hash: *hash,
+                    skip_reason: Some(reason),
+                    extracted: &empty,
+                },
+                now,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Bytes a file may have in invalid UTF-8 sequences (per 100 bytes) and
+/// still be indexed with replacement characters: a Latin-1 comment in a
+/// source file should not hide the whole file.
+const MAX_INVALID_PERCENT: usize = 1;
+
+fn process_file(
+    extractor: &mut Extractor,
+    cand: &Candidate,
+    rec: Option<&FileRecord>,
+    max_size: u64,
+) -> Processed {
+    let base = |outcome| Processed {
+        rel: cand.rel.clone(),
+        existing: rec.map(|r| r.id),
+        lang: Some(cand.lang),
+        size: cand.size,
+        mtime_ns: cand.mtime_ns,
+        outcome,
+    };
+    if cand.size > max_size {
+        return base(Outcome::Skipped {
+            hash: 0,
+            reason: format!(
+                "too large: {} bytes (limit {max_size}; raise index.max_file_size)",
+                cand.size
+            ),
+        });
+    }
+    let mut bytes = Vec::with_capacity(cand.size as usize + 1);
+    let read =
+        std::fs::File::open(&cand.abs).and_then(|f| f.take(max_size + 1).read_to_end(&mut bytes));
+    if let Err(e) = read {
+        return base(Outcome::Skipped {
+            hash: 0,
+            reason: format!("unreadable: {e}"),
+        });
+    }
+    if bytes.len() as u64 > max_size {
+        return base(Outcome::Skipped {
+            hash: 0,
+            reason: format!(
+                "too large: {} bytes (limit {max_size}; raise index.max_file_size)",
+                bytes.len()
+            ),
+        });
+    }
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    let mut p = base(Outcome::Touch);
+    p.size = bytes.len() as u64;
+    if let Some(r) = rec
+        && r.hash == hash
+        && r.skip_reason.is_none()
+        && r.size == p.size
+    {
+        return p;
+    }
+    let text = match decode(&bytes) {
+        Ok(t) => t,
+        Err(reason) => {
+            p.outcome = Outcome::Skipped { hash, reason };
+            return p;
+        }
+    };
+    let lang = refine_lang(cand.lang, &text);
+    p.lang = Some(lang);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        extractor.extract(&cand.rel, &text, lang)
+    }));
+    p.outcome = match result {
+        Ok(Ok(extracted)) => Outcome::Indexed { hash, extracted },
+        Ok(Err(e)) => Outcome::Skipped {
+            hash,
+            reason: format!("parse failure: {e}"),
+        },
+        Err(_) => {
+            *extractor = Extractor::new();
+            Outcome::Skipped {
+                hash,
+                reason: "parse failure: internal error in the parser".into(),
+            }
+        }
+    };
+    p
+}
+
+/// Decodes file bytes as text, or says why the file is skipped.
+fn decode(bytes: &[u8]) -> std::result::Result<String, String> {
+    // The same rule as ripgrep and git: a NUL byte early on means binary.
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+        return decode_utf16(bytes);
+    }
+    if head.contains(&0) {
+        return Err("binary: NUL byte in the first 8 KiB".into());
+    }
+    let bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(s.to_string()),
+        Err(_) => {
+            let lossy = String::from_utf8_lossy(bytes);
+            let bad = lossy.matches('\u{FFFD}').count();
+            if bad * 100 <= bytes.len() * MAX_INVALID_PERCENT {
+                Ok(lossy.into_owned())
+            } else {
+                Err(format!("invalid UTF-8: {bad} undecodable sequences"))
+            }
+        }
+    }
+}
+
+fn decode_utf16(bytes: &[u8]) -> std::result::Result<String, String> {
+    let le = bytes.starts_with(&[0xFF, 0xFE]);
+    let units: Vec<u16> = bytes[2..]
+        .chunks_exact(2)
+        .map(|c| {
+            if le {
+                u16::from_le_bytes([c[0], c[1]])
+            } else {
+                u16::from_be_bytes([c[0], c[1]])
+            }
+        })
+        .collect();
+    String::from_utf16(&units).map_err(|_| "invalid UTF-16: undecodable text".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_rules() {
+        assert_eq!(decode(b"fn main() {}").as_deref(), Ok("fn main() {}"));
+        assert!(decode(b"abc\0def").unwrap_err().starts_with("binary"));
+        let mut latin = b"// caf\xe9\n".to_vec();
+        latin.extend(std::iter::repeat_n(b'x', 200));
+        assert!(decode(&latin).is_ok(), "one bad byte is tolerated");
+        assert!(decode(b"\x80\x81\x82\x83abc").is_err());
+        assert_eq!(decode(b"\xEF\xBB\xBFhi").as_deref(), Ok("hi"));
+        let utf16: Vec<u8> = [0xFF, 0xFE, b'h', 0, b'i', 0].to_vec();
+        assert_eq!(decode(&utf16).as_deref(), Ok("hi"));
+    }
+}

@@ -1,0 +1,412 @@
+//! Owns language detection (file name → [`Lang`], plus the `.h` C-or-C++
+//! guess) and the per-language tree-sitter grammar with its tags query, built
+//! once per process and shared by every thread. Does not parse files or
+//! interpret query captures (that is `extract`'s job).
+//!
+//! **Invariant**: every tags query is the grammar crate's own `TAGS_QUERY`
+//! followed by our additions in `src/extract/queries/*.scm`, so the stock
+//! patterns keep the lowest pattern indexes and win ties when the extractor
+//! deduplicates. TypeScript and TSX also need JavaScript's query: the
+//! TypeScript crate's query only covers what TypeScript adds.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use tree_sitter::{Language, Query};
+
+use crate::model::Lang;
+
+/// Guesses the language of a file from its name alone. `None` means the
+/// file is not indexed at all (binaries, images, lock files, unknown types).
+pub fn detect_lang(path: &Path) -> Option<Lang> {
+    let name = path.file_name()?.to_string_lossy();
+    if let Some(lang) = lang_for_file_name(&name) {
+        return Some(lang);
+    }
+    let ext = match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => Some(ext.to_ascii_lowercase()),
+        _ => None,
+    };
+    if let Some(lang) = ext.as_deref().and_then(lang_for_extension) {
+        return Some(lang);
+    }
+    if is_docs_file_name(&name) {
+        return Some(Lang::Docs);
+    }
+    None
+}
+
+/// Well-known files recognised by their whole name.
+fn lang_for_file_name(name: &str) -> Option<Lang> {
+    Some(match name {
+        "Rakefile" | "Gemfile" | "Guardfile" | "Capfile" | "Vagrantfile" | "Podfile" => Lang::Ruby,
+        "Makefile" | "makefile" | "GNUmakefile" | "Dockerfile" | "Containerfile"
+        | "CMakeLists.txt" | "Jenkinsfile" => Lang::OtherCode,
+        _ if name.starts_with("Dockerfile.") => Lang::OtherCode,
+        _ => return None,
+    })
+}
+
+/// Extension (lowercase, without the dot) → language.
+fn lang_for_extension(ext: &str) -> Option<Lang> {
+    Some(match ext {
+        "rs" => Lang::Rust,
+        "py" | "pyi" => Lang::Python,
+        "js" | "mjs" | "cjs" | "jsx" => Lang::JavaScript,
+        "ts" | "mts" | "cts" => Lang::TypeScript,
+        "tsx" => Lang::Tsx,
+        "go" => Lang::Go,
+        "java" => Lang::Java,
+        "c" | "h" => Lang::C,
+        "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" | "inl" => {
+            Lang::Cpp
+        }
+        "rb" | "rake" | "gemspec" | "ru" => Lang::Ruby,
+        "html" | "htm" | "css" | "scss" | "sass" | "less" | "json" | "yaml" | "yml" | "toml"
+        | "xml" | "sh" | "bash" | "zsh" | "fish" | "sql" | "kt" | "kts" | "swift" | "php"
+        | "cs" | "scala" | "lua" | "pl" | "pm" | "r" | "ex" | "exs" | "erl" | "hs" | "ml"
+        | "mli" | "vue" | "svelte" | "proto" | "graphql" | "gql" | "cmake" | "ini" | "cfg"
+        | "conf" | "gradle" | "tf" | "dart" | "zig" | "nim" | "jl" | "dockerfile" | "mk" => {
+            Lang::OtherCode
+        }
+        "md" | "markdown" | "rst" | "txt" | "adoc" | "asciidoc" | "org" => Lang::Docs,
+        _ => return None,
+    })
+}
+
+/// README, LICENSE, CHANGELOG and friends, with no extension or an unknown
+/// one (`LICENSE-MIT`, `COPYING.LESSER`).
+fn is_docs_file_name(name: &str) -> bool {
+    const STEMS: [&str; 17] = [
+        "README",
+        "LICENSE",
+        "LICENCE",
+        "COPYING",
+        "CHANGELOG",
+        "CHANGES",
+        "HISTORY",
+        "NEWS",
+        "AUTHORS",
+        "CONTRIBUTORS",
+        "CONTRIBUTING",
+        "NOTICE",
+        "INSTALL",
+        "TODO",
+        "MAINTAINERS",
+        "SECURITY",
+        "CODE_OF_CONDUCT",
+    ];
+    let upper = name.to_ascii_uppercase();
+    STEMS.iter().any(|stem| {
+        upper
+            .strip_prefix(stem)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '-', '_']))
+    })
+}
+
+/// How much of a `.h` file [`refine_lang`] looks at.
+const REFINE_SCAN_BYTES: usize = 64 * 1024;
+
+/// Corrects a name-based guess with a cheap look at the text: a `.h` header
+/// detected as C becomes C++ when it clearly is C++ (classes, namespaces,
+/// templates, access specifiers, `std::`, extension-less standard headers).
+/// Every other language is returned unchanged.
+pub fn refine_lang(lang: Lang, source: &str) -> Lang {
+    if lang != Lang::C {
+        return lang;
+    }
+    let mut end = source.len().min(REFINE_SCAN_BYTES);
+    while !source.is_char_boundary(end) {
+        end -= 1;
+    }
+    if source[..end].lines().any(is_cpp_line) {
+        Lang::Cpp
+    } else {
+        Lang::C
+    }
+}
+
+fn is_cpp_line(line: &str) -> bool {
+    let t = line.trim_start();
+    let starts_word = |word: &str| {
+        t.strip_prefix(word).is_some_and(|rest| {
+            rest.starts_with(|c: char| c.is_whitespace() || c == '<' || c == ':')
+        })
+    };
+    if starts_word("class") && !t.trim_end().ends_with(';') {
+        return true;
+    }
+    if starts_word("namespace") || starts_word("template") || t.starts_with("using namespace") {
+        return true;
+    }
+    if ["public:", "private:", "protected:"]
+        .iter()
+        .any(|s| t.starts_with(s))
+    {
+        return true;
+    }
+    if t.contains("std::") {
+        return true;
+    }
+    // C's standard headers all end in `.h`; `<vector>` or `<iostream>` is C++.
+    if let Some(rest) = t.strip_prefix("#include") {
+        let rest = rest.trim_start();
+        if let Some(header) = rest
+            .strip_prefix('<')
+            .and_then(|r| r.split_once('>'))
+            .map(|(h, _)| h)
+        {
+            return !header.is_empty()
+                && !header.contains('.')
+                && !header.contains('/')
+                && header.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+        }
+    }
+    false
+}
+
+/// A tree-sitter grammar and its tags query, compiled once.
+pub struct Grammar {
+    pub lang: Lang,
+    pub language: Language,
+    /// The stock `TAGS_QUERY` with repo-search's additions appended.
+    pub tags_query: Query,
+}
+
+/// The grammar and tags query for `lang`, compiled on first use and shared by
+/// all threads afterwards; `None` for languages without a grammar
+/// ([`Lang::OtherCode`], [`Lang::Docs`]).
+///
+/// # Panics
+///
+/// If a built-in query does not compile against its grammar, which is a bug
+/// caught by `lang::tests::all_grammars_and_queries_compile`.
+pub fn grammar(lang: Lang) -> Option<&'static Grammar> {
+    static GRAMMARS: [OnceLock<Grammar>; 10] = [const { OnceLock::new() }; 10];
+    let slot = grammar_slot(lang)?;
+    Some(GRAMMARS[slot].get_or_init(|| {
+        let (language, source) = grammar_parts(lang);
+        let tags_query = Query::new(&language, &source).unwrap_or_else(|e| {
+            panic!(
+                "built-in tags query for {} does not compile: {e}",
+                lang.name()
+            )
+        });
+        Grammar {
+            lang,
+            language,
+            tags_query,
+        }
+    }))
+}
+
+fn grammar_slot(lang: Lang) -> Option<usize> {
+    Some(match lang {
+        Lang::Rust => 0,
+        Lang::Python => 1,
+        Lang::JavaScript => 2,
+        Lang::TypeScript => 3,
+        Lang::Tsx => 4,
+        Lang::Go => 5,
+        Lang::Java => 6,
+        Lang::C => 7,
+        Lang::Cpp => 8,
+        Lang::Ruby => 9,
+        Lang::OtherCode | Lang::Docs => return None,
+    })
+}
+
+const RUST_EXTRA: &str = include_str!("extract/queries/rust.scm");
+const PYTHON_EXTRA: &str = include_str!("extract/queries/python.scm");
+const ECMA_EXTRA: &str = include_str!("extract/queries/ecma.scm");
+const JAVASCRIPT_EXTRA: &str = include_str!("extract/queries/javascript.scm");
+const TYPESCRIPT_EXTRA: &str = include_str!("extract/queries/typescript.scm");
+const GO_EXTRA: &str = include_str!("extract/queries/go.scm");
+const JAVA_EXTRA: &str = include_str!("extract/queries/java.scm");
+const C_EXTRA: &str = include_str!("extract/queries/c.scm");
+const CPP_EXTRA: &str = include_str!("extract/queries/cpp.scm");
+const RUBY_EXTRA: &str = include_str!("extract/queries/ruby.scm");
+
+/// The tree-sitter language and the full tags query source for `lang`.
+/// Only called for languages with a grammar slot.
+fn grammar_parts(lang: Lang) -> (Language, String) {
+    let (language, parts): (Language, &[&str]) = match lang {
+        Lang::Rust => (
+            tree_sitter_rust::LANGUAGE.into(),
+            &[tree_sitter_rust::TAGS_QUERY, RUST_EXTRA],
+        ),
+        Lang::Python => (
+            tree_sitter_python::LANGUAGE.into(),
+            &[tree_sitter_python::TAGS_QUERY, PYTHON_EXTRA],
+        ),
+        Lang::JavaScript => (
+            tree_sitter_javascript::LANGUAGE.into(),
+            &[
+                tree_sitter_javascript::TAGS_QUERY,
+                ECMA_EXTRA,
+                JAVASCRIPT_EXTRA,
+            ],
+        ),
+        Lang::TypeScript | Lang::Tsx => (
+            if lang == Lang::Tsx {
+                tree_sitter_typescript::LANGUAGE_TSX.into()
+            } else {
+                tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()
+            },
+            &[
+                tree_sitter_typescript::TAGS_QUERY,
+                tree_sitter_javascript::TAGS_QUERY,
+                ECMA_EXTRA,
+                TYPESCRIPT_EXTRA,
+            ],
+        ),
+        Lang::Go => (
+            tree_sitter_go::LANGUAGE.into(),
+            &[tree_sitter_go::TAGS_QUERY, GO_EXTRA],
+        ),
+        Lang::Java => (
+            tree_sitter_java::LANGUAGE.into(),
+            &[tree_sitter_java::TAGS_QUERY, JAVA_EXTRA],
+        ),
+        Lang::C => (
+            tree_sitter_c::LANGUAGE.into(),
+            &[tree_sitter_c::TAGS_QUERY, C_EXTRA],
+        ),
+        Lang::Cpp => (
+            tree_sitter_cpp::LANGUAGE.into(),
+            &[tree_sitter_cpp::TAGS_QUERY, C_EXTRA, CPP_EXTRA],
+        ),
+        Lang::Ruby => (
+            tree_sitter_ruby::LANGUAGE.into(),
+            &[tree_sitter_ruby::TAGS_QUERY, RUBY_EXTRA],
+        ),
+        Lang::OtherCode | Lang::Docs => unreachable!("grammar_parts called for {}", lang.name()),
+    };
+    // A newline between parts so a query file without a trailing newline
+    // cannot glue its last pattern to the next file's first comment.
+    (language, parts.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(path: &str) -> Option<Lang> {
+        detect_lang(Path::new(path))
+    }
+
+    #[test]
+    fn detect_by_extension() {
+        assert_eq!(d("src/main.rs"), Some(Lang::Rust));
+        assert_eq!(d("a/b.py"), Some(Lang::Python));
+        assert_eq!(d("stubs/x.pyi"), Some(Lang::Python));
+        for js in ["a.js", "a.mjs", "a.cjs", "a.jsx"] {
+            assert_eq!(d(js), Some(Lang::JavaScript), "{js}");
+        }
+        for ts in ["a.ts", "a.mts", "a.cts", "types.d.ts"] {
+            assert_eq!(d(ts), Some(Lang::TypeScript), "{ts}");
+        }
+        assert_eq!(d("App.tsx"), Some(Lang::Tsx));
+        assert_eq!(d("main.go"), Some(Lang::Go));
+        assert_eq!(d("Main.java"), Some(Lang::Java));
+        assert_eq!(d("x.c"), Some(Lang::C));
+        assert_eq!(d("x.h"), Some(Lang::C));
+        for cpp in [
+            "x.cc", "x.cpp", "x.cxx", "x.c++", "x.hpp", "x.hh", "x.hxx", "x.h++", "X.CPP",
+        ] {
+            assert_eq!(d(cpp), Some(Lang::Cpp), "{cpp}");
+        }
+        for rb in ["x.rb", "tasks.rake", "x.gemspec", "Rakefile", "Gemfile"] {
+            assert_eq!(d(rb), Some(Lang::Ruby), "{rb}");
+        }
+        for other in [
+            "index.html",
+            "a.css",
+            "package.json",
+            "ci.yml",
+            "Cargo.toml",
+            "run.sh",
+            "Makefile",
+            "Dockerfile",
+            "CMakeLists.txt",
+            "schema.sql",
+            "a.kt",
+            "x.vue",
+            "main.tf",
+        ] {
+            assert_eq!(d(other), Some(Lang::OtherCode), "{other}");
+        }
+        for doc in [
+            "README.md",
+            "docs/intro.rst",
+            "notes.txt",
+            "README",
+            "LICENSE",
+            "CHANGELOG",
+            "LICENSE-MIT",
+            "x.adoc",
+        ] {
+            assert_eq!(d(doc), Some(Lang::Docs), "{doc}");
+        }
+        for none in [
+            "logo.png",
+            "Cargo.lock",
+            "a.o",
+            "noext",
+            ".bashrc",
+            "archive.tar.gz",
+            "READMEISH",
+        ] {
+            assert_eq!(d(none), None, "{none}");
+        }
+    }
+
+    #[test]
+    fn refine_h_to_cpp_only_when_clearly_cpp() {
+        let c = "#ifndef X_H\n#define X_H\n#include <stdio.h>\n#ifdef __cplusplus\nextern \"C\" {\n#endif\nstruct point { int x; };\nint add(int a, int b);\n#endif\n";
+        assert_eq!(refine_lang(Lang::C, c), Lang::C);
+        assert_eq!(
+            refine_lang(Lang::C, "#include <vector>\nint f();\n"),
+            Lang::Cpp
+        );
+        assert_eq!(
+            refine_lang(Lang::C, "namespace util {\nint f();\n}\n"),
+            Lang::Cpp
+        );
+        assert_eq!(
+            refine_lang(Lang::C, "template<typename T>\nT id(T x);\n"),
+            Lang::Cpp
+        );
+        assert_eq!(
+            refine_lang(Lang::C, "class Widget {\npublic:\n  int w;\n};\n"),
+            Lang::Cpp
+        );
+        assert_eq!(refine_lang(Lang::C, "class Widget;\n"), Lang::C);
+        assert_eq!(
+            refine_lang(Lang::Python, "class X:\n  pass\n"),
+            Lang::Python
+        );
+        assert_eq!(refine_lang(Lang::C, ""), Lang::C);
+    }
+
+    #[test]
+    fn all_grammars_and_queries_compile() {
+        for lang in Lang::ALL {
+            let Some(g) = grammar(lang) else {
+                assert!(!lang.has_grammar(), "{lang:?} has no grammar");
+                continue;
+            };
+            assert_eq!(g.lang, lang);
+            let names = g.tags_query.capture_names();
+            assert!(names.contains(&"name"), "{lang:?} query has no @name");
+            assert!(
+                names.iter().any(|n| n.starts_with("definition.")),
+                "{lang:?} query has no definitions"
+            );
+            let mut parser = tree_sitter::Parser::new();
+            parser
+                .set_language(&g.language)
+                .expect("grammar ABI matches tree-sitter");
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! repo-search: local code search for one repository.
+//!
+//! Keyword search (ripgrep's libraries), symbol search (tree-sitter tags in a
+//! project-local SQLite index), BM25 over symbol-aligned chunks, an MCP server
+//! and a watching daemon. The binaries in `bin/` are thin wrappers over
+//! [`cli`]; see ARCHITECTURE.md for the code map.
+
+pub mod cli;
+pub mod daemon;
+pub mod embed;
+pub mod error;
+pub mod eval;
+pub mod extract;
+pub mod index;
+pub mod init;
+pub mod lang;
+pub mod lock;
+pub mod mcp;
+pub mod model;
+pub mod paths;
+pub mod registry;
+pub mod search;
+pub mod settings;
+pub mod status;
+pub mod store;
+pub mod text;
+pub mod walk;

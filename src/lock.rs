@@ -1,0 +1,119 @@
+//! Owns the one-writer-at-a-time rule for an index: an advisory lock on
+//! `.repo_search/index.lock` (flock through `std::fs::File::lock`).
+//!
+//! The lock dies with its process, so a killed writer never leaves a stale
+//! lock behind: recovery after a crash needs nothing. The holder writes its
+//! pid into the file so a waiting writer can say whom it waits for.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::error::UserError;
+
+pub struct WriterLock {
+    file: File,
+    path: PathBuf,
+}
+
+pub fn lock_path(root: &Path) -> PathBuf {
+    crate::store::index_dir(root).join("index.lock")
+}
+
+fn open(root: &Path) -> Result<(File, PathBuf)> {
+    let dir = crate::store::index_dir(root);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+    let path = lock_path(root);
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .with_context(|| format!("cannot open lock file `{}`", path.display()))?;
+    Ok((file, path))
+}
+
+fn holder_pid(file: &mut File) -> Option<u32> {
+    let mut s = String::new();
+    file.seek(SeekFrom::Start(0)).ok()?;
+    file.read_to_string(&mut s).ok()?;
+    s.trim().parse().ok()
+}
+
+/// How to behave when another writer holds the lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhenBusy {
+    /// Block until the other writer finishes; `on_wait` is told once.
+    Wait,
+    /// Fail at once with a clear message.
+    Fail,
+}
+
+impl WriterLock {
+    /// Takes the writer lock of the project at `root`.
+    pub fn acquire(
+        root: &Path,
+        busy: WhenBusy,
+        on_wait: impl FnOnce(Option<u32>),
+    ) -> Result<WriterLock> {
+        let (mut file, path) = open(root)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let pid = holder_pid(&mut file);
+                match busy {
+                    WhenBusy::Fail => {
+                        let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+                        return Err(UserError::new(format!(
+                            "another repo-search process{who} is writing the index of `{}`",
+                            root.display()
+                        ))
+                        .hint("wait for it to finish, or run `repo-search index` again without --no-wait to wait")
+                        .into());
+                    }
+                    WhenBusy::Wait => {
+                        on_wait(pid);
+                        file.lock()
+                            .with_context(|| format!("cannot lock `{}`", path.display()))?;
+                    }
+                }
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("cannot lock `{}`", path.display()));
+            }
+        }
+        file.set_len(0)?;
+        file.seek(SeekFrom::Start(0))?;
+        write!(file, "{}", std::process::id())?;
+        file.flush()?;
+        Ok(WriterLock { file, path })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for WriterLock {
+    fn drop(&mut self) {
+        let _ = self.file.set_len(0);
+        let _ = self.file.unlock();
+    }
+}
+
+/// The pid of the process writing the index right now, if any writer holds
+/// the lock. Does not block.
+pub fn current_writer(root: &Path) -> Option<u32> {
+    let path = lock_path(root);
+    let mut file = OpenOptions::new().read(true).write(true).open(path).ok()?;
+    match file.try_lock_shared() {
+        Ok(()) => {
+            let _ = file.unlock();
+            None
+        }
+        Err(_) => Some(holder_pid(&mut file).unwrap_or(0)),
+    }
+}

@@ -1,0 +1,240 @@
+//! Owns `repo-search mcp`: the stdio MCP server that coding agents (Claude
+//! Code first) start from a project's `.mcp.json`. The only module that
+//! knows MCP; it turns tool calls into library calls and library results
+//! into tool results. Does not search or index itself (`search`, `index`).
+//!
+//! Protocol: built on `rmcp`, which answers both eras on the same stdio
+//! stream: the `initialize` handshake (2025-11-25 and earlier) and the
+//! stateless 2026-07-28 requests (`server/discover`, then requests carrying
+//! protocol version, client info and capabilities in `_meta`).
+//!
+//! **Invariants**
+//! - Stdout is the protocol: nothing else may write there (`print_stdout`
+//!   is denied here; logs go to stderr through `tracing`).
+//! - Nothing a client sends can take the server down: every call runs on the
+//!   blocking pool inside `catch_unwind`; bad arguments and failures become
+//!   tool results with `isError: true` and a hint; only an unknown tool or a
+//!   malformed request is a JSON-RPC error.
+//! - The server reads only inside the project root and writes only inside
+//!   `.repo_search/` (through the indexer).
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod params;
+mod state;
+mod tools;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{MaybeSendFuture, RequestContext};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+
+pub use state::{REFRESH_INTERVAL, REFRESH_WAIT};
+pub use tools::BUDGET_CHARS;
+
+use crate::error::find_user_error;
+use crate::settings::{Overrides, Settings, find_root};
+use state::ServerState;
+use tools::{ErrorOut, ToolName};
+
+const INSTRUCTIONS: &str = "repo-search answers questions about this repository from a local index. \
+Pick the tool by what you know: a name -> find_symbol (definitions) or find_references (uses); \
+a concept in words -> search; exact text or a regex -> search_keyword (always current, no index needed); \
+a file's structure -> list_defs_in_file; the code itself -> read_file with a line range. \
+Paths are relative to the project root. Results are bounded; when `truncated` is true, follow the `hint` to page or narrow.";
+
+/// Runs the server on stdin/stdout until the client closes stdin.
+pub fn run(root: Option<&Path>) -> Result<()> {
+    let root = find_root(root)?;
+    let (settings, config_error) = match Settings::resolve(root.clone(), &Overrides::default()) {
+        Ok(s) => (s, None),
+        Err(e) => {
+            // A broken config file must not take the agent's tools away: fall
+            // back to the defaults and report it in `index_status`.
+            let msg = find_user_error(&e)
+                .map(|u| u.message.clone())
+                .unwrap_or_else(|| format!("{e:#}"));
+            tracing::warn!("{msg}; using default settings");
+            let settings = Settings {
+                root,
+                max_file_size: crate::settings::DEFAULT_MAX_FILE_SIZE,
+                walk: crate::walk::WalkOptions::default(),
+                provenance: Vec::new(),
+            };
+            (settings, Some(msg))
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("repo-search-mcp")
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(serve(settings, config_error))
+}
+
+async fn serve(settings: Settings, config_error: Option<String>) -> Result<()> {
+    tracing::info!(root = %settings.root.display(), "repo-search mcp starting");
+    let state = Arc::new(ServerState::new(settings, config_error));
+    // Build a missing index, or catch up with edits made while no server ran.
+    state.kick(std::time::Duration::ZERO);
+    let server = McpServer {
+        state,
+        tools: Arc::new(ToolName::ALL.iter().map(|t| t.tool()).collect()),
+    };
+    let running = match server.serve(rmcp::transport::stdio_pipes()).await {
+        Ok(r) => r,
+        Err(e) => {
+            // A client that connects and leaves without a request is not an error.
+            tracing::info!("client left before the first request: {e}");
+            return Ok(());
+        }
+    };
+    let reason = running.waiting().await;
+    tracing::info!(?reason, "repo-search mcp stopped");
+    Ok(())
+}
+
+#[derive(Clone)]
+struct McpServer {
+    state: Arc<ServerState>,
+    tools: Arc<Vec<Tool>>,
+}
+
+fn text(s: impl Into<String>) -> ContentBlock {
+    ContentBlock::text(s.into())
+}
+
+/// Library hints are written for the command line; these say the same in
+/// the tools' own terms.
+const HINTS_IN_TOOL_TERMS: &[(&str, &str)] = &[
+    ("--fixed-strings (-F)", "fixed_strings: true"),
+    ("use `repo-search outline` or `search_keyword`", "use find_symbol or search_keyword"),
+    ("keyword search with -i", "search_keyword with case_insensitive: true"),
+    (", or several with -e", ""),
+    ("; run `repo-search index` if the file is new", ""),
+    ("(--root DIR)", ""),
+];
+
+fn hint_in_tool_terms(hint: &str) -> String {
+    HINTS_IN_TOOL_TERMS.iter().fold(hint.to_string(), |h, (cli, tool)| h.replace(cli, tool))
+}
+
+/// A tool-level error: the model reads `error` and `hint` and fixes its call.
+fn error_result(error: String, hint: Option<String>) -> CallToolResult {
+    let hint = hint.map(|h| hint_in_tool_terms(&h));
+    let line = match &hint {
+        Some(h) => format!("error: {error}\nhint: {h}"),
+        None => format!("error: {error}"),
+    };
+    let mut r = CallToolResult::error(vec![text(line)]);
+    r.structured_content = serde_json::to_value(ErrorOut { error, hint }).ok();
+    r
+}
+
+fn run_tool(
+    state: &ServerState,
+    tool: ToolName,
+    args: Option<&rmcp::model::JsonObject>,
+) -> CallToolResult {
+    let started = std::time::Instant::now();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        tools::call(state, tool, args)
+    }));
+    let result = match outcome {
+        Ok(Ok(answer)) => {
+            let mut r = CallToolResult::success(vec![text(answer.summary)]);
+            r.structured_content = Some(answer.structured);
+            r
+        }
+        Ok(Err(e)) => match find_user_error(&e) {
+            Some(u) => error_result(u.message.clone(), u.hint.clone()),
+            None => {
+                tracing::warn!(tool = tool.name(), "tool failed: {e:#}");
+                error_result(
+                    format!("{e:#}"),
+                    Some("this is a failure of the server, not of the call; index_status may say more".into()),
+                )
+            }
+        },
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            tracing::error!(tool = tool.name(), "tool panicked: {what}");
+            error_result(
+                format!("internal error in `{}`: {what}", tool.name()),
+                Some("the server is still running; try different arguments or another tool".into()),
+            )
+        }
+    };
+    tracing::debug!(
+        tool = tool.name(),
+        ms = started.elapsed().as_millis() as u64,
+        "tool call"
+    );
+    result
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "repo-search",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<ListToolsResult, McpError>> + MaybeSendFuture + '_ {
+        std::future::ready(Ok(ListToolsResult::with_all_items(
+            self.tools.as_ref().clone(),
+        )))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let Some(tool) = ToolName::from_name(&request.name) else {
+            let names: Vec<&str> = ToolName::ALL.iter().map(|t| t.name()).collect();
+            return Err(McpError::invalid_params(
+                format!(
+                    "unknown tool `{}`; the tools are: {}",
+                    request.name,
+                    names.join(", ")
+                ),
+                None,
+            ));
+        };
+        let state = Arc::clone(&self.state);
+        let args = request.arguments;
+        let joined =
+            tokio::task::spawn_blocking(move || run_tool(&state, tool, args.as_ref())).await;
+        let result = joined.unwrap_or_else(|e| {
+            tracing::error!(tool = tool.name(), "tool task failed: {e}");
+            error_result(
+                format!("internal error in `{}`", tool.name()),
+                Some("try again".into()),
+            )
+        });
+        Ok(CallToolResponse::Complete(result))
+    }
+}

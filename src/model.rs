@@ -1,0 +1,134 @@
+//! Owns the plain data types shared by extraction, storage and search.
+//! Does not serialize for any wire format itself (the CLI, MCP and IPC
+//! layers own their JSON shapes); `Serialize` is derived only so those
+//! layers can embed these values directly.
+
+use serde::Serialize;
+
+/// A programming or documentation language known to the indexer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    Rust,
+    Python,
+    JavaScript,
+    TypeScript,
+    Tsx,
+    Go,
+    Java,
+    C,
+    Cpp,
+    Ruby,
+    /// Source code without a grammar here: chunked by lines for BM25 only.
+    OtherCode,
+    /// Markdown, reStructuredText, plain text: chunked by paragraphs.
+    Docs,
+}
+
+impl Lang {
+    /// Stable lowercase name used in the index, the CLI and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Rust => "rust",
+            Lang::Python => "python",
+            Lang::JavaScript => "javascript",
+            Lang::TypeScript => "typescript",
+            Lang::Tsx => "tsx",
+            Lang::Go => "go",
+            Lang::Java => "java",
+            Lang::C => "c",
+            Lang::Cpp => "cpp",
+            Lang::Ruby => "ruby",
+            Lang::OtherCode => "other",
+            Lang::Docs => "docs",
+        }
+    }
+
+    /// Parses a name as written by [`Lang::name`], plus common aliases.
+    pub fn from_name(name: &str) -> Option<Lang> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "rust" | "rs" => Lang::Rust,
+            "python" | "py" => Lang::Python,
+            "javascript" | "js" | "jsx" => Lang::JavaScript,
+            "typescript" | "ts" => Lang::TypeScript,
+            "tsx" => Lang::Tsx,
+            "go" | "golang" => Lang::Go,
+            "java" => Lang::Java,
+            "c" => Lang::C,
+            "cpp" | "c++" | "cxx" | "cc" => Lang::Cpp,
+            "ruby" | "rb" => Lang::Ruby,
+            "other" => Lang::OtherCode,
+            "docs" | "markdown" | "md" | "text" => Lang::Docs,
+            _ => return None,
+        })
+    }
+
+    pub const ALL: [Lang; 12] = [
+        Lang::Rust,
+        Lang::Python,
+        Lang::JavaScript,
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::Go,
+        Lang::Java,
+        Lang::C,
+        Lang::Cpp,
+        Lang::Ruby,
+        Lang::OtherCode,
+        Lang::Docs,
+    ];
+
+    /// True for languages that have a tree-sitter grammar and tags query.
+    pub fn has_grammar(self) -> bool {
+        !matches!(self, Lang::OtherCode | Lang::Docs)
+    }
+}
+
+/// A definition found in a file. Lines are 1-based and inclusive.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Symbol {
+    pub name: String,
+    /// Normalised kind: function, method, class, struct, enum, interface,
+    /// trait, module, constant, variable, type, macro, field, impl.
+    pub kind: String,
+    /// Name of the innermost enclosing definition (class, impl, module), if any.
+    pub container: Option<String>,
+    /// The first line of the definition, trimmed and bounded in length.
+    pub signature: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// 1-based line and column of the name itself (may differ from `start_line`
+    /// when decorators, attributes or doc comments open the definition).
+    pub name_line: u32,
+    pub name_column: u32,
+}
+
+/// A use of a name (call, type use, ...). Lines and columns are 1-based.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Reference {
+    pub name: String,
+    /// call, type, implementation, ... as named by the grammar's tags query.
+    pub kind: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// A symbol-aligned slice of a file, the unit of BM25 (and later vector) search.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Chunk {
+    pub start_line: u32,
+    pub end_line: u32,
+    /// Enclosing symbol path, e.g. `Config::parse` or `views.LoginView.post`.
+    pub symbol: Option<String>,
+    /// Kind of the enclosing symbol, if any.
+    pub kind: Option<String>,
+    pub text: String,
+}
+
+/// Everything extraction learns about one file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Extracted {
+    pub symbols: Vec<Symbol>,
+    pub refs: Vec<Reference>,
+    pub chunks: Vec<Chunk>,
+}

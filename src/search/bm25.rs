@@ -1,0 +1,96 @@
+//! Owns BM25 search over the indexed chunks (SQLite FTS5). Does not fuse
+//! with other arms (that is hybrid search's job).
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::error::UserError;
+use crate::search::{ChunkFilter, best_snippet};
+use crate::store::Store;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChunkHit {
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub symbol: Option<String>,
+    pub kind: Option<String>,
+    pub lang: String,
+    /// Higher is better; BM25 as computed by FTS5 (sign flipped).
+    pub score: f64,
+    /// First line of `snippet`.
+    pub snippet_line: u32,
+    /// The most relevant lines of the chunk, bounded in length.
+    pub snippet: String,
+}
+
+/// Weights of the FTS columns: chunk body, enclosing symbol, path.
+const COLUMN_WEIGHTS: (f64, f64, f64) = (1.0, 4.0, 2.0);
+
+/// BM25 search. Returns at most `limit` hits, best first, and the number of
+/// chunks that matched any query term.
+pub fn search_bm25(
+    store: &Store,
+    query: &str,
+    filter: &ChunkFilter,
+    limit: usize,
+    snippet_lines: usize,
+) -> Result<Vec<ChunkHit>> {
+    let Some(fts) = crate::text::fts_query(query) else {
+        return Err(UserError::new("the query has no searchable words")
+            .hint("use words or identifiers, e.g. `parse config file`; for punctuation use keyword search")
+            .into());
+    };
+    let terms = crate::text::query_terms(query);
+    let conn = store.conn();
+    let mut want = (limit * 4).max(100);
+    loop {
+        let mut stmt = conn.prepare_cached(
+            "SELECT c.id, f.path, c.start_line, c.end_line, c.symbol, c.kind, f.lang, c.text, r.score
+             FROM (SELECT rowid AS id, bm25(chunks_fts, ?2, ?3, ?4) AS score FROM chunks_fts
+                   WHERE chunks_fts MATCH ?1 ORDER BY score LIMIT ?5) r
+             JOIN chunks c ON c.id = r.id JOIN files f ON f.id = c.file_id
+             ORDER BY r.score, f.path, c.start_line",
+        )?;
+        let mut rows = stmt.query(rusqlite::params![
+            fts,
+            COLUMN_WEIGHTS.0,
+            COLUMN_WEIGHTS.1,
+            COLUMN_WEIGHTS.2,
+            want as i64
+        ])?;
+        let mut hits = Vec::new();
+        let mut seen = 0usize;
+        while let Some(r) = rows.next()? {
+            seen += 1;
+            let path: String = r.get(1)?;
+            let lang: String = r.get::<_, Option<String>>(6)?.unwrap_or_default();
+            if !filter.accepts(&path, &lang) {
+                continue;
+            }
+            if hits.len() >= limit {
+                continue;
+            }
+            let start_line: u32 = r.get(2)?;
+            let text: String = r.get(7)?;
+            let (snippet_line, snippet) = best_snippet(&text, start_line, &terms, snippet_lines);
+            hits.push(ChunkHit {
+                path,
+                start_line,
+                end_line: r.get(3)?,
+                symbol: r.get(4)?,
+                kind: r.get(5)?,
+                lang,
+                score: -r.get::<_, f64>(8)?,
+                snippet_line,
+                snippet,
+            });
+        }
+        // Filters may have dropped hits: widen the candidate window and retry,
+        // unless every match was already seen.
+        if hits.len() >= limit || seen < want || want >= 100_000 {
+            return Ok(hits);
+        }
+        want *= 8;
+    }
+}

@@ -1,0 +1,1625 @@
+//! Owns keyword search: ripgrep's matcher (`grep-regex`) and searcher
+//! (`grep-searcher`) run over the shared walk ([`crate::walk`]) in parallel,
+//! with results that are the same lines `rg -n` prints for the same flags.
+//! Does not rank, read the index or know any wire format (the CLI and MCP
+//! layers own JSON shapes; the result types only derive `Serialize` so they
+//! can be passed through as-is).
+//!
+//! How ripgrep equivalence is kept: the matcher and searcher are configured
+//! with the knobs ripgrep's `hiargs.rs` sets (`multi_line(true)`, `\n` line
+//! terminator, NUL banned, BOM sniffing, smart case on the joined patterns),
+//! walked files use `BinaryDetection::quit(b'\0')` and explicitly given files
+//! `BinaryDetection::convert(b'\0')` with the standard printer's rule that
+//! nothing is reported after binary data was seen in a converted file; up to
+//! ten explicit files are searched as one in-memory slice, like ripgrep's
+//! memory maps (which changes where binary data is noticed).
+//!
+//! Context lines are reported exactly once, in the order the searcher emits
+//! them: a line that is both after-context of one match and before-context of
+//! the next is attached to the *earlier* match's `after` (as ripgrep prints it
+//! once, between the two), and a matching line is never repeated as context.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use grep_matcher::Matcher;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{
+    BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
+};
+use ignore::{DirEntry, WalkState};
+use serde::Serialize;
+
+use crate::error::UserError;
+use crate::walk::{self, WalkOptions};
+
+/// Longest pattern accepted, in characters.
+pub const MAX_PATTERN_CHARS: usize = 10_000;
+/// Longest line text returned, in characters; longer lines are cut around the
+/// first match and marked with [`ELLIPSIS`].
+pub const MAX_LINE_CHARS: usize = 500;
+/// Marks text cut from a long line.
+pub const ELLIPSIS: &str = "…";
+/// How many per-file failures are kept in [`KeywordResult::skipped`]; the
+/// rest are only counted.
+const MAX_SKIPPED_KEPT: usize = 100;
+/// ripgrep memory-maps up to ten explicit files; an in-memory slice behaves
+/// the same, but reading very large files whole is not worth matching it.
+const MAX_SLICE_FILES: usize = 10;
+const MAX_SLICE_BYTES: u64 = 64 << 20;
+/// When a long line is cut, how many characters to keep before its first
+/// match.
+const CHARS_BEFORE_MATCH: usize = 100;
+
+/// How letter case is matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CaseMode {
+    /// Case matters (ripgrep's default).
+    #[default]
+    Sensitive,
+    /// `-i`: case never matters.
+    Insensitive,
+    /// `-S`: case matters only if the patterns contain an uppercase literal
+    /// character (ripgrep's rule, applied to all patterns together).
+    Smart,
+}
+
+/// One keyword search. `Default` gives ripgrep's defaults with no pattern.
+#[derive(Debug, Clone, Default)]
+pub struct KeywordRequest {
+    /// Patterns; a line matches if any one does (`-e` repeated).
+    pub patterns: Vec<String>,
+    /// `-F`: patterns are literal text, not regexes.
+    pub fixed_strings: bool,
+    pub case: CaseMode,
+    /// `-w`: matches must start and end at (Unicode) word boundaries.
+    pub word: bool,
+    /// `-B`: lines of context before each match.
+    pub before_context: usize,
+    /// `-A`: lines of context after each match.
+    pub after_context: usize,
+    /// `-m`: matched lines reported per file at most.
+    pub max_count: Option<u64>,
+    /// Matched lines reported in total at most; the search stops early once
+    /// more are found. Which files contribute then depends on thread timing.
+    pub max_results: Option<usize>,
+    pub walk: WalkOptions,
+    /// Restrict the search to these files or directories inside the root
+    /// (absolute, validated by the caller). Empty means the whole root. Files
+    /// named here are searched even if ignored, as in ripgrep.
+    pub paths: Vec<PathBuf>,
+}
+
+/// A matched line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KeywordMatch {
+    /// Relative to the root, `/`-separated.
+    pub path: String,
+    /// 1-based line number.
+    pub line: u64,
+    /// 1-based byte column of the first match on the line (`rg --column`).
+    pub column: u64,
+    /// The line without its terminator (`\n` or `\r\n`), lossy UTF-8, at most
+    /// [`MAX_LINE_CHARS`] characters plus [`ELLIPSIS`] markers where cut.
+    pub text: String,
+    /// Byte ranges of each match within `text` (on char boundaries; parts
+    /// cut from `text` are dropped or clipped).
+    pub submatches: Vec<(usize, usize)>,
+    /// Before-context lines, in order.
+    pub before: Vec<ContextLine>,
+    /// After-context lines, in order.
+    pub after: Vec<ContextLine>,
+}
+
+/// A context line around a match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContextLine {
+    pub line: u64,
+    /// Same rules as [`KeywordMatch::text`].
+    pub text: String,
+}
+
+/// A file or directory that could not be searched; the search went on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// Relative to the root when known.
+    pub path: Option<String>,
+    pub reason: String,
+}
+
+/// The outcome of [`search_keyword`].
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct KeywordResult {
+    /// Sorted by path (component-wise, like `rg --sort path`), then line.
+    pub matches: Vec<KeywordMatch>,
+    /// Files opened and searched (binary files included).
+    pub files_searched: usize,
+    /// Files in which at least one matching line was found (reported or not).
+    pub files_matched: usize,
+    /// Matching lines found. Equal to `matches.len()` unless `truncated`, in
+    /// which case it also counts the lines seen beyond `max_results` before
+    /// the search stopped (a lower bound of the true total).
+    pub total_matches: usize,
+    /// True when more matching lines exist than `max_results` allowed.
+    pub truncated: bool,
+    /// Files that matched but contain binary data, so not every match was
+    /// reported: ripgrep's "binary file matches" (explicit files) and
+    /// "stopped searching binary file after match" (walked files).
+    pub binary_matched: Vec<String>,
+    /// Per-file failures (unreadable files, bad ignore files), the first 100.
+    pub skipped: Vec<Skipped>,
+    /// All per-file failures, including those beyond `skipped`.
+    pub skipped_count: usize,
+}
+
+/// Searches `root` (absolute) for `req`, like `rg -n` run from `root`.
+///
+/// Bad input (no pattern, a pattern too long, an invalid regex or glob)
+/// returns a [`UserError`] with a hint. Unreadable files are recorded in
+/// [`KeywordResult::skipped`] and do not stop the search.
+pub fn search_keyword(root: &Path, req: &KeywordRequest) -> anyhow::Result<KeywordResult> {
+    let matcher = build_matcher(req)?;
+    // Explicit paths inside our own index directory are dropped, like walked
+    // ones; asking only for those is an empty search.
+    let paths: Vec<PathBuf> = req
+        .paths
+        .iter()
+        .filter(|p| !walk::is_in_index_dir(root, p))
+        .cloned()
+        .collect();
+    let mut builder = match paths.split_first() {
+        None => walk::walk_builder(root, &req.walk)?,
+        Some((first, rest)) => {
+            let mut builder = walk::walk_builder_for(root, first, &req.walk)?;
+            for path in rest {
+                builder.add(path);
+            }
+            builder
+        }
+    };
+    if (!req.paths.is_empty() && paths.is_empty()) || req.max_count == Some(0) {
+        return Ok(KeywordResult::default());
+    }
+    // ripgrep searches a single file on one thread.
+    if paths.len() == 1 && !paths[0].is_dir() {
+        builder.threads(1);
+    }
+    let slice_explicit =
+        !paths.is_empty() && paths.len() <= MAX_SLICE_FILES && paths.iter().all(|p| p.is_file());
+
+    let mut searcher_builder = SearcherBuilder::new();
+    searcher_builder
+        .line_terminator(grep_matcher::LineTerminator::byte(b'\n'))
+        .line_number(true)
+        .multi_line(false)
+        .before_context(req.before_context)
+        .after_context(req.after_context)
+        .max_matches(req.max_count)
+        .bom_sniffing(true)
+        .binary_detection(BinaryDetection::quit(b'\0'));
+    let searcher = searcher_builder.build();
+
+    let shared = Shared {
+        root,
+        max_results: req.max_results,
+        slice_explicit,
+        reserved: AtomicUsize::new(0),
+        stop: AtomicBool::new(false),
+        outputs: Mutex::new(Vec::new()),
+    };
+    builder.build_parallel().run(|| {
+        let mut worker = Worker {
+            shared: &shared,
+            matcher: matcher.clone(),
+            searcher: searcher.clone(),
+            out: ThreadOutput::default(),
+        };
+        Box::new(move |entry| worker.visit(entry))
+    });
+
+    let outputs = shared
+        .outputs
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    Ok(merge(outputs, req.max_results))
+}
+
+/// Builds the matcher exactly as ripgrep's `matcher_rust` does for the
+/// request's flags, turning bad patterns into a `UserError`.
+fn build_matcher(req: &KeywordRequest) -> anyhow::Result<RegexMatcher> {
+    if req.patterns.is_empty() {
+        return Err(UserError::new("no pattern given")
+            .hint("give a pattern to search for, or several with -e")
+            .into());
+    }
+    for pattern in &req.patterns {
+        let chars = pattern.chars().count();
+        if chars > MAX_PATTERN_CHARS {
+            return Err(UserError::new(format!(
+                "pattern is too long: {chars} characters, the limit is {MAX_PATTERN_CHARS}"
+            ))
+            .hint("search for a shorter, more specific pattern")
+            .into());
+        }
+    }
+    // Like ripgrep, drop duplicate patterns: they cost compile time only.
+    let mut seen = std::collections::HashSet::with_capacity(req.patterns.len());
+    let patterns: Vec<&str> = req
+        .patterns
+        .iter()
+        .map(String::as_str)
+        .filter(|p| seen.insert(*p))
+        .collect();
+    let mut builder = RegexMatcherBuilder::new();
+    builder
+        .multi_line(true)
+        .unicode(true)
+        .octal(false)
+        .fixed_strings(req.fixed_strings)
+        .line_terminator(Some(b'\n'))
+        .dot_matches_new_line(false)
+        .ban_byte(Some(b'\0'))
+        .word(req.word);
+    match req.case {
+        CaseMode::Sensitive => builder.case_insensitive(false),
+        CaseMode::Insensitive => builder.case_insensitive(true),
+        CaseMode::Smart => builder.case_smart(true),
+    };
+    match builder.build_many(&patterns) {
+        Ok(matcher) => Ok(matcher),
+        Err(err) => {
+            // Name the culprit: the combined error's position refers to the
+            // joined alternation, which the user never wrote.
+            let culprit = if patterns.len() > 1 {
+                patterns
+                    .iter()
+                    .find_map(|p| builder.build(p).err().map(|e| (*p, e)))
+            } else {
+                None
+            };
+            let (pattern, err) = match culprit {
+                Some((pattern, err)) => (quote_pattern(pattern), err),
+                None if patterns.len() == 1 => (quote_pattern(patterns[0]), err),
+                None => (format!("({} patterns combined)", patterns.len()), err),
+            };
+            Err(regex_user_error(&pattern, &err).into())
+        }
+    }
+}
+
+/// `pattern` in backticks, shortened for a one-line message.
+fn quote_pattern(pattern: &str) -> String {
+    const SHOWN: usize = 80;
+    if pattern.chars().count() <= SHOWN {
+        format!("`{pattern}`")
+    } else {
+        let head: String = pattern.chars().take(SHOWN).collect();
+        format!("`{head}{ELLIPSIS}`")
+    }
+}
+
+fn regex_user_error(pattern: &str, err: &grep_regex::Error) -> UserError {
+    let full = err.to_string();
+    // regex-syntax errors are a multi-line diagram ending in `error: ...`;
+    // the last such line is the one-line summary.
+    let summary = full
+        .lines()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("error: "))
+        .or_else(|| full.lines().map(str::trim).find(|l| !l.is_empty()))
+        .unwrap_or("invalid pattern")
+        .to_string();
+    let hint = match err.kind() {
+        grep_regex::ErrorKind::NotAllowed(_) => {
+            "keyword search matches within one line; search for one line of the text at a time"
+        }
+        grep_regex::ErrorKind::Banned(_) => {
+            "NUL bytes mark binary files, which are not searched; remove the NUL from the pattern"
+        }
+        _ if summary.contains("size limit") => {
+            "make the pattern smaller (fewer or bounded repetitions, fewer alternatives), \
+             or use --fixed-strings (-F) for literal text"
+        }
+        _ => "use --fixed-strings (-F) to search for the literal text",
+    };
+    UserError::new(format!("invalid regex {pattern}: {summary}")).hint(hint)
+}
+
+/// State shared by all walker threads.
+struct Shared<'a> {
+    root: &'a Path,
+    max_results: Option<usize>,
+    /// Search explicit files as one in-memory slice (ripgrep's memory maps).
+    slice_explicit: bool,
+    /// Matched lines stored so far across threads (only with `max_results`).
+    reserved: AtomicUsize,
+    /// Set once a line beyond `max_results` is seen: every thread stops.
+    stop: AtomicBool,
+    outputs: Mutex<Vec<ThreadOutput>>,
+}
+
+/// What one walker thread found; merged once all threads are done.
+#[derive(Default)]
+struct ThreadOutput {
+    files: Vec<FileHits>,
+    files_searched: usize,
+    files_matched: usize,
+    total_matches: usize,
+    overflowed: bool,
+    binary_matched: Vec<String>,
+    skipped: Vec<Skipped>,
+    skipped_count: usize,
+}
+
+impl ThreadOutput {
+    fn skip(&mut self, path: Option<String>, reason: String) {
+        self.skipped_count += 1;
+        if self.skipped.len() < MAX_SKIPPED_KEPT {
+            self.skipped.push(Skipped { path, reason });
+        }
+    }
+}
+
+struct FileHits {
+    path: String,
+    matches: Vec<KeywordMatch>,
+}
+
+/// One walker thread: its own matcher and searcher (their caches are not
+/// shared between threads) and its own results.
+struct Worker<'a> {
+    shared: &'a Shared<'a>,
+    matcher: RegexMatcher,
+    searcher: Searcher,
+    out: ThreadOutput,
+}
+
+impl Drop for Worker<'_> {
+    /// Hands the thread's results over when the walker drops the visitor at
+    /// the end of the walk.
+    fn drop(&mut self) {
+        let out = std::mem::take(&mut self.out);
+        self.shared
+            .outputs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(out);
+    }
+}
+
+impl Worker<'_> {
+    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        if self.shared.stop.load(Ordering::Relaxed) {
+            return WalkState::Quit;
+        }
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                self.out.skip(None, err.to_string());
+                return WalkState::Continue;
+            }
+        };
+        if let Some(err) = entry.error() {
+            // A problem in an ignore file (for example a bad glob); ripgrep
+            // reports it and carries on with the rest of that file's rules.
+            let path = walk::rel_path(self.shared.root, entry.path());
+            self.out.skip(Some(path), err.to_string());
+        }
+        if walk::is_searchable_file(&entry) {
+            self.search_file(&entry);
+        }
+        if self.shared.stop.load(Ordering::Relaxed) {
+            WalkState::Quit
+        } else {
+            WalkState::Continue
+        }
+    }
+
+    fn search_file(&mut self, entry: &DirEntry) {
+        let shared = self.shared;
+        let explicit = walk::is_explicit_file(entry);
+        let path = entry.path();
+        let rel = walk::rel_path(shared.root, path);
+        self.searcher.set_binary_detection(if explicit {
+            BinaryDetection::convert(b'\0')
+        } else {
+            BinaryDetection::quit(b'\0')
+        });
+        let mut sink = FileSink {
+            matcher: &self.matcher,
+            shared,
+            path: &rel,
+            convert_binary: explicit,
+            matches: Vec::new(),
+            pending_before: Vec::new(),
+            ranges: Vec::new(),
+            binary_offset: None,
+            matched_lines: 0,
+            binary_suppressed: false,
+            overflowed: false,
+        };
+        let result = if explicit && shared.slice_explicit {
+            search_whole_file(&mut self.searcher, &self.matcher, path, &mut sink)
+        } else {
+            self.searcher.search_path(&self.matcher, path, &mut sink)
+        };
+        if let Err(err) = result {
+            self.out.skip(Some(rel), err.to_string());
+            return;
+        }
+        self.out.files_searched += 1;
+        self.out.total_matches += sink.matched_lines;
+        self.out.overflowed |= sink.overflowed;
+        if sink.matched_lines > 0 || sink.binary_suppressed {
+            self.out.files_matched += 1;
+            if sink.binary_offset.is_some() {
+                self.out.binary_matched.push(rel.clone());
+            }
+        }
+        let matches = sink.matches;
+        if !matches.is_empty() {
+            self.out.files.push(FileHits { path: rel, matches });
+        }
+    }
+}
+
+/// Searches an explicit file as one slice, the way ripgrep searches it
+/// through a memory map: binary data beyond the first buffer is noticed only
+/// on reported lines. Very large files fall back to the streaming reader.
+fn search_whole_file(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    path: &Path,
+    sink: &mut FileSink<'_>,
+) -> io::Result<()> {
+    let len = std::fs::metadata(path)?.len();
+    if len > MAX_SLICE_BYTES {
+        return searcher.search_path(matcher, path, sink);
+    }
+    let bytes = std::fs::read(path)?;
+    searcher.search_slice(matcher, &bytes, sink)
+}
+
+/// Collects one file's matches, mirroring ripgrep's standard printer.
+struct FileSink<'a> {
+    matcher: &'a RegexMatcher,
+    shared: &'a Shared<'a>,
+    path: &'a str,
+    /// The file is searched with `BinaryDetection::convert`: once binary data
+    /// is seen, nothing more is reported (ripgrep's printer stops there).
+    convert_binary: bool,
+    matches: Vec<KeywordMatch>,
+    /// Before-context waiting for the match it precedes.
+    pending_before: Vec<ContextLine>,
+    /// Scratch space for submatch ranges.
+    ranges: Vec<(usize, usize)>,
+    binary_offset: Option<u64>,
+    /// Matching lines found in this file (reported or beyond `max_results`).
+    matched_lines: usize,
+    /// A match came after binary data in a converted file and was withheld.
+    binary_suppressed: bool,
+    /// A line beyond `max_results` was found here.
+    overflowed: bool,
+}
+
+impl Sink for FileSink<'_> {
+    type Error = io::Error;
+
+    fn matched(&mut self, _searcher: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        if self.convert_binary && self.binary_offset.is_some() {
+            self.binary_suppressed = true;
+            return Ok(false);
+        }
+        self.matched_lines += 1;
+        // Seeing one line too many proves the result is truncated.
+        if let Some(max) = self.shared.max_results
+            && self.shared.reserved.fetch_add(1, Ordering::Relaxed) >= max
+        {
+            self.overflowed = true;
+            self.shared.stop.store(true, Ordering::Relaxed);
+            return Ok(false);
+        }
+        let (line, had_terminator) = without_terminator(mat.bytes());
+        self.ranges.clear();
+        let ranges = &mut self.ranges;
+        self.matcher
+            .find_iter(line, |m| {
+                ranges.push((m.start(), m.end()));
+                true
+            })
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        // ripgrep's printer drops an empty match at the very end of the
+        // searched bytes (`record_matches`); only a last line without a
+        // terminator can have one there.
+        if !had_terminator
+            && self
+                .ranges
+                .last()
+                .is_some_and(|&(s, e)| s == e && s >= line.len())
+        {
+            self.ranges.pop();
+        }
+        let column = self.ranges.first().map_or(1, |&(s, _)| s as u64 + 1);
+        let shown = displayed(line);
+        if shown.len() < line.len() {
+            // A match of the hidden `\r` itself is clipped to the line's end.
+            for range in &mut self.ranges {
+                range.0 = range.0.min(shown.len());
+                range.1 = range.1.min(shown.len());
+            }
+        }
+        let (text, submatches) = render_line(shown, &self.ranges);
+        self.matches.push(KeywordMatch {
+            path: self.path.to_string(),
+            line: mat.line_number().unwrap_or(0),
+            column,
+            text,
+            submatches,
+            before: std::mem::take(&mut self.pending_before),
+            after: Vec::new(),
+        });
+        Ok(true)
+    }
+
+    fn context(&mut self, _searcher: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, io::Error> {
+        if self.convert_binary && self.binary_offset.is_some() {
+            return Ok(false);
+        }
+        let (line, _) = without_terminator(ctx.bytes());
+        let context = ContextLine {
+            line: ctx.line_number().unwrap_or(0),
+            text: render_line(displayed(line), &[]).0,
+        };
+        match ctx.kind() {
+            SinkContextKind::Before => self.pending_before.push(context),
+            SinkContextKind::After => match self.matches.last_mut() {
+                Some(last) => last.after.push(context),
+                None => self.pending_before.push(context),
+            },
+            SinkContextKind::Other => {}
+        }
+        Ok(true)
+    }
+
+    fn binary_data(&mut self, _searcher: &Searcher, offset: u64) -> Result<bool, io::Error> {
+        self.binary_offset = Some(offset);
+        Ok(true)
+    }
+}
+
+/// The line without its `\n`, and whether it had one. A `\r` before it
+/// stays: without `--crlf` ripgrep matches it as part of the line.
+fn without_terminator(bytes: &[u8]) -> (&[u8], bool) {
+    match bytes.strip_suffix(b"\n") {
+        Some(line) => (line, true),
+        None => (bytes, false),
+    }
+}
+
+/// The part of a line that is displayed: without the `\r` of a CRLF file.
+fn displayed(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Turns line bytes into display text (lossy UTF-8, cut to
+/// [`MAX_LINE_CHARS`]) and maps the byte ranges `ranges` of `line` onto it.
+fn render_line(line: &[u8], ranges: &[(usize, usize)]) -> (String, Vec<(usize, usize)>) {
+    let (text, mapped) = match std::str::from_utf8(line) {
+        Ok(text) => (text.to_owned(), ranges.to_vec()),
+        Err(_) => lossy_with_ranges(line, ranges),
+    };
+    // Byte length bounds the character count, so short lines skip counting.
+    let (text, mut mapped) = if text.len() <= MAX_LINE_CHARS {
+        (text, mapped)
+    } else {
+        cut_long_line(text, mapped)
+    };
+    // A byte-oriented pattern can match inside a multi-byte character; keep
+    // ranges on character boundaries so `text[s..e]` is always valid.
+    for range in &mut mapped {
+        range.0 = floor_char_boundary(&text, range.0);
+        range.1 = ceil_char_boundary(&text, range.1.max(range.0));
+    }
+    (text, mapped)
+}
+
+/// Lossy UTF-8 conversion that keeps track of where `ranges` land: each
+/// stretch between range boundaries is converted separately.
+fn lossy_with_ranges(line: &[u8], ranges: &[(usize, usize)]) -> (String, Vec<(usize, usize)>) {
+    let mut cuts: Vec<usize> = ranges
+        .iter()
+        .flat_map(|&(s, e)| [s, e])
+        .chain([0, line.len()])
+        .map(|x| x.min(line.len()))
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut text = String::with_capacity(line.len() + 8);
+    // (offset in line, offset in text) at every cut.
+    let mut map: Vec<(usize, usize)> = Vec::with_capacity(cuts.len());
+    map.push((0, 0));
+    for pair in cuts.windows(2) {
+        text.push_str(&String::from_utf8_lossy(&line[pair[0]..pair[1]]));
+        map.push((pair[1], text.len()));
+    }
+    let to_text = |offset: usize| {
+        let offset = offset.min(line.len());
+        match map.binary_search_by_key(&offset, |&(o, _)| o) {
+            Ok(i) => map[i].1,
+            Err(_) => text.len(),
+        }
+    };
+    let mapped = ranges
+        .iter()
+        .map(|&(s, e)| (to_text(s), to_text(e)))
+        .collect();
+    (text, mapped)
+}
+
+/// Cuts `text` to [`MAX_LINE_CHARS`] characters, keeping the first match in
+/// view, and shifts `ranges` accordingly.
+fn cut_long_line(text: String, ranges: Vec<(usize, usize)>) -> (String, Vec<(usize, usize)>) {
+    let total_chars = text.chars().count();
+    if total_chars <= MAX_LINE_CHARS {
+        return (text, ranges);
+    }
+    let first = ranges
+        .first()
+        .map_or(0, |&(s, _)| floor_char_boundary(&text, s));
+    let first_char = text[..first].chars().count();
+    let start_char = if first_char + CHARS_BEFORE_MATCH < MAX_LINE_CHARS {
+        0
+    } else {
+        (first_char - CHARS_BEFORE_MATCH).min(total_chars - MAX_LINE_CHARS)
+    };
+    let byte_at = |char_index: usize| {
+        text.char_indices()
+            .nth(char_index)
+            .map_or(text.len(), |(i, _)| i)
+    };
+    let start = byte_at(start_char);
+    let end = byte_at(start_char + MAX_LINE_CHARS);
+    let mut out = String::with_capacity(end - start + 2 * ELLIPSIS.len());
+    if start > 0 {
+        out.push_str(ELLIPSIS);
+    }
+    let shift = out.len();
+    out.push_str(&text[start..end]);
+    if end < text.len() {
+        out.push_str(ELLIPSIS);
+    }
+    let clipped = ranges
+        .into_iter()
+        .filter(|&(s, e)| s < end && (e > start || (s == e && s >= start)))
+        .map(|(s, e)| (s.max(start) - start + shift, e.min(end) - start + shift))
+        .collect();
+    (out, clipped)
+}
+
+fn floor_char_boundary(text: &str, mut index: usize) -> usize {
+    index = index.min(text.len());
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+fn ceil_char_boundary(text: &str, mut index: usize) -> usize {
+    index = index.min(text.len());
+    while !text.is_char_boundary(index) {
+        index += 1;
+    }
+    index
+}
+
+/// Merges the threads' results: files sorted by path, each file's matches
+/// already in line order.
+fn merge(outputs: Vec<ThreadOutput>, max_results: Option<usize>) -> KeywordResult {
+    let mut result = KeywordResult::default();
+    let mut files: Vec<FileHits> = Vec::new();
+    let mut overflowed = false;
+    for out in outputs {
+        files.extend(out.files);
+        result.files_searched += out.files_searched;
+        result.files_matched += out.files_matched;
+        result.total_matches += out.total_matches;
+        result.binary_matched.extend(out.binary_matched);
+        result.skipped_count += out.skipped_count;
+        for skipped in out.skipped {
+            if result.skipped.len() < MAX_SKIPPED_KEPT {
+                result.skipped.push(skipped);
+            }
+        }
+        overflowed |= out.overflowed;
+    }
+    files.sort_by(|a, b| Path::new(&a.path).cmp(Path::new(&b.path)));
+    result.matches = files.into_iter().flat_map(|f| f.matches).collect();
+    if let Some(max) = max_results {
+        // The slot reservation already keeps at most `max`; this only
+        // guards the invariant.
+        result.matches.truncate(max);
+    }
+    result.truncated = overflowed;
+    result
+        .binary_matched
+        .sort_by(|a, b| Path::new(a).cmp(Path::new(b)));
+    result.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    //! Unit tests on temporary trees; each is also checked against the real
+    //! `rg` when it is installed. `compare_with_rg_on_tree` runs a larger
+    //! list of cases on a real tree named by `RS_COMPARE_TREE`.
+
+    use super::*;
+    use std::collections::BTreeSet;
+    use std::fs;
+    use std::process::Command;
+    use std::time::{Duration, Instant};
+
+    use crate::error::find_user_error;
+
+    fn write(root: &Path, rel: &str, contents: impl AsRef<[u8]>) {
+        let path = root.join(rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).expect("create parent dirs");
+        }
+        fs::write(path, contents).expect("write test file");
+    }
+
+    fn req(patterns: &[&str]) -> KeywordRequest {
+        KeywordRequest {
+            patterns: patterns.iter().map(|p| p.to_string()).collect(),
+            ..KeywordRequest::default()
+        }
+    }
+
+    /// One line of output, ours or rg's: `kind` is `:` for a match and `-`
+    /// for context; `column` only for matches.
+    #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+    struct Printed {
+        path: String,
+        line: u64,
+        kind: char,
+        column: Option<u64>,
+    }
+
+    /// The flags `rg` needs to do what `req` asks.
+    fn rg_args(root: &Path, req: &KeywordRequest) -> Vec<String> {
+        let mut args: Vec<String> = [
+            "--no-config",
+            "-n",
+            "--column",
+            "--no-heading",
+            "--with-filename",
+            "--null",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(["--color".into(), "never".into()]);
+        for pattern in &req.patterns {
+            args.push("--regexp".into());
+            args.push(pattern.clone());
+        }
+        let flags = [
+            (req.fixed_strings, "-F"),
+            (req.case == CaseMode::Insensitive, "-i"),
+            (req.case == CaseMode::Smart, "-S"),
+            (req.word, "-w"),
+            (req.walk.hidden, "--hidden"),
+            (req.walk.no_ignore, "--no-ignore"),
+            (!req.walk.require_git, "--no-require-git"),
+            (req.walk.follow_links, "-L"),
+        ];
+        args.extend(
+            flags
+                .iter()
+                .filter(|(on, _)| *on)
+                .map(|(_, f)| f.to_string()),
+        );
+        args.extend(["-A".into(), req.after_context.to_string()]);
+        args.extend(["-B".into(), req.before_context.to_string()]);
+        if let Some(m) = req.max_count {
+            args.extend(["-m".into(), m.to_string()]);
+        }
+        if let Some(size) = req.walk.max_filesize {
+            args.extend(["--max-filesize".into(), size.to_string()]);
+        }
+        for glob in &req.walk.globs {
+            args.extend(["-g".into(), glob.clone()]);
+        }
+        args.push("--".into());
+        if req.paths.is_empty() {
+            args.push("./".into());
+        }
+        for path in &req.paths {
+            args.push(walk::rel_path(root, path));
+        }
+        args
+    }
+
+    /// What `rg` prints for `req`, with the text of each line, or `None` when
+    /// rg is not installed.
+    /// Each line rg printed, with its text (terminator removed).
+    type RgLines = Vec<(Printed, Vec<u8>)>;
+
+    fn run_rg(root: &Path, req: &KeywordRequest) -> Option<(RgLines, Duration)> {
+        let start = Instant::now();
+        let output = Command::new("rg")
+            .args(rg_args(root, req))
+            .current_dir(root)
+            .output()
+            .ok()?;
+        let elapsed = start.elapsed();
+        let mut lines = Vec::new();
+        for raw in output.stdout.split(|&b| b == b'\n') {
+            let Some(nul) = raw.iter().position(|&b| b == 0) else {
+                continue; // `--` separators and binary-file messages
+            };
+            let path = String::from_utf8_lossy(&raw[..nul]);
+            let path = path.strip_prefix("./").unwrap_or(&path).to_string();
+            let rest = &raw[nul + 1..];
+            let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+            let (Some(&kind), Ok(line)) = (
+                rest.get(digits),
+                std::str::from_utf8(&rest[..digits])
+                    .unwrap_or("")
+                    .parse::<u64>(),
+            ) else {
+                continue;
+            };
+            let mut text = &rest[digits + 1..];
+            let mut column = None;
+            if kind == b':' {
+                let digits = text.iter().take_while(|b| b.is_ascii_digit()).count();
+                column = std::str::from_utf8(&text[..digits])
+                    .ok()
+                    .and_then(|c| c.parse().ok());
+                text = &text[(digits + 1).min(text.len())..];
+            }
+            let text = text.strip_suffix(b"\r").unwrap_or(text).to_vec();
+            lines.push((
+                Printed {
+                    path,
+                    line,
+                    kind: kind as char,
+                    column,
+                },
+                text,
+            ));
+        }
+        Some((lines, elapsed))
+    }
+
+    fn ours_printed(result: &KeywordResult) -> Vec<(Printed, String)> {
+        let mut out = Vec::new();
+        for m in &result.matches {
+            let at = |line: u64, kind: char, column: Option<u64>| Printed {
+                path: m.path.clone(),
+                line,
+                kind,
+                column,
+            };
+            out.extend(
+                m.before
+                    .iter()
+                    .map(|c| (at(c.line, '-', None), c.text.clone())),
+            );
+            out.push((at(m.line, ':', Some(m.column)), m.text.clone()));
+            out.extend(
+                m.after
+                    .iter()
+                    .map(|c| (at(c.line, '-', None), c.text.clone())),
+            );
+        }
+        out
+    }
+
+    /// Differences between our result and rg's output: missing/extra lines
+    /// and, for lines rg prints as short valid UTF-8, different text.
+    fn diff_with_rg(result: &KeywordResult, rg: &[(Printed, Vec<u8>)]) -> Vec<String> {
+        let ours = ours_printed(result);
+        let ours_set: BTreeSet<&Printed> = ours.iter().map(|(p, _)| p).collect();
+        let rg_set: BTreeSet<&Printed> = rg.iter().map(|(p, _)| p).collect();
+        let mut diffs: Vec<String> = Vec::new();
+        for p in rg_set.difference(&ours_set) {
+            diffs.push(format!(
+                "missing (rg has it): {}:{}{}{:?}",
+                p.path, p.line, p.kind, p.column
+            ));
+        }
+        for p in ours_set.difference(&rg_set) {
+            diffs.push(format!(
+                "extra (rg lacks it): {}:{}{}{:?}",
+                p.path, p.line, p.kind, p.column
+            ));
+        }
+        if ours.len() != ours_set.len() {
+            diffs.push(format!(
+                "{} duplicated lines in our output",
+                ours.len() - ours_set.len()
+            ));
+        }
+        let ours_text: std::collections::BTreeMap<&Printed, &String> =
+            ours.iter().map(|(p, t)| (p, t)).collect();
+        for (p, text) in rg {
+            let (Ok(text), Some(mine)) = (std::str::from_utf8(text), ours_text.get(p)) else {
+                continue;
+            };
+            if text.chars().count() <= MAX_LINE_CHARS && text != mine.as_str() {
+                diffs.push(format!(
+                    "text differs at {}:{}: rg {text:?}, ours {mine:?}",
+                    p.path, p.line
+                ));
+            }
+        }
+        diffs
+    }
+
+    /// Runs `req` through our search and, when rg is installed, asserts that
+    /// rg prints exactly the same lines.
+    fn search_like_rg(root: &Path, req: &KeywordRequest) -> KeywordResult {
+        let result = search_keyword(root, req).expect("search");
+        if let Some((rg, _)) = run_rg(root, req) {
+            let diffs = diff_with_rg(&result, &rg);
+            assert!(
+                diffs.is_empty(),
+                "differs from rg {:?}:\n{}",
+                rg_args(root, req),
+                diffs.join("\n")
+            );
+        }
+        result
+    }
+
+    fn lines_of(result: &KeywordResult) -> Vec<String> {
+        result
+            .matches
+            .iter()
+            .map(|m| format!("{}:{}", m.path, m.line))
+            .collect()
+    }
+
+    fn git_init(root: &Path) -> bool {
+        Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(root)
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    /// A small project with ignore files of every kind.
+    fn project() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        write(root, ".gitignore", "generated/\n*.tmp\n");
+        write(root, ".ignore", "vendor/\n");
+        write(root, ".rgignore", "secret.txt\n");
+        write(
+            root,
+            "src/app.py",
+            "import os\n\ndef main():\n    needle = 1\n    return needle\n",
+        );
+        write(
+            root,
+            "src/util.py",
+            "def helper():\n    pass  # needle in a comment\n",
+        );
+        write(
+            root,
+            "tests/test_app.py",
+            "def test_needle():\n    assert True\n",
+        );
+        write(root, "generated/out.py", "needle = 'generated'\n");
+        write(root, "notes.tmp", "needle\n");
+        write(root, "vendor/lib.py", "needle\n");
+        write(root, "secret.txt", "needle\n");
+        write(root, ".hidden/config.py", "needle\n");
+        write(root, ".repo_search/index.db", "needle\n");
+        write(root, ".repo_search/chunks.txt", "needle\n");
+        dir
+    }
+
+    #[test]
+    fn ignore_files_outside_and_inside_a_git_repo() {
+        let dir = project();
+        let root = dir.path();
+        // Outside a git repo `.gitignore` does not apply; `.ignore` and
+        // `.rgignore` do.
+        let result = search_like_rg(root, &req(&["needle"]));
+        assert_eq!(
+            lines_of(&result),
+            vec![
+                "generated/out.py:1",
+                "notes.tmp:1",
+                "src/app.py:4",
+                "src/app.py:5",
+                "src/util.py:2",
+                "tests/test_app.py:1"
+            ]
+        );
+        let no_require_git = KeywordRequest {
+            walk: WalkOptions {
+                require_git: false,
+                ..WalkOptions::default()
+            },
+            ..req(&["needle"])
+        };
+        let result = search_like_rg(root, &no_require_git);
+        assert_eq!(result.files_matched, 3);
+
+        if git_init(root) {
+            let result = search_like_rg(root, &req(&["needle"]));
+            assert_eq!(
+                lines_of(&result),
+                vec![
+                    "src/app.py:4",
+                    "src/app.py:5",
+                    "src/util.py:2",
+                    "tests/test_app.py:1"
+                ]
+            );
+            assert_eq!(result.files_searched, 3);
+        }
+    }
+
+    #[test]
+    fn hidden_no_ignore_and_the_index_dir() {
+        let dir = project();
+        let root = dir.path();
+        let all = KeywordRequest {
+            walk: WalkOptions {
+                hidden: true,
+                no_ignore: true,
+                ..WalkOptions::default()
+            },
+            ..req(&["needle"])
+        };
+        let result = search_keyword(root, &all).expect("search");
+        let files: BTreeSet<&str> = result.matches.iter().map(|m| m.path.as_str()).collect();
+        assert!(files.contains(".hidden/config.py"));
+        assert!(files.contains("secret.txt"));
+        assert!(files.contains("vendor/lib.py"));
+        assert!(
+            !files.iter().any(|f| f.starts_with(".repo_search")),
+            "{files:?}"
+        );
+        // rg agrees once its view of our index dir is removed.
+        if let Some((mut rg, _)) = run_rg(root, &all) {
+            rg.retain(|(p, _)| !p.path.starts_with(".repo_search/"));
+            assert!(diff_with_rg(&result, &rg).is_empty());
+        }
+        // Naming the index dir or a file in it explicitly finds nothing.
+        let explicit = KeywordRequest {
+            paths: vec![
+                root.join(".repo_search"),
+                root.join(".repo_search/index.db"),
+            ],
+            ..all.clone()
+        };
+        let result = search_keyword(root, &explicit).expect("search");
+        assert!(result.matches.is_empty());
+        assert_eq!(result.files_searched, 0);
+    }
+
+    #[test]
+    fn globs_with_negation_and_explicit_paths() {
+        let dir = project();
+        let root = dir.path();
+        let py_not_tests = KeywordRequest {
+            walk: WalkOptions {
+                globs: vec!["*.py".into(), "!tests/**".into()],
+                ..WalkOptions::default()
+            },
+            ..req(&["needle"])
+        };
+        let result = search_like_rg(root, &py_not_tests);
+        assert_eq!(
+            lines_of(&result),
+            vec![
+                "generated/out.py:1",
+                "src/app.py:4",
+                "src/app.py:5",
+                "src/util.py:2"
+            ]
+        );
+
+        // An explicit file is searched even if ignored; a directory's
+        // children still obey the ignore files.
+        let explicit = KeywordRequest {
+            paths: vec![root.join("secret.txt"), root.join("src")],
+            ..req(&["needle"])
+        };
+        let result = search_like_rg(root, &explicit);
+        assert_eq!(
+            lines_of(&result),
+            vec![
+                "secret.txt:1",
+                "src/app.py:4",
+                "src/app.py:5",
+                "src/util.py:2"
+            ]
+        );
+
+        let bad_glob = KeywordRequest {
+            walk: WalkOptions {
+                globs: vec!["src/{a".into()],
+                ..WalkOptions::default()
+            },
+            ..req(&["needle"])
+        };
+        let err = search_keyword(root, &bad_glob).expect_err("bad glob");
+        assert!(find_user_error(&err).is_some_and(|u| u.hint.is_some()));
+    }
+
+    #[test]
+    fn binary_files_early_and_late_nul() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        write(root, "early.bin", b"needle\0needle\nneedle\n");
+        // The NUL is past the searcher's first 64 KiB buffer: the match before
+        // it is reported, the one after is not (ripgrep's "stopped searching
+        // binary file after match").
+        let mut late = b"needle first\n".to_vec();
+        late.extend(std::iter::repeat_n(b"filler line of text\n".as_slice(), 8000).flatten());
+        late.extend_from_slice(b"\0\nneedle after\n");
+        write(root, "late.bin", &late);
+        write(root, "text.txt", "needle\n");
+        let result = search_like_rg(root, &req(&["needle"]));
+        assert_eq!(lines_of(&result), vec!["late.bin:1", "text.txt:1"]);
+        assert_eq!(result.binary_matched, vec!["late.bin"]);
+        assert_eq!(result.files_searched, 3);
+
+        // Given explicitly, a binary file is searched with NULs converted
+        // and matches withheld once binary data is seen.
+        for files in [
+            vec!["early.bin"],
+            vec!["late.bin"],
+            vec!["early.bin", "late.bin", "text.txt"],
+        ] {
+            let explicit = KeywordRequest {
+                paths: files.iter().map(|f| root.join(f)).collect(),
+                ..req(&["needle"])
+            };
+            let result = search_like_rg(root, &explicit);
+            assert!(
+                result.binary_matched.contains(&"early.bin".to_string())
+                    || !files.contains(&"early.bin")
+            );
+        }
+        // More than ten explicit files are streamed (rg stops memory-mapping
+        // them), which notices the late NUL before the second match as well.
+        let mut paths: Vec<PathBuf> = (0..10)
+            .map(|i| {
+                write(root, &format!("many/{i}.txt"), "needle\n");
+                root.join(format!("many/{i}.txt"))
+            })
+            .collect();
+        paths.push(root.join("late.bin"));
+        let many = KeywordRequest {
+            paths,
+            ..req(&["needle"])
+        };
+        let result = search_like_rg(root, &many);
+        assert_eq!(result.matches.len(), 11);
+        assert_eq!(result.binary_matched, vec!["late.bin"]);
+    }
+
+    #[test]
+    fn invalid_utf8_crlf_and_utf16() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        write(root, "latin1.txt", b"caf\xe9 needle \xff end\n");
+        write(root, "crlf.txt", b"first needle\r\nsecond\r\nneedle$\r\n");
+        let mut utf16 = vec![0xFF, 0xFE];
+        for unit in "utf16 needle line\n".encode_utf16() {
+            utf16.extend_from_slice(&unit.to_le_bytes());
+        }
+        write(root, "utf16.txt", &utf16);
+        let result = search_like_rg(root, &req(&["needle"]));
+        assert_eq!(
+            lines_of(&result),
+            vec!["crlf.txt:1", "crlf.txt:3", "latin1.txt:1", "utf16.txt:1"]
+        );
+        let latin1 = &result.matches[2];
+        assert_eq!(latin1.text, "caf\u{fffd} needle \u{fffd} end");
+        assert_eq!(latin1.column, 6);
+        let (s, e) = latin1.submatches[0];
+        assert_eq!(&latin1.text[s..e], "needle");
+        assert_eq!(result.matches[0].text, "first needle");
+        assert_eq!(result.matches[3].text, "utf16 needle line");
+
+        // Without --crlf, `$` does not match before `\r` (as in rg), and the
+        // `\r` is part of the line for matching (and columns) but not shown.
+        let result = search_like_rg(root, &req(&["needle$"]));
+        assert!(result.matches.is_empty());
+        let result = search_like_rg(root, &req(&[r"\r$"]));
+        assert_eq!(result.matches[0].column, 13);
+        assert_eq!(result.matches[0].submatches, vec![(12, 12)]);
+        let context = KeywordRequest {
+            after_context: 1,
+            ..req(&["first"])
+        };
+        assert_eq!(
+            search_like_rg(root, &context).matches[0].after[0].text,
+            "second"
+        );
+    }
+
+    #[test]
+    fn word_boundaries_are_unicode_aware() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        write(
+            root,
+            "w.txt",
+            "jiffies\njiffies_x\nxjiffies\n(jiffies)\njiffiesé\n日本jiffies\njiffies-1\n",
+        );
+        let word = KeywordRequest {
+            word: true,
+            ..req(&["jiffies"])
+        };
+        let result = search_like_rg(root, &word);
+        assert_eq!(lines_of(&result), vec!["w.txt:1", "w.txt:4", "w.txt:7"]);
+    }
+
+    #[test]
+    fn case_modes_and_multiple_patterns() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        write(
+            root,
+            "c.txt",
+            "QuerySet\nqueryset\nQUERYSET\nStraße\nSTRASSE\nfoo.bar\nfooxbar\n",
+        );
+        let smart_lower = KeywordRequest {
+            case: CaseMode::Smart,
+            ..req(&["queryset"])
+        };
+        assert_eq!(search_like_rg(root, &smart_lower).matches.len(), 3);
+        let smart_upper = KeywordRequest {
+            case: CaseMode::Smart,
+            ..req(&["QuerySet"])
+        };
+        assert_eq!(
+            lines_of(&search_like_rg(root, &smart_upper)),
+            vec!["c.txt:1"]
+        );
+        // Smart case looks at all patterns together: one uppercase literal
+        // makes the whole search case sensitive.
+        let smart_mixed = KeywordRequest {
+            case: CaseMode::Smart,
+            ..req(&["queryset", "Straße"])
+        };
+        assert_eq!(
+            lines_of(&search_like_rg(root, &smart_mixed)),
+            vec!["c.txt:2", "c.txt:4"]
+        );
+        // `\S` is not a literal, so smart case stays insensitive.
+        let smart_class = KeywordRequest {
+            case: CaseMode::Smart,
+            ..req(&[r"\Sueryset"])
+        };
+        assert_eq!(search_like_rg(root, &smart_class).matches.len(), 3);
+        let insensitive = KeywordRequest {
+            case: CaseMode::Insensitive,
+            ..req(&["straße"])
+        };
+        search_like_rg(root, &insensitive);
+        let fixed = KeywordRequest {
+            fixed_strings: true,
+            ..req(&["foo.bar", "(?i)x"])
+        };
+        assert_eq!(lines_of(&search_like_rg(root, &fixed)), vec!["c.txt:6"]);
+        let regex = req(&["foo.bar"]);
+        assert_eq!(search_like_rg(root, &regex).matches.len(), 2);
+    }
+
+    #[test]
+    fn max_count_max_results_and_context() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        let body: String = (1..=30)
+            .map(|i| {
+                if i % 5 == 0 {
+                    format!("hit {i}\n")
+                } else {
+                    format!("line {i}\n")
+                }
+            })
+            .collect();
+        for name in ["a.txt", "b.txt", "c.txt", "d.txt"] {
+            write(root, name, &body);
+        }
+        let max_count = KeywordRequest {
+            max_count: Some(2),
+            ..req(&["hit"])
+        };
+        let result = search_like_rg(root, &max_count);
+        assert_eq!(result.matches.len(), 8);
+
+        let context = KeywordRequest {
+            before_context: 2,
+            after_context: 3,
+            ..req(&["hit"])
+        };
+        let result = search_like_rg(root, &context);
+        let first = &result.matches[0];
+        assert_eq!(
+            first.before.iter().map(|c| c.line).collect::<Vec<_>>(),
+            vec![3, 4]
+        );
+        assert_eq!(
+            first.after.iter().map(|c| c.line).collect::<Vec<_>>(),
+            vec![6, 7, 8]
+        );
+        // Line 9 is both after-context of hit 5 (not: A=3 ends at 8) and
+        // before-context of hit 10; each context line is reported once.
+        let second = &result.matches[1];
+        assert_eq!(
+            second.before.iter().map(|c| c.line).collect::<Vec<_>>(),
+            vec![9]
+        );
+
+        let limited = KeywordRequest {
+            max_results: Some(5),
+            ..req(&["hit"])
+        };
+        let result = search_keyword(root, &limited).expect("search");
+        assert_eq!(result.matches.len(), 5);
+        assert!(result.truncated);
+        assert!(result.total_matches > 5);
+        let exact = KeywordRequest {
+            max_results: Some(24),
+            ..req(&["hit"])
+        };
+        let result = search_keyword(root, &exact).expect("search");
+        assert_eq!(
+            (result.matches.len(), result.truncated, result.total_matches),
+            (24, false, 24)
+        );
+
+        let context_with_max = KeywordRequest {
+            max_count: Some(1),
+            after_context: 6,
+            ..req(&["hit"])
+        };
+        search_like_rg(root, &context_with_max);
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_match() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        let line = format!("{}needle{}\n", "é".repeat(2000), "x".repeat(2000));
+        write(root, "long.js", &line);
+        let result = search_like_rg(root, &req(&["needle"]));
+        let m = &result.matches[0];
+        assert_eq!(m.column, 4001);
+        assert!(m.text.starts_with(ELLIPSIS) && m.text.ends_with(ELLIPSIS));
+        assert!(m.text.chars().count() <= MAX_LINE_CHARS + 2);
+        let (s, e) = m.submatches[0];
+        assert_eq!(&m.text[s..e], "needle");
+    }
+
+    #[test]
+    fn bad_patterns_are_user_errors_with_hints() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        let err = search_keyword(root, &req(&["foo("])).expect_err("invalid regex");
+        let user = find_user_error(&err).expect("user error");
+        assert_eq!(user.message, "invalid regex `foo(`: unclosed group");
+        assert_eq!(
+            user.hint.as_deref(),
+            Some("use --fixed-strings (-F) to search for the literal text")
+        );
+
+        // The culprit among several patterns is named.
+        let err = search_keyword(root, &req(&["ok", "[z-a]"])).expect_err("invalid regex");
+        let user = find_user_error(&err).expect("user error");
+        assert!(
+            user.message.starts_with("invalid regex `[z-a]`: "),
+            "{user:?}"
+        );
+
+        let err = search_keyword(root, &req(&[])).expect_err("no pattern");
+        assert!(find_user_error(&err).is_some());
+        let long = "a".repeat(MAX_PATTERN_CHARS + 1);
+        let err = search_keyword(root, &req(&[long.as_str()])).expect_err("too long");
+        assert!(find_user_error(&err).is_some());
+        let err = search_keyword(root, &req(&[r"\w{1000}{1000}"])).expect_err("too big");
+        let user = find_user_error(&err).expect("user error");
+        assert!(user.message.contains("size limit"), "{user:?}");
+        let err = search_keyword(root, &req(&["a\nb"])).expect_err("newline");
+        assert!(find_user_error(&err).is_some());
+        // The literal `foo(` is fine with -F.
+        let fixed = KeywordRequest {
+            fixed_strings: true,
+            ..req(&["foo("])
+        };
+        assert!(search_keyword(root, &fixed).is_ok());
+    }
+
+    #[test]
+    fn render_line_maps_ranges() {
+        let (text, ranges) = render_line(b"ab\xffcd", &[(3, 5)]);
+        assert_eq!(text, "ab\u{fffd}cd");
+        assert_eq!(&text[ranges[0].0..ranges[0].1], "cd");
+        let (text, ranges) = render_line("x".repeat(10).as_bytes(), &[(2, 2)]);
+        assert_eq!((text.len(), ranges), (10, vec![(2, 2)]));
+        // A range inside a multi-byte character is widened to it.
+        let (text, ranges) = render_line("é".as_bytes(), &[(1, 2)]);
+        assert_eq!(&text[ranges[0].0..ranges[0].1], "é");
+    }
+
+    #[test]
+    fn diff_with_rg_reports_differences() {
+        // Guards the comparison itself: a missing line, an extra line and a
+        // different text must all show up.
+        let m = KeywordMatch {
+            path: "a.txt".into(),
+            line: 2,
+            column: 1,
+            text: "ours".into(),
+            submatches: vec![(0, 4)],
+            before: vec![],
+            after: vec![],
+        };
+        let result = KeywordResult {
+            matches: vec![m],
+            ..KeywordResult::default()
+        };
+        let at = |line| Printed {
+            path: "a.txt".into(),
+            line,
+            kind: ':',
+            column: Some(1),
+        };
+        assert_eq!(
+            diff_with_rg(&result, &[(at(2), b"ours".to_vec())]),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            diff_with_rg(&result, &[(at(2), b"theirs".to_vec())]).len(),
+            1
+        );
+        assert_eq!(diff_with_rg(&result, &[(at(3), b"ours".to_vec())]).len(), 2);
+    }
+
+    /// A larger comparison with rg on a real tree: set `RS_COMPARE_TREE` to
+    /// a directory (e.g. the Django 5.1.15 sdist). Prints one line per case
+    /// with the timing ratio and fails if any case differs.
+    #[test]
+    fn compare_with_rg_on_tree() {
+        let Some(tree) = std::env::var_os("RS_COMPARE_TREE") else {
+            return;
+        };
+        let root = fs::canonicalize(&tree).expect("RS_COMPARE_TREE must exist");
+        if run_rg(&root, &req(&["x"])).is_none() {
+            eprintln!("rg is not installed; skipping");
+            return;
+        }
+        let with = |f: &dyn Fn(&mut KeywordRequest), patterns: &[&str]| {
+            let mut r = req(patterns);
+            f(&mut r);
+            r
+        };
+        let none = |_: &mut KeywordRequest| {};
+        let cases: Vec<KeywordRequest> = vec![
+            req(&["def "]),
+            req(&["import os"]),
+            req(&["QuerySet"]),
+            req(&["get_object_or_404"]),
+            req(&["TODO"]),
+            req(&["self.assertEqual"]),
+            req(&[r"^class \w+\("]),
+            req(&[r"def test_\w+"]),
+            req(&[r"\b(get|set)_[a-z]+_display\b"]),
+            req(&[r"[0-9]{4}-[0-9]{2}-[0-9]{2}"]),
+            req(&[r"^\s*#"]),
+            req(&[r"raise \w+Error\("]),
+            req(&[r"\)$"]),
+            req(&[r#""[^"]*\.html""#]),
+            req(&["^$"]),
+            req(&[r"\p{Greek}+"]),
+            req(&["é"]),
+            req(&["Привет|日本"]),
+            req(&["Language"]),
+            req(&["x*"]),
+            with(&|r| r.case = CaseMode::Insensitive, &["django"]),
+            with(&|r| r.case = CaseMode::Insensitive, &["select .* from"]),
+            with(&|r| r.case = CaseMode::Insensitive, &["STRASSE|straße"]),
+            with(&|r| r.case = CaseMode::Smart, &["queryset"]),
+            with(&|r| r.case = CaseMode::Smart, &["QuerySet"]),
+            with(&|r| r.word = true, &["test"]),
+            with(&|r| r.word = true, &["User"]),
+            with(&|r| r.word = true, &["id"]),
+            with(&|r| r.word = true, &["@property"]),
+            with(&|r| r.fixed_strings = true, &["self.assertEqual("]),
+            with(&|r| r.fixed_strings = true, &["a.b*c", "[0]", "(?P<"]),
+            with(&|r| r.walk.globs = vec!["*.py".into()], &["import"]),
+            with(&|r| r.walk.globs = vec!["!tests/**".into()], &["def "]),
+            with(
+                &|r| {
+                    r.walk.globs = vec!["*.txt".into(), "*.html".into(), "!docs/releases/**".into()]
+                },
+                &["django"],
+            ),
+            with(&|r| r.max_count = Some(1), &["import"]),
+            with(&|r| r.max_count = Some(2), &["self"]),
+            with(
+                &|r| (r.before_context, r.after_context) = (2, 2),
+                &["get_user_model"],
+            ),
+            with(
+                &|r| (r.before_context, r.after_context) = (3, 1),
+                &["class Meta:"],
+            ),
+            with(
+                &|r| (r.after_context, r.max_count) = (4, Some(1)),
+                &["def "],
+            ),
+            req(&["foo", "bar", "baz"]),
+            with(&|r| r.walk.hidden = true, &["coverage"]),
+            with(&|r| r.walk.no_ignore = true, &["needle|haystack"]),
+            with(&|r| r.walk.require_git = false, &["ignore"]),
+            with(
+                &|r| r.paths = vec![root.join("django/db"), root.join("docs/index.txt")],
+                &["Model"],
+            ),
+            with(
+                &|r| r.paths = vec![root.join("django/conf/locale/de/LC_MESSAGES/django.mo")],
+                &["Language"],
+            ),
+            with(&none, &[r"(?i)\bclass\s+\w+View\b"]),
+        ];
+        let mut failures = 0;
+        let mut log_ratios = Vec::new();
+        for case in &cases {
+            // Best of three for both, run alternately.
+            let mut ours_best = Duration::MAX;
+            let mut rg_best = Duration::MAX;
+            let mut result = None;
+            let mut rg_lines = Vec::new();
+            for _ in 0..3 {
+                let start = Instant::now();
+                let r = search_keyword(&root, case).expect("search");
+                ours_best = ours_best.min(start.elapsed());
+                result = Some(r);
+                let (lines, elapsed) = run_rg(&root, case).expect("rg");
+                rg_best = rg_best.min(elapsed);
+                rg_lines = lines;
+            }
+            let Some(result) = result else { continue };
+            let diffs = diff_with_rg(&result, &rg_lines);
+            let ratio = ours_best.as_secs_f64() / rg_best.as_secs_f64().max(1e-6);
+            log_ratios.push(ratio.ln());
+            let label = rg_args(&root, case)[8..].join(" ");
+            if diffs.is_empty() {
+                eprintln!(
+                    "OK   {:>7} lines  ours {:>7.1} ms  rg {:>7.1} ms  x{ratio:.2}  {label}",
+                    rg_lines.len(),
+                    ours_best.as_secs_f64() * 1e3,
+                    rg_best.as_secs_f64() * 1e3
+                );
+            } else {
+                failures += 1;
+                eprintln!("DIFF {label}: {} differences", diffs.len());
+                for d in diffs.iter().take(5) {
+                    eprintln!("       {d}");
+                }
+            }
+        }
+        let geomean = (log_ratios.iter().sum::<f64>() / log_ratios.len() as f64).exp();
+        eprintln!(
+            "{} cases, {failures} differing, geometric mean time ratio (ours/rg) x{geomean:.2}",
+            cases.len()
+        );
+        assert_eq!(failures, 0);
+    }
+}

@@ -1,0 +1,186 @@
+//! Owns the search arms: keyword (files on disk), symbol and BM25 (the
+//! index), and reading file slices. Each returns plain types; the CLI and
+//! MCP layers render them.
+
+pub mod bm25;
+pub mod keyword;
+pub mod read;
+pub mod semantic;
+pub mod symbol;
+
+use anyhow::Result;
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+use crate::error::UserError;
+use crate::model::Lang;
+
+/// Which chunks a search may return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// Source code only (no Markdown/RST/text).
+    Code,
+    /// Documentation only.
+    Docs,
+    #[default]
+    All,
+}
+
+impl Scope {
+    pub fn parse(s: &str) -> Option<Scope> {
+        match s {
+            "code" => Some(Scope::Code),
+            "docs" => Some(Scope::Docs),
+            "all" => Some(Scope::All),
+            _ => None,
+        }
+    }
+}
+
+/// Path, language and scope filters for index searches.
+#[derive(Debug, Clone, Default)]
+pub struct ChunkFilter {
+    include: Option<GlobSet>,
+    exclude: Option<GlobSet>,
+    lang: Option<Lang>,
+    scope: Scope,
+}
+
+impl ChunkFilter {
+    /// Globs as in `rg -g`: plain globs include, `!glob` excludes. A glob
+    /// without `/` matches the file name anywhere, like ripgrep.
+    pub fn new(globs: &[String], lang: Option<&str>, scope: Scope) -> Result<ChunkFilter> {
+        let mut inc = GlobSetBuilder::new();
+        let mut exc = GlobSetBuilder::new();
+        let (mut n_inc, mut n_exc) = (0, 0);
+        for g in globs {
+            let (neg, pat) = match g.strip_prefix('!') {
+                Some(p) => (true, p),
+                None => (false, g.as_str()),
+            };
+            let pat = if pat.contains('/') {
+                pat.trim_start_matches('/').to_string()
+            } else {
+                format!("**/{pat}")
+            };
+            let glob = Glob::new(&pat).map_err(|e| {
+                UserError::new(format!("invalid glob `{g}`: {e}"))
+                    .hint("globs look like `*.py`, `src/**`, `!tests/**`")
+            })?;
+            if neg {
+                exc.add(glob);
+                n_exc += 1;
+            } else {
+                inc.add(glob);
+                n_inc += 1;
+            }
+        }
+        let lang = match lang {
+            Some(l) => Some(Lang::from_name(l).ok_or_else(|| {
+                UserError::new(format!("unknown language `{l}`"))
+                    .hint("use one of: rust, python, javascript, typescript, tsx, go, java, c, cpp, ruby, docs")
+            })?),
+            None => None,
+        };
+        Ok(ChunkFilter {
+            include: if n_inc > 0 { Some(inc.build()?) } else { None },
+            exclude: if n_exc > 0 { Some(exc.build()?) } else { None },
+            lang,
+            scope,
+        })
+    }
+
+    pub fn accepts(&self, path: &str, lang: &str) -> bool {
+        if let Some(inc) = &self.include
+            && !inc.is_match(path)
+        {
+            return false;
+        }
+        if let Some(exc) = &self.exclude
+            && exc.is_match(path)
+        {
+            return false;
+        }
+        if let Some(l) = self.lang
+            && l.name() != lang
+        {
+            return false;
+        }
+        let is_docs = lang == Lang::Docs.name();
+        match self.scope {
+            Scope::All => true,
+            Scope::Code => !is_docs,
+            Scope::Docs => is_docs,
+        }
+    }
+}
+
+/// Cuts a line to at most `max` characters, marking the cut.
+pub fn bound_line(line: &str, max: usize) -> String {
+    if line.len() <= max {
+        return line.to_string();
+    }
+    let mut end = max;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &line[..end])
+}
+
+/// The window of at most `max_lines` lines of `text` (which starts at
+/// `first_line`) holding the most query-term occurrences. Returns the first
+/// line number of the window and its text.
+pub fn best_snippet(
+    text: &str,
+    first_line: u32,
+    terms: &[String],
+    max_lines: usize,
+) -> (u32, String) {
+    let lines: Vec<&str> = text.lines().collect();
+    let max_lines = max_lines.max(1);
+    let score = |l: &str| -> usize {
+        let lower = l.to_lowercase();
+        terms.iter().filter(|t| lower.contains(t.as_str())).count()
+    };
+    let mut start = 0;
+    if lines.len() > max_lines {
+        let scores: Vec<usize> = lines.iter().map(|l| score(l)).collect();
+        let mut window: usize = scores[..max_lines].iter().sum();
+        let mut best = window;
+        for i in 1..=(lines.len() - max_lines) {
+            window = window + scores[i + max_lines - 1] - scores[i - 1];
+            if window > best {
+                best = window;
+                start = i;
+            }
+        }
+    }
+    let end = (start + max_lines).min(lines.len());
+    let body: Vec<String> = lines[start..end]
+        .iter()
+        .map(|l| bound_line(l, 240))
+        .collect();
+    (first_line + start as u32, body.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippet_picks_densest_window() {
+        let text = "a\nb\nc\nparse config here\nconfig again\nd\ne";
+        let (line, snip) = best_snippet(text, 10, &["config".into(), "parse".into()], 2);
+        assert_eq!(line, 13);
+        assert_eq!(snip, "parse config here\nconfig again");
+    }
+
+    #[test]
+    fn filter_globs_like_rg() {
+        let f = ChunkFilter::new(&["*.py".into(), "!tests/**".into()], None, Scope::Code)
+            .expect("filter");
+        assert!(f.accepts("django/views.py", "python"));
+        assert!(!f.accepts("tests/test_x.py", "python"));
+        assert!(!f.accepts("README.md", "docs"));
+        assert!(ChunkFilter::new(&["a[".into()], None, Scope::All).is_err());
+    }
+}

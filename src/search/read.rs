@@ -1,0 +1,138 @@
+//! Owns reading a slice of a project file for display: a line range, or the
+//! first occurrence of a text with context. Reads the file on disk (always
+//! fresh), never the index.
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::error::UserError;
+use crate::paths::resolve_in_root;
+
+#[derive(Debug, Clone, Default)]
+pub struct ReadRequest {
+    pub path: String,
+    pub start_line: Option<u64>,
+    pub end_line: Option<u64>,
+    /// Find the first line containing this text (literal, case-sensitive).
+    pub find: Option<String>,
+    /// Lines of context around `find` (default 5).
+    pub context: Option<u64>,
+    /// At most this many lines are returned (the rest is reported as truncated).
+    pub max_lines: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Line {
+    pub line: u64,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ReadResult {
+    pub path: String,
+    pub total_lines: u64,
+    pub start_line: u64,
+    pub end_line: u64,
+    pub lines: Vec<Line>,
+    /// With `find`: the line of the first occurrence and how many lines match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_line: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_count: Option<u64>,
+    pub truncated: bool,
+}
+
+/// Longest line returned; longer lines are cut with a marker.
+const MAX_LINE_CHARS: usize = 2000;
+
+pub fn read_file(root: &std::path::Path, req: &ReadRequest) -> Result<ReadResult> {
+    let p = resolve_in_root(root, &req.path)?;
+    if p.abs.is_dir() {
+        return Err(UserError::new(format!("`{}` is a directory", req.path))
+            .hint("give a file path; use keyword search with a glob to list files")
+            .into());
+    }
+    let bytes = std::fs::read(&p.abs).with_context(|| format!("cannot read `{}`", p.rel))?;
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return Err(UserError::new(format!("`{}` is a binary file", p.rel))
+            .hint("only text files can be read")
+            .into());
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let all: Vec<&str> = text.lines().collect();
+    let total = all.len() as u64;
+    let (mut start, mut end, mut match_line, mut match_count) = (1u64, total, None, None);
+    if let Some(needle) = req.find.as_deref() {
+        if needle.is_empty() {
+            return Err(UserError::new("`match` is empty")
+                .hint("give the text to find, or a line range instead")
+                .into());
+        }
+        let hits: Vec<u64> = all
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.contains(needle))
+            .map(|(i, _)| i as u64 + 1)
+            .collect();
+        let Some(&first) = hits.first() else {
+            return Err(UserError::new(format!("`{needle}` does not occur in `{}`", p.rel))
+                .hint("the match is literal and case-sensitive; try keyword search with -i to locate it")
+                .into());
+        };
+        let ctx = req.context.unwrap_or(5);
+        start = first.saturating_sub(ctx).max(1);
+        end = (first + ctx).min(total);
+        match_line = Some(first);
+        match_count = Some(hits.len() as u64);
+    }
+    if let Some(s) = req.start_line {
+        start = s.max(1);
+    }
+    if let Some(e) = req.end_line {
+        end = e.min(total);
+    }
+    if req.start_line.is_some() && req.end_line.is_none() && req.find.is_none() {
+        end = total;
+    }
+    if total > 0 && start > total {
+        return Err(UserError::new(format!(
+            "line {start} is past the end of `{}` ({total} lines)",
+            p.rel
+        ))
+        .hint(format!("use a start line between 1 and {total}"))
+        .into());
+    }
+    if start > end && total > 0 {
+        return Err(UserError::new(format!("empty line range {start}:{end}"))
+            .hint("the start line must not be after the end line")
+            .into());
+    }
+    let mut truncated = false;
+    if end >= start && end - start + 1 > req.max_lines {
+        end = start + req.max_lines - 1;
+        truncated = true;
+    }
+    let lines = if total == 0 {
+        Vec::new()
+    } else {
+        (start..=end)
+            .map(|n| {
+                let raw = all[(n - 1) as usize];
+                Line {
+                    line: n,
+                    text: crate::search::bound_line(raw, MAX_LINE_CHARS),
+                }
+            })
+            .collect()
+    };
+    Ok(ReadResult {
+        path: p.rel,
+        total_lines: total,
+        start_line: start,
+        end_line: end.max(start.min(total)),
+        lines,
+        match_line,
+        match_count,
+        truncated,
+    })
+}

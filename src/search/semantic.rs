@@ -1,0 +1,687 @@
+//! Owns semantic search: a query (or a piece of code) embedded with the
+//! model whose vectors cover the index best, compared with every stored
+//! chunk vector (brute force over one contiguous in-memory f32 matrix; an
+//! ANN structure is not needed below ~1M chunks, see
+//! `scripts/bench-embed.sh`), top-k with path/language/scope filters and a
+//! similarity threshold.
+//!
+//! Which vectors: the best configured tier (full, then fast) whose vectors
+//! cover every chunk; if none does, the one covering the most, reported as
+//! `partial` with `embedded/total`. Vectors of different models are never
+//! compared. Nothing here downloads or computes chunk vectors: a missing
+//! model or index makes the answer `available: false` with the reason and
+//! a hint, and every other search keeps working.
+//!
+//! Long-lived processes keep a [`SemanticSearcher`]: it holds the matrix and
+//! the query model warm and reloads the matrix when the index generation
+//! changes.
+
+use std::collections::HashMap;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::embed::{self, Embedder, Tier, TierSpec};
+use crate::error::UserError;
+use crate::search::bm25::ChunkHit;
+use crate::search::{ChunkFilter, best_snippet};
+use crate::settings::EmbedSettings;
+use crate::store::{self, Store, meta};
+
+/// Largest accepted query or code input, in bytes.
+pub const MAX_QUERY_BYTES: usize = 16 * 1024;
+
+/// A natural-language search.
+#[derive(Debug, Clone)]
+pub struct SemanticRequest {
+    pub query: String,
+    pub filter: ChunkFilter,
+    pub limit: usize,
+    /// Hits below this cosine similarity are dropped.
+    pub threshold: Option<f32>,
+    pub snippet_lines: usize,
+}
+
+/// What to find code similar to.
+#[derive(Debug, Clone)]
+pub enum SimilarTo {
+    /// A piece of code.
+    Code(String),
+    /// The chunk of an indexed file that holds this line (1-based).
+    Location { path: String, line: u32 },
+}
+
+#[derive(Debug, Clone)]
+pub struct SimilarRequest {
+    pub target: SimilarTo,
+    pub filter: ChunkFilter,
+    pub limit: usize,
+    pub threshold: Option<f32>,
+    /// Leave out hits in this path (by default, a `Location` request
+    /// leaves out the chunk it starts from).
+    pub exclude_path: Option<String>,
+    pub snippet_lines: usize,
+}
+
+/// The answer of a semantic search.
+#[derive(Debug, Clone, Serialize)]
+pub struct SemanticResult {
+    /// False when semantic search cannot answer (no model, no vectors).
+    pub available: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// Model whose vectors were searched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
+    /// Not every chunk has a vector from `model` yet.
+    pub partial: bool,
+    /// Chunks with a vector from `model`, of all chunks.
+    pub embedded: u64,
+    pub total: u64,
+    pub hits: Vec<ChunkHit>,
+}
+
+impl SemanticResult {
+    fn unavailable(reason: impl Into<String>, hint: impl Into<String>) -> SemanticResult {
+        SemanticResult {
+            available: false,
+            reason: Some(reason.into()),
+            hint: Some(hint.into()),
+            model: None,
+            tier: None,
+            partial: false,
+            embedded: 0,
+            total: 0,
+            hits: Vec::new(),
+        }
+    }
+
+    fn from_error(err: &anyhow::Error) -> SemanticResult {
+        match crate::error::find_user_error(err) {
+            Some(u) => {
+                SemanticResult::unavailable(u.message.clone(), u.hint.clone().unwrap_or_default())
+            }
+            None => SemanticResult::unavailable(
+                format!("{err:#}"),
+                "run `repo-search model status` and `repo-search status`",
+            ),
+        }
+    }
+}
+
+/// Every chunk vector of one model, row-major in one allocation.
+pub struct SemanticIndex {
+    pub model: String,
+    pub dim: usize,
+    /// (index generation, vectors generation) when loaded.
+    generation: (u64, u64),
+    chunk_ids: Vec<i64>,
+    /// Per row: index into `files`.
+    file_of: Vec<u32>,
+    /// (path, language) of each file with vectors.
+    files: Vec<(String, String)>,
+    matrix: Vec<f32>,
+}
+
+fn generations(store: &Store) -> (u64, u64) {
+    let get = |k: &str| {
+        store
+            .get_meta(k)
+            .ok()
+            .flatten()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (get(meta::GENERATION), get(meta::VECTORS_GENERATION))
+}
+
+impl SemanticIndex {
+    /// Loads every vector of `model`. Rows of another length than the
+    /// first (which would mean a corrupt row) are skipped.
+    pub fn load(store: &Store, db: &std::path::Path, model: &str) -> Result<SemanticIndex> {
+        let generation = generations(store);
+        let paths = store.file_paths().map_err(|e| store::explain(e, db))?;
+        let mut file_slot: HashMap<i64, u32> = HashMap::new();
+        let mut files = Vec::new();
+        let mut chunk_ids = Vec::new();
+        let mut file_of = Vec::new();
+        let mut matrix = Vec::new();
+        let mut dim = 0usize;
+        store
+            .scan_vectors(model, |row| {
+                if row.blob.len() % 4 != 0 || row.blob.is_empty() {
+                    return;
+                }
+                let d = row.blob.len() / 4;
+                if dim == 0 {
+                    dim = d;
+                } else if d != dim {
+                    return;
+                }
+                let slot = *file_slot.entry(row.file_id).or_insert_with(|| {
+                    files.push(paths.get(&row.file_id).cloned().unwrap_or_default());
+                    (files.len() - 1) as u32
+                });
+                if store::blob_to_vector(row.blob, &mut matrix).is_some() {
+                    chunk_ids.push(row.chunk_id);
+                    file_of.push(slot);
+                }
+            })
+            .map_err(|e| store::explain(e, db))?;
+        Ok(SemanticIndex {
+            model: model.to_string(),
+            dim,
+            generation,
+            chunk_ids,
+            file_of,
+            files,
+            matrix,
+        })
+    }
+
+    /// Builds an index from raw rows (benchmarks and tests).
+    pub fn from_rows(model: &str, dim: usize, rows: Vec<(i64, String, Vec<f32>)>) -> SemanticIndex {
+        let mut files: Vec<(String, String)> = Vec::new();
+        let mut slot_of: HashMap<String, u32> = HashMap::new();
+        let mut idx = SemanticIndex {
+            model: model.to_string(),
+            dim,
+            generation: (0, 0),
+            chunk_ids: Vec::with_capacity(rows.len()),
+            file_of: Vec::with_capacity(rows.len()),
+            files: Vec::new(),
+            matrix: Vec::with_capacity(rows.len() * dim),
+        };
+        for (id, path, v) in rows {
+            if v.len() != dim {
+                continue;
+            }
+            let slot = *slot_of.entry(path.clone()).or_insert_with(|| {
+                files.push((path, String::new()));
+                (files.len() - 1) as u32
+            });
+            idx.chunk_ids.push(id);
+            idx.file_of.push(slot);
+            idx.matrix.extend_from_slice(&v);
+        }
+        idx.files = files;
+        idx
+    }
+
+    pub fn len(&self) -> usize {
+        self.chunk_ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chunk_ids.is_empty()
+    }
+
+    /// The `k` best (chunk id, cosine) pairs for `query`, best first,
+    /// among rows whose file passes `filter`, above `threshold`, and not
+    /// excluded by `skip` (called with the chunk id and path).
+    pub fn top_k(
+        &self,
+        query: &[f32],
+        filter: &ChunkFilter,
+        k: usize,
+        threshold: Option<f32>,
+        skip: &dyn Fn(i64, &str) -> bool,
+    ) -> Vec<(i64, f32)> {
+        if query.len() != self.dim || k == 0 || self.dim == 0 {
+            return Vec::new();
+        }
+        // Files are filtered once, not once per chunk.
+        let allowed: Vec<bool> = self
+            .files
+            .iter()
+            .map(|(p, l)| filter.accepts(p, l))
+            .collect();
+        let min = threshold.unwrap_or(f32::NEG_INFINITY);
+        // A min-heap of the best k by score.
+        let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<Scored>> =
+            std::collections::BinaryHeap::with_capacity(k + 1);
+        for (row, v) in self.matrix.chunks_exact(self.dim).enumerate() {
+            let file = self.file_of[row] as usize;
+            if !allowed[file] {
+                continue;
+            }
+            let s = dot(query, v);
+            if s < min {
+                continue;
+            }
+            if heap.len() == k && heap.peek().is_some_and(|w| s <= w.0.score) {
+                continue;
+            }
+            let id = self.chunk_ids[row];
+            if skip(id, &self.files[file].0) {
+                continue;
+            }
+            heap.push(std::cmp::Reverse(Scored { score: s, id }));
+            if heap.len() > k {
+                heap.pop();
+            }
+        }
+        let mut out: Vec<(i64, f32)> = heap.into_iter().map(|r| (r.0.id, r.0.score)).collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Scored {
+    score: f32,
+    id: i64,
+}
+
+impl PartialEq for Scored {
+    fn eq(&self, o: &Self) -> bool {
+        self.score.total_cmp(&o.score).is_eq() && self.id == o.id
+    }
+}
+impl Eq for Scored {}
+impl PartialOrd for Scored {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Scored {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        // Lower ids win ties, so results are deterministic.
+        self.score.total_cmp(&o.score).then(o.id.cmp(&self.id))
+    }
+}
+
+/// Dot product, unrolled by 8 so the compiler vectorises it.
+#[inline]
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0.0f32; 8];
+    let chunks = a.len() / 8;
+    for i in 0..chunks {
+        let (x, y) = (&a[i * 8..i * 8 + 8], &b[i * 8..i * 8 + 8]);
+        for j in 0..8 {
+            acc[j] += x[j] * y[j];
+        }
+    }
+    let mut s: f32 = acc.iter().sum();
+    for i in chunks * 8..a.len().min(b.len()) {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+/// The vectors semantic search will use: the best configured tier that
+/// covers every chunk, else the one covering the most.
+#[derive(Debug, Clone)]
+pub struct Choice {
+    pub spec: TierSpec,
+    pub embedded: u64,
+    pub total: u64,
+}
+
+/// Picks the model to search with, or says why there is none.
+pub fn choose_model(
+    store: &Store,
+    db: &std::path::Path,
+    s: &EmbedSettings,
+) -> Result<std::result::Result<Choice, SemanticResult>> {
+    let specs = embed::configured_tiers(s);
+    if specs.is_empty() {
+        return Ok(Err(SemanticResult::unavailable(
+            "semantic search is switched off (embed.provider = \"none\" and embed.fast = false)",
+            "set embed.provider (and/or embed.fast = true) in `.repo_search/config.toml`",
+        )));
+    }
+    let mut best: Option<Choice> = None;
+    for spec in specs {
+        // A tier whose weights are gone cannot embed the query.
+        if !embed::is_ready(&spec) {
+            continue;
+        }
+        let (embedded, total) = store
+            .embedding_coverage(&spec.model_id)
+            .map_err(|e| store::explain(e, db))?;
+        if total == 0 {
+            return Ok(Err(SemanticResult::unavailable(
+                "the index has no chunks yet",
+                "run `repo-search index`",
+            )));
+        }
+        let c = Choice {
+            spec,
+            embedded,
+            total,
+        };
+        if embedded == total {
+            return Ok(Ok(c));
+        }
+        if best.as_ref().is_none_or(|b| embedded > b.embedded) {
+            best = Some(c);
+        }
+    }
+    match best {
+        Some(c) if c.embedded > 0 => Ok(Ok(c)),
+        _ => {
+            let ready = embed::configured_tiers(s).iter().any(embed::is_ready);
+            let (reason, hint) = if ready {
+                (
+                    "no chunk has a vector yet (embeddings are computed after indexing)",
+                    "run `repo-search index` (or let the daemon finish embedding); `repo-search status` shows progress",
+                )
+            } else {
+                (
+                    "no embedding model is available",
+                    "run `repo-search model fetch`, then `repo-search index`",
+                )
+            };
+            Ok(Err(SemanticResult::unavailable(reason, hint)))
+        }
+    }
+}
+
+/// Keeps the vector matrix and the query models of one project warm across
+/// searches. Reloads the matrix when the index (or its vectors) changed.
+pub struct SemanticSearcher {
+    settings: EmbedSettings,
+    index: Option<SemanticIndex>,
+    models: HashMap<String, Box<dyn Embedder>>,
+}
+
+impl SemanticSearcher {
+    pub fn new(settings: EmbedSettings) -> SemanticSearcher {
+        SemanticSearcher {
+            settings,
+            index: None,
+            models: HashMap::new(),
+        }
+    }
+
+    fn ensure_index(&mut self, store: &Store, db: &std::path::Path, model: &str) -> Result<()> {
+        let fresh = self
+            .index
+            .as_ref()
+            .is_some_and(|ix| ix.model == model && ix.generation == generations(store));
+        if !fresh {
+            self.index = None;
+            self.index = Some(SemanticIndex::load(store, db, model)?);
+        }
+        Ok(())
+    }
+
+    fn query_model(&mut self, spec: &TierSpec) -> Result<&dyn Embedder> {
+        if !self.models.contains_key(&spec.model_id) {
+            let e = embed::open(&self.settings, spec)?;
+            self.models.insert(spec.model_id.clone(), e);
+        }
+        match self.models.get(&spec.model_id) {
+            Some(e) => Ok(e.as_ref()),
+            None => Err(anyhow::anyhow!(
+                "model {} vanished from the cache",
+                spec.model_id
+            )),
+        }
+    }
+
+    /// Natural-language search. Provider problems become `available: false`.
+    pub fn search(
+        &mut self,
+        store: &Store,
+        root: &std::path::Path,
+        req: &SemanticRequest,
+    ) -> Result<SemanticResult> {
+        if req.query.trim().is_empty() {
+            return Err(UserError::new("empty query")
+                .hint("describe what the code does, e.g. `retry failed payments`")
+                .into());
+        }
+        if req.query.len() > MAX_QUERY_BYTES {
+            return Err(UserError::new(format!(
+                "the query is longer than {MAX_QUERY_BYTES} bytes"
+            ))
+            .hint("shorten it; for code, use similar_code")
+            .into());
+        }
+        let db = store::db_path(root);
+        let choice = match choose_model(store, &db, &self.settings)? {
+            Ok(c) => c,
+            Err(unavailable) => return Ok(unavailable),
+        };
+        let qv = match self
+            .query_model(&choice.spec)
+            .and_then(|m| m.embed(&[req.query.as_str()]))
+        {
+            Ok(mut v) if !v.is_empty() => v.swap_remove(0),
+            Ok(_) => {
+                return Ok(SemanticResult::unavailable(
+                    "the model returned no vector",
+                    "check the embed settings",
+                ));
+            }
+            Err(e) => return Ok(with_choice(SemanticResult::from_error(&e), &choice)),
+        };
+        self.ensure_index(store, &db, &choice.spec.model_id)?;
+        let Some(index) = self.index.as_ref() else {
+            return Ok(SemanticResult::unavailable(
+                "no vectors loaded",
+                "run `repo-search index`",
+            ));
+        };
+        let top = index.top_k(&qv, &req.filter, req.limit, req.threshold, &|_, _| false);
+        let terms = crate::text::query_terms(&req.query);
+        let hits = render_hits(store, &db, &top, &terms, req.snippet_lines)?;
+        Ok(found(&choice, hits))
+    }
+
+    /// Code similar to a piece of code or to an indexed location.
+    pub fn similar(
+        &mut self,
+        store: &Store,
+        root: &std::path::Path,
+        req: &SimilarRequest,
+    ) -> Result<SemanticResult> {
+        let db = store::db_path(root);
+        let choice = match choose_model(store, &db, &self.settings)? {
+            Ok(c) => c,
+            Err(unavailable) => return Ok(unavailable),
+        };
+        let model = choice.spec.model_id.clone();
+        let (qv, origin): (Vec<f32>, Option<i64>) = match &req.target {
+            SimilarTo::Code(code) => {
+                if code.trim().is_empty() {
+                    return Err(UserError::new("empty code")
+                        .hint("pass a snippet, or path + line of an indexed file")
+                        .into());
+                }
+                if code.len() > MAX_QUERY_BYTES {
+                    return Err(UserError::new(format!(
+                        "the code is longer than {MAX_QUERY_BYTES} bytes"
+                    ))
+                    .hint("pass one function, or path + line")
+                    .into());
+                }
+                match self
+                    .query_model(&choice.spec)
+                    .and_then(|m| m.embed(&[code.as_str()]))
+                {
+                    Ok(mut v) if !v.is_empty() => (v.swap_remove(0), None),
+                    Ok(_) => {
+                        return Ok(SemanticResult::unavailable(
+                            "the model returned no vector",
+                            "check the embed settings",
+                        ));
+                    }
+                    Err(e) => return Ok(with_choice(SemanticResult::from_error(&e), &choice)),
+                }
+            }
+            SimilarTo::Location { path, line } => {
+                let rel = crate::paths::resolve_in_root(root, path)?.rel;
+                let chunks = store
+                    .chunks_at(&rel, *line)
+                    .map_err(|e| store::explain(e, &db))?;
+                let Some(c) = chunks.into_iter().next() else {
+                    return Err(UserError::new(format!(
+                        "no indexed chunk of `{rel}` holds line {line}"
+                    ))
+                    .hint("check the line number; run `repo-search index` if the file is new")
+                    .into());
+                };
+                // The stored vector when there is one; else embed the chunk now.
+                match store
+                    .vector(&model, c.key)
+                    .map_err(|e| store::explain(e, &db))?
+                {
+                    Some(v) => (v, Some(c.chunk_id)),
+                    None => {
+                        let input = embed::chunk_input(
+                            &c.path,
+                            c.symbol.as_deref(),
+                            c.kind.as_deref(),
+                            &c.text,
+                        );
+                        match self
+                            .query_model(&choice.spec)
+                            .and_then(|m| m.embed(&[input.as_str()]))
+                        {
+                            Ok(mut v) if !v.is_empty() => (v.swap_remove(0), Some(c.chunk_id)),
+                            Ok(_) => {
+                                return Ok(SemanticResult::unavailable(
+                                    "the model returned no vector",
+                                    "check the embed settings",
+                                ));
+                            }
+                            Err(e) => {
+                                return Ok(with_choice(SemanticResult::from_error(&e), &choice));
+                            }
+                        }
+                    }
+                }
+            }
+        };
+        self.ensure_index(store, &db, &model)?;
+        let Some(index) = self.index.as_ref() else {
+            return Ok(SemanticResult::unavailable(
+                "no vectors loaded",
+                "run `repo-search index`",
+            ));
+        };
+        let exclude = req.exclude_path.as_deref();
+        let top = index.top_k(&qv, &req.filter, req.limit, req.threshold, &|id, path| {
+            Some(id) == origin || exclude.is_some_and(|x| x == path)
+        });
+        let hits = render_hits(store, &db, &top, &[], req.snippet_lines)?;
+        Ok(found(&choice, hits))
+    }
+}
+
+fn with_choice(mut r: SemanticResult, c: &Choice) -> SemanticResult {
+    r.model = Some(c.spec.model_id.clone());
+    r.tier = Some(c.spec.tier);
+    r.embedded = c.embedded;
+    r.total = c.total;
+    r
+}
+
+fn found(c: &Choice, hits: Vec<ChunkHit>) -> SemanticResult {
+    SemanticResult {
+        available: true,
+        reason: None,
+        hint: (c.embedded < c.total).then(|| {
+            "embeddings are still being computed: run `repo-search index` (or let the daemon finish); results cover the embedded chunks".to_string()
+        }),
+        model: Some(c.spec.model_id.clone()),
+        tier: Some(c.spec.tier),
+        partial: c.embedded < c.total,
+        embedded: c.embedded,
+        total: c.total,
+        hits,
+    }
+}
+
+fn render_hits(
+    store: &Store,
+    db: &std::path::Path,
+    top: &[(i64, f32)],
+    terms: &[String],
+    snippet_lines: usize,
+) -> Result<Vec<ChunkHit>> {
+    let mut hits = Vec::with_capacity(top.len());
+    for &(id, score) in top {
+        let Some(c) = store.chunk_row(id).map_err(|e| store::explain(e, db))? else {
+            continue;
+        };
+        let (snippet_line, snippet) = best_snippet(&c.text, c.start_line, terms, snippet_lines);
+        hits.push(ChunkHit {
+            path: c.path,
+            start_line: c.start_line,
+            end_line: c.end_line,
+            symbol: c.symbol,
+            kind: c.kind,
+            lang: c.lang,
+            score: score as f64,
+            snippet_line,
+            snippet,
+        });
+    }
+    Ok(hits)
+}
+
+/// One-shot semantic search (the CLI): loads everything for one query.
+pub fn search_semantic(
+    store: &Store,
+    root: &std::path::Path,
+    settings: &EmbedSettings,
+    req: &SemanticRequest,
+) -> Result<SemanticResult> {
+    SemanticSearcher::new(settings.clone()).search(store, root, req)
+}
+
+/// One-shot similar-code search.
+pub fn similar_code(
+    store: &Store,
+    root: &std::path::Path,
+    settings: &EmbedSettings,
+    req: &SimilarRequest,
+) -> Result<SemanticResult> {
+    SemanticSearcher::new(settings.clone()).similar(store, root, req)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::Scope;
+
+    #[test]
+    fn top_k_ranks_filters_and_thresholds() {
+        let rows = vec![
+            (1, "src/a.rs".to_string(), vec![1.0, 0.0]),
+            (2, "src/b.rs".to_string(), vec![0.8, 0.6]),
+            (3, "tests/c.rs".to_string(), vec![0.9, 0.435_889_9]),
+            (4, "src/d.rs".to_string(), vec![0.0, 1.0]),
+        ];
+        let ix = SemanticIndex::from_rows("m", 2, rows);
+        let all = ChunkFilter::default();
+        let top = ix.top_k(&[1.0, 0.0], &all, 2, None, &|_, _| false);
+        assert_eq!(top.iter().map(|t| t.0).collect::<Vec<_>>(), [1, 3]);
+        let no_tests = ChunkFilter::new(&["!tests/**".into()], None, Scope::All).expect("filter");
+        let top = ix.top_k(&[1.0, 0.0], &no_tests, 2, None, &|_, _| false);
+        assert_eq!(top.iter().map(|t| t.0).collect::<Vec<_>>(), [1, 2]);
+        let top = ix.top_k(&[1.0, 0.0], &all, 10, Some(0.5), &|id, _| id == 1);
+        assert_eq!(top.iter().map(|t| t.0).collect::<Vec<_>>(), [3, 2]);
+        assert!(
+            ix.top_k(&[1.0, 0.0, 0.0], &all, 3, None, &|_, _| false)
+                .is_empty(),
+            "wrong dimension"
+        );
+    }
+
+    #[test]
+    fn dot_matches_naive() {
+        let a: Vec<f32> = (0..19).map(|i| i as f32 * 0.5).collect();
+        let b: Vec<f32> = (0..19).map(|i| 1.0 - i as f32 * 0.1).collect();
+        let naive: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        assert!((dot(&a, &b) - naive).abs() < 1e-4);
+    }
+}

@@ -1,0 +1,106 @@
+//! Owns the answer to "what does the index hold and how fresh is it", shared
+//! by `repo-search status`, the MCP `index_status` tool and the daemon.
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::settings::Settings;
+use crate::store::{self, SkipSummary, Store, meta};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IndexStatus {
+    pub root: String,
+    pub index_path: String,
+    pub exists: bool,
+    pub files: u64,
+    pub symbols: u64,
+    pub refs: u64,
+    pub chunks: u64,
+    pub skipped: u64,
+    pub skipped_by_reason: Vec<SkipSummary>,
+    /// Unix seconds of the last completed run.
+    pub last_indexed: Option<i64>,
+    pub last_duration_s: Option<f64>,
+    pub generation: u64,
+    /// Whether a writer holds the lock right now, and how far it is.
+    pub indexing: Option<Indexing>,
+    /// Files changed on disk since indexed (`None` when not computed).
+    pub stale_files: Option<u64>,
+    pub stale_examples: Vec<String>,
+    pub index_bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Indexing {
+    pub pid: Option<u32>,
+    pub done: u64,
+    pub total: u64,
+}
+
+fn file_size(p: &std::path::Path) -> u64 {
+    std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
+}
+
+/// Reads the status of the project's index. `check_stale` walks the
+/// project to count changed files (costs a walk).
+pub fn index_status(settings: &Settings, check_stale: bool) -> Result<IndexStatus> {
+    let root = &settings.root;
+    let db = store::db_path(root);
+    let writer = crate::lock::current_writer(root);
+    let mut st = IndexStatus {
+        root: root.display().to_string(),
+        index_path: db.display().to_string(),
+        exists: false,
+        files: 0,
+        symbols: 0,
+        refs: 0,
+        chunks: 0,
+        skipped: 0,
+        skipped_by_reason: Vec::new(),
+        last_indexed: None,
+        last_duration_s: None,
+        generation: 0,
+        indexing: writer.map(|pid| Indexing {
+            pid: (pid != 0).then_some(pid),
+            done: 0,
+            total: 0,
+        }),
+        stale_files: None,
+        stale_examples: Vec::new(),
+        index_bytes: 0,
+    };
+    let Some(store) = Store::open_ro(root)? else {
+        return Ok(st);
+    };
+    st.exists = true;
+    st.index_bytes = file_size(&db) + file_size(&db.with_extension("db-wal"));
+    let counts = store.counts().map_err(|e| store::explain(e, &db))?;
+    st.files = counts.files;
+    st.symbols = counts.symbols;
+    st.refs = counts.refs;
+    st.chunks = counts.chunks;
+    st.skipped = counts.skipped;
+    st.skipped_by_reason = store
+        .skipped_summary(3)
+        .map_err(|e| store::explain(e, &db))?;
+    let get = |k: &str| store.get_meta(k).ok().flatten();
+    st.last_indexed = get(meta::LAST_INDEXED).and_then(|v| v.parse().ok());
+    st.last_duration_s = get(meta::LAST_DURATION).and_then(|v| v.parse().ok());
+    st.generation = get(meta::GENERATION)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if let Some(ix) = st.indexing.as_mut() {
+        ix.done = get(meta::PROGRESS_DONE)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        ix.total = get(meta::PROGRESS_TOTAL)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+    }
+    if check_stale {
+        let s = crate::index::staleness(settings, &store)?;
+        st.stale_files = Some(s.stale_files);
+        st.stale_examples = s.examples;
+    }
+    Ok(st)
+}

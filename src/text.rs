@@ -1,0 +1,203 @@
+//! Owns text normalisation for full-text search: splitting identifiers into
+//! their camelCase / snake_case parts, turning paths into terms, and turning
+//! a user's query into an FTS5 expression. Does not touch SQL or files.
+//!
+//! The FTS5 tokenizer (`unicode61`) already splits `parse_config` at the
+//! underscore, but keeps `HttpClient` as one token `httpclient`. So the
+//! indexed body is the chunk text followed by the extra parts of every
+//! mixed-case identifier (`http client`), and a query for either form
+//! matches.
+
+use std::collections::HashSet;
+
+/// Splits an identifier into lowercase parts: `HTTPServerError2` →
+/// `["http", "server", "error2"]`, `parse_config` → `["parse", "config"]`.
+pub fn split_identifier(ident: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    for piece in ident.split(|c: char| c == '_' || c == '-' || c == '$') {
+        let chars: Vec<char> = piece.chars().collect();
+        let mut start = 0;
+        for i in 1..chars.len() {
+            let (prev, cur) = (chars[i - 1], chars[i]);
+            let next_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
+            // A boundary before an uppercase letter that follows a lowercase
+            // letter or digit (`parseConfig`), or that starts a new word
+            // after an acronym (`HTTPServer` → `HTTP` + `Server`).
+            let boundary = cur.is_uppercase()
+                && (prev.is_lowercase()
+                    || prev.is_ascii_digit()
+                    || (prev.is_uppercase() && next_lower));
+            if boundary {
+                parts.push(chars[start..i].iter().collect::<String>().to_lowercase());
+                start = i;
+            }
+        }
+        if start < chars.len() {
+            parts.push(chars[start..].iter().collect::<String>().to_lowercase());
+        }
+    }
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Iterates over identifier-like words of a text.
+pub fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !is_ident_char(c))
+        .filter(|w| !w.is_empty())
+}
+
+/// The text to index for a chunk: the text itself, then the split parts of
+/// mixed-case identifiers that the tokenizer would not find on its own.
+pub fn expand_identifiers(text: &str) -> String {
+    let mut extra = String::new();
+    let mut seen: HashSet<&str> = HashSet::new();
+    for w in words(text) {
+        let has_inner_upper =
+            w.chars().skip(1).any(|c| c.is_uppercase()) && w.chars().any(|c| c.is_lowercase());
+        if !has_inner_upper || !seen.insert(w) {
+            continue;
+        }
+        for part in split_identifier(w) {
+            extra.push(' ');
+            extra.push_str(&part);
+        }
+    }
+    if extra.is_empty() {
+        text.to_string()
+    } else {
+        let mut out = String::with_capacity(text.len() + extra.len() + 1);
+        out.push_str(text);
+        out.push('\n');
+        out.push_str(&extra);
+        out
+    }
+}
+
+/// A path as search terms: `django/contrib/auth/views.py` → its components
+/// and their identifier parts.
+pub fn path_terms(path: &str) -> String {
+    let mut out = String::new();
+    for comp in path.split(['/', '.', '\\']) {
+        if comp.is_empty() {
+            continue;
+        }
+        out.push_str(comp);
+        out.push(' ');
+        let parts = split_identifier(comp);
+        if parts.len() > 1 {
+            for p in parts {
+                out.push_str(&p);
+                out.push(' ');
+            }
+        }
+    }
+    out
+}
+
+/// English words too common to help a code search query.
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "been", "by", "can", "do", "does", "for", "from",
+    "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "of", "on", "or", "our",
+    "should", "so", "that", "the", "their", "them", "then", "there", "these", "this", "those",
+    "to", "was", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with",
+    "you", "your", "code", "function", "find", "show", "me", "all", "any", "some", "used",
+];
+
+/// Terms of a natural-language or identifier query, lowercased, stopwords
+/// removed (unless nothing else is left), identifiers also split into parts.
+pub fn query_terms(query: &str) -> Vec<String> {
+    let mut terms: Vec<String> = Vec::new();
+    let push = |t: String, terms: &mut Vec<String>| {
+        if !t.is_empty() && !terms.contains(&t) {
+            terms.push(t);
+        }
+    };
+    for w in words(query) {
+        let lower = w.to_lowercase();
+        let parts = split_identifier(w);
+        if parts.len() > 1 {
+            // The whole identifier matches its own token only when it has no
+            // underscore (the tokenizer splits at underscores).
+            if !w.contains('_') {
+                push(lower.clone(), &mut terms);
+            }
+            for p in parts {
+                push(p, &mut terms);
+            }
+        } else {
+            push(lower, &mut terms);
+        }
+    }
+    let filtered: Vec<String> = terms
+        .iter()
+        .filter(|t| !STOPWORDS.contains(&t.as_str()))
+        .cloned()
+        .collect();
+    if filtered.is_empty() { terms } else { filtered }
+}
+
+/// An FTS5 MATCH expression that ORs the query terms (BM25 ranks chunks
+/// with more and rarer terms higher). `None` when the query has no terms.
+pub fn fts_query(query: &str) -> Option<String> {
+    let terms = query_terms(query);
+    if terms.is_empty() {
+        return None;
+    }
+    let quoted: Vec<String> = terms
+        .iter()
+        .take(32)
+        .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+        .collect();
+    Some(quoted.join(" OR "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_identifiers() {
+        assert_eq!(split_identifier("parse_config"), ["parse", "config"]);
+        assert_eq!(split_identifier("HttpClient"), ["http", "client"]);
+        assert_eq!(
+            split_identifier("HTTPServerError"),
+            ["http", "server", "error"]
+        );
+        assert_eq!(split_identifier("getX"), ["get", "x"]);
+        assert_eq!(split_identifier("utf8Decode"), ["utf8", "decode"]);
+        assert_eq!(split_identifier("__init__"), ["init"]);
+        assert_eq!(split_identifier("plain"), ["plain"]);
+    }
+
+    #[test]
+    fn expands_only_mixed_case() {
+        let body = expand_identifiers("let c = HttpClient::new(parse_config);");
+        assert!(body.ends_with(" http client"), "{body}");
+        assert_eq!(expand_identifiers("no_camel here"), "no_camel here");
+    }
+
+    #[test]
+    fn query_terms_drop_stopwords_and_split() {
+        assert_eq!(
+            query_terms("where do we validate the CSRF token"),
+            ["validate", "csrf", "token"]
+        );
+        assert_eq!(query_terms("HttpClient"), ["httpclient", "http", "client"]);
+        assert_eq!(query_terms("parse_config"), ["parse", "config"]);
+        assert_eq!(query_terms("the"), ["the"]);
+        assert_eq!(fts_query("  ?? "), None);
+        assert_eq!(fts_query("a\"b").as_deref(), Some("\"b\""));
+    }
+
+    #[test]
+    fn path_terms_split_components() {
+        assert_eq!(
+            path_terms("src/HttpClient.rs"),
+            "src HttpClient http client rs "
+        );
+    }
+}

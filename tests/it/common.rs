@@ -1,0 +1,161 @@
+//! Helpers for integration tests: temp projects on disk and the real
+//! binaries, run as a user would run them.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_repo-search");
+
+/// A temporary project directory with its own `REPO_SEARCH_HOME`.
+pub struct Project {
+    pub dir: tempfile::TempDir,
+    pub home: tempfile::TempDir,
+}
+
+impl Project {
+    pub fn new() -> Project {
+        let dir = tempfile::tempdir().expect("temp project dir");
+        let home = tempfile::tempdir().expect("temp home dir");
+        Project { dir, home }
+    }
+
+    /// The canonical root (temp dirs may sit behind a symlink).
+    pub fn root(&self) -> PathBuf {
+        self.dir.path().canonicalize().expect("canonical root")
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root().join(rel)
+    }
+
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> &Project {
+        let p = self.path(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("create parent dirs");
+        }
+        std::fs::write(&p, content).expect("write file");
+        self
+    }
+
+    pub fn remove(&self, rel: &str) {
+        std::fs::remove_file(self.path(rel)).expect("remove file");
+    }
+
+    pub fn git_init(&self) {
+        let out = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(self.root())
+            .output()
+            .expect("run git init");
+        assert!(
+            out.status.success(),
+            "git init failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// A command for the `repo-search` binary, run in the project root with a
+    /// private home and no inherited project dir.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(BIN);
+        c.args(args)
+            .current_dir(self.root())
+            .env("REPO_SEARCH_HOME", self.home.path())
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("REPO_SEARCH_LOG")
+            .env_remove("REPO_SEARCH_MAX_FILE_SIZE");
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Run {
+        let out = self.cmd(args).output().expect("run repo-search");
+        Run {
+            args: args.iter().map(|s| s.to_string()).collect(),
+            out,
+        }
+    }
+
+    /// Runs with `--json` appended and parses stdout.
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let r = self.run(&a);
+        assert!(r.code() <= 1, "{r}");
+        serde_json::from_str(&r.stdout())
+            .unwrap_or_else(|e| panic!("bad JSON from {a:?}: {e}\n{r}"))
+    }
+}
+
+pub struct Run {
+    pub args: Vec<String>,
+    pub out: Output,
+}
+
+impl Run {
+    pub fn code(&self) -> i32 {
+        self.out.status.code().unwrap_or(-1)
+    }
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.out.stdout).into_owned()
+    }
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.out.stderr).into_owned()
+    }
+    pub fn ok(self) -> Run {
+        assert_eq!(self.code(), 0, "{self}");
+        self
+    }
+}
+
+impl std::fmt::Display for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "repo-search {:?} exited {}\n--- stdout\n{}\n--- stderr\n{}",
+            self.args,
+            self.code(),
+            self.stdout(),
+            self.stderr()
+        )
+    }
+}
+
+/// Polls `f` until it returns `Some` or the deadline passes.
+pub fn poll_until<T>(timeout: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(v) = f() {
+            return Some(v);
+        }
+        if Instant::now() > deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+pub fn have(cmd: &str) -> bool {
+    Command::new(cmd)
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+pub fn names(v: &serde_json::Value, field: &str) -> Vec<String> {
+    v[field]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|h| h["name"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub fn exists(p: &Path) -> bool {
+    p.exists()
+}

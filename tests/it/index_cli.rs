@@ -1,0 +1,488 @@
+//! `repo-search index` and the index-backed searches, end to end through the
+//! real binary: incremental updates, ignore rules, skip reasons, bad input
+//! and a killed writer.
+
+use std::time::Duration;
+
+use crate::common::*;
+
+const RUST: &str = r#"//! Config handling.
+
+/// Parsed configuration.
+pub struct Config {
+    pub name: String,
+}
+
+impl Config {
+    /// Parses the config file.
+    pub fn parse_config(text: &str) -> Config {
+        let name = text.trim().to_string();
+        Config { name }
+    }
+}
+
+fn main() {
+    let c = Config::parse_config("x");
+    println!("{}", c.name);
+}
+"#;
+
+const PYTHON: &str = r#"import os
+
+
+class LoginView:
+    """Handles the login form."""
+
+    def post(self, request):
+        token = request.csrf_token
+        return validate_csrf_token(token)
+
+
+def validate_csrf_token(token):
+    """Check that the CSRF token is valid."""
+    return token == os.environ.get("SECRET")
+"#;
+
+const GO: &str = "package main\n\ntype Server struct {\n\tAddr string\n}\n\nfunc (s *Server) Start() error {\n\treturn nil\n}\n\nfunc NewServer(addr string) *Server {\n\treturn &Server{Addr: addr}\n}\n";
+
+const TS: &str = "export interface Shape {\n  area(): number;\n}\n\nexport class Circle implements Shape {\n  constructor(private r: number) {}\n  area(): number {\n    return Math.PI * this.r * this.r;\n  }\n}\n\nexport function makeCircle(r: number): Circle {\n  return new Circle(r);\n}\n";
+
+fn sample() -> Project {
+    let p = Project::new();
+    p.write("src/main.rs", RUST)
+        .write("app/views.py", PYTHON)
+        .write("server/server.go", GO)
+        .write("web/shapes.ts", TS)
+        .write("README.md", "# Demo\n\nHow to validate the CSRF token.\n");
+    p
+}
+
+fn hit_paths(v: &serde_json::Value, field: &str) -> Vec<String> {
+    v[field]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|h| h["path"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn index_then_every_search() {
+    let p = sample();
+    let summary = p.json(&["index"]);
+    assert_eq!(summary["files"], 5, "{summary}");
+    assert!(summary["symbols"].as_u64().unwrap_or(0) >= 10, "{summary}");
+    assert!(summary["chunks"].as_u64().unwrap_or(0) >= 5, "{summary}");
+    assert!(p.path(".repo_search/index.db").exists());
+
+    let v = p.json(&["symbol", "parse_config"]);
+    assert_eq!(v["hits"][0]["path"], "src/main.rs", "{v}");
+    assert_eq!(v["hits"][0]["kind"], "method", "{v}");
+    assert_eq!(v["hits"][0]["container"], "Config", "{v}");
+    assert_eq!(v["hits"][0]["start_line"], 10, "{v}");
+
+    // Qualified, case-insensitive, prefix and fuzzy lookups.
+    let v = p.json(&["symbol", "Config::parse_config"]);
+    assert_eq!(v["hits"][0]["name"], "parse_config", "{v}");
+    let v = p.json(&["symbol", "loginview"]);
+    assert_eq!(v["hits"][0]["name"], "LoginView", "{v}");
+    assert_eq!(v["hits"][0]["match"], "case-insensitive", "{v}");
+    let v = p.json(&["symbol", "validate_", "--prefix"]);
+    assert_eq!(v["hits"][0]["name"], "validate_csrf_token", "{v}");
+    let v = p.json(&["symbol", "mkcrcl", "--fuzzy"]);
+    assert_eq!(v["hits"][0]["name"], "makeCircle", "{v}");
+    let v = p.json(&["symbol", "Start", "--kind", "method", "--lang", "go"]);
+    assert_eq!(v["hits"][0]["container"], "Server", "{v}");
+
+    let v = p.json(&["refs", "validate_csrf_token"]);
+    let hits = v["hits"].as_array().expect("hits");
+    assert!(
+        hits.iter()
+            .any(|h| h["is_definition"] == true && h["path"] == "app/views.py"),
+        "{v}"
+    );
+    assert!(
+        hits.iter()
+            .any(|h| h["is_definition"] == false && h["line"] == 9),
+        "{v}"
+    );
+
+    let v = p.json(&["outline", "web/shapes.ts"]);
+    let top: Vec<&str> = v["symbols"]
+        .as_array()
+        .expect("symbols")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert_eq!(top, ["Shape", "Circle", "makeCircle"], "{v}");
+    let circle = &v["symbols"][1];
+    assert!(
+        circle["children"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|m| m["name"] == "area")),
+        "{v}"
+    );
+
+    let v = p.json(&["read", "src/main.rs", "--lines", "9:11"]);
+    assert_eq!(v["lines"][0]["line"], 9);
+    assert_eq!(v["lines"].as_array().map(|a| a.len()), Some(3));
+    let v = p.json(&["read", "app/views.py", "--match", "csrf_token", "-C", "1"]);
+    assert_eq!(v["match_line"], 8, "{v}");
+    assert_eq!(v["match_count"], 3, "{v}");
+
+    let v = p.json(&["search", "validate csrf token", "--mode", "bm25"]);
+    assert_eq!(
+        hit_paths(&v, "hits").first().map(String::as_str),
+        Some("app/views.py"),
+        "{v}"
+    );
+    let v = p.json(&["search", "csrf token", "--scope", "docs"]);
+    assert_eq!(hit_paths(&v, "hits"), ["README.md"], "{v}");
+    // camelCase parts are searchable.
+    let v = p.json(&["search", "make circle", "--scope", "code"]);
+    assert_eq!(
+        hit_paths(&v, "hits").first().map(String::as_str),
+        Some("web/shapes.ts"),
+        "{v}"
+    );
+
+    // Exit codes like rg: 1 when nothing is found.
+    assert_eq!(
+        p.run(&["symbol", "zzzz_no_such_name_zzzz", "--exact"])
+            .code(),
+        1
+    );
+    assert_eq!(p.run(&["keyword", "zzzz_no_such_text_zzzz"]).code(), 1);
+    assert_eq!(
+        p.run(&["keyword", "parse_config"])
+            .ok()
+            .stdout()
+            .lines()
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn incremental_edits_deletes_and_renames() {
+    let p = sample();
+    p.run(&["index"]).ok();
+    let again = p.json(&["index"]);
+    assert_eq!(again["changed"], 0, "no-op run must not re-index: {again}");
+    assert_eq!(again["unchanged"], 5, "{again}");
+
+    // Edit: a new function appears, the old one disappears.
+    p.write(
+        "app/views.py",
+        PYTHON.replace("validate_csrf_token", "check_csrf"),
+    );
+    // Rename: the old path vanishes from every table.
+    std::fs::rename(p.path("server/server.go"), p.path("server/http.go")).expect("rename");
+    // Delete and add.
+    p.remove("README.md");
+    p.write(
+        "lib/util.rb",
+        "module Util\n  def self.shout(s)\n    s.upcase\n  end\nend\n",
+    );
+    let s = p.json(&["index"]);
+    assert_eq!(s["removed"], 2, "{s}");
+    assert_eq!(s["files"], 5, "{s}");
+
+    assert_eq!(
+        p.run(&["symbol", "validate_csrf_token", "--exact"]).code(),
+        1
+    );
+    let v = p.json(&["symbol", "check_csrf", "--exact"]);
+    assert_eq!(v["hits"][0]["path"], "app/views.py");
+    let v = p.json(&["symbol", "NewServer"]);
+    assert_eq!(hit_paths(&v, "hits"), ["server/http.go"], "{v}");
+    let v = p.json(&["search", "csrf token", "--scope", "docs"]);
+    assert!(
+        hit_paths(&v, "hits").is_empty(),
+        "deleted README still searchable: {v}"
+    );
+    let v = p.json(&["refs", "validate_csrf_token"]);
+    assert_eq!(v["total"], 0, "{v}");
+    let v = p.json(&["symbol", "shout"]);
+    assert_eq!(v["hits"][0]["path"], "lib/util.rb", "{v}");
+}
+
+#[test]
+fn ignore_rules_match_ripgrep_defaults() {
+    let p = Project::new();
+    p.write("a.py", "def kept(): pass\n")
+        .write("build/gen.py", "def generated(): pass\n")
+        .write(".gitignore", "build/\n")
+        .write("vendor/x.py", "def vendored(): pass\n")
+        .write(".ignore", "vendor/\n")
+        .write(".hidden/h.py", "def hidden_fn(): pass\n");
+    // Outside a git repository, .gitignore does not apply (like rg).
+    p.run(&["index"]).ok();
+    assert_eq!(p.run(&["symbol", "generated", "--exact"]).code(), 0);
+    assert_eq!(
+        p.run(&["symbol", "vendored", "--exact"]).code(),
+        1,
+        ".ignore applies everywhere"
+    );
+    assert_eq!(
+        p.run(&["symbol", "hidden_fn", "--exact"]).code(),
+        1,
+        "hidden files are skipped"
+    );
+    // Inside a git repository it does; the removed file leaves the index.
+    p.git_init();
+    p.run(&["index"]).ok();
+    assert_eq!(p.run(&["symbol", "generated", "--exact"]).code(), 1);
+    assert_eq!(p.run(&["symbol", "kept", "--exact"]).code(), 0);
+    // --hidden indexes hidden files but never the index directory itself.
+    let s = p.json(&["index", "--hidden"]);
+    assert_eq!(p.run(&["symbol", "hidden_fn", "--exact"]).code(), 0, "{s}");
+    let st = p.json(&["status"]);
+    let files = st["files"].as_u64().unwrap_or(0);
+    assert!(files <= 4, "index dir or .git indexed? {st}");
+}
+
+#[test]
+fn skipped_files_have_reasons_and_the_run_goes_on() {
+    let p = Project::new();
+    p.write("ok.rs", "fn fine() {}\n")
+        .write("blob.c", b"int x;\0\0\0binary".as_slice())
+        .write(
+            "big.py",
+            format!("def big():\n    return 1\n{}", "# padding\n".repeat(2000)),
+        )
+        .write("latin.py", {
+            let mut v = b"def latin():\n    pass\n".to_vec();
+            v.extend(std::iter::repeat_n(0xE9u8, 400));
+            v
+        });
+    let s = p.json(&["index", "--max-file-size", "10000"]);
+    assert_eq!(s["files"], 1, "{s}");
+    assert_eq!(s["skipped"], 3, "{s}");
+    let st = p.json(&["status"]);
+    let reasons: Vec<String> = st["skipped_by_reason"]
+        .as_array()
+        .expect("reasons")
+        .iter()
+        .filter_map(|r| r["reason"].as_str().map(String::from))
+        .collect();
+    for want in ["binary", "too large", "invalid UTF-8"] {
+        assert!(reasons.iter().any(|r| r == want), "missing {want}: {st}");
+    }
+    assert_eq!(p.run(&["symbol", "fine"]).code(), 0);
+    // Raising the limit picks the large file up.
+    let s = p.json(&["index", "--max-file-size", "1000000"]);
+    assert_eq!(s["files"], 2, "{s}");
+}
+
+#[test]
+fn bad_input_gets_error_and_hint_and_changes_nothing() {
+    let p = sample();
+    p.run(&["index"]).ok();
+    let before = std::fs::read(p.path(".repo_search/index.db")).expect("db");
+
+    let r = p.run(&["keyword", "foo("]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("error: invalid regex"), "{r}");
+    assert!(
+        r.stderr().contains("hint:") && r.stderr().contains("-F"),
+        "{r}"
+    );
+
+    let r = p.run(&["symbol", "x", "--root", "/definitely/not/here"]);
+    assert_eq!(r.code(), 2);
+    assert!(
+        r.stderr().contains("does not exist") && r.stderr().contains("hint:"),
+        "{r}"
+    );
+
+    for outside in ["../../etc/passwd", "/etc/passwd"] {
+        let r = p.run(&["read", outside]);
+        assert_eq!(r.code(), 2, "{r}");
+        assert!(r.stderr().contains("outside the project root"), "{r}");
+    }
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("/etc", p.path("etc-link")).expect("symlink");
+        let r = p.run(&["read", "etc-link/passwd"]);
+        assert_eq!(r.code(), 2, "{r}");
+        assert!(r.stderr().contains("outside the project root"), "{r}");
+        let r = p.run(&["outline", "etc-link/passwd"]);
+        assert_eq!(r.code(), 2, "{r}");
+    }
+    let r = p.run(&["symbol", "x", "--kind", "bogus"]);
+    assert_eq!(r.code(), 2);
+    assert!(r.stderr().contains("hint:"), "{r}");
+    let r = p.run(&["read", "src/main.rs", "--lines", "x:y"]);
+    assert_eq!(r.code(), 2);
+
+    let after = std::fs::read(p.path(".repo_search/index.db")).expect("db");
+    assert_eq!(before, after, "bad input changed the index");
+}
+
+#[test]
+fn newer_schema_and_corrupt_index_are_reported_and_rebuilt() {
+    let p = sample();
+    p.run(&["index"]).ok();
+    {
+        let conn = rusqlite::Connection::open(p.path(".repo_search/index.db")).expect("open");
+        conn.pragma_update(None, "user_version", 99).expect("bump");
+    }
+    let r = p.run(&["symbol", "Config"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(
+        r.stderr().contains("newer repo-search") && r.stderr().contains("hint:"),
+        "{r}"
+    );
+    p.run(&["index", "--full"]).ok();
+    assert_eq!(p.run(&["symbol", "Config"]).code(), 0);
+
+    // Overwrite the database with garbage.
+    for f in ["index.db-wal", "index.db-shm"] {
+        let _ = std::fs::remove_file(p.path(&format!(".repo_search/{f}")));
+    }
+    p.write(".repo_search/index.db", vec![0x42u8; 8192]);
+    let r = p.run(&["symbol", "Config"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(
+        r.stderr().contains("corrupt") && r.stderr().contains("index --full"),
+        "{r}"
+    );
+    let r = p.run(&["index"]);
+    assert_eq!(r.code(), 2, "{r}");
+    p.run(&["index", "--full"]).ok();
+    assert_eq!(p.run(&["symbol", "Config"]).code(), 0);
+}
+
+#[test]
+fn second_writer_waits_or_fails_clearly() {
+    let p = sample();
+    p.run(&["index"]).ok();
+    let lock = repo_search::lock::WriterLock::acquire(
+        &p.root(),
+        repo_search::lock::WhenBusy::Fail,
+        |_| {},
+    )
+    .expect("take the writer lock");
+    let r = p.run(&["index", "--no-wait"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("is writing the index"), "{r}");
+    // A waiting writer proceeds once the lock is released.
+    let child = p
+        .cmd(&["index", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_millis(300));
+    drop(lock);
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("waiting for another"));
+    // Readers are never blocked by a writer.
+    let _lock = repo_search::lock::WriterLock::acquire(
+        &p.root(),
+        repo_search::lock::WhenBusy::Fail,
+        |_| {},
+    )
+    .expect("lock");
+    assert_eq!(p.run(&["symbol", "Config"]).code(), 0);
+}
+
+#[test]
+fn killed_writer_leaves_a_usable_index() {
+    let p = Project::new();
+    // Enough files that the run is still going when it is killed.
+    for i in 0..3000 {
+        p.write(
+            &format!("pkg{}/mod{i}.py", i % 30),
+            format!("def function_{i}(x):\n    return x + {i}\n\nclass Class{i}:\n    def method(self):\n        return function_{i}(1)\n"),
+        );
+    }
+    let mut child = p.cmd(&["index", "--quiet"]).spawn().expect("spawn");
+    // Kill once the first batch has been committed (or the run has ended).
+    let db = p.path(".repo_search/index.db");
+    poll_until(Duration::from_secs(30), || {
+        let conn =
+            rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .ok()?;
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
+            .ok()?;
+        (n > 0).then_some(())
+    })
+    .expect("index started writing");
+    let _ = child.kill();
+    let _ = child.wait();
+    // Whatever was committed is readable, and the next run completes it.
+    let r = p.run(&["status", "--json"]);
+    assert!(r.code() == 0, "{r}");
+    let s = p.json(&["index"]);
+    assert_eq!(s["files"], 3000, "{s}");
+    assert_eq!(
+        p.json(&["symbol", "function_2999", "--exact"])["hits"][0]["path"],
+        "pkg29/mod2999.py"
+    );
+    let again = p.json(&["index"]);
+    assert_eq!(again["changed"], 0, "{again}");
+}
+
+#[test]
+fn keyword_output_matches_ripgrep_on_this_repository() {
+    if !have("rg") {
+        eprintln!("skipping: rg is not installed");
+        return;
+    }
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cases: &[&[&str]] = &[
+        &["fn [a-z_]+\\("],
+        &["-i", "todo|fixme"],
+        &["-w", "Result"],
+        &["-F", "Vec<"],
+        &["-S", "Store"],
+        &["-g", "*.rs", "-g", "!tests/**", "unwrap_or"],
+        &["-e", "struct", "-e", "enum"],
+    ];
+    for case in cases {
+        let mut ours_args: Vec<&str> = vec![
+            "keyword",
+            "--json",
+            "--root",
+            repo.to_str().expect("utf-8 path"),
+        ];
+        ours_args.extend_from_slice(case);
+        let out = std::process::Command::new(BIN)
+            .args(&ours_args)
+            .output()
+            .expect("run");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let mut ours: Vec<String> = v["matches"]
+            .as_array()
+            .expect("matches")
+            .iter()
+            .map(|m| format!("{}:{}", m["path"].as_str().unwrap_or(""), m["line"]))
+            .collect();
+        ours.sort();
+        let rg = std::process::Command::new("rg")
+            .args(["-n", "--no-heading", "--with-filename"])
+            .args(*case)
+            .current_dir(repo)
+            .output()
+            .expect("rg");
+        let mut theirs: Vec<String> = String::from_utf8_lossy(&rg.stdout)
+            .lines()
+            .filter_map(|l| {
+                let mut it = l.splitn(3, ':');
+                Some(format!("{}:{}", it.next()?, it.next()?))
+            })
+            .collect();
+        theirs.sort();
+        assert_eq!(ours, theirs, "keyword {case:?} differs from rg");
+    }
+}

@@ -1,0 +1,5 @@
+//! The one integration-test binary: real binaries on real temp projects.
+
+mod common;
+mod index_cli;
+mod mcp;
