@@ -19,6 +19,10 @@ if ! command -v rg >/dev/null 2>&1; then
   fi
 fi
 
+# The official MCP Python SDK, in .venv-test, for the client checks that
+# tests/it/mcp.rs runs (skipped there with a note when it is missing).
+scripts/setup-test-deps.sh
+
 log "cargo test --release"
 cargo test --release --locked
 

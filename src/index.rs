@@ -111,6 +111,7 @@ enum Outcome {
     Indexed {
         hash: u64,
         extracted: Extracted,
+        prepared: Vec<store::PreparedChunk>,
     },
     Skipped {
         hash: u64,
@@ -200,7 +201,19 @@ pub fn index_locked(
         total,
     });
 
-    let (changed, touched) = write_changes(&mut store, settings, &todo, &removed, progress)?;
+    // Building from empty: load without the secondary indexes and build
+    // them once at the end (sorted builds are much cheaper than thousands of
+    // random inserts). A run killed before that leaves them missing; the next
+    // open re-creates them.
+    let bulk = records.is_empty() && todo.len() > 1000;
+    if bulk {
+        store.drop_secondary_indexes().map_err(|e| store::explain(e, &db))?;
+    }
+    let written = write_changes(&mut store, settings, &todo, &removed, progress);
+    if bulk {
+        store.create_indexes().map_err(|e| store::explain(e, &db))?;
+    }
+    let (changed, touched) = written?;
 
     {
         let tx = store.begin().map_err(|e| store::explain(e, &db))?;
@@ -508,7 +521,7 @@ fn write_one(w: &Writer<'_>, item: &Processed) -> Result<()> {
                 w.touch_file(id, item.mtime_ns, now)?;
             }
         }
-        Outcome::Indexed { hash, extracted } => {
+        Outcome::Indexed { hash, extracted, prepared } => {
             w.put_file(
                 item.existing,
                 &FileUpdate {
@@ -519,6 +532,7 @@ fn write_one(w: &Writer<'_>, item: &Processed) -> Result<()> {
                     hash: *hash,
                     skip_reason: None,
                     extracted,
+                    prepared: Some(prepared),
                 },
                 now,
             )?;
@@ -535,6 +549,7 @@ fn write_one(w: &Writer<'_>, item: &Processed) -> Result<()> {
                     hash: *hash,
                     skip_reason: Some(reason),
                     extracted: &empty,
+                    prepared: None,
                 },
                 now,
             )?;
@@ -612,7 +627,10 @@ fn process_file(
         extractor.extract(&cand.rel, &text, lang)
     }));
     p.outcome = match result {
-        Ok(Ok(extracted)) => Outcome::Indexed { hash, extracted },
+        Ok(Ok(extracted)) => {
+            let prepared = store::prepare_chunks(&cand.rel, &extracted.chunks);
+            Outcome::Indexed { hash, extracted, prepared }
+        }
         Ok(Err(e)) => Outcome::Skipped {
             hash,
             reason: format!("parse failure: {e}"),

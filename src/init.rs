@@ -150,6 +150,15 @@ pub fn merge_mcp_json(existing: Option<&str>, exe: &str) -> Result<Value> {
     Ok(root)
 }
 
+/// The template's text with our command in it.
+fn template_with_command(exe: &str) -> Option<String> {
+    let needle = "\"command\": \"repo-search\"";
+    MCP_TEMPLATE.contains(needle).then(|| {
+        let quoted = serde_json::to_string(exe).unwrap_or_default();
+        MCP_TEMPLATE.replacen(needle, &format!("\"command\": {quoted}"), 1)
+    })
+}
+
 fn write_mcp_json(root: &Path, exe: &str) -> Result<FileAction> {
     let path = root.join(".mcp.json");
     let existing = read_optional(&path)?;
@@ -161,7 +170,15 @@ fn write_mcp_json(root: &Path, exe: &str) -> Result<FileAction> {
     let change = if old_value.as_ref() == Some(&merged) {
         FileChange::Unchanged
     } else {
-        let text = serde_json::to_string_pretty(&merged)? + "\n";
+        let text = match &existing {
+            // A new file reads like the template (key order included).
+            None => template_with_command(exe).filter(|t| serde_json::from_str::<Value>(t).ok().as_ref() == Some(&merged)),
+            Some(_) => None,
+        };
+        let text = match text {
+            Some(t) => t,
+            None => serde_json::to_string_pretty(&merged)? + "\n",
+        };
         write_atomic(&path, &text)?;
         if existing.is_some() {
             FileChange::Updated

@@ -103,6 +103,16 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 );
 "#;
 
+/// Indexes that only speed up lookups (dropped during bulk loads).
+const SECONDARY_INDEXES: [&str; 6] = [
+    "symbols_name",
+    "symbols_name_nocase",
+    "symbols_file",
+    "refs_name",
+    "refs_file",
+    "chunks_file",
+];
+
 /// What the store remembers about an indexed (or skipped) file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRecord {
@@ -123,6 +133,33 @@ pub struct FileUpdate<'a> {
     pub hash: u64,
     pub skip_reason: Option<&'a str>,
     pub extracted: &'a Extracted,
+    /// Chunk hashes and FTS text computed ahead (see [`prepare_chunks`]);
+    /// computed here when absent.
+    pub prepared: Option<&'a [PreparedChunk]>,
+}
+
+/// What the writer stores for a chunk beyond the chunk itself: hashes and
+/// the text given to the full-text index. Computed by [`prepare_chunks`],
+/// which indexing workers call in parallel so the single writer thread only
+/// writes.
+#[derive(Debug, Clone)]
+pub struct PreparedChunk {
+    pub hash: u64,
+    pub embed_key: u64,
+    pub body: String,
+    pub symbol_terms: String,
+}
+
+pub fn prepare_chunks(path: &str, chunks: &[crate::model::Chunk]) -> Vec<PreparedChunk> {
+    chunks
+        .iter()
+        .map(|c| PreparedChunk {
+            hash: xxhash_rust::xxh3::xxh3_64(c.text.as_bytes()),
+            embed_key: embed_key(path, c.symbol.as_deref(), &c.text),
+            body: crate::text::expand_identifiers(&c.text),
+            symbol_terms: c.symbol.as_deref().map(crate::text::expand_identifiers).unwrap_or_default(),
+        })
+        .collect()
 }
 
 /// Counts shown by `status` and the index summary.
@@ -189,13 +226,15 @@ impl Store {
             }
             store
                 .conn
-                .execute_batch(SCHEMA)
-                .map_err(|e| explain(e, &db))?;
-            store
-                .conn
                 .pragma_update(None, "user_version", SCHEMA_VERSION)
                 .map_err(|e| explain(e, &db))?;
         }
+        // Always: re-creates indexes a killed bulk load left out (cheap when
+        // everything exists).
+        store
+            .conn
+            .execute_batch(SCHEMA)
+            .map_err(|e| explain(e, &db))?;
         Ok(store)
     }
 
@@ -258,6 +297,20 @@ impl Store {
             "DROP TABLE IF EXISTS embeddings; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS refs;
              DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta;",
         )
+    }
+
+    /// Drops the lookup indexes of symbols, refs and chunks before a bulk
+    /// load; [`Store::create_indexes`] builds them again.
+    pub fn drop_secondary_indexes(&self) -> rusqlite::Result<()> {
+        for name in SECONDARY_INDEXES {
+            self.conn.execute_batch(&format!("DROP INDEX IF EXISTS {name}"))?;
+        }
+        Ok(())
+    }
+
+    /// Creates every missing table and index of the current schema.
+    pub fn create_indexes(&self) -> rusqlite::Result<()> {
+        self.conn.execute_batch(SCHEMA)
     }
 
     /// The raw connection, for the search modules' read queries.
@@ -495,9 +548,16 @@ impl<'t> Writer<'t> {
         let mut fts = tx.prepare_cached(
             "INSERT INTO chunks_fts (rowid, body, symbol, path) VALUES (?1, ?2, ?3, ?4)",
         )?;
+        let owned;
+        let prepared = match u.prepared {
+            Some(p) if p.len() == u.extracted.chunks.len() => p,
+            _ => {
+                owned = prepare_chunks(u.path, &u.extracted.chunks);
+                &owned[..]
+            }
+        };
         let path_terms = crate::text::path_terms(u.path);
-        for c in &u.extracted.chunks {
-            let hash = xxhash_rust::xxh3::xxh3_64(c.text.as_bytes());
+        for (c, p) in u.extracted.chunks.iter().zip(prepared) {
             ch.execute(params![
                 file_id,
                 c.start_line,
@@ -505,21 +565,11 @@ impl<'t> Writer<'t> {
                 c.symbol,
                 c.kind,
                 c.text,
-                hash as i64,
-                embed_key(u.path, c.symbol.as_deref(), &c.text) as i64
+                p.hash as i64,
+                p.embed_key as i64
             ])?;
             let id = tx.last_insert_rowid();
-            let symbol_terms = c
-                .symbol
-                .as_deref()
-                .map(crate::text::expand_identifiers)
-                .unwrap_or_default();
-            fts.execute(params![
-                id,
-                crate::text::expand_identifiers(&c.text),
-                symbol_terms,
-                path_terms
-            ])?;
+            fts.execute(params![id, p.body, p.symbol_terms, path_terms])?;
         }
         Ok(file_id)
     }

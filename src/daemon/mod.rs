@@ -37,6 +37,9 @@ use protocol::DaemonStatus;
 
 /// Exit status of `status` when no daemon runs (as in LSB init scripts).
 const EXIT_NOT_RUNNING: u8 = 3;
+/// `info` for the daemon; notify logs every watch it cannot remove (normal
+/// when a directory is deleted) at info, so only its warnings.
+const DEFAULT_LOG_FILTER: &str = "info,notify=warn,notify_debouncer_full=warn";
 /// The log is moved to `daemon.log.1` at start when larger than this.
 const MAX_LOG_BYTES: u64 = 10 * 1024 * 1024;
 
@@ -132,7 +135,7 @@ fn cmd_run(home: &DaemonHome, log_stderr: bool) -> Result<ExitCode> {
 /// by `REPO_SEARCH_LOG` (default `info`).
 fn init_daemon_logging(home: &DaemonHome, log_stderr: bool) -> Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_from_env(crate::settings::env::LOG)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false);
@@ -394,7 +397,11 @@ fn render_status(out: &mut dyn Write, st: &DaemonStatus) -> io::Result<()> {
                     .eta_s
                     .map(|e| format!(", eta {}", human_duration(e.ceil() as u64)))
                     .unwrap_or_default();
-                format!("indexing {}/{} files{eta}", pr.done, pr.total)
+                if pr.total == 0 {
+                    "indexing (looking for changes)".to_string()
+                } else {
+                    format!("indexing {}/{} files{eta}", pr.done, pr.total)
+                }
             }
             (None, "idle") => "idle (watch off)".to_string(),
             (None, s) => s.to_string(),

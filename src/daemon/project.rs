@@ -368,6 +368,7 @@ fn run_worker(shared: &Shared) {
                 }
                 st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
             }
+            st = coalesce_burst(shared, st);
             st.running = Some(Running {
                 started: Instant::now(),
                 done: 0,
@@ -388,6 +389,34 @@ fn run_worker(shared: &Shared) {
             "`{}`: run done ({waiters} waiting requests answered)",
             shared.root.display()
         );
+    }
+}
+
+/// A batch at least this large is the start of a burst (a checkout, a
+/// build, an unpacked archive).
+const BURST_PATHS: usize = 64;
+/// During a burst, wait for this much quiet before indexing...
+const BURST_QUIET: Duration = Duration::from_millis(100);
+/// ...but never longer than this in all.
+const BURST_MAX_WAIT: Duration = Duration::from_secs(2);
+
+/// Lets a burst of changes finish arriving so it is indexed in one run
+/// instead of many small ones. Single saves never wait here.
+fn coalesce_burst<'a>(shared: &'a Shared, mut st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+    if st.pending.paths.len() < BURST_PATHS || st.stop {
+        return st;
+    }
+    let started = Instant::now();
+    loop {
+        let before = st.pending.paths.len();
+        st = shared
+            .wake
+            .wait_timeout(st, BURST_QUIET)
+            .map(|(g, _)| g)
+            .unwrap_or_else(|e| e.into_inner().0);
+        if st.stop || st.pending.paths.len() == before || started.elapsed() >= BURST_MAX_WAIT {
+            return st;
+        }
     }
 }
 

@@ -792,23 +792,25 @@ fn doc_start(lang: Lang, lines: &Lines<'_>, start_row: usize) -> usize {
     row
 }
 
-/// The trimmed line holding the name, starting at the definition when it
-/// starts on that line (so `export const f = (` keeps its keywords and a
-/// minified line does not start 50 KB before the name).
+/// The trimmed line holding the name; when that line is longer than
+/// [`MAX_SIGNATURE_CHARS`] bytes, the text from where the definition starts
+/// on it (minified code), cut to [`MAX_SIGNATURE_CHARS`] characters. A C `typedef` is named on its last line
+/// (`} point_t;`), so its signature is its first line instead.
 fn signature(lines: &Lines<'_>, outer: Node<'_>, node: Node<'_>, name_row: usize) -> String {
-    let (line_start, line_end) = lines.range(name_row);
-    let start = if outer.start_position().row == name_row {
-        outer.start_byte()
-    } else if node.start_position().row == name_row {
-        node.start_byte()
-    } else {
-        line_start
-    };
-    let text = lines
-        .src()
-        .get(start.max(line_start)..line_end)
-        .unwrap_or("")
-        .trim();
+    let row = if node.kind() == "type_definition" { node.start_position().row } else { name_row };
+    let (line_start, line_end) = lines.range(row);
+    let line = lines.src().get(line_start..line_end).unwrap_or("").trim();
+    // Bytes, not chars: counting the chars of a megabyte line once per
+    // definition on it would be quadratic.
+    if line.len() <= MAX_SIGNATURE_CHARS {
+        return line.to_string();
+    }
+    let start = [outer, node]
+        .iter()
+        .find(|n| n.start_position().row == row)
+        .map_or(line_start, |n| n.start_byte())
+        .clamp(line_start, line_end);
+    let text = lines.src().get(start..line_end).unwrap_or("").trim();
     truncate_chars(text, MAX_SIGNATURE_CHARS).to_string()
 }
 
@@ -869,6 +871,9 @@ fn build_refs(
         {
             continue;
         }
+        if lang == Lang::Go && r.suffix == "type" && is_go_predeclared_type(name) {
+            continue;
+        }
         // Ruby constants are almost always classes and modules.
         let kind = if lang == Lang::Ruby && r.name.kind() == "constant" {
             "class"
@@ -884,6 +889,16 @@ fn build_refs(
         });
     }
     refs
+}
+
+/// Go's predeclared types: uses of `string` or `error` are not worth indexing.
+fn is_go_predeclared_type(name: &str) -> bool {
+    matches!(
+        name,
+        "any" | "bool" | "byte" | "comparable" | "complex64" | "complex128" | "error" | "float32" | "float64" | "int"
+            | "int8" | "int16" | "int32" | "int64" | "rune" | "string" | "uint" | "uint8" | "uint16" | "uint32"
+            | "uint64" | "uintptr"
+    )
 }
 
 /// Local-variable scopes for `#is-not? local`, approximated by the

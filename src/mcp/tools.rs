@@ -607,9 +607,32 @@ fn output_schema<T: JsonSchema>() -> JsonObject {
     }
 }
 
+/// Removes numeric `format`s, and `null` alternatives (every optional output
+/// field is left out when empty, never written as `null`).
 fn clean_schema(v: &mut Value) {
     match v {
         Value::Object(o) => {
+            if let Some(Value::Array(types)) = o.get_mut("type") {
+                types.retain(|t| t != "null");
+                if types.len() == 1 {
+                    let only = types.remove(0);
+                    o.insert("type".into(), only);
+                }
+            }
+            for key in ["anyOf", "oneOf"] {
+                if let Some(Value::Array(alts)) = o.get_mut(key) {
+                    alts.retain(|a| a.get("type").and_then(Value::as_str) != Some("null"));
+                    if alts.len() == 1 {
+                        let only = alts.remove(0);
+                        o.remove(key);
+                        if let Value::Object(inner) = only {
+                            for (k, val) in inner {
+                                o.entry(k).or_insert(val);
+                            }
+                        }
+                    }
+                }
+            }
             let numeric =
                 matches!(o.get("type"), Some(Value::String(t)) if t == "integer" || t == "number");
             if numeric {

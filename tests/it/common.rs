@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_repo-search");
+pub const DAEMON: &str = env!("CARGO_BIN_EXE_repo-search-daemon");
 
 /// A temporary project directory with its own `REPO_SEARCH_HOME`.
 pub struct Project {

@@ -1,5 +1,6 @@
 //! The one integration-test binary: real binaries on real temp projects.
 
 mod common;
+mod daemon;
 mod index_cli;
 mod mcp;

@@ -678,14 +678,12 @@ fn mcp_python_sdk_both_eras() {
         eprintln!("skipped: {} is missing; run scripts/setup-test-deps.sh (scripts/test.sh does)", python.display());
         return;
     }
-    let p = sample();
+    let home = tempfile::tempdir().expect("temp home");
     let out = std::process::Command::new(&python)
         .arg(repo.join("scripts/mcp-python-check.py"))
         .arg("--binary")
         .arg(BIN)
-        .arg("--root")
-        .arg(p.root())
-        .env("REPO_SEARCH_HOME", p.home.path())
+        .env("REPO_SEARCH_HOME", home.path())
         .env_remove("CLAUDE_PROJECT_DIR")
         .output()
         .expect("run the Python check");

@@ -1,0 +1,589 @@
+//! `repo-search-daemon` end to end: the real daemon binary in a private
+//! `REPO_SEARCH_HOME`, real temp projects, changes made on disk and checked
+//! through `repo-search symbol`. Every wait is a `poll_until` on an
+//! observable result; every test stops (or kills) its daemon on the way
+//! out, pass or fail, through [`Daemon`]'s `Drop`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::*;
+
+/// Generous: the suite runs in parallel on small machines.
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A daemon in a private home; stopped (or killed) on drop.
+struct Daemon {
+    home: PathBuf,
+}
+
+impl Daemon {
+    fn new(home: &Path) -> Daemon {
+        Daemon {
+            home: home.to_path_buf(),
+        }
+    }
+
+    /// Starts the daemon and checks it says so.
+    fn start(home: &Path) -> Daemon {
+        let d = Daemon::new(home);
+        let r = d.run(&["start"]);
+        assert_eq!(r.code(), 0, "{r}");
+        d
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(DAEMON);
+        c.args(args)
+            .env("REPO_SEARCH_HOME", &self.home)
+            .env_remove("REPO_SEARCH_LOG")
+            .env_remove("CLAUDE_PROJECT_DIR");
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        let out = self.cmd(args).output().expect("run repo-search-daemon");
+        Run {
+            args: args.iter().map(|s| s.to_string()).collect(),
+            out,
+        }
+    }
+
+    /// `status --json`, or `None` when it exits 3 (not running).
+    fn status(&self) -> Option<Value> {
+        let r = self.run(&["status", "--json"]);
+        match r.code() {
+            0 => Some(
+                serde_json::from_str(&r.stdout())
+                    .unwrap_or_else(|e| panic!("bad status JSON: {e}\n{r}")),
+            ),
+            3 => None,
+            _ => panic!("{r}"),
+        }
+    }
+
+    fn project(&self, root: &Path) -> Option<Value> {
+        let st = self.status()?;
+        st["projects"]
+            .as_array()?
+            .iter()
+            .find(|p| p["root"].as_str() == root.to_str())
+            .cloned()
+    }
+
+    /// Waits until the daemon watches `root` and its first run is done.
+    fn wait_watching(&self, root: &Path) -> Value {
+        poll_until(WAIT, || {
+            self.project(root)
+                .filter(|p| p["state"] == "watching" && p["runs"].as_u64() >= Some(1))
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "`{}` never got watched: {:?}\n{}",
+                root.display(),
+                self.status(),
+                self.log()
+            )
+        })
+    }
+
+    fn pid(&self) -> Option<u32> {
+        std::fs::read_to_string(self.home.join("daemon.pid"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.home.join("daemon.log")).unwrap_or_default()
+    }
+
+    fn kill9(&self) {
+        if let Some(pid) = self.pid() {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let pid = self.pid();
+        let stopped = self
+            .cmd(&["stop", "--timeout", "15"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !stopped && let Some(pid) = pid {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        }
+    }
+}
+
+/// A `repo-search` command in `p` using the registry and daemon of `home`.
+fn rs(p: &Project, home: &Path, args: &[&str]) -> Run {
+    let out = p
+        .cmd(args)
+        .env("REPO_SEARCH_HOME", home)
+        .output()
+        .expect("run repo-search");
+    Run {
+        args: args.iter().map(|s| s.to_string()).collect(),
+        out,
+    }
+}
+
+/// The paths where `name` is defined, per the index (readers must never
+/// fail, whatever the daemon is doing).
+fn defined_in(p: &Project, home: &Path, name: &str) -> Vec<String> {
+    let r = rs(p, home, &["symbol", name, "--exact", "--json"]);
+    assert!(r.code() <= 1, "a reader failed: {r}");
+    let v: Value =
+        serde_json::from_str(&r.stdout()).unwrap_or_else(|e| panic!("bad JSON: {e}\n{r}"));
+    v["hits"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|h| h["path"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Polls until `name` is defined exactly in `paths` (empty: nowhere).
+fn wait_defined(p: &Project, home: &Path, name: &str, paths: &[&str]) {
+    let want: Vec<String> = paths.iter().map(|s| s.to_string()).collect();
+    let mut last = Vec::new();
+    let ok = poll_until(WAIT, || {
+        last = defined_in(p, home, name);
+        last.sort();
+        (last == want).then_some(())
+    });
+    assert!(
+        ok.is_some(),
+        "`{name}` defined in {last:?}, expected {want:?}"
+    );
+}
+
+fn py(name: &str) -> String {
+    format!("def {name}():\n    return 1\n")
+}
+
+/// A small project, indexed (which registers it in `home`).
+fn indexed_project(home: Option<&Path>) -> Project {
+    let p = Project::new();
+    p.write("src/app.py", py("app_main"))
+        .write("src/util.py", py("helper"));
+    let home = home
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| p.home.path().to_path_buf());
+    rs(&p, &home, &["index", "--quiet"]).ok();
+    p
+}
+
+#[cfg(unix)]
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .map(|m| m.permissions().mode() & 0o777)
+        .unwrap_or(0)
+}
+
+#[test]
+fn lifecycle_start_twice_status_stop() {
+    let p = indexed_project(None);
+    let home = p.home.path();
+    let d = Daemon::new(home);
+    assert!(d.status().is_none(), "no daemon yet");
+
+    let r = d.run(&["start"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(r.stderr().contains("started repo-search-daemon"), "{r}");
+    let r = d.run(&["start"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(r.stderr().contains("already running"), "{r}");
+
+    let st = d.status().expect("running");
+    assert_eq!(st["running"], true);
+    assert_eq!(st["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(st["pid"].as_u64().map(|p| p as u32), d.pid());
+    let project = d.wait_watching(&p.root());
+    assert_eq!(project["files"], 2, "{project}");
+    assert!(project["last_indexed"].is_i64(), "{project}");
+
+    let text = d.run(&["status"]).ok();
+    assert!(
+        text.stdout().contains(p.root().to_str().expect("utf-8")),
+        "{text}"
+    );
+    assert!(text.stdout().contains("watching"), "{text}");
+    #[cfg(unix)]
+    for f in ["daemon.sock", "daemon.pid", "daemon.log", "registry.json"] {
+        assert_eq!(mode(&home.join(f)), 0o600, "{f}");
+    }
+
+    let r = d.run(&["stop"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(r.stderr().contains("stopped"), "{r}");
+    let r = d.run(&["status"]);
+    assert_eq!(r.code(), 3, "{r}");
+    let r = d.run(&["status", "--json"]);
+    assert_eq!(r.code(), 3, "{r}");
+    assert!(r.stdout().contains(r#""running":false"#), "{r}");
+    assert!(!home.join("daemon.sock").exists() && !home.join("daemon.pid").exists());
+    let r = d.run(&["stop"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(r.stderr().contains("not running"), "{r}");
+}
+
+#[test]
+fn watcher_follows_creates_modifies_renames_and_deletes() {
+    let p = indexed_project(None);
+    p.write(".ignore", "ignored_dir/\n");
+    let home = p.home.path();
+    let d = Daemon::start(home);
+    d.wait_watching(&p.root());
+
+    // Create.
+    p.write("src/new_mod.py", py("created_fn"));
+    wait_defined(&p, home, "created_fn", &["src/new_mod.py"]);
+    // Modify.
+    p.write("src/new_mod.py", py("modified_fn"));
+    wait_defined(&p, home, "modified_fn", &["src/new_mod.py"]);
+    wait_defined(&p, home, "created_fn", &[]);
+    // Rename.
+    std::fs::rename(p.path("src/new_mod.py"), p.path("src/renamed.py")).expect("rename");
+    wait_defined(&p, home, "modified_fn", &["src/renamed.py"]);
+    // An editor that saves by writing a temp file and renaming it over.
+    p.write("src/renamed.py.swp-tmp", py("saved_by_rename"));
+    std::fs::rename(p.path("src/renamed.py.swp-tmp"), p.path("src/renamed.py"))
+        .expect("rename over");
+    wait_defined(&p, home, "saved_by_rename", &["src/renamed.py"]);
+    wait_defined(&p, home, "modified_fn", &[]);
+    // A new directory tree, and one moved in from outside the project.
+    p.write("pkg/sub/deep.py", py("deep_fn"));
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(outside.path().join("moved/inner")).expect("mkdir");
+    std::fs::write(outside.path().join("moved/inner/m.py"), py("moved_in_fn")).expect("write");
+    std::fs::rename(outside.path().join("moved"), p.path("moved")).expect("move dir in");
+    wait_defined(&p, home, "deep_fn", &["pkg/sub/deep.py"]);
+    wait_defined(&p, home, "moved_in_fn", &["moved/inner/m.py"]);
+    // A directory vanishing, and a file deleted.
+    std::fs::remove_dir_all(p.path("pkg")).expect("rm -r");
+    wait_defined(&p, home, "deep_fn", &[]);
+    p.remove("src/renamed.py");
+    wait_defined(&p, home, "saved_by_rename", &[]);
+    // Ignored files never reach the index: write one, then a sentinel; once
+    // the sentinel is searchable the ignored file's events were handled.
+    p.write("ignored_dir/x.py", py("ignored_fn"));
+    p.write("src/sentinel.py", py("sentinel_fn"));
+    wait_defined(&p, home, "sentinel_fn", &["src/sentinel.py"]);
+    assert!(defined_in(&p, home, "ignored_fn").is_empty());
+    // The index directory's own writes do not feed back into new runs.
+    let runs = |d: &Daemon| {
+        d.project(&p.root())
+            .and_then(|p| p["runs"].as_u64())
+            .unwrap_or(0)
+    };
+    let before = runs(&d);
+    p.write("src/sentinel.py", py("sentinel_two"));
+    wait_defined(&p, home, "sentinel_two", &["src/sentinel.py"]);
+    let after_settle = poll_until(WAIT, || {
+        let a = runs(&d);
+        std::thread::sleep(Duration::from_millis(300));
+        (runs(&d) == a).then_some(a)
+    })
+    .expect("runs settle");
+    assert!(
+        after_settle - before <= 2,
+        "runs went from {before} to {after_settle}: the daemon re-indexes its own writes"
+    );
+}
+
+#[test]
+fn gitignore_edits_reconcile_the_project() {
+    let p = Project::new();
+    p.git_init();
+    p.write("src/app.py", py("app_main"))
+        .write("gen/out.py", py("generated_fn"))
+        .write(".gitignore", "");
+    let home = p.home.path();
+    rs(&p, home, &["index", "--quiet"]).ok();
+    let d = Daemon::start(home);
+    d.wait_watching(&p.root());
+    wait_defined(&p, home, "generated_fn", &["gen/out.py"]);
+
+    p.write(".gitignore", "gen/\n");
+    wait_defined(&p, home, "generated_fn", &[]);
+    // A change inside a now-ignored directory does nothing.
+    p.write("gen/more.py", py("generated_more"));
+    p.write(".gitignore", "");
+    wait_defined(&p, home, "generated_fn", &["gen/out.py"]);
+    wait_defined(&p, home, "generated_more", &["gen/more.py"]);
+}
+
+#[test]
+fn reconciles_changes_made_while_stopped() {
+    let p = indexed_project(None);
+    let home = p.home.path();
+    let d = Daemon::start(home);
+    d.wait_watching(&p.root());
+    assert_eq!(d.run(&["stop"]).code(), 0);
+
+    p.write("src/app.py", py("offline_edit"));
+    p.remove("src/util.py");
+    p.write("src/added.py", py("offline_added"));
+    let r = d.run(&["start"]);
+    assert_eq!(r.code(), 0, "{r}");
+    wait_defined(&p, home, "offline_edit", &["src/app.py"]);
+    wait_defined(&p, home, "offline_added", &["src/added.py"]);
+    wait_defined(&p, home, "helper", &[]);
+}
+
+#[test]
+fn stale_pid_file_and_socket_do_not_block_start() {
+    let p = indexed_project(None);
+    let home = p.home.path();
+    // A pid file naming a live process that is not a daemon (this test),
+    // and a socket nobody listens on, as a `kill -9` leaves them.
+    std::fs::write(home.join("daemon.pid"), format!("{}\n", std::process::id())).expect("pid file");
+    #[cfg(unix)]
+    drop(std::os::unix::net::UnixListener::bind(home.join("daemon.sock")).expect("stale socket"));
+    assert!(home.join("daemon.sock").exists());
+
+    let d = Daemon::new(home);
+    assert!(
+        d.status().is_none(),
+        "a stale socket is not a running daemon"
+    );
+    let r = d.run(&["start"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(r.stderr().contains("started"), "{r}");
+    let st = d.status().expect("running");
+    assert_ne!(st["pid"].as_u64(), Some(u64::from(std::process::id())));
+    d.wait_watching(&p.root());
+}
+
+#[test]
+fn kill_9_during_a_burst_leaves_a_usable_index_and_restart_resumes() {
+    let p = indexed_project(None);
+    let home = p.home.path();
+    let d = Daemon::start(home);
+    d.wait_watching(&p.root());
+    for i in 0..400 {
+        p.write(
+            &format!("burst/f{i:03}.py"),
+            py(&format!("burst_fn_{i:03}")),
+        );
+    }
+    // Kill it while it is (most likely) in the middle of indexing them.
+    poll_until(WAIT, || {
+        d.project(&p.root())
+            .filter(|p| p["events_last_minute"].as_u64() > Some(0))
+    });
+    d.kill9();
+    poll_until(WAIT, || d.status().is_none().then_some(())).expect("daemon gone after kill -9");
+
+    // The index is usable as it is.
+    let r = rs(&p, home, &["status", "--json"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(defined_in(&p, home, "app_main") == ["src/app.py"]);
+
+    let r = d.run(&["start"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(r.stderr().contains("started"), "{r}");
+    let files = poll_until(WAIT, || {
+        d.project(&p.root())
+            .filter(|p| p["files"] == 402 && p["state"] == "watching")
+    });
+    assert!(files.is_some(), "{:?}\n{}", d.status(), d.log());
+    wait_defined(&p, home, "burst_fn_399", &["burst/f399.py"]);
+    wait_defined(&p, home, "burst_fn_000", &["burst/f000.py"]);
+}
+
+#[test]
+fn a_burst_of_1000_files_is_batched_and_readers_never_fail() {
+    let p = indexed_project(None);
+    let home = p.home.path().to_path_buf();
+    let d = Daemon::start(&home);
+    let before = d.wait_watching(&p.root())["runs"].as_u64().unwrap_or(0);
+    let root = p.root();
+    let writer = std::thread::spawn(move || {
+        for i in 0..1000 {
+            let path = root.join(format!("checkout/d{}/f{i:04}.py", i % 10));
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, format!("def checkout_fn_{i:04}():\n    return {i}\n"))
+                .expect("write");
+        }
+    });
+    // Readers keep working (never an error, never blocked for long) while
+    // the daemon writes.
+    let deadline = Instant::now() + WAIT;
+    let mut reads = 0;
+    let done = loop {
+        let t = Instant::now();
+        let v = rs(&p, &home, &["status", "--json"]);
+        assert_eq!(v.code(), 0, "{v}");
+        let _ = defined_in(&p, &home, "checkout_fn_0999");
+        reads += 1;
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "a reader waited {:?}",
+            t.elapsed()
+        );
+        let st = d.project(&p.root()).expect("project status");
+        if st["files"] == 1002 && st["state"] == "watching" {
+            break st;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not all files indexed: {st}\n{}",
+            d.log()
+        );
+    };
+    writer.join().expect("writer");
+    assert!(reads >= 1);
+    let runs = done["runs"].as_u64().unwrap_or(0) - before;
+    assert!(runs <= 50, "1000 files took {runs} index runs: not batched");
+    wait_defined(&p, &home, "checkout_fn_0000", &["checkout/d0/f0000.py"]);
+    wait_defined(&p, &home, "checkout_fn_0999", &["checkout/d9/f0999.py"]);
+}
+
+#[test]
+fn index_asks_the_daemon_when_it_watches_the_project() {
+    let p = indexed_project(None);
+    let home = p.home.path();
+    let d = Daemon::start(home);
+    d.wait_watching(&p.root());
+    p.write("src/extra.py", py("extra_fn"));
+    let r = rs(&p, home, &["index", "--json"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(r.stderr().contains("indexed by repo-search-daemon"), "{r}");
+    let v: Value = serde_json::from_str(&r.stdout()).expect("summary JSON");
+    assert_eq!(v["files"], 3, "{v}");
+    assert_eq!(defined_in(&p, home, "extra_fn"), ["src/extra.py"]);
+    drop(d);
+    let r = rs(&p, home, &["index", "--json"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(!r.stderr().contains("repo-search-daemon"), "{r}");
+}
+
+#[test]
+fn projects_list_unwatch_watch_remove() {
+    let p1 = indexed_project(None);
+    let home = p1.home.path();
+    let p2 = indexed_project(Some(home));
+    let list = |args: &[&str]| -> Value {
+        let mut a = vec!["projects"];
+        a.extend_from_slice(args);
+        a.push("--json");
+        let r = rs(&p1, home, &a);
+        assert_eq!(r.code(), 0, "{r}");
+        serde_json::from_str(&r.stdout()).expect("JSON")
+    };
+    let v = list(&[]);
+    let roots: Vec<&str> = v["projects"]
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|p| p["root"].as_str())
+        .collect();
+    assert_eq!(roots.len(), 2, "{v}");
+    assert!(
+        v["projects"]
+            .as_array()
+            .expect("array")
+            .iter()
+            .all(|p| p["watch"] == true && p["files"] == 2),
+        "{v}"
+    );
+    assert_eq!(v["daemon_running"], false);
+
+    let d = Daemon::start(home);
+    d.wait_watching(&p1.root());
+    d.wait_watching(&p2.root());
+
+    let r1 = p1.root();
+    let r1s = r1.to_str().expect("utf-8");
+    list(&["unwatch", r1s]);
+    poll_until(WAIT, || {
+        d.project(&r1)
+            .filter(|p| p["state"] == "idle" && p["watch"] == false)
+    })
+    .expect("p1 unwatched");
+    p1.write("src/late.py", py("late_fn"));
+    p2.write("src/late.py", py("late_fn"));
+    wait_defined(&p2, home, "late_fn", &["src/late.py"]);
+    assert!(
+        defined_in(&p1, home, "late_fn").is_empty(),
+        "an unwatched project was indexed"
+    );
+
+    list(&["watch", r1s]);
+    wait_defined(&p1, home, "late_fn", &["src/late.py"]);
+    let text = rs(&p1, home, &["projects"]).ok();
+    assert!(text.stdout().contains("[watching]"), "{text}");
+
+    let r2 = p2.root();
+    list(&["remove", r2.to_str().expect("utf-8")]);
+    poll_until(WAIT, || d.project(&r2).is_none().then_some(())).expect("p2 gone from status");
+    let v = list(&[]);
+    assert_eq!(v["projects"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(v["daemon_running"], true);
+
+    let r = rs(&p1, home, &["projects", "remove", "/no/such/project"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("hint:"), "{r}");
+}
+
+#[test]
+fn a_vanished_root_is_an_error_not_fatal() {
+    let p1 = indexed_project(None);
+    let home = p1.home.path();
+    let p2 = indexed_project(Some(home));
+    let d = Daemon::start(home);
+    d.wait_watching(&p1.root());
+    d.wait_watching(&p2.root());
+
+    let r1 = p1.root();
+    std::fs::remove_dir_all(&r1).expect("remove project 1");
+    let st =
+        poll_until(WAIT, || d.project(&r1).filter(|p| p["state"] == "error")).expect("p1 in error");
+    assert!(
+        st["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("does not exist"),
+        "{st}"
+    );
+
+    // The other project is still kept fresh.
+    p2.write("src/still.py", py("still_fresh"));
+    wait_defined(&p2, home, "still_fresh", &["src/still.py"]);
+
+    // When the root comes back, the daemon picks it up again.
+    std::fs::create_dir_all(r1.join("src")).expect("recreate");
+    std::fs::write(r1.join("src/back.py"), py("back_fn")).expect("write");
+    d.wait_watching(&r1);
+    wait_defined(&p1, home, "back_fn", &["src/back.py"]);
+}
+
+#[test]
+fn a_corrupt_registry_is_set_aside_with_a_warning() {
+    let p = Project::new();
+    std::fs::write(p.home.path().join("registry.json"), "{ this is not json").expect("write");
+    let r = p.run(&["projects"]);
+    assert_eq!(r.code(), 1, "{r}");
+    assert!(r.stderr().contains("corrupt"), "{r}");
+    let aside = std::fs::read_dir(p.home.path())
+        .expect("ls")
+        .filter_map(|e| e.ok())
+        .any(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("registry.json.corrupt-")
+        });
+    assert!(aside, "the corrupt registry was not kept");
+}
