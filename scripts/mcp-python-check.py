@@ -75,6 +75,17 @@ class Checks:
             print(f"FAIL {name}: {detail}")
 
 
+def error_of(result) -> dict:
+    """The `error: ...` and `hint: ...` lines of an error result's text."""
+    text = "\n".join(getattr(c, "text", "") for c in result.content)
+    out = {"error": "", "hint": ""}
+    for line in text.splitlines():
+        for key in out:
+            if line.startswith(key + ": "):
+                out[key] = line[len(key) + 2 :]
+    return out
+
+
 async def call(session: ClientSession, tool: str, args: dict):
     return await session.call_tool(tool, args)
 
@@ -165,18 +176,18 @@ async def run_era(era: str, binary: str, root: Path, checks: Checks) -> None:
                 )
 
                 r = await call(session, "read_file", {"path": "../../etc/passwd"})
-                err = r.structured_content or {}
+                err = error_of(r)
                 checks.check(
                     f"{era}: read_file ../../etc/passwd is a tool error",
-                    r.is_error is True and "outside" in err.get("error", "") and err.get("hint"),
+                    r.is_error is True and "outside" in err["error"] and err["hint"],
                     r,
                 )
 
                 r = await call(session, "search_keyword", {"pattern": "foo("})
-                err = r.structured_content or {}
+                err = error_of(r)
                 checks.check(
                     f"{era}: invalid regex is a tool error with a hint",
-                    r.is_error is True and "invalid regex" in err.get("error", "") and "fixed_strings" in err.get("hint", ""),
+                    r.is_error is True and "invalid regex" in err["error"] and "fixed_strings" in err["hint"],
                     r,
                 )
 

@@ -28,6 +28,32 @@ pub struct IndexStatus {
     pub stale_files: Option<u64>,
     pub stale_examples: Vec<String>,
     pub index_bytes: u64,
+    /// Vectors per configured embedding model (best tier first).
+    pub embeddings: Vec<EmbeddingCoverage>,
+    /// The embedding phase, while it runs.
+    pub embedding: Option<EmbeddingRun>,
+}
+
+/// How many chunks have a vector from one model.
+#[derive(Debug, Clone, Serialize)]
+pub struct EmbeddingCoverage {
+    pub tier: crate::embed::Tier,
+    pub model: String,
+    /// The model's weights are on disk (or it is an HTTP provider).
+    pub ready: bool,
+    pub embedded: u64,
+    pub total: u64,
+}
+
+/// Progress of a running embedding phase.
+#[derive(Debug, Clone, Serialize)]
+pub struct EmbeddingRun {
+    pub model: String,
+    pub done: u64,
+    pub total: u64,
+    /// Chunks per second since the phase started.
+    pub rate: f64,
+    pub eta_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -68,6 +94,8 @@ pub fn index_status(settings: &Settings, check_stale: bool) -> Result<IndexStatu
         stale_files: None,
         stale_examples: Vec::new(),
         index_bytes: 0,
+        embeddings: Vec::new(),
+        embedding: None,
     };
     let Some(store) = Store::open_ro(root)? else {
         return Ok(st);
@@ -96,6 +124,37 @@ pub fn index_status(settings: &Settings, check_stale: bool) -> Result<IndexStatu
         ix.total = get(meta::PROGRESS_TOTAL)
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
+    }
+    if let Ok((es, _)) = crate::settings::resolve_embed(root) {
+        for spec in crate::embed::configured_tiers(&es) {
+            if let Ok((embedded, total)) = store.embedding_coverage(&spec.model_id) {
+                st.embeddings.push(EmbeddingCoverage {
+                    tier: spec.tier,
+                    ready: crate::embed::is_ready(&spec),
+                    model: spec.model_id,
+                    embedded,
+                    total,
+                });
+            }
+        }
+    }
+    if get(meta::EMBED_STATE).as_deref() == Some("running") && st.indexing.is_some() {
+        let done: u64 = get(meta::EMBED_DONE).and_then(|v| v.parse().ok()).unwrap_or(0);
+        let total: u64 = get(meta::EMBED_TOTAL).and_then(|v| v.parse().ok()).unwrap_or(0);
+        let started: i64 = get(meta::EMBED_STARTED).and_then(|v| v.parse().ok()).unwrap_or(0);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(started);
+        let secs = (now - started).max(1) as f64;
+        let rate = done as f64 / secs;
+        st.embedding = Some(EmbeddingRun {
+            model: get(meta::EMBED_MODEL).unwrap_or_default(),
+            done,
+            total,
+            rate,
+            eta_s: (rate > 0.0).then(|| total.saturating_sub(done) as f64 / rate),
+        });
     }
     if check_stale {
         let s = crate::index::staleness(settings, &store)?;

@@ -143,8 +143,7 @@ fn cmd_fetch(a: ModelFetchArgs) -> Result<Found> {
             }
             continue;
         }
-        let r = pb.suspend(|| fetch::fetch(&es, tier, &report));
-        match r {
+        match fetch::fetch(&es, tier, &report) {
             Ok(f) => done.push(f),
             Err(e) => {
                 pb.finish_and_clear();

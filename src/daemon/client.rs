@@ -32,7 +32,12 @@ pub fn call(
                 .context(format!("cannot connect to `{}`", home.socket().display())));
         }
     };
-    let response = ipc::call(stream, &Envelope::new(request), timeout)?;
+    let response = match ipc::call(stream, &Envelope::new(request), timeout) {
+        Ok(r) => r,
+        // It died while answering (or was a leftover being torn down).
+        Err(_) if !home.is_locked() => return Ok(None),
+        Err(e) => return Err(e),
+    };
     if !response.ok {
         let mut err = UserError::new(
             response

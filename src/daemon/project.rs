@@ -122,6 +122,9 @@ pub struct Project {
     watcher: Option<ProjectWatcher>,
     /// When to try watching again after a failure.
     retry_at: Option<Instant>,
+    /// The root directory the watcher was set on (device, inode): a root
+    /// deleted and created again needs a new watch.
+    watched_id: Option<(u64, u64)>,
     worker: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -157,6 +160,7 @@ impl Project {
             shared,
             watcher: None,
             retry_at: None,
+            watched_id: None,
             worker,
         };
         p.check_health();
@@ -189,6 +193,12 @@ impl Project {
             };
             return;
         }
+        let id = dir_identity(&root);
+        if self.watcher.is_some() && id != self.watched_id {
+            tracing::info!("`{}` was replaced; watching it again", root.display());
+            self.watcher = None;
+            self.retry_at = None;
+        }
         if self.watcher.is_some() || self.retry_at.is_some_and(|t| Instant::now() < t) {
             return;
         }
@@ -197,6 +207,7 @@ impl Project {
             Ok(w) => {
                 tracing::info!("watching `{}`", root.display());
                 self.watcher = Some(w);
+                self.watched_id = id;
                 self.retry_at = None;
                 self.set_error(None);
                 let mut st = self.lock();
@@ -317,6 +328,20 @@ impl Project {
             runs: st.runs,
             last_run: st.last_run.as_ref().map(WireSummary::from),
         }
+    }
+}
+
+/// (device, inode) of a directory, to notice it was replaced.
+fn dir_identity(path: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
     }
 }
 

@@ -163,9 +163,17 @@ fn is_callable(d: &Def) -> bool {
 fn is_closer_block(lines: &Lines<'_>, a: usize, b: usize) -> bool {
     let mut non_blank = 0;
     for r in a..=b {
-        let t = lines.line(r).trim();
+        // `}  // namespace ui` and `end # class Foo` close too.
+        let line = lines.line(r);
+        let code = line.split("//").next().unwrap_or(line);
+        let code = code.split('#').next().unwrap_or(code);
+        let t = code.trim();
         if t.is_empty() {
-            continue;
+            if line.trim().is_empty() {
+                continue;
+            }
+            // A comment-only line is not a closer.
+            return false;
         }
         non_blank += 1;
         let closes = t == "end"

@@ -73,7 +73,7 @@ pub(crate) struct Def {
     pub name: String,
     pub kind: &'static str,
     pub callable: Callable,
-    /// Gets a chunk of its own: functions with a body, multi-line containers.
+    /// Gets a chunk of its own: multi-line functions with a body, multi-line containers.
     pub chunkable: bool,
     /// Byte span of the whole definition (decorators, attributes, `export`).
     pub start_byte: usize,
@@ -402,7 +402,9 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
 
     let chunkable = match callable {
         Callable::No => is_container_kind(kind) && end_row > start_row,
-        Callable::Function | Callable::Method => has_body(node),
+        // One-liners (getters, `fn new() -> Self { .. }`) stay in their
+        // container's or the file's blocks: tiny chunks rank badly.
+        Callable::Function | Callable::Method => end_row > start_row && has_body(node),
     };
 
     Some(Def {

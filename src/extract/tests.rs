@@ -1,5 +1,696 @@
-//! Fixture tests for extraction across languages (filled in below).
+//! Extraction tests: one realistic fixture per language with the exact
+//! symbols expected, a few references, chunk coverage and shape, and
+//! robustness against hostile input. Fixtures start on line 1 of each raw
+//! string, so the line numbers below are the fixtures' own.
+
+use std::time::{Duration, Instant};
+
 use super::*;
+use crate::model::{Chunk, Extracted, Symbol};
+
+fn extract(path: &str, src: &str, lang: Lang) -> Extracted {
+    Extractor::new().extract(path, src, lang).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// `(name, kind, container or "", start_line, end_line)` of every symbol.
+type Sym<'a> = (&'a str, &'a str, &'a str, u32, u32);
+
+fn s<'a>(name: &'a str, kind: &'a str, container: &'a str, start: u32, end: u32) -> Sym<'a> {
+    (name, kind, container, start, end)
+}
+
+fn symbols(x: &Extracted) -> Vec<Sym<'_>> {
+    x.symbols
+        .iter()
+        .map(|s| (s.name.as_str(), s.kind.as_str(), s.container.as_deref().unwrap_or(""), s.start_line, s.end_line))
+        .collect()
+}
+
+fn symbol<'x>(x: &'x Extracted, name: &str, kind: &str) -> &'x Symbol {
+    x.symbols
+        .iter()
+        .find(|s| s.name == name && s.kind == kind)
+        .unwrap_or_else(|| panic!("no {kind} {name} in {:#?}", x.symbols))
+}
+
+fn has_ref(x: &Extracted, name: &str, kind: &str, line: u32, column: u32) -> bool {
+    x.refs.iter().any(|r| r.name == name && r.kind == kind && r.line == line && r.column == column)
+}
+
+/// `(start_line, end_line, symbol)` of every chunk.
+fn chunk_spans(x: &Extracted) -> Vec<(u32, u32, Option<&str>)> {
+    x.chunks.iter().map(|c| (c.start_line, c.end_line, c.symbol.as_deref())).collect()
+}
+
+/// The chunking invariant: every non-blank line is in a chunk, and a chunk's
+/// text is exactly its lines (or a slice of its one line when cut by bytes).
+fn assert_chunks_cover(src: &str, chunks: &[Chunk]) {
+    let lines: Vec<&str> = src.lines().collect();
+    for c in chunks {
+        assert!(c.start_line >= 1 && c.start_line <= c.end_line, "bad span {c:?}");
+        assert!(c.end_line as usize <= lines.len(), "chunk past the end: {c:?}");
+        assert!(!c.text.trim().is_empty(), "blank chunk {c:?}");
+        let expected = lines[c.start_line as usize - 1..c.end_line as usize].join("\n");
+        if c.start_line == c.end_line && c.text.len() < expected.len() {
+            assert!(expected.contains(&c.text), "slice not from its line: {c:?}");
+        } else {
+            assert_eq!(c.text.replace('\r', ""), expected.replace('\r', ""), "chunk text is not its lines");
+        }
+    }
+    for (i, line) in lines.iter().enumerate() {
+        let n = i as u32 + 1;
+        if !line.trim().is_empty() {
+            assert!(
+                chunks.iter().any(|c| c.start_line <= n && n <= c.end_line),
+                "line {n} {line:?} is in no chunk: {:#?}",
+                chunks.iter().map(|c| (c.start_line, c.end_line)).collect::<Vec<_>>()
+            );
+        }
+    }
+}
+
+/// Definition names are not references to themselves.
+fn assert_no_ref_at_definitions(x: &Extracted) {
+    for s in x.symbols.iter().filter(|s| s.kind != "impl") {
+        assert!(
+            !x.refs.iter().any(|r| r.line == s.name_line && r.column == s.name_column),
+            "definition {} reported as a reference",
+            s.name
+        );
+    }
+}
+
+fn check_common(path: &str, src: &str, x: &Extracted) {
+    assert_chunks_cover(src, &x.chunks);
+    assert_no_ref_at_definitions(x);
+    let mut seen = std::collections::HashSet::new();
+    for s in &x.symbols {
+        assert!(!s.name.is_empty(), "{path}: empty name");
+        assert!(s.signature.chars().count() <= 200, "{path}: long signature");
+        assert!(s.start_line <= s.name_line && s.name_line <= s.end_line, "{path}: name outside {s:?}");
+        assert!(seen.insert((s.name.clone(), s.kind.clone(), s.name_line, s.name_column)), "{path}: dup {s:?}");
+    }
+}
+
+#[test]
+fn rust_fixture() {
+    let x = extract("src/config.rs", RUST, Lang::Rust);
+    check_common("rust", RUST, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("MAX_DEPTH", "constant", "", 4, 4),
+            s("COUNTER", "variable", "", 5, 5),
+            s("Config", "struct", "", 8, 12),
+            s("Mode", "enum", "", 14, 17),
+            s("Result", "type", "", 19, 19),
+            s("Validate", "trait", "", 21, 26),
+            s("validate", "method", "Validate", 22, 22),
+            s("name", "method", "Validate", 23, 25),
+            s("Config", "impl", "", 28, 38),
+            s("parse", "method", "Config", 30, 33),
+            s("depth", "method", "Config", 35, 37),
+            s("Config", "impl", "", 40, 44),
+            s("fmt", "method", "Config", 41, 43),
+            s("Vec", "impl", "", 46, 50),
+            s("validate", "method", "Vec", 47, 49),
+            s("square", "macro", "", 52, 56),
+            s("run", "function", "", 58, 61),
+            s("helper", "function", "", 63, 65),
+            s("tests", "module", "", 67, 74),
+            s("parses", "function", "tests", 70, 73),
+        ]
+    );
+    // Attributes open the definition; the signature is the line of the name.
+    let config = symbol(&x, "Config", "struct");
+    assert_eq!((config.name_line, config.name_column), (9, 12));
+    assert_eq!(config.signature, "pub struct Config {");
+    assert_eq!(symbol(&x, "fmt", "method").signature, "fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {");
+    assert!(has_ref(&x, "parse", "call", 59, 21), "path call `Config::parse(..)`");
+    assert!(has_ref(&x, "helper", "call", 60, 5));
+    assert!(has_ref(&x, "square", "call", 64, 5), "macro call");
+    assert!(has_ref(&x, "Config", "implementation", 28, 6));
+    assert!(has_ref(&x, "Display", "implementation", 40, 11));
+    assert!(has_ref(&x, "Formatter", "type", 41, 32));
+    assert_eq!(
+        chunk_spans(&x),
+        vec![
+            (1, 5, None),
+            (7, 12, Some("Config")),
+            (14, 17, Some("Mode")),
+            (19, 19, None),
+            (21, 22, Some("Validate")),
+            (23, 26, Some("Validate::name")),
+            (28, 28, Some("Config")),
+            (29, 33, Some("Config::parse")),
+            (35, 38, Some("Config::depth")),
+            (40, 40, Some("Config")),
+            (41, 44, Some("Config::fmt")),
+            (46, 46, Some("Vec")),
+            (47, 50, Some("Vec::validate")),
+            (52, 56, None),
+            (58, 61, Some("run")),
+            (63, 65, Some("helper")),
+            (67, 68, Some("tests")),
+            (70, 74, Some("tests::parses")),
+        ]
+    );
+    let parse = &x.chunks[7];
+    assert_eq!(parse.kind.as_deref(), Some("method"));
+    assert!(parse.text.starts_with("    /// Parses `text`."), "doc comment joins the method chunk");
+}
+
+#[test]
+fn python_fixture() {
+    let x = extract("accounts/views.py", PYTHON, Lang::Python);
+    check_common("python", PYTHON, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("logger", "variable", "", 5, 5),
+            s("MAX_ATTEMPTS", "constant", "", 6, 6),
+            s("login_required", "function", "", 9, 12),
+            s("wrapper", "function", "login_required", 10, 11),
+            s("LoginView", "class", "", 15, 31),
+            s("template_name", "field", "LoginView", 18, 18),
+            s("MAX_AGE", "constant", "LoginView", 19, 19),
+            s("get", "method", "LoginView", 21, 24),
+            s("post", "method", "LoginView", 26, 28),
+            s("Meta", "class", "LoginView", 30, 31),
+            s("abstract", "field", "Meta", 31, 31),
+        ]
+    );
+    let get = symbol(&x, "get", "method");
+    assert_eq!((get.name_line, get.name_column), (22, 9));
+    assert_eq!(get.signature, "def get(self, request):", "decorators are not the signature");
+    assert_eq!(symbol(&x, "post", "method").signature, "async def post(self, request):");
+    assert!(has_ref(&x, "getLogger", "call", 5, 18));
+    assert!(has_ref(&x, "render", "call", 24, 16));
+    assert!(has_ref(&x, "View", "class", 15, 17), "base class");
+    assert_eq!(
+        chunk_spans(&x),
+        vec![
+            (1, 6, None),
+            (9, 12, Some("login_required")),
+            (15, 19, Some("LoginView")),
+            (21, 24, Some("LoginView.get")),
+            (26, 28, Some("LoginView.post")),
+            (30, 31, Some("LoginView.Meta")),
+            (34, 35, None),
+        ]
+    );
+    assert!(x.chunks[3].text.starts_with("    @login_required\n    def get"), "decorator joins the chunk");
+}
+
+#[test]
+fn javascript_fixture() {
+    let x = extract("web/app.js", JAVASCRIPT, Lang::JavaScript);
+    check_common("javascript", JAVASCRIPT, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("DEFAULT_PORT", "constant", "", 4, 4),
+            s("start", "function", "", 9, 13),
+            s("handler", "function", "", 15, 17),
+            s("Server", "class", "", 19, 30),
+            s("count", "field", "Server", 20, 20),
+            s("constructor", "method", "Server", 22, 25),
+            s("stop", "method", "Server", 27, 29),
+            s("helper", "function", "", 32, 34),
+        ]
+    );
+    assert_eq!(symbol(&x, "start", "function").signature, "export function start(port) {");
+    assert_eq!(symbol(&x, "handler", "function").signature, "const handler = (req, res) => {");
+    assert!(!x.symbols.iter().any(|s| s.name == "express"), "`require` bindings are imports, not constants");
+    assert!(has_ref(&x, "listen", "call", 11, 7));
+    assert!(has_ref(&x, "Server", "class", 12, 14), "`new Server`");
+    assert!(has_ref(&x, "Base", "class", 19, 22), "superclass");
+    assert!(!x.refs.iter().any(|r| r.name == "require"), "the stock query excludes `require`");
+    let start = x.chunks.iter().find(|c| c.symbol.as_deref() == Some("start")).expect("chunk for start");
+    assert_eq!((start.start_line, start.end_line), (6, 13), "JSDoc joins the function chunk");
+}
+
+#[test]
+fn typescript_fixture() {
+    let x = extract("src/types.ts", TYPESCRIPT, Lang::TypeScript);
+    check_common("typescript", TYPESCRIPT, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("User", "interface", "", 3, 7),
+            s("id", "field", "User", 4, 4),
+            s("name", "field", "User", 5, 5),
+            s("greet", "method", "User", 6, 6),
+            s("UserId", "type", "", 9, 9),
+            s("Role", "enum", "", 11, 14),
+            s("Util", "namespace", "", 16, 20),
+            s("clamp", "function", "Util", 17, 19),
+            s("Repo", "class", "", 22, 30),
+            s("items", "field", "Repo", 23, 23),
+            s("find", "method", "Repo", 25, 25),
+            s("add", "method", "Repo", 27, 29),
+            s("loadUser", "function", "", 32, 35),
+            s("legacy", "function", "", 37, 37),
+        ]
+    );
+    assert_eq!(symbol(&x, "loadUser", "function").signature, "export const loadUser = async (id: UserId): Promise<User> => {");
+    assert!(has_ref(&x, "UserId", "type", 25, 21));
+    assert!(has_ref(&x, "Promise", "type", 32, 45));
+    assert!(has_ref(&x, "fetch", "call", 33, 21));
+    let spans = chunk_spans(&x);
+    assert!(spans.contains(&(22, 25, Some("Repo"))), "class header up to its first method: {spans:?}");
+    assert!(spans.contains(&(27, 30, Some("Repo.add"))), "{spans:?}");
+}
+
+#[test]
+fn tsx_fixture() {
+    let x = extract("src/App.tsx", TSX, Lang::Tsx);
+    check_common("tsx", TSX, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Props", "interface", "", 3, 5),
+            s("title", "field", "Props", 4, 4),
+            s("App", "function", "", 7, 14),
+            s("Header", "function", "", 16, 16),
+            s("Page", "class", "", 18, 22),
+            s("render", "method", "Page", 19, 21),
+        ]
+    );
+    assert!(has_ref(&x, "useState", "call", 8, 29));
+    assert!(has_ref(&x, "Props", "type", 7, 32));
+    assert!(has_ref(&x, "Component", "class", 18, 41));
+}
+
+#[test]
+fn go_fixture() {
+    let x = extract("server/main.go", GO, Lang::Go);
+    check_common("go", GO, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("DefaultPort", "constant", "", 9, 9),
+            s("ModeFast", "constant", "", 12, 12),
+            s("ModeSlow", "constant", "", 13, 13),
+            s("registry", "variable", "", 16, 16),
+            s("Handler", "interface", "", 19, 21),
+            s("Serve", "method", "Handler", 20, 20),
+            s("Server", "struct", "", 24, 27),
+            s("ID", "type", "", 29, 29),
+            s("NewServer", "function", "", 32, 34),
+            s("Start", "method", "Server", 37, 40),
+            s("String", "method", "Server", 42, 44),
+        ]
+    );
+    assert_eq!(symbol(&x, "Start", "method").signature, "func (s *Server) Start() error {");
+    assert!(has_ref(&x, "Println", "call", 38, 6));
+    assert!(has_ref(&x, "Server", "type", 32, 30));
+    assert!(!x.refs.iter().any(|r| r.name == "string" || r.name == "error"), "predeclared types are skipped");
+    let spans = chunk_spans(&x);
+    assert!(spans.contains(&(36, 40, Some("Server.Start"))), "receiver in the path, doc included: {spans:?}");
+    assert!(spans.contains(&(1, 16, None)), "{spans:?}");
+}
+
+#[test]
+fn java_fixture() {
+    let x = extract("src/Main.java", JAVA, Lang::Java);
+    check_common("java", JAVA, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Main", "class", "", 6, 28),
+            s("MAX", "constant", "Main", 7, 7),
+            s("names", "field", "Main", 8, 8),
+            s("Main", "method", "Main", 10, 12),
+            s("run", "method", "Main", 14, 17),
+            s("format", "method", "Main", 19, 21),
+            s("Listener", "interface", "Main", 23, 25),
+            s("onEvent", "method", "Listener", 24, 24),
+            s("Color", "enum", "Main", 27, 27),
+        ]
+    );
+    let run = symbol(&x, "run", "method");
+    assert_eq!((run.name_line, run.signature.as_str()), (15, "public void run() {"));
+    assert!(has_ref(&x, "Base", "class", 6, 27));
+    assert!(has_ref(&x, "Runnable", "implementation", 6, 43));
+    assert!(has_ref(&x, "format", "call", 16, 28));
+    let spans = chunk_spans(&x);
+    assert!(spans.contains(&(5, 8, Some("Main"))), "{spans:?}");
+    assert!(spans.contains(&(14, 17, Some("Main.run"))), "{spans:?}");
+}
+
+#[test]
+fn c_fixture() {
+    let x = extract("src/util.c", C, Lang::C);
+    check_common("c", C, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("MAX_LEN", "macro", "", 4, 4),
+            s("SQUARE", "macro", "", 5, 5),
+            s("point_t", "type", "", 7, 10),
+            s("point", "struct", "", 7, 10),
+            s("x", "field", "point", 8, 8),
+            s("y", "field", "point", 9, 9),
+            s("compare_fn", "type", "", 12, 12),
+            s("color", "enum", "", 14, 14),
+            s("RED", "constant", "color", 14, 14),
+            s("GREEN", "constant", "color", 14, 14),
+            s("counter", "variable", "", 16, 16),
+            s("add", "function", "", 18, 18),
+            s("add", "function", "", 21, 24),
+            s("print_point", "function", "", 26, 30),
+        ]
+    );
+    assert_eq!(symbol(&x, "point_t", "type").signature, "typedef struct point {");
+    assert!(has_ref(&x, "printf", "call", 28, 5));
+    assert!(has_ref(&x, "SQUARE", "call", 29, 25));
+    assert!(has_ref(&x, "point_t", "type", 26, 31));
+    let spans = chunk_spans(&x);
+    assert!(spans.contains(&(20, 24, Some("add"))), "comment joins the function: {spans:?}");
+}
+
+#[test]
+fn cpp_fixture() {
+    let x = extract("src/widget.cpp", CPP, Lang::Cpp);
+    check_common("cpp", CPP, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("ui", "namespace", "", 4, 41),
+            s("Box", "class", "ui", 6, 15),
+            s("Box", "method", "Box", 9, 9),
+            s("get", "method", "Box", 10, 10),
+            s("set", "method", "Box", 11, 11),
+            s("value_", "field", "Box", 14, 14),
+            s("Size", "struct", "ui", 17, 20),
+            s("w", "field", "Size", 18, 18),
+            s("h", "field", "Size", 19, 19),
+            s("Name", "type", "ui", 22, 22),
+            s("Widget", "class", "ui", 24, 29),
+            s("Widget", "method", "Widget", 26, 26),
+            s("~Widget", "method", "Widget", 27, 27),
+            s("draw", "method", "Widget", 28, 28),
+            s("Widget", "method", "Widget", 31, 31),
+            s("~Widget", "method", "Widget", 33, 33),
+            s("draw", "method", "Widget", 35, 39),
+            s("main", "function", "", 43, 47),
+        ]
+    );
+    assert!(has_ref(&x, "render", "call", 37, 5));
+    assert!(has_ref(&x, "draw", "call", 45, 7));
+    assert!(has_ref(&x, "Widget", "type", 44, 9));
+    let spans = chunk_spans(&x);
+    assert!(spans.contains(&(6, 15, Some("ui::Box"))), "template line opens the class: {spans:?}");
+    assert!(spans.contains(&(35, 41, Some("ui::Widget::draw"))), "out-of-line method path: {spans:?}");
+}
+
+#[test]
+fn ruby_fixture() {
+    let x = extract("app/models/order.rb", RUBY, Lang::Ruby);
+    check_common("ruby", RUBY, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Shop", "module", "", 3, 26),
+            s("VERSION", "constant", "Shop", 4, 4),
+            s("Order", "class", "Shop", 7, 25),
+            s("items", "field", "Order", 8, 8),
+            s("total", "field", "Order", 8, 8),
+            s("initialize", "method", "Order", 10, 14),
+            s("build", "method", "Order", 16, 18),
+            s("total", "method", "Order", 20, 22),
+            s("sum", "method", "Order", 24, 24),
+            s("helper", "function", "", 28, 30),
+        ]
+    );
+    let items = symbol(&x, "items", "field");
+    assert_eq!((items.name_line, items.name_column), (8, 18), "the name after the colon");
+    assert!(has_ref(&x, "log", "call", 13, 7));
+    assert!(has_ref(&x, "JSON", "class", 17, 11));
+    assert!(has_ref(&x, "items", "call", 21, 7), "not a local of `total`");
+    assert!(!x.refs.iter().any(|r| r.name == "count"), "locals are not calls: {:?}", x.refs);
+    assert!(!x.refs.iter().any(|r| r.name == "data" || r.name == "x"), "parameters are locals");
+    let spans = chunk_spans(&x);
+    assert!(spans.contains(&(6, 8, Some("Shop.Order"))), "{spans:?}");
+    assert!(spans.contains(&(10, 14, Some("Shop.Order.initialize"))), "{spans:?}");
+}
+
+#[test]
+fn long_function_is_split_into_overlapping_windows() {
+    let mut src = String::from("import os\n\n\ndef long_function(x):\n");
+    for i in 0..129 {
+        src.push_str(&format!("    x{i} = x + {i}\n"));
+    }
+    src.push_str("\n\nEND = 1\n");
+    let x = extract("long.py", &src, Lang::Python);
+    check_common("long.py", &src, &x);
+    assert_eq!(
+        chunk_spans(&x),
+        vec![
+            (1, 1, None),
+            (4, 53, Some("long_function")),
+            (44, 93, Some("long_function")),
+            (84, 133, Some("long_function")),
+            (136, 136, None),
+        ]
+    );
+    assert!(x.chunks[1..4].iter().all(|c| c.kind.as_deref() == Some("function")));
+}
+
+#[test]
+fn wide_function_is_split_by_bytes() {
+    let mut src = String::from("fn wide() {\n");
+    for i in 0..40 {
+        src.push_str(&format!("    let v{i:02} = \"{}\";\n", "w".repeat(80)));
+    }
+    src.push_str("}\n");
+    let x = extract("wide.rs", &src, Lang::Rust);
+    check_common("wide.rs", &src, &x);
+    let windows: Vec<&Chunk> = x.chunks.iter().filter(|c| c.symbol.as_deref() == Some("wide")).collect();
+    assert!(windows.len() >= 2, "42 lines of 100 bytes exceed {} bytes", chunk::MAX_SYMBOL_BYTES);
+    for pair in windows.windows(2) {
+        assert!(pair[1].start_line <= pair[0].end_line, "consecutive windows overlap: {pair:?}");
+    }
+    let slack = (chunk::WINDOW_OVERLAP / 2) * 110;
+    assert!(windows.iter().all(|c| c.text.len() <= chunk::MAX_SYMBOL_BYTES + slack));
+}
+
+#[test]
+fn class_header_stops_at_first_member_and_is_bounded() {
+    let mut src = String::from("class Settings:\n    \"\"\"Settings.\"\"\"\n");
+    for i in 0..70 {
+        src.push_str(&format!("    OPTION_{i} = {i}\n"));
+    }
+    src.push_str("\n    def load(self):\n        return self\n");
+    let x = extract("settings.py", &src, Lang::Python);
+    check_common("settings.py", &src, &x);
+    assert_eq!(
+        chunk_spans(&x),
+        vec![(1, 60, Some("Settings")), (61, 72, Some("Settings")), (74, 75, Some("Settings.load"))]
+    );
+    assert_eq!(x.chunks[0].kind.as_deref(), Some("class"));
+}
+
+#[test]
+fn leftovers_are_grouped_by_container_and_closers_join_the_chunk_above() {
+    let src = "use std::io;\n\nconst A: u8 = 1;\n\nimpl Foo {\n    const B: u8 = 2;\n\n    fn a(&self) {\n        one();\n    }\n\n    fn b(&self) -> u8 { 2 }\n\n    fn c(&self) {\n        three();\n    }\n}\n";
+    let x = extract("foo.rs", src, Lang::Rust);
+    check_common("foo.rs", src, &x);
+    assert_eq!(
+        chunk_spans(&x),
+        vec![
+            (1, 3, None),
+            (5, 6, Some("Foo")),
+            (8, 10, Some("Foo::a")),
+            (12, 12, Some("Foo")),
+            (14, 17, Some("Foo::c")),
+        ]
+    );
+}
+
+#[test]
+fn docs_are_chunked_by_headings() {
+    let src = "# Project\n\nIntro.\n\n## Install\n\n```\n# inside a fence\n```\n\n## Usage\n\nRun it.\n";
+    let x = extract("README.md", src, Lang::Docs);
+    assert!(x.symbols.is_empty() && x.refs.is_empty());
+    assert_chunks_cover(src, &x.chunks);
+    assert_eq!(chunk_spans(&x), vec![(1, 3, Some("Project")), (5, 9, Some("Install")), (11, 13, Some("Usage"))]);
+    assert!(x.chunks.iter().all(|c| c.kind.as_deref() == Some("section")));
+}
+
+#[test]
+fn other_code_is_windowed_at_blank_lines() {
+    let mut src = String::new();
+    for block in 0..6 {
+        for i in 0..19 {
+            src.push_str(&format!("key_{block}_{i}: value\n"));
+        }
+        src.push('\n');
+    }
+    let x = extract("config.yml", &src, Lang::OtherCode);
+    assert!(x.symbols.is_empty());
+    assert_chunks_cover(&src, &x.chunks);
+    assert!(x.chunks.iter().all(|c| c.end_line + 1 - c.start_line <= chunk::BLOCK_LINES as u32 && c.symbol.is_none()));
+    assert!(x.chunks.iter().all(|c| src.lines().nth(c.end_line as usize).is_none_or(|l| l.is_empty())), "cut at blank lines");
+}
+
+#[test]
+fn empty_and_blank_files_in_every_language() {
+    for lang in Lang::ALL {
+        for src in ["", "\n", "   \n\t\n", "\r\n\r\n"] {
+            let x = extract("empty", src, lang);
+            assert!(x.symbols.is_empty() && x.refs.is_empty() && x.chunks.is_empty(), "{lang:?} {src:?}: {x:?}");
+        }
+    }
+}
+
+/// Deterministic pseudo-random bytes (no `rand` dependency needed).
+fn garbage(len: usize, mut seed: u64) -> Vec<u8> {
+    (0..len)
+        .map(|_| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn garbage_input_never_panics() {
+    let mut extractor = Extractor::new();
+    for (i, lang) in Lang::ALL.into_iter().enumerate() {
+        let bytes = garbage(20_000, i as u64 + 1);
+        let src = String::from_utf8_lossy(&bytes);
+        let x = extractor.extract("garbage", &src, lang).unwrap_or_else(|e| panic!("{lang:?}: {e}"));
+        assert_chunks_cover(&src, &x.chunks);
+        // Keyword soup with unbalanced brackets.
+        let soup = "class fn def } { ( ] struct impl :: -> => end module namespace template < > # /* \" ' \n".repeat(300);
+        let x = extractor.extract("soup", &soup, lang).unwrap_or_else(|e| panic!("{lang:?}: {e}"));
+        assert_chunks_cover(&soup, &x.chunks);
+    }
+}
+
+#[test]
+fn deep_nesting_is_fine() {
+    let mut extractor = Extractor::new();
+    let depth = 10_000;
+    let shapes = [
+        "{".repeat(depth) + &"}".repeat(depth),
+        "(".repeat(depth) + &")".repeat(depth),
+        format!("x = {}1{}\n", "[".repeat(depth), "]".repeat(depth)),
+        "{".repeat(depth),
+        format!("fn f() {{ {} }}\nfn g() {{}}\n", "{".repeat(depth) + &"}".repeat(depth)),
+    ];
+    let started = Instant::now();
+    for lang in Lang::ALL {
+        for src in &shapes {
+            let x = extractor.extract("deep", src, lang).unwrap_or_else(|e| panic!("{lang:?}: {e}"));
+            assert_chunks_cover(src, &x.chunks);
+        }
+    }
+    assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
+}
+
+#[test]
+fn megabyte_minified_javascript_is_fast() {
+    let unit = "function f0(a,b){return a+b}var v0=f0(1,2);class K0{m(){return v0}}";
+    let mut src = String::with_capacity(1 << 20);
+    let mut i = 0;
+    while src.len() < 1 << 20 {
+        src.push_str(&unit.replace('0', &i.to_string()));
+        i += 1;
+    }
+    let started = Instant::now();
+    let x = extract("bundle.min.js", &src, Lang::JavaScript);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "1 MB minified JS took {took:?}");
+    assert!(x.symbols.len() >= 3 * i, "functions, classes and methods are still found");
+    assert_eq!(symbol(&x, "f7", "function").signature, "function f7(a,b){return a+b}var v7=f7(1,2);class K7{m(){return v7}}function f8(a,b){return a+b}var v8=f8(1,2);class K8{m(){return v8}}function f9(a,b){retu");
+    assert!(x.chunks.iter().all(|c| c.text.len() <= chunk::SLICE_BYTES));
+    assert_eq!(x.chunks.iter().map(|c| c.text.len()).sum::<usize>(), src.len(), "slices cover the line once");
+}
+
+#[test]
+fn crlf_line_endings() {
+    let src = RUST.replace('\n', "\r\n");
+    let x = extract("src/config.rs", &src, Lang::Rust);
+    let lf = extract("src/config.rs", RUST, Lang::Rust);
+    assert_eq!(x.symbols, lf.symbols);
+    assert_eq!(chunk_spans(&x), chunk_spans(&lf));
+    assert!(x.chunks.iter().all(|c| !c.text.ends_with('\r')));
+}
+
+#[test]
+fn one_extractor_serves_many_languages() {
+    let fixtures = [
+        ("a.rs", RUST, Lang::Rust),
+        ("a.py", PYTHON, Lang::Python),
+        ("a.js", JAVASCRIPT, Lang::JavaScript),
+        ("a.ts", TYPESCRIPT, Lang::TypeScript),
+        ("a.tsx", TSX, Lang::Tsx),
+        ("a.go", GO, Lang::Go),
+        ("A.java", JAVA, Lang::Java),
+        ("a.c", C, Lang::C),
+        ("a.cpp", CPP, Lang::Cpp),
+        ("a.rb", RUBY, Lang::Ruby),
+    ];
+    let mut shared = Extractor::new();
+    for _ in 0..2 {
+        for (path, src, lang) in fixtures {
+            let got = shared.extract(path, src, lang).expect("extracts");
+            assert_eq!(got, extract(path, src, lang), "{path}");
+        }
+    }
+}
+
+#[test]
+fn timeout_is_an_error_and_the_extractor_recovers() {
+    let big = PYTHON.repeat(2000);
+    let mut extractor = Extractor::new().with_timeout(Duration::ZERO);
+    let err = extractor.extract("big.py", &big, Lang::Python).expect_err("no time at all");
+    assert!(matches!(err, ExtractError::TimedOut { lang: "python", .. }), "{err:?}");
+    assert!(err.to_string().starts_with("tree-sitter gave up on this python file"), "{err}");
+    extractor.timeout = DEFAULT_PARSE_TIMEOUT;
+    assert_eq!(extractor.extract("views.py", PYTHON, Lang::Python).expect("recovers"), extract("views.py", PYTHON, Lang::Python));
+}
+
+/// Extraction throughput over a real tree: `REPO_SEARCH_BENCH_DIR=/path
+/// cargo test --release --lib extract::tests::throughput -- --ignored --nocapture`.
+#[test]
+#[ignore = "benchmark, needs REPO_SEARCH_BENCH_DIR"]
+fn throughput() {
+    let Ok(root) = std::env::var("REPO_SEARCH_BENCH_DIR") else { return };
+    let mut files = Vec::new();
+    let mut dirs = vec![std::path::PathBuf::from(root)];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("readable dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if let Some(lang) = crate::lang::detect_lang(&path)
+                && let Ok(text) = std::fs::read_to_string(&path)
+            {
+                files.push((path.to_string_lossy().into_owned(), crate::lang::refine_lang(lang, &text), text));
+            }
+        }
+    }
+    let bytes: usize = files.iter().map(|f| f.2.len()).sum();
+    let mut extractor = Extractor::new();
+    let (mut symbols, mut refs, mut chunks) = (0, 0, 0);
+    let started = Instant::now();
+    for (path, lang, text) in &files {
+        let x = extractor.extract(path, text, *lang).expect("extracts");
+        (symbols, refs, chunks) = (symbols + x.symbols.len(), refs + x.refs.len(), chunks + x.chunks.len());
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "{} files, {:.1} MB in {secs:.2} s on one thread: {:.0} files/s, {:.1} MB/s; {symbols} symbols, {refs} refs, {chunks} chunks",
+        files.len(),
+        bytes as f64 / 1e6,
+        files.len() as f64 / secs,
+        bytes as f64 / 1e6 / secs
+    );
+}
 
 /// Prints what extraction finds in the file named by `REPO_SEARCH_DUMP`
 /// (a development aid: `REPO_SEARCH_DUMP=x.rs cargo test --release --lib
@@ -7,39 +698,424 @@ use super::*;
 #[test]
 #[ignore = "development aid, needs REPO_SEARCH_DUMP"]
 fn dump() {
-    let Ok(path) = std::env::var("REPO_SEARCH_DUMP") else {
-        return;
-    };
+    let Ok(path) = std::env::var("REPO_SEARCH_DUMP") else { return };
     let text = std::fs::read_to_string(&path).expect("REPO_SEARCH_DUMP is readable");
     let lang = crate::lang::detect_lang(std::path::Path::new(&path)).expect("known language");
     let lang = crate::lang::refine_lang(lang, &text);
-    let x = Extractor::new()
-        .extract(&path, &text, lang)
-        .expect("extracts");
+    let x = Extractor::new().extract(&path, &text, lang).expect("extracts");
     for s in &x.symbols {
         println!(
             "sym {:?} {} container={:?} {}-{} name@{}:{} sig={:?}",
-            s.name,
-            s.kind,
-            s.container,
-            s.start_line,
-            s.end_line,
-            s.name_line,
-            s.name_column,
-            s.signature
+            s.name, s.kind, s.container, s.start_line, s.end_line, s.name_line, s.name_column, s.signature
         );
     }
     for r in &x.refs {
         println!("ref {} {} {}:{}", r.name, r.kind, r.line, r.column);
     }
     for c in &x.chunks {
-        println!(
-            "chunk {}-{} {:?} {:?} | {}",
-            c.start_line,
-            c.end_line,
-            c.symbol,
-            c.kind,
-            c.text.lines().next().unwrap_or("")
-        );
+        println!("chunk {}-{} {:?} {:?} | {}", c.start_line, c.end_line, c.symbol, c.kind, c.text.lines().next().unwrap_or(""));
     }
 }
+
+// ---- fixtures ----
+
+const RUST: &str = r#"//! Config loading.
+use std::fmt;
+
+pub const MAX_DEPTH: usize = 8;
+static mut COUNTER: u32 = 0;
+
+/// A parsed configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub name: String,
+    depth: usize,
+}
+
+pub enum Mode {
+    Fast,
+    Slow,
+}
+
+pub type Result<T> = std::result::Result<T, fmt::Error>;
+
+pub trait Validate {
+    fn validate(&self) -> bool;
+    fn name(&self) -> &str {
+        "unnamed"
+    }
+}
+
+impl Config {
+    /// Parses `text`.
+    pub fn parse(text: &str) -> Config {
+        let depth = text.len().min(MAX_DEPTH);
+        Config { name: text.to_string(), depth }
+    }
+
+    fn depth(&self) -> usize {
+        self.depth
+    }
+}
+
+impl fmt::Display for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.name)
+    }
+}
+
+impl<T: Clone> Validate for Vec<T> {
+    fn validate(&self) -> bool {
+        !self.is_empty()
+    }
+}
+
+macro_rules! square {
+    ($x:expr) => {
+        $x * $x
+    };
+}
+
+pub fn run() -> usize {
+    let c = Config::parse("abc");
+    helper(c.depth())
+}
+
+fn helper(n: usize) -> usize {
+    square!(n)
+}
+
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses() {
+        assert_eq!(run(), 9);
+    }
+}
+"#;
+
+const PYTHON: &str = r#""""Views for the accounts app."""
+import logging
+from django.views import View
+
+logger = logging.getLogger(__name__)
+MAX_ATTEMPTS = 5
+
+
+def login_required(func):
+    def wrapper(request, *args):
+        return func(request, *args)
+    return wrapper
+
+
+class LoginView(View):
+    """Log a user in."""
+
+    template_name = "login.html"
+    MAX_AGE = 60
+
+    @login_required
+    def get(self, request):
+        form = self.get_form()
+        return render(request, self.template_name, {"form": form})
+
+    async def post(self, request):
+        logger.info("login attempt")
+        return await authenticate(request)
+
+    class Meta:
+        abstract = True
+
+
+if __name__ == "__main__":
+    LoginView().get(None)
+"#;
+
+const JAVASCRIPT: &str = r#"import { api } from "./api";
+const express = require("express");
+
+export const DEFAULT_PORT = 8080;
+
+/**
+ * Starts the server.
+ */
+export function start(port) {
+  const app = express();
+  app.listen(port);
+  return new Server(app);
+}
+
+const handler = (req, res) => {
+  res.send(format(req));
+};
+
+class Server extends Base {
+  count = 0;
+
+  constructor(app) {
+    super();
+    this.app = app;
+  }
+
+  stop() {
+    this.app.close();
+  }
+}
+
+module.exports.helper = function (x) {
+  return x * 2;
+};
+"#;
+
+const TYPESCRIPT: &str = r#"import { Request } from "./http";
+
+export interface User {
+  id: number;
+  name: string;
+  greet(other: User): string;
+}
+
+export type UserId = number | string;
+
+export enum Role {
+  Admin,
+  Guest,
+}
+
+namespace Util {
+  export function clamp(x: number): number {
+    return Math.min(x, 10);
+  }
+}
+
+export abstract class Repo<T> {
+  protected items: T[] = [];
+
+  abstract find(id: UserId): T | undefined;
+
+  add(item: T): void {
+    this.items.push(item);
+  }
+}
+
+export const loadUser = async (id: UserId): Promise<User> => {
+  const res = await fetch(`/users/${id}`);
+  return res.json();
+};
+
+declare function legacy(x: string): void;
+"#;
+
+const TSX: &str = r#"import React, { useState } from "react";
+
+interface Props {
+  title: string;
+}
+
+export function App({ title }: Props) {
+  const [count, setCount] = useState(0);
+  return (
+    <div onClick={() => setCount(count + 1)}>
+      <Header title={title} />
+    </div>
+  );
+}
+
+export const Header = ({ title }: Props) => <h1>{title}</h1>;
+
+export default class Page extends React.Component<Props> {
+  render() {
+    return <App title={this.props.title} />;
+  }
+}
+"#;
+
+const GO: &str = r#"// Package server runs the HTTP server.
+package server
+
+import (
+	"fmt"
+	"net/http"
+)
+
+const DefaultPort = 8080
+
+const (
+	ModeFast = iota
+	ModeSlow
+)
+
+var registry = map[string]Handler{}
+
+// Handler handles one request.
+type Handler interface {
+	Serve(w http.ResponseWriter, r *http.Request) error
+}
+
+// Server holds the state.
+type Server struct {
+	Addr string
+	mux  *http.ServeMux
+}
+
+type ID = string
+
+// NewServer makes a server.
+func NewServer(addr string) *Server {
+	return &Server{Addr: addr, mux: http.NewServeMux()}
+}
+
+// Start listens.
+func (s *Server) Start() error {
+	fmt.Println("listening on", s.Addr)
+	return http.ListenAndServe(s.Addr, s.mux)
+}
+
+func (s Server) String() string {
+	return s.Addr
+}
+"#;
+
+const JAVA: &str = r#"package com.example;
+
+import java.util.List;
+
+/** Entry point. */
+public class Main extends Base implements Runnable {
+    public static final int MAX = 10;
+    private List<String> names;
+
+    public Main(List<String> names) {
+        this.names = names;
+    }
+
+    @Override
+    public void run() {
+        System.out.println(format(names));
+    }
+
+    private static String format(List<String> xs) {
+        return String.join(",", xs);
+    }
+
+    interface Listener {
+        void onEvent(Event e);
+    }
+
+    enum Color { RED, GREEN }
+}
+"#;
+
+const C: &str = r#"#include <stdio.h>
+#include "util.h"
+
+#define MAX_LEN 256
+#define SQUARE(x) ((x) * (x))
+
+typedef struct point {
+    int x;
+    int y;
+} point_t;
+
+typedef int (*compare_fn)(const void *, const void *);
+
+enum color { RED, GREEN };
+
+static int counter = 0;
+
+int add(int a, int b);
+
+/* Adds two numbers. */
+int add(int a, int b)
+{
+    return a + b;
+}
+
+static void print_point(const point_t *p)
+{
+    printf("%d %d\n", p->x, p->y);
+    counter = add(p->x, SQUARE(p->y));
+}
+"#;
+
+const CPP: &str = r#"#include <string>
+#include <vector>
+
+namespace ui {
+
+template <typename T>
+class Box {
+public:
+    explicit Box(T value) : value_(value) {}
+    T get() const { return value_; }
+    void set(T v);
+
+private:
+    T value_;
+};
+
+struct Size {
+    int w;
+    int h;
+};
+
+using Name = std::string;
+
+class Widget : public Base {
+public:
+    Widget();
+    ~Widget();
+    void draw(int depth) const;
+};
+
+Widget::Widget() {}
+
+Widget::~Widget() {}
+
+void Widget::draw(int depth) const {
+    std::vector<Size> sizes;
+    render(depth);
+    sizes.push_back(Size{1, 2});
+}
+
+}  // namespace ui
+
+int main() {
+    ui::Widget w;
+    w.draw(3);
+    return 0;
+}
+"#;
+
+const RUBY: &str = r#"require "json"
+
+module Shop
+  VERSION = "1.0"
+
+  # An order.
+  class Order < Base
+    attr_reader :items, :total
+
+    def initialize(items)
+      @items = items
+      count = items.size
+      log(count)
+    end
+
+    def self.build(data)
+      new(JSON.parse(data))
+    end
+
+    def total
+      items.sum(&:price)
+    end
+
+    alias sum total
+  end
+end
+
+def helper(x)
+  x * 2
+end
+"#;

@@ -41,7 +41,7 @@ pub use tools::BUDGET_CHARS;
 use crate::error::find_user_error;
 use crate::settings::{Overrides, Settings, find_root};
 use state::ServerState;
-use tools::{ErrorOut, ToolName};
+use tools::ToolName;
 
 const INSTRUCTIONS: &str = "repo-search answers questions about this repository from a local index. \
 Pick the tool by what you know: a name -> find_symbol (definitions) or find_references (uses); \
@@ -126,16 +126,19 @@ fn hint_in_tool_terms(hint: &str) -> String {
     HINTS_IN_TOOL_TERMS.iter().fold(hint.to_string(), |h, (cli, tool)| h.replace(cli, tool))
 }
 
-/// A tool-level error: the model reads `error` and `hint` and fixes its call.
+/// A tool-level error: `isError: true` and the text `error: ...` plus a
+/// `hint: ...` line, which the model reads to fix its call.
+///
+/// Deliberately without `structuredContent`: it would not match the tool's
+/// `outputSchema`, and some clients (the MCP Inspector) validate error
+/// results against it too. Without structured content, Claude Code shows the
+/// model the text.
 fn error_result(error: String, hint: Option<String>) -> CallToolResult {
-    let hint = hint.map(|h| hint_in_tool_terms(&h));
-    let line = match &hint {
+    let line = match hint.map(|h| hint_in_tool_terms(&h)) {
         Some(h) => format!("error: {error}\nhint: {h}"),
         None => format!("error: {error}"),
     };
-    let mut r = CallToolResult::error(vec![text(line)]);
-    r.structured_content = serde_json::to_value(ErrorOut { error, hint }).ok();
-    r
+    CallToolResult::error(vec![text(line)])
 }
 
 fn run_tool(

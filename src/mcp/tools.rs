@@ -579,14 +579,6 @@ pub struct StatusOut {
     pub config_error: Option<String>,
 }
 
-/// Error results carry this in `structuredContent` (and as text).
-#[derive(Debug, Serialize)]
-pub struct ErrorOut {
-    pub error: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-}
-
 /// The schema of what `T` serializes to, self-contained (no `$ref`) and
 /// without the numeric `format`s schemars adds (`uint32`, `double`...),
 /// which clients do not know.

@@ -114,6 +114,38 @@ impl ChunkFilter {
     }
 }
 
+/// True for paths that look like tests (`tests/`, `test_x.py`, `x_test.go`,
+/// `x.spec.ts`, ...). Rankings put implementation before tests.
+pub fn is_test_path(path: &str) -> bool {
+    let p = path.to_ascii_lowercase();
+    p.split('/').any(|c| {
+        c == "test"
+            || c == "tests"
+            || c == "testing"
+            || c == "__tests__"
+            || c.starts_with("test_")
+            || c.ends_with("_test.go")
+            || c.ends_with("_test.py")
+            || c.ends_with("_test.rs")
+            || c.contains(".test.")
+            || c.contains(".spec.")
+    })
+}
+
+/// A ranking prior for a chunk's file: implementation code first, then
+/// tests and documentation, which mention the same words without being the
+/// answer to "where is X done".
+pub fn path_prior(path: &str, lang: &str) -> f64 {
+    let mut prior = 1.0;
+    if is_test_path(path) {
+        prior *= 0.5;
+    }
+    if lang == Lang::Docs.name() {
+        prior *= 0.6;
+    }
+    prior
+}
+
 /// Cuts a line to at most `max` characters, marking the cut.
 pub fn bound_line(line: &str, max: usize) -> String {
     if line.len() <= max {

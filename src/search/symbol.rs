@@ -9,6 +9,7 @@ use rusqlite::params;
 use serde::Serialize;
 
 use crate::error::UserError;
+use crate::search::is_test_path;
 use crate::store::Store;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -125,19 +126,6 @@ fn kind_rank(kind: &str) -> u8 {
     }
 }
 
-fn is_test_path(path: &str) -> bool {
-    let p = path.to_ascii_lowercase();
-    p.split('/').any(|c| {
-        c == "test"
-            || c == "tests"
-            || c == "testing"
-            || c.starts_with("test_")
-            || c.ends_with("_test.go")
-            || c.ends_with("_test.py")
-            || c.contains(".test.")
-            || c.contains(".spec.")
-    })
-}
 
 const SEPARATORS: [&str; 4] = ["::", "->", "#", "."];
 

@@ -458,14 +458,17 @@ fn index_asks_the_daemon_when_it_watches_the_project() {
     let d = Daemon::start(home);
     d.wait_watching(&p.root());
     p.write("src/extra.py", py("extra_fn"));
-    let r = rs(&p, home, &["index", "--json"]);
+    let r = rs(&p, home, &["index"]);
     assert_eq!(r.code(), 0, "{r}");
     assert!(r.stderr().contains("indexed by repo-search-daemon"), "{r}");
+    assert!(r.stdout().starts_with("indexed 3 files"), "{r}");
+    let r = rs(&p, home, &["index", "--json"]);
+    assert_eq!(r.code(), 0, "{r}");
     let v: Value = serde_json::from_str(&r.stdout()).expect("summary JSON");
     assert_eq!(v["files"], 3, "{v}");
     assert_eq!(defined_in(&p, home, "extra_fn"), ["src/extra.py"]);
     drop(d);
-    let r = rs(&p, home, &["index", "--json"]);
+    let r = rs(&p, home, &["index"]);
     assert_eq!(r.code(), 0, "{r}");
     assert!(!r.stderr().contains("repo-search-daemon"), "{r}");
 }

@@ -2,5 +2,6 @@
 
 mod common;
 mod daemon;
+mod embed;
 mod index_cli;
 mod mcp;

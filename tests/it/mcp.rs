@@ -131,16 +131,20 @@ impl Mcp {
         r.structured_content.unwrap_or_else(|| panic!("{name}: no structuredContent"))
     }
 
-    /// Calls a tool that must fail as a tool result; returns (error, hint).
+    /// Calls a tool that must fail as a tool result; returns (error, hint),
+    /// read from its text: `error: ...` and `hint: ...` lines.
     fn tool_error(&self, name: &str, args: Value) -> (String, String) {
-        let r = self.call(name, args.clone()).unwrap_or_else(|e| panic!("{name} {args}: JSON-RPC error {e}"));
+        let r = self
+            .call(name, args.clone())
+            .unwrap_or_else(|e| panic!("{name} {args}: JSON-RPC error {e}"));
         assert_eq!(r.is_error, Some(true), "{name} {args} should fail: {:?}", r.structured_content);
-        let s = r.structured_content.unwrap_or_default();
-        let error = s["error"].as_str().unwrap_or_default().to_string();
-        let hint = s["hint"].as_str().unwrap_or_default().to_string();
-        assert!(!error.is_empty() && !hint.is_empty(), "{name} {args}: error without message or hint: {s}");
+        assert!(r.structured_content.is_none(), "{name}: an error result must not carry structuredContent");
+        let text = error_text(&r);
+        let (error, hint) = split_error(&text);
+        assert!(!error.is_empty() && !hint.is_empty(), "{name} {args}: error without message or hint: {text:?}");
         (error, hint)
     }
+
 }
 
 impl Drop for Mcp {
@@ -149,6 +153,26 @@ impl Drop for Mcp {
             let _ = self.rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), c.cancel()).await });
         }
     }
+}
+
+/// The text of a tool result.
+fn error_text(r: &CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Splits `error: X\nhint: Y` into (X, Y).
+fn split_error(text: &str) -> (String, String) {
+    let field = |prefix: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .unwrap_or_default()
+            .to_string()
+    };
+    (field("error: "), field("hint: "))
 }
 
 fn paths_lines(v: &Value, list: &str) -> Vec<(String, u64)> {
@@ -215,7 +239,7 @@ fn mcp_every_tool_answers_exactly() {
     let s = &v["symbols"][0];
     assert_eq!(
         (s["path"].as_str(), s["kind"].as_str(), s["container"].as_str(), s["line"].as_u64(), s["start_line"].as_u64(), s["end_line"].as_u64()),
-        (Some("src/config.rs"), Some("method"), Some("Config"), Some(10), Some(9), Some(12)),
+        (Some("src/config.rs"), Some("method"), Some("Config"), Some(10), Some(10), Some(12)),
         "{v}"
     );
     assert_eq!(s["signature"], "pub fn parse_config(text: &str) -> Config {", "{v}");
@@ -245,7 +269,7 @@ fn mcp_every_tool_answers_exactly() {
         .iter()
         .map(|d| (d["name"].as_str().unwrap_or("").to_string(), d["depth"].as_u64().unwrap_or(9), d["start_line"].as_u64().unwrap_or(0)))
         .collect();
-    assert!(defs.contains(&("Config".into(), 0, 3)), "{v}");
+    assert!(defs.contains(&("Config".into(), 0, 4)), "{v}");
     assert!(defs.iter().any(|(n, d, _)| n == "parse_config" && *d >= 1), "{v}");
     assert_eq!(v["path"], "src/config.rs");
 

