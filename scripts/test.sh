@@ -23,6 +23,18 @@ fi
 # tests/it/mcp.rs runs (skipped there with a note when it is missing).
 scripts/setup-test-deps.sh
 
+# Embedding models: the tests of the in-process models (tests/it/embed.rs)
+# need real weights. Fetch them once into a stable cache (idempotent: a
+# second run finds them there), then require them so CI never skips those
+# tests silently. The fetch itself is tested too (REPO_SEARCH_NETWORK_TESTS).
+log "cargo build --release (for \`repo-search model fetch\`)"
+cargo build --release --locked
+export REPO_SEARCH_TEST_MODELS="${REPO_SEARCH_TEST_MODELS:-$HOME/.cache/repo-search-test-home/models}"
+log "repo-search model fetch into $REPO_SEARCH_TEST_MODELS"
+REPO_SEARCH_MODEL_CACHE="$REPO_SEARCH_TEST_MODELS" target/release/repo-search model fetch --quiet >&2
+export REPO_SEARCH_REQUIRE_MODELS=1
+export REPO_SEARCH_NETWORK_TESTS=1
+
 log "cargo test --release"
 cargo test --release --locked
 

@@ -172,7 +172,8 @@ fn write_mcp_json(root: &Path, exe: &str) -> Result<FileAction> {
     } else {
         let text = match &existing {
             // A new file reads like the template (key order included).
-            None => template_with_command(exe).filter(|t| serde_json::from_str::<Value>(t).ok().as_ref() == Some(&merged)),
+            None => template_with_command(exe)
+                .filter(|t| serde_json::from_str::<Value>(t).ok().as_ref() == Some(&merged)),
             Some(_) => None,
         };
         let text = match text {
@@ -210,7 +211,7 @@ fn ignores_index_dir(line: &str) -> bool {
 pub fn merge_gitignore(existing: Option<&str>) -> Option<String> {
     match existing {
         Some(text) if text.lines().any(ignores_index_dir) => None,
-        Some(text) if text.is_empty() => Some(format!("{GITIGNORE_LINE}\n")),
+        Some("") => Some(format!("{GITIGNORE_LINE}\n")),
         Some(text) => {
             let sep = if text.ends_with('\n') { "" } else { "\n" };
             Some(format!("{text}{sep}{GITIGNORE_LINE}\n"))

@@ -579,3 +579,66 @@ fn pick<T: Clone>(
         (default, "default".into())
     }
 }
+
+#[cfg(test)]
+mod embed_tests {
+    use super::*;
+
+    #[test]
+    fn documented_configs_parse_and_resolve() {
+        for text in [
+            include_str!("../.repo_search.example"),
+            include_str!("../templates/config.toml"),
+        ] {
+            let cfg: ConfigFile = toml::from_str(text).expect("documented config parses");
+            let (s, prov) =
+                resolve_embed_from(&cfg.embed, None, Path::new("/p")).expect("resolves");
+            assert_eq!(s.batch_size, DEFAULT_EMBED_BATCH);
+            // Every key of the section is shown by `config --show`.
+            for key in [
+                "provider",
+                "model_dir",
+                "fast",
+                "fast_model_dir",
+                "base_url",
+                "model",
+                "api_key_env",
+                "batch_size",
+            ] {
+                assert!(
+                    prov.iter().any(|p| p.key == format!("embed.{key}")),
+                    "{key}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn provider_defaults_and_errors() {
+        let cfg = EmbedConfig {
+            provider: Some("ollama".into()),
+            model_dir: Some(PathBuf::from("models/x")),
+            ..EmbedConfig::default()
+        };
+        let (s, _) = resolve_embed_from(&cfg, None, Path::new("/p")).expect("resolves");
+        assert_eq!(s.provider, EmbedProvider::Ollama);
+        assert_eq!(s.base_url, "http://127.0.0.1:11434");
+        assert_eq!(s.model, "nomic-embed-text");
+        assert_eq!(
+            s.model_dir.as_deref(),
+            Some(Path::new("/p/models/x")),
+            "relative to the root"
+        );
+        let bad = EmbedConfig {
+            provider: Some("magic".into()),
+            ..EmbedConfig::default()
+        };
+        let err = resolve_embed_from(&bad, None, Path::new("/p")).expect_err("unknown provider");
+        assert!(crate::error::find_user_error(&err).is_some_and(|u| u.hint.is_some()));
+        let zero = EmbedConfig {
+            batch_size: Some(0),
+            ..EmbedConfig::default()
+        };
+        assert!(resolve_embed_from(&zero, None, Path::new("/p")).is_err());
+    }
+}

@@ -139,9 +139,15 @@ pub fn index_status(settings: &Settings, check_stale: bool) -> Result<IndexStatu
         }
     }
     if get(meta::EMBED_STATE).as_deref() == Some("running") && st.indexing.is_some() {
-        let done: u64 = get(meta::EMBED_DONE).and_then(|v| v.parse().ok()).unwrap_or(0);
-        let total: u64 = get(meta::EMBED_TOTAL).and_then(|v| v.parse().ok()).unwrap_or(0);
-        let started: i64 = get(meta::EMBED_STARTED).and_then(|v| v.parse().ok()).unwrap_or(0);
+        let done: u64 = get(meta::EMBED_DONE)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let total: u64 = get(meta::EMBED_TOTAL)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let started: i64 = get(meta::EMBED_STARTED)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs() as i64)

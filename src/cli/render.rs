@@ -238,12 +238,30 @@ pub fn status(s: &IndexStatus) -> Result<()> {
             )?;
         }
         for e in &s.embeddings {
-            let note = if e.ready { "" } else { " (model not downloaded: `repo-search model fetch`)" };
-            writeln!(out, "vectors:  {}/{} chunks, {} ({}){note}", e.embedded, e.total, e.model, e.tier.name())?;
+            let note = if e.ready {
+                ""
+            } else {
+                " (model not downloaded: `repo-search model fetch`)"
+            };
+            writeln!(
+                out,
+                "vectors:  {}/{} chunks, {} ({}){note}",
+                e.embedded,
+                e.total,
+                e.model,
+                e.tier.name()
+            )?;
         }
         if let Some(r) = &s.embedding {
-            let eta = r.eta_s.map(|e| format!(", eta {}s", e.round() as u64)).unwrap_or_default();
-            writeln!(out, "running:  embedding with {}: {}/{} chunks ({:.1}/s{eta})", r.model, r.done, r.total, r.rate)?;
+            let eta = r
+                .eta_s
+                .map(|e| format!(", eta {}s", e.round() as u64))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "running:  embedding with {}: {}/{} chunks ({:.1}/s{eta})",
+                r.model, r.done, r.total, r.rate
+            )?;
         }
         if let Some(n) = s.stale_files {
             writeln!(out, "stale:    {n} files changed since indexed")?;

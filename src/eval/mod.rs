@@ -6,6 +6,7 @@
 pub mod cases;
 pub mod corpora;
 pub mod engines;
+pub mod mcp_engine;
 pub mod run;
 
 use std::collections::BTreeMap;
@@ -414,7 +415,7 @@ fn cmd_run(
 
 /// The engine that sends every case through a real `repo-search mcp`.
 fn mcp_engine() -> Result<Box<dyn Engine>> {
-    bail!(UserError::new("--through mcp is not available yet").hint("use --through cli"))
+    Ok(Box::new(mcp_engine::McpEngine::new()?))
 }
 
 /// Indexes a corpus with the library (incremental: an up-to-date index is reused).

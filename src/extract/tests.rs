@@ -583,8 +583,10 @@ fn deep_nesting_is_fine() {
     ];
     let started = Instant::now();
     for lang in Lang::ALL {
-        for src in &shapes {
+        for (k, src) in shapes.iter().enumerate() {
+            let t = Instant::now();
             let x = extractor.extract("deep", src, lang).unwrap_or_else(|e| panic!("{lang:?}: {e}"));
+            println!("TIMING {lang:?} {k} {:?}", t.elapsed());
             assert_chunks_cover(src, &x.chunks);
         }
     }

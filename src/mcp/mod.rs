@@ -76,7 +76,10 @@ pub fn run(root: Option<&Path>) -> Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(serve(settings, config_error))
+    let result = runtime.block_on(serve(settings, config_error));
+    // Do not wait for a tool call still running when the client left.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    result
 }
 
 async fn serve(settings: Settings, config_error: Option<String>) -> Result<()> {
@@ -115,15 +118,23 @@ fn text(s: impl Into<String>) -> ContentBlock {
 /// the tools' own terms.
 const HINTS_IN_TOOL_TERMS: &[(&str, &str)] = &[
     ("--fixed-strings (-F)", "fixed_strings: true"),
-    ("use `repo-search outline` or `search_keyword`", "use find_symbol or search_keyword"),
-    ("keyword search with -i", "search_keyword with case_insensitive: true"),
+    (
+        "use `repo-search outline` or `search_keyword`",
+        "use find_symbol or search_keyword",
+    ),
+    (
+        "keyword search with -i",
+        "search_keyword with case_insensitive: true",
+    ),
     (", or several with -e", ""),
     ("; run `repo-search index` if the file is new", ""),
     ("(--root DIR)", ""),
 ];
 
 fn hint_in_tool_terms(hint: &str) -> String {
-    HINTS_IN_TOOL_TERMS.iter().fold(hint.to_string(), |h, (cli, tool)| h.replace(cli, tool))
+    HINTS_IN_TOOL_TERMS
+        .iter()
+        .fold(hint.to_string(), |h, (cli, tool)| h.replace(cli, tool))
 }
 
 /// A tool-level error: `isError: true` and the text `error: ...` plus a

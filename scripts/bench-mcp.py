@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Tool-call latency of `repo-search mcp` through stdio, as a client sees it.
+
+Drives the real binary with the official MCP Python SDK (legacy
+`initialize` era; the transport and tool code are the same in both eras) and
+reports p50/p95/max per tool, measured around `ClientSession.call_tool`, so
+the numbers include JSON-RPC framing, the SDK's result parsing and its
+outputSchema validation.
+
+Two situations are measured:
+- back to back: calls follow each other at once (an agent firing several
+  lookups); the index is re-checked at most every 2 s, so most calls do not
+  pay for it;
+- spaced: calls 2.5 s apart, so every index-backed call first re-checks the
+  tree for edits (walk + stat) before answering.
+
+Usage (scripts/setup-test-deps.sh creates .venv-test):
+  .venv-test/bin/python scripts/bench-mcp.py --binary target/release/repo-search --root /tmp/corpora/django-5.1.15
+The Django sdist: `pip download --no-binary :all: --no-deps django==5.1.15 -d /tmp/corpora`
+and unpack it. Copy it first if another process may be indexing the same tree.
+"""
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+SYMBOLS = [
+    "QuerySet",
+    "get_object_or_404",
+    "ModelAdmin",
+    "validate_email",
+    "reverse",
+    "HttpResponse",
+    "CsrfViewMiddleware",
+    "cached_property",
+    "render_to_string",
+    "get_user_model",
+    "Field.clean",
+    "BaseForm",
+    "atomic",
+    "slugify",
+    "paginate_queryset",
+]
+
+PATTERNS = [
+    {"pattern": "def get_queryset"},
+    {"pattern": "csrf_token"},
+    {"pattern": r"class \w+Admin\(", "glob": ["*.py"]},
+    {"pattern": "TODO", "word": True},
+    {"pattern": "import json", "fixed_strings": True},
+    {"pattern": "select_for_update", "context": 2},
+]
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    k = max(0, min(len(s) - 1, round(q * (len(s) - 1))))
+    return s[k]
+
+
+def report(name: str, values: list[float]) -> None:
+    ms = [v * 1000 for v in values]
+    print(
+        f"{name:38s} n={len(ms):4d}  p50={pct(ms, 0.50):7.1f} ms  p95={pct(ms, 0.95):7.1f} ms  "
+        f"max={max(ms):7.1f} ms  mean={statistics.fmean(ms):7.1f} ms"
+    )
+
+
+async def timed(session: ClientSession, tool: str, args: dict) -> tuple[float, object]:
+    t = time.perf_counter()
+    r = await session.call_tool(tool, args)
+    dt = time.perf_counter() - t
+    if r.is_error:
+        raise RuntimeError(f"{tool} {args} failed: {r.content}")
+    return dt, r
+
+
+async def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--binary", required=True)
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--rounds", type=int, default=10, help="back-to-back rounds over the query lists")
+    ap.add_argument("--spaced", type=int, default=12, help="spaced calls per tool (2.5 s apart)")
+    args = ap.parse_args()
+    root = str(Path(args.root).resolve())
+    env = {k: os.environ[k] for k in ("REPO_SEARCH_HOME",) if k in os.environ}
+    params = StdioServerParameters(command=str(Path(args.binary).resolve()), args=["mcp", "--root", root], env=env, cwd=root)
+    with open(os.devnull, "w") as devnull:
+        async with stdio_client(params, errlog=devnull) as (read, write):
+            async with ClientSession(read, write) as session:
+                t0 = time.perf_counter()
+                await session.initialize()
+                print(f"initialize: {(time.perf_counter() - t0) * 1000:.1f} ms")
+                # Wait for the index (built in the background if missing).
+                t0 = time.perf_counter()
+                while True:
+                    st = (await session.call_tool("index_status", {})).structured_content
+                    if st["exists"] and not st["indexing"]:
+                        break
+                    await asyncio.sleep(0.2)
+                print(
+                    f"index ready after {time.perf_counter() - t0:.1f} s: {st['files']} files, "
+                    f"{st['symbols']} symbols, {st['chunks']} chunks"
+                )
+                # Warm-up (page cache, connections, statement cache).
+                for name in SYMBOLS:
+                    await timed(session, "find_symbol", {"name": name})
+                for p in PATTERNS:
+                    await timed(session, "search_keyword", p)
+
+                fs, kw, sizes = [], [], []
+                for _ in range(args.rounds):
+                    for name in SYMBOLS:
+                        dt, r = await timed(session, "find_symbol", {"name": name})
+                        fs.append(dt)
+                        sizes.append(len(str(r.structured_content)))
+                    for p in PATTERNS:
+                        dt, r = await timed(session, "search_keyword", p)
+                        kw.append(dt)
+                        sizes.append(len(str(r.structured_content)))
+                report("find_symbol (back to back)", fs)
+                report("search_keyword (back to back)", kw)
+
+                fs_sp, kw_sp = [], []
+                for i in range(args.spaced):
+                    await asyncio.sleep(2.5)
+                    dt, _ = await timed(session, "find_symbol", {"name": SYMBOLS[i % len(SYMBOLS)]})
+                    fs_sp.append(dt)
+                    dt, _ = await timed(session, "search_keyword", PATTERNS[i % len(PATTERNS)])
+                    kw_sp.append(dt)
+                report("find_symbol (2.5 s apart: re-check)", fs_sp)
+                report("search_keyword (2.5 s apart)", kw_sp)
+                print(f"result size: max {max(sizes)} characters")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

@@ -1,0 +1,163 @@
+//! Owns the eval engine that sends every case through a real
+//! `repo-search mcp` process over stdio (rmcp's client, child-process
+//! transport), one server per corpus root, and reads the answers from the
+//! tools' `structuredContent` — exactly what an agent sees.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::ServiceExt;
+use serde_json::{Map, Value, json};
+
+use crate::eval::cases::{Case, Tool};
+use crate::eval::run::{Answer, Engine, Hit};
+
+pub struct McpEngine {
+    rt: tokio::runtime::Runtime,
+    bin: PathBuf,
+    clients: HashMap<PathBuf, RunningService<RoleClient, ()>>,
+}
+
+impl McpEngine {
+    /// Uses the `repo-search` binary next to the running executable.
+    pub fn new() -> Result<McpEngine> {
+        let exe = std::env::current_exe().context("cannot find the running executable")?;
+        let bin = exe.with_file_name(format!("repo-search{}", std::env::consts::EXE_SUFFIX));
+        if !bin.exists() {
+            bail!("`{}` not found: build it with `cargo build --release`", bin.display());
+        }
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+        Ok(McpEngine { rt, bin, clients: HashMap::new() })
+    }
+
+    fn connect(&mut self, root: &Path) -> Result<()> {
+        if !self.clients.contains_key(root) {
+            let mut cmd = tokio::process::Command::new(&self.bin);
+            cmd.arg("mcp").arg("--root").arg(root).current_dir(root);
+            let client = self.rt.block_on(async {
+                let (transport, _) = TokioChildProcess::builder(cmd).stderr(std::process::Stdio::null()).spawn()?;
+                ().serve(transport).await.map_err(|e| anyhow!("cannot connect to repo-search mcp: {e}"))
+            })?;
+            self.clients.insert(root.to_path_buf(), client);
+        }
+        Ok(())
+    }
+
+    fn call(&mut self, root: &Path, tool: &str, args: Value) -> Result<(Value, usize)> {
+        self.connect(root)?;
+        let client = self.clients.get(root).ok_or_else(|| anyhow!("client vanished"))?;
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        if let Value::Object(o) = args {
+            params = params.with_arguments(o);
+        }
+        let result = self.rt.block_on(client.call_tool(params)).map_err(|e| anyhow!("{tool}: {e}"))?;
+        let content = result.structured_content.ok_or_else(|| anyhow!("{tool}: no structuredContent"))?;
+        let chars = serde_json::to_string(&content).map(|s| s.len()).unwrap_or(0);
+        if result.is_error == Some(true) {
+            bail!("{tool}: {content}");
+        }
+        Ok((content, chars))
+    }
+}
+
+fn args_of(case: &Case) -> Map<String, Value> {
+    case.args.clone()
+}
+
+fn hits_from(v: &Value, list: &str, line_key: &str, end_key: &str, name_key: Option<&str>) -> Vec<Hit> {
+    v[list]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|h| {
+                    let path = h["path"].as_str()?.to_string();
+                    let start = h[line_key].as_u64()? as u32;
+                    let end = h[end_key].as_u64().unwrap_or(start as u64) as u32;
+                    let name = name_key.and_then(|k| h[k].as_str()).map(String::from);
+                    Some(Hit { path, start_line: start, end_line: end, name })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl Engine for McpEngine {
+    fn answer(&mut self, root: &Path, case: &Case, mode: &str, limit: usize) -> Result<Answer> {
+        let mut args = args_of(case);
+        match case.tool {
+            Tool::SearchKeyword => {
+                args.insert("pattern".into(), json!(case.query));
+                args.insert("max_results".into(), json!(500));
+                let (v, chars) = self.call(root, "search_keyword", Value::Object(args))?;
+                let hits = hits_from(&v, "matches", "line", "line", None);
+                let matches = hits.iter().map(|h| format!("{}:{}", h.path, h.start_line)).collect();
+                Ok(Answer { hits, matches: Some(matches), chars })
+            }
+            Tool::FindSymbol => {
+                args.insert("name".into(), json!(case.query));
+                args.insert("limit".into(), json!(limit));
+                if let Some(k) = args.remove("kind") {
+                    // Cases may give a list of kinds; the tool takes one.
+                    let first = match k {
+                        Value::Array(a) => a.into_iter().next().unwrap_or(Value::Null),
+                        other => other,
+                    };
+                    if !first.is_null() {
+                        args.insert("kind".into(), first);
+                    }
+                }
+                let (v, chars) = self.call(root, "find_symbol", Value::Object(args))?;
+                Ok(Answer { hits: hits_from(&v, "symbols", "start_line", "end_line", Some("name")), matches: None, chars })
+            }
+            Tool::FindReferences => {
+                args.insert("name".into(), json!(case.query));
+                args.insert("limit".into(), json!(limit));
+                let (v, chars) = self.call(root, "find_references", Value::Object(args))?;
+                Ok(Answer { hits: hits_from(&v, "hits", "line", "line", None), matches: None, chars })
+            }
+            Tool::ListDefsInFile => {
+                args.insert("path".into(), json!(case.query));
+                let (v, chars) = self.call(root, "list_defs_in_file", Value::Object(args))?;
+                let path = v["path"].as_str().unwrap_or(&case.query).to_string();
+                let hits = v["definitions"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|d| {
+                                Some(Hit {
+                                    path: path.clone(),
+                                    start_line: d["start_line"].as_u64()? as u32,
+                                    end_line: d["end_line"].as_u64()? as u32,
+                                    name: d["name"].as_str().map(String::from),
+                                })
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Ok(Answer { hits, matches: None, chars })
+            }
+            Tool::Search => {
+                args.insert("query".into(), json!(case.query));
+                args.insert("mode".into(), json!(mode));
+                args.insert("limit".into(), json!(limit));
+                let (v, chars) = self.call(root, "search", Value::Object(args))?;
+                Ok(Answer { hits: hits_from(&v, "hits", "start_line", "end_line", Some("symbol")), matches: None, chars })
+            }
+        }
+    }
+}
+
+impl Drop for McpEngine {
+    fn drop(&mut self) {
+        let clients: Vec<_> = self.clients.drain().map(|(_, c)| c).collect();
+        self.rt.block_on(async {
+            for c in clients {
+                let _ = c.cancel().await;
+            }
+        });
+    }
+}
