@@ -672,7 +672,7 @@ pub fn vector_to_blob(v: &[f32]) -> Vec<u8> {
 /// Appends the f32 values of a blob to `out`; `None` if the length is not
 /// a multiple of 4.
 pub fn blob_to_vector(blob: &[u8], out: &mut Vec<f32>) -> Option<()> {
-    if blob.len() % 4 != 0 {
+    if !blob.len().is_multiple_of(4) {
         return None;
     }
     out.extend(

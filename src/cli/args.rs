@@ -296,9 +296,16 @@ pub struct SearchArgs {
     pub common: Common,
     /// Words, identifiers or a question, e.g. "parse the config file".
     pub query: String,
-    /// Ranking: bm25 (full-text) or semantic (embeddings; needs `repo-search model fetch`).
-    #[arg(long, default_value = "bm25")]
+    /// Ranking: hybrid (all arms fused), bm25 (full-text), semantic (embeddings;
+    /// needs `repo-search model fetch`), symbol (definitions) or keyword (literal matches).
+    #[arg(long, default_value = "hybrid", value_parser = ["hybrid", "bm25", "semantic", "symbol", "keyword"])]
     pub mode: String,
+    /// Lines of context around each snippet; also lists the other definitions of each hit's file.
+    #[arg(short = 'C', long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=50))]
+    pub context: Option<u64>,
+    /// Reciprocal-rank-fusion constant k (hybrid mode; default 60).
+    #[arg(long, value_name = "K", hide = true)]
+    pub rrf_k: Option<f64>,
     /// Semantic mode: drop hits below this cosine similarity (-1..1).
     #[arg(long, value_name = "SIM")]
     pub threshold: Option<f32>,

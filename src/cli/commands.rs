@@ -361,9 +361,7 @@ fn cmd_search(a: SearchArgs) -> Result<Found> {
         return super::embed::cmd_search_semantic(&a, &s, &store);
     }
     if a.mode != "bm25" {
-        return Err(UserError::new(format!("search mode `{}` is not available", a.mode))
-            .hint("use --mode bm25 or --mode semantic (hybrid, symbol and keyword modes are not built yet)")
-            .into());
+        return cmd_search_hybrid(&a, &s);
     }
     let scope = Scope::parse(&a.scope).ok_or_else(|| {
         UserError::new(format!("unknown scope `{}`", a.scope)).hint("use code, docs or all")
@@ -387,6 +385,44 @@ fn cmd_search(a: SearchArgs) -> Result<Found> {
     } else {
         Found::Yes
     })
+}
+
+/// Hybrid search, or one of its arms alone (`--mode symbol|keyword`).
+fn cmd_search_hybrid(a: &SearchArgs, s: &Settings) -> Result<Found> {
+    use crate::search::hybrid::{Arm, Hybrid, HybridRequest, RRF_K};
+    let scope = Scope::parse(&a.scope)
+        .ok_or_else(|| UserError::new(format!("unknown scope `{}`", a.scope)).hint("use code, docs or all"))?;
+    let filter = ChunkFilter::new(&a.glob, a.lang.as_deref(), scope)?;
+    let store = open_index(s)?;
+    let only = match a.mode.as_str() {
+        "symbol" => vec![Arm::Symbol],
+        "keyword" => vec![Arm::Keyword],
+        _ => Vec::new(),
+    };
+    let semantic = if only.is_empty() {
+        let (embed, _) = crate::settings::resolve_embed(&s.root)?;
+        Some(crate::search::semantic::SemanticSearcher::new(embed))
+    } else {
+        None
+    };
+    let req = HybridRequest {
+        query: a.query.clone(),
+        filter,
+        scope,
+        limit: a.limit as usize,
+        snippet_lines: a.snippet_lines as usize,
+        context: a.context.unwrap_or(0) as usize,
+        with_file_symbols: a.context.is_some(),
+        only,
+        k: a.rrf_k.unwrap_or(RRF_K),
+    };
+    let result = Hybrid::new(semantic).search(&store, &s.root, &req)?;
+    if a.common.json {
+        render::json(&serde_json::json!({"mode": a.mode, "result": result}))?;
+    } else {
+        render::hybrid(&result)?;
+    }
+    Ok(if result.hits.is_empty() { Found::No } else { Found::Yes })
 }
 
 fn cmd_status(a: StatusArgs) -> Result<Found> {

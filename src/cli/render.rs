@@ -67,6 +67,7 @@ pub fn keyword(r: &KeywordResult) -> Result<()> {
             last = Some((&m.path, end));
         }
         if r.truncated {
+            out.flush()?;
             writeln!(
                 io::stderr(),
                 "(stopped after {} matching lines; raise --max-results or narrow with -g)",
@@ -92,6 +93,7 @@ pub fn symbols(r: &SymbolResult) -> Result<()> {
             writeln!(out, "    {}", h.signature)?;
         }
         if r.truncated {
+            out.flush()?;
             writeln!(
                 io::stderr(),
                 "({} of {} shown; raise --limit or filter with --kind/--lang)",
@@ -119,6 +121,7 @@ pub fn refs(r: &RefResult) -> Result<()> {
             writeln!(out, "{}:{}:{}  {tag}{ctx}", h.path, h.line, h.column)?;
         }
         if r.truncated {
+            out.flush()?;
             writeln!(
                 io::stderr(),
                 "({} of {} shown; raise --limit)",
@@ -152,6 +155,7 @@ pub fn outline(items: &[OutlineItem]) -> Result<()> {
 pub fn read(r: &ReadResult) -> Result<()> {
     with_stdout(|out| {
         if let (Some(line), Some(count)) = (r.match_line, r.match_count) {
+            out.flush()?;
             writeln!(
                 io::stderr(),
                 "first match at line {line} ({count} matching lines in {})",
@@ -183,6 +187,30 @@ pub fn chunks(hits: &[ChunkHit]) -> Result<()> {
             }
             writeln!(out)?;
         }
+        Ok(())
+    })
+}
+
+pub fn hybrid(r: &crate::search::hybrid::HybridResult) -> Result<()> {
+    with_stdout(|out| {
+        for h in &r.hits {
+            let sym = match (&h.symbol, &h.kind) {
+                (Some(s), Some(k)) => format!("  {k} {s}"),
+                (Some(s), None) => format!("  {s}"),
+                _ => String::new(),
+            };
+            let sources: Vec<String> = h.sources.iter().map(|s| format!("{}#{}", s.arm.name(), s.rank)).collect();
+            writeln!(out, "{}:{}-{}{sym}  ({:.2}; {})", h.path, h.start_line, h.end_line, h.score, sources.join(" "))?;
+            for (i, line) in h.snippet.lines().enumerate() {
+                writeln!(out, "{:>6}  {line}", h.snippet_line as usize + i)?;
+            }
+            if !h.file_symbols.is_empty() {
+                writeln!(out, "        also in this file: {}", h.file_symbols.join(", "))?;
+            }
+            writeln!(out)?;
+        }
+        out.flush()?;
+        writeln!(io::stderr(), "{}", r.query_interpretation)?;
         Ok(())
     })
 }
@@ -397,6 +425,7 @@ pub fn semantic(r: &crate::search::semantic::SemanticResult) -> Result<()> {
 pub fn projects(rows: &[super::projects::ProjectRow], daemon_running: bool) -> Result<()> {
     with_stdout(|out| {
         if rows.is_empty() {
+            out.flush()?;
             writeln!(
                 io::stderr(),
                 "no projects registered (`repo-search index` in a project registers it)"
@@ -425,6 +454,7 @@ pub fn projects(rows: &[super::projects::ProjectRow], daemon_running: bool) -> R
             }
         }
         if !daemon_running && rows.iter().any(|r| r.entry.watch) {
+            out.flush()?;
             writeln!(
                 io::stderr(),
                 "(repo-search-daemon is not running: `repo-search-daemon start` keeps watched projects fresh)"

@@ -23,7 +23,10 @@ pub struct DaemonHome {
 impl DaemonHome {
     /// The home of `$REPO_SEARCH_HOME` (default `~/.repo_search`).
     pub fn from_env() -> DaemonHome {
-        DaemonHome::at(crate::paths::home_dir())
+        // Absolute, because the detached daemon runs with `/` as its working
+        // directory and must find the same home.
+        let home = crate::paths::home_dir();
+        DaemonHome::at(std::path::absolute(&home).unwrap_or(home))
     }
 
     pub fn at(dir: impl Into<PathBuf>) -> DaemonHome {

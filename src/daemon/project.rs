@@ -21,7 +21,7 @@ use anyhow::Result;
 use crossbeam_channel::Sender;
 
 use super::protocol::{ProjectStatus, Response, WireProgress, WireSummary};
-use super::watch::{self, Changes, ProjectWatcher, Work};
+use super::watch::{self, Changes, Sink, Watcher, Work};
 use crate::index::{IndexOptions, IndexSummary, Phase, Progress};
 use crate::registry::{IndexCounts, ProjectEntry, Registry};
 use crate::settings::{Overrides, Settings};
@@ -119,7 +119,9 @@ fn trim_events(events: &mut VecDeque<(Instant, u64)>, now: Instant) {
 /// A project the daemon watches: its worker thread and its watcher.
 pub struct Project {
     shared: Arc<Shared>,
-    watcher: Option<ProjectWatcher>,
+    watcher: Arc<Watcher>,
+    /// Whether the watcher has this root.
+    watched: bool,
     /// When to try watching again after a failure.
     retry_at: Option<Instant>,
     /// The root directory the watcher was set on (device, inode): a root
@@ -131,7 +133,7 @@ pub struct Project {
 impl Project {
     /// Starts the worker and the watcher, and queues a reconcile so that
     /// changes made while nobody watched are caught.
-    pub fn start(entry: &ProjectEntry, registry: Registry) -> Project {
+    pub fn start(entry: &ProjectEntry, registry: Registry, watcher: Arc<Watcher>) -> Project {
         let state = State {
             files: entry.files,
             symbols: entry.symbols,
@@ -158,7 +160,8 @@ impl Project {
             .ok();
         let mut p = Project {
             shared,
-            watcher: None,
+            watcher,
+            watched: false,
             retry_at: None,
             watched_id: None,
             worker,
@@ -172,7 +175,7 @@ impl Project {
     }
 
     pub fn is_watching(&self) -> bool {
-        self.watcher.is_some()
+        self.watched
     }
 
     /// Re-checks that the root exists and the watcher runs; starts the
@@ -180,7 +183,7 @@ impl Project {
     pub fn check_health(&mut self) {
         let root = self.shared.root.clone();
         if !root.is_dir() {
-            self.watcher = None;
+            self.stop_watching();
             let msg = format!("project root `{}` does not exist", root.display());
             if self.set_error(Some(msg.clone())) {
                 tracing::warn!("{msg}; not watching it until it is back");
@@ -194,19 +197,20 @@ impl Project {
             return;
         }
         let id = dir_identity(&root);
-        if self.watcher.is_some() && id != self.watched_id {
+        if self.watched && id != self.watched_id {
             tracing::info!("`{}` was replaced; watching it again", root.display());
-            self.watcher = None;
+            self.stop_watching();
             self.retry_at = None;
         }
-        if self.watcher.is_some() || self.retry_at.is_some_and(|t| Instant::now() < t) {
+        if self.watched || self.retry_at.is_some_and(|t| Instant::now() < t) {
             return;
         }
         let shared = Arc::clone(&self.shared);
-        match watch::watch_project(&root, move |c| shared.add_changes(c)) {
-            Ok(w) => {
+        let sink: Sink = Arc::new(move |c| shared.add_changes(c));
+        match self.watcher.watch(&root, sink) {
+            Ok(()) => {
                 tracing::info!("watching `{}`", root.display());
-                self.watcher = Some(w);
+                self.watched = true;
                 self.watched_id = id;
                 self.retry_at = None;
                 self.set_error(None);
@@ -224,6 +228,13 @@ impl Project {
                 self.retry_at = Some(Instant::now() + Duration::from_secs(30));
                 self.set_error(Some(msg));
             }
+        }
+    }
+
+    fn stop_watching(&mut self) {
+        if self.watched {
+            self.watcher.unwatch(&self.shared.root);
+            self.watched = false;
         }
     }
 
@@ -270,7 +281,7 @@ impl Project {
 
     /// Stops watching and asks the worker to exit after its current run.
     pub fn begin_stop(&mut self) {
-        self.watcher = None;
+        self.stop_watching();
         let mut st = self.lock();
         st.stop = true;
         st.watching = false;
@@ -417,21 +428,30 @@ fn run_worker(shared: &Shared) {
     }
 }
 
-/// A batch at least this large is the start of a burst (a checkout, a
-/// build, an unpacked archive).
-const BURST_PATHS: usize = 64;
+/// This many changed paths within [`BURST_WINDOW`] make a burst (a
+/// checkout, a build, an unpacked archive).
+const BURST_PATHS: u64 = 64;
+const BURST_WINDOW: Duration = Duration::from_millis(500);
 /// During a burst, wait for this much quiet before indexing...
 const BURST_QUIET: Duration = Duration::from_millis(100);
 /// ...but never longer than this in all.
 const BURST_MAX_WAIT: Duration = Duration::from_secs(2);
 
 /// Lets a burst of changes finish arriving so it is indexed in one run
-/// instead of many small ones. Single saves never wait here.
+/// instead of many small ones. A single save is not a burst and never
+/// waits here.
 fn coalesce_burst<'a>(shared: &'a Shared, mut st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
-    if st.pending.paths.len() < BURST_PATHS || st.stop {
+    let now = Instant::now();
+    let recent: u64 = st
+        .events
+        .iter()
+        .rev()
+        .take_while(|(t, _)| now.duration_since(*t) <= BURST_WINDOW)
+        .map(|(_, n)| n)
+        .sum();
+    if st.stop || (recent < BURST_PATHS && (st.pending.paths.len() as u64) < BURST_PATHS) {
         return st;
     }
-    let started = Instant::now();
     loop {
         let before = st.pending.paths.len();
         st = shared
@@ -439,7 +459,7 @@ fn coalesce_burst<'a>(shared: &'a Shared, mut st: MutexGuard<'a, State>) -> Mute
             .wait_timeout(st, BURST_QUIET)
             .map(|(g, _)| g)
             .unwrap_or_else(|e| e.into_inner().0);
-        if st.stop || st.pending.paths.len() == before || started.elapsed() >= BURST_MAX_WAIT {
+        if st.stop || st.pending.paths.len() == before || now.elapsed() >= BURST_MAX_WAIT {
             return st;
         }
     }

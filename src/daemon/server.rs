@@ -4,13 +4,14 @@
 //!
 //! Threads: the main loop owns the project map and handles one closed
 //! [`Event`] enum; an accept thread plus one short-lived thread per
-//! connection speak the protocol and hand requests to the main loop; each
-//! project has a watcher thread (notify's) and a worker thread (`project`);
-//! one thread waits for SIGTERM/SIGINT. The main loop never indexes, so
+//! connection speak the protocol and hand requests to the main loop; one
+//! file watcher (notify's threads) serves all projects; each project has a
+//! worker thread (`project`); one thread waits for SIGTERM/SIGINT. The main loop never indexes, so
 //! `status` answers while a long run is in progress.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -21,6 +22,7 @@ use super::files::DaemonHome;
 use super::ipc;
 use super::project::{self, Project};
 use super::protocol::{DaemonStatus, Envelope, PROTOCOL_VERSION, Request, Response};
+use super::watch::Watcher;
 use crate::error::UserError;
 use crate::registry::{Registry, unix_now};
 
@@ -46,6 +48,7 @@ struct Daemon {
     started: Instant,
     started_at: i64,
     projects: BTreeMap<PathBuf, Project>,
+    watcher: Arc<Watcher>,
     stopping: bool,
 }
 
@@ -67,6 +70,7 @@ pub fn run(home: &DaemonHome) -> Result<()> {
     // daemon that died without cleaning up.
     home.remove_runtime_files();
     home.write_pid()?;
+    let watcher = Arc::new(Watcher::new()?);
     let listener = ipc::listen(&home.socket())?;
     tracing::info!(
         "repo-search-daemon {} started (pid {}, protocol {PROTOCOL_VERSION}), socket `{}`",
@@ -110,6 +114,7 @@ pub fn run(home: &DaemonHome) -> Result<()> {
         started: Instant::now(),
         started_at: unix_now(),
         projects: BTreeMap::new(),
+        watcher,
         stopping: false,
     };
     daemon.sync();
@@ -303,7 +308,7 @@ impl Daemon {
             match self.projects.get_mut(root) {
                 Some(p) => p.check_health(),
                 None => {
-                    let p = Project::start(entry, self.registry.clone());
+                    let p = Project::start(entry, self.registry.clone(), Arc::clone(&self.watcher));
                     self.projects.insert(root.to_path_buf(), p);
                 }
             }

@@ -1,7 +1,11 @@
-//! Owns turning file-system events into index work: a recursive `notify`
-//! watcher per project with a short debounce, and [`plan_work`], which
+//! Owns turning file-system events into index work: one recursive `notify`
+//! watcher with a short debounce for all watched projects, routing each
+//! changed path to the project(s) it belongs to, and [`plan_work`], which
 //! decides which changed paths the index must look at, by the same ignore
 //! rules as the walk. Does not index (that is `project`, through `index`).
+//!
+//! One watcher for all projects, not one each: every watcher is an inotify
+//! instance (Linux allows 128 per user by default) and a debouncer thread.
 //!
 //! Why the ignore check asks the walker instead of re-implementing the
 //! rules: `.gitignore`/`.ignore`/`.rgignore` precedence, whitelists,
@@ -15,12 +19,13 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use notify::event::{AccessKind, AccessMode, EventKind};
 use notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
+use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer_opt};
 
 use crate::error::UserError;
 use crate::settings::Settings;
@@ -38,7 +43,7 @@ pub const MAX_PATHS_PER_RUN: usize = 2048;
 /// Files whose change alters which files belong to the project.
 const IGNORE_FILE_NAMES: [&str; 3] = [".gitignore", ".ignore", ".rgignore"];
 
-/// What the watcher reports for one debounced batch.
+/// What the watcher reports to one project for one debounced batch.
 #[derive(Debug, Default)]
 pub struct Changes {
     /// Root-relative, `/`-separated paths (the root itself is `""`).
@@ -48,67 +53,176 @@ pub struct Changes {
     pub errors: Vec<String>,
 }
 
-/// Keeps a project watched; dropping it stops the watch.
-pub struct ProjectWatcher {
-    _debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
+impl Changes {
+    fn is_empty(&self) -> bool {
+        self.paths.is_empty() && !self.rescan && self.errors.is_empty()
+    }
 }
 
-/// Starts watching `root` recursively; `on_changes` runs on the debouncer's
-/// thread for every batch (it must be quick: queue the work, do not do it).
-pub fn watch_project(
-    root: &Path,
-    mut on_changes: impl FnMut(Changes) + Send + 'static,
-) -> Result<ProjectWatcher> {
-    let base = root.to_path_buf();
-    let handler = move |result: DebounceEventResult| {
-        let changes = match result {
-            Ok(events) => {
-                let mut c = Changes::default();
-                for ev in events {
-                    if ev.event.need_rescan() {
-                        c.rescan = true;
-                    }
-                    if !is_content_event(&ev.event.kind) {
-                        continue;
-                    }
+/// Where a project's changes go. Called on the watcher's thread: it must
+/// be quick (queue the work, do not do it).
+pub type Sink = Arc<dyn Fn(Changes) + Send + Sync>;
+
+struct Route {
+    root: PathBuf,
+    sink: Sink,
+}
+
+/// The daemon's one file watcher.
+pub struct Watcher {
+    debouncer: Mutex<Debouncer<RecommendedWatcher, RecommendedCache>>,
+    routes: Arc<RwLock<Vec<Route>>>,
+}
+
+impl Watcher {
+    pub fn new() -> Result<Watcher> {
+        let routes: Arc<RwLock<Vec<Route>>> = Arc::new(RwLock::new(Vec::new()));
+        let table = Arc::clone(&routes);
+        let handler = move |result: DebounceEventResult| {
+            let routes = table.read().unwrap_or_else(|e| e.into_inner());
+            for (route, changes) in routes.iter().zip(route_changes(&routes, result)) {
+                if !changes.is_empty() {
+                    (route.sink)(changes);
+                }
+            }
+        };
+        // Symlinks are not followed, as in the walk: a link to `/` must
+        // not make us watch the whole disk.
+        let config = notify::Config::default().with_follow_symlinks(false);
+        let debouncer = new_debouncer_opt(
+            DEBOUNCE,
+            Some(TICK),
+            handler,
+            RecommendedCache::new(),
+            config,
+        )
+        .context("cannot start the file watcher")?;
+        Ok(Watcher {
+            debouncer: Mutex::new(debouncer),
+            routes,
+        })
+    }
+
+    /// Watches `root` recursively, sending its changes to `sink`.
+    pub fn watch(&self, root: &Path, sink: Sink) -> Result<()> {
+        let covered = {
+            let mut routes = self.routes.write().unwrap_or_else(|e| e.into_inner());
+            routes.retain(|r| r.root != root);
+            let covered = routes.iter().any(|r| root.starts_with(&r.root));
+            routes.push(Route {
+                root: root.to_path_buf(),
+                sink,
+            });
+            covered
+        };
+        // A project inside another watched project shares its OS watches:
+        // watching it again would hand the same directories to the inner
+        // project, and unwatching it later would blind the outer one.
+        if covered {
+            return Ok(());
+        }
+        let mut debouncer = self.debouncer.lock().unwrap_or_else(|e| e.into_inner());
+        // A root deleted and created again: forget the dead watch first.
+        let _ = debouncer.unwatch(root);
+        if let Err(e) = debouncer.watch(root, RecursiveMode::Recursive) {
+            drop(debouncer);
+            self.unwatch(root);
+            return Err(watch_error(root, e));
+        }
+        Ok(())
+    }
+
+    /// Stops watching `root` (a no-op if it is not watched).
+    pub fn unwatch(&self, root: &Path) {
+        let (covered, inner): (bool, Vec<PathBuf>) = {
+            let mut routes = self.routes.write().unwrap_or_else(|e| e.into_inner());
+            routes.retain(|r| r.root != root);
+            (
+                routes.iter().any(|r| root.starts_with(&r.root)),
+                routes
+                    .iter()
+                    .filter(|r| r.root.starts_with(root))
+                    .map(|r| r.root.clone())
+                    .collect(),
+            )
+        };
+        if covered {
+            return;
+        }
+        let mut debouncer = self.debouncer.lock().unwrap_or_else(|e| e.into_inner());
+        // Fails when the root is gone (the OS dropped the watch): fine.
+        let _ = debouncer.unwatch(root);
+        // Projects inside it were covered by its watch; they need their own now.
+        for r in inner {
+            if let Err(e) = debouncer.watch(&r, RecursiveMode::Recursive) {
+                tracing::warn!("{:#}", watch_error(&r, e));
+            }
+        }
+    }
+}
+
+/// Splits one debounced batch into per-route changes (same order as
+/// `routes`). A path under nested roots goes to each of them.
+fn route_changes(routes: &[Route], result: DebounceEventResult) -> Vec<Changes> {
+    let mut out: Vec<Changes> = routes.iter().map(|_| Changes::default()).collect();
+    match result {
+        Ok(events) => {
+            let mut rescan = false;
+            for ev in &events {
+                rescan |= ev.event.need_rescan();
+                if is_content_event(&ev.event.kind) {
                     for p in &ev.event.paths {
-                        if let Some(rel) = relative(&base, p)
-                            && !is_index_dir_noise(&rel)
-                        {
-                            c.paths.push(rel);
-                        }
+                        add_path(routes, &mut out, p);
                     }
                 }
-                c
             }
-            Err(errors) => Changes {
-                paths: Vec::new(),
-                // After a watcher error we cannot know what we missed.
-                rescan: true,
-                errors: errors.iter().map(|e| e.to_string()).collect(),
-            },
-        };
-        if !changes.paths.is_empty() || changes.rescan || !changes.errors.is_empty() {
-            on_changes(changes);
+            if rescan {
+                out.iter_mut().for_each(|c| c.rescan = true);
+            }
         }
-    };
-    let mut debouncer = new_debouncer(DEBOUNCE, Some(TICK), handler)
-        .with_context(|| format!("cannot start a file watcher for `{}`", root.display()))?;
-    debouncer
-        .watch(root, RecursiveMode::Recursive)
-        .map_err(|e| watch_error(root, e))?;
-    Ok(ProjectWatcher {
-        _debouncer: debouncer,
-    })
+        Err(errors) => {
+            for e in errors {
+                // An error about a path (say, a directory that vanished
+                // before it could be watched) is re-examined as a change to
+                // that path; ignored directories thus cost nothing. Without
+                // a path we cannot know what we missed: reconcile.
+                if e.paths.is_empty() {
+                    for c in &mut out {
+                        c.rescan = true;
+                        c.errors.push(e.to_string());
+                    }
+                } else {
+                    tracing::debug!("watcher: {e}");
+                    for p in &e.paths {
+                        add_path(routes, &mut out, p);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn add_path(routes: &[Route], out: &mut [Changes], path: &Path) {
+    for (route, changes) in routes.iter().zip(out.iter_mut()) {
+        if let Some(rel) = relative(&route.root, path)
+            && !is_index_dir_noise(&rel)
+        {
+            changes.paths.push(rel);
+        }
+    }
 }
 
 fn watch_error(root: &Path, e: notify::Error) -> anyhow::Error {
     let limit = matches!(e.kind, notify::ErrorKind::MaxFilesWatch)
         || matches!(&e.kind, notify::ErrorKind::Io(io) if io.raw_os_error() == Some(28));
     if limit {
-        return UserError::new(format!("cannot watch `{}`: the system limit on watched directories is reached", root.display()))
-            .hint("raise it, e.g. `sudo sysctl fs.inotify.max_user_watches=524288`, then `repo-search projects watch` the project again")
-            .into();
+        return UserError::new(format!(
+            "cannot watch `{}`: the system limit on watched directories is reached",
+            root.display()
+        ))
+        .hint("raise it, e.g. `sudo sysctl fs.inotify.max_user_watches=524288`; the daemon tries again every 30 s")
+        .into();
     }
     anyhow::Error::new(e).context(format!("cannot watch `{}`", root.display()))
 }

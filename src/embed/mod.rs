@@ -19,6 +19,7 @@
 //! [`UserError`] saying how to get them.
 
 pub mod bert;
+mod bert_model;
 pub mod fetch;
 pub mod http;
 pub mod static_model;

@@ -47,6 +47,10 @@ fn chars<T: serde::Serialize>(v: &T) -> usize {
 #[derive(Default)]
 pub struct LibEngine {
     stores: HashMap<PathBuf, Store>,
+    /// Warm hybrid searchers (semantic matrix, query model) per corpus.
+    hybrids: HashMap<PathBuf, crate::search::hybrid::Hybrid>,
+    /// RRF constant override (tuning runs).
+    pub rrf_k: Option<f64>,
 }
 
 impl LibEngine {
@@ -209,9 +213,48 @@ impl Engine for LibEngine {
                             chars: chars(&hits),
                         })
                     }
-                    other => Err(anyhow!(
-                        "search mode `{other}` is not available in this build"
-                    )),
+                    "hybrid" | "semantic" | "symbol" | "keyword" => {
+                        use crate::search::hybrid::{Arm, Hybrid, HybridRequest, RRF_K};
+                        let only = match mode {
+                            "semantic" => vec![Arm::Semantic],
+                            "symbol" => vec![Arm::Symbol],
+                            "keyword" => vec![Arm::Keyword],
+                            _ => Vec::new(),
+                        };
+                        if !self.hybrids.contains_key(root) {
+                            let (embed, _) = crate::settings::resolve_embed(root)?;
+                            let searcher = crate::search::semantic::SemanticSearcher::new(embed);
+                            self.hybrids.insert(root.to_path_buf(), Hybrid::new(Some(searcher)));
+                        }
+                        let k = self.rrf_k.unwrap_or(RRF_K);
+                        self.store(root)?;
+                        let (Some(store), Some(hybrid)) = (self.stores.get(root), self.hybrids.get_mut(root)) else {
+                            return Err(anyhow!("no index for `{}`", root.display()));
+                        };
+                        let req = HybridRequest {
+                            query: case.query.clone(),
+                            filter,
+                            scope,
+                            limit,
+                            snippet_lines: 8,
+                            context: 0,
+                            with_file_symbols: false,
+                            only,
+                            k,
+                        };
+                        let r = hybrid.search(store, root, &req)?;
+                        if mode == "semantic" && r.hits.is_empty() {
+                            let note = r.arms.iter().find_map(|a| a.note.clone()).unwrap_or_default();
+                            return Err(anyhow!("semantic search unavailable: {note}"));
+                        }
+                        let out = r
+                            .hits
+                            .iter()
+                            .map(|h| Hit { path: h.path.clone(), start_line: h.start_line, end_line: h.end_line, name: h.symbol.clone() })
+                            .collect();
+                        Ok(Answer { hits: out, matches: None, chars: chars(&r) })
+                    }
+                    other => Err(anyhow!("unknown search mode `{other}` (use hybrid, bm25, semantic, symbol or keyword)")),
                 }
             }
         }

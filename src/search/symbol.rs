@@ -299,10 +299,17 @@ pub fn find_symbols(store: &Store, q: &SymbolQuery) -> Result<SymbolResult> {
     })
 }
 
+/// A C/C++ prototype or other body-less declaration (`void f(void);`):
+/// ranked after the definition with a body.
+fn is_declaration(h: &SymbolHit) -> bool {
+    h.start_line == h.end_line && h.signature.trim_end().ends_with(';') && matches!(h.kind.as_str(), "function" | "method")
+}
+
 fn compare_hits(a: &SymbolHit, b: &SymbolHit) -> Ordering {
     a.match_kind
         .cmp(&b.match_kind)
         .then(kind_rank(&a.kind).cmp(&kind_rank(&b.kind)))
+        .then(is_declaration(a).cmp(&is_declaration(b)))
         .then(is_test_path(&a.path).cmp(&is_test_path(&b.path)))
         .then(
             a.path

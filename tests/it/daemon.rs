@@ -446,7 +446,8 @@ fn a_burst_of_1000_files_is_batched_and_readers_never_fail() {
     writer.join().expect("writer");
     assert!(reads >= 1);
     let runs = done["runs"].as_u64().unwrap_or(0) - before;
-    assert!(runs <= 50, "1000 files took {runs} index runs: not batched");
+    eprintln!("1000 files: {runs} index runs");
+    assert!(runs <= 30, "1000 files took {runs} index runs: not batched");
     wait_defined(&p, &home, "checkout_fn_0000", &["checkout/d0/f0000.py"]);
     wait_defined(&p, &home, "checkout_fn_0999", &["checkout/d9/f0999.py"]);
 }

@@ -142,12 +142,7 @@ impl Mcp {
         let r = self
             .call(name, args.clone())
             .unwrap_or_else(|e| panic!("{name} {args}: {e}"));
-        assert_ne!(
-            r.is_error,
-            Some(true),
-            "{name} {args} failed: {:?}",
-            r.structured_content
-        );
+        assert_ne!(r.is_error, Some(true), "{name} {args} failed: {}", error_text(&r));
         assert!(!r.content.is_empty(), "{name}: no text content");
         r.structured_content
             .unwrap_or_else(|| panic!("{name}: no structuredContent"))

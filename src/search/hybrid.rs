@@ -1,0 +1,650 @@
+//! Owns hybrid search: one ranked list fused from four arms — BM25 over
+//! chunks, semantic vectors, symbol names and keyword hits — by weighted
+//! reciprocal-rank fusion. Does not implement any arm itself (they live in
+//! `bm25`, `semantic`, `symbol` and `keyword`); it analyses the query,
+//! weighs the arms, merges overlapping hits and explains the result.
+//!
+//! Worked example: for `parse_config`, the symbol arm finds the definition
+//! (rank 1), the keyword arm finds its definition line and three call sites,
+//! and BM25 finds the chunk holding the definition at rank 2. The definition
+//! chunk collects `w_sym/(k+1) + w_kw/(k+1) + w_bm25/(k+2)` and comes first;
+//! each call site only has its keyword contribution.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::error::UserError;
+use crate::search::bm25::{ChunkHit, search_bm25};
+use crate::search::keyword::{CaseMode, KeywordRequest, search_keyword};
+use crate::search::semantic::{SemanticRequest, SemanticSearcher};
+use crate::search::symbol::{MatchMode, SymbolQuery, find_symbols};
+use crate::search::{ChunkFilter, Scope, best_snippet};
+use crate::store::Store;
+use crate::walk::WalkOptions;
+
+/// The reciprocal-rank-fusion constant. 60 is the classic value; smaller
+/// values trust the top ranks of each arm more. On the `nl` suite k = 10
+/// gave MRR@10 0.279, k = 30 0.273, k = 60 0.26 (same weights), so the top
+/// of each arm is worth trusting here.
+pub const RRF_K: f64 = 10.0;
+
+/// Candidates asked of each arm, as a multiple of the requested limit.
+const CANDIDATES_PER_LIMIT: usize = 5;
+const MIN_CANDIDATES: usize = 50;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Arm {
+    Symbol,
+    Keyword,
+    Bm25,
+    Semantic,
+}
+
+impl Arm {
+    pub fn name(self) -> &'static str {
+        match self {
+            Arm::Symbol => "symbol",
+            Arm::Keyword => "keyword",
+            Arm::Bm25 => "bm25",
+            Arm::Semantic => "semantic",
+        }
+    }
+}
+
+/// What kind of question the query looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueryKind {
+    /// `parse_config`, `HttpClient::new`, `getUserById`.
+    Identifier,
+    /// A quoted phrase or something regex-like.
+    Literal,
+    /// Words: "where do we validate the csrf token".
+    NaturalLanguage,
+}
+
+/// The query as understood: its kind, identifiers, literal phrases.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Analysis {
+    pub kind: QueryKind,
+    /// Identifier-like terms, for the symbol and keyword arms.
+    pub identifiers: Vec<String>,
+    /// Quoted phrases (or the whole query when it is regex-like), for the
+    /// keyword arm as literal text.
+    pub phrases: Vec<String>,
+}
+
+fn is_identifier_like(w: &str) -> bool {
+    let core = w.trim_matches(|c: char| c == '(' || c == ')' || c == ',' || c == '`');
+    if core.is_empty() || !core.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') {
+        return false;
+    }
+    if !core.chars().all(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == '.' || c == '#') {
+        return false;
+    }
+    let qualified = core.contains("::") || (core.contains('.') && !core.ends_with('.'));
+    let snake = core.contains('_');
+    let camel = core.chars().skip(1).any(|c| c.is_uppercase()) && core.chars().any(|c| c.is_lowercase());
+    qualified || snake || camel
+}
+
+/// Classifies a query.
+pub fn analyze(query: &str) -> Analysis {
+    let q = query.trim();
+    let mut phrases = Vec::new();
+    // Quoted phrases: "exact text" or `exact text`.
+    for quote in ['"', '`', '\''] {
+        let parts: Vec<&str> = q.split(quote).collect();
+        if parts.len() >= 3 {
+            for (i, p) in parts.iter().enumerate() {
+                if i % 2 == 1 && !p.trim().is_empty() && (quote != '`' || p.contains(' ')) {
+                    phrases.push(p.to_string());
+                }
+            }
+        }
+    }
+    let words: Vec<&str> = q.split_whitespace().collect();
+    let identifiers: Vec<String> = words
+        .iter()
+        .map(|w| w.trim_matches(|c: char| c == '(' || c == ')' || c == ',' || c == '`' || c == '"' || c == '?'))
+        .filter(|w| is_identifier_like(w))
+        .map(String::from)
+        .collect();
+    let regex_like = !q.contains(' ')
+        && q.chars().any(|c| "\\^$[]()|*+?{}".contains(c))
+        && !is_identifier_like(q.trim_end_matches("()"));
+    let kind = if !phrases.is_empty() || regex_like {
+        if regex_like && phrases.is_empty() {
+            phrases.push(q.to_string());
+        }
+        QueryKind::Literal
+    } else if !identifiers.is_empty() && words.len() <= 3 {
+        QueryKind::Identifier
+    } else if words.len() == 1 && q.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        // A single plain word (`config`) is most likely a name.
+        QueryKind::Identifier
+    } else {
+        QueryKind::NaturalLanguage
+    };
+    let mut identifiers = identifiers;
+    if kind == QueryKind::Identifier && identifiers.is_empty() {
+        identifiers.push(q.to_string());
+    }
+    Analysis { kind, identifiers, phrases }
+}
+
+/// Per-arm weights for a query kind.
+pub fn weights(kind: QueryKind) -> [(Arm, f64); 4] {
+    match kind {
+        QueryKind::Identifier => [(Arm::Symbol, 2.0), (Arm::Keyword, 1.0), (Arm::Bm25, 0.7), (Arm::Semantic, 0.4)],
+        QueryKind::Literal => [(Arm::Keyword, 2.0), (Arm::Bm25, 0.8), (Arm::Symbol, 0.5), (Arm::Semantic, 0.4)],
+        // Tuned on the `nl` suite with the fast (potion) vectors: semantic at
+        // 0.7 and small symbol/keyword weights beat equal weights (MRR@10
+        // 0.279 vs 0.263 at k = 10).
+        QueryKind::NaturalLanguage => [(Arm::Bm25, 1.0), (Arm::Semantic, 0.7), (Arm::Symbol, 0.3), (Arm::Keyword, 0.1)],
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct HybridRequest {
+    pub query: String,
+    pub filter: ChunkFilter,
+    pub scope: Scope,
+    pub limit: usize,
+    pub snippet_lines: usize,
+    /// Lines of context around the snippet.
+    pub context: usize,
+    /// List the other definitions of each hit's file.
+    pub with_file_symbols: bool,
+    /// Run only these arms (all when empty): the single-arm modes.
+    pub only: Vec<Arm>,
+    /// The RRF constant (default [`RRF_K`]).
+    pub k: f64,
+}
+
+/// Which arm found a hit, at what rank (1-based).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Source {
+    pub arm: Arm,
+    pub rank: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HybridHit {
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub symbol: Option<String>,
+    pub kind: Option<String>,
+    pub lang: String,
+    /// 0–1: the fused score divided by the best score a hit could get.
+    pub score: f64,
+    pub sources: Vec<Source>,
+    pub snippet_line: u32,
+    pub snippet: String,
+    /// Other definitions in the same file (with `with_file_symbols`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub file_symbols: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ArmReport {
+    pub arm: Arm,
+    pub weight: f64,
+    pub candidates: usize,
+    /// Why the arm did not run or found nothing useful.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HybridResult {
+    pub query: String,
+    pub query_interpretation: String,
+    pub query_kind: QueryKind,
+    pub arms: Vec<ArmReport>,
+    /// Semantic model used, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub semantic_model: Option<String>,
+    pub hits: Vec<HybridHit>,
+}
+
+/// A candidate from one arm.
+struct Cand {
+    arm: Arm,
+    rank: u32,
+    path: String,
+    start_line: u32,
+    end_line: u32,
+    symbol: Option<String>,
+    kind: Option<String>,
+    lang: String,
+    snippet: Option<(u32, String)>,
+}
+
+fn from_chunk(arm: Arm, rank: u32, h: ChunkHit) -> Cand {
+    Cand {
+        arm,
+        rank,
+        path: h.path,
+        start_line: h.start_line,
+        end_line: h.end_line,
+        symbol: h.symbol,
+        kind: h.kind,
+        lang: h.lang,
+        snippet: Some((h.snippet_line, h.snippet)),
+    }
+}
+
+/// Keeps the warm parts of hybrid search (the semantic matrix and query
+/// model) across queries in long-lived processes.
+pub struct Hybrid {
+    semantic: Option<SemanticSearcher>,
+}
+
+impl Hybrid {
+    pub fn new(semantic: Option<SemanticSearcher>) -> Hybrid {
+        Hybrid { semantic }
+    }
+
+    pub fn search(&mut self, store: &Store, root: &Path, req: &HybridRequest) -> Result<HybridResult> {
+        let query = req.query.trim();
+        if query.is_empty() {
+            return Err(UserError::new("empty query")
+                .hint("describe what you look for, e.g. `validate csrf token`, or give a name like `parse_config`")
+                .into());
+        }
+        if query.len() > 2000 {
+            return Err(UserError::new("the query is longer than 2000 characters").hint("shorten it to the key words or names").into());
+        }
+        let analysis = analyze(query);
+        let cand_n = (req.limit * CANDIDATES_PER_LIMIT).max(MIN_CANDIDATES);
+        let runs = |arm: Arm| req.only.is_empty() || req.only.contains(&arm);
+        let weights = weights(analysis.kind);
+        let mut reports: Vec<ArmReport> = Vec::new();
+        let mut cands: Vec<Cand> = Vec::new();
+        let mut semantic_model = None;
+        let docs_only = req.scope == Scope::Docs;
+
+        for (arm, weight) in weights {
+            if !runs(arm) {
+                continue;
+            }
+            let mut note = None;
+            let before = cands.len();
+            match arm {
+                Arm::Bm25 => match search_bm25(store, query, &req.filter, cand_n, req.snippet_lines) {
+                    Ok(hits) => cands.extend(hits.into_iter().enumerate().map(|(i, h)| from_chunk(arm, i as u32 + 1, h))),
+                    Err(e) => note = Some(short_error(&e)),
+                },
+                Arm::Semantic => match self.semantic.as_mut() {
+                    None => note = Some("semantic search is not configured".into()),
+                    Some(s) => {
+                        let sreq = SemanticRequest {
+                            query: query.to_string(),
+                            filter: req.filter.clone(),
+                            limit: cand_n,
+                            threshold: None,
+                            snippet_lines: req.snippet_lines,
+                        };
+                        match s.search(store, root, &sreq) {
+                            Ok(r) if r.available => {
+                                semantic_model = r.model.clone();
+                                if r.partial {
+                                    note = Some(format!("partial: {}/{} chunks have vectors", r.embedded, r.total));
+                                }
+                                cands.extend(r.hits.into_iter().enumerate().map(|(i, h)| from_chunk(arm, i as u32 + 1, h)));
+                            }
+                            Ok(r) => {
+                                note = Some(format!(
+                                    "skipped: {}{}",
+                                    r.reason.unwrap_or_default(),
+                                    r.hint.map(|h| format!(" ({h})")).unwrap_or_default()
+                                ))
+                            }
+                            Err(e) => note = Some(short_error(&e)),
+                        }
+                    }
+                },
+                Arm::Symbol if !docs_only => {
+                    let terms: Vec<String> = if analysis.identifiers.is_empty() {
+                        Vec::new()
+                    } else {
+                        analysis.identifiers.clone()
+                    };
+                    if terms.is_empty() {
+                        note = Some("no identifier-like terms in the query".into());
+                    }
+                    let mut rank = 0u32;
+                    for t in terms.iter().take(5) {
+                        let q = SymbolQuery { name: t.clone(), kinds: Vec::new(), lang: None, mode: MatchMode::Auto, limit: cand_n };
+                        match find_symbols(store, &q) {
+                            Ok(r) => {
+                                for h in r.hits {
+                                    if !req.filter.accepts(&h.path, &h.lang) {
+                                        continue;
+                                    }
+                                    rank += 1;
+                                    cands.push(Cand {
+                                        arm,
+                                        rank,
+                                        path: h.path,
+                                        start_line: h.start_line,
+                                        end_line: h.end_line,
+                                        symbol: Some(match &h.container {
+                                            Some(c) => format!("{c}.{}", h.name),
+                                            None => h.name.clone(),
+                                        }),
+                                        kind: Some(h.kind),
+                                        lang: h.lang,
+                                        snippet: None,
+                                    });
+                                }
+                            }
+                            Err(e) => note = Some(short_error(&e)),
+                        }
+                    }
+                }
+                Arm::Keyword if !docs_only => {
+                    let mut literals: Vec<String> = analysis.phrases.clone();
+                    if literals.is_empty() {
+                        literals = analysis.identifiers.iter().map(|i| last_part(i).to_string()).collect();
+                    }
+                    if literals.is_empty() {
+                        note = Some("no quoted phrase or identifier in the query".into());
+                    } else {
+                        let kreq = KeywordRequest {
+                            patterns: literals.into_iter().take(5).collect(),
+                            fixed_strings: true,
+                            case: CaseMode::Sensitive,
+                            word: false,
+                            max_results: Some(cand_n * 4),
+                            walk: WalkOptions::default(),
+                            ..KeywordRequest::default()
+                        };
+                        match search_keyword(root, &kreq) {
+                            Ok(r) => {
+                                // Files with more matching lines first, then by line.
+                                let mut per_file: HashMap<&str, usize> = HashMap::new();
+                                for m in &r.matches {
+                                    *per_file.entry(m.path.as_str()).or_default() += 1;
+                                }
+                                let mut ms: Vec<_> = r.matches.iter().filter(|m| req.filter.accepts(&m.path, lang_of(&m.path))).collect();
+                                ms.sort_by(|a, b| {
+                                    crate::search::is_test_path(&a.path)
+                                        .cmp(&crate::search::is_test_path(&b.path))
+                                        .then(per_file[b.path.as_str()].cmp(&per_file[a.path.as_str()]))
+                                        .then(a.path.cmp(&b.path))
+                                        .then(a.line.cmp(&b.line))
+                                });
+                                for (i, m) in ms.into_iter().take(cand_n).enumerate() {
+                                    cands.push(Cand {
+                                        arm,
+                                        rank: i as u32 + 1,
+                                        path: m.path.clone(),
+                                        start_line: m.line as u32,
+                                        end_line: m.line as u32,
+                                        symbol: None,
+                                        kind: None,
+                                        lang: lang_of(&m.path).to_string(),
+                                        snippet: Some((m.line as u32, m.text.clone())),
+                                    });
+                                }
+                            }
+                            Err(e) => note = Some(short_error(&e)),
+                        }
+                    }
+                }
+                Arm::Symbol | Arm::Keyword => note = Some("skipped for --scope docs".into()),
+            }
+            reports.push(ArmReport { arm, weight, candidates: cands.len() - before, note });
+        }
+
+        let weight_of = |arm: Arm| weights.iter().find(|(a, _)| *a == arm).map(|(_, w)| *w).unwrap_or(0.0);
+        let active: f64 = reports.iter().filter(|r| r.candidates > 0).map(|r| weight_of(r.arm)).sum();
+        let max_score = active.max(1e-9) / (req.k + 1.0);
+        let mut hits = fuse(cands, &weight_of, req.k);
+        hits.truncate(req.limit);
+        let mut out = Vec::with_capacity(hits.len());
+        for f in hits {
+            out.push(self.render(store, root, req, f, max_score, &analysis)?);
+        }
+        Ok(HybridResult {
+            query: query.to_string(),
+            query_interpretation: interpretation(&analysis, &reports),
+            query_kind: analysis.kind,
+            arms: reports,
+            semantic_model,
+            hits: out,
+        })
+    }
+
+    fn render(&self, store: &Store, root: &Path, req: &HybridRequest, f: Fused, max_score: f64, analysis: &Analysis) -> Result<HybridHit> {
+        let mut terms = crate::text::query_terms(&req.query);
+        terms.extend(analysis.identifiers.iter().map(|i| last_part(i).to_lowercase()));
+        let (snippet_line, snippet) = match (&f.snippet, req.context) {
+            (Some(s), 0) => s.clone(),
+            _ => file_snippet(root, &f, &terms, req.snippet_lines, req.context).unwrap_or_else(|| f.snippet.clone().unwrap_or((f.start_line, String::new()))),
+        };
+        let file_symbols = if req.with_file_symbols { file_symbols(store, &f.path, f.symbol.as_deref())? } else { Vec::new() };
+        let mut sources = f.sources;
+        sources.sort_by(|a, b| a.arm.cmp(&b.arm));
+        Ok(HybridHit {
+            path: f.path,
+            start_line: f.start_line,
+            end_line: f.end_line,
+            symbol: f.symbol,
+            kind: f.kind,
+            lang: f.lang,
+            score: (f.score / max_score).clamp(0.0, 1.0),
+            sources,
+            snippet_line,
+            snippet,
+            file_symbols,
+        })
+    }
+}
+
+fn short_error(e: &anyhow::Error) -> String {
+    match crate::error::find_user_error(e) {
+        Some(u) => u.message.clone(),
+        None => format!("{e:#}"),
+    }
+}
+
+fn last_part(ident: &str) -> &str {
+    ident.rsplit([':', '.', '#']).next().unwrap_or(ident)
+}
+
+fn lang_of(path: &str) -> &'static str {
+    crate::lang::detect_lang(Path::new(path)).map(|l| l.name()).unwrap_or("other")
+}
+
+/// A hit after merging candidates that point at the same code.
+struct Fused {
+    path: String,
+    start_line: u32,
+    end_line: u32,
+    symbol: Option<String>,
+    kind: Option<String>,
+    lang: String,
+    score: f64,
+    sources: Vec<Source>,
+    snippet: Option<(u32, String)>,
+    /// Whether the span is a whole chunk/definition (not a single line).
+    is_block: bool,
+}
+
+/// Weighted RRF, then merging of candidates in the same file whose spans
+/// overlap: each arm counts once per merged hit (its best rank), the span
+/// kept is the best-scoring block's. Deterministic: ties break by path and
+/// line.
+fn fuse(mut cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fused> {
+    // Implementation before tests and docs in every arm (BM25 applies the
+    // same prior to its own ranking; the others do not know paths).
+    let contribution = |c: &Cand| weight_of(c.arm) / (k + c.rank as f64) * crate::search::path_prior(&c.path, &c.lang);
+    // Blocks (chunks, definitions) first so single lines merge into them.
+    cands.sort_by(|a, b| {
+        let (ab, bb) = (a.end_line > a.start_line || a.snippet.is_none(), b.end_line > b.start_line || b.snippet.is_none());
+        bb.cmp(&ab)
+            .then(contribution(b).total_cmp(&contribution(a)))
+            .then(a.path.cmp(&b.path))
+            .then(a.start_line.cmp(&b.start_line))
+    });
+    let mut fused: Vec<Fused> = Vec::new();
+    let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
+    for c in cands {
+        let score = contribution(&c);
+        let is_block = c.end_line > c.start_line || c.arm == Arm::Symbol;
+        let slot = by_path.get(&c.path).and_then(|ids| {
+            ids.iter().copied().find(|&i| {
+                let f = &fused[i];
+                c.start_line <= f.end_line && c.end_line >= f.start_line
+            })
+        });
+        match slot {
+            Some(i) => {
+                let f = &mut fused[i];
+                match f.sources.iter_mut().find(|s| s.arm == c.arm) {
+                    Some(s) => {
+                        if c.rank < s.rank {
+                            // Same arm, better rank: replace its contribution.
+                            f.score += score - weight_of(c.arm) / (k + s.rank as f64) * crate::search::path_prior(&c.path, &c.lang);
+                            s.rank = c.rank;
+                        }
+                    }
+                    None => {
+                        f.score += score;
+                        f.sources.push(Source { arm: c.arm, rank: c.rank });
+                    }
+                }
+                if f.symbol.is_none() && c.symbol.is_some() {
+                    f.symbol = c.symbol;
+                    f.kind = c.kind;
+                }
+                if f.snippet.is_none() {
+                    f.snippet = c.snippet;
+                }
+                if !f.is_block && is_block {
+                    f.start_line = c.start_line;
+                    f.end_line = c.end_line;
+                    f.is_block = true;
+                }
+            }
+            None => {
+                by_path.entry(c.path.clone()).or_default().push(fused.len());
+                fused.push(Fused {
+                    path: c.path,
+                    start_line: c.start_line,
+                    end_line: c.end_line,
+                    symbol: c.symbol,
+                    kind: c.kind,
+                    lang: c.lang,
+                    score,
+                    sources: vec![Source { arm: c.arm, rank: c.rank }],
+                    snippet: c.snippet,
+                    is_block,
+                });
+            }
+        }
+    }
+    fused.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)).then(a.start_line.cmp(&b.start_line)));
+    fused
+}
+
+/// A snippet read from the file on disk (fresh), with context lines.
+fn file_snippet(root: &Path, f: &Fused, terms: &[String], lines: usize, context: usize) -> Option<(u32, String)> {
+    let p = crate::paths::resolve_in_root(root, &f.path).ok()?;
+    let text = std::fs::read_to_string(&p.abs).ok()?;
+    let all: Vec<&str> = text.lines().collect();
+    let start = (f.start_line as usize).saturating_sub(1).min(all.len());
+    let end = (f.end_line as usize).min(all.len()).max(start);
+    let body = all[start..end].join("\n");
+    let (line, snip) = best_snippet(&body, f.start_line, terms, lines.max(1));
+    if context == 0 {
+        return Some((line, snip));
+    }
+    let n = snip.lines().count().max(1);
+    let from = (line as usize).saturating_sub(context).max(1);
+    let to = (line as usize + n - 1 + context).min(all.len());
+    let with_ctx: Vec<String> = all[from - 1..to].iter().map(|l| crate::search::bound_line(l, 240)).collect();
+    Some((from as u32, with_ctx.join("\n")))
+}
+
+fn file_symbols(store: &Store, path: &str, exclude: Option<&str>) -> Result<Vec<String>> {
+    let Some((_, items)) = crate::search::symbol::outline(store, path)? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    let excluded = exclude.map(last_part);
+    for i in items.iter().take(30) {
+        if Some(i.name.as_str()) != excluded {
+            out.push(format!("{} {} ({}-{})", i.kind, i.name, i.start_line, i.end_line));
+        }
+    }
+    Ok(out)
+}
+
+fn interpretation(a: &Analysis, reports: &[ArmReport]) -> String {
+    let what = match a.kind {
+        QueryKind::Identifier => format!("identifier-like ({}): leaning on symbol definitions", a.identifiers.join(", ")),
+        QueryKind::Literal => format!("literal text ({}): leaning on exact keyword matches", a.phrases.iter().map(|p| format!("\"{p}\"")).collect::<Vec<_>>().join(", ")),
+        QueryKind::NaturalLanguage => "natural language: leaning on BM25 and semantic similarity".to_string(),
+    };
+    let arms: Vec<String> = reports
+        .iter()
+        .map(|r| match &r.note {
+            Some(n) if r.candidates == 0 => format!("{} ×{} ({n})", r.arm.name(), r.weight),
+            _ => format!("{} ×{} {} hits", r.arm.name(), r.weight, r.candidates),
+        })
+        .collect();
+    format!("{what}; arms: {}", arms.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_queries() {
+        assert_eq!(analyze("parse_config").kind, QueryKind::Identifier);
+        assert_eq!(analyze("HttpClient::new").identifiers, ["HttpClient::new"]);
+        assert_eq!(analyze("getUserById").kind, QueryKind::Identifier);
+        assert_eq!(analyze("config").kind, QueryKind::Identifier);
+        let a = analyze("find \"retry with backoff\" please");
+        assert_eq!(a.kind, QueryKind::Literal);
+        assert_eq!(a.phrases, ["retry with backoff"]);
+        assert_eq!(analyze(r"fn\s+main").kind, QueryKind::Literal);
+        assert_eq!(analyze("where do we validate the CSRF token").kind, QueryKind::NaturalLanguage);
+        assert_eq!(analyze("function that parses the config file").kind, QueryKind::NaturalLanguage);
+    }
+
+    fn cand(arm: Arm, rank: u32, path: &str, s: u32, e: u32) -> Cand {
+        Cand { arm, rank, path: path.into(), start_line: s, end_line: e, symbol: None, kind: None, lang: "rust".into(), snippet: Some((s, String::new())) }
+    }
+
+    #[test]
+    fn fusion_merges_overlaps_and_counts_each_arm_once() {
+        let w = |a: Arm| if a == Arm::Bm25 { 1.0 } else { 0.5 };
+        let fused = fuse(
+            vec![
+                cand(Arm::Bm25, 1, "a.rs", 10, 20),
+                cand(Arm::Keyword, 1, "a.rs", 12, 12),
+                cand(Arm::Keyword, 2, "a.rs", 15, 15),
+                cand(Arm::Bm25, 2, "b.rs", 1, 5),
+            ],
+            &w,
+            60.0,
+        );
+        assert_eq!(fused.len(), 2);
+        assert_eq!(fused[0].path, "a.rs");
+        assert_eq!((fused[0].start_line, fused[0].end_line), (10, 20));
+        assert_eq!(fused[0].sources.len(), 2);
+        let expect = 1.0 / 61.0 + 0.5 / 61.0;
+        assert!((fused[0].score - expect).abs() < 1e-12);
+    }
+}
