@@ -399,6 +399,19 @@ mod tests {
             assert_eq!(g.lang, lang);
             let names = g.tags_query.capture_names();
             assert!(names.contains(&"name"), "{lang:?} query has no @name");
+            // A misspelt capture would be silently ignored by the extractor.
+            for name in names {
+                let known = ["name", "doc", "local.definition", "local.scope", "ignore"]
+                    .contains(name)
+                    || name.starts_with('_')
+                    || name
+                        .strip_prefix("definition.")
+                        .is_some_and(|k| !k.is_empty())
+                    || name
+                        .strip_prefix("reference.")
+                        .is_some_and(|k| !k.is_empty());
+                assert!(known, "{lang:?} query has an unknown capture @{name}");
+            }
             assert!(
                 names.iter().any(|n| n.starts_with("definition.")),
                 "{lang:?} query has no definitions"

@@ -188,12 +188,20 @@ fn cmd_start(home: &DaemonHome, timeout: Duration) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if home.is_locked() {
-        // Another daemon is starting up: give it time to answer.
-        if let Some(pid) = wait_for(timeout, || client::ping(home)) {
-            eprintln!("repo-search-daemon is already running (pid {pid})");
-            return Ok(ExitCode::SUCCESS);
+        // Another daemon is starting up (give it time to answer), or one
+        // killed a moment ago is still exiting (wait for the lock).
+        let seen = wait_for(timeout, || match client::ping(home) {
+            Some(pid) => Some(Some(pid)),
+            None => (!home.is_locked()).then_some(None),
+        });
+        match seen {
+            Some(Some(pid)) => {
+                eprintln!("repo-search-daemon is already running (pid {pid})");
+                return Ok(ExitCode::SUCCESS);
+            }
+            Some(None) => {}
+            None => return Err(not_answering(home)),
         }
-        return Err(not_answering(home));
     }
     rotate_log(home);
     let log = open_log(home)?;

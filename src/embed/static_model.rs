@@ -24,20 +24,19 @@ impl StaticEmbedder {
         let model = StaticModel::from_pretrained(dir, None, None, None)
             .map_err(|e| anyhow!("cannot load the static model in `{}`: {e:#}", dir.display()))?;
         let dim = model.dim();
-        Ok(StaticEmbedder {
-            model,
-            id: id.to_string(),
-            dim,
-        })
+        Ok(StaticEmbedder { model, id: id.to_string(), dim })
     }
 }
 
 impl Embedder for StaticEmbedder {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let owned: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
-        let mut out = self
-            .model
-            .encode_with_args(&owned, Some(MAX_TOKENS), owned.len().max(1));
+        // model2vec-rs panics if a (Unigram) tokenizer fails: keep that
+        // inside this call instead of taking the process down.
+        let mut out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.model.encode_with_args(&owned, Some(MAX_TOKENS), owned.len().max(1))
+        }))
+        .map_err(|_| anyhow!("the static model failed to tokenize a chunk"))?;
         for v in &mut out {
             super::l2_normalize(v);
         }

@@ -8,7 +8,7 @@
 //! [`ExtractError`] for the indexer to record as a skip reason.
 //!
 //! One parse per file: the tags query (`lang::grammar`) runs on our own tree
-//! ([`tags`]), and the same definitions drive the chunker ([`chunk`]). An
+//! (`tags`), and the same definitions drive the chunker (`chunk`). An
 //! [`Extractor`] is per thread and reused across files, so parsers and query
 //! cursors are allocated once; the compiled grammars and queries are shared.
 
@@ -46,8 +46,11 @@ pub enum ExtractError {
     #[error("the {lang} grammar cannot be loaded: {message}")]
     Grammar { lang: &'static str, message: String },
     /// Parsing or querying took longer than the extractor's time budget.
-    #[error("tree-sitter gave up on this {lang} file after {seconds} s")]
-    TimedOut { lang: &'static str, seconds: u64 },
+    #[error("tree-sitter gave up on this {lang} file after {timeout:?}")]
+    TimedOut {
+        lang: &'static str,
+        timeout: Duration,
+    },
     /// tree-sitter returned no tree without running out of time.
     #[error("tree-sitter returned no syntax tree for this {lang} file")]
     NoTree { lang: &'static str },
@@ -104,7 +107,7 @@ impl Extractor {
                 let tags = tags::collect(grammar, &tree, &lines, &mut self.cursor, deadline)
                     .ok_or(ExtractError::TimedOut {
                         lang: lang.name(),
-                        seconds: self.timeout.as_secs(),
+                        timeout: self.timeout,
                     })?;
                 out.symbols = tags.symbols();
                 let pieces = if is_minified(&lines) {
@@ -161,7 +164,7 @@ impl Extractor {
                 if timed_out {
                     Err(ExtractError::TimedOut {
                         lang: name,
-                        seconds: self.timeout.as_secs(),
+                        timeout: self.timeout,
                     })
                 } else {
                     Err(ExtractError::NoTree { lang: name })

@@ -799,7 +799,11 @@ fn doc_start(lang: Lang, lines: &Lines<'_>, start_row: usize) -> usize {
 /// on it (minified code), cut to [`MAX_SIGNATURE_CHARS`] characters. A C `typedef` is named on its last line
 /// (`} point_t;`), so its signature is its first line instead.
 fn signature(lines: &Lines<'_>, outer: Node<'_>, node: Node<'_>, name_row: usize) -> String {
-    let row = if node.kind() == "type_definition" { node.start_position().row } else { name_row };
+    let row = if node.kind() == "type_definition" {
+        node.start_position().row
+    } else {
+        name_row
+    };
     let (line_start, line_end) = lines.range(row);
     let line = lines.src().get(line_start..line_end).unwrap_or("").trim();
     // Bytes, not chars: counting the chars of a megabyte line once per
@@ -897,9 +901,28 @@ fn build_refs(
 fn is_go_predeclared_type(name: &str) -> bool {
     matches!(
         name,
-        "any" | "bool" | "byte" | "comparable" | "complex64" | "complex128" | "error" | "float32" | "float64" | "int"
-            | "int8" | "int16" | "int32" | "int64" | "rune" | "string" | "uint" | "uint8" | "uint16" | "uint32"
-            | "uint64" | "uintptr"
+        "any"
+            | "bool"
+            | "byte"
+            | "comparable"
+            | "complex64"
+            | "complex128"
+            | "error"
+            | "float32"
+            | "float64"
+            | "int"
+            | "int8"
+            | "int16"
+            | "int32"
+            | "int64"
+            | "rune"
+            | "string"
+            | "uint"
+            | "uint8"
+            | "uint16"
+            | "uint32"
+            | "uint64"
+            | "uintptr"
     )
 }
 

@@ -9,7 +9,9 @@ use super::*;
 use crate::model::{Chunk, Extracted, Symbol};
 
 fn extract(path: &str, src: &str, lang: Lang) -> Extracted {
-    Extractor::new().extract(path, src, lang).unwrap_or_else(|e| panic!("{path}: {e}"))
+    Extractor::new()
+        .extract(path, src, lang)
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// `(name, kind, container or "", start_line, end_line)` of every symbol.
@@ -22,7 +24,15 @@ fn s<'a>(name: &'a str, kind: &'a str, container: &'a str, start: u32, end: u32)
 fn symbols(x: &Extracted) -> Vec<Sym<'_>> {
     x.symbols
         .iter()
-        .map(|s| (s.name.as_str(), s.kind.as_str(), s.container.as_deref().unwrap_or(""), s.start_line, s.end_line))
+        .map(|s| {
+            (
+                s.name.as_str(),
+                s.kind.as_str(),
+                s.container.as_deref().unwrap_or(""),
+                s.start_line,
+                s.end_line,
+            )
+        })
         .collect()
 }
 
@@ -34,12 +44,17 @@ fn symbol<'x>(x: &'x Extracted, name: &str, kind: &str) -> &'x Symbol {
 }
 
 fn has_ref(x: &Extracted, name: &str, kind: &str, line: u32, column: u32) -> bool {
-    x.refs.iter().any(|r| r.name == name && r.kind == kind && r.line == line && r.column == column)
+    x.refs
+        .iter()
+        .any(|r| r.name == name && r.kind == kind && r.line == line && r.column == column)
 }
 
 /// `(start_line, end_line, symbol)` of every chunk.
 fn chunk_spans(x: &Extracted) -> Vec<(u32, u32, Option<&str>)> {
-    x.chunks.iter().map(|c| (c.start_line, c.end_line, c.symbol.as_deref())).collect()
+    x.chunks
+        .iter()
+        .map(|c| (c.start_line, c.end_line, c.symbol.as_deref()))
+        .collect()
 }
 
 /// The chunking invariant: every non-blank line is in a chunk, and a chunk's
@@ -47,14 +62,24 @@ fn chunk_spans(x: &Extracted) -> Vec<(u32, u32, Option<&str>)> {
 fn assert_chunks_cover(src: &str, chunks: &[Chunk]) {
     let lines: Vec<&str> = src.lines().collect();
     for c in chunks {
-        assert!(c.start_line >= 1 && c.start_line <= c.end_line, "bad span {c:?}");
-        assert!(c.end_line as usize <= lines.len(), "chunk past the end: {c:?}");
+        assert!(
+            c.start_line >= 1 && c.start_line <= c.end_line,
+            "bad span {c:?}"
+        );
+        assert!(
+            c.end_line as usize <= lines.len(),
+            "chunk past the end: {c:?}"
+        );
         assert!(!c.text.trim().is_empty(), "blank chunk {c:?}");
         let expected = lines[c.start_line as usize - 1..c.end_line as usize].join("\n");
         if c.start_line == c.end_line && c.text.len() < expected.len() {
             assert!(expected.contains(&c.text), "slice not from its line: {c:?}");
         } else {
-            assert_eq!(c.text.replace('\r', ""), expected.replace('\r', ""), "chunk text is not its lines");
+            assert_eq!(
+                c.text.replace('\r', ""),
+                expected.replace('\r', ""),
+                "chunk text is not its lines"
+            );
         }
     }
     for (i, line) in lines.iter().enumerate() {
@@ -63,7 +88,10 @@ fn assert_chunks_cover(src: &str, chunks: &[Chunk]) {
             assert!(
                 chunks.iter().any(|c| c.start_line <= n && n <= c.end_line),
                 "line {n} {line:?} is in no chunk: {:#?}",
-                chunks.iter().map(|c| (c.start_line, c.end_line)).collect::<Vec<_>>()
+                chunks
+                    .iter()
+                    .map(|c| (c.start_line, c.end_line))
+                    .collect::<Vec<_>>()
             );
         }
     }
@@ -73,7 +101,9 @@ fn assert_chunks_cover(src: &str, chunks: &[Chunk]) {
 fn assert_no_ref_at_definitions(x: &Extracted) {
     for s in x.symbols.iter().filter(|s| s.kind != "impl") {
         assert!(
-            !x.refs.iter().any(|r| r.line == s.name_line && r.column == s.name_column),
+            !x.refs
+                .iter()
+                .any(|r| r.line == s.name_line && r.column == s.name_column),
             "definition {} reported as a reference",
             s.name
         );
@@ -87,8 +117,14 @@ fn check_common(path: &str, src: &str, x: &Extracted) {
     for s in &x.symbols {
         assert!(!s.name.is_empty(), "{path}: empty name");
         assert!(s.signature.chars().count() <= 200, "{path}: long signature");
-        assert!(s.start_line <= s.name_line && s.name_line <= s.end_line, "{path}: name outside {s:?}");
-        assert!(seen.insert((s.name.clone(), s.kind.clone(), s.name_line, s.name_column)), "{path}: dup {s:?}");
+        assert!(
+            s.start_line <= s.name_line && s.name_line <= s.end_line,
+            "{path}: name outside {s:?}"
+        );
+        assert!(
+            seen.insert((s.name.clone(), s.kind.clone(), s.name_line, s.name_column)),
+            "{path}: dup {s:?}"
+        );
     }
 }
 
@@ -125,8 +161,14 @@ fn rust_fixture() {
     let config = symbol(&x, "Config", "struct");
     assert_eq!((config.name_line, config.name_column), (9, 12));
     assert_eq!(config.signature, "pub struct Config {");
-    assert_eq!(symbol(&x, "fmt", "method").signature, "fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {");
-    assert!(has_ref(&x, "parse", "call", 59, 21), "path call `Config::parse(..)`");
+    assert_eq!(
+        symbol(&x, "fmt", "method").signature,
+        "fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {"
+    );
+    assert!(
+        has_ref(&x, "parse", "call", 59, 21),
+        "path call `Config::parse(..)`"
+    );
     assert!(has_ref(&x, "helper", "call", 60, 5));
     assert!(has_ref(&x, "square", "call", 64, 5), "macro call");
     assert!(has_ref(&x, "Config", "implementation", 28, 6));
@@ -157,7 +199,10 @@ fn rust_fixture() {
     );
     let parse = &x.chunks[7];
     assert_eq!(parse.kind.as_deref(), Some("method"));
-    assert!(parse.text.starts_with("    /// Parses `text`."), "doc comment joins the method chunk");
+    assert!(
+        parse.text.starts_with("    /// Parses `text`."),
+        "doc comment joins the method chunk"
+    );
 }
 
 #[test]
@@ -182,11 +227,21 @@ fn python_fixture() {
     );
     let get = symbol(&x, "get", "method");
     assert_eq!((get.name_line, get.name_column), (22, 9));
-    assert_eq!(get.signature, "def get(self, request):", "decorators are not the signature");
-    assert_eq!(symbol(&x, "post", "method").signature, "async def post(self, request):");
+    assert_eq!(
+        get.signature, "def get(self, request):",
+        "decorators are not the signature"
+    );
+    assert_eq!(
+        symbol(&x, "post", "method").signature,
+        "async def post(self, request):"
+    );
     assert!(has_ref(&x, "getLogger", "call", 5, 18));
     assert!(has_ref(&x, "render", "call", 24, 16));
     assert!(has_ref(&x, "View", "class", 15, 17), "base class");
+    assert!(
+        has_ref(&x, "login_required", "call", 21, 6),
+        "bare decorator"
+    );
     assert_eq!(
         chunk_spans(&x),
         vec![
@@ -199,7 +254,12 @@ fn python_fixture() {
             (34, 35, None),
         ]
     );
-    assert!(x.chunks[3].text.starts_with("    @login_required\n    def get"), "decorator joins the chunk");
+    assert!(
+        x.chunks[3]
+            .text
+            .starts_with("    @login_required\n    def get"),
+        "decorator joins the chunk"
+    );
 }
 
 #[test]
@@ -219,15 +279,35 @@ fn javascript_fixture() {
             s("helper", "function", "", 32, 34),
         ]
     );
-    assert_eq!(symbol(&x, "start", "function").signature, "export function start(port) {");
-    assert_eq!(symbol(&x, "handler", "function").signature, "const handler = (req, res) => {");
-    assert!(!x.symbols.iter().any(|s| s.name == "express"), "`require` bindings are imports, not constants");
+    assert_eq!(
+        symbol(&x, "start", "function").signature,
+        "export function start(port) {"
+    );
+    assert_eq!(
+        symbol(&x, "handler", "function").signature,
+        "const handler = (req, res) => {"
+    );
+    assert!(
+        !x.symbols.iter().any(|s| s.name == "express"),
+        "`require` bindings are imports, not constants"
+    );
     assert!(has_ref(&x, "listen", "call", 11, 7));
     assert!(has_ref(&x, "Server", "class", 12, 14), "`new Server`");
     assert!(has_ref(&x, "Base", "class", 19, 22), "superclass");
-    assert!(!x.refs.iter().any(|r| r.name == "require"), "the stock query excludes `require`");
-    let start = x.chunks.iter().find(|c| c.symbol.as_deref() == Some("start")).expect("chunk for start");
-    assert_eq!((start.start_line, start.end_line), (6, 13), "JSDoc joins the function chunk");
+    assert!(
+        !x.refs.iter().any(|r| r.name == "require"),
+        "the stock query excludes `require`"
+    );
+    let start = x
+        .chunks
+        .iter()
+        .find(|c| c.symbol.as_deref() == Some("start"))
+        .expect("chunk for start");
+    assert_eq!(
+        (start.start_line, start.end_line),
+        (6, 13),
+        "JSDoc joins the function chunk"
+    );
 }
 
 #[test]
@@ -253,12 +333,18 @@ fn typescript_fixture() {
             s("legacy", "function", "", 37, 37),
         ]
     );
-    assert_eq!(symbol(&x, "loadUser", "function").signature, "export const loadUser = async (id: UserId): Promise<User> => {");
+    assert_eq!(
+        symbol(&x, "loadUser", "function").signature,
+        "export const loadUser = async (id: UserId): Promise<User> => {"
+    );
     assert!(has_ref(&x, "UserId", "type", 25, 21));
     assert!(has_ref(&x, "Promise", "type", 32, 45));
     assert!(has_ref(&x, "fetch", "call", 33, 21));
     let spans = chunk_spans(&x);
-    assert!(spans.contains(&(22, 25, Some("Repo"))), "class header up to its first method: {spans:?}");
+    assert!(
+        spans.contains(&(22, 25, Some("Repo"))),
+        "class header up to its first method: {spans:?}"
+    );
     assert!(spans.contains(&(27, 30, Some("Repo.add"))), "{spans:?}");
 }
 
@@ -302,12 +388,23 @@ fn go_fixture() {
             s("String", "method", "Server", 42, 44),
         ]
     );
-    assert_eq!(symbol(&x, "Start", "method").signature, "func (s *Server) Start() error {");
+    assert_eq!(
+        symbol(&x, "Start", "method").signature,
+        "func (s *Server) Start() error {"
+    );
     assert!(has_ref(&x, "Println", "call", 38, 6));
     assert!(has_ref(&x, "Server", "type", 32, 30));
-    assert!(!x.refs.iter().any(|r| r.name == "string" || r.name == "error"), "predeclared types are skipped");
+    assert!(
+        !x.refs
+            .iter()
+            .any(|r| r.name == "string" || r.name == "error"),
+        "predeclared types are skipped"
+    );
     let spans = chunk_spans(&x);
-    assert!(spans.contains(&(36, 40, Some("Server.Start"))), "receiver in the path, doc included: {spans:?}");
+    assert!(
+        spans.contains(&(36, 40, Some("Server.Start"))),
+        "receiver in the path, doc included: {spans:?}"
+    );
     assert!(spans.contains(&(1, 16, None)), "{spans:?}");
 }
 
@@ -330,7 +427,10 @@ fn java_fixture() {
         ]
     );
     let run = symbol(&x, "run", "method");
-    assert_eq!((run.name_line, run.signature.as_str()), (15, "public void run() {"));
+    assert_eq!(
+        (run.name_line, run.signature.as_str()),
+        (15, "public void run() {")
+    );
     assert!(has_ref(&x, "Base", "class", 6, 27));
     assert!(has_ref(&x, "Runnable", "implementation", 6, 43));
     assert!(has_ref(&x, "format", "call", 16, 28));
@@ -362,12 +462,18 @@ fn c_fixture() {
             s("print_point", "function", "", 26, 30),
         ]
     );
-    assert_eq!(symbol(&x, "point_t", "type").signature, "typedef struct point {");
+    assert_eq!(
+        symbol(&x, "point_t", "type").signature,
+        "typedef struct point {"
+    );
     assert!(has_ref(&x, "printf", "call", 28, 5));
     assert!(has_ref(&x, "SQUARE", "call", 29, 25));
     assert!(has_ref(&x, "point_t", "type", 26, 31));
     let spans = chunk_spans(&x);
-    assert!(spans.contains(&(20, 24, Some("add"))), "comment joins the function: {spans:?}");
+    assert!(
+        spans.contains(&(20, 24, Some("add"))),
+        "comment joins the function: {spans:?}"
+    );
 }
 
 #[test]
@@ -401,8 +507,14 @@ fn cpp_fixture() {
     assert!(has_ref(&x, "draw", "call", 45, 7));
     assert!(has_ref(&x, "Widget", "type", 44, 9));
     let spans = chunk_spans(&x);
-    assert!(spans.contains(&(6, 15, Some("ui::Box"))), "template line opens the class: {spans:?}");
-    assert!(spans.contains(&(35, 41, Some("ui::Widget::draw"))), "out-of-line method path: {spans:?}");
+    assert!(
+        spans.contains(&(6, 15, Some("ui::Box"))),
+        "template line opens the class: {spans:?}"
+    );
+    assert!(
+        spans.contains(&(35, 41, Some("ui::Widget::draw"))),
+        "out-of-line method path: {spans:?}"
+    );
 }
 
 #[test]
@@ -425,15 +537,32 @@ fn ruby_fixture() {
         ]
     );
     let items = symbol(&x, "items", "field");
-    assert_eq!((items.name_line, items.name_column), (8, 18), "the name after the colon");
+    assert_eq!(
+        (items.name_line, items.name_column),
+        (8, 18),
+        "the name after the colon"
+    );
     assert!(has_ref(&x, "log", "call", 13, 7));
     assert!(has_ref(&x, "JSON", "class", 17, 11));
-    assert!(has_ref(&x, "items", "call", 21, 7), "not a local of `total`");
-    assert!(!x.refs.iter().any(|r| r.name == "count"), "locals are not calls: {:?}", x.refs);
-    assert!(!x.refs.iter().any(|r| r.name == "data" || r.name == "x"), "parameters are locals");
+    assert!(
+        has_ref(&x, "items", "call", 21, 7),
+        "not a local of `total`"
+    );
+    assert!(
+        !x.refs.iter().any(|r| r.name == "count"),
+        "locals are not calls: {:?}",
+        x.refs
+    );
+    assert!(
+        !x.refs.iter().any(|r| r.name == "data" || r.name == "x"),
+        "parameters are locals"
+    );
     let spans = chunk_spans(&x);
     assert!(spans.contains(&(6, 8, Some("Shop.Order"))), "{spans:?}");
-    assert!(spans.contains(&(10, 14, Some("Shop.Order.initialize"))), "{spans:?}");
+    assert!(
+        spans.contains(&(10, 14, Some("Shop.Order.initialize"))),
+        "{spans:?}"
+    );
 }
 
 #[test]
@@ -455,7 +584,11 @@ fn long_function_is_split_into_overlapping_windows() {
             (136, 136, None),
         ]
     );
-    assert!(x.chunks[1..4].iter().all(|c| c.kind.as_deref() == Some("function")));
+    assert!(
+        x.chunks[1..4]
+            .iter()
+            .all(|c| c.kind.as_deref() == Some("function"))
+    );
 }
 
 #[test]
@@ -467,13 +600,28 @@ fn wide_function_is_split_by_bytes() {
     src.push_str("}\n");
     let x = extract("wide.rs", &src, Lang::Rust);
     check_common("wide.rs", &src, &x);
-    let windows: Vec<&Chunk> = x.chunks.iter().filter(|c| c.symbol.as_deref() == Some("wide")).collect();
-    assert!(windows.len() >= 2, "42 lines of 100 bytes exceed {} bytes", chunk::MAX_SYMBOL_BYTES);
+    let windows: Vec<&Chunk> = x
+        .chunks
+        .iter()
+        .filter(|c| c.symbol.as_deref() == Some("wide"))
+        .collect();
+    assert!(
+        windows.len() >= 2,
+        "42 lines of 100 bytes exceed {} bytes",
+        chunk::MAX_SYMBOL_BYTES
+    );
     for pair in windows.windows(2) {
-        assert!(pair[1].start_line <= pair[0].end_line, "consecutive windows overlap: {pair:?}");
+        assert!(
+            pair[1].start_line <= pair[0].end_line,
+            "consecutive windows overlap: {pair:?}"
+        );
     }
     let slack = (chunk::WINDOW_OVERLAP / 2) * 110;
-    assert!(windows.iter().all(|c| c.text.len() <= chunk::MAX_SYMBOL_BYTES + slack));
+    assert!(
+        windows
+            .iter()
+            .all(|c| c.text.len() <= chunk::MAX_SYMBOL_BYTES + slack)
+    );
 }
 
 #[test]
@@ -487,7 +635,11 @@ fn class_header_stops_at_first_member_and_is_bounded() {
     check_common("settings.py", &src, &x);
     assert_eq!(
         chunk_spans(&x),
-        vec![(1, 60, Some("Settings")), (61, 72, Some("Settings")), (74, 75, Some("Settings.load"))]
+        vec![
+            (1, 60, Some("Settings")),
+            (61, 72, Some("Settings")),
+            (74, 75, Some("Settings.load"))
+        ]
     );
     assert_eq!(x.chunks[0].kind.as_deref(), Some("class"));
 }
@@ -511,12 +663,24 @@ fn leftovers_are_grouped_by_container_and_closers_join_the_chunk_above() {
 
 #[test]
 fn docs_are_chunked_by_headings() {
-    let src = "# Project\n\nIntro.\n\n## Install\n\n```\n# inside a fence\n```\n\n## Usage\n\nRun it.\n";
+    let src =
+        "# Project\n\nIntro.\n\n## Install\n\n```\n# inside a fence\n```\n\n## Usage\n\nRun it.\n";
     let x = extract("README.md", src, Lang::Docs);
     assert!(x.symbols.is_empty() && x.refs.is_empty());
     assert_chunks_cover(src, &x.chunks);
-    assert_eq!(chunk_spans(&x), vec![(1, 3, Some("Project")), (5, 9, Some("Install")), (11, 13, Some("Usage"))]);
-    assert!(x.chunks.iter().all(|c| c.kind.as_deref() == Some("section")));
+    assert_eq!(
+        chunk_spans(&x),
+        vec![
+            (1, 3, Some("Project")),
+            (5, 9, Some("Install")),
+            (11, 13, Some("Usage"))
+        ]
+    );
+    assert!(
+        x.chunks
+            .iter()
+            .all(|c| c.kind.as_deref() == Some("section"))
+    );
 }
 
 #[test]
@@ -531,8 +695,18 @@ fn other_code_is_windowed_at_blank_lines() {
     let x = extract("config.yml", &src, Lang::OtherCode);
     assert!(x.symbols.is_empty());
     assert_chunks_cover(&src, &x.chunks);
-    assert!(x.chunks.iter().all(|c| c.end_line + 1 - c.start_line <= chunk::BLOCK_LINES as u32 && c.symbol.is_none()));
-    assert!(x.chunks.iter().all(|c| src.lines().nth(c.end_line as usize).is_none_or(|l| l.is_empty())), "cut at blank lines");
+    assert!(
+        x.chunks.iter().all(
+            |c| c.end_line + 1 - c.start_line <= chunk::BLOCK_LINES as u32 && c.symbol.is_none()
+        )
+    );
+    assert!(
+        x.chunks.iter().all(|c| src
+            .lines()
+            .nth(c.end_line as usize)
+            .is_none_or(|l| l.is_empty())),
+        "cut at blank lines"
+    );
 }
 
 #[test]
@@ -540,7 +714,10 @@ fn empty_and_blank_files_in_every_language() {
     for lang in Lang::ALL {
         for src in ["", "\n", "   \n\t\n", "\r\n\r\n"] {
             let x = extract("empty", src, lang);
-            assert!(x.symbols.is_empty() && x.refs.is_empty() && x.chunks.is_empty(), "{lang:?} {src:?}: {x:?}");
+            assert!(
+                x.symbols.is_empty() && x.refs.is_empty() && x.chunks.is_empty(),
+                "{lang:?} {src:?}: {x:?}"
+            );
         }
     }
 }
@@ -549,7 +726,9 @@ fn empty_and_blank_files_in_every_language() {
 fn garbage(len: usize, mut seed: u64) -> Vec<u8> {
     (0..len)
         .map(|_| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 33) as u8
         })
         .collect()
@@ -562,11 +741,15 @@ fn garbage_input_never_panics() {
         // Small: tree-sitter's error recovery dominates and is slow on noise.
         let bytes = garbage(4_000, i as u64 + 1);
         let src = String::from_utf8_lossy(&bytes);
-        let x = extractor.extract("garbage", &src, lang).unwrap_or_else(|e| panic!("{lang:?}: {e}"));
+        let x = extractor
+            .extract("garbage", &src, lang)
+            .unwrap_or_else(|e| panic!("{lang:?}: {e}"));
         assert_chunks_cover(&src, &x.chunks);
         // Keyword soup with unbalanced brackets.
         let soup = "{{{{ [[[[ (((( class fn def } { ( ] struct impl :: -> => end module namespace template < > # /* \" ' \n".repeat(50);
-        let x = extractor.extract("soup", &soup, lang).unwrap_or_else(|e| panic!("{lang:?}: {e}"));
+        let x = extractor
+            .extract("soup", &soup, lang)
+            .unwrap_or_else(|e| panic!("{lang:?}: {e}"));
         assert_chunks_cover(&soup, &x.chunks);
     }
 }
@@ -580,20 +763,30 @@ fn deep_nesting_is_fine() {
     // `garbage_input_never_panics`.
     let shapes = [
         "{".repeat(depth) + &"}".repeat(depth),
-        format!("def f():\n    x = {}1{}\n", "[".repeat(depth), "]".repeat(depth)),
+        format!(
+            "def f():\n    x = {}1{}\n",
+            "[".repeat(depth),
+            "]".repeat(depth)
+        ),
     ];
     let started = Instant::now();
     for lang in Lang::ALL {
         for src in &shapes {
-            let x = extractor.extract("deep", src, lang).unwrap_or_else(|e| panic!("{lang:?}: {e}"));
+            let x = extractor
+                .extract("deep", src, lang)
+                .unwrap_or_else(|e| panic!("{lang:?}: {e}"));
             assert_chunks_cover(src, &x.chunks);
         }
     }
-    assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        started.elapsed()
+    );
 }
 
 #[test]
-fn megabyte_minified_javascript_is_fast() {
+fn megabyte_minified_javascript_is_extracted_and_sliced() {
     let unit = "function f0(a,b){return a+b}var v0=f0(1,2);class K0{m(){return v0}}";
     let mut src = String::with_capacity(1 << 20);
     let mut i = 0;
@@ -601,16 +794,31 @@ fn megabyte_minified_javascript_is_fast() {
         src.push_str(&unit.replace('0', &i.to_string()));
         i += 1;
     }
-    let started = Instant::now();
+    // No timing assertion (speed is measured by benchmarks): a quadratic
+    // slip would show up as the extractor's own time budget running out,
+    // which `extract` turns into a failed test.
     let x = extract("bundle.min.js", &src, Lang::JavaScript);
-    let took = started.elapsed();
-    assert!(took < Duration::from_secs(5), "1 MB minified JS took {took:?}");
-    assert!(x.symbols.len() >= 3 * i, "functions, classes and methods are still found");
+    assert!(
+        x.symbols.len() >= 3 * i,
+        "functions, classes and methods are still found"
+    );
     let f7 = symbol(&x, "f7", "function");
-    assert!(f7.signature.starts_with("function f7(a,b){return a+b}"), "{}", f7.signature);
-    assert_eq!(f7.signature.chars().count(), 200, "cut, starting at the definition");
+    assert!(
+        f7.signature.starts_with("function f7(a,b){return a+b}"),
+        "{}",
+        f7.signature
+    );
+    assert_eq!(
+        f7.signature.chars().count(),
+        200,
+        "cut, starting at the definition"
+    );
     assert!(x.chunks.iter().all(|c| c.text.len() <= chunk::SLICE_BYTES));
-    assert_eq!(x.chunks.iter().map(|c| c.text.len()).sum::<usize>(), src.len(), "slices cover the line once");
+    assert_eq!(
+        x.chunks.iter().map(|c| c.text.len()).sum::<usize>(),
+        src.len(),
+        "slices cover the line once"
+    );
 }
 
 #[test]
@@ -647,14 +855,48 @@ fn one_extractor_serves_many_languages() {
 }
 
 #[test]
+fn extractors_move_to_threads_and_grammars_are_shared() {
+    fn send<T: Send>() {}
+    fn sync<T: Sync>() {}
+    send::<Extractor>();
+    sync::<crate::lang::Grammar>();
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            std::thread::spawn(|| {
+                Extractor::new()
+                    .extract("a.go", GO, Lang::Go)
+                    .expect("extracts")
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().expect("no panic"), extract("a.go", GO, Lang::Go));
+    }
+}
+
+#[test]
 fn timeout_is_an_error_and_the_extractor_recovers() {
     let big = PYTHON.repeat(2000);
     let mut extractor = Extractor::new().with_timeout(Duration::ZERO);
-    let err = extractor.extract("big.py", &big, Lang::Python).expect_err("no time at all");
-    assert!(matches!(err, ExtractError::TimedOut { lang: "python", .. }), "{err:?}");
-    assert!(err.to_string().starts_with("tree-sitter gave up on this python file"), "{err}");
+    let err = extractor
+        .extract("big.py", &big, Lang::Python)
+        .expect_err("no time at all");
+    assert!(
+        matches!(err, ExtractError::TimedOut { lang: "python", .. }),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with("tree-sitter gave up on this python file"),
+        "{err}"
+    );
     extractor.timeout = DEFAULT_PARSE_TIMEOUT;
-    assert_eq!(extractor.extract("views.py", PYTHON, Lang::Python).expect("recovers"), extract("views.py", PYTHON, Lang::Python));
+    assert_eq!(
+        extractor
+            .extract("views.py", PYTHON, Lang::Python)
+            .expect("recovers"),
+        extract("views.py", PYTHON, Lang::Python)
+    );
 }
 
 /// Extraction throughput over a real tree: `REPO_SEARCH_BENCH_DIR=/path
@@ -662,7 +904,9 @@ fn timeout_is_an_error_and_the_extractor_recovers() {
 #[test]
 #[ignore = "benchmark, needs REPO_SEARCH_BENCH_DIR"]
 fn throughput() {
-    let Ok(root) = std::env::var("REPO_SEARCH_BENCH_DIR") else { return };
+    let Ok(root) = std::env::var("REPO_SEARCH_BENCH_DIR") else {
+        return;
+    };
     let mut files = Vec::new();
     let mut dirs = vec![std::path::PathBuf::from(root)];
     while let Some(dir) = dirs.pop() {
@@ -673,7 +917,11 @@ fn throughput() {
             } else if let Some(lang) = crate::lang::detect_lang(&path)
                 && let Ok(text) = std::fs::read_to_string(&path)
             {
-                files.push((path.to_string_lossy().into_owned(), crate::lang::refine_lang(lang, &text), text));
+                files.push((
+                    path.to_string_lossy().into_owned(),
+                    crate::lang::refine_lang(lang, &text),
+                    text,
+                ));
             }
         }
     }
@@ -683,10 +931,14 @@ fn throughput() {
     let started = Instant::now();
     for (path, lang, text) in &files {
         let x = extractor.extract(path, text, *lang).expect("extracts");
-        (symbols, refs, chunks) = (symbols + x.symbols.len(), refs + x.refs.len(), chunks + x.chunks.len());
+        (symbols, refs, chunks) = (
+            symbols + x.symbols.len(),
+            refs + x.refs.len(),
+            chunks + x.chunks.len(),
+        );
     }
     let secs = started.elapsed().as_secs_f64();
-    println!(
+    eprintln!(
         "{} files, {:.1} MB in {secs:.2} s on one thread: {:.0} files/s, {:.1} MB/s; {symbols} symbols, {refs} refs, {chunks} chunks",
         files.len(),
         bytes as f64 / 1e6,
@@ -701,22 +953,40 @@ fn throughput() {
 #[test]
 #[ignore = "development aid, needs REPO_SEARCH_DUMP"]
 fn dump() {
-    let Ok(path) = std::env::var("REPO_SEARCH_DUMP") else { return };
+    let Ok(path) = std::env::var("REPO_SEARCH_DUMP") else {
+        return;
+    };
     let text = std::fs::read_to_string(&path).expect("REPO_SEARCH_DUMP is readable");
     let lang = crate::lang::detect_lang(std::path::Path::new(&path)).expect("known language");
     let lang = crate::lang::refine_lang(lang, &text);
-    let x = Extractor::new().extract(&path, &text, lang).expect("extracts");
+    let x = Extractor::new()
+        .extract(&path, &text, lang)
+        .expect("extracts");
     for s in &x.symbols {
-        println!(
+        eprintln!(
             "sym {:?} {} container={:?} {}-{} name@{}:{} sig={:?}",
-            s.name, s.kind, s.container, s.start_line, s.end_line, s.name_line, s.name_column, s.signature
+            s.name,
+            s.kind,
+            s.container,
+            s.start_line,
+            s.end_line,
+            s.name_line,
+            s.name_column,
+            s.signature
         );
     }
     for r in &x.refs {
-        println!("ref {} {} {}:{}", r.name, r.kind, r.line, r.column);
+        eprintln!("ref {} {} {}:{}", r.name, r.kind, r.line, r.column);
     }
     for c in &x.chunks {
-        println!("chunk {}-{} {:?} {:?} | {}", c.start_line, c.end_line, c.symbol, c.kind, c.text.lines().next().unwrap_or(""));
+        eprintln!(
+            "chunk {}-{} {:?} {:?} | {}",
+            c.start_line,
+            c.end_line,
+            c.symbol,
+            c.kind,
+            c.text.lines().next().unwrap_or("")
+        );
     }
 }
 

@@ -154,17 +154,42 @@ impl ServerState {
         };
         let store = match reused {
             Some(s) => s,
-            None => match Store::open_ro(self.root())? {
-                Some(s) => s,
-                None => return Ok(None),
+            None => match Store::open_ro(self.root()) {
+                Ok(Some(s)) => s,
+                Ok(None) => return Ok(None),
+                Err(e) if self.is_transient(&e) => return Ok(None),
+                Err(e) => return Err(e),
             },
         };
-        let out = f(&store)?;
+        let out = match f(&store) {
+            Ok(out) => out,
+            Err(e) if self.is_transient(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        };
         let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
         if pool.id == Some(id) && pool.idle.len() < POOL_SIZE {
             pool.idle.push(store);
         }
         Ok(Some(out))
+    }
+
+    /// Whether `e` is a database error seen while a first build creates the
+    /// index: the file can exist before its tables do, and such a reader
+    /// should answer "no index yet", not fail.
+    pub fn is_transient(&self, e: &anyhow::Error) -> bool {
+        let sqlite = e.chain().any(|c| c.downcast_ref::<rusqlite::Error>().is_some());
+        if !sqlite {
+            return false;
+        }
+        let building = {
+            let st = self.runs.lock();
+            st.running && st.initial
+        };
+        let transient = building || crate::lock::current_writer(self.root()).is_some();
+        if transient {
+            tracing::debug!("index not readable yet while it is being written: {e:#}");
+        }
+        transient
     }
 
     pub fn index_exists(&self) -> bool {

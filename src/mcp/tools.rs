@@ -1210,7 +1210,19 @@ fn call_index_status(state: &ServerState) -> Result<Answer> {
     let fresh = state.freshness();
     let own = state.run_state();
     // Counting stale files costs a walk; while indexing the number means little.
-    let st = crate::status::index_status(&state.settings, !fresh.indexing)?;
+    let mut attempt = 0;
+    let st = loop {
+        match crate::status::index_status(&state.settings, !fresh.indexing) {
+            Ok(st) => break st,
+            // A first build can make the file readable a moment before its
+            // tables exist: ask again shortly.
+            Err(e) if attempt < 10 && state.is_transient(&e) => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => return Err(e),
+        }
+    };
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)

@@ -382,7 +382,7 @@ fn provider_errors_make_semantic_unavailable_and_nothing_else_breaks() {
     );
     // Every other search keeps working.
     assert_eq!(
-        p.json(&["search", "csrf token"])["hits"][0]["path"],
+        p.json(&["search", "csrf token", "--mode", "bm25"])["hits"][0]["path"],
         "app/views.py"
     );
     assert_eq!(p.run(&["symbol", "validate_csrf_token"]).code(), 0);
