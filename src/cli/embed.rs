@@ -76,7 +76,17 @@ pub(crate) fn run_embed_phase(s: &Settings, tier: &str, quiet: bool) -> Result<V
     pb.finish_and_clear();
     let summaries = result?;
     let missing: Vec<&EmbedSummary> = summaries.iter().filter(|e| e.skipped.is_some()).collect();
-    if !quiet {
+    let none_downloaded = !missing.is_empty()
+        && missing.len() == summaries.len()
+        && missing
+            .iter()
+            .all(|e| e.hint.as_deref().is_some_and(|h| h.contains("model fetch")));
+    if !quiet && none_downloaded {
+        eprintln!("note: semantic search is off: no embedding model is downloaded yet");
+        eprintln!(
+            "hint: run `repo-search model fetch` once (models are cached per user), then `repo-search index`"
+        );
+    } else if !quiet {
         for e in &missing {
             eprintln!(
                 "note: {} embeddings skipped: {}",

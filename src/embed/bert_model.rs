@@ -50,7 +50,12 @@ fn vec1(t: Tensor) -> Result<Vec<f32>> {
 impl Encoder {
     /// Loads the weights of a BERT model (`bert.` prefix optional).
     pub fn load(vb: VarBuilder, config: &serde_json::Value) -> Result<Encoder> {
-        let get = |k: &str| config[k].as_u64().map(|v| v as usize).with_context(|| format!("config.json lacks `{k}`"));
+        let get = |k: &str| {
+            config[k]
+                .as_u64()
+                .map(|v| v as usize)
+                .with_context(|| format!("config.json lacks `{k}`"))
+        };
         let hidden = get("hidden_size")?;
         let heads = get("num_attention_heads")?;
         let layers_n = get("num_hidden_layers")?;
@@ -61,15 +66,24 @@ impl Encoder {
         let eps = config["layer_norm_eps"].as_f64().unwrap_or(1e-12) as f32;
         match config["hidden_act"].as_str().unwrap_or("gelu") {
             "gelu" => {}
-            other => bail!("unsupported activation `{other}` (only BERT's exact `gelu` is implemented)"),
+            other => {
+                bail!("unsupported activation `{other}` (only BERT's exact `gelu` is implemented)")
+            }
         }
         if hidden % heads != 0 {
             bail!("hidden_size {hidden} is not a multiple of num_attention_heads {heads}");
         }
-        let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") { vb.pp("bert") } else { vb };
+        let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
+            vb.pp("bert")
+        } else {
+            vb
+        };
         let e = vb.pp("embeddings");
         let ln = |vb: VarBuilder, n: usize| -> Result<(Tensor, Tensor)> {
-            Ok((vb.get(n, "weight").or_else(|_| vb.get(n, "gamma"))?, vb.get(n, "bias").or_else(|_| vb.get(n, "beta"))?))
+            Ok((
+                vb.get(n, "weight").or_else(|_| vb.get(n, "gamma"))?,
+                vb.get(n, "bias").or_else(|_| vb.get(n, "beta"))?,
+            ))
         };
         let (emb_ln_w, emb_ln_b) = ln(e.pp("LayerNorm"), hidden)?;
         let mut layers = Vec::with_capacity(layers_n);
@@ -80,10 +94,21 @@ impl Encoder {
             let k = a.pp("self.key");
             let v = a.pp("self.value");
             let qkv_w = Tensor::cat(
-                &[q.get((hidden, hidden), "weight")?, k.get((hidden, hidden), "weight")?, v.get((hidden, hidden), "weight")?],
+                &[
+                    q.get((hidden, hidden), "weight")?,
+                    k.get((hidden, hidden), "weight")?,
+                    v.get((hidden, hidden), "weight")?,
+                ],
                 0,
             )?;
-            let qkv_b = Tensor::cat(&[q.get(hidden, "bias")?, k.get(hidden, "bias")?, v.get(hidden, "bias")?], 0)?;
+            let qkv_b = Tensor::cat(
+                &[
+                    q.get(hidden, "bias")?,
+                    k.get(hidden, "bias")?,
+                    v.get(hidden, "bias")?,
+                ],
+                0,
+            )?;
             let o = a.pp("output");
             let (g1, b1) = ln(o.pp("LayerNorm"), hidden)?;
             let it = l.pp("intermediate.dense");
@@ -92,7 +117,11 @@ impl Encoder {
             layers.push(Layer {
                 qkv_w: qkv_w.t()?.contiguous()?,
                 qkv_b,
-                attn_out_w: o.pp("dense").get((hidden, hidden), "weight")?.t()?.contiguous()?,
+                attn_out_w: o
+                    .pp("dense")
+                    .get((hidden, hidden), "weight")?
+                    .t()?
+                    .contiguous()?,
                 attn_out: ResidualLayerNorm {
                     bias: vec1(o.pp("dense").get(hidden, "bias")?)?,
                     gamma: vec1(g1)?,
@@ -100,8 +129,14 @@ impl Encoder {
                     eps,
                 },
                 inter_w: it.get((inter, hidden), "weight")?.t()?.contiguous()?,
-                inter: BiasGelu { bias: vec1(it.get(inter, "bias")?)? },
-                out_w: out.pp("dense").get((hidden, inter), "weight")?.t()?.contiguous()?,
+                inter: BiasGelu {
+                    bias: vec1(it.get(inter, "bias")?)?,
+                },
+                out_w: out
+                    .pp("dense")
+                    .get((hidden, inter), "weight")?
+                    .t()?
+                    .contiguous()?,
                 out: ResidualLayerNorm {
                     bias: vec1(out.pp("dense").get(hidden, "bias")?)?,
                     gamma: vec1(g2)?,
@@ -112,8 +147,12 @@ impl Encoder {
         }
         Ok(Encoder {
             word: e.pp("word_embeddings").get((vocab, hidden), "weight")?,
-            position: e.pp("position_embeddings").get((positions, hidden), "weight")?,
-            token_type: e.pp("token_type_embeddings").get((types, hidden), "weight")?,
+            position: e
+                .pp("position_embeddings")
+                .get((positions, hidden), "weight")?,
+            token_type: e
+                .pp("token_type_embeddings")
+                .get((types, hidden), "weight")?,
             emb_ln_w,
             emb_ln_b,
             eps,
@@ -133,16 +172,29 @@ impl Encoder {
         let pos = self.position.narrow(0, 0, len)?;
         let typ = self.token_type.narrow(0, 0, 1)?;
         let x = x.broadcast_add(&pos)?.broadcast_add(&typ)?;
-        let mut x = candle_nn::ops::layer_norm(&x, &self.emb_ln_w, &self.emb_ln_b, self.eps)?.reshape((n * len, h))?;
-        let softmax = MaskedSoftmax { mask: mask.to_vec(), len, heads, scale: 1.0 / (d as f32).sqrt() };
+        let mut x = candle_nn::ops::layer_norm(&x, &self.emb_ln_w, &self.emb_ln_b, self.eps)?
+            .reshape((n * len, h))?;
+        let softmax = MaskedSoftmax {
+            mask: mask.to_vec(),
+            len,
+            heads,
+            scale: 1.0 / (d as f32).sqrt(),
+        };
         for l in &self.layers {
             let qkv = x.matmul(&l.qkv_w)?.broadcast_add(&l.qkv_b)?;
             // (n, len, 3, heads, d) → (3, n, heads, len, d)
-            let qkv = qkv.reshape((n, len, 3, heads, d))?.permute((2, 0, 3, 1, 4))?.contiguous()?;
+            let qkv = qkv
+                .reshape((n, len, 3, heads, d))?
+                .permute((2, 0, 3, 1, 4))?
+                .contiguous()?;
             let (q, k, v) = (qkv.get(0)?, qkv.get(1)?, qkv.get(2)?);
             let scores = q.matmul(&k.t()?)?; // (n, heads, len, len)
             let probs = scores.apply_op1_no_bwd(&softmax)?;
-            let ctx = probs.matmul(&v)?.transpose(1, 2)?.contiguous()?.reshape((n * len, h))?;
+            let ctx = probs
+                .matmul(&v)?
+                .transpose(1, 2)?
+                .contiguous()?
+                .reshape((n * len, h))?;
             let attn = ctx.matmul(&l.attn_out_w)?;
             x = attn.apply_op2_no_bwd(&x, &l.attn_out)?;
             let inter = x.matmul(&l.inter_w)?.apply_op1_no_bwd(&l.inter)?;
@@ -153,7 +205,11 @@ impl Encoder {
     }
 }
 
-fn contiguous_f32<'a>(s: &'a CpuStorage, layout: &Layout, what: &str) -> candle_core::Result<&'a [f32]> {
+fn contiguous_f32<'a>(
+    s: &'a CpuStorage,
+    layout: &Layout,
+    what: &str,
+) -> candle_core::Result<&'a [f32]> {
     let CpuStorage::F32(v) = s else {
         candle_core::bail!("{what}: expected f32");
     };
@@ -185,11 +241,13 @@ impl CustomOp1 for BiasGelu {
             candle_core::bail!("bias-gelu: bias of {n} for {} values", x.len());
         }
         let mut out = vec![0f32; x.len()];
-        out.par_chunks_mut(n * rows_per_task(n)).zip(x.par_chunks(n * rows_per_task(n))).for_each(|(o, xs)| {
-            for (orow, xrow) in o.chunks_exact_mut(n).zip(xs.chunks_exact(n)) {
-                simd::bias_gelu_row(orow, xrow, &self.bias);
-            }
-        });
+        out.par_chunks_mut(n * rows_per_task(n))
+            .zip(x.par_chunks(n * rows_per_task(n)))
+            .for_each(|(o, xs)| {
+                for (orow, xrow) in o.chunks_exact_mut(n).zip(xs.chunks_exact(n)) {
+                    simd::bias_gelu_row(orow, xrow, &self.bias);
+                }
+            });
         Ok((CpuStorage::F32(out), layout.shape().clone()))
     }
 }
@@ -218,14 +276,17 @@ impl CustomOp1 for MaskedSoftmax {
         let mut out = vec![0f32; x.len()];
         // One task per (sequence, head): len rows of len scores.
         let block = len * len;
-        out.par_chunks_mut(block).zip(x.par_chunks(block)).enumerate().for_each(|(i, (o, xs))| {
-            let seq = i / self.heads;
-            let m = &self.mask[seq * len..(seq + 1) * len];
-            let keep: Vec<f32> = m.iter().map(|&k| if k != 0 { 1.0 } else { 0.0 }).collect();
-            for (orow, xrow) in o.chunks_exact_mut(len).zip(xs.chunks_exact(len)) {
-                simd::masked_softmax_row(orow, xrow, &keep, self.scale);
-            }
-        });
+        out.par_chunks_mut(block)
+            .zip(x.par_chunks(block))
+            .enumerate()
+            .for_each(|(i, (o, xs))| {
+                let seq = i / self.heads;
+                let m = &self.mask[seq * len..(seq + 1) * len];
+                let keep: Vec<f32> = m.iter().map(|&k| if k != 0 { 1.0 } else { 0.0 }).collect();
+                for (orow, xrow) in o.chunks_exact_mut(len).zip(xs.chunks_exact(len)) {
+                    simd::masked_softmax_row(orow, xrow, &keep, self.scale);
+                }
+            });
         Ok((CpuStorage::F32(out), layout.shape().clone()))
     }
 }
@@ -258,24 +319,32 @@ impl CustomOp2 for ResidualLayerNorm {
         }
         let mut out = vec![0f32; x.len()];
         let chunk = n * rows_per_task(n);
-        out.par_chunks_mut(chunk).zip(x.par_chunks(chunk).zip(r.par_chunks(chunk))).for_each(|(o, (xs, rs))| {
-            for ((orow, xrow), rrow) in o.chunks_exact_mut(n).zip(xs.chunks_exact(n)).zip(rs.chunks_exact(n)) {
-                let mut mean = 0f32;
-                for ((o, &a), (&b, &c)) in orow.iter_mut().zip(xrow).zip(self.bias.iter().zip(rrow)) {
-                    *o = a + b + c;
-                    mean += *o;
+        out.par_chunks_mut(chunk)
+            .zip(x.par_chunks(chunk).zip(r.par_chunks(chunk)))
+            .for_each(|(o, (xs, rs))| {
+                for ((orow, xrow), rrow) in o
+                    .chunks_exact_mut(n)
+                    .zip(xs.chunks_exact(n))
+                    .zip(rs.chunks_exact(n))
+                {
+                    let mut mean = 0f32;
+                    for ((o, &a), (&b, &c)) in
+                        orow.iter_mut().zip(xrow).zip(self.bias.iter().zip(rrow))
+                    {
+                        *o = a + b + c;
+                        mean += *o;
+                    }
+                    mean /= n as f32;
+                    let mut var = 0f32;
+                    for o in orow.iter() {
+                        var += (o - mean) * (o - mean);
+                    }
+                    let inv = 1.0 / (var / n as f32 + self.eps).sqrt();
+                    for ((o, &g), &b) in orow.iter_mut().zip(&self.gamma).zip(&self.beta) {
+                        *o = (*o - mean) * inv * g + b;
+                    }
                 }
-                mean /= n as f32;
-                let mut var = 0f32;
-                for o in orow.iter() {
-                    var += (o - mean) * (o - mean);
-                }
-                let inv = 1.0 / (var / n as f32 + self.eps).sqrt();
-                for ((o, &g), &b) in orow.iter_mut().zip(&self.gamma).zip(&self.beta) {
-                    *o = (*o - mean) * inv * g + b;
-                }
-            }
-        });
+            });
         Ok((CpuStorage::F32(out), l1.shape().clone()))
     }
 }
@@ -307,7 +376,9 @@ mod simd {
     fn erf(x: f32) -> f32 {
         let a = x.abs();
         let t = 1.0 / (1.0 + 0.327_591_1 * a);
-        let poly = ((((1.061_405_4 * t - 1.453_152_1) * t + 1.421_413_8) * t - 0.284_496_74) * t + 0.254_829_6) * t;
+        let poly = ((((1.061_405_4 * t - 1.453_152_1) * t + 1.421_413_8) * t - 0.284_496_74) * t
+            + 0.254_829_6)
+            * t;
         (1.0 - poly * exp(-a * a)).copysign(x)
     }
 
@@ -368,7 +439,8 @@ mod simd {
 
     pub fn bias_gelu_row(out: &mut [f32], x: &[f32], bias: &[f32]) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
             // SAFETY: the CPU supports the features the function is compiled for.
             return unsafe { bias_gelu_avx2(out, x, bias) };
         }
@@ -377,7 +449,8 @@ mod simd {
 
     pub fn masked_softmax_row(out: &mut [f32], x: &[f32], keep: &[f32], scale: f32) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
             // SAFETY: the CPU supports the features the function is compiled for.
             return unsafe { masked_softmax_avx2(out, x, keep, scale) };
         }
@@ -393,7 +466,11 @@ mod simd {
                 let e = super::exp(x);
                 assert!(((e - x.exp()) / x.exp()).abs() < 5e-7, "exp({x}) = {e}");
                 let f = super::erf(x / 4.0);
-                assert!((f - libm::erff(x / 4.0)).abs() < 1e-6, "erf({}) = {f}", x / 4.0);
+                assert!(
+                    (f - libm::erff(x / 4.0)).abs() < 1e-6,
+                    "erf({}) = {f}",
+                    x / 4.0
+                );
                 x += 0.01;
             }
         }
@@ -401,7 +478,12 @@ mod simd {
         #[test]
         fn softmax_ignores_padding() {
             let mut out = [0f32; 4];
-            super::masked_softmax_row(&mut out, &[1.0, 2.0, 100.0, 0.5], &[1.0, 1.0, 0.0, 1.0], 1.0);
+            super::masked_softmax_row(
+                &mut out,
+                &[1.0, 2.0, 100.0, 0.5],
+                &[1.0, 1.0, 0.0, 1.0],
+                1.0,
+            );
             assert_eq!(out[2], 0.0);
             assert!((out.iter().sum::<f32>() - 1.0).abs() < 1e-6);
             assert!(out[1] > out[0] && out[0] > out[3]);

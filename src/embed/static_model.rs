@@ -24,7 +24,11 @@ impl StaticEmbedder {
         let model = StaticModel::from_pretrained(dir, None, None, None)
             .map_err(|e| anyhow!("cannot load the static model in `{}`: {e:#}", dir.display()))?;
         let dim = model.dim();
-        Ok(StaticEmbedder { model, id: id.to_string(), dim })
+        Ok(StaticEmbedder {
+            model,
+            id: id.to_string(),
+            dim,
+        })
     }
 }
 
@@ -34,7 +38,8 @@ impl Embedder for StaticEmbedder {
         // model2vec-rs panics if a (Unigram) tokenizer fails: keep that
         // inside this call instead of taking the process down.
         let mut out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.model.encode_with_args(&owned, Some(MAX_TOKENS), owned.len().max(1))
+            self.model
+                .encode_with_args(&owned, Some(MAX_TOKENS), owned.len().max(1))
         }))
         .map_err(|_| anyhow!("the static model failed to tokenize a chunk"))?;
         for v in &mut out {

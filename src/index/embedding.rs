@@ -108,6 +108,48 @@ pub fn embed_pending_until(
     progress: &dyn Fn(&EmbedProgress),
     should_stop: &dyn Fn() -> bool,
 ) -> Result<EmbedSummary> {
+    embed_pending_with(
+        settings,
+        store,
+        embedder,
+        tier,
+        progress,
+        should_stop,
+        &Locking::CallerHolds,
+    )
+}
+
+/// Who holds the writer lock during an embedding run.
+enum Locking<'a> {
+    /// The caller holds it for the whole run.
+    CallerHolds,
+    /// Taken for each write transaction only, so index runs (the daemon's
+    /// re-indexing of saved files) are not kept waiting for the minutes or
+    /// hours a full-tier run takes. Safe because this phase writes only
+    /// content-keyed vectors and its own progress.
+    PerCommit(&'a dyn Fn(Option<u32>)),
+}
+
+impl Locking<'_> {
+    fn hold(&self, root: &std::path::Path) -> Result<Option<WriterLock>> {
+        match self {
+            Locking::CallerHolds => Ok(None),
+            Locking::PerCommit(on_wait) => {
+                Ok(Some(WriterLock::acquire(root, WhenBusy::Wait, on_wait)?))
+            }
+        }
+    }
+}
+
+fn embed_pending_with(
+    settings: &Settings,
+    store: &mut Store,
+    embedder: &dyn Embedder,
+    tier: Tier,
+    progress: &dyn Fn(&EmbedProgress),
+    should_stop: &dyn Fn() -> bool,
+    locking: &Locking<'_>,
+) -> Result<EmbedSummary> {
     let started = Instant::now();
     let db = store::db_path(&settings.root);
     let model = embedder.model_id().to_string();
@@ -126,6 +168,7 @@ pub fn embed_pending_until(
     };
     let mut vgen = read_u64(store, meta::VECTORS_GENERATION);
     {
+        let _lock = locking.hold(&settings.root)?;
         let tx = store.begin().map_err(|e| store::explain(e, &db))?;
         let w = Writer::new(&tx);
         w.set_meta(meta::EMBED_MODEL, &model)?;
@@ -172,6 +215,7 @@ pub fn embed_pending_until(
         prog.elapsed_s = started.elapsed().as_secs_f64();
         if last_commit.elapsed() >= COMMIT_EVERY {
             vgen += 1;
+            let _lock = locking.hold(&settings.root)?;
             commit_vectors(store, &db, &model, &buffer, prog.done, vgen)?;
             committed += buffer.len() as u64;
             buffer.clear();
@@ -180,6 +224,7 @@ pub fn embed_pending_until(
         progress(&prog);
     }
     vgen += 1;
+    let _lock = locking.hold(&settings.root)?;
     commit_vectors(store, &db, &model, &buffer, prog.done, vgen)?;
     committed += buffer.len() as u64;
     {
@@ -245,7 +290,8 @@ fn skipped(spec: &TierSpec, err: &anyhow::Error) -> EmbedSummary {
 }
 
 /// Runs the embedding phase for the given tiers (fast first, then full),
-/// taking the writer lock for each. A tier whose model is missing or whose
+/// taking the writer lock only to open the store and for each commit. A tier
+/// whose model is missing or whose
 /// provider fails is reported in its summary; the others still run. At the
 /// end, vectors of models no longer configured and of vanished chunks are
 /// pruned.
@@ -269,9 +315,21 @@ pub fn embed_project(
                 continue;
             }
         };
-        let _lock = WriterLock::acquire(&settings.root, WhenBusy::Wait, on_wait)?;
-        let mut store = Store::open_rw(&settings.root)?;
-        match embed_pending(settings, &mut store, embedder.as_ref(), spec.tier, progress) {
+        let mut store = {
+            let _lock = WriterLock::acquire(&settings.root, WhenBusy::Wait, on_wait)?;
+            Store::open_rw(&settings.root)?
+        };
+        // Waits for other writers are short (one index batch): no message.
+        let locking = Locking::PerCommit(&|_| {});
+        match embed_pending_with(
+            settings,
+            &mut store,
+            embedder.as_ref(),
+            spec.tier,
+            progress,
+            &|| false,
+            &locking,
+        ) {
             Ok(s) => out.push(s),
             Err(e) => {
                 let mut s = skipped(spec, &e);

@@ -177,7 +177,9 @@ impl ServerState {
     /// index: the file can exist before its tables do, and such a reader
     /// should answer "no index yet", not fail.
     pub fn is_transient(&self, e: &anyhow::Error) -> bool {
-        let sqlite = e.chain().any(|c| c.downcast_ref::<rusqlite::Error>().is_some());
+        let sqlite = e
+            .chain()
+            .any(|c| c.downcast_ref::<rusqlite::Error>().is_some());
         if !sqlite {
             return false;
         }

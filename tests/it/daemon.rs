@@ -571,8 +571,8 @@ fn a_vanished_root_is_an_error_not_fatal() {
 
     let r1 = p1.root();
     std::fs::remove_dir_all(&r1).expect("remove project 1");
-    let st =
-        poll_until(WAIT, || d.project(&r1).filter(|p| p["state"] == "error")).expect("p1 in error");
+    let st = poll_until(WAIT, || d.project(&r1).filter(|p| p["state"] == "error"))
+        .unwrap_or_else(|| panic!("p1 not in error: {:?}\n{}", d.project(&r1), d.log()));
     assert!(
         st["error"]
             .as_str()

@@ -142,7 +142,12 @@ impl Mcp {
         let r = self
             .call(name, args.clone())
             .unwrap_or_else(|e| panic!("{name} {args}: {e}"));
-        assert_ne!(r.is_error, Some(true), "{name} {args} failed: {}", error_text(&r));
+        assert_ne!(
+            r.is_error,
+            Some(true),
+            "{name} {args} failed: {}",
+            error_text(&r)
+        );
         assert!(!r.content.is_empty(), "{name}: no text content");
         r.structured_content
             .unwrap_or_else(|| panic!("{name}: no structuredContent"))
