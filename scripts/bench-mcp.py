@@ -7,12 +7,14 @@ reports p50/p95/max per tool, measured around `ClientSession.call_tool`, so
 the numbers include JSON-RPC framing, the SDK's result parsing and its
 outputSchema validation.
 
-Two situations are measured:
+Three situations are measured:
 - back to back: calls follow each other at once (an agent firing several
   lookups); the index is re-checked at most every 2 s, so most calls do not
   pay for it;
 - spaced: calls 2.5 s apart, so every index-backed call first re-checks the
-  tree for edits (walk + stat) before answering.
+  tree for edits (walk + stat) before answering;
+- raw: the back-to-back calls again as plain JSON-RPC lines in the stateless
+  2026-07-28 era, without the SDK, which is what the server itself costs.
 
 Usage (scripts/setup-test-deps.sh creates .venv-test):
   .venv-test/bin/python scripts/bench-mcp.py --binary target/release/repo-search --root /tmp/corpora/django-5.1.15
@@ -67,7 +69,7 @@ def pct(values: list[float], q: float) -> float:
 def report(name: str, values: list[float]) -> None:
     ms = [v * 1000 for v in values]
     print(
-        f"{name:38s} n={len(ms):4d}  p50={pct(ms, 0.50):7.1f} ms  p95={pct(ms, 0.95):7.1f} ms  "
+        f"{name:42s} n={len(ms):4d}  p50={pct(ms, 0.50):7.1f} ms  p95={pct(ms, 0.95):7.1f} ms  "
         f"max={max(ms):7.1f} ms  mean={statistics.fmean(ms):7.1f} ms"
     )
 
@@ -79,6 +81,60 @@ async def timed(session: ClientSession, tool: str, args: dict) -> tuple[float, o
     if r.is_error:
         raise RuntimeError(f"{tool} {args} failed: {r.content}")
     return dt, r
+
+
+def bench_raw(binary: str, root: str, env: dict, rounds: int) -> None:
+    """The same calls as raw JSON-RPC lines in the stateless 2026-07-28 era
+    (`_meta` on every request, no SDK): what the server itself costs."""
+    import json
+    import subprocess
+
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "bench-raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    proc = subprocess.Popen(
+        [binary, "mcp", "--root", root],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **env},
+        text=True,
+        bufsize=1,
+    )
+    next_id = 0
+
+    def call(tool: str, arguments: dict) -> float:
+        nonlocal next_id
+        next_id += 1
+        msg = {"jsonrpc": "2.0", "id": next_id, "method": "tools/call", "params": {"_meta": meta, "name": tool, "arguments": arguments}}
+        t = time.perf_counter()
+        proc.stdin.write(json.dumps(msg) + "\n")
+        proc.stdin.flush()
+        while True:
+            reply = json.loads(proc.stdout.readline())
+            if reply.get("id") == next_id:
+                break
+        dt = time.perf_counter() - t
+        if "error" in reply or reply["result"].get("isError"):
+            raise RuntimeError(f"{tool} {arguments}: {reply}")
+        return dt
+
+    try:
+        for name in SYMBOLS:
+            call("find_symbol", {"name": name})
+        for p in PATTERNS:
+            call("search_keyword", p)
+        fs, kw = [], []
+        for _ in range(rounds):
+            fs += [call("find_symbol", {"name": n}) for n in SYMBOLS]
+            kw += [call("search_keyword", p) for p in PATTERNS]
+        report("find_symbol (raw JSON-RPC, 2026-07-28)", fs)
+        report("search_keyword (raw JSON-RPC, 2026-07-28)", kw)
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)
 
 
 async def main() -> int:
@@ -137,6 +193,7 @@ async def main() -> int:
                 report("find_symbol (2.5 s apart: re-check)", fs_sp)
                 report("search_keyword (2.5 s apart)", kw_sp)
                 print(f"result size: max {max(sizes)} characters")
+    bench_raw(str(Path(args.binary).resolve()), root, env, args.rounds)
     return 0
 
 

@@ -24,7 +24,21 @@ pub fn lock_path(root: &Path) -> PathBuf {
 
 fn open(root: &Path) -> Result<(File, PathBuf)> {
     let dir = crate::store::index_dir(root);
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+    // Not `create_dir_all`: a writer (the daemon) whose project root was
+    // deleted under it must fail, not bring the root back.
+    match std::fs::create_dir(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(UserError::new(format!(
+                "project root `{}` does not exist",
+                root.display()
+            ))
+            .hint("check the path; `repo-search projects remove PATH` forgets a deleted project")
+            .into());
+        }
+        Err(e) => return Err(e).with_context(|| format!("cannot create `{}`", dir.display())),
+    }
     let path = lock_path(root);
     let file = OpenOptions::new()
         .read(true)

@@ -14,7 +14,7 @@ use std::collections::HashSet;
 /// `["http", "server", "error2"]`, `parse_config` → `["parse", "config"]`.
 pub fn split_identifier(ident: &str) -> Vec<String> {
     let mut parts = Vec::new();
-    for piece in ident.split(|c: char| c == '_' || c == '-' || c == '$') {
+    for piece in ident.split(['_', '-', '$']) {
         let chars: Vec<char> = piece.chars().collect();
         let mut start = 0;
         for i in 1..chars.len() {

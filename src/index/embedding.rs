@@ -290,11 +290,11 @@ fn skipped(spec: &TierSpec, err: &anyhow::Error) -> EmbedSummary {
 }
 
 /// Runs the embedding phase for the given tiers (fast first, then full),
-/// taking the writer lock only to open the store and for each commit. A tier
-/// whose model is missing or whose
-/// provider fails is reported in its summary; the others still run. At the
-/// end, vectors of models no longer configured and of vanished chunks are
-/// pruned.
+/// taking the writer lock only to open the store and for each commit. A
+/// tier whose model is missing or whose provider fails is reported in its
+/// summary; the others still run. At the end, vectors of vanished chunks
+/// (and of models no longer configured, once the configured ones are
+/// complete) are pruned.
 pub fn embed_project(
     settings: &Settings,
     embed_settings: &EmbedSettings,

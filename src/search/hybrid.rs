@@ -432,7 +432,7 @@ impl Hybrid {
         };
         let file_symbols = if req.with_file_symbols { file_symbols(store, &f.path, f.symbol.as_deref())? } else { Vec::new() };
         let mut sources = f.sources;
-        sources.sort_by(|a, b| a.arm.cmp(&b.arm));
+        sources.sort_by_key(|s| s.arm);
         Ok(HybridHit {
             path: f.path,
             start_line: f.start_line,

@@ -289,7 +289,7 @@ pub fn find_symbols(store: &Store, q: &SymbolQuery) -> Result<SymbolResult> {
             }
         }
     }
-    hits.sort_by(|a, b| compare_hits(a, b));
+    hits.sort_by(compare_hits);
     let total = hits.len();
     hits.truncate(q.limit);
     Ok(SymbolResult {
