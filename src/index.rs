@@ -209,13 +209,16 @@ pub fn index_locked(
     if bulk {
         store.drop_secondary_indexes().map_err(|e| store::explain(e, &db))?;
     }
-    let written = write_changes(&mut store, settings, &todo, &removed, progress);
+    // Nothing to do: write nothing (long-lived callers re-check often, and
+    // every commit would bump the generation readers watch).
+    let idle = todo.is_empty() && removed.is_empty() && store.get_meta(meta::LAST_INDEXED).ok().flatten().is_some();
+    let written = if idle { Ok((0, 0)) } else { write_changes(&mut store, settings, &todo, &removed, progress) };
     if bulk {
         store.create_indexes().map_err(|e| store::explain(e, &db))?;
     }
     let (changed, touched) = written?;
 
-    {
+    if !idle {
         let tx = store.begin().map_err(|e| store::explain(e, &db))?;
         let w = Writer::new(&tx);
         let secs = started.elapsed().as_secs_f64();

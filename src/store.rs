@@ -216,25 +216,35 @@ impl Store {
         if version > SCHEMA_VERSION {
             return Err(newer_schema(&db, version));
         }
-        if version != SCHEMA_VERSION {
-            if version != 0 {
-                tracing::warn!(
-                    "index schema {version} is older than {SCHEMA_VERSION}: rebuilding `{}`",
-                    db.display()
-                );
-                store.drop_all().map_err(|e| explain(e, &db))?;
-            }
+        if version != SCHEMA_VERSION && version != 0 {
+            tracing::warn!(
+                "index schema {version} is older than {SCHEMA_VERSION}: rebuilding `{}`",
+                db.display()
+            );
+            store.drop_all().map_err(|e| explain(e, &db))?;
+        }
+        // Creates the schema when new or rebuilt, and re-creates indexes a
+        // killed bulk load left out. The version is set only after the
+        // tables exist, in the same transaction, so a reader never sees the
+        // current version without its tables. Nothing is written when all is
+        // in place.
+        let indexes: i64 = store
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ({})",
+                    SECONDARY_INDEXES.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(",")
+                ),
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| explain(e, &db))?;
+        if version != SCHEMA_VERSION || indexes != SECONDARY_INDEXES.len() as i64 {
             store
                 .conn
-                .pragma_update(None, "user_version", SCHEMA_VERSION)
+                .execute_batch(&format!("BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"))
                 .map_err(|e| explain(e, &db))?;
         }
-        // Always: re-creates indexes a killed bulk load left out (cheap when
-        // everything exists).
-        store
-            .conn
-            .execute_batch(SCHEMA)
-            .map_err(|e| explain(e, &db))?;
         Ok(store)
     }
 
