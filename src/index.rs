@@ -207,12 +207,20 @@ pub fn index_locked(
     // open re-creates them.
     let bulk = records.is_empty() && todo.len() > 1000;
     if bulk {
-        store.drop_secondary_indexes().map_err(|e| store::explain(e, &db))?;
+        store
+            .drop_secondary_indexes()
+            .map_err(|e| store::explain(e, &db))?;
     }
     // Nothing to do: write nothing (long-lived callers re-check often, and
     // every commit would bump the generation readers watch).
-    let idle = todo.is_empty() && removed.is_empty() && store.get_meta(meta::LAST_INDEXED).ok().flatten().is_some();
-    let written = if idle { Ok((0, 0)) } else { write_changes(&mut store, settings, &todo, &removed, progress) };
+    let idle = todo.is_empty()
+        && removed.is_empty()
+        && store.get_meta(meta::LAST_INDEXED).ok().flatten().is_some();
+    let written = if idle {
+        Ok((0, 0))
+    } else {
+        write_changes(&mut store, settings, &todo, &removed, progress)
+    };
     if bulk {
         store.create_indexes().map_err(|e| store::explain(e, &db))?;
     }
@@ -524,7 +532,11 @@ fn write_one(w: &Writer<'_>, item: &Processed) -> Result<()> {
                 w.touch_file(id, item.mtime_ns, now)?;
             }
         }
-        Outcome::Indexed { hash, extracted, prepared } => {
+        Outcome::Indexed {
+            hash,
+            extracted,
+            prepared,
+        } => {
             w.put_file(
                 item.existing,
                 &FileUpdate {
@@ -632,7 +644,11 @@ fn process_file(
     p.outcome = match result {
         Ok(Ok(extracted)) => {
             let prepared = store::prepare_chunks(&cand.rel, &extracted.chunks);
-            Outcome::Indexed { hash, extracted, prepared }
+            Outcome::Indexed {
+                hash,
+                extracted,
+                prepared,
+            }
         }
         Ok(Err(e)) => Outcome::Skipped {
             hash,

@@ -157,7 +157,11 @@ pub fn prepare_chunks(path: &str, chunks: &[crate::model::Chunk]) -> Vec<Prepare
             hash: xxhash_rust::xxh3::xxh3_64(c.text.as_bytes()),
             embed_key: embed_key(path, c.symbol.as_deref(), &c.text),
             body: crate::text::expand_identifiers(&c.text),
-            symbol_terms: c.symbol.as_deref().map(crate::text::expand_identifiers).unwrap_or_default(),
+            symbol_terms: c
+                .symbol
+                .as_deref()
+                .map(crate::text::expand_identifiers)
+                .unwrap_or_default(),
         })
         .collect()
 }
@@ -233,7 +237,11 @@ impl Store {
             .query_row(
                 &format!(
                     "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ({})",
-                    SECONDARY_INDEXES.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(",")
+                    SECONDARY_INDEXES
+                        .iter()
+                        .map(|n| format!("'{n}'"))
+                        .collect::<Vec<_>>()
+                        .join(",")
                 ),
                 [],
                 |r| r.get(0),
@@ -242,7 +250,9 @@ impl Store {
         if version != SCHEMA_VERSION || indexes != SECONDARY_INDEXES.len() as i64 {
             store
                 .conn
-                .execute_batch(&format!("BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"))
+                .execute_batch(&format!(
+                    "BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+                ))
                 .map_err(|e| explain(e, &db))?;
         }
         Ok(store)
@@ -313,7 +323,8 @@ impl Store {
     /// load; [`Store::create_indexes`] builds them again.
     pub fn drop_secondary_indexes(&self) -> rusqlite::Result<()> {
         for name in SECONDARY_INDEXES {
-            self.conn.execute_batch(&format!("DROP INDEX IF EXISTS {name}"))?;
+            self.conn
+                .execute_batch(&format!("DROP INDEX IF EXISTS {name}"))?;
         }
         Ok(())
     }

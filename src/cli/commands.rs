@@ -390,8 +390,9 @@ fn cmd_search(a: SearchArgs) -> Result<Found> {
 /// Hybrid search, or one of its arms alone (`--mode symbol|keyword`).
 fn cmd_search_hybrid(a: &SearchArgs, s: &Settings) -> Result<Found> {
     use crate::search::hybrid::{Arm, Hybrid, HybridRequest, RRF_K};
-    let scope = Scope::parse(&a.scope)
-        .ok_or_else(|| UserError::new(format!("unknown scope `{}`", a.scope)).hint("use code, docs or all"))?;
+    let scope = Scope::parse(&a.scope).ok_or_else(|| {
+        UserError::new(format!("unknown scope `{}`", a.scope)).hint("use code, docs or all")
+    })?;
     let filter = ChunkFilter::new(&a.glob, a.lang.as_deref(), scope)?;
     let store = open_index(s)?;
     let only = match a.mode.as_str() {
@@ -422,7 +423,11 @@ fn cmd_search_hybrid(a: &SearchArgs, s: &Settings) -> Result<Found> {
     } else {
         render::hybrid(&result)?;
     }
-    Ok(if result.hits.is_empty() { Found::No } else { Found::Yes })
+    Ok(if result.hits.is_empty() {
+        Found::No
+    } else {
+        Found::Yes
+    })
 }
 
 fn cmd_status(a: StatusArgs) -> Result<Found> {

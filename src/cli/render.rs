@@ -199,13 +199,29 @@ pub fn hybrid(r: &crate::search::hybrid::HybridResult) -> Result<()> {
                 (Some(s), None) => format!("  {s}"),
                 _ => String::new(),
             };
-            let sources: Vec<String> = h.sources.iter().map(|s| format!("{}#{}", s.arm.name(), s.rank)).collect();
-            writeln!(out, "{}:{}-{}{sym}  ({:.2}; {})", h.path, h.start_line, h.end_line, h.score, sources.join(" "))?;
+            let sources: Vec<String> = h
+                .sources
+                .iter()
+                .map(|s| format!("{}#{}", s.arm.name(), s.rank))
+                .collect();
+            writeln!(
+                out,
+                "{}:{}-{}{sym}  ({:.2}; {})",
+                h.path,
+                h.start_line,
+                h.end_line,
+                h.score,
+                sources.join(" ")
+            )?;
             for (i, line) in h.snippet.lines().enumerate() {
                 writeln!(out, "{:>6}  {line}", h.snippet_line as usize + i)?;
             }
             if !h.file_symbols.is_empty() {
-                writeln!(out, "        also in this file: {}", h.file_symbols.join(", "))?;
+                writeln!(
+                    out,
+                    "        also in this file: {}",
+                    h.file_symbols.join(", ")
+                )?;
             }
             writeln!(out)?;
         }

@@ -224,11 +224,14 @@ impl Engine for LibEngine {
                         if !self.hybrids.contains_key(root) {
                             let (embed, _) = crate::settings::resolve_embed(root)?;
                             let searcher = crate::search::semantic::SemanticSearcher::new(embed);
-                            self.hybrids.insert(root.to_path_buf(), Hybrid::new(Some(searcher)));
+                            self.hybrids
+                                .insert(root.to_path_buf(), Hybrid::new(Some(searcher)));
                         }
                         let k = self.rrf_k.unwrap_or(RRF_K);
                         self.store(root)?;
-                        let (Some(store), Some(hybrid)) = (self.stores.get(root), self.hybrids.get_mut(root)) else {
+                        let (Some(store), Some(hybrid)) =
+                            (self.stores.get(root), self.hybrids.get_mut(root))
+                        else {
                             return Err(anyhow!("no index for `{}`", root.display()));
                         };
                         let req = HybridRequest {
@@ -244,17 +247,32 @@ impl Engine for LibEngine {
                         };
                         let r = hybrid.search(store, root, &req)?;
                         if mode == "semantic" && r.hits.is_empty() {
-                            let note = r.arms.iter().find_map(|a| a.note.clone()).unwrap_or_default();
+                            let note = r
+                                .arms
+                                .iter()
+                                .find_map(|a| a.note.clone())
+                                .unwrap_or_default();
                             return Err(anyhow!("semantic search unavailable: {note}"));
                         }
                         let out = r
                             .hits
                             .iter()
-                            .map(|h| Hit { path: h.path.clone(), start_line: h.start_line, end_line: h.end_line, name: h.symbol.clone() })
+                            .map(|h| Hit {
+                                path: h.path.clone(),
+                                start_line: h.start_line,
+                                end_line: h.end_line,
+                                name: h.symbol.clone(),
+                            })
                             .collect();
-                        Ok(Answer { hits: out, matches: None, chars: chars(&r) })
+                        Ok(Answer {
+                            hits: out,
+                            matches: None,
+                            chars: chars(&r),
+                        })
                     }
-                    other => Err(anyhow!("unknown search mode `{other}` (use hybrid, bm25, semantic, symbol or keyword)")),
+                    other => Err(anyhow!(
+                        "unknown search mode `{other}` (use hybrid, bm25, semantic, symbol or keyword)"
+                    )),
                 }
             }
         }

@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
+use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
-use rmcp::ServiceExt;
 use serde_json::{Map, Value, json};
 
 use crate::eval::cases::{Case, Tool};
@@ -28,10 +28,20 @@ impl McpEngine {
         let exe = std::env::current_exe().context("cannot find the running executable")?;
         let bin = exe.with_file_name(format!("repo-search{}", std::env::consts::EXE_SUFFIX));
         if !bin.exists() {
-            bail!("`{}` not found: build it with `cargo build --release`", bin.display());
+            bail!(
+                "`{}` not found: build it with `cargo build --release`",
+                bin.display()
+            );
         }
-        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-        Ok(McpEngine { rt, bin, clients: HashMap::new() })
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        Ok(McpEngine {
+            rt,
+            bin,
+            clients: HashMap::new(),
+        })
     }
 
     fn connect(&mut self, root: &Path) -> Result<()> {
@@ -39,8 +49,12 @@ impl McpEngine {
             let mut cmd = tokio::process::Command::new(&self.bin);
             cmd.arg("mcp").arg("--root").arg(root).current_dir(root);
             let client = self.rt.block_on(async {
-                let (transport, _) = TokioChildProcess::builder(cmd).stderr(std::process::Stdio::null()).spawn()?;
-                ().serve(transport).await.map_err(|e| anyhow!("cannot connect to repo-search mcp: {e}"))
+                let (transport, _) = TokioChildProcess::builder(cmd)
+                    .stderr(std::process::Stdio::null())
+                    .spawn()?;
+                ().serve(transport)
+                    .await
+                    .map_err(|e| anyhow!("cannot connect to repo-search mcp: {e}"))
             })?;
             self.clients.insert(root.to_path_buf(), client);
         }
@@ -49,14 +63,24 @@ impl McpEngine {
 
     fn call(&mut self, root: &Path, tool: &str, args: Value) -> Result<(Value, usize)> {
         self.connect(root)?;
-        let client = self.clients.get(root).ok_or_else(|| anyhow!("client vanished"))?;
+        let client = self
+            .clients
+            .get(root)
+            .ok_or_else(|| anyhow!("client vanished"))?;
         let mut params = CallToolRequestParams::new(tool.to_string());
         if let Value::Object(o) = args {
             params = params.with_arguments(o);
         }
-        let result = self.rt.block_on(client.call_tool(params)).map_err(|e| anyhow!("{tool}: {e}"))?;
-        let content = result.structured_content.ok_or_else(|| anyhow!("{tool}: no structuredContent"))?;
-        let chars = serde_json::to_string(&content).map(|s| s.len()).unwrap_or(0);
+        let result = self
+            .rt
+            .block_on(client.call_tool(params))
+            .map_err(|e| anyhow!("{tool}: {e}"))?;
+        let content = result
+            .structured_content
+            .ok_or_else(|| anyhow!("{tool}: no structuredContent"))?;
+        let chars = serde_json::to_string(&content)
+            .map(|s| s.len())
+            .unwrap_or(0);
         if result.is_error == Some(true) {
             bail!("{tool}: {content}");
         }
@@ -68,7 +92,13 @@ fn args_of(case: &Case) -> Map<String, Value> {
     case.args.clone()
 }
 
-fn hits_from(v: &Value, list: &str, line_key: &str, end_key: &str, name_key: Option<&str>) -> Vec<Hit> {
+fn hits_from(
+    v: &Value,
+    list: &str,
+    line_key: &str,
+    end_key: &str,
+    name_key: Option<&str>,
+) -> Vec<Hit> {
     v[list]
         .as_array()
         .map(|a| {
@@ -78,7 +108,12 @@ fn hits_from(v: &Value, list: &str, line_key: &str, end_key: &str, name_key: Opt
                     let start = h[line_key].as_u64()? as u32;
                     let end = h[end_key].as_u64().unwrap_or(start as u64) as u32;
                     let name = name_key.and_then(|k| h[k].as_str()).map(String::from);
-                    Some(Hit { path, start_line: start, end_line: end, name })
+                    Some(Hit {
+                        path,
+                        start_line: start,
+                        end_line: end,
+                        name,
+                    })
                 })
                 .collect()
         })
@@ -94,8 +129,15 @@ impl Engine for McpEngine {
                 args.insert("max_results".into(), json!(500));
                 let (v, chars) = self.call(root, "search_keyword", Value::Object(args))?;
                 let hits = hits_from(&v, "matches", "line", "line", None);
-                let matches = hits.iter().map(|h| format!("{}:{}", h.path, h.start_line)).collect();
-                Ok(Answer { hits, matches: Some(matches), chars })
+                let matches = hits
+                    .iter()
+                    .map(|h| format!("{}:{}", h.path, h.start_line))
+                    .collect();
+                Ok(Answer {
+                    hits,
+                    matches: Some(matches),
+                    chars,
+                })
             }
             Tool::FindSymbol => {
                 args.insert("name".into(), json!(case.query));
@@ -111,13 +153,21 @@ impl Engine for McpEngine {
                     }
                 }
                 let (v, chars) = self.call(root, "find_symbol", Value::Object(args))?;
-                Ok(Answer { hits: hits_from(&v, "symbols", "start_line", "end_line", Some("name")), matches: None, chars })
+                Ok(Answer {
+                    hits: hits_from(&v, "symbols", "start_line", "end_line", Some("name")),
+                    matches: None,
+                    chars,
+                })
             }
             Tool::FindReferences => {
                 args.insert("name".into(), json!(case.query));
                 args.insert("limit".into(), json!(limit));
                 let (v, chars) = self.call(root, "find_references", Value::Object(args))?;
-                Ok(Answer { hits: hits_from(&v, "hits", "line", "line", None), matches: None, chars })
+                Ok(Answer {
+                    hits: hits_from(&v, "hits", "line", "line", None),
+                    matches: None,
+                    chars,
+                })
             }
             Tool::ListDefsInFile => {
                 args.insert("path".into(), json!(case.query));
@@ -138,14 +188,22 @@ impl Engine for McpEngine {
                             .collect()
                     })
                     .unwrap_or_default();
-                Ok(Answer { hits, matches: None, chars })
+                Ok(Answer {
+                    hits,
+                    matches: None,
+                    chars,
+                })
             }
             Tool::Search => {
                 args.insert("query".into(), json!(case.query));
                 args.insert("mode".into(), json!(mode));
                 args.insert("limit".into(), json!(limit));
                 let (v, chars) = self.call(root, "search", Value::Object(args))?;
-                Ok(Answer { hits: hits_from(&v, "hits", "start_line", "end_line", Some("symbol")), matches: None, chars })
+                Ok(Answer {
+                    hits: hits_from(&v, "hits", "start_line", "end_line", Some("symbol")),
+                    matches: None,
+                    chars,
+                })
             }
         }
     }

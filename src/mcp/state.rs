@@ -101,6 +101,8 @@ pub struct ServerState {
     db: PathBuf,
     pool: Mutex<Pool>,
     runs: Arc<Runs>,
+    /// Hybrid search kept warm across calls (vector matrix, query model).
+    pub hybrid: Mutex<Option<crate::search::hybrid::Hybrid>>,
 }
 
 /// How a call relates to the index's freshness, for the answer's `index` block.
@@ -125,6 +127,7 @@ impl ServerState {
             db,
             pool: Mutex::new(Pool::default()),
             runs: Arc::new(Runs::default()),
+            hybrid: Mutex::new(None),
         }
     }
 

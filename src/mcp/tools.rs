@@ -77,6 +77,12 @@ impl ToolName {
     }
 
     pub fn from_name(name: &str) -> Option<ToolName> {
+        // `hybrid_search` is the original design's name for `search`.
+        let name = if name == "hybrid_search" {
+            "search"
+        } else {
+            name
+        };
         ToolName::ALL.into_iter().find(|t| t.name() == name)
     }
 
@@ -111,9 +117,10 @@ impl ToolName {
                  a cheap outline to decide which lines to read with read_file instead of reading the whole file."
             }
             ToolName::Search => {
-                "Ranked full-text search (BM25) over code and docs, split into function/class-sized chunks. Use it for a concept or behaviour when you \
-                 do not know the identifier, e.g. \"validate csrf token\" or \"retry with backoff\": words are matched with stemming and \
-                 camelCase/snake_case splitting, best chunks first, each with a short snippet. For a known name use find_symbol; \
+                "Ranked search over code and docs, split into function/class-sized chunks: by default hybrid (full-text BM25 with stemming and \
+                 camelCase/snake_case splitting, embeddings when a model is available, symbol names and exact identifiers fused into one list, \
+                 each hit with the arms that found it and a short snippet). Use it for a concept or behaviour when you do not know the identifier, \
+                 e.g. \"validate csrf token\" or \"retry with backoff\"; an identifier-like query puts its definition first, a quoted phrase its exact lines. For a known name use find_symbol; \
                  for exact text or a regex use search_keyword."
             }
             ToolName::SearchKeyword => {
@@ -247,10 +254,13 @@ const LIST_DEFS: &[Param] = &[
 
 const SEARCH: &[Param] = &[
     Param::new("query", Kind::Str { max_chars: 1000 }, "Words, identifiers or a short description of what you look for.").required(),
-    Param::new("mode", Kind::Enum { values: &["bm25"], default: Some("bm25") }, "Ranking. Only `bm25` is available in this version.").hint(
-        "only `bm25` is available in this version (semantic and hybrid search are not built yet): leave `mode` out; \
-         use find_symbol for a known name and search_keyword for exact text",
-    ),
+    Param::new(
+        "mode",
+        Kind::Enum { values: &["hybrid", "bm25", "semantic", "symbol", "keyword"], default: Some("hybrid") },
+        "hybrid (default): BM25, embeddings, symbol names and keyword hits fused into one list, each hit saying which found it; \
+         bm25: full-text only; semantic: embeddings only; symbol: definitions named in the query; keyword: literal matches of quoted text or identifiers.",
+    )
+    .hint("leave `mode` out for hybrid search; use find_symbol for a known name and search_keyword for exact text or a regex"),
     Param::new("glob", Kind::StrList { max_items: 20, max_chars: 500 }, "Only paths matching these globs; `!glob` excludes (e.g. [\"src/**\", \"!**/tests/**\"])."),
     Param::new("lang", Kind::Enum { values: LANGS_AND_DOCS, default: None }, "Only chunks of this language (`docs` = Markdown/RST/text)."),
     Param::new("scope", Kind::Enum { values: &["all", "code", "docs"], default: Some("all") }, "code: source files only; docs: documentation only; all: both."),
@@ -477,6 +487,9 @@ pub struct ChunkOut {
     /// Line number of the snippet's first line.
     pub snippet_line: u32,
     pub snippet: String,
+    /// Which search arms found the hit and at what rank (hybrid), e.g. `symbol#1`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -489,6 +502,9 @@ pub struct SearchOut {
     pub truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// What the query was taken to be and which arms ran (hybrid modes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query_interpretation: Option<String>,
     pub index: IndexInfo,
 }
 
@@ -993,6 +1009,9 @@ fn call_search(state: &ServerState, args: &Args) -> Result<Answer> {
     let offset = args.count("offset");
     let scope = args.str("scope").and_then(Scope::parse).unwrap_or_default();
     let filter = ChunkFilter::new(&args.list("glob"), args.str("lang"), scope)?;
+    if mode != "bm25" {
+        return call_search_hybrid(state, &query, &mode, filter, scope, limit, offset);
+    }
     if crate::text::fts_query(&query).is_none() {
         return Err(UserError::new("the query has no searchable words")
             .hint("use words or identifiers, e.g. \"parse config file\"; for punctuation or exact text use search_keyword")
@@ -1023,6 +1042,7 @@ fn call_search(state: &ServerState, args: &Args) -> Result<Answer> {
             score: (h.score * 1000.0).round() / 1000.0,
             snippet_line: h.snippet_line,
             snippet: h.snippet,
+            sources: Vec::new(),
         })
         .collect();
     let dropped = fit(&mut out_hits, BUDGET_CHARS - OVERHEAD_CHARS);
@@ -1045,9 +1065,120 @@ fn call_search(state: &ServerState, args: &Args) -> Result<Answer> {
         offset: offset as u64,
         truncated,
         hint,
+        query_interpretation: None,
         index: index_info(&fresh, generation),
     };
     answer(&out, format!("{shown} chunks for `{query}`"))
+}
+
+/// `search` in hybrid mode (or one arm alone), with the warm searcher.
+fn call_search_hybrid(
+    state: &ServerState,
+    query: &str,
+    mode: &str,
+    filter: ChunkFilter,
+    scope: Scope,
+    limit: usize,
+    offset: usize,
+) -> Result<Answer> {
+    use crate::search::hybrid::{Arm, Hybrid, HybridRequest, RRF_K};
+    let only = match mode {
+        "semantic" => vec![Arm::Semantic],
+        "symbol" => vec![Arm::Symbol],
+        "keyword" => vec![Arm::Keyword],
+        _ => Vec::new(),
+    };
+    let fresh = state.refresh_for_query();
+    let root = state.root().to_path_buf();
+    let req = HybridRequest {
+        query: query.to_string(),
+        filter,
+        scope,
+        limit: offset + limit + 1,
+        snippet_lines: 6,
+        context: 0,
+        with_file_symbols: false,
+        only,
+        k: RRF_K,
+    };
+    let found = state.with_store(|store| {
+        let mut guard = state.hybrid.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.is_none() {
+            let (embed, _) = crate::settings::resolve_embed(&root)?;
+            *guard = Some(Hybrid::new(Some(
+                crate::search::semantic::SemanticSearcher::new(embed),
+            )));
+        }
+        let hybrid = guard
+            .as_mut()
+            .ok_or_else(|| anyhow::anyhow!("hybrid searcher missing"))?;
+        Ok((hybrid.search(store, &root, &req)?, generation_of(store)))
+    })?;
+    let (result, generation) = match found {
+        Some((r, g)) => (Some(r), Some(g)),
+        None => (None, None),
+    };
+    if mode == "semantic"
+        && let Some(r) = &result
+        && let Some(note) = r
+            .arms
+            .iter()
+            .find(|a| a.arm == Arm::Semantic && a.candidates == 0)
+            .and_then(|a| a.note.clone())
+    {
+        return Err(UserError::new(format!("semantic search is not available: {note}"))
+            .hint("leave `mode` out for hybrid search (it works without embeddings), or fetch a model with `repo-search model fetch` and re-index")
+            .into());
+    }
+    let (hits, interpretation) = match result {
+        Some(r) => (r.hits, Some(r.query_interpretation)),
+        None => (Vec::new(), None),
+    };
+    let more = hits.len() > offset + limit;
+    let mut out_hits: Vec<ChunkOut> = hits
+        .into_iter()
+        .skip(offset)
+        .take(limit)
+        .map(|h| ChunkOut {
+            path: h.path,
+            start_line: h.start_line,
+            end_line: h.end_line,
+            symbol: h.symbol,
+            kind: h.kind,
+            score: (h.score * 1000.0).round() / 1000.0,
+            snippet_line: h.snippet_line,
+            snippet: h.snippet,
+            sources: h
+                .sources
+                .iter()
+                .map(|s| format!("{}#{}", s.arm.name(), s.rank))
+                .collect(),
+        })
+        .collect();
+    let dropped = fit(&mut out_hits, BUDGET_CHARS - OVERHEAD_CHARS);
+    let shown = out_hits.len();
+    let truncated = more || dropped > 0;
+    let hint = if truncated {
+        Some(format!(
+            "more hits exist: call again with offset: {}, or narrow with glob, lang or scope",
+            offset + shown
+        ))
+    } else if shown == 0 && generation.is_some() {
+        Some("nothing matched: try other words, find_symbol for a name, or search_keyword for exact text".into())
+    } else {
+        None
+    };
+    let out = SearchOut {
+        query: query.to_string(),
+        mode: mode.to_string(),
+        hits: out_hits,
+        offset: offset as u64,
+        truncated,
+        hint,
+        query_interpretation: interpretation,
+        index: index_info(&fresh, generation),
+    };
+    answer(&out, format!("{shown} hits for `{query}`"))
 }
 
 fn call_search_keyword(state: &ServerState, args: &Args) -> Result<Answer> {

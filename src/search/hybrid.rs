@@ -80,15 +80,24 @@ pub struct Analysis {
 
 fn is_identifier_like(w: &str) -> bool {
     let core = w.trim_matches(|c: char| c == '(' || c == ')' || c == ',' || c == '`');
-    if core.is_empty() || !core.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') {
+    if core.is_empty()
+        || !core
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+    {
         return false;
     }
-    if !core.chars().all(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == '.' || c == '#') {
+    if !core
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == '.' || c == '#')
+    {
         return false;
     }
     let qualified = core.contains("::") || (core.contains('.') && !core.ends_with('.'));
     let snake = core.contains('_');
-    let camel = core.chars().skip(1).any(|c| c.is_uppercase()) && core.chars().any(|c| c.is_lowercase());
+    let camel =
+        core.chars().skip(1).any(|c| c.is_uppercase()) && core.chars().any(|c| c.is_lowercase());
     qualified || snake || camel
 }
 
@@ -110,7 +119,11 @@ pub fn analyze(query: &str) -> Analysis {
     let words: Vec<&str> = q.split_whitespace().collect();
     let identifiers: Vec<String> = words
         .iter()
-        .map(|w| w.trim_matches(|c: char| c == '(' || c == ')' || c == ',' || c == '`' || c == '"' || c == '?'))
+        .map(|w| {
+            w.trim_matches(|c: char| {
+                c == '(' || c == ')' || c == ',' || c == '`' || c == '"' || c == '?'
+            })
+        })
         .filter(|w| is_identifier_like(w))
         .map(String::from)
         .collect();
@@ -134,18 +147,37 @@ pub fn analyze(query: &str) -> Analysis {
     if kind == QueryKind::Identifier && identifiers.is_empty() {
         identifiers.push(q.to_string());
     }
-    Analysis { kind, identifiers, phrases }
+    Analysis {
+        kind,
+        identifiers,
+        phrases,
+    }
 }
 
 /// Per-arm weights for a query kind.
 pub fn weights(kind: QueryKind) -> [(Arm, f64); 4] {
     match kind {
-        QueryKind::Identifier => [(Arm::Symbol, 2.0), (Arm::Keyword, 1.0), (Arm::Bm25, 0.7), (Arm::Semantic, 0.4)],
-        QueryKind::Literal => [(Arm::Keyword, 2.0), (Arm::Bm25, 0.8), (Arm::Symbol, 0.5), (Arm::Semantic, 0.4)],
+        QueryKind::Identifier => [
+            (Arm::Symbol, 2.0),
+            (Arm::Keyword, 1.0),
+            (Arm::Bm25, 0.7),
+            (Arm::Semantic, 0.4),
+        ],
+        QueryKind::Literal => [
+            (Arm::Keyword, 2.0),
+            (Arm::Bm25, 0.8),
+            (Arm::Symbol, 0.5),
+            (Arm::Semantic, 0.4),
+        ],
         // Tuned on the `nl` suite with the fast (potion) vectors: semantic at
         // 0.7 and small symbol/keyword weights beat equal weights (MRR@10
         // 0.279 vs 0.263 at k = 10).
-        QueryKind::NaturalLanguage => [(Arm::Bm25, 1.0), (Arm::Semantic, 0.7), (Arm::Symbol, 0.3), (Arm::Keyword, 0.1)],
+        QueryKind::NaturalLanguage => [
+            (Arm::Bm25, 1.0),
+            (Arm::Semantic, 0.7),
+            (Arm::Symbol, 0.3),
+            (Arm::Keyword, 0.1),
+        ],
     }
 }
 
@@ -251,7 +283,12 @@ impl Hybrid {
         Hybrid { semantic }
     }
 
-    pub fn search(&mut self, store: &Store, root: &Path, req: &HybridRequest) -> Result<HybridResult> {
+    pub fn search(
+        &mut self,
+        store: &Store,
+        root: &Path,
+        req: &HybridRequest,
+    ) -> Result<HybridResult> {
         let query = req.query.trim();
         if query.is_empty() {
             return Err(UserError::new("empty query")
@@ -259,9 +296,16 @@ impl Hybrid {
                 .into());
         }
         if query.len() > 2000 {
-            return Err(UserError::new("the query is longer than 2000 characters").hint("shorten it to the key words or names").into());
+            return Err(UserError::new("the query is longer than 2000 characters")
+                .hint("shorten it to the key words or names")
+                .into());
         }
         let analysis = analyze(query);
+        if crate::text::fts_query(query).is_none() && analysis.phrases.is_empty() {
+            return Err(UserError::new("the query has no searchable words")
+                .hint("use words or identifiers, e.g. `parse config file`; for punctuation or a regex use search_keyword (CLI: `repo-search keyword`)")
+                .into());
+        }
         let cand_n = (req.limit * CANDIDATES_PER_LIMIT).max(MIN_CANDIDATES);
         let runs = |arm: Arm| req.only.is_empty() || req.only.contains(&arm);
         let weights = weights(analysis.kind);
@@ -277,10 +321,16 @@ impl Hybrid {
             let mut note = None;
             let before = cands.len();
             match arm {
-                Arm::Bm25 => match search_bm25(store, query, &req.filter, cand_n, req.snippet_lines) {
-                    Ok(hits) => cands.extend(hits.into_iter().enumerate().map(|(i, h)| from_chunk(arm, i as u32 + 1, h))),
-                    Err(e) => note = Some(short_error(&e)),
-                },
+                Arm::Bm25 => {
+                    match search_bm25(store, query, &req.filter, cand_n, req.snippet_lines) {
+                        Ok(hits) => cands.extend(
+                            hits.into_iter()
+                                .enumerate()
+                                .map(|(i, h)| from_chunk(arm, i as u32 + 1, h)),
+                        ),
+                        Err(e) => note = Some(short_error(&e)),
+                    }
+                }
                 Arm::Semantic => match self.semantic.as_mut() {
                     None => note = Some("semantic search is not configured".into()),
                     Some(s) => {
@@ -295,9 +345,17 @@ impl Hybrid {
                             Ok(r) if r.available => {
                                 semantic_model = r.model.clone();
                                 if r.partial {
-                                    note = Some(format!("partial: {}/{} chunks have vectors", r.embedded, r.total));
+                                    note = Some(format!(
+                                        "partial: {}/{} chunks have vectors",
+                                        r.embedded, r.total
+                                    ));
                                 }
-                                cands.extend(r.hits.into_iter().enumerate().map(|(i, h)| from_chunk(arm, i as u32 + 1, h)));
+                                cands.extend(
+                                    r.hits
+                                        .into_iter()
+                                        .enumerate()
+                                        .map(|(i, h)| from_chunk(arm, i as u32 + 1, h)),
+                                );
                             }
                             Ok(r) => {
                                 note = Some(format!(
@@ -321,7 +379,13 @@ impl Hybrid {
                     }
                     let mut rank = 0u32;
                     for t in terms.iter().take(5) {
-                        let q = SymbolQuery { name: t.clone(), kinds: Vec::new(), lang: None, mode: MatchMode::Auto, limit: cand_n };
+                        let q = SymbolQuery {
+                            name: t.clone(),
+                            kinds: Vec::new(),
+                            lang: None,
+                            mode: MatchMode::Auto,
+                            limit: cand_n,
+                        };
                         match find_symbols(store, &q) {
                             Ok(r) => {
                                 for h in r.hits {
@@ -352,7 +416,11 @@ impl Hybrid {
                 Arm::Keyword if !docs_only => {
                     let mut literals: Vec<String> = analysis.phrases.clone();
                     if literals.is_empty() {
-                        literals = analysis.identifiers.iter().map(|i| last_part(i).to_string()).collect();
+                        literals = analysis
+                            .identifiers
+                            .iter()
+                            .map(|i| last_part(i).to_string())
+                            .collect();
                     }
                     if literals.is_empty() {
                         note = Some("no quoted phrase or identifier in the query".into());
@@ -373,11 +441,18 @@ impl Hybrid {
                                 for m in &r.matches {
                                     *per_file.entry(m.path.as_str()).or_default() += 1;
                                 }
-                                let mut ms: Vec<_> = r.matches.iter().filter(|m| req.filter.accepts(&m.path, lang_of(&m.path))).collect();
+                                let mut ms: Vec<_> = r
+                                    .matches
+                                    .iter()
+                                    .filter(|m| req.filter.accepts(&m.path, lang_of(&m.path)))
+                                    .collect();
                                 ms.sort_by(|a, b| {
                                     crate::search::is_test_path(&a.path)
                                         .cmp(&crate::search::is_test_path(&b.path))
-                                        .then(per_file[b.path.as_str()].cmp(&per_file[a.path.as_str()]))
+                                        .then(
+                                            per_file[b.path.as_str()]
+                                                .cmp(&per_file[a.path.as_str()]),
+                                        )
                                         .then(a.path.cmp(&b.path))
                                         .then(a.line.cmp(&b.line))
                                 });
@@ -401,11 +476,26 @@ impl Hybrid {
                 }
                 Arm::Symbol | Arm::Keyword => note = Some("skipped for --scope docs".into()),
             }
-            reports.push(ArmReport { arm, weight, candidates: cands.len() - before, note });
+            reports.push(ArmReport {
+                arm,
+                weight,
+                candidates: cands.len() - before,
+                note,
+            });
         }
 
-        let weight_of = |arm: Arm| weights.iter().find(|(a, _)| *a == arm).map(|(_, w)| *w).unwrap_or(0.0);
-        let active: f64 = reports.iter().filter(|r| r.candidates > 0).map(|r| weight_of(r.arm)).sum();
+        let weight_of = |arm: Arm| {
+            weights
+                .iter()
+                .find(|(a, _)| *a == arm)
+                .map(|(_, w)| *w)
+                .unwrap_or(0.0)
+        };
+        let active: f64 = reports
+            .iter()
+            .filter(|r| r.candidates > 0)
+            .map(|r| weight_of(r.arm))
+            .sum();
         let max_score = active.max(1e-9) / (req.k + 1.0);
         let mut hits = fuse(cands, &weight_of, req.k);
         hits.truncate(req.limit);
@@ -423,14 +513,32 @@ impl Hybrid {
         })
     }
 
-    fn render(&self, store: &Store, root: &Path, req: &HybridRequest, f: Fused, max_score: f64, analysis: &Analysis) -> Result<HybridHit> {
+    fn render(
+        &self,
+        store: &Store,
+        root: &Path,
+        req: &HybridRequest,
+        f: Fused,
+        max_score: f64,
+        analysis: &Analysis,
+    ) -> Result<HybridHit> {
         let mut terms = crate::text::query_terms(&req.query);
-        terms.extend(analysis.identifiers.iter().map(|i| last_part(i).to_lowercase()));
+        terms.extend(
+            analysis
+                .identifiers
+                .iter()
+                .map(|i| last_part(i).to_lowercase()),
+        );
         let (snippet_line, snippet) = match (&f.snippet, req.context) {
             (Some(s), 0) => s.clone(),
-            _ => file_snippet(root, &f, &terms, req.snippet_lines, req.context).unwrap_or_else(|| f.snippet.clone().unwrap_or((f.start_line, String::new()))),
+            _ => file_snippet(root, &f, &terms, req.snippet_lines, req.context)
+                .unwrap_or_else(|| f.snippet.clone().unwrap_or((f.start_line, String::new()))),
         };
-        let file_symbols = if req.with_file_symbols { file_symbols(store, &f.path, f.symbol.as_deref())? } else { Vec::new() };
+        let file_symbols = if req.with_file_symbols {
+            file_symbols(store, &f.path, f.symbol.as_deref())?
+        } else {
+            Vec::new()
+        };
         let mut sources = f.sources;
         sources.sort_by_key(|s| s.arm);
         Ok(HybridHit {
@@ -461,7 +569,9 @@ fn last_part(ident: &str) -> &str {
 }
 
 fn lang_of(path: &str) -> &'static str {
-    crate::lang::detect_lang(Path::new(path)).map(|l| l.name()).unwrap_or("other")
+    crate::lang::detect_lang(Path::new(path))
+        .map(|l| l.name())
+        .unwrap_or("other")
 }
 
 /// A hit after merging candidates that point at the same code.
@@ -486,10 +596,15 @@ struct Fused {
 fn fuse(mut cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fused> {
     // Implementation before tests and docs in every arm (BM25 applies the
     // same prior to its own ranking; the others do not know paths).
-    let contribution = |c: &Cand| weight_of(c.arm) / (k + c.rank as f64) * crate::search::path_prior(&c.path, &c.lang);
+    let contribution = |c: &Cand| {
+        weight_of(c.arm) / (k + c.rank as f64) * crate::search::path_prior(&c.path, &c.lang)
+    };
     // Blocks (chunks, definitions) first so single lines merge into them.
     cands.sort_by(|a, b| {
-        let (ab, bb) = (a.end_line > a.start_line || a.snippet.is_none(), b.end_line > b.start_line || b.snippet.is_none());
+        let (ab, bb) = (
+            a.end_line > a.start_line || a.snippet.is_none(),
+            b.end_line > b.start_line || b.snippet.is_none(),
+        );
         bb.cmp(&ab)
             .then(contribution(b).total_cmp(&contribution(a)))
             .then(a.path.cmp(&b.path))
@@ -513,13 +628,18 @@ fn fuse(mut cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fus
                     Some(s) => {
                         if c.rank < s.rank {
                             // Same arm, better rank: replace its contribution.
-                            f.score += score - weight_of(c.arm) / (k + s.rank as f64) * crate::search::path_prior(&c.path, &c.lang);
+                            f.score += score
+                                - weight_of(c.arm) / (k + s.rank as f64)
+                                    * crate::search::path_prior(&c.path, &c.lang);
                             s.rank = c.rank;
                         }
                     }
                     None => {
                         f.score += score;
-                        f.sources.push(Source { arm: c.arm, rank: c.rank });
+                        f.sources.push(Source {
+                            arm: c.arm,
+                            rank: c.rank,
+                        });
                     }
                 }
                 if f.symbol.is_none() && c.symbol.is_some() {
@@ -545,19 +665,33 @@ fn fuse(mut cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fus
                     kind: c.kind,
                     lang: c.lang,
                     score,
-                    sources: vec![Source { arm: c.arm, rank: c.rank }],
+                    sources: vec![Source {
+                        arm: c.arm,
+                        rank: c.rank,
+                    }],
                     snippet: c.snippet,
                     is_block,
                 });
             }
         }
     }
-    fused.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)).then(a.start_line.cmp(&b.start_line)));
+    fused.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.path.cmp(&b.path))
+            .then(a.start_line.cmp(&b.start_line))
+    });
     fused
 }
 
 /// A snippet read from the file on disk (fresh), with context lines.
-fn file_snippet(root: &Path, f: &Fused, terms: &[String], lines: usize, context: usize) -> Option<(u32, String)> {
+fn file_snippet(
+    root: &Path,
+    f: &Fused,
+    terms: &[String],
+    lines: usize,
+    context: usize,
+) -> Option<(u32, String)> {
     let p = crate::paths::resolve_in_root(root, &f.path).ok()?;
     let text = std::fs::read_to_string(&p.abs).ok()?;
     let all: Vec<&str> = text.lines().collect();
@@ -571,7 +705,10 @@ fn file_snippet(root: &Path, f: &Fused, terms: &[String], lines: usize, context:
     let n = snip.lines().count().max(1);
     let from = (line as usize).saturating_sub(context).max(1);
     let to = (line as usize + n - 1 + context).min(all.len());
-    let with_ctx: Vec<String> = all[from - 1..to].iter().map(|l| crate::search::bound_line(l, 240)).collect();
+    let with_ctx: Vec<String> = all[from - 1..to]
+        .iter()
+        .map(|l| crate::search::bound_line(l, 240))
+        .collect();
     Some((from as u32, with_ctx.join("\n")))
 }
 
@@ -583,7 +720,10 @@ fn file_symbols(store: &Store, path: &str, exclude: Option<&str>) -> Result<Vec<
     let excluded = exclude.map(last_part);
     for i in items.iter().take(30) {
         if Some(i.name.as_str()) != excluded {
-            out.push(format!("{} {} ({}-{})", i.kind, i.name, i.start_line, i.end_line));
+            out.push(format!(
+                "{} {} ({}-{})",
+                i.kind, i.name, i.start_line, i.end_line
+            ));
         }
     }
     Ok(out)
@@ -591,9 +731,21 @@ fn file_symbols(store: &Store, path: &str, exclude: Option<&str>) -> Result<Vec<
 
 fn interpretation(a: &Analysis, reports: &[ArmReport]) -> String {
     let what = match a.kind {
-        QueryKind::Identifier => format!("identifier-like ({}): leaning on symbol definitions", a.identifiers.join(", ")),
-        QueryKind::Literal => format!("literal text ({}): leaning on exact keyword matches", a.phrases.iter().map(|p| format!("\"{p}\"")).collect::<Vec<_>>().join(", ")),
-        QueryKind::NaturalLanguage => "natural language: leaning on BM25 and semantic similarity".to_string(),
+        QueryKind::Identifier => format!(
+            "identifier-like ({}): leaning on symbol definitions",
+            a.identifiers.join(", ")
+        ),
+        QueryKind::Literal => format!(
+            "literal text ({}): leaning on exact keyword matches",
+            a.phrases
+                .iter()
+                .map(|p| format!("\"{p}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        QueryKind::NaturalLanguage => {
+            "natural language: leaning on BM25 and semantic similarity".to_string()
+        }
     };
     let arms: Vec<String> = reports
         .iter()
@@ -619,12 +771,28 @@ mod tests {
         assert_eq!(a.kind, QueryKind::Literal);
         assert_eq!(a.phrases, ["retry with backoff"]);
         assert_eq!(analyze(r"fn\s+main").kind, QueryKind::Literal);
-        assert_eq!(analyze("where do we validate the CSRF token").kind, QueryKind::NaturalLanguage);
-        assert_eq!(analyze("function that parses the config file").kind, QueryKind::NaturalLanguage);
+        assert_eq!(
+            analyze("where do we validate the CSRF token").kind,
+            QueryKind::NaturalLanguage
+        );
+        assert_eq!(
+            analyze("function that parses the config file").kind,
+            QueryKind::NaturalLanguage
+        );
     }
 
     fn cand(arm: Arm, rank: u32, path: &str, s: u32, e: u32) -> Cand {
-        Cand { arm, rank, path: path.into(), start_line: s, end_line: e, symbol: None, kind: None, lang: "rust".into(), snippet: Some((s, String::new())) }
+        Cand {
+            arm,
+            rank,
+            path: path.into(),
+            start_line: s,
+            end_line: e,
+            symbol: None,
+            kind: None,
+            lang: "rust".into(),
+            snippet: Some((s, String::new())),
+        }
     }
 
     #[test]

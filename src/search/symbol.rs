@@ -126,7 +126,6 @@ fn kind_rank(kind: &str) -> u8 {
     }
 }
 
-
 const SEPARATORS: [&str; 4] = ["::", "->", "#", "."];
 
 /// The byte position and length of the rightmost qualifier separator.
@@ -302,7 +301,9 @@ pub fn find_symbols(store: &Store, q: &SymbolQuery) -> Result<SymbolResult> {
 /// A C/C++ prototype or other body-less declaration (`void f(void);`):
 /// ranked after the definition with a body.
 fn is_declaration(h: &SymbolHit) -> bool {
-    h.start_line == h.end_line && h.signature.trim_end().ends_with(';') && matches!(h.kind.as_str(), "function" | "method")
+    h.start_line == h.end_line
+        && h.signature.trim_end().ends_with(';')
+        && matches!(h.kind.as_str(), "function" | "method")
 }
 
 fn compare_hits(a: &SymbolHit, b: &SymbolHit) -> Ordering {

@@ -152,16 +152,36 @@ fn index_then_every_search() {
     // the arms that found it; a quoted phrase returns the exact-match lines.
     let v = p.json(&["search", "validate_csrf_token"]);
     let top = &v["result"]["hits"][0];
-    assert_eq!((top["path"].as_str(), top["start_line"].as_u64()), (Some("app/views.py"), Some(12)), "{v}");
-    let arms: Vec<&str> = top["sources"].as_array().expect("sources").iter().filter_map(|s| s["arm"].as_str()).collect();
+    assert_eq!(
+        (top["path"].as_str(), top["start_line"].as_u64()),
+        (Some("app/views.py"), Some(12)),
+        "{v}"
+    );
+    let arms: Vec<&str> = top["sources"]
+        .as_array()
+        .expect("sources")
+        .iter()
+        .filter_map(|s| s["arm"].as_str())
+        .collect();
     assert!(arms.contains(&"symbol") && arms.contains(&"keyword"), "{v}");
     assert_eq!(v["result"]["query_kind"], "identifier", "{v}");
-    assert!(v["result"]["query_interpretation"].as_str().is_some_and(|s| s.contains("semantic")), "{v}");
+    assert!(
+        v["result"]["query_interpretation"]
+            .as_str()
+            .is_some_and(|s| s.contains("semantic")),
+        "{v}"
+    );
     let score = top["score"].as_f64().unwrap_or(-1.0);
     assert!((0.0..=1.0).contains(&score), "{v}");
     let v = p.json(&["search", "\"request.csrf_token\""]);
     let hits = v["result"]["hits"].as_array().expect("hits");
-    assert!(hits.iter().any(|h| h["path"] == "app/views.py" && h["snippet"].as_str().is_some_and(|s| s.contains("request.csrf_token"))), "{v}");
+    assert!(
+        hits.iter().any(|h| h["path"] == "app/views.py"
+            && h["snippet"]
+                .as_str()
+                .is_some_and(|s| s.contains("request.csrf_token"))),
+        "{v}"
+    );
     assert_eq!(v["result"]["query_kind"], "literal", "{v}");
     let v = p.json(&["search", "csrf token", "--scope", "docs"]);
     assert_eq!(hit_paths(&v["result"], "hits"), ["README.md"], "{v}");

@@ -411,7 +411,28 @@ fn mcp_every_tool_answers_exactly() {
     );
     assert_eq!(v["path"], "src/config.rs");
 
-    let v = m.ok("search", json!({"query": "validate csrf token"}));
+    let v = m.ok("search", json!({"query": "validate_csrf_token"}));
+    assert_eq!(v["mode"], "hybrid", "hybrid is the default: {v}");
+    assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
+    assert!(
+        v["hits"][0]["sources"].as_array().is_some_and(|s| s
+            .iter()
+            .any(|x| x.as_str().is_some_and(|x| x.starts_with("symbol#")))),
+        "{v}"
+    );
+    assert!(
+        v["query_interpretation"]
+            .as_str()
+            .is_some_and(|q| q.contains("identifier")),
+        "{v}"
+    );
+    // The original design's name still works.
+    let v = m.ok("hybrid_search", json!({"query": "validate csrf token"}));
+    assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
+    let v = m.ok(
+        "search",
+        json!({"query": "validate csrf token", "mode": "bm25"}),
+    );
     assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
     assert_eq!(v["mode"], "bm25");
     assert!(
@@ -632,8 +653,8 @@ fn mcp_bad_calls_are_tool_errors_with_hints() {
         (
             "search",
             json!({"query": "x", "mode": "semantic"}),
-            "unknown `mode` value `semantic`",
-            "bm25",
+            "semantic search is not available",
+            "model fetch",
         ),
         (
             "search",
