@@ -243,7 +243,19 @@ impl ServerState {
                     ..IndexOptions::default()
                 };
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    crate::index::index_project(&settings, &opts, &progress, |_| {})
+                    // While the daemon watches this project it is the only
+                    // writer: ask it, and write directly only when no daemon
+                    // runs (or it does not watch this project).
+                    match crate::daemon::client::request_reindex(&settings.root, &[]) {
+                        Ok(Some(summary)) => Ok(summary),
+                        Ok(None) => {
+                            crate::index::index_project(&settings, &opts, &progress, |_| {})
+                        }
+                        Err(e) => {
+                            tracing::debug!("daemon did not answer ({e:#}); indexing directly");
+                            crate::index::index_project(&settings, &opts, &progress, |_| {})
+                        }
+                    }
                 }));
                 let mut st = runs.lock();
                 st.running = false;
