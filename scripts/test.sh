@@ -31,7 +31,7 @@ log "cargo build --release (for \`repo-search model fetch\`)"
 cargo build --release --locked
 export REPO_SEARCH_TEST_MODELS="${REPO_SEARCH_TEST_MODELS:-$HOME/.cache/repo-search-test-home/models}"
 log "repo-search model fetch into $REPO_SEARCH_TEST_MODELS"
-REPO_SEARCH_MODEL_CACHE="$REPO_SEARCH_TEST_MODELS" target/release/repo-search model fetch --quiet >&2
+REPO_SEARCH_MODEL_CACHE="$REPO_SEARCH_TEST_MODELS" "${CARGO_TARGET_DIR:-target}/release/repo-search" model fetch --quiet >&2
 export REPO_SEARCH_REQUIRE_MODELS=1
 export REPO_SEARCH_NETWORK_TESTS=1
 
