@@ -36,7 +36,13 @@ export REPO_SEARCH_REQUIRE_MODELS=1
 export REPO_SEARCH_NETWORK_TESTS=1
 
 log "cargo test --release"
-cargo test --release --locked
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+cargo test --release --locked 2>&1 | tee "$out"
+# One closing line for the whole run (cargo's own last line is the doc-test
+# binary's, which has no tests).
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i == "passed;") p += $(i-1); if ($i == "failed;") f += $(i-1) } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' "$out"
 
 if [ -x scripts/test-extra.sh ]; then
   scripts/test-extra.sh
