@@ -1028,11 +1028,8 @@ fn call_search(state: &ServerState, args: &Args) -> Result<Answer> {
         Some((h, g)) => (h, Some(g)),
         None => (Vec::new(), None),
     };
-    let more = hits.len() > offset + limit;
-    let mut out_hits: Vec<ChunkOut> = hits
+    let hits = hits
         .into_iter()
-        .skip(offset)
-        .take(limit)
         .map(|h| ChunkOut {
             path: h.path,
             start_line: h.start_line,
@@ -1045,6 +1042,24 @@ fn call_search(state: &ServerState, args: &Args) -> Result<Answer> {
             sources: Vec::new(),
         })
         .collect();
+    search_answer(&query, &mode, hits, offset, limit, &fresh, generation, None)
+}
+
+/// Pages ranked chunks (`hits` holds everything up to `offset + limit + 1`),
+/// fits them in the size budget and says how to get more.
+#[allow(clippy::too_many_arguments)]
+fn search_answer(
+    query: &str,
+    mode: &str,
+    hits: Vec<ChunkOut>,
+    offset: usize,
+    limit: usize,
+    fresh: &Freshness,
+    generation: Option<u64>,
+    query_interpretation: Option<String>,
+) -> Result<Answer> {
+    let more = hits.len() > offset + limit;
+    let mut out_hits: Vec<ChunkOut> = hits.into_iter().skip(offset).take(limit).collect();
     let dropped = fit(&mut out_hits, BUDGET_CHARS - OVERHEAD_CHARS);
     let shown = out_hits.len();
     let truncated = more || dropped > 0;
@@ -1059,16 +1074,16 @@ fn call_search(state: &ServerState, args: &Args) -> Result<Answer> {
         None
     };
     let out = SearchOut {
-        query: query.clone(),
-        mode,
+        query: query.to_string(),
+        mode: mode.to_string(),
         hits: out_hits,
         offset: offset as u64,
         truncated,
         hint,
-        query_interpretation: None,
-        index: index_info(&fresh, generation),
+        query_interpretation,
+        index: index_info(fresh, generation),
     };
-    answer(&out, format!("{shown} chunks for `{query}`"))
+    answer(&out, format!("{shown} hits for `{query}`"))
 }
 
 /// `search` in hybrid mode (or one arm alone), with the warm searcher.
@@ -1134,11 +1149,8 @@ fn call_search_hybrid(
         Some(r) => (r.hits, Some(r.query_interpretation)),
         None => (Vec::new(), None),
     };
-    let more = hits.len() > offset + limit;
-    let mut out_hits: Vec<ChunkOut> = hits
+    let hits = hits
         .into_iter()
-        .skip(offset)
-        .take(limit)
         .map(|h| ChunkOut {
             path: h.path,
             start_line: h.start_line,
@@ -1155,30 +1167,16 @@ fn call_search_hybrid(
                 .collect(),
         })
         .collect();
-    let dropped = fit(&mut out_hits, BUDGET_CHARS - OVERHEAD_CHARS);
-    let shown = out_hits.len();
-    let truncated = more || dropped > 0;
-    let hint = if truncated {
-        Some(format!(
-            "more hits exist: call again with offset: {}, or narrow with glob, lang or scope",
-            offset + shown
-        ))
-    } else if shown == 0 && generation.is_some() {
-        Some("nothing matched: try other words, find_symbol for a name, or search_keyword for exact text".into())
-    } else {
-        None
-    };
-    let out = SearchOut {
-        query: query.to_string(),
-        mode: mode.to_string(),
-        hits: out_hits,
-        offset: offset as u64,
-        truncated,
-        hint,
-        query_interpretation: interpretation,
-        index: index_info(&fresh, generation),
-    };
-    answer(&out, format!("{shown} hits for `{query}`"))
+    search_answer(
+        query,
+        mode,
+        hits,
+        offset,
+        limit,
+        &fresh,
+        generation,
+        interpretation,
+    )
 }
 
 fn call_search_keyword(state: &ServerState, args: &Args) -> Result<Answer> {
