@@ -2,6 +2,11 @@
 
 use std::process::ExitCode;
 
+/// mimalloc for Rust and, through its `override` feature, for the C parts
+/// (tree-sitter, SQLite): indexing allocates a lot of small nodes.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     repo_search::daemon::main(std::env::args_os())
 }

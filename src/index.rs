@@ -210,6 +210,13 @@ pub fn index_locked(
         store
             .drop_secondary_indexes()
             .map_err(|e| store::explain(e, &db))?;
+        // A first build is rebuilt from scratch if anything goes wrong, so
+        // it need not survive a power loss: no fsync per checkpoint (a killed
+        // process loses nothing either way, the WAL is in the OS's cache).
+        store
+            .conn()
+            .execute_batch("PRAGMA synchronous = OFF")
+            .map_err(|e| store::explain(e, &db))?;
     }
     // Nothing to do: write nothing (long-lived callers re-check often, and
     // every commit would bump the generation readers watch).
@@ -221,8 +228,17 @@ pub fn index_locked(
     } else {
         write_changes(&mut store, settings, &todo, &removed, progress)
     };
+    tracing::debug!(
+        seconds = started.elapsed().as_secs_f64(),
+        files = todo.len(),
+        "files written"
+    );
     if bulk {
         store.create_indexes().map_err(|e| store::explain(e, &db))?;
+        tracing::debug!(
+            seconds = started.elapsed().as_secs_f64(),
+            "secondary indexes built"
+        );
     }
     let (changed, touched) = written?;
 
@@ -245,6 +261,8 @@ pub fn index_locked(
     });
 
     let counts = store.counts().map_err(|e| store::explain(e, &db))?;
+    drop(store);
+    tracing::debug!(seconds = started.elapsed().as_secs_f64(), "index closed");
     Ok(IndexSummary {
         root: root.display().to_string(),
         files: counts.files,
@@ -489,14 +507,19 @@ fn write_changes(
                 tx.commit().map_err(|e| store::explain(e, &db))?;
             }
             let mut rx = rx_items.iter().peekable();
+            let (mut busy_writing, mut waiting, mut committing) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
             while rx.peek().is_some() {
                 let tx = store.begin().map_err(|e| store::explain(e, &db))?;
                 let w = Writer::new(&tx);
                 let batch_start = Instant::now();
                 let mut n = 0;
                 while n < BATCH_FILES && batch_start.elapsed() < BATCH_TIME {
+                    let t0 = Instant::now();
                     let Some(item) = rx.next() else { break };
+                    waiting += t0.elapsed();
+                    let t0 = Instant::now();
                     write_one(&w, &item)?;
+                    busy_writing += t0.elapsed();
                     if matches!(item.outcome, Outcome::Touch) {
                         touched += 1;
                     }
@@ -506,13 +529,16 @@ fn write_changes(
                 generation += 1;
                 w.set_meta(meta::GENERATION, &generation.to_string())?;
                 w.set_meta(meta::PROGRESS_DONE, &done.to_string())?;
+                let t0 = Instant::now();
                 tx.commit().map_err(|e| store::explain(e, &db))?;
+                committing += t0.elapsed();
                 progress(Progress {
                     phase: Phase::Indexing,
                     done,
                     total,
                 });
             }
+            tracing::debug!(?busy_writing, ?waiting, ?committing, "writer thread");
             Ok((done - touched, touched))
         })();
         if result.is_err() {

@@ -14,6 +14,7 @@
 
 mod chunk;
 mod lines;
+mod python_tags;
 mod tags;
 #[cfg(test)]
 mod tests;

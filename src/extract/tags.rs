@@ -151,17 +151,20 @@ pub(crate) fn to_line(row: usize) -> u32 {
     u32::try_from(row.saturating_add(1)).unwrap_or(u32::MAX)
 }
 
-struct RawDef<'t> {
-    node: Node<'t>,
-    name: Node<'t>,
-    suffix: &'static str,
-    pattern: usize,
+/// One `@definition.*` match: the definition node, its `@name` node, the
+/// kind suffix and the pattern index in the combined query.
+pub(crate) struct RawDef<'t> {
+    pub node: Node<'t>,
+    pub name: Node<'t>,
+    pub suffix: &'static str,
+    pub pattern: usize,
 }
 
-struct RawRef<'t> {
-    name: Node<'t>,
-    suffix: &'static str,
-    pattern: usize,
+/// One `@reference.*` match.
+pub(crate) struct RawRef<'t> {
+    pub name: Node<'t>,
+    pub suffix: &'static str,
+    pub pattern: usize,
 }
 
 /// Runs the tags query of `grammar` over `tree`. `None` when `deadline`
@@ -175,12 +178,50 @@ pub(crate) fn collect(
 ) -> Option<Tags> {
     let src = lines.src();
     let lang = grammar.lang;
+    let mut locals = Vec::new();
+    let (raw_defs, raw_refs) = if lang == Lang::Python && !force_query() {
+        super::python_tags::collect(&grammar.language, tree, deadline)?
+    } else {
+        run_query(grammar, tree, src, cursor, deadline, &mut locals)?
+    };
+
+    let defs = build_defs(lang, lines, raw_defs);
+    let refs = build_refs(lang, grammar, src, &defs, raw_refs, &locals);
+    Some(Tags { defs, refs })
+}
+
+// Tests compare the Python walk with the query it stands for.
+#[cfg(test)]
+thread_local! {
+    pub(crate) static FORCE_QUERY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn force_query() -> bool {
+    #[cfg(test)]
+    {
+        FORCE_QUERY.with(|f| f.get())
+    }
+    #[cfg(not(test))]
+    {
+        false
+    }
+}
+
+type RawTags<'t> = (Vec<RawDef<'t>>, Vec<RawRef<'t>>);
+
+/// Runs the tags query; `None` when `deadline` passed first.
+fn run_query<'t>(
+    grammar: &'static Grammar,
+    tree: &'t Tree,
+    src: &str,
+    cursor: &mut QueryCursor,
+    deadline: Instant,
+    locals: &mut Vec<Node<'t>>,
+) -> Option<RawTags<'t>> {
     let query = &grammar.tags_query;
     let roles: Vec<Role> = query.capture_names().iter().map(|c| role_of(c)).collect();
-
     let mut raw_defs = Vec::new();
     let mut raw_refs = Vec::new();
-    let mut locals = Vec::new();
     let mut timed_out = false;
     {
         let mut progress = |_: &QueryCursorState| {
@@ -227,10 +268,7 @@ pub(crate) fn collect(
     if timed_out {
         return None;
     }
-
-    let defs = build_defs(lang, lines, raw_defs);
-    let refs = build_refs(lang, grammar, src, &defs, raw_refs, &locals);
-    Some(Tags { defs, refs })
+    Some((raw_defs, raw_refs))
 }
 
 fn node_text<'s>(src: &'s str, node: Node<'_>) -> &'s str {
