@@ -82,7 +82,7 @@ pub struct IndexSummary {
 
 mod embedding;
 pub use embedding::{
-    EmbedProgress, EmbedSummary, embed_pending, embed_pending_until, embed_project,
+    EmbedPlan, EmbedProgress, EmbedSummary, embed_pending, embed_pending_until, embed_project,
 };
 
 pub type ProgressFn<'a> = &'a (dyn Fn(Progress) + Sync);
@@ -507,7 +507,8 @@ fn write_changes(
                 tx.commit().map_err(|e| store::explain(e, &db))?;
             }
             let mut rx = rx_items.iter().peekable();
-            let (mut busy_writing, mut waiting, mut committing) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+            let (mut busy_writing, mut waiting, mut committing) =
+                (Duration::ZERO, Duration::ZERO, Duration::ZERO);
             while rx.peek().is_some() {
                 let tx = store.begin().map_err(|e| store::explain(e, &db))?;
                 let w = Writer::new(&tx);

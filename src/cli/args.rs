@@ -143,8 +143,10 @@ pub struct IndexArgs {
     #[arg(long)]
     pub no_embed: bool,
     /// Embedding tiers to compute after indexing: fast (static model, seconds),
-    /// full (the configured model; slow on large trees, resumable) or all.
-    #[arg(long, value_name = "TIER", default_value = "all", value_parser = ["fast", "full", "all"])]
+    /// full (the configured model; slow on large trees, resumable), all, or
+    /// auto: fast, plus full when few chunks need it (otherwise the daemon
+    /// computes them in the background).
+    #[arg(long, value_name = "TIER", default_value = "auto", value_parser = ["auto", "fast", "full", "all"])]
     pub embed_tier: String,
     /// Exit with an error instead of waiting when another process is writing the index.
     #[arg(long)]

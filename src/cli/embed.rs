@@ -22,6 +22,10 @@ use crate::search::{ChunkFilter, Scope};
 use crate::settings::{EmbedSettings, Overrides, Settings, find_root, resolve_embed};
 use crate::store::Store;
 
+/// `index --embed-tier auto` computes full-tier vectors in the foreground
+/// only for at most this many chunks (about a minute on two cores).
+const FOREGROUND_FULL_MAX: u64 = 400;
+
 fn tiers_of(name: &str) -> Vec<Tier> {
     match name {
         "fast" => vec![Tier::Fast],
@@ -67,7 +71,14 @@ pub(crate) fn run_embed_phase(s: &Settings, tier: &str, quiet: bool) -> Result<V
         pb.set_length(p.total);
         pb.set_position(p.done);
     };
-    let result = crate::index::embed_project(s, &es, &tiers_of(tier), &update, &|pid| {
+    let tiers = tiers_of(tier);
+    let plan = crate::index::EmbedPlan {
+        tiers: &tiers,
+        // `auto`: the full tier runs here only when it is quick.
+        defer_full_over: (tier == "auto").then_some(FOREGROUND_FULL_MAX),
+        should_stop: &|| false,
+    };
+    let result = crate::index::embed_project(s, &es, &plan, &update, &|pid| {
         let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
         pb.suspend(|| {
             eprintln!("waiting for another repo-search process{who} to finish writing the index...")
@@ -88,11 +99,13 @@ pub(crate) fn run_embed_phase(s: &Settings, tier: &str, quiet: bool) -> Result<V
         );
     } else if !quiet {
         for e in &missing {
-            eprintln!(
-                "note: {} embeddings skipped: {}",
-                e.tier.name(),
-                e.skipped.as_deref().unwrap_or("")
-            );
+            let reason = e.skipped.as_deref().unwrap_or("");
+            let verb = if reason.starts_with("deferred") {
+                ""
+            } else {
+                "skipped: "
+            };
+            eprintln!("note: {} embeddings {verb}{reason}", e.tier.name());
             if let Some(h) = &e.hint {
                 eprintln!("hint: {h}");
             }

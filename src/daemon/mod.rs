@@ -371,6 +371,51 @@ fn cmd_status(home: &DaemonHome, json: bool) -> Result<ExitCode> {
     })
 }
 
+/// One line about a project's vectors: the running tier's progress, or
+/// the coverage per tier (the "embeddings pending" of `status`).
+fn embed_line(e: &protocol::WireEmbed) -> String {
+    let coverage = e
+        .tiers
+        .iter()
+        .map(|t| {
+            let pending = t.total_chunks.saturating_sub(t.with_vectors);
+            let tail = if pending > 0 {
+                format!(" ({pending} pending)")
+            } else {
+                String::new()
+            };
+            format!(
+                "{} {} {}/{}{tail}",
+                t.tier, t.model, t.with_vectors, t.total_chunks
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    if e.state == "embedding" {
+        let eta = e
+            .eta_s
+            .map(|s| format!(", eta {}", human_duration(s.ceil() as u64)))
+            .unwrap_or_default();
+        let now = format!(
+            "embedding ({} {}) {}/{} chunks, {:.1}/s{eta}",
+            e.tier.as_deref().unwrap_or("?"),
+            e.model.as_deref().unwrap_or("?"),
+            e.done,
+            e.total,
+            e.rate.unwrap_or(0.0)
+        );
+        if coverage.is_empty() {
+            now
+        } else {
+            format!("{now}; last pass: {coverage}")
+        }
+    } else if coverage.is_empty() {
+        e.state.clone()
+    } else {
+        format!("{}: {coverage}", e.state)
+    }
+}
+
 fn human_duration(secs: u64) -> String {
     match secs {
         0..=59 => format!("{secs}s"),
@@ -437,6 +482,17 @@ fn render_status(out: &mut dyn Write, st: &DaemonStatus) -> io::Result<()> {
                 "  changes:  {stale} stale files, {} queued; {} events in the last minute; {} runs",
                 p.queue, p.events_last_minute, p.runs
             )?;
+        }
+        if let Some(e) = &p.embeddings {
+            writeln!(out, "  vectors:  {}", embed_line(e))?;
+            for t in e.tiers.iter().filter(|t| t.note.is_some()) {
+                writeln!(
+                    out,
+                    "            {}: {}",
+                    t.tier,
+                    t.note.as_deref().unwrap_or_default()
+                )?;
+            }
         }
     }
     Ok(())

@@ -20,9 +20,12 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use crossbeam_channel::Sender;
 
-use super::protocol::{ProjectStatus, Response, WireProgress, WireSummary};
+use super::protocol::{ProjectStatus, Response, WireEmbed, WireProgress, WireSummary, WireTier};
 use super::watch::{self, Changes, Sink, Watcher, Work};
-use crate::index::{IndexOptions, IndexSummary, Phase, Progress};
+use crate::embed::Tier;
+use crate::index::{
+    EmbedPlan, EmbedProgress, EmbedSummary, IndexOptions, IndexSummary, Phase, Progress,
+};
 use crate::registry::{IndexCounts, ProjectEntry, Registry};
 use crate::settings::{Overrides, Settings};
 
@@ -71,6 +74,10 @@ struct State {
     symbols: u64,
     chunks: u64,
     last_indexed: Option<i64>,
+    /// The index changed since the embedder last looked (or it never did).
+    embed_wanted: bool,
+    /// What the embedder is doing or did last, for `status`.
+    embed: Option<WireEmbed>,
 }
 
 /// The part of a project shared by the daemon's main loop, the watcher
@@ -103,7 +110,7 @@ impl Shared {
         }
         st.pending.paths.extend(changes.paths);
         drop(st);
-        self.wake.notify_one();
+        self.wake.notify_all();
     }
 }
 
@@ -128,6 +135,8 @@ pub struct Project {
     /// deleted and created again needs a new watch.
     watched_id: Option<(u64, u64)>,
     worker: Option<std::thread::JoinHandle<()>>,
+    /// Computes missing vectors in the background, at low priority.
+    embedder: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Project {
@@ -139,6 +148,7 @@ impl Project {
             symbols: entry.symbols,
             chunks: entry.chunks,
             last_indexed: entry.last_indexed,
+            embed_wanted: true,
             ..State::default()
         };
         let shared = Arc::new(Shared {
@@ -158,6 +168,17 @@ impl Project {
                 )
             })
             .ok();
+        let embed_shared = Arc::clone(&shared);
+        let embedder = std::thread::Builder::new()
+            .name(format!("embed {}", entry.root.display()))
+            .spawn(move || run_embedder(&embed_shared))
+            .map_err(|e| {
+                tracing::error!(
+                    "cannot start the embedding worker for `{}`: {e}",
+                    entry.root.display()
+                )
+            })
+            .ok();
         let mut p = Project {
             shared,
             watcher,
@@ -165,6 +186,7 @@ impl Project {
             retry_at: None,
             watched_id: None,
             worker,
+            embedder,
         };
         p.check_health();
         p
@@ -218,7 +240,7 @@ impl Project {
                 st.watching = true;
                 st.pending.reconcile = true;
                 drop(st);
-                self.shared.wake.notify_one();
+                self.shared.wake.notify_all();
             }
             Err(e) => {
                 let msg = crate::error::find_user_error(&e)
@@ -276,7 +298,7 @@ impl Project {
         st.pending.rebuild |= rebuild;
         st.pending.waiters.push(reply);
         drop(st);
-        self.shared.wake.notify_one();
+        self.shared.wake.notify_all();
     }
 
     /// Stops watching and asks the worker to exit after its current run.
@@ -290,19 +312,12 @@ impl Project {
     }
 
     /// Waits for the worker until `deadline`; false if it is still running.
+    /// Waits for the worker and the embedder until `deadline`; false if
+    /// one is still running.
     pub fn join(&mut self, deadline: Instant) -> bool {
-        let Some(handle) = self.worker.take() else {
-            return true;
-        };
-        while !handle.is_finished() {
-            if Instant::now() >= deadline {
-                self.worker = Some(handle);
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = handle.join();
-        true
+        let worker = join_until(&mut self.worker, deadline);
+        let embedder = join_until(&mut self.embedder, deadline);
+        worker && embedder
     }
 
     pub fn status(&self, entry: Option<&ProjectEntry>) -> ProjectStatus {
@@ -338,8 +353,24 @@ impl Project {
             events_last_minute: st.events.iter().map(|(_, n)| n).sum(),
             runs: st.runs,
             last_run: st.last_run.as_ref().map(WireSummary::from),
+            embeddings: st.embed.clone(),
         }
     }
+}
+
+fn join_until(slot: &mut Option<std::thread::JoinHandle<()>>, deadline: Instant) -> bool {
+    let Some(handle) = slot.take() else {
+        return true;
+    };
+    while !handle.is_finished() {
+        if Instant::now() >= deadline {
+            *slot = Some(handle);
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = handle.join();
+    true
 }
 
 /// (device, inode) of a directory, to notice it was replaced.
@@ -544,6 +575,9 @@ fn finish_batch(
                 if had_error || s.changed > 0 || s.removed > 0 || st.runs == 1 {
                     record = Some(counts);
                 }
+                if s.changed > 0 || s.removed > 0 {
+                    st.embed_wanted = true;
+                }
                 st.last_run = Some(s.clone());
                 tracing::info!(
                     "`{}`: {} changed, {} removed in {:.3}s ({} files, {} symbols)",
@@ -589,6 +623,8 @@ fn finish_batch(
             }
         }
     };
+    // The embedder waits for the index to be idle.
+    shared.wake.notify_all();
     for w in waiters {
         let _ = w.send(response.clone());
     }
@@ -600,5 +636,158 @@ fn finish_batch(
     };
     if let Err(e) = registry_result {
         tracing::warn!("cannot update the registry: {e:#}");
+    }
+}
+
+/// Background embedding: whenever the index changed and no index run is
+/// going or queued, computes missing vectors (fast tier first, so new
+/// chunks are searchable in seconds, then the full tier). It yields to
+/// new changes: a run stops after its current batch when the index changes
+/// again, and starts over (fast first) once the index is idle. Runs at the
+/// lowest CPU priority, so indexing and searching stay quick meanwhile.
+fn run_embedder(shared: &Shared) {
+    lower_thread_priority();
+    loop {
+        {
+            let mut st = shared.lock();
+            loop {
+                if st.stop {
+                    return;
+                }
+                if st.embed_wanted && st.running.is_none() && !st.pending.has_work() {
+                    break;
+                }
+                st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+            st.embed_wanted = false;
+        }
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| embed_once(shared)))
+            .unwrap_or_else(|_| {
+                Err(anyhow::anyhow!(
+                    "internal error while embedding (see the daemon log)"
+                ))
+            });
+        let mut st = shared.lock();
+        match result {
+            Ok(Some(summaries)) => st.embed = Some(WireEmbed::finished(&summaries)),
+            Ok(None) => {}
+            Err(e) => {
+                tracing::warn!("`{}`: embedding failed: {e:#}", shared.root.display());
+                st.embed = Some(WireEmbed {
+                    state: "error".into(),
+                    note: Some(format!("{e:#}")),
+                    ..st.embed.clone().unwrap_or_default()
+                });
+            }
+        }
+    }
+}
+
+/// One embedding pass over every configured tier. `None`: no index yet.
+fn embed_once(shared: &Shared) -> Result<Option<Vec<EmbedSummary>>> {
+    let root = &shared.root;
+    if !crate::store::db_path(root).is_file() {
+        return Ok(None);
+    }
+    let settings = Settings::resolve(root.clone(), &Overrides::default())?;
+    let (embed_settings, _) = crate::settings::resolve_embed(root)?;
+    let should_stop = || {
+        let st = shared.lock();
+        st.stop || st.embed_wanted
+    };
+    let plan = EmbedPlan {
+        tiers: &[Tier::Fast, Tier::Full],
+        defer_full_over: None,
+        should_stop: &should_stop,
+    };
+    let progress = |p: &EmbedProgress| {
+        let mut st = shared.lock();
+        let tiers = st
+            .embed
+            .as_ref()
+            .map(|e| e.tiers.clone())
+            .unwrap_or_default();
+        st.embed = Some(WireEmbed::running(p, tiers));
+    };
+    let started = Instant::now();
+    let summaries =
+        crate::index::embed_project(&settings, &embed_settings, &plan, &progress, &|_| {})?;
+    let embedded: u64 = summaries.iter().map(|s| s.embedded).sum();
+    if embedded > 0 {
+        tracing::info!(
+            "`{}`: embedded {embedded} chunks in {:.1}s",
+            root.display(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(Some(summaries))
+}
+
+/// Background threads run at the lowest priority (Linux: per thread).
+fn lower_thread_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: plain syscalls on this thread's own id.
+        let rc = unsafe {
+            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+            libc::setpriority(libc::PRIO_PROCESS, tid, 19)
+        };
+        if rc != 0 {
+            tracing::debug!(
+                "cannot lower the embedding thread's priority: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+    }
+}
+
+impl WireEmbed {
+    fn running(p: &EmbedProgress, tiers: Vec<WireTier>) -> WireEmbed {
+        WireEmbed {
+            state: "embedding".into(),
+            tier: Some(p.tier.name().into()),
+            model: Some(p.model.clone()),
+            done: p.done,
+            total: p.total,
+            rate: Some(p.rate()),
+            eta_s: p.eta_s(),
+            tiers,
+            note: None,
+        }
+    }
+
+    fn finished(summaries: &[EmbedSummary]) -> WireEmbed {
+        let tiers: Vec<WireTier> = summaries
+            .iter()
+            .map(|s| WireTier {
+                tier: s.tier.name().into(),
+                model: s.model.clone(),
+                with_vectors: s.with_vectors,
+                total_chunks: s.total_chunks,
+                note: s.skipped.as_ref().map(|r| match &s.hint {
+                    Some(h) => format!("{r} (hint: {h})"),
+                    None => r.clone(),
+                }),
+            })
+            .collect();
+        let interrupted = summaries.iter().any(|s| s.interrupted);
+        let complete = tiers
+            .iter()
+            .filter(|t| t.note.is_none())
+            .any(|t| t.with_vectors == t.total_chunks);
+        let state = if interrupted {
+            "pending"
+        } else if tiers.iter().all(|t| t.note.is_some()) {
+            "unavailable"
+        } else if complete {
+            "done"
+        } else {
+            "pending"
+        };
+        WireEmbed {
+            state: state.into(),
+            tiers,
+            ..WireEmbed::default()
+        }
     }
 }

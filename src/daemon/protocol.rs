@@ -155,6 +155,49 @@ pub struct ProjectStatus {
     pub runs: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_run: Option<WireSummary>,
+    /// Background embedding (`None` until the embedder first ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embeddings: Option<WireEmbed>,
+}
+
+/// What the daemon's embedder is doing for a project.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WireEmbed {
+    /// `embedding` (a run is going), `pending` (chunks lack vectors; a run
+    /// starts when indexing is idle), `done`, `unavailable` (no model: see
+    /// each tier's note) or `error`.
+    pub state: String,
+    /// The running tier and model, and its progress in this run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub done: u64,
+    #[serde(default)]
+    pub total: u64,
+    /// Chunks per second in this run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eta_s: Option<f64>,
+    /// Coverage per tier after the last finished run.
+    #[serde(default)]
+    pub tiers: Vec<WireTier>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One tier's vectors: how many chunks have them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WireTier {
+    pub tier: String,
+    pub model: String,
+    pub with_vectors: u64,
+    pub total_chunks: u64,
+    /// Why the tier did not run (no weights, deferred, provider error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]

@@ -289,6 +289,21 @@ fn skipped(spec: &TierSpec, err: &anyhow::Error) -> EmbedSummary {
     }
 }
 
+/// Which tiers an embedding run computes, and when it stops.
+pub struct EmbedPlan<'a> {
+    pub tiers: &'a [Tier],
+    /// Leave the full tier to a background run (the daemon) when more than
+    /// this many chunks lack its vectors: at a few chunks per second on a
+    /// laptop CPU, a foreground `index` would otherwise take hours.
+    pub defer_full_over: Option<u64>,
+    /// Asked between batches; `true` commits what is done and returns.
+    pub should_stop: &'a dyn Fn() -> bool,
+}
+
+/// A rough rate for the deferral note (chunks per second of MiniLM on two
+/// cores, measured with `scripts/bench-embed.sh`).
+const FULL_TIER_RATE: f64 = 6.5;
+
 /// Runs the embedding phase for the given tiers (fast first, then full),
 /// taking the writer lock only to open the store and for each commit. A
 /// tier whose model is missing or whose provider fails is reported in its
@@ -298,26 +313,51 @@ fn skipped(spec: &TierSpec, err: &anyhow::Error) -> EmbedSummary {
 pub fn embed_project(
     settings: &Settings,
     embed_settings: &EmbedSettings,
-    tiers: &[Tier],
+    plan: &EmbedPlan<'_>,
     progress: &dyn Fn(&EmbedProgress),
     on_wait: &dyn Fn(Option<u32>),
 ) -> Result<Vec<EmbedSummary>> {
+    let tiers = plan.tiers;
     let specs = embed::configured_tiers(embed_settings);
     let mut out = Vec::new();
     let mut order: Vec<&TierSpec> = specs.iter().filter(|s| tiers.contains(&s.tier)).collect();
     order.sort_by_key(|s| s.tier != Tier::Fast);
     let db = store::db_path(&settings.root);
     for spec in order {
+        let mut store = {
+            let _lock = WriterLock::acquire(&settings.root, WhenBusy::Wait, on_wait)?;
+            Store::open_rw(&settings.root)?
+        };
+        if spec.tier == Tier::Full
+            && let Some(limit) = plan.defer_full_over
+            && let Ok((with, total)) = store.embedding_coverage(&spec.model_id)
+            && total.saturating_sub(with) > limit
+        {
+            let pending = total.saturating_sub(with);
+            let minutes = (pending as f64 / FULL_TIER_RATE / 60.0).ceil();
+            let mut s = skipped(
+                spec,
+                &anyhow::anyhow!(
+                    "deferred: {pending} chunks need vectors from {} (~{minutes} min of CPU)",
+                    spec.model_id
+                ),
+            );
+            s.hint = Some(
+                "`repo-search-daemon start` computes them in the background; \
+                 `repo-search index --embed-tier full` computes them now (resumable)"
+                    .into(),
+            );
+            s.with_vectors = with;
+            s.total_chunks = total;
+            out.push(s);
+            continue;
+        }
         let embedder = match embed::open(embed_settings, spec) {
             Ok(e) => e,
             Err(e) => {
                 out.push(skipped(spec, &e));
                 continue;
             }
-        };
-        let mut store = {
-            let _lock = WriterLock::acquire(&settings.root, WhenBusy::Wait, on_wait)?;
-            Store::open_rw(&settings.root)?
         };
         // Waits for other writers are short (one index batch): no message.
         let locking = Locking::PerCommit(&|_| {});
@@ -327,7 +367,7 @@ pub fn embed_project(
             embedder.as_ref(),
             spec.tier,
             progress,
-            &|| false,
+            plan.should_stop,
             &locking,
         ) {
             Ok(s) => out.push(s),

@@ -609,3 +609,67 @@ fn a_corrupt_registry_is_set_aside_with_a_warning() {
         });
     assert!(aside, "the corrupt registry was not kept");
 }
+
+#[test]
+fn the_daemon_embeds_new_chunks_in_the_background() {
+    let Some(models) = crate::embed::test_models() else {
+        return;
+    };
+    let p = Project::new();
+    let home = p.home.path();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&models, home.join("models")).expect("link the model cache");
+    // Fast tier only (no full-tier provider): the test takes seconds.
+    p.write(".repo_search/config.toml", "[embed]\nprovider = \"none\"\n")
+        .write(
+            "src/pay.py",
+            "def retry_failed_payment(p):\n    \"\"\"Charge the card again.\"\"\"\n    return p.charge()\n",
+        );
+    let r = rs(&p, home, &["index", "--no-embed", "--quiet"]);
+    assert_eq!(r.code(), 0, "{r}");
+    let d = Daemon::start(home);
+    d.wait_watching(&p.root());
+    // The embedder catches up with the vectors `index --no-embed` skipped.
+    let done = |d: &Daemon| {
+        d.project(&p.root()).and_then(|s| {
+            let e = s["embeddings"].clone();
+            (e["state"] == "done").then_some(e)
+        })
+    };
+    let e = poll_until(WAIT, || done(&d))
+        .unwrap_or_else(|| panic!("never embedded: {:?}\n{}", d.status(), d.log()));
+    let fast = &e["tiers"][0];
+    assert_eq!(fast["tier"], "fast", "{e}");
+    assert!(fast["total_chunks"].as_u64() >= Some(1), "{e}");
+    assert_eq!(fast["with_vectors"], fast["total_chunks"], "{e}");
+    let text = d.run(&["status"]);
+    assert!(
+        text.stdout()
+            .contains("vectors:  done: fast minishlab/potion-base-8M"),
+        "{text}"
+    );
+
+    // A new file gets its vector without any command.
+    p.write(
+        "src/mail.py",
+        "def send_welcome_email(user):\n    \"\"\"Email a new user a greeting.\"\"\"\n    return mailer.send(user.email)\n",
+    );
+    let mut last = Value::Null;
+    let found = poll_until(WAIT, || {
+        let r = rs(
+            &p,
+            home,
+            &[
+                "search",
+                "email a greeting to a new user",
+                "--mode",
+                "semantic",
+                "--json",
+            ],
+        );
+        assert!(r.code() <= 1, "{r}");
+        last = serde_json::from_str(&r.stdout()).unwrap_or(Value::Null);
+        (last["partial"] == false && last["hits"][0]["path"] == "src/mail.py").then_some(())
+    });
+    assert!(found.is_some(), "{last}\n{}", d.log());
+}

@@ -503,7 +503,7 @@ fn killed_embedding_resumes_and_never_reembeds_committed_chunks() {
 }
 
 /// Where the real weights are, if present (see the module docs).
-fn test_models() -> Option<PathBuf> {
+pub(crate) fn test_models() -> Option<PathBuf> {
     let dir = std::env::var_os("REPO_SEARCH_TEST_MODELS")
         .map(PathBuf::from)
         .or_else(|| {
