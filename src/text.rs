@@ -107,6 +107,26 @@ const STOPWORDS: &[&str] = &[
     "you", "your", "code", "function", "find", "show", "me", "all", "any", "some", "used",
 ];
 
+/// Whether a lowercase word is too common to help a query.
+pub fn is_stopword(w: &str) -> bool {
+    STOPWORDS.contains(&w)
+}
+
+/// A crude English stem, to match query words with identifier parts
+/// (`parses`, `parsed`, `parsing` and `parse`'s plural all meet at `pars`
+/// or `parse`; near misses only cost a ranking bonus): drops one of `ing`,
+/// `ed`, `es`, `s` when at least three letters remain.
+pub fn crude_stem(w: &str) -> &str {
+    for suffix in ["ing", "ed", "es", "s"] {
+        if let Some(stem) = w.strip_suffix(suffix)
+            && stem.len() >= 3
+        {
+            return stem;
+        }
+    }
+    w
+}
+
 /// Terms of a natural-language or identifier query, lowercased, stopwords
 /// removed (unless nothing else is left), identifiers also split into parts.
 pub fn query_terms(query: &str) -> Vec<String> {

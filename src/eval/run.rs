@@ -57,7 +57,8 @@ pub struct CaseResult {
     pub chars: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// The top hits (paths and spans), to compare runs and engines.
+    /// The hits (paths and spans, up to `--limit`), to compare runs and
+    /// engines and to tune fusion offline.
     pub top: Vec<Hit>,
 }
 
@@ -181,7 +182,7 @@ pub fn run_cases(
                         ms,
                         chars: answer.chars,
                         error: None,
-                        top: answer.hits.into_iter().take(10).collect(),
+                        top: answer.hits,
                     }
                 }
                 Err(e) => CaseResult {
