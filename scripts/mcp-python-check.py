@@ -55,6 +55,8 @@ EXPECTED_TOOLS = {
     "find_references",
     "list_defs_in_file",
     "search",
+    "search_semantic",
+    "similar_code",
     "search_keyword",
     "read_file",
     "index_status",
@@ -197,6 +199,27 @@ async def run_era(era: str, binary: str, root: Path, checks: Checks) -> None:
                     f"{era}: search finds views.py first",
                     not r.is_error and hits and hits[0]["path"] == "app/views.py",
                     r.structured_content,
+                )
+
+                # The SDK validates structuredContent against the outputSchema,
+                # so these also check the schemas of both answer shapes.
+                r = await call(session, "search", {"queries": ["validate csrf token", "!!! ???"]})
+                results = (r.structured_content or {}).get("results", [])
+                checks.check(
+                    f"{era}: bulk search answers each query on its own",
+                    not r.is_error
+                    and len(results) == 2
+                    and results[0].get("hits", [{}])[0].get("path") == "app/views.py"
+                    and "no searchable words" in results[1].get("error", ""),
+                    r.structured_content,
+                )
+
+                r = await call(session, "search_semantic", {"query": "check the csrf token"})
+                sem = r.structured_content or {}
+                checks.check(
+                    f"{era}: search_semantic without a model answers available: false",
+                    not r.is_error and sem.get("available") is False and "model fetch" in sem.get("hint", ""),
+                    r,
                 )
 
                 try:

@@ -45,6 +45,18 @@ pub enum Kind {
         max_items: usize,
         max_chars: usize,
     },
+    /// A number in `min..=max` (no default: absent means "not used").
+    Number {
+        min: f64,
+        max: f64,
+    },
+    /// A batch of 1 to `max_items` strings, each answered on its own: blank
+    /// or over-long items are kept so that the tool can report each one as
+    /// that item's error instead of failing the whole call.
+    Batch {
+        max_items: usize,
+        max_chars: usize,
+    },
 }
 
 /// One declared parameter of a tool.
@@ -115,6 +127,18 @@ pub fn input_schema(params: &[Param]) -> JsonObject {
                 "items": {"type": "string", "maxLength": max_chars},
                 "maxItems": max_items,
             }),
+            Kind::Number { min, max } => {
+                json!({"type": "number", "minimum": min, "maximum": max})
+            }
+            Kind::Batch {
+                max_items,
+                max_chars,
+            } => json!({
+                "type": "array",
+                "items": {"type": "string", "maxLength": max_chars},
+                "minItems": 1,
+                "maxItems": max_items,
+            }),
         };
         s["description"] = json!(p.description);
         props.insert(p.name.to_string(), s);
@@ -154,6 +178,15 @@ fn coerce_int(v: &Value) -> Option<i64> {
         Value::String(s) => s.trim().parse().ok(),
         _ => None,
     }
+}
+
+fn coerce_number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+    .filter(|f: &f64| f.is_finite())
 }
 
 fn coerce_bool(v: &Value) -> Option<bool> {
@@ -371,6 +404,76 @@ impl Args {
                     }
                     Value::Array(out)
                 }
+                Kind::Number { min, max } => {
+                    let Some(f) = coerce_number(v) else {
+                        return Err(bad(
+                            p,
+                            format!("`{}` must be a number, not {v}", p.name),
+                            format!("use a number from {min} to {max}"),
+                        ));
+                    };
+                    if f < min || f > max {
+                        return Err(bad(
+                            p,
+                            format!("`{}` must be between {min} and {max}, got {f}", p.name),
+                            format!("use a value from {min} to {max}, or leave it out"),
+                        ));
+                    }
+                    json!(f)
+                }
+                Kind::Batch { max_items, .. } => {
+                    // Item length is checked per item by the tool (see `Kind::Batch`).
+                    let items: Vec<Value> = match v {
+                        Value::Array(a) => a.clone(),
+                        Value::String(s) => vec![Value::String(s.clone())],
+                        other => {
+                            return Err(bad(
+                                p,
+                                format!(
+                                    "`{}` must be a list of strings, not {}",
+                                    p.name,
+                                    type_name(other)
+                                ),
+                                format!(
+                                    "e.g. \"{}\": [\"parse config\", \"retry backoff\"]",
+                                    p.name
+                                ),
+                            ));
+                        }
+                    };
+                    if items.is_empty() {
+                        return Err(bad(
+                            p,
+                            format!("`{}` is empty", p.name),
+                            format!("give 1 to {max_items} items"),
+                        ));
+                    }
+                    if items.len() > max_items {
+                        return Err(bad(
+                            p,
+                            format!(
+                                "`{}` has {} items, the limit is {max_items}",
+                                p.name,
+                                items.len()
+                            ),
+                            format!(
+                                "send at most {max_items} per call and the rest in another call"
+                            ),
+                        ));
+                    }
+                    if let Some(other) = items.iter().find(|i| !i.is_string()) {
+                        return Err(bad(
+                            p,
+                            format!(
+                                "`{}` must hold strings only, found {}",
+                                p.name,
+                                type_name(other)
+                            ),
+                            format!("e.g. \"{}\": [\"parse config\", \"retry backoff\"]", p.name),
+                        ));
+                    }
+                    Value::Array(items)
+                }
             };
             values.insert(p.name, value);
         }
@@ -397,6 +500,16 @@ impl Args {
     /// An integer argument, if given or defaulted.
     pub fn int(&self, name: &str) -> Option<i64> {
         self.values.get(name).and_then(Value::as_i64)
+    }
+
+    /// Whether the argument was given (or has a default).
+    pub fn has(&self, name: &str) -> bool {
+        self.values.contains_key(name)
+    }
+
+    /// A number argument, if given.
+    pub fn number(&self, name: &str) -> Option<f64> {
+        self.values.get(name).and_then(Value::as_f64)
     }
 
     /// An integer argument with a default, as `usize` (limits are never negative).
@@ -449,6 +562,15 @@ mod tests {
             },
             "globs",
         ),
+        Param::new("threshold", Kind::Number { min: 0.0, max: 1.0 }, "cut-off"),
+        Param::new(
+            "queries",
+            Kind::Batch {
+                max_items: 3,
+                max_chars: 5,
+            },
+            "several",
+        ),
     ];
 
     fn obj(v: Value) -> JsonObject {
@@ -465,6 +587,12 @@ mod tests {
         assert_eq!(s["required"], json!(["name"]));
         assert_eq!(s["additionalProperties"], json!(false));
         assert!(!s.to_string().contains("format"));
+        assert_eq!(
+            s["properties"]["threshold"],
+            json!({"type": "number", "minimum": 0.0, "maximum": 1.0, "description": "cut-off"})
+        );
+        assert_eq!(s["properties"]["queries"]["minItems"], 1);
+        assert_eq!(s["properties"]["queries"]["maxItems"], 3);
     }
 
     #[test]
@@ -480,6 +608,18 @@ mod tests {
         assert!(!a.bool("exact"));
         assert_eq!(a.str("mode"), Some("a"));
         assert_eq!(a.list("glob"), vec!["*.rs".to_string()]);
+        assert_eq!(a.number("threshold"), None);
+        assert!(!a.has("queries"));
+        let a = Args::parse(
+            PARAMS,
+            Some(&obj(
+                json!({"name": "x", "threshold": "0.25", "queries": ["ok", " ", "far too long"]}),
+            )),
+        )
+        .expect("valid");
+        assert_eq!(a.number("threshold"), Some(0.25));
+        // Blank and over-long items are kept: the tool reports each on its own.
+        assert_eq!(a.list("queries"), ["ok", " ", "far too long"]);
     }
 
     #[test]
@@ -503,6 +643,23 @@ mod tests {
             (
                 json!({"name": "x", "glob": [1]}),
                 "`glob` must hold strings only",
+            ),
+            (
+                json!({"name": "x", "threshold": 1.5}),
+                "`threshold` must be between 0 and 1, got 1.5",
+            ),
+            (
+                json!({"name": "x", "threshold": "high"}),
+                "`threshold` must be a number",
+            ),
+            (json!({"name": "x", "queries": []}), "`queries` is empty"),
+            (
+                json!({"name": "x", "queries": ["a", "b", "c", "d"]}),
+                "`queries` has 4 items, the limit is 3",
+            ),
+            (
+                json!({"name": "x", "queries": ["a", 2]}),
+                "`queries` must hold strings only",
             ),
         ];
         for (raw, want) in cases {

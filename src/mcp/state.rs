@@ -1,5 +1,6 @@
 //! Owns what the MCP server keeps between calls: the resolved settings, a
-//! small pool of warm read-only index connections, and the background index
+//! small pool of warm read-only index connections, the warm hybrid and
+//! semantic searchers (vector matrix, query model), and the background index
 //! runs that keep the index fresh. Does not know MCP (that is `tools` and the
 //! handler in `mod.rs`).
 //!
@@ -23,6 +24,8 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use crate::index::{IndexOptions, IndexSummary, Phase, Progress};
+use crate::search::hybrid::Hybrid;
+use crate::search::semantic::SemanticSearcher;
 use crate::settings::Settings;
 use crate::store::{self, Store};
 
@@ -101,8 +104,9 @@ pub struct ServerState {
     db: PathBuf,
     pool: Mutex<Pool>,
     runs: Arc<Runs>,
-    /// Hybrid search kept warm across calls (vector matrix, query model).
-    pub hybrid: Mutex<Option<crate::search::hybrid::Hybrid>>,
+    /// Hybrid search kept warm across calls (vector matrix, query model);
+    /// the semantic tools use its `SemanticSearcher` too.
+    hybrid: Mutex<Option<Hybrid>>,
 }
 
 /// How a call relates to the index's freshness, for the answer's `index` block.
@@ -195,6 +199,33 @@ impl ServerState {
             tracing::debug!("index not readable yet while it is being written: {e:#}");
         }
         transient
+    }
+
+    /// Runs `f` on the warm hybrid searcher, created on first use with the
+    /// project's embedding settings. `search_semantic` and `similar_code`
+    /// reach the same `SemanticSearcher` through it, so the vector matrix
+    /// and the query model are loaded once per server, not once per call.
+    pub fn with_hybrid<R>(&self, f: impl FnOnce(&mut Hybrid) -> Result<R>) -> Result<R> {
+        let mut guard = self.hybrid.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.is_none() {
+            let (embed, _) = crate::settings::resolve_embed(self.root())?;
+            *guard = Some(Hybrid::new(Some(SemanticSearcher::new(embed))));
+        }
+        match guard.as_mut() {
+            Some(hybrid) => f(hybrid),
+            None => Err(anyhow::anyhow!("hybrid searcher missing")),
+        }
+    }
+
+    /// Runs `f` on the warm semantic searcher (see [`Self::with_hybrid`]).
+    pub fn with_semantic<R>(
+        &self,
+        f: impl FnOnce(&mut SemanticSearcher) -> Result<R>,
+    ) -> Result<R> {
+        self.with_hybrid(|h| match h.semantic_mut() {
+            Some(s) => f(s),
+            None => Err(anyhow::anyhow!("semantic searcher missing")),
+        })
     }
 
     pub fn index_exists(&self) -> bool {

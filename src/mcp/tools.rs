@@ -23,6 +23,7 @@ use super::state::{Freshness, ServerState, phase_name};
 use crate::error::UserError;
 use crate::search::keyword::{CaseMode, KeywordRequest, search_keyword};
 use crate::search::read::{ReadRequest, read_file};
+use crate::search::semantic::{SemanticRequest, SemanticResult, SimilarRequest, SimilarTo};
 use crate::search::symbol::{
     KINDS, MatchMode, SymbolQuery, find_references, find_symbols, outline,
 };
@@ -48,17 +49,21 @@ pub enum ToolName {
     FindReferences,
     ListDefsInFile,
     Search,
+    SearchSemantic,
+    SimilarCode,
     SearchKeyword,
     ReadFile,
     IndexStatus,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 7] = [
+    pub const ALL: [ToolName; 9] = [
         ToolName::FindSymbol,
         ToolName::FindReferences,
         ToolName::ListDefsInFile,
         ToolName::Search,
+        ToolName::SearchSemantic,
+        ToolName::SimilarCode,
         ToolName::SearchKeyword,
         ToolName::ReadFile,
         ToolName::IndexStatus,
@@ -70,6 +75,8 @@ impl ToolName {
             ToolName::FindReferences => "find_references",
             ToolName::ListDefsInFile => "list_defs_in_file",
             ToolName::Search => "search",
+            ToolName::SearchSemantic => "search_semantic",
+            ToolName::SimilarCode => "similar_code",
             ToolName::SearchKeyword => "search_keyword",
             ToolName::ReadFile => "read_file",
             ToolName::IndexStatus => "index_status",
@@ -92,6 +99,8 @@ impl ToolName {
             ToolName::FindReferences => "Find references of a name",
             ToolName::ListDefsInFile => "List the definitions in a file",
             ToolName::Search => "Ranked search for a concept",
+            ToolName::SearchSemantic => "Search by meaning (embeddings)",
+            ToolName::SimilarCode => "Find code similar to a snippet or location",
             ToolName::SearchKeyword => "Exact text or regex search",
             ToolName::ReadFile => "Read lines of a file",
             ToolName::IndexStatus => "Index status",
@@ -121,7 +130,21 @@ impl ToolName {
                  camelCase/snake_case splitting, embeddings when a model is available, symbol names and exact identifiers fused into one list, \
                  each hit with the arms that found it and a short snippet). Use it for a concept or behaviour when you do not know the identifier, \
                  e.g. \"validate csrf token\" or \"retry with backoff\"; an identifier-like query puts its definition first, a quoted phrase its exact lines. For a known name use find_symbol; \
-                 for exact text or a regex use search_keyword."
+                 for exact text or a regex use search_keyword. To ask several things at once, pass `queries` (up to 10) instead of `query`: \
+                 each is answered on its own (an invalid one gets its own error) and the answer is {results: [...]}, one entry per query."
+            }
+            ToolName::SearchSemantic => {
+                "Natural-language search by meaning over embeddings of function/class-sized chunks: finds code that does what you describe \
+                 even when it shares no words with it, e.g. \"where are failed payments retried\" or \"turn a timestamp into a readable date\". \
+                 Each hit has its cosine similarity as score and a snippet. Needs an embedding model and computed vectors: when they are missing \
+                 the answer says available: false with the reason and how to fix it (every other tool keeps working); while vectors are being \
+                 computed it says partial: true with embedded/total. Usually prefer search (hybrid: words, names and embeddings fused)."
+            }
+            ToolName::SimilarCode => {
+                "Find code similar to a snippet (`code`) or to the chunk (function, class...) at `path` + `line` of an indexed file, by embeddings: \
+                 duplicated or near-duplicated logic, other implementations of the same pattern, examples of how something similar is done elsewhere. \
+                 Give exactly one of `code` or `path` + `line`; the chunk at path:line is left out of its own results, and exclude_path leaves out \
+                 a whole file (e.g. the one the snippet came from). Needs embeddings like search_semantic (available: false otherwise)."
             }
             ToolName::SearchKeyword => {
                 "Search the files on disk for exact text or a regex, like ripgrep (`rg -n`): same regex syntax, same .gitignore rules, \
@@ -147,6 +170,8 @@ impl ToolName {
             ToolName::FindReferences => FIND_REFERENCES,
             ToolName::ListDefsInFile => LIST_DEFS,
             ToolName::Search => SEARCH,
+            ToolName::SearchSemantic => SEARCH_SEMANTIC,
+            ToolName::SimilarCode => SIMILAR_CODE,
             ToolName::SearchKeyword => SEARCH_KEYWORD,
             ToolName::ReadFile => READ_FILE,
             ToolName::IndexStatus => &[],
@@ -158,7 +183,11 @@ impl ToolName {
             ToolName::FindSymbol => output_schema::<SymbolsOut>(),
             ToolName::FindReferences => output_schema::<RefsOut>(),
             ToolName::ListDefsInFile => output_schema::<DefsOut>(),
-            ToolName::Search => output_schema::<SearchOut>(),
+            ToolName::Search => any_of_schema(&[
+                output_schema::<SearchOut>(),
+                output_schema::<BulkSearchOut>(),
+            ]),
+            ToolName::SearchSemantic | ToolName::SimilarCode => output_schema::<SemanticOut>(),
             ToolName::SearchKeyword => output_schema::<KeywordOut>(),
             ToolName::ReadFile => output_schema::<ReadOut>(),
             ToolName::IndexStatus => output_schema::<StatusOut>(),
@@ -252,8 +281,19 @@ const LIST_DEFS: &[Param] = &[
     ),
 ];
 
+/// Most queries one `search` call answers.
+const MAX_QUERIES: usize = 10;
+/// Longest query `search` accepts.
+const MAX_QUERY_CHARS: usize = 1000;
+
 const SEARCH: &[Param] = &[
-    Param::new("query", Kind::Str { max_chars: 1000 }, "Words, identifiers or a short description of what you look for.").required(),
+    Param::new("query", Kind::Str { max_chars: MAX_QUERY_CHARS }, "Words, identifiers or a short description of what you look for. Give this or `queries`."),
+    Param::new(
+        "queries",
+        Kind::Batch { max_items: MAX_QUERIES, max_chars: MAX_QUERY_CHARS },
+        "Several queries (1 to 10) answered independently with the same other arguments, instead of `query`; \
+         the answer is {results: [...]}, one entry per query, each with its hits or its own error.",
+    ),
     Param::new(
         "mode",
         Kind::Enum { values: &["hybrid", "bm25", "semantic", "symbol", "keyword"], default: Some("hybrid") },
@@ -266,6 +306,104 @@ const SEARCH: &[Param] = &[
     Param::new("scope", Kind::Enum { values: &["all", "code", "docs"], default: Some("all") }, "code: source files only; docs: documentation only; all: both."),
     Param::new("limit", Kind::Int { min: 1, max: 50, default: Some(10) }, "Most chunks returned."),
     Param::new("offset", Kind::Int { min: 0, max: 1_000, default: Some(0) }, "Skip this many results (paging)."),
+];
+
+const SEARCH_SEMANTIC: &[Param] = &[
+    Param::new(
+        "query",
+        Kind::Str { max_chars: 2000 },
+        "What the code does, in words, e.g. \"retry failed payments with backoff\".",
+    )
+    .required(),
+    Param::new(
+        "glob",
+        Kind::StrList {
+            max_items: 20,
+            max_chars: 500,
+        },
+        "Only paths matching these globs; `!glob` excludes (e.g. [\"src/**\", \"!**/tests/**\"]).",
+    ),
+    Param::new(
+        "threshold",
+        Kind::Number { min: 0.0, max: 1.0 },
+        "Leave out hits whose cosine similarity is below this (0 to 1; by default none are left out).",
+    ),
+    Param::new(
+        "limit",
+        Kind::Int {
+            min: 1,
+            max: 50,
+            default: Some(10),
+        },
+        "Most chunks returned.",
+    ),
+    Param::new(
+        "offset",
+        Kind::Int {
+            min: 0,
+            max: 1_000,
+            default: Some(0),
+        },
+        "Skip this many results (paging).",
+    ),
+];
+
+const SIMILAR_CODE: &[Param] = &[
+    Param::new(
+        "code",
+        Kind::Str { max_chars: 16_000 },
+        "A code snippet to find similar code to. Give this, or `path` + `line`.",
+    ),
+    Param::new(
+        "path",
+        Kind::Str { max_chars: 4096 },
+        "File relative to the project root holding the code to compare with, e.g. `src/lib.rs`; needs `line`.",
+    ),
+    Param::new(
+        "line",
+        Kind::Int {
+            min: 1,
+            max: 100_000_000,
+            default: None,
+        },
+        "A line (1-based) inside the function or class of `path` to compare with.",
+    ),
+    Param::new(
+        "exclude_path",
+        Kind::Str { max_chars: 4096 },
+        "Leave out hits in this file (relative to the project root), e.g. the one the snippet came from.",
+    ),
+    Param::new(
+        "glob",
+        Kind::StrList {
+            max_items: 20,
+            max_chars: 500,
+        },
+        "Only paths matching these globs; `!glob` excludes (e.g. [\"src/**\", \"!**/tests/**\"]).",
+    ),
+    Param::new(
+        "threshold",
+        Kind::Number { min: 0.0, max: 1.0 },
+        "Leave out hits whose cosine similarity is below this (0 to 1; by default none are left out).",
+    ),
+    Param::new(
+        "limit",
+        Kind::Int {
+            min: 1,
+            max: 50,
+            default: Some(10),
+        },
+        "Most chunks returned.",
+    ),
+    Param::new(
+        "offset",
+        Kind::Int {
+            min: 0,
+            max: 1_000,
+            default: Some(0),
+        },
+        "Skip this many results (paging).",
+    ),
 ];
 
 const SEARCH_KEYWORD: &[Param] = &[
@@ -508,6 +646,93 @@ pub struct SearchOut {
     pub index: IndexInfo,
 }
 
+/// One entry of a bulk `search`: the query's answer, or why it has none.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum BulkEntry {
+    Answer(SearchOut),
+    Error(BulkError),
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BulkError {
+    pub query: String,
+    /// Why this query was not answered (the others were).
+    pub error: String,
+    /// What to change in this query.
+    pub hint: String,
+}
+
+/// The answer of `search` with `queries`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BulkSearchOut {
+    /// One entry per query, in the order given.
+    pub results: Vec<BulkEntry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// The answer of `search_semantic` and `similar_code`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SemanticOut {
+    /// The query (search_semantic).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// What the hits are similar to (similar_code): `path:line` or `code (N lines)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similar_to: Option<String>,
+    /// False when semantic search cannot answer now (no model, no vectors, no index yet): `reason` says why and `hint` how to fix it.
+    pub available: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The embedding model whose vectors were searched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// fast or full.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tier: Option<String>,
+    /// Not every chunk has a vector yet: hits come from `embedded` of `total` chunks.
+    pub partial: bool,
+    pub embedded: u64,
+    pub total: u64,
+    /// Best first; `score` is the cosine similarity.
+    pub hits: Vec<ChunkOut>,
+    pub offset: u64,
+    /// More hits exist beyond these.
+    pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    pub index: IndexInfo,
+}
+
+impl SemanticOut {
+    fn unavailable(
+        query: Option<String>,
+        similar_to: Option<String>,
+        reason: String,
+        hint: String,
+        fresh: &Freshness,
+        generation: Option<u64>,
+    ) -> SemanticOut {
+        SemanticOut {
+            query,
+            similar_to,
+            available: false,
+            reason: Some(reason),
+            model: None,
+            tier: None,
+            partial: false,
+            embedded: 0,
+            total: 0,
+            hits: Vec::new(),
+            offset: 0,
+            truncated: false,
+            hint: Some(hint),
+            index: index_info(fresh, generation),
+        }
+    }
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct LineOut {
     pub line: u64,
@@ -617,6 +842,23 @@ fn output_schema<T: JsonSchema>() -> JsonObject {
     }
 }
 
+/// A schema for a tool with more than one answer shape: an object matching
+/// any of `alternatives` (each an object schema).
+fn any_of_schema(alternatives: &[JsonObject]) -> JsonObject {
+    let mut out = JsonObject::new();
+    let mut alts = Vec::with_capacity(alternatives.len());
+    for a in alternatives {
+        let mut a = a.clone();
+        if let Some(dialect) = a.remove("$schema") {
+            out.insert("$schema".into(), dialect);
+        }
+        alts.push(Value::Object(a));
+    }
+    out.insert("type".into(), Value::String("object".into()));
+    out.insert("anyOf".into(), Value::Array(alts));
+    out
+}
+
 /// Removes numeric `format`s, and `null` alternatives (every optional output
 /// field is left out when empty, never written as `null`).
 fn clean_schema(v: &mut Value) {
@@ -682,6 +924,8 @@ pub fn call(state: &ServerState, tool: ToolName, raw: Option<&JsonObject>) -> Re
         ToolName::FindReferences => call_find_references(state, &args),
         ToolName::ListDefsInFile => call_list_defs(state, &args),
         ToolName::Search => call_search(state, &args),
+        ToolName::SearchSemantic => call_search_semantic(state, &args),
+        ToolName::SimilarCode => call_similar_code(state, &args),
         ToolName::SearchKeyword => call_search_keyword(state, &args),
         ToolName::ReadFile => call_read_file(state, &args),
         ToolName::IndexStatus => call_index_status(state),
@@ -1002,17 +1246,59 @@ fn call_list_defs(state: &ServerState, args: &Args) -> Result<Answer> {
     answer(&out, format!("{total} definitions in `{}`", p.rel))
 }
 
+/// The arguments of a `search` call other than its query.
+struct SearchSpec {
+    mode: String,
+    filter: ChunkFilter,
+    scope: Scope,
+    limit: usize,
+    offset: usize,
+}
+
 fn call_search(state: &ServerState, args: &Args) -> Result<Answer> {
-    let query = args.string("query");
-    let mode = args.string("mode");
-    let limit = args.count("limit");
-    let offset = args.count("offset");
-    let scope = args.str("scope").and_then(Scope::parse).unwrap_or_default();
-    let filter = ChunkFilter::new(&args.list("glob"), args.str("lang"), scope)?;
-    if mode != "bm25" {
-        return call_search_hybrid(state, &query, &mode, filter, scope, limit, offset);
+    let query = args.str("query");
+    let bulk = args.has("queries");
+    if query.is_some() && bulk {
+        return Err(UserError::new("give either `query` or `queries`, not both")
+            .hint("`query` for one search; `queries` (a list of up to 10) to run several at once")
+            .into());
     }
-    if crate::text::fts_query(&query).is_none() {
+    if query.is_none() && !bulk {
+        return Err(UserError::new("missing required argument `query`")
+            .hint("`query`: words, identifiers or a short description of what you look for; or `queries`: a list of up to 10 of them")
+            .into());
+    }
+    let scope = args.str("scope").and_then(Scope::parse).unwrap_or_default();
+    let spec = SearchSpec {
+        mode: args.string("mode"),
+        filter: ChunkFilter::new(&args.list("glob"), args.str("lang"), scope)?,
+        scope,
+        limit: args.count("limit"),
+        offset: args.count("offset"),
+    };
+    let Some(query) = query else {
+        return call_search_bulk(state, &args.list("queries"), &spec);
+    };
+    if query.trim().is_empty() {
+        return Err(UserError::new("`query` is empty")
+            .hint("`query`: words, identifiers or a short description of what you look for")
+            .into());
+    }
+    let (out, summary) = search_one(state, query, &spec, BUDGET_CHARS - OVERHEAD_CHARS)?;
+    answer(&out, summary)
+}
+
+/// One query of `search`, its hits fitted into `budget` characters.
+fn search_one(
+    state: &ServerState,
+    query: &str,
+    spec: &SearchSpec,
+    budget: usize,
+) -> Result<(SearchOut, String)> {
+    if spec.mode != "bm25" {
+        return search_hybrid(state, query, spec, budget);
+    }
+    if crate::text::fts_query(query).is_none() {
         return Err(UserError::new("the query has no searchable words")
             .hint("use words or identifiers, e.g. \"parse config file\"; for punctuation or exact text use search_keyword")
             .into());
@@ -1020,7 +1306,7 @@ fn call_search(state: &ServerState, args: &Args) -> Result<Answer> {
     let fresh = state.refresh_for_query();
     let found = state.with_store(|store| {
         Ok((
-            bm25::search_bm25(store, &query, &filter, offset + limit + 1, 6)?,
+            bm25::search_bm25(store, query, &spec.filter, spec.offset + spec.limit + 1, 6)?,
             generation_of(store),
         ))
     })?;
@@ -1028,39 +1314,42 @@ fn call_search(state: &ServerState, args: &Args) -> Result<Answer> {
         Some((h, g)) => (h, Some(g)),
         None => (Vec::new(), None),
     };
-    let hits = hits
-        .into_iter()
-        .map(|h| ChunkOut {
-            path: h.path,
-            start_line: h.start_line,
-            end_line: h.end_line,
-            symbol: h.symbol,
-            kind: h.kind,
-            score: (h.score * 1000.0).round() / 1000.0,
-            snippet_line: h.snippet_line,
-            snippet: h.snippet,
-            sources: Vec::new(),
-        })
-        .collect();
-    search_answer(&query, &mode, hits, offset, limit, &fresh, generation, None)
+    let hits = hits.into_iter().map(chunk_out).collect();
+    Ok(search_answer(
+        query, spec, hits, &fresh, generation, None, budget,
+    ))
+}
+
+/// A ranked chunk as the tools show it (no `sources`: one arm found it).
+fn chunk_out(h: bm25::ChunkHit) -> ChunkOut {
+    ChunkOut {
+        path: h.path,
+        start_line: h.start_line,
+        end_line: h.end_line,
+        symbol: h.symbol,
+        kind: h.kind,
+        score: (h.score * 1000.0).round() / 1000.0,
+        snippet_line: h.snippet_line,
+        snippet: h.snippet,
+        sources: Vec::new(),
+    }
 }
 
 /// Pages ranked chunks (`hits` holds everything up to `offset + limit + 1`),
-/// fits them in the size budget and says how to get more.
-#[allow(clippy::too_many_arguments)]
+/// fits them in `budget` characters and says how to get more.
 fn search_answer(
     query: &str,
-    mode: &str,
+    spec: &SearchSpec,
     hits: Vec<ChunkOut>,
-    offset: usize,
-    limit: usize,
     fresh: &Freshness,
     generation: Option<u64>,
     query_interpretation: Option<String>,
-) -> Result<Answer> {
+    budget: usize,
+) -> (SearchOut, String) {
+    let (offset, limit) = (spec.offset, spec.limit);
     let more = hits.len() > offset + limit;
     let mut out_hits: Vec<ChunkOut> = hits.into_iter().skip(offset).take(limit).collect();
-    let dropped = fit(&mut out_hits, BUDGET_CHARS - OVERHEAD_CHARS);
+    let dropped = fit(&mut out_hits, budget);
     let shown = out_hits.len();
     let truncated = more || dropped > 0;
     let hint = if truncated {
@@ -1075,7 +1364,7 @@ fn search_answer(
     };
     let out = SearchOut {
         query: query.to_string(),
-        mode: mode.to_string(),
+        mode: spec.mode.clone(),
         hits: out_hits,
         offset: offset as u64,
         truncated,
@@ -1083,20 +1372,18 @@ fn search_answer(
         query_interpretation,
         index: index_info(fresh, generation),
     };
-    answer(&out, format!("{shown} hits for `{query}`"))
+    (out, format!("{shown} hits for `{query}`"))
 }
 
 /// `search` in hybrid mode (or one arm alone), with the warm searcher.
-fn call_search_hybrid(
+fn search_hybrid(
     state: &ServerState,
     query: &str,
-    mode: &str,
-    filter: ChunkFilter,
-    scope: Scope,
-    limit: usize,
-    offset: usize,
-) -> Result<Answer> {
-    use crate::search::hybrid::{Arm, Hybrid, HybridRequest, RRF_K};
+    spec: &SearchSpec,
+    budget: usize,
+) -> Result<(SearchOut, String)> {
+    use crate::search::hybrid::{Arm, HybridRequest, RRF_K};
+    let mode = spec.mode.as_str();
     let only = match mode {
         "semantic" => vec![Arm::Semantic],
         "symbol" => vec![Arm::Symbol],
@@ -1107,9 +1394,9 @@ fn call_search_hybrid(
     let root = state.root().to_path_buf();
     let req = HybridRequest {
         query: query.to_string(),
-        filter,
-        scope,
-        limit: offset + limit + 1,
+        filter: spec.filter.clone(),
+        scope: spec.scope,
+        limit: spec.offset + spec.limit + 1,
         snippet_lines: 6,
         context: 0,
         with_file_symbols: false,
@@ -1117,17 +1404,8 @@ fn call_search_hybrid(
         k: RRF_K,
     };
     let found = state.with_store(|store| {
-        let mut guard = state.hybrid.lock().unwrap_or_else(|e| e.into_inner());
-        if guard.is_none() {
-            let (embed, _) = crate::settings::resolve_embed(&root)?;
-            *guard = Some(Hybrid::new(Some(
-                crate::search::semantic::SemanticSearcher::new(embed),
-            )));
-        }
-        let hybrid = guard
-            .as_mut()
-            .ok_or_else(|| anyhow::anyhow!("hybrid searcher missing"))?;
-        Ok((hybrid.search(store, &root, &req)?, generation_of(store)))
+        let result = state.with_hybrid(|hybrid| hybrid.search(store, &root, &req))?;
+        Ok((result, generation_of(store)))
     })?;
     let (result, generation) = match found {
         Some((r, g)) => (Some(r), Some(g)),
@@ -1167,15 +1445,396 @@ fn call_search_hybrid(
                 .collect(),
         })
         .collect();
-    search_answer(
+    Ok(search_answer(
         query,
-        mode,
+        spec,
         hits,
-        offset,
-        limit,
         &fresh,
         generation,
         interpretation,
+        budget,
+    ))
+}
+
+/// Characters an entry of a bulk answer needs besides its hits: the query
+/// echoed back, mode, paging fields, hint, interpretation and index block.
+const ENTRY_OVERHEAD_CHARS: usize = 700;
+
+/// `search` with `queries`: each query answered on its own with the same
+/// other arguments; a query that fails becomes an error entry and the
+/// others still answer. The size budget is shared: each query gets an equal
+/// part of what the ones before it left over.
+fn call_search_bulk(state: &ServerState, queries: &[String], spec: &SearchSpec) -> Result<Answer> {
+    let mut left = BUDGET_CHARS - OVERHEAD_CHARS;
+    let mut results = Vec::with_capacity(queries.len());
+    for (i, query) in queries.iter().enumerate() {
+        let share = left / (queries.len() - i);
+        let budget = share.saturating_sub(ENTRY_OVERHEAD_CHARS + query.len());
+        let entry =
+            match check_bulk_query(query).and_then(|()| search_one(state, query, spec, budget)) {
+                Ok((out, _)) => BulkEntry::Answer(out),
+                Err(e) => BulkEntry::Error(bulk_error(query, &e)),
+            };
+        let used = serde_json::to_string(&entry).map_or(share, |s| s.len() + 1);
+        left = left.saturating_sub(used);
+        results.push(entry);
+    }
+    let mut out = BulkSearchOut {
+        results,
+        hint: None,
+    };
+    // The shares are estimates: cut the longest answers until the whole fits.
+    let cut_here = shrink_to_budget(&mut out, BUDGET_CHARS - OVERHEAD_CHARS);
+    let cut = cut_here
+        || out
+            .results
+            .iter()
+            .any(|e| matches!(e, BulkEntry::Answer(a) if a.truncated && a.hits.len() < spec.limit));
+    if cut {
+        out.hint = Some(
+            "answers were cut to share the size budget between the queries: send fewer queries per call, \
+             or search one `query` with offset to see more of its hits"
+                .into(),
+        );
+    }
+    let text = render_bulk(&out);
+    answer(&out, text)
+}
+
+/// What `search_one` would refuse before searching, said per query.
+fn check_bulk_query(query: &str) -> Result<()> {
+    if query.trim().is_empty() {
+        return Err(UserError::new("empty query")
+            .hint("give words or identifiers, e.g. \"parse config file\"")
+            .into());
+    }
+    let n = query.chars().count();
+    if n > MAX_QUERY_CHARS {
+        return Err(UserError::new(format!(
+            "the query is too long: {n} characters, the limit is {MAX_QUERY_CHARS}"
+        ))
+        .hint("give a shorter, more specific query")
+        .into());
+    }
+    Ok(())
+}
+
+fn bulk_error(query: &str, e: &anyhow::Error) -> BulkError {
+    let (error, hint) = match crate::error::find_user_error(e) {
+        Some(u) => (
+            u.message.clone(),
+            u.hint
+                .as_deref()
+                .map(super::hint_in_tool_terms)
+                .unwrap_or_else(|| "change this query or leave it out".into()),
+        ),
+        None => {
+            tracing::warn!("search failed for one query: {e:#}");
+            (
+                format!("{e:#}"),
+                "this is a failure of the server, not of the query; index_status may say more"
+                    .into(),
+            )
+        }
+    };
+    BulkError {
+        query: bound_line(query, LINE_CHARS),
+        error,
+        hint,
+    }
+}
+
+/// Drops the last hit of the answer with the most hits until `out`
+/// serializes within `budget` characters. Returns whether it dropped any.
+fn shrink_to_budget(out: &mut BulkSearchOut, budget: usize) -> bool {
+    let mut dropped = false;
+    while serde_json::to_string(out).map_or(0, |s| s.len()) > budget {
+        let fullest = out
+            .results
+            .iter_mut()
+            .filter_map(|e| match e {
+                BulkEntry::Answer(a) if !a.hits.is_empty() => Some(a),
+                _ => None,
+            })
+            .max_by_key(|a| a.hits.len());
+        let Some(a) = fullest else { break };
+        a.hits.pop();
+        a.truncated = true;
+        a.hint = Some(format!(
+            "more hits exist: call again with offset: {}, or narrow with glob, lang or scope",
+            a.offset as usize + a.hits.len()
+        ));
+        dropped = true;
+    }
+    dropped
+}
+
+/// The text of a bulk answer: per query its hits as `path:start-end symbol`
+/// lines, or its error and hint.
+fn render_bulk(out: &BulkSearchOut) -> String {
+    use std::fmt::Write as _;
+    let answered = out
+        .results
+        .iter()
+        .filter(|e| matches!(e, BulkEntry::Answer(_)))
+        .count();
+    let mut text = format!("{answered} of {} queries answered", out.results.len());
+    for e in &out.results {
+        match e {
+            BulkEntry::Answer(a) => {
+                let more = if a.truncated { " (more exist)" } else { "" };
+                let n = a.hits.len();
+                let hits = if n == 1 { "hit" } else { "hits" };
+                let _ = write!(text, "\n\n`{}`: {n} {hits}{more}", a.query);
+                for h in &a.hits {
+                    let _ = write!(text, "\n  {}:{}-{}", h.path, h.start_line, h.end_line);
+                    if let Some(s) = &h.symbol {
+                        let _ = write!(text, " {s}");
+                    }
+                }
+            }
+            BulkEntry::Error(b) => {
+                let _ = write!(
+                    text,
+                    "\n\n`{}`: error: {}\n  hint: {}",
+                    b.query, b.error, b.hint
+                );
+            }
+        }
+    }
+    if let Some(h) = &out.hint {
+        let _ = write!(text, "\n\nhint: {h}");
+    }
+    text
+}
+
+/// `search_semantic`: a natural-language query against the chunk vectors,
+/// with the server's warm searcher.
+fn call_search_semantic(state: &ServerState, args: &Args) -> Result<Answer> {
+    let query = args.string("query");
+    let limit = args.count("limit");
+    let offset = args.count("offset");
+    let threshold = args.number("threshold").map(|t| t as f32);
+    let req = SemanticRequest {
+        query: query.clone(),
+        filter: ChunkFilter::new(&args.list("glob"), None, Scope::All)?,
+        limit: offset + limit + 1,
+        threshold,
+        snippet_lines: 6,
+    };
+    let fresh = state.refresh_for_query();
+    let root = state.root().to_path_buf();
+    let found = state.with_store(|store| {
+        let result = state.with_semantic(|s| s.search(store, &root, &req))?;
+        Ok((result, generation_of(store)))
+    })?;
+    let target = SemanticTarget::Query(query);
+    semantic_answer(target, found, offset, limit, threshold.is_some(), &fresh)
+}
+
+/// `similar_code`: chunks close to a snippet or to the chunk at path:line.
+fn call_similar_code(state: &ServerState, args: &Args) -> Result<Answer> {
+    const EITHER: &str = "give `code` (a snippet), or `path` + `line` (a line inside the function or class to compare with), not both";
+    let code = args.str("code");
+    let path = args.str("path");
+    let line = args.int("line");
+    let (target, shown_as) = match (code, path, line) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+            return Err(UserError::new("both `code` and `path`/`line` are given")
+                .hint(EITHER)
+                .into());
+        }
+        (Some(code), None, None) => {
+            if code.trim().is_empty() {
+                return Err(UserError::new("`code` is empty").hint(EITHER).into());
+            }
+            let shown_as = match code.lines().count() {
+                1 => "code (1 line)".to_string(),
+                n => format!("code ({n} lines)"),
+            };
+            (SimilarTo::Code(code.to_string()), shown_as)
+        }
+        (None, Some(path), Some(line)) => {
+            let p = crate::paths::resolve_in_root(state.root(), path)?;
+            if p.abs.is_dir() {
+                return Err(UserError::new(format!("`{}` is a directory", p.rel))
+                    .hint("give a file and a line inside the function or class to compare with")
+                    .into());
+            }
+            let line = u32::try_from(line).unwrap_or(u32::MAX);
+            let shown_as = format!("{}:{line}", p.rel);
+            (SimilarTo::Location { path: p.rel, line }, shown_as)
+        }
+        (None, Some(_), None) => {
+            return Err(UserError::new("`path` needs `line`")
+                .hint("give the line (1-based) of a function or class in that file, e.g. path: \"src/lib.rs\", line: 42; or pass the code itself as `code`")
+                .into());
+        }
+        (None, None, Some(_)) => {
+            return Err(UserError::new("`line` needs `path`")
+                .hint("give the file as `path` (relative to the project root), or pass the code itself as `code`")
+                .into());
+        }
+        (None, None, None) => {
+            return Err(UserError::new("nothing to compare with")
+                .hint(EITHER)
+                .into());
+        }
+    };
+    let exclude_path = match args.str("exclude_path") {
+        Some(x) => Some(crate::paths::resolve_in_root(state.root(), x)?.rel),
+        None => None,
+    };
+    let limit = args.count("limit");
+    let offset = args.count("offset");
+    let threshold = args.number("threshold").map(|t| t as f32);
+    let req = SimilarRequest {
+        target,
+        filter: ChunkFilter::new(&args.list("glob"), None, Scope::All)?,
+        limit: offset + limit + 1,
+        threshold,
+        exclude_path,
+        snippet_lines: 6,
+    };
+    let fresh = state.refresh_for_query();
+    let root = state.root().to_path_buf();
+    let found = state.with_store(|store| {
+        let result = state.with_semantic(|s| s.similar(store, &root, &req))?;
+        Ok((result, generation_of(store)))
+    })?;
+    let target = SemanticTarget::Similar(shown_as);
+    semantic_answer(target, found, offset, limit, threshold.is_some(), &fresh)
+}
+
+/// What a semantic answer was asked for.
+enum SemanticTarget {
+    Query(String),
+    Similar(String),
+}
+
+/// Pages and bounds a semantic result. An unavailable one (no model, no
+/// vectors, no index yet) is an answer, not an error: it says why and what
+/// to do, so the model can fall back to the other tools.
+fn semantic_answer(
+    target: SemanticTarget,
+    found: Option<(SemanticResult, u64)>,
+    offset: usize,
+    limit: usize,
+    threshold: bool,
+    fresh: &Freshness,
+) -> Result<Answer> {
+    const FALLBACK: &str = "until then use search (hybrid search works without embeddings), find_symbol or search_keyword";
+    let (query, similar_to, what) = match target {
+        SemanticTarget::Query(q) => {
+            let what = format!("`{}`", bound_line(&q, 100));
+            (Some(q), None, what)
+        }
+        SemanticTarget::Similar(s) => (None, Some(s.clone()), s),
+    };
+    let (result, generation) = match found {
+        Some((r, g)) => (r, Some(g)),
+        None => {
+            let (reason, hint) = if fresh.indexing {
+                (
+                    "the index is being built".to_string(),
+                    format!(
+                        "retry when index_status shows it done; vectors are computed after indexing; {FALLBACK}"
+                    ),
+                )
+            } else {
+                (
+                    "there is no index yet".to_string(),
+                    format!("run `repo-search index` (it also computes the vectors); {FALLBACK}"),
+                )
+            };
+            let out = SemanticOut::unavailable(query, similar_to, reason, hint, fresh, None);
+            let summary = unavailable_summary(&out);
+            return answer(&out, summary);
+        }
+    };
+    if !result.available {
+        let reason = result
+            .reason
+            .unwrap_or_else(|| "unknown reason".to_string());
+        let hint = match result.hint.filter(|h| !h.is_empty()) {
+            Some(h) => format!("{}; {FALLBACK}", super::hint_in_tool_terms(&h)),
+            None => FALLBACK.to_string(),
+        };
+        let mut out = SemanticOut::unavailable(query, similar_to, reason, hint, fresh, generation);
+        out.model = result.model;
+        out.embedded = result.embedded;
+        out.total = result.total;
+        let summary = unavailable_summary(&out);
+        return answer(&out, summary);
+    }
+    let more = result.hits.len() > offset + limit;
+    let mut hits: Vec<ChunkOut> = result
+        .hits
+        .into_iter()
+        .skip(offset)
+        .take(limit)
+        .map(chunk_out)
+        .collect();
+    let dropped = fit(&mut hits, BUDGET_CHARS - OVERHEAD_CHARS);
+    let shown = hits.len();
+    let truncated = more || dropped > 0;
+    let mut hints: Vec<String> = Vec::new();
+    if truncated {
+        hints.push(format!(
+            "more hits exist: call again with offset: {}, or narrow with glob or threshold",
+            offset + shown
+        ));
+    } else if shown == 0 {
+        hints.push(if threshold {
+            "nothing is similar enough: lower threshold or leave it out".to_string()
+        } else {
+            "nothing found: try other words, or search for a hybrid search".to_string()
+        });
+    }
+    if result.partial {
+        hints.push(format!(
+            "only {} of {} chunks have vectors yet, so hits come from those: they are still being computed (by `repo-search index` or the daemon)",
+            result.embedded, result.total
+        ));
+    }
+    let partial_note = if result.partial {
+        format!(
+            ", partial: {}/{} chunks embedded",
+            result.embedded, result.total
+        )
+    } else {
+        String::new()
+    };
+    let model = result.model.clone().unwrap_or_default();
+    let summary = match &query {
+        Some(_) => format!("{shown} hits for {what} (semantic, {model}{partial_note})"),
+        None => format!("{shown} chunks similar to {what} ({model}{partial_note})"),
+    };
+    let out = SemanticOut {
+        query,
+        similar_to,
+        available: true,
+        reason: None,
+        model: result.model,
+        tier: result.tier.map(|t| t.name().to_string()),
+        partial: result.partial,
+        embedded: result.embedded,
+        total: result.total,
+        hits,
+        offset: offset as u64,
+        truncated,
+        hint: (!hints.is_empty()).then(|| hints.join("; ")),
+        index: index_info(fresh, generation),
+    };
+    answer(&out, summary)
+}
+
+/// The text of an unavailable semantic answer: what is missing and the fix.
+fn unavailable_summary(out: &SemanticOut) -> String {
+    format!(
+        "semantic search is not available: {}\nhint: {}",
+        out.reason.as_deref().unwrap_or("unknown reason"),
+        out.hint.as_deref().unwrap_or_default()
     )
 }
 

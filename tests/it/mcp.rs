@@ -80,6 +80,11 @@ struct Mcp {
 
 impl Mcp {
     fn start(p: &Project, era: Era) -> Mcp {
+        Mcp::start_with_env(p, era, &[])
+    }
+
+    /// Starts the server with extra environment variables.
+    fn start_with_env(p: &Project, era: Era, env: &[(&str, &std::path::Path)]) -> Mcp {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -92,7 +97,9 @@ impl Mcp {
             .current_dir(p.root())
             .env("REPO_SEARCH_HOME", p.home.path())
             .env_remove("CLAUDE_PROJECT_DIR")
-            .env_remove("REPO_SEARCH_LOG");
+            .env_remove("REPO_SEARCH_LOG")
+            .env_remove("REPO_SEARCH_MODEL_CACHE")
+            .envs(env.iter().copied());
         let log = std::fs::File::create(p.home.path().join("mcp-stderr.log")).expect("stderr log");
         let client = rt.block_on(async {
             let (transport, _) = TokioChildProcess::builder(cmd)
@@ -256,7 +263,9 @@ fn mcp_lists_tools_with_plain_schemas_in_both_eras() {
                 "list_defs_in_file",
                 "read_file",
                 "search",
-                "search_keyword"
+                "search_keyword",
+                "search_semantic",
+                "similar_code"
             ],
             "{era:?}"
         );
@@ -302,6 +311,36 @@ fn mcp_lists_tools_with_plain_schemas_in_both_eras() {
             .expect("search_keyword");
         assert_eq!(kw.input_schema["properties"]["max_results"]["maximum"], 500);
         assert_eq!(kw.input_schema["properties"]["glob"]["type"], "array");
+        let input = |name: &str| {
+            tools
+                .iter()
+                .find(|t| t.name == name)
+                .map(|t| Value::Object(t.input_schema.as_ref().clone()))
+                .unwrap_or_else(|| panic!("{name} is not listed"))
+        };
+        let search = input("search");
+        assert_eq!(search["properties"]["queries"]["maxItems"], 10, "{search}");
+        assert_eq!(search["properties"]["queries"]["minItems"], 1, "{search}");
+        assert!(
+            search.get("required").is_none(),
+            "query or queries: {search}"
+        );
+        let sem = input("search_semantic");
+        assert_eq!(
+            sem["properties"]["limit"],
+            json!({"type": "integer", "minimum": 1, "maximum": 50, "default": 10, "description": "Most chunks returned."})
+        );
+        assert_eq!(sem["properties"]["threshold"]["type"], "number", "{sem}");
+        assert_eq!(sem["properties"]["threshold"]["maximum"], 1.0, "{sem}");
+        assert_eq!(sem["required"], json!(["query"]));
+        let similar = input("similar_code");
+        for name in ["code", "path", "line", "exclude_path", "limit"] {
+            assert!(
+                similar["properties"].get(name).is_some(),
+                "similar_code lacks {name}: {similar}"
+            );
+        }
+        assert!(similar.get("required").is_none(), "{similar}");
     }
 }
 
@@ -814,7 +853,7 @@ fn mcp_raw_jsonrpc_in_both_eras() {
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     assert_eq!(
         v["result"]["tools"].as_array().map(Vec::len),
-        Some(7),
+        Some(9),
         "{v}"
     );
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
@@ -856,7 +895,7 @@ fn mcp_raw_jsonrpc_in_both_eras() {
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": modern_meta()}}));
     assert_eq!(
         v["result"]["tools"].as_array().map(Vec::len),
-        Some(7),
+        Some(9),
         "{v}"
     );
     let v = raw.request(
@@ -1064,6 +1103,18 @@ fn mcp_results_stay_within_the_size_budget() {
             page["definitions"][0]
         );
     }
+    let queries: Vec<String> = (1..=10).map(|i| format!("needle_{i}")).collect();
+    let v = m.ok("search", json!({"queries": queries, "limit": 50}));
+    let size = v.to_string().len();
+    assert!(size <= 20_000, "bulk search result is {size} characters");
+    assert_eq!(v["results"].as_array().map(Vec::len), Some(10), "{v}");
+    assert!(
+        v["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("fewer queries")),
+        "{}",
+        v["hint"]
+    );
     let v = m.ok(
         "find_symbol",
         json!({"name": "needle_", "match": "prefix", "limit": 200}),
@@ -1075,6 +1126,426 @@ fn mcp_results_stay_within_the_size_budget() {
         "{}",
         v["hint"]
     );
+}
+
+const RETRY_PY: &str = r#"def retry_failed_payment(payment, attempts=3):
+    """Charge the card again after a failure."""
+    for _ in range(attempts):
+        if payment.charge():
+            return True
+    return False
+"#;
+
+const MATH_PY: &str = r#"def add_numbers(a, b):
+    """Sum of two numbers."""
+    return a + b
+
+
+def multiply_numbers(a, b):
+    return a * b
+"#;
+
+/// A function copied from `VIEWS_PY`, as an agent would paste it.
+const CSRF_SNIPPET: &str = r#"def validate_csrf_token(token):
+    """Check that the CSRF token is valid."""
+    return token == os.environ.get("SECRET")
+"#;
+
+fn hit_paths(v: &Value) -> Vec<String> {
+    v["hits"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|h| h["path"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn mcp_search_semantic_and_similar_code_with_the_fast_model() {
+    let Some(models) = crate::embed::test_models() else {
+        return;
+    };
+    let p = sample();
+    p.write("app/retry.py", RETRY_PY)
+        .write("app/math.py", MATH_PY)
+        // The fast tier only, so the model searched is known.
+        .write(".repo_search/config.toml", "[embed]\nprovider = \"none\"\n");
+    let out = p
+        .cmd(&["index", "--embed-tier", "fast", "--json"])
+        .env("REPO_SEARCH_MODEL_CACHE", &models)
+        .output()
+        .expect("run repo-search index");
+    let r = Run {
+        args: vec!["index".into()],
+        out,
+    };
+    assert_eq!(r.code(), 0, "{r}");
+    let m = Mcp::start_with_env(
+        &p,
+        Era::Legacy,
+        &[("REPO_SEARCH_MODEL_CACHE", models.as_path())],
+    );
+    wait_indexed(&m, 6);
+
+    // A natural-language query finds the function that does it.
+    let query = "retry a payment that failed";
+    let v = m.ok("search_semantic", json!({"query": query}));
+    assert_eq!(v["available"], true, "{v}");
+    assert_eq!(v["model"], "minishlab/potion-base-8M", "{v}");
+    assert_eq!(v["tier"], "fast", "{v}");
+    assert_eq!(v["partial"], false, "{v}");
+    assert_eq!(v["query"], query);
+    assert!(
+        v["total"].as_u64().unwrap_or(0) > 0 && v["embedded"] == v["total"],
+        "{v}"
+    );
+    assert_eq!(
+        hit_paths(&v).first().map(String::as_str),
+        Some("app/retry.py"),
+        "{v}"
+    );
+    let score = v["hits"][0]["score"].as_f64().unwrap_or(-1.0);
+    assert!(score > 0.0 && score <= 1.0, "cosine score: {v}");
+    assert!(v.get("reason").is_none(), "{v}");
+
+    // Paging: limit 1 says how to get the next hit, which offset 1 gives.
+    let first = m.ok("search_semantic", json!({"query": query, "limit": 1}));
+    assert_eq!(first["hits"].as_array().map(Vec::len), Some(1), "{first}");
+    assert_eq!(first["truncated"], true, "{first}");
+    assert!(
+        first["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("offset: 1")),
+        "{first}"
+    );
+    let second = m.ok(
+        "search_semantic",
+        json!({"query": query, "limit": 1, "offset": 1}),
+    );
+    assert_eq!(second["hits"][0], v["hits"][1], "{second}");
+
+    // Globs narrow; a high threshold leaves nothing and says so.
+    let v = m.ok(
+        "search_semantic",
+        json!({"query": "check the csrf token is valid", "glob": ["app/**", "!app/retry.py"]}),
+    );
+    let paths = hit_paths(&v);
+    assert!(!paths.is_empty(), "{v}");
+    assert!(
+        paths
+            .iter()
+            .all(|p| p.starts_with("app/") && p != "app/retry.py"),
+        "{paths:?}"
+    );
+    assert_eq!(paths[0], "app/views.py", "{v}");
+    let v = m.ok(
+        "search_semantic",
+        json!({"query": query, "threshold": 0.99}),
+    );
+    assert_eq!(hit_paths(&v), Vec::<String>::new(), "{v}");
+    assert!(
+        v["hint"].as_str().is_some_and(|h| h.contains("threshold")),
+        "{v}"
+    );
+
+    // A snippet copied from a file finds that file; exclude_path leaves it out.
+    let v = m.ok("similar_code", json!({"code": CSRF_SNIPPET}));
+    assert_eq!(v["available"], true, "{v}");
+    assert_eq!(v["similar_to"], "code (3 lines)", "{v}");
+    assert_eq!(
+        hit_paths(&v).first().map(String::as_str),
+        Some("app/views.py"),
+        "{v}"
+    );
+    let v = m.ok(
+        "similar_code",
+        json!({"code": CSRF_SNIPPET, "exclude_path": "app/views.py"}),
+    );
+    let paths = hit_paths(&v);
+    assert!(!paths.is_empty(), "{v}");
+    assert!(!paths.iter().any(|p| p == "app/views.py"), "{paths:?}");
+
+    // path + line: the chunk itself is not its own hit.
+    let v = m.ok("similar_code", json!({"path": "./app/math.py", "line": 2}));
+    assert_eq!(v["similar_to"], "app/math.py:2", "{v}");
+    let own = v["hits"].as_array().into_iter().flatten().any(|h| {
+        h["path"] == "app/math.py"
+            && h["start_line"].as_u64().is_some_and(|s| s <= 2)
+            && h["end_line"].as_u64().is_some_and(|e| e >= 2)
+    });
+    assert!(
+        !own,
+        "the chunk at app/math.py:2 is among its own hits: {v}"
+    );
+    assert!(!hit_paths(&v).is_empty(), "{v}");
+    let (error, _) = m.tool_error("similar_code", json!({"path": "app/math.py", "line": 999}));
+    assert!(error.contains("no indexed chunk"), "{error}");
+
+    // A new file indexed by the server has no vector yet: partial, not an error.
+    p.write(
+        "app/dates.py",
+        "def format_date(ts):\n    return ts.strftime('%Y-%m-%d')\n",
+    );
+    let v = poll_until(Duration::from_secs(60), || {
+        let v = m.ok("search_semantic", json!({"query": query}));
+        (v["partial"] == true).then_some(v)
+    })
+    .unwrap_or_else(|| panic!("the server never indexed app/dates.py"));
+    assert_eq!(v["available"], true, "{v}");
+    let (embedded, total) = (
+        v["embedded"].as_u64().unwrap_or(0),
+        v["total"].as_u64().unwrap_or(0),
+    );
+    assert!(embedded > 0 && embedded < total, "{v}");
+    assert!(
+        v["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains(&format!("{embedded} of {total}"))),
+        "{v}"
+    );
+    assert_eq!(
+        hit_paths(&v).first().map(String::as_str),
+        Some("app/retry.py"),
+        "{v}"
+    );
+}
+
+#[test]
+fn mcp_semantic_tools_without_vectors_answer_unavailable_and_reject_bad_input() {
+    let p = sample();
+    // No model in this private home: semantic search cannot answer.
+    let m = Mcp::start(&p, Era::Legacy);
+    wait_indexed(&m, 4);
+    let calls = [
+        ("search_semantic", json!({"query": "check the csrf token"})),
+        ("similar_code", json!({"code": CSRF_SNIPPET})),
+        ("similar_code", json!({"path": "app/views.py", "line": 13})),
+    ];
+    for (tool, args) in calls {
+        let v = m.ok(tool, args.clone());
+        assert_eq!(v["available"], false, "{tool} {args}: {v}");
+        assert!(
+            v["reason"].as_str().is_some_and(|r| r.contains("model")),
+            "{tool} {args}: {v}"
+        );
+        let hint = v["hint"].as_str().unwrap_or_default();
+        assert!(
+            hint.contains("repo-search model fetch") && hint.contains("search_keyword"),
+            "{tool} {args}: {v}"
+        );
+        assert_eq!(v["hits"], json!([]), "{v}");
+    }
+    let r = m
+        .call("search_semantic", json!({"query": "check the csrf token"}))
+        .expect("call");
+    assert!(
+        error_text(&r).contains("semantic search is not available"),
+        "{}",
+        error_text(&r)
+    );
+    // Every other tool keeps working.
+    let v = m.ok("find_symbol", json!({"name": "validate_csrf_token"}));
+    assert_eq!(v["symbols"][0]["path"], "app/views.py", "{v}");
+    let v = m.ok("search", json!({"query": "validate csrf token"}));
+    assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
+
+    let cases: &[(&str, Value, &str, &str)] = &[
+        (
+            "similar_code",
+            json!({"code": "x", "path": "app/views.py", "line": 1}),
+            "both `code` and `path`",
+            "`code`",
+        ),
+        (
+            "similar_code",
+            json!({}),
+            "nothing to compare with",
+            "`path` + `line`",
+        ),
+        (
+            "similar_code",
+            json!({"path": "app/views.py"}),
+            "`path` needs `line`",
+            "line",
+        ),
+        (
+            "similar_code",
+            json!({"line": 3}),
+            "`line` needs `path`",
+            "path",
+        ),
+        (
+            "similar_code",
+            json!({"path": "../outside.py", "line": 1}),
+            "outside the project root",
+            "",
+        ),
+        (
+            "similar_code",
+            json!({"path": "/etc/passwd", "line": 1}),
+            "outside the project root",
+            "",
+        ),
+        (
+            "similar_code",
+            json!({"code": "x", "exclude_path": "../../etc/passwd"}),
+            "outside the project root",
+            "",
+        ),
+        (
+            "similar_code",
+            json!({"path": "app", "line": 1}),
+            "is a directory",
+            "",
+        ),
+        (
+            "similar_code",
+            json!({"code": "  \n"}),
+            "`code` is empty",
+            "`code`",
+        ),
+        (
+            "similar_code",
+            json!({"code": "x", "limit": 0}),
+            "`limit` must be between 1 and 50, got 0",
+            "1 to 50",
+        ),
+        (
+            "search_semantic",
+            json!({"query": "x", "limit": 51}),
+            "`limit` must be between 1 and 50, got 51",
+            "default 10",
+        ),
+        (
+            "search_semantic",
+            json!({"query": "x", "threshold": 1.5}),
+            "`threshold` must be between 0 and 1",
+            "leave it out",
+        ),
+        (
+            "search_semantic",
+            json!({"query": " "}),
+            "`query` is empty",
+            "",
+        ),
+        (
+            "search_semantic",
+            json!({}),
+            "missing required argument `query`",
+            "",
+        ),
+    ];
+    for (tool, args, want_error, want_hint) in cases {
+        let (error, hint) = m.tool_error(tool, args.clone());
+        assert!(
+            error.contains(want_error),
+            "{tool} {args}: error {error:?} lacks {want_error:?}"
+        );
+        assert!(
+            hint.contains(want_hint),
+            "{tool} {args}: hint {hint:?} lacks {want_hint:?}"
+        );
+    }
+}
+
+#[test]
+fn mcp_search_answers_several_queries_in_one_call() {
+    let p = sample();
+    let m = Mcp::start(&p, Era::Legacy);
+    wait_indexed(&m, 4);
+    let alone = m.ok("search", json!({"query": "validate csrf token"}));
+
+    // Three queries, one of them invalid: two answers and one error entry.
+    let queries = json!(["validate csrf token", "!!! ???", "parse_config"]);
+    let r = m
+        .call("search", json!({"queries": queries}))
+        .expect("search with queries");
+    assert_ne!(r.is_error, Some(true), "{}", error_text(&r));
+    let v = r.structured_content.clone().expect("structuredContent");
+    let results = v["results"].as_array().cloned().unwrap_or_default();
+    assert_eq!(results.len(), 3, "{v}");
+    assert_eq!(results[0]["query"], "validate csrf token", "{v}");
+    assert_eq!(results[0]["mode"], "hybrid", "{v}");
+    assert_eq!(
+        results[0]["hits"], alone["hits"],
+        "same answer as alone: {v}"
+    );
+    assert!(results[0]["index"]["generation"].as_u64().is_some(), "{v}");
+    assert_eq!(results[1]["query"], "!!! ???", "{v}");
+    assert!(
+        results[1]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("no searchable words")),
+        "{v}"
+    );
+    assert!(
+        results[1]["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("search_keyword")),
+        "{v}"
+    );
+    assert!(results[1].get("hits").is_none(), "{v}");
+    assert_eq!(results[2]["hits"][0]["path"], "src/config.rs", "{v}");
+    let text = error_text(&r);
+    assert!(text.starts_with("2 of 3 queries answered"), "{text}");
+    assert!(text.contains("app/views.py:"), "{text}");
+    assert!(
+        text.contains("error: the query has no searchable words"),
+        "{text}"
+    );
+
+    // The other arguments apply to every query; a blank query is its own error.
+    let v = m.ok(
+        "hybrid_search",
+        json!({"queries": ["csrf token", "config", ""], "glob": ["src/**"], "mode": "bm25"}),
+    );
+    let results = v["results"].as_array().cloned().unwrap_or_default();
+    assert_eq!(results.len(), 3, "{v}");
+    for r in &results[..2] {
+        assert_eq!(r["mode"], "bm25", "{v}");
+        assert!(hit_paths(r).iter().all(|p| p.starts_with("src/")), "{v}");
+    }
+    assert!(!hit_paths(&results[1]).is_empty(), "{v}");
+    assert_eq!(results[2]["error"], "empty query", "{v}");
+
+    // Bad calls are errors with a hint.
+    let eleven: Vec<String> = (1..=11).map(|i| format!("query {i}")).collect();
+    let cases: &[(Value, &str, &str)] = &[
+        (
+            json!({"queries": eleven}),
+            "`queries` has 11 items, the limit is 10",
+            "at most 10",
+        ),
+        (
+            json!({"query": "csrf", "queries": ["csrf"]}),
+            "not both",
+            "`queries`",
+        ),
+        (json!({}), "missing required argument `query`", "`queries`"),
+        (json!({"queries": []}), "`queries` is empty", "1 to 10"),
+        (
+            json!({"queries": ["csrf", 3]}),
+            "`queries` must hold strings only",
+            "",
+        ),
+    ];
+    for (args, want_error, want_hint) in cases {
+        let (error, hint) = m.tool_error("search", args.clone());
+        assert!(
+            error.contains(want_error),
+            "{args}: error {error:?} lacks {want_error:?}"
+        );
+        assert!(
+            hint.contains(want_hint),
+            "{args}: hint {hint:?} lacks {want_hint:?}"
+        );
+    }
+    // The single-query form is unchanged.
+    let again = m.ok("search", json!({"query": "validate csrf token"}));
+    assert_eq!(again["hits"], alone["hits"]);
+    assert!(again.get("results").is_none());
 }
 
 fn read_bytes(p: &Project, rel: &str) -> Vec<u8> {
