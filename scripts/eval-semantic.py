@@ -131,7 +131,8 @@ def main():
     ap.add_argument("--bin", default=os.path.join(REPO, "target", "release", "repo-search"))
     ap.add_argument("--models", default=os.environ.get("REPO_SEARCH_MODEL_CACHE", os.path.expanduser("~/.cache/repo-search-test-home/models")))
     ap.add_argument("--work", default="/tmp/repo-search-eval-semantic")
-    ap.add_argument("--modes", default="bm25,fast,full")
+    ap.add_argument("--modes", default="bm25,fast,full,hybrid-fast,hybrid",
+                    help="bm25, fast/full (semantic with that tier), hybrid-fast/hybrid (fused, with that tier)")
     ap.add_argument("--write-cases", default=None, help="also write the cases as JSONL here")
     a = ap.parse_args()
 
@@ -158,7 +159,7 @@ def main():
     print(f"{len(cases)} cases from {', '.join(a.subdirs)} of {corpus}", file=sys.stderr)
 
     modes = a.modes.split(",")
-    tiers = "all" if "full" in modes else "fast"
+    tiers = "all" if ("full" in modes or "hybrid" in modes) else "fast"
     p, secs = run(a.bin, ["index", "--root", tree, "--json", "--embed-tier", tiers], env)
     if p.returncode != 0:
         sys.exit(f"index failed: {p.stderr}")
@@ -173,7 +174,9 @@ def main():
         args = ["--mode", "bm25"]
         if mode in ("fast", "full"):
             args = ["--mode", "semantic"]
-        if mode == "fast":
+        if mode in ("hybrid", "hybrid-fast"):
+            args = ["--mode", "hybrid"]
+        if mode in ("fast", "hybrid-fast"):
             # Only the fast tier configured: search must use potion.
             menv["REPO_SEARCH_EMBED_PROVIDER"] = "none"
         ranks, times, model = [], [], None
@@ -182,7 +185,7 @@ def main():
             if p.returncode not in (0, 1):
                 sys.exit(f"{mode}: search failed: {p.stderr}")
             v = json.loads(p.stdout)
-            model = v.get("model", model)
+            model = v.get("model", v.get("semantic_model", model))
             ranks.append(rank_of(v.get("hits", []), c["expect"]))
             times.append(secs)
         mrr = sum(1.0 / r for r in ranks if r) / len(ranks)

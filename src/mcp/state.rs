@@ -279,12 +279,10 @@ impl ServerState {
                     // runs (or it does not watch this project).
                     match crate::daemon::client::request_reindex(&settings.root, &[]) {
                         Ok(Some(summary)) => Ok(summary),
-                        Ok(None) => {
-                            crate::index::index_project(&settings, &opts, &progress, |_| {})
-                        }
+                        Ok(None) => index_here(&settings, &opts, &progress),
                         Err(e) => {
                             tracing::debug!("daemon did not answer ({e:#}); indexing directly");
-                            crate::index::index_project(&settings, &opts, &progress, |_| {})
+                            index_here(&settings, &opts, &progress)
                         }
                     }
                 }));
@@ -380,6 +378,33 @@ impl ServerState {
 }
 
 /// A progress phase as a word.
+/// An index run in this process, followed by fast-tier vectors for what
+/// changed (a second or two for a large tree), so semantic search and the
+/// hybrid's semantic arm work without a daemon. The full tier is left to
+/// the daemon or `repo-search index`: it takes minutes to hours.
+fn index_here(
+    settings: &Settings,
+    opts: &IndexOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<IndexSummary> {
+    let summary = crate::index::index_project(settings, opts, progress, |_| {})?;
+    if summary.changed > 0 || summary.removed > 0 {
+        let embedded = crate::settings::resolve_embed(&settings.root).and_then(|(es, _)| {
+            let plan = crate::index::EmbedPlan {
+                tiers: &[crate::embed::Tier::Fast],
+                defer_full_over: None,
+                should_stop: &|| false,
+            };
+            crate::index::embed_project(settings, &es, &plan, &|_| {}, &|_| {})
+        });
+        match embedded {
+            Ok(s) => tracing::debug!(?s, "fast-tier vectors"),
+            Err(e) => tracing::debug!("no fast-tier vectors: {e:#}"),
+        }
+    }
+    Ok(summary)
+}
+
 pub fn phase_name(p: Phase) -> &'static str {
     match p {
         Phase::Walking => "walking",

@@ -1720,3 +1720,33 @@ fn mcp_python_sdk_both_eras() {
     );
     assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
 }
+
+#[test]
+fn mcp_own_index_build_computes_fast_vectors() {
+    let Some(models) = crate::embed::test_models() else {
+        return;
+    };
+    let p = sample();
+    p.write("app/retry.py", RETRY_PY)
+        .write(".repo_search/config.toml", "[embed]\nprovider = \"none\"\n");
+    // No `repo-search index`: the server builds the index on its own.
+    let m = Mcp::start_with_env(
+        &p,
+        Era::Legacy,
+        &[("REPO_SEARCH_MODEL_CACHE", models.as_path())],
+    );
+    wait_indexed(&m, 5);
+    let v = poll_until(Duration::from_secs(30), || {
+        let v = m.ok(
+            "search_semantic",
+            json!({"query": "retry a payment that failed"}),
+        );
+        (v["available"] == true && v["partial"] == false).then_some(v)
+    })
+    .expect("fast-tier vectors after the server's own index build");
+    assert_eq!(
+        hit_paths(&v).first().map(String::as_str),
+        Some("app/retry.py"),
+        "{v}"
+    );
+}
