@@ -97,7 +97,7 @@ pub(crate) fn collect<'t>(
     loop {
         w.visit(cursor.node());
         visited = visited.wrapping_add(1);
-        if visited % DEADLINE_EVERY == 0 && Instant::now() >= deadline {
+        if visited.is_multiple_of(DEADLINE_EVERY) && Instant::now() >= deadline {
             return None;
         }
         if !next_node(&mut cursor) {
