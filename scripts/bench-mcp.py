@@ -50,6 +50,20 @@ SYMBOLS = [
     "paginate_queryset",
 ]
 
+# `search` (hybrid by default): natural language, identifiers, a quoted phrase.
+QUERIES = [
+    "where is the csrf token validated",
+    "send an email to the site admins",
+    "parse the http accept language header",
+    "retry database connection after failure",
+    "cache a property on the instance",
+    "get_object_or_404",
+    "QuerySet.filter",
+    '"Content-Disposition"',
+    "validate that the slug only has letters and hyphens",
+    "paginate a list of objects",
+]
+
 PATTERNS = [
     {"pattern": "def get_queryset"},
     {"pattern": "csrf_token"},
@@ -169,8 +183,11 @@ async def main() -> int:
                     await timed(session, "find_symbol", {"name": name})
                 for p in PATTERNS:
                     await timed(session, "search_keyword", p)
+                for q in QUERIES:
+                    await timed(session, "search", {"query": q})
+                    await timed(session, "search_semantic", {"query": q})
 
-                fs, kw, sizes = [], [], []
+                fs, kw, hy, se, sizes = [], [], [], [], []
                 for _ in range(args.rounds):
                     for name in SYMBOLS:
                         dt, r = await timed(session, "find_symbol", {"name": name})
@@ -180,8 +197,16 @@ async def main() -> int:
                         dt, r = await timed(session, "search_keyword", p)
                         kw.append(dt)
                         sizes.append(len(str(r.structured_content)))
+                    for q in QUERIES:
+                        dt, r = await timed(session, "search", {"query": q})
+                        hy.append(dt)
+                        sizes.append(len(str(r.structured_content)))
+                        dt, r = await timed(session, "search_semantic", {"query": q})
+                        se.append(dt)
                 report("find_symbol (back to back)", fs)
                 report("search_keyword (back to back)", kw)
+                report("search, hybrid (back to back)", hy)
+                report("search_semantic (back to back)", se)
 
                 fs_sp, kw_sp = [], []
                 for i in range(args.spaced):

@@ -185,6 +185,7 @@ def main():
             if p.returncode not in (0, 1):
                 sys.exit(f"{mode}: search failed: {p.stderr}")
             v = json.loads(p.stdout)
+            v = v.get("result", v)  # hybrid answers are wrapped
             model = v.get("model", v.get("semantic_model", model))
             ranks.append(rank_of(v.get("hits", []), c["expect"]))
             times.append(secs)
