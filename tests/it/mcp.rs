@@ -1283,11 +1283,21 @@ fn mcp_search_semantic_and_similar_code_with_the_fast_model() {
     let (error, _) = m.tool_error("similar_code", json!({"path": "app/math.py", "line": 999}));
     assert!(error.contains("no indexed chunk"), "{error}");
 
-    // A new file indexed by the server has no vector yet: partial, not an error.
+    // A new file indexed without vectors (`index --no-embed`; the server's
+    // own runs would embed it): partial, not an error.
     p.write(
         "app/dates.py",
         "def format_date(ts):\n    return ts.strftime('%Y-%m-%d')\n",
     );
+    let out = p
+        .cmd(&["index", "--no-embed"])
+        .output()
+        .expect("run repo-search index");
+    let r = Run {
+        args: vec!["index".into(), "--no-embed".into()],
+        out,
+    };
+    assert_eq!(r.code(), 0, "{r}");
     let v = poll_until(Duration::from_secs(60), || {
         let v = m.ok("search_semantic", json!({"query": query}));
         (v["partial"] == true).then_some(v)
