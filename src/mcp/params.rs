@@ -168,6 +168,24 @@ fn bad(p: &Param, message: String, hint: String) -> UserError {
     UserError::new(message).hint(p.hint.map(str::to_string).unwrap_or(hint))
 }
 
+/// A list parameter's items; a single string counts as a list of one.
+/// `example` is a JSON list shown in the hint.
+fn list_items(p: &Param, v: &Value, example: &str) -> Result<Vec<Value>, UserError> {
+    match v {
+        Value::Array(a) => Ok(a.clone()),
+        Value::String(s) => Ok(vec![Value::String(s.clone())]),
+        other => Err(bad(
+            p,
+            format!(
+                "`{}` must be a list of strings, not {}",
+                p.name,
+                type_name(other)
+            ),
+            format!("e.g. \"{}\": {example}", p.name),
+        )),
+    }
+}
+
 fn coerce_int(v: &Value) -> Option<i64> {
     match v {
         Value::Number(n) => n.as_i64().or_else(|| {
@@ -345,21 +363,7 @@ impl Args {
                     max_items,
                     max_chars,
                 } => {
-                    let items: Vec<Value> = match v {
-                        Value::Array(a) => a.clone(),
-                        Value::String(s) => vec![Value::String(s.clone())],
-                        other => {
-                            return Err(bad(
-                                p,
-                                format!(
-                                    "`{}` must be a list of strings, not {}",
-                                    p.name,
-                                    type_name(other)
-                                ),
-                                format!("e.g. \"{}\": [\"src/**\", \"*.py\"]", p.name),
-                            ));
-                        }
-                    };
+                    let items = list_items(p, v, "[\"src/**\", \"*.py\"]")?;
                     if items.len() > max_items {
                         return Err(bad(
                             p,
@@ -423,24 +427,7 @@ impl Args {
                 }
                 Kind::Batch { max_items, .. } => {
                     // Item length is checked per item by the tool (see `Kind::Batch`).
-                    let items: Vec<Value> = match v {
-                        Value::Array(a) => a.clone(),
-                        Value::String(s) => vec![Value::String(s.clone())],
-                        other => {
-                            return Err(bad(
-                                p,
-                                format!(
-                                    "`{}` must be a list of strings, not {}",
-                                    p.name,
-                                    type_name(other)
-                                ),
-                                format!(
-                                    "e.g. \"{}\": [\"parse config\", \"retry backoff\"]",
-                                    p.name
-                                ),
-                            ));
-                        }
-                    };
+                    let items = list_items(p, v, "[\"parse config\", \"retry backoff\"]")?;
                     if items.is_empty() {
                         return Err(bad(
                             p,

@@ -286,6 +286,16 @@ const MAX_QUERIES: usize = 10;
 /// Longest query `search` accepts.
 const MAX_QUERY_CHARS: usize = 1000;
 
+/// Parameters several tools share.
+#[rustfmt::skip]
+const GLOB: Param = Param::new("glob", Kind::StrList { max_items: 20, max_chars: 500 }, "Only paths matching these globs; `!glob` excludes (e.g. [\"src/**\", \"!**/tests/**\"]).");
+#[rustfmt::skip]
+const CHUNK_LIMIT: Param = Param::new("limit", Kind::Int { min: 1, max: 50, default: Some(10) }, "Most chunks returned.");
+#[rustfmt::skip]
+const CHUNK_OFFSET: Param = Param::new("offset", Kind::Int { min: 0, max: 1_000, default: Some(0) }, "Skip this many results (paging).");
+#[rustfmt::skip]
+const THRESHOLD: Param = Param::new("threshold", Kind::Number { min: 0.0, max: 1.0 }, "Leave out hits whose cosine similarity is below this (0 to 1; by default none are left out).");
+
 const SEARCH: &[Param] = &[
     Param::new("query", Kind::Str { max_chars: MAX_QUERY_CHARS }, "Words, identifiers or a short description of what you look for. Give this or `queries`."),
     Param::new(
@@ -301,11 +311,11 @@ const SEARCH: &[Param] = &[
          bm25: full-text only; semantic: embeddings only; symbol: definitions named in the query; keyword: literal matches of quoted text or identifiers.",
     )
     .hint("leave `mode` out for hybrid search; use find_symbol for a known name and search_keyword for exact text or a regex"),
-    Param::new("glob", Kind::StrList { max_items: 20, max_chars: 500 }, "Only paths matching these globs; `!glob` excludes (e.g. [\"src/**\", \"!**/tests/**\"])."),
+    GLOB,
     Param::new("lang", Kind::Enum { values: LANGS_AND_DOCS, default: None }, "Only chunks of this language (`docs` = Markdown/RST/text)."),
     Param::new("scope", Kind::Enum { values: &["all", "code", "docs"], default: Some("all") }, "code: source files only; docs: documentation only; all: both."),
-    Param::new("limit", Kind::Int { min: 1, max: 50, default: Some(10) }, "Most chunks returned."),
-    Param::new("offset", Kind::Int { min: 0, max: 1_000, default: Some(0) }, "Skip this many results (paging)."),
+    CHUNK_LIMIT,
+    CHUNK_OFFSET,
 ];
 
 const SEARCH_SEMANTIC: &[Param] = &[
@@ -315,37 +325,10 @@ const SEARCH_SEMANTIC: &[Param] = &[
         "What the code does, in words, e.g. \"retry failed payments with backoff\".",
     )
     .required(),
-    Param::new(
-        "glob",
-        Kind::StrList {
-            max_items: 20,
-            max_chars: 500,
-        },
-        "Only paths matching these globs; `!glob` excludes (e.g. [\"src/**\", \"!**/tests/**\"]).",
-    ),
-    Param::new(
-        "threshold",
-        Kind::Number { min: 0.0, max: 1.0 },
-        "Leave out hits whose cosine similarity is below this (0 to 1; by default none are left out).",
-    ),
-    Param::new(
-        "limit",
-        Kind::Int {
-            min: 1,
-            max: 50,
-            default: Some(10),
-        },
-        "Most chunks returned.",
-    ),
-    Param::new(
-        "offset",
-        Kind::Int {
-            min: 0,
-            max: 1_000,
-            default: Some(0),
-        },
-        "Skip this many results (paging).",
-    ),
+    GLOB,
+    THRESHOLD,
+    CHUNK_LIMIT,
+    CHUNK_OFFSET,
 ];
 
 const SIMILAR_CODE: &[Param] = &[
@@ -373,37 +356,10 @@ const SIMILAR_CODE: &[Param] = &[
         Kind::Str { max_chars: 4096 },
         "Leave out hits in this file (relative to the project root), e.g. the one the snippet came from.",
     ),
-    Param::new(
-        "glob",
-        Kind::StrList {
-            max_items: 20,
-            max_chars: 500,
-        },
-        "Only paths matching these globs; `!glob` excludes (e.g. [\"src/**\", \"!**/tests/**\"]).",
-    ),
-    Param::new(
-        "threshold",
-        Kind::Number { min: 0.0, max: 1.0 },
-        "Leave out hits whose cosine similarity is below this (0 to 1; by default none are left out).",
-    ),
-    Param::new(
-        "limit",
-        Kind::Int {
-            min: 1,
-            max: 50,
-            default: Some(10),
-        },
-        "Most chunks returned.",
-    ),
-    Param::new(
-        "offset",
-        Kind::Int {
-            min: 0,
-            max: 1_000,
-            default: Some(0),
-        },
-        "Skip this many results (paging).",
-    ),
+    GLOB,
+    THRESHOLD,
+    CHUNK_LIMIT,
+    CHUNK_OFFSET,
 ];
 
 const SEARCH_KEYWORD: &[Param] = &[
