@@ -551,9 +551,17 @@ impl Hybrid {
                 .iter()
                 .map(|i| last_part(i).to_lowercase()),
         );
+        // A quoted phrase must show where it matches, not the window of a
+        // chunk with the most loose term hits.
+        let phrases: &[String] = if analysis.kind == QueryKind::Literal {
+            &analysis.phrases
+        } else {
+            &[]
+        };
+        let shows_phrase = |s: &(u32, String)| phrases.iter().any(|p| s.1.contains(p.as_str()));
         let (snippet_line, snippet) = match (&f.snippet, req.context) {
-            (Some(s), 0) => s.clone(),
-            _ => file_snippet(root, &f, &terms, req.snippet_lines, req.context)
+            (Some(s), 0) if phrases.is_empty() || shows_phrase(s) => s.clone(),
+            _ => file_snippet(root, &f, &terms, phrases, req.snippet_lines, req.context)
                 .unwrap_or_else(|| f.snippet.clone().unwrap_or((f.start_line, String::new()))),
         };
         let file_symbols = if req.with_file_symbols {
@@ -764,6 +772,7 @@ fn file_snippet(
     root: &Path,
     f: &Fused,
     terms: &[String],
+    phrases: &[String],
     lines: usize,
     context: usize,
 ) -> Option<(u32, String)> {
@@ -772,8 +781,19 @@ fn file_snippet(
     let all: Vec<&str> = text.lines().collect();
     let start = (f.start_line as usize).saturating_sub(1).min(all.len());
     let end = (f.end_line as usize).min(all.len()).max(start);
-    let body = all[start..end].join("\n");
-    let (line, snip) = best_snippet(&body, f.start_line, terms, lines.max(1));
+    let lines = lines.max(1);
+    // The first line holding a quoted phrase, a line of lead-in above it.
+    let phrase_at = all[start..end]
+        .iter()
+        .position(|l| phrases.iter().any(|p| l.contains(p.as_str())));
+    let (line, snip) = match phrase_at {
+        Some(i) => {
+            let from = start + i.saturating_sub(1);
+            let to = (from + lines).min(end);
+            ((from + 1) as u32, all[from..to].join("\n"))
+        }
+        None => best_snippet(&all[start..end].join("\n"), f.start_line, terms, lines),
+    };
     if context == 0 {
         return Some((line, snip));
     }

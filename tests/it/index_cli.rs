@@ -524,3 +524,30 @@ fn keyword_output_matches_ripgrep_on_this_repository() {
         assert_eq!(ours, theirs, "keyword {case:?} differs from rg");
     }
 }
+
+#[test]
+fn quoted_phrases_show_their_matching_lines() {
+    let p = Project::new();
+    let mut body = String::from(
+        "def build_headers(response, options):\n    \"\"\"Fill in the headers.\"\"\"\n",
+    );
+    for i in 0..30 {
+        body.push_str(&format!(
+            "    options.set('header_{i}', response.header_value({i}))\n"
+        ));
+    }
+    body.push_str("    response[\"X-Frame-Options\"] = options.frame\n    return response\n");
+    p.write("app/headers.py", &body);
+    p.run(&["index", "--no-embed", "--quiet"]).ok();
+    let v = p.json(&["search", "\"X-Frame-Options\""]);
+    let hits = v["result"]["hits"].as_array().expect("hits");
+    assert!(!hits.is_empty(), "{v}");
+    for h in hits {
+        assert!(
+            h["snippet"]
+                .as_str()
+                .is_some_and(|s| s.contains("\"X-Frame-Options\"")),
+            "the snippet shows the matching line: {v}"
+        );
+    }
+}
