@@ -25,13 +25,18 @@ pub fn cmd_init(a: InitArgs) -> Result<Found> {
     // Resolve after writing: the config file may be new.
     let settings = Settings::resolve(root.clone(), &Overrides::default())?;
     let index = if a.no_index {
+        // Registered all the same, so the daemon (if it runs) watches it.
+        let home = crate::daemon::DaemonHome::from_env();
+        if let Err(e) = crate::registry::Registry::at(home.dir()).register(&root) {
+            tracing::warn!("could not record the project in the registry: {e:#}");
+        }
         None
     } else {
-        Some(run_index(
-            &settings,
-            &IndexOptions::default(),
-            a.common.json,
-        )?)
+        let summary = run_index(&settings, &IndexOptions::default(), a.common.json)?;
+        // Vectors too, as `repo-search index` does (fast tier; the full
+        // tier when it is quick, else in the background).
+        super::embed::run_embed_phase(&settings, "auto", a.common.json)?;
+        Some(summary)
     };
 
     if a.common.json {

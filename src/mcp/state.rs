@@ -253,6 +253,9 @@ impl ServerState {
             return;
         }
         let initial = !self.index_exists();
+        // The first run of this server also fills in missing fast-tier
+        // vectors (an index built by `init` or `index --no-embed`).
+        let first_run = st.runs == 0;
         st.running = true;
         st.initial = initial;
         st.started = Some(Instant::now());
@@ -279,10 +282,10 @@ impl ServerState {
                     // runs (or it does not watch this project).
                     match crate::daemon::client::request_reindex(&settings.root, &[]) {
                         Ok(Some(summary)) => Ok(summary),
-                        Ok(None) => index_here(&settings, &opts, &progress),
+                        Ok(None) => index_here(&settings, &opts, &progress, first_run),
                         Err(e) => {
                             tracing::debug!("daemon did not answer ({e:#}); indexing directly");
-                            index_here(&settings, &opts, &progress)
+                            index_here(&settings, &opts, &progress, first_run)
                         }
                     }
                 }));
@@ -379,16 +382,18 @@ impl ServerState {
 
 /// A progress phase as a word.
 /// An index run in this process, followed by fast-tier vectors for what
-/// changed (a second or two for a large tree), so semantic search and the
-/// hybrid's semantic arm work without a daemon. The full tier is left to
-/// the daemon or `repo-search index`: it takes minutes to hours.
+/// changed (a second or two for a large tree; on the server's first run,
+/// for whatever lacks them), so semantic search and the hybrid's semantic
+/// arm work without a daemon. The full tier is left to the daemon or
+/// `repo-search index`: it takes minutes to hours.
 fn index_here(
     settings: &Settings,
     opts: &IndexOptions,
     progress: &(dyn Fn(Progress) + Sync),
+    first_run: bool,
 ) -> Result<IndexSummary> {
     let summary = crate::index::index_project(settings, opts, progress, |_| {})?;
-    if summary.changed > 0 || summary.removed > 0 {
+    if first_run || summary.changed > 0 || summary.removed > 0 {
         let embedded = crate::settings::resolve_embed(&settings.root).and_then(|(es, _)| {
             let plan = crate::index::EmbedPlan {
                 tiers: &[crate::embed::Tier::Fast],

@@ -1677,6 +1677,13 @@ fn init_creates_files_in_a_fresh_project() {
     );
     assert!(v["index"].is_null(), "{v}");
     assert!(!p.path(".repo_search/index.db").exists());
+    // Registered all the same (so a running daemon watches it).
+    let list = p.json(&["projects"]);
+    assert!(
+        list.to_string()
+            .contains(&serde_json::to_string(&p.root()).unwrap_or_default()),
+        "{list}"
+    );
     assert_eq!(
         String::from_utf8_lossy(&read_bytes(&p, ".gitignore")),
         ".repo_search/\n"
