@@ -1588,6 +1588,13 @@ fn init_merges_mcp_json_and_is_idempotent() {
         other["mcpServers"]["other-server"]
     );
     assert_eq!(mcp["note"], "keep me");
+    // The user's key order survives the merge.
+    let text = String::from_utf8_lossy(&read_bytes(&p, ".mcp.json")).to_string();
+    let at = |k: &str| text.find(k).unwrap_or(usize::MAX);
+    assert!(
+        at("\"type\"") < at("\"command\"") && at("\"command\"") < at("\"args\""),
+        "key order kept: {text}"
+    );
     let exe = std::path::Path::new(BIN)
         .canonicalize()
         .expect("canonical binary path");
