@@ -37,6 +37,11 @@ pub struct BertEmbedder {
     max_tokens: usize,
     pooling: Pooling,
     batch_size: usize,
+    /// One single-threaded pool per core: batches run side by side, one per
+    /// lane, instead of one at a time split across cores. Small GEMMs scale
+    /// poorly across threads; on 2 cores two lanes embedded 17.6 chunks/s
+    /// against 13.4 for one two-thread batch at a time (`bench_embed`).
+    lanes: Vec<rayon::ThreadPool>,
 }
 
 fn read_json(path: &Path) -> Option<serde_json::Value> {
@@ -109,6 +114,7 @@ impl BertEmbedder {
             max_tokens,
             pooling,
             batch_size: batch_size.max(1),
+            lanes: lanes(),
         })
     }
 
@@ -180,10 +186,47 @@ impl Embedder for BertEmbedder {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| texts[i].len());
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
-        for group in order.chunks(self.batch_size) {
-            let batch: Vec<&str> = group.iter().map(|&i| texts[i]).collect();
-            let vecs = self.embed_batch(&batch)?;
-            for (&i, v) in group.iter().zip(vecs) {
+        let groups: Vec<&[usize]> = order.chunks(self.batch_size).collect();
+        let run = |groups: &[&[usize]]| -> Result<Indexed> {
+            let mut done = Vec::new();
+            for group in groups {
+                let batch: Vec<&str> = group.iter().map(|&i| texts[i]).collect();
+                let vecs = self.embed_batch(&batch)?;
+                done.extend(group.iter().copied().zip(vecs));
+            }
+            Ok(done)
+        };
+        if self.lanes.len() < 2 || groups.len() < 2 {
+            for (i, v) in run(&groups)? {
+                out[i] = v;
+            }
+            return Ok(out);
+        }
+        // Groups dealt round-robin (they are sorted by length, so each lane
+        // gets a similar share of long ones).
+        let n = self.lanes.len();
+        let results: Vec<Result<Indexed>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .lanes
+                .iter()
+                .enumerate()
+                .map(|(lane, pool)| {
+                    let mine: Vec<&[usize]> =
+                        groups.iter().skip(lane).step_by(n).copied().collect();
+                    let run = &run;
+                    scope.spawn(move || pool.install(|| run(&mine)))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(anyhow!("an embedding lane panicked")))
+                })
+                .collect()
+        });
+        for r in results {
+            for (i, v) in r? {
                 out[i] = v;
             }
         }
@@ -202,9 +245,31 @@ impl Embedder for BertEmbedder {
         self.max_tokens
     }
 
+    /// A batch per lane, so callers hand over enough texts to keep every
+    /// lane busy.
     fn batch_size(&self) -> usize {
-        self.batch_size
+        self.batch_size * self.lanes.len().max(1)
     }
+}
+
+/// Vectors with the input positions they belong to.
+type Indexed = Vec<(usize, Vec<f32>)>;
+
+/// Single-threaded pools, one per core (at most 4); none on one core.
+fn lanes() -> Vec<rayon::ThreadPool> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 2 {
+        return Vec::new();
+    }
+    (0..cores.min(4))
+        .filter_map(|i| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .thread_name(move |_| format!("embed-lane-{i}"))
+                .build()
+                .ok()
+        })
+        .collect()
 }
 
 /// Tells glibc's allocator to keep freed memory for reuse instead of
