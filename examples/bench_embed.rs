@@ -22,6 +22,10 @@ use repo_search::search::semantic::SemanticIndex;
 use repo_search::settings::EmbedSettings;
 use repo_search::store::Store;
 
+/// The same allocator as the shipped binaries, so the numbers are theirs.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 struct Args {
     root: PathBuf,
     n: usize,
