@@ -182,7 +182,7 @@ pub fn run_cases(
                         ms,
                         chars: answer.chars,
                         error: None,
-                        top: answer.hits,
+                        top: answer.hits.into_iter().take(limit).collect(),
                     }
                 }
                 Err(e) => CaseResult {
