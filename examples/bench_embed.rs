@@ -1,5 +1,5 @@
 //! Embedding benchmark (run by `scripts/bench-embed.sh`): throughput of the
-//! full tier (MiniLM, candle) and the fast tier (potion) on the same real
+//! full tier (MiniLM, in process) and the fast tier (potion) on the same real
 //! chunks of an indexed tree, and brute-force top-k latency on synthetic
 //! 384-d vectors. Optionally dumps the chunks and their vectors as JSONL for
 //! the Python reference (`scripts/check-embeddings.sh`).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Embedding benchmark: chunks/s and tokens/s of the full tier (MiniLM in
-# process, candle) and the fast tier (potion, model2vec-rs) on the same real
+# process, src/embed/bert_model.rs) and the fast tier (potion, model2vec-rs) on the same real
 # chunks, next to sentence-transformers (PyTorch CPU) when its venv exists
 # (`scripts/check-embeddings.sh` creates it), and brute-force top-10
 # latency over 10k/100k/1M synthetic 384-d vectors.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks that the in-process MiniLM (candle) agrees with the Python
+# Checks that the in-process MiniLM agrees with the Python
 # reference, sentence-transformers on PyTorch (CPU), on real code chunks:
 # prints min/mean cosine over N chunks (default 100; the bar is >= 0.999)
 # and both throughputs. Not part of CI: it installs sentence-transformers

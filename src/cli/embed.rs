@@ -23,8 +23,10 @@ use crate::settings::{EmbedSettings, Overrides, Settings, find_root, resolve_emb
 use crate::store::Store;
 
 /// `index --embed-tier auto` computes full-tier vectors in the foreground
-/// only for at most this many chunks (about a minute on two cores).
-const FOREGROUND_FULL_MAX: u64 = 400;
+/// only for at most this many chunks (40 s at the 25 chunks/s that
+/// `scripts/bench-embed.sh` measures on two idle cores; about a minute
+/// under load).
+const FOREGROUND_FULL_MAX: u64 = 1000;
 
 fn tiers_of(name: &str) -> Vec<Tier> {
     match name {

@@ -1,5 +1,5 @@
 //! Owns the in-process BERT-family sentence embedder (all-MiniLM-L6-v2 by
-//! default) on candle: tokenize with per-batch padding, run the encoder,
+//! default; the encoder itself is [`super::bert_model`]): tokenize with per-batch padding, run the encoder,
 //! pool (mean by default, as `1_Pooling/config.json` says) and
 //! L2-normalise, matching sentence-transformers.
 //!
@@ -11,8 +11,6 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 use super::Embedder;
@@ -31,7 +29,6 @@ enum Pooling {
 pub struct BertEmbedder {
     model: Encoder,
     tokenizer: Tokenizer,
-    device: Device,
     id: String,
     dim: usize,
     max_tokens: usize,
@@ -91,24 +88,14 @@ impl BertEmbedder {
             }))
             .map_err(|e| anyhow!("{}: {e}", what("tokenizer.json")))?;
 
-        let device = Device::Cpu;
-        // SAFETY: the weights file is memory-mapped read-only; it lives in
-        // the model cache (or a configured directory), which repo-search
-        // never modifies while a model is loaded.
-        let vb = unsafe {
-            VarBuilder::from_mmaped_safetensors(
-                &[dir.join("model.safetensors")],
-                DType::F32,
-                &device,
-            )
-        }
-        .with_context(|| what("model.safetensors"))?;
-        let model = Encoder::load(vb, &raw).with_context(|| what("model.safetensors"))?;
+        let weights = std::fs::read(dir.join("model.safetensors"))
+            .with_context(|| what("model.safetensors"))?;
+        let model = Encoder::load(&weights, &raw).with_context(|| what("model.safetensors"))?;
+        drop(weights);
         keep_freed_memory();
         Ok(BertEmbedder {
             model,
             tokenizer,
-            device,
             id: id.to_string(),
             dim,
             max_tokens,
@@ -146,18 +133,16 @@ impl BertEmbedder {
             ids.extend_from_slice(e.get_ids());
             mask.extend_from_slice(e.get_attention_mask());
         }
-        let ids = Tensor::from_vec(ids, (n, len), &self.device)?;
         let hidden = self.model.forward(&ids, &mask, n, len)?; // (n·len, dim)
-        let hidden: Vec<Vec<f32>> = hidden.to_vec2()?;
+        let dim = self.dim;
         let mut out = Vec::with_capacity(n);
-        for (i, rows) in hidden.chunks(len).enumerate() {
-            let dim = rows.first().map(|r| r.len()).unwrap_or(self.dim);
+        for (i, seq) in hidden.chunks_exact(len * dim).enumerate() {
             let mut v = vec![0.0f32; dim];
             match self.pooling {
-                Pooling::Cls => v.copy_from_slice(&rows[0]),
+                Pooling::Cls => v.copy_from_slice(&seq[..dim]),
                 Pooling::Mean => {
                     let mut count = 0.0f32;
-                    for (t, row) in rows.iter().enumerate() {
+                    for (t, row) in seq.chunks_exact(dim).enumerate() {
                         if mask[i * len + t] == 1 {
                             count += 1.0;
                             for (a, b) in v.iter_mut().zip(row) {
@@ -181,50 +166,44 @@ impl BertEmbedder {
 
 impl Embedder for BertEmbedder {
     /// Embeds `texts` in batches of similar length (sorting cuts padding
-    /// from ~44% to ~3% on real chunks); results come back in input order.
+    /// from ~44% to ~3% on real chunks), spread over the lanes so that each
+    /// gets about the same amount of text; results come back in input order.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| texts[i].len());
-        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
-        let groups: Vec<&[usize]> = order.chunks(self.batch_size).collect();
-        let run = |groups: &[&[usize]]| -> Result<Indexed> {
+        let shares = deal(&order, self.lanes.len().clamp(1, texts.len().max(1)));
+        let run = |share: &[usize]| -> Result<Indexed> {
             let mut done = Vec::new();
-            for group in groups {
+            for group in even_groups(share, self.batch_size) {
                 let batch: Vec<&str> = group.iter().map(|&i| texts[i]).collect();
                 let vecs = self.embed_batch(&batch)?;
                 done.extend(group.iter().copied().zip(vecs));
             }
             Ok(done)
         };
-        if self.lanes.len() < 2 || groups.len() < 2 {
-            for (i, v) in run(&groups)? {
-                out[i] = v;
-            }
-            return Ok(out);
-        }
-        // Groups dealt round-robin (they are sorted by length, so each lane
-        // gets a similar share of long ones).
-        let n = self.lanes.len();
-        let results: Vec<Result<Indexed>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = self
-                .lanes
-                .iter()
-                .enumerate()
-                .map(|(lane, pool)| {
-                    let mine: Vec<&[usize]> =
-                        groups.iter().skip(lane).step_by(n).copied().collect();
-                    let run = &run;
-                    scope.spawn(move || pool.install(|| run(&mine)))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(anyhow!("an embedding lane panicked")))
-                })
-                .collect()
-        });
+        let results: Vec<Result<Indexed>> = if shares.len() < 2 {
+            shares.iter().map(|s| run(s)).collect()
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = self
+                    .lanes
+                    .iter()
+                    .zip(&shares)
+                    .map(|(pool, share)| {
+                        let run = &run;
+                        scope.spawn(move || pool.install(|| run(share)))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err(anyhow!("an embedding lane panicked")))
+                    })
+                    .collect()
+            })
+        };
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
         for r in results {
             for (i, v) in r? {
                 out[i] = v;
@@ -255,6 +234,33 @@ impl Embedder for BertEmbedder {
 /// Vectors with the input positions they belong to.
 type Indexed = Vec<(usize, Vec<f32>)>;
 
+/// `sorted` dealt to `k` shares in snake order (0, 1, …, k-1, k-1, …, 0, 0,
+/// …), so shares get about the same total length and each stays sorted.
+/// Dealing whole batches instead left one lane idle while the other ran
+/// the batch of longest texts.
+fn deal(sorted: &[usize], k: usize) -> Vec<Vec<usize>> {
+    let k = k.max(1);
+    let mut shares = vec![Vec::with_capacity(sorted.len() / k + 1); k];
+    for (pos, &i) in sorted.iter().enumerate() {
+        let j = pos % k;
+        let lane = if (pos / k).is_multiple_of(2) {
+            j
+        } else {
+            k - 1 - j
+        };
+        shares[lane].push(i);
+    }
+    shares.retain(|s| !s.is_empty());
+    shares
+}
+
+/// `items` cut into the fewest batches of at most `max`, all of about the
+/// same size (100 items at 32 make 25+25+25+25, not 32+32+32+4).
+fn even_groups(items: &[usize], max: usize) -> std::slice::Chunks<'_, usize> {
+    let batches = items.len().div_ceil(max.max(1)).max(1);
+    items.chunks(items.len().div_ceil(batches).max(1))
+}
+
 /// Single-threaded pools, one per core (at most 4); none on one core.
 fn lanes() -> Vec<rayon::ThreadPool> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -274,7 +280,7 @@ fn lanes() -> Vec<rayon::ThreadPool> {
 
 /// Tells glibc's allocator to keep freed memory for reuse instead of
 /// returning every large buffer to the kernel: the encoder frees and
-/// allocates megabytes per layer, and fresh pages cost a fault and a
+/// allocates tens of megabytes per batch, and fresh pages cost a fault and a
 /// zeroing each (measured: ~12% of embedding time went to page faults).
 /// The cost is that the process keeps its peak heap (a few hundred MB while
 /// embedding).
@@ -289,5 +295,32 @@ fn keep_freed_memory() {
                 libc::mallopt(libc::M_TRIM_THRESHOLD, 512 << 20);
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{deal, even_groups};
+
+    #[test]
+    fn lanes_get_even_shares_of_sorted_texts() {
+        let sorted: Vec<usize> = (0..10).collect();
+        assert_eq!(
+            deal(&sorted, 2),
+            vec![vec![0, 3, 4, 7, 8], vec![1, 2, 5, 6, 9]]
+        );
+        assert_eq!(deal(&sorted[..1], 2), vec![vec![0]]);
+        assert_eq!(deal(&sorted[..3], 1), vec![vec![0, 1, 2]]);
+        assert!(deal(&[], 2).is_empty());
+    }
+
+    #[test]
+    fn batches_are_even() {
+        let items: Vec<usize> = (0..100).collect();
+        let sizes: Vec<usize> = even_groups(&items, 32).map(<[usize]>::len).collect();
+        assert_eq!(sizes, vec![25, 25, 25, 25]);
+        let sizes: Vec<usize> = even_groups(&items[..32], 32).map(<[usize]>::len).collect();
+        assert_eq!(sizes, vec![32]);
+        assert_eq!(even_groups(&items[..5], 0).count(), 5);
     }
 }

@@ -1,55 +1,138 @@
 //! Owns the BERT encoder forward pass used by [`super::bert`], written for
-//! CPU throughput: every matrix product is one 2-D GEMM over all tokens of
-//! the batch (candle, `gemm` crate), and everything between GEMMs is a
-//! fused, multi-threaded pass — bias + GELU, scale + mask + softmax, bias +
-//! residual + LayerNorm — instead of candle-transformers' chain of
-//! single-threaded element-wise ops, each allocating a new tensor.
+//! CPU throughput on plain `f32` buffers: every dense layer is one GEMM
+//! over all tokens of the batch (`gemm` crate), attention runs per
+//! sequence so its scores stay in cache, and everything between GEMMs is a
+//! fused pass written into buffers that live for the whole batch.
 //!
-//! Measured on 2 cores (perf, scripts/bench-embed.sh): candle-transformers'
-//! `BertModel` spent ~12% of its time in page faults of fresh buffers, ~10%
-//! in single-threaded scalar `erf` and more in barriers between small
-//! element-wise ops. Here `exp` and `erf` are branch-free polynomials that
-//! vectorise (errors below 2e-7, far under f32 activation noise): vectors
-//! still agree with sentence-transformers at cosine ≥ 0.9999
-//! (scripts/check-embeddings.sh).
+//! Measured on 2 cores (perf, scripts/bench-embed.sh): with candle tensors
+//! the same model spent a third of its time outside the GEMM microkernel —
+//! softmax over a materialised `(batch, heads, len, len)` score tensor of
+//! ~100 MB (10%), zeroing and faulting in fresh output buffers (6%),
+//! permute copies. Here attention computes each head's scores for one
+//! sequence (at most 256×256, in L2), over its real tokens only, and the
+//! softmax, bias, GELU and LayerNorm passes work in place. `exp` and `erf`
+//! are branch-free polynomials that vectorise (errors below 2e-7, far under
+//! f32 activation noise): vectors agree with sentence-transformers at
+//! cosine ≥ 0.9999 (scripts/check-embeddings.sh).
 
 use anyhow::{Context, Result, bail};
-use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Layout, Shape, Tensor};
-use candle_nn::VarBuilder;
+use gemm::Parallelism;
 use rayon::prelude::*;
+use safetensors::{Dtype, SafeTensors};
 
-/// The weights of one encoder layer.
+/// LayerNorm's scale and shift.
+struct Norm {
+    gamma: Vec<f32>,
+    beta: Vec<f32>,
+}
+
+/// The weights of one encoder layer. Matrices are row-major `(in, out)`,
+/// so a layer is `x · W`.
 struct Layer {
-    /// Query, key and value projections stacked: (3·hidden, hidden).
-    qkv_w: Tensor,
-    qkv_b: Tensor,
-    attn_out_w: Tensor,
-    attn_out: ResidualLayerNorm,
-    inter_w: Tensor,
-    inter: BiasGelu,
-    out_w: Tensor,
-    out: ResidualLayerNorm,
+    /// Query, key and value projections side by side: (hidden, 3·hidden).
+    qkv_w: Vec<f32>,
+    qkv_b: Vec<f32>,
+    attn_out_w: Vec<f32>,
+    attn_out_b: Vec<f32>,
+    attn_norm: Norm,
+    inter_w: Vec<f32>,
+    inter_b: Vec<f32>,
+    out_w: Vec<f32>,
+    out_b: Vec<f32>,
+    out_norm: Norm,
 }
 
 pub struct Encoder {
-    word: Tensor,
-    position: Tensor,
-    token_type: Tensor,
-    emb_ln_w: Tensor,
-    emb_ln_b: Tensor,
+    /// (vocab, hidden)
+    word: Vec<f32>,
+    /// (max positions, hidden)
+    position: Vec<f32>,
+    /// Token type 0's embedding (every input is a single segment).
+    token_type: Vec<f32>,
+    emb_norm: Norm,
     eps: f32,
     layers: Vec<Layer>,
     heads: usize,
     hidden: usize,
+    inter: usize,
 }
 
-fn vec1(t: Tensor) -> Result<Vec<f32>> {
-    Ok(t.to_dtype(DType::F32)?.to_vec1::<f32>()?)
+/// Named tensors of a safetensors file, read as `f32`.
+struct Weights<'a> {
+    st: SafeTensors<'a>,
+    prefix: &'static str,
+}
+
+impl Weights<'_> {
+    fn has(&self, name: &str) -> bool {
+        self.st.tensor(name).is_ok()
+    }
+
+    /// The tensor `name` (under the model's prefix), which must have
+    /// `shape`; f32, f16 and bf16 files are accepted.
+    fn get(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>> {
+        let full = format!("{}{name}", self.prefix);
+        let t = self
+            .st
+            .tensor(&full)
+            .map_err(|e| anyhow::anyhow!("tensor `{full}`: {e}"))?;
+        if t.shape() != shape {
+            bail!(
+                "tensor `{full}` has shape {:?}, the config implies {shape:?}",
+                t.shape()
+            );
+        }
+        let b = t.data();
+        let v: Vec<f32> = match t.dtype() {
+            Dtype::F32 => b
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+            Dtype::F16 => b
+                .chunks_exact(2)
+                .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
+                .collect(),
+            Dtype::BF16 => b
+                .chunks_exact(2)
+                .map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f32())
+                .collect(),
+            other => bail!("tensor `{full}` is {other:?}; only f32, f16 and bf16 are supported"),
+        };
+        if v.len() != shape.iter().product::<usize>() {
+            bail!("tensor `{full}` is truncated");
+        }
+        Ok(v)
+    }
+
+    /// A linear layer's weight, stored `(out, in)` as in PyTorch, returned
+    /// transposed to `(in, out)`.
+    fn linear(&self, name: &str, out: usize, inp: usize) -> Result<Vec<f32>> {
+        let w = self.get(&format!("{name}.weight"), &[out, inp])?;
+        let mut t = vec![0f32; w.len()];
+        for (o, row) in w.chunks_exact(inp).enumerate() {
+            for (i, &v) in row.iter().enumerate() {
+                t[i * out + o] = v;
+            }
+        }
+        Ok(t)
+    }
+
+    fn norm(&self, name: &str, n: usize) -> Result<Norm> {
+        let pick = |a: &str, b: &str| {
+            self.get(&format!("{name}.{a}"), &[n])
+                .or_else(|_| self.get(&format!("{name}.{b}"), &[n]))
+        };
+        Ok(Norm {
+            gamma: pick("weight", "gamma")?,
+            beta: pick("bias", "beta")?,
+        })
+    }
 }
 
 impl Encoder {
-    /// Loads the weights of a BERT model (`bert.` prefix optional).
-    pub fn load(vb: VarBuilder, config: &serde_json::Value) -> Result<Encoder> {
+    /// Loads a BERT model from the bytes of its `model.safetensors` and its
+    /// `config.json` (`bert.` prefix optional).
+    pub fn load(safetensors: &[u8], config: &serde_json::Value) -> Result<Encoder> {
         let get = |k: &str| {
             config[k]
                 .as_u64()
@@ -70,153 +153,194 @@ impl Encoder {
                 bail!("unsupported activation `{other}` (only BERT's exact `gelu` is implemented)")
             }
         }
-        if hidden % heads != 0 {
+        if heads == 0 || hidden % heads != 0 {
             bail!("hidden_size {hidden} is not a multiple of num_attention_heads {heads}");
         }
-        let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
-            vb.pp("bert")
-        } else {
-            vb
-        };
-        let e = vb.pp("embeddings");
-        let ln = |vb: VarBuilder, n: usize| -> Result<(Tensor, Tensor)> {
-            Ok((
-                vb.get(n, "weight").or_else(|_| vb.get(n, "gamma"))?,
-                vb.get(n, "bias").or_else(|_| vb.get(n, "beta"))?,
-            ))
-        };
-        let (emb_ln_w, emb_ln_b) = ln(e.pp("LayerNorm"), hidden)?;
+        let st = SafeTensors::deserialize(safetensors)
+            .map_err(|e| anyhow::anyhow!("not a safetensors file: {e}"))?;
+        let mut w = Weights { st, prefix: "" };
+        if w.has("bert.embeddings.word_embeddings.weight") {
+            w.prefix = "bert.";
+        }
         let mut layers = Vec::with_capacity(layers_n);
         for i in 0..layers_n {
-            let l = vb.pp(format!("encoder.layer.{i}"));
-            let a = l.pp("attention");
-            let q = a.pp("self.query");
-            let k = a.pp("self.key");
-            let v = a.pp("self.value");
-            let qkv_w = Tensor::cat(
-                &[
-                    q.get((hidden, hidden), "weight")?,
-                    k.get((hidden, hidden), "weight")?,
-                    v.get((hidden, hidden), "weight")?,
-                ],
-                0,
-            )?;
-            let qkv_b = Tensor::cat(
-                &[
-                    q.get(hidden, "bias")?,
-                    k.get(hidden, "bias")?,
-                    v.get(hidden, "bias")?,
-                ],
-                0,
-            )?;
-            let o = a.pp("output");
-            let (g1, b1) = ln(o.pp("LayerNorm"), hidden)?;
-            let it = l.pp("intermediate.dense");
-            let out = l.pp("output");
-            let (g2, b2) = ln(out.pp("LayerNorm"), hidden)?;
+            let p = format!("encoder.layer.{i}");
+            let a = format!("{p}.attention");
+            let (q, k, v) = (
+                w.linear(&format!("{a}.self.query"), hidden, hidden)?,
+                w.linear(&format!("{a}.self.key"), hidden, hidden)?,
+                w.linear(&format!("{a}.self.value"), hidden, hidden)?,
+            );
+            // Interleave rows: row i of the stacked matrix is q[i] k[i] v[i].
+            let mut qkv_w = Vec::with_capacity(3 * hidden * hidden);
+            for r in 0..hidden {
+                for m in [&q, &k, &v] {
+                    qkv_w.extend_from_slice(&m[r * hidden..(r + 1) * hidden]);
+                }
+            }
+            let mut qkv_b = Vec::with_capacity(3 * hidden);
+            for part in ["query", "key", "value"] {
+                qkv_b.extend(w.get(&format!("{a}.self.{part}.bias"), &[hidden])?);
+            }
             layers.push(Layer {
-                qkv_w: qkv_w.t()?.contiguous()?,
+                qkv_w,
                 qkv_b,
-                attn_out_w: o
-                    .pp("dense")
-                    .get((hidden, hidden), "weight")?
-                    .t()?
-                    .contiguous()?,
-                attn_out: ResidualLayerNorm {
-                    bias: vec1(o.pp("dense").get(hidden, "bias")?)?,
-                    gamma: vec1(g1)?,
-                    beta: vec1(b1)?,
-                    eps,
-                },
-                inter_w: it.get((inter, hidden), "weight")?.t()?.contiguous()?,
-                inter: BiasGelu {
-                    bias: vec1(it.get(inter, "bias")?)?,
-                },
-                out_w: out
-                    .pp("dense")
-                    .get((hidden, inter), "weight")?
-                    .t()?
-                    .contiguous()?,
-                out: ResidualLayerNorm {
-                    bias: vec1(out.pp("dense").get(hidden, "bias")?)?,
-                    gamma: vec1(g2)?,
-                    beta: vec1(b2)?,
-                    eps,
-                },
+                attn_out_w: w.linear(&format!("{a}.output.dense"), hidden, hidden)?,
+                attn_out_b: w.get(&format!("{a}.output.dense.bias"), &[hidden])?,
+                attn_norm: w.norm(&format!("{a}.output.LayerNorm"), hidden)?,
+                inter_w: w.linear(&format!("{p}.intermediate.dense"), inter, hidden)?,
+                inter_b: w.get(&format!("{p}.intermediate.dense.bias"), &[inter])?,
+                out_w: w.linear(&format!("{p}.output.dense"), hidden, inter)?,
+                out_b: w.get(&format!("{p}.output.dense.bias"), &[hidden])?,
+                out_norm: w.norm(&format!("{p}.output.LayerNorm"), hidden)?,
             });
         }
+        let token_types = w.get("embeddings.token_type_embeddings.weight", &[types, hidden])?;
         Ok(Encoder {
-            word: e.pp("word_embeddings").get((vocab, hidden), "weight")?,
-            position: e
-                .pp("position_embeddings")
-                .get((positions, hidden), "weight")?,
-            token_type: e
-                .pp("token_type_embeddings")
-                .get((types, hidden), "weight")?,
-            emb_ln_w,
-            emb_ln_b,
+            word: w.get("embeddings.word_embeddings.weight", &[vocab, hidden])?,
+            position: w.get(
+                "embeddings.position_embeddings.weight",
+                &[positions, hidden],
+            )?,
+            token_type: token_types[..hidden].to_vec(),
+            emb_norm: w.norm("embeddings.LayerNorm", hidden)?,
             eps,
             layers,
             heads,
             hidden,
+            inter,
         })
     }
 
-    /// Hidden states of the last layer, `(n·len, hidden)`, for `ids` and
-    /// `mask` of shape `(n, len)` (token type 0 everywhere).
-    pub fn forward(&self, ids: &Tensor, mask: &[u32], n: usize, len: usize) -> Result<Tensor> {
-        let (h, heads) = (self.hidden, self.heads);
-        let d = h / heads;
-        let flat = ids.flatten_all()?;
-        let x = self.word.index_select(&flat, 0)?.reshape((n, len, h))?;
-        let pos = self.position.narrow(0, 0, len)?;
-        let typ = self.token_type.narrow(0, 0, 1)?;
-        let x = x.broadcast_add(&pos)?.broadcast_add(&typ)?;
-        let mut x = candle_nn::ops::layer_norm(&x, &self.emb_ln_w, &self.emb_ln_b, self.eps)?
-            .reshape((n * len, h))?;
-        let softmax = MaskedSoftmax {
-            mask: mask.to_vec(),
-            len,
-            heads,
-            scale: 1.0 / (d as f32).sqrt(),
-        };
+    /// Hidden states of the last layer, `(n·len, hidden)` row-major, for
+    /// `ids` and `mask` of shape `(n, len)` (token type 0 everywhere).
+    /// Rows of padding positions after a sequence's last real token are
+    /// not meaningful.
+    pub fn forward(&self, ids: &[u32], mask: &[u32], n: usize, len: usize) -> Result<Vec<f32>> {
+        let (h, inter) = (self.hidden, self.inter);
+        let m = n * len;
+        if ids.len() != m || mask.len() != m {
+            bail!(
+                "encoder: {} ids and {} mask values for {n}×{len}",
+                ids.len(),
+                mask.len()
+            );
+        }
+        if len * h > self.position.len() {
+            bail!("encoder: {len} tokens exceed the model's positions");
+        }
+        let vocab = self.word.len() / h;
+        if let Some(bad) = ids.iter().find(|&&id| id as usize >= vocab) {
+            bail!("encoder: token id {bad} outside the vocabulary of {vocab}");
+        }
+        let par = parallelism();
+        let mut x = vec![0f32; m * h];
+        let rows = rows_per_task(h);
+        x.par_chunks_mut(h * rows)
+            .enumerate()
+            .for_each(|(c, block)| {
+                for (j, row) in block.chunks_exact_mut(h).enumerate() {
+                    let t = c * rows + j;
+                    let id = ids[t] as usize;
+                    let pos = t % len;
+                    let word = &self.word[id * h..(id + 1) * h];
+                    let posv = &self.position[pos * h..(pos + 1) * h];
+                    for (((o, &a), &b), &c) in
+                        row.iter_mut().zip(word).zip(posv).zip(&self.token_type)
+                    {
+                        *o = a + b + c;
+                    }
+                    simd::layer_norm_row(
+                        row,
+                        None,
+                        &self.emb_norm.gamma,
+                        &self.emb_norm.beta,
+                        self.eps,
+                    );
+                }
+            });
+        let mut qkv = vec![0f32; m * 3 * h];
+        let mut ctx = vec![0f32; m * h];
+        let mut tmp = vec![0f32; m * h];
+        let mut mid = vec![0f32; m * inter];
         for l in &self.layers {
-            let qkv = x.matmul(&l.qkv_w)?.broadcast_add(&l.qkv_b)?;
-            // (n, len, 3, heads, d) → (3, n, heads, len, d)
-            let qkv = qkv
-                .reshape((n, len, 3, heads, d))?
-                .permute((2, 0, 3, 1, 4))?
-                .contiguous()?;
-            let (q, k, v) = (qkv.get(0)?, qkv.get(1)?, qkv.get(2)?);
-            let scores = q.matmul(&k.t()?)?; // (n, heads, len, len)
-            let probs = scores.apply_op1_no_bwd(&softmax)?;
-            let ctx = probs
-                .matmul(&v)?
-                .transpose(1, 2)?
-                .contiguous()?
-                .reshape((n * len, h))?;
-            let attn = ctx.matmul(&l.attn_out_w)?;
-            x = attn.apply_op2_no_bwd(&x, &l.attn_out)?;
-            let inter = x.matmul(&l.inter_w)?.apply_op1_no_bwd(&l.inter)?;
-            let out = inter.matmul(&l.out_w)?;
-            x = out.apply_op2_no_bwd(&x, &l.out)?;
+            fill_rows(&mut qkv, &l.qkv_b);
+            matmul(&mut qkv, &x, &l.qkv_w, (m, h, 3 * h), true, par);
+            self.attention(&qkv, &mut ctx, mask, len);
+            matmul(&mut tmp, &ctx, &l.attn_out_w, (m, h, h), false, par);
+            add_norm(&mut x, &tmp, &l.attn_out_b, &l.attn_norm, self.eps);
+            matmul(&mut mid, &x, &l.inter_w, (m, h, inter), false, par);
+            let rows = rows_per_task(inter);
+            mid.par_chunks_mut(inter * rows).for_each(|block| {
+                for row in block.chunks_exact_mut(inter) {
+                    simd::bias_gelu_row(row, &l.inter_b);
+                }
+            });
+            matmul(&mut tmp, &mid, &l.out_w, (m, inter, h), false, par);
+            add_norm(&mut x, &tmp, &l.out_b, &l.out_norm, self.eps);
         }
         Ok(x)
     }
+
+    /// Self-attention of every sequence: `ctx` (n·len, hidden) from `qkv`
+    /// (n·len, 3·hidden, each row q|k|v with heads side by side). Each
+    /// sequence is one task; per head, scores for its real tokens only
+    /// (up to its last unmasked one) are computed, soft-maxed in place and
+    /// applied to the values. Rows after the last real token are zero.
+    fn attention(&self, qkv: &[f32], ctx: &mut [f32], mask: &[u32], len: usize) {
+        let (h, heads) = (self.hidden, self.heads);
+        let d = h / heads;
+        let scale = 1.0 / (d as f32).sqrt();
+        ctx.par_chunks_mut(len * h)
+            .zip(qkv.par_chunks(len * 3 * h))
+            .zip(mask.par_chunks(len))
+            .for_each(|((c, q), m)| {
+                let r = m.iter().rposition(|&v| v != 0).map_or(0, |p| p + 1);
+                c[r * h..].fill(0.0);
+                if r == 0 {
+                    return;
+                }
+                // Right padding (the tokenizer's) leaves no gaps: no mask.
+                let keep: Option<Vec<f32>> = m[..r].contains(&0).then(|| {
+                    m[..r]
+                        .iter()
+                        .map(|&v| if v != 0 { 1.0 } else { 0.0 })
+                        .collect()
+                });
+                let mut s = vec![0f32; r * r];
+                for hd in 0..heads {
+                    let (qo, ko, vo) = (hd * d, h + hd * d, 2 * h + hd * d);
+                    // s (r×r) = scale · Q (r×d) · Kᵀ (d×r)
+                    strided_gemm(
+                        (&mut s, r),
+                        (&q[qo..], 3 * h, 1),
+                        (&q[ko..], 1, 3 * h),
+                        (r, d, r),
+                        scale,
+                    );
+                    for row in s.chunks_exact_mut(r) {
+                        simd::softmax_row(row, keep.as_deref());
+                    }
+                    // ctx[:, head] (r×d) = s (r×r) · V (r×d)
+                    strided_gemm(
+                        (&mut c[hd * d..], h),
+                        (&s, r, 1),
+                        (&q[vo..], 3 * h, 1),
+                        (r, r, d),
+                        1.0,
+                    );
+                }
+            });
+    }
 }
 
-fn contiguous_f32<'a>(
-    s: &'a CpuStorage,
-    layout: &Layout,
-    what: &str,
-) -> candle_core::Result<&'a [f32]> {
-    let CpuStorage::F32(v) = s else {
-        candle_core::bail!("{what}: expected f32");
-    };
-    let Some((start, end)) = layout.contiguous_offsets() else {
-        candle_core::bail!("{what}: expected a contiguous tensor");
-    };
-    Ok(&v[start..end])
+/// GEMMs split across the pool's threads, or none inside a single-thread
+/// embedding lane (see `bert::lanes`).
+fn parallelism() -> Parallelism {
+    match rayon::current_num_threads() {
+        0 | 1 => Parallelism::None,
+        n => Parallelism::Rayon(n),
+    }
 }
 
 /// Rows per parallel task: enough work to amortise scheduling.
@@ -224,128 +348,116 @@ fn rows_per_task(row_len: usize) -> usize {
     (16_384 / row_len.max(1)).max(1)
 }
 
-/// `gelu(x + bias)` with the exact (erf) GELU, rows in parallel.
-struct BiasGelu {
-    bias: Vec<f32>,
-}
-
-impl CustomOp1 for BiasGelu {
-    fn name(&self) -> &'static str {
-        "bias-gelu"
-    }
-
-    fn cpu_fwd(&self, s: &CpuStorage, layout: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
-        let x = contiguous_f32(s, layout, "bias-gelu")?;
-        let n = self.bias.len();
-        if n == 0 || x.len() % n != 0 {
-            candle_core::bail!("bias-gelu: bias of {n} for {} values", x.len());
-        }
-        let mut out = vec![0f32; x.len()];
-        out.par_chunks_mut(n * rows_per_task(n))
-            .zip(x.par_chunks(n * rows_per_task(n)))
-            .for_each(|(o, xs)| {
-                for (orow, xrow) in o.chunks_exact_mut(n).zip(xs.chunks_exact(n)) {
-                    simd::bias_gelu_row(orow, xrow, &self.bias);
-                }
-            });
-        Ok((CpuStorage::F32(out), layout.shape().clone()))
+/// Every row of `dst` set to `row`.
+fn fill_rows(dst: &mut [f32], row: &[f32]) {
+    for r in dst.chunks_exact_mut(row.len()) {
+        r.copy_from_slice(row);
     }
 }
 
-/// `softmax(scores · scale + mask)` over the last dimension of
-/// `(n, heads, len, len)` scores; padded keys get no weight.
-struct MaskedSoftmax {
-    /// (n, len): 1 for real tokens, 0 for padding.
-    mask: Vec<u32>,
-    len: usize,
-    heads: usize,
+/// `x = LayerNorm(x + y + bias)`, row by row, rows in parallel.
+fn add_norm(x: &mut [f32], y: &[f32], bias: &[f32], norm: &Norm, eps: f32) {
+    let n = bias.len();
+    let chunk = n * rows_per_task(n);
+    x.par_chunks_mut(chunk)
+        .zip(y.par_chunks(chunk))
+        .for_each(|(xs, ys)| {
+            for (xrow, yrow) in xs.chunks_exact_mut(n).zip(ys.chunks_exact(n)) {
+                simd::layer_norm_row(xrow, Some((yrow, bias)), &norm.gamma, &norm.beta, eps);
+            }
+        });
+}
+
+/// `dst (m×n) = [dst +] a (m×k) · b (k×n)`, all row-major and contiguous.
+fn matmul(
+    dst: &mut [f32],
+    a: &[f32],
+    b: &[f32],
+    (m, k, n): (usize, usize, usize),
+    accumulate: bool,
+    par: Parallelism,
+) {
+    assert!(dst.len() >= m * n && a.len() >= m * k && b.len() >= k * n);
+    if m == 0 || n == 0 {
+        return;
+    }
+    // SAFETY: the three buffers hold at least m×n, m×k and k×n values at
+    // the strides given (checked above), and `dst` does not alias them.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            accumulate,
+            a.as_ptr(),
+            1,
+            k as isize,
+            b.as_ptr(),
+            1,
+            n as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            par,
+        )
+    }
+}
+
+/// The last index a strided `rows×cols` view touches, plus one.
+fn extent(rows: usize, cols: usize, rs: usize, cs: usize) -> usize {
+    if rows == 0 || cols == 0 {
+        0
+    } else {
+        (rows - 1) * rs + (cols - 1) * cs + 1
+    }
+}
+
+/// `dst (m×n, row stride) = scale · a (m×k) · b (k×n)` on strided views
+/// `(slice, row stride, column stride)`, single-threaded.
+fn strided_gemm(
+    (dst, dst_rs): (&mut [f32], usize),
+    (a, a_rs, a_cs): (&[f32], usize, usize),
+    (b, b_rs, b_cs): (&[f32], usize, usize),
+    (m, k, n): (usize, usize, usize),
     scale: f32,
-}
-
-impl CustomOp1 for MaskedSoftmax {
-    fn name(&self) -> &'static str {
-        "masked-softmax"
+) {
+    assert!(
+        dst.len() >= extent(m, n, dst_rs, 1)
+            && a.len() >= extent(m, k, a_rs, a_cs)
+            && b.len() >= extent(k, n, b_rs, b_cs)
+    );
+    if m == 0 || n == 0 {
+        return;
     }
-
-    fn cpu_fwd(&self, s: &CpuStorage, layout: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
-        let x = contiguous_f32(s, layout, "masked-softmax")?;
-        let len = self.len;
-        if len == 0 || x.len() != self.mask.len() * self.heads * len {
-            candle_core::bail!("masked-softmax: shape mismatch");
-        }
-        let mut out = vec![0f32; x.len()];
-        // One task per (sequence, head): len rows of len scores.
-        let block = len * len;
-        out.par_chunks_mut(block)
-            .zip(x.par_chunks(block))
-            .enumerate()
-            .for_each(|(i, (o, xs))| {
-                let seq = i / self.heads;
-                let m = &self.mask[seq * len..(seq + 1) * len];
-                let keep: Vec<f32> = m.iter().map(|&k| if k != 0 { 1.0 } else { 0.0 }).collect();
-                for (orow, xrow) in o.chunks_exact_mut(len).zip(xs.chunks_exact(len)) {
-                    simd::masked_softmax_row(orow, xrow, &keep, self.scale);
-                }
-            });
-        Ok((CpuStorage::F32(out), layout.shape().clone()))
-    }
-}
-
-/// `LayerNorm(x + bias + residual)`, rows in parallel.
-struct ResidualLayerNorm {
-    bias: Vec<f32>,
-    gamma: Vec<f32>,
-    beta: Vec<f32>,
-    eps: f32,
-}
-
-impl CustomOp2 for ResidualLayerNorm {
-    fn name(&self) -> &'static str {
-        "residual-layer-norm"
-    }
-
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-    ) -> candle_core::Result<(CpuStorage, Shape)> {
-        let x = contiguous_f32(s1, l1, "residual-layer-norm")?;
-        let r = contiguous_f32(s2, l2, "residual-layer-norm")?;
-        let n = self.bias.len();
-        if n == 0 || x.len() != r.len() || x.len() % n != 0 {
-            candle_core::bail!("residual-layer-norm: shape mismatch");
-        }
-        let mut out = vec![0f32; x.len()];
-        let chunk = n * rows_per_task(n);
-        out.par_chunks_mut(chunk)
-            .zip(x.par_chunks(chunk).zip(r.par_chunks(chunk)))
-            .for_each(|(o, (xs, rs))| {
-                for ((orow, xrow), rrow) in o
-                    .chunks_exact_mut(n)
-                    .zip(xs.chunks_exact(n))
-                    .zip(rs.chunks_exact(n))
-                {
-                    let mut mean = 0f32;
-                    for ((o, &a), (&b, &c)) in
-                        orow.iter_mut().zip(xrow).zip(self.bias.iter().zip(rrow))
-                    {
-                        *o = a + b + c;
-                        mean += *o;
-                    }
-                    mean /= n as f32;
-                    let mut var = 0f32;
-                    for o in orow.iter() {
-                        var += (o - mean) * (o - mean);
-                    }
-                    let inv = 1.0 / (var / n as f32 + self.eps).sqrt();
-                    for ((o, &g), &b) in orow.iter_mut().zip(&self.gamma).zip(&self.beta) {
-                        *o = (*o - mean) * inv * g + b;
-                    }
-                }
-            });
-        Ok((CpuStorage::F32(out), l1.shape().clone()))
+    // SAFETY: every index the views reach is inside its slice (checked
+    // above), and `dst` is a distinct mutable borrow.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            dst_rs as isize,
+            false,
+            a.as_ptr(),
+            a_cs as isize,
+            a_rs as isize,
+            b.as_ptr(),
+            b_cs as isize,
+            b_rs as isize,
+            0.0,
+            scale,
+            false,
+            false,
+            false,
+            Parallelism::None,
+        )
     }
 }
 
@@ -367,7 +479,12 @@ mod simd {
         p = p * r + 1.666_666_5e-1;
         p = p * r + 5e-1;
         let y = p * r * r + r + 1.0;
-        y * f32::from_bits(((n as i32 + 127) as u32) << 23)
+        // 2^n from the bits of 2^23 + n + 127 (an integer-valued float, so
+        // its low mantissa bits are n + 127, in 1..=254 after the clamp):
+        // `n as i32` would be a saturating scalar conversion that stops
+        // LLVM from vectorising the loop (it made softmax 10% of the run).
+        let biased = (n + (127.0 + 8_388_608.0)).to_bits();
+        y * f32::from_bits(biased << 23)
     }
 
     /// `erf` (Abramowitz & Stegun 7.1.26, absolute error below 1.5e-7:
@@ -382,79 +499,173 @@ mod simd {
         (1.0 - poly * exp(-a * a)).copysign(x)
     }
 
+    /// Sum with 8 independent lanes: a single float accumulator is a
+    /// serial dependency chain that LLVM may not reorder, so it would not
+    /// vectorise (it cost a fifth of the whole forward pass when it did not).
     #[inline(always)]
-    fn bias_gelu_generic(out: &mut [f32], x: &[f32], bias: &[f32]) {
-        for ((o, &v), &b) in out.iter_mut().zip(x).zip(bias) {
-            let v = v + b;
+    fn sum(x: &[f32]) -> f32 {
+        let mut lanes = [0f32; 8];
+        let c = x.chunks_exact(8);
+        let rest: f32 = c.remainder().iter().sum();
+        for xs in c {
+            for j in 0..8 {
+                lanes[j] += xs[j];
+            }
+        }
+        lanes.iter().sum::<f32>() + rest
+    }
+
+    #[inline(always)]
+    fn bias_gelu_generic(row: &mut [f32], bias: &[f32]) {
+        for (o, &b) in row.iter_mut().zip(bias) {
+            let v = *o + b;
             *o = 0.5 * v * (1.0 + erf(v * std::f32::consts::FRAC_1_SQRT_2));
         }
     }
 
-    /// Reductions use 8 independent lanes: a single float accumulator is a
-    /// serial dependency chain that LLVM may not reorder, so it would not
-    /// vectorise (it cost a fifth of the whole forward pass when it did not).
+    /// In place: `row = softmax(row)`, over the positions `keep` marks 1.0
+    /// when given (the others get 0). Maxima are compare-and-select, not
+    /// `f32::max`, whose NaN rule keeps the loop scalar.
     #[inline(always)]
-    fn masked_softmax_generic(out: &mut [f32], x: &[f32], keep: &[f32], scale: f32) {
+    fn softmax_generic(row: &mut [f32], keep: Option<&[f32]>) {
+        let masked = |i: usize, v: f32| match keep {
+            Some(k) if k[i] <= 0.0 => f32::MIN,
+            _ => v,
+        };
         let mut lanes = [f32::MIN; 8];
-        let (xc, kc) = (x.chunks_exact(8), keep.chunks_exact(8));
-        let (xr, kr) = (xc.remainder(), kc.remainder());
-        for (xs, ks) in xc.zip(kc) {
+        let c = row.chunks_exact(8);
+        let rest = c.remainder();
+        for (b, xs) in c.enumerate() {
             for j in 0..8 {
-                lanes[j] = lanes[j].max(if ks[j] > 0.0 { xs[j] * scale } else { f32::MIN });
+                let v = masked(b * 8 + j, xs[j]);
+                lanes[j] = if v > lanes[j] { v } else { lanes[j] };
             }
         }
-        let mut max = lanes.iter().fold(f32::MIN, |a, &b| a.max(b));
-        for (&v, &k) in xr.iter().zip(kr) {
-            max = max.max(if k > 0.0 { v * scale } else { f32::MIN });
+        let base = row.len() - rest.len();
+        let mut max = f32::MIN;
+        for v in lanes
+            .into_iter()
+            .chain(rest.iter().enumerate().map(|(i, &v)| masked(base + i, v)))
+        {
+            max = if v > max { v } else { max };
         }
-        for ((o, &v), &k) in out.iter_mut().zip(x).zip(keep) {
-            *o = exp(v * scale - max) * k;
-        }
-        let mut sums = [0f32; 8];
-        let oc = out.chunks_exact(8);
-        let mut sum: f32 = oc.remainder().iter().sum();
-        for os in oc {
-            for j in 0..8 {
-                sums[j] += os[j];
+        match keep {
+            Some(k) => {
+                for (o, &k) in row.iter_mut().zip(k) {
+                    *o = exp(*o - max) * k;
+                }
+            }
+            None => {
+                for o in row.iter_mut() {
+                    *o = exp(*o - max);
+                }
             }
         }
-        sum += sums.iter().sum::<f32>();
-        let inv = if sum > 0.0 { 1.0 / sum } else { 0.0 };
-        for o in out.iter_mut() {
+        let total = sum(row);
+        let inv = if total > 0.0 { 1.0 / total } else { 0.0 };
+        for o in row.iter_mut() {
             *o *= inv;
         }
     }
 
+    /// In place: `row = LayerNorm(row [+ y + bias])`.
+    #[inline(always)]
+    fn layer_norm_generic(
+        row: &mut [f32],
+        add: Option<(&[f32], &[f32])>,
+        gamma: &[f32],
+        beta: &[f32],
+        eps: f32,
+    ) {
+        if let Some((y, bias)) = add {
+            for ((o, &a), &b) in row.iter_mut().zip(y).zip(bias) {
+                *o += a + b;
+            }
+        }
+        let n = row.len() as f32;
+        let mean = sum(row) / n;
+        for o in row.iter_mut() {
+            *o -= mean;
+        }
+        let mut lanes = [0f32; 8];
+        let c = row.chunks_exact(8);
+        let mut var: f32 = c.remainder().iter().map(|v| v * v).sum();
+        for xs in c {
+            for j in 0..8 {
+                lanes[j] += xs[j] * xs[j];
+            }
+        }
+        var += lanes.iter().sum::<f32>();
+        let inv = 1.0 / (var / n + eps).sqrt();
+        for ((o, &g), &b) in row.iter_mut().zip(gamma).zip(beta) {
+            *o = *o * inv * g + b;
+        }
+    }
+
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    fn bias_gelu_avx2(out: &mut [f32], x: &[f32], bias: &[f32]) {
-        bias_gelu_generic(out, x, bias)
+    fn bias_gelu_avx2(row: &mut [f32], bias: &[f32]) {
+        bias_gelu_generic(row, bias)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    fn masked_softmax_avx2(out: &mut [f32], x: &[f32], keep: &[f32], scale: f32) {
-        masked_softmax_generic(out, x, keep, scale)
+    fn softmax_avx2(row: &mut [f32], keep: Option<&[f32]>) {
+        softmax_generic(row, keep)
     }
 
-    pub fn bias_gelu_row(out: &mut [f32], x: &[f32], bias: &[f32]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU supports the features the function is compiled for.
-            return unsafe { bias_gelu_avx2(out, x, bias) };
-        }
-        bias_gelu_generic(out, x, bias)
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn layer_norm_avx2(
+        row: &mut [f32],
+        add: Option<(&[f32], &[f32])>,
+        gamma: &[f32],
+        beta: &[f32],
+        eps: f32,
+    ) {
+        layer_norm_generic(row, add, gamma, beta, eps)
     }
 
-    pub fn masked_softmax_row(out: &mut [f32], x: &[f32], keep: &[f32], scale: f32) {
+    #[cfg(target_arch = "x86_64")]
+    fn has_avx2() -> bool {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+
+    /// In place: `row = gelu(row + bias)` (exact, erf-based GELU).
+    pub fn bias_gelu_row(row: &mut [f32], bias: &[f32]) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
+        if has_avx2() {
             // SAFETY: the CPU supports the features the function is compiled for.
-            return unsafe { masked_softmax_avx2(out, x, keep, scale) };
+            return unsafe { bias_gelu_avx2(row, bias) };
         }
-        masked_softmax_generic(out, x, keep, scale)
+        bias_gelu_generic(row, bias)
+    }
+
+    /// In place: `row = softmax(row)` over the positions `keep` marks 1.0
+    /// (all of them without `keep`).
+    pub fn softmax_row(row: &mut [f32], keep: Option<&[f32]>) {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: the CPU supports the features the function is compiled for.
+            return unsafe { softmax_avx2(row, keep) };
+        }
+        softmax_generic(row, keep)
+    }
+
+    /// In place: `row = LayerNorm(row + y + bias)` (or of `row` alone).
+    pub fn layer_norm_row(
+        row: &mut [f32],
+        add: Option<(&[f32], &[f32])>,
+        gamma: &[f32],
+        beta: &[f32],
+        eps: f32,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: the CPU supports the features the function is compiled for.
+            return unsafe { layer_norm_avx2(row, add, gamma, beta, eps) };
+        }
+        layer_norm_generic(row, add, gamma, beta, eps)
     }
 
     #[cfg(test)]
@@ -477,16 +688,43 @@ mod simd {
 
         #[test]
         fn softmax_ignores_padding() {
-            let mut out = [0f32; 4];
-            super::masked_softmax_row(
-                &mut out,
-                &[1.0, 2.0, 100.0, 0.5],
-                &[1.0, 1.0, 0.0, 1.0],
-                1.0,
-            );
-            assert_eq!(out[2], 0.0);
-            assert!((out.iter().sum::<f32>() - 1.0).abs() < 1e-6);
-            assert!(out[1] > out[0] && out[0] > out[3]);
+            let mut row = [1.0, 2.0, 100.0, 0.5];
+            super::softmax_row(&mut row, Some(&[1.0, 1.0, 0.0, 1.0]));
+            assert_eq!(row[2], 0.0);
+            assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+            assert!(row[1] > row[0] && row[0] > row[3]);
+            // Long rows (vector body plus remainder) against f64, unmasked.
+            let x: Vec<f32> = (0..21).map(|i| (i as f32 * 0.7).cos() * 9.0).collect();
+            let mut row = x.clone();
+            super::softmax_row(&mut row, None);
+            let max = x.iter().cloned().fold(f32::MIN, f32::max) as f64;
+            let total: f64 = x.iter().map(|&v| (v as f64 - max).exp()).sum();
+            for (i, &v) in x.iter().enumerate() {
+                let want = (v as f64 - max).exp() / total;
+                assert!((row[i] as f64 - want).abs() < 1e-6, "{i}");
+            }
+        }
+
+        #[test]
+        fn layer_norm_matches_the_definition() {
+            let x: Vec<f32> = (0..19).map(|i| (i as f32 * 0.37).sin() * 3.0).collect();
+            let y: Vec<f32> = (0..19).map(|i| i as f32 * 0.1).collect();
+            let bias = vec![0.5f32; 19];
+            let gamma: Vec<f32> = (0..19).map(|i| 1.0 + i as f32 * 0.01).collect();
+            let beta = vec![0.25f32; 19];
+            let mut row = x.clone();
+            super::layer_norm_row(&mut row, Some((&y, &bias)), &gamma, &beta, 1e-12);
+            let s: Vec<f64> = (0..19).map(|i| (x[i] + y[i] + bias[i]) as f64).collect();
+            let mean = s.iter().sum::<f64>() / 19.0;
+            let var = s.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / 19.0;
+            for i in 0..19 {
+                let want = (s[i] - mean) / var.sqrt() * gamma[i] as f64 + beta[i] as f64;
+                assert!(
+                    (row[i] as f64 - want).abs() < 1e-5,
+                    "{i}: {} vs {want}",
+                    row[i]
+                );
+            }
         }
     }
 }

@@ -10,7 +10,7 @@
 //!   tens of thousands of chunks per second, so semantic search is never
 //!   empty right after indexing;
 //! - **full**: the configured provider, by default the in-process
-//!   all-MiniLM-L6-v2 (384 dimensions, ~10 chunks/s on 2 cores), computed
+//!   all-MiniLM-L6-v2 (384 dimensions, ~25 chunks/s on 2 cores), computed
 //!   after the fast tier and used by search once it covers every chunk.
 //!
 //! **Invariant**: no function here downloads anything except

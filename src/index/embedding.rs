@@ -293,16 +293,17 @@ fn skipped(spec: &TierSpec, err: &anyhow::Error) -> EmbedSummary {
 pub struct EmbedPlan<'a> {
     pub tiers: &'a [Tier],
     /// Leave the full tier to a background run (the daemon) when more than
-    /// this many chunks lack its vectors: at a few chunks per second on a
-    /// laptop CPU, a foreground `index` would otherwise take hours.
+    /// this many chunks lack its vectors: at ~25 chunks per second on two
+    /// cores, a foreground `index` of a large repository (Django: 46k
+    /// chunks) would otherwise take half an hour.
     pub defer_full_over: Option<u64>,
     /// Asked between batches; `true` commits what is done and returns.
     pub should_stop: &'a dyn Fn() -> bool,
 }
 
-/// A rough rate for the deferral note (chunks per second of MiniLM on two
-/// cores, measured with `scripts/bench-embed.sh`).
-const FULL_TIER_RATE: f64 = 6.5;
+/// A rough rate for the deferral note: chunks per second of MiniLM on two
+/// busy cores (`scripts/bench-embed.sh` measures ~25 on idle ones).
+const FULL_TIER_RATE: f64 = 15.0;
 
 /// Runs the embedding phase for the given tiers (fast first, then full),
 /// taking the writer lock only to open the store and for each commit. A

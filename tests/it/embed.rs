@@ -603,6 +603,55 @@ fn embedded_models_index_search_and_upgrade_tiers() {
     );
 }
 
+/// The in-process MiniLM agrees with sentence-transformers (PyTorch) on
+/// texts of every shape: short ones padded in a batch beside long ones, one
+/// truncated at 256 tokens, non-ASCII, a query. The reference vectors in
+/// `tests/fixtures/minilm-reference.json` were made with
+/// sentence-transformers (its `made_with` says how);
+/// `scripts/check-embeddings.sh` does the same on real chunks.
+#[test]
+fn minilm_matches_the_sentence_transformers_reference() {
+    use repo_search::embed::Embedder;
+    let Some(models) = test_models() else { return };
+    let fixture: serde_json::Value =
+        serde_json::from_str(include_str!("../fixtures/minilm-reference.json"))
+            .expect("fixture is JSON");
+    let cases = fixture["cases"].as_array().expect("cases");
+    let texts: Vec<&str> = cases.iter().filter_map(|c| c["text"].as_str()).collect();
+    let want: Vec<Vec<f32>> = cases
+        .iter()
+        .map(|c| {
+            c["vector"]
+                .as_array()
+                .expect("vector")
+                .iter()
+                .filter_map(|x| x.as_f64())
+                .map(|x| x as f32)
+                .collect()
+        })
+        .collect();
+    assert_eq!(texts.len(), want.len());
+    let model = repo_search::embed::bert::BertEmbedder::load(
+        &models.join("all-MiniLM-L6-v2"),
+        "sentence-transformers/all-MiniLM-L6-v2",
+        3,
+    )
+    .expect("load MiniLM");
+    let cosine = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+    let together = model.embed(&texts).expect("embed");
+    for (i, text) in texts.iter().enumerate() {
+        let alone = model.embed(&[text]).expect("embed one");
+        for (how, got) in [("in a batch", &together[i]), ("alone", &alone[0])] {
+            assert_eq!(got.len(), 384);
+            let c = cosine(got, &want[i]);
+            assert!(
+                c >= 0.9999,
+                "case {i} {how}: cosine {c} with sentence-transformers"
+            );
+        }
+    }
+}
+
 #[test]
 fn model_fetch_uses_the_package_index_and_the_cache() {
     // Needs the network (the package index); `scripts/test.sh` enables it.
