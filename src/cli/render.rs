@@ -435,6 +435,14 @@ pub fn semantic(r: &crate::search::semantic::SemanticResult) -> Result<()> {
             r.total
         );
     }
+    if let (Some(u), Some(model)) = (&r.upgrade, &r.model) {
+        let _ = writeln!(
+            io::stderr(),
+            "note: results from the fast model {model}; {} is better but not complete\nhint: {}",
+            u.model,
+            u.hint()
+        );
+    }
     chunks(&r.hits)
 }
 

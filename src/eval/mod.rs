@@ -61,6 +61,12 @@ enum EvalCommand {
         /// Reciprocal-rank-fusion constant for hybrid mode (tuning).
         #[arg(long)]
         rrf_k: Option<f64>,
+        /// Vectors to compute for each corpus before searching: `fast`
+        /// (potion, seconds), `full` (fast, then MiniLM: ~25 chunks/s on 2
+        /// cores, so an hour for `nl`'s corpora; resumable), or `none`.
+        /// Models come from `repo-search model fetch`.
+        #[arg(long, default_value = "fast", value_parser = ["fast", "full", "none"])]
+        embed: String,
         /// Do not save the report under evals/results/.
         #[arg(long)]
         no_save: bool,
@@ -113,6 +119,13 @@ pub struct RunSettings {
     pub baseline: Option<String>,
     pub limit: usize,
     pub version: String,
+    /// Vectors computed before searching (reports before this field: fast).
+    #[serde(default = "default_embed")]
+    pub embed: String,
+}
+
+fn default_embed() -> String {
+    "fast".into()
 }
 
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
@@ -193,6 +206,7 @@ fn run_main(cli: EvalCli) -> Result<ExitCode> {
             limit,
             filter,
             rrf_k,
+            embed,
             no_save,
             json,
         } => {
@@ -203,6 +217,7 @@ fn run_main(cli: EvalCli) -> Result<ExitCode> {
                 baseline,
                 limit,
                 version: env!("CARGO_PKG_VERSION").to_string(),
+                embed,
             };
             let report = cmd_run(&evals, &repo_root, &settings, filter.as_deref(), rrf_k)?;
             if !no_save {
@@ -363,7 +378,7 @@ fn cmd_run(
                 cases.iter().flat_map(|c| c.blank.iter().cloned()).collect();
             let dir = corpora::blanked_copy(corpus, &dir, &blanks)?;
             let root = dir.canonicalize()?;
-            pb.suspend(|| index_corpus(&root))?;
+            pb.suspend(|| index_corpus(&root, &settings.embed))?;
             let mut tick = || pb.inc(1);
             let engine: &mut dyn Engine = if settings.through == "mcp" {
                 if mcp.is_none() {
@@ -424,8 +439,9 @@ fn mcp_engine() -> Result<Box<dyn Engine>> {
     Ok(Box::new(mcp_engine::McpEngine::new()?))
 }
 
-/// Indexes a corpus with the library (incremental: an up-to-date index is reused).
-fn index_corpus(root: &Path) -> Result<()> {
+/// Indexes a corpus with the library (incremental: an up-to-date index is
+/// reused), then computes the vectors `embed` asks for (only missing ones).
+fn index_corpus(root: &Path, embed: &str) -> Result<()> {
     let settings = crate::settings::Settings::resolve(
         root.to_path_buf(),
         &crate::settings::Overrides::default(),
@@ -446,6 +462,48 @@ fn index_corpus(root: &Path) -> Result<()> {
             s.changed,
             s.seconds
         );
+    }
+    let tiers = match embed {
+        "none" => return Ok(()),
+        "full" => vec![crate::embed::Tier::Fast, crate::embed::Tier::Full],
+        _ => vec![crate::embed::Tier::Fast],
+    };
+    let (es, _) = crate::settings::resolve_embed(root)?;
+    let plan = crate::index::EmbedPlan {
+        tiers: &tiers,
+        defer_full_over: None,
+        should_stop: &|| false,
+    };
+    let last = std::cell::Cell::new(std::time::Instant::now());
+    let progress = |p: &crate::index::EmbedProgress| {
+        if last.get().elapsed().as_secs() >= 30 {
+            last.set(std::time::Instant::now());
+            eprintln!(
+                "embedding `{}` ({}): {}/{} chunks, {:.1}/s",
+                root.display(),
+                p.model,
+                p.done,
+                p.total,
+                p.rate()
+            );
+        }
+    };
+    for e in crate::index::embed_project(&settings, &es, &plan, &progress, &|_| {})? {
+        if let Some(reason) = &e.skipped {
+            eprintln!(
+                "note: `{}`: no {} vectors: {reason}",
+                root.display(),
+                e.tier.name()
+            );
+        } else if e.embedded > 0 {
+            eprintln!(
+                "embedded {} chunks of `{}` with {} in {:.1}s",
+                e.embedded,
+                root.display(),
+                e.model,
+                e.seconds
+            );
+        }
     }
     Ok(())
 }
@@ -530,13 +588,14 @@ fn fmt_opt(v: Option<f64>) -> String {
 /// The Markdown table of a run.
 pub fn markdown(r: &RunReport) -> String {
     let mut s = format!(
-        "run {} · commit {} · {} cores · through {} · modes {} · limit {}\n\n",
+        "run {} · commit {} · {} cores · through {} · modes {} · limit {} · vectors {}\n\n",
         stamp(r.started_unix),
         r.commit,
         r.machine.cores,
         r.settings.through,
         r.settings.modes.join(","),
-        r.settings.limit
+        r.settings.limit,
+        r.settings.embed
     );
     s.push_str("| suite | category | mode | cases | MRR@10 | R@1 | R@5 | R@10 | exact | p50 ms | p95 ms | chars | ~tokens | failures |\n");
     s.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");

@@ -651,6 +651,9 @@ pub struct SemanticOut {
     pub partial: bool,
     pub embedded: u64,
     pub total: u64,
+    /// A better embedding model is configured but does not cover every chunk yet, so `model` (the fast tier) answered; `hint` says how to finish it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upgrade: Option<UpgradeOut>,
     /// Best first; `score` is the cosine similarity.
     pub hits: Vec<ChunkOut>,
     pub offset: u64,
@@ -659,6 +662,17 @@ pub struct SemanticOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
     pub index: IndexInfo,
+}
+
+/// The better model of a semantic answer that used the fast tier.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct UpgradeOut {
+    pub model: String,
+    /// Chunks with its vectors, of `total`.
+    pub embedded: u64,
+    pub total: u64,
+    /// Its weights are downloaded.
+    pub ready: bool,
 }
 
 impl SemanticOut {
@@ -680,6 +694,7 @@ impl SemanticOut {
             partial: false,
             embedded: 0,
             total: 0,
+            upgrade: None,
             hits: Vec::new(),
             offset: 0,
             truncated: false,
@@ -1753,6 +1768,9 @@ fn semantic_answer(
             result.embedded, result.total
         ));
     }
+    if let Some(u) = &result.upgrade {
+        hints.push(format!("these hits come from the fast model; {}", u.hint()));
+    }
     let partial_note = if result.partial {
         format!(
             ", partial: {}/{} chunks embedded",
@@ -1776,6 +1794,12 @@ fn semantic_answer(
         partial: result.partial,
         embedded: result.embedded,
         total: result.total,
+        upgrade: result.upgrade.map(|u| UpgradeOut {
+            model: u.model,
+            embedded: u.embedded,
+            total: u.total,
+            ready: u.ready,
+        }),
         hits,
         offset: offset as u64,
         truncated,

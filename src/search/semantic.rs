@@ -82,7 +82,39 @@ pub struct SemanticResult {
     /// Chunks with a vector from `model`, of all chunks.
     pub embedded: u64,
     pub total: u64,
+    /// A better configured model that does not cover every chunk yet, so
+    /// `model` (a lower tier) answered; `hint` says how to finish it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upgrade: Option<Upgrade>,
     pub hits: Vec<ChunkHit>,
+}
+
+/// The best configured model, when search had to use another.
+#[derive(Debug, Clone, Serialize)]
+pub struct Upgrade {
+    pub model: String,
+    /// Chunks with its vectors, of `total`.
+    pub embedded: u64,
+    pub total: u64,
+    /// Its weights are on disk (else `repo-search model fetch` first).
+    pub ready: bool,
+}
+
+impl Upgrade {
+    /// How to get the better vectors, in CLI terms.
+    pub fn hint(&self) -> String {
+        if self.ready {
+            format!(
+                "{} vectors cover {}/{} chunks: `repo-search index --embed-tier full` computes the rest now (resumable), or `repo-search-daemon start` in the background",
+                self.model, self.embedded, self.total
+            )
+        } else {
+            format!(
+                "{} is configured but not downloaded: run `repo-search model fetch`, then `repo-search index --embed-tier full`",
+                self.model
+            )
+        }
+    }
 }
 
 impl SemanticResult {
@@ -96,6 +128,7 @@ impl SemanticResult {
             partial: false,
             embedded: 0,
             total: 0,
+            upgrade: None,
             hits: Vec::new(),
         }
     }
@@ -320,6 +353,8 @@ pub struct Choice {
     pub spec: TierSpec,
     pub embedded: u64,
     pub total: u64,
+    /// The best configured tier, when it is not the one chosen.
+    pub upgrade: Option<Upgrade>,
 }
 
 /// Picks the model to search with, or says why there is none.
@@ -335,27 +370,47 @@ pub fn choose_model(
             "set embed.provider (and/or embed.fast = true) in `.repo_search/config.toml`",
         )));
     }
+    let coverage = |model: &str| {
+        store
+            .embedding_coverage(model)
+            .map_err(|e| store::explain(e, db))
+    };
+    // Specs come best first.
+    let first = &specs[0];
+    let first_ready = embed::is_ready(first);
+    let upgrade_from = |chosen: &Choice| -> Result<Option<Upgrade>> {
+        if chosen.spec.model_id == first.model_id {
+            return Ok(None);
+        }
+        let (embedded, total) = coverage(&first.model_id)?;
+        Ok(Some(Upgrade {
+            model: first.model_id.clone(),
+            embedded,
+            total,
+            ready: first_ready,
+        }))
+    };
     let mut best: Option<Choice> = None;
-    for spec in specs {
+    for spec in specs.iter().cloned() {
         // A tier whose weights are gone cannot embed the query.
         if !embed::is_ready(&spec) {
             continue;
         }
-        let (embedded, total) = store
-            .embedding_coverage(&spec.model_id)
-            .map_err(|e| store::explain(e, db))?;
+        let (embedded, total) = coverage(&spec.model_id)?;
         if total == 0 {
             return Ok(Err(SemanticResult::unavailable(
                 "the index has no chunks yet",
                 "run `repo-search index`",
             )));
         }
-        let c = Choice {
+        let mut c = Choice {
             spec,
             embedded,
             total,
+            upgrade: None,
         };
         if embedded == total {
+            c.upgrade = upgrade_from(&c)?;
             return Ok(Ok(c));
         }
         if best.as_ref().is_none_or(|b| embedded > b.embedded) {
@@ -363,7 +418,10 @@ pub fn choose_model(
         }
     }
     match best {
-        Some(c) if c.embedded > 0 => Ok(Ok(c)),
+        Some(mut c) if c.embedded > 0 => {
+            c.upgrade = upgrade_from(&c)?;
+            Ok(Ok(c))
+        }
         _ => {
             let ready = embed::configured_tiers(s).iter().any(embed::is_ready);
             let (reason, hint) = if ready {
@@ -585,17 +643,22 @@ fn with_choice(mut r: SemanticResult, c: &Choice) -> SemanticResult {
 }
 
 fn found(c: &Choice, hits: Vec<ChunkHit>) -> SemanticResult {
+    let hint = match &c.upgrade {
+        Some(u) => Some(u.hint()),
+        None => (c.embedded < c.total).then(|| {
+            "embeddings are still being computed: run `repo-search index` (or let the daemon finish); results cover the embedded chunks".to_string()
+        }),
+    };
     SemanticResult {
         available: true,
         reason: None,
-        hint: (c.embedded < c.total).then(|| {
-            "embeddings are still being computed: run `repo-search index` (or let the daemon finish); results cover the embedded chunks".to_string()
-        }),
+        hint,
         model: Some(c.spec.model_id.clone()),
         tier: Some(c.spec.tier),
         partial: c.embedded < c.total,
         embedded: c.embedded,
         total: c.total,
+        upgrade: c.upgrade.clone(),
         hits,
     }
 }

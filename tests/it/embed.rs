@@ -563,6 +563,19 @@ fn embedded_models_index_search_and_upgrade_tiers() {
     ]);
     assert_eq!(v["model"], "minishlab/potion-base-8M", "{v}");
     assert_eq!(v["partial"], false, "{v}");
+    // ... and says the better model is not there yet, and how to get it.
+    assert_eq!(
+        v["upgrade"]["model"], "sentence-transformers/all-MiniLM-L6-v2",
+        "{v}"
+    );
+    assert_eq!(v["upgrade"]["embedded"], 0, "{v}");
+    assert_eq!(v["upgrade"]["ready"], true, "{v}");
+    assert!(
+        v["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("--embed-tier full")),
+        "{v}"
+    );
     // Full tier: search upgrades to MiniLM once it covers every chunk.
     let s = run(&["index"]);
     let full = s["embed"]
@@ -578,6 +591,7 @@ fn embedded_models_index_search_and_upgrade_tiers() {
         "semantic",
     ]);
     assert_eq!(v["model"], "sentence-transformers/all-MiniLM-L6-v2", "{v}");
+    assert!(v.get("upgrade").is_none(), "{v}");
     assert_eq!(v["hits"][0]["path"], "app/retry.py", "{v}");
     let v = run(&[
         "search",

@@ -1169,9 +1169,9 @@ fn mcp_search_semantic_and_similar_code_with_the_fast_model() {
     };
     let p = sample();
     p.write("app/retry.py", RETRY_PY)
-        .write("app/math.py", MATH_PY)
-        // The fast tier only, so the model searched is known.
-        .write(".repo_search/config.toml", "[embed]\nprovider = \"none\"\n");
+        .write("app/math.py", MATH_PY);
+    // The fast tier only, so the model searched is known (MiniLM, the
+    // default full tier, has no vectors yet).
     let out = p
         .cmd(&["index", "--embed-tier", "fast", "--json"])
         .env("REPO_SEARCH_MODEL_CACHE", &models)
@@ -1196,6 +1196,15 @@ fn mcp_search_semantic_and_similar_code_with_the_fast_model() {
     assert_eq!(v["model"], "minishlab/potion-base-8M", "{v}");
     assert_eq!(v["tier"], "fast", "{v}");
     assert_eq!(v["partial"], false, "{v}");
+    assert_eq!(
+        v["upgrade"]["model"], "sentence-transformers/all-MiniLM-L6-v2",
+        "the answer names the better model still missing: {v}"
+    );
+    assert_eq!(v["upgrade"]["embedded"], 0, "{v}");
+    assert!(
+        v["hint"].as_str().is_some_and(|h| h.contains("daemon")),
+        "{v}"
+    );
     assert_eq!(v["query"], query);
     assert!(
         v["total"].as_u64().unwrap_or(0) > 0 && v["embedded"] == v["total"],
