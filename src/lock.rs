@@ -131,3 +131,25 @@ pub fn current_writer(root: &Path) -> Option<u32> {
         Err(_) => Some(holder_pid(&mut file).unwrap_or(0)),
     }
 }
+
+/// Whether a process with this pid exists (on non-Unix systems: assumed).
+pub fn process_alive(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        if pid <= 0 {
+            return false;
+        }
+        // SAFETY: signal 0 only checks that the process exists and may be
+        // signalled; nothing is sent.
+        let r = unsafe { libc::kill(pid, 0) };
+        r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}

@@ -63,6 +63,10 @@ pub struct Indexing {
     pub total: u64,
 }
 
+/// A running embedding phase commits every batch (seconds apart); one
+/// silent for longer than this is taken to be dead.
+const EMBED_HEARTBEAT_S: i64 = 60;
+
 fn file_size(p: &std::path::Path) -> u64 {
     std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
 }
@@ -138,7 +142,20 @@ pub fn index_status(settings: &Settings, check_stale: bool) -> Result<IndexStatu
             }
         }
     }
-    if get(meta::EMBED_STATE).as_deref() == Some("running") && st.indexing.is_some() {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    // The phase holds the writer lock only to commit (every few seconds),
+    // so liveness is the lock, or a recent commit by a process that exists.
+    let heartbeat: i64 = get(meta::EMBED_UPDATED)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let pid_alive = get(meta::EMBED_PID)
+        .and_then(|v| v.parse().ok())
+        .is_none_or(crate::lock::process_alive);
+    let alive = st.indexing.is_some() || (now - heartbeat <= EMBED_HEARTBEAT_S && pid_alive);
+    if get(meta::EMBED_STATE).as_deref() == Some("running") && alive {
         let done: u64 = get(meta::EMBED_DONE)
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
@@ -148,10 +165,6 @@ pub fn index_status(settings: &Settings, check_stale: bool) -> Result<IndexStatu
         let started: i64 = get(meta::EMBED_STARTED)
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs() as i64)
-            .unwrap_or(started);
         let secs = (now - started).max(1) as f64;
         let rate = done as f64 / secs;
         st.embedding = Some(EmbeddingRun {

@@ -666,6 +666,11 @@ pub mod meta {
     pub const EMBED_TOTAL: &str = "embed_total";
     /// Unix seconds the embedding phase started, for rate and ETA.
     pub const EMBED_STARTED: &str = "embed_started";
+    /// Unix seconds of the phase's last commit: a "running" state whose
+    /// heartbeat is old belongs to a process that died.
+    pub const EMBED_UPDATED: &str = "embed_updated";
+    /// Pid of the process running the phase.
+    pub const EMBED_PID: &str = "embed_pid";
 }
 
 /// What a chunk's embedding depends on: its path, enclosing symbol and text.

@@ -179,6 +179,8 @@ fn embed_pending_with(
         w.set_meta(meta::EMBED_DONE, "0")?;
         w.set_meta(meta::EMBED_TOTAL, &total.to_string())?;
         w.set_meta(meta::EMBED_STARTED, &now_s().to_string())?;
+        w.set_meta(meta::EMBED_UPDATED, &now_s().to_string())?;
+        w.set_meta(meta::EMBED_PID, &std::process::id().to_string())?;
         tx.commit().map_err(|e| store::explain(e, &db))?;
     }
     progress(&prog);
@@ -265,6 +267,7 @@ fn commit_vectors(
     let rows: Vec<(u64, &[f32])> = buffer.iter().map(|(k, v)| (*k, v.as_slice())).collect();
     w.put_embeddings(model, &rows)?;
     w.set_meta(meta::EMBED_DONE, &done.to_string())?;
+    w.set_meta(meta::EMBED_UPDATED, &now_s().to_string())?;
     w.set_meta(meta::VECTORS_GENERATION, &vgen.to_string())?;
     tx.commit().map_err(|e| store::explain(e, db))?;
     Ok(())

@@ -787,10 +787,39 @@ pub struct StatusOut {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stale_examples: Vec<String>,
     pub index_bytes: u64,
+    /// Vectors per configured embedding model, best tier first: semantic search uses the best one that covers every chunk.
+    pub embeddings: Vec<EmbeddingOut>,
+    /// An embedding phase running now (this server, `repo-search index` or the daemon).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<EmbeddingRunOut>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config_error: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EmbeddingOut {
+    /// fast or full.
+    pub tier: String,
+    pub model: String,
+    /// The model's weights are downloaded (or it is an HTTP provider).
+    pub ready: bool,
+    /// Chunks with a vector from this model, of `total`.
+    pub embedded: u64,
+    pub total: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EmbeddingRunOut {
+    pub model: String,
+    /// Chunks embedded in this run, of `total` it has to do.
+    pub done: u64,
+    pub total: u64,
+    /// Chunks per second since the run started.
+    pub rate: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eta_s: Option<u64>,
 }
 
 /// The schema of what `T` serializes to, self-contained (no `$ref`) and
@@ -2039,10 +2068,28 @@ fn call_index_status(state: &ServerState) -> Result<Answer> {
         stale_files: st.stale_files,
         stale_examples: st.stale_examples.iter().take(10).cloned().collect(),
         index_bytes: st.index_bytes,
+        embeddings: st
+            .embeddings
+            .iter()
+            .map(|e| EmbeddingOut {
+                tier: e.tier.name().to_string(),
+                model: e.model.clone(),
+                ready: e.ready,
+                embedded: e.embedded,
+                total: e.total,
+            })
+            .collect(),
+        embedding: st.embedding.as_ref().map(|r| EmbeddingRunOut {
+            model: r.model.clone(),
+            done: r.done,
+            total: r.total,
+            rate: (r.rate * 10.0).round() / 10.0,
+            eta_s: r.eta_s.map(|e| e.round() as u64),
+        }),
         last_error: own.last_error.clone(),
         config_error: state.config_error.clone(),
     };
-    let summary = if fresh.indexing {
+    let mut summary = if fresh.indexing {
         format!(
             "indexing: {} files, {} symbols so far",
             st.files, st.symbols
@@ -2053,6 +2100,19 @@ fn call_index_status(state: &ServerState) -> Result<Answer> {
             st.files, st.symbols, st.chunks
         )
     };
+    for e in &out.embeddings {
+        summary.push_str(&format!(
+            "; vectors ({}): {}/{}",
+            e.tier, e.embedded, e.total
+        ));
+    }
+    if let Some(r) = &out.embedding {
+        let eta = r.eta_s.map(|s| format!(", eta {s}s")).unwrap_or_default();
+        summary.push_str(&format!(
+            "; embedding with {}: {}/{} ({:.1}/s{eta})",
+            r.model, r.done, r.total, r.rate
+        ));
+    }
     answer(&out, summary)
 }
 

@@ -451,8 +451,22 @@ fn killed_embedding_resumes_and_never_reembeds_committed_chunks() {
         count("SELECT count(*) FROM embeddings").filter(|n| *n > 0)
     })
     .expect("first vectors committed");
+    // Another process sees the phase running, with progress, rate and ETA.
+    let st = p.json(&["status"]);
+    let run = &st["embedding"];
+    assert_eq!(run["model"], "openai:slow", "{st}");
+    assert!(
+        run["done"].as_u64().is_some_and(|d| d > 0)
+            && run["total"].as_u64().is_some_and(|t| t >= 120)
+            && run["rate"].as_f64().is_some_and(|r| r > 0.0)
+            && run["eta_s"].as_f64().is_some(),
+        "{st}"
+    );
     let _ = child.kill();
     let _ = child.wait();
+    // A killed phase is not reported as running.
+    let st = p.json(&["status"]);
+    assert!(st.get("embedding").is_none_or(|e| e.is_null()), "{st}");
 
     // What was committed before the kill, as the texts the server saw.
     let committed: Vec<String> = {

@@ -1205,6 +1205,18 @@ fn mcp_search_semantic_and_similar_code_with_the_fast_model() {
         v["hint"].as_str().is_some_and(|h| h.contains("daemon")),
         "{v}"
     );
+    // index_status shows the coverage of both tiers, best first.
+    let st = m.ok("index_status", json!({}));
+    let tiers = st["embeddings"].as_array().cloned().unwrap_or_default();
+    assert_eq!(tiers.len(), 2, "{st}");
+    assert_eq!(tiers[0]["tier"], "full", "{st}");
+    assert_eq!(tiers[0]["embedded"], 0, "{st}");
+    assert_eq!(tiers[1]["tier"], "fast", "{st}");
+    assert!(
+        tiers[1]["total"].as_u64().is_some_and(|t| t > 0)
+            && tiers[1]["embedded"] == tiers[1]["total"],
+        "{st}"
+    );
     assert_eq!(v["query"], query);
     assert!(
         v["total"].as_u64().unwrap_or(0) > 0 && v["embedded"] == v["total"],
