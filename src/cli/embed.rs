@@ -23,10 +23,12 @@ use crate::settings::{EmbedSettings, Overrides, Settings, find_root, resolve_emb
 use crate::store::Store;
 
 /// `index --embed-tier auto` computes full-tier vectors in the foreground
-/// only for at most this many chunks (40 s at the 25 chunks/s that
-/// `scripts/bench-embed.sh` measures on two idle cores; about a minute
-/// under load).
-const FOREGROUND_FULL_MAX: u64 = 1000;
+/// only for at most this many chunks: two minutes at the 25 chunks/s that
+/// `scripts/bench-embed.sh` measures on two idle cores, with a progress bar
+/// and ETA, so a mid-sized project gets the better vectors from one
+/// command. Larger ones are left to the daemon (Django's 46k chunks are
+/// half an hour).
+const FOREGROUND_FULL_MAX: u64 = 3000;
 
 fn tiers_of(name: &str) -> Vec<Tier> {
     match name {
