@@ -680,6 +680,58 @@ fn minilm_matches_the_sentence_transformers_reference() {
     }
 }
 
+/// `index` (auto) on a project too big for a quick foreground MiniLM run:
+/// every chunk gets fast vectors, the full tier is deferred with a note
+/// and a hint, and nothing is embedded with MiniLM.
+#[test]
+fn auto_tier_defers_minilm_on_large_projects() {
+    let Some(models) = test_models() else { return };
+    let p = Project::new();
+    for f in 0..100 {
+        let body: String = (0..32)
+            .map(|i| format!("def handler_{f}_{i}(request):\n    return request.get({i})\n\n\n"))
+            .collect();
+        p.write(&format!("app/views_{f}.py"), body);
+    }
+    let out = p
+        .cmd(&["index", "--json"])
+        .env("REPO_SEARCH_MODEL_CACHE", &models)
+        .output()
+        .expect("run index");
+    let r = Run {
+        args: vec!["index".into()],
+        out,
+    };
+    assert_eq!(r.code(), 0, "{r}");
+    let s: serde_json::Value = serde_json::from_str(&r.stdout()).expect("JSON");
+    let tier = |name: &str| {
+        s["embed"]
+            .as_array()
+            .and_then(|a| a.iter().find(|e| e["tier"] == name))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (fast, full) = (tier("fast"), tier("full"));
+    assert!(
+        fast["total_chunks"].as_u64().is_some_and(|t| t > 3000)
+            && fast["with_vectors"] == fast["total_chunks"],
+        "{s}"
+    );
+    assert_eq!(full["embedded"], 0, "{s}");
+    assert!(
+        full["skipped"]
+            .as_str()
+            .is_some_and(|w| w.starts_with("deferred")),
+        "{s}"
+    );
+    assert!(
+        full["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("--embed-tier full")),
+        "{s}"
+    );
+}
+
 #[test]
 fn model_fetch_uses_the_package_index_and_the_cache() {
     // Needs the network (the package index); `scripts/test.sh` enables it.
