@@ -25,9 +25,27 @@ else
 fi
 REPO_SEARCH_HOME=$TMP/home target/release/repo-search index --root "$TMP/tree" --no-embed --quiet >&2
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
-target/release/examples/bench_embed --root "$TMP/tree" --n "$N" --dump "$TMP/chunks.jsonl"
-if [ -x "$VENV/bin/python" ]; then
-  "$VENV/bin/python" scripts/st-reference.py "$TMP/chunks.jsonl" "$REPO_SEARCH_MODEL_CACHE/all-MiniLM-L6-v2"
-else
+target/release/examples/bench_embed --root "$TMP/tree" --n "$N" --dump "$TMP/chunks.jsonl" | tee "$TMP/first.txt"
+if [ ! -x "$VENV/bin/python" ]; then
   echo "(no sentence-transformers venv at $VENV: run scripts/check-embeddings.sh for the PyTorch side)"
+  exit 0
 fi
+# This machine's speed drifts by tens of percent from minute to minute, so
+# the two sides run in alternating rounds and the ratio is the median of
+# each round's ours/theirs.
+ROUNDS=${ROUNDS:-3}
+ratios=()
+for r in $(seq "$ROUNDS"); do
+  if [ "$r" = 1 ]; then
+    ours=$(grep '^full' "$TMP/first.txt" | awk '{print $3}')
+  else
+    ours=$(target/release/examples/bench_embed --root "$TMP/tree" --n "$N" --topk "" | grep '^full' | awk '{print $3}')
+  fi
+  st_out=$("$VENV/bin/python" scripts/st-reference.py "$TMP/chunks.jsonl" "$REPO_SEARCH_MODEL_CACHE/all-MiniLM-L6-v2" 2>/dev/null)
+  [ "$r" = 1 ] && echo "$st_out"
+  theirs=$(echo "$st_out" | grep '^full' | awk '{print $5}')
+  ratio=$(python3 -c "print(f'{$ours / $theirs:.2f}')")
+  echo "round $r: ours $ours chunks/s, sentence-transformers $theirs chunks/s: ${ratio}x"
+  ratios+=("$ratio")
+done
+echo "median ratio (ours / sentence-transformers) over $ROUNDS rounds: $(printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')x"
