@@ -317,6 +317,8 @@ impl Encoder {
                         (&q[ko..], 1, 3 * h),
                         (r, d, r),
                         scale,
+                        false,
+                        Parallelism::None,
                     );
                     for row in s.chunks_exact_mut(r) {
                         simd::softmax_row(row, keep.as_deref());
@@ -328,6 +330,8 @@ impl Encoder {
                         (&q[vo..], 3 * h, 1),
                         (r, r, d),
                         1.0,
+                        false,
+                        Parallelism::None,
                     );
                 }
             });
@@ -377,35 +381,15 @@ fn matmul(
     accumulate: bool,
     par: Parallelism,
 ) {
-    assert!(dst.len() >= m * n && a.len() >= m * k && b.len() >= k * n);
-    if m == 0 || n == 0 {
-        return;
-    }
-    // SAFETY: the three buffers hold at least m×n, m×k and k×n values at
-    // the strides given (checked above), and `dst` does not alias them.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            n as isize,
-            accumulate,
-            a.as_ptr(),
-            1,
-            k as isize,
-            b.as_ptr(),
-            1,
-            n as isize,
-            1.0,
-            1.0,
-            false,
-            false,
-            false,
-            par,
-        )
-    }
+    strided_gemm(
+        (dst, n),
+        (a, k, 1),
+        (b, n, 1),
+        (m, k, n),
+        1.0,
+        accumulate,
+        par,
+    );
 }
 
 /// The last index a strided `rows×cols` view touches, plus one.
@@ -417,14 +401,17 @@ fn extent(rows: usize, cols: usize, rs: usize, cs: usize) -> usize {
     }
 }
 
-/// `dst (m×n, row stride) = scale · a (m×k) · b (k×n)` on strided views
-/// `(slice, row stride, column stride)`, single-threaded.
+/// `dst (m×n, row stride) = [dst +] scale · a (m×k) · b (k×n)` on strided
+/// views `(slice, row stride, column stride)`: the one place that calls
+/// the `gemm` crate, with the bounds it relies on checked.
 fn strided_gemm(
     (dst, dst_rs): (&mut [f32], usize),
     (a, a_rs, a_cs): (&[f32], usize, usize),
     (b, b_rs, b_cs): (&[f32], usize, usize),
     (m, k, n): (usize, usize, usize),
     scale: f32,
+    accumulate: bool,
+    par: Parallelism,
 ) {
     assert!(
         dst.len() >= extent(m, n, dst_rs, 1)
@@ -444,19 +431,19 @@ fn strided_gemm(
             dst.as_mut_ptr(),
             1,
             dst_rs as isize,
-            false,
+            accumulate,
             a.as_ptr(),
             a_cs as isize,
             a_rs as isize,
             b.as_ptr(),
             b_cs as isize,
             b_rs as isize,
-            0.0,
+            1.0,
             scale,
             false,
             false,
             false,
-            Parallelism::None,
+            par,
         )
     }
 }
