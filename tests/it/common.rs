@@ -72,7 +72,16 @@ impl Project {
     }
 
     pub fn run(&self, args: &[&str]) -> Run {
-        let out = self.cmd(args).output().expect("run repo-search");
+        self.run_env(args, &[])
+    }
+
+    /// Like [`Project::run`], with extra environment variables.
+    pub fn run_env(&self, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Run {
+        let mut cmd = self.cmd(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().expect("run repo-search");
         Run {
             args: args.iter().map(|s| s.to_string()).collect(),
             out,

