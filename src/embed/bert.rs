@@ -1,7 +1,8 @@
 //! Owns the in-process BERT-family sentence embedder (all-MiniLM-L6-v2 by
-//! default; the encoder itself is [`super::bert_model`]): tokenize with per-batch padding, run the encoder,
-//! pool (mean by default, as `1_Pooling/config.json` says) and
-//! L2-normalise, matching sentence-transformers.
+//! default; the encoder itself is [`super::bert_model`]): tokenize with
+//! per-batch padding, run the encoder, pool (mean by default, as
+//! `1_Pooling/config.json` says) and L2-normalise, matching
+//! sentence-transformers.
 //!
 //! Pitfall (measured): MiniLM's `tokenizer.json` carries truncation and
 //! fixed padding at 128 tokens; both are replaced here (truncation at the

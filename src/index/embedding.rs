@@ -178,8 +178,9 @@ fn embed_pending_with(
         )?;
         w.set_meta(meta::EMBED_DONE, "0")?;
         w.set_meta(meta::EMBED_TOTAL, &total.to_string())?;
-        w.set_meta(meta::EMBED_STARTED, &now_s().to_string())?;
-        w.set_meta(meta::EMBED_UPDATED, &now_s().to_string())?;
+        let now = now_s().to_string();
+        w.set_meta(meta::EMBED_STARTED, &now)?;
+        w.set_meta(meta::EMBED_UPDATED, &now)?;
         w.set_meta(meta::EMBED_PID, &std::process::id().to_string())?;
         tx.commit().map_err(|e| store::explain(e, &db))?;
     }
