@@ -20,6 +20,7 @@ pub mod model;
 pub mod paths;
 pub mod registry;
 pub mod search;
+pub mod service;
 pub mod settings;
 pub mod status;
 pub mod store;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 
 pub struct WriterLock {
     file: File,
@@ -30,11 +30,12 @@ fn open(root: &Path) -> Result<(File, PathBuf)> {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(UserError::new(format!(
-                "project root `{}` does not exist",
-                root.display()
-            ))
+            return Err(UserError::with_code(
+                ErrorCode::NotFound,
+                format!("project root `{}` does not exist", root.display()),
+            )
             .hint("check the path; `repo-search projects remove PATH` forgets a deleted project")
+            .agent("the project root is gone: restart the MCP server from an existing project")
             .into());
         }
         Err(e) => return Err(e).with_context(|| format!("cannot create `{}`", dir.display())),
@@ -81,11 +82,12 @@ impl WriterLock {
                 match busy {
                     WhenBusy::Fail => {
                         let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
-                        return Err(UserError::new(format!(
+                        return Err(UserError::with_code(ErrorCode::IndexBusy, format!(
                             "another repo-search process{who} is writing the index of `{}`",
                             root.display()
                         ))
                         .hint("wait for it to finish, or run `repo-search index` again without --no-wait to wait")
+                        .agent("the index is being written by another process: retry in a few seconds; index_status shows its progress")
                         .into());
                     }
                     WhenBusy::Wait => {

@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::Result;
 
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 
 /// Per-user state directory: `$REPO_SEARCH_HOME`, else `~/.repo_search`.
 pub fn home_dir() -> PathBuf {
@@ -59,8 +59,9 @@ pub fn resolve_in_root(root: &Path, input: &str) -> Result<ProjectPath> {
     let abs = match lexical.canonicalize() {
         Ok(p) => p,
         Err(_) => {
-            return Err(UserError::new(format!("no such file: `{input}`"))
-                .hint("paths are relative to the project root; use `repo-search outline` or `search_keyword` to find the right path")
+            return Err(UserError::with_code(ErrorCode::NotFound, format!("no such file: `{input}`"))
+                .hint("paths are relative to the project root; `repo-search keyword -g GLOB .` lists matching files")
+                .agent("paths are relative to the project root; use find_symbol or search_keyword with a glob to find the right path")
                 .into());
         }
     };
@@ -75,10 +76,13 @@ pub fn resolve_in_root(root: &Path, input: &str) -> Result<ProjectPath> {
 }
 
 fn outside(input: &str, root: &Path) -> anyhow::Error {
-    UserError::new(format!(
-        "path `{input}` is outside the project root `{}`",
-        root.display()
-    ))
+    UserError::with_code(
+        ErrorCode::PathOutsideRoot,
+        format!(
+            "path `{input}` is outside the project root `{}`",
+            root.display()
+        ),
+    )
     .hint("give a path inside the project, relative to its root (e.g. `src/lib.rs`)")
     .into()
 }

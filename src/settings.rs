@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 use crate::walk::WalkOptions;
 
 /// Default size above which a file is skipped by the indexer ("too large").
@@ -184,8 +184,11 @@ fn resolve_embed_from(
         &file_src,
     );
     let provider = EmbedProvider::parse(&provider_s).ok_or_else(|| {
-        UserError::new(format!("unknown embedding provider `{provider_s}` ({src})"))
-            .hint("use one of: embedded, openai, ollama, none")
+        UserError::with_code(
+            ErrorCode::InvalidConfig,
+            format!("unknown embedding provider `{provider_s}` ({src})"),
+        )
+        .hint("use one of: embedded, openai, ollama, none")
     })?;
     prov.push(Provenance {
         key: "embed.provider",
@@ -215,10 +218,10 @@ fn resolve_embed_from(
 
     let fast_env = match env_string(env::EMBED_FAST) {
         Some(v) => Some(parse_bool(&v).ok_or_else(|| {
-            UserError::new(format!(
-                "{} must be true or false, not `{v}`",
-                env::EMBED_FAST
-            ))
+            UserError::with_code(
+                ErrorCode::InvalidConfig,
+                format!("{} must be true or false, not `{v}`", env::EMBED_FAST),
+            )
             .hint("e.g. REPO_SEARCH_EMBED_FAST=false")
         })?),
         None => None,
@@ -310,10 +313,13 @@ fn resolve_embed_from(
                 .ok()
                 .filter(|n| *n > 0)
                 .ok_or_else(|| {
-                    UserError::new(format!(
-                        "{} must be a positive number, not `{v}`",
-                        env::EMBED_BATCH_SIZE
-                    ))
+                    UserError::with_code(
+                        ErrorCode::InvalidConfig,
+                        format!(
+                            "{} must be a positive number, not `{v}`",
+                            env::EMBED_BATCH_SIZE
+                        ),
+                    )
                     .hint("e.g. REPO_SEARCH_EMBED_BATCH_SIZE=16")
                 })?,
         ),
@@ -328,9 +334,12 @@ fn resolve_embed_from(
         &file_src,
     );
     if batch_size == 0 {
-        return Err(UserError::new("embed.batch_size must be at least 1")
-            .hint("remove the key to use the default (16)")
-            .into());
+        return Err(UserError::with_code(
+            ErrorCode::InvalidConfig,
+            "embed.batch_size must be at least 1",
+        )
+        .hint("remove the key to use the default (16)")
+        .into());
     }
     prov.push(Provenance {
         key: "embed.batch_size",
@@ -399,6 +408,19 @@ pub struct Settings {
     pub provenance: Vec<Provenance>,
 }
 
+impl Settings {
+    /// The defaults for `root`, ignoring every configuration source (what a
+    /// server falls back to when the config file is broken).
+    pub fn defaults(root: PathBuf) -> Settings {
+        Settings {
+            root,
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+            walk: WalkOptions::default(),
+            provenance: Vec::new(),
+        }
+    }
+}
+
 /// Flags that may override the configuration.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
@@ -431,16 +453,18 @@ pub fn find_root(explicit: Option<&Path>) -> Result<PathBuf> {
 fn canonical_dir(dir: &Path, what: &str) -> Result<PathBuf> {
     match dir.canonicalize() {
         Ok(p) if p.is_dir() => Ok(p),
-        Ok(_) => Err(
-            UserError::new(format!("{what} `{}` is not a directory", dir.display()))
-                .hint("give the project's top directory")
-                .into(),
-        ),
-        Err(_) => Err(
-            UserError::new(format!("{what} `{}` does not exist", dir.display()))
-                .hint("check the path; `--root` takes the project's top directory")
-                .into(),
-        ),
+        Ok(_) => Err(UserError::with_code(
+            ErrorCode::InvalidConfig,
+            format!("{what} `{}` is not a directory", dir.display()),
+        )
+        .hint("give the project's top directory")
+        .into()),
+        Err(_) => Err(UserError::with_code(
+            ErrorCode::InvalidConfig,
+            format!("{what} `{}` does not exist", dir.display()),
+        )
+        .hint("check the path; `--root` takes the project's top directory")
+        .into()),
     }
 }
 
@@ -450,11 +474,10 @@ pub fn read_config(root: &Path) -> Result<(ConfigFile, Option<PathBuf>)> {
     match std::fs::read_to_string(&path) {
         Ok(text) => {
             let cfg: ConfigFile = toml::from_str(&text).map_err(|e| {
-                UserError::new(format!(
-                    "invalid config `{}`: {}",
-                    path.display(),
-                    e.message()
-                ))
+                UserError::with_code(
+                    ErrorCode::InvalidConfig,
+                    format!("invalid config `{}`: {}", path.display(), e.message()),
+                )
                 .hint("see `.repo_search.example` in the repo-search sources for every key")
             })?;
             Ok((cfg, Some(path)))
@@ -476,10 +499,13 @@ impl Settings {
 
         let env_size = match std::env::var(env::MAX_FILE_SIZE) {
             Ok(v) if !v.trim().is_empty() => Some(v.trim().parse::<u64>().map_err(|_| {
-                UserError::new(format!(
-                    "{} must be a number of bytes, not `{v}`",
-                    env::MAX_FILE_SIZE
-                ))
+                UserError::with_code(
+                    ErrorCode::InvalidConfig,
+                    format!(
+                        "{} must be a number of bytes, not `{v}`",
+                        env::MAX_FILE_SIZE
+                    ),
+                )
                 .hint("e.g. REPO_SEARCH_MAX_FILE_SIZE=4194304")
             })?),
             _ => None,

@@ -23,7 +23,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 use crate::model::{Extracted, Lang};
 
 pub const SCHEMA_VERSION: i64 = 2;
@@ -193,8 +193,9 @@ fn is_corruption(err: &rusqlite::Error) -> bool {
 /// Turns a SQLite error into a user error when it means a damaged index.
 pub fn explain(err: rusqlite::Error, db: &Path) -> anyhow::Error {
     if is_corruption(&err) {
-        UserError::new(format!("the index `{}` is corrupt: {err}", db.display()))
+        UserError::with_code(ErrorCode::IndexCorrupt, format!("the index `{}` is corrupt: {err}", db.display()))
             .hint("run `repo-search index --full` to rebuild it")
+            .agent("the index must be rebuilt: ask the user to run `repo-search index --full`; search_keyword and read_file work without it")
             .into()
     } else {
         anyhow::Error::new(err).context(format!("index `{}`", db.display()))
@@ -288,11 +289,12 @@ impl Store {
             if version == 0 {
                 return Ok(None);
             }
-            return Err(UserError::new(format!(
+            return Err(UserError::with_code(ErrorCode::IndexCorrupt, format!(
                 "the index `{}` has an old schema ({version}, this build uses {SCHEMA_VERSION})",
                 db.display()
             ))
             .hint("run `repo-search index` to rebuild it")
+            .agent("the index is rebuilt by the next update: retry in a few seconds; index_status shows progress")
             .into());
         }
         Ok(Some(store))
@@ -444,11 +446,12 @@ pub struct SkipSummary {
 }
 
 fn newer_schema(db: &Path, version: i64) -> anyhow::Error {
-    UserError::new(format!(
+    UserError::with_code(ErrorCode::IndexCorrupt, format!(
         "the index `{}` was written by a newer repo-search (schema {version}, this build reads {SCHEMA_VERSION})",
         db.display()
     ))
     .hint("upgrade repo-search, or run `repo-search index --full` to rebuild the index with this version")
+    .agent("ask the user to upgrade repo-search or run `repo-search index --full`; search_keyword and read_file work without the index")
     .into()
 }
 

@@ -124,11 +124,14 @@ pub struct SimilarArgs {
     /// At most N results.
     #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub limit: u64,
+    /// Skip the first N results (paging).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub offset: u64,
     /// Drop hits below this cosine similarity (-1..1).
     #[arg(long, value_name = "SIM")]
     pub threshold: Option<f32>,
     /// Lines of snippet per hit.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=200))]
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u64).range(1..=200))]
     pub snippet_lines: u64,
 }
 
@@ -256,6 +259,9 @@ pub struct SymbolArgs {
     /// At most N results.
     #[arg(short = 'n', long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=10000))]
     pub limit: u64,
+    /// Skip the first N results (paging).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub offset: u64,
 }
 
 #[derive(Debug, Args)]
@@ -265,6 +271,9 @@ pub struct RefsArgs {
     pub name: String,
     #[arg(short = 'n', long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100000))]
     pub limit: u64,
+    /// Skip the first N results (paging).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub offset: u64,
 }
 
 #[derive(Debug, Args)]
@@ -328,8 +337,11 @@ pub struct SearchArgs {
     /// At most N results.
     #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub limit: u64,
+    /// Skip the first N results (paging).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub offset: u64,
     /// Lines of snippet per hit.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=200))]
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u64).range(1..=200))]
     pub snippet_lines: u64,
 }
 

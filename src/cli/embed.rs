@@ -8,18 +8,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use super::Found;
-use super::args::{
-    ModelArgs, ModelCommand, ModelFetchArgs, ModelStatusArgs, SearchArgs, SimilarArgs,
-};
+use super::args::{ModelArgs, ModelCommand, ModelFetchArgs, ModelStatusArgs};
 use super::render;
 use crate::embed::{self, Tier, fetch};
-use crate::error::UserError;
 use crate::index::{EmbedProgress, EmbedSummary, IndexSummary};
-use crate::search::semantic::{
-    SemanticRequest, SimilarRequest, SimilarTo, search_semantic, similar_code,
-};
-use crate::search::{ChunkFilter, Scope};
-use crate::settings::{EmbedSettings, Overrides, Settings, find_root, resolve_embed};
+use crate::service::Service;
+use crate::settings::{EmbedSettings, find_root, resolve_embed};
 use crate::store::Store;
 
 /// `index --embed-tier auto` computes full-tier vectors in the foreground
@@ -64,8 +58,9 @@ pub(crate) struct IndexOutput<'a> {
 /// Runs the embedding phase after an index run, with a progress bar.
 /// Tiers that cannot run (no model yet) are reported on stderr as notes;
 /// they never fail the index command.
-pub(crate) fn run_embed_phase(s: &Settings, tier: &str, quiet: bool) -> Result<Vec<EmbedSummary>> {
-    let (es, _) = resolve_embed(&s.root)?;
+pub(crate) fn run_embed_phase(svc: &Service, tier: &str, quiet: bool) -> Result<Vec<EmbedSummary>> {
+    let s = svc.settings();
+    let es = svc.embed_settings()?;
     let pb = bar(
         quiet,
         "{spinner} {msg} [{bar:30}] {pos}/{len} chunks ({per_sec}, eta {eta})",
@@ -230,98 +225,4 @@ fn cmd_model_status(a: ModelStatusArgs) -> Result<Found> {
     } else {
         Found::No
     })
-}
-
-/// `search --mode semantic`.
-pub(crate) fn cmd_search_semantic(a: &SearchArgs, s: &Settings, store: &Store) -> Result<Found> {
-    let scope = Scope::parse(&a.scope).ok_or_else(|| {
-        UserError::new(format!("unknown scope `{}`", a.scope)).hint("use code, docs or all")
-    })?;
-    let filter = ChunkFilter::new(&a.glob, a.lang.as_deref(), scope)?;
-    let (es, _) = resolve_embed(&s.root)?;
-    let req = SemanticRequest {
-        query: a.query.clone(),
-        filter,
-        limit: a.limit as usize,
-        threshold: a.threshold,
-        snippet_lines: a.snippet_lines as usize,
-    };
-    let r = search_semantic(store, &s.root, &es, &req)?;
-    finish(
-        r,
-        a.common.json,
-        serde_json::json!({"query": a.query, "mode": "semantic"}),
-    )
-}
-
-/// Prints a semantic result. Unavailable: JSON callers get the object
-/// (`available: false`, reason, hint) and exit status 1; text callers get
-/// an error with the hint.
-fn finish(
-    r: crate::search::semantic::SemanticResult,
-    json: bool,
-    extra: serde_json::Value,
-) -> Result<Found> {
-    if json {
-        let mut v = serde_json::to_value(&r)?;
-        if let (Some(obj), Some(more)) = (v.as_object_mut(), extra.as_object()) {
-            for (k, x) in more {
-                obj.insert(k.clone(), x.clone());
-            }
-        }
-        render::json(&v)?;
-    } else if r.available {
-        render::semantic(&r)?;
-    } else {
-        return Err(UserError::new(format!(
-            "semantic search is not available: {}",
-            r.reason.as_deref().unwrap_or("unknown reason")
-        ))
-        .hint(r.hint.clone().unwrap_or_default())
-        .into());
-    }
-    Ok(if r.hits.is_empty() {
-        Found::No
-    } else {
-        Found::Yes
-    })
-}
-
-pub(crate) fn cmd_similar(
-    a: SimilarArgs,
-    open_index: impl Fn(&Settings) -> Result<Store>,
-) -> Result<Found> {
-    let root = find_root(a.common.root.as_deref())?;
-    let s = Settings::resolve(root, &Overrides::default())?;
-    let target = match (&a.code, &a.location) {
-        (Some(code), _) => SimilarTo::Code(code.clone()),
-        (None, Some(loc)) => {
-            let (path, line) = loc
-                .rsplit_once(':')
-                .and_then(|(p, l)| Some((p.to_string(), l.trim().parse::<u32>().ok()?)))
-                .ok_or_else(|| {
-                    UserError::new(format!("expected PATH:LINE, got `{loc}`"))
-                        .hint("e.g. `repo-search similar src/lib.rs:42`")
-                })?;
-            SimilarTo::Location { path, line }
-        }
-        (None, None) => {
-            return Err(UserError::new("nothing to compare with")
-                .hint("give PATH:LINE or --code CODE")
-                .into());
-        }
-    };
-    let filter = ChunkFilter::new(&a.glob, None, Scope::All)?;
-    let store = open_index(&s)?;
-    let (es, _) = resolve_embed(&s.root)?;
-    let req = SimilarRequest {
-        target,
-        filter,
-        limit: a.limit as usize,
-        threshold: a.threshold,
-        exclude_path: a.exclude_path.clone(),
-        snippet_lines: a.snippet_lines as usize,
-    };
-    let r = similar_code(&store, &s.root, &es, &req)?;
-    finish(r, a.common.json, serde_json::json!({"mode": "similar"}))
 }

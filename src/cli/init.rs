@@ -8,10 +8,10 @@ use anyhow::{Context, Result};
 
 use super::Found;
 use super::args::InitArgs;
-use super::commands::run_index;
+use super::project::{run_index, service};
 use crate::index::IndexOptions;
 use crate::init::{FileChange, write_project_files};
-use crate::settings::{Overrides, Settings, find_root};
+use crate::settings::{Overrides, find_root};
 
 const NEXT_STEP: &str = "open Claude Code in this directory (`claude`) and approve the `repo-search` MCP server when asked; \
 `/mcp` inside Claude Code shows whether it is connected";
@@ -22,8 +22,12 @@ pub fn cmd_init(a: InitArgs) -> Result<Found> {
         .context("cannot find the path of the running repo-search binary")?;
     let exe = exe.canonicalize().unwrap_or(exe);
     let files = write_project_files(&root, &exe)?;
-    // Resolve after writing: the config file may be new.
-    let settings = Settings::resolve(root.clone(), &Overrides::default())?;
+    // Open after writing: the config file may be new.
+    let common = super::args::Common {
+        root: Some(root.clone()),
+        ..a.common.clone()
+    };
+    let svc = service(&common, &Overrides::default(), a.common.json)?;
     let index = if a.no_index {
         // Registered all the same, so the daemon (if it runs) watches it.
         let home = crate::daemon::DaemonHome::from_env();
@@ -32,10 +36,10 @@ pub fn cmd_init(a: InitArgs) -> Result<Found> {
         }
         None
     } else {
-        let summary = run_index(&settings, &IndexOptions::default(), a.common.json)?;
+        let summary = run_index(&svc, &IndexOptions::default(), a.common.json)?;
         // Vectors too, as `repo-search index` does (fast tier; the full
         // tier when it is quick, else in the background).
-        super::embed::run_embed_phase(&settings, "auto", a.common.json)?;
+        super::embed::run_embed_phase(&svc, "auto", a.common.json)?;
         Some(summary)
     };
 

@@ -7,6 +7,7 @@ mod args;
 mod commands;
 mod embed;
 mod init;
+mod project;
 mod projects;
 mod render;
 

@@ -8,10 +8,10 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::index::IndexSummary;
-use crate::search::bm25::ChunkHit;
 use crate::search::keyword::KeywordResult;
 use crate::search::read::ReadResult;
 use crate::search::symbol::{OutlineItem, RefResult, SymbolResult};
+use crate::service::SearchAnswer;
 use crate::settings::Settings;
 use crate::status::IndexStatus;
 
@@ -169,29 +169,9 @@ pub fn read(r: &ReadResult) -> Result<()> {
     })
 }
 
-pub fn chunks(hits: &[ChunkHit]) -> Result<()> {
-    with_stdout(|out| {
-        for h in hits {
-            let sym = match (&h.symbol, &h.kind) {
-                (Some(s), Some(k)) => format!("  {k} {s}"),
-                (Some(s), None) => format!("  {s}"),
-                _ => String::new(),
-            };
-            writeln!(
-                out,
-                "{}:{}-{}{sym}  (score {:.2})",
-                h.path, h.start_line, h.end_line, h.score
-            )?;
-            for (i, line) in h.snippet.lines().enumerate() {
-                writeln!(out, "{:>6}  {line}", h.snippet_line as usize + i)?;
-            }
-            writeln!(out)?;
-        }
-        Ok(())
-    })
-}
-
-pub fn hybrid(r: &crate::search::hybrid::HybridResult) -> Result<()> {
+/// A ranked search's hits (every mode), then on stderr how the query was
+/// read and what the semantic side said about its vectors.
+pub fn search(r: &SearchAnswer) -> Result<()> {
     with_stdout(|out| {
         for h in &r.hits {
             let sym = match (&h.symbol, &h.kind) {
@@ -226,8 +206,70 @@ pub fn hybrid(r: &crate::search::hybrid::HybridResult) -> Result<()> {
             writeln!(out)?;
         }
         out.flush()?;
-        writeln!(io::stderr(), "{}", r.query_interpretation)?;
+        let mut err = io::stderr();
+        if let Some(i) = &r.interpretation {
+            writeln!(err, "{i}")?;
+        }
+        if let Some(sem) = &r.semantic {
+            if let (true, Some(model)) = (sem.partial, &sem.model) {
+                writeln!(
+                    err,
+                    "note: {}/{} chunks have vectors from {model} so far; results cover those",
+                    sem.embedded, sem.total
+                )?;
+            }
+            if let (Some(u), Some(model)) = (&sem.upgrade, &sem.model) {
+                writeln!(
+                    err,
+                    "note: results from the fast model {model}; {} is better but not complete\nhint: {}",
+                    u.model,
+                    u.hint()
+                )?;
+            }
+        }
+        if r.more {
+            writeln!(
+                err,
+                "(more hits: --offset {} shows the next page)",
+                r.offset + r.hits.len()
+            )?;
+        }
         Ok(())
+    })
+}
+
+/// A ranked search as JSON: one shape for every mode. Semantic answers add
+/// their vector report (`available`, `model`, `partial`, `upgrade`, ...).
+pub fn search_json(r: &SearchAnswer) -> Result<()> {
+    #[derive(Serialize)]
+    struct Out<'a> {
+        query: &'a str,
+        mode: crate::service::Mode,
+        offset: usize,
+        more: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        query_interpretation: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        query_kind: Option<crate::search::hybrid::QueryKind>,
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        arms: &'a [crate::search::hybrid::ArmReport],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        semantic_model: Option<&'a str>,
+        #[serde(flatten, skip_serializing_if = "Option::is_none")]
+        semantic: Option<&'a crate::service::SemanticInfo>,
+        hits: &'a [crate::search::hybrid::HybridHit],
+    }
+    json(&Out {
+        query: &r.query,
+        mode: r.mode,
+        offset: r.offset,
+        more: r.more,
+        query_interpretation: r.interpretation.as_deref(),
+        query_kind: r.query_kind,
+        arms: &r.arms,
+        semantic_model: r.semantic_model.as_deref(),
+        semantic: r.semantic.as_ref(),
+        hits: &r.hits,
     })
 }
 
@@ -424,26 +466,6 @@ pub fn embed_summaries(embed: &[crate::index::EmbedSummary]) -> Result<()> {
         }
         Ok(())
     })
-}
-
-pub fn semantic(r: &crate::search::semantic::SemanticResult) -> Result<()> {
-    if let (true, Some(model)) = (r.partial, &r.model) {
-        let _ = writeln!(
-            io::stderr(),
-            "note: {}/{} chunks have vectors from {model} so far; results cover those",
-            r.embedded,
-            r.total
-        );
-    }
-    if let (Some(u), Some(model)) = (&r.upgrade, &r.model) {
-        let _ = writeln!(
-            io::stderr(),
-            "note: results from the fast model {model}; {} is better but not complete\nhint: {}",
-            u.model,
-            u.hint()
-        );
-    }
-    chunks(&r.hits)
 }
 
 pub fn projects(rows: &[super::projects::ProjectRow], daemon_running: bool) -> Result<()> {

@@ -11,7 +11,7 @@ use anyhow::Result;
 use super::files::DaemonHome;
 use super::ipc;
 use super::protocol::{DaemonStatus, Envelope, Request, Response};
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 use crate::index::{IndexOptions, IndexSummary};
 
 /// How long quick requests (ping, status, watch) may take to answer.
@@ -39,7 +39,8 @@ pub fn call(
         Err(e) => return Err(e),
     };
     if !response.ok {
-        let mut err = UserError::new(
+        let mut err = UserError::with_code(
+            ErrorCode::Daemon,
             response
                 .error
                 .clone()

@@ -12,7 +12,7 @@ use interprocess::local_socket::prelude::*;
 use interprocess::local_socket::{GenericFilePath, ListenerOptions, Stream};
 
 use super::protocol::{Envelope, Response};
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 
 /// Longest request or response line accepted: a status of thousands of
 /// projects fits; a runaway peer does not exhaust memory.
@@ -23,7 +23,7 @@ const MAX_SOCKET_PATH: usize = 100;
 
 fn check_path_len(path: &Path) -> Result<()> {
     if path.as_os_str().len() > MAX_SOCKET_PATH {
-        return Err(UserError::new(format!(
+        return Err(UserError::with_code(ErrorCode::Daemon, format!(
             "the daemon socket path `{}` is too long for a Unix socket ({} bytes, at most {MAX_SOCKET_PATH})",
             path.display(),
             path.as_os_str().len()

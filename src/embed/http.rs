@@ -11,7 +11,7 @@ use anyhow::Result;
 use serde_json::{Value, json};
 
 use super::Embedder;
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 use crate::settings::EmbedSettings;
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -51,7 +51,7 @@ impl HttpEmbedder {
             match std::env::var(&s.api_key_env) {
                 Ok(k) if !k.trim().is_empty() => Some(k.trim().to_string()),
                 _ => {
-                    return Err(UserError::new(format!(
+                    return Err(UserError::with_code(ErrorCode::Remote, format!(
                         "the API key variable `{}` (embed.api_key_env) is not set",
                         s.api_key_env
                     ))
@@ -79,7 +79,8 @@ impl HttpEmbedder {
         id: String,
     ) -> Result<HttpEmbedder> {
         if s.base_url.trim().is_empty() || s.model.trim().is_empty() {
-            return Err(UserError::new(
+            return Err(UserError::with_code(
+                ErrorCode::Remote,
                 "the HTTP embedding provider needs embed.base_url and embed.model",
             )
             .hint("set both in `.repo_search/config.toml` (see `.repo_search.example`)")
@@ -108,10 +109,13 @@ impl HttpEmbedder {
         }
         match req.send_json(body) {
             Ok(resp) => resp.into_json::<Value>().map_err(|e| {
-                UserError::new(format!(
-                    "the embedding server at `{}` sent an unreadable answer: {e}",
-                    self.url
-                ))
+                UserError::with_code(
+                    ErrorCode::Remote,
+                    format!(
+                        "the embedding server at `{}` sent an unreadable answer: {e}",
+                        self.url
+                    ),
+                )
                 .hint("check that embed.base_url points at an OpenAI-compatible or Ollama server")
                 .into()
             }),
@@ -130,11 +134,14 @@ impl HttpEmbedder {
                     (404, Api::OpenAi) => "check embed.base_url and embed.model".to_string(),
                     _ => "check the server's logs; `repo-search config --show` prints the embed settings".to_string(),
                 };
-                Err(UserError::new(format!(
-                    "the embedding server at `{}` answered HTTP {code}: {}",
-                    self.url,
-                    body.trim()
-                ))
+                Err(UserError::with_code(
+                    ErrorCode::Remote,
+                    format!(
+                        "the embedding server at `{}` answered HTTP {code}: {}",
+                        self.url,
+                        body.trim()
+                    ),
+                )
                 .hint(hint)
                 .into())
             }
@@ -143,10 +150,10 @@ impl HttpEmbedder {
                     Api::Ollama => "is Ollama running (`ollama serve`)? check embed.base_url",
                     Api::OpenAi => "check embed.base_url and the network",
                 };
-                Err(UserError::new(format!(
-                    "cannot reach the embedding server at `{}`: {t}",
-                    self.url
-                ))
+                Err(UserError::with_code(
+                    ErrorCode::Remote,
+                    format!("cannot reach the embedding server at `{}`: {t}", self.url),
+                )
                 .hint(hint)
                 .into())
             }
@@ -155,10 +162,10 @@ impl HttpEmbedder {
 
     fn parse(&self, v: &Value, n: usize) -> Result<Vec<Vec<f32>>> {
         let bad = |what: &str| -> anyhow::Error {
-            UserError::new(format!(
-                "the embedding server at `{}` sent {what}",
-                self.url
-            ))
+            UserError::with_code(
+                ErrorCode::Remote,
+                format!("the embedding server at `{}` sent {what}", self.url),
+            )
             .hint("check that embed.base_url points at an OpenAI-compatible or Ollama server")
             .into()
         };

@@ -29,7 +29,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 use crate::settings::{EmbedProvider, EmbedSettings};
 
 /// A text → vector model. Vectors are L2-normalised, so a dot product is
@@ -227,10 +227,10 @@ pub fn open(s: &EmbedSettings, spec: &TierSpec) -> Result<Box<dyn Embedder>> {
         }
         ("openai", _) => Ok(Box::new(http::HttpEmbedder::openai(s)?)),
         ("ollama", _) => Ok(Box::new(http::HttpEmbedder::ollama(s)?)),
-        _ => Err(UserError::new(format!(
-            "no embedding provider for tier {}",
-            spec.tier.name()
-        ))
+        _ => Err(UserError::with_code(
+            ErrorCode::InvalidConfig,
+            format!("no embedding provider for tier {}", spec.tier.name()),
+        )
         .hint("set embed.provider in `.repo_search/config.toml`")
         .into()),
     }
@@ -240,26 +240,30 @@ fn require_weights(dir: &std::path::Path, spec: &TierSpec, configured: bool) -> 
     if fetch::has_required_files(dir, spec.tier) {
         return Ok(());
     }
-    let err = if configured {
-        UserError::new(format!(
+    let err =
+        if configured {
+            UserError::with_code(ErrorCode::ModelMissing, format!(
             "the model directory `{}` lacks config.json, tokenizer.json or model.safetensors",
             dir.display()
         ))
         .hint("point embed.model_dir (or embed.fast_model_dir) at a model in Hugging Face layout")
-    } else {
-        UserError::new(format!(
-            "the {} model `{}` is not downloaded yet",
-            spec.tier.name(),
-            spec.model_id
-        ))
-        .hint(format!(
-            "run `repo-search model fetch --tier {}` (once; it is cached in `{}`)",
-            spec.tier.name(),
-            dir.parent()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default()
-        ))
-    };
+        } else {
+            UserError::with_code(
+                ErrorCode::ModelMissing,
+                format!(
+                    "the {} model `{}` is not downloaded yet",
+                    spec.tier.name(),
+                    spec.model_id
+                ),
+            )
+            .hint(format!(
+                "run `repo-search model fetch --tier {}` (once; it is cached in `{}`)",
+                spec.tier.name(),
+                dir.parent()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default()
+            ))
+        };
     Err(err.into())
 }
 

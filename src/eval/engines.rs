@@ -1,6 +1,7 @@
-//! Owns the engine that answers eval cases through the library, calling the
-//! same functions the CLI commands call (so `--through cli` measures what a
-//! CLI user gets, without process start-up noise).
+//! Owns the engine that answers eval cases through the library's service,
+//! the same operations the CLI commands and the MCP tools call (so
+//! `--through cli` measures what a CLI user gets, without process start-up
+//! noise).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -9,12 +10,15 @@ use anyhow::{Result, anyhow};
 
 use crate::eval::cases::{Case, Tool};
 use crate::eval::run::{Answer, Engine, Hit};
-use crate::search::keyword::{CaseMode, KeywordRequest, search_keyword};
-use crate::search::symbol::{
-    MatchMode, OutlineItem, SymbolQuery, find_references, find_symbols, outline,
+use crate::search::Scope;
+use crate::search::keyword::{CaseMode, KeywordRequest};
+use crate::search::symbol::{MatchMode, OutlineItem, SymbolQuery};
+use crate::service::search::parse_scope;
+use crate::service::{
+    Mode, OnBadConfig, OutlineRequest, Policy, ReferencesRequest, SearchRequest, Service,
+    SymbolsRequest,
 };
-use crate::search::{ChunkFilter, Scope};
-use crate::store::Store;
+use crate::settings::Overrides;
 use crate::walk::WalkOptions;
 
 fn arg_str<'a>(case: &'a Case, key: &str) -> Option<&'a str> {
@@ -43,26 +47,33 @@ fn chars<T: serde::Serialize>(v: &T) -> usize {
     serde_json::to_string(v).map(|s| s.len()).unwrap_or(0)
 }
 
-/// Answers cases with the library, one warm read-only index per corpus.
+/// Answers cases through the library's service, one per corpus (kept warm:
+/// read connections, vector matrix, query model), searching each corpus's
+/// index as it is.
 #[derive(Default)]
 pub struct LibEngine {
-    stores: HashMap<PathBuf, Store>,
-    /// Warm hybrid searchers (semantic matrix, query model) per corpus.
-    hybrids: HashMap<PathBuf, crate::search::hybrid::Hybrid>,
+    services: HashMap<PathBuf, Service>,
     /// RRF constant override (tuning runs).
     pub rrf_k: Option<f64>,
 }
 
 impl LibEngine {
-    fn store(&mut self, root: &Path) -> Result<&Store> {
-        if !self.stores.contains_key(root) {
-            let store =
-                Store::open_ro(root)?.ok_or_else(|| anyhow!("no index in `{}`", root.display()))?;
-            self.stores.insert(root.to_path_buf(), store);
+    fn service(&mut self, root: &Path) -> Result<&Service> {
+        if !self.services.contains_key(root) {
+            let svc = Service::open(
+                Some(root),
+                &Overrides::default(),
+                Policy::AsIs,
+                OnBadConfig::Fail,
+            )?;
+            if !svc.index_exists() {
+                return Err(anyhow!("no index in `{}`", root.display()));
+            }
+            self.services.insert(root.to_path_buf(), svc);
         }
-        self.stores
+        self.services
             .get(root)
-            .ok_or_else(|| anyhow!("index vanished"))
+            .ok_or_else(|| anyhow!("service vanished"))
     }
 }
 
@@ -78,8 +89,15 @@ fn flatten(items: &[OutlineItem], path: &str, out: &mut Vec<Hit>) {
     }
 }
 
+fn indexed<T>(a: crate::service::lookup::Indexed<T>, root: &Path) -> Result<T> {
+    a.value
+        .ok_or_else(|| anyhow!("no index in `{}`", root.display()))
+}
+
 impl Engine for LibEngine {
     fn answer(&mut self, root: &Path, case: &Case, mode: &str, limit: usize) -> Result<Answer> {
+        let rrf_k = self.rrf_k;
+        let svc = self.service(root)?;
         match case.tool {
             Tool::SearchKeyword => {
                 let req = KeywordRequest {
@@ -91,17 +109,13 @@ impl Engine for LibEngine {
                         CaseMode::Sensitive
                     },
                     word: arg_bool(case, "word"),
-                    before_context: 0,
-                    after_context: 0,
-                    max_count: None,
-                    max_results: None,
                     walk: WalkOptions {
                         globs: arg_strings(case, "glob"),
                         ..WalkOptions::default()
                     },
-                    paths: Vec::new(),
+                    ..KeywordRequest::default()
                 };
-                let r = search_keyword(root, &req)?;
+                let r = svc.keyword(&req, &[])?;
                 let matches = r
                     .matches
                     .iter()
@@ -124,17 +138,19 @@ impl Engine for LibEngine {
                 })
             }
             Tool::FindSymbol => {
-                let store = self.store(root)?;
-                let q = SymbolQuery {
-                    name: case.query.clone(),
-                    kinds: arg_strings(case, "kind"),
-                    lang: arg_str(case, "language").map(String::from),
-                    mode: arg_str(case, "match")
-                        .and_then(MatchMode::parse)
-                        .unwrap_or_default(),
-                    limit,
+                let req = SymbolsRequest {
+                    query: SymbolQuery {
+                        name: case.query.clone(),
+                        kinds: arg_strings(case, "kind"),
+                        lang: arg_str(case, "language").map(String::from),
+                        mode: arg_str(case, "match")
+                            .and_then(MatchMode::parse)
+                            .unwrap_or_default(),
+                        limit,
+                    },
+                    offset: 0,
                 };
-                let r = find_symbols(store, &q)?;
+                let r = indexed(svc.symbols(&req)?, root)?;
                 let hits = r
                     .hits
                     .iter()
@@ -152,8 +168,12 @@ impl Engine for LibEngine {
                 })
             }
             Tool::FindReferences => {
-                let store = self.store(root)?;
-                let r = find_references(store, &case.query, limit)?;
+                let req = ReferencesRequest {
+                    name: case.query.clone(),
+                    limit,
+                    offset: 0,
+                };
+                let r = indexed(svc.references(&req)?, root)?;
                 let hits = r
                     .hits
                     .iter()
@@ -171,109 +191,50 @@ impl Engine for LibEngine {
                 })
             }
             Tool::ListDefsInFile => {
-                let store = self.store(root)?;
-                let (_, items) = outline(store, &case.query)?
-                    .ok_or_else(|| anyhow!("`{}` is not in the index", case.query))?;
+                let req = OutlineRequest {
+                    path: case.query.clone(),
+                };
+                let o = indexed(svc.outline(&req)?, root)?;
                 let mut hits = Vec::new();
-                flatten(&items, &case.query, &mut hits);
+                flatten(&o.items, &o.path, &mut hits);
                 Ok(Answer {
                     hits,
                     matches: None,
-                    chars: chars(&items),
+                    chars: chars(&o.items),
                 })
             }
             Tool::Search => {
-                let scope = arg_str(case, "scope")
-                    .and_then(Scope::parse)
-                    .unwrap_or_default();
-                let filter =
-                    ChunkFilter::new(&arg_strings(case, "glob"), arg_str(case, "lang"), scope)?;
-                let store = self.store(root)?;
-                match mode {
-                    "bm25" => {
-                        let hits = crate::search::bm25::search_bm25(
-                            store,
-                            &case.query,
-                            &filter,
-                            limit,
-                            8,
-                        )?;
-                        let out = hits
-                            .iter()
-                            .map(|h| Hit {
-                                path: h.path.clone(),
-                                start_line: h.start_line,
-                                end_line: h.end_line,
-                                name: h.symbol.clone(),
-                            })
-                            .collect();
-                        Ok(Answer {
-                            hits: out,
-                            matches: None,
-                            chars: chars(&hits),
-                        })
-                    }
-                    "hybrid" | "semantic" | "symbol" | "keyword" => {
-                        use crate::search::hybrid::{Arm, Hybrid, HybridRequest, RRF_K};
-                        let only = match mode {
-                            "semantic" => vec![Arm::Semantic],
-                            "symbol" => vec![Arm::Symbol],
-                            "keyword" => vec![Arm::Keyword],
-                            _ => Vec::new(),
-                        };
-                        if !self.hybrids.contains_key(root) {
-                            let (embed, _) = crate::settings::resolve_embed(root)?;
-                            let searcher = crate::search::semantic::SemanticSearcher::new(embed);
-                            self.hybrids
-                                .insert(root.to_path_buf(), Hybrid::new(Some(searcher)));
-                        }
-                        let k = self.rrf_k.unwrap_or(RRF_K);
-                        self.store(root)?;
-                        let (Some(store), Some(hybrid)) =
-                            (self.stores.get(root), self.hybrids.get_mut(root))
-                        else {
-                            return Err(anyhow!("no index for `{}`", root.display()));
-                        };
-                        let req = HybridRequest {
-                            query: case.query.clone(),
-                            filter,
-                            scope,
-                            limit,
-                            snippet_lines: 8,
-                            context: 0,
-                            with_file_symbols: false,
-                            only,
-                            k,
-                        };
-                        let r = hybrid.search(store, root, &req)?;
-                        if mode == "semantic" && r.hits.is_empty() {
-                            let note = r
-                                .arms
-                                .iter()
-                                .find_map(|a| a.note.clone())
-                                .unwrap_or_default();
-                            return Err(anyhow!("semantic search unavailable: {note}"));
-                        }
-                        let out = r
-                            .hits
-                            .iter()
-                            .map(|h| Hit {
-                                path: h.path.clone(),
-                                start_line: h.start_line,
-                                end_line: h.end_line,
-                                name: h.symbol.clone(),
-                            })
-                            .collect();
-                        Ok(Answer {
-                            hits: out,
-                            matches: None,
-                            chars: chars(&r),
-                        })
-                    }
-                    other => Err(anyhow!(
-                        "unknown search mode `{other}` (use hybrid, bm25, semantic, symbol or keyword)"
-                    )),
+                let mut req = SearchRequest::new(case.query.clone(), Mode::parse(mode)?);
+                req.scope = match arg_str(case, "scope") {
+                    Some(s) => parse_scope(s)?,
+                    None => Scope::All,
+                };
+                req.globs = arg_strings(case, "glob");
+                req.lang = arg_str(case, "lang").map(String::from);
+                req.limit = limit;
+                req.rrf_k = rrf_k;
+                let r = svc.search(&req)?;
+                if let Some(sem) = r.semantic.as_ref().filter(|s| !s.available) {
+                    return Err(anyhow!(
+                        "semantic search unavailable: {}",
+                        sem.reason.as_deref().unwrap_or_default()
+                    ));
                 }
+                let hits = r
+                    .hits
+                    .iter()
+                    .map(|h| Hit {
+                        path: h.path.clone(),
+                        start_line: h.start_line,
+                        end_line: h.end_line,
+                        name: h.symbol.clone(),
+                    })
+                    .collect();
+                Ok(Answer {
+                    hits,
+                    matches: None,
+                    chars: chars(&r.hits),
+                })
             }
         }
     }

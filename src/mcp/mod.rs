@@ -35,11 +35,12 @@ use rmcp::model::{
 use rmcp::service::{MaybeSendFuture, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 
-pub use state::{REFRESH_INTERVAL, REFRESH_WAIT};
+pub use crate::service::{REFRESH_INTERVAL, REFRESH_WAIT};
 pub use tools::BUDGET_CHARS;
 
 use crate::error::find_user_error;
-use crate::settings::{Overrides, Settings, find_root};
+use crate::service::{OnBadConfig, Policy, Service};
+use crate::settings::Overrides;
 use state::ServerState;
 use tools::ToolName;
 
@@ -51,40 +52,29 @@ Paths are relative to the project root. Results are bounded; when `truncated` is
 
 /// Runs the server on stdin/stdout until the client closes stdin.
 pub fn run(root: Option<&Path>) -> Result<()> {
-    let root = find_root(root)?;
-    let (settings, config_error) = match Settings::resolve(root.clone(), &Overrides::default()) {
-        Ok(s) => (s, None),
-        Err(e) => {
-            // A broken config file must not take the agent's tools away: fall
-            // back to the defaults and report it in `index_status`.
-            let msg = find_user_error(&e)
-                .map(|u| u.message.clone())
-                .unwrap_or_else(|| format!("{e:#}"));
-            tracing::warn!("{msg}; using default settings");
-            let settings = Settings {
-                root,
-                max_file_size: crate::settings::DEFAULT_MAX_FILE_SIZE,
-                walk: crate::walk::WalkOptions::default(),
-                provenance: Vec::new(),
-            };
-            (settings, Some(msg))
-        }
-    };
+    // A broken config file must not take the agent's tools away: the
+    // service falls back to the defaults and `index_status` reports it.
+    let svc = Service::open(
+        root,
+        &Overrides::default(),
+        Policy::Background,
+        OnBadConfig::UseDefaults,
+    )?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("repo-search-mcp")
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let result = runtime.block_on(serve(settings, config_error));
+    let result = runtime.block_on(serve(svc));
     // Do not wait for a tool call still running when the client left.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     result
 }
 
-async fn serve(settings: Settings, config_error: Option<String>) -> Result<()> {
-    tracing::info!(root = %settings.root.display(), "repo-search mcp starting");
-    let state = Arc::new(ServerState::new(settings, config_error));
+async fn serve(svc: Service) -> Result<()> {
+    tracing::info!(root = %svc.root().display(), "repo-search mcp starting");
+    let state = Arc::new(ServerState::new(svc));
     // Build a missing index, or catch up with edits made while no server ran.
     state.kick(std::time::Duration::ZERO);
     let server = McpServer {

@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::params::{Args, Kind, Param};
-use super::state::{Freshness, ServerState, phase_name};
+use super::state::ServerState;
 use crate::error::UserError;
 use crate::search::keyword::{CaseMode, KeywordRequest, search_keyword};
 use crate::search::read::{ReadRequest, read_file};
@@ -28,6 +28,7 @@ use crate::search::symbol::{
     KINDS, MatchMode, SymbolQuery, find_references, find_symbols, outline,
 };
 use crate::search::{ChunkFilter, Scope, bm25, bound_line};
+use crate::service::{Freshness, phase_name};
 use crate::walk::WalkOptions;
 
 /// A result's serialized size stays under this many characters by default
@@ -2009,7 +2010,7 @@ fn call_index_status(state: &ServerState) -> Result<Answer> {
     // Counting stale files costs a walk; while indexing the number means little.
     let mut attempt = 0;
     let st = loop {
-        match crate::status::index_status(&state.settings, !fresh.indexing) {
+        match crate::status::index_status(state.settings(), !fresh.indexing) {
             Ok(st) => break st,
             // A first build can make the file readable a moment before its
             // tables exist: ask again shortly.
@@ -2087,7 +2088,7 @@ fn call_index_status(state: &ServerState) -> Result<Answer> {
             eta_s: r.eta_s.map(|e| e.round() as u64),
         }),
         last_error: own.last_error.clone(),
-        config_error: state.config_error.clone(),
+        config_error: state.config_error().map(String::from),
     };
     let mut summary = if fresh.indexing {
         format!(

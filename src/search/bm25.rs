@@ -4,7 +4,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 use crate::search::{ChunkFilter, best_snippet};
 use crate::store::Store;
 
@@ -40,8 +40,9 @@ pub fn search_bm25(
     snippet_lines: usize,
 ) -> Result<Vec<ChunkHit>> {
     let Some(fts) = crate::text::fts_query(query) else {
-        return Err(UserError::new("the query has no searchable words")
-            .hint("use words or identifiers, e.g. `parse config file`; for punctuation use keyword search")
+        return Err(UserError::with_code(ErrorCode::InvalidQuery, "the query has no searchable words")
+            .hint("use words or identifiers, e.g. `parse config file`; for punctuation use `repo-search keyword`")
+            .agent("use words or identifiers, e.g. \"parse config file\"; for punctuation or exact text use search_keyword")
             .into());
     };
     let terms = crate::text::query_terms(query);

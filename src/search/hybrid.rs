@@ -17,7 +17,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::embed::Tier;
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 use crate::search::bm25::{ChunkHit, search_bm25};
 use crate::search::keyword::{CaseMode, KeywordRequest, search_keyword};
 use crate::search::semantic::{SemanticRequest, SemanticSearcher};
@@ -300,19 +300,23 @@ impl Hybrid {
     ) -> Result<HybridResult> {
         let query = req.query.trim();
         if query.is_empty() {
-            return Err(UserError::new("empty query")
+            return Err(UserError::with_code(ErrorCode::InvalidQuery, "empty query")
                 .hint("describe what you look for, e.g. `validate csrf token`, or give a name like `parse_config`")
                 .into());
         }
         if query.len() > 2000 {
-            return Err(UserError::new("the query is longer than 2000 characters")
-                .hint("shorten it to the key words or names")
-                .into());
+            return Err(UserError::with_code(
+                ErrorCode::InvalidQuery,
+                "the query is longer than 2000 characters",
+            )
+            .hint("shorten it to the key words or names")
+            .into());
         }
         let analysis = analyze(query);
         if crate::text::fts_query(query).is_none() && analysis.phrases.is_empty() {
-            return Err(UserError::new("the query has no searchable words")
-                .hint("use words or identifiers, e.g. `parse config file`; for punctuation or a regex use search_keyword (CLI: `repo-search keyword`)")
+            return Err(UserError::with_code(ErrorCode::InvalidQuery, "the query has no searchable words")
+                .hint("use words or identifiers, e.g. `parse config file`; for punctuation or a regex use `repo-search keyword`")
+                .agent("use words or identifiers, e.g. \"parse config file\"; for punctuation or exact text use search_keyword")
                 .into());
         }
         let cand_n = (req.limit * CANDIDATES_PER_LIMIT).max(MIN_CANDIDATES);

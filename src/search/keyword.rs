@@ -32,7 +32,7 @@ use grep_searcher::{
 use ignore::{DirEntry, WalkState};
 use serde::Serialize;
 
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 use crate::walk::{self, WalkOptions};
 
 /// Longest pattern accepted, in characters.
@@ -230,9 +230,12 @@ pub fn search_keyword(root: &Path, req: &KeywordRequest) -> anyhow::Result<Keywo
 /// request's flags, turning bad patterns into a `UserError`.
 fn build_matcher(req: &KeywordRequest) -> anyhow::Result<RegexMatcher> {
     if req.patterns.is_empty() {
-        return Err(UserError::new("no pattern given")
-            .hint("give a pattern to search for, or several with -e")
-            .into());
+        return Err(
+            UserError::with_code(ErrorCode::InvalidQuery, "no pattern given")
+                .hint("give a pattern to search for, or several with -e")
+                .agent("give `pattern`, or several in `patterns`")
+                .into(),
+        );
     }
     for pattern in &req.patterns {
         let chars = pattern.chars().count();
@@ -311,20 +314,33 @@ fn regex_user_error(pattern: &str, err: &grep_regex::Error) -> UserError {
         .or_else(|| full.lines().map(str::trim).find(|l| !l.is_empty()))
         .unwrap_or("invalid pattern")
         .to_string();
-    let hint = match err.kind() {
+    let (hint, agent) = match err.kind() {
         grep_regex::ErrorKind::NotAllowed(_) => {
-            "keyword search matches within one line; search for one line of the text at a time"
+            let h =
+                "keyword search matches within one line; search for one line of the text at a time";
+            (h, h)
         }
         grep_regex::ErrorKind::Banned(_) => {
-            "NUL bytes mark binary files, which are not searched; remove the NUL from the pattern"
+            let h = "NUL bytes mark binary files, which are not searched; remove the NUL from the pattern";
+            (h, h)
         }
-        _ if summary.contains("size limit") => {
+        _ if summary.contains("size limit") => (
             "make the pattern smaller (fewer or bounded repetitions, fewer alternatives), \
-             or use --fixed-strings (-F) for literal text"
-        }
-        _ => "use --fixed-strings (-F) to search for the literal text",
+             or use --fixed-strings (-F) for literal text",
+            "make the pattern smaller (fewer or bounded repetitions, fewer alternatives), \
+             or use fixed_strings: true for literal text",
+        ),
+        _ => (
+            "use --fixed-strings (-F) to search for the literal text",
+            "use fixed_strings: true to search for the literal text",
+        ),
     };
-    UserError::new(format!("invalid regex {pattern}: {summary}")).hint(hint)
+    UserError::with_code(
+        ErrorCode::InvalidQuery,
+        format!("invalid regex {pattern}: {summary}"),
+    )
+    .hint(hint)
+    .agent(agent)
 }
 
 /// State shared by all walker threads.

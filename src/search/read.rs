@@ -49,7 +49,8 @@ pub fn read_file(root: &std::path::Path, req: &ReadRequest) -> Result<ReadResult
     let p = resolve_in_root(root, &req.path)?;
     if p.abs.is_dir() {
         return Err(UserError::new(format!("`{}` is a directory", req.path))
-            .hint("give a file path; use keyword search with a glob to list files")
+            .hint("give a file path; `repo-search keyword -g GLOB .` lists files")
+            .agent("give a file path; search_keyword with a glob lists files")
             .into());
     }
     let bytes = std::fs::read(&p.abs).with_context(|| format!("cannot read `{}`", p.rel))?;
@@ -76,7 +77,8 @@ pub fn read_file(root: &std::path::Path, req: &ReadRequest) -> Result<ReadResult
             .collect();
         let Some(&first) = hits.first() else {
             return Err(UserError::new(format!("`{needle}` does not occur in `{}`", p.rel))
-                .hint("the match is literal and case-sensitive; try keyword search with -i to locate it")
+                .hint("the match is literal and case-sensitive; try `repo-search keyword -i` to locate it")
+                .agent("the match is literal and case-sensitive; try search_keyword with case_insensitive: true to locate it")
                 .into());
         };
         let ctx = req.context.unwrap_or(5);

@@ -22,7 +22,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::embed::{self, Embedder, Tier, TierSpec};
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 use crate::search::bm25::ChunkHit;
 use crate::search::{ChunkFilter, best_snippet};
 use crate::settings::EmbedSettings;
@@ -72,6 +72,10 @@ pub struct SemanticResult {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// `hint` for an agent calling tools (no shell commands); see
+    /// [`crate::error::UserError::agent_hint`].
+    #[serde(skip)]
+    pub agent_hint: Option<String>,
     /// Model whose vectors were searched.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
@@ -101,6 +105,21 @@ pub struct Upgrade {
 }
 
 impl Upgrade {
+    /// How to get the better vectors, for an agent: nothing it can run.
+    pub fn agent_hint(&self) -> String {
+        if self.ready {
+            format!(
+                "{} vectors cover {}/{} chunks; the rest are computed by `repo-search index --embed-tier full` or the daemon (ask the user)",
+                self.model, self.embedded, self.total
+            )
+        } else {
+            format!(
+                "{} is configured but not downloaded: the user can run `repo-search model fetch`",
+                self.model
+            )
+        }
+    }
+
     /// How to get the better vectors, in CLI terms.
     pub fn hint(&self) -> String {
         if self.ready {
@@ -123,6 +142,7 @@ impl SemanticResult {
             available: false,
             reason: Some(reason.into()),
             hint: Some(hint.into()),
+            agent_hint: None,
             model: None,
             tier: None,
             partial: false,
@@ -133,16 +153,33 @@ impl SemanticResult {
         }
     }
 
+    /// The same with a hint for agents.
+    fn agent(mut self, hint: impl Into<String>) -> SemanticResult {
+        self.agent_hint = Some(hint.into());
+        self
+    }
+
     fn from_error(err: &anyhow::Error) -> SemanticResult {
         match crate::error::find_user_error(err) {
             Some(u) => {
-                SemanticResult::unavailable(u.message.clone(), u.hint.clone().unwrap_or_default())
+                let mut r = SemanticResult::unavailable(
+                    u.message.clone(),
+                    u.hint.clone().unwrap_or_default(),
+                );
+                r.agent_hint = u.agent_hint.clone();
+                r
             }
             None => SemanticResult::unavailable(
                 format!("{err:#}"),
                 "run `repo-search model status` and `repo-search status`",
-            ),
+            )
+            .agent("index_status shows the embedding state"),
         }
+    }
+
+    /// The hint an agent should read.
+    pub fn hint_for_agent(&self) -> Option<&str> {
+        self.agent_hint.as_deref().or(self.hint.as_deref())
     }
 }
 
@@ -401,7 +438,8 @@ pub fn choose_model(
             return Ok(Err(SemanticResult::unavailable(
                 "the index has no chunks yet",
                 "run `repo-search index`",
-            )));
+            )
+            .agent("the index is empty or being built: retry in a few seconds; index_status shows progress")));
         }
         let mut c = Choice {
             spec,
@@ -435,7 +473,12 @@ pub fn choose_model(
                     "run `repo-search model fetch`, then `repo-search index`",
                 )
             };
-            Ok(Err(SemanticResult::unavailable(reason, hint)))
+            let agent = if ready {
+                "vectors are computed after indexing: retry later; index_status shows progress"
+            } else {
+                "no embedding model is downloaded: the user can run `repo-search model fetch`"
+            };
+            Ok(Err(SemanticResult::unavailable(reason, hint).agent(agent)))
         }
     }
 }
@@ -491,7 +534,7 @@ impl SemanticSearcher {
         req: &SemanticRequest,
     ) -> Result<SemanticResult> {
         if req.query.trim().is_empty() {
-            return Err(UserError::new("empty query")
+            return Err(UserError::with_code(ErrorCode::InvalidQuery, "empty query")
                 .hint("describe what the code does, e.g. `retry failed payments`")
                 .into());
         }
@@ -522,10 +565,10 @@ impl SemanticSearcher {
         };
         self.ensure_index(store, &db, &choice.spec.model_id)?;
         let Some(index) = self.index.as_ref() else {
-            return Ok(SemanticResult::unavailable(
-                "no vectors loaded",
-                "run `repo-search index`",
-            ));
+            return Ok(
+                SemanticResult::unavailable("no vectors loaded", "run `repo-search index`")
+                    .agent("retry in a few seconds; index_status shows the embedding state"),
+            );
         };
         let top = index.top_k(&qv, &req.filter, req.limit, req.threshold, &|_, _| false);
         let terms = crate::text::query_terms(&req.query);
@@ -549,7 +592,7 @@ impl SemanticSearcher {
         let (qv, origin): (Vec<f32>, Option<i64>) = match &req.target {
             SimilarTo::Code(code) => {
                 if code.trim().is_empty() {
-                    return Err(UserError::new("empty code")
+                    return Err(UserError::with_code(ErrorCode::InvalidQuery, "empty code")
                         .hint("pass a snippet, or path + line of an indexed file")
                         .into());
                 }
@@ -580,10 +623,11 @@ impl SemanticSearcher {
                     .chunks_at(&rel, *line)
                     .map_err(|e| store::explain(e, &db))?;
                 let Some(c) = chunks.into_iter().next() else {
-                    return Err(UserError::new(format!(
+                    return Err(UserError::with_code(ErrorCode::NotFound, format!(
                         "no indexed chunk of `{rel}` holds line {line}"
                     ))
                     .hint("check the line number; run `repo-search index` if the file is new")
+                    .agent("check the line number (a line inside a function or class); a file saved just now is indexed within seconds")
                     .into());
                 };
                 // The stored vector when there is one; else embed the chunk now.
@@ -620,10 +664,10 @@ impl SemanticSearcher {
         };
         self.ensure_index(store, &db, &model)?;
         let Some(index) = self.index.as_ref() else {
-            return Ok(SemanticResult::unavailable(
-                "no vectors loaded",
-                "run `repo-search index`",
-            ));
+            return Ok(
+                SemanticResult::unavailable("no vectors loaded", "run `repo-search index`")
+                    .agent("retry in a few seconds; index_status shows the embedding state"),
+            );
         };
         let exclude = req.exclude_path.as_deref();
         let top = index.top_k(&qv, &req.filter, req.limit, req.threshold, &|id, path| {
@@ -643,16 +687,19 @@ fn with_choice(mut r: SemanticResult, c: &Choice) -> SemanticResult {
 }
 
 fn found(c: &Choice, hits: Vec<ChunkHit>) -> SemanticResult {
-    let hint = match &c.upgrade {
-        Some(u) => Some(u.hint()),
-        None => (c.embedded < c.total).then(|| {
-            "embeddings are still being computed: run `repo-search index` (or let the daemon finish); results cover the embedded chunks".to_string()
-        }),
+    let (hint, agent_hint) = match &c.upgrade {
+        Some(u) => (Some(u.hint()), Some(u.agent_hint())),
+        None if c.embedded < c.total => (
+            Some("embeddings are still being computed: run `repo-search index` (or let the daemon finish); results cover the embedded chunks".to_string()),
+            Some("embeddings are still being computed; results cover the embedded chunks".to_string()),
+        ),
+        None => (None, None),
     };
     SemanticResult {
         available: true,
         reason: None,
         hint,
+        agent_hint,
         model: Some(c.spec.model_id.clone()),
         tier: Some(c.spec.tier),
         partial: c.embedded < c.total,

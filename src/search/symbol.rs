@@ -8,7 +8,7 @@ use anyhow::Result;
 use rusqlite::params;
 use serde::Serialize;
 
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 use crate::search::is_test_path;
 use crate::store::Store;
 
@@ -183,9 +183,11 @@ const TIER_CAP: usize = 5000;
 pub fn find_symbols(store: &Store, q: &SymbolQuery) -> Result<SymbolResult> {
     let (container, name) = split_qualified(&q.name);
     if name.is_empty() {
-        return Err(UserError::new("empty symbol name")
-            .hint("give a name such as `parse_config` or `Config::parse`")
-            .into());
+        return Err(
+            UserError::with_code(ErrorCode::InvalidQuery, "empty symbol name")
+                .hint("give a name such as `parse_config` or `Config::parse`")
+                .into(),
+        );
     }
     if name.len() > 512 {
         return Err(UserError::new("symbol name is longer than 512 characters")
@@ -375,7 +377,7 @@ pub struct RefResult {
 pub fn find_references(store: &Store, name: &str, limit: usize) -> Result<RefResult> {
     let (_, name) = split_qualified(name);
     if name.is_empty() {
-        return Err(UserError::new("empty name")
+        return Err(UserError::with_code(ErrorCode::InvalidQuery, "empty name")
             .hint("give an identifier such as `parse_config`")
             .into());
     }

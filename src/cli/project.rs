@@ -1,0 +1,110 @@
+//! Opens the project's [`Service`] for one command and shows its index
+//! runs: the progress bar and notes every command shares (`index`, `init`,
+//! searches that build a missing index).
+
+use std::io::IsTerminal;
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::args::Common;
+use crate::index::{IndexOptions, IndexSummary, Phase};
+use crate::service::{IndexEvent, IndexJob, IndexedBy, OnBadConfig, Policy, Service, Vectors};
+use crate::settings::Overrides;
+
+/// The project's service for one command: a foreground index run before
+/// the first index-backed answer (building a missing index with a progress
+/// bar), and an invalid config file is an error to fix.
+pub(crate) fn service(common: &Common, over: &Overrides, quiet: bool) -> Result<Service> {
+    let svc = Service::open(
+        common.root.as_deref(),
+        over,
+        Policy::Sync,
+        OnBadConfig::Fail,
+    )?;
+    Ok(svc.with_observer(observer(quiet || common.json)))
+}
+
+/// Shows a foreground index run: a progress bar on a terminal (drawn only
+/// once a run reports progress), and notes.
+pub(crate) fn observer(quiet: bool) -> crate::service::Observer {
+    let bar: std::sync::OnceLock<ProgressBar> = std::sync::OnceLock::new();
+    let pb = move || bar.get_or_init(|| progress_bar(quiet)).clone();
+    Box::new(move |e: IndexEvent| match e {
+        IndexEvent::Building => {
+            if !quiet {
+                pb().suspend(|| {
+                    eprintln!(
+                        "no index yet: building it now (`repo-search index` does this explicitly)"
+                    )
+                });
+            }
+        }
+        IndexEvent::Progress(p) => match p.phase {
+            Phase::Walking => pb().set_message("walking"),
+            Phase::Indexing => {
+                let pb = pb();
+                pb.set_message("indexing");
+                pb.set_length(p.total);
+                pb.set_position(p.done);
+            }
+            Phase::Done => pb().finish_and_clear(),
+        },
+        IndexEvent::Waiting(pid) => {
+            let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+            pb().suspend(|| {
+                eprintln!(
+                    "waiting for another repo-search process{who} to finish writing the index..."
+                )
+            });
+        }
+    })
+}
+
+/// Builds or updates the index through the service (handed to the daemon
+/// when it watches the project), saying so when the daemon did it.
+pub(crate) fn run_index(svc: &Service, opts: &IndexOptions, quiet: bool) -> Result<IndexSummary> {
+    let job = IndexJob {
+        opts: opts.clone(),
+        register: true,
+        vectors: Vectors::None,
+    };
+    let run = svc.index(&job, &observer(quiet))?;
+    if run.by == IndexedBy::Daemon {
+        if !quiet {
+            eprintln!("indexed by repo-search-daemon, which watches this project");
+        }
+        if let Some(p) = svc
+            .settings()
+            .provenance
+            .iter()
+            .find(|p| p.source == "command line")
+        {
+            eprintln!(
+                "warning: the daemon indexes with the project's configuration, so `{}` from the command line was not applied",
+                p.key
+            );
+            eprintln!(
+                "hint: set it in `.repo_search/config.toml`, or `repo-search projects unwatch .` to index by hand"
+            );
+        }
+    }
+    Ok(run.summary)
+}
+
+/// A progress bar on stderr when it is a terminal (and not hidden).
+fn progress_bar(hidden: bool) -> ProgressBar {
+    if hidden || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(0);
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{spinner} {msg:10} [{bar:30}] {pos}/{len} files ({per_sec}, eta {eta})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    pb.enable_steady_tick(std::time::Duration::from_millis(120));
+    pb
+}

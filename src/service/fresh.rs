@@ -1,0 +1,441 @@
+//! Owns keeping the index fresh for a [`Service`]: the one "ask the daemon,
+//! else index here" path ([`Service::index`]), and the freshness policy that
+//! runs before each index-backed answer ([`Service::ensure_fresh`]).
+//!
+//! Freshness, per [`Policy`]:
+//! - `Background` (the MCP server): at start, and on an index-backed call
+//!   when the last run started more than [`REFRESH_INTERVAL`] ago, an
+//!   incremental run starts in a background thread, unless another process
+//!   holds the writer lock (it is writing already). A call waits for a run
+//!   at most [`REFRESH_WAIT`] (counted from the run's start), then answers
+//!   from what is committed, saying so. A cheap re-check of an unchanged
+//!   tree ends well within that, so an edit the agent just made is in the
+//!   answer.
+//! - `Sync` (a CLI command): one run in the foreground before the first
+//!   index-backed answer of the process; a missing index is built (with
+//!   progress), an existing one brought up to date without waiting for
+//!   another writer.
+//! - `AsIs` (the eval runner): the index is searched as it is.
+//!
+//! Readers never block the writer: connections are read-only over WAL and
+//! see each committed batch.
+
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::{Policy, Service};
+use crate::error::{ErrorCode, UserError, find_user_error, has_code};
+use crate::index::{IndexOptions, IndexSummary, Phase, Progress};
+use crate::settings::Settings;
+
+/// An index-backed call starts a re-check when the last one started longer
+/// ago than this.
+pub const REFRESH_INTERVAL: Duration = Duration::from_secs(2);
+/// How long a call waits for a running index run (from the run's start)
+/// before it answers from what is committed.
+pub const REFRESH_WAIT: Duration = Duration::from_millis(1500);
+/// After a failed index run, the next one starts no sooner than this.
+const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(30);
+
+/// What a foreground index run reports while it works, for a progress bar
+/// or notes; surfaces decide how (or whether) to show it.
+#[derive(Debug, Clone, Copy)]
+pub enum IndexEvent {
+    /// There is no index yet: this run builds it.
+    Building,
+    Progress(Progress),
+    /// Another process (its pid when known) holds the writer lock.
+    Waiting(Option<u32>),
+}
+
+/// Who ran an index update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IndexedBy {
+    /// `repo-search-daemon`, which watches the project (it is its writer).
+    Daemon,
+    /// This process.
+    Here,
+}
+
+/// The outcome of [`Service::index`].
+#[derive(Debug, Clone)]
+pub struct IndexRun {
+    pub summary: IndexSummary,
+    pub by: IndexedBy,
+}
+
+/// How [`Service::index`] runs.
+#[derive(Debug, Clone, Default)]
+pub struct IndexJob {
+    pub opts: IndexOptions,
+    /// Record the project in the registry (an explicit `index`/`init`).
+    pub register: bool,
+    pub vectors: Vectors,
+}
+
+/// Which vectors a run computes after indexing, when it indexes here.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Vectors {
+    /// None (`repo-search index` runs its own embedding phase).
+    #[default]
+    None,
+    /// Fast-tier vectors for what lacks them when the run changed something,
+    /// so semantic search and the hybrid's semantic arm work without a
+    /// daemon (seconds even for a large tree).
+    FastIfChanged,
+    /// Fast-tier vectors for whatever lacks them (a server's first run
+    /// fills in an index built by `init` or `index --no-embed`).
+    FastAlways,
+}
+
+/// What this service's background index runs are doing.
+#[derive(Debug, Clone, Default)]
+pub struct RunState {
+    pub running: bool,
+    /// The running (or last) run is the first build of a missing index.
+    pub initial: bool,
+    pub progress: Progress,
+    pub started: Option<Instant>,
+    pub finished: Option<Instant>,
+    pub runs: u64,
+    pub last_error: Option<String>,
+    pub last_summary: Option<IndexSummary>,
+}
+
+/// The background runs and a condition variable to wait for their end.
+#[derive(Default)]
+pub(super) struct Runs {
+    state: Mutex<RunState>,
+    changed: Condvar,
+}
+
+impl Runs {
+    fn lock(&self) -> MutexGuard<'_, RunState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// How an answer relates to the index's freshness.
+#[derive(Debug, Clone, Default)]
+pub struct Freshness {
+    /// A writer (a background run of this process or another process) runs.
+    pub indexing: bool,
+    /// The first build is running: results hold only what is committed so far.
+    pub building: bool,
+    pub progress: Option<Progress>,
+    /// Another process holds the writer lock (its pid when known).
+    pub other_writer: Option<u32>,
+    pub last_error: Option<String>,
+}
+
+/// A progress phase as a word.
+pub fn phase_name(p: Phase) -> &'static str {
+    match p {
+        Phase::Walking => "walking",
+        Phase::Indexing => "indexing",
+        Phase::Done => "done",
+    }
+}
+
+impl Service {
+    /// Builds or updates the index: the one place that decides who writes
+    /// (see [`run_index`]).
+    pub fn index(&self, job: &IndexJob, events: &(dyn Fn(IndexEvent) + Sync)) -> Result<IndexRun> {
+        run_index(&self.settings, &self.embed_settings_lenient(), job, events)
+    }
+
+    /// Before an index-backed answer: bring the index up to date as this
+    /// service's [`Policy`] says, and say how fresh the answer will be.
+    pub fn ensure_fresh(&self) -> Result<Freshness> {
+        match self.policy {
+            Policy::AsIs => Ok(self.freshness()),
+            Policy::Background => Ok(self.refresh_in_background()),
+            Policy::Sync => self.refresh_in_foreground(),
+        }
+    }
+
+    /// One foreground run per service (a CLI command): build a missing index,
+    /// else update it unless another process is writing right now.
+    fn refresh_in_foreground(&self) -> Result<Freshness> {
+        {
+            let mut st = self.runs.lock();
+            if st.runs > 0 {
+                drop(st);
+                return Ok(self.freshness());
+            }
+            st.runs = 1;
+        }
+        let missing = !self.index_exists();
+        let job = IndexJob {
+            opts: IndexOptions {
+                // An update never waits for another writer: what it commits
+                // is what this answer would have waited for.
+                no_wait: !missing,
+                ..IndexOptions::default()
+            },
+            register: missing,
+            vectors: Vectors::FastIfChanged,
+        };
+        let observer = self.observer.as_deref().unwrap_or(&|_| {});
+        match self.index(&job, observer) {
+            Ok(_) => Ok(self.freshness()),
+            Err(e) if missing => Err(e),
+            Err(e) => {
+                if !has_code(&e, ErrorCode::IndexBusy) {
+                    // A read-only checkout, say: answer from what is there.
+                    tracing::warn!("could not update the index: {e:#}");
+                    self.runs.lock().last_error = Some(error_line(&e));
+                }
+                Ok(self.freshness())
+            }
+        }
+    }
+
+    /// Starts a background index run unless one is running, one started
+    /// less than `min_interval` ago, or another process is writing.
+    pub fn kick(&self, min_interval: Duration) {
+        let mut st = self.runs.lock();
+        // After a failed run (say, a read-only checkout), retry less often.
+        let interval = if st.last_error.is_some() {
+            min_interval.max(RETRY_AFTER_FAILURE)
+        } else {
+            min_interval
+        };
+        if st.running || st.started.is_some_and(|t| t.elapsed() < interval) {
+            return;
+        }
+        if crate::lock::current_writer(self.root()).is_some() {
+            return;
+        }
+        let initial = !self.index_exists();
+        // The first run of this server also fills in missing fast-tier
+        // vectors (an index built by `init` or `index --no-embed`).
+        let first_run = st.runs == 0;
+        st.running = true;
+        st.initial = initial;
+        st.started = Some(Instant::now());
+        st.progress = Progress::default();
+        drop(st);
+
+        let runs = Arc::clone(&self.runs);
+        let settings = self.settings.clone();
+        let embed = self.embed_settings_lenient();
+        let spawned = std::thread::Builder::new()
+            .name("repo-search-index".into())
+            .spawn(move || {
+                let events = |e: IndexEvent| {
+                    if let IndexEvent::Progress(p) = e {
+                        runs.lock().progress = p;
+                    }
+                };
+                // `no_wait`: if another writer took the lock in the meantime,
+                // it is doing this work already.
+                let job = IndexJob {
+                    opts: IndexOptions {
+                        no_wait: true,
+                        ..IndexOptions::default()
+                    },
+                    register: false,
+                    vectors: if first_run {
+                        Vectors::FastAlways
+                    } else {
+                        Vectors::FastIfChanged
+                    },
+                };
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_index(&settings, &embed, &job, &events)
+                }));
+                let mut st = runs.lock();
+                st.running = false;
+                st.finished = Some(Instant::now());
+                st.runs += 1;
+                match result {
+                    Ok(Ok(run)) => {
+                        tracing::debug!(
+                            changed = run.summary.changed,
+                            removed = run.summary.removed,
+                            "index run finished"
+                        );
+                        st.last_error = None;
+                        st.last_summary = Some(run.summary);
+                    }
+                    Ok(Err(e)) if has_code(&e, ErrorCode::IndexBusy) => {
+                        tracing::debug!("index run skipped: {e:#}");
+                    }
+                    Ok(Err(e)) => {
+                        tracing::warn!("index run failed: {e:#}");
+                        st.last_error = Some(error_line(&e));
+                    }
+                    Err(_) => {
+                        tracing::error!("index run panicked");
+                        st.last_error = Some("index run failed: internal error (panic)".into());
+                    }
+                }
+                drop(st);
+                runs.changed.notify_all();
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start an index thread: {e}");
+            let mut st = self.runs.lock();
+            st.running = false;
+            st.last_error = Some(format!("cannot start an index thread: {e}"));
+        }
+    }
+
+    /// Start a re-check if due, and wait for a running run until
+    /// [`REFRESH_WAIT`] after its start.
+    fn refresh_in_background(&self) -> Freshness {
+        self.kick(REFRESH_INTERVAL);
+        let mut st = self.runs.lock();
+        while st.running {
+            let Some(deadline) = st.started.map(|t| t + REFRESH_WAIT) else {
+                break;
+            };
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            st = match self.runs.changed.wait_timeout(st, deadline - now) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+        let own = st.clone();
+        drop(st);
+        self.freshness_of(&own)
+    }
+
+    /// What the background runs are doing.
+    pub fn run_state(&self) -> RunState {
+        self.runs.lock().clone()
+    }
+
+    /// The freshness of the index right now, without starting anything.
+    pub fn freshness(&self) -> Freshness {
+        let own = self.run_state();
+        self.freshness_of(&own)
+    }
+
+    fn freshness_of(&self, own: &RunState) -> Freshness {
+        let other_writer = if own.running {
+            None
+        } else {
+            crate::lock::current_writer(self.root())
+        };
+        let building =
+            (own.running && own.initial) || (other_writer.is_some() && !self.index_exists());
+        Freshness {
+            indexing: own.running || other_writer.is_some(),
+            building,
+            progress: own.running.then_some(own.progress),
+            other_writer,
+            last_error: own.last_error.clone(),
+        }
+    }
+
+    /// Whether `e` is a database error seen while a first build creates the
+    /// index: the file can exist before its tables do, and such a reader
+    /// should answer "no index yet", not fail.
+    pub fn is_transient(&self, e: &anyhow::Error) -> bool {
+        let sqlite = e
+            .chain()
+            .any(|c| c.downcast_ref::<rusqlite::Error>().is_some());
+        if !sqlite {
+            return false;
+        }
+        let building = {
+            let st = self.runs.lock();
+            st.running && st.initial
+        };
+        let transient = building || crate::lock::current_writer(self.root()).is_some();
+        if transient {
+            tracing::debug!("index not readable yet while it is being written: {e:#}");
+        }
+        transient
+    }
+
+    /// An error that means "there is no index to answer from".
+    pub(super) fn no_index(&self) -> anyhow::Error {
+        UserError::with_code(
+            ErrorCode::NoIndex,
+            format!("there is no index in `{}` yet", self.root().display()),
+        )
+        .hint("run `repo-search index`")
+        .agent("the index is being built; retry in a few seconds (index_status shows progress), or use search_keyword now")
+        .into()
+    }
+}
+
+/// Builds or updates the index of `settings.root`. While
+/// `repo-search-daemon` watches the project it is the only writer, so the
+/// run is handed to it (and waited for); otherwise this process writes,
+/// reporting progress through `events`. The full tier of vectors is left
+/// to the daemon or `repo-search index`: it takes minutes to hours.
+pub fn run_index(
+    settings: &Settings,
+    embed: &crate::settings::EmbedSettings,
+    job: &IndexJob,
+    events: &(dyn Fn(IndexEvent) + Sync),
+) -> Result<IndexRun> {
+    let home = crate::daemon::DaemonHome::from_env();
+    match crate::daemon::client::request_index(&home, &settings.root, &job.opts) {
+        Ok(Some(summary)) => {
+            return Ok(IndexRun {
+                summary,
+                by: IndexedBy::Daemon,
+            });
+        }
+        Ok(None) => {}
+        Err(e) => tracing::warn!(
+            "repo-search-daemon could not index the project ({e:#}); indexing directly"
+        ),
+    }
+    if !crate::store::db_path(&settings.root).exists() {
+        events(IndexEvent::Building);
+    }
+    let progress = |p: Progress| events(IndexEvent::Progress(p));
+    let summary = crate::index::index_project(settings, &job.opts, &progress, |pid| {
+        events(IndexEvent::Waiting(pid))
+    })?;
+    if job.register {
+        let counts = crate::registry::IndexCounts::from_summary(&settings.root, &summary);
+        if let Err(e) =
+            crate::registry::Registry::at(home.dir()).record_index(&settings.root, &counts, true)
+        {
+            tracing::warn!("could not record the project in the registry: {e:#}");
+        }
+    }
+    let changed = summary.changed > 0 || summary.removed > 0;
+    if job.vectors == Vectors::FastAlways || (job.vectors == Vectors::FastIfChanged && changed) {
+        embed_fast_tier(settings, embed);
+    }
+    Ok(IndexRun {
+        summary,
+        by: IndexedBy::Here,
+    })
+}
+
+/// The one-line form of an index run's error, for status answers.
+fn error_line(e: &anyhow::Error) -> String {
+    find_user_error(e)
+        .map(|u| u.message.clone())
+        .unwrap_or_else(|| format!("{e:#}"))
+}
+
+/// Fast-tier vectors for every chunk that lacks them; failures (no model
+/// downloaded) only logged: the other searches work without them.
+fn embed_fast_tier(settings: &Settings, embed: &crate::settings::EmbedSettings) {
+    let plan = crate::index::EmbedPlan {
+        tiers: &[crate::embed::Tier::Fast],
+        defer_full_over: None,
+        should_stop: &|| false,
+    };
+    match crate::index::embed_project(settings, embed, &plan, &|_| {}, &|_| {}) {
+        Ok(s) => tracing::debug!(?s, "fast-tier vectors"),
+        Err(e) => tracing::debug!("no fast-tier vectors: {e:#}"),
+    }
+}

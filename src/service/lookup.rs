@@ -1,0 +1,202 @@
+//! Owns the lookups every surface offers besides ranked search: symbol
+//! definitions, references, a file's outline, reading a file, keyword
+//! search over the files on disk, and the index's status. Paging and path
+//! checks happen here, once; the surfaces render the typed answers.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use super::{Freshness, Policy, RunState, Service, generation_of};
+use crate::error::{ErrorCode, UserError};
+use crate::search::keyword::{KeywordRequest, KeywordResult, search_keyword};
+use crate::search::read::{ReadRequest, ReadResult, read_file};
+use crate::search::symbol::{
+    OutlineItem, RefResult, SymbolQuery, SymbolResult, find_references, find_symbols, outline,
+};
+use crate::status::IndexStatus;
+
+/// An answer read from the index: `value` is `None` when there is no index
+/// yet (a server answers that, with what it is doing about it; a command
+/// fails with `NO_INDEX` instead).
+#[derive(Debug, Clone)]
+pub struct Indexed<T> {
+    pub value: Option<T>,
+    /// The index generation answered from (0 when unknown).
+    pub generation: Option<u64>,
+    pub freshness: Freshness,
+}
+
+/// Definitions by name: the query (its `limit` is the page size) and the
+/// page's start.
+#[derive(Debug, Clone)]
+pub struct SymbolsRequest {
+    pub query: SymbolQuery,
+    pub offset: usize,
+}
+
+/// A page of definitions; `result.total` counts all of them.
+pub type DefinitionsAnswer = Indexed<SymbolResult>;
+
+#[derive(Debug, Clone)]
+pub struct ReferencesRequest {
+    pub name: String,
+    pub limit: usize,
+    pub offset: usize,
+}
+
+/// A page of references; `result.total` counts all of them.
+pub type ReferencesAnswer = Indexed<RefResult>;
+
+#[derive(Debug, Clone)]
+pub struct OutlineRequest {
+    /// A path as the user gave it (relative to the root, or absolute inside it).
+    pub path: String,
+}
+
+/// A file's definitions, nested; `skipped` says why the indexer skipped it.
+#[derive(Debug, Clone)]
+pub struct Outline {
+    /// Root-relative path.
+    pub path: String,
+    pub skipped: Option<String>,
+    pub items: Vec<OutlineItem>,
+}
+
+pub type OutlineAnswer = Indexed<Outline>;
+
+/// The index's state plus what this service's own runs are doing.
+#[derive(Debug, Clone)]
+pub struct StatusAnswer {
+    pub status: IndexStatus,
+    pub freshness: Freshness,
+    pub run: RunState,
+    pub config_error: Option<String>,
+}
+
+impl Service {
+    /// Reads through the pool after [`Service::ensure_fresh`]; `None` when
+    /// there is no index (an error under [`Policy::Sync`]).
+    fn indexed<T>(&self, f: impl FnOnce(&crate::store::Store) -> Result<T>) -> Result<Indexed<T>> {
+        let freshness = self.ensure_fresh()?;
+        let found = self.with_store(|store| Ok((f(store)?, generation_of(store))))?;
+        match found {
+            Some((value, generation)) => Ok(Indexed {
+                value: Some(value),
+                generation: Some(generation),
+                freshness,
+            }),
+            None if self.policy == Policy::Sync => Err(self.no_index()),
+            None => Ok(Indexed {
+                value: None,
+                generation: None,
+                freshness,
+            }),
+        }
+    }
+
+    /// Definitions named like `req.query.name`, ranked; the requested page.
+    pub fn symbols(&self, req: &SymbolsRequest) -> Result<DefinitionsAnswer> {
+        let mut q = req.query.clone();
+        q.limit = req.offset + req.query.limit;
+        self.indexed(|store| {
+            let mut r = find_symbols(store, &q)?;
+            r.hits = r.hits.into_iter().skip(req.offset).collect();
+            Ok(r)
+        })
+    }
+
+    /// Uses of a name, definitions first; the requested page.
+    pub fn references(&self, req: &ReferencesRequest) -> Result<ReferencesAnswer> {
+        self.indexed(|store| {
+            let mut r = find_references(store, &req.name, req.offset + req.limit)?;
+            r.hits = r.hits.into_iter().skip(req.offset).collect();
+            Ok(r)
+        })
+    }
+
+    /// The definitions of one file. A file the index does not hold is a
+    /// `NOT_FOUND` error, except while an index run may be adding it.
+    pub fn outline(&self, req: &OutlineRequest) -> Result<OutlineAnswer> {
+        let p = crate::paths::resolve_in_root(self.root(), &req.path)?;
+        if p.abs.is_dir() {
+            return Err(UserError::new(format!("`{}` is a directory", p.rel))
+                .hint("give a file path; `repo-search keyword -g GLOB .` lists files")
+                .agent("give a file path; to find files use search_keyword with a glob, e.g. pattern \".\" and glob [\"src/*.rs\"]")
+                .into());
+        }
+        let found = self.indexed(|store| outline(store, &p.rel))?;
+        let (value, generation, freshness) = (found.value, found.generation, found.freshness);
+        let value = match value {
+            Some(Some((skipped, items))) => Some(Outline {
+                path: p.rel,
+                skipped,
+                items,
+            }),
+            Some(None) if freshness.indexing => Some(Outline {
+                path: p.rel,
+                skipped: None,
+                items: Vec::new(),
+            }),
+            Some(None) => {
+                return Err(UserError::with_code(
+                    ErrorCode::NotFound,
+                    format!("`{}` is not in the index", p.rel),
+                )
+                .hint("only source files of supported languages (and docs) are indexed, and ignored files are not; `repo-search read` shows any file")
+                .agent("only source files of supported languages (and docs) are indexed, and ignored files are not; read it with read_file")
+                .into());
+            }
+            None => None,
+        };
+        Ok(Indexed {
+            value,
+            generation,
+            freshness,
+        })
+    }
+
+    /// A slice of a file on disk (always current; no index needed).
+    pub fn read(&self, req: &ReadRequest) -> Result<ReadResult> {
+        read_file(self.root(), req)
+    }
+
+    /// Keyword search over the files on disk, exactly as `rg` would.
+    /// `paths` are checked to lie inside the root.
+    pub fn keyword(&self, req: &KeywordRequest, paths: &[String]) -> Result<KeywordResult> {
+        let mut req = req.clone();
+        let mut abs: Vec<PathBuf> = Vec::with_capacity(paths.len());
+        for p in paths {
+            abs.push(crate::paths::resolve_in_root(self.root(), p)?.abs);
+        }
+        req.paths = abs;
+        search_keyword(self.root(), &req)
+    }
+
+    /// What the index holds, whether a writer runs, vectors, staleness
+    /// (`check_stale` walks the tree: skipped while indexing).
+    pub fn status(&self, check_stale: bool) -> Result<StatusAnswer> {
+        let freshness = self.freshness();
+        let run = self.run_state();
+        let check = check_stale && !freshness.indexing;
+        let mut attempt = 0;
+        let status = loop {
+            match crate::status::index_status(&self.settings, check) {
+                Ok(st) => break st,
+                // A first build can make the file readable a moment before
+                // its tables exist: ask again shortly.
+                Err(e) if attempt < 10 && self.is_transient(&e) => {
+                    attempt += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        Ok(StatusAnswer {
+            status,
+            freshness,
+            run,
+            config_error: self.config_error.clone(),
+        })
+    }
+}

@@ -1,0 +1,282 @@
+//! Owns the operations every surface offers, once: the CLI (`cli`), the MCP
+//! server (`mcp`) and the eval runner (`eval`) parse their input into the
+//! request types here, call a [`Service`] method, and render its typed
+//! answer. Nothing here knows clap, MCP or JSON output shapes.
+//!
+//! A [`Service`] is one project: its resolved settings (a broken config file
+//! falls back to the defaults when the surface asks for that, and the
+//! problem is kept for `status`), a small pool of warm read-only index
+//! connections (reopened when `index.db` is replaced), the warm hybrid
+//! searcher with its vector matrix and query model, and the index runs
+//! that keep answers fresh ([`fresh`]).
+//!
+//! - [`fresh`] — `index` (the one "ask the daemon, else index here" path),
+//!   `ensure_fresh` per [`Policy`], background runs with progress.
+//! - [`search`] — ranked search in every mode (one mode → arm mapping) and
+//!   similar code.
+//! - [`lookup`] — symbols, references, outline, read, keyword, status.
+
+pub mod fresh;
+pub mod lookup;
+pub mod search;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use anyhow::Result;
+
+use crate::error::find_user_error;
+use crate::search::hybrid::Hybrid;
+use crate::search::semantic::SemanticSearcher;
+use crate::settings::{EmbedSettings, Overrides, Settings, find_root};
+use crate::store::{self, Store};
+
+pub use fresh::{
+    Freshness, IndexEvent, IndexJob, IndexRun, IndexedBy, REFRESH_INTERVAL, REFRESH_WAIT, RunState,
+    Vectors, phase_name,
+};
+pub use lookup::{
+    DefinitionsAnswer, OutlineAnswer, OutlineRequest, ReferencesAnswer, ReferencesRequest,
+    StatusAnswer, SymbolsRequest,
+};
+pub use search::{Mode, SearchAnswer, SearchRequest, SemanticInfo, SimilarRequestSpec};
+
+/// Idle read connections kept open.
+const POOL_SIZE: usize = 4;
+
+/// When a service brings the index up to date (see [`fresh`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// A long-lived server: background runs, each answer waits briefly.
+    Background,
+    /// A one-shot command: one foreground run before the first answer.
+    Sync,
+    /// Search the index as it is (eval runs, fixed corpora).
+    AsIs,
+}
+
+/// What to do when `.repo_search/config.toml` is invalid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnBadConfig {
+    /// Fail with the config error (a person can fix the file and rerun).
+    Fail,
+    /// Use the defaults and report the problem in `status` (an agent's
+    /// tools must keep working).
+    UseDefaults,
+}
+
+/// Identity of the database file, to notice that it was replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileId(u64, u64);
+
+fn file_id(path: &Path) -> Option<FileId> {
+    let md = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some(FileId(md.dev(), md.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let created = md
+            .created()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        Some(FileId(created, 0))
+    }
+}
+
+#[derive(Default)]
+struct Pool {
+    id: Option<FileId>,
+    idle: Vec<Store>,
+}
+
+/// A foreground index run's observer (a CLI progress bar).
+pub type Observer = Box<dyn Fn(IndexEvent) + Send + Sync>;
+
+/// One project's operations; see the module doc.
+pub struct Service {
+    settings: Settings,
+    /// Why `.repo_search/config.toml` was not used, if it is broken.
+    config_error: Option<String>,
+    on_bad_config: OnBadConfig,
+    policy: Policy,
+    db: PathBuf,
+    pool: Mutex<Pool>,
+    runs: Arc<fresh::Runs>,
+    /// Hybrid search kept warm across calls (vector matrix, query model);
+    /// semantic search and similar code use its `SemanticSearcher` too.
+    hybrid: Mutex<Option<Hybrid>>,
+    observer: Option<Observer>,
+}
+
+impl Service {
+    /// The service of the project at `root` (or the one found from the
+    /// working directory), with command-line `over`rides.
+    pub fn open(
+        root: Option<&Path>,
+        over: &Overrides,
+        policy: Policy,
+        on_bad_config: OnBadConfig,
+    ) -> Result<Service> {
+        let root = find_root(root)?;
+        let (settings, config_error) = match Settings::resolve(root.clone(), over) {
+            Ok(s) => (s, None),
+            Err(e) if on_bad_config == OnBadConfig::UseDefaults => {
+                let msg = find_user_error(&e)
+                    .map(|u| u.message.clone())
+                    .unwrap_or_else(|| format!("{e:#}"));
+                tracing::warn!("{msg}; using default settings");
+                (Settings::defaults(root), Some(msg))
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(Service::new(settings, config_error, policy, on_bad_config))
+    }
+
+    pub fn new(
+        settings: Settings,
+        config_error: Option<String>,
+        policy: Policy,
+        on_bad_config: OnBadConfig,
+    ) -> Service {
+        let db = store::db_path(&settings.root);
+        Service {
+            settings,
+            config_error,
+            on_bad_config,
+            policy,
+            db,
+            pool: Mutex::new(Pool::default()),
+            runs: Arc::new(fresh::Runs::default()),
+            hybrid: Mutex::new(None),
+            observer: None,
+        }
+    }
+
+    /// Reports foreground index runs (progress, waiting for a writer).
+    pub fn with_observer(mut self, observer: Observer) -> Service {
+        self.observer = Some(observer);
+        self
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.settings.root
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn config_error(&self) -> Option<&str> {
+        self.config_error.as_deref()
+    }
+
+    pub fn index_exists(&self) -> bool {
+        self.db.exists()
+    }
+
+    /// The embedding settings. A broken config fails here unless this
+    /// service uses the defaults for it ([`OnBadConfig::UseDefaults`]).
+    pub fn embed_settings(&self) -> Result<EmbedSettings> {
+        if self.config_error.is_some() {
+            return Ok(EmbedSettings::defaults());
+        }
+        match crate::settings::resolve_embed(self.root()) {
+            Ok((es, _)) => Ok(es),
+            Err(_) if self.on_bad_config == OnBadConfig::UseDefaults => {
+                Ok(EmbedSettings::defaults())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The embedding settings, the defaults when the config is broken (for
+    /// background vector work, which must not fail an index run).
+    fn embed_settings_lenient(&self) -> EmbedSettings {
+        self.embed_settings()
+            .unwrap_or_else(|_| EmbedSettings::defaults())
+    }
+
+    /// Runs `f` on a warm read-only connection, after bringing the index up
+    /// to date per the policy. `Ok(None)` when there is no index yet (or it
+    /// is being created right now).
+    pub fn with_store<R>(&self, f: impl FnOnce(&Store) -> Result<R>) -> Result<Option<R>> {
+        let Some(id) = file_id(&self.db) else {
+            self.pool
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .idle
+                .clear();
+            return Ok(None);
+        };
+        let reused = {
+            let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
+            if pool.id != Some(id) {
+                // A new file at the same path: drop connections to the old one.
+                pool.idle.clear();
+                pool.id = Some(id);
+            }
+            pool.idle.pop()
+        };
+        let store = match reused {
+            Some(s) => s,
+            None => match Store::open_ro(self.root()) {
+                Ok(Some(s)) => s,
+                Ok(None) => return Ok(None),
+                Err(e) if self.is_transient(&e) => return Ok(None),
+                Err(e) => return Err(e),
+            },
+        };
+        let out = match f(&store) {
+            Ok(out) => out,
+            Err(e) if self.is_transient(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
+        if pool.id == Some(id) && pool.idle.len() < POOL_SIZE {
+            pool.idle.push(store);
+        }
+        Ok(Some(out))
+    }
+
+    /// Runs `f` on the warm hybrid searcher, created on first use with the
+    /// project's embedding settings; semantic search and similar code reach
+    /// the same `SemanticSearcher` through it, so the vector matrix and the
+    /// query model are loaded once per service, not once per call.
+    pub(crate) fn with_hybrid<R>(&self, f: impl FnOnce(&mut Hybrid) -> Result<R>) -> Result<R> {
+        let mut guard = self.hybrid.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.is_none() {
+            *guard = Some(Hybrid::new(Some(SemanticSearcher::new(
+                self.embed_settings()?,
+            ))));
+        }
+        match guard.as_mut() {
+            Some(hybrid) => f(hybrid),
+            None => Err(anyhow::anyhow!("hybrid searcher missing")),
+        }
+    }
+
+    pub(crate) fn with_semantic<R>(
+        &self,
+        f: impl FnOnce(&mut SemanticSearcher) -> Result<R>,
+    ) -> Result<R> {
+        self.with_hybrid(|h| match h.semantic_mut() {
+            Some(s) => f(s),
+            None => Err(anyhow::anyhow!("semantic searcher missing")),
+        })
+    }
+}
+
+/// The index generation a store is at (0 when unknown).
+fn generation_of(store: &Store) -> u64 {
+    store
+        .get_meta(store::meta::GENERATION)
+        .ok()
+        .flatten()
+        .and_then(|g| g.parse().ok())
+        .unwrap_or(0)
+}

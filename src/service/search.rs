@@ -1,0 +1,425 @@
+//! Owns ranked search as every surface offers it: one request type with a
+//! [`Mode`], the one mapping from mode to ranking, paging, and similar code.
+//! The ranking itself lives in `search::{bm25, semantic, hybrid}`.
+//!
+//! Every surface asks for the same depth (`offset + limit + 1` hits, the
+//! extra one says whether more exist), so the same query, filters and index
+//! state give the same ranked hits on the CLI, the MCP server and the eval.
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::{Freshness, Service, generation_of};
+use crate::embed::Tier;
+use crate::error::{ErrorCode, UserError};
+use crate::search::bm25::{ChunkHit, search_bm25};
+use crate::search::hybrid::{Arm, ArmReport, HybridHit, HybridRequest, QueryKind, RRF_K, Source};
+use crate::search::semantic::{
+    SemanticRequest, SemanticResult, SimilarRequest, SimilarTo, Upgrade,
+};
+use crate::search::{ChunkFilter, Scope};
+
+/// Lines of snippet per hit unless a request says otherwise.
+pub const DEFAULT_SNIPPET_LINES: usize = 6;
+/// Hits per page unless a request says otherwise.
+pub const DEFAULT_LIMIT: usize = 10;
+
+/// How `search` ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// BM25, embeddings, symbol names and keyword hits fused.
+    #[default]
+    Hybrid,
+    /// Full-text (FTS5 BM25) alone.
+    Bm25,
+    /// Embeddings alone (cosine similarity to the query).
+    Semantic,
+    /// Definitions named in the query.
+    Symbol,
+    /// Literal matches of quoted text or identifiers.
+    Keyword,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 5] = [
+        Mode::Hybrid,
+        Mode::Bm25,
+        Mode::Semantic,
+        Mode::Symbol,
+        Mode::Keyword,
+    ];
+    pub const NAMES: [&'static str; 5] = ["hybrid", "bm25", "semantic", "symbol", "keyword"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Hybrid => "hybrid",
+            Mode::Bm25 => "bm25",
+            Mode::Semantic => "semantic",
+            Mode::Symbol => "symbol",
+            Mode::Keyword => "keyword",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Mode> {
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                UserError::new(format!("unknown search mode `{s}`"))
+                    .hint(format!("use one of: {}", Mode::NAMES.join(", ")))
+                    .into()
+            })
+    }
+}
+
+/// How a mode ranks: the one place that maps modes to arms.
+enum Ranking {
+    /// The FTS5 ranking alone, without fusion.
+    Bm25,
+    /// Cosine similarity alone, with the vector tier's availability report.
+    Semantic,
+    /// Hybrid fusion over these arms (all when empty).
+    Fused(Vec<Arm>),
+}
+
+fn ranking(mode: Mode) -> Ranking {
+    match mode {
+        Mode::Hybrid => Ranking::Fused(Vec::new()),
+        Mode::Bm25 => Ranking::Bm25,
+        Mode::Semantic => Ranking::Semantic,
+        Mode::Symbol => Ranking::Fused(vec![Arm::Symbol]),
+        Mode::Keyword => Ranking::Fused(vec![Arm::Keyword]),
+    }
+}
+
+/// A ranked search.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    pub query: String,
+    pub mode: Mode,
+    /// rg-style globs; `!glob` excludes.
+    pub globs: Vec<String>,
+    pub lang: Option<String>,
+    pub scope: Scope,
+    pub limit: usize,
+    pub offset: usize,
+    /// Lines of context around each snippet (also lists the other
+    /// definitions of each hit's file). Fused modes only.
+    pub context: Option<usize>,
+    pub snippet_lines: usize,
+    /// Semantic mode: leave out hits below this cosine similarity.
+    pub threshold: Option<f32>,
+    /// The RRF constant (tuning runs).
+    pub rrf_k: Option<f64>,
+}
+
+impl SearchRequest {
+    pub fn new(query: impl Into<String>, mode: Mode) -> SearchRequest {
+        SearchRequest {
+            query: query.into(),
+            mode,
+            globs: Vec::new(),
+            lang: None,
+            scope: Scope::All,
+            limit: DEFAULT_LIMIT,
+            offset: 0,
+            context: None,
+            snippet_lines: DEFAULT_SNIPPET_LINES,
+            threshold: None,
+            rrf_k: None,
+        }
+    }
+}
+
+/// What semantic search said about its vectors (semantic mode and similar
+/// code): available or why not, which model, how complete.
+#[derive(Debug, Clone, Serialize)]
+pub struct SemanticInfo {
+    pub available: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    #[serde(skip)]
+    pub agent_hint: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
+    pub partial: bool,
+    pub embedded: u64,
+    pub total: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upgrade: Option<Upgrade>,
+}
+
+impl SemanticInfo {
+    fn of(r: &SemanticResult) -> SemanticInfo {
+        SemanticInfo {
+            available: r.available,
+            reason: r.reason.clone(),
+            hint: r.hint.clone(),
+            agent_hint: r.agent_hint.clone(),
+            model: r.model.clone(),
+            tier: r.tier,
+            partial: r.partial,
+            embedded: r.embedded,
+            total: r.total,
+            upgrade: r.upgrade.clone(),
+        }
+    }
+
+    /// The hint an agent should read.
+    pub fn hint_for_agent(&self) -> Option<&str> {
+        self.agent_hint.as_deref().or(self.hint.as_deref())
+    }
+}
+
+/// The answer of [`Service::search`] and [`Service::similar`].
+#[derive(Debug, Clone)]
+pub struct SearchAnswer {
+    pub query: String,
+    pub mode: Mode,
+    /// The requested page, best first.
+    pub hits: Vec<HybridHit>,
+    pub offset: usize,
+    /// More hits exist after this page.
+    pub more: bool,
+    /// Fused modes: how the query was read, and what each arm did.
+    pub interpretation: Option<String>,
+    pub query_kind: Option<QueryKind>,
+    pub arms: Vec<ArmReport>,
+    pub semantic_model: Option<String>,
+    /// Semantic mode and similar code.
+    pub semantic: Option<SemanticInfo>,
+    /// The index generation answered from; `None`: there is no index yet.
+    pub generation: Option<u64>,
+    pub freshness: Freshness,
+}
+
+/// A ranked chunk of one arm as a hit (its rank is its only source).
+fn single_arm_hit(arm: Arm, rank: usize, h: ChunkHit) -> HybridHit {
+    HybridHit {
+        path: h.path,
+        start_line: h.start_line,
+        end_line: h.end_line,
+        symbol: h.symbol,
+        kind: h.kind,
+        lang: h.lang,
+        score: h.score,
+        sources: vec![Source {
+            arm,
+            rank: rank as u32 + 1,
+        }],
+        snippet_line: h.snippet_line,
+        snippet: h.snippet,
+        file_symbols: Vec::new(),
+    }
+}
+
+/// A scope name as a [`Scope`], with a clear error.
+pub fn parse_scope(s: &str) -> Result<Scope> {
+    Scope::parse(s).ok_or_else(|| {
+        UserError::new(format!("unknown scope `{s}`"))
+            .hint("use code, docs or all")
+            .into()
+    })
+}
+
+/// What `similar` compares with.
+#[derive(Debug, Clone)]
+pub struct SimilarRequestSpec {
+    pub target: SimilarTo,
+    pub globs: Vec<String>,
+    pub exclude_path: Option<String>,
+    pub limit: usize,
+    pub offset: usize,
+    pub threshold: Option<f32>,
+    pub snippet_lines: usize,
+}
+
+impl Service {
+    /// Ranked search in any [`Mode`].
+    pub fn search(&self, req: &SearchRequest) -> Result<SearchAnswer> {
+        let filter = ChunkFilter::new(&req.globs, req.lang.as_deref(), req.scope)?;
+        if req.query.trim().is_empty() {
+            return Err(
+                UserError::with_code(ErrorCode::InvalidQuery, "the query is empty")
+                    .hint("give words, identifiers or a short description of what you look for")
+                    .into(),
+            );
+        }
+        let depth = req.offset + req.limit + 1;
+        let fresh = self.ensure_fresh()?;
+        let mut answer = SearchAnswer {
+            query: req.query.clone(),
+            mode: req.mode,
+            hits: Vec::new(),
+            offset: req.offset,
+            more: false,
+            interpretation: None,
+            query_kind: None,
+            arms: Vec::new(),
+            semantic_model: None,
+            semantic: None,
+            generation: None,
+            freshness: fresh,
+        };
+        let found = self.with_store(|store| {
+            let generation = generation_of(store);
+            match ranking(req.mode) {
+                Ranking::Bm25 => {
+                    let hits = search_bm25(store, &req.query, &filter, depth, req.snippet_lines)?;
+                    Ok((generation, Ranked::Hits(hits, Arm::Bm25)))
+                }
+                Ranking::Semantic => {
+                    let sreq = SemanticRequest {
+                        query: req.query.clone(),
+                        filter: filter.clone(),
+                        limit: depth,
+                        threshold: req.threshold,
+                        snippet_lines: req.snippet_lines,
+                    };
+                    let r = self.with_semantic(|s| s.search(store, self.root(), &sreq))?;
+                    Ok((generation, Ranked::Semantic(r)))
+                }
+                Ranking::Fused(only) => {
+                    let hreq = HybridRequest {
+                        query: req.query.clone(),
+                        filter: filter.clone(),
+                        scope: req.scope,
+                        limit: depth,
+                        snippet_lines: req.snippet_lines,
+                        context: req.context.unwrap_or(0),
+                        with_file_symbols: req.context.is_some(),
+                        only,
+                        k: req.rrf_k.unwrap_or(RRF_K),
+                    };
+                    let r = self.with_hybrid(|h| h.search(store, self.root(), &hreq))?;
+                    Ok((generation, Ranked::Fused(r)))
+                }
+            }
+        })?;
+        let Some((generation, ranked)) = found else {
+            if self.policy == super::Policy::Sync {
+                return Err(self.no_index());
+            }
+            return Ok(answer);
+        };
+        answer.generation = Some(generation);
+        let hits = match ranked {
+            Ranked::Hits(hits, arm) => hits
+                .into_iter()
+                .enumerate()
+                .map(|(i, h)| single_arm_hit(arm, i, h))
+                .collect(),
+            Ranked::Semantic(r) => {
+                answer.semantic = Some(SemanticInfo::of(&r));
+                answer.semantic_model = r.model.clone();
+                r.hits
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, h)| single_arm_hit(Arm::Semantic, i, h))
+                    .collect()
+            }
+            Ranked::Fused(r) => {
+                answer.interpretation = Some(r.query_interpretation);
+                answer.query_kind = Some(r.query_kind);
+                answer.arms = r.arms;
+                answer.semantic_model = r.semantic_model;
+                r.hits
+            }
+        };
+        page(&mut answer, hits, req.offset, req.limit);
+        Ok(answer)
+    }
+
+    /// Code similar to a snippet or to the indexed chunk at a location.
+    pub fn similar(&self, req: &SimilarRequestSpec) -> Result<SearchAnswer> {
+        let filter = ChunkFilter::new(&req.globs, None, Scope::All)?;
+        let target = match &req.target {
+            SimilarTo::Location { path, line } => {
+                let p = crate::paths::resolve_in_root(self.root(), path)?;
+                if p.abs.is_dir() {
+                    return Err(UserError::new(format!("`{}` is a directory", p.rel))
+                        .hint("give a file and a line inside the function or class to compare with")
+                        .into());
+                }
+                SimilarTo::Location {
+                    path: p.rel,
+                    line: *line,
+                }
+            }
+            code => code.clone(),
+        };
+        let exclude_path = match &req.exclude_path {
+            Some(x) => Some(crate::paths::resolve_in_root(self.root(), x)?.rel),
+            None => None,
+        };
+        let query = match &target {
+            SimilarTo::Code(code) => match code.lines().count() {
+                1 => "code (1 line)".to_string(),
+                n => format!("code ({n} lines)"),
+            },
+            SimilarTo::Location { path, line } => format!("{path}:{line}"),
+        };
+        let sreq = SimilarRequest {
+            target,
+            filter,
+            limit: req.offset + req.limit + 1,
+            threshold: req.threshold,
+            exclude_path,
+            snippet_lines: req.snippet_lines,
+        };
+        let fresh = self.ensure_fresh()?;
+        let found = self.with_store(|store| {
+            let r = self.with_semantic(|s| s.similar(store, self.root(), &sreq))?;
+            Ok((generation_of(store), r))
+        })?;
+        let mut answer = SearchAnswer {
+            query,
+            mode: Mode::Semantic,
+            hits: Vec::new(),
+            offset: req.offset,
+            more: false,
+            interpretation: None,
+            query_kind: None,
+            arms: Vec::new(),
+            semantic_model: None,
+            semantic: None,
+            generation: None,
+            freshness: fresh,
+        };
+        let Some((generation, r)) = found else {
+            if self.policy == super::Policy::Sync {
+                return Err(self.no_index());
+            }
+            return Ok(answer);
+        };
+        answer.generation = Some(generation);
+        answer.semantic = Some(SemanticInfo::of(&r));
+        answer.semantic_model = r.model.clone();
+        let hits = r
+            .hits
+            .into_iter()
+            .enumerate()
+            .map(|(i, h)| single_arm_hit(Arm::Semantic, i, h))
+            .collect();
+        page(&mut answer, hits, req.offset, req.limit);
+        Ok(answer)
+    }
+}
+
+/// What one ranking returned, before paging.
+enum Ranked {
+    Hits(Vec<ChunkHit>, Arm),
+    Semantic(SemanticResult),
+    Fused(crate::search::hybrid::HybridResult),
+}
+
+/// Keeps the requested page of `hits` (which hold up to `offset + limit + 1`).
+fn page(answer: &mut SearchAnswer, hits: Vec<HybridHit>, offset: usize, limit: usize) {
+    answer.more = hits.len() > offset + limit;
+    answer.hits = hits.into_iter().skip(offset).take(limit).collect();
+}
