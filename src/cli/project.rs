@@ -19,7 +19,7 @@ pub(crate) fn service(common: &Common, over: &Overrides, quiet: bool) -> Result<
     let svc = Service::open(
         common.root.as_deref(),
         over,
-        Policy::Sync,
+        Policy::BuildIfMissing,
         OnBadConfig::Fail,
     )?;
     Ok(svc.with_observer(observer(quiet || common.json)))

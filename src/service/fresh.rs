@@ -11,10 +11,11 @@
 //!   from what is committed, saying so. A cheap re-check of an unchanged
 //!   tree ends well within that, so an edit the agent just made is in the
 //!   answer.
-//! - `Sync` (a CLI command): one run in the foreground before the first
-//!   index-backed answer of the process; a missing index is built (with
-//!   progress), an existing one brought up to date without waiting for
-//!   another writer.
+//! - `BuildIfMissing` (a CLI command): a missing index is built in the
+//!   foreground (with progress) before the first index-backed answer; an
+//!   existing one is searched as it is, so an index built with command-line
+//!   flags (`index --hidden`) is not redone with the configured ones, and a
+//!   bad call writes nothing. `repo-search index` (or the daemon) updates it.
 //! - `AsIs` (the eval runner): the index is searched as it is.
 //!
 //! Readers never block the writer: connections are read-only over WAL and
@@ -154,45 +155,22 @@ impl Service {
         match self.policy {
             Policy::AsIs => Ok(self.freshness()),
             Policy::Background => Ok(self.refresh_in_background()),
-            Policy::Sync => self.refresh_in_foreground(),
+            Policy::BuildIfMissing => self.build_if_missing(),
         }
     }
 
-    /// One foreground run per service (a CLI command): build a missing index,
-    /// else update it unless another process is writing right now.
-    fn refresh_in_foreground(&self) -> Result<Freshness> {
-        {
-            let mut st = self.runs.lock();
-            if st.runs > 0 {
-                drop(st);
-                return Ok(self.freshness());
-            }
-            st.runs = 1;
+    /// Builds a missing index in the foreground (a CLI command).
+    fn build_if_missing(&self) -> Result<Freshness> {
+        if !self.index_exists() {
+            let job = IndexJob {
+                opts: IndexOptions::default(),
+                register: true,
+                vectors: Vectors::FastIfChanged,
+            };
+            let observer = self.observer.as_deref().unwrap_or(&|_| {});
+            self.index(&job, observer)?;
         }
-        let missing = !self.index_exists();
-        let job = IndexJob {
-            opts: IndexOptions {
-                // An update never waits for another writer: what it commits
-                // is what this answer would have waited for.
-                no_wait: !missing,
-                ..IndexOptions::default()
-            },
-            register: missing,
-            vectors: Vectors::FastIfChanged,
-        };
-        let observer = self.observer.as_deref().unwrap_or(&|_| {});
-        match self.index(&job, observer) {
-            Ok(_) => Ok(self.freshness()),
-            Err(e) if missing => Err(e),
-            Err(e) => {
-                if !has_code(&e, ErrorCode::IndexBusy) {
-                    // A read-only checkout, say: answer from what is there.
-                    tracing::warn!("could not update the index: {e:#}");
-                    self.runs.lock().last_error = Some(error_line(&e));
-                }
-                Ok(self.freshness())
-            }
-        }
+        Ok(self.freshness())
     }
 
     /// Starts a background index run unless one is running, one started

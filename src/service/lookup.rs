@@ -76,7 +76,7 @@ pub struct StatusAnswer {
 
 impl Service {
     /// Reads through the pool after [`Service::ensure_fresh`]; `None` when
-    /// there is no index (an error under [`Policy::Sync`]).
+    /// there is no index (an error under [`Policy::BuildIfMissing`]).
     fn indexed<T>(&self, f: impl FnOnce(&crate::store::Store) -> Result<T>) -> Result<Indexed<T>> {
         let freshness = self.ensure_fresh()?;
         let found = self.with_store(|store| Ok((f(store)?, generation_of(store))))?;
@@ -86,7 +86,7 @@ impl Service {
                 generation: Some(generation),
                 freshness,
             }),
-            None if self.policy == Policy::Sync => Err(self.no_index()),
+            None if self.policy == Policy::BuildIfMissing => Err(self.no_index()),
             None => Ok(Indexed {
                 value: None,
                 generation: None,

@@ -49,8 +49,9 @@ const POOL_SIZE: usize = 4;
 pub enum Policy {
     /// A long-lived server: background runs, each answer waits briefly.
     Background,
-    /// A one-shot command: one foreground run before the first answer.
-    Sync,
+    /// A one-shot command: a missing index is built before the first
+    /// answer; an existing one is searched as it is.
+    BuildIfMissing,
     /// Search the index as it is (eval runs, fixed corpora).
     AsIs,
 }

@@ -302,7 +302,7 @@ impl Service {
             }
         })?;
         let Some((generation, ranked)) = found else {
-            if self.policy == super::Policy::Sync {
+            if self.policy == super::Policy::BuildIfMissing {
                 return Err(self.no_index());
             }
             return Ok(answer);
@@ -392,7 +392,7 @@ impl Service {
             freshness: fresh,
         };
         let Some((generation, r)) = found else {
-            if self.policy == super::Policy::Sync {
+            if self.policy == super::Policy::BuildIfMissing {
                 return Err(self.no_index());
             }
             return Ok(answer);
