@@ -15,6 +15,7 @@ pub mod index;
 pub mod init;
 pub mod lang;
 pub mod lock;
+pub mod logging;
 pub mod mcp;
 pub mod model;
 pub mod paths;

@@ -102,15 +102,15 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let home = DaemonHome::from_env();
     let result = match cli.command {
         DaemonCommand::Start(a) => {
-            crate::cli::init_logging(0);
+            crate::logging::init_logging(0);
             cmd_start(&home, Duration::from_secs(a.timeout))
         }
         DaemonCommand::Stop(a) => {
-            crate::cli::init_logging(0);
+            crate::logging::init_logging(0);
             cmd_stop(&home, Duration::from_secs(a.timeout))
         }
         DaemonCommand::Status(a) => {
-            crate::cli::init_logging(0);
+            crate::logging::init_logging(0);
             cmd_status(&home, a.json)
         }
         DaemonCommand::Run(a) => cmd_run(&home, a.log_stderr),
@@ -118,7 +118,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            crate::cli::report_error(&err);
+            crate::logging::report_error(&err);
             ExitCode::from(2)
         }
     }

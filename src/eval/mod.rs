@@ -136,11 +136,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    crate::cli::init_logging(0);
+    crate::logging::init_logging(0);
     match run_main(cli) {
         Ok(code) => code,
         Err(e) => {
-            crate::cli::report_error(&e);
+            crate::logging::report_error(&e);
             ExitCode::from(2)
         }
     }
