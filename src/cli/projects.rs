@@ -6,25 +6,13 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use serde::Serialize;
 
 use super::Found;
 use super::args::{ProjectsAction, ProjectsArgs};
-use super::render;
+use super::render::{self, ProjectRow};
 use crate::daemon::{DaemonHome, client};
 use crate::error::UserError;
-use crate::registry::{ProjectEntry, Registry};
-
-/// One line of `projects`: the registry entry plus what is known now.
-#[derive(Debug, Clone, Serialize)]
-pub struct ProjectRow {
-    #[serde(flatten)]
-    pub entry: ProjectEntry,
-    pub root_exists: bool,
-    /// The daemon's view (`watching`, `indexing`, `idle`, `error`) when it
-    /// runs; `None` otherwise.
-    pub state: Option<String>,
-}
+use crate::registry::Registry;
 
 pub fn cmd_projects(a: ProjectsArgs) -> Result<Found> {
     let home = DaemonHome::from_env();

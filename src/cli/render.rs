@@ -8,6 +8,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::index::IndexSummary;
+use crate::registry::ProjectEntry;
 use crate::search::bm25::ChunkHit;
 use crate::search::keyword::KeywordResult;
 use crate::search::read::ReadResult;
@@ -446,7 +447,18 @@ pub fn semantic(r: &crate::search::semantic::SemanticResult) -> Result<()> {
     chunks(&r.hits)
 }
 
-pub fn projects(rows: &[super::projects::ProjectRow], daemon_running: bool) -> Result<()> {
+/// One line of `projects`: the registry entry plus what is known now.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectRow {
+    #[serde(flatten)]
+    pub entry: ProjectEntry,
+    pub root_exists: bool,
+    /// The daemon's view (`watching`, `indexing`, `idle`, `error`) when it
+    /// runs; `None` otherwise.
+    pub state: Option<String>,
+}
+
+pub fn projects(rows: &[ProjectRow], daemon_running: bool) -> Result<()> {
     with_stdout(|out| {
         if rows.is_empty() {
             out.flush()?;
