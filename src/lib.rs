@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod daemon;
+pub mod daemon_client;
 pub mod embed;
 pub mod error;
 pub mod eval;

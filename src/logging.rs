@@ -82,12 +82,18 @@ mod tests {
     fn a_user_error_prints_its_message_and_hint() {
         let err = anyhow::Error::from(UserError::new("no index").hint("run `repo-search index`"))
             .context("while searching");
-        assert_eq!(written(&err), "error: no index\nhint: run `repo-search index`\n");
+        assert_eq!(
+            written(&err),
+            "error: no index\nhint: run `repo-search index`\n"
+        );
     }
 
     #[test]
     fn other_errors_print_their_cause_chain() {
         let err = anyhow::anyhow!("disk full").context("cannot write `a`");
-        assert_eq!(written(&err), "error: cannot write `a`\n  caused by: disk full\n");
+        assert_eq!(
+            written(&err),
+            "error: cannot write `a`\n  caused by: disk full\n"
+        );
     }
 }

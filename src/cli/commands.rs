@@ -69,8 +69,8 @@ pub(crate) fn run_index(
     opts: &IndexOptions,
     quiet: bool,
 ) -> Result<IndexSummary> {
-    let home = crate::daemon::DaemonHome::from_env();
-    match crate::daemon::client::request_index(&home, &settings.root, opts) {
+    let home = crate::daemon_client::DaemonHome::from_env();
+    match crate::daemon_client::request_index(&home, &settings.root, opts) {
         Ok(Some(summary)) => {
             if !quiet {
                 eprintln!("indexed by repo-search-daemon, which watches this project");

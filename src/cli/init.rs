@@ -26,7 +26,7 @@ pub fn cmd_init(a: InitArgs) -> Result<Found> {
     let settings = Settings::resolve(root.clone(), &Overrides::default())?;
     let index = if a.no_index {
         // Registered all the same, so the daemon (if it runs) watches it.
-        let home = crate::daemon::DaemonHome::from_env();
+        let home = crate::daemon_client::DaemonHome::from_env();
         if let Err(e) = crate::registry::Registry::at(home.dir()).register(&root) {
             tracing::warn!("could not record the project in the registry: {e:#}");
         }

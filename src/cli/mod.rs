@@ -6,6 +6,7 @@
 
 mod args;
 mod commands;
+pub mod daemon;
 mod embed;
 mod init;
 mod projects;

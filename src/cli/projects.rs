@@ -10,7 +10,7 @@ use anyhow::Result;
 use super::Found;
 use super::args::{ProjectsAction, ProjectsArgs};
 use super::render::{self, ProjectRow};
-use crate::daemon::{DaemonHome, client};
+use crate::daemon_client::{self, DaemonHome};
 use crate::error::UserError;
 use crate::registry::Registry;
 
@@ -63,7 +63,7 @@ pub fn cmd_projects(a: ProjectsArgs) -> Result<Found> {
 
 fn list(home: &DaemonHome, registry: &Registry, json: bool) -> Result<Found> {
     let data = registry.load()?;
-    let status = client::status(home).ok().flatten();
+    let status = daemon_client::status(home).ok().flatten();
     let rows: Vec<ProjectRow> = data
         .projects
         .into_iter()
@@ -93,7 +93,7 @@ fn list(home: &DaemonHome, registry: &Registry, json: bool) -> Result<Found> {
 
 /// Tells a running daemon about a watch change; true if one runs.
 fn tell_daemon(home: &DaemonHome, root: &Path, watch: bool) -> bool {
-    match client::notify_watch(home, root, watch) {
+    match daemon_client::notify_watch(home, root, watch) {
         Ok(Some(_)) => true,
         Ok(None) => false,
         Err(e) => {

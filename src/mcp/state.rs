@@ -280,7 +280,7 @@ impl ServerState {
                     // While the daemon watches this project it is the only
                     // writer: ask it, and write directly only when no daemon
                     // runs (or it does not watch this project).
-                    match crate::daemon::client::request_reindex(&settings.root, &[]) {
+                    match crate::daemon_client::request_reindex(&settings.root, &[]) {
                         Ok(Some(summary)) => Ok(summary),
                         Ok(None) => index_here(&settings, &opts, &progress, first_run),
                         Err(e) => {
