@@ -221,6 +221,7 @@ fn not_answering(home: &DaemonHome) -> anyhow::Error {
 /// Makes the child a session leader, so it has no controlling terminal:
 /// closing the terminal or pressing Ctrl-C there does not reach it.
 #[cfg(unix)]
+#[allow(unsafe_code)] // reviewed: `setsid` in `pre_exec`, see SAFETY below
 fn detach(cmd: &mut Command) {
     use std::os::unix::process::CommandExt;
     unsafe extern "C" {
@@ -284,6 +285,7 @@ fn cmd_stop(home: &DaemonHome, timeout: Duration) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+#[allow(clippy::disallowed_methods)] // the status renderer: stdout is its output
 fn cmd_status(home: &DaemonHome, json: bool) -> Result<ExitCode> {
     let status = daemon_client::status(home)?;
     let stdout = io::stdout();

@@ -16,6 +16,7 @@ use crate::settings::{Overrides, Settings, find_root};
 const NEXT_STEP: &str = "open Claude Code in this directory (`claude`) and approve the `repo-search` MCP server when asked; \
 `/mcp` inside Claude Code shows whether it is connected";
 
+#[allow(clippy::disallowed_methods)] // prints what it wrote (the init report)
 pub fn cmd_init(a: InitArgs) -> Result<Found> {
     let root = find_root(a.common.root.as_deref())?;
     let exe = std::env::current_exe()

@@ -4,11 +4,17 @@
 //! stderr ([`crate::logging`]); a [`UserError`](crate::error::UserError)'s
 //! hint is printed as a `hint:` line.
 
+// The command lines talk to the user on stderr (progress, notes); stdout is
+// written only by the renderers (clippy.toml's `std::io::stdout` rule).
 mod args;
+#[allow(clippy::print_stderr)]
 mod commands;
+#[allow(clippy::print_stderr)]
 pub mod daemon;
+#[allow(clippy::print_stderr)]
 mod embed;
 mod init;
+#[allow(clippy::print_stderr)]
 mod projects;
 mod render;
 

@@ -16,6 +16,7 @@ use crate::search::symbol::{OutlineItem, RefResult, SymbolResult};
 use crate::settings::Settings;
 use crate::status::IndexStatus;
 
+#[allow(clippy::disallowed_methods)] // the renderer: stdout is its output
 fn with_stdout(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());

@@ -726,6 +726,7 @@ fn embed_once(shared: &Shared) -> Result<Option<Vec<EmbedSummary>>> {
 }
 
 /// Background threads run at the lowest priority (Linux: per thread).
+#[allow(unsafe_code)] // reviewed: two plain syscalls, see SAFETY below
 fn lower_thread_priority() {
     #[cfg(target_os = "linux")]
     {
