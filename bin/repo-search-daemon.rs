@@ -1,4 +1,4 @@
-//! The `repo-search-daemon` command: a thin wrapper over the library's daemon.
+//! The `repo-search-daemon` command: a thin wrapper over the library's daemon command line.
 
 use std::process::ExitCode;
 
@@ -8,5 +8,5 @@ use std::process::ExitCode;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    repo_search::daemon::main(std::env::args_os())
+    repo_search::cli::daemon::main(std::env::args_os())
 }

@@ -10,6 +10,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// `mi_option_purge_delay` in mimalloc v3's `mi_option_e` (`mimalloc.h`).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
+#[allow(unsafe_code)] // reviewed: one `mi_option_set` before threads, see SAFETY below
 fn main() -> ExitCode {
     // Short-lived runs keep freed pages for reuse instead of returning them
     // to the OS and faulting them in again: a full index of Django took ~9k

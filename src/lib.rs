@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod daemon;
+pub mod daemon_client;
 pub mod embed;
 pub mod error;
 pub mod eval;
@@ -15,6 +16,7 @@ pub mod index;
 pub mod init;
 pub mod lang;
 pub mod lock;
+pub mod logging;
 pub mod mcp;
 pub mod model;
 pub mod paths;

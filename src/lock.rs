@@ -135,6 +135,7 @@ pub fn current_writer(root: &Path) -> Option<u32> {
 }
 
 /// Whether a process with this pid exists (on non-Unix systems: assumed).
+#[allow(unsafe_code)] // reviewed: one `kill(pid, 0)`, see SAFETY below
 pub fn process_alive(pid: u32) -> bool {
     #[cfg(unix)]
     {

@@ -16,6 +16,7 @@ use crate::settings::{Overrides, find_root};
 const NEXT_STEP: &str = "open Claude Code in this directory (`claude`) and approve the `repo-search` MCP server when asked; \
 `/mcp` inside Claude Code shows whether it is connected";
 
+#[allow(clippy::disallowed_methods)] // prints what it wrote (the init report)
 pub fn cmd_init(a: InitArgs) -> Result<Found> {
     let root = find_root(a.common.root.as_deref())?;
     let exe = std::env::current_exe()
@@ -30,7 +31,7 @@ pub fn cmd_init(a: InitArgs) -> Result<Found> {
     let svc = service(&common, &Overrides::default(), a.common.json)?;
     let index = if a.no_index {
         // Registered all the same, so the daemon (if it runs) watches it.
-        let home = crate::daemon::DaemonHome::from_env();
+        let home = crate::daemon_client::DaemonHome::from_env();
         if let Err(e) = crate::registry::Registry::at(home.dir()).register(&root) {
             tracing::warn!("could not record the project in the registry: {e:#}");
         }

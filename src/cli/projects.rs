@@ -6,25 +6,13 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use serde::Serialize;
 
 use super::Found;
 use super::args::{ProjectsAction, ProjectsArgs};
-use super::render;
-use crate::daemon::{DaemonHome, client};
+use super::render::{self, ProjectRow};
+use crate::daemon_client::{self, DaemonHome};
 use crate::error::UserError;
-use crate::registry::{ProjectEntry, Registry};
-
-/// One line of `projects`: the registry entry plus what is known now.
-#[derive(Debug, Clone, Serialize)]
-pub struct ProjectRow {
-    #[serde(flatten)]
-    pub entry: ProjectEntry,
-    pub root_exists: bool,
-    /// The daemon's view (`watching`, `indexing`, `idle`, `error`) when it
-    /// runs; `None` otherwise.
-    pub state: Option<String>,
-}
+use crate::registry::Registry;
 
 pub fn cmd_projects(a: ProjectsArgs) -> Result<Found> {
     let home = DaemonHome::from_env();
@@ -75,7 +63,7 @@ pub fn cmd_projects(a: ProjectsArgs) -> Result<Found> {
 
 fn list(home: &DaemonHome, registry: &Registry, json: bool) -> Result<Found> {
     let data = registry.load()?;
-    let status = client::status(home).ok().flatten();
+    let status = daemon_client::status(home).ok().flatten();
     let rows: Vec<ProjectRow> = data
         .projects
         .into_iter()
@@ -105,7 +93,7 @@ fn list(home: &DaemonHome, registry: &Registry, json: bool) -> Result<Found> {
 
 /// Tells a running daemon about a watch change; true if one runs.
 fn tell_daemon(home: &DaemonHome, root: &Path, watch: bool) -> bool {
-    match client::notify_watch(home, root, watch) {
+    match daemon_client::notify_watch(home, root, watch) {
         Ok(Some(_)) => true,
         Ok(None) => false,
         Err(e) => {

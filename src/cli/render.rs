@@ -8,6 +8,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::index::IndexSummary;
+use crate::registry::ProjectEntry;
 use crate::search::keyword::KeywordResult;
 use crate::search::read::ReadResult;
 use crate::search::symbol::{OutlineItem, RefResult, SymbolResult};
@@ -15,6 +16,7 @@ use crate::service::SearchAnswer;
 use crate::settings::Settings;
 use crate::status::IndexStatus;
 
+#[allow(clippy::disallowed_methods)] // the renderer: stdout is its output
 fn with_stdout(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -468,7 +470,18 @@ pub fn embed_summaries(embed: &[crate::index::EmbedSummary]) -> Result<()> {
     })
 }
 
-pub fn projects(rows: &[super::projects::ProjectRow], daemon_running: bool) -> Result<()> {
+/// One line of `projects`: the registry entry plus what is known now.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectRow {
+    #[serde(flatten)]
+    pub entry: ProjectEntry,
+    pub root_exists: bool,
+    /// The daemon's view (`watching`, `indexing`, `idle`, `error`) when it
+    /// runs; `None` otherwise.
+    pub state: Option<String>,
+}
+
+pub fn projects(rows: &[ProjectRow], daemon_running: bool) -> Result<()> {
     with_stdout(|out| {
         if rows.is_empty() {
             out.flush()?;

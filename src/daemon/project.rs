@@ -20,8 +20,10 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use crossbeam_channel::Sender;
 
-use super::protocol::{ProjectStatus, Response, WireEmbed, WireProgress, WireSummary, WireTier};
 use super::watch::{self, Changes, Sink, Watcher, Work};
+use crate::daemon_client::protocol::{
+    ProjectStatus, Response, WireEmbed, WireProgress, WireSummary, WireTier,
+};
 use crate::embed::Tier;
 use crate::index::{
     EmbedPlan, EmbedProgress, EmbedSummary, IndexOptions, IndexSummary, Phase, Progress,
@@ -724,6 +726,7 @@ fn embed_once(shared: &Shared) -> Result<Option<Vec<EmbedSummary>>> {
 }
 
 /// Background threads run at the lowest priority (Linux: per thread).
+#[allow(unsafe_code)] // reviewed: two plain syscalls, see SAFETY below
 fn lower_thread_priority() {
     #[cfg(target_os = "linux")]
     {

@@ -18,11 +18,11 @@ use anyhow::{Context, Result};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use interprocess::local_socket::traits::ListenerExt;
 
-use super::files::DaemonHome;
-use super::ipc;
 use super::project::{self, Project};
-use super::protocol::{DaemonStatus, Envelope, PROTOCOL_VERSION, Request, Response};
 use super::watch::Watcher;
+use crate::daemon_client::DaemonHome;
+use crate::daemon_client::ipc;
+use crate::daemon_client::protocol::{DaemonStatus, Envelope, PROTOCOL_VERSION, Request, Response};
 use crate::error::{ErrorCode, UserError};
 use crate::registry::{Registry, unix_now};
 

@@ -285,6 +285,7 @@ fn lanes() -> Vec<rayon::ThreadPool> {
 /// zeroing each (measured: ~12% of embedding time went to page faults).
 /// The cost is that the process keeps its peak heap (a few hundred MB while
 /// embedding).
+#[allow(unsafe_code)] // reviewed: `mallopt` tuning, see SAFETY below
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {

@@ -404,6 +404,7 @@ fn extent(rows: usize, cols: usize, rs: usize, cs: usize) -> usize {
 /// `dst (m×n, row stride) = [dst +] scale · a (m×k) · b (k×n)` on strided
 /// views `(slice, row stride, column stride)`: the one place that calls
 /// the `gemm` crate, with the bounds it relies on checked.
+#[allow(unsafe_code)] // reviewed: the one `gemm::gemm` call, see SAFETY below
 fn strided_gemm(
     (dst, dst_rs): (&mut [f32], usize),
     (a, a_rs, a_cs): (&[f32], usize, usize),
@@ -619,6 +620,7 @@ mod simd {
     }
 
     /// In place: `row = gelu(row + bias)` (exact, erf-based GELU).
+    #[allow(unsafe_code)] // reviewed: AVX2 kernel after a CPU check
     pub fn bias_gelu_row(row: &mut [f32], bias: &[f32]) {
         #[cfg(target_arch = "x86_64")]
         if has_avx2() {
@@ -630,6 +632,7 @@ mod simd {
 
     /// In place: `row = softmax(row)` over the positions `keep` marks 1.0
     /// (all of them without `keep`).
+    #[allow(unsafe_code)] // reviewed: AVX2 kernel after a CPU check
     pub fn softmax_row(row: &mut [f32], keep: Option<&[f32]>) {
         #[cfg(target_arch = "x86_64")]
         if has_avx2() {
@@ -640,6 +643,7 @@ mod simd {
     }
 
     /// In place: `row = LayerNorm(row + y + bias)` (or of `row` alone).
+    #[allow(unsafe_code)] // reviewed: AVX2 kernel after a CPU check
     pub fn layer_norm_row(
         row: &mut [f32],
         add: Option<(&[f32], &[f32])>,

@@ -4,6 +4,7 @@
 //! scores, and saves reports under `evals/results/`.
 
 pub mod cases;
+#[allow(clippy::print_stderr)] // progress while fetching a corpus
 pub mod corpora;
 pub mod engines;
 pub mod mcp_engine;
@@ -136,11 +137,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    crate::cli::init_logging(0);
+    crate::logging::init_logging(0);
     match run_main(cli) {
         Ok(code) => code,
         Err(e) => {
-            crate::cli::report_error(&e);
+            crate::logging::report_error(&e);
             ExitCode::from(2)
         }
     }
@@ -169,6 +170,7 @@ fn evals_dir(explicit: Option<PathBuf>) -> Result<PathBuf> {
     )
 }
 
+#[allow(clippy::disallowed_methods, clippy::print_stderr)] // prints the report
 fn run_main(cli: EvalCli) -> Result<ExitCode> {
     let evals = evals_dir(cli.evals)?;
     let repo_root = evals
@@ -259,6 +261,7 @@ fn load_suites(evals: &Path, names: &[String]) -> Result<Vec<Suite>> {
     Ok(out)
 }
 
+#[allow(clippy::disallowed_methods)] // prints the list of suites
 fn cmd_list(evals: &Path, json: bool) -> Result<ExitCode> {
     let suites = load_suites(evals, &[])?;
     let corpora = corpora::load_corpora(evals)?;
@@ -441,6 +444,7 @@ fn mcp_engine() -> Result<Box<dyn Engine>> {
 
 /// Indexes a corpus with the library (incremental: an up-to-date index is
 /// reused), then computes the vectors `embed` asks for (only missing ones).
+#[allow(clippy::print_stderr)] // progress while indexing a corpus
 fn index_corpus(root: &Path, embed: &str) -> Result<()> {
     let settings = crate::settings::Settings::resolve(
         root.to_path_buf(),
@@ -622,6 +626,7 @@ pub fn markdown(r: &RunReport) -> String {
     s
 }
 
+#[allow(clippy::disallowed_methods)] // the report printer
 fn print_report(r: &RunReport, json: bool) -> Result<()> {
     let mut out = std::io::stdout().lock();
     if json {
@@ -632,6 +637,7 @@ fn print_report(r: &RunReport, json: bool) -> Result<()> {
     Ok(())
 }
 
+#[allow(clippy::disallowed_methods)] // prints a saved report
 fn cmd_report(
     evals: &Path,
     run: Option<String>,

@@ -12,6 +12,7 @@
 //! [`Extractor`] is per thread and reused across files, so parsers and query
 //! cursors are allocated once; the compiled grammars and queries are shared.
 
+mod captures;
 mod chunk;
 mod lines;
 mod python_tags;

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use tree_sitter::{Language, Node, Tree, TreeCursor};
 
-use super::tags::{RawDef, RawRef};
+use super::captures::{RawDef, RawRef, RawTags};
 
 /// Pattern indices of the combined Python query (stock patterns first).
 const P_CONSTANT: usize = 0;
@@ -85,7 +85,7 @@ pub(crate) fn collect<'t>(
     language: &Language,
     tree: &'t Tree,
     deadline: Instant,
-) -> Option<(Vec<RawDef<'t>>, Vec<RawRef<'t>>)> {
+) -> Option<RawTags<'t>> {
     let ids = ids(language);
     let mut w = Walk {
         ids,

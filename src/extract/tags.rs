@@ -17,6 +17,7 @@ use tree_sitter::{
     Node, QueryCursor, QueryCursorOptions, QueryCursorState, StreamingIterator, Tree,
 };
 
+use super::captures::{RawDef, RawRef, RawTags};
 use super::lines::Lines;
 use crate::lang::Grammar;
 use crate::model::{Lang, Reference, Symbol};
@@ -151,22 +152,6 @@ pub(crate) fn to_line(row: usize) -> u32 {
     u32::try_from(row.saturating_add(1)).unwrap_or(u32::MAX)
 }
 
-/// One `@definition.*` match: the definition node, its `@name` node, the
-/// kind suffix and the pattern index in the combined query.
-pub(crate) struct RawDef<'t> {
-    pub node: Node<'t>,
-    pub name: Node<'t>,
-    pub suffix: &'static str,
-    pub pattern: usize,
-}
-
-/// One `@reference.*` match.
-pub(crate) struct RawRef<'t> {
-    pub name: Node<'t>,
-    pub suffix: &'static str,
-    pub pattern: usize,
-}
-
 /// Runs the tags query of `grammar` over `tree`. `None` when `deadline`
 /// passed before the query finished.
 pub(crate) fn collect(
@@ -206,8 +191,6 @@ fn force_query() -> bool {
         false
     }
 }
-
-type RawTags<'t> = (Vec<RawDef<'t>>, Vec<RawRef<'t>>);
 
 /// Runs the tags query; `None` when `deadline` passed first.
 fn run_query<'t>(

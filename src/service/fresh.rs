@@ -359,8 +359,8 @@ pub fn run_index(
     job: &IndexJob,
     events: &(dyn Fn(IndexEvent) + Sync),
 ) -> Result<IndexRun> {
-    let home = crate::daemon::DaemonHome::from_env();
-    match crate::daemon::client::request_index(&home, &settings.root, &job.opts) {
+    let home = crate::daemon_client::DaemonHome::from_env();
+    match crate::daemon_client::request_index(&home, &settings.root, &job.opts) {
         Ok(Some(summary)) => {
             return Ok(IndexRun {
                 summary,

@@ -1,5 +1,8 @@
 //! The one integration-test binary: real binaries on real temp projects.
 
+// Tests and their helpers may print (skip notes, diffs) and unwrap.
+#![allow(clippy::print_stderr, clippy::print_stdout, clippy::unwrap_used)]
+
 mod common;
 mod daemon;
 mod embed;

@@ -14,6 +14,9 @@ use anyhow::{Context, Result};
 
 use crate::registry::{ensure_private_dir, private_options};
 
+/// The log is moved to `daemon.log.1` at start when larger than this.
+const MAX_LOG_BYTES: u64 = 10 * 1024 * 1024;
+
 /// The daemon's files under one `REPO_SEARCH_HOME`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DaemonHome {
@@ -55,6 +58,24 @@ impl DaemonHome {
 
     pub fn ensure_dir(&self) -> Result<()> {
         ensure_private_dir(&self.dir)
+    }
+
+    /// Opens the log for appending (0600).
+    pub fn open_log(&self) -> Result<File> {
+        let path = self.log_file();
+        private_options()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("cannot open the log `{}`", path.display()))
+    }
+
+    /// Moves the log to `daemon.log.1` when it has grown too large.
+    pub fn rotate_log(&self) {
+        let path = self.log_file();
+        if std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
+            let _ = std::fs::rename(&path, path.with_extension("log.1"));
+        }
     }
 
     fn open_lock(&self) -> Result<File> {

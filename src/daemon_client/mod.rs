@@ -1,18 +1,25 @@
-//! Owns talking to a running daemon from other processes: the CLI
-//! (`repo-search index`, `projects`, `repo-search-daemon stop|status`) and
-//! the MCP server. Every call says plainly when no daemon runs (`Ok(None)`),
-//! so callers fall back to doing the work themselves.
+//! Owns what the daemon and the processes that talk to it share, so both
+//! sides import it and neither imports the other: where the daemon keeps
+//! its state (`files`: lock, pid file, socket, log), the wire format
+//! (`protocol`), the local socket (`ipc`), and — in this file — the calls
+//! other processes make: the CLI (`repo-search index`, `projects`,
+//! `repo-search-daemon start|stop|status`) and the MCP server. Every call
+//! says plainly when no daemon runs (`Ok(None)`), so callers fall back to
+//! doing the work themselves.
+
+pub mod files;
+pub mod ipc;
+pub mod protocol;
 
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
 
-use super::files::DaemonHome;
-use super::ipc;
-use super::protocol::{DaemonStatus, Envelope, Request, Response};
 use crate::error::{ErrorCode, UserError};
 use crate::index::{IndexOptions, IndexSummary};
+pub use files::DaemonHome;
+use protocol::{DaemonStatus, Envelope, Request, Response};
 
 /// How long quick requests (ping, status, watch) may take to answer.
 const QUICK: Duration = Duration::from_secs(5);
@@ -67,11 +74,6 @@ pub fn ping(home: &DaemonHome) -> Option<u32> {
         Ok(Some(r)) => r.pid,
         _ => None,
     }
-}
-
-/// Whether the daemon of `$REPO_SEARCH_HOME` runs and answers.
-pub fn is_running() -> bool {
-    ping(&DaemonHome::from_env()).is_some()
 }
 
 /// The daemon's status, or `None` if it does not run.
