@@ -6,3 +6,4 @@ mod embed;
 mod eval;
 mod index_cli;
 mod mcp;
+mod parity;
