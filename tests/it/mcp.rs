@@ -1784,3 +1784,67 @@ fn mcp_own_index_build_computes_fast_vectors() {
     );
 }
 
+/// A syntactically broken `.repo_search/config.toml`: the server falls back
+/// to the default settings and says why in `index_status`, and every search
+/// tool keeps answering (the semantic ones may say they are unavailable,
+/// but none fails by re-reading the broken file).
+#[test]
+fn mcp_broken_config_falls_back_to_defaults_in_every_search_tool() {
+    let p = sample();
+    // `repo-search index` refuses a broken config: index first, then break it.
+    p.run(&["index"]).ok();
+    p.write(
+        ".repo_search/config.toml",
+        "[embed\nprovider = \"fastembed\n",
+    );
+    assert_eq!(
+        p.run(&["status"]).code(),
+        2,
+        "the CLI rejects the broken config (else this test tests nothing)"
+    );
+    let m = Mcp::start(&p, Era::Legacy);
+    let st = wait_indexed(&m, 4);
+    assert!(
+        st["config_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("invalid config") && e.contains("config.toml")),
+        "index_status reports the broken config: {st}"
+    );
+    let calls = [
+        ("search", json!({"query": "validate csrf token"})),
+        (
+            "search",
+            json!({"query": "validate csrf token", "mode": "bm25"}),
+        ),
+        ("search", json!({"query": "LoginView", "mode": "symbol"})),
+        ("search_semantic", json!({"query": "check the csrf token"})),
+        ("similar_code", json!({"code": CSRF_SNIPPET})),
+        ("similar_code", json!({"path": "app/views.py", "line": 13})),
+    ];
+    for (tool, args) in calls {
+        let r = m
+            .call(tool, args.clone())
+            .unwrap_or_else(|e| panic!("{tool} {args}: JSON-RPC error {e}"));
+        assert_ne!(
+            r.is_error,
+            Some(true),
+            "{tool} {args} fails on the broken config instead of using the defaults: {}",
+            error_text(&r)
+        );
+        let v = r
+            .structured_content
+            .unwrap_or_else(|| panic!("{tool} {args}: no structuredContent"));
+        if tool == "search" {
+            assert_eq!(
+                hit_paths(&v).first().map(String::as_str),
+                Some("app/views.py"),
+                "{tool} {args}: {v}"
+            );
+        } else if v["available"] == false {
+            assert!(
+                v["reason"].as_str().is_some_and(|r| !r.is_empty()),
+                "{tool} {args}: unavailable without a reason: {v}"
+            );
+        }
+    }
+}
