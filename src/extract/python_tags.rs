@@ -327,15 +327,18 @@ class
         assert_eq!(grammar.tags_query.pattern_count(), super::PATTERNS);
     }
 
-    /// Set `REPO_SEARCH_PY_CORPUS=DIR` to compare on every `.py` file of a
-    /// real tree (e.g. the Django sources).
+    /// Compares on every `.py` file of `tests/fixtures/python-corpus`, or of
+    /// the tree named by `REPO_SEARCH_PY_CORPUS=DIR` (e.g. the Django sources).
     #[test]
     fn walk_matches_the_query_on_a_corpus() {
-        let Some(dir) = std::env::var_os("REPO_SEARCH_PY_CORPUS") else {
-            return;
-        };
+        let dir = std::env::var_os("REPO_SEARCH_PY_CORPUS")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/fixtures/python-corpus")
+            });
         let mut n = 0;
-        for entry in ignore::WalkBuilder::new(dir).build().flatten() {
+        for entry in ignore::WalkBuilder::new(&dir).build().flatten() {
             let path = entry.path();
             if path.extension().is_none_or(|e| e != "py") {
                 continue;
@@ -347,6 +350,7 @@ class
             assert_eq!(walked, queried, "{}", path.display());
             n += 1;
         }
-        eprintln!("compared {n} files");
+        eprintln!("compared {n} files in {}", dir.display());
+        assert!(n > 0, "no .py file in {}", dir.display());
     }
 }

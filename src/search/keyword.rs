@@ -768,8 +768,9 @@ fn merge(outputs: Vec<ThreadOutput>, max_results: Option<usize>) -> KeywordResul
 #[cfg(test)]
 mod tests {
     //! Unit tests on temporary trees; each is also checked against the real
-    //! `rg` when it is installed. `compare_with_rg_on_tree` runs a larger
-    //! list of cases on a real tree named by `RS_COMPARE_TREE`.
+    //! `rg` (required: `scripts/test.sh` installs it). `compare_with_rg_on_tree`
+    //! runs a larger list of cases on a small bundled tree, or on a real tree
+    //! named by `RS_COMPARE_TREE`.
 
     use super::*;
     use std::collections::BTreeSet;
@@ -981,15 +982,14 @@ mod tests {
     /// rg prints exactly the same lines.
     fn search_like_rg(root: &Path, req: &KeywordRequest) -> KeywordResult {
         let result = search_keyword(root, req).expect("search");
-        if let Some((rg, _)) = run_rg(root, req) {
-            let diffs = diff_with_rg(&result, &rg);
-            assert!(
-                diffs.is_empty(),
-                "differs from rg {:?}:\n{}",
-                rg_args(root, req),
-                diffs.join("\n")
-            );
-        }
+        let (rg, _) = run_rg(root, req).unwrap_or_else(|| panic!("{RG_MISSING}"));
+        let diffs = diff_with_rg(&result, &rg);
+        assert!(
+            diffs.is_empty(),
+            "differs from rg {:?}:\n{}",
+            rg_args(root, req),
+            diffs.join("\n")
+        );
         result
     }
 
@@ -1507,19 +1507,117 @@ mod tests {
         assert_eq!(diff_with_rg(&result, &[(at(3), b"ours".to_vec())]).len(), 2);
     }
 
-    /// A larger comparison with rg on a real tree: set `RS_COMPARE_TREE` to
-    /// a directory (e.g. the Django 5.1.15 sdist). Prints one line per case
-    /// with the timing ratio and fails if any case differs.
+    const RG_MISSING: &str = "`rg` (ripgrep) is not installed: the keyword tests compare with it line for line (scripts/test.sh installs it)";
+
+    /// A small tree shaped like the Django sources, so that every case of
+    /// [`compare_with_rg_on_tree`] finds something by default: Python,
+    /// templates, docs, a binary catalogue, a hidden file, files left out by
+    /// `.ignore` and (without a repository, only with `--no-require-git`) by
+    /// `.gitignore`, non-ASCII text, empty lines.
+    fn compare_tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        write(
+            root,
+            "django/__init__.py",
+            "from django.utils.version import get_version\n\nVERSION = (5, 1, 15, \"final\", 0)\n\n__version__ = get_version(VERSION)\n\n\ndef setup(set_prefix=True):\n    \"\"\"Configure the settings, logging and the app registry.\"\"\"\n    # TODO: make the registry lazy\n    from django.apps import apps\n    apps.populate(settings.INSTALLED_APPS)\n",
+        );
+        write(
+            root,
+            "django/db/models/query.py",
+            "import os\nimport copy\n\nfrom django.db import connections\n\n\nclass QuerySet(AltersData):\n    \"\"\"Represent a lazy database lookup for a set of objects.\"\"\"\n\n    def __init__(self, model=None, query=None, using=None, hints=None):\n        self.model = model\n        self._db = using\n        self._hints = hints or {}\n\n    def get(self, *args, **kwargs):\n        clone = self.filter(*args, **kwargs)\n        if not clone:\n            raise self.model.DoesNotExist(\"matching query does not exist.\")\n        return clone._result_cache[0]\n\n    def raw(self, raw_query):\n        # select * from the table, as is\n        return RawQuerySet(raw_query, model=self.model)\n\n    def _check_bulk_create_options(self, ignore_conflicts):\n        if ignore_conflicts and os.environ.get(\"STRICT\"):\n            raise NotSupportedError(\"This database backend does not support ignoring conflicts.\")\n",
+        );
+        write(
+            root,
+            "django/db/models/base.py",
+            "class ModelBase(type):\n    \"\"\"Metaclass for all models.\"\"\"\n\n\nclass Model(AltersData, metaclass=ModelBase):\n    def save(self, *args, **kwargs):\n        self.save_base(using=kwargs.get(\"using\"))\n",
+        );
+        write(
+            root,
+            "django/db/utils.py",
+            "class Error(Exception):\n    pass\n\n\nclass NotSupportedError(Error):\n    pass\n\n\ndef load_backend(backend_name):\n    # FIXME: cache the import\n    import importlib\n    return importlib.import_module(\"%s.base\" % backend_name)\n",
+        );
+        write(
+            root,
+            "django/shortcuts.py",
+            "from django.http import Http404\nfrom django.template import loader\n\n\ndef render(request, template_name, context=None):\n    content = loader.render_to_string(template_name, context, request)\n    return HttpResponse(content)\n\n\ndef get_object_or_404(klass, *args, **kwargs):\n    queryset = _get_queryset(klass)\n    try:\n        return queryset.get(*args, **kwargs)\n    except queryset.model.DoesNotExist:\n        raise Http404(\"No %s matches the given query.\" % queryset.model._meta.object_name)\n",
+        );
+        write(
+            root,
+            "django/contrib/auth/models.py",
+            "from django.contrib.auth import get_user_model\nfrom django.db import models\n\n\nclass User(AbstractUser):\n    \"\"\"Users within the Django authentication system.\"\"\"\n\n    class Meta:\n        swappable = \"AUTH_USER_MODEL\"\n        verbose_name = \"user\"\n\n    @property\n    def is_anonymous(self):\n        return False\n\n    def get_status_display(self):\n        return self.get_full_name() or self.username\n\n    def set_language_display(self, value):\n        self.language = value\n\n\nclass Group(models.Model):\n    name = models.CharField(max_length=150, unique=True)\n\n    class Meta:\n        verbose_name = \"group\"\n\n\ndef get_user(request):\n    UserModel = get_user_model()\n    return UserModel._default_manager.get(pk=request.session[\"id\"])\n",
+        );
+        write(
+            root,
+            "django/views/generic/base.py",
+            "class View:\n    http_method_names = [\"get\", \"post\", \"put\"]\n\n\nclass TemplateView(TemplateResponseMixin, ContextMixin, View):\n    template_name = \"base.html\"\n\n\nclass RedirectView(View):\n    permanent = False\n\n\nclass listview(View):\n    pass\n",
+        );
+        write(
+            root,
+            "django/utils/dates.py",
+            "# Dates and names used in translations.\nWEEKDAYS = {0: \"Monday\", 1: \"Tuesday\"}\nEPOCH = \"1970-01-01\"\nRELEASED = \"2024-08-07\"\nGREEK = \"αβγ δέλτα\"\nCAFE = \"café crème\"\nGREETING = \"Привет\"\nJAPAN = \"日本語\"\nSTREETS = [\"STRASSE\", \"Straße\", \"strasse\"]\n",
+        );
+        write(
+            root,
+            "django/conf/locale/de/LC_MESSAGES/django.mo",
+            b"\xde\x12\x04\x95\x00\x00\x00\x00Language\x00Sprache\x00\x00\xff\xfe",
+        );
+        write(
+            root,
+            "django/conf/locale/de/LC_MESSAGES/django.po",
+            "msgid \"Language\"\nmsgstr \"Sprache\"\n",
+        );
+        write(
+            root,
+            "django/templates/base.html",
+            "<!DOCTYPE html>\n<html lang=\"{{ LANGUAGE_CODE }}\">\n<title>{% block title %}django site{% endblock %}</title>\n{% include \"nav.html\" %}\n</html>\n",
+        );
+        write(
+            root,
+            "tests/test_queries.py",
+            "from django.test import TestCase\n\n\nclass QueryTests(TestCase):\n    def test_get(self):\n        self.assertEqual(Item.objects.get(pk=1).name, \"one\")\n\n    def test_raw(self):\n        rows = Item.objects.raw(\"SELECT id FROM items\")\n        self.assertEqual(len(list(rows)), 2)\n\n    def test_user_id(self):\n        user = get_user_model()(id=3)\n        self.assertEqual(user.id, 3)\n\n\ndef foo():\n    return bar() + baz()\n",
+        );
+        write(
+            root,
+            "docs/index.txt",
+            "====================\nDjango documentation\n====================\n\nEverything you need to know about Django.\n\nLanguage and translation: see the i18n topic.\n",
+        );
+        write(
+            root,
+            "docs/releases/5.1.txt",
+            "========================\nDjango 5.1 release notes\n========================\n\nWhat's new in django 5.1: the QuerySet gains a few methods.\n",
+        );
+        write(
+            root,
+            ".coveragerc",
+            "[run]\nsource = django\n# coverage of the test suite\n",
+        );
+        write(root, ".ignore", "build/\n");
+        write(root, "build/lib/out.py", "needle = \"haystack\"\n");
+        write(root, ".gitignore", "generated/\n");
+        write(
+            root,
+            "generated/settings.py",
+            "# generated: git would ignore this\nneedle = 1\nimport os\n",
+        );
+        dir
+    }
+
+    /// A larger comparison with rg: on the small tree [`compare_tree`]
+    /// writes, or on a real tree named by `RS_COMPARE_TREE` (e.g. the Django
+    /// 5.1.15 sdist). Prints one line per case with the timing ratio and
+    /// fails if any case differs.
     #[test]
     fn compare_with_rg_on_tree() {
-        let Some(tree) = std::env::var_os("RS_COMPARE_TREE") else {
-            return;
+        let bundled;
+        let root = match std::env::var_os("RS_COMPARE_TREE") {
+            Some(tree) => fs::canonicalize(&tree).expect("RS_COMPARE_TREE must exist"),
+            None => {
+                bundled = compare_tree();
+                fs::canonicalize(bundled.path()).expect("canonical temp dir")
+            }
         };
-        let root = fs::canonicalize(&tree).expect("RS_COMPARE_TREE must exist");
-        if run_rg(&root, &req(&["x"])).is_none() {
-            eprintln!("rg is not installed; skipping");
-            return;
-        }
+        assert!(run_rg(&root, &req(&["x"])).is_some(), "{RG_MISSING}");
         let with = |f: &dyn Fn(&mut KeywordRequest), patterns: &[&str]| {
             let mut r = req(patterns);
             f(&mut r);

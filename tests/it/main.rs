@@ -9,3 +9,4 @@ mod embed;
 mod eval;
 mod index_cli;
 mod mcp;
+mod parity;

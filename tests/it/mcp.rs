@@ -65,7 +65,7 @@ fn sample() -> Project {
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Era {
+pub(crate) enum Era {
     /// `initialize` handshake (2025-11-25 and earlier).
     Legacy,
     /// Stateless 2026-07-28: `server/discover`, `_meta` on every request.
@@ -73,18 +73,18 @@ enum Era {
 }
 
 /// A running `repo-search mcp` and an rmcp client connected to it.
-struct Mcp {
+pub(crate) struct Mcp {
     rt: tokio::runtime::Runtime,
     client: Option<RunningService<RoleClient, ()>>,
 }
 
 impl Mcp {
-    fn start(p: &Project, era: Era) -> Mcp {
+    pub(crate) fn start(p: &Project, era: Era) -> Mcp {
         Mcp::start_with_env(p, era, &[])
     }
 
     /// Starts the server with extra environment variables.
-    fn start_with_env(p: &Project, era: Era, env: &[(&str, &std::path::Path)]) -> Mcp {
+    pub(crate) fn start_with_env(p: &Project, era: Era, env: &[(&str, &std::path::Path)]) -> Mcp {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -136,7 +136,7 @@ impl Mcp {
             .expect("tools/list")
     }
 
-    fn call(&self, name: &str, args: Value) -> Result<CallToolResult, ServiceError> {
+    pub(crate) fn call(&self, name: &str, args: Value) -> Result<CallToolResult, ServiceError> {
         let mut params = CallToolRequestParams::new(name.to_string());
         if let Value::Object(o) = args {
             params = params.with_arguments(o);
@@ -145,7 +145,7 @@ impl Mcp {
     }
 
     /// Calls a tool that must succeed; returns its structured content.
-    fn ok(&self, name: &str, args: Value) -> Value {
+    pub(crate) fn ok(&self, name: &str, args: Value) -> Value {
         let r = self
             .call(name, args.clone())
             .unwrap_or_else(|e| panic!("{name} {args}: {e}"));
@@ -197,7 +197,7 @@ impl Drop for Mcp {
 }
 
 /// The text of a tool result.
-fn error_text(r: &CallToolResult) -> String {
+pub(crate) fn error_text(r: &CallToolResult) -> String {
     r.content
         .iter()
         .filter_map(|c| c.as_text().map(|t| t.text.clone()))
@@ -233,7 +233,7 @@ fn paths_lines(v: &Value, list: &str) -> Vec<(String, u64)> {
 }
 
 /// Waits until the server's index holds `files` files and no run is going on.
-fn wait_indexed(m: &Mcp, files: u64) -> Value {
+pub(crate) fn wait_indexed(m: &Mcp, files: u64) -> Value {
     poll_until(Duration::from_secs(60), || {
         let s = m.ok("index_status", json!({}));
         (s["exists"] == true && s["files"] == files && s["indexing"] == false).then_some(s)
@@ -1782,4 +1782,69 @@ fn mcp_own_index_build_computes_fast_vectors() {
         Some("app/retry.py"),
         "{v}"
     );
+}
+
+/// A syntactically broken `.repo_search/config.toml`: the server falls back
+/// to the default settings and says why in `index_status`, and every search
+/// tool keeps answering (the semantic ones may say they are unavailable,
+/// but none fails by re-reading the broken file).
+#[test]
+fn mcp_broken_config_falls_back_to_defaults_in_every_search_tool() {
+    let p = sample();
+    // `repo-search index` refuses a broken config: index first, then break it.
+    p.run(&["index"]).ok();
+    p.write(
+        ".repo_search/config.toml",
+        "[embed\nprovider = \"fastembed\n",
+    );
+    assert_eq!(
+        p.run(&["status"]).code(),
+        2,
+        "the CLI rejects the broken config (else this test tests nothing)"
+    );
+    let m = Mcp::start(&p, Era::Legacy);
+    let st = wait_indexed(&m, 4);
+    assert!(
+        st["config_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("invalid config") && e.contains("config.toml")),
+        "index_status reports the broken config: {st}"
+    );
+    let calls = [
+        ("search", json!({"query": "validate csrf token"})),
+        (
+            "search",
+            json!({"query": "validate csrf token", "mode": "bm25"}),
+        ),
+        ("search", json!({"query": "LoginView", "mode": "symbol"})),
+        ("search_semantic", json!({"query": "check the csrf token"})),
+        ("similar_code", json!({"code": CSRF_SNIPPET})),
+        ("similar_code", json!({"path": "app/views.py", "line": 13})),
+    ];
+    for (tool, args) in calls {
+        let r = m
+            .call(tool, args.clone())
+            .unwrap_or_else(|e| panic!("{tool} {args}: JSON-RPC error {e}"));
+        assert_ne!(
+            r.is_error,
+            Some(true),
+            "{tool} {args} fails on the broken config instead of using the defaults: {}",
+            error_text(&r)
+        );
+        let v = r
+            .structured_content
+            .unwrap_or_else(|| panic!("{tool} {args}: no structuredContent"));
+        if tool == "search" {
+            assert_eq!(
+                hit_paths(&v).first().map(String::as_str),
+                Some("app/views.py"),
+                "{tool} {args}: {v}"
+            );
+        } else if v["available"] == false {
+            assert!(
+                v["reason"].as_str().is_some_and(|r| !r.is_empty()),
+                "{tool} {args}: unavailable without a reason: {v}"
+            );
+        }
+    }
 }
