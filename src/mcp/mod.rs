@@ -38,7 +38,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 pub use crate::service::{REFRESH_INTERVAL, REFRESH_WAIT};
 pub use tools::BUDGET_CHARS;
 
-use crate::error::find_user_error;
+use crate::error::{INTERNAL, find_user_error};
 use crate::service::{OnBadConfig, Policy, Service};
 use crate::settings::Overrides;
 use state::ServerState;
@@ -104,29 +104,6 @@ fn text(s: impl Into<String>) -> ContentBlock {
     ContentBlock::text(s.into())
 }
 
-/// Library hints are written for the command line; these say the same in
-/// the tools' own terms.
-const HINTS_IN_TOOL_TERMS: &[(&str, &str)] = &[
-    ("--fixed-strings (-F)", "fixed_strings: true"),
-    (
-        "use `repo-search outline` or `search_keyword`",
-        "use find_symbol or search_keyword",
-    ),
-    (
-        "keyword search with -i",
-        "search_keyword with case_insensitive: true",
-    ),
-    (", or several with -e", ""),
-    ("; run `repo-search index` if the file is new", ""),
-    ("(--root DIR)", ""),
-];
-
-fn hint_in_tool_terms(hint: &str) -> String {
-    HINTS_IN_TOOL_TERMS
-        .iter()
-        .fold(hint.to_string(), |h, (cli, tool)| h.replace(cli, tool))
-}
-
 /// A tool-level error: `isError: true` and the text `error: ...` plus a
 /// `hint: ...` line, which the model reads to fix its call.
 ///
@@ -134,10 +111,10 @@ fn hint_in_tool_terms(hint: &str) -> String {
 /// `outputSchema`, and some clients (the MCP Inspector) validate error
 /// results against it too. Without structured content, Claude Code shows the
 /// model the text.
-fn error_result(error: String, hint: Option<String>) -> CallToolResult {
-    let line = match hint.map(|h| hint_in_tool_terms(&h)) {
-        Some(h) => format!("error: {error}\nhint: {h}"),
-        None => format!("error: {error}"),
+fn error_result(code: &str, error: String, hint: Option<&str>) -> CallToolResult {
+    let line = match hint {
+        Some(h) => format!("error: {error}\ncode: {code}\nhint: {h}"),
+        None => format!("error: {error}\ncode: {code}"),
     };
     CallToolResult::error(vec![text(line)])
 }
@@ -158,12 +135,15 @@ fn run_tool(
             r
         }
         Ok(Err(e)) => match find_user_error(&e) {
-            Some(u) => error_result(u.message.clone(), u.hint.clone()),
+            Some(u) => error_result(u.code.as_str(), u.message.clone(), u.hint_for_agent()),
             None => {
                 tracing::warn!(tool = tool.name(), "tool failed: {e:#}");
                 error_result(
+                    INTERNAL,
                     format!("{e:#}"),
-                    Some("this is a failure of the server, not of the call; index_status may say more".into()),
+                    Some(
+                        "this is a failure of the server, not of the call; index_status may say more",
+                    ),
                 )
             }
         },
@@ -175,8 +155,9 @@ fn run_tool(
                 .unwrap_or_default();
             tracing::error!(tool = tool.name(), "tool panicked: {what}");
             error_result(
+                INTERNAL,
                 format!("internal error in `{}`: {what}", tool.name()),
-                Some("the server is still running; try different arguments or another tool".into()),
+                Some("the server is still running; try different arguments or another tool"),
             )
         }
     };
@@ -235,8 +216,9 @@ impl ServerHandler for McpServer {
         let result = joined.unwrap_or_else(|e| {
             tracing::error!(tool = tool.name(), "tool task failed: {e}");
             error_result(
+                INTERNAL,
                 format!("internal error in `{}`", tool.name()),
-                Some("try again".into()),
+                Some("try again"),
             )
         });
         Ok(CallToolResponse::Complete(result))

@@ -1524,9 +1524,8 @@ fn bulk_error(query: &str, e: &anyhow::Error) -> BulkError {
     let (error, hint) = match crate::error::find_user_error(e) {
         Some(u) => (
             u.message.clone(),
-            u.hint
-                .as_deref()
-                .map(super::hint_in_tool_terms)
+            u.hint_for_agent()
+                .map(String::from)
                 .unwrap_or_else(|| "change this query or leave it out".into()),
         ),
         None => {
@@ -1754,13 +1753,13 @@ fn semantic_answer(
         }
     };
     if !result.available {
+        let hint = match result.hint_for_agent().filter(|h| !h.is_empty()) {
+            Some(h) => format!("{h}; {FALLBACK}"),
+            None => FALLBACK.to_string(),
+        };
         let reason = result
             .reason
             .unwrap_or_else(|| "unknown reason".to_string());
-        let hint = match result.hint.filter(|h| !h.is_empty()) {
-            Some(h) => format!("{}; {FALLBACK}", super::hint_in_tool_terms(&h)),
-            None => FALLBACK.to_string(),
-        };
         let mut out = SemanticOut::unavailable(query, similar_to, reason, hint, fresh, generation);
         out.model = result.model;
         out.embedded = result.embedded;
