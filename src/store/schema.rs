@@ -130,7 +130,7 @@ impl Store {
 
     /// Drops the lookup indexes of symbols, refs and chunks before a bulk
     /// load; [`Store::create_indexes`] builds them again.
-    pub fn drop_secondary_indexes(&self) -> rusqlite::Result<()> {
+    pub(super) fn drop_secondary_indexes(&self) -> rusqlite::Result<()> {
         for name in SECONDARY_INDEXES {
             self.conn
                 .execute_batch(&format!("DROP INDEX IF EXISTS {name}"))?;

@@ -50,24 +50,41 @@ pub fn prepare_chunks(path: &str, chunks: &[crate::model::Chunk]) -> Vec<Prepare
 }
 
 impl Store {
-    pub fn begin(&mut self) -> rusqlite::Result<rusqlite::Transaction<'_>> {
-        self.conn.transaction()
+    /// Starts a write transaction. Nothing is visible to readers until
+    /// [`Writer::commit`]; a writer dropped without it rolls back.
+    pub fn begin(&mut self) -> rusqlite::Result<Writer<'_>> {
+        Ok(Writer {
+            tx: self.conn.transaction()?,
+        })
+    }
+
+    /// Before a bulk load into an empty index: drops the lookup indexes of
+    /// symbols, refs and chunks ([`Store::create_indexes`] builds them again
+    /// at the end) and stops syncing to disk at checkpoints. A first build is
+    /// rebuilt from scratch if anything goes wrong, so it need not survive a
+    /// power loss (a killed process loses nothing either way, the WAL is in
+    /// the OS's cache).
+    pub fn start_bulk_load(&self) -> rusqlite::Result<()> {
+        self.drop_secondary_indexes()?;
+        self.conn.execute_batch("PRAGMA synchronous = OFF")
     }
 }
 
-/// Writes inside one transaction. Every method keeps a file's rows together.
-pub struct Writer<'t> {
-    tx: &'t rusqlite::Transaction<'t>,
+/// Writes inside one transaction, from [`Store::begin`] to
+/// [`Writer::commit`]. Every method keeps a file's rows together.
+pub struct Writer<'c> {
+    tx: rusqlite::Transaction<'c>,
 }
 
-impl<'t> Writer<'t> {
-    pub fn new(tx: &'t rusqlite::Transaction<'t>) -> Writer<'t> {
-        Writer { tx }
+impl Writer<'_> {
+    /// Makes every write of this transaction visible at once.
+    pub fn commit(self) -> rusqlite::Result<()> {
+        self.tx.commit()
     }
 
     /// Removes every row that belongs to a file (not the `files` row itself).
     fn clear_file_rows(&self, file_id: i64) -> rusqlite::Result<()> {
-        let tx = self.tx;
+        let tx = &self.tx;
         tx.prepare_cached(
             "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?1)",
         )?
@@ -105,7 +122,7 @@ impl<'t> Writer<'t> {
         u: &FileUpdate<'_>,
         now_ns: i64,
     ) -> rusqlite::Result<i64> {
-        let tx = self.tx;
+        let tx = &self.tx;
         let lang = u.lang.map(|l| l.name());
         let file_id = match existing {
             Some(id) => {
