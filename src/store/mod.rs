@@ -26,7 +26,10 @@ mod read;
 mod schema;
 mod write;
 
-pub use read::{ChunkRow, ChunkText, Counts, FileRecord, PendingChunk, SkipSummary, VectorRow};
+pub use read::{
+    ChunkRow, ChunkText, Counts, FileRecord, NameMatch, OutlineRow, PendingChunk, RefRow,
+    SkipSummary, SymbolRow, VectorRow,
+};
 pub use schema::SCHEMA_VERSION;
 pub use write::{FileUpdate, PreparedChunk, Writer, prepare_chunks};
 

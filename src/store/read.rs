@@ -69,6 +69,58 @@ pub struct ChunkRow {
     pub key: u64,
 }
 
+/// How [`Store::symbol_rows`] matches a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameMatch {
+    /// The name exactly (case-sensitive).
+    Exact,
+    /// The name in another ASCII case (exact matches left out).
+    CaseInsensitive,
+    /// Names starting with the given prefix (ASCII case-insensitive).
+    Prefix,
+}
+
+/// A symbol definition and its file, for symbol search.
+#[derive(Debug, Clone)]
+pub struct SymbolRow {
+    pub name: String,
+    pub kind: String,
+    pub container: Option<String>,
+    pub signature: String,
+    /// Empty when the file's language is unknown.
+    pub lang: String,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// Line and column of the name itself.
+    pub name_line: u32,
+    pub name_col: u32,
+}
+
+/// A place where a name occurs, for `find_references`.
+#[derive(Debug, Clone)]
+pub struct RefRow {
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+    /// The symbol's kind for a definition, the reference's kind (call,
+    /// type, ...) for a reference.
+    pub kind: String,
+    /// For a definition its container; for a reference the innermost
+    /// enclosing definition, when known.
+    pub context: Option<String>,
+}
+
+/// A definition of one file, for its outline.
+#[derive(Debug, Clone)]
+pub struct OutlineRow {
+    pub name: String,
+    pub kind: String,
+    pub signature: String,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
 /// One row of a vector scan: chunk id, file id and the vector bytes.
 pub struct VectorRow<'a> {
     pub chunk_id: i64,
@@ -324,5 +376,144 @@ fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
         kind: r.get(6)?,
         text: r.get(7)?,
         key: r.get::<_, i64>(8)? as u64,
+    })
+}
+
+/// Symbol search's query over definitions joined with their files; `$cond`
+/// binds the name to `?1` and the row limit to `?2`.
+macro_rules! symbols_where {
+    ($cond:literal) => {
+        concat!(
+            "SELECT s.name, s.kind, s.container, s.signature, f.lang, f.path, s.start_line, s.end_line, s.name_line, s.name_col
+             FROM symbols s JOIN files f ON f.id = s.file_id WHERE ",
+            $cond
+        )
+    };
+}
+
+impl Store {
+    /// Definitions whose name matches `name` as `how` says, at most `limit`,
+    /// in no particular order (the caller ranks them).
+    pub fn symbol_rows(
+        &self,
+        name: &str,
+        how: NameMatch,
+        limit: usize,
+    ) -> rusqlite::Result<Vec<SymbolRow>> {
+        let (sql, arg) = match how {
+            NameMatch::Exact => (symbols_where!("s.name = ?1 LIMIT ?2"), name.to_string()),
+            NameMatch::CaseInsensitive => (
+                symbols_where!("s.name = ?1 COLLATE NOCASE AND s.name != ?1 LIMIT ?2"),
+                name.to_string(),
+            ),
+            NameMatch::Prefix => (
+                symbols_where!("s.name LIKE ?1 ESCAPE '\\' LIMIT ?2"),
+                format!(
+                    "{}%",
+                    name.replace('\\', "\\\\")
+                        .replace('%', "\\%")
+                        .replace('_', "\\_")
+                ),
+            ),
+        };
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let rows = stmt.query_map(params![arg, limit as i64], |r| {
+            Ok(SymbolRow {
+                name: r.get(0)?,
+                kind: r.get(1)?,
+                container: r.get(2)?,
+                signature: r.get(3)?,
+                lang: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+                path: r.get(5)?,
+                start_line: r.get(6)?,
+                end_line: r.get(7)?,
+                name_line: r.get(8)?,
+                name_col: r.get(9)?,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// Calls `f` with every distinct symbol name.
+    pub fn scan_symbol_names(&self, mut f: impl FnMut(&str)) -> rusqlite::Result<()> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT DISTINCT name FROM symbols")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            f(r.get_ref(0)?.as_str()?);
+        }
+        Ok(())
+    }
+
+    /// The definitions named exactly `name`, by path and line.
+    pub fn definition_rows(&self, name: &str) -> rusqlite::Result<Vec<RefRow>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT f.path, s.name_line, s.name_col, s.kind, s.container FROM symbols s JOIN files f ON f.id = s.file_id
+             WHERE s.name = ?1 ORDER BY f.path, s.name_line",
+        )?;
+        let rows = stmt.query_map([name], ref_row)?;
+        rows.collect()
+    }
+
+    /// The references of exactly `name`, by path, line and column, each
+    /// with its innermost enclosing function, type or module.
+    pub fn ref_rows(&self, name: &str) -> rusqlite::Result<Vec<RefRow>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT f.path, r.line, r.col, r.kind,
+           (SELECT s.name FROM symbols s WHERE s.file_id = r.file_id AND s.start_line <= r.line AND s.end_line >= r.line
+              AND s.kind IN ('function','method','class','struct','impl','module','namespace','trait','interface','enum')
+            ORDER BY s.start_line DESC LIMIT 1)
+         FROM refs r JOIN files f ON f.id = r.file_id WHERE r.name = ?1 ORDER BY f.path, r.line, r.col",
+        )?;
+        let rows = stmt.query_map([name], ref_row)?;
+        rows.collect()
+    }
+
+    /// What the store remembers about the file at `path`, if anything.
+    pub fn file_record(&self, path: &str) -> rusqlite::Result<Option<FileRecord>> {
+        self.conn
+            .prepare_cached(
+                "SELECT id, size, mtime_ns, hash, indexed_at_ns, skip_reason FROM files WHERE path = ?1",
+            )?
+            .query_row([path], |r| {
+                Ok(FileRecord {
+                    id: r.get(0)?,
+                    size: r.get::<_, i64>(1)? as u64,
+                    mtime_ns: r.get(2)?,
+                    hash: r.get::<_, i64>(3)? as u64,
+                    indexed_at_ns: r.get(4)?,
+                    skip_reason: r.get(5)?,
+                })
+            })
+            .optional()
+    }
+
+    /// The definitions of one file, by start line, longest first.
+    pub fn outline_rows(&self, file_id: i64) -> rusqlite::Result<Vec<OutlineRow>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT name, kind, signature, start_line, end_line FROM symbols WHERE file_id = ?1
+         ORDER BY start_line, end_line DESC, id",
+        )?;
+        let rows = stmt.query_map([file_id], |r| {
+            Ok(OutlineRow {
+                name: r.get(0)?,
+                kind: r.get(1)?,
+                signature: r.get(2)?,
+                start_line: r.get(3)?,
+                end_line: r.get(4)?,
+            })
+        })?;
+        rows.collect()
+    }
+}
+
+fn ref_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RefRow> {
+    Ok(RefRow {
+        path: r.get(0)?,
+        line: r.get(1)?,
+        column: r.get(2)?,
+        kind: r.get(3)?,
+        context: r.get(4)?,
     })
 }
