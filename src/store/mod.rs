@@ -27,7 +27,7 @@ mod schema;
 mod write;
 
 pub use read::{
-    ChunkRow, ChunkText, Counts, FileRecord, NameMatch, OutlineRow, PendingChunk, RefRow,
+    ChunkRow, ChunkText, Counts, FileRecord, FtsRow, NameMatch, OutlineRow, PendingChunk, RefRow,
     SkipSummary, SymbolRow, VectorRow,
 };
 pub use schema::SCHEMA_VERSION;

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{OptionalExtension, params};
 
 use super::{Store, blob_to_vector};
 
@@ -121,6 +121,21 @@ pub struct OutlineRow {
     pub end_line: u32,
 }
 
+/// One full-text match and its chunk, borrowed from the result row.
+pub struct FtsRow<'a> {
+    pub chunk_id: i64,
+    pub path: &'a str,
+    /// Empty when the file's language is unknown.
+    pub lang: &'a str,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub symbol: Option<&'a str>,
+    pub kind: Option<&'a str>,
+    pub text: &'a str,
+    /// FTS5's `bm25()`: lower is better.
+    pub score: f64,
+}
+
 /// One row of a vector scan: chunk id, file id and the vector bytes.
 pub struct VectorRow<'a> {
     pub chunk_id: i64,
@@ -129,11 +144,6 @@ pub struct VectorRow<'a> {
 }
 
 impl Store {
-    /// The raw connection, for the search modules' read queries.
-    pub fn conn(&self) -> &Connection {
-        &self.conn
-    }
-
     pub fn is_read_only(&self) -> bool {
         self.read_only
     }
@@ -516,4 +526,46 @@ fn ref_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RefRow> {
         kind: r.get(3)?,
         context: r.get(4)?,
     })
+}
+
+impl Store {
+    /// Calls `f` with the best `limit` chunks matching the FTS5 expression
+    /// `match_expr`, best first (then by path and start line). `weights`
+    /// are those of the FTS columns: chunk body, enclosing symbol, path.
+    pub fn fts_chunks(
+        &self,
+        match_expr: &str,
+        weights: (f64, f64, f64),
+        limit: usize,
+        mut f: impl FnMut(FtsRow<'_>),
+    ) -> rusqlite::Result<()> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT c.id, f.path, c.start_line, c.end_line, c.symbol, c.kind, f.lang, c.text, r.score
+             FROM (SELECT rowid AS id, bm25(chunks_fts, ?2, ?3, ?4) AS score FROM chunks_fts
+                   WHERE chunks_fts MATCH ?1 ORDER BY score LIMIT ?5) r
+             JOIN chunks c ON c.id = r.id JOIN files f ON f.id = c.file_id
+             ORDER BY r.score, f.path, c.start_line",
+        )?;
+        let mut rows = stmt.query(params![
+            match_expr,
+            weights.0,
+            weights.1,
+            weights.2,
+            limit as i64
+        ])?;
+        while let Some(r) = rows.next()? {
+            f(FtsRow {
+                chunk_id: r.get(0)?,
+                path: r.get_ref(1)?.as_str()?,
+                lang: r.get_ref(6)?.as_str_or_null()?.unwrap_or_default(),
+                start_line: r.get(2)?,
+                end_line: r.get(3)?,
+                symbol: r.get_ref(4)?.as_str_or_null()?,
+                kind: r.get_ref(5)?.as_str_or_null()?,
+                text: r.get_ref(7)?.as_str()?,
+                score: r.get(8)?,
+            });
+        }
+        Ok(())
+    }
 }
