@@ -49,7 +49,6 @@ pub fn db_path(root: &Path) -> PathBuf {
 /// the writer lock); readers from [`Store::open_ro`].
 pub struct Store {
     conn: Connection,
-    read_only: bool,
 }
 
 fn is_corruption(err: &rusqlite::Error) -> bool {
@@ -80,10 +79,7 @@ impl Store {
             .with_context(|| format!("cannot create `{}`", dir.display()))?;
         let db = db_path(root);
         let conn = Connection::open(&db).map_err(|e| explain(e, &db))?;
-        let store = Store {
-            conn,
-            read_only: false,
-        };
+        let store = Store { conn };
         store.configure().map_err(|e| explain(e, &db))?;
         let version = store.user_version().map_err(|e| explain(e, &db))?;
         if version > SCHEMA_VERSION {
@@ -112,10 +108,7 @@ impl Store {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|e| explain(e, &db))?;
-        let store = Store {
-            conn,
-            read_only: true,
-        };
+        let store = Store { conn };
         store
             .conn
             .busy_timeout(Duration::from_secs(5))

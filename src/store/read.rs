@@ -144,10 +144,6 @@ pub struct VectorRow<'a> {
 }
 
 impl Store {
-    pub fn is_read_only(&self) -> bool {
-        self.read_only
-    }
-
     /// A quick structural check (`PRAGMA quick_check`), for `index` to detect
     /// corruption before trusting the incremental state.
     pub fn quick_check(&self) -> rusqlite::Result<bool> {
@@ -292,15 +288,6 @@ impl Store {
             |r| r.get(0),
         )?;
         Ok((embedded as u64, total as u64))
-    }
-
-    /// Every model with stored vectors, and how many vectors each has.
-    pub fn embedding_models(&self) -> rusqlite::Result<Vec<(String, u64)>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT model, count(*) FROM embeddings GROUP BY model ORDER BY model")?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?;
-        rows.collect()
     }
 
     /// Calls `f` for every chunk that has a vector from `model`, in chunk
