@@ -1,5 +1,7 @@
-//! Owns BM25 search over the indexed chunks (SQLite FTS5). Does not fuse
-//! with other arms (that is hybrid search's job).
+//! Owns BM25 search over the indexed chunks (SQLite FTS5): the query
+//! expression, column weights, filters, path priors and snippets. Does not
+//! speak SQL (`store` runs the FTS5 query) or fuse with other arms (that is
+//! hybrid search's job).
 
 use anyhow::Result;
 use serde::Serialize;

@@ -1,6 +1,8 @@
 //! Owns symbol lookups over the index: definitions by name (exact,
 //! case-insensitive, prefix, fuzzy), references of a name, and the outline
-//! of one file. Does not build the index (that is `index`).
+//! of one file: which rows to ask for, and how to rank, filter and nest
+//! them. Does not build the index (that is `index`) or speak SQL (the rows
+//! come from `store`).
 
 use std::cmp::Ordering;
 
