@@ -207,15 +207,10 @@ pub fn index_locked(
     // open re-creates them.
     let bulk = records.is_empty() && todo.len() > 1000;
     if bulk {
-        store
-            .drop_secondary_indexes()
-            .map_err(|e| store::explain(e, &db))?;
         // A first build is rebuilt from scratch if anything goes wrong, so
-        // it need not survive a power loss: no fsync per checkpoint (a killed
-        // process loses nothing either way, the WAL is in the OS's cache).
+        // it need not survive a power loss: no fsync per checkpoint.
         store
-            .conn()
-            .execute_batch("PRAGMA synchronous = OFF")
+            .start_bulk_load()
             .map_err(|e| store::explain(e, &db))?;
     }
     // Nothing to do: write nothing (long-lived callers re-check often, and
@@ -243,8 +238,7 @@ pub fn index_locked(
     let (changed, touched) = written?;
 
     if !idle {
-        let tx = store.begin().map_err(|e| store::explain(e, &db))?;
-        let w = Writer::new(&tx);
+        let w = store.begin().map_err(|e| store::explain(e, &db))?;
         let secs = started.elapsed().as_secs_f64();
         let now_s = now_ns() / 1_000_000_000;
         w.set_meta(meta::LAST_INDEXED, &now_s.to_string())?;
@@ -252,7 +246,7 @@ pub fn index_locked(
         w.set_meta(meta::LAST_DURATION, &format!("{secs:.3}"))?;
         w.set_meta(meta::PROGRESS_DONE, &total.to_string())?;
         w.set_meta(meta::PROGRESS_TOTAL, &total.to_string())?;
-        tx.commit().map_err(|e| store::explain(e, &db))?;
+        w.commit().map_err(|e| store::explain(e, &db))?;
     }
     progress(Progress {
         phase: Phase::Done,
@@ -493,8 +487,7 @@ fn write_changes(
                 .unwrap_or(0);
             // Deletions first, in their own transaction.
             {
-                let tx = store.begin().map_err(|e| store::explain(e, &db))?;
-                let w = Writer::new(&tx);
+                let w = store.begin().map_err(|e| store::explain(e, &db))?;
                 for id in removed {
                     w.delete_file(*id)?;
                 }
@@ -504,14 +497,13 @@ fn write_changes(
                 w.set_meta(meta::WRITER_PID, &std::process::id().to_string())?;
                 w.set_meta(meta::PROGRESS_DONE, "0")?;
                 w.set_meta(meta::PROGRESS_TOTAL, &total.to_string())?;
-                tx.commit().map_err(|e| store::explain(e, &db))?;
+                w.commit().map_err(|e| store::explain(e, &db))?;
             }
             let mut rx = rx_items.iter().peekable();
             let (mut busy_writing, mut waiting, mut committing) =
                 (Duration::ZERO, Duration::ZERO, Duration::ZERO);
             while rx.peek().is_some() {
-                let tx = store.begin().map_err(|e| store::explain(e, &db))?;
-                let w = Writer::new(&tx);
+                let w = store.begin().map_err(|e| store::explain(e, &db))?;
                 let batch_start = Instant::now();
                 let mut n = 0;
                 while n < BATCH_FILES && batch_start.elapsed() < BATCH_TIME {
@@ -531,7 +523,7 @@ fn write_changes(
                 w.set_meta(meta::GENERATION, &generation.to_string())?;
                 w.set_meta(meta::PROGRESS_DONE, &done.to_string())?;
                 let t0 = Instant::now();
-                tx.commit().map_err(|e| store::explain(e, &db))?;
+                w.commit().map_err(|e| store::explain(e, &db))?;
                 committing += t0.elapsed();
                 progress(Progress {
                     phase: Phase::Indexing,

@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::embed::{self, Embedder, Tier, TierSpec};
 use crate::lock::{WhenBusy, WriterLock};
 use crate::settings::{EmbedSettings, Settings};
-use crate::store::{self, Store, Writer, meta};
+use crate::store::{self, Store, meta};
 
 /// Vectors are committed at least this often.
 const COMMIT_EVERY: Duration = Duration::from_millis(1000);
@@ -169,8 +169,7 @@ fn embed_pending_with(
     let mut vgen = read_u64(store, meta::VECTORS_GENERATION);
     {
         let _lock = locking.hold(&settings.root)?;
-        let tx = store.begin().map_err(|e| store::explain(e, &db))?;
-        let w = Writer::new(&tx);
+        let w = store.begin().map_err(|e| store::explain(e, &db))?;
         w.set_meta(meta::EMBED_MODEL, &model)?;
         w.set_meta(
             meta::EMBED_STATE,
@@ -182,7 +181,7 @@ fn embed_pending_with(
         w.set_meta(meta::EMBED_STARTED, &now)?;
         w.set_meta(meta::EMBED_UPDATED, &now)?;
         w.set_meta(meta::EMBED_PID, &std::process::id().to_string())?;
-        tx.commit().map_err(|e| store::explain(e, &db))?;
+        w.commit().map_err(|e| store::explain(e, &db))?;
     }
     progress(&prog);
 
@@ -231,10 +230,9 @@ fn embed_pending_with(
     commit_vectors(store, &db, &model, &buffer, prog.done, vgen)?;
     committed += buffer.len() as u64;
     {
-        let tx = store.begin().map_err(|e| store::explain(e, &db))?;
-        let w = Writer::new(&tx);
+        let w = store.begin().map_err(|e| store::explain(e, &db))?;
         w.set_meta(meta::EMBED_STATE, "idle")?;
-        tx.commit().map_err(|e| store::explain(e, &db))?;
+        w.commit().map_err(|e| store::explain(e, &db))?;
     }
     if let Some(e) = failure {
         return Err(e);
@@ -263,14 +261,13 @@ fn commit_vectors(
     done: u64,
     vgen: u64,
 ) -> Result<()> {
-    let tx = store.begin().map_err(|e| store::explain(e, db))?;
-    let w = Writer::new(&tx);
+    let w = store.begin().map_err(|e| store::explain(e, db))?;
     let rows: Vec<(u64, &[f32])> = buffer.iter().map(|(k, v)| (*k, v.as_slice())).collect();
     w.put_embeddings(model, &rows)?;
     w.set_meta(meta::EMBED_DONE, &done.to_string())?;
     w.set_meta(meta::EMBED_UPDATED, &now_s().to_string())?;
     w.set_meta(meta::VECTORS_GENERATION, &vgen.to_string())?;
-    tx.commit().map_err(|e| store::explain(e, db))?;
+    w.commit().map_err(|e| store::explain(e, db))?;
     Ok(())
 }
 
@@ -399,9 +396,9 @@ pub fn embed_project(
                 .is_ok_and(|(with, total)| with == total)
         });
         let keep: Vec<&str> = specs.iter().map(|s| s.model_id.as_str()).collect();
-        let tx = store.begin().map_err(|e| store::explain(e, &db))?;
-        let n = Writer::new(&tx).prune_embeddings(complete.then_some(keep.as_slice()))?;
-        tx.commit().map_err(|e| store::explain(e, &db))?;
+        let w = store.begin().map_err(|e| store::explain(e, &db))?;
+        let n = w.prune_embeddings(complete.then_some(keep.as_slice()))?;
+        w.commit().map_err(|e| store::explain(e, &db))?;
         if n > 0 {
             tracing::info!("pruned {n} vectors of vanished chunks or unconfigured models");
         }

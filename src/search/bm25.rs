@@ -1,5 +1,7 @@
-//! Owns BM25 search over the indexed chunks (SQLite FTS5). Does not fuse
-//! with other arms (that is hybrid search's job).
+//! Owns BM25 search over the indexed chunks (SQLite FTS5): the query
+//! expression, column weights, filters, path priors and snippets. Does not
+//! speak SQL (`store` runs the FTS5 query) or fuse with other arms (that is
+//! hybrid search's job).
 
 use anyhow::Result;
 use serde::Serialize;
@@ -46,50 +48,32 @@ pub fn search_bm25(
             .into());
     };
     let terms = crate::text::query_terms(query);
-    let conn = store.conn();
     let mut want = (limit * 4).max(100);
     loop {
-        let mut stmt = conn.prepare_cached(
-            "SELECT c.id, f.path, c.start_line, c.end_line, c.symbol, c.kind, f.lang, c.text, r.score
-             FROM (SELECT rowid AS id, bm25(chunks_fts, ?2, ?3, ?4) AS score FROM chunks_fts
-                   WHERE chunks_fts MATCH ?1 ORDER BY score LIMIT ?5) r
-             JOIN chunks c ON c.id = r.id JOIN files f ON f.id = c.file_id
-             ORDER BY r.score, f.path, c.start_line",
-        )?;
-        let mut rows = stmt.query(rusqlite::params![
-            fts,
-            COLUMN_WEIGHTS.0,
-            COLUMN_WEIGHTS.1,
-            COLUMN_WEIGHTS.2,
-            want as i64
-        ])?;
         // (hit without snippet, chunk text)
         let mut hits: Vec<(ChunkHit, String)> = Vec::new();
         let mut seen = 0usize;
-        while let Some(r) = rows.next()? {
+        store.fts_chunks(&fts, COLUMN_WEIGHTS, want, |r| {
             seen += 1;
-            let path: String = r.get(1)?;
-            let lang: String = r.get::<_, Option<String>>(6)?.unwrap_or_default();
-            if !filter.accepts(&path, &lang) {
-                continue;
+            if !filter.accepts(r.path, r.lang) {
+                return;
             }
-            let score = -r.get::<_, f64>(8)? * crate::search::path_prior(&path, &lang);
-            let start_line: u32 = r.get(2)?;
+            let score = -r.score * crate::search::path_prior(r.path, r.lang);
             hits.push((
                 ChunkHit {
-                    path,
-                    start_line,
-                    end_line: r.get(3)?,
-                    symbol: r.get(4)?,
-                    kind: r.get(5)?,
-                    lang,
+                    path: r.path.to_string(),
+                    start_line: r.start_line,
+                    end_line: r.end_line,
+                    symbol: r.symbol.map(str::to_string),
+                    kind: r.kind.map(str::to_string),
+                    lang: r.lang.to_string(),
                     score,
-                    snippet_line: start_line,
+                    snippet_line: r.start_line,
                     snippet: String::new(),
                 },
-                r.get(7)?,
+                r.text.to_string(),
             ));
-        }
+        })?;
         // Filters may have dropped hits: widen the candidate window and retry,
         // unless every match was already seen.
         if hits.len() >= limit || seen < want || want >= 100_000 {

@@ -1,16 +1,17 @@
 //! Owns symbol lookups over the index: definitions by name (exact,
 //! case-insensitive, prefix, fuzzy), references of a name, and the outline
-//! of one file. Does not build the index (that is `index`).
+//! of one file: which rows to ask for, and how to rank, filter and nest
+//! them. Does not build the index (that is `index`) or speak SQL (the rows
+//! come from `store`).
 
 use std::cmp::Ordering;
 
 use anyhow::Result;
-use rusqlite::params;
 use serde::Serialize;
 
 use crate::error::{ErrorCode, UserError};
 use crate::search::is_test_path;
-use crate::store::Store;
+use crate::store::{NameMatch, RefRow, Store, SymbolRow};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -156,22 +157,20 @@ fn last_segment(s: &str) -> &str {
     }
 }
 
-const HIT_COLUMNS: &str = "s.name, s.kind, s.container, s.signature, f.lang, f.path, s.start_line, s.end_line, s.name_line, s.name_col";
-
-fn row_to_hit(r: &rusqlite::Row<'_>, m: MatchKind) -> rusqlite::Result<SymbolHit> {
-    Ok(SymbolHit {
-        name: r.get(0)?,
-        kind: r.get(1)?,
-        container: r.get(2)?,
-        signature: r.get(3)?,
-        lang: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
-        path: r.get(5)?,
-        start_line: r.get(6)?,
-        end_line: r.get(7)?,
-        line: r.get(8)?,
-        column: r.get(9)?,
+fn row_to_hit(r: SymbolRow, m: MatchKind) -> SymbolHit {
+    SymbolHit {
+        name: r.name,
+        kind: r.kind,
+        container: r.container,
+        signature: r.signature,
+        lang: r.lang,
+        path: r.path,
+        start_line: r.start_line,
+        end_line: r.end_line,
+        line: r.name_line,
+        column: r.name_col,
         match_kind: m,
-    })
+    }
 }
 
 /// Rows fetched per tier at most; beyond this a name is too common to rank
@@ -227,50 +226,35 @@ pub fn find_symbols(store: &Store, q: &SymbolQuery) -> Result<SymbolResult> {
                     .is_some_and(|hc| last_segment(hc).eq_ignore_ascii_case(c))
             })
     };
-    let conn = store.conn();
     let mut hits: Vec<SymbolHit> = Vec::new();
     let mut capped = false;
-    let mut run = |sql: &str, arg: &str, m: MatchKind, hits: &mut Vec<SymbolHit>| -> Result<()> {
-        let mut stmt = conn.prepare_cached(sql)?;
-        let rows = stmt.query_map(params![arg, TIER_CAP as i64 + 1], |r| row_to_hit(r, m))?;
-        let mut n = 0;
-        for row in rows {
-            n += 1;
-            if n > TIER_CAP {
-                capped = true;
-                break;
+    let mut run =
+        |name: &str, how: NameMatch, m: MatchKind, hits: &mut Vec<SymbolHit>| -> Result<()> {
+            let rows = store.symbol_rows(name, how, TIER_CAP + 1)?;
+            for (n, row) in rows.into_iter().enumerate() {
+                if n >= TIER_CAP {
+                    capped = true;
+                    break;
+                }
+                let h = row_to_hit(row, m);
+                if keep(&h) {
+                    hits.push(h);
+                }
             }
-            let h = row?;
-            if keep(&h) {
-                hits.push(h);
-            }
-        }
-        Ok(())
-    };
-    let exact = format!(
-        "SELECT {HIT_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ?1 LIMIT ?2"
-    );
-    let nocase = format!(
-        "SELECT {HIT_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id
-         WHERE s.name = ?1 COLLATE NOCASE AND s.name != ?1 LIMIT ?2"
-    );
-    let prefix = format!(
-        "SELECT {HIT_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id
-         WHERE s.name LIKE ?1 ESCAPE '\\' LIMIT ?2"
-    );
-    let like = format!(
-        "{}%",
-        name.replace('\\', "\\\\")
-            .replace('%', "\\%")
-            .replace('_', "\\_")
-    );
+            Ok(())
+        };
     match q.mode {
-        MatchMode::Exact => run(&exact, &name, MatchKind::Exact, &mut hits)?,
+        MatchMode::Exact => run(&name, NameMatch::Exact, MatchKind::Exact, &mut hits)?,
         MatchMode::Prefix | MatchMode::Auto => {
-            run(&exact, &name, MatchKind::Exact, &mut hits)?;
-            run(&nocase, &name, MatchKind::CaseInsensitive, &mut hits)?;
+            run(&name, NameMatch::Exact, MatchKind::Exact, &mut hits)?;
+            run(
+                &name,
+                NameMatch::CaseInsensitive,
+                MatchKind::CaseInsensitive,
+                &mut hits,
+            )?;
             let mut pre = Vec::new();
-            run(&prefix, &like, MatchKind::Prefix, &mut pre)?;
+            run(&name, NameMatch::Prefix, MatchKind::Prefix, &mut pre)?;
             pre.retain(|h| !h.name.eq_ignore_ascii_case(&name));
             hits.extend(pre);
         }
@@ -283,7 +267,7 @@ pub fn find_symbols(store: &Store, q: &SymbolQuery) -> Result<SymbolResult> {
                 continue;
             }
             let mut tier = Vec::new();
-            run(&exact, &n, MatchKind::Fuzzy, &mut tier)?;
+            run(&n, NameMatch::Exact, MatchKind::Fuzzy, &mut tier)?;
             hits.extend(tier);
             if hits.len() >= q.limit.saturating_mul(4).max(50) {
                 break;
@@ -330,18 +314,13 @@ fn fuzzy_names(store: &Store, query: &str, max: usize) -> Result<Vec<String>> {
     use nucleo_matcher::{Config, Matcher, Utf32Str};
     let mut matcher = Matcher::new(Config::DEFAULT);
     let pattern = Pattern::parse(query, CaseMatching::Ignore, Normalization::Smart);
-    let mut stmt = store
-        .conn()
-        .prepare_cached("SELECT DISTINCT name FROM symbols")?;
-    let mut rows = stmt.query([])?;
     let mut scored: Vec<(u32, String)> = Vec::new();
     let mut buf = Vec::new();
-    while let Some(row) = rows.next()? {
-        let name: String = row.get(0)?;
-        if let Some(score) = pattern.score(Utf32Str::new(&name, &mut buf), &mut matcher) {
-            scored.push((score, name));
+    store.scan_symbol_names(|name| {
+        if let Some(score) = pattern.score(Utf32Str::new(name, &mut buf), &mut matcher) {
+            scored.push((score, name.to_string()));
         }
-    }
+    })?;
     scored.sort_by(|a, b| {
         b.0.cmp(&a.0)
             .then(a.1.len().cmp(&b.1.len()))
@@ -381,46 +360,21 @@ pub fn find_references(store: &Store, name: &str, limit: usize) -> Result<RefRes
             .hint("give an identifier such as `parse_config`")
             .into());
     }
-    let conn = store.conn();
-    let mut hits = Vec::new();
-    let mut defs = conn.prepare_cached(
-        "SELECT f.path, s.name_line, s.name_col, s.kind, s.container FROM symbols s JOIN files f ON f.id = s.file_id
-         WHERE s.name = ?1 ORDER BY f.path, s.name_line",
-    )?;
-    let rows = defs.query_map([&name], |r| {
-        Ok(RefHit {
-            path: r.get(0)?,
-            line: r.get(1)?,
-            column: r.get(2)?,
-            kind: r.get::<_, String>(3)?,
-            is_definition: true,
-            context: r.get(4)?,
-        })
-    })?;
-    for r in rows {
-        hits.push(r?);
-    }
+    let hit = |r: RefRow, is_definition: bool| RefHit {
+        path: r.path,
+        line: r.line,
+        column: r.column,
+        kind: r.kind,
+        is_definition,
+        context: r.context,
+    };
+    let mut hits: Vec<RefHit> = store
+        .definition_rows(&name)?
+        .into_iter()
+        .map(|r| hit(r, true))
+        .collect();
     let definitions = hits.len();
-    let mut refs = conn.prepare_cached(
-        "SELECT f.path, r.line, r.col, r.kind,
-           (SELECT s.name FROM symbols s WHERE s.file_id = r.file_id AND s.start_line <= r.line AND s.end_line >= r.line
-              AND s.kind IN ('function','method','class','struct','impl','module','namespace','trait','interface','enum')
-            ORDER BY s.start_line DESC LIMIT 1)
-         FROM refs r JOIN files f ON f.id = r.file_id WHERE r.name = ?1 ORDER BY f.path, r.line, r.col",
-    )?;
-    let rows = refs.query_map([&name], |r| {
-        Ok(RefHit {
-            path: r.get(0)?,
-            line: r.get(1)?,
-            column: r.get(2)?,
-            kind: r.get(3)?,
-            is_definition: false,
-            context: r.get(4)?,
-        })
-    })?;
-    for r in rows {
-        hits.push(r?);
-    }
+    hits.extend(store.ref_rows(&name)?.into_iter().map(|r| hit(r, false)));
     let total = hits.len();
     let references = total - definitions;
     hits.truncate(limit);
@@ -451,34 +405,22 @@ pub fn outline(
     store: &Store,
     rel_path: &str,
 ) -> Result<Option<(Option<String>, Vec<OutlineItem>)>> {
-    let conn = store.conn();
-    let file: Option<(i64, Option<String>)> = conn
-        .query_row(
-            "SELECT id, skip_reason FROM files WHERE path = ?1",
-            [rel_path],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .ok();
-    let Some((file_id, skip)) = file else {
+    let Some(file) = store.file_record(rel_path).ok().flatten() else {
         return Ok(None);
     };
-    let mut stmt = conn.prepare_cached(
-        "SELECT name, kind, signature, start_line, end_line FROM symbols WHERE file_id = ?1
-         ORDER BY start_line, end_line DESC, id",
-    )?;
-    let flat: Vec<OutlineItem> = stmt
-        .query_map([file_id], |r| {
-            Ok(OutlineItem {
-                name: r.get(0)?,
-                kind: r.get(1)?,
-                signature: r.get(2)?,
-                start_line: r.get(3)?,
-                end_line: r.get(4)?,
-                children: Vec::new(),
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(Some((skip, nest(flat))))
+    let flat: Vec<OutlineItem> = store
+        .outline_rows(file.id)?
+        .into_iter()
+        .map(|r| OutlineItem {
+            name: r.name,
+            kind: r.kind,
+            signature: r.signature,
+            start_line: r.start_line,
+            end_line: r.end_line,
+            children: Vec::new(),
+        })
+        .collect();
+    Ok(Some((file.skip_reason, nest(flat))))
 }
 
 /// Nests items (sorted by start, longest first) by range containment.

@@ -1,0 +1,558 @@
+//! Reads from the index: every query the indexer, the searches and `status`
+//! run, each returning plain row structs.
+
+use std::collections::HashMap;
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{Store, blob_to_vector};
+
+/// What the store remembers about an indexed (or skipped) file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRecord {
+    pub id: i64,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub hash: u64,
+    pub indexed_at_ns: i64,
+    pub skip_reason: Option<String>,
+}
+
+/// Counts shown by `status` and the index summary.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counts {
+    pub files: u64,
+    pub skipped: u64,
+    pub symbols: u64,
+    pub refs: u64,
+    pub chunks: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SkipSummary {
+    pub reason: String,
+    pub count: u64,
+    pub examples: Vec<String>,
+}
+
+/// A chunk that needs a vector from some model.
+#[derive(Debug, Clone)]
+pub struct PendingChunk {
+    pub key: u64,
+    pub chunk_id: i64,
+    /// Bytes of text (a cheap proxy for tokens, to sort batches by length).
+    pub len: usize,
+}
+
+/// A chunk's text and context, as the embedder sees it.
+#[derive(Debug, Clone)]
+pub struct ChunkText {
+    pub chunk_id: i64,
+    pub key: u64,
+    pub path: String,
+    pub symbol: Option<String>,
+    pub kind: Option<String>,
+    pub text: String,
+}
+
+/// A chunk's location, for rendering hits.
+#[derive(Debug, Clone)]
+pub struct ChunkRow {
+    pub chunk_id: i64,
+    pub path: String,
+    pub lang: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub symbol: Option<String>,
+    pub kind: Option<String>,
+    pub text: String,
+    pub key: u64,
+}
+
+/// How [`Store::symbol_rows`] matches a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameMatch {
+    /// The name exactly (case-sensitive).
+    Exact,
+    /// The name in another ASCII case (exact matches left out).
+    CaseInsensitive,
+    /// Names starting with the given prefix (ASCII case-insensitive).
+    Prefix,
+}
+
+/// A symbol definition and its file, for symbol search.
+#[derive(Debug, Clone)]
+pub struct SymbolRow {
+    pub name: String,
+    pub kind: String,
+    pub container: Option<String>,
+    pub signature: String,
+    /// Empty when the file's language is unknown.
+    pub lang: String,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// Line and column of the name itself.
+    pub name_line: u32,
+    pub name_col: u32,
+}
+
+/// A place where a name occurs, for `find_references`.
+#[derive(Debug, Clone)]
+pub struct RefRow {
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+    /// The symbol's kind for a definition, the reference's kind (call,
+    /// type, ...) for a reference.
+    pub kind: String,
+    /// For a definition its container; for a reference the innermost
+    /// enclosing definition, when known.
+    pub context: Option<String>,
+}
+
+/// A definition of one file, for its outline.
+#[derive(Debug, Clone)]
+pub struct OutlineRow {
+    pub name: String,
+    pub kind: String,
+    pub signature: String,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+/// One full-text match and its chunk, borrowed from the result row.
+pub struct FtsRow<'a> {
+    pub chunk_id: i64,
+    pub path: &'a str,
+    /// Empty when the file's language is unknown.
+    pub lang: &'a str,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub symbol: Option<&'a str>,
+    pub kind: Option<&'a str>,
+    pub text: &'a str,
+    /// FTS5's `bm25()`: lower is better.
+    pub score: f64,
+}
+
+/// One row of a vector scan: chunk id, file id and the vector bytes.
+pub struct VectorRow<'a> {
+    pub chunk_id: i64,
+    pub file_id: i64,
+    pub blob: &'a [u8],
+}
+
+impl Store {
+    /// A quick structural check (`PRAGMA quick_check`), for `index` to detect
+    /// corruption before trusting the incremental state.
+    pub fn quick_check(&self) -> rusqlite::Result<bool> {
+        let v: String = self
+            .conn
+            .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))?;
+        Ok(v == "ok")
+    }
+
+    /// Every known file, keyed by root-relative path.
+    pub fn file_records(&self) -> rusqlite::Result<HashMap<String, FileRecord>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, path, size, mtime_ns, hash, indexed_at_ns, skip_reason FROM files",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(1)?,
+                FileRecord {
+                    id: r.get(0)?,
+                    size: r.get::<_, i64>(2)? as u64,
+                    mtime_ns: r.get(3)?,
+                    hash: r.get::<_, i64>(4)? as u64,
+                    indexed_at_ns: r.get(5)?,
+                    skip_reason: r.get(6)?,
+                },
+            ))
+        })?;
+        rows.collect()
+    }
+
+    pub fn get_meta(&self, key: &str) -> rusqlite::Result<Option<String>> {
+        self.conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+    }
+
+    pub fn counts(&self) -> rusqlite::Result<Counts> {
+        let one = |sql: &str| -> rusqlite::Result<u64> {
+            self.conn
+                .query_row(sql, [], |r| r.get::<_, i64>(0))
+                .map(|v| v as u64)
+        };
+        Ok(Counts {
+            files: one("SELECT count(*) FROM files WHERE skip_reason IS NULL")?,
+            skipped: one("SELECT count(*) FROM files WHERE skip_reason IS NOT NULL")?,
+            symbols: one("SELECT count(*) FROM symbols")?,
+            refs: one("SELECT count(*) FROM refs")?,
+            chunks: one("SELECT count(*) FROM chunks")?,
+        })
+    }
+
+    /// Skip reasons summarised as (reason kind, count, example paths).
+    pub fn skipped_summary(&self, examples: usize) -> rusqlite::Result<Vec<SkipSummary>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT path, skip_reason FROM files WHERE skip_reason IS NOT NULL ORDER BY path",
+        )?;
+        let mut by_kind: Vec<SkipSummary> = Vec::new();
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+        for row in rows {
+            let (path, reason) = row?;
+            let kind = reason
+                .split(':')
+                .next()
+                .unwrap_or(&reason)
+                .trim()
+                .to_string();
+            match by_kind.iter_mut().find(|s| s.reason == kind) {
+                Some(s) => {
+                    s.count += 1;
+                    if s.examples.len() < examples {
+                        s.examples.push(format!("{path} ({reason})"));
+                    }
+                }
+                None => by_kind.push(SkipSummary {
+                    reason: kind,
+                    count: 1,
+                    examples: if examples > 0 {
+                        vec![format!("{path} ({reason})")]
+                    } else {
+                        vec![]
+                    },
+                }),
+            }
+        }
+        by_kind.sort_by(|a, b| b.count.cmp(&a.count).then(a.reason.cmp(&b.reason)));
+        Ok(by_kind)
+    }
+}
+
+impl Store {
+    /// Chunks with no vector from `model` yet, one per distinct key.
+    pub fn pending_embeddings(&self, model: &str) -> rusqlite::Result<Vec<PendingChunk>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT c.embed_key, min(c.id), length(c.text) FROM chunks c
+             WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.model = ?1 AND e.key = c.embed_key)
+             GROUP BY c.embed_key",
+        )?;
+        let rows = stmt.query_map([model], |r| {
+            Ok(PendingChunk {
+                key: r.get::<_, i64>(0)? as u64,
+                chunk_id: r.get(1)?,
+                len: r.get::<_, i64>(2)?.max(0) as usize,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// The text and context of the given chunks (missing ids are left out).
+    pub fn chunk_texts(&self, ids: &[i64]) -> rusqlite::Result<Vec<ChunkText>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT c.id, c.embed_key, f.path, c.symbol, c.kind, c.text
+             FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1",
+        )?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let row = stmt
+                .query_row([id], |r| {
+                    Ok(ChunkText {
+                        chunk_id: r.get(0)?,
+                        key: r.get::<_, i64>(1)? as u64,
+                        path: r.get(2)?,
+                        symbol: r.get(3)?,
+                        kind: r.get(4)?,
+                        text: r.get(5)?,
+                    })
+                })
+                .optional()?;
+            out.extend(row);
+        }
+        Ok(out)
+    }
+
+    /// Chunks in the index, and how many of them have a vector from `model`.
+    pub fn embedding_coverage(&self, model: &str) -> rusqlite::Result<(u64, u64)> {
+        let total: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
+        let embedded: i64 = self.conn.query_row(
+            "SELECT count(*) FROM chunks c
+             WHERE EXISTS (SELECT 1 FROM embeddings e WHERE e.model = ?1 AND e.key = c.embed_key)",
+            [model],
+            |r| r.get(0),
+        )?;
+        Ok((embedded as u64, total as u64))
+    }
+
+    /// Calls `f` for every chunk that has a vector from `model`, in chunk
+    /// id order.
+    pub fn scan_vectors(
+        &self,
+        model: &str,
+        mut f: impl FnMut(VectorRow<'_>),
+    ) -> rusqlite::Result<()> {
+        let mut stmt = self.conn.prepare(
+            "SELECT c.id, c.file_id, e.vector FROM chunks c
+             JOIN embeddings e ON e.model = ?1 AND e.key = c.embed_key ORDER BY c.id",
+        )?;
+        let mut rows = stmt.query([model])?;
+        while let Some(r) = rows.next()? {
+            let blob = r.get_ref(2)?.as_blob().map_err(rusqlite::Error::from)?;
+            f(VectorRow {
+                chunk_id: r.get(0)?,
+                file_id: r.get(1)?,
+                blob,
+            });
+        }
+        Ok(())
+    }
+
+    /// Path and language of every file, by id.
+    pub fn file_paths(&self) -> rusqlite::Result<HashMap<i64, (String, String)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, path, coalesce(lang, '') FROM files")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
+        rows.collect()
+    }
+
+    /// The stored vector of `key` from `model`, if any.
+    pub fn vector(&self, model: &str, key: u64) -> rusqlite::Result<Option<Vec<f32>>> {
+        let blob: Option<Vec<u8>> = self
+            .conn
+            .query_row(
+                "SELECT vector FROM embeddings WHERE model = ?1 AND key = ?2",
+                params![model, key as i64],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(blob.and_then(|b| {
+            let mut v = Vec::with_capacity(b.len() / 4);
+            blob_to_vector(&b, &mut v).map(|_| v)
+        }))
+    }
+
+    /// Location and text of one chunk.
+    pub fn chunk_row(&self, chunk_id: i64) -> rusqlite::Result<Option<ChunkRow>> {
+        self.conn
+            .prepare_cached(
+                "SELECT c.id, f.path, coalesce(f.lang, ''), c.start_line, c.end_line, c.symbol, c.kind, c.text, c.embed_key
+                 FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1",
+            )?
+            .query_row([chunk_id], chunk_row)
+            .optional()
+    }
+
+    /// The chunks of `path` that contain `line`, smallest first.
+    pub fn chunks_at(&self, path: &str, line: u32) -> rusqlite::Result<Vec<ChunkRow>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT c.id, f.path, coalesce(f.lang, ''), c.start_line, c.end_line, c.symbol, c.kind, c.text, c.embed_key
+             FROM chunks c JOIN files f ON f.id = c.file_id
+             WHERE f.path = ?1 AND c.start_line <= ?2 AND c.end_line >= ?2
+             ORDER BY c.end_line - c.start_line, c.start_line",
+        )?;
+        let rows = stmt.query_map(params![path, line], chunk_row)?;
+        rows.collect()
+    }
+}
+
+fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
+    Ok(ChunkRow {
+        chunk_id: r.get(0)?,
+        path: r.get(1)?,
+        lang: r.get(2)?,
+        start_line: r.get(3)?,
+        end_line: r.get(4)?,
+        symbol: r.get(5)?,
+        kind: r.get(6)?,
+        text: r.get(7)?,
+        key: r.get::<_, i64>(8)? as u64,
+    })
+}
+
+/// Symbol search's query over definitions joined with their files; `$cond`
+/// binds the name to `?1` and the row limit to `?2`.
+macro_rules! symbols_where {
+    ($cond:literal) => {
+        concat!(
+            "SELECT s.name, s.kind, s.container, s.signature, f.lang, f.path, s.start_line, s.end_line, s.name_line, s.name_col
+             FROM symbols s JOIN files f ON f.id = s.file_id WHERE ",
+            $cond
+        )
+    };
+}
+
+impl Store {
+    /// Definitions whose name matches `name` as `how` says, at most `limit`,
+    /// in no particular order (the caller ranks them).
+    pub fn symbol_rows(
+        &self,
+        name: &str,
+        how: NameMatch,
+        limit: usize,
+    ) -> rusqlite::Result<Vec<SymbolRow>> {
+        let (sql, arg) = match how {
+            NameMatch::Exact => (symbols_where!("s.name = ?1 LIMIT ?2"), name.to_string()),
+            NameMatch::CaseInsensitive => (
+                symbols_where!("s.name = ?1 COLLATE NOCASE AND s.name != ?1 LIMIT ?2"),
+                name.to_string(),
+            ),
+            NameMatch::Prefix => (
+                symbols_where!("s.name LIKE ?1 ESCAPE '\\' LIMIT ?2"),
+                format!(
+                    "{}%",
+                    name.replace('\\', "\\\\")
+                        .replace('%', "\\%")
+                        .replace('_', "\\_")
+                ),
+            ),
+        };
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let rows = stmt.query_map(params![arg, limit as i64], |r| {
+            Ok(SymbolRow {
+                name: r.get(0)?,
+                kind: r.get(1)?,
+                container: r.get(2)?,
+                signature: r.get(3)?,
+                lang: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+                path: r.get(5)?,
+                start_line: r.get(6)?,
+                end_line: r.get(7)?,
+                name_line: r.get(8)?,
+                name_col: r.get(9)?,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// Calls `f` with every distinct symbol name.
+    pub fn scan_symbol_names(&self, mut f: impl FnMut(&str)) -> rusqlite::Result<()> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT DISTINCT name FROM symbols")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            f(r.get_ref(0)?.as_str()?);
+        }
+        Ok(())
+    }
+
+    /// The definitions named exactly `name`, by path and line.
+    pub fn definition_rows(&self, name: &str) -> rusqlite::Result<Vec<RefRow>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT f.path, s.name_line, s.name_col, s.kind, s.container FROM symbols s JOIN files f ON f.id = s.file_id
+             WHERE s.name = ?1 ORDER BY f.path, s.name_line",
+        )?;
+        let rows = stmt.query_map([name], ref_row)?;
+        rows.collect()
+    }
+
+    /// The references of exactly `name`, by path, line and column, each
+    /// with its innermost enclosing function, type or module.
+    pub fn ref_rows(&self, name: &str) -> rusqlite::Result<Vec<RefRow>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT f.path, r.line, r.col, r.kind,
+           (SELECT s.name FROM symbols s WHERE s.file_id = r.file_id AND s.start_line <= r.line AND s.end_line >= r.line
+              AND s.kind IN ('function','method','class','struct','impl','module','namespace','trait','interface','enum')
+            ORDER BY s.start_line DESC LIMIT 1)
+         FROM refs r JOIN files f ON f.id = r.file_id WHERE r.name = ?1 ORDER BY f.path, r.line, r.col",
+        )?;
+        let rows = stmt.query_map([name], ref_row)?;
+        rows.collect()
+    }
+
+    /// What the store remembers about the file at `path`, if anything.
+    pub fn file_record(&self, path: &str) -> rusqlite::Result<Option<FileRecord>> {
+        self.conn
+            .prepare_cached(
+                "SELECT id, size, mtime_ns, hash, indexed_at_ns, skip_reason FROM files WHERE path = ?1",
+            )?
+            .query_row([path], |r| {
+                Ok(FileRecord {
+                    id: r.get(0)?,
+                    size: r.get::<_, i64>(1)? as u64,
+                    mtime_ns: r.get(2)?,
+                    hash: r.get::<_, i64>(3)? as u64,
+                    indexed_at_ns: r.get(4)?,
+                    skip_reason: r.get(5)?,
+                })
+            })
+            .optional()
+    }
+
+    /// The definitions of one file, by start line, longest first.
+    pub fn outline_rows(&self, file_id: i64) -> rusqlite::Result<Vec<OutlineRow>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT name, kind, signature, start_line, end_line FROM symbols WHERE file_id = ?1
+         ORDER BY start_line, end_line DESC, id",
+        )?;
+        let rows = stmt.query_map([file_id], |r| {
+            Ok(OutlineRow {
+                name: r.get(0)?,
+                kind: r.get(1)?,
+                signature: r.get(2)?,
+                start_line: r.get(3)?,
+                end_line: r.get(4)?,
+            })
+        })?;
+        rows.collect()
+    }
+}
+
+fn ref_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RefRow> {
+    Ok(RefRow {
+        path: r.get(0)?,
+        line: r.get(1)?,
+        column: r.get(2)?,
+        kind: r.get(3)?,
+        context: r.get(4)?,
+    })
+}
+
+impl Store {
+    /// Calls `f` with the best `limit` chunks matching the FTS5 expression
+    /// `match_expr`, best first (then by path and start line). `weights`
+    /// are those of the FTS columns: chunk body, enclosing symbol, path.
+    pub fn fts_chunks(
+        &self,
+        match_expr: &str,
+        weights: (f64, f64, f64),
+        limit: usize,
+        mut f: impl FnMut(FtsRow<'_>),
+    ) -> rusqlite::Result<()> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT c.id, f.path, c.start_line, c.end_line, c.symbol, c.kind, f.lang, c.text, r.score
+             FROM (SELECT rowid AS id, bm25(chunks_fts, ?2, ?3, ?4) AS score FROM chunks_fts
+                   WHERE chunks_fts MATCH ?1 ORDER BY score LIMIT ?5) r
+             JOIN chunks c ON c.id = r.id JOIN files f ON f.id = c.file_id
+             ORDER BY r.score, f.path, c.start_line",
+        )?;
+        let mut rows = stmt.query(params![
+            match_expr,
+            weights.0,
+            weights.1,
+            weights.2,
+            limit as i64
+        ])?;
+        while let Some(r) = rows.next()? {
+            f(FtsRow {
+                chunk_id: r.get(0)?,
+                path: r.get_ref(1)?.as_str()?,
+                lang: r.get_ref(6)?.as_str_or_null()?.unwrap_or_default(),
+                start_line: r.get(2)?,
+                end_line: r.get(3)?,
+                symbol: r.get_ref(4)?.as_str_or_null()?,
+                kind: r.get_ref(5)?.as_str_or_null()?,
+                text: r.get_ref(7)?.as_str()?,
+                score: r.get(8)?,
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,145 @@
+//! The schema of the index: tables and indexes (DDL), the version stored in
+//! `PRAGMA user_version`, and the steps that create, upgrade (by rebuilding)
+//! and bulk-load it.
+//!
+//! Schema changelog (bump [`SCHEMA_VERSION`] on every change; a mismatch
+//! means a rebuild, announced, never a crash):
+//! - 1: files, symbols, refs, chunks, chunks_fts (porter + unicode61,
+//!   contentless with delete support), meta.
+//! - 2: `chunks.embed_key` (xxh3 of path, symbol and text: what the
+//!   embedding of a chunk depends on) and `embeddings(model, key, dim,
+//!   vector)`, keyed by content so unchanged chunks are never re-embedded
+//!   and vectors of different models never mix.
+
+use super::Store;
+
+pub const SCHEMA_VERSION: i64 = 2;
+
+const SCHEMA: &str = r#"
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    lang TEXT,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash INTEGER NOT NULL,
+    indexed_at_ns INTEGER NOT NULL,
+    skip_reason TEXT
+);
+CREATE TABLE IF NOT EXISTS symbols (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    container TEXT,
+    signature TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    name_line INTEGER NOT NULL,
+    name_col INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);
+CREATE INDEX IF NOT EXISTS symbols_name_nocase ON symbols(name COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
+CREATE TABLE IF NOT EXISTS refs (
+    file_id INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    col INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
+CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    symbol TEXT,
+    kind TEXT,
+    text TEXT NOT NULL,
+    hash INTEGER NOT NULL,
+    embed_key INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE INDEX IF NOT EXISTS chunks_embed_key ON chunks(embed_key);
+CREATE TABLE IF NOT EXISTS embeddings (
+    id INTEGER PRIMARY KEY,
+    model TEXT NOT NULL,
+    key INTEGER NOT NULL,
+    dim INTEGER NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS embeddings_model_key ON embeddings(model, key);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    body, symbol, path,
+    content='', contentless_delete=1,
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+"#;
+
+/// Indexes that only speed up lookups (dropped during bulk loads).
+const SECONDARY_INDEXES: [&str; 6] = [
+    "symbols_name",
+    "symbols_name_nocase",
+    "symbols_file",
+    "refs_name",
+    "refs_file",
+    "chunks_file",
+];
+
+impl Store {
+    pub(super) fn user_version(&self) -> rusqlite::Result<i64> {
+        self.conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+    }
+
+    /// Creates the schema when new (`version` 0) or rebuilt, and re-creates
+    /// indexes a killed bulk load left out. The version is set only after the
+    /// tables exist, in the same transaction, so a reader never sees the
+    /// current version without its tables. Nothing is written when all is
+    /// in place.
+    pub(super) fn ensure_schema(&self, version: i64) -> rusqlite::Result<()> {
+        let indexes: i64 = self.conn.query_row(
+            &format!(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ({})",
+                SECONDARY_INDEXES
+                    .iter()
+                    .map(|n| format!("'{n}'"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            [],
+            |r| r.get(0),
+        )?;
+        if version != SCHEMA_VERSION || indexes != SECONDARY_INDEXES.len() as i64 {
+            self.conn.execute_batch(&format!(
+                "BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+            ))?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn drop_all(&self) -> rusqlite::Result<()> {
+        self.conn.execute_batch(
+            "DROP TABLE IF EXISTS embeddings; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS refs;
+             DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta;",
+        )
+    }
+
+    /// Drops the lookup indexes of symbols, refs and chunks before a bulk
+    /// load; [`Store::create_indexes`] builds them again.
+    pub(super) fn drop_secondary_indexes(&self) -> rusqlite::Result<()> {
+        for name in SECONDARY_INDEXES {
+            self.conn
+                .execute_batch(&format!("DROP INDEX IF EXISTS {name}"))?;
+        }
+        Ok(())
+    }
+
+    /// Creates every missing table and index of the current schema.
+    pub fn create_indexes(&self) -> rusqlite::Result<()> {
+        self.conn.execute_batch(SCHEMA)
+    }
+}

@@ -1,0 +1,263 @@
+//! Writes to the index: [`Writer`] does every change inside one transaction
+//! and keeps each file's rows together; chunk preparation
+//! ([`prepare_chunks`]) runs ahead on the indexing workers.
+
+use rusqlite::params;
+
+use super::{Store, embed_key, vector_to_blob};
+use crate::model::{Extracted, Lang};
+
+/// A file's new content, ready to be written.
+pub struct FileUpdate<'a> {
+    pub path: &'a str,
+    pub lang: Option<Lang>,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub hash: u64,
+    pub skip_reason: Option<&'a str>,
+    pub extracted: &'a Extracted,
+    /// Chunk hashes and FTS text computed ahead (see [`prepare_chunks`]);
+    /// computed here when absent.
+    pub prepared: Option<&'a [PreparedChunk]>,
+}
+
+/// What the writer stores for a chunk beyond the chunk itself: hashes and
+/// the text given to the full-text index. Computed by [`prepare_chunks`],
+/// which indexing workers call in parallel so the single writer thread only
+/// writes.
+#[derive(Debug, Clone)]
+pub struct PreparedChunk {
+    pub hash: u64,
+    pub embed_key: u64,
+    pub body: String,
+    pub symbol_terms: String,
+}
+
+pub fn prepare_chunks(path: &str, chunks: &[crate::model::Chunk]) -> Vec<PreparedChunk> {
+    chunks
+        .iter()
+        .map(|c| PreparedChunk {
+            hash: xxhash_rust::xxh3::xxh3_64(c.text.as_bytes()),
+            embed_key: embed_key(path, c.symbol.as_deref(), &c.text),
+            body: crate::text::expand_identifiers(&c.text),
+            symbol_terms: c
+                .symbol
+                .as_deref()
+                .map(crate::text::expand_identifiers)
+                .unwrap_or_default(),
+        })
+        .collect()
+}
+
+impl Store {
+    /// Starts a write transaction. Nothing is visible to readers until
+    /// [`Writer::commit`]; a writer dropped without it rolls back.
+    pub fn begin(&mut self) -> rusqlite::Result<Writer<'_>> {
+        Ok(Writer {
+            tx: self.conn.transaction()?,
+        })
+    }
+
+    /// Before a bulk load into an empty index: drops the lookup indexes of
+    /// symbols, refs and chunks ([`Store::create_indexes`] builds them again
+    /// at the end) and stops syncing to disk at checkpoints. A first build is
+    /// rebuilt from scratch if anything goes wrong, so it need not survive a
+    /// power loss (a killed process loses nothing either way, the WAL is in
+    /// the OS's cache).
+    pub fn start_bulk_load(&self) -> rusqlite::Result<()> {
+        self.drop_secondary_indexes()?;
+        self.conn.execute_batch("PRAGMA synchronous = OFF")
+    }
+}
+
+/// Writes inside one transaction, from [`Store::begin`] to
+/// [`Writer::commit`]. Every method keeps a file's rows together.
+pub struct Writer<'c> {
+    tx: rusqlite::Transaction<'c>,
+}
+
+impl Writer<'_> {
+    /// Makes every write of this transaction visible at once.
+    pub fn commit(self) -> rusqlite::Result<()> {
+        self.tx.commit()
+    }
+
+    /// Removes every row that belongs to a file (not the `files` row itself).
+    fn clear_file_rows(&self, file_id: i64) -> rusqlite::Result<()> {
+        let tx = &self.tx;
+        tx.prepare_cached(
+            "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?1)",
+        )?
+        .execute([file_id])?;
+        tx.prepare_cached("DELETE FROM chunks WHERE file_id = ?1")?
+            .execute([file_id])?;
+        tx.prepare_cached("DELETE FROM symbols WHERE file_id = ?1")?
+            .execute([file_id])?;
+        tx.prepare_cached("DELETE FROM refs WHERE file_id = ?1")?
+            .execute([file_id])?;
+        Ok(())
+    }
+
+    /// Deletes a file and all its rows.
+    pub fn delete_file(&self, file_id: i64) -> rusqlite::Result<()> {
+        self.clear_file_rows(file_id)?;
+        self.tx
+            .prepare_cached("DELETE FROM files WHERE id = ?1")?
+            .execute([file_id])?;
+        Ok(())
+    }
+
+    /// Records that an unchanged file was re-checked (mtime moved, content not).
+    pub fn touch_file(&self, file_id: i64, mtime_ns: i64, now_ns: i64) -> rusqlite::Result<()> {
+        self.tx
+            .prepare_cached("UPDATE files SET mtime_ns = ?2, indexed_at_ns = ?3 WHERE id = ?1")?
+            .execute(params![file_id, mtime_ns, now_ns])?;
+        Ok(())
+    }
+
+    /// Replaces a file's content (or inserts a new file).
+    pub fn put_file(
+        &self,
+        existing: Option<i64>,
+        u: &FileUpdate<'_>,
+        now_ns: i64,
+    ) -> rusqlite::Result<i64> {
+        let tx = &self.tx;
+        let lang = u.lang.map(|l| l.name());
+        let file_id = match existing {
+            Some(id) => {
+                self.clear_file_rows(id)?;
+                tx.prepare_cached(
+                    "UPDATE files SET lang = ?2, size = ?3, mtime_ns = ?4, hash = ?5,
+                     indexed_at_ns = ?6, skip_reason = ?7 WHERE id = ?1",
+                )?
+                .execute(params![
+                    id,
+                    lang,
+                    u.size as i64,
+                    u.mtime_ns,
+                    u.hash as i64,
+                    now_ns,
+                    u.skip_reason
+                ])?;
+                id
+            }
+            None => {
+                tx.prepare_cached(
+                    "INSERT INTO files (path, lang, size, mtime_ns, hash, indexed_at_ns, skip_reason)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )?
+                .execute(params![
+                    u.path,
+                    lang,
+                    u.size as i64,
+                    u.mtime_ns,
+                    u.hash as i64,
+                    now_ns,
+                    u.skip_reason
+                ])?;
+                tx.last_insert_rowid()
+            }
+        };
+        let mut sym = tx.prepare_cached(
+            "INSERT INTO symbols (file_id, name, kind, container, signature, start_line, end_line, name_line, name_col)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?;
+        for s in &u.extracted.symbols {
+            sym.execute(params![
+                file_id,
+                s.name,
+                s.kind,
+                s.container,
+                s.signature,
+                s.start_line,
+                s.end_line,
+                s.name_line,
+                s.name_column
+            ])?;
+        }
+        let mut rf = tx.prepare_cached(
+            "INSERT INTO refs (file_id, name, kind, line, col) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        for r in &u.extracted.refs {
+            rf.execute(params![file_id, r.name, r.kind, r.line, r.column])?;
+        }
+        let mut ch = tx.prepare_cached(
+            "INSERT INTO chunks (file_id, start_line, end_line, symbol, kind, text, hash, embed_key)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?;
+        let mut fts = tx.prepare_cached(
+            "INSERT INTO chunks_fts (rowid, body, symbol, path) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        let owned;
+        let prepared = match u.prepared {
+            Some(p) if p.len() == u.extracted.chunks.len() => p,
+            _ => {
+                owned = prepare_chunks(u.path, &u.extracted.chunks);
+                &owned[..]
+            }
+        };
+        let path_terms = crate::text::path_terms(u.path);
+        for (c, p) in u.extracted.chunks.iter().zip(prepared) {
+            ch.execute(params![
+                file_id,
+                c.start_line,
+                c.end_line,
+                c.symbol,
+                c.kind,
+                c.text,
+                p.hash as i64,
+                p.embed_key as i64
+            ])?;
+            let id = tx.last_insert_rowid();
+            fts.execute(params![id, p.body, p.symbol_terms, path_terms])?;
+        }
+        Ok(file_id)
+    }
+
+    /// Stores vectors computed by `model` for the given embedding keys.
+    /// A key stored twice keeps the newer vector.
+    pub fn put_embeddings(&self, model: &str, vectors: &[(u64, &[f32])]) -> rusqlite::Result<()> {
+        let mut stmt = self.tx.prepare_cached(
+            "INSERT INTO embeddings (model, key, dim, vector) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT(model, key) DO UPDATE SET dim = excluded.dim, vector = excluded.vector",
+        )?;
+        for (key, v) in vectors {
+            stmt.execute(params![
+                model,
+                *key as i64,
+                v.len() as i64,
+                vector_to_blob(v)
+            ])?;
+        }
+        Ok(())
+    }
+
+    /// Deletes vectors no chunk refers to any more and, with `keep_only`,
+    /// every vector of a model not in it. Returns the number of rows deleted.
+    pub fn prune_embeddings(&self, keep_only: Option<&[&str]>) -> rusqlite::Result<usize> {
+        let mut n = self.tx.execute(
+            "DELETE FROM embeddings WHERE key NOT IN (SELECT embed_key FROM chunks)",
+            [],
+        )?;
+        let models: Vec<String> = {
+            let mut stmt = self.tx.prepare("SELECT DISTINCT model FROM embeddings")?;
+            stmt.query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        let Some(keep) = keep_only else { return Ok(n) };
+        for m in models.iter().filter(|m| !keep.contains(&m.as_str())) {
+            n += self
+                .tx
+                .execute("DELETE FROM embeddings WHERE model = ?1", [m])?;
+        }
+        Ok(n)
+    }
+
+    pub fn set_meta(&self, key: &str, value: &str) -> rusqlite::Result<()> {
+        self.tx
+            .prepare_cached("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value")?
+            .execute([key, value])?;
+        Ok(())
+    }
+}
