@@ -3,7 +3,7 @@
 //!
 //!     cargo run --release --example extract_dump -- FILE
 
-#![allow(clippy::print_stdout)]
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods)]
 
 use std::path::Path;
 

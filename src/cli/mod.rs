@@ -14,6 +14,7 @@ pub mod daemon;
 #[allow(clippy::print_stderr)]
 mod embed;
 mod init;
+#[allow(clippy::print_stderr)]
 mod project;
 #[allow(clippy::print_stderr)]
 mod projects;

@@ -27,10 +27,6 @@ impl ServerState {
         ServerState { svc }
     }
 
-    pub fn service(&self) -> &Service {
-        &self.svc
-    }
-
     pub fn with_store<R>(&self, f: impl FnOnce(&Store) -> Result<R>) -> Result<Option<R>> {
         self.svc.with_store(f)
     }

@@ -151,7 +151,7 @@ fn index_then_every_search() {
     // Hybrid (the default): an identifier puts its definition first, with
     // the arms that found it; a quoted phrase returns the exact-match lines.
     let v = p.json(&["search", "validate_csrf_token"]);
-    let top = &v["result"]["hits"][0];
+    let top = &v["hits"][0];
     assert_eq!(
         (top["path"].as_str(), top["start_line"].as_u64()),
         (Some("app/views.py"), Some(12)),
@@ -164,9 +164,9 @@ fn index_then_every_search() {
         .filter_map(|s| s["arm"].as_str())
         .collect();
     assert!(arms.contains(&"symbol") && arms.contains(&"keyword"), "{v}");
-    assert_eq!(v["result"]["query_kind"], "identifier", "{v}");
+    assert_eq!(v["query_kind"], "identifier", "{v}");
     assert!(
-        v["result"]["query_interpretation"]
+        v["query_interpretation"]
             .as_str()
             .is_some_and(|s| s.contains("semantic")),
         "{v}"
@@ -174,7 +174,7 @@ fn index_then_every_search() {
     let score = top["score"].as_f64().unwrap_or(-1.0);
     assert!((0.0..=1.0).contains(&score), "{v}");
     let v = p.json(&["search", "\"request.csrf_token\""]);
-    let hits = v["result"]["hits"].as_array().expect("hits");
+    let hits = v["hits"].as_array().expect("hits");
     assert!(
         hits.iter().any(|h| h["path"] == "app/views.py"
             && h["snippet"]
@@ -182,9 +182,9 @@ fn index_then_every_search() {
                 .is_some_and(|s| s.contains("request.csrf_token"))),
         "{v}"
     );
-    assert_eq!(v["result"]["query_kind"], "literal", "{v}");
+    assert_eq!(v["query_kind"], "literal", "{v}");
     let v = p.json(&["search", "csrf token", "--scope", "docs"]);
-    assert_eq!(hit_paths(&v["result"], "hits"), ["README.md"], "{v}");
+    assert_eq!(hit_paths(&v, "hits"), ["README.md"], "{v}");
 
     // Exit codes like rg: 1 when nothing is found.
     assert_eq!(
@@ -555,7 +555,7 @@ fn quoted_phrases_show_their_matching_lines() {
     p.write("app/headers.py", &body);
     p.run(&["index", "--no-embed", "--quiet"]).ok();
     let v = p.json(&["search", "\"X-Frame-Options\""]);
-    let hits = v["result"]["hits"].as_array().expect("hits");
+    let hits = v["hits"].as_array().expect("hits");
     assert!(!hits.is_empty(), "{v}");
     for h in hits {
         assert!(
