@@ -11,6 +11,7 @@ use super::Found;
 use super::args::{ModelArgs, ModelCommand, ModelFetchArgs, ModelStatusArgs};
 use super::render;
 use crate::embed::{self, Tier, fetch};
+use crate::error::ErrorCode;
 use crate::index::{EmbedProgress, EmbedSummary, IndexSummary};
 use crate::service::Service;
 use crate::settings::{EmbedSettings, find_root, resolve_embed};
@@ -90,7 +91,7 @@ pub(crate) fn run_embed_phase(svc: &Service, tier: &str, quiet: bool) -> Result<
         && missing.len() == summaries.len()
         && missing
             .iter()
-            .all(|e| e.hint.as_deref().is_some_and(|h| h.contains("model fetch")));
+            .all(|e| e.skip_code == Some(ErrorCode::ModelMissing));
     if !quiet && none_downloaded {
         eprintln!("note: semantic search is off: no embedding model is downloaded yet");
         eprintln!(
@@ -99,11 +100,7 @@ pub(crate) fn run_embed_phase(svc: &Service, tier: &str, quiet: bool) -> Result<
     } else if !quiet {
         for e in &missing {
             let reason = e.skipped.as_deref().unwrap_or("");
-            let verb = if reason.starts_with("deferred") {
-                ""
-            } else {
-                "skipped: "
-            };
+            let verb = if e.deferred { "" } else { "skipped: " };
             eprintln!("note: {} embeddings {verb}{reason}", e.tier.name());
             if let Some(h) = &e.hint {
                 eprintln!("hint: {h}");

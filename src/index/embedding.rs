@@ -66,6 +66,13 @@ pub struct EmbedSummary {
     pub skipped: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// The code of the error that skipped the tier (`MODEL_MISSING` when its
+    /// weights are not downloaded), for callers that branch on it.
+    #[serde(skip)]
+    pub skip_code: Option<crate::error::ErrorCode>,
+    /// Skipped on purpose: too many chunks for the foreground (`auto`).
+    #[serde(skip)]
+    pub deferred: bool,
     /// The run stopped early (asked to, or the provider failed midway).
     pub interrupted: bool,
 }
@@ -249,6 +256,8 @@ fn embed_pending_with(
         seconds: started.elapsed().as_secs_f64(),
         skipped: None,
         hint: None,
+        skip_code: None,
+        deferred: false,
         interrupted,
     })
 }
@@ -273,9 +282,9 @@ fn commit_vectors(
 
 /// A tier that could not run, as a summary saying why.
 fn skipped(spec: &TierSpec, err: &anyhow::Error) -> EmbedSummary {
-    let (reason, hint) = match crate::error::find_user_error(err) {
-        Some(u) => (u.message.clone(), u.hint.clone()),
-        None => (format!("{err:#}"), None),
+    let (reason, hint, code) = match crate::error::find_user_error(err) {
+        Some(u) => (u.message.clone(), u.hint.clone(), Some(u.code)),
+        None => (format!("{err:#}"), None, None),
     };
     EmbedSummary {
         tier: spec.tier,
@@ -286,6 +295,8 @@ fn skipped(spec: &TierSpec, err: &anyhow::Error) -> EmbedSummary {
         seconds: 0.0,
         skipped: Some(reason),
         hint,
+        skip_code: code,
+        deferred: false,
         interrupted: false,
     }
 }
@@ -351,6 +362,7 @@ pub fn embed_project(
             );
             s.with_vectors = with;
             s.total_chunks = total;
+            s.deferred = true;
             out.push(s);
             continue;
         }
