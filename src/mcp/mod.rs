@@ -20,9 +20,11 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod catalogue;
+mod handlers;
+mod out;
 mod params;
 mod state;
-mod tools;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -35,13 +37,13 @@ use rmcp::model::{
 use rmcp::service::{MaybeSendFuture, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 
+pub use out::BUDGET_CHARS;
 pub use state::{REFRESH_INTERVAL, REFRESH_WAIT};
-pub use tools::BUDGET_CHARS;
 
 use crate::error::find_user_error;
 use crate::settings::{Overrides, Settings, find_root};
+use catalogue::ToolName;
 use state::ServerState;
-use tools::ToolName;
 
 const INSTRUCTIONS: &str = "repo-search answers questions about this repository from a local index. \
 Pick the tool by what you know: a name -> find_symbol (definitions) or find_references (uses); \
@@ -159,7 +161,7 @@ fn run_tool(
 ) -> CallToolResult {
     let started = std::time::Instant::now();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        tools::call(state, tool, args)
+        handlers::call(state, tool, args)
     }));
     let result = match outcome {
         Ok(Ok(answer)) => {

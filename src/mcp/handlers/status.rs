@@ -1,0 +1,122 @@
+//! `index_status`: what the index holds, how fresh it is, what runs now.
+
+use anyhow::Result;
+
+use crate::mcp::out::{
+    Answer, EmbeddingOut, EmbeddingRunOut, LINE_CHARS, ProgressOut, SkipOut, StatusOut, answer,
+};
+use crate::mcp::state::{ServerState, phase_name};
+use crate::search::bound_line;
+
+pub fn index_status(state: &ServerState) -> Result<Answer> {
+    let fresh = state.freshness();
+    let own = state.run_state();
+    // Counting stale files costs a walk; while indexing the number means little.
+    let mut attempt = 0;
+    let st = loop {
+        match crate::status::index_status(&state.settings, !fresh.indexing) {
+            Ok(st) => break st,
+            // A first build can make the file readable a moment before its
+            // tables exist: ask again shortly.
+            Err(e) if attempt < 10 && state.is_transient(&e) => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let progress = if own.running {
+        Some(ProgressOut {
+            phase: phase_name(own.progress.phase).into(),
+            done: own.progress.done,
+            total: own.progress.total,
+        })
+    } else {
+        st.indexing.as_ref().map(|ix| ProgressOut {
+            phase: "indexing".into(),
+            done: ix.done,
+            total: ix.total,
+        })
+    };
+    let out = StatusOut {
+        root: st.root.clone(),
+        exists: st.exists,
+        files: st.files,
+        symbols: st.symbols,
+        refs: st.refs,
+        chunks: st.chunks,
+        skipped: st.skipped,
+        skipped_by_reason: st
+            .skipped_by_reason
+            .iter()
+            .take(20)
+            .map(|s| SkipOut {
+                reason: s.reason.clone(),
+                count: s.count,
+                examples: s
+                    .examples
+                    .iter()
+                    .map(|e| bound_line(e, LINE_CHARS))
+                    .collect(),
+            })
+            .collect(),
+        last_indexed: st.last_indexed,
+        last_indexed_ago_s: st.last_indexed.map(|t| (now - t).max(0)),
+        generation: st.generation,
+        indexing: fresh.indexing,
+        progress,
+        writer_pid: fresh.other_writer.filter(|&p| p != 0),
+        stale_files: st.stale_files,
+        stale_examples: st.stale_examples.iter().take(10).cloned().collect(),
+        index_bytes: st.index_bytes,
+        embeddings: st
+            .embeddings
+            .iter()
+            .map(|e| EmbeddingOut {
+                tier: e.tier.name().to_string(),
+                model: e.model.clone(),
+                ready: e.ready,
+                embedded: e.embedded,
+                total: e.total,
+            })
+            .collect(),
+        embedding: st.embedding.as_ref().map(|r| EmbeddingRunOut {
+            model: r.model.clone(),
+            done: r.done,
+            total: r.total,
+            rate: (r.rate * 10.0).round() / 10.0,
+            eta_s: r.eta_s.map(|e| e.round() as u64),
+        }),
+        last_error: own.last_error.clone(),
+        config_error: state.config_error.clone(),
+    };
+    let mut summary = if fresh.indexing {
+        format!(
+            "indexing: {} files, {} symbols so far",
+            st.files, st.symbols
+        )
+    } else {
+        format!(
+            "{} files, {} symbols, {} chunks indexed",
+            st.files, st.symbols, st.chunks
+        )
+    };
+    for e in &out.embeddings {
+        summary.push_str(&format!(
+            "; vectors ({}): {}/{}",
+            e.tier, e.embedded, e.total
+        ));
+    }
+    if let Some(r) = &out.embedding {
+        let eta = r.eta_s.map(|s| format!(", eta {s}s")).unwrap_or_default();
+        summary.push_str(&format!(
+            "; embedding with {}: {}/{} ({:.1}/s{eta})",
+            r.model, r.done, r.total, r.rate
+        ));
+    }
+    answer(&out, summary)
+}

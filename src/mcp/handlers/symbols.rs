@@ -1,0 +1,271 @@
+//! `find_symbol`, `find_references`, `list_defs_in_file`: index lookups by name or file.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::Result;
+
+use crate::error::UserError;
+use crate::mcp::out::{
+    Answer, BUDGET_CHARS, DefOut, DefsOut, LINE_CHARS, OVERHEAD_CHARS, RefOut, RefsOut, SymbolOut,
+    SymbolsOut, answer, fit, generation_of, index_info,
+};
+use crate::mcp::params::Args;
+use crate::mcp::state::ServerState;
+use crate::search::bound_line;
+use crate::search::symbol::{MatchMode, SymbolQuery, find_symbols, outline};
+
+pub fn find_symbol(state: &ServerState, args: &Args) -> Result<Answer> {
+    let fresh = state.refresh_for_query();
+    let name = args.string("name");
+    let limit = args.count("limit");
+    let offset = args.count("offset");
+    let mode = args
+        .str("match")
+        .and_then(MatchMode::parse)
+        .unwrap_or_default();
+    let q = SymbolQuery {
+        name: name.clone(),
+        kinds: args
+            .str("kind")
+            .map(|k| vec![k.to_string()])
+            .unwrap_or_default(),
+        lang: args.str("language").map(String::from),
+        mode,
+        limit: offset + limit,
+    };
+    let found = state.with_store(|store| Ok((find_symbols(store, &q)?, generation_of(store))))?;
+    let (result, generation) = match found {
+        Some((r, g)) => (Some(r), Some(g)),
+        None => (None, None),
+    };
+    let (hits, total, capped) = match result {
+        Some(r) => (r.hits, r.total, r.truncated && r.total <= offset + limit),
+        None => (Vec::new(), 0, false),
+    };
+    let mut symbols: Vec<SymbolOut> = hits
+        .into_iter()
+        .skip(offset)
+        .map(|h| SymbolOut {
+            name: h.name,
+            kind: h.kind,
+            container: h.container,
+            path: h.path,
+            line: h.line,
+            start_line: h.start_line,
+            end_line: h.end_line,
+            signature: bound_line(&h.signature, LINE_CHARS),
+            lang: h.lang,
+            match_kind: serde_json::to_value(h.match_kind)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default(),
+        })
+        .collect();
+    let dropped = fit(&mut symbols, BUDGET_CHARS - OVERHEAD_CHARS);
+    let shown = symbols.len();
+    let truncated = offset + shown < total || capped || dropped > 0;
+    let hint = if truncated {
+        Some(format!(
+            "{shown} of {total} definitions shown: call again with offset: {}, or narrow with kind, language or match: \"exact\"",
+            offset + shown
+        ))
+    } else if shown == 0 && generation.is_some() {
+        Some(format!(
+            "no definition named `{name}` in the index: try match: \"fuzzy\", find_references, search (for a concept) or search_keyword (for text)"
+        ))
+    } else {
+        None
+    };
+    let out = SymbolsOut {
+        symbols,
+        total: total as u64,
+        offset: offset as u64,
+        truncated,
+        hint,
+        index: index_info(&fresh, generation),
+    };
+    let summary = format!("{shown} of {total} definitions of `{name}`");
+    answer(&out, summary)
+}
+
+/// The trimmed text of the given lines of each file, read from disk.
+fn source_lines(root: &Path, wanted: &[(String, u32)]) -> HashMap<(String, u32), String> {
+    let mut by_file: HashMap<&str, Vec<u32>> = HashMap::new();
+    for (path, line) in wanted {
+        by_file.entry(path.as_str()).or_default().push(*line);
+    }
+    let mut out = HashMap::new();
+    for (path, lines) in by_file {
+        let Ok(p) = crate::paths::resolve_in_root(root, path) else {
+            continue;
+        };
+        let Ok(md) = std::fs::metadata(&p.abs) else {
+            continue;
+        };
+        if md.len() > 8 << 20 {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(&p.abs) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let all: Vec<&str> = text.lines().collect();
+        for n in lines {
+            if let Some(l) = n.checked_sub(1).and_then(|i| all.get(i as usize)) {
+                out.insert((path.to_string(), n), bound_line(l.trim(), 200));
+            }
+        }
+    }
+    out
+}
+
+pub fn find_references(state: &ServerState, args: &Args) -> Result<Answer> {
+    let fresh = state.refresh_for_query();
+    let name = args.string("name");
+    let limit = args.count("limit");
+    let offset = args.count("offset");
+    let found = state.with_store(|store| {
+        Ok((
+            crate::search::symbol::find_references(store, &name, offset + limit)?,
+            generation_of(store),
+        ))
+    })?;
+    let Some((result, generation)) = found else {
+        let out = RefsOut {
+            name: name.clone(),
+            definitions: 0,
+            references: 0,
+            hits: Vec::new(),
+            total: 0,
+            offset: offset as u64,
+            truncated: false,
+            hint: Some("no index yet: use search_keyword with word: true for now".into()),
+            index: index_info(&fresh, None),
+        };
+        return answer(&out, format!("no index yet for references of `{name}`"));
+    };
+    let page: Vec<_> = result.hits.into_iter().skip(offset).collect();
+    let wanted: Vec<(String, u32)> = page.iter().map(|h| (h.path.clone(), h.line)).collect();
+    let texts = source_lines(state.root(), &wanted);
+    let mut hits: Vec<RefOut> = page
+        .into_iter()
+        .map(|h| {
+            let text = texts.get(&(h.path.clone(), h.line)).cloned();
+            RefOut {
+                kind: if h.is_definition {
+                    "definition".into()
+                } else {
+                    h.kind
+                },
+                path: h.path,
+                line: h.line,
+                column: h.column,
+                context: h.context,
+                text,
+            }
+        })
+        .collect();
+    let dropped = fit(&mut hits, BUDGET_CHARS - OVERHEAD_CHARS);
+    let shown = hits.len();
+    let total = result.total;
+    let truncated = offset + shown < total || dropped > 0;
+    let hint = if truncated {
+        Some(format!(
+            "{shown} of {total} shown: call again with offset: {} for more, or use search_keyword with a glob to look in one part of the tree",
+            offset + shown
+        ))
+    } else if total == 0 {
+        Some(format!(
+            "no uses of `{}` in the index: check the spelling with find_symbol (match: \"fuzzy\") or try search_keyword",
+            result.name
+        ))
+    } else {
+        None
+    };
+    let out = RefsOut {
+        name: result.name.clone(),
+        definitions: result.definitions as u64,
+        references: result.references as u64,
+        hits,
+        total: total as u64,
+        offset: offset as u64,
+        truncated,
+        hint,
+        index: index_info(&fresh, Some(generation)),
+    };
+    answer(
+        &out,
+        format!(
+            "{} definitions and {} references of `{}` ({shown} shown)",
+            result.definitions, result.references, result.name
+        ),
+    )
+}
+
+fn flatten(items: Vec<crate::search::symbol::OutlineItem>, depth: u32, out: &mut Vec<DefOut>) {
+    for i in items {
+        out.push(DefOut {
+            name: i.name,
+            kind: i.kind,
+            start_line: i.start_line,
+            end_line: i.end_line,
+            depth,
+            signature: bound_line(&i.signature, LINE_CHARS),
+        });
+        flatten(i.children, depth + 1, out);
+    }
+}
+
+pub fn list_defs(state: &ServerState, args: &Args) -> Result<Answer> {
+    let p = crate::paths::resolve_in_root(state.root(), &args.string("path"))?;
+    if p.abs.is_dir() {
+        return Err(UserError::new(format!("`{}` is a directory", p.rel))
+            .hint("give a file path; to find files use search_keyword with a glob, e.g. pattern \".\" and glob [\"src/*.rs\"]")
+            .into());
+    }
+    let fresh = state.refresh_for_query();
+    let offset = args.count("offset");
+    let found = state.with_store(|store| Ok((outline(store, &p.rel)?, generation_of(store))))?;
+    let (items, skipped, generation) = match found {
+        Some((Some((skip, items)), g)) => (items, skip, Some(g)),
+        Some((None, g)) => {
+            if fresh.indexing {
+                (Vec::new(), None, Some(g))
+            } else {
+                return Err(UserError::new(format!("`{}` is not in the index", p.rel))
+                    .hint("only source files of supported languages (and docs) are indexed, and ignored files are not; read it with read_file")
+                    .into());
+            }
+        }
+        None => (Vec::new(), None, None),
+    };
+    let mut all = Vec::new();
+    flatten(items, 0, &mut all);
+    let total = all.len();
+    let mut definitions: Vec<DefOut> = all.into_iter().skip(offset).collect();
+    let dropped = fit(&mut definitions, BUDGET_CHARS - OVERHEAD_CHARS);
+    let shown = definitions.len();
+    let truncated = dropped > 0;
+    let hint = if truncated {
+        Some(format!(
+            "{shown} of {total} definitions shown: call again with offset: {}",
+            offset + shown
+        ))
+    } else if total == 0 && skipped.is_none() && generation.is_some() && !fresh.indexing {
+        Some("no definitions found in this file: read it with read_file".into())
+    } else {
+        None
+    };
+    let out = DefsOut {
+        path: p.rel.clone(),
+        definitions,
+        total: total as u64,
+        offset: offset as u64,
+        truncated,
+        skipped,
+        hint,
+        index: index_info(&fresh, generation),
+    };
+    answer(&out, format!("{total} definitions in `{}`", p.rel))
+}
