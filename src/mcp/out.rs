@@ -252,8 +252,7 @@ impl SemanticOut {
         similar_to: Option<String>,
         reason: String,
         hint: String,
-        fresh: &Freshness,
-        generation: Option<u64>,
+        index: IndexInfo,
     ) -> SemanticOut {
         SemanticOut {
             query,
@@ -270,7 +269,7 @@ impl SemanticOut {
             offset: 0,
             truncated: false,
             hint: Some(hint),
-            index: index_info(fresh, generation),
+            index,
         }
     }
 }
@@ -409,7 +408,7 @@ pub fn answer<T: Serialize>(out: &T, summary: String) -> Result<Answer> {
 
 /// Keeps the longest prefix of `items` whose serialized size fits `budget`.
 /// Returns how many items were dropped.
-pub fn fit<T: Serialize>(items: &mut Vec<T>, budget: usize) -> usize {
+fn fit<T: Serialize>(items: &mut Vec<T>, budget: usize) -> usize {
     let mut used = 0;
     let mut keep = items.len();
     for (i, item) in items.iter().enumerate() {
@@ -424,6 +423,49 @@ pub fn fit<T: Serialize>(items: &mut Vec<T>, budget: usize) -> usize {
     let dropped = items.len() - keep;
     items.truncate(keep);
     dropped
+}
+
+/// One page of a list: the items after `offset`, at most `limit` of them,
+/// cut to the longest prefix that fits a size budget. Every paged tool
+/// builds its list this way; what it says about the rest (`truncated`,
+/// `hint`) is its own.
+pub struct Page<T> {
+    pub items: Vec<T>,
+    /// Items exist past `offset + limit` (never set without a limit).
+    pub more: bool,
+    /// Items of the page left out to fit the budget.
+    pub dropped: usize,
+}
+
+impl<T: Serialize> Page<T> {
+    pub fn new(
+        all: impl IntoIterator<Item = T>,
+        offset: usize,
+        limit: Option<usize>,
+        budget: usize,
+    ) -> Page<T> {
+        let mut items: Vec<T> = all.into_iter().skip(offset).collect();
+        let more = limit.is_some_and(|l| items.len() > l);
+        if let Some(l) = limit {
+            items.truncate(l);
+        }
+        let dropped = fit(&mut items, budget);
+        Page {
+            items,
+            more,
+            dropped,
+        }
+    }
+
+    /// How many items the page shows.
+    pub fn shown(&self) -> usize {
+        self.items.len()
+    }
+
+    /// More items exist than the page shows (past the limit or the budget).
+    pub fn cut(&self) -> bool {
+        self.more || self.dropped > 0
+    }
 }
 
 pub fn index_info(fresh: &Freshness, generation: Option<u64>) -> IndexInfo {
@@ -457,15 +499,6 @@ pub fn index_info(fresh: &Freshness, generation: Option<u64>) -> IndexInfo {
     }
 }
 
-pub fn generation_of(store: &crate::store::Store) -> u64 {
-    store
-        .get_meta(crate::store::meta::GENERATION)
-        .ok()
-        .flatten()
-        .and_then(|g| g.parse().ok())
-        .unwrap_or(0)
-}
-
 /// A ranked chunk as the tools show it (no `sources`: one arm found it).
 pub fn chunk_out(h: bm25::ChunkHit) -> ChunkOut {
     ChunkOut {
@@ -492,5 +525,18 @@ mod tests {
         assert!(dropped > 0);
         assert!(serde_json::to_string(&v).expect("json").len() <= 200 + v.len());
         assert_eq!(v[0], "item number 0");
+    }
+
+    #[test]
+    fn page_skips_limits_and_fits() {
+        let p = Page::new(0..10, 3, Some(4), BUDGET_CHARS);
+        assert_eq!((p.items, p.more, p.dropped), (vec![3, 4, 5, 6], true, 0));
+        let p = Page::new(0..10, 6, Some(4), BUDGET_CHARS);
+        assert_eq!((p.items, p.more, p.dropped), (vec![6, 7, 8, 9], false, 0));
+        let p = Page::new(0..10, 12, None, BUDGET_CHARS);
+        assert!(p.items.is_empty() && !p.cut());
+        let long = vec!["x".repeat(100); 10];
+        let p = Page::new(long, 0, Some(10), 250);
+        assert_eq!((p.shown(), p.more, p.dropped, p.cut()), (2, false, 8, true));
     }
 }

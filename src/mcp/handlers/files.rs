@@ -4,8 +4,8 @@ use anyhow::Result;
 
 use crate::error::UserError;
 use crate::mcp::out::{
-    Answer, BUDGET_CHARS, KeywordMatchOut, KeywordOut, LINE_CHARS, LineOut, OVERHEAD_CHARS,
-    ReadOut, answer, fit,
+    Answer, BUDGET_CHARS, KeywordMatchOut, KeywordOut, LINE_CHARS, LineOut, OVERHEAD_CHARS, Page,
+    ReadOut, answer,
 };
 use crate::mcp::params::Args;
 use crate::mcp::state::ServerState;
@@ -47,20 +47,16 @@ pub fn search_keyword(state: &ServerState, args: &Args) -> Result<Answer> {
         line: c.line,
         text: bound_line(&c.text, LINE_CHARS),
     };
-    let mut matches: Vec<KeywordMatchOut> = result
-        .matches
-        .iter()
-        .map(|m| KeywordMatchOut {
-            path: m.path.clone(),
-            line: m.line,
-            text: bound_line(&m.text, LINE_CHARS),
-            before: m.before.iter().map(ctx).collect(),
-            after: m.after.iter().map(ctx).collect(),
-        })
-        .collect();
-    let dropped = fit(&mut matches, BUDGET_CHARS - OVERHEAD_CHARS);
-    let shown = matches.len();
-    let truncated = result.truncated || dropped > 0;
+    let all = result.matches.iter().map(|m| KeywordMatchOut {
+        path: m.path.clone(),
+        line: m.line,
+        text: bound_line(&m.text, LINE_CHARS),
+        before: m.before.iter().map(ctx).collect(),
+        after: m.after.iter().map(ctx).collect(),
+    });
+    let page = Page::new(all, 0, None, BUDGET_CHARS - OVERHEAD_CHARS);
+    let (shown, dropped) = (page.shown(), page.dropped);
+    let truncated = result.truncated || page.cut();
     let total = result.total_matches.max(shown);
     let hint = if truncated {
         let more = if result.truncated { "at least " } else { "" };
@@ -84,7 +80,7 @@ pub fn search_keyword(state: &ServerState, args: &Args) -> Result<Answer> {
         None
     };
     let out = KeywordOut {
-        matches,
+        matches: page.items,
         total: total as u64,
         files_matched: result.files_matched as u64,
         files_searched: result.files_searched as u64,

@@ -13,9 +13,10 @@ use anyhow::Result;
 use rmcp::model::JsonObject;
 
 use super::catalogue::ToolName;
-use super::out::Answer;
+use super::out::{Answer, IndexInfo, index_info};
 use super::params::Args;
-use super::state::ServerState;
+use super::state::{Freshness, ServerState};
+use crate::store::Store;
 
 /// Runs a tool. Bad arguments are a [`UserError`](crate::error::UserError)
 /// in the error chain.
@@ -32,4 +33,43 @@ pub fn call(state: &ServerState, tool: ToolName, raw: Option<&JsonObject>) -> Re
         ToolName::ReadFile => files::read_file(state, &args),
         ToolName::IndexStatus => status::index_status(state),
     }
+}
+
+/// An index-backed lookup: how fresh the index is, and what `f` found in it
+/// with the generation it saw; `found` is `None` while there is no index.
+/// Every index-backed tool starts with one (refresh, store, generation).
+pub struct Lookup<R> {
+    pub fresh: Freshness,
+    pub found: Option<R>,
+    pub generation: Option<u64>,
+}
+
+impl<R> Lookup<R> {
+    pub fn run(state: &ServerState, f: impl FnOnce(&Store) -> Result<R>) -> Result<Lookup<R>> {
+        let fresh = state.refresh_for_query();
+        let found = state.with_store(|store| Ok((f(store)?, generation_of(store))))?;
+        let (found, generation) = match found {
+            Some((r, g)) => (Some(r), Some(g)),
+            None => (None, None),
+        };
+        Ok(Lookup {
+            fresh,
+            found,
+            generation,
+        })
+    }
+
+    /// The answer's `index` block.
+    pub fn index(&self) -> IndexInfo {
+        index_info(&self.fresh, self.generation)
+    }
+}
+
+fn generation_of(store: &Store) -> u64 {
+    store
+        .get_meta(crate::store::meta::GENERATION)
+        .ok()
+        .flatten()
+        .and_then(|g| g.parse().ok())
+        .unwrap_or(0)
 }

@@ -2,14 +2,15 @@
 
 use anyhow::Result;
 
+use super::Lookup;
 use crate::error::UserError;
 use crate::mcp::catalogue::MAX_QUERY_CHARS;
 use crate::mcp::out::{
-    Answer, BUDGET_CHARS, BulkEntry, BulkError, BulkSearchOut, ChunkOut, LINE_CHARS,
-    OVERHEAD_CHARS, SearchOut, answer, chunk_out, fit, generation_of, index_info,
+    Answer, BUDGET_CHARS, BulkEntry, BulkError, BulkSearchOut, ChunkOut, IndexInfo, LINE_CHARS,
+    OVERHEAD_CHARS, Page, SearchOut, answer, chunk_out,
 };
 use crate::mcp::params::Args;
-use crate::mcp::state::{Freshness, ServerState};
+use crate::mcp::state::ServerState;
 use crate::search::{ChunkFilter, Scope, bm25, bound_line};
 
 /// The arguments of a `search` call other than its query.
@@ -69,46 +70,45 @@ fn search_one(
             .hint("use words or identifiers, e.g. \"parse config file\"; for punctuation or exact text use search_keyword")
             .into());
     }
-    let fresh = state.refresh_for_query();
-    let found = state.with_store(|store| {
-        Ok((
-            bm25::search_bm25(store, query, &spec.filter, spec.offset + spec.limit + 1, 6)?,
-            generation_of(store),
-        ))
+    let mut look = Lookup::run(state, |store| {
+        bm25::search_bm25(store, query, &spec.filter, spec.offset + spec.limit + 1, 6)
     })?;
-    let (hits, generation) = match found {
-        Some((h, g)) => (h, Some(g)),
-        None => (Vec::new(), None),
-    };
+    let hits = look.found.take().unwrap_or_default();
     let hits = hits.into_iter().map(chunk_out).collect();
+    let indexed = look.generation.is_some();
     Ok(search_answer(
-        query, spec, hits, &fresh, generation, None, budget,
+        query,
+        spec,
+        hits,
+        look.index(),
+        indexed,
+        None,
+        budget,
     ))
 }
 
 /// Pages ranked chunks (`hits` holds everything up to `offset + limit + 1`),
-/// fits them in `budget` characters and says how to get more.
+/// fits them in `budget` characters and says how to get more. `indexed`:
+/// there is an index (so no hits means nothing matched).
 fn search_answer(
     query: &str,
     spec: &SearchSpec,
     hits: Vec<ChunkOut>,
-    fresh: &Freshness,
-    generation: Option<u64>,
+    index: IndexInfo,
+    indexed: bool,
     query_interpretation: Option<String>,
     budget: usize,
 ) -> (SearchOut, String) {
-    let (offset, limit) = (spec.offset, spec.limit);
-    let more = hits.len() > offset + limit;
-    let mut out_hits: Vec<ChunkOut> = hits.into_iter().skip(offset).take(limit).collect();
-    let dropped = fit(&mut out_hits, budget);
-    let shown = out_hits.len();
-    let truncated = more || dropped > 0;
+    let offset = spec.offset;
+    let page = Page::new(hits, offset, Some(spec.limit), budget);
+    let shown = page.shown();
+    let truncated = page.cut();
     let hint = if truncated {
         Some(format!(
             "more hits exist: call again with offset: {}, or narrow with glob, lang or scope",
             offset + shown
         ))
-    } else if shown == 0 && generation.is_some() {
+    } else if shown == 0 && indexed {
         Some("nothing matched: try other words or synonyms, find_symbol for a name, or search_keyword for exact text".into())
     } else {
         None
@@ -116,12 +116,12 @@ fn search_answer(
     let out = SearchOut {
         query: query.to_string(),
         mode: spec.mode.clone(),
-        hits: out_hits,
+        hits: page.items,
         offset: offset as u64,
         truncated,
         hint,
         query_interpretation,
-        index: index_info(fresh, generation),
+        index,
     };
     (out, format!("{shown} hits for `{query}`"))
 }
@@ -141,7 +141,6 @@ fn search_hybrid(
         "keyword" => vec![Arm::Keyword],
         _ => Vec::new(),
     };
-    let fresh = state.refresh_for_query();
     let root = state.root().to_path_buf();
     let req = HybridRequest {
         query: query.to_string(),
@@ -154,14 +153,10 @@ fn search_hybrid(
         only,
         k: RRF_K,
     };
-    let found = state.with_store(|store| {
-        let result = state.with_hybrid(|hybrid| hybrid.search(store, &root, &req))?;
-        Ok((result, generation_of(store)))
+    let mut look = Lookup::run(state, |store| {
+        state.with_hybrid(|hybrid| hybrid.search(store, &root, &req))
     })?;
-    let (result, generation) = match found {
-        Some((r, g)) => (Some(r), Some(g)),
-        None => (None, None),
-    };
+    let result = look.found.take();
     if mode == "semantic"
         && let Some(r) = &result
         && let Some(note) = r
@@ -196,12 +191,13 @@ fn search_hybrid(
                 .collect(),
         })
         .collect();
+    let indexed = look.generation.is_some();
     Ok(search_answer(
         query,
         spec,
         hits,
-        &fresh,
-        generation,
+        look.index(),
+        indexed,
         interpretation,
         budget,
     ))

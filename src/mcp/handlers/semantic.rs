@@ -2,13 +2,13 @@
 
 use anyhow::Result;
 
+use super::Lookup;
 use crate::error::UserError;
 use crate::mcp::out::{
-    Answer, BUDGET_CHARS, ChunkOut, OVERHEAD_CHARS, SemanticOut, UpgradeOut, answer, chunk_out,
-    fit, generation_of, index_info,
+    Answer, BUDGET_CHARS, OVERHEAD_CHARS, Page, SemanticOut, UpgradeOut, answer, chunk_out,
 };
 use crate::mcp::params::Args;
-use crate::mcp::state::{Freshness, ServerState};
+use crate::mcp::state::ServerState;
 use crate::search::semantic::{SemanticRequest, SemanticResult, SimilarRequest, SimilarTo};
 use crate::search::{ChunkFilter, Scope, bound_line};
 
@@ -26,14 +26,12 @@ pub fn search_semantic(state: &ServerState, args: &Args) -> Result<Answer> {
         threshold,
         snippet_lines: 6,
     };
-    let fresh = state.refresh_for_query();
     let root = state.root().to_path_buf();
-    let found = state.with_store(|store| {
-        let result = state.with_semantic(|s| s.search(store, &root, &req))?;
-        Ok((result, generation_of(store)))
+    let look = Lookup::run(state, |store| {
+        state.with_semantic(|s| s.search(store, &root, &req))
     })?;
     let target = SemanticTarget::Query(query);
-    semantic_answer(target, found, offset, limit, threshold.is_some(), &fresh)
+    semantic_answer(target, look, offset, limit, threshold.is_some())
 }
 
 /// `similar_code`: chunks close to a snippet or to the chunk at path:line.
@@ -100,14 +98,12 @@ pub fn similar_code(state: &ServerState, args: &Args) -> Result<Answer> {
         exclude_path,
         snippet_lines: 6,
     };
-    let fresh = state.refresh_for_query();
     let root = state.root().to_path_buf();
-    let found = state.with_store(|store| {
-        let result = state.with_semantic(|s| s.similar(store, &root, &req))?;
-        Ok((result, generation_of(store)))
+    let look = Lookup::run(state, |store| {
+        state.with_semantic(|s| s.similar(store, &root, &req))
     })?;
     let target = SemanticTarget::Similar(shown_as);
-    semantic_answer(target, found, offset, limit, threshold.is_some(), &fresh)
+    semantic_answer(target, look, offset, limit, threshold.is_some())
 }
 
 /// What a semantic answer was asked for.
@@ -121,11 +117,10 @@ enum SemanticTarget {
 /// to do, so the model can fall back to the other tools.
 fn semantic_answer(
     target: SemanticTarget,
-    found: Option<(SemanticResult, u64)>,
+    mut look: Lookup<SemanticResult>,
     offset: usize,
     limit: usize,
     threshold: bool,
-    fresh: &Freshness,
 ) -> Result<Answer> {
     const FALLBACK: &str = "until then use search (hybrid search works without embeddings), find_symbol or search_keyword";
     let (query, similar_to, what) = match target {
@@ -135,26 +130,23 @@ fn semantic_answer(
         }
         SemanticTarget::Similar(s) => (None, Some(s.clone()), s),
     };
-    let (result, generation) = match found {
-        Some((r, g)) => (r, Some(g)),
-        None => {
-            let (reason, hint) = if fresh.indexing {
-                (
-                    "the index is being built".to_string(),
-                    format!(
-                        "retry when index_status shows it done; vectors are computed after indexing; {FALLBACK}"
-                    ),
-                )
-            } else {
-                (
-                    "there is no index yet".to_string(),
-                    format!("run `repo-search index` (it also computes the vectors); {FALLBACK}"),
-                )
-            };
-            let out = SemanticOut::unavailable(query, similar_to, reason, hint, fresh, None);
-            let summary = unavailable_summary(&out);
-            return answer(&out, summary);
-        }
+    let Some(result) = look.found.take() else {
+        let (reason, hint) = if look.fresh.indexing {
+            (
+                "the index is being built".to_string(),
+                format!(
+                    "retry when index_status shows it done; vectors are computed after indexing; {FALLBACK}"
+                ),
+            )
+        } else {
+            (
+                "there is no index yet".to_string(),
+                format!("run `repo-search index` (it also computes the vectors); {FALLBACK}"),
+            )
+        };
+        let out = SemanticOut::unavailable(query, similar_to, reason, hint, look.index());
+        let summary = unavailable_summary(&out);
+        return answer(&out, summary);
     };
     if !result.available {
         let reason = result
@@ -164,24 +156,21 @@ fn semantic_answer(
             Some(h) => format!("{}; {FALLBACK}", crate::mcp::hint_in_tool_terms(&h)),
             None => FALLBACK.to_string(),
         };
-        let mut out = SemanticOut::unavailable(query, similar_to, reason, hint, fresh, generation);
+        let mut out = SemanticOut::unavailable(query, similar_to, reason, hint, look.index());
         out.model = result.model;
         out.embedded = result.embedded;
         out.total = result.total;
         let summary = unavailable_summary(&out);
         return answer(&out, summary);
     }
-    let more = result.hits.len() > offset + limit;
-    let mut hits: Vec<ChunkOut> = result
-        .hits
-        .into_iter()
-        .skip(offset)
-        .take(limit)
-        .map(chunk_out)
-        .collect();
-    let dropped = fit(&mut hits, BUDGET_CHARS - OVERHEAD_CHARS);
-    let shown = hits.len();
-    let truncated = more || dropped > 0;
+    let page = Page::new(
+        result.hits.into_iter().map(chunk_out),
+        offset,
+        Some(limit),
+        BUDGET_CHARS - OVERHEAD_CHARS,
+    );
+    let shown = page.shown();
+    let truncated = page.cut();
     let mut hints: Vec<String> = Vec::new();
     if truncated {
         hints.push(format!(
@@ -233,11 +222,11 @@ fn semantic_answer(
             total: u.total,
             ready: u.ready,
         }),
-        hits,
+        hits: page.items,
         offset: offset as u64,
         truncated,
         hint: (!hints.is_empty()).then(|| hints.join("; ")),
-        index: index_info(fresh, generation),
+        index: look.index(),
     };
     answer(&out, summary)
 }

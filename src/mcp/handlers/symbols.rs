@@ -5,10 +5,11 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use super::Lookup;
 use crate::error::UserError;
 use crate::mcp::out::{
-    Answer, BUDGET_CHARS, DefOut, DefsOut, LINE_CHARS, OVERHEAD_CHARS, RefOut, RefsOut, SymbolOut,
-    SymbolsOut, answer, fit, generation_of, index_info,
+    Answer, BUDGET_CHARS, DefOut, DefsOut, LINE_CHARS, OVERHEAD_CHARS, Page, RefOut, RefsOut,
+    SymbolOut, SymbolsOut, answer,
 };
 use crate::mcp::params::Args;
 use crate::mcp::state::ServerState;
@@ -16,7 +17,6 @@ use crate::search::bound_line;
 use crate::search::symbol::{MatchMode, SymbolQuery, find_symbols, outline};
 
 pub fn find_symbol(state: &ServerState, args: &Args) -> Result<Answer> {
-    let fresh = state.refresh_for_query();
     let name = args.string("name");
     let limit = args.count("limit");
     let offset = args.count("offset");
@@ -34,43 +34,35 @@ pub fn find_symbol(state: &ServerState, args: &Args) -> Result<Answer> {
         mode,
         limit: offset + limit,
     };
-    let found = state.with_store(|store| Ok((find_symbols(store, &q)?, generation_of(store))))?;
-    let (result, generation) = match found {
-        Some((r, g)) => (Some(r), Some(g)),
-        None => (None, None),
-    };
-    let (hits, total, capped) = match result {
+    let mut look = Lookup::run(state, |store| find_symbols(store, &q))?;
+    let (hits, total, capped) = match look.found.take() {
         Some(r) => (r.hits, r.total, r.truncated && r.total <= offset + limit),
         None => (Vec::new(), 0, false),
     };
-    let mut symbols: Vec<SymbolOut> = hits
-        .into_iter()
-        .skip(offset)
-        .map(|h| SymbolOut {
-            name: h.name,
-            kind: h.kind,
-            container: h.container,
-            path: h.path,
-            line: h.line,
-            start_line: h.start_line,
-            end_line: h.end_line,
-            signature: bound_line(&h.signature, LINE_CHARS),
-            lang: h.lang,
-            match_kind: serde_json::to_value(h.match_kind)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_default(),
-        })
-        .collect();
-    let dropped = fit(&mut symbols, BUDGET_CHARS - OVERHEAD_CHARS);
-    let shown = symbols.len();
-    let truncated = offset + shown < total || capped || dropped > 0;
+    let all = hits.into_iter().map(|h| SymbolOut {
+        name: h.name,
+        kind: h.kind,
+        container: h.container,
+        path: h.path,
+        line: h.line,
+        start_line: h.start_line,
+        end_line: h.end_line,
+        signature: bound_line(&h.signature, LINE_CHARS),
+        lang: h.lang,
+        match_kind: serde_json::to_value(h.match_kind)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default(),
+    });
+    let page = Page::new(all, offset, None, BUDGET_CHARS - OVERHEAD_CHARS);
+    let shown = page.shown();
+    let truncated = offset + shown < total || capped || page.cut();
     let hint = if truncated {
         Some(format!(
             "{shown} of {total} definitions shown: call again with offset: {}, or narrow with kind, language or match: \"exact\"",
             offset + shown
         ))
-    } else if shown == 0 && generation.is_some() {
+    } else if shown == 0 && look.generation.is_some() {
         Some(format!(
             "no definition named `{name}` in the index: try match: \"fuzzy\", find_references, search (for a concept) or search_keyword (for text)"
         ))
@@ -78,12 +70,12 @@ pub fn find_symbol(state: &ServerState, args: &Args) -> Result<Answer> {
         None
     };
     let out = SymbolsOut {
-        symbols,
+        symbols: page.items,
         total: total as u64,
         offset: offset as u64,
         truncated,
         hint,
-        index: index_info(&fresh, generation),
+        index: look.index(),
     };
     let summary = format!("{shown} of {total} definitions of `{name}`");
     answer(&out, summary)
@@ -121,17 +113,13 @@ fn source_lines(root: &Path, wanted: &[(String, u32)]) -> HashMap<(String, u32),
 }
 
 pub fn find_references(state: &ServerState, args: &Args) -> Result<Answer> {
-    let fresh = state.refresh_for_query();
     let name = args.string("name");
     let limit = args.count("limit");
     let offset = args.count("offset");
-    let found = state.with_store(|store| {
-        Ok((
-            crate::search::symbol::find_references(store, &name, offset + limit)?,
-            generation_of(store),
-        ))
+    let mut look = Lookup::run(state, |store| {
+        crate::search::symbol::find_references(store, &name, offset + limit)
     })?;
-    let Some((result, generation)) = found else {
+    let Some(result) = look.found.take() else {
         let out = RefsOut {
             name: name.clone(),
             definitions: 0,
@@ -141,35 +129,36 @@ pub fn find_references(state: &ServerState, args: &Args) -> Result<Answer> {
             offset: offset as u64,
             truncated: false,
             hint: Some("no index yet: use search_keyword with word: true for now".into()),
-            index: index_info(&fresh, None),
+            index: look.index(),
         };
         return answer(&out, format!("no index yet for references of `{name}`"));
     };
-    let page: Vec<_> = result.hits.into_iter().skip(offset).collect();
-    let wanted: Vec<(String, u32)> = page.iter().map(|h| (h.path.clone(), h.line)).collect();
-    let texts = source_lines(state.root(), &wanted);
-    let mut hits: Vec<RefOut> = page
-        .into_iter()
-        .map(|h| {
-            let text = texts.get(&(h.path.clone(), h.line)).cloned();
-            RefOut {
-                kind: if h.is_definition {
-                    "definition".into()
-                } else {
-                    h.kind
-                },
-                path: h.path,
-                line: h.line,
-                column: h.column,
-                context: h.context,
-                text,
-            }
-        })
+    let wanted: Vec<(String, u32)> = result
+        .hits
+        .iter()
+        .skip(offset)
+        .map(|h| (h.path.clone(), h.line))
         .collect();
-    let dropped = fit(&mut hits, BUDGET_CHARS - OVERHEAD_CHARS);
-    let shown = hits.len();
+    let texts = source_lines(state.root(), &wanted);
+    let all = result.hits.into_iter().map(|h| {
+        let text = texts.get(&(h.path.clone(), h.line)).cloned();
+        RefOut {
+            kind: if h.is_definition {
+                "definition".into()
+            } else {
+                h.kind
+            },
+            path: h.path,
+            line: h.line,
+            column: h.column,
+            context: h.context,
+            text,
+        }
+    });
+    let page = Page::new(all, offset, None, BUDGET_CHARS - OVERHEAD_CHARS);
+    let shown = page.shown();
     let total = result.total;
-    let truncated = offset + shown < total || dropped > 0;
+    let truncated = offset + shown < total || page.cut();
     let hint = if truncated {
         Some(format!(
             "{shown} of {total} shown: call again with offset: {} for more, or use search_keyword with a glob to look in one part of the tree",
@@ -187,12 +176,12 @@ pub fn find_references(state: &ServerState, args: &Args) -> Result<Answer> {
         name: result.name.clone(),
         definitions: result.definitions as u64,
         references: result.references as u64,
-        hits,
+        hits: page.items,
         total: total as u64,
         offset: offset as u64,
         truncated,
         hint,
-        index: index_info(&fresh, Some(generation)),
+        index: look.index(),
     };
     answer(
         &out,
@@ -224,48 +213,46 @@ pub fn list_defs(state: &ServerState, args: &Args) -> Result<Answer> {
             .hint("give a file path; to find files use search_keyword with a glob, e.g. pattern \".\" and glob [\"src/*.rs\"]")
             .into());
     }
-    let fresh = state.refresh_for_query();
     let offset = args.count("offset");
-    let found = state.with_store(|store| Ok((outline(store, &p.rel)?, generation_of(store))))?;
-    let (items, skipped, generation) = match found {
-        Some((Some((skip, items)), g)) => (items, skip, Some(g)),
-        Some((None, g)) => {
-            if fresh.indexing {
-                (Vec::new(), None, Some(g))
+    let mut look = Lookup::run(state, |store| outline(store, &p.rel))?;
+    let (items, skipped) = match look.found.take() {
+        Some(Some((skip, items))) => (items, skip),
+        Some(None) => {
+            if look.fresh.indexing {
+                (Vec::new(), None)
             } else {
                 return Err(UserError::new(format!("`{}` is not in the index", p.rel))
                     .hint("only source files of supported languages (and docs) are indexed, and ignored files are not; read it with read_file")
                     .into());
             }
         }
-        None => (Vec::new(), None, None),
+        None => (Vec::new(), None),
     };
     let mut all = Vec::new();
     flatten(items, 0, &mut all);
     let total = all.len();
-    let mut definitions: Vec<DefOut> = all.into_iter().skip(offset).collect();
-    let dropped = fit(&mut definitions, BUDGET_CHARS - OVERHEAD_CHARS);
-    let shown = definitions.len();
-    let truncated = dropped > 0;
+    let page = Page::new(all, offset, None, BUDGET_CHARS - OVERHEAD_CHARS);
+    let shown = page.shown();
+    let truncated = page.cut();
     let hint = if truncated {
         Some(format!(
             "{shown} of {total} definitions shown: call again with offset: {}",
             offset + shown
         ))
-    } else if total == 0 && skipped.is_none() && generation.is_some() && !fresh.indexing {
+    } else if total == 0 && skipped.is_none() && look.generation.is_some() && !look.fresh.indexing {
         Some("no definitions found in this file: read it with read_file".into())
     } else {
         None
     };
     let out = DefsOut {
         path: p.rel.clone(),
-        definitions,
+        definitions: page.items,
         total: total as u64,
         offset: offset as u64,
         truncated,
         skipped,
         hint,
-        index: index_info(&fresh, generation),
+        index: look.index(),
     };
     answer(&out, format!("{total} definitions in `{}`", p.rel))
 }
