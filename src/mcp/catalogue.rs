@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use rmcp::schemars::{self, JsonSchema};
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::out::{
@@ -215,6 +216,12 @@ const LANGS_AND_DOCS: &[&str] = &[
     "docs",
 ];
 
+// Each tool's parameters, and its typed arguments: a struct with one field
+// per parameter, named like it, that the handler receives (see
+// `Args::into_typed`; `typed_args_match_the_declared_params` checks the two
+// agree). Optional parameters without a default are `Option`s, lists absent
+// by default are empty.
+
 const FIND_SYMBOL: &[Param] = &[
     Param::new("name", Kind::Str { max_chars: 300 }, "Identifier to look up, optionally qualified: `parse_config`, `Config::parse`, `LoginView.post`.")
         .required(),
@@ -230,12 +237,34 @@ const FIND_SYMBOL: &[Param] = &[
     Param::new("offset", Kind::Int { min: 0, max: 10_000, default: Some(0) }, "Skip this many results (paging)."),
 ];
 
+/// The arguments of `find_symbol` (one field per [`FIND_SYMBOL`] param).
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct FindSymbolArgs {
+    pub name: String,
+    pub kind: Option<String>,
+    pub language: Option<String>,
+    pub r#match: String,
+    pub limit: usize,
+    pub offset: usize,
+}
+
 const FIND_REFERENCES: &[Param] = &[
     Param::new("name", Kind::Str { max_chars: 300 }, "Identifier whose uses to find, e.g. `parse_config` (a qualified name is reduced to its last part).")
         .required(),
     Param::new("limit", Kind::Int { min: 1, max: 500, default: Some(100) }, "Most references returned."),
     Param::new("offset", Kind::Int { min: 0, max: 1_000_000, default: Some(0) }, "Skip this many results (paging)."),
 ];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct FindReferencesArgs {
+    pub name: String,
+    pub limit: usize,
+    pub offset: usize,
+}
 
 const LIST_DEFS: &[Param] = &[
     Param::new(
@@ -254,6 +283,14 @@ const LIST_DEFS: &[Param] = &[
         "Skip this many definitions (paging through very large files).",
     ),
 ];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct ListDefsArgs {
+    pub path: String,
+    pub offset: usize,
+}
 
 /// Most queries one `search` call answers.
 pub const MAX_QUERIES: usize = 10;
@@ -292,6 +329,21 @@ const SEARCH: &[Param] = &[
     CHUNK_OFFSET,
 ];
 
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    pub query: Option<String>,
+    pub queries: Option<Vec<String>>,
+    pub mode: String,
+    #[serde(default)]
+    pub glob: Vec<String>,
+    pub lang: Option<String>,
+    pub scope: String,
+    pub limit: usize,
+    pub offset: usize,
+}
+
 const SEARCH_SEMANTIC: &[Param] = &[
     Param::new(
         "query",
@@ -304,6 +356,18 @@ const SEARCH_SEMANTIC: &[Param] = &[
     CHUNK_LIMIT,
     CHUNK_OFFSET,
 ];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct SearchSemanticArgs {
+    pub query: String,
+    #[serde(default)]
+    pub glob: Vec<String>,
+    pub threshold: Option<f64>,
+    pub limit: usize,
+    pub offset: usize,
+}
 
 const SIMILAR_CODE: &[Param] = &[
     Param::new(
@@ -335,6 +399,21 @@ const SIMILAR_CODE: &[Param] = &[
     CHUNK_LIMIT,
     CHUNK_OFFSET,
 ];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct SimilarCodeArgs {
+    pub code: Option<String>,
+    pub path: Option<String>,
+    pub line: Option<u32>,
+    pub exclude_path: Option<String>,
+    #[serde(default)]
+    pub glob: Vec<String>,
+    pub threshold: Option<f64>,
+    pub limit: usize,
+    pub offset: usize,
+}
 
 const SEARCH_KEYWORD: &[Param] = &[
     Param::new(
@@ -386,6 +465,20 @@ const SEARCH_KEYWORD: &[Param] = &[
     ),
 ];
 
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct SearchKeywordArgs {
+    pub pattern: String,
+    pub fixed_strings: bool,
+    pub case_insensitive: bool,
+    pub word: bool,
+    #[serde(default)]
+    pub glob: Vec<String>,
+    pub context: usize,
+    pub max_results: usize,
+}
+
 const READ_FILE: &[Param] = &[
     Param::new(
         "path",
@@ -426,6 +519,23 @@ const READ_FILE: &[Param] = &[
         "Lines of context around `match`.",
     ),
 ];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct ReadFileArgs {
+    pub path: String,
+    pub start_line: Option<u64>,
+    pub end_line: Option<u64>,
+    pub r#match: Option<String>,
+    pub context: u64,
+}
+
+/// `index_status` takes no arguments.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct IndexStatusArgs {}
 
 /// The schema of what `T` serializes to, self-contained (no `$ref`) and
 /// without the numeric `format`s schemars adds (`uint32`, `double`...),
@@ -506,7 +616,64 @@ fn clean_schema(v: &mut Value) {
 
 #[cfg(test)]
 mod tests {
+    use serde::Serialize;
+    use serde::de::DeserializeOwned;
+
     use super::*;
+    use crate::mcp::params::Args;
+
+    /// A valid value of `p`.
+    fn sample(p: &Param) -> Value {
+        match p.kind {
+            Kind::Str { .. } => Value::String("x".into()),
+            Kind::Bool { .. } => Value::Bool(true),
+            Kind::Int { min, .. } => Value::from(min),
+            Kind::Enum { values, .. } => Value::String(values[0].into()),
+            Kind::StrList { .. } | Kind::Batch { .. } => serde_json::json!(["x"]),
+            Kind::Number { min, .. } => Value::from(min),
+        }
+    }
+
+    /// Every param of `tool` given, through validation into `T` and back:
+    /// the struct's fields are exactly the declared param names.
+    fn check<T: DeserializeOwned + Serialize>(tool: ToolName) {
+        let raw: JsonObject = tool
+            .params()
+            .iter()
+            .map(|p| (p.name.to_string(), sample(p)))
+            .collect();
+        let args = Args::parse(tool.params(), Some(&raw))
+            .unwrap_or_else(|e| panic!("{}: {}", tool.name(), e.message));
+        let typed: T = args
+            .into_typed()
+            .unwrap_or_else(|e| panic!("{}: {e}", tool.name()));
+        let back = serde_json::to_value(&typed).expect("serialize");
+        let mut fields: Vec<&str> = back
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let mut params: Vec<&str> = tool.params().iter().map(|p| p.name).collect();
+        fields.sort_unstable();
+        params.sort_unstable();
+        assert_eq!(fields, params, "{}", tool.name());
+    }
+
+    #[test]
+    fn typed_args_match_the_declared_params() {
+        for t in ToolName::ALL {
+            match t {
+                ToolName::FindSymbol => check::<FindSymbolArgs>(t),
+                ToolName::FindReferences => check::<FindReferencesArgs>(t),
+                ToolName::ListDefsInFile => check::<ListDefsArgs>(t),
+                ToolName::Search => check::<SearchArgs>(t),
+                ToolName::SearchSemantic => check::<SearchSemanticArgs>(t),
+                ToolName::SimilarCode => check::<SimilarCodeArgs>(t),
+                ToolName::SearchKeyword => check::<SearchKeywordArgs>(t),
+                ToolName::ReadFile => check::<ReadFileArgs>(t),
+                ToolName::IndexStatus => check::<IndexStatusArgs>(t),
+            }
+        }
+    }
 
     #[test]
     fn schemas_have_no_numeric_formats_or_nullable_types() {

@@ -3,11 +3,11 @@
 use anyhow::Result;
 
 use crate::error::UserError;
+use crate::mcp::catalogue::{ReadFileArgs, SearchKeywordArgs};
 use crate::mcp::out::{
     Answer, BUDGET_CHARS, KeywordMatchOut, KeywordOut, LINE_CHARS, LineOut, OVERHEAD_CHARS, Page,
     ReadOut, answer,
 };
-use crate::mcp::params::Args;
 use crate::mcp::state::ServerState;
 use crate::search::bound_line;
 use crate::search::keyword::{CaseMode, KeywordRequest};
@@ -19,25 +19,23 @@ const MAX_READ_BYTES: u64 = 64 << 20;
 /// Most lines `read_file` returns in one call.
 const MAX_READ_LINES: u64 = 1_000;
 
-pub fn search_keyword(state: &ServerState, args: &Args) -> Result<Answer> {
-    let pattern = args.string("pattern");
-    let context = args.count("context");
-    let max_results = args.count("max_results");
+pub fn search_keyword(state: &ServerState, args: SearchKeywordArgs) -> Result<Answer> {
+    let max_results = args.max_results;
     let req = KeywordRequest {
-        patterns: vec![pattern.clone()],
-        fixed_strings: args.bool("fixed_strings"),
-        case: if args.bool("case_insensitive") {
+        patterns: vec![args.pattern],
+        fixed_strings: args.fixed_strings,
+        case: if args.case_insensitive {
             CaseMode::Insensitive
         } else {
             CaseMode::Sensitive
         },
-        word: args.bool("word"),
-        before_context: context,
-        after_context: context,
+        word: args.word,
+        before_context: args.context,
+        after_context: args.context,
         max_count: None,
         max_results: Some(max_results),
         walk: WalkOptions {
-            globs: args.list("glob"),
+            globs: args.glob,
             ..WalkOptions::default()
         },
         paths: Vec::new(),
@@ -69,13 +67,11 @@ pub fn search_keyword(state: &ServerState, args: &Args) -> Result<Answer> {
             "{shown} of {more}{total} matching lines shown: narrow with glob (e.g. [\"src/**\", \"*.py\"]), word: true or a more specific pattern{raise}"
         ))
     } else if shown == 0 {
-        Some(
-            if args.bool("fixed_strings") || args.bool("case_insensitive") {
-                "no matches: check the spelling, or widen the glob".to_string()
-            } else {
-                "no matches: try case_insensitive: true, fixed_strings: true for literal text with regex characters, or search for a concept".to_string()
-            },
-        )
+        Some(if args.fixed_strings || args.case_insensitive {
+            "no matches: check the spelling, or widen the glob".to_string()
+        } else {
+            "no matches: try case_insensitive: true, fixed_strings: true for literal text with regex characters, or search for a concept".to_string()
+        })
     } else {
         None
     };
@@ -93,9 +89,8 @@ pub fn search_keyword(state: &ServerState, args: &Args) -> Result<Answer> {
     )
 }
 
-pub fn read_file(state: &ServerState, args: &Args) -> Result<Answer> {
-    let start = args.int("start_line").map(|v| v as u64);
-    let end = args.int("end_line").map(|v| v as u64);
+pub fn read_file(state: &ServerState, args: ReadFileArgs) -> Result<Answer> {
+    let (start, end) = (args.start_line, args.end_line);
     if let (Some(s), Some(e)) = (start, end)
         && s > e
     {
@@ -105,7 +100,7 @@ pub fn read_file(state: &ServerState, args: &Args) -> Result<Answer> {
                 .into(),
         );
     }
-    let path = args.string("path");
+    let path = args.path;
     let p = crate::paths::resolve_in_root(state.root(), &path)?;
     let size = std::fs::metadata(&p.abs).map(|m| m.len()).unwrap_or(0);
     if p.abs.is_file() && size > MAX_READ_BYTES {
@@ -120,8 +115,8 @@ pub fn read_file(state: &ServerState, args: &Args) -> Result<Answer> {
         path,
         start_line: start,
         end_line: end,
-        find: args.str("match").map(String::from),
-        context: args.int("context").map(|v| v as u64),
+        find: args.r#match,
+        context: Some(args.context),
         max_lines: MAX_READ_LINES,
     };
     let r = crate::search::read::read_file(state.root(), &req)?;

@@ -18,20 +18,21 @@ use super::params::Args;
 use super::state::{Freshness, ServerState};
 use crate::store::Store;
 
-/// Runs a tool. Bad arguments are a [`UserError`](crate::error::UserError)
-/// in the error chain.
+/// Runs a tool: validates the arguments against its declared params and
+/// hands them to its handler as its typed argument struct. Bad arguments are
+/// a [`UserError`](crate::error::UserError) in the error chain.
 pub fn call(state: &ServerState, tool: ToolName, raw: Option<&JsonObject>) -> Result<Answer> {
     let args = Args::parse(tool.params(), raw)?;
     match tool {
-        ToolName::FindSymbol => symbols::find_symbol(state, &args),
-        ToolName::FindReferences => symbols::find_references(state, &args),
-        ToolName::ListDefsInFile => symbols::list_defs(state, &args),
-        ToolName::Search => search::search(state, &args),
-        ToolName::SearchSemantic => semantic::search_semantic(state, &args),
-        ToolName::SimilarCode => semantic::similar_code(state, &args),
-        ToolName::SearchKeyword => files::search_keyword(state, &args),
-        ToolName::ReadFile => files::read_file(state, &args),
-        ToolName::IndexStatus => status::index_status(state),
+        ToolName::FindSymbol => symbols::find_symbol(state, args.into_typed()?),
+        ToolName::FindReferences => symbols::find_references(state, args.into_typed()?),
+        ToolName::ListDefsInFile => symbols::list_defs(state, args.into_typed()?),
+        ToolName::Search => search::search(state, args.into_typed()?),
+        ToolName::SearchSemantic => semantic::search_semantic(state, args.into_typed()?),
+        ToolName::SimilarCode => semantic::similar_code(state, args.into_typed()?),
+        ToolName::SearchKeyword => files::search_keyword(state, args.into_typed()?),
+        ToolName::ReadFile => files::read_file(state, args.into_typed()?),
+        ToolName::IndexStatus => status::index_status(state, args.into_typed()?),
     }
 }
 

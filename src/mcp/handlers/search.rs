@@ -5,11 +5,11 @@ use anyhow::Result;
 use super::Lookup;
 use crate::error::UserError;
 use crate::mcp::catalogue::MAX_QUERY_CHARS;
+use crate::mcp::catalogue::SearchArgs;
 use crate::mcp::out::{
     Answer, BUDGET_CHARS, BulkEntry, BulkError, BulkSearchOut, ChunkOut, IndexInfo, LINE_CHARS,
     OVERHEAD_CHARS, Page, SearchOut, answer, chunk_out,
 };
-use crate::mcp::params::Args;
 use crate::mcp::state::ServerState;
 use crate::search::{ChunkFilter, Scope, bm25, bound_line};
 
@@ -22,9 +22,9 @@ struct SearchSpec {
     offset: usize,
 }
 
-pub fn search(state: &ServerState, args: &Args) -> Result<Answer> {
-    let query = args.str("query");
-    let bulk = args.has("queries");
+pub fn search(state: &ServerState, args: SearchArgs) -> Result<Answer> {
+    let query = args.query;
+    let bulk = args.queries.is_some();
     if query.is_some() && bulk {
         return Err(UserError::new("give either `query` or `queries`, not both")
             .hint("`query` for one search; `queries` (a list of up to 10) to run several at once")
@@ -35,23 +35,24 @@ pub fn search(state: &ServerState, args: &Args) -> Result<Answer> {
             .hint("`query`: words, identifiers or a short description of what you look for; or `queries`: a list of up to 10 of them")
             .into());
     }
-    let scope = args.str("scope").and_then(Scope::parse).unwrap_or_default();
+    let scope = Scope::parse(&args.scope).unwrap_or_default();
     let spec = SearchSpec {
-        mode: args.string("mode"),
-        filter: ChunkFilter::new(&args.list("glob"), args.str("lang"), scope)?,
+        mode: args.mode,
+        filter: ChunkFilter::new(&args.glob, args.lang.as_deref(), scope)?,
         scope,
-        limit: args.count("limit"),
-        offset: args.count("offset"),
+        limit: args.limit,
+        offset: args.offset,
     };
     let Some(query) = query else {
-        return call_search_bulk(state, &args.list("queries"), &spec);
+        let queries = args.queries.unwrap_or_default();
+        return call_search_bulk(state, &queries, &spec);
     };
     if query.trim().is_empty() {
         return Err(UserError::new("`query` is empty")
             .hint("`query`: words, identifiers or a short description of what you look for")
             .into());
     }
-    let (out, summary) = search_one(state, query, &spec, BUDGET_CHARS - OVERHEAD_CHARS)?;
+    let (out, summary) = search_one(state, &query, &spec, BUDGET_CHARS - OVERHEAD_CHARS)?;
     answer(&out, summary)
 }
 

@@ -4,24 +4,28 @@ use anyhow::Result;
 
 use super::Lookup;
 use crate::error::UserError;
+use crate::mcp::catalogue::{SearchSemanticArgs, SimilarCodeArgs};
 use crate::mcp::out::{
     Answer, BUDGET_CHARS, OVERHEAD_CHARS, Page, SemanticOut, UpgradeOut, answer, chunk_out,
 };
-use crate::mcp::params::Args;
 use crate::mcp::state::ServerState;
 use crate::search::semantic::{SemanticRequest, SemanticResult, SimilarRequest, SimilarTo};
 use crate::search::{ChunkFilter, Scope, bound_line};
 
 /// `search_semantic`: a natural-language query against the chunk vectors,
 /// with the server's warm searcher.
-pub fn search_semantic(state: &ServerState, args: &Args) -> Result<Answer> {
-    let query = args.string("query");
-    let limit = args.count("limit");
-    let offset = args.count("offset");
-    let threshold = args.number("threshold").map(|t| t as f32);
+pub fn search_semantic(state: &ServerState, args: SearchSemanticArgs) -> Result<Answer> {
+    let SearchSemanticArgs {
+        query,
+        glob,
+        threshold,
+        limit,
+        offset,
+    } = args;
+    let threshold = threshold.map(|t| t as f32);
     let req = SemanticRequest {
         query: query.clone(),
-        filter: ChunkFilter::new(&args.list("glob"), None, Scope::All)?,
+        filter: ChunkFilter::new(&glob, None, Scope::All)?,
         limit: offset + limit + 1,
         threshold,
         snippet_lines: 6,
@@ -35,12 +39,9 @@ pub fn search_semantic(state: &ServerState, args: &Args) -> Result<Answer> {
 }
 
 /// `similar_code`: chunks close to a snippet or to the chunk at path:line.
-pub fn similar_code(state: &ServerState, args: &Args) -> Result<Answer> {
+pub fn similar_code(state: &ServerState, args: SimilarCodeArgs) -> Result<Answer> {
     const EITHER: &str = "give `code` (a snippet), or `path` + `line` (a line inside the function or class to compare with), not both";
-    let code = args.str("code");
-    let path = args.str("path");
-    let line = args.int("line");
-    let (target, shown_as) = match (code, path, line) {
+    let (target, shown_as) = match (args.code.as_deref(), args.path.as_deref(), args.line) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
             return Err(UserError::new("both `code` and `path`/`line` are given")
                 .hint(EITHER)
@@ -63,7 +64,6 @@ pub fn similar_code(state: &ServerState, args: &Args) -> Result<Answer> {
                     .hint("give a file and a line inside the function or class to compare with")
                     .into());
             }
-            let line = u32::try_from(line).unwrap_or(u32::MAX);
             let shown_as = format!("{}:{line}", p.rel);
             (SimilarTo::Location { path: p.rel, line }, shown_as)
         }
@@ -83,16 +83,15 @@ pub fn similar_code(state: &ServerState, args: &Args) -> Result<Answer> {
                 .into());
         }
     };
-    let exclude_path = match args.str("exclude_path") {
+    let exclude_path = match &args.exclude_path {
         Some(x) => Some(crate::paths::resolve_in_root(state.root(), x)?.rel),
         None => None,
     };
-    let limit = args.count("limit");
-    let offset = args.count("offset");
-    let threshold = args.number("threshold").map(|t| t as f32);
+    let (limit, offset) = (args.limit, args.offset);
+    let threshold = args.threshold.map(|t| t as f32);
     let req = SimilarRequest {
         target,
-        filter: ChunkFilter::new(&args.list("glob"), None, Scope::All)?,
+        filter: ChunkFilter::new(&args.glob, None, Scope::All)?,
         limit: offset + limit + 1,
         threshold,
         exclude_path,

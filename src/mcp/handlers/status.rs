@@ -2,13 +2,15 @@
 
 use anyhow::Result;
 
+use crate::mcp::catalogue::IndexStatusArgs;
 use crate::mcp::out::{
     Answer, EmbeddingOut, EmbeddingRunOut, LINE_CHARS, ProgressOut, SkipOut, StatusOut, answer,
 };
 use crate::mcp::state::{ServerState, phase_name};
 use crate::search::bound_line;
 
-pub fn index_status(state: &ServerState) -> Result<Answer> {
+/// `index_status` (it takes no arguments).
+pub fn index_status(state: &ServerState, _args: IndexStatusArgs) -> Result<Answer> {
     let fresh = state.freshness();
     let own = state.run_state();
     // Counting stale files costs a walk; while indexing the number means little.

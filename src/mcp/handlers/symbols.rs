@@ -7,31 +7,29 @@ use anyhow::Result;
 
 use super::Lookup;
 use crate::error::UserError;
+use crate::mcp::catalogue::{FindReferencesArgs, FindSymbolArgs, ListDefsArgs};
 use crate::mcp::out::{
     Answer, BUDGET_CHARS, DefOut, DefsOut, LINE_CHARS, OVERHEAD_CHARS, Page, RefOut, RefsOut,
     SymbolOut, SymbolsOut, answer,
 };
-use crate::mcp::params::Args;
 use crate::mcp::state::ServerState;
 use crate::search::bound_line;
 use crate::search::symbol::{MatchMode, SymbolQuery, find_symbols, outline};
 
-pub fn find_symbol(state: &ServerState, args: &Args) -> Result<Answer> {
-    let name = args.string("name");
-    let limit = args.count("limit");
-    let offset = args.count("offset");
-    let mode = args
-        .str("match")
-        .and_then(MatchMode::parse)
-        .unwrap_or_default();
+pub fn find_symbol(state: &ServerState, args: FindSymbolArgs) -> Result<Answer> {
+    let FindSymbolArgs {
+        name,
+        kind,
+        language,
+        r#match,
+        limit,
+        offset,
+    } = args;
     let q = SymbolQuery {
         name: name.clone(),
-        kinds: args
-            .str("kind")
-            .map(|k| vec![k.to_string()])
-            .unwrap_or_default(),
-        lang: args.str("language").map(String::from),
-        mode,
+        kinds: kind.into_iter().collect(),
+        lang: language,
+        mode: MatchMode::parse(&r#match).unwrap_or_default(),
         limit: offset + limit,
     };
     let mut look = Lookup::run(state, |store| find_symbols(store, &q))?;
@@ -112,10 +110,12 @@ fn source_lines(root: &Path, wanted: &[(String, u32)]) -> HashMap<(String, u32),
     out
 }
 
-pub fn find_references(state: &ServerState, args: &Args) -> Result<Answer> {
-    let name = args.string("name");
-    let limit = args.count("limit");
-    let offset = args.count("offset");
+pub fn find_references(state: &ServerState, args: FindReferencesArgs) -> Result<Answer> {
+    let FindReferencesArgs {
+        name,
+        limit,
+        offset,
+    } = args;
     let mut look = Lookup::run(state, |store| {
         crate::search::symbol::find_references(store, &name, offset + limit)
     })?;
@@ -206,14 +206,14 @@ fn flatten(items: Vec<crate::search::symbol::OutlineItem>, depth: u32, out: &mut
     }
 }
 
-pub fn list_defs(state: &ServerState, args: &Args) -> Result<Answer> {
-    let p = crate::paths::resolve_in_root(state.root(), &args.string("path"))?;
+pub fn list_defs(state: &ServerState, args: ListDefsArgs) -> Result<Answer> {
+    let ListDefsArgs { path, offset } = args;
+    let p = crate::paths::resolve_in_root(state.root(), &path)?;
     if p.abs.is_dir() {
         return Err(UserError::new(format!("`{}` is a directory", p.rel))
             .hint("give a file path; to find files use search_keyword with a glob, e.g. pattern \".\" and glob [\"src/*.rs\"]")
             .into());
     }
-    let offset = args.count("offset");
     let mut look = Lookup::run(state, |store| outline(store, &p.rel))?;
     let (items, skipped) = match look.found.take() {
         Some(Some((skip, items))) => (items, skip),
