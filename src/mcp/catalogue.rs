@@ -124,7 +124,7 @@ impl ToolName {
             ToolName::SearchKeyword => {
                 "Search the files on disk for exact text or a regex, like ripgrep (`rg -n`): same regex syntax, same .gitignore rules, \
                  results sorted by path and line. Use it for string literals, error messages, config keys, TODOs, or any exact pattern; \
-                 set fixed_strings for literal text with regex characters. Always up to date (does not use the index). \
+                 set fixed_strings for literal text with regex characters; give several `patterns` to match any of them. Always up to date (does not use the index). \
                  Narrow big result sets with glob (e.g. [\"*.py\", \"!tests/**\"]) or word."
             }
             ToolName::ReadFile => {
@@ -325,6 +325,12 @@ const SEARCH: &[Param] = &[
     GLOB,
     Param::new("lang", Kind::Enum { values: LANGS_AND_DOCS, default: None }, "Only chunks of this language (`docs` = Markdown/RST/text)."),
     Param::new("scope", Kind::Enum { values: &["all", "code", "docs"], default: Some("all") }, "code: source files only; docs: documentation only; all: both."),
+    Param::new(
+        "context",
+        Kind::Int { min: 0, max: 10, default: None },
+        "Lines of context around each hit's snippet, read from the file; also lists the other definitions \
+         of the hit's file as `file_symbols`. Not used by mode bm25.",
+    ),
     CHUNK_LIMIT,
     CHUNK_OFFSET,
 ];
@@ -340,6 +346,7 @@ pub struct SearchArgs {
     pub glob: Vec<String>,
     pub lang: Option<String>,
     pub scope: String,
+    pub context: Option<usize>,
     pub limit: usize,
     pub offset: usize,
 }
@@ -415,22 +422,40 @@ pub struct SimilarCodeArgs {
     pub offset: usize,
 }
 
+/// Most patterns one `search_keyword` call takes.
+pub const MAX_PATTERNS: usize = 10;
+/// Longest pattern `search_keyword` accepts.
+const MAX_PATTERN_CHARS: usize = 2000;
+
 const SEARCH_KEYWORD: &[Param] = &[
     Param::new(
         "pattern",
-        Kind::Str { max_chars: 2000 },
-        "Regex (Rust/ripgrep syntax), or literal text with fixed_strings.",
+        Kind::Str { max_chars: MAX_PATTERN_CHARS },
+        "Regex (Rust/ripgrep syntax), or literal text with fixed_strings. Give this or `patterns`.",
+    ),
+    Param::new(
+        "patterns",
+        Kind::StrList {
+            max_items: MAX_PATTERNS,
+            max_chars: MAX_PATTERN_CHARS,
+        },
+        "Several patterns (up to 10) instead of `pattern`: a line matches if any one does (rg -e P1 -e P2).",
     )
-    .required(),
+    .example("[\"TODO\", \"FIXME\"]"),
     Param::new(
         "fixed_strings",
         Kind::Bool { default: false },
-        "Treat the pattern as literal text, not a regex.",
+        "Treat the patterns as literal text, not regexes.",
     ),
     Param::new(
         "case_insensitive",
         Kind::Bool { default: false },
         "Ignore letter case.",
+    ),
+    Param::new(
+        "smart_case",
+        Kind::Bool { default: false },
+        "Ignore letter case unless a pattern has an uppercase letter (rg -S).",
     ),
     Param::new(
         "word",
@@ -446,6 +471,16 @@ const SEARCH_KEYWORD: &[Param] = &[
         "Only files matching these globs, rg -g syntax; `!glob` excludes (e.g. [\"*.py\", \"!tests/**\"]).",
     ),
     Param::new(
+        "hidden",
+        Kind::Bool { default: false },
+        "Search hidden files and directories (names starting with `.`) too.",
+    ),
+    Param::new(
+        "no_ignore",
+        Kind::Bool { default: false },
+        "Search files excluded by .gitignore and other ignore files too.",
+    ),
+    Param::new(
         "context",
         Kind::Int {
             min: 0,
@@ -453,6 +488,33 @@ const SEARCH_KEYWORD: &[Param] = &[
             default: Some(0),
         },
         "Lines of context before and after each match.",
+    ),
+    Param::new(
+        "before_context",
+        Kind::Int {
+            min: 0,
+            max: 10,
+            default: None,
+        },
+        "Lines of context before each match (instead of `context`).",
+    ),
+    Param::new(
+        "after_context",
+        Kind::Int {
+            min: 0,
+            max: 10,
+            default: None,
+        },
+        "Lines of context after each match (instead of `context`).",
+    ),
+    Param::new(
+        "max_count",
+        Kind::Int {
+            min: 1,
+            max: 500,
+            default: None,
+        },
+        "Most matching lines per file (rg -m).",
     ),
     Param::new(
         "max_results",
@@ -469,13 +531,20 @@ const SEARCH_KEYWORD: &[Param] = &[
 #[cfg_attr(test, derive(serde::Serialize))]
 #[serde(deny_unknown_fields)]
 pub struct SearchKeywordArgs {
-    pub pattern: String,
+    pub pattern: Option<String>,
+    pub patterns: Option<Vec<String>>,
     pub fixed_strings: bool,
     pub case_insensitive: bool,
+    pub smart_case: bool,
     pub word: bool,
     #[serde(default)]
     pub glob: Vec<String>,
+    pub hidden: bool,
+    pub no_ignore: bool,
     pub context: usize,
+    pub before_context: Option<usize>,
+    pub after_context: Option<usize>,
+    pub max_count: Option<u64>,
     pub max_results: usize,
 }
 

@@ -155,6 +155,9 @@ pub struct ChunkOut {
     /// Which search arms found the hit and at what rank (hybrid), e.g. `symbol#1`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<String>,
+    /// The other definitions of the hit's file, e.g. `function parse (10-24)` (with `context`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub file_symbols: Vec<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -511,6 +514,7 @@ pub fn chunk_out(h: bm25::ChunkHit) -> ChunkOut {
         snippet_line: h.snippet_line,
         snippet: h.snippet,
         sources: Vec::new(),
+        file_symbols: Vec::new(),
     }
 }
 

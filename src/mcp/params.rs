@@ -69,6 +69,8 @@ pub struct Param {
     pub description: &'static str,
     /// Extra advice when the value is rejected (e.g. what to use instead).
     pub hint: Option<&'static str>,
+    /// An example value (a JSON list) shown when a list is rejected.
+    pub example: Option<&'static str>,
 }
 
 impl Param {
@@ -79,6 +81,7 @@ impl Param {
             required: false,
             description,
             hint: None,
+            example: None,
         }
     }
 
@@ -89,6 +92,11 @@ impl Param {
 
     pub const fn hint(mut self, hint: &'static str) -> Param {
         self.hint = Some(hint);
+        self
+    }
+
+    pub const fn example(mut self, example: &'static str) -> Param {
+        self.example = Some(example);
         self
     }
 }
@@ -364,7 +372,8 @@ impl Args {
                     max_items,
                     max_chars,
                 } => {
-                    let items = list_items(p, v, "[\"src/**\", \"*.py\"]")?;
+                    let example = p.example.unwrap_or("[\"src/**\", \"*.py\"]");
+                    let items = list_items(p, v, example)?;
                     if items.len() > max_items {
                         return Err(bad(
                             p,
@@ -402,7 +411,7 @@ impl Args {
                                         p.name,
                                         type_name(&other)
                                     ),
-                                    format!("e.g. \"{}\": [\"src/**\", \"*.py\"]", p.name),
+                                    format!("e.g. \"{}\": {example}", p.name),
                                 ));
                             }
                         }

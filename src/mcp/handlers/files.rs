@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use crate::error::UserError;
-use crate::mcp::catalogue::{ReadFileArgs, SearchKeywordArgs};
+use crate::mcp::catalogue::{MAX_PATTERNS, ReadFileArgs, SearchKeywordArgs};
 use crate::mcp::out::{
     Answer, BUDGET_CHARS, KeywordMatchOut, KeywordOut, LINE_CHARS, LineOut, OVERHEAD_CHARS, Page,
     ReadOut, answer,
@@ -19,22 +19,51 @@ const MAX_READ_BYTES: u64 = 64 << 20;
 /// Most lines `read_file` returns in one call.
 const MAX_READ_LINES: u64 = 1_000;
 
+/// The patterns of a `search_keyword` call: `pattern` or `patterns`.
+fn keyword_patterns(pattern: Option<String>, patterns: Option<Vec<String>>) -> Result<Vec<String>> {
+    const EITHER: &str = "`pattern`: a regex (or literal text with fixed_strings); or `patterns`: a list of up to 10, any of which may match";
+    match (pattern, patterns) {
+        (Some(_), Some(_)) => Err(UserError::new("give either `pattern` or `patterns`, not both")
+            .hint("`pattern` for one pattern; `patterns` (a list of up to 10) to match any of several")
+            .into()),
+        (Some(p), None) if p.trim().is_empty() => {
+            Err(UserError::new("`pattern` is empty").hint(EITHER).into())
+        }
+        (Some(p), None) => Ok(vec![p]),
+        (None, Some(ps)) if ps.is_empty() => Err(UserError::new("`patterns` is empty")
+            .hint(format!("give 1 to {MAX_PATTERNS} patterns, or one `pattern`"))
+            .into()),
+        (None, Some(ps)) => Ok(ps),
+        (None, None) => Err(UserError::new("missing required argument `pattern`")
+            .hint(EITHER)
+            .into()),
+    }
+}
+
+/// `search_keyword`: the arguments mean what `repo-search keyword`'s flags
+/// do (`-e`, `-F`, `-i`, `-S`, `-w`, `-g`, `--hidden`, `--no-ignore`, `-C`,
+/// `-B`, `-A`, `-m`, `--max-results`).
 pub fn search_keyword(state: &ServerState, args: SearchKeywordArgs) -> Result<Answer> {
     let max_results = args.max_results;
+    let case = if args.case_insensitive {
+        CaseMode::Insensitive
+    } else if args.smart_case {
+        CaseMode::Smart
+    } else {
+        CaseMode::Sensitive
+    };
     let req = KeywordRequest {
-        patterns: vec![args.pattern],
+        patterns: keyword_patterns(args.pattern, args.patterns)?,
         fixed_strings: args.fixed_strings,
-        case: if args.case_insensitive {
-            CaseMode::Insensitive
-        } else {
-            CaseMode::Sensitive
-        },
+        case,
         word: args.word,
-        before_context: args.context,
-        after_context: args.context,
-        max_count: None,
+        before_context: args.before_context.unwrap_or(args.context),
+        after_context: args.after_context.unwrap_or(args.context),
+        max_count: args.max_count,
         max_results: Some(max_results),
         walk: WalkOptions {
+            hidden: args.hidden,
+            no_ignore: args.no_ignore,
             globs: args.glob,
             ..WalkOptions::default()
         },

@@ -18,6 +18,8 @@ struct SearchSpec {
     mode: String,
     filter: ChunkFilter,
     scope: Scope,
+    /// Lines of context around snippets, and the hits' file symbols (`-C`).
+    context: Option<usize>,
     limit: usize,
     offset: usize,
 }
@@ -40,6 +42,7 @@ pub fn search(state: &ServerState, args: SearchArgs) -> Result<Answer> {
         mode: args.mode,
         filter: ChunkFilter::new(&args.glob, args.lang.as_deref(), scope)?,
         scope,
+        context: args.context,
         limit: args.limit,
         offset: args.offset,
     };
@@ -149,8 +152,8 @@ fn search_hybrid(
         scope: spec.scope,
         limit: spec.offset + spec.limit + 1,
         snippet_lines: 6,
-        context: 0,
-        with_file_symbols: false,
+        context: spec.context.unwrap_or(0),
+        with_file_symbols: spec.context.is_some(),
         only,
         k: RRF_K,
     };
@@ -190,6 +193,7 @@ fn search_hybrid(
                 .iter()
                 .map(|s| format!("{}#{}", s.arm.name(), s.rank))
                 .collect(),
+            file_symbols: h.file_symbols,
         })
         .collect();
     let indexed = look.generation.is_some();
