@@ -20,9 +20,10 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod catalogue;
+mod handlers;
+mod out;
 mod params;
-mod state;
-mod tools;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -36,13 +37,12 @@ use rmcp::service::{MaybeSendFuture, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 
 pub use crate::service::{REFRESH_INTERVAL, REFRESH_WAIT};
-pub use tools::BUDGET_CHARS;
+pub use out::BUDGET_CHARS;
 
 use crate::error::{INTERNAL, find_user_error};
 use crate::service::{OnBadConfig, Policy, Service};
 use crate::settings::Overrides;
-use state::ServerState;
-use tools::ToolName;
+use catalogue::ToolName;
 
 const INSTRUCTIONS: &str = "repo-search answers questions about this repository from a local index. \
 Pick the tool by what you know: a name -> find_symbol (definitions) or find_references (uses); \
@@ -74,7 +74,7 @@ pub fn run(root: Option<&Path>) -> Result<()> {
 
 async fn serve(svc: Service) -> Result<()> {
     tracing::info!(root = %svc.root().display(), "repo-search mcp starting");
-    let state = Arc::new(ServerState::new(svc));
+    let state = Arc::new(svc);
     // Build a missing index, or catch up with edits made while no server ran.
     state.kick(std::time::Duration::ZERO);
     let server = McpServer {
@@ -96,7 +96,7 @@ async fn serve(svc: Service) -> Result<()> {
 
 #[derive(Clone)]
 struct McpServer {
-    state: Arc<ServerState>,
+    state: Arc<Service>,
     tools: Arc<Vec<Tool>>,
 }
 
@@ -120,13 +120,13 @@ fn error_result(code: &str, error: String, hint: Option<&str>) -> CallToolResult
 }
 
 fn run_tool(
-    state: &ServerState,
+    state: &Service,
     tool: ToolName,
     args: Option<&rmcp::model::JsonObject>,
 ) -> CallToolResult {
     let started = std::time::Instant::now();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        tools::call(state, tool, args)
+        handlers::call(state, tool, args)
     }));
     let result = match outcome {
         Ok(Ok(answer)) => {

@@ -14,6 +14,7 @@
 use std::collections::HashMap;
 
 use rmcp::model::JsonObject;
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::error::UserError;
@@ -68,6 +69,8 @@ pub struct Param {
     pub description: &'static str,
     /// Extra advice when the value is rejected (e.g. what to use instead).
     pub hint: Option<&'static str>,
+    /// An example value (a JSON list) shown when a list is rejected.
+    pub example: Option<&'static str>,
 }
 
 impl Param {
@@ -78,6 +81,7 @@ impl Param {
             required: false,
             description,
             hint: None,
+            example: None,
         }
     }
 
@@ -88,6 +92,11 @@ impl Param {
 
     pub const fn hint(mut self, hint: &'static str) -> Param {
         self.hint = Some(hint);
+        self
+    }
+
+    pub const fn example(mut self, example: &'static str) -> Param {
+        self.example = Some(example);
         self
     }
 }
@@ -363,7 +372,8 @@ impl Args {
                     max_items,
                     max_chars,
                 } => {
-                    let items = list_items(p, v, "[\"src/**\", \"*.py\"]")?;
+                    let example = p.example.unwrap_or("[\"src/**\", \"*.py\"]");
+                    let items = list_items(p, v, example)?;
                     if items.len() > max_items {
                         return Err(bad(
                             p,
@@ -401,7 +411,7 @@ impl Args {
                                         p.name,
                                         type_name(&other)
                                     ),
-                                    format!("e.g. \"{}\": [\"src/**\", \"*.py\"]", p.name),
+                                    format!("e.g. \"{}\": {example}", p.name),
                                 ));
                             }
                         }
@@ -467,53 +477,24 @@ impl Args {
         Ok(Args { values })
     }
 
-    /// A string argument, if given.
-    pub fn str(&self, name: &str) -> Option<&str> {
-        self.values.get(name).and_then(Value::as_str)
-    }
-
-    /// A required (or defaulted) string argument; empty if absent.
-    pub fn string(&self, name: &str) -> String {
-        self.str(name).unwrap_or_default().to_string()
-    }
-
-    pub fn bool(&self, name: &str) -> bool {
-        self.values
-            .get(name)
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
-    }
-
-    /// An integer argument, if given or defaulted.
-    pub fn int(&self, name: &str) -> Option<i64> {
-        self.values.get(name).and_then(Value::as_i64)
-    }
-
-    /// Whether the argument was given (or has a default).
-    pub fn has(&self, name: &str) -> bool {
-        self.values.contains_key(name)
-    }
-
-    /// A number argument, if given.
-    pub fn number(&self, name: &str) -> Option<f64> {
-        self.values.get(name).and_then(Value::as_f64)
-    }
-
-    /// An integer argument with a default, as `usize` (limits are never negative).
-    pub fn count(&self, name: &str) -> usize {
-        self.int(name).map(|i| i.max(0) as usize).unwrap_or(0)
-    }
-
-    pub fn list(&self, name: &str) -> Vec<String> {
-        self.values
-            .get(name)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default()
+    /// The arguments as the tool's typed argument struct `T`: the
+    /// validated values (defaults applied, absent optional ones left out)
+    /// deserialized into it. `T` is expected to have one field per declared
+    /// parameter, named like it, and `#[serde(deny_unknown_fields)]`; a
+    /// mismatch is a bug of the server (the catalogue's tests check it), not
+    /// of the call.
+    pub fn into_typed<T: DeserializeOwned>(self) -> anyhow::Result<T> {
+        let map: serde_json::Map<String, Value> = self
+            .values
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        serde_json::from_value(Value::Object(map)).map_err(|e| {
+            anyhow::anyhow!(
+                "the validated arguments do not fit `{}`: {e}",
+                std::any::type_name::<T>()
+            )
+        })
     }
 }
 
@@ -582,31 +563,67 @@ mod tests {
         assert_eq!(s["properties"]["queries"]["maxItems"], 3);
     }
 
+    /// The typed arguments of `PARAMS`.
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Typed {
+        name: String,
+        limit: usize,
+        exact: bool,
+        mode: String,
+        glob: Option<Vec<String>>,
+        threshold: Option<f64>,
+        queries: Option<Vec<String>>,
+    }
+
+    fn typed(raw: Value) -> Typed {
+        Args::parse(PARAMS, Some(&obj(raw)))
+            .expect("valid")
+            .into_typed()
+            .expect("typed")
+    }
+
     #[test]
     fn defaults_and_coercion() {
-        let a = Args::parse(
-            PARAMS,
-            Some(&obj(
-                json!({"name": "x", "limit": "30", "glob": "*.rs", "exact": null}),
-            )),
-        )
-        .expect("valid");
-        assert_eq!(a.count("limit"), 30);
-        assert!(!a.bool("exact"));
-        assert_eq!(a.str("mode"), Some("a"));
-        assert_eq!(a.list("glob"), vec!["*.rs".to_string()]);
-        assert_eq!(a.number("threshold"), None);
-        assert!(!a.has("queries"));
-        let a = Args::parse(
-            PARAMS,
-            Some(&obj(
-                json!({"name": "x", "threshold": "0.25", "queries": ["ok", " ", "far too long"]}),
-            )),
-        )
-        .expect("valid");
-        assert_eq!(a.number("threshold"), Some(0.25));
+        let a = typed(json!({"name": "x", "limit": "30", "glob": "*.rs", "exact": null}));
+        assert_eq!(a.name, "x");
+        assert_eq!(a.limit, 30);
+        assert!(!a.exact);
+        assert_eq!(a.mode, "a");
+        assert_eq!(a.glob, Some(vec!["*.rs".to_string()]));
+        assert_eq!(a.threshold, None);
+        assert_eq!(a.queries, None);
+        let a = typed(
+            json!({"name": "x", "threshold": "0.25", "queries": ["ok", " ", "far too long"]}),
+        );
+        assert_eq!(a.limit, 20);
+        assert_eq!(a.threshold, Some(0.25));
         // Blank and over-long items are kept: the tool reports each on its own.
-        assert_eq!(a.list("queries"), ["ok", " ", "far too long"]);
+        assert_eq!(
+            a.queries,
+            Some(vec!["ok".into(), " ".into(), "far too long".into()])
+        );
+    }
+
+    #[test]
+    fn typed_arguments_must_match_the_params() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Misspelt {
+            name: String,
+            limt: usize,
+            exact: bool,
+            mode: String,
+            glob: Option<Vec<String>>,
+            threshold: Option<f64>,
+            queries: Option<Vec<String>>,
+        }
+        let err = Args::parse(PARAMS, Some(&obj(json!({"name": "x"}))))
+            .expect("valid")
+            .into_typed::<Misspelt>()
+            .expect_err("a misspelt field must not become 0");
+        assert!(err.to_string().contains("unknown field `limit`"), "{err}");
     }
 
     #[test]

@@ -311,6 +311,24 @@ fn mcp_lists_tools_with_plain_schemas_in_both_eras() {
             .expect("search_keyword");
         assert_eq!(kw.input_schema["properties"]["max_results"]["maximum"], 500);
         assert_eq!(kw.input_schema["properties"]["glob"]["type"], "array");
+        assert_eq!(kw.input_schema["properties"]["patterns"]["maxItems"], 10);
+        for name in [
+            "before_context",
+            "after_context",
+            "max_count",
+            "hidden",
+            "no_ignore",
+            "smart_case",
+        ] {
+            assert!(
+                kw.input_schema["properties"].get(name).is_some(),
+                "search_keyword lacks {name}"
+            );
+        }
+        assert!(
+            kw.input_schema.get("required").is_none(),
+            "pattern or patterns"
+        );
         let input = |name: &str| {
             tools
                 .iter()
@@ -321,6 +339,7 @@ fn mcp_lists_tools_with_plain_schemas_in_both_eras() {
         let search = input("search");
         assert_eq!(search["properties"]["queries"]["maxItems"], 10, "{search}");
         assert_eq!(search["properties"]["queries"]["minItems"], 1, "{search}");
+        assert_eq!(search["properties"]["context"]["maximum"], 10, "{search}");
         assert!(
             search.get("required").is_none(),
             "query or queries: {search}"
@@ -1565,6 +1584,219 @@ fn mcp_search_answers_several_queries_in_one_call() {
     let again = m.ok("search", json!({"query": "validate csrf token"}));
     assert_eq!(again["hits"], alone["hits"]);
     assert!(again.get("results").is_none());
+}
+
+/// The matched lines of a keyword answer with their before/after context
+/// line numbers: the same for the MCP tool and `repo-search keyword --json`.
+fn keyword_lines(v: &Value) -> Vec<(String, u64, Vec<u64>, Vec<u64>)> {
+    let numbers = |a: &Value| -> Vec<u64> {
+        a.as_array()
+            .map(|a| a.iter().filter_map(|l| l["line"].as_u64()).collect())
+            .unwrap_or_default()
+    };
+    v["matches"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|m| {
+                    (
+                        m["path"].as_str().unwrap_or("").to_string(),
+                        m["line"].as_u64().unwrap_or(0),
+                        numbers(&m["before"]),
+                        numbers(&m["after"]),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn mcp_search_and_search_keyword_take_the_cli_parameters() {
+    let p = sample();
+    // Not indexed and not searched by default: a hidden directory and a
+    // directory listed in `.ignore`.
+    p.write(".config/settings.txt", "needle_hidden = 1\n")
+        .write(".ignore", "build/\n")
+        .write("build/gen.txt", "needle_ignored = 1\n");
+    let m = Mcp::start(&p, Era::Legacy);
+    wait_indexed(&m, 4);
+
+    // search `context` = CLI `search -C N`: context lines around the snippet
+    // and the other definitions of the hit's file.
+    let plain = m.ok("search", json!({"query": "validate_csrf_token"}));
+    let v = m.ok(
+        "search",
+        json!({"query": "validate_csrf_token", "context": 2}),
+    );
+    let (hit, plain_hit) = (&v["hits"][0], &plain["hits"][0]);
+    assert_eq!(hit["path"], "app/views.py", "{v}");
+    assert!(plain_hit.get("file_symbols").is_none(), "{plain}");
+    assert!(
+        hit["file_symbols"].as_array().is_some_and(|f| f
+            .iter()
+            .any(|s| s.as_str().is_some_and(|s| s.contains("LoginView")))),
+        "{v}"
+    );
+    let lines = |h: &Value| h["snippet"].as_str().map_or(0, |s| s.lines().count());
+    assert!(lines(hit) > lines(plain_hit), "{v}\n{plain}");
+    let cli = p.json(&["search", "validate_csrf_token", "-C", "2"]);
+    let cli_hit = cli["result"]["hits"]
+        .as_array()
+        .and_then(|h| {
+            h.iter()
+                .find(|h| h["path"] == hit["path"] && h["start_line"] == hit["start_line"])
+        })
+        .unwrap_or_else(|| panic!("CLI lacks the hit: {cli}"));
+    for field in ["snippet_line", "snippet", "file_symbols"] {
+        assert_eq!(hit[field], cli_hit[field], "{field}: {v}\n{cli}");
+    }
+    // bm25 takes it too (and ignores it, like the CLI).
+    m.ok(
+        "search",
+        json!({"query": "validate csrf token", "mode": "bm25", "context": 1}),
+    );
+
+    // search_keyword against `repo-search keyword --json` with the same flags.
+    let cases: &[(Value, &[&str])] = &[
+        (
+            json!({"patterns": ["csrf_token", "SECRET"]}),
+            &["-e", "csrf_token", "-e", "SECRET"],
+        ),
+        (
+            json!({"pattern": "def post", "before_context": 2}),
+            &["def post", "-B", "2"],
+        ),
+        (
+            json!({"pattern": "def post", "after_context": 1, "context": 3}),
+            &["def post", "-A", "1", "-C", "3"],
+        ),
+        (
+            json!({"pattern": "token", "max_count": 1}),
+            &["token", "-m", "1"],
+        ),
+        (
+            json!({"pattern": "needle_", "hidden": true}),
+            &["needle_", "--hidden"],
+        ),
+        (
+            json!({"pattern": "needle_", "no_ignore": true}),
+            &["needle_", "--no-ignore"],
+        ),
+        (
+            json!({"pattern": "secret", "smart_case": true}),
+            &["secret", "-S"],
+        ),
+        (
+            json!({"pattern": "Secret", "smart_case": true}),
+            &["Secret", "-S"],
+        ),
+    ];
+    for (args, flags) in cases {
+        let v = m.ok("search_keyword", args.clone());
+        let mut cli_args = vec!["keyword"];
+        cli_args.extend_from_slice(flags);
+        let cli = p.json(&cli_args);
+        assert_eq!(
+            keyword_lines(&v),
+            keyword_lines(&cli),
+            "{args} vs {flags:?}: {v}\n{cli}"
+        );
+    }
+    // And what they find.
+    let found = |args: Value| keyword_lines(&m.ok("search_keyword", args));
+    let path_lines = |args: Value| -> Vec<(String, u64)> {
+        found(args).into_iter().map(|(p, l, _, _)| (p, l)).collect()
+    };
+    assert_eq!(
+        path_lines(json!({"patterns": ["csrf_token", "SECRET"]})),
+        [
+            ("app/views.py".to_string(), 8),
+            ("app/views.py".to_string(), 9),
+            ("app/views.py".to_string(), 12),
+            ("app/views.py".to_string(), 14)
+        ]
+    );
+    assert_eq!(
+        found(json!({"pattern": "def post", "before_context": 2})),
+        [("app/views.py".to_string(), 7, vec![5, 6], vec![])]
+    );
+    let per_file = path_lines(json!({"pattern": "token", "max_count": 1}));
+    assert_eq!(
+        per_file,
+        [
+            ("README.md".to_string(), 3),
+            ("app/views.py".to_string(), 8)
+        ],
+        "{per_file:?}"
+    );
+    assert_eq!(path_lines(json!({"pattern": "needle_"})), []);
+    assert_eq!(
+        path_lines(json!({"pattern": "needle_", "hidden": true})),
+        [(".config/settings.txt".to_string(), 1)]
+    );
+    assert_eq!(
+        path_lines(json!({"pattern": "needle_", "no_ignore": true})),
+        [("build/gen.txt".to_string(), 1)]
+    );
+    assert_eq!(
+        path_lines(json!({"pattern": "secret", "smart_case": true})),
+        [("app/views.py".to_string(), 14)]
+    );
+    assert_eq!(
+        path_lines(json!({"pattern": "Secret", "smart_case": true})),
+        []
+    );
+    // case_insensitive wins over smart_case, as -i over -S.
+    assert_eq!(
+        path_lines(json!({"pattern": "Secret", "smart_case": true, "case_insensitive": true})),
+        [("app/views.py".to_string(), 14)]
+    );
+
+    let cases: &[(Value, &str, &str)] = &[
+        (
+            json!({"pattern": "x", "patterns": ["y"]}),
+            "not both",
+            "`patterns`",
+        ),
+        (
+            json!({}),
+            "missing required argument `pattern`",
+            "`patterns`",
+        ),
+        (json!({"patterns": []}), "`patterns` is empty", "1 to 10"),
+        (
+            json!({"patterns": ["TODO", 3]}),
+            "`patterns` must hold strings only",
+            "[\"TODO\", \"FIXME\"]",
+        ),
+        (
+            json!({"pattern": "x", "max_count": 0}),
+            "`max_count` must be between 1 and 500",
+            "",
+        ),
+        (
+            json!({"pattern": "x", "before_context": 11}),
+            "`before_context` must be between 0 and 10",
+            "",
+        ),
+    ];
+    for (args, want_error, want_hint) in cases {
+        let (error, hint) = m.tool_error("search_keyword", args.clone());
+        assert!(
+            error.contains(want_error),
+            "{args}: error {error:?} lacks {want_error:?}"
+        );
+        assert!(
+            hint.contains(want_hint),
+            "{args}: hint {hint:?} lacks {want_hint:?}"
+        );
+    }
+    let (error, _) = m.tool_error("search", json!({"query": "x", "context": 11}));
+    assert!(
+        error.contains("`context` must be between 0 and 10"),
+        "{error}"
+    );
 }
 
 fn read_bytes(p: &Project, rel: &str) -> Vec<u8> {

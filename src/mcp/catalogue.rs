@@ -1,0 +1,768 @@
+//! The tool catalogue: the tools' names, titles and descriptions (the
+//! model's only documentation), their input parameters (declared once, as
+//! [`Param`]s; see [`params`](super::params)) and their input and output
+//! schemas.
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use rmcp::schemars::{self, JsonSchema};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::out::{
+    BulkSearchOut, DefsOut, KeywordOut, ReadOut, RefsOut, SearchOut, SemanticOut, StatusOut,
+    SymbolsOut,
+};
+use super::params::{Kind, Param};
+use crate::search::symbol::KINDS;
+
+/// The tools, in the order they are listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolName {
+    FindSymbol,
+    FindReferences,
+    ListDefsInFile,
+    Search,
+    SearchSemantic,
+    SimilarCode,
+    SearchKeyword,
+    ReadFile,
+    IndexStatus,
+}
+
+impl ToolName {
+    pub const ALL: [ToolName; 9] = [
+        ToolName::FindSymbol,
+        ToolName::FindReferences,
+        ToolName::ListDefsInFile,
+        ToolName::Search,
+        ToolName::SearchSemantic,
+        ToolName::SimilarCode,
+        ToolName::SearchKeyword,
+        ToolName::ReadFile,
+        ToolName::IndexStatus,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolName::FindSymbol => "find_symbol",
+            ToolName::FindReferences => "find_references",
+            ToolName::ListDefsInFile => "list_defs_in_file",
+            ToolName::Search => "search",
+            ToolName::SearchSemantic => "search_semantic",
+            ToolName::SimilarCode => "similar_code",
+            ToolName::SearchKeyword => "search_keyword",
+            ToolName::ReadFile => "read_file",
+            ToolName::IndexStatus => "index_status",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ToolName> {
+        // `hybrid_search` is the original design's name for `search`.
+        let name = if name == "hybrid_search" {
+            "search"
+        } else {
+            name
+        };
+        ToolName::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            ToolName::FindSymbol => "Find definitions by name",
+            ToolName::FindReferences => "Find references of a name",
+            ToolName::ListDefsInFile => "List the definitions in a file",
+            ToolName::Search => "Ranked search for a concept",
+            ToolName::SearchSemantic => "Search by meaning (embeddings)",
+            ToolName::SimilarCode => "Find code similar to a snippet or location",
+            ToolName::SearchKeyword => "Exact text or regex search",
+            ToolName::ReadFile => "Read lines of a file",
+            ToolName::IndexStatus => "Index status",
+        }
+    }
+
+    fn description(self) -> &'static str {
+        match self {
+            ToolName::FindSymbol => {
+                "Find where a function, method, class, struct, type, constant or module is DEFINED, by name. \
+                 Use this first whenever you know (or can guess) an identifier: it is faster and more precise than text search. \
+                 Accepts qualified names (`Config::parse`, `LoginView.post`). Ranking: exact > case-insensitive > prefix > fuzzy, \
+                 definitions outside tests first. Returns path, line range and signature; then read the body with read_file. \
+                 To find callers/uses, use find_references; for a concept without a known name, use search."
+            }
+            ToolName::FindReferences => {
+                "Find the places that USE a name (calls, type uses, imports) and where it is defined, with the enclosing function and the source line. \
+                 Use it for \"who calls X\", \"where is X used\", impact of a change. Matching is by exact identifier (not by type resolution), \
+                 so unrelated names that are spelled the same are included. For definitions only, use find_symbol."
+            }
+            ToolName::ListDefsInFile => {
+                "List the definitions (classes, functions, methods, ...) of one file in source order, nested by containment, with line ranges and signatures: \
+                 a cheap outline to decide which lines to read with read_file instead of reading the whole file."
+            }
+            ToolName::Search => {
+                "Ranked search over code and docs, split into function/class-sized chunks: by default hybrid (full-text BM25 with stemming and \
+                 camelCase/snake_case splitting, embeddings when a model is available, symbol names and exact identifiers fused into one list, \
+                 each hit with the arms that found it and a short snippet). Use it for a concept or behaviour when you do not know the identifier, \
+                 e.g. \"validate csrf token\" or \"retry with backoff\"; an identifier-like query puts its definition first, a quoted phrase its exact lines. For a known name use find_symbol; \
+                 for exact text or a regex use search_keyword. To ask several things at once, pass `queries` (up to 10) instead of `query`: \
+                 each is answered on its own (an invalid one gets its own error) and the answer is {results: [...]}, one entry per query."
+            }
+            ToolName::SearchSemantic => {
+                "Natural-language search by meaning over embeddings of function/class-sized chunks: finds code that does what you describe \
+                 even when it shares no words with it, e.g. \"where are failed payments retried\" or \"turn a timestamp into a readable date\". \
+                 Each hit has its cosine similarity as score and a snippet. Needs an embedding model and computed vectors: when they are missing \
+                 the answer says available: false with the reason and how to fix it (every other tool keeps working); while vectors are being \
+                 computed it says partial: true with embedded/total. Usually prefer search (hybrid: words, names and embeddings fused)."
+            }
+            ToolName::SimilarCode => {
+                "Find code similar to a snippet (`code`) or to the chunk (function, class...) at `path` + `line` of an indexed file, by embeddings: \
+                 duplicated or near-duplicated logic, other implementations of the same pattern, examples of how something similar is done elsewhere. \
+                 Give exactly one of `code` or `path` + `line`; the chunk at path:line is left out of its own results, and exclude_path leaves out \
+                 a whole file (e.g. the one the snippet came from). Needs embeddings like search_semantic (available: false otherwise)."
+            }
+            ToolName::SearchKeyword => {
+                "Search the files on disk for exact text or a regex, like ripgrep (`rg -n`): same regex syntax, same .gitignore rules, \
+                 results sorted by path and line. Use it for string literals, error messages, config keys, TODOs, or any exact pattern; \
+                 set fixed_strings for literal text with regex characters; give several `patterns` to match any of them. Always up to date (does not use the index). \
+                 Narrow big result sets with glob (e.g. [\"*.py\", \"!tests/**\"]) or word."
+            }
+            ToolName::ReadFile => {
+                "Read lines of a text file in the project, with line numbers (`N<TAB>text` per line). Give start_line/end_line for a range, \
+                 or match to jump to the first line containing a literal text with `context` lines around it. \
+                 Long files are returned in pages: when truncated, call again with the start_line given in the hint."
+            }
+            ToolName::IndexStatus => {
+                "Show what the search index holds (files, symbols, chunks, files skipped and why), when it was last updated, whether indexing is \
+                 running and how far it is, and how many files changed since. Use it when symbol or search results look incomplete."
+            }
+        }
+    }
+
+    pub fn params(self) -> &'static [Param] {
+        match self {
+            ToolName::FindSymbol => FIND_SYMBOL,
+            ToolName::FindReferences => FIND_REFERENCES,
+            ToolName::ListDefsInFile => LIST_DEFS,
+            ToolName::Search => SEARCH,
+            ToolName::SearchSemantic => SEARCH_SEMANTIC,
+            ToolName::SimilarCode => SIMILAR_CODE,
+            ToolName::SearchKeyword => SEARCH_KEYWORD,
+            ToolName::ReadFile => READ_FILE,
+            ToolName::IndexStatus => &[],
+        }
+    }
+
+    fn output_schema(self) -> JsonObject {
+        match self {
+            ToolName::FindSymbol => output_schema::<SymbolsOut>(),
+            ToolName::FindReferences => output_schema::<RefsOut>(),
+            ToolName::ListDefsInFile => output_schema::<DefsOut>(),
+            ToolName::Search => any_of_schema(&[
+                output_schema::<SearchOut>(),
+                output_schema::<BulkSearchOut>(),
+            ]),
+            ToolName::SearchSemantic | ToolName::SimilarCode => output_schema::<SemanticOut>(),
+            ToolName::SearchKeyword => output_schema::<KeywordOut>(),
+            ToolName::ReadFile => output_schema::<ReadOut>(),
+            ToolName::IndexStatus => output_schema::<StatusOut>(),
+        }
+    }
+
+    /// The tool as listed by `tools/list`.
+    pub fn tool(self) -> Tool {
+        let mut tool = Tool::new(
+            self.name(),
+            self.description(),
+            Arc::new(super::params::input_schema(self.params())),
+        );
+        tool.title = Some(self.title().into());
+        tool.output_schema = Some(Arc::new(self.output_schema()));
+        tool.annotations = Some(
+            ToolAnnotations::with_title(self.title())
+                .read_only(true)
+                .destructive(false)
+                .idempotent(true)
+                .open_world(false),
+        );
+        tool
+    }
+}
+
+const LANGS: &[&str] = &[
+    "rust",
+    "python",
+    "javascript",
+    "typescript",
+    "tsx",
+    "go",
+    "java",
+    "c",
+    "cpp",
+    "ruby",
+];
+const LANGS_AND_DOCS: &[&str] = &[
+    "rust",
+    "python",
+    "javascript",
+    "typescript",
+    "tsx",
+    "go",
+    "java",
+    "c",
+    "cpp",
+    "ruby",
+    "other",
+    "docs",
+];
+
+// Each tool's parameters, and its typed arguments: a struct with one field
+// per parameter, named like it, that the handler receives (see
+// `Args::into_typed`; `typed_args_match_the_declared_params` checks the two
+// agree). Optional parameters without a default are `Option`s, lists absent
+// by default are empty.
+
+const FIND_SYMBOL: &[Param] = &[
+    Param::new("name", Kind::Str { max_chars: 300 }, "Identifier to look up, optionally qualified: `parse_config`, `Config::parse`, `LoginView.post`.")
+        .required(),
+    Param::new("kind", Kind::Enum { values: KINDS, default: None }, "Only definitions of this kind."),
+    Param::new("language", Kind::Enum { values: LANGS, default: None }, "Only definitions in files of this language."),
+    Param::new(
+        "match",
+        Kind::Enum { values: &["auto", "exact", "prefix", "fuzzy"], default: Some("auto") },
+        "auto: exact, then case-insensitive, prefix and fuzzy matches to fill the limit; exact: the exact name only; \
+         prefix: names starting with it (case-insensitive); fuzzy: subsequence matches for a half-remembered name.",
+    ),
+    Param::new("limit", Kind::Int { min: 1, max: 200, default: Some(20) }, "Most definitions returned."),
+    Param::new("offset", Kind::Int { min: 0, max: 10_000, default: Some(0) }, "Skip this many results (paging)."),
+];
+
+/// The arguments of `find_symbol` (one field per [`FIND_SYMBOL`] param).
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct FindSymbolArgs {
+    pub name: String,
+    pub kind: Option<String>,
+    pub language: Option<String>,
+    pub r#match: String,
+    pub limit: usize,
+    pub offset: usize,
+}
+
+const FIND_REFERENCES: &[Param] = &[
+    Param::new("name", Kind::Str { max_chars: 300 }, "Identifier whose uses to find, e.g. `parse_config` (a qualified name is reduced to its last part).")
+        .required(),
+    Param::new("limit", Kind::Int { min: 1, max: 500, default: Some(100) }, "Most references returned."),
+    Param::new("offset", Kind::Int { min: 0, max: 1_000_000, default: Some(0) }, "Skip this many results (paging)."),
+];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct FindReferencesArgs {
+    pub name: String,
+    pub limit: usize,
+    pub offset: usize,
+}
+
+const LIST_DEFS: &[Param] = &[
+    Param::new(
+        "path",
+        Kind::Str { max_chars: 4096 },
+        "File path relative to the project root, e.g. `src/lib.rs`.",
+    )
+    .required(),
+    Param::new(
+        "offset",
+        Kind::Int {
+            min: 0,
+            max: 1_000_000,
+            default: Some(0),
+        },
+        "Skip this many definitions (paging through very large files).",
+    ),
+];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct ListDefsArgs {
+    pub path: String,
+    pub offset: usize,
+}
+
+/// Most queries one `search` call answers.
+pub const MAX_QUERIES: usize = 10;
+/// Longest query `search` accepts.
+pub const MAX_QUERY_CHARS: usize = 1000;
+
+/// Parameters several tools share.
+#[rustfmt::skip]
+const GLOB: Param = Param::new("glob", Kind::StrList { max_items: 20, max_chars: 500 }, "Only paths matching these globs; `!glob` excludes (e.g. [\"src/**\", \"!**/tests/**\"]).");
+#[rustfmt::skip]
+const CHUNK_LIMIT: Param = Param::new("limit", Kind::Int { min: 1, max: 50, default: Some(10) }, "Most chunks returned.");
+#[rustfmt::skip]
+const CHUNK_OFFSET: Param = Param::new("offset", Kind::Int { min: 0, max: 1_000, default: Some(0) }, "Skip this many results (paging).");
+#[rustfmt::skip]
+const THRESHOLD: Param = Param::new("threshold", Kind::Number { min: 0.0, max: 1.0 }, "Leave out hits whose cosine similarity is below this (0 to 1; by default none are left out).");
+
+const SEARCH: &[Param] = &[
+    Param::new("query", Kind::Str { max_chars: MAX_QUERY_CHARS }, "Words, identifiers or a short description of what you look for. Give this or `queries`."),
+    Param::new(
+        "queries",
+        Kind::Batch { max_items: MAX_QUERIES, max_chars: MAX_QUERY_CHARS },
+        "Several queries (1 to 10) answered independently with the same other arguments, instead of `query`; \
+         the answer is {results: [...]}, one entry per query, each with its hits or its own error.",
+    ),
+    Param::new(
+        "mode",
+        Kind::Enum { values: &["hybrid", "bm25", "semantic", "symbol", "keyword"], default: Some("hybrid") },
+        "hybrid (default): BM25, embeddings, symbol names and keyword hits fused into one list, each hit saying which found it; \
+         bm25: full-text only; semantic: embeddings only; symbol: definitions named in the query; keyword: literal matches of quoted text or identifiers.",
+    )
+    .hint("leave `mode` out for hybrid search; use find_symbol for a known name and search_keyword for exact text or a regex"),
+    GLOB,
+    Param::new("lang", Kind::Enum { values: LANGS_AND_DOCS, default: None }, "Only chunks of this language (`docs` = Markdown/RST/text)."),
+    Param::new("scope", Kind::Enum { values: &["all", "code", "docs"], default: Some("all") }, "code: source files only; docs: documentation only; all: both."),
+    Param::new(
+        "context",
+        Kind::Int { min: 0, max: 10, default: None },
+        "Lines of context around each hit's snippet, read from the file; also lists the other definitions \
+         of the hit's file as `file_symbols`. Not used by mode bm25.",
+    ),
+    CHUNK_LIMIT,
+    CHUNK_OFFSET,
+];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    pub query: Option<String>,
+    pub queries: Option<Vec<String>>,
+    pub mode: String,
+    #[serde(default)]
+    pub glob: Vec<String>,
+    pub lang: Option<String>,
+    pub scope: String,
+    pub context: Option<usize>,
+    pub limit: usize,
+    pub offset: usize,
+}
+
+const SEARCH_SEMANTIC: &[Param] = &[
+    Param::new(
+        "query",
+        Kind::Str { max_chars: 2000 },
+        "What the code does, in words, e.g. \"retry failed payments with backoff\".",
+    )
+    .required(),
+    GLOB,
+    THRESHOLD,
+    CHUNK_LIMIT,
+    CHUNK_OFFSET,
+];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct SearchSemanticArgs {
+    pub query: String,
+    #[serde(default)]
+    pub glob: Vec<String>,
+    pub threshold: Option<f64>,
+    pub limit: usize,
+    pub offset: usize,
+}
+
+const SIMILAR_CODE: &[Param] = &[
+    Param::new(
+        "code",
+        Kind::Str { max_chars: 16_000 },
+        "A code snippet to find similar code to. Give this, or `path` + `line`.",
+    ),
+    Param::new(
+        "path",
+        Kind::Str { max_chars: 4096 },
+        "File relative to the project root holding the code to compare with, e.g. `src/lib.rs`; needs `line`.",
+    ),
+    Param::new(
+        "line",
+        Kind::Int {
+            min: 1,
+            max: 100_000_000,
+            default: None,
+        },
+        "A line (1-based) inside the function or class of `path` to compare with.",
+    ),
+    Param::new(
+        "exclude_path",
+        Kind::Str { max_chars: 4096 },
+        "Leave out hits in this file (relative to the project root), e.g. the one the snippet came from.",
+    ),
+    GLOB,
+    THRESHOLD,
+    CHUNK_LIMIT,
+    CHUNK_OFFSET,
+];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct SimilarCodeArgs {
+    pub code: Option<String>,
+    pub path: Option<String>,
+    pub line: Option<u32>,
+    pub exclude_path: Option<String>,
+    #[serde(default)]
+    pub glob: Vec<String>,
+    pub threshold: Option<f64>,
+    pub limit: usize,
+    pub offset: usize,
+}
+
+/// Most patterns one `search_keyword` call takes.
+pub const MAX_PATTERNS: usize = 10;
+/// Longest pattern `search_keyword` accepts.
+const MAX_PATTERN_CHARS: usize = 2000;
+
+const SEARCH_KEYWORD: &[Param] = &[
+    Param::new(
+        "pattern",
+        Kind::Str { max_chars: MAX_PATTERN_CHARS },
+        "Regex (Rust/ripgrep syntax), or literal text with fixed_strings. Give this or `patterns`.",
+    ),
+    Param::new(
+        "patterns",
+        Kind::StrList {
+            max_items: MAX_PATTERNS,
+            max_chars: MAX_PATTERN_CHARS,
+        },
+        "Several patterns (up to 10) instead of `pattern`: a line matches if any one does (rg -e P1 -e P2).",
+    )
+    .example("[\"TODO\", \"FIXME\"]"),
+    Param::new(
+        "fixed_strings",
+        Kind::Bool { default: false },
+        "Treat the patterns as literal text, not regexes.",
+    ),
+    Param::new(
+        "case_insensitive",
+        Kind::Bool { default: false },
+        "Ignore letter case.",
+    ),
+    Param::new(
+        "smart_case",
+        Kind::Bool { default: false },
+        "Ignore letter case unless a pattern has an uppercase letter (rg -S).",
+    ),
+    Param::new(
+        "word",
+        Kind::Bool { default: false },
+        "Match whole words only.",
+    ),
+    Param::new(
+        "glob",
+        Kind::StrList {
+            max_items: 20,
+            max_chars: 500,
+        },
+        "Only files matching these globs, rg -g syntax; `!glob` excludes (e.g. [\"*.py\", \"!tests/**\"]).",
+    ),
+    Param::new(
+        "hidden",
+        Kind::Bool { default: false },
+        "Search hidden files and directories (names starting with `.`) too.",
+    ),
+    Param::new(
+        "no_ignore",
+        Kind::Bool { default: false },
+        "Search files excluded by .gitignore and other ignore files too.",
+    ),
+    Param::new(
+        "context",
+        Kind::Int {
+            min: 0,
+            max: 10,
+            default: Some(0),
+        },
+        "Lines of context before and after each match.",
+    ),
+    Param::new(
+        "before_context",
+        Kind::Int {
+            min: 0,
+            max: 10,
+            default: None,
+        },
+        "Lines of context before each match (instead of `context`).",
+    ),
+    Param::new(
+        "after_context",
+        Kind::Int {
+            min: 0,
+            max: 10,
+            default: None,
+        },
+        "Lines of context after each match (instead of `context`).",
+    ),
+    Param::new(
+        "max_count",
+        Kind::Int {
+            min: 1,
+            max: 500,
+            default: None,
+        },
+        "Most matching lines per file (rg -m).",
+    ),
+    Param::new(
+        "max_results",
+        Kind::Int {
+            min: 1,
+            max: 500,
+            default: Some(50),
+        },
+        "Most matching lines returned.",
+    ),
+];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct SearchKeywordArgs {
+    pub pattern: Option<String>,
+    pub patterns: Option<Vec<String>>,
+    pub fixed_strings: bool,
+    pub case_insensitive: bool,
+    pub smart_case: bool,
+    pub word: bool,
+    #[serde(default)]
+    pub glob: Vec<String>,
+    pub hidden: bool,
+    pub no_ignore: bool,
+    pub context: usize,
+    pub before_context: Option<usize>,
+    pub after_context: Option<usize>,
+    pub max_count: Option<u64>,
+    pub max_results: usize,
+}
+
+const READ_FILE: &[Param] = &[
+    Param::new(
+        "path",
+        Kind::Str { max_chars: 4096 },
+        "File path relative to the project root, e.g. `src/lib.rs`.",
+    )
+    .required(),
+    Param::new(
+        "start_line",
+        Kind::Int {
+            min: 1,
+            max: 100_000_000,
+            default: None,
+        },
+        "First line to return (1-based).",
+    ),
+    Param::new(
+        "end_line",
+        Kind::Int {
+            min: 1,
+            max: 100_000_000,
+            default: None,
+        },
+        "Last line to return (inclusive).",
+    ),
+    Param::new(
+        "match",
+        Kind::Str { max_chars: 1000 },
+        "Show the first line containing this literal, case-sensitive text, with `context` lines around it.",
+    ),
+    Param::new(
+        "context",
+        Kind::Int {
+            min: 0,
+            max: 200,
+            default: Some(5),
+        },
+        "Lines of context around `match`.",
+    ),
+];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct ReadFileArgs {
+    pub path: String,
+    pub start_line: Option<u64>,
+    pub end_line: Option<u64>,
+    pub r#match: Option<String>,
+    pub context: u64,
+}
+
+/// `index_status` takes no arguments.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct IndexStatusArgs {}
+
+/// The schema of what `T` serializes to, self-contained (no `$ref`) and
+/// without the numeric `format`s schemars adds (`uint32`, `double`...),
+/// which clients do not know.
+fn output_schema<T: JsonSchema>() -> JsonObject {
+    let mut settings = schemars::generate::SchemaSettings::draft2020_12().for_serialize();
+    settings.inline_subschemas = true;
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let mut value =
+        serde_json::to_value(schema).unwrap_or_else(|_| serde_json::json!({"type": "object"}));
+    clean_schema(&mut value);
+    match value {
+        Value::Object(mut o) => {
+            o.remove("title");
+            o.remove("description");
+            o
+        }
+        _ => JsonObject::new(),
+    }
+}
+
+/// A schema for a tool with more than one answer shape: an object matching
+/// any of `alternatives` (each an object schema).
+fn any_of_schema(alternatives: &[JsonObject]) -> JsonObject {
+    let mut out = JsonObject::new();
+    let mut alts = Vec::with_capacity(alternatives.len());
+    for a in alternatives {
+        let mut a = a.clone();
+        if let Some(dialect) = a.remove("$schema") {
+            out.insert("$schema".into(), dialect);
+        }
+        alts.push(Value::Object(a));
+    }
+    out.insert("type".into(), Value::String("object".into()));
+    out.insert("anyOf".into(), Value::Array(alts));
+    out
+}
+
+/// Removes numeric `format`s, and `null` alternatives (every optional output
+/// field is left out when empty, never written as `null`).
+fn clean_schema(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            if let Some(Value::Array(types)) = o.get_mut("type") {
+                types.retain(|t| t != "null");
+                if types.len() == 1 {
+                    let only = types.remove(0);
+                    o.insert("type".into(), only);
+                }
+            }
+            for key in ["anyOf", "oneOf"] {
+                if let Some(Value::Array(alts)) = o.get_mut(key) {
+                    alts.retain(|a| a.get("type").and_then(Value::as_str) != Some("null"));
+                    if alts.len() == 1 {
+                        let only = alts.remove(0);
+                        o.remove(key);
+                        if let Value::Object(inner) = only {
+                            for (k, val) in inner {
+                                o.entry(k).or_insert(val);
+                            }
+                        }
+                    }
+                }
+            }
+            let numeric =
+                matches!(o.get("type"), Some(Value::String(t)) if t == "integer" || t == "number");
+            if numeric {
+                o.remove("format");
+            }
+            for child in o.values_mut() {
+                clean_schema(child);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(clean_schema),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Serialize;
+    use serde::de::DeserializeOwned;
+
+    use super::*;
+    use crate::mcp::params::Args;
+
+    /// A valid value of `p`.
+    fn sample(p: &Param) -> Value {
+        match p.kind {
+            Kind::Str { .. } => Value::String("x".into()),
+            Kind::Bool { .. } => Value::Bool(true),
+            Kind::Int { min, .. } => Value::from(min),
+            Kind::Enum { values, .. } => Value::String(values[0].into()),
+            Kind::StrList { .. } | Kind::Batch { .. } => serde_json::json!(["x"]),
+            Kind::Number { min, .. } => Value::from(min),
+        }
+    }
+
+    /// Every param of `tool` given, through validation into `T` and back:
+    /// the struct's fields are exactly the declared param names.
+    fn check<T: DeserializeOwned + Serialize>(tool: ToolName) {
+        let raw: JsonObject = tool
+            .params()
+            .iter()
+            .map(|p| (p.name.to_string(), sample(p)))
+            .collect();
+        let args = Args::parse(tool.params(), Some(&raw))
+            .unwrap_or_else(|e| panic!("{}: {}", tool.name(), e.message));
+        let typed: T = args
+            .into_typed()
+            .unwrap_or_else(|e| panic!("{}: {e}", tool.name()));
+        let back = serde_json::to_value(&typed).expect("serialize");
+        let mut fields: Vec<&str> = back
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let mut params: Vec<&str> = tool.params().iter().map(|p| p.name).collect();
+        fields.sort_unstable();
+        params.sort_unstable();
+        assert_eq!(fields, params, "{}", tool.name());
+    }
+
+    #[test]
+    fn typed_args_match_the_declared_params() {
+        for t in ToolName::ALL {
+            match t {
+                ToolName::FindSymbol => check::<FindSymbolArgs>(t),
+                ToolName::FindReferences => check::<FindReferencesArgs>(t),
+                ToolName::ListDefsInFile => check::<ListDefsArgs>(t),
+                ToolName::Search => check::<SearchArgs>(t),
+                ToolName::SearchSemantic => check::<SearchSemanticArgs>(t),
+                ToolName::SimilarCode => check::<SimilarCodeArgs>(t),
+                ToolName::SearchKeyword => check::<SearchKeywordArgs>(t),
+                ToolName::ReadFile => check::<ReadFileArgs>(t),
+                ToolName::IndexStatus => check::<IndexStatusArgs>(t),
+            }
+        }
+    }
+
+    #[test]
+    fn schemas_have_no_numeric_formats_or_nullable_types() {
+        for t in ToolName::ALL {
+            let tool = t.tool();
+            let text = serde_json::to_string(&tool).expect("serialize");
+            assert!(!text.contains("\"format\""), "{}: {text}", t.name());
+            assert!(!text.contains("\"null\""), "{}: {text}", t.name());
+            assert!(!text.contains("$ref"), "{}: {text}", t.name());
+            assert_eq!(
+                tool.annotations.as_ref().and_then(|a| a.read_only_hint),
+                Some(true)
+            );
+            assert_eq!(
+                tool.output_schema
+                    .as_ref()
+                    .and_then(|s| s.get("type"))
+                    .and_then(|v| v.as_str()),
+                Some("object")
+            );
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! `search`: ranked search in any mode, one query or a bulk of them, through
+//! the library's [`Service::search`] (so it ranks exactly as the CLI does).
+
+use anyhow::Result;
+
+use crate::error::{ErrorCode, UserError};
+use crate::mcp::catalogue::MAX_QUERY_CHARS;
+use crate::mcp::catalogue::SearchArgs;
+use crate::mcp::out::{
+    Answer, BUDGET_CHARS, BulkEntry, BulkError, BulkSearchOut, LINE_CHARS, OVERHEAD_CHARS, Page,
+    SearchOut, answer, chunk_out, index_info,
+};
+use crate::search::bound_line;
+use crate::service::search::{DEFAULT_SNIPPET_LINES, parse_scope};
+use crate::service::{Mode, SearchRequest, Service};
+
+pub fn search(svc: &Service, args: SearchArgs) -> Result<Answer> {
+    let query = args.query;
+    let bulk = args.queries.is_some();
+    if query.is_some() && bulk {
+        return Err(UserError::new("give either `query` or `queries`, not both")
+            .hint("`query` for one search; `queries` (a list of up to 10) to run several at once")
+            .into());
+    }
+    if query.is_none() && !bulk {
+        return Err(UserError::new("missing required argument `query`")
+            .hint("`query`: words, identifiers or a short description of what you look for; or `queries`: a list of up to 10 of them")
+            .into());
+    }
+    let spec = SearchRequest {
+        query: String::new(),
+        mode: Mode::parse(&args.mode)?,
+        globs: args.glob,
+        lang: args.lang,
+        scope: parse_scope(&args.scope)?,
+        limit: args.limit,
+        offset: args.offset,
+        context: args.context,
+        snippet_lines: DEFAULT_SNIPPET_LINES,
+        threshold: None,
+        rrf_k: None,
+    };
+    let Some(query) = query else {
+        let queries = args.queries.unwrap_or_default();
+        return call_search_bulk(svc, &queries, &spec);
+    };
+    if query.trim().is_empty() {
+        return Err(
+            UserError::with_code(ErrorCode::InvalidQuery, "`query` is empty")
+                .hint("`query`: words, identifiers or a short description of what you look for")
+                .into(),
+        );
+    }
+    let (out, summary) = search_one(svc, &query, &spec, BUDGET_CHARS - OVERHEAD_CHARS)?;
+    answer(&out, summary)
+}
+
+/// One query of `search`, its hits fitted into `budget` characters.
+fn search_one(
+    svc: &Service,
+    query: &str,
+    spec: &SearchRequest,
+    budget: usize,
+) -> Result<(SearchOut, String)> {
+    let req = SearchRequest {
+        query: query.to_string(),
+        ..spec.clone()
+    };
+    let r = svc.search(&req)?;
+    if let Some(sem) = r.semantic.as_ref().filter(|s| !s.available) {
+        return Err(UserError::with_code(
+            ErrorCode::ModelMissing,
+            format!(
+                "semantic search is not available: {}",
+                sem.reason.as_deref().unwrap_or("unknown reason")
+            ),
+        )
+        .hint("leave `mode` out for hybrid search (it works without embeddings)")
+        .into());
+    }
+    let hits = r.hits.into_iter().map(|h| chunk_out(h, true));
+    // The service's hits are the page already; `more` says what lies past it.
+    let page = Page::new(hits, 0, None, budget);
+    let shown = page.shown();
+    let truncated = r.more || page.cut();
+    let offset = r.offset;
+    let hint = if truncated {
+        Some(format!(
+            "more hits exist: call again with offset: {}, or narrow with glob, lang or scope",
+            offset + shown
+        ))
+    } else if shown == 0 && r.generation.is_some() {
+        Some("nothing matched: try other words or synonyms, find_symbol for a name, or search_keyword for exact text".into())
+    } else {
+        None
+    };
+    let out = SearchOut {
+        query: query.to_string(),
+        mode: r.mode.name().to_string(),
+        hits: page.items,
+        offset: offset as u64,
+        truncated,
+        hint,
+        query_interpretation: r.interpretation,
+        index: index_info(&r.freshness, r.generation),
+    };
+    Ok((out, format!("{shown} hits for `{query}`")))
+}
+
+/// Characters an entry of a bulk answer needs besides its hits: the query
+/// echoed back, mode, paging fields, hint, interpretation and index block.
+const ENTRY_OVERHEAD_CHARS: usize = 700;
+
+/// `search` with `queries`: each query answered on its own with the same
+/// other arguments; a query that fails becomes an error entry and the
+/// others still answer. The size budget is shared: each query gets an equal
+/// part of what the ones before it left over.
+fn call_search_bulk(svc: &Service, queries: &[String], spec: &SearchRequest) -> Result<Answer> {
+    let mut left = BUDGET_CHARS - OVERHEAD_CHARS;
+    let mut results = Vec::with_capacity(queries.len());
+    for (i, query) in queries.iter().enumerate() {
+        let share = left / (queries.len() - i);
+        let budget = share.saturating_sub(ENTRY_OVERHEAD_CHARS + query.len());
+        let entry =
+            match check_bulk_query(query).and_then(|()| search_one(svc, query, spec, budget)) {
+                Ok((out, _)) => BulkEntry::Answer(out),
+                Err(e) => BulkEntry::Error(bulk_error(query, &e)),
+            };
+        let used = serde_json::to_string(&entry).map_or(share, |s| s.len() + 1);
+        left = left.saturating_sub(used);
+        results.push(entry);
+    }
+    let mut out = BulkSearchOut {
+        results,
+        hint: None,
+    };
+    // The shares are estimates: cut the longest answers until the whole fits.
+    let cut_here = shrink_to_budget(&mut out, BUDGET_CHARS - OVERHEAD_CHARS);
+    let cut = cut_here
+        || out
+            .results
+            .iter()
+            .any(|e| matches!(e, BulkEntry::Answer(a) if a.truncated && a.hits.len() < spec.limit));
+    if cut {
+        out.hint = Some(
+            "answers were cut to share the size budget between the queries: send fewer queries per call, \
+             or search one `query` with offset to see more of its hits"
+                .into(),
+        );
+    }
+    let text = render_bulk(&out);
+    answer(&out, text)
+}
+
+/// What `search_one` would refuse before searching, said per query.
+fn check_bulk_query(query: &str) -> Result<()> {
+    if query.trim().is_empty() {
+        return Err(UserError::with_code(ErrorCode::InvalidQuery, "empty query")
+            .hint("give words or identifiers, e.g. \"parse config file\"")
+            .into());
+    }
+    let n = query.chars().count();
+    if n > MAX_QUERY_CHARS {
+        return Err(UserError::new(format!(
+            "the query is too long: {n} characters, the limit is {MAX_QUERY_CHARS}"
+        ))
+        .hint("give a shorter, more specific query")
+        .into());
+    }
+    Ok(())
+}
+
+fn bulk_error(query: &str, e: &anyhow::Error) -> BulkError {
+    let (error, hint) = match crate::error::find_user_error(e) {
+        Some(u) => (
+            u.message.clone(),
+            u.hint_for_agent()
+                .map(String::from)
+                .unwrap_or_else(|| "change this query or leave it out".into()),
+        ),
+        None => {
+            tracing::warn!("search failed for one query: {e:#}");
+            (
+                format!("{e:#}"),
+                "this is a failure of the server, not of the query; index_status may say more"
+                    .into(),
+            )
+        }
+    };
+    BulkError {
+        query: bound_line(query, LINE_CHARS),
+        error,
+        hint,
+    }
+}
+
+/// Drops the last hit of the answer with the most hits until `out`
+/// serializes within `budget` characters. Returns whether it dropped any.
+fn shrink_to_budget(out: &mut BulkSearchOut, budget: usize) -> bool {
+    let mut dropped = false;
+    while serde_json::to_string(out).map_or(0, |s| s.len()) > budget {
+        let fullest = out
+            .results
+            .iter_mut()
+            .filter_map(|e| match e {
+                BulkEntry::Answer(a) if !a.hits.is_empty() => Some(a),
+                _ => None,
+            })
+            .max_by_key(|a| a.hits.len());
+        let Some(a) = fullest else { break };
+        a.hits.pop();
+        a.truncated = true;
+        a.hint = Some(format!(
+            "more hits exist: call again with offset: {}, or narrow with glob, lang or scope",
+            a.offset as usize + a.hits.len()
+        ));
+        dropped = true;
+    }
+    dropped
+}
+
+/// The text of a bulk answer: per query its hits as `path:start-end symbol`
+/// lines, or its error and hint.
+fn render_bulk(out: &BulkSearchOut) -> String {
+    use std::fmt::Write as _;
+    let answered = out
+        .results
+        .iter()
+        .filter(|e| matches!(e, BulkEntry::Answer(_)))
+        .count();
+    let mut text = format!("{answered} of {} queries answered", out.results.len());
+    for e in &out.results {
+        match e {
+            BulkEntry::Answer(a) => {
+                let more = if a.truncated { " (more exist)" } else { "" };
+                let n = a.hits.len();
+                let hits = if n == 1 { "hit" } else { "hits" };
+                let _ = write!(text, "\n\n`{}`: {n} {hits}{more}", a.query);
+                for h in &a.hits {
+                    let _ = write!(text, "\n  {}:{}-{}", h.path, h.start_line, h.end_line);
+                    if let Some(s) = &h.symbol {
+                        let _ = write!(text, " {s}");
+                    }
+                }
+            }
+            BulkEntry::Error(b) => {
+                let _ = write!(
+                    text,
+                    "\n\n`{}`: error: {}\n  hint: {}",
+                    b.query, b.error, b.hint
+                );
+            }
+        }
+    }
+    if let Some(h) = &out.hint {
+        let _ = write!(text, "\n\nhint: {h}");
+    }
+    text
+}

@@ -1,0 +1,116 @@
+//! `index_status`: what the index holds, how fresh it is, what runs now.
+
+use anyhow::Result;
+
+use crate::mcp::catalogue::IndexStatusArgs;
+use crate::mcp::out::{
+    Answer, EmbeddingOut, EmbeddingRunOut, LINE_CHARS, ProgressOut, SkipOut, StatusOut, answer,
+};
+use crate::search::bound_line;
+use crate::service::{Service, StatusAnswer, phase_name};
+
+/// `index_status` (it takes no arguments).
+pub fn index_status(svc: &Service, _args: IndexStatusArgs) -> Result<Answer> {
+    // Counting stale files costs a walk; while indexing the number means little
+    // (the service skips it then).
+    let StatusAnswer {
+        status: st,
+        freshness: fresh,
+        run: own,
+        config_error,
+    } = svc.status(true)?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let progress = if own.running {
+        Some(ProgressOut {
+            phase: phase_name(own.progress.phase).into(),
+            done: own.progress.done,
+            total: own.progress.total,
+        })
+    } else {
+        st.indexing.as_ref().map(|ix| ProgressOut {
+            phase: "indexing".into(),
+            done: ix.done,
+            total: ix.total,
+        })
+    };
+    let out = StatusOut {
+        root: st.root.clone(),
+        exists: st.exists,
+        files: st.files,
+        symbols: st.symbols,
+        refs: st.refs,
+        chunks: st.chunks,
+        skipped: st.skipped,
+        skipped_by_reason: st
+            .skipped_by_reason
+            .iter()
+            .take(20)
+            .map(|s| SkipOut {
+                reason: s.reason.clone(),
+                count: s.count,
+                examples: s
+                    .examples
+                    .iter()
+                    .map(|e| bound_line(e, LINE_CHARS))
+                    .collect(),
+            })
+            .collect(),
+        last_indexed: st.last_indexed,
+        last_indexed_ago_s: st.last_indexed.map(|t| (now - t).max(0)),
+        generation: st.generation,
+        indexing: fresh.indexing,
+        progress,
+        writer_pid: fresh.other_writer.filter(|&p| p != 0),
+        stale_files: st.stale_files,
+        stale_examples: st.stale_examples.iter().take(10).cloned().collect(),
+        index_bytes: st.index_bytes,
+        embeddings: st
+            .embeddings
+            .iter()
+            .map(|e| EmbeddingOut {
+                tier: e.tier.name().to_string(),
+                model: e.model.clone(),
+                ready: e.ready,
+                embedded: e.embedded,
+                total: e.total,
+            })
+            .collect(),
+        embedding: st.embedding.as_ref().map(|r| EmbeddingRunOut {
+            model: r.model.clone(),
+            done: r.done,
+            total: r.total,
+            rate: (r.rate * 10.0).round() / 10.0,
+            eta_s: r.eta_s.map(|e| e.round() as u64),
+        }),
+        last_error: own.last_error.clone(),
+        config_error,
+    };
+    let mut summary = if fresh.indexing {
+        format!(
+            "indexing: {} files, {} symbols so far",
+            st.files, st.symbols
+        )
+    } else {
+        format!(
+            "{} files, {} symbols, {} chunks indexed",
+            st.files, st.symbols, st.chunks
+        )
+    };
+    for e in &out.embeddings {
+        summary.push_str(&format!(
+            "; vectors ({}): {}/{}",
+            e.tier, e.embedded, e.total
+        ));
+    }
+    if let Some(r) = &out.embedding {
+        let eta = r.eta_s.map(|s| format!(", eta {s}s")).unwrap_or_default();
+        summary.push_str(&format!(
+            "; embedding with {}: {}/{} ({:.1}/s{eta})",
+            r.model, r.done, r.total, r.rate
+        ));
+    }
+    answer(&out, summary)
+}
