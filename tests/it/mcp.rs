@@ -1641,7 +1641,7 @@ fn mcp_search_and_search_keyword_take_the_cli_parameters() {
     let lines = |h: &Value| h["snippet"].as_str().map_or(0, |s| s.lines().count());
     assert!(lines(hit) > lines(plain_hit), "{v}\n{plain}");
     let cli = p.json(&["search", "validate_csrf_token", "-C", "2"]);
-    let cli_hit = cli["result"]["hits"]
+    let cli_hit = cli["hits"]
         .as_array()
         .and_then(|h| {
             h.iter()

@@ -75,7 +75,12 @@ fn search_one(
                 sem.reason.as_deref().unwrap_or("unknown reason")
             ),
         )
-        .hint("leave `mode` out for hybrid search (it works without embeddings)")
+        .hint(match sem.hint_for_agent().filter(|h| !h.is_empty()) {
+            Some(h) => {
+                format!("{h}; or leave `mode` out for hybrid search (it works without embeddings)")
+            }
+            None => "leave `mode` out for hybrid search (it works without embeddings)".into(),
+        })
         .into());
     }
     let hits = r.hits.into_iter().map(|h| chunk_out(h, true));
