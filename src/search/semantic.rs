@@ -738,26 +738,6 @@ fn render_hits(
     Ok(hits)
 }
 
-/// One-shot semantic search (the CLI): loads everything for one query.
-pub fn search_semantic(
-    store: &Store,
-    root: &std::path::Path,
-    settings: &EmbedSettings,
-    req: &SemanticRequest,
-) -> Result<SemanticResult> {
-    SemanticSearcher::new(settings.clone()).search(store, root, req)
-}
-
-/// One-shot similar-code search.
-pub fn similar_code(
-    store: &Store,
-    root: &std::path::Path,
-    settings: &EmbedSettings,
-    req: &SimilarRequest,
-) -> Result<SemanticResult> {
-    SemanticSearcher::new(settings.clone()).similar(store, root, req)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -144,15 +144,6 @@ pub struct VectorRow<'a> {
 }
 
 impl Store {
-    /// A quick structural check (`PRAGMA quick_check`), for `index` to detect
-    /// corruption before trusting the incremental state.
-    pub fn quick_check(&self) -> rusqlite::Result<bool> {
-        let v: String = self
-            .conn
-            .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))?;
-        Ok(v == "ok")
-    }
-
     /// Every known file, keyed by root-relative path.
     pub fn file_records(&self) -> rusqlite::Result<HashMap<String, FileRecord>> {
         let mut stmt = self.conn.prepare(
