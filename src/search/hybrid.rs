@@ -20,7 +20,7 @@ use crate::embed::Tier;
 use crate::error::{ErrorCode, UserError};
 use crate::search::bm25::{ChunkHit, search_bm25};
 use crate::search::keyword::{CaseMode, KeywordRequest, search_keyword};
-use crate::search::semantic::{SemanticRequest, SemanticSearcher};
+use crate::search::semantic::{SemanticRequest, SemanticResult, SemanticSearcher};
 use crate::search::symbol::{MatchMode, SymbolQuery, find_symbols};
 use crate::search::{ChunkFilter, Scope, best_snippet};
 use crate::store::Store;
@@ -198,6 +198,8 @@ pub struct HybridRequest {
     pub only: Vec<Arm>,
     /// The RRF constant (default [`RRF_K`]).
     pub k: f64,
+    /// The semantic arm leaves out chunks below this cosine similarity.
+    pub threshold: Option<f32>,
 }
 
 /// Which arm found a hit, at what rank (1-based).
@@ -244,6 +246,10 @@ pub struct HybridResult {
     /// Semantic model used, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub semantic_model: Option<String>,
+    /// What the semantic arm said about its vectors (availability, model,
+    /// coverage), when it ran; its hits are in `hits`.
+    #[serde(skip)]
+    pub semantic: Option<SemanticResult>,
     pub hits: Vec<HybridHit>,
 }
 
@@ -258,12 +264,15 @@ struct Cand {
     kind: Option<String>,
     lang: String,
     snippet: Option<(u32, String)>,
+    /// The arm's own score (BM25, cosine similarity; 0 for the others).
+    raw: f64,
 }
 
 fn from_chunk(arm: Arm, rank: u32, h: ChunkHit) -> Cand {
     Cand {
         arm,
         rank,
+        raw: h.score,
         path: h.path,
         start_line: h.start_line,
         end_line: h.end_line,
@@ -327,6 +336,7 @@ impl Hybrid {
         let mut reports: Vec<ArmReport> = Vec::new();
         let mut cands: Vec<Cand> = Vec::new();
         let mut semantic_model = None;
+        let mut semantic_report: Option<SemanticResult> = None;
         let docs_only = req.scope == Scope::Docs;
 
         for (arm, weight) in weights {
@@ -353,11 +363,13 @@ impl Hybrid {
                             query: query.to_string(),
                             filter: req.filter.clone(),
                             limit: cand_n,
-                            threshold: None,
+                            threshold: req.threshold,
                             snippet_lines: req.snippet_lines,
                         };
                         match s.search(store, root, &sreq) {
-                            Ok(r) if r.available => {
+                            Ok(mut r) if r.available => {
+                                let hits = std::mem::take(&mut r.hits);
+                                semantic_report = Some(r.clone());
                                 semantic_model = r.model.clone();
                                 if r.tier == Some(Tier::Full) {
                                     semantic_boost = FULL_TIER_SEMANTIC_BOOST;
@@ -369,13 +381,13 @@ impl Hybrid {
                                     ));
                                 }
                                 cands.extend(
-                                    r.hits
-                                        .into_iter()
+                                    hits.into_iter()
                                         .enumerate()
                                         .map(|(i, h)| from_chunk(arm, i as u32 + 1, h)),
                                 );
                             }
                             Ok(r) => {
+                                semantic_report = Some(r.clone());
                                 note = Some(format!(
                                     "skipped: {}{}",
                                     r.reason.unwrap_or_default(),
@@ -424,6 +436,7 @@ impl Hybrid {
                                         kind: Some(h.kind),
                                         lang: h.lang,
                                         snippet: None,
+                                        raw: 0.0,
                                     });
                                 }
                             }
@@ -485,6 +498,7 @@ impl Hybrid {
                                         kind: None,
                                         lang: lang_of(&m.path).to_string(),
                                         snippet: Some((m.line as u32, m.text.clone())),
+                                        raw: 0.0,
                                     });
                                 }
                             }
@@ -535,6 +549,7 @@ impl Hybrid {
             query_kind: analysis.kind,
             arms: reports,
             semantic_model,
+            semantic: semantic_report,
             hits: out,
         })
     }
@@ -582,7 +597,13 @@ impl Hybrid {
             symbol: f.symbol,
             kind: f.kind,
             lang: f.lang,
-            score: (f.score / max_score).clamp(0.0, 1.0),
+            // The semantic arm alone keeps its cosine similarity as the
+            // score (what `threshold` compares with); fused hits get 0–1.
+            score: if req.only == [Arm::Semantic] {
+                f.raw
+            } else {
+                (f.score / max_score).clamp(0.0, 1.0)
+            },
             sources,
             snippet_line,
             snippet,
@@ -621,6 +642,8 @@ struct Fused {
     snippet: Option<(u32, String)>,
     /// Whether the span is a whole chunk/definition (not a single line).
     is_block: bool,
+    /// The best arm score among the merged candidates (see `Cand::raw`).
+    raw: f64,
 }
 
 /// Weighted RRF, then merging of candidates in the same file whose spans
@@ -680,6 +703,7 @@ fn fuse(mut cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fus
                     f.symbol = c.symbol;
                     f.kind = c.kind;
                 }
+                f.raw = f.raw.max(c.raw);
                 if f.snippet.is_none() {
                     f.snippet = c.snippet;
                 }
@@ -705,6 +729,7 @@ fn fuse(mut cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fus
                     }],
                     snippet: c.snippet,
                     is_block,
+                    raw: c.raw,
                 });
             }
         }
@@ -891,6 +916,7 @@ mod tests {
             kind: None,
             lang: "rust".into(),
             snippet: Some((s, String::new())),
+            raw: 0.0,
         }
     }
 

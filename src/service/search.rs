@@ -14,9 +14,7 @@ use crate::embed::Tier;
 use crate::error::{ErrorCode, UserError};
 use crate::search::bm25::{ChunkHit, search_bm25};
 use crate::search::hybrid::{Arm, ArmReport, HybridHit, HybridRequest, QueryKind, RRF_K, Source};
-use crate::search::semantic::{
-    SemanticRequest, SemanticResult, SimilarRequest, SimilarTo, Upgrade,
-};
+use crate::search::semantic::{SemanticResult, SimilarRequest, SimilarTo, Upgrade};
 use crate::search::{ChunkFilter, Scope};
 
 /// Lines of snippet per hit unless a request says otherwise.
@@ -77,9 +75,9 @@ impl Mode {
 enum Ranking {
     /// The FTS5 ranking alone, without fusion.
     Bm25,
-    /// Cosine similarity alone, with the vector tier's availability report.
-    Semantic,
-    /// Hybrid fusion over these arms (all when empty).
+    /// Hybrid fusion over these arms (all when empty). One arm alone still
+    /// gets fusion's path prior (code before tests and docs) and merging of
+    /// overlapping hits; the semantic arm alone keeps cosine scores.
     Fused(Vec<Arm>),
 }
 
@@ -87,7 +85,7 @@ fn ranking(mode: Mode) -> Ranking {
     match mode {
         Mode::Hybrid => Ranking::Fused(Vec::new()),
         Mode::Bm25 => Ranking::Bm25,
-        Mode::Semantic => Ranking::Semantic,
+        Mode::Semantic => Ranking::Fused(vec![Arm::Semantic]),
         Mode::Symbol => Ranking::Fused(vec![Arm::Symbol]),
         Mode::Keyword => Ranking::Fused(vec![Arm::Keyword]),
     }
@@ -167,6 +165,21 @@ impl SemanticInfo {
             embedded: r.embedded,
             total: r.total,
             upgrade: r.upgrade.clone(),
+        }
+    }
+
+    fn unavailable(reason: String) -> SemanticInfo {
+        SemanticInfo {
+            available: false,
+            reason: Some(reason),
+            hint: Some("`repo-search model status` and `repo-search status` say more".into()),
+            agent_hint: Some("index_status shows the embedding state".into()),
+            model: None,
+            tier: None,
+            partial: false,
+            embedded: 0,
+            total: 0,
+            upgrade: None,
         }
     }
 
@@ -273,17 +286,6 @@ impl Service {
                     let hits = search_bm25(store, &req.query, &filter, depth, req.snippet_lines)?;
                     Ok((generation, Ranked::Hits(hits, Arm::Bm25)))
                 }
-                Ranking::Semantic => {
-                    let sreq = SemanticRequest {
-                        query: req.query.clone(),
-                        filter: filter.clone(),
-                        limit: depth,
-                        threshold: req.threshold,
-                        snippet_lines: req.snippet_lines,
-                    };
-                    let r = self.with_semantic(|s| s.search(store, self.root(), &sreq))?;
-                    Ok((generation, Ranked::Semantic(r)))
-                }
                 Ranking::Fused(only) => {
                     let hreq = HybridRequest {
                         query: req.query.clone(),
@@ -295,9 +297,10 @@ impl Service {
                         with_file_symbols: req.context.is_some(),
                         only,
                         k: req.rrf_k.unwrap_or(RRF_K),
+                        threshold: req.threshold,
                     };
                     let r = self.with_hybrid(|h| h.search(store, self.root(), &hreq))?;
-                    Ok((generation, Ranked::Fused(r)))
+                    Ok((generation, Ranked::Fused(Box::new(r))))
                 }
             }
         })?;
@@ -314,16 +317,21 @@ impl Service {
                 .enumerate()
                 .map(|(i, h)| single_arm_hit(arm, i, h))
                 .collect(),
-            Ranked::Semantic(r) => {
-                answer.semantic = Some(SemanticInfo::of(&r));
-                answer.semantic_model = r.model.clone();
-                r.hits
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, h)| single_arm_hit(Arm::Semantic, i, h))
-                    .collect()
-            }
             Ranked::Fused(r) => {
+                if req.mode == Mode::Semantic {
+                    // The arm failed outright (its note says why) when it
+                    // has no report.
+                    answer.semantic = Some(match r.semantic.as_ref() {
+                        Some(report) => SemanticInfo::of(report),
+                        None => SemanticInfo::unavailable(
+                            r.arms
+                                .iter()
+                                .find(|a| a.arm == Arm::Semantic)
+                                .and_then(|a| a.note.clone())
+                                .unwrap_or_else(|| "semantic search failed".into()),
+                        ),
+                    });
+                }
                 answer.interpretation = Some(r.query_interpretation);
                 answer.query_kind = Some(r.query_kind);
                 answer.arms = r.arms;
@@ -414,8 +422,7 @@ impl Service {
 /// What one ranking returned, before paging.
 enum Ranked {
     Hits(Vec<ChunkHit>, Arm),
-    Semantic(SemanticResult),
-    Fused(crate::search::hybrid::HybridResult),
+    Fused(Box<crate::search::hybrid::HybridResult>),
 }
 
 /// Keeps the requested page of `hits` (which hold up to `offset + limit + 1`).
