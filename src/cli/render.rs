@@ -120,7 +120,12 @@ pub fn refs(r: &RefResult) -> Result<()> {
                 .as_deref()
                 .map(|c| format!("  in {c}"))
                 .unwrap_or_default();
-            writeln!(out, "{}:{}:{}  {tag}{ctx}", h.path, h.line, h.column)?;
+            let text = h
+                .text
+                .as_deref()
+                .map(|t| format!("  {t}"))
+                .unwrap_or_default();
+            writeln!(out, "{}:{}:{}  {tag}{ctx}{text}", h.path, h.line, h.column)?;
         }
         if r.truncated {
             out.flush()?;

@@ -461,7 +461,13 @@ impl Hybrid {
                             fixed_strings: true,
                             case: CaseMode::Sensitive,
                             word: false,
-                            max_results: Some(cand_n * 4),
+                            // No cap on the total: which files a capped
+                            // parallel search reaches first depends on thread
+                            // timing, and the arm must rank the same every
+                            // time. Lines per file are capped instead (the
+                            // arm ranks files by their count of matches).
+                            max_count: Some(cand_n as u64),
+                            max_results: None,
                             walk: WalkOptions::default(),
                             ..KeywordRequest::default()
                         };

@@ -340,6 +340,43 @@ pub struct RefHit {
     pub is_definition: bool,
     /// The enclosing definition of the reference, when known.
     pub context: Option<String>,
+    /// The trimmed source line, read from disk for the page shown (see
+    /// [`source_lines`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// Fills in each hit's `text`: its source line, trimmed and bounded, read
+/// from the files on disk (one read per file; files over 8 MiB, unreadable
+/// or gone are left without).
+pub fn source_lines(root: &std::path::Path, hits: &mut [RefHit]) {
+    let mut by_file: std::collections::HashMap<String, Vec<usize>> =
+        std::collections::HashMap::new();
+    for (i, h) in hits.iter().enumerate() {
+        by_file.entry(h.path.clone()).or_default().push(i);
+    }
+    for (path, idx) in by_file {
+        let Ok(p) = crate::paths::resolve_in_root(root, &path) else {
+            continue;
+        };
+        let Ok(md) = std::fs::metadata(&p.abs) else {
+            continue;
+        };
+        if md.len() > 8 << 20 {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(&p.abs) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let all: Vec<&str> = text.lines().collect();
+        for i in idx {
+            let n = hits[i].line;
+            if let Some(l) = n.checked_sub(1).and_then(|k| all.get(k as usize)) {
+                hits[i].text = Some(crate::search::bound_line(l.trim(), 200));
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -367,6 +404,7 @@ pub fn find_references(store: &Store, name: &str, limit: usize) -> Result<RefRes
         kind: r.kind,
         is_definition,
         context: r.context,
+        text: None,
     };
     let mut hits: Vec<RefHit> = store
         .definition_rows(&name)?

@@ -13,6 +13,7 @@ use crate::search::keyword::{KeywordRequest, KeywordResult, search_keyword};
 use crate::search::read::{ReadRequest, ReadResult, read_file};
 use crate::search::symbol::{
     OutlineItem, RefResult, SymbolQuery, SymbolResult, find_references, find_symbols, outline,
+    source_lines,
 };
 use crate::status::IndexStatus;
 
@@ -106,13 +107,18 @@ impl Service {
         })
     }
 
-    /// Uses of a name, definitions first; the requested page.
+    /// Uses of a name, definitions first; the requested page, each hit with
+    /// its source line.
     pub fn references(&self, req: &ReferencesRequest) -> Result<ReferencesAnswer> {
-        self.indexed(|store| {
+        let mut answer = self.indexed(|store| {
             let mut r = find_references(store, &req.name, req.offset + req.limit)?;
             r.hits = r.hits.into_iter().skip(req.offset).collect();
             Ok(r)
-        })
+        })?;
+        if let Some(r) = answer.value.as_mut() {
+            source_lines(self.root(), &mut r.hits);
+        }
+        Ok(answer)
     }
 
     /// The definitions of one file. A file the index does not hold is a

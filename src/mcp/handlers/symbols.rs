@@ -1,8 +1,5 @@
 //! `find_symbol`, `find_references`, `list_defs_in_file`: index lookups by name or file.
 
-use std::collections::HashMap;
-use std::path::Path;
-
 use anyhow::Result;
 
 use super::Lookup;
@@ -82,37 +79,6 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
     answer(&out, summary)
 }
 
-/// The trimmed text of the given lines of each file, read from disk.
-fn source_lines(root: &Path, wanted: &[(String, u32)]) -> HashMap<(String, u32), String> {
-    let mut by_file: HashMap<&str, Vec<u32>> = HashMap::new();
-    for (path, line) in wanted {
-        by_file.entry(path.as_str()).or_default().push(*line);
-    }
-    let mut out = HashMap::new();
-    for (path, lines) in by_file {
-        let Ok(p) = crate::paths::resolve_in_root(root, path) else {
-            continue;
-        };
-        let Ok(md) = std::fs::metadata(&p.abs) else {
-            continue;
-        };
-        if md.len() > 8 << 20 {
-            continue;
-        }
-        let Ok(bytes) = std::fs::read(&p.abs) else {
-            continue;
-        };
-        let text = String::from_utf8_lossy(&bytes);
-        let all: Vec<&str> = text.lines().collect();
-        for n in lines {
-            if let Some(l) = n.checked_sub(1).and_then(|i| all.get(i as usize)) {
-                out.insert((path.to_string(), n), bound_line(l.trim(), 200));
-            }
-        }
-    }
-    out
-}
-
 pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer> {
     let FindReferencesArgs {
         name,
@@ -139,26 +105,17 @@ pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer
         };
         return answer(&out, format!("no index yet for references of `{name}`"));
     };
-    let wanted: Vec<(String, u32)> = result
-        .hits
-        .iter()
-        .map(|h| (h.path.clone(), h.line))
-        .collect();
-    let texts = source_lines(svc.root(), &wanted);
-    let all = result.hits.into_iter().map(|h| {
-        let text = texts.get(&(h.path.clone(), h.line)).cloned();
-        RefOut {
-            kind: if h.is_definition {
-                "definition".into()
-            } else {
-                h.kind
-            },
-            path: h.path,
-            line: h.line,
-            column: h.column,
-            context: h.context,
-            text,
-        }
+    let all = result.hits.into_iter().map(|h| RefOut {
+        kind: if h.is_definition {
+            "definition".into()
+        } else {
+            h.kind
+        },
+        path: h.path,
+        line: h.line,
+        column: h.column,
+        context: h.context,
+        text: h.text,
     });
     let page = Page::new(all, 0, None, BUDGET_CHARS - OVERHEAD_CHARS);
     let shown = page.shown();
