@@ -323,13 +323,18 @@ fn cmd_similar(a: SimilarArgs) -> Result<Found> {
     print_search(&answer, a.common.json)
 }
 
-fn cmd_status(a: StatusArgs) -> Result<Found> {
-    let svc = Service::open(
-        a.common.root.as_deref(),
+/// The project's service without index runs (`status` and `config` only look).
+fn service_as_is(common: &Common) -> Result<Service> {
+    Service::open(
+        common.root.as_deref(),
         &Overrides::default(),
         Policy::AsIs,
         OnBadConfig::Fail,
-    )?;
+    )
+}
+
+fn cmd_status(a: StatusArgs) -> Result<Found> {
+    let svc = service_as_is(&a.common)?;
     let st = svc.status(true)?.status;
     if a.common.json {
         render::json(&st)?;
@@ -340,12 +345,7 @@ fn cmd_status(a: StatusArgs) -> Result<Found> {
 }
 
 fn cmd_config(a: ConfigArgs) -> Result<Found> {
-    let svc = Service::open(
-        a.common.root.as_deref(),
-        &Overrides::default(),
-        Policy::AsIs,
-        OnBadConfig::Fail,
-    )?;
+    let svc = service_as_is(&a.common)?;
     let s = svc.settings();
     if a.common.json {
         render::json(&serde_json::json!({"root": s.root, "settings": s.provenance}))?;

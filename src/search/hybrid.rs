@@ -20,7 +20,7 @@ use crate::embed::Tier;
 use crate::error::{ErrorCode, UserError};
 use crate::search::bm25::{ChunkHit, search_bm25};
 use crate::search::keyword::{CaseMode, KeywordRequest, search_keyword};
-use crate::search::semantic::{SemanticRequest, SemanticResult, SemanticSearcher};
+use crate::search::semantic::{SemanticInfo, SemanticRequest, SemanticSearcher};
 use crate::search::symbol::{MatchMode, SymbolQuery, find_symbols};
 use crate::search::{ChunkFilter, Scope, best_snippet};
 use crate::store::Store;
@@ -249,7 +249,7 @@ pub struct HybridResult {
     /// What the semantic arm said about its vectors (availability, model,
     /// coverage), when it ran; its hits are in `hits`.
     #[serde(skip)]
-    pub semantic: Option<SemanticResult>,
+    pub semantic: Option<SemanticInfo>,
     pub hits: Vec<HybridHit>,
 }
 
@@ -336,7 +336,7 @@ impl Hybrid {
         let mut reports: Vec<ArmReport> = Vec::new();
         let mut cands: Vec<Cand> = Vec::new();
         let mut semantic_model = None;
-        let mut semantic_report: Option<SemanticResult> = None;
+        let mut semantic_report: Option<SemanticInfo> = None;
         let docs_only = req.scope == Scope::Docs;
 
         for (arm, weight) in weights {
@@ -367,8 +367,9 @@ impl Hybrid {
                             snippet_lines: req.snippet_lines,
                         };
                         match s.search(store, root, &sreq) {
-                            Ok(mut r) if r.available => {
-                                let hits = std::mem::take(&mut r.hits);
+                            Ok(r) if r.available => {
+                                let hits = r.hits;
+                                let r = r.info;
                                 semantic_report = Some(r.clone());
                                 semantic_model = r.model.clone();
                                 if r.tier == Some(Tier::Full) {
@@ -387,6 +388,7 @@ impl Hybrid {
                                 );
                             }
                             Ok(r) => {
+                                let r = r.info;
                                 semantic_report = Some(r.clone());
                                 note = Some(format!(
                                     "skipped: {}{}",

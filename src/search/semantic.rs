@@ -63,9 +63,10 @@ pub struct SimilarRequest {
     pub snippet_lines: usize,
 }
 
-/// The answer of a semantic search.
+/// What semantic search says about its vectors: whether it can answer and
+/// why not, which model's vectors it searched, how complete they are.
 #[derive(Debug, Clone, Serialize)]
-pub struct SemanticResult {
+pub struct SemanticInfo {
     /// False when semantic search cannot answer (no model, no vectors).
     pub available: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -90,7 +91,27 @@ pub struct SemanticResult {
     /// `model` (a lower tier) answered; `hint` says how to finish it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub upgrade: Option<Upgrade>,
+}
+
+/// The answer of a semantic search: the vector report and the hits.
+#[derive(Debug, Clone, Serialize)]
+pub struct SemanticResult {
+    #[serde(flatten)]
+    pub info: SemanticInfo,
     pub hits: Vec<ChunkHit>,
+}
+
+impl std::ops::Deref for SemanticResult {
+    type Target = SemanticInfo;
+    fn deref(&self) -> &SemanticInfo {
+        &self.info
+    }
+}
+
+impl std::ops::DerefMut for SemanticResult {
+    fn deref_mut(&mut self) -> &mut SemanticInfo {
+        &mut self.info
+    }
 }
 
 /// The best configured model, when search had to use another.
@@ -136,9 +157,10 @@ impl Upgrade {
     }
 }
 
-impl SemanticResult {
-    fn unavailable(reason: impl Into<String>, hint: impl Into<String>) -> SemanticResult {
-        SemanticResult {
+impl SemanticInfo {
+    /// Semantic search cannot answer, for `reason`; `hint` says what to do.
+    pub fn unavailable(reason: impl Into<String>, hint: impl Into<String>) -> SemanticInfo {
+        SemanticInfo {
             available: false,
             reason: Some(reason.into()),
             hint: Some(hint.into()),
@@ -149,6 +171,25 @@ impl SemanticResult {
             embedded: 0,
             total: 0,
             upgrade: None,
+        }
+    }
+
+    /// The same with a hint for agents.
+    pub fn agent(mut self, hint: impl Into<String>) -> SemanticInfo {
+        self.agent_hint = Some(hint.into());
+        self
+    }
+
+    /// The hint an agent should read.
+    pub fn hint_for_agent(&self) -> Option<&str> {
+        self.agent_hint.as_deref().or(self.hint.as_deref())
+    }
+}
+
+impl SemanticResult {
+    fn unavailable(reason: impl Into<String>, hint: impl Into<String>) -> SemanticResult {
+        SemanticResult {
+            info: SemanticInfo::unavailable(reason, hint),
             hits: Vec::new(),
         }
     }
@@ -175,11 +216,6 @@ impl SemanticResult {
             )
             .agent("index_status shows the embedding state"),
         }
-    }
-
-    /// The hint an agent should read.
-    pub fn hint_for_agent(&self) -> Option<&str> {
-        self.agent_hint.as_deref().or(self.hint.as_deref())
     }
 }
 
@@ -696,16 +732,18 @@ fn found(c: &Choice, hits: Vec<ChunkHit>) -> SemanticResult {
         None => (None, None),
     };
     SemanticResult {
-        available: true,
-        reason: None,
-        hint,
-        agent_hint,
-        model: Some(c.spec.model_id.clone()),
-        tier: Some(c.spec.tier),
-        partial: c.embedded < c.total,
-        embedded: c.embedded,
-        total: c.total,
-        upgrade: c.upgrade.clone(),
+        info: SemanticInfo {
+            available: true,
+            reason: None,
+            hint,
+            agent_hint,
+            model: Some(c.spec.model_id.clone()),
+            tier: Some(c.spec.tier),
+            partial: c.embedded < c.total,
+            embedded: c.embedded,
+            total: c.total,
+            upgrade: c.upgrade.clone(),
+        },
         hits,
     }
 }

@@ -31,6 +31,7 @@ use crate::search::semantic::SemanticSearcher;
 use crate::settings::{EmbedSettings, Overrides, Settings, find_root};
 use crate::store::{self, Store};
 
+pub use crate::search::semantic::SemanticInfo;
 pub use fresh::{
     Freshness, IndexEvent, IndexJob, IndexRun, IndexedBy, REFRESH_INTERVAL, REFRESH_WAIT, RunState,
     Vectors, phase_name,
@@ -39,7 +40,7 @@ pub use lookup::{
     DefinitionsAnswer, OutlineAnswer, OutlineRequest, ReferencesAnswer, ReferencesRequest,
     StatusAnswer, SymbolsRequest,
 };
-pub use search::{Mode, SearchAnswer, SearchRequest, SemanticInfo, SimilarRequestSpec};
+pub use search::{Mode, SearchAnswer, SearchRequest, SimilarRequestSpec};
 
 /// Idle read connections kept open.
 const POOL_SIZE: usize = 4;

@@ -10,11 +10,10 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::{Freshness, Service, generation_of};
-use crate::embed::Tier;
 use crate::error::{ErrorCode, UserError};
 use crate::search::bm25::{ChunkHit, search_bm25};
 use crate::search::hybrid::{Arm, ArmReport, HybridHit, HybridRequest, QueryKind, RRF_K, Source};
-use crate::search::semantic::{SemanticResult, SimilarRequest, SimilarTo, Upgrade};
+use crate::search::semantic::{SemanticInfo, SimilarRequest, SimilarTo};
 use crate::search::{ChunkFilter, Scope};
 
 /// Lines of snippet per hit unless a request says otherwise.
@@ -130,65 +129,6 @@ impl SearchRequest {
     }
 }
 
-/// What semantic search said about its vectors (semantic mode and similar
-/// code): available or why not, which model, how complete.
-#[derive(Debug, Clone, Serialize)]
-pub struct SemanticInfo {
-    pub available: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-    #[serde(skip)]
-    pub agent_hint: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tier: Option<Tier>,
-    pub partial: bool,
-    pub embedded: u64,
-    pub total: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub upgrade: Option<Upgrade>,
-}
-
-impl SemanticInfo {
-    fn of(r: &SemanticResult) -> SemanticInfo {
-        SemanticInfo {
-            available: r.available,
-            reason: r.reason.clone(),
-            hint: r.hint.clone(),
-            agent_hint: r.agent_hint.clone(),
-            model: r.model.clone(),
-            tier: r.tier,
-            partial: r.partial,
-            embedded: r.embedded,
-            total: r.total,
-            upgrade: r.upgrade.clone(),
-        }
-    }
-
-    fn unavailable(reason: String) -> SemanticInfo {
-        SemanticInfo {
-            available: false,
-            reason: Some(reason),
-            hint: Some("`repo-search model status` and `repo-search status` say more".into()),
-            agent_hint: Some("index_status shows the embedding state".into()),
-            model: None,
-            tier: None,
-            partial: false,
-            embedded: 0,
-            total: 0,
-            upgrade: None,
-        }
-    }
-
-    /// The hint an agent should read.
-    pub fn hint_for_agent(&self) -> Option<&str> {
-        self.agent_hint.as_deref().or(self.hint.as_deref())
-    }
-}
-
 /// The answer of [`Service::search`] and [`Service::similar`].
 #[derive(Debug, Clone)]
 pub struct SearchAnswer {
@@ -209,6 +149,26 @@ pub struct SearchAnswer {
     /// The index generation answered from; `None`: there is no index yet.
     pub generation: Option<u64>,
     pub freshness: Freshness,
+}
+
+impl SearchAnswer {
+    /// No hits yet (and none when there is no index).
+    fn empty(query: String, mode: Mode, offset: usize, freshness: Freshness) -> SearchAnswer {
+        SearchAnswer {
+            query,
+            mode,
+            hits: Vec::new(),
+            offset,
+            more: false,
+            interpretation: None,
+            query_kind: None,
+            arms: Vec::new(),
+            semantic_model: None,
+            semantic: None,
+            generation: None,
+            freshness,
+        }
+    }
 }
 
 /// A ranked chunk of one arm as a hit (its rank is its only source).
@@ -265,20 +225,7 @@ impl Service {
         }
         let depth = req.offset + req.limit + 1;
         let fresh = self.ensure_fresh()?;
-        let mut answer = SearchAnswer {
-            query: req.query.clone(),
-            mode: req.mode,
-            hits: Vec::new(),
-            offset: req.offset,
-            more: false,
-            interpretation: None,
-            query_kind: None,
-            arms: Vec::new(),
-            semantic_model: None,
-            semantic: None,
-            generation: None,
-            freshness: fresh,
-        };
+        let mut answer = SearchAnswer::empty(req.query.clone(), req.mode, req.offset, fresh);
         let found = self.with_store(|store| {
             let generation = generation_of(store);
             match ranking(req.mode) {
@@ -322,14 +269,16 @@ impl Service {
                     // The arm failed outright (its note says why) when it
                     // has no report.
                     answer.semantic = Some(match r.semantic.as_ref() {
-                        Some(report) => SemanticInfo::of(report),
+                        Some(report) => report.clone(),
                         None => SemanticInfo::unavailable(
                             r.arms
                                 .iter()
                                 .find(|a| a.arm == Arm::Semantic)
                                 .and_then(|a| a.note.clone())
                                 .unwrap_or_else(|| "semantic search failed".into()),
-                        ),
+                            "`repo-search model status` and `repo-search status` say more",
+                        )
+                        .agent("index_status shows the embedding state"),
                     });
                 }
                 answer.interpretation = Some(r.query_interpretation);
@@ -385,20 +334,7 @@ impl Service {
             let r = self.with_semantic(|s| s.similar(store, self.root(), &sreq))?;
             Ok((generation_of(store), r))
         })?;
-        let mut answer = SearchAnswer {
-            query,
-            mode: Mode::Semantic,
-            hits: Vec::new(),
-            offset: req.offset,
-            more: false,
-            interpretation: None,
-            query_kind: None,
-            arms: Vec::new(),
-            semantic_model: None,
-            semantic: None,
-            generation: None,
-            freshness: fresh,
-        };
+        let mut answer = SearchAnswer::empty(query, Mode::Semantic, req.offset, fresh);
         let Some((generation, r)) = found else {
             if self.policy == super::Policy::BuildIfMissing {
                 return Err(self.no_index());
@@ -406,7 +342,7 @@ impl Service {
             return Ok(answer);
         };
         answer.generation = Some(generation);
-        answer.semantic = Some(SemanticInfo::of(&r));
+        answer.semantic = Some(r.info.clone());
         answer.semantic_model = r.model.clone();
         let hits = r
             .hits
