@@ -60,8 +60,6 @@ pub(crate) struct IndexOutput<'a> {
 /// Tiers that cannot run (no model yet) are reported on stderr as notes;
 /// they never fail the index command.
 pub(crate) fn run_embed_phase(svc: &Service, tier: &str, quiet: bool) -> Result<Vec<EmbedSummary>> {
-    let s = svc.settings();
-    let es = svc.embed_settings()?;
     let pb = bar(
         quiet,
         "{spinner} {msg} [{bar:30}] {pos}/{len} chunks ({per_sec}, eta {eta})",
@@ -78,7 +76,7 @@ pub(crate) fn run_embed_phase(svc: &Service, tier: &str, quiet: bool) -> Result<
         defer_full_over: (tier == "auto").then_some(FOREGROUND_FULL_MAX),
         should_stop: &|| false,
     };
-    let result = crate::index::embed_project(s, &es, &plan, &update, &|pid| {
+    let result = svc.embed(&plan, &update, &|pid| {
         let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
         pb.suspend(|| {
             eprintln!("waiting for another repo-search process{who} to finish writing the index...")

@@ -446,16 +446,15 @@ fn mcp_engine() -> Result<Box<dyn Engine>> {
 /// reused), then computes the vectors `embed` asks for (only missing ones).
 #[allow(clippy::print_stderr)] // progress while indexing a corpus
 fn index_corpus(root: &Path, embed: &str) -> Result<()> {
-    let settings = crate::settings::Settings::resolve(
-        root.to_path_buf(),
+    let svc = crate::service::Service::open(
+        Some(root),
         &crate::settings::Overrides::default(),
+        crate::service::Policy::AsIs,
+        crate::service::OnBadConfig::Fail,
     )?;
-    let s = crate::index::index_project(
-        &settings,
-        &crate::index::IndexOptions::default(),
-        &|_| {},
-        |_| {},
-    )?;
+    let s = svc
+        .index(&crate::service::IndexJob::default(), &|_| {})?
+        .summary;
     if s.changed > 0 || s.removed > 0 {
         eprintln!(
             "indexed `{}`: {} files, {} symbols, {} chunks ({} changed) in {:.1}s",
@@ -472,7 +471,6 @@ fn index_corpus(root: &Path, embed: &str) -> Result<()> {
         "full" => vec![crate::embed::Tier::Fast, crate::embed::Tier::Full],
         _ => vec![crate::embed::Tier::Fast],
     };
-    let (es, _) = crate::settings::resolve_embed(root)?;
     let plan = crate::index::EmbedPlan {
         tiers: &tiers,
         defer_full_over: None,
@@ -492,7 +490,7 @@ fn index_corpus(root: &Path, embed: &str) -> Result<()> {
             );
         }
     };
-    for e in crate::index::embed_project(&settings, &es, &plan, &progress, &|_| {})? {
+    for e in svc.embed(&plan, &progress, &|_| {})? {
         if let Some(reason) = &e.skipped {
             eprintln!(
                 "note: `{}`: no {} vectors: {reason}",

@@ -149,6 +149,23 @@ impl Service {
         run_index(&self.settings, &self.embed_settings_lenient(), job, events)
     }
 
+    /// The second phase of an index run: vectors for the chunks that lack
+    /// them, per `plan` (tiers, fast first; resumable), with progress.
+    pub fn embed(
+        &self,
+        plan: &crate::index::EmbedPlan<'_>,
+        progress: &dyn Fn(&crate::index::EmbedProgress),
+        on_wait: &dyn Fn(Option<u32>),
+    ) -> Result<Vec<crate::index::EmbedSummary>> {
+        crate::index::embed_project(
+            &self.settings,
+            &self.embed_settings()?,
+            plan,
+            progress,
+            on_wait,
+        )
+    }
+
     /// Before an index-backed answer: bring the index up to date as this
     /// service's [`Policy`] says, and say how fresh the answer will be.
     pub fn ensure_fresh(&self) -> Result<Freshness> {
