@@ -14,8 +14,7 @@ use crate::embed::{self, Tier, fetch};
 use crate::error::ErrorCode;
 use crate::index::{EmbedProgress, EmbedSummary, IndexSummary};
 use crate::service::Service;
-use crate::settings::{EmbedSettings, find_root, resolve_embed};
-use crate::store::Store;
+use crate::settings::EmbedSettings;
 
 /// `index --embed-tier auto` computes full-tier vectors in the foreground
 /// only for at most this many chunks: two minutes at the 25 chunks/s that
@@ -115,13 +114,18 @@ pub(crate) fn cmd_model(a: ModelArgs) -> Result<Found> {
     }
 }
 
-fn embed_settings(
-    root: Option<&std::path::Path>,
-) -> Result<(EmbedSettings, Option<std::path::PathBuf>)> {
-    // Models are per user, so `model` commands work outside a project too:
-    // without one, only the environment and defaults apply.
-    match find_root(root) {
-        Ok(r) => Ok((resolve_embed(&r)?.0, Some(r))),
+/// The embedding settings, and the project's service when there is one.
+/// Models are per user, so `model` commands work outside a project too:
+/// without one, only the environment and defaults apply.
+fn embed_settings(root: Option<&std::path::Path>) -> Result<(EmbedSettings, Option<Service>)> {
+    let opened = Service::open(
+        root,
+        &crate::settings::Overrides::default(),
+        crate::service::Policy::AsIs,
+        crate::service::OnBadConfig::Fail,
+    );
+    match opened {
+        Ok(svc) => Ok((svc.embed_settings()?, Some(svc))),
         Err(_) if root.is_none() => Ok((EmbedSettings::defaults(), None)),
         Err(e) => Err(e),
     }
@@ -186,18 +190,19 @@ struct Coverage {
 }
 
 fn cmd_model_status(a: ModelStatusArgs) -> Result<Found> {
-    let (es, root) = embed_settings(a.common.root.as_deref())?;
+    let (es, svc) = embed_settings(a.common.root.as_deref())?;
     let models = fetch::status(&es);
     let mut coverage = Vec::new();
-    if let Some(root) = &root
-        && let Ok(Some(store)) = Store::open_ro(root)
+    if let Some(svc) = &svc
+        && let Ok(answer) = svc.status(false)
+        && answer.status.exists
     {
-        for m in &models {
-            if let Ok((embedded, total)) = store.embedding_coverage(&m.model_id) {
+        for e in answer.status.embeddings {
+            if models.iter().any(|m| m.model_id == e.model) {
                 coverage.push(Coverage {
-                    model: m.model_id.clone(),
-                    embedded,
-                    total,
+                    model: e.model,
+                    embedded: e.embedded,
+                    total: e.total,
                 });
             }
         }
