@@ -45,7 +45,7 @@ const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(30);
 /// or notes; surfaces decide how (or whether) to show it.
 #[derive(Debug, Clone, Copy)]
 pub enum IndexEvent {
-    /// There is no index yet: this run builds it.
+    /// There is no index yet: an answer needs it, so it is built now.
     Building,
     Progress(Progress),
     /// Another process (its pid when known) holds the writer lock.
@@ -185,6 +185,7 @@ impl Service {
                 vectors: Vectors::FastIfChanged,
             };
             let observer = self.observer.as_deref().unwrap_or(&|_| {});
+            observer(IndexEvent::Building);
             self.index(&job, observer)?;
         }
         Ok(self.freshness())
@@ -388,9 +389,6 @@ pub fn run_index(
         Err(e) => tracing::warn!(
             "repo-search-daemon could not index the project ({e:#}); indexing directly"
         ),
-    }
-    if !crate::store::db_path(&settings.root).exists() {
-        events(IndexEvent::Building);
     }
     let progress = |p: Progress| events(IndexEvent::Progress(p));
     let summary = crate::index::index_project(settings, &job.opts, &progress, |pid| {
