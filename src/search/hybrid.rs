@@ -338,7 +338,33 @@ impl Hybrid {
         let mut semantic_model = None;
         let mut semantic_report: Option<SemanticInfo> = None;
         let docs_only = req.scope == Scope::Docs;
+        // The keyword arm reads files, not the index: start it first, on its
+        // own thread, so its walk overlaps the other arms.
+        let keyword_literals = keyword_literals(&analysis);
+        let keyword_run =
+            (runs(Arm::Keyword) && !docs_only && !keyword_literals.is_empty()).then(|| {
+                let kreq = KeywordRequest {
+                    patterns: keyword_literals.iter().take(5).cloned().collect(),
+                    fixed_strings: true,
+                    case: CaseMode::Sensitive,
+                    word: false,
+                    // No cap on the total: which files a capped parallel
+                    // search reaches first depends on thread timing, and the
+                    // arm must rank the same every time. Lines per file are
+                    // capped instead (the arm ranks files by their count of
+                    // matches).
+                    max_count: Some(cand_n as u64),
+                    max_results: None,
+                    walk: WalkOptions::default(),
+                    ..KeywordRequest::default()
+                };
+                let root = root.to_path_buf();
+                std::thread::Builder::new()
+                    .name("repo-search-keyword-arm".into())
+                    .spawn(move || search_keyword(&root, &kreq))
+            });
 
+        let mut keyword_run = keyword_run;
         for (arm, weight) in weights {
             if !runs(arm) {
                 continue;
@@ -447,33 +473,19 @@ impl Hybrid {
                     }
                 }
                 Arm::Keyword if !docs_only => {
-                    let mut literals: Vec<String> = analysis.phrases.clone();
-                    if literals.is_empty() {
-                        literals = analysis
-                            .identifiers
-                            .iter()
-                            .map(|i| last_part(i).to_string())
-                            .collect();
-                    }
-                    if literals.is_empty() {
+                    if keyword_literals.is_empty() {
                         note = Some("no quoted phrase or identifier in the query".into());
                     } else {
-                        let kreq = KeywordRequest {
-                            patterns: literals.into_iter().take(5).collect(),
-                            fixed_strings: true,
-                            case: CaseMode::Sensitive,
-                            word: false,
-                            // No cap on the total: which files a capped
-                            // parallel search reaches first depends on thread
-                            // timing, and the arm must rank the same every
-                            // time. Lines per file are capped instead (the
-                            // arm ranks files by their count of matches).
-                            max_count: Some(cand_n as u64),
-                            max_results: None,
-                            walk: WalkOptions::default(),
-                            ..KeywordRequest::default()
+                        let found = match keyword_run.take() {
+                            Some(Ok(handle)) => handle.join().unwrap_or_else(|_| {
+                                Err(anyhow::anyhow!("the keyword arm panicked"))
+                            }),
+                            Some(Err(e)) => {
+                                Err(anyhow::anyhow!("cannot start the keyword arm: {e}"))
+                            }
+                            None => Err(anyhow::anyhow!("the keyword arm did not start")),
                         };
-                        match search_keyword(root, &kreq) {
+                        match found {
                             Ok(r) => {
                                 // Files with more matching lines first, then by line.
                                 let mut per_file: HashMap<&str, usize> = HashMap::new();
@@ -618,6 +630,19 @@ impl Hybrid {
             file_symbols,
         })
     }
+}
+
+/// What the keyword arm searches for: the quoted phrases, else the last part
+/// of each identifier-like term.
+fn keyword_literals(analysis: &Analysis) -> Vec<String> {
+    if !analysis.phrases.is_empty() {
+        return analysis.phrases.clone();
+    }
+    analysis
+        .identifiers
+        .iter()
+        .map(|i| last_part(i).to_string())
+        .collect()
 }
 
 fn short_error(e: &anyhow::Error) -> String {
