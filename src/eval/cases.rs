@@ -14,6 +14,12 @@ pub enum Category {
     Search,
     Navigate,
     Understand,
+    /// How a subsystem is put together (agent suite).
+    Architecture,
+    /// Where an idea is implemented (agent suite).
+    Concept,
+    /// Where a named thing lives (agent suite).
+    Symbol,
 }
 
 impl Category {
@@ -22,6 +28,9 @@ impl Category {
             Category::Search => "search",
             Category::Navigate => "navigate",
             Category::Understand => "understand",
+            Category::Architecture => "architecture",
+            Category::Concept => "concept",
+            Category::Symbol => "symbol",
         }
     }
 }
@@ -67,9 +76,14 @@ impl Span {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
-    /// Any hit in one of these files is relevant.
+    /// Any hit in one of these files is relevant. For the file-level scores
+    /// (NDCG@10) these are the primary files, gain 2.
     #[serde(default)]
     pub paths: Vec<String>,
+    /// Partly relevant files: gain 1 in the file-level scores (NDCG@10),
+    /// ignored by MRR and recall. Only valid beside `paths`.
+    #[serde(default)]
+    pub secondary_paths: Vec<String>,
     /// Any hit overlapping one of these spans is relevant.
     #[serde(default)]
     pub spans: Vec<Span>,
@@ -177,6 +191,11 @@ fn validate(c: &Case) -> std::result::Result<(), String> {
     if c.query.trim().is_empty() {
         return Err("field `query`: must not be empty".into());
     }
+    if !c.expect.secondary_paths.is_empty() && c.expect.paths.is_empty() {
+        return Err(
+            "field `expect.secondary_paths`: needs `expect.paths` (the primary files) too".into(),
+        );
+    }
     if c.expect.is_empty() {
         return Err("field `expect`: give at least one of paths, spans, symbols, matches".into());
     }
@@ -246,5 +265,39 @@ mod tests {
         );
         std::fs::write(&f, good).expect("write");
         assert_eq!(load_suite(&f).expect("valid").cases.len(), 1);
+    }
+
+    #[test]
+    fn parses_agent_categories_and_secondary_paths() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let f = dir.path().join("agent.jsonl");
+        let mut lines = Vec::new();
+        for cat in ["architecture", "concept", "symbol"] {
+            lines.push(format!(
+                r#"{{"id":"{cat}","category":"{cat}","corpus":"c","tool":"search","query":"how","expect":{{"paths":["a.py"],"secondary_paths":["b.py","c.py"]}}}}"#
+            ));
+        }
+        std::fs::write(&f, lines.join("\n")).expect("write");
+        let s = load_suite(&f).expect("valid");
+        let cats: Vec<&str> = s.cases.iter().map(|c| c.category.name()).collect();
+        assert_eq!(cats, ["architecture", "concept", "symbol"]);
+        assert_eq!(s.cases[0].expect.paths, ["a.py"]);
+        assert_eq!(s.cases[0].expect.secondary_paths, ["b.py", "c.py"]);
+        assert_eq!(
+            s.cases[0].category,
+            serde_json::from_str::<Category>("\"architecture\"").expect("category")
+        );
+
+        std::fs::write(
+            &f,
+            r#"{"id":"a","category":"concept","corpus":"c","tool":"search","query":"how","expect":{"secondary_paths":["b.py"]}}"#,
+        )
+        .expect("write");
+        let err = load_suite(&f).expect_err("secondary only");
+        assert!(
+            err.to_string().contains("agent.jsonl:1")
+                && err.to_string().contains("secondary_paths"),
+            "{err}"
+        );
     }
 }

@@ -1,5 +1,5 @@
 //! Owns eval corpora: `evals/corpora.toml` recipes, fetching them from the
-//! package registries with their ordinary clients (pip, cargo) into a cache
+//! package registries with their ordinary clients (pip, cargo, npm) into a cache
 //! outside the repository, checking sha256 sums, and making "blanked" copies
 //! in which the lines a suite lists (docstrings its queries were made from)
 //! are emptied, keeping every line number.
@@ -22,12 +22,24 @@ pub enum Recipe {
     SelfRepo {
         #[serde(default)]
         description: String,
+        /// The repository's main language (rows are aggregated per language).
+        #[serde(default)]
+        lang: Option<String>,
+        /// Which half of the tune/check split the corpus belongs to.
+        #[serde(default)]
+        split: Option<Split>,
     },
     /// A source distribution from the Python package index:
     /// `pip download --no-binary :all: --no-deps PACKAGE`.
     PipSdist {
         #[serde(default)]
         description: String,
+        /// The repository's main language (rows are aggregated per language).
+        #[serde(default)]
+        lang: Option<String>,
+        /// Which half of the tune/check split the corpus belongs to.
+        #[serde(default)]
+        split: Option<Split>,
         package: String,
         archive: String,
         sha256: String,
@@ -38,9 +50,82 @@ pub enum Recipe {
     Cargo {
         #[serde(default)]
         description: String,
+        /// The repository's main language (rows are aggregated per language).
+        #[serde(default)]
+        lang: Option<String>,
+        /// Which half of the tune/check split the corpus belongs to.
+        #[serde(default)]
+        split: Option<Split>,
         manifest: String,
         crates: Vec<String>,
     },
+    /// A package tarball: `npm pack PACKAGE --pack-destination DIR`, checked
+    /// against `sha256` and unpacked under a directory named after the corpus
+    /// (`dir` is what the tarball unpacks to, usually `package`).
+    Npm {
+        #[serde(default)]
+        description: String,
+        /// The repository's main language (rows are aggregated per language).
+        #[serde(default)]
+        lang: Option<String>,
+        /// Which half of the tune/check split the corpus belongs to.
+        #[serde(default)]
+        split: Option<Split>,
+        package: String,
+        archive: String,
+        sha256: String,
+        dir: String,
+    },
+}
+
+/// The tune/check split of the corpora: cases on `tune` corpora may guide
+/// changes, cases on `check` corpora only confirm them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Split {
+    Tune,
+    Check,
+}
+
+impl Split {
+    pub fn name(self) -> &'static str {
+        match self {
+            Split::Tune => "tune",
+            Split::Check => "check",
+        }
+    }
+}
+
+impl Recipe {
+    /// The repository's main language, when the recipe gives it.
+    pub fn lang(&self) -> Option<&str> {
+        match self {
+            Recipe::SelfRepo { lang, .. }
+            | Recipe::PipSdist { lang, .. }
+            | Recipe::Cargo { lang, .. }
+            | Recipe::Npm { lang, .. } => lang.as_deref(),
+        }
+    }
+
+    /// The split the corpus belongs to, when the recipe gives it.
+    pub fn split(&self) -> Option<Split> {
+        match self {
+            Recipe::SelfRepo { split, .. }
+            | Recipe::PipSdist { split, .. }
+            | Recipe::Cargo { split, .. }
+            | Recipe::Npm { split, .. } => *split,
+        }
+    }
+
+    /// The recipe's description.
+    pub fn description(&self) -> &str {
+        match self {
+            Recipe::SelfRepo { description, .. }
+            | Recipe::PipSdist { description, .. }
+            | Recipe::Cargo { description, .. }
+            | Recipe::Npm { description, .. } => description,
+        }
+    }
 }
 
 pub type Corpora = BTreeMap<String, Recipe>;
@@ -49,11 +134,18 @@ pub fn load_corpora(evals_dir: &Path) -> Result<Corpora> {
     let path = evals_dir.join("corpora.toml");
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read `{}`", path.display()))?;
-    toml::from_str(&text).map_err(|e| {
-        UserError::new(format!("invalid `{}`: {}", path.display(), e.message()))
-            .hint("each corpus is a table with kind = \"self\" | \"pip-sdist\" | \"cargo\"")
+    parse_corpora(&text).map_err(|msg| {
+        UserError::new(format!("invalid `{}`: {msg}", path.display()))
+            .hint(
+                "each corpus is a table with kind = \"self\" | \"pip-sdist\" | \"cargo\" | \"npm\", \
+                 optional lang = \"python\" and split = \"tune\" | \"check\"",
+            )
             .into()
     })
+}
+
+fn parse_corpora(text: &str) -> std::result::Result<Corpora, String> {
+    toml::from_str(text).map_err(|e: toml::de::Error| e.message().to_string())
 }
 
 /// The cache for fetched corpora: `$REPO_SEARCH_EVAL_CACHE`, else
@@ -153,6 +245,13 @@ pub fn fetch(name: &str, recipe: &Recipe, repo_root: &Path) -> Result<PathBuf> {
             }
             Ok(target)
         }
+        Recipe::Npm {
+            package,
+            archive,
+            sha256,
+            dir,
+            ..
+        } => fetch_npm(name, package, archive, sha256, dir, &cache.join(name)),
         Recipe::Cargo {
             manifest, crates, ..
         } => {
@@ -195,6 +294,68 @@ pub fn fetch(name: &str, recipe: &Recipe, repo_root: &Path) -> Result<PathBuf> {
             Ok(target)
         }
     }
+}
+
+/// `npm pack` of `package` into `home` (the corpus's own directory in the
+/// cache), checked against `sha256` and unpacked there; returns `home/dir`.
+fn fetch_npm(
+    name: &str,
+    package: &str,
+    archive: &str,
+    sha256: &str,
+    dir: &str,
+    home: &Path,
+) -> Result<PathBuf> {
+    let target = home.join(dir);
+    let done = home.join(".complete");
+    if done.exists() && target.is_dir() {
+        return Ok(target);
+    }
+    std::fs::create_dir_all(home)?;
+    let file = home.join(archive);
+    if !file.exists() {
+        eprintln!("fetching corpus `{name}` ({package}) ...");
+        run(
+            Command::new("npm")
+                .args(["pack", "--silent", package, "--pack-destination"])
+                .arg(home)
+                .current_dir(home),
+            "npm pack",
+        )?;
+        if !file.exists() {
+            bail!(
+                "corpus `{name}`: `npm pack {package}` did not write `{}`",
+                file.display()
+            );
+        }
+    }
+    let got = sha256_of(&file)?;
+    if got != sha256 {
+        bail!(
+            "corpus `{name}`: sha256 of `{}` is {got}, expected {sha256}",
+            file.display()
+        );
+    }
+    if target.exists() {
+        // A partial unpack from an interrupted run.
+        std::fs::remove_dir_all(&target)?;
+    }
+    run(
+        Command::new("tar")
+            .arg("xzf")
+            .arg(&file)
+            .arg("-C")
+            .arg(home),
+        "tar",
+    )?;
+    if !target.is_dir() {
+        bail!(
+            "corpus `{name}`: `{}` did not contain `{dir}`",
+            file.display()
+        );
+    }
+    std::fs::write(&done, "")?;
+    Ok(target)
 }
 
 /// name → version from a Cargo.lock (first version listed per name).
@@ -286,5 +447,51 @@ mod tests {
         let v = lock_versions(lock);
         assert_eq!(v.get("a"), Some(&"1.2.3"));
         assert_eq!(v.get("b"), Some(&"0.1.0"));
+    }
+
+    #[test]
+    fn reads_lang_split_and_npm_recipes() {
+        let c = parse_corpora(
+            r#"
+[express]
+kind = "npm"
+lang = "javascript"
+split = "check"
+package = "express@4.21.2"
+archive = "express-4.21.2.tgz"
+sha256 = "00"
+dir = "package"
+
+[django]
+kind = "pip-sdist"
+lang = "python"
+split = "tune"
+package = "django==5.1.15"
+archive = "django-5.1.15.tar.gz"
+sha256 = "00"
+dir = "django-5.1.15"
+
+[self]
+kind = "self"
+"#,
+        )
+        .expect("valid");
+        let e = &c["express"];
+        assert!(matches!(e, Recipe::Npm { dir, .. } if dir == "package"));
+        assert_eq!(e.lang(), Some("javascript"));
+        assert_eq!(e.split(), Some(Split::Check));
+        assert_eq!(c["django"].split(), Some(Split::Tune));
+        assert_eq!(c["self"].lang(), None);
+        assert_eq!(c["self"].split(), None);
+    }
+
+    #[test]
+    fn rejects_bad_split_and_unknown_fields() {
+        let err =
+            parse_corpora("[self]\nkind = \"self\"\nsplit = \"train\"\n").expect_err("bad split");
+        assert!(err.contains("train"), "{err}");
+        let err =
+            parse_corpora("[self]\nkind = \"self\"\nlanguage = \"rust\"\n").expect_err("unknown");
+        assert!(err.contains("language"), "{err}");
     }
 }

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::UserError;
 use cases::{Suite, load_suite, suite_files};
-use run::{CaseResult, Engine, Row, aggregate, run_cases};
+use run::{ArmLoss, CaseResult, Engine, Row, aggregate, arm_losses, run_cases};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -103,6 +103,11 @@ pub struct RunReport {
     pub settings: RunSettings,
     pub rows: Vec<Row>,
     pub cases: Vec<CaseResult>,
+    /// Per suite (and split): cases where hybrid's `ndcg10_chunks` is more
+    /// than 0.1 below the better of bm25/semantic (empty when the run has
+    /// no such pair of modes, and in reports before this field).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arm_loss: Vec<ArmLoss>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -306,7 +311,7 @@ fn cmd_list(evals: &Path, json: bool) -> Result<ExitCode> {
         writeln!(out, "corpora:")?;
         for (name, r) in &corpora {
             let desc = match r {
-                corpora::Recipe::SelfRepo { description } => {
+                corpora::Recipe::SelfRepo { description, .. } => {
                     format!("this repository. {description}")
                 }
                 corpora::Recipe::PipSdist {
@@ -319,8 +324,25 @@ fn cmd_list(evals: &Path, json: bool) -> Result<ExitCode> {
                     description,
                     ..
                 } => format!("cargo fetch: {} crates. {description}", crates.len()),
+                corpora::Recipe::Npm {
+                    package,
+                    description,
+                    ..
+                } => format!("npm pack {package}. {description}"),
             };
-            writeln!(out, "  {name:<16} {}", desc.trim())?;
+            let mut meta: Vec<String> = Vec::new();
+            if let Some(lang) = r.lang() {
+                meta.push(format!("lang {lang}"));
+            }
+            if let Some(split) = r.split() {
+                meta.push(format!("split {}", split.name()));
+            }
+            let meta = if meta.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", meta.join(", "))
+            };
+            writeln!(out, "  {name:<16} {}{meta}", desc.trim())?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -392,6 +414,7 @@ fn cmd_run(
             } else {
                 &mut lib
             };
+            let first = results.len();
             results.extend(run_cases(
                 engine,
                 &suite.name,
@@ -415,6 +438,10 @@ fn cmd_run(
                     &mut || {},
                 ));
             }
+            for r in &mut results[first..] {
+                r.lang = recipe.lang().map(String::from);
+                r.split = recipe.split().map(|s| s.name().to_string());
+            }
         }
     }
     pb.finish_and_clear();
@@ -433,6 +460,7 @@ fn cmd_run(
         },
         settings: settings.clone(),
         rows: aggregate(&results),
+        arm_loss: arm_losses(&results),
         cases: results,
     })
 }
@@ -587,6 +615,14 @@ fn fmt_opt(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into())
 }
 
+/// `[A, B, B − A]` when both runs have the value, else null.
+fn ndcg_delta(a: Option<f64>, b: Option<f64>) -> serde_json::Value {
+    match (a, b) {
+        (Some(a), Some(b)) => serde_json::json!([a, b, b - a]),
+        _ => serde_json::Value::Null,
+    }
+}
+
 /// The Markdown table of a run.
 pub fn markdown(r: &RunReport) -> String {
     let mut s = format!(
@@ -599,14 +635,32 @@ pub fn markdown(r: &RunReport) -> String {
         r.settings.limit,
         r.settings.embed
     );
-    s.push_str("| suite | category | mode | cases | MRR@10 | R@1 | R@5 | R@10 | exact | p50 ms | p95 ms | chars | ~tokens | failures |\n");
-    s.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    s.push_str("| suite | category | mode | cases | MRR@10 | R@1 | R@5 | R@10 | nDCG@10 files | nDCG@10 chunks | exact | p50 ms | p95 ms | chars | ~tokens | failures |\n");
+    s.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for row in &r.rows {
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {} |\n",
+            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {} |\n",
             row.suite, row.category, row.mode, row.cases, row.mrr10, row.recall1, row.recall5, row.recall10,
+            fmt_opt(row.ndcg10_files), fmt_opt(row.ndcg10_chunks),
             fmt_opt(row.exact), row.p50_ms, row.p95_ms, row.avg_chars, row.avg_tokens, row.failures
         ));
+    }
+    for l in &r.arm_loss {
+        let scope = if l.scope == "all" {
+            String::new()
+        } else {
+            format!(" ({})", l.scope)
+        };
+        s.push_str(&format!(
+            "\n{}{scope}: hybrid below its better arm by >{} (nDCG@10 chunks): {} of {}",
+            l.suite,
+            run::ARM_LOSS_MARGIN,
+            l.below,
+            l.cases
+        ));
+    }
+    if !r.arm_loss.is_empty() {
+        s.push('\n');
     }
     let failures: Vec<&CaseResult> = r.cases.iter().filter(|c| c.error.is_some()).collect();
     if !failures.is_empty() {
@@ -657,6 +711,8 @@ fn cmd_report(
                     "suite": rb.suite, "category": rb.category, "mode": rb.mode,
                     "mrr10": [ra.mrr10, rb.mrr10, rb.mrr10 - ra.mrr10],
                     "recall10": [ra.recall10, rb.recall10, rb.recall10 - ra.recall10],
+                    "ndcg10_files": ndcg_delta(ra.ndcg10_files, rb.ndcg10_files),
+                    "ndcg10_chunks": ndcg_delta(ra.ndcg10_chunks, rb.ndcg10_chunks),
                     "p50_ms": [ra.p50_ms, rb.p50_ms, rb.p50_ms - ra.p50_ms],
                 }));
             }

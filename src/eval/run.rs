@@ -1,7 +1,8 @@
 //! Owns running eval cases and scoring them: each case goes through an
 //! engine (the library as the CLI calls it, the real MCP server over stdio,
 //! or a plain-grep baseline), answers are scored (MRR@10, recall@1/5/10,
-//! exact-set accuracy) and aggregated per suite, category and mode.
+//! exact-set accuracy, and for file-level cases NDCG@10 over files and over
+//! chunks) and aggregated per suite × category, language and split × mode.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -53,6 +54,20 @@ pub struct CaseResult {
     /// Keyword cases: whether the returned set equals the expected set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exact: Option<bool>,
+    /// File-level cases (`expect.paths`): NDCG@10 over the distinct files
+    /// of the hits (see [`ndcg10_files`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ndcg10_files: Option<f64>,
+    /// File-level cases: NDCG@10 with each of the top 10 hits a rank (see
+    /// [`ndcg10_chunks`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ndcg10_chunks: Option<f64>,
+    /// The corpus's main language (from corpora.toml), if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
+    /// The corpus's split (`tune` or `check`), if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<String>,
     pub ms: f64,
     pub chars: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,6 +113,77 @@ fn relevant(expect: &Expect, h: &Hit) -> Vec<usize> {
         }
     }
     out
+}
+
+/// The graded relevance of a file: 2 for a primary file (`expect.paths`),
+/// 1 for a partly relevant one (`expect.secondary_paths`), else 0.
+fn file_gain(expect: &Expect, path: &str) -> u32 {
+    if expect.paths.iter().any(|p| p == path) {
+        2
+    } else if expect.secondary_paths.iter().any(|p| p == path) {
+        1
+    } else {
+        0
+    }
+}
+
+/// DCG of gains in rank order (rank 1 first): Σ gain / log2(rank + 1).
+fn dcg(gains: impl IntoIterator<Item = u32>) -> f64 {
+    gains
+        .into_iter()
+        .enumerate()
+        .map(|(i, g)| f64::from(g) / (i as f64 + 2.0).log2())
+        .sum()
+}
+
+/// NDCG@10 over files, for cases with `expect.paths` (else None): the hit
+/// list is reduced to its distinct files in rank order (a file ranks where
+/// it first appears), the first 10 are scored with their gains (2 primary,
+/// 1 secondary, 0 other), and the ideal is the expected files sorted by gain
+/// (all primaries, then the secondaries), cut at 10.
+pub fn ndcg10_files(expect: &Expect, hits: &[Hit]) -> Option<f64> {
+    if expect.paths.is_empty() {
+        return None;
+    }
+    let mut seen: HashSet<&str> = HashSet::new();
+    let gains = hits
+        .iter()
+        .filter(|h| seen.insert(h.path.as_str()))
+        .take(10)
+        .map(|h| file_gain(expect, &h.path));
+    let got = dcg(gains);
+    let primary: HashSet<&str> = expect.paths.iter().map(String::as_str).collect();
+    let secondary: HashSet<&str> = expect
+        .secondary_paths
+        .iter()
+        .map(String::as_str)
+        .filter(|p| !primary.contains(p))
+        .collect();
+    let ideal = dcg(std::iter::repeat_n(2, primary.len())
+        .chain(std::iter::repeat_n(1, secondary.len()))
+        .take(10));
+    Some(if ideal > 0.0 { got / ideal } else { 0.0 })
+}
+
+/// NDCG@10 over chunks, for cases with `expect.paths` (else None): each of
+/// the top 10 hits is a rank and counts with its file's gain (2 primary,
+/// 1 secondary), so several hits in one relevant file all count — as the
+/// outside benchmark counts "each of the top 10 chunks as a rank, a chunk
+/// counting when it lies in a relevant file".
+///
+/// The ideal is 10 ranks all at the top gain available (2, as file-level
+/// cases always have a primary path; 1 if only secondaries existed), however
+/// many chunks the relevant files hold: a perfect 1.0 needs all 10 hits in
+/// primary files, and an answer of fewer than 10 hits cannot reach 1.0.
+/// This keeps the ideal independent of how a file is chunked.
+pub fn ndcg10_chunks(expect: &Expect, hits: &[Hit]) -> Option<f64> {
+    if expect.paths.is_empty() {
+        return None;
+    }
+    let got = dcg(hits.iter().take(10).map(|h| file_gain(expect, &h.path)));
+    // `paths` is non-empty here, so the top gain available is 2.
+    let ideal = dcg(std::iter::repeat_n(2, 10));
+    Some(got / ideal)
 }
 
 /// Scores an answer against a case's expectation.
@@ -179,6 +265,10 @@ pub fn run_cases(
                         recall5: recall[1],
                         recall10: recall[2],
                         exact,
+                        ndcg10_files: ndcg10_files(&case.expect, &answer.hits),
+                        ndcg10_chunks: ndcg10_chunks(&case.expect, &answer.hits),
+                        lang: None,
+                        split: None,
                         ms,
                         chars: answer.chars,
                         error: None,
@@ -195,6 +285,10 @@ pub fn run_cases(
                     recall5: 0.0,
                     recall10: 0.0,
                     exact: None,
+                    ndcg10_files: ndcg10_files(&case.expect, &[]),
+                    ndcg10_chunks: ndcg10_chunks(&case.expect, &[]),
+                    lang: None,
+                    split: None,
                     ms,
                     chars: 0,
                     error: Some(format!("{e:#}")),
@@ -208,7 +302,9 @@ pub fn run_cases(
     out
 }
 
-/// Aggregated metrics for one (suite, category, mode).
+/// Aggregated metrics for one (suite, category, mode). Besides the case
+/// categories and `all`, `category` is `lang:<language>` for the cases on
+/// corpora of one language and `split:<tune|check>` for one split.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Row {
     pub suite: String,
@@ -221,6 +317,12 @@ pub struct Row {
     pub recall10: f64,
     /// Share of keyword cases whose set was exact (None when no such case).
     pub exact: Option<f64>,
+    /// Mean NDCG@10 over files of the file-level cases (None when none).
+    #[serde(default)]
+    pub ndcg10_files: Option<f64>,
+    /// Mean NDCG@10 over chunks of the file-level cases (None when none).
+    #[serde(default)]
+    pub ndcg10_chunks: Option<f64>,
     pub p50_ms: f64,
     pub p95_ms: f64,
     pub avg_chars: f64,
@@ -236,22 +338,36 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[idx.min(sorted.len() - 1)]
 }
 
+fn mean_of(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    let v: Vec<f64> = values.flatten().collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
 /// Groups results by (suite, category, mode) plus an `all` category per
-/// (suite, mode).
+/// (suite, mode), then `lang:<language>` and `split:<split>` groups per
+/// (suite, mode) for the results whose corpus gives them.
 pub fn aggregate(results: &[CaseResult]) -> Vec<Row> {
-    let mut groups: BTreeMap<(String, String, String), Vec<&CaseResult>> = BTreeMap::new();
+    // The first key part orders the categories and `all`, then languages, then splits.
+    type Key = (String, u8, String, String);
+    let mut groups: BTreeMap<Key, Vec<&CaseResult>> = BTreeMap::new();
     for r in results {
-        groups
-            .entry((r.suite.clone(), r.category.clone(), r.mode.clone()))
-            .or_default()
-            .push(r);
-        groups
-            .entry((r.suite.clone(), "all".into(), r.mode.clone()))
-            .or_default()
-            .push(r);
+        let mut add = |order: u8, category: String| {
+            groups
+                .entry((r.suite.clone(), order, category, r.mode.clone()))
+                .or_default()
+                .push(r);
+        };
+        add(0, r.category.clone());
+        add(0, "all".into());
+        if let Some(lang) = &r.lang {
+            add(1, format!("lang:{lang}"));
+        }
+        if let Some(split) = &r.split {
+            add(2, format!("split:{split}"));
+        }
     }
     let mut rows = Vec::new();
-    for ((suite, category, mode), rs) in groups {
+    for ((suite, _, category, mode), rs) in groups {
         let n = rs.len();
         let nf = n.max(1) as f64;
         let mut ms: Vec<f64> = rs.iter().map(|r| r.ms).collect();
@@ -273,6 +389,8 @@ pub fn aggregate(results: &[CaseResult]) -> Vec<Row> {
             recall10: rs.iter().map(|r| r.recall10).sum::<f64>() / nf,
             exact: (!exacts.is_empty())
                 .then(|| exacts.iter().filter(|e| **e).count() as f64 / exacts.len() as f64),
+            ndcg10_files: mean_of(rs.iter().map(|r| r.ndcg10_files)),
+            ndcg10_chunks: mean_of(rs.iter().map(|r| r.ndcg10_chunks)),
             p50_ms: percentile(&ms, 0.5),
             p95_ms: percentile(&ms, 0.95),
             avg_chars: chars,
@@ -282,6 +400,70 @@ pub fn aggregate(results: &[CaseResult]) -> Vec<Row> {
         });
     }
     rows
+}
+
+/// How often hybrid fell clearly below its better arm, for one suite (and
+/// one split, or `all`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ArmLoss {
+    pub suite: String,
+    /// `all`, or `split:<tune|check>`.
+    pub scope: String,
+    /// Cases whose hybrid `ndcg10_chunks` is more than [`ARM_LOSS_MARGIN`]
+    /// below the best `ndcg10_chunks` of the `bm25`/`semantic` runs.
+    pub below: usize,
+    /// Cases scored with hybrid and at least one of bm25/semantic.
+    pub cases: usize,
+}
+
+/// How far below its better arm hybrid must score to count as a loss.
+pub const ARM_LOSS_MARGIN: f64 = 0.1;
+
+/// Counts per suite (and per split) the cases where hybrid's `ndcg10_chunks`
+/// is more than [`ARM_LOSS_MARGIN`] below the better of bm25's and
+/// semantic's on the same case. Empty when no case has hybrid and an arm.
+pub fn arm_losses(results: &[CaseResult]) -> Vec<ArmLoss> {
+    // (suite, id) → (split, hybrid, best arm)
+    type Scores = (Option<String>, Option<f64>, Option<f64>);
+    let mut by_case: BTreeMap<(&str, &str), Scores> = BTreeMap::new();
+    for r in results {
+        let Some(v) = r.ndcg10_chunks else { continue };
+        let e = by_case.entry((r.suite.as_str(), r.id.as_str())).or_insert((
+            r.split.clone(),
+            None,
+            None,
+        ));
+        match r.mode.as_str() {
+            "hybrid" => e.1 = Some(v),
+            "bm25" | "semantic" => e.2 = Some(e.2.map_or(v, |b: f64| b.max(v))),
+            _ => {}
+        }
+    }
+    let mut counts: BTreeMap<(String, u8, String), (usize, usize)> = BTreeMap::new();
+    for ((suite, _), (split, hybrid, best)) in &by_case {
+        let (Some(h), Some(b)) = (hybrid, best) else {
+            continue;
+        };
+        let lost = usize::from(*h < *b - ARM_LOSS_MARGIN);
+        let mut add = |order: u8, scope: String| {
+            let c = counts.entry((suite.to_string(), order, scope)).or_default();
+            c.0 += lost;
+            c.1 += 1;
+        };
+        add(0, "all".into());
+        if let Some(split) = split {
+            add(1, format!("split:{split}"));
+        }
+    }
+    counts
+        .into_iter()
+        .map(|((suite, _, scope), (below, cases))| ArmLoss {
+            suite,
+            scope,
+            below,
+            cases,
+        })
+        .collect()
 }
 
 /// The plain-grep baseline: `rg` on the query's terms (case-insensitive,
@@ -431,6 +613,10 @@ mod tests {
             recall5: 0.0,
             recall10: 0.0,
             exact: None,
+            ndcg10_files: None,
+            ndcg10_chunks: None,
+            lang: None,
+            split: None,
             ms: 1.0,
             chars: 8,
             error: err.then(|| "boom".into()),
@@ -441,5 +627,142 @@ mod tests {
         assert!((all.mrr10 - 0.5).abs() < 1e-9);
         assert_eq!(all.failures, 1);
         assert_eq!(all.avg_tokens, 2.0);
+    }
+
+    fn files(primary: &[&str], secondary: &[&str]) -> Expect {
+        Expect {
+            paths: primary.iter().map(|p| p.to_string()).collect(),
+            secondary_paths: secondary.iter().map(|p| p.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    fn hits(paths: &[&str]) -> Vec<Hit> {
+        paths.iter().map(|p| hit(p, 1, 2)).collect()
+    }
+
+    fn close(a: Option<f64>, b: f64) {
+        let a = a.expect("a score");
+        assert!((a - b).abs() < 1e-9, "{a} != {b}");
+    }
+
+    #[test]
+    fn ndcg_files_graded_and_distinct() {
+        let e = files(&["a.py"], &["b.py"]);
+        // Ideal: a (2) at rank 1, b (1) at rank 2 → 2 + 1/log2(3).
+        let ideal = 2.0 + 1.0 / 3f64.log2();
+        close(ndcg10_files(&e, &hits(&["a.py", "b.py"])), 1.0);
+        // Repeats of a file do not take ranks: x, a, a, b → files x, a, b.
+        let got = 2.0 / 3f64.log2() + 1.0 / 4f64.log2();
+        close(
+            ndcg10_files(&e, &hits(&["x.py", "a.py", "a.py", "b.py"])),
+            got / ideal,
+        );
+        // Secondary first: b (1) at rank 1, a (2) at rank 2.
+        close(
+            ndcg10_files(&e, &hits(&["b.py", "a.py"])),
+            (1.0 + 2.0 / 3f64.log2()) / ideal,
+        );
+        close(ndcg10_files(&e, &[]), 0.0);
+        // Only the first 10 distinct files count.
+        let mut many: Vec<String> = (0..10).map(|i| format!("n{i}.py")).collect();
+        many.push("a.py".into());
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        close(ndcg10_files(&e, &hits(&many)), 0.0);
+        // Not a file-level case.
+        assert_eq!(ndcg10_files(&Expect::default(), &hits(&["a.py"])), None);
+    }
+
+    #[test]
+    fn ndcg_chunks_counts_every_hit_in_a_relevant_file() {
+        let e = files(&["a.py"], &["b.py"]);
+        // Ideal: 10 ranks at gain 2.
+        let ideal: f64 = (1..=10).map(|r| 2.0 / (r as f64 + 1.0).log2()).sum();
+        // a, a, b, x: 2/1 + 2/log2(3) + 1/log2(4) + 0.
+        let got = 2.0 + 2.0 / 3f64.log2() + 0.5;
+        close(
+            ndcg10_chunks(&e, &hits(&["a.py", "a.py", "b.py", "x.py"])),
+            got / ideal,
+        );
+        // Ten hits in the primary file are perfect; an 11th is not counted.
+        close(ndcg10_chunks(&e, &hits(&["a.py"; 11])), 1.0);
+        close(ndcg10_chunks(&e, &hits(&["x.py"; 10])), 0.0);
+        close(ndcg10_chunks(&e, &[]), 0.0);
+        assert_eq!(ndcg10_chunks(&Expect::default(), &hits(&["a.py"])), None);
+    }
+
+    fn result(id: &str, mode: &str, chunks: f64, split: Option<&str>) -> CaseResult {
+        CaseResult {
+            suite: "agent".into(),
+            id: id.into(),
+            category: "concept".into(),
+            mode: mode.into(),
+            rank: None,
+            recall1: 0.0,
+            recall5: 0.0,
+            recall10: 0.0,
+            exact: None,
+            ndcg10_files: Some(chunks),
+            ndcg10_chunks: Some(chunks),
+            lang: Some("python".into()),
+            split: split.map(String::from),
+            ms: 1.0,
+            chars: 0,
+            error: None,
+            top: vec![],
+        }
+    }
+
+    #[test]
+    fn aggregates_ndcg_per_language_and_split_and_counts_arm_losses() {
+        let rs = vec![
+            result("a", "hybrid", 0.5, Some("tune")),
+            result("a", "bm25", 0.7, Some("tune")),
+            result("a", "semantic", 0.2, Some("tune")),
+            result("b", "hybrid", 0.5, Some("check")),
+            result("b", "bm25", 0.55, Some("check")),
+            result("c", "hybrid", 0.1, Some("check")),
+            result("c", "semantic", 0.9, Some("check")),
+            result("d", "hybrid", 0.0, Some("check")),
+        ];
+        let rows = aggregate(&rs);
+        let row = |cat: &str, mode: &str| {
+            rows.iter()
+                .find(|r| r.category == cat && r.mode == mode)
+                .unwrap_or_else(|| panic!("no row {cat} {mode}"))
+        };
+        close(row("all", "hybrid").ndcg10_chunks, 0.275);
+        close(row("lang:python", "hybrid").ndcg10_files, 0.275);
+        close(row("split:check", "hybrid").ndcg10_chunks, 0.2);
+        close(row("split:tune", "bm25").ndcg10_chunks, 0.7);
+        assert_eq!(row("split:check", "hybrid").cases, 3);
+        let cats: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.mode == "hybrid")
+            .map(|r| r.category.as_str())
+            .collect();
+        assert_eq!(
+            cats,
+            ["all", "concept", "lang:python", "split:check", "split:tune"]
+        );
+        // a loses (0.5 < 0.7 - 0.1), b does not (0.05), c loses, d has no arm.
+        let losses = arm_losses(&rs);
+        let get = |scope: &str| {
+            losses
+                .iter()
+                .find(|l| l.scope == scope)
+                .map(|l| (l.below, l.cases))
+        };
+        assert_eq!(get("all"), Some((2, 3)));
+        assert_eq!(get("split:check"), Some((1, 2)));
+        assert_eq!(get("split:tune"), Some((1, 1)));
+        // Rows without file-level cases show no NDCG.
+        let plain = aggregate(&[CaseResult {
+            ndcg10_files: None,
+            ndcg10_chunks: None,
+            ..result("e", "bm25", 0.0, None)
+        }]);
+        assert_eq!(plain[0].ndcg10_chunks, None);
+        assert!(arm_losses(&[result("e", "bm25", 0.3, None)]).is_empty());
     }
 }
