@@ -128,12 +128,13 @@ fn file_gain(expect: &Expect, path: &str) -> u32 {
 }
 
 /// DCG of gains in rank order (rank 1 first): Σ gain / log2(rank + 1).
+/// (A fold from +0.0: an empty `sum()` of floats is -0.0.)
 fn dcg(gains: impl IntoIterator<Item = u32>) -> f64 {
     gains
         .into_iter()
         .enumerate()
         .map(|(i, g)| f64::from(g) / (i as f64 + 2.0).log2())
-        .sum()
+        .fold(0.0, |a, b| a + b)
 }
 
 /// NDCG@10 over files, for cases with `expect.paths` (else None): the hit
@@ -340,7 +341,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 fn mean_of(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     let v: Vec<f64> = values.flatten().collect();
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    (!v.is_empty()).then(|| v.iter().fold(0.0, |a, b| a + b) / v.len() as f64)
 }
 
 /// Groups results by (suite, category, mode) plus an `all` category per
@@ -421,12 +422,13 @@ pub const ARM_LOSS_MARGIN: f64 = 0.1;
 
 /// Counts per suite (and per split) the cases where hybrid's `ndcg10_chunks`
 /// is more than [`ARM_LOSS_MARGIN`] below the better of bm25's and
-/// semantic's on the same case. Empty when no case has hybrid and an arm.
+/// semantic's on the same case. Runs that failed (e.g. no vectors for
+/// semantic) are left out. Empty when no case has hybrid and an arm.
 pub fn arm_losses(results: &[CaseResult]) -> Vec<ArmLoss> {
     // (suite, id) → (split, hybrid, best arm)
     type Scores = (Option<String>, Option<f64>, Option<f64>);
     let mut by_case: BTreeMap<(&str, &str), Scores> = BTreeMap::new();
-    for r in results {
+    for r in results.iter().filter(|r| r.error.is_none()) {
         let Some(v) = r.ndcg10_chunks else { continue };
         let e = by_case.entry((r.suite.as_str(), r.id.as_str())).or_insert((
             r.split.clone(),
@@ -764,5 +766,12 @@ mod tests {
         }]);
         assert_eq!(plain[0].ndcg10_chunks, None);
         assert!(arm_losses(&[result("e", "bm25", 0.3, None)]).is_empty());
+        // A failed arm is not compared against.
+        let failed = CaseResult {
+            error: Some("no vectors".into()),
+            ..result("f", "semantic", 0.0, None)
+        };
+        assert!(arm_losses(&[result("f", "hybrid", 0.0, None), failed]).is_empty());
+        assert!(ndcg10_files(&files(&["a.py"], &[]), &[]).is_some_and(|v| v.is_sign_positive()));
     }
 }
