@@ -730,14 +730,14 @@ fn cmd_report(
             )?;
             writeln!(
                 out,
-                "| suite | category | mode | MRR@10 A | MRR@10 B | Δ | R@10 Δ | p50 ms Δ |"
+                "| suite | category | mode | MRR@10 A | MRR@10 B | Δ | R@10 Δ | nDCG@10 chunks Δ | p50 ms Δ |"
             )?;
-            writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|")?;
+            writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|---:|")?;
             for rb in &b.rows {
                 if let Some(ra) = old.get(&key(rb)) {
                     writeln!(
                         out,
-                        "| {} | {} | {} | {:.3} | {:.3} | {:+.3} | {:+.3} | {:+.1} |",
+                        "| {} | {} | {} | {:.3} | {:.3} | {:+.3} | {:+.3} | {} | {:+.1} |",
                         rb.suite,
                         rb.category,
                         rb.mode,
@@ -745,6 +745,10 @@ fn cmd_report(
                         rb.mrr10,
                         rb.mrr10 - ra.mrr10,
                         rb.recall10 - ra.recall10,
+                        match (ra.ndcg10_chunks, rb.ndcg10_chunks) {
+                            (Some(a), Some(b)) => format!("{:+.3}", b - a),
+                            _ => "-".into(),
+                        },
                         rb.p50_ms - ra.p50_ms
                     )?;
                 }
@@ -763,5 +767,65 @@ mod tests {
     fn stamps_utc() {
         assert_eq!(super::stamp(0), "19700101-000000");
         assert_eq!(super::stamp(1_795_402_359), "20261123-025239");
+    }
+
+    #[test]
+    fn markdown_shows_ndcg_columns_and_arm_loss() {
+        let row = super::Row {
+            suite: "agent".into(),
+            category: "split:check".into(),
+            mode: "hybrid".into(),
+            cases: 2,
+            mrr10: 0.5,
+            recall1: 0.0,
+            recall5: 0.5,
+            recall10: 1.0,
+            exact: None,
+            ndcg10_files: Some(0.75),
+            ndcg10_chunks: None,
+            p50_ms: 1.0,
+            p95_ms: 2.0,
+            avg_chars: 4.0,
+            avg_tokens: 1.0,
+            failures: 0,
+        };
+        let r = super::RunReport {
+            started_unix: 0,
+            commit: "c".into(),
+            machine: super::Machine {
+                cores: 2,
+                os: "linux".into(),
+                arch: "x86_64".into(),
+            },
+            settings: super::RunSettings {
+                suites: vec![],
+                through: "cli".into(),
+                modes: vec!["hybrid".into(), "bm25".into()],
+                baseline: None,
+                limit: 10,
+                version: "0".into(),
+                embed: "fast".into(),
+            },
+            rows: vec![row],
+            cases: vec![],
+            arm_loss: vec![super::ArmLoss {
+                suite: "agent".into(),
+                scope: "split:check".into(),
+                below: 1,
+                cases: 2,
+            }],
+        };
+        let md = super::markdown(&r);
+        assert!(md.contains("| nDCG@10 files | nDCG@10 chunks |"), "{md}");
+        assert!(
+            md.contains("| 1.000 | 0.750 | - | - |"),
+            "files shown, chunks `-`: {md}"
+        );
+        assert!(
+            md.contains(
+                "agent (split:check): hybrid below its better arm by >0.1 (nDCG@10 chunks): 1 of 2"
+            ),
+            "{md}"
+        );
     }
 }
