@@ -1,5 +1,5 @@
 //! Owns eval corpora: `evals/corpora.toml` recipes, fetching them from the
-//! package registries with their ordinary clients (pip, cargo, npm) into a cache
+//! package registries with their ordinary clients (pip, cargo, npm, apt) into a cache
 //! outside the repository, checking sha256 sums, and making "blanked" copies
 //! in which the lines a suite lists (docstrings its queries were made from)
 //! are emptied, keeping every line number.
@@ -11,7 +11,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 use crate::eval::cases::Span;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -76,6 +76,25 @@ pub enum Recipe {
         sha256: String,
         dir: String,
     },
+    /// A Debian binary package that ships sources (`golang-*-dev`, `ruby-*`,
+    /// `php-*`, ...): `apt-get download PACKAGE=VERSION`, checked against
+    /// `sha256`, unpacked with `dpkg-deb -x` into `root` under a directory
+    /// named after the corpus; the corpus is `root/dir`.
+    Deb {
+        #[serde(default)]
+        description: String,
+        /// The repository's main language (rows are aggregated per language).
+        #[serde(default)]
+        lang: Option<String>,
+        /// Which half of the tune/check split the corpus belongs to.
+        #[serde(default)]
+        split: Option<Split>,
+        package: String,
+        version: String,
+        archive: String,
+        sha256: String,
+        dir: String,
+    },
 }
 
 /// The tune/check split of the corpora: cases on `tune` corpora may guide
@@ -103,7 +122,8 @@ impl Recipe {
             Recipe::SelfRepo { lang, .. }
             | Recipe::PipSdist { lang, .. }
             | Recipe::Cargo { lang, .. }
-            | Recipe::Npm { lang, .. } => lang.as_deref(),
+            | Recipe::Npm { lang, .. }
+            | Recipe::Deb { lang, .. } => lang.as_deref(),
         }
     }
 
@@ -113,7 +133,8 @@ impl Recipe {
             Recipe::SelfRepo { split, .. }
             | Recipe::PipSdist { split, .. }
             | Recipe::Cargo { split, .. }
-            | Recipe::Npm { split, .. } => *split,
+            | Recipe::Npm { split, .. }
+            | Recipe::Deb { split, .. } => *split,
         }
     }
 
@@ -123,7 +144,8 @@ impl Recipe {
             Recipe::SelfRepo { description, .. }
             | Recipe::PipSdist { description, .. }
             | Recipe::Cargo { description, .. }
-            | Recipe::Npm { description, .. } => description,
+            | Recipe::Npm { description, .. }
+            | Recipe::Deb { description, .. } => description,
         }
     }
 }
@@ -137,7 +159,7 @@ pub fn load_corpora(evals_dir: &Path) -> Result<Corpora> {
     parse_corpora(&text).map_err(|msg| {
         UserError::new(format!("invalid `{}`: {msg}", path.display()))
             .hint(
-                "each corpus is a table with kind = \"self\" | \"pip-sdist\" | \"cargo\" | \"npm\", \
+                "each corpus is a table with kind = \"self\" | \"pip-sdist\" | \"cargo\" | \"npm\" | \"deb\", \
                  optional lang = \"python\" and split = \"tune\" | \"check\"",
             )
             .into()
@@ -252,6 +274,22 @@ pub fn fetch(name: &str, recipe: &Recipe, repo_root: &Path) -> Result<PathBuf> {
             dir,
             ..
         } => fetch_npm(name, package, archive, sha256, dir, &cache.join(name)),
+        Recipe::Deb {
+            package,
+            version,
+            archive,
+            sha256,
+            dir,
+            ..
+        } => fetch_deb(
+            name,
+            package,
+            version,
+            archive,
+            sha256,
+            dir,
+            &cache.join(name),
+        ),
         Recipe::Cargo {
             manifest, crates, ..
         } => {
@@ -347,6 +385,72 @@ fn fetch_npm(
             .arg("-C")
             .arg(home),
         "tar",
+    )?;
+    if !target.is_dir() {
+        bail!(
+            "corpus `{name}`: `{}` did not contain `{dir}`",
+            file.display()
+        );
+    }
+    std::fs::write(&done, "")?;
+    Ok(target)
+}
+
+/// `apt-get download PACKAGE=VERSION` into `home` (the corpus's own
+/// directory in the cache), checked against `sha256` and unpacked with
+/// `dpkg-deb -x` into `home/root`; returns `home/root/dir`.
+fn fetch_deb(
+    name: &str,
+    package: &str,
+    version: &str,
+    archive: &str,
+    sha256: &str,
+    dir: &str,
+    home: &Path,
+) -> Result<PathBuf> {
+    let root = home.join("root");
+    let target = root.join(dir);
+    let done = home.join(".complete");
+    if done.exists() && target.is_dir() {
+        return Ok(target);
+    }
+    std::fs::create_dir_all(home)?;
+    let file = home.join(archive);
+    if !file.exists() {
+        eprintln!("fetching corpus `{name}` ({package} {version}) ...");
+        let spec = format!("{package}={version}");
+        run(
+            Command::new("apt-get")
+                .args(["download", "-q", &spec])
+                .current_dir(home),
+            "apt-get download",
+        )
+        .map_err(|e| -> anyhow::Error {
+            UserError::with_code(ErrorCode::Failed, format!("corpus `{name}`: {e:#}"))
+                .hint("if the package lists are missing or stale, run `apt-get update` first")
+                .into()
+        })?;
+        if !file.exists() {
+            bail!(
+                "corpus `{name}`: `apt-get download {spec}` did not write `{}`",
+                file.display()
+            );
+        }
+    }
+    let got = sha256_of(&file)?;
+    if got != sha256 {
+        bail!(
+            "corpus `{name}`: sha256 of `{}` is {got}, expected {sha256}",
+            file.display()
+        );
+    }
+    if root.exists() {
+        // A partial unpack from an interrupted run.
+        std::fs::remove_dir_all(&root)?;
+    }
+    run(
+        Command::new("dpkg-deb").arg("-x").arg(&file).arg(&root),
+        "dpkg-deb -x",
     )?;
     if !target.is_dir() {
         bail!(
@@ -483,6 +587,40 @@ kind = "self"
         assert_eq!(c["django"].split(), Some(Split::Tune));
         assert_eq!(c["self"].lang(), None);
         assert_eq!(c["self"].split(), None);
+    }
+
+    #[test]
+    fn reads_deb_recipe_and_rejects_unknown_fields() {
+        let deb = r#"
+[cobra]
+kind = "deb"
+description = "Go CLI library"
+lang = "go"
+split = "tune"
+package = "golang-github-spf13-cobra-dev"
+version = "1.6.1-1"
+archive = "golang-github-spf13-cobra-dev_1.6.1-1_all.deb"
+sha256 = "00"
+dir = "usr/share/gocode/src/github.com/spf13/cobra"
+"#;
+        let c = parse_corpora(deb).expect("valid");
+        let r = &c["cobra"];
+        assert!(matches!(
+            r,
+            Recipe::Deb { package, version, archive, dir, .. }
+                if package == "golang-github-spf13-cobra-dev"
+                    && version == "1.6.1-1"
+                    && archive == "golang-github-spf13-cobra-dev_1.6.1-1_all.deb"
+                    && dir == "usr/share/gocode/src/github.com/spf13/cobra"
+        ));
+        assert_eq!(r.lang(), Some("go"));
+        assert_eq!(r.split(), Some(Split::Tune));
+        assert_eq!(r.description(), "Go CLI library");
+        let err = parse_corpora(&format!("{deb}suite = \"x\"\n")).expect_err("unknown");
+        assert!(err.contains("suite"), "{err}");
+        let err = parse_corpora(&deb.replace("version = \"1.6.1-1\"\n", ""))
+            .expect_err("missing version");
+        assert!(err.contains("version"), "{err}");
     }
 
     #[test]

@@ -329,6 +329,12 @@ fn cmd_list(evals: &Path, json: bool) -> Result<ExitCode> {
                     description,
                     ..
                 } => format!("npm pack {package}. {description}"),
+                corpora::Recipe::Deb {
+                    package,
+                    version,
+                    description,
+                    ..
+                } => format!("apt-get download {package}={version}. {description}"),
             };
             let mut meta: Vec<String> = Vec::new();
             if let Some(lang) = r.lang() {
