@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Validate evals/agent.jsonl against unpacked corpora.
 
-Usage: scripts/check-agent-suite.py ROOTS_DIR
+Usage: scripts/check-agent-suite.py ROOTS_DIR [CORPUS ...]
 
 ROOTS_DIR/<corpus-name>/ must be each agent corpus's root directory as the
 runner sees it (the unpacked sdist / npm `package` dir, or for `cargo`
 corpora the directory holding the copied `NAME-VERSION/` crate trees).
 Checks the line format, the categories, unique ids, that every corpus has a
 table in evals/corpora.toml with `lang` and `split`, and that every expected
-path exists. Exits non-zero on any problem.
+path exists (only for the named CORPUS arguments, if any are given, so a
+subset of corpora can be checked without unpacking all of them). Exits
+non-zero on any problem.
 """
 import json
 import sys
@@ -22,10 +24,11 @@ KEYS = {"id", "category", "corpus", "tool", "query", "expect"}
 
 
 def main() -> int:
-    if len(sys.argv) != 2:
+    if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
     roots = Path(sys.argv[1])
+    only = set(sys.argv[2:])
     corpora = tomllib.loads((REPO / "evals" / "corpora.toml").read_text())
     problems = []
     ids = set()
@@ -67,6 +70,8 @@ def main() -> int:
         for p in all_paths:
             if p.startswith("/") or ".." in Path(p).parts:
                 problems.append(f"{where}: path must be relative: {p}")
+            elif only and corpus not in only:
+                continue
             elif not (roots / corpus / p).is_file():
                 problems.append(f"{where}: missing file {corpus}/{p}")
         counts[(corpus, case.get("category"))] += 1
