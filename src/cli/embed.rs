@@ -1,14 +1,12 @@
 //! The embedding side of the command line: `model fetch|status`, the
 //! embedding phase after `index`, `search --mode semantic` and `similar`.
 
-use std::io::IsTerminal;
-
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use super::Found;
 use super::args::{ModelArgs, ModelCommand, ModelFetchArgs, ModelStatusArgs};
+use super::project::{bar, waiting_note};
 use super::render;
 use crate::embed::{self, Tier, fetch};
 use crate::error::ErrorCode;
@@ -30,20 +28,6 @@ fn tiers_of(name: &str) -> Vec<Tier> {
         "full" => vec![Tier::Full],
         _ => vec![Tier::Fast, Tier::Full],
     }
-}
-
-fn bar(hidden: bool, template: &str) -> ProgressBar {
-    if hidden || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let pb = ProgressBar::new(0);
-    pb.set_style(
-        ProgressStyle::with_template(template)
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    pb.enable_steady_tick(std::time::Duration::from_millis(120));
-    pb
 }
 
 /// `index --json` output: the index summary plus the embedding phase.
@@ -76,10 +60,7 @@ pub(crate) fn run_embed_phase(svc: &Service, tier: &str, quiet: bool) -> Result<
         should_stop: &|| false,
     };
     let result = svc.embed(&plan, &update, &|pid| {
-        let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
-        pb.suspend(|| {
-            eprintln!("waiting for another repo-search process{who} to finish writing the index...")
-        });
+        pb.suspend(|| eprintln!("{}", waiting_note(pid)))
     });
     pb.finish_and_clear();
     let summaries = result?;

@@ -28,8 +28,16 @@ pub(crate) fn service(common: &Common, over: &Overrides, quiet: bool) -> Result<
 /// Shows a foreground index run: a progress bar on a terminal (drawn only
 /// once a run reports progress), and notes.
 pub(crate) fn observer(quiet: bool) -> crate::service::Observer {
-    let bar: std::sync::OnceLock<ProgressBar> = std::sync::OnceLock::new();
-    let pb = move || bar.get_or_init(|| progress_bar(quiet)).clone();
+    let cell: std::sync::OnceLock<ProgressBar> = std::sync::OnceLock::new();
+    let pb = move || {
+        cell.get_or_init(|| {
+            bar(
+                quiet,
+                "{spinner} {msg:10} [{bar:30}] {pos}/{len} files ({per_sec}, eta {eta})",
+            )
+        })
+        .clone()
+    };
     Box::new(move |e: IndexEvent| match e {
         IndexEvent::Building => {
             if !quiet {
@@ -50,14 +58,7 @@ pub(crate) fn observer(quiet: bool) -> crate::service::Observer {
             }
             Phase::Done => pb().finish_and_clear(),
         },
-        IndexEvent::Waiting(pid) => {
-            let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
-            pb().suspend(|| {
-                eprintln!(
-                    "waiting for another repo-search process{who} to finish writing the index..."
-                )
-            });
-        }
+        IndexEvent::Waiting(pid) => pb().suspend(|| eprintln!("{}", waiting_note(pid))),
     })
 }
 
@@ -92,19 +93,24 @@ pub(crate) fn run_index(svc: &Service, opts: &IndexOptions, quiet: bool) -> Resu
     Ok(run.summary)
 }
 
-/// A progress bar on stderr when it is a terminal (and not hidden).
-fn progress_bar(hidden: bool) -> ProgressBar {
+/// A progress bar on stderr drawn with `template` when stderr is a terminal
+/// (and not hidden).
+pub(crate) fn bar(hidden: bool, template: &str) -> ProgressBar {
     if hidden || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let pb = ProgressBar::new(0);
     pb.set_style(
-        ProgressStyle::with_template(
-            "{spinner} {msg:10} [{bar:30}] {pos}/{len} files ({per_sec}, eta {eta})",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
+        ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
     );
     pb.enable_steady_tick(std::time::Duration::from_millis(120));
     pb
+}
+
+/// The note shown while another process holds the index's writer lock.
+pub(crate) fn waiting_note(pid: Option<u32>) -> String {
+    let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+    format!("waiting for another repo-search process{who} to finish writing the index...")
 }
