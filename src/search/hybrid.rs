@@ -335,7 +335,6 @@ impl Hybrid {
         let mut semantic_boost = 1.0;
         let mut reports: Vec<ArmReport> = Vec::new();
         let mut cands: Vec<Cand> = Vec::new();
-        let mut semantic_model = None;
         let mut semantic_report: Option<SemanticInfo> = None;
         let docs_only = req.scope == Scope::Docs;
         // The keyword arm reads files, not the index: start it first, on its
@@ -396,8 +395,6 @@ impl Hybrid {
                             Ok(r) if r.available => {
                                 let hits = r.hits;
                                 let r = r.info;
-                                semantic_report = Some(r.clone());
-                                semantic_model = r.model.clone();
                                 if r.tier == Some(Tier::Full) {
                                     semantic_boost = FULL_TIER_SEMANTIC_BOOST;
                                 }
@@ -407,6 +404,7 @@ impl Hybrid {
                                         r.embedded, r.total
                                     ));
                                 }
+                                semantic_report = Some(r);
                                 cands.extend(
                                     hits.into_iter()
                                         .enumerate()
@@ -414,13 +412,15 @@ impl Hybrid {
                                 );
                             }
                             Ok(r) => {
-                                let r = r.info;
-                                semantic_report = Some(r.clone());
                                 note = Some(format!(
                                     "skipped: {}{}",
-                                    r.reason.unwrap_or_default(),
-                                    r.hint.map(|h| format!(" ({h})")).unwrap_or_default()
-                                ))
+                                    r.reason.as_deref().unwrap_or_default(),
+                                    r.hint
+                                        .as_deref()
+                                        .map(|h| format!(" ({h})"))
+                                        .unwrap_or_default()
+                                ));
+                                semantic_report = Some(r.info);
                             }
                             Err(e) => note = Some(short_error(&e)),
                         }
@@ -568,7 +568,11 @@ impl Hybrid {
             query_interpretation: interpretation(&analysis, &reports),
             query_kind: analysis.kind,
             arms: reports,
-            semantic_model,
+            // The model whose vectors ranked: only when the arm could answer.
+            semantic_model: semantic_report
+                .as_ref()
+                .filter(|r| r.available)
+                .and_then(|r| r.model.clone()),
             semantic: semantic_report,
             hits: out,
         })

@@ -174,6 +174,16 @@ impl SemanticInfo {
         }
     }
 
+    /// Semantic search failed for a reason that is not a missing model or
+    /// missing vectors (an error of the provider or the arm): where to look.
+    pub fn failed(reason: impl Into<String>) -> SemanticInfo {
+        SemanticInfo::unavailable(
+            reason,
+            "run `repo-search model status` and `repo-search status`",
+        )
+        .agent("index_status shows the embedding state")
+    }
+
     /// The same with a hint for agents.
     pub fn agent(mut self, hint: impl Into<String>) -> SemanticInfo {
         self.agent_hint = Some(hint.into());
@@ -188,16 +198,22 @@ impl SemanticInfo {
 
 impl SemanticResult {
     fn unavailable(reason: impl Into<String>, hint: impl Into<String>) -> SemanticResult {
+        SemanticResult::without_hits(SemanticInfo::unavailable(reason, hint))
+    }
+
+    fn without_hits(info: SemanticInfo) -> SemanticResult {
         SemanticResult {
-            info: SemanticInfo::unavailable(reason, hint),
+            info,
             hits: Vec::new(),
         }
     }
 
     /// The same with a hint for agents.
-    fn agent(mut self, hint: impl Into<String>) -> SemanticResult {
-        self.agent_hint = Some(hint.into());
-        self
+    fn agent(self, hint: impl Into<String>) -> SemanticResult {
+        SemanticResult {
+            info: self.info.agent(hint),
+            hits: self.hits,
+        }
     }
 
     fn from_error(err: &anyhow::Error) -> SemanticResult {
@@ -210,11 +226,7 @@ impl SemanticResult {
                 r.agent_hint = u.agent_hint.clone();
                 r
             }
-            None => SemanticResult::unavailable(
-                format!("{err:#}"),
-                "run `repo-search model status` and `repo-search status`",
-            )
-            .agent("index_status shows the embedding state"),
+            None => SemanticResult::without_hits(SemanticInfo::failed(format!("{err:#}"))),
         }
     }
 }

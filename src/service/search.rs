@@ -270,15 +270,13 @@ impl Service {
                     // has no report.
                     answer.semantic = Some(match r.semantic.as_ref() {
                         Some(report) => report.clone(),
-                        None => SemanticInfo::unavailable(
+                        None => SemanticInfo::failed(
                             r.arms
                                 .iter()
                                 .find(|a| a.arm == Arm::Semantic)
                                 .and_then(|a| a.note.clone())
                                 .unwrap_or_else(|| "semantic search failed".into()),
-                            "`repo-search model status` and `repo-search status` say more",
-                        )
-                        .agent("index_status shows the embedding state"),
+                        ),
                     });
                 }
                 answer.interpretation = Some(r.query_interpretation);
