@@ -143,10 +143,7 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
         },
         offset: a.offset as usize,
     };
-    let answer = svc.symbols(&req)?;
-    let Some(result) = answer.value else {
-        return Err(no_index());
-    };
+    let result = svc.require(svc.symbols(&req)?)?;
     if a.common.json {
         render::json(&result)?;
     } else {
@@ -162,9 +159,7 @@ fn cmd_refs(a: RefsArgs) -> Result<Found> {
         limit: a.limit as usize,
         offset: a.offset as usize,
     };
-    let Some(result) = svc.references(&req)?.value else {
-        return Err(no_index());
-    };
+    let result = svc.require(svc.references(&req)?)?;
     if a.common.json {
         render::json(&result)?;
     } else {
@@ -173,22 +168,11 @@ fn cmd_refs(a: RefsArgs) -> Result<Found> {
     Ok(found(!result.hits.is_empty()))
 }
 
-/// A command's service answers `NO_INDEX` itself; this is the fallback
-/// should an answer come back empty all the same.
-fn no_index() -> anyhow::Error {
-    UserError::with_code(ErrorCode::NoIndex, "there is no index yet")
-        .hint("run `repo-search index`")
-        .into()
-}
-
 fn cmd_outline(a: OutlineArgs) -> Result<Found> {
     let svc = service(&a.common, &Overrides::default(), false)?;
-    let answer = svc.outline(&OutlineRequest {
+    let o = svc.require(svc.outline(&OutlineRequest {
         path: a.file.clone(),
-    })?;
-    let Some(o) = answer.value else {
-        return Err(no_index());
-    };
+    })?)?;
     if let Some(reason) = &o.skipped {
         eprintln!("note: `{}` was skipped by the indexer: {reason}", o.path);
     }

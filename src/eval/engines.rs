@@ -89,11 +89,6 @@ fn flatten(items: &[OutlineItem], path: &str, out: &mut Vec<Hit>) {
     }
 }
 
-fn indexed<T>(a: crate::service::lookup::Indexed<T>, root: &Path) -> Result<T> {
-    a.value
-        .ok_or_else(|| anyhow!("no index in `{}`", root.display()))
-}
-
 impl Engine for LibEngine {
     fn answer(&mut self, root: &Path, case: &Case, mode: &str, limit: usize) -> Result<Answer> {
         let rrf_k = self.rrf_k;
@@ -150,7 +145,7 @@ impl Engine for LibEngine {
                     },
                     offset: 0,
                 };
-                let r = indexed(svc.symbols(&req)?, root)?;
+                let r = svc.require(svc.symbols(&req)?)?;
                 let hits = r
                     .hits
                     .iter()
@@ -173,7 +168,7 @@ impl Engine for LibEngine {
                     limit,
                     offset: 0,
                 };
-                let r = indexed(svc.references(&req)?, root)?;
+                let r = svc.require(svc.references(&req)?)?;
                 let hits = r
                     .hits
                     .iter()
@@ -194,7 +189,7 @@ impl Engine for LibEngine {
                 let req = OutlineRequest {
                     path: case.query.clone(),
                 };
-                let o = indexed(svc.outline(&req)?, root)?;
+                let o = svc.require(svc.outline(&req)?)?;
                 let mut hits = Vec::new();
                 flatten(&o.items, &o.path, &mut hits);
                 Ok(Answer {

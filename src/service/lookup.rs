@@ -96,6 +96,12 @@ impl Service {
         }
     }
 
+    /// The value of an index-backed answer, or the `NO_INDEX` error when
+    /// there is no index (for callers that cannot answer without one).
+    pub fn require<T>(&self, answer: Indexed<T>) -> Result<T> {
+        answer.value.ok_or_else(|| self.no_index())
+    }
+
     /// Definitions named like `req.query.name`, ranked; the requested page.
     pub fn symbols(&self, req: &SymbolsRequest) -> Result<DefinitionsAnswer> {
         let mut q = req.query.clone();
