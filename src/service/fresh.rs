@@ -146,7 +146,12 @@ impl Service {
     /// Builds or updates the index: the one place that decides who writes
     /// (see [`run_index`]).
     pub fn index(&self, job: &IndexJob, events: &(dyn Fn(IndexEvent) + Sync)) -> Result<IndexRun> {
-        run_index(&self.settings, &self.embed_settings_lenient(), job, events)
+        run_index(
+            &self.settings,
+            &|| self.embed_settings_lenient(),
+            job,
+            events,
+        )
     }
 
     /// The second phase of an index run: vectors for the chunks that lack
@@ -219,7 +224,8 @@ impl Service {
 
         let runs = Arc::clone(&self.runs);
         let settings = self.settings.clone();
-        let embed = self.embed_settings_lenient();
+        // Resolved in the run, and only when it computes vectors.
+        let config_broken = self.config_error.is_some();
         let spawned = std::thread::Builder::new()
             .name("repo-search-index".into())
             .spawn(move || {
@@ -243,7 +249,12 @@ impl Service {
                     },
                 };
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_index(&settings, &embed, &job, &events)
+                    run_index(
+                        &settings,
+                        &|| super::lenient_embed(&settings.root, config_broken),
+                        &job,
+                        &events,
+                    )
                 }));
                 let mut st = runs.lock();
                 st.running = false;
@@ -373,7 +384,7 @@ impl Service {
 /// to the daemon or `repo-search index`: it takes minutes to hours.
 pub fn run_index(
     settings: &Settings,
-    embed: &crate::settings::EmbedSettings,
+    embed: &dyn Fn() -> crate::settings::EmbedSettings,
     job: &IndexJob,
     events: &(dyn Fn(IndexEvent) + Sync),
 ) -> Result<IndexRun> {
@@ -404,7 +415,7 @@ pub fn run_index(
     }
     let changed = summary.changed > 0 || summary.removed > 0;
     if job.vectors == Vectors::FastAlways || (job.vectors == Vectors::FastIfChanged && changed) {
-        embed_fast_tier(settings, embed);
+        embed_fast_tier(settings, &embed());
     }
     Ok(IndexRun {
         summary,

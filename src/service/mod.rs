@@ -199,8 +199,7 @@ impl Service {
     /// The embedding settings, the defaults when the config is broken (for
     /// background vector work, which must not fail an index run).
     fn embed_settings_lenient(&self) -> EmbedSettings {
-        self.embed_settings()
-            .unwrap_or_else(|_| EmbedSettings::defaults())
+        lenient_embed(self.root(), self.config_error.is_some())
     }
 
     /// Runs `f` on a warm read-only connection, after bringing the index up
@@ -271,6 +270,17 @@ impl Service {
             None => Err(anyhow::anyhow!("semantic searcher missing")),
         })
     }
+}
+
+/// The embedding settings of `root`, the defaults when its config file is
+/// broken (`config_broken`, or found broken now).
+fn lenient_embed(root: &Path, config_broken: bool) -> EmbedSettings {
+    if config_broken {
+        return EmbedSettings::defaults();
+    }
+    crate::settings::resolve_embed(root)
+        .map(|(es, _)| es)
+        .unwrap_or_else(|_| EmbedSettings::defaults())
 }
 
 /// The index generation a store is at (0 when unknown).
