@@ -7,7 +7,15 @@ Replays hybrid fusion in Python on the real candidate lists of every case
 and prints NDCG@10 (distinct files; top-10 chunks) per split, category and
 language for each variant, so a ranking idea can be measured in seconds
 before it is written in Rust. Variant `current` mirrors src/search/hybrid.rs
-(the numbers must match `repo-search-eval run agent --modes hybrid`).
+(the numbers must match `repo-search-eval run agent --modes hybrid`);
+`chunk-level` is the fusion before files were ranked. Cells show NDCG@10
+over distinct files, then three readings of "top-10 chunks": counting every
+chunk against an ideal of 10 primary hits, giving a file its grade once
+(what the eval reports), and counting every chunk against the files' ideal
+capped at 1.
+
+    examples/arm_dump evals/agent.jsonl dirs.tsv > arms.jsonl
+    scripts/fusion-lab.py arms.jsonl current chunk-level bm25 semantic
 """
 import json
 import math
@@ -67,24 +75,6 @@ def last_part(s):
     return re.split(r"[:.#]", s)[-1]
 
 
-def is_test_path(p):
-    p = p.lower()
-    for c in p.split("/"):
-        if (c in ("test", "tests", "testing", "__tests__") or c.startswith("test_")
-                or c.endswith(("_test.go", "_test.py", "_test.rs")) or ".test." in c or ".spec." in c):
-            return True
-    return False
-
-
-def path_prior(path, lang):
-    pr = 1.0
-    if is_test_path(path):
-        pr *= 0.5
-    if lang == "docs":
-        pr *= 0.6
-    return pr
-
-
 WEIGHTS = {
     "identifier": {"symbol": 2.0, "keyword": 1.0, "bm25": 0.7, "semantic": 0.4},
     "literal": {"keyword": 2.0, "bm25": 0.8, "symbol": 0.5, "semantic": 0.4},
@@ -100,7 +90,8 @@ def name_overlap(terms, symbol):
     return sum(1 for p in parts if p in terms) / len(parts)
 
 
-def fuse(cands, weight, k, prior=path_prior):
+def fuse(cands, weight, k, prior=None):
+    prior = prior or (lambda p, l: chunk_prior(p, l))
     def contrib(c):
         return weight(c["arm"]) / (k + c["rank"]) * prior(c["path"], c["lang"])
 
@@ -154,7 +145,8 @@ def rerank_names(hits, query, boost=2.0, callable_prior=1.5, top=50):
     return head + hits[top:]
 
 
-def current(case, only=None):
+def chunk_level(case, only=None):
+    """The fusion before files were ranked (and the single-arm modes)."""
     kind = case["kind"]
     w = WEIGHTS[kind]
     cands = [c for c in case["cands"] if only is None or c["arm"] in only]
@@ -236,10 +228,118 @@ def evaluate(cases, fn, splits):
     return {k: tuple(sum(x[i] for x in v) / len(v) for i in range(4)) for k, v in rows.items()}, per_case
 
 
+def is_test_path(p):
+    """src/search/mod.rs `is_test_path`, abridged."""
+    comps = p.lower().split("/")
+    f = comps.pop()
+    if any(c in ("test", "tests", "testing", "__tests__", "spec", "specs") for c in comps):
+        return True
+    stem, _, ext = f.rpartition(".")
+    if ext in ("py", "pyi"):
+        return stem.startswith("test_") or stem.endswith("_test") or stem == "conftest"
+    if ext == "go":
+        return stem.endswith("_test")
+    if ext == "rb":
+        return stem.endswith(("_spec", "_test")) or stem.startswith("test_")
+    if ext in ("js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"):
+        return stem.endswith((".test", ".spec"))
+    if ext in ("java", "kt", "cs", "scala", "php", "swift"):
+        orig = p.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        return any(orig.endswith(x) and len(orig) > len(x) for x in ("Test", "Tests", "Spec", "TestCase"))
+    return ext == "rs" and stem == "tests"
+
+
+SECONDARY = {"example", "examples", "benches", "benchmarks", "vendor", "vendored", "third_party",
+             "thirdparty", "node_modules", "deprecated", "legacy", "v1", "fixtures"}
+
+
+def chunk_prior(path, lang, symbol=None):
+    pr = 1.0
+    if is_test_path(path):
+        pr *= 0.5
+    elif any(c.lower() in SECONDARY for c in path.split("/")[:-1]):
+        pr *= 0.6
+    if lang == "docs":
+        pr *= 0.6
+    if lang == "rust" and symbol and (symbol in ("tests", "test") or symbol.startswith(("tests::", "test::"))) \
+            and not is_test_path(path):
+        pr *= 0.5
+    return pr
+
+
+GENERIC = {"mod", "index", "__init__", "init", "main", "lib", "core", "base"}
+
+
+def file_name_share(terms, path):
+    parts = path.split("/")
+    stem = parts[-1].split(".")[0]
+    words = split_identifier(stem)
+    if (stem.lower() in GENERIC or not words) and len(parts) > 1:
+        words = split_identifier(parts[-2])
+    words = {stem_(w) for w in words if len(w) > 1 and w not in GENERIC}
+    if not words:
+        return 0.0
+
+    def meets(w):
+        return w in terms or any(min(len(w), len(t)) >= 4 and w[:min(len(w), len(t))] == t[:min(len(w), len(t))]
+                                 for t in terms)
+    return sum(1 for w in words if meets(w)) / len(words)
+
+
+stem_ = stem
+
+
+def squash(s):
+    return re.sub(r"[^a-z0-9]", "", s.lower())
+
+
+def file_level(case, k=10.0, multi=0.2, name_boost=0.3, named_as_query=2.0, best_chunk_share=0.2):
+    """Mirror of src/search/hybrid.rs: `file_scores` + `order_by_file`."""
+    kind = case["kind"]
+    w = WEIGHTS[kind]
+    cands = case["cands"]
+    prior = lambda p, l, s=None: chunk_prior(p, l, s)
+    hits = fuse([dict(c) for c in cands], lambda a: w[a], k, prior=lambda p, l: chunk_prior(p, l))
+    if kind == "natural_language":
+        hits = rerank_names(hits, case["query"])
+    per, counts, listed, seen = defaultdict(float), defaultdict(lambda: [0, 0]), defaultdict(int), set()
+    for c in sorted(cands, key=lambda c: (ARM_ORDER[c["arm"]], c["rank"])):
+        if (c["arm"], c["path"]) not in seen:
+            seen.add((c["arm"], c["path"]))
+            listed[c["arm"]] += 1
+        v = w[c["arm"]] / (k + listed[c["arm"]]) * prior(c["path"], c["lang"], c["symbol"])
+        per[(c["path"], c["arm"])] = max(per[(c["path"], c["arm"])], v)
+        if c["arm"] in ("bm25", "semantic"):
+            counts[c["path"]][c["arm"] == "semantic"] += 1
+    files = defaultdict(float)
+    for (p, _), v in per.items():
+        files[p] += v
+    terms = {stem(t) for t in query_terms(case["query"])}
+    names = {squash(last_part(i)) for i in case["identifiers"]} if kind == "identifier" else set()
+    for p in files:
+        n = min(counts[p][0], 5) + min(counts[p][1], 5)
+        if n > 1:
+            files[p] *= 1 + multi * math.log(n)
+        files[p] *= 1 + name_boost * file_name_share(terms, p)
+        if names and squash(p.rsplit("/", 1)[-1].split(".")[0]) in names:
+            files[p] *= named_as_query
+    best = {}
+    for h in hits:
+        best[h["path"]] = max(best.get(h["path"], 0.0), h["score"])
+    top_f, top_c = max(files.values(), default=1.0), max(best.values(), default=1.0)
+    for h in hits:
+        standing = (1 - best_chunk_share) * files.get(h["path"], 0) / top_f + best_chunk_share * best[h["path"]] / top_c
+        h["key"] = standing * (h["score"] / best[h["path"]] if best[h["path"]] else 0)
+    hits.sort(key=lambda h: (-h["key"], h["path"], h["start"]))
+    return hits[:11]
+
+
 VARIANTS = {
-    "current": current,
-    "bm25": lambda c: current(c, only={"bm25"}),
-    "semantic": lambda c: current(c, only={"semantic"}),
+    "current": file_level,
+    "chunk-level": chunk_level,
+    "file-score-only": lambda c: file_level(c, best_chunk_share=0.0),
+    "bm25": lambda c: chunk_level(c, only={"bm25"}),
+    "semantic": lambda c: chunk_level(c, only={"semantic"}),
 }
 
 
@@ -274,86 +374,6 @@ def main():
 
 
 
-# ------------------------------------------------------------ experiments
-def file_grouped(hits, decay=0.5, per_file_cap=None, file_weight=1.0):
-    """Orders hits by their file's aggregate score (best + decay * rest)."""
-    by_file = defaultdict(list)
-    for h in hits:
-        by_file[h["path"]].append(h)
-    fscore = {}
-    for p, hs in by_file.items():
-        ss = sorted((h["score"] for h in hs), reverse=True)
-        fscore[p] = ss[0] + decay * sum(ss[1:])
-    return sorted(hits, key=lambda h: (-(fscore[h["path"]] * file_weight + h["score"] * (1 - file_weight)), -h["score"], h["path"], h["start"]))
-
-
-def variant(**kw):
-    def run(case):
-        kind = case["kind"]
-        w = dict(WEIGHTS[kind])
-        w.update(kw.get("w", {}).get(kind, {}))
-        k = kw.get("k", 10.0)
-        hits = fuse(case["cands"], lambda a: w[a], k)
-        if kind == "natural_language":
-            hits = rerank_names(hits, case["query"], boost=kw.get("nb", 2.0), callable_prior=kw.get("cp", 1.5))
-        if kw.get("group"):
-            hits = file_grouped(hits, decay=kw.get("decay", 0.5), file_weight=kw.get("fw", 1.0))
-        return hits[:11]
-    return run
-
-
-VARIANTS.update({
-    "group.5": variant(group=True, decay=0.5),
-    "group.3": variant(group=True, decay=0.3),
-    "group1": variant(group=True, decay=1.0),
-    "nocp": variant(cp=1.0),
-    "nb1": variant(nb=1.0),
-    "k30": variant(k=30.0),
-    "k60": variant(k=60.0),
-})
-
-
-
-def diverse(hits, decay=0.0, per_file=1, fprior=None):
-    """Files ranked by best + decay * rest of their chunk scores; each file's
-    best `per_file` chunks in the top, the rest after."""
-    by_file = defaultdict(list)
-    for h in hits:
-        by_file[h["path"]].append(h)
-    fscore = {}
-    for p, hs in by_file.items():
-        ss = sorted((h["score"] for h in hs), reverse=True)
-        fscore[p] = (ss[0] + decay * sum(ss[1:])) * (fprior(p, hs) if fprior else 1.0)
-    files = sorted(by_file, key=lambda p: (-fscore[p], p))
-    first, rest = [], []
-    for p in files:
-        hs = sorted(by_file[p], key=lambda h: (-h["score"], h["start"]))
-        first.extend(hs[:per_file])
-        rest.extend(hs[per_file:])
-    rest.sort(key=lambda h: (-fscore[h["path"]], -h["score"]))
-    return first + rest
-
-
-def variant2(**kw):
-    base = variant(**{k: v for k, v in kw.items() if k in ("w", "k", "nb", "cp")})
-    def run(case):
-        kind = case["kind"]
-        w = dict(WEIGHTS[kind]); w.update(kw.get("w", {}).get(kind, {}))
-        hits = fuse(case["cands"], lambda a: w[a], kw.get("k", 10.0))
-        if kind == "natural_language":
-            hits = rerank_names(hits, case["query"], boost=kw.get("nb", 2.0), callable_prior=kw.get("cp", 1.5))
-        hits = diverse(hits, decay=kw.get("decay", 0.0), per_file=kw.get("pf", 1), fprior=kw.get("fprior"))
-        return hits[:11]
-    return run
-
-
-VARIANTS.update({
-    "div": variant2(),
-    "div.2": variant2(decay=0.2),
-    "div.5": variant2(decay=0.5),
-    "div1": variant2(decay=1.0),
-    "div.5pf2": variant2(decay=0.5, pf=2),
-})
 
 
 if __name__ == "__main__":
