@@ -86,18 +86,19 @@ fn is_identifier_like(w: &str) -> bool {
         || !core
             .chars()
             .next()
-            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
     {
         return false;
     }
     if !core
         .chars()
-        .all(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == '.' || c == '#')
+        .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == ':' || c == '.' || c == '#')
     {
         return false;
     }
     let qualified = core.contains("::") || (core.contains('.') && !core.ends_with('.'));
-    let snake = core.contains('_');
+    // `$constructor`, `$http` (JavaScript), `$this` (PHP): sigils of names.
+    let snake = core.contains('_') || (core.starts_with('$') && core.len() > 1);
     let camel =
         core.chars().skip(1).any(|c| c.is_uppercase()) && core.chars().any(|c| c.is_lowercase());
     qualified || snake || camel
@@ -1147,6 +1148,8 @@ mod tests {
         assert_eq!(analyze("HttpClient::new").identifiers, ["HttpClient::new"]);
         assert_eq!(analyze("getUserById").kind, QueryKind::Identifier);
         assert_eq!(analyze("config").kind, QueryKind::Identifier);
+        assert_eq!(analyze("$constructor").kind, QueryKind::Identifier);
+        assert_eq!(analyze("$constructor").identifiers, ["$constructor"]);
         let a = analyze("find \"retry with backoff\" please");
         assert_eq!(a.kind, QueryKind::Literal);
         assert_eq!(a.phrases, ["retry with backoff"]);

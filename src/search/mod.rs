@@ -175,33 +175,72 @@ pub fn is_test_chunk(lang: &str, symbol: Option<&str>) -> bool {
 
 /// True for copies that are not the live source: examples, benchmarks,
 /// vendored or third-party code, and legacy trees (`deprecated/`, `legacy/`,
-/// `v1/`).
+/// `v1/`, snapshots of a release like `v1.5/`).
 pub fn is_secondary_path(path: &str) -> bool {
     let mut comps = path.split('/');
     comps.next_back();
     comps.any(|c| {
-        matches!(
-            c.to_ascii_lowercase().as_str(),
-            "example"
-                | "examples"
-                | "benches"
-                | "benchmarks"
-                | "vendor"
-                | "vendored"
-                | "third_party"
-                | "thirdparty"
-                | "node_modules"
-                | "deprecated"
-                | "legacy"
-                | "v1"
-                | "fixtures"
-        )
+        is_release_snapshot(c)
+            || matches!(
+                c.to_ascii_lowercase().as_str(),
+                "example"
+                    | "examples"
+                    | "benches"
+                    | "benchmarks"
+                    | "vendor"
+                    | "vendored"
+                    | "third_party"
+                    | "thirdparty"
+                    | "node_modules"
+                    | "deprecated"
+                    | "legacy"
+                    | "v1"
+                    | "fixtures"
+            )
+    })
+}
+
+/// True for data and markup files (YAML, JSON, XML, TOML, INI, CSV, HTML):
+/// they often repeat the code's vocabulary at length (a manual in YAML,
+/// fixtures in JSON) without being the code.
+pub fn is_data_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let Some((_, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    matches!(
+        ext.to_ascii_lowercase().as_str(),
+        "yml"
+            | "yaml"
+            | "json"
+            | "xml"
+            | "toml"
+            | "ini"
+            | "cfg"
+            | "conf"
+            | "csv"
+            | "tsv"
+            | "html"
+            | "htm"
+            | "lock"
+            | "svg"
+    )
+}
+
+/// `v1.5`, `v2.0.1`: a directory named after a dotted release.
+fn is_release_snapshot(c: &str) -> bool {
+    c.strip_prefix('v').is_some_and(|rest| {
+        rest.contains('.')
+            && rest
+                .split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
     })
 }
 
 /// A ranking prior for a chunk's file: implementation code first, then
-/// tests, examples, vendored and legacy copies, and documentation, which
-/// mention the same words without being the answer to "where is X done".
+/// tests, examples, vendored and legacy copies, documentation and data
+/// files, which mention the same words without being the answer to "where
+/// is X done".
 pub fn path_prior(path: &str, lang: &str) -> f64 {
     let mut prior = 1.0;
     if is_test_path(path) {
@@ -209,7 +248,7 @@ pub fn path_prior(path: &str, lang: &str) -> f64 {
     } else if is_secondary_path(path) {
         prior *= 0.6;
     }
-    if lang == Lang::Docs.name() {
+    if lang == Lang::Docs.name() || is_data_file(path) {
         prior *= 0.6;
     }
     prior
@@ -335,6 +374,9 @@ mod tests {
         assert!(path_prior("examples/demo.rs", "rust") < 1.0);
         assert!(path_prior("vendor/lib/x.go", "go") < 1.0);
         assert!(path_prior("docs/config.md", "docs") < 1.0);
+        assert!(path_prior("docs/content/manual/v1.5/manual.yml", "other") < 0.5);
+        assert!(path_prior("docs/content/manual/manual.yml", "other") < 1.0);
+        assert_eq!(path_prior("src/v2/api.go", "go"), 1.0);
         // A Rust test module inside a source file ranks as a test; the
         // file's other chunks do not.
         assert!(chunk_prior("src/parser.rs", "rust", Some("tests::parses_flags")) < 1.0);
