@@ -269,6 +269,11 @@ impl SemanticIndex {
         let mut file_of = Vec::new();
         let mut matrix = Vec::new();
         let mut dim = 0usize;
+        // Sized once: growing a matrix of tens of MB by doubling costs a
+        // cold search more than reading it.
+        let count = store
+            .vector_count(model)
+            .map_err(|e| store::explain(e, db))? as usize;
         store
             .scan_vectors(model, |row| {
                 if !row.blob.len().is_multiple_of(4) || row.blob.is_empty() {
@@ -277,6 +282,7 @@ impl SemanticIndex {
                 let d = row.blob.len() / 4;
                 if dim == 0 {
                     dim = d;
+                    matrix.reserve(count * d);
                 } else if d != dim {
                     return;
                 }
@@ -562,7 +568,7 @@ impl SemanticSearcher {
 
     fn query_model(&mut self, spec: &TierSpec) -> Result<&dyn Embedder> {
         if !self.models.contains_key(&spec.model_id) {
-            let e = embed::open(&self.settings, spec)?;
+            let e = embed::open_for_queries(&self.settings, spec)?;
             self.models.insert(spec.model_id.clone(), e);
         }
         match self.models.get(&spec.model_id) {
