@@ -136,11 +136,16 @@ pub struct FtsRow<'a> {
     pub score: f64,
 }
 
-/// One row of a vector scan: chunk id, file id and the vector bytes.
-pub struct VectorRow<'a> {
-    pub chunk_id: i64,
-    pub file_id: i64,
-    pub blob: &'a [u8],
+/// The vectors of one model, as [`Store::load_vectors`] reads them.
+#[derive(Debug, Default)]
+pub struct VectorMatrix {
+    /// Columns per row (0 when there are no vectors).
+    pub dim: usize,
+    /// Per row: the chunk and its file.
+    pub chunk_ids: Vec<i64>,
+    pub file_ids: Vec<i64>,
+    /// `chunk_ids.len() × dim` values, row-major.
+    pub data: Vec<f32>,
 }
 
 impl Store {
@@ -305,20 +310,46 @@ impl Store {
         Ok((embedded as u64, total as u64))
     }
 
-    /// Calls `f` for every chunk that has a vector from `model`, in chunk
-    /// id order.
-    pub fn scan_vectors(
-        &self,
-        model: &str,
-        mut f: impl FnMut(VectorRow<'_>),
-    ) -> rusqlite::Result<()> {
+    /// Every chunk vector of `model`, in chunk id order, as one row-major
+    /// matrix. The first row (in chunk id order) sets the dimension; rows
+    /// of another length, or not a whole number of f32 (a corrupt row),
+    /// are left out.
+    pub fn load_vectors(&self, model: &str) -> rusqlite::Result<VectorMatrix> {
         // Two plain scans joined here instead of one SQL join: the join
         // probed `chunks` once per vector and sorted every blob through a
-        // temporary b-tree (3-5x slower on a cold start). Blobs are copied
-        // once into one buffer, then handed out in chunk id order.
-        let count = self.vector_count(model)? as usize;
-        let mut blobs: Vec<u8> = Vec::new();
-        let mut at: HashMap<i64, (usize, usize)> = HashMap::with_capacity(count);
+        // temporary b-tree (3-5x slower on a cold start). Each blob is
+        // decoded straight into its chunk's row: on a cold search the
+        // page faults of every extra copy of the matrix cost more than
+        // reading it.
+        let mut chunks: Vec<(i64, i64)> = Vec::new();
+        let mut slot_of: HashMap<i64, u32> = HashMap::new();
+        // Keys shared by several chunks (identical path, symbol and text):
+        // (slot of a later chunk, slot of the first one).
+        let mut shared: Vec<(u32, u32)> = Vec::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT id, file_id, embed_key FROM chunks ORDER BY id")?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                let slot = chunks.len() as u32;
+                chunks.push((r.get(0)?, r.get(1)?));
+                let key: i64 = r.get(2)?;
+                match slot_of.entry(key) {
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(slot);
+                    }
+                    std::collections::hash_map::Entry::Occupied(e) => {
+                        shared.push((slot, *e.get()));
+                    }
+                }
+            }
+        }
+        // Byte length of each chunk's vector (0: none).
+        let mut len_of: Vec<usize> = vec![0; chunks.len()];
+        let mut width = 0usize;
+        let mut data: Vec<f32> = Vec::new();
+        let mut mixed = false;
         {
             let mut stmt = self
                 .conn
@@ -326,43 +357,117 @@ impl Store {
             let mut rows = stmt.query([model])?;
             while let Some(r) = rows.next()? {
                 let key: i64 = r.get(0)?;
+                let Some(&slot) = slot_of.get(&key) else {
+                    continue;
+                };
                 let blob = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
-                if blobs.is_empty() {
-                    blobs.reserve(count * blob.len());
+                if blob.is_empty() || !blob.len().is_multiple_of(4) {
+                    continue;
                 }
-                at.insert(key, (blobs.len(), blob.len()));
-                blobs.extend_from_slice(blob);
+                if width == 0 {
+                    width = blob.len();
+                    data = vec![0.0; chunks.len() * (width / 4)];
+                }
+                len_of[slot as usize] = blob.len();
+                if blob.len() != width {
+                    mixed = true;
+                    continue;
+                }
+                let d = width / 4;
+                let row = &mut data[slot as usize * d..(slot as usize + 1) * d];
+                for (x, b) in row.iter_mut().zip(blob.chunks_exact(4)) {
+                    *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                }
             }
         }
-        if at.is_empty() {
-            return Ok(());
+        if width == 0 {
+            return Ok(VectorMatrix::default());
         }
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, file_id, embed_key FROM chunks ORDER BY id")?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            let key: i64 = r.get(2)?;
-            if let Some(&(start, len)) = at.get(&key) {
-                f(VectorRow {
-                    chunk_id: r.get(0)?,
-                    file_id: r.get(1)?,
-                    blob: &blobs[start..start + len],
-                });
+        let d = width / 4;
+        for &(later, first) in &shared {
+            len_of[later as usize] = len_of[first as usize];
+            if len_of[first as usize] == width {
+                data.copy_within(
+                    first as usize * d..(first as usize + 1) * d,
+                    later as usize * d,
+                );
             }
         }
-        Ok(())
+        if mixed {
+            // A corrupt row came first in table order: the rows whose length
+            // is that of the first chunk (in id order) with a vector win.
+            let Some(first) = len_of.iter().copied().find(|&l| l > 0) else {
+                return Ok(VectorMatrix::default());
+            };
+            if first != width {
+                drop(data);
+                return self.load_vectors_of_length(model, &chunks, &slot_of, &shared, first);
+            }
+        }
+        // Compact: drop the rows of chunks without a vector of this length.
+        let mut out = VectorMatrix {
+            dim: d,
+            ..VectorMatrix::default()
+        };
+        let mut kept = 0usize;
+        for (slot, &(chunk_id, file_id)) in chunks.iter().enumerate() {
+            if len_of[slot] != width {
+                continue;
+            }
+            if kept != slot {
+                data.copy_within(slot * d..(slot + 1) * d, kept * d);
+            }
+            out.chunk_ids.push(chunk_id);
+            out.file_ids.push(file_id);
+            kept += 1;
+        }
+        data.truncate(kept * d);
+        out.data = data;
+        Ok(out)
     }
 
-    /// How many vectors `model` has stored (whether or not a chunk still
-    /// uses them): enough to size buffers before [`Store::scan_vectors`].
-    pub fn vector_count(&self, model: &str) -> rusqlite::Result<u64> {
-        let n: i64 = self.conn.query_row(
-            "SELECT count(*) FROM embeddings WHERE model = ?1",
-            [model],
-            |r| r.get(0),
-        )?;
-        Ok(n as u64)
+    /// [`Store::load_vectors`] keeping only blobs of `width` bytes (the
+    /// rare path of a corrupt row).
+    fn load_vectors_of_length(
+        &self,
+        model: &str,
+        chunks: &[(i64, i64)],
+        slot_of: &HashMap<i64, u32>,
+        shared: &[(u32, u32)],
+        width: usize,
+    ) -> rusqlite::Result<VectorMatrix> {
+        let mut rows_of: Vec<Option<Vec<f32>>> = vec![None; chunks.len()];
+        let mut stmt = self
+            .conn
+            .prepare("SELECT key, vector FROM embeddings WHERE model = ?1")?;
+        let mut rows = stmt.query([model])?;
+        while let Some(r) = rows.next()? {
+            let key: i64 = r.get(0)?;
+            let Some(&slot) = slot_of.get(&key) else {
+                continue;
+            };
+            let blob = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
+            if blob.len() == width {
+                let mut v = Vec::with_capacity(width / 4);
+                blob_to_vector(blob, &mut v);
+                rows_of[slot as usize] = Some(v);
+            }
+        }
+        for &(later, first) in shared {
+            rows_of[later as usize] = rows_of[first as usize].clone();
+        }
+        let mut out = VectorMatrix {
+            dim: width / 4,
+            ..VectorMatrix::default()
+        };
+        for (slot, row) in rows_of.into_iter().enumerate() {
+            if let Some(v) = row {
+                out.chunk_ids.push(chunks[slot].0);
+                out.file_ids.push(chunks[slot].1);
+                out.data.extend_from_slice(&v);
+            }
+        }
+        Ok(out)
     }
 
     /// Path and language of every file, by id.
