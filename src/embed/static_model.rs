@@ -29,7 +29,7 @@ enum Model {
     /// model2vec-rs: the whole table in memory, fast on many texts.
     Full(StaticModel),
     /// Rows read on demand: fast to open, for a few texts.
-    Query(QueryModel),
+    Query(Box<QueryModel>),
 }
 
 impl StaticEmbedder {
@@ -51,7 +51,7 @@ impl StaticEmbedder {
         match QueryModel::load(dir) {
             Ok(Some(q)) => Ok(StaticEmbedder {
                 dim: q.dim(),
-                model: Model::Query(q),
+                model: Model::Query(Box::new(q)),
                 id: id.to_string(),
             }),
             Ok(None) => StaticEmbedder::load(dir, id),

@@ -713,3 +713,79 @@ impl Store {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{FileUpdate, Store, embed_key};
+    use crate::model::{Chunk, Extracted, Lang};
+
+    fn chunk(line: u32, text: &str) -> Chunk {
+        Chunk {
+            start_line: line,
+            end_line: line,
+            symbol: None,
+            kind: None,
+            text: text.to_string(),
+        }
+    }
+
+    /// Chunks in id order keep their vectors; a chunk without one is left
+    /// out; two chunks with the same key share it; a row of another length
+    /// than the first chunk's is skipped, even when the table lists it
+    /// first; other models' vectors are not read.
+    #[test]
+    fn load_vectors_reads_rows_in_chunk_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open_rw(dir.path()).expect("open");
+        let texts = ["alpha", "beta", "gamma", "alpha", "delta"];
+        let extracted = Extracted {
+            chunks: texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| chunk(i as u32 + 1, t))
+                .collect(),
+            ..Extracted::default()
+        };
+        let key = |t: &str| embed_key("a.rs", None, t);
+        {
+            let w = store.begin().expect("begin");
+            w.put_file(
+                None,
+                &FileUpdate {
+                    path: "a.rs",
+                    lang: Some(Lang::Rust),
+                    size: 1,
+                    mtime_ns: 1,
+                    hash: 1,
+                    skip_reason: None,
+                    extracted: &extracted,
+                    prepared: None,
+                },
+                1,
+            )
+            .expect("put file");
+            // The corrupt (3-wide) row is inserted first, so it comes first
+            // in table order; "gamma" has no vector.
+            w.put_embeddings("m", &[(key("delta"), &[9.0, 9.0, 9.0][..])])
+                .expect("put");
+            w.put_embeddings(
+                "m",
+                &[
+                    (key("alpha"), &[1.0, 0.0][..]),
+                    (key("beta"), &[0.0, 1.0][..]),
+                ],
+            )
+            .expect("put");
+            w.put_embeddings("other", &[(key("gamma"), &[5.0, 5.0][..])])
+                .expect("put");
+            w.commit().expect("commit");
+        }
+        let m = store.load_vectors("m").expect("load");
+        assert_eq!(m.dim, 2);
+        assert_eq!(m.chunk_ids, [1, 2, 4], "alpha, beta, alpha again");
+        assert_eq!(m.file_ids, [1, 1, 1]);
+        assert_eq!(m.data, [1.0, 0.0, 0.0, 1.0, 1.0, 0.0]);
+        let none = store.load_vectors("absent").expect("load");
+        assert_eq!((none.dim, none.chunk_ids.len()), (0, 0));
+    }
+}
