@@ -23,6 +23,7 @@ mod bert_model;
 pub mod fetch;
 pub mod http;
 pub mod static_model;
+pub mod static_query;
 
 use std::path::PathBuf;
 
@@ -209,6 +210,23 @@ pub fn is_ready(spec: &TierSpec) -> bool {
 /// Opens a tier's provider. Never downloads: missing weights are an error
 /// with a hint to run `repo-search model fetch`.
 pub fn open(s: &EmbedSettings, spec: &TierSpec) -> Result<Box<dyn Embedder>> {
+    open_as(s, spec, Use::Chunks)
+}
+
+/// Opens a tier's provider for embedding queries only (a search): the same
+/// vectors, but a static model opens in milliseconds instead of decoding
+/// its whole table (see `static_query.rs`).
+pub fn open_for_queries(s: &EmbedSettings, spec: &TierSpec) -> Result<Box<dyn Embedder>> {
+    open_as(s, spec, Use::Queries)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Use {
+    Chunks,
+    Queries,
+}
+
+fn open_as(s: &EmbedSettings, spec: &TierSpec, usage: Use) -> Result<Box<dyn Embedder>> {
     match (spec.provider, &spec.dir) {
         ("embedded", Some(dir)) => {
             require_weights(dir, spec, s.model_dir.is_some())?;
@@ -220,10 +238,11 @@ pub fn open(s: &EmbedSettings, spec: &TierSpec) -> Result<Box<dyn Embedder>> {
         }
         ("static", Some(dir)) => {
             require_weights(dir, spec, s.fast_model_dir.is_some())?;
-            Ok(Box::new(static_model::StaticEmbedder::load(
-                dir,
-                &spec.model_id,
-            )?))
+            Ok(Box::new(if usage == Use::Queries {
+                static_model::StaticEmbedder::load_for_queries(dir, &spec.model_id)?
+            } else {
+                static_model::StaticEmbedder::load(dir, &spec.model_id)?
+            }))
         }
         ("openai", _) => Ok(Box::new(http::HttpEmbedder::openai(s)?)),
         ("ollama", _) => Ok(Box::new(http::HttpEmbedder::ollama(s)?)),
