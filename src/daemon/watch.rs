@@ -309,8 +309,11 @@ pub fn plan_work(settings: &Settings, changed: &BTreeSet<String>) -> Work {
         }
         match vis.check(rel) {
             Seen::Ignored => {}
+            // An extension-less name may be a script: the index run reads
+            // its `#!` line.
             Seen::Visible { is_dir: false }
-                if crate::lang::detect_lang(Path::new(name)).is_none() => {}
+                if crate::lang::detect_lang(Path::new(name)).is_none()
+                    && !crate::lang::may_be_script(Path::new(name)) => {}
             // Deleted paths may have been files or whole directories: the
             // index removes whatever it holds under them.
             Seen::Visible { .. } | Seen::Missing => only.push(rel.clone()),
