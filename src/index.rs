@@ -18,7 +18,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::extract::Extractor;
-use crate::lang::{detect_lang, lang_from_shebang, may_be_script, refine_lang};
+use crate::lang::{detect_lang, lang_from_first_line, may_be_script, refine_lang};
 use crate::lock::{WhenBusy, WriterLock};
 use crate::model::{Extracted, Lang};
 use crate::settings::Settings;
@@ -431,16 +431,17 @@ fn walk_candidates(settings: &Settings, only: &[String]) -> Result<Vec<Candidate
     Ok(v)
 }
 
-/// The language of an extension-less script by its `#!` line
-/// (`completions/git`, `bin/deploy`); `None` for every other file the name
-/// does not place. Only extension-less names cost this small read, so walks
-/// stay cheap, and the same walk serves full and incremental runs, so a
-/// script whose shebang goes away leaves the index like a deleted file.
+/// The language of an extension-less script by its first line, a `#!` line
+/// or an Emacs mode line (`completions/ssh`, `bin/deploy`); `None` for every
+/// other file the name does not place. Only extension-less names cost this
+/// small read, so walks stay cheap, and the same walk serves full and
+/// incremental runs, so a script that loses its first line leaves the index
+/// like a deleted file.
 fn sniff_script(path: &Path) -> Option<Lang> {
     if !may_be_script(path) {
         return None;
     }
-    let mut head = [0u8; crate::lang::SHEBANG_SCAN_BYTES];
+    let mut head = [0u8; crate::lang::FIRST_LINE_SCAN_BYTES];
     let mut file = std::fs::File::open(path).ok()?;
     let mut filled = 0;
     while filled < head.len() {
@@ -451,7 +452,7 @@ fn sniff_script(path: &Path) -> Option<Lang> {
             Err(_) => return None,
         }
     }
-    lang_from_shebang(&head[..filled])
+    lang_from_first_line(&head[..filled])
 }
 
 /// Reads, extracts and writes every changed file; deletes removed ones.

@@ -1,5 +1,5 @@
 //! Owns language detection (file name → [`Lang`], plus the `.h` C-or-C++
-//! guess and the shebang of extension-less scripts) and the per-language
+//! guess and the first line of extension-less scripts) and the per-language
 //! tree-sitter grammar with its tags query, built once per process and
 //! shared by every thread. Does not read or parse files, nor interpret query
 //! captures (that is `extract`'s job).
@@ -117,7 +117,7 @@ fn is_docs_file_name(name: &str) -> bool {
 }
 
 /// Whether a file that [`detect_lang`] does not know could still be a
-/// script worth a look at its first line ([`lang_from_shebang`]): only names
+/// script worth a look at its first line ([`lang_from_first_line`]): only names
 /// without an extension (`completions/git`, `bin/deploy`), so the walk reads
 /// the head of few files.
 pub fn may_be_script(path: &Path) -> bool {
@@ -129,17 +129,55 @@ pub fn may_be_script(path: &Path) -> bool {
     !has_ext && detect_lang(path).is_none()
 }
 
-/// How many bytes of a possible script [`lang_from_shebang`] needs.
-pub const SHEBANG_SCAN_BYTES: usize = 256;
+/// How many bytes of a possible script [`lang_from_first_line`] needs.
+pub const FIRST_LINE_SCAN_BYTES: usize = 256;
 
-/// The language a `#!` first line names (`#!/bin/bash`, `#!/usr/bin/env
-/// python3`, `#!/usr/bin/env -S node --flag`), for extension-less scripts.
-/// `None` when there is no shebang or it names an interpreter without a
-/// grammar here.
-pub fn lang_from_shebang(head: &[u8]) -> Option<Lang> {
-    let head = head.strip_prefix(b"#!")?;
+/// The language the first line of an extension-less script names: a `#!`
+/// line (`#!/bin/bash`, `#!/usr/bin/env python3`, `#!/usr/bin/env -S node
+/// --flag`) or an Emacs mode line in a comment (`# -*- shell-script -*-`,
+/// as every bash-completion script has instead of a shebang). `None` when
+/// there is neither, or it names a language without a grammar here.
+pub fn lang_from_first_line(head: &[u8]) -> Option<Lang> {
     let end = head.iter().position(|&b| b == b'\n').unwrap_or(head.len());
-    let line = std::str::from_utf8(&head[..end]).ok()?;
+    let first = std::str::from_utf8(&head[..end]).ok()?;
+    if let Some(line) = first.strip_prefix("#!") {
+        return lang_of_interpreter(line);
+    }
+    if first.starts_with('#') {
+        return lang_of_emacs_mode(first);
+    }
+    None
+}
+
+/// `-*- shell-script -*-` or `-*- mode: python; coding: utf-8 -*-`.
+fn lang_of_emacs_mode(line: &str) -> Option<Lang> {
+    let (_, rest) = line.split_once("-*-")?;
+    let (inner, _) = rest.split_once("-*-")?;
+    let mode = inner
+        .split(';')
+        .find_map(|part| {
+            let part = part.trim();
+            match part.split_once(':') {
+                Some((key, value)) => key
+                    .trim()
+                    .eq_ignore_ascii_case("mode")
+                    .then(|| value.trim()),
+                None => Some(part),
+            }
+        })?
+        .to_ascii_lowercase();
+    Some(match mode.as_str() {
+        "shell-script" | "sh" | "bash" | "ksh" | "zsh" => Lang::Bash,
+        "python" => Lang::Python,
+        "ruby" => Lang::Ruby,
+        "lua" => Lang::Lua,
+        "php" => Lang::Php,
+        "js" | "javascript" => Lang::JavaScript,
+        _ => return None,
+    })
+}
+
+fn lang_of_interpreter(line: &str) -> Option<Lang> {
     let mut words = line.split_whitespace();
     let mut program = words.next()?.rsplit('/').next()?;
     if program == "env" {
@@ -484,7 +522,7 @@ mod tests {
 
     #[test]
     fn shebang_names_the_language_of_extension_less_scripts() {
-        let sniff = |head: &str| lang_from_shebang(head.as_bytes());
+        let sniff = |head: &str| lang_from_first_line(head.as_bytes());
         assert_eq!(sniff("#!/bin/bash\n_git() {"), Some(Lang::Bash));
         assert_eq!(sniff("#!/bin/sh -e\n"), Some(Lang::Bash));
         assert_eq!(sniff("#!/usr/bin/env zsh"), Some(Lang::Bash));
@@ -497,6 +535,21 @@ mod tests {
         assert_eq!(sniff("#!/usr/bin/lua5.4\n"), Some(Lang::Lua));
         assert_eq!(sniff("#!/usr/bin/perl -w\n"), None, "no grammar");
         assert_eq!(sniff("# bash completion for git\n"), None);
+        assert_eq!(
+            sniff("# ssh(1) completion        -*- shell-script -*-\n\n_ssh()"),
+            Some(Lang::Bash),
+            "bash-completion's mode line"
+        );
+        assert_eq!(
+            sniff("# -*- mode: python; coding: utf-8 -*-\n"),
+            Some(Lang::Python)
+        );
+        assert_eq!(sniff("# -*- perl -*-\n"), None);
+        assert_eq!(
+            sniff("x = 1 # -*- shell-script -*-\n"),
+            None,
+            "only a comment line"
+        );
         assert_eq!(sniff(""), None);
         assert_eq!(sniff("#!"), None);
         assert!(may_be_script(Path::new("completions/git")));

@@ -25,7 +25,7 @@ pub enum Lang {
     Swift,
     Scala,
     Lua,
-    /// Bash and other POSIX shells (`.sh`, `.bash`, `.zsh`, shebang scripts).
+    /// Bash and other POSIX shells (`.sh`, `.bash`, `.zsh`, extension-less scripts by their first line).
     Bash,
     Elixir,
     Haskell,
@@ -120,6 +120,17 @@ impl Lang {
         Lang::OtherCode,
         Lang::Docs,
     ];
+
+    /// The names of the languages `keep` accepts, comma-separated, in
+    /// [`Lang::ALL`] order (for hints that list the valid values).
+    pub fn names_where(keep: impl Fn(Lang) -> bool) -> String {
+        Lang::ALL
+            .into_iter()
+            .filter(|&l| keep(l))
+            .map(Lang::name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 
     /// True for languages that have a tree-sitter grammar and tags query.
     pub fn has_grammar(self) -> bool {

@@ -310,7 +310,7 @@ pub fn plan_work(settings: &Settings, changed: &BTreeSet<String>) -> Work {
         match vis.check(rel) {
             Seen::Ignored => {}
             // An extension-less name may be a script: the index run reads
-            // its `#!` line.
+            // first line (`#!`, Emacs mode line).
             Seen::Visible { is_dir: false }
                 if crate::lang::detect_lang(Path::new(name)).is_none()
                     && !crate::lang::may_be_script(Path::new(name)) => {}

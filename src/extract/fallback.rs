@@ -186,9 +186,9 @@ fn doc_start(lines: &Lines<'_>, row: usize, prefixes: &[&str]) -> usize {
     r
 }
 
-/// `rest` after the keyword `word` and at least one space, with its offset
-/// in the line.
-fn keyword<'l>(line: &'l str, at: usize, word: &str) -> Option<usize> {
+/// Where the text after the keyword `word` (at byte `at`, followed by at
+/// least one space) starts in the line.
+fn keyword(line: &str, at: usize, word: &str) -> Option<usize> {
     let rest = line.get(at..)?.strip_prefix(word)?;
     if !rest.starts_with([' ', '\t']) {
         return None;

@@ -11,7 +11,7 @@
 //!   vector)`, keyed by content so unchanged chunks are never re-embedded
 //!   and vectors of different models never mix.
 //! - 3: no table change; rows change: C#, Kotlin, PHP, Swift, Scala, Lua,
-//!   Bash (also extension-less `#!` scripts), Elixir, Haskell and Zig files
+//!   Bash (also extension-less scripts named by a `#!` or Emacs mode line), Elixir, Haskell and Zig files
 //!   get their own `files.lang` with symbols, references and symbol-aligned
 //!   chunks, and other code in a language the line heuristic knows (Perl,
 //!   R, Dart, …) gets symbols and chunks along them.
