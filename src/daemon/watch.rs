@@ -478,6 +478,12 @@ mod tests {
             }
         );
 
+        // An extension-less file may be a script: the index run reads its
+        // first line and decides.
+        write(&root, "completions/gitx", "#!/bin/bash\n_gitx() { :; }\n");
+        let w = plan_work(&s, &set(&["completions/gitx"]));
+        assert_eq!(w.only, vec!["completions/gitx".to_string()]);
+
         // A new directory covers what it holds.
         let w = plan_work(&s, &set(&["sub", "sub/deep", "sub/deep/e.py"]));
         assert_eq!(w.only, vec!["sub".to_string()]);
