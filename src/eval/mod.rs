@@ -335,6 +335,12 @@ fn cmd_list(evals: &Path, json: bool) -> Result<ExitCode> {
                     description,
                     ..
                 } => format!("apt-get download {package}={version}. {description}"),
+                corpora::Recipe::DebSource {
+                    package,
+                    version,
+                    description,
+                    ..
+                } => format!("apt-get source {package}={version}. {description}"),
             };
             let mut meta: Vec<String> = Vec::new();
             if let Some(lang) = r.lang() {

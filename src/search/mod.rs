@@ -115,36 +115,114 @@ impl ChunkFilter {
     }
 }
 
-/// True for paths that look like tests (`tests/`, `test_x.py`, `x_test.go`,
-/// `x.spec.ts`, ...). Rankings put implementation before tests.
+/// True for files that are tests by their language's conventions: a test
+/// directory (`tests/`, `test/`, `__tests__/`, `spec/`, Maven's `src/test/`),
+/// or a test file name (`test_x.py`/`x_test.py`/`conftest.py`, `x_test.go`,
+/// `x.test.ts`/`x.spec.js`, `x_spec.rb`/`x_test.rb`, `XTest.java`/`XTests.cs`,
+/// `XTest.php`, …). A name prefix alone is not a test outside Python
+/// (`test_functions.bash` is a library file). Rankings put implementation
+/// before tests.
 pub fn is_test_path(path: &str) -> bool {
     let p = path.to_ascii_lowercase();
-    p.split('/').any(|c| {
-        c == "test"
-            || c == "tests"
-            || c == "testing"
-            || c == "__tests__"
-            || c.starts_with("test_")
-            || c.ends_with("_test.go")
-            || c.ends_with("_test.py")
-            || c.ends_with("_test.rs")
-            || c.contains(".test.")
-            || c.contains(".spec.")
+    let mut comps: Vec<&str> = p.split('/').collect();
+    let Some(file) = comps.pop() else {
+        return false;
+    };
+    if comps.iter().any(|c| {
+        matches!(
+            *c,
+            "test" | "tests" | "testing" | "__tests__" | "spec" | "specs"
+        )
+    }) {
+        return true;
+    }
+    let (stem, ext) = match file.rsplit_once('.') {
+        Some((s, e)) => (s, e),
+        None => (file, ""),
+    };
+    match ext {
+        "py" | "pyi" => stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest",
+        "go" => stem.ends_with("_test"),
+        "rs" => stem == "tests",
+        "rb" => stem.ends_with("_spec") || stem.ends_with("_test") || stem.starts_with("test_"),
+        "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" => {
+            stem.ends_with(".test") || stem.ends_with(".spec")
+        }
+        "java" | "kt" | "kts" | "cs" | "scala" | "php" | "swift" | "groovy" => {
+            // `FooTest.java`, `FooTests.cs`, `FooSpec.scala`, `FooTestCase.php`
+            // (checked on the original case: `Test` as a word of the name).
+            let orig = &path[path.len() - file.len()..];
+            let orig_stem = orig.rsplit_once('.').map_or(orig, |(s, _)| s);
+            ["Test", "Tests", "Spec", "TestCase"]
+                .iter()
+                .any(|sfx| orig_stem.ends_with(sfx) && orig_stem.len() > sfx.len())
+        }
+        "exs" => stem.ends_with("_test"),
+        "c" | "cc" | "cpp" | "cxx" => stem.starts_with("test_") || stem.ends_with("_test"),
+        "bats" => true,
+        _ => false,
+    }
+}
+
+/// True for chunks that are tests inside a non-test file: Rust's
+/// `#[cfg(test)] mod tests` (symbols `tests::…`, `test::…`).
+pub fn is_test_chunk(lang: &str, symbol: Option<&str>) -> bool {
+    lang == Lang::Rust.name()
+        && symbol.is_some_and(|s| {
+            s == "tests" || s == "test" || s.starts_with("tests::") || s.starts_with("test::")
+        })
+}
+
+/// True for copies that are not the live source: examples, benchmarks,
+/// vendored or third-party code, and legacy trees (`deprecated/`, `legacy/`,
+/// `v1/`).
+pub fn is_secondary_path(path: &str) -> bool {
+    let mut comps = path.split('/');
+    comps.next_back();
+    comps.any(|c| {
+        matches!(
+            c.to_ascii_lowercase().as_str(),
+            "example"
+                | "examples"
+                | "benches"
+                | "benchmarks"
+                | "vendor"
+                | "vendored"
+                | "third_party"
+                | "thirdparty"
+                | "node_modules"
+                | "deprecated"
+                | "legacy"
+                | "v1"
+                | "fixtures"
+        )
     })
 }
 
 /// A ranking prior for a chunk's file: implementation code first, then
-/// tests and documentation, which mention the same words without being the
-/// answer to "where is X done".
+/// tests, examples, vendored and legacy copies, and documentation, which
+/// mention the same words without being the answer to "where is X done".
 pub fn path_prior(path: &str, lang: &str) -> f64 {
     let mut prior = 1.0;
     if is_test_path(path) {
         prior *= 0.5;
+    } else if is_secondary_path(path) {
+        prior *= 0.6;
     }
     if lang == Lang::Docs.name() {
         prior *= 0.6;
     }
     prior
+}
+
+/// [`path_prior`] for one chunk: a test inside a source file ranks as a test.
+pub fn chunk_prior(path: &str, lang: &str, symbol: Option<&str>) -> f64 {
+    let prior = path_prior(path, lang);
+    if is_test_chunk(lang, symbol) && !is_test_path(path) {
+        prior * 0.5
+    } else {
+        prior
+    }
 }
 
 /// Cuts a line to at most `max` characters, marking the cut.
@@ -215,5 +293,55 @@ mod tests {
         assert!(!f.accepts("tests/test_x.py", "python"));
         assert!(!f.accepts("README.md", "docs"));
         assert!(ChunkFilter::new(&["a[".into()], None, Scope::All).is_err());
+    }
+
+    #[test]
+    fn tests_are_tests_by_their_language_conventions() {
+        for p in [
+            "tests/parse.rs",
+            "pkg/foo_test.go",
+            "app/test_views.py",
+            "app/views_test.py",
+            "conftest.py",
+            "spec/rack/utils_spec.rb",
+            "src/__tests__/a.ts",
+            "src/a.test.ts",
+            "lib/b.spec.js",
+            "src/test/java/com/x/ParserTest.java",
+            "Tests/FooTests.cs",
+            "tests/Unit/ArgvInputTest.php",
+            "src/parser/tests.rs",
+        ] {
+            assert!(is_test_path(p), "{p} is a test");
+        }
+        for p in [
+            "bash_completion.d/test_functions.bash",
+            "lib/test_helpers.sh",
+            "src/Test.java",
+            "src/testing_utils.go",
+            "src/latest.rs",
+            "lib/contest.py",
+            "src/parser/mod.rs",
+        ] {
+            assert!(!is_test_path(p), "{p} is not a test");
+        }
+    }
+
+    #[test]
+    fn priors_put_live_source_first() {
+        assert_eq!(path_prior("src/config.py", "python"), 1.0);
+        assert!(path_prior("tests/test_config.py", "python") < 1.0);
+        assert!(path_prior("pydantic/v1/main.py", "python") < 1.0);
+        assert!(path_prior("examples/demo.rs", "rust") < 1.0);
+        assert!(path_prior("vendor/lib/x.go", "go") < 1.0);
+        assert!(path_prior("docs/config.md", "docs") < 1.0);
+        // A Rust test module inside a source file ranks as a test; the
+        // file's other chunks do not.
+        assert!(chunk_prior("src/parser.rs", "rust", Some("tests::parses_flags")) < 1.0);
+        assert_eq!(
+            chunk_prior("src/parser.rs", "rust", Some("Parser::parse")),
+            1.0
+        );
+        assert_eq!(chunk_prior("lib/tests.py", "python", Some("tests")), 1.0);
     }
 }
