@@ -244,7 +244,8 @@ pub struct SymbolArgs {
     /// Only these kinds (function, method, class, struct, enum, interface, trait, module, constant, variable, type, macro, field, impl); repeatable.
     #[arg(short, long, value_name = "KIND")]
     pub kind: Vec<String>,
-    /// Only this language (rust, python, javascript, typescript, tsx, go, java, c, cpp, ruby).
+    /// Only this language (rust, python, javascript, typescript, tsx, go, java, c, cpp, ruby,
+    /// csharp, kotlin, php, swift, scala, lua, bash, elixir, haskell, zig, other).
     #[arg(short, long, value_name = "LANG")]
     pub lang: Option<String>,
     /// Exact name matches only.

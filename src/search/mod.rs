@@ -78,7 +78,7 @@ impl ChunkFilter {
         let lang = match lang {
             Some(l) => Some(Lang::from_name(l).ok_or_else(|| {
                 UserError::new(format!("unknown language `{l}`"))
-                    .hint("use one of: rust, python, javascript, typescript, tsx, go, java, c, cpp, ruby, docs")
+                    .hint(format!("use one of: {}", Lang::names_where(|_| true)))
             })?),
             None => None,
         };

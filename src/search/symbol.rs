@@ -210,8 +210,10 @@ pub fn find_symbols(store: &Store, q: &SymbolQuery) -> Result<SymbolResult> {
         Some(l) => Some(
             crate::model::Lang::from_name(l)
                 .ok_or_else(|| {
-                    UserError::new(format!("unknown language `{l}`"))
-                        .hint("use one of: rust, python, javascript, typescript, tsx, go, java, c, cpp, ruby")
+                    UserError::new(format!("unknown language `{l}`")).hint(format!(
+                        "use one of: {}",
+                        crate::model::Lang::names_where(|l| l != crate::model::Lang::Docs)
+                    ))
                 })?
                 .name(),
         ),

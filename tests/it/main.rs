@@ -8,5 +8,6 @@ mod daemon;
 mod embed;
 mod eval;
 mod index_cli;
+mod languages;
 mod mcp;
 mod parity;
