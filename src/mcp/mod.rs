@@ -24,6 +24,7 @@ mod catalogue;
 mod handlers;
 mod out;
 mod params;
+mod render;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -130,7 +131,7 @@ fn run_tool(
     }));
     let result = match outcome {
         Ok(Ok(answer)) => {
-            let mut r = CallToolResult::success(vec![text(answer.summary)]);
+            let mut r = CallToolResult::success(vec![text(answer.text)]);
             r.structured_content = Some(answer.structured);
             r
         }
