@@ -198,7 +198,8 @@ async def run_era(era: str, binary: str, root: Path, checks: Checks) -> None:
                 hits = (r.structured_content or {}).get("hits", [])
                 checks.check(
                     f"{era}: search finds views.py first",
-                    not r.is_error and hits and hits[0]["path"] == "app/views.py",
+                    # Compact hits say where as `at`: `path:start-end`.
+                    not r.is_error and hits and hits[0]["at"].startswith("app/views.py:"),
                     r.structured_content,
                 )
 
@@ -218,7 +219,7 @@ async def run_era(era: str, binary: str, root: Path, checks: Checks) -> None:
                     f"{era}: bulk search answers each query on its own",
                     not r.is_error
                     and len(results) == 2
-                    and results[0].get("hits", [{}])[0].get("path") == "app/views.py"
+                    and results[0].get("hits", [{}])[0].get("at", "").startswith("app/views.py:")
                     and "no searchable words" in results[1].get("error", ""),
                     r.structured_content,
                 )

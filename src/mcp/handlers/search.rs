@@ -154,7 +154,7 @@ fn compact_answer(
         .find(|a| a.arm == Arm::Semantic)
         .and_then(|a| a.note.as_deref())
     {
-        notes.push(format!("semantic arm: {}", bound_line(n, 160)));
+        notes.push(format!("semantic arm: {}", bound_line(n, 100)));
     }
     let empty = r.hits.is_empty();
     let mut out = CompactSearchOut {
