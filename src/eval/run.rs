@@ -29,8 +29,11 @@ pub struct Answer {
     pub hits: Vec<Hit>,
     /// For keyword cases: the `path:line` set returned.
     pub matches: Option<Vec<String>>,
-    /// Characters of the serialized answer (what an agent would read).
+    /// Characters of the serialized answer (what an agent would read; for
+    /// the MCP engine the `structuredContent` JSON).
     pub chars: usize,
+    /// Characters of the answer's text content (the MCP engine only).
+    pub text_chars: Option<usize>,
 }
 
 /// Something that can answer eval cases.
@@ -70,6 +73,12 @@ pub struct CaseResult {
     pub split: Option<String>,
     pub ms: f64,
     pub chars: usize,
+    /// Characters of the text content (MCP engine runs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_chars: Option<usize>,
+    /// The tool the case called (`search`, `find_symbol`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// The hits (paths and spans, up to `--limit`), to compare runs and
@@ -288,6 +297,8 @@ pub fn run_cases(
                         split: None,
                         ms,
                         chars: answer.chars,
+                        text_chars: answer.text_chars,
+                        tool: Some(case.tool.name().to_string()),
                         error: None,
                         top: answer.hits.into_iter().take(limit).collect(),
                     }
@@ -308,6 +319,8 @@ pub fn run_cases(
                     split: None,
                     ms,
                     chars: 0,
+                    text_chars: None,
+                    tool: Some(case.tool.name().to_string()),
                     error: Some(format!("{e:#}")),
                     top: Vec::new(),
                 },
@@ -433,6 +446,63 @@ pub struct ArmLoss {
     pub cases: usize,
 }
 
+/// How many characters the answers of `search` cases take, per suite and
+/// mode: what an agent reads per call in the default (compact) shape.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AnswerSize {
+    pub suite: String,
+    pub mode: String,
+    /// Answered `search` cases measured.
+    pub answers: usize,
+    /// The structured answer (MCP: `structuredContent` as JSON).
+    pub json_mean: f64,
+    pub json_p95: f64,
+    /// The text content (MCP engine runs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_mean: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_p95: Option<f64>,
+}
+
+/// The answer sizes of the `search` cases that answered, per (suite, mode).
+pub fn answer_sizes(results: &[CaseResult]) -> Vec<AnswerSize> {
+    let mut groups: BTreeMap<(&str, &str), Vec<&CaseResult>> = BTreeMap::new();
+    for r in results
+        .iter()
+        .filter(|r| r.error.is_none() && r.tool.as_deref() == Some(Tool::Search.name()))
+    {
+        groups
+            .entry((r.suite.as_str(), r.mode.as_str()))
+            .or_default()
+            .push(r);
+    }
+    let stats = |mut v: Vec<f64>| -> (f64, f64) {
+        v.sort_by(|a, b| a.total_cmp(b));
+        let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+        (mean, percentile(&v, 0.95))
+    };
+    groups
+        .into_iter()
+        .map(|((suite, mode), rs)| {
+            let (json_mean, json_p95) = stats(rs.iter().map(|r| r.chars as f64).collect());
+            let texts: Vec<f64> = rs
+                .iter()
+                .filter_map(|r| r.text_chars.map(|c| c as f64))
+                .collect();
+            let text = (!texts.is_empty()).then(|| stats(texts));
+            AnswerSize {
+                suite: suite.to_string(),
+                mode: mode.to_string(),
+                answers: rs.len(),
+                json_mean,
+                json_p95,
+                text_mean: text.map(|t| t.0),
+                text_p95: text.map(|t| t.1),
+            }
+        })
+        .collect()
+}
+
 /// How far below its better arm hybrid must score to count as a loss.
 pub const ARM_LOSS_MARGIN: f64 = 0.1;
 
@@ -520,6 +590,7 @@ impl Engine for GrepBaseline {
                 hits: Vec::new(),
                 matches: Some(matches),
                 chars: text.len(),
+                text_chars: None,
             });
         }
         let terms = crate::text::query_terms(&case.query);
@@ -568,6 +639,7 @@ impl Engine for GrepBaseline {
             hits,
             matches: None,
             chars,
+            text_chars: None,
         })
     }
 }
@@ -637,6 +709,8 @@ mod tests {
             split: None,
             ms: 1.0,
             chars: 8,
+            text_chars: None,
+            tool: None,
             error: err.then(|| "boom".into()),
             top: vec![],
         };
@@ -733,9 +807,32 @@ mod tests {
             split: split.map(String::from),
             ms: 1.0,
             chars: 0,
+            text_chars: None,
+            tool: Some("search".into()),
             error: None,
             top: vec![],
         }
+    }
+
+    #[test]
+    fn answer_sizes_of_search_cases() {
+        let mut rs: Vec<CaseResult> = (1..=20)
+            .map(|i| {
+                let mut r = result(&format!("s{i}"), "hybrid", 0.5, None);
+                r.chars = i * 100;
+                r.text_chars = Some(i * 50);
+                r
+            })
+            .collect();
+        let mut other = result("f", "find_symbol", 0.5, None);
+        other.tool = Some("find_symbol".into());
+        other.chars = 99_999;
+        rs.push(other);
+        let sizes = answer_sizes(&rs);
+        assert_eq!(sizes.len(), 1, "{sizes:?}");
+        let a = &sizes[0];
+        assert_eq!((a.answers, a.json_mean, a.json_p95), (20, 1050.0, 1900.0));
+        assert_eq!((a.text_mean, a.text_p95), (Some(525.0), Some(950.0)));
     }
 
     #[test]

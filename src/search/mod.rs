@@ -316,6 +316,73 @@ pub fn best_snippet(
     (first_line + start as u32, body.join("\n"))
 }
 
+/// Longest line text in a compact hit (the best lines of a snippet).
+pub const BEST_LINE_CHARS: usize = 160;
+
+/// The lines of a hit's snippet that best show why it matched `query`, as
+/// `(line number, text)` in file order, at most `max` of them (1 to 3 is
+/// what compact answers show): the line holding the most distinct query
+/// terms (stemmed: `parses` meets `parse`), then up to `max - 1` more that
+/// hold at least one. Ties go to the earlier line, so a matching signature
+/// wins over its body. Without any matching line, the first line with a
+/// letter or digit stands for the hit. Lines are trimmed and cut to
+/// `width` characters. The one place that picks the lines every surface
+/// shows by default (the MCP tools' compact hits, `repo-search search`).
+pub fn best_lines(
+    snippet: &str,
+    first_line: u32,
+    query: &str,
+    max: usize,
+    width: usize,
+) -> Vec<(u32, String)> {
+    let stems: Vec<String> = crate::text::query_terms(query)
+        .iter()
+        .map(|t| crate::text::crude_stem(t).to_string())
+        .filter(|t| t.len() > 1)
+        .collect();
+    let lines: Vec<(u32, &str)> = snippet
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (first_line + i as u32, l.trim()))
+        .filter(|(_, l)| l.chars().any(char::is_alphanumeric))
+        .collect();
+    let mut scored: Vec<(usize, usize)> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, (_, l))| {
+            let lower = l.to_lowercase();
+            (
+                stems.iter().filter(|t| lower.contains(t.as_str())).count(),
+                i,
+            )
+        })
+        .collect();
+    // Most terms first; the earlier line on a tie.
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut picked: Vec<usize> = Vec::new();
+    for (k, &(score, i)) in scored.iter().enumerate() {
+        if picked.len() >= max.max(1) || (k > 0 && score == 0) {
+            break;
+        }
+        picked.push(i);
+    }
+    picked.sort_unstable();
+    picked
+        .into_iter()
+        .map(|i| (lines[i].0, bound_line(lines[i].1, width)))
+        .collect()
+}
+
+/// The short name of a search arm, as compact answers list them.
+pub fn arm_short_name(arm: hybrid::Arm) -> &'static str {
+    match arm {
+        hybrid::Arm::Symbol => "sym",
+        hybrid::Arm::Keyword => "kw",
+        hybrid::Arm::Bm25 => "bm25",
+        hybrid::Arm::Semantic => "sem",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,6 +393,34 @@ mod tests {
         let (line, snip) = best_snippet(text, 10, &["config".into(), "parse".into()], 2);
         assert_eq!(line, 13);
         assert_eq!(snip, "parse config here\nconfig again");
+    }
+
+    #[test]
+    fn best_lines_pick_the_lines_with_most_query_terms() {
+        let snip = "def handle(request):\n    x = 1\n\n    token = request.csrf_token\n    if not validate_csrf(token):\n        raise Forbidden()";
+        // Three terms on line 14, two on 13; the signature has none.
+        assert_eq!(
+            best_lines(snip, 10, "validate the csrf token", 2, 160),
+            [
+                (13, "token = request.csrf_token".to_string()),
+                (14, "if not validate_csrf(token):".to_string())
+            ]
+        );
+        assert_eq!(
+            best_lines(snip, 10, "validate the csrf token", 1, 160),
+            [(14, "if not validate_csrf(token):".to_string())]
+        );
+        // Nothing matches: the first line with text, alone.
+        assert_eq!(
+            best_lines("\n}\nfn main() {}\nlet y = 2;", 1, "zebra", 3, 160),
+            [(3, "fn main() {}".to_string())]
+        );
+        // Stems meet (`parses` ~ `parse`), long lines are cut.
+        let long = format!("parse_all({})", "x".repeat(300));
+        let got = best_lines(&long, 1, "parses", 3, 20);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].1.starts_with("parse_all(") && got[0].1.chars().count() <= 21);
+        assert!(best_lines("", 1, "x", 3, 160).is_empty());
     }
 
     #[test]
