@@ -12,7 +12,8 @@
 //! the best lines, `next_offset` when more exist, a `note` when the answer
 //! is partial) and nothing else; `detail: true` gives the full shapes
 //! (scores, ranks per arm, whole snippets, paging fields, the `index`
-//! block). A default 10-hit `search` answer stays within 2,000 characters
+//! block). A default 10-hit `search` answer stays within 1,700 characters
+//! (the bound is 2,000; the margin keeps the envelope and notes inside it)
 //! ([`COMPACT_CHARS_PER_HIT`]).
 
 use anyhow::Result;
@@ -33,7 +34,7 @@ pub const OVERHEAD_CHARS: usize = 1_500;
 pub const LINE_CHARS: usize = 300;
 /// Characters a compact list answer may use per hit asked for (`limit`):
 /// fitting shows fewer and shorter best lines until it fits.
-pub const COMPACT_CHARS_PER_HIT: usize = 200;
+pub const COMPACT_CHARS_PER_HIT: usize = 170;
 /// Most best lines a compact hit shows.
 pub const COMPACT_LINES: usize = 3;
 /// Shortest a best line is cut to when fitting a compact answer.
