@@ -78,7 +78,7 @@ def last_part(s):
 WEIGHTS = {
     "identifier": {"symbol": 2.0, "keyword": 1.0, "bm25": 0.7, "semantic": 0.4},
     "literal": {"keyword": 2.0, "bm25": 0.8, "symbol": 0.5, "semantic": 0.4},
-    "natural_language": {"bm25": 1.0, "semantic": 1.0, "symbol": 0.15, "keyword": 0.1},
+    "natural_language": {"bm25": 1.0, "semantic": 0.5, "symbol": 0.15, "keyword": 0.1},
 }
 ARM_ORDER = {"symbol": 0, "keyword": 1, "bm25": 2, "semantic": 3}
 
