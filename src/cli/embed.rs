@@ -57,6 +57,8 @@ pub(crate) fn run_embed_phase(svc: &Service, tier: &str, quiet: bool) -> Result<
         tiers: &tiers,
         // `auto`: the full tier runs here only when it is quick.
         defer_full_over: (tier == "auto").then_some(FOREGROUND_FULL_MAX),
+        top_up_full_only: false,
+        models: None,
         should_stop: &|| false,
     };
     let result = svc.embed(&plan, &update, &|pid| {

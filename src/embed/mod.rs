@@ -24,7 +24,9 @@ pub mod fetch;
 pub mod http;
 pub mod static_model;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
 use serde::Serialize;
@@ -233,6 +235,42 @@ pub fn open(s: &EmbedSettings, spec: &TierSpec) -> Result<Box<dyn Embedder>> {
         )
         .hint("set embed.provider in `.repo_search/config.toml`")
         .into()),
+    }
+}
+
+/// In-process models kept loaded for a long-lived process (the MCP server,
+/// the daemon): the query model of search and the model that embeds a
+/// handful of edited chunks are the same instance, so an edit costs
+/// milliseconds of compute, not a model load. Cloning shares the cache.
+/// HTTP providers are opened per use (cheap, and their settings may change).
+#[derive(Clone, Default)]
+pub struct Models {
+    loaded: Arc<Mutex<HashMap<(String, PathBuf, usize), Arc<dyn Embedder>>>>,
+}
+
+impl Models {
+    pub fn new() -> Models {
+        Models::default()
+    }
+
+    /// The provider of `spec`, loaded once per model directory.
+    pub fn open(&self, s: &EmbedSettings, spec: &TierSpec) -> Result<Arc<dyn Embedder>> {
+        let Some(dir) = &spec.dir else {
+            return open(s, spec).map(Arc::from);
+        };
+        let key = (spec.model_id.clone(), dir.clone(), s.batch_size);
+        let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = loaded.get(&key) {
+            // Weights deleted from the cache: forget the loaded copy too,
+            // so the answer says how to get them back.
+            if is_ready(spec) {
+                return Ok(Arc::clone(m));
+            }
+            loaded.remove(&key);
+        }
+        let m: Arc<dyn Embedder> = Arc::from(open(s, spec)?);
+        loaded.insert(key, Arc::clone(&m));
+        Ok(m)
     }
 }
 

@@ -6,9 +6,12 @@
 //! similarity threshold.
 //!
 //! Which vectors: the best configured tier (full, then fast) whose vectors
-//! cover every chunk; if none does, the one covering the most, reported as
-//! `partial` with `embedded/total`. Vectors of different models are never
-//! compared. Nothing here downloads or computes chunk vectors: a missing
+//! cover every chunk, or nearly every chunk (an edit's few new chunks are
+//! still being embedded: see [`nearly_complete`]; the answer is then
+//! `partial` with `embedded/total`, and the missing chunks are left out, so
+//! one edited file does not switch every answer to the fast model); if none
+//! does, the one covering the most, also `partial`. Vectors of different
+//! models are never compared. Nothing here downloads or computes chunk vectors: a missing
 //! model or index makes the answer `available: false` with the reason and
 //! a hint, and every other search keeps working.
 //!
@@ -442,6 +445,19 @@ pub struct Choice {
     pub upgrade: Option<Upgrade>,
 }
 
+/// A tier missing at most this many chunks (and at most a tenth of them)
+/// still answers: those are the chunks an edit just changed, embedded
+/// within seconds by whoever keeps the index fresh, while a lower tier's
+/// answer would be worse for every query.
+pub const NEARLY_COMPLETE_MISSING: u64 = 256;
+
+/// Whether a tier with `embedded` of `total` chunks is complete enough to
+/// answer instead of a lower, complete tier.
+pub fn nearly_complete(embedded: u64, total: u64) -> bool {
+    let missing = total.saturating_sub(embedded);
+    embedded > 0 && missing <= NEARLY_COMPLETE_MISSING && missing * 10 <= total
+}
+
 /// Picks the model to search with, or says why there is none.
 pub fn choose_model(
     store: &Store,
@@ -495,7 +511,7 @@ pub fn choose_model(
             total,
             upgrade: None,
         };
-        if embedded == total {
+        if embedded == total || nearly_complete(embedded, total) {
             c.upgrade = upgrade_from(&c)?;
             return Ok(Ok(c));
         }
@@ -536,15 +552,17 @@ pub fn choose_model(
 pub struct SemanticSearcher {
     settings: EmbedSettings,
     index: Option<SemanticIndex>,
-    models: HashMap<String, Box<dyn Embedder>>,
+    /// Shared with the process's index runs, which embed edited chunks
+    /// with the same loaded model.
+    models: embed::Models,
 }
 
 impl SemanticSearcher {
-    pub fn new(settings: EmbedSettings) -> SemanticSearcher {
+    pub fn new(settings: EmbedSettings, models: embed::Models) -> SemanticSearcher {
         SemanticSearcher {
             settings,
             index: None,
-            models: HashMap::new(),
+            models,
         }
     }
 
@@ -560,18 +578,8 @@ impl SemanticSearcher {
         Ok(())
     }
 
-    fn query_model(&mut self, spec: &TierSpec) -> Result<&dyn Embedder> {
-        if !self.models.contains_key(&spec.model_id) {
-            let e = embed::open(&self.settings, spec)?;
-            self.models.insert(spec.model_id.clone(), e);
-        }
-        match self.models.get(&spec.model_id) {
-            Some(e) => Ok(e.as_ref()),
-            None => Err(anyhow::anyhow!(
-                "model {} vanished from the cache",
-                spec.model_id
-            )),
-        }
+    fn query_model(&mut self, spec: &TierSpec) -> Result<std::sync::Arc<dyn Embedder>> {
+        self.models.open(&self.settings, spec)
     }
 
     /// Natural-language search. Provider problems become `available: false`.
