@@ -11,7 +11,8 @@
 //!   empty right after indexing;
 //! - **full**: the configured provider, by default the in-process
 //!   all-MiniLM-L6-v2 (384 dimensions, ~25 chunks/s on 2 cores), computed
-//!   after the fast tier and used by search once it covers every chunk.
+//!   after the fast tier and used by search once it covers every chunk (and
+//!   from then on, while an edit's few new chunks are being embedded).
 //!
 //! **Invariant**: no function here downloads anything except
 //! [`fetch::fetch`], which only `repo-search model fetch` and `repo-search
