@@ -1,4 +1,5 @@
 //! The embedding side of the command line: `model fetch|status`, the
+//! models `index` fetches when they are missing (unless offline), the
 //! embedding phase after `index`, `search --mode semantic` and `similar`.
 
 use anyhow::Result;
@@ -212,7 +213,9 @@ pub(crate) fn fetch_missing_models(
                             "warning: could not download the {} embedding model: {e:#}",
                             t.name()
                         );
-                        eprintln!("hint: {hint}");
+                        eprintln!(
+                            "hint: {hint}; `--offline` (or REPO_SEARCH_OFFLINE=1) stops trying"
+                        );
                     });
                 }
             }

@@ -16,8 +16,9 @@
 //!
 //! **Invariant**: no function here downloads anything except
 //! [`fetch::fetch`], which only `repo-search model fetch` and `repo-search
-//! index` (unless offline) call, never a search or the MCP server. Opening a provider whose weights are missing fails with a
-//! [`UserError`] saying how to get them.
+//! index` (unless offline) call, never a search or the MCP server. Opening
+//! a provider whose weights are missing fails with a [`UserError`] saying
+//! how to get them.
 
 pub mod bert;
 mod bert_model;

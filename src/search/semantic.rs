@@ -831,6 +831,22 @@ mod tests {
     }
 
     #[test]
+    fn a_tier_complete_once_keeps_answering_through_an_edit() {
+        // An edit's few chunks missing: still the better tier.
+        assert!(nearly_complete(239, 240, true));
+        assert!(nearly_complete(3, 5, true));
+        // Never complete (being computed for the first time): not yet.
+        assert!(!nearly_complete(239, 240, false));
+        // A large backlog (a branch switch), or nothing at all: not either.
+        assert!(!nearly_complete(
+            10_000,
+            10_000 + NEARLY_COMPLETE_MISSING + 1,
+            true
+        ));
+        assert!(!nearly_complete(0, 5, true));
+    }
+
+    #[test]
     fn dot_matches_naive() {
         let a: Vec<f32> = (0..19).map(|i| i as f32 * 0.5).collect();
         let b: Vec<f32> = (0..19).map(|i| 1.0 - i as f32 * 0.1).collect();
