@@ -252,8 +252,11 @@ pub fn open(s: &EmbedSettings, spec: &TierSpec) -> Result<Box<dyn Embedder>> {
 /// HTTP providers are opened per use (cheap, and their settings may change).
 #[derive(Clone, Default)]
 pub struct Models {
-    loaded: Arc<Mutex<HashMap<(String, PathBuf, usize), Arc<dyn Embedder>>>>,
+    loaded: Arc<Mutex<HashMap<ModelKey, Arc<dyn Embedder>>>>,
 }
+
+/// A loaded model: its id, weights directory and batch size.
+type ModelKey = (String, PathBuf, usize);
 
 impl Models {
     pub fn new() -> Models {
