@@ -141,7 +141,7 @@ async def run_era(era: str, binary: str, root: Path, checks: Checks) -> None:
                 s = (r.structured_content or {}).get("symbols", [{}])[0]
                 checks.check(
                     f"{era}: find_symbol parse_config",
-                    not r.is_error and (s.get("path"), s.get("line"), s.get("kind")) == ("src/config.rs", 10, "method"),
+                    not r.is_error and (s.get("path"), s.get("start_line"), s.get("kind")) == ("src/config.rs", 10, "method"),
                     r.structured_content,
                 )
 
@@ -154,7 +154,8 @@ async def run_era(era: str, binary: str, root: Path, checks: Checks) -> None:
                 )
 
                 r = await call(session, "list_defs_in_file", {"path": "app/views.py"})
-                defs = [(d["name"], d["depth"]) for d in (r.structured_content or {}).get("definitions", [])]
+                # Compact answers leave out depth 0.
+                defs = [(d["name"], d.get("depth", 0)) for d in (r.structured_content or {}).get("definitions", [])]
                 checks.check(
                     f"{era}: list_defs_in_file app/views.py",
                     not r.is_error and defs == [("LoginView", 0), ("post", 1), ("validate_csrf_token", 0)],
@@ -197,19 +198,28 @@ async def run_era(era: str, binary: str, root: Path, checks: Checks) -> None:
                 hits = (r.structured_content or {}).get("hits", [])
                 checks.check(
                     f"{era}: search finds views.py first",
-                    not r.is_error and hits and hits[0]["path"] == "app/views.py",
+                    # Compact hits say where as `at`: `path:start-end`.
+                    not r.is_error and hits and hits[0]["at"].startswith("app/views.py:"),
+                    r.structured_content,
+                )
+
+                r = await call(session, "search", {"query": "validate csrf token", "detail": True})
+                hits = (r.structured_content or {}).get("hits", [])
+                checks.check(
+                    f"{era}: search with detail gives scores and snippets",
+                    not r.is_error and hits and "score" in hits[0] and "snippet" in hits[0],
                     r.structured_content,
                 )
 
                 # The SDK validates structuredContent against the outputSchema,
-                # so these also check the schemas of both answer shapes.
+                # so these also check the schemas of every answer shape.
                 r = await call(session, "search", {"queries": ["validate csrf token", "!!! ???"]})
                 results = (r.structured_content or {}).get("results", [])
                 checks.check(
                     f"{era}: bulk search answers each query on its own",
                     not r.is_error
                     and len(results) == 2
-                    and results[0].get("hits", [{}])[0].get("path") == "app/views.py"
+                    and results[0].get("hits", [{}])[0].get("at", "").startswith("app/views.py:")
                     and "no searchable words" in results[1].get("error", ""),
                     r.structured_content,
                 )

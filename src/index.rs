@@ -18,7 +18,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::extract::Extractor;
-use crate::lang::{detect_lang, refine_lang};
+use crate::lang::{detect_lang, lang_from_first_line, may_be_script, refine_lang};
 use crate::lock::{WhenBusy, WriterLock};
 use crate::model::{Extracted, Lang};
 use crate::settings::Settings;
@@ -409,7 +409,7 @@ fn walk_candidates(settings: &Settings, only: &[String]) -> Result<Vec<Candidate
                 return ignore::WalkState::Continue;
             }
             let path = entry.path();
-            let Some(lang) = detect_lang(path) else {
+            let Some(lang) = detect_lang(path).or_else(|| sniff_script(path)) else {
                 return ignore::WalkState::Continue;
             };
             let Ok(md) = entry.metadata() else {
@@ -429,6 +429,30 @@ fn walk_candidates(settings: &Settings, only: &[String]) -> Result<Vec<Candidate
     v.sort_by(|a, b| a.rel.cmp(&b.rel));
     v.dedup_by(|a, b| a.rel == b.rel);
     Ok(v)
+}
+
+/// The language of an extension-less script by its first line, a `#!` line
+/// or an Emacs mode line (`completions/ssh`, `bin/deploy`); `None` for every
+/// other file the name does not place. Only extension-less names cost this
+/// small read, so walks stay cheap, and the same walk serves full and
+/// incremental runs, so a script that loses its first line leaves the index
+/// like a deleted file.
+fn sniff_script(path: &Path) -> Option<Lang> {
+    if !may_be_script(path) {
+        return None;
+    }
+    let mut head = [0u8; crate::lang::FIRST_LINE_SCAN_BYTES];
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    lang_from_first_line(&head[..filled])
 }
 
 /// Reads, extracts and writes every changed file; deletes removed ones.

@@ -1,13 +1,17 @@
 //! Owns language detection (file name → [`Lang`], plus the `.h` C-or-C++
-//! guess) and the per-language tree-sitter grammar with its tags query, built
-//! once per process and shared by every thread. Does not parse files or
-//! interpret query captures (that is `extract`'s job).
+//! guess and the first line of extension-less scripts) and the per-language
+//! tree-sitter grammar with its tags query, built once per process and
+//! shared by every thread. Does not read or parse files, nor interpret query
+//! captures (that is `extract`'s job).
 //!
 //! **Invariant**: every tags query is the grammar crate's own `TAGS_QUERY`
 //! followed by our additions in `src/extract/queries/*.scm`, so the stock
 //! patterns keep the lowest pattern indexes and win ties when the extractor
 //! deduplicates. TypeScript and TSX also need JavaScript's query: the
-//! TypeScript crate's query only covers what TypeScript adds.
+//! TypeScript crate's query only covers what TypeScript adds. Grammars whose
+//! crate ships no `TAGS_QUERY` (Kotlin, Bash, Haskell, Zig) use ours alone;
+//! Scala's crate has a `tags.scm` but exports no constant, so
+//! `queries/scala.scm` starts with a verbatim copy of it.
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -62,13 +66,21 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
             Lang::Cpp
         }
         "rb" | "rake" | "gemspec" | "ru" => Lang::Ruby,
+        "cs" | "csx" => Lang::CSharp,
+        "kt" | "kts" => Lang::Kotlin,
+        "php" | "phtml" => Lang::Php,
+        "swift" => Lang::Swift,
+        "scala" | "sbt" => Lang::Scala,
+        "lua" => Lang::Lua,
+        // tree-sitter-bash reads most zsh and ksh well enough for functions.
+        "sh" | "bash" | "zsh" | "ksh" => Lang::Bash,
+        "ex" | "exs" => Lang::Elixir,
+        "hs" => Lang::Haskell,
+        "zig" => Lang::Zig,
         "html" | "htm" | "css" | "scss" | "sass" | "less" | "json" | "yaml" | "yml" | "toml"
-        | "xml" | "sh" | "bash" | "zsh" | "fish" | "sql" | "kt" | "kts" | "swift" | "php"
-        | "cs" | "scala" | "lua" | "pl" | "pm" | "r" | "ex" | "exs" | "erl" | "hs" | "ml"
-        | "mli" | "vue" | "svelte" | "proto" | "graphql" | "gql" | "cmake" | "ini" | "cfg"
-        | "conf" | "gradle" | "tf" | "dart" | "zig" | "nim" | "jl" | "dockerfile" | "mk" => {
-            Lang::OtherCode
-        }
+        | "xml" | "fish" | "sql" | "pl" | "pm" | "r" | "erl" | "hrl" | "ml" | "mli" | "vue"
+        | "svelte" | "proto" | "graphql" | "gql" | "cmake" | "ini" | "cfg" | "conf" | "gradle"
+        | "tf" | "dart" | "nim" | "jl" | "dockerfile" | "mk" => Lang::OtherCode,
         "md" | "markdown" | "rst" | "txt" | "adoc" | "asciidoc" | "org" => Lang::Docs,
         _ => return None,
     })
@@ -101,6 +113,87 @@ fn is_docs_file_name(name: &str) -> bool {
         upper
             .strip_prefix(stem)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '-', '_']))
+    })
+}
+
+/// Whether a file that [`detect_lang`] does not know could still be a
+/// script worth a look at its first line ([`lang_from_first_line`]): only names
+/// without an extension (`completions/git`, `bin/deploy`), so the walk reads
+/// the head of few files.
+pub fn may_be_script(path: &Path) -> bool {
+    let Some(name) = path.file_name() else {
+        return false;
+    };
+    let name = name.to_string_lossy();
+    let has_ext = matches!(name.rsplit_once('.'), Some((stem, _)) if !stem.is_empty());
+    !has_ext && detect_lang(path).is_none()
+}
+
+/// How many bytes of a possible script [`lang_from_first_line`] needs.
+pub const FIRST_LINE_SCAN_BYTES: usize = 256;
+
+/// The language the first line of an extension-less script names: a `#!`
+/// line (`#!/bin/bash`, `#!/usr/bin/env python3`, `#!/usr/bin/env -S node
+/// --flag`) or an Emacs mode line in a comment (`# -*- shell-script -*-`,
+/// as every bash-completion script has instead of a shebang). `None` when
+/// there is neither, or it names a language without a grammar here.
+pub fn lang_from_first_line(head: &[u8]) -> Option<Lang> {
+    let end = head.iter().position(|&b| b == b'\n').unwrap_or(head.len());
+    let first = std::str::from_utf8(&head[..end]).ok()?;
+    if let Some(line) = first.strip_prefix("#!") {
+        return lang_of_interpreter(line);
+    }
+    if first.starts_with('#') {
+        return lang_of_emacs_mode(first);
+    }
+    None
+}
+
+/// `-*- shell-script -*-` or `-*- mode: python; coding: utf-8 -*-`.
+fn lang_of_emacs_mode(line: &str) -> Option<Lang> {
+    let (_, rest) = line.split_once("-*-")?;
+    let (inner, _) = rest.split_once("-*-")?;
+    let mode = inner
+        .split(';')
+        .find_map(|part| {
+            let part = part.trim();
+            match part.split_once(':') {
+                Some((key, value)) => key
+                    .trim()
+                    .eq_ignore_ascii_case("mode")
+                    .then(|| value.trim()),
+                None => Some(part),
+            }
+        })?
+        .to_ascii_lowercase();
+    Some(match mode.as_str() {
+        "shell-script" | "sh" | "bash" | "ksh" | "zsh" => Lang::Bash,
+        "python" => Lang::Python,
+        "ruby" => Lang::Ruby,
+        "lua" => Lang::Lua,
+        "php" => Lang::Php,
+        "js" | "javascript" => Lang::JavaScript,
+        _ => return None,
+    })
+}
+
+fn lang_of_interpreter(line: &str) -> Option<Lang> {
+    let mut words = line.split_whitespace();
+    let mut program = words.next()?.rsplit('/').next()?;
+    if program == "env" {
+        program = words.find(|w| !w.starts_with('-') && !w.contains('='))?;
+    }
+    // `python3.12`, `lua5.4`, `bash5` name the same languages.
+    let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    Some(match base {
+        "sh" | "bash" | "zsh" | "ksh" | "dash" | "ash" | "mksh" => Lang::Bash,
+        "python" | "pypy" => Lang::Python,
+        "ruby" => Lang::Ruby,
+        "node" | "nodejs" => Lang::JavaScript,
+        "lua" | "luajit" => Lang::Lua,
+        "php" => Lang::Php,
+        "elixir" => Lang::Elixir,
+        _ => return None,
     })
 }
 
@@ -182,7 +275,7 @@ pub struct Grammar {
 /// If a built-in query does not compile against its grammar, which is a bug
 /// caught by `lang::tests::all_grammars_and_queries_compile`.
 pub fn grammar(lang: Lang) -> Option<&'static Grammar> {
-    static GRAMMARS: [OnceLock<Grammar>; 10] = [const { OnceLock::new() }; 10];
+    static GRAMMARS: [OnceLock<Grammar>; 20] = [const { OnceLock::new() }; 20];
     let slot = grammar_slot(lang)?;
     Some(GRAMMARS[slot].get_or_init(|| {
         let (language, source) = grammar_parts(lang);
@@ -212,6 +305,16 @@ fn grammar_slot(lang: Lang) -> Option<usize> {
         Lang::C => 7,
         Lang::Cpp => 8,
         Lang::Ruby => 9,
+        Lang::CSharp => 10,
+        Lang::Kotlin => 11,
+        Lang::Php => 12,
+        Lang::Swift => 13,
+        Lang::Scala => 14,
+        Lang::Lua => 15,
+        Lang::Bash => 16,
+        Lang::Elixir => 17,
+        Lang::Haskell => 18,
+        Lang::Zig => 19,
         Lang::OtherCode | Lang::Docs => return None,
     })
 }
@@ -226,6 +329,16 @@ const JAVA_EXTRA: &str = include_str!("extract/queries/java.scm");
 const C_EXTRA: &str = include_str!("extract/queries/c.scm");
 const CPP_EXTRA: &str = include_str!("extract/queries/cpp.scm");
 const RUBY_EXTRA: &str = include_str!("extract/queries/ruby.scm");
+const CSHARP_EXTRA: &str = include_str!("extract/queries/csharp.scm");
+const KOTLIN_TAGS: &str = include_str!("extract/queries/kotlin.scm");
+const PHP_EXTRA: &str = include_str!("extract/queries/php.scm");
+const SWIFT_EXTRA: &str = include_str!("extract/queries/swift.scm");
+const SCALA_TAGS: &str = include_str!("extract/queries/scala.scm");
+const LUA_EXTRA: &str = include_str!("extract/queries/lua.scm");
+const BASH_TAGS: &str = include_str!("extract/queries/bash.scm");
+const ELIXIR_EXTRA: &str = include_str!("extract/queries/elixir.scm");
+const HASKELL_TAGS: &str = include_str!("extract/queries/haskell.scm");
+const ZIG_TAGS: &str = include_str!("extract/queries/zig.scm");
 
 /// The tree-sitter language and the full tags query source for `lang`.
 /// Only called for languages with a grammar slot.
@@ -280,6 +393,33 @@ fn grammar_parts(lang: Lang) -> (Language, String) {
             tree_sitter_ruby::LANGUAGE.into(),
             &[tree_sitter_ruby::TAGS_QUERY, RUBY_EXTRA],
         ),
+        Lang::CSharp => (
+            tree_sitter_c_sharp::LANGUAGE.into(),
+            &[tree_sitter_c_sharp::TAGS_QUERY, CSHARP_EXTRA],
+        ),
+        Lang::Kotlin => (tree_sitter_kotlin_ng::LANGUAGE.into(), &[KOTLIN_TAGS]),
+        // LANGUAGE_PHP, not LANGUAGE_PHP_ONLY: files start with `<?php` and
+        // templates mix PHP with HTML.
+        Lang::Php => (
+            tree_sitter_php::LANGUAGE_PHP.into(),
+            &[tree_sitter_php::TAGS_QUERY, PHP_EXTRA],
+        ),
+        Lang::Swift => (
+            tree_sitter_swift::LANGUAGE.into(),
+            &[tree_sitter_swift::TAGS_QUERY, SWIFT_EXTRA],
+        ),
+        Lang::Scala => (tree_sitter_scala::LANGUAGE.into(), &[SCALA_TAGS]),
+        Lang::Lua => (
+            tree_sitter_lua::LANGUAGE.into(),
+            &[tree_sitter_lua::TAGS_QUERY, LUA_EXTRA],
+        ),
+        Lang::Bash => (tree_sitter_bash::LANGUAGE.into(), &[BASH_TAGS]),
+        Lang::Elixir => (
+            tree_sitter_elixir::LANGUAGE.into(),
+            &[tree_sitter_elixir::TAGS_QUERY, ELIXIR_EXTRA],
+        ),
+        Lang::Haskell => (tree_sitter_haskell::LANGUAGE.into(), &[HASKELL_TAGS]),
+        Lang::Zig => (tree_sitter_zig::LANGUAGE.into(), &[ZIG_TAGS]),
         Lang::OtherCode | Lang::Docs => unreachable!("grammar_parts called for {}", lang.name()),
     };
     // A newline between parts so a query file without a trailing newline
@@ -319,19 +459,38 @@ mod tests {
         for rb in ["x.rb", "tasks.rake", "x.gemspec", "Rakefile", "Gemfile"] {
             assert_eq!(d(rb), Some(Lang::Ruby), "{rb}");
         }
+        for (path, lang) in [
+            ("Widget.cs", Lang::CSharp),
+            ("a.kt", Lang::Kotlin),
+            ("build.gradle.kts", Lang::Kotlin),
+            ("index.php", Lang::Php),
+            ("App.swift", Lang::Swift),
+            ("Main.scala", Lang::Scala),
+            ("build.sbt", Lang::Scala),
+            ("init.lua", Lang::Lua),
+            ("run.sh", Lang::Bash),
+            ("x.bash", Lang::Bash),
+            ("prompt.zsh", Lang::Bash),
+            ("lib/app.ex", Lang::Elixir),
+            ("mix.exs", Lang::Elixir),
+            ("Main.hs", Lang::Haskell),
+            ("build.zig", Lang::Zig),
+        ] {
+            assert_eq!(d(path), Some(lang), "{path}");
+        }
         for other in [
             "index.html",
             "a.css",
             "package.json",
             "ci.yml",
             "Cargo.toml",
-            "run.sh",
             "Makefile",
             "Dockerfile",
             "CMakeLists.txt",
             "schema.sql",
-            "a.kt",
             "x.vue",
+            "lib.pl",
+            "app.dart",
             "main.tf",
         ] {
             assert_eq!(d(other), Some(Lang::OtherCode), "{other}");
@@ -359,6 +518,52 @@ mod tests {
         ] {
             assert_eq!(d(none), None, "{none}");
         }
+    }
+
+    #[test]
+    fn shebang_names_the_language_of_extension_less_scripts() {
+        let sniff = |head: &str| lang_from_first_line(head.as_bytes());
+        assert_eq!(sniff("#!/bin/bash\n_git() {"), Some(Lang::Bash));
+        assert_eq!(sniff("#!/bin/sh -e\n"), Some(Lang::Bash));
+        assert_eq!(sniff("#!/usr/bin/env zsh"), Some(Lang::Bash));
+        assert_eq!(sniff("#!/usr/bin/env python3.12\n"), Some(Lang::Python));
+        assert_eq!(
+            sniff("#!/usr/bin/env -S node --flag\n"),
+            Some(Lang::JavaScript)
+        );
+        assert_eq!(sniff("#!/usr/bin/env LC_ALL=C ruby\n"), Some(Lang::Ruby));
+        assert_eq!(sniff("#!/usr/bin/lua5.4\n"), Some(Lang::Lua));
+        assert_eq!(sniff("#!/usr/bin/perl -w\n"), None, "no grammar");
+        assert_eq!(sniff("# bash completion for git\n"), None);
+        assert_eq!(
+            sniff("# ssh(1) completion        -*- shell-script -*-\n\n_ssh()"),
+            Some(Lang::Bash),
+            "bash-completion's mode line"
+        );
+        assert_eq!(
+            sniff("# -*- mode: python; coding: utf-8 -*-\n"),
+            Some(Lang::Python)
+        );
+        assert_eq!(sniff("# -*- perl -*-\n"), None);
+        assert_eq!(
+            sniff("x = 1 # -*- shell-script -*-\n"),
+            None,
+            "only a comment line"
+        );
+        assert_eq!(sniff(""), None);
+        assert_eq!(sniff("#!"), None);
+        assert!(may_be_script(Path::new("completions/git")));
+        assert!(may_be_script(Path::new("bin/deploy")));
+        assert!(
+            !may_be_script(Path::new("run.sh")),
+            "named by its extension"
+        );
+        assert!(
+            !may_be_script(Path::new("logo.png")),
+            "an extension we skip"
+        );
+        assert!(!may_be_script(Path::new("README")), "docs by name");
+        assert!(!may_be_script(Path::new("Makefile")), "known by name");
     }
 
     #[test]
@@ -401,8 +606,17 @@ mod tests {
             assert!(names.contains(&"name"), "{lang:?} query has no @name");
             // A misspelt capture would be silently ignored by the extractor.
             for name in names {
-                let known = ["name", "doc", "local.definition", "local.scope", "ignore"]
-                    .contains(name)
+                // `module`: tree-sitter-c-sharp's stock query captures the
+                // namespace name twice, once as `@module` (unused).
+                let known = [
+                    "name",
+                    "doc",
+                    "local.definition",
+                    "local.scope",
+                    "ignore",
+                    "module",
+                ]
+                .contains(name)
                     || name.starts_with('_')
                     || name
                         .strip_prefix("definition.")

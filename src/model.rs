@@ -19,7 +19,20 @@ pub enum Lang {
     C,
     Cpp,
     Ruby,
-    /// Source code without a grammar here: chunked by lines for BM25 only.
+    CSharp,
+    Kotlin,
+    Php,
+    Swift,
+    Scala,
+    Lua,
+    /// Bash and other POSIX shells (`.sh`, `.bash`, `.zsh`, extension-less scripts by their first line).
+    Bash,
+    Elixir,
+    Haskell,
+    Zig,
+    /// Source code without a grammar here: definitions from a per-language
+    /// line heuristic where one exists (`extract::fallback`), else only
+    /// line-window chunks.
     OtherCode,
     /// Markdown, reStructuredText, plain text: chunked by paragraphs.
     Docs,
@@ -39,6 +52,16 @@ impl Lang {
             Lang::C => "c",
             Lang::Cpp => "cpp",
             Lang::Ruby => "ruby",
+            Lang::CSharp => "csharp",
+            Lang::Kotlin => "kotlin",
+            Lang::Php => "php",
+            Lang::Swift => "swift",
+            Lang::Scala => "scala",
+            Lang::Lua => "lua",
+            Lang::Bash => "bash",
+            Lang::Elixir => "elixir",
+            Lang::Haskell => "haskell",
+            Lang::Zig => "zig",
             Lang::OtherCode => "other",
             Lang::Docs => "docs",
         }
@@ -57,13 +80,23 @@ impl Lang {
             "c" => Lang::C,
             "cpp" | "c++" | "cxx" | "cc" => Lang::Cpp,
             "ruby" | "rb" => Lang::Ruby,
+            "csharp" | "c#" | "cs" => Lang::CSharp,
+            "kotlin" | "kt" => Lang::Kotlin,
+            "php" => Lang::Php,
+            "swift" => Lang::Swift,
+            "scala" => Lang::Scala,
+            "lua" => Lang::Lua,
+            "bash" | "sh" | "shell" | "zsh" => Lang::Bash,
+            "elixir" | "ex" => Lang::Elixir,
+            "haskell" | "hs" => Lang::Haskell,
+            "zig" => Lang::Zig,
             "other" => Lang::OtherCode,
             "docs" | "markdown" | "md" | "text" => Lang::Docs,
             _ => return None,
         })
     }
 
-    pub const ALL: [Lang; 12] = [
+    pub const ALL: [Lang; 22] = [
         Lang::Rust,
         Lang::Python,
         Lang::JavaScript,
@@ -74,9 +107,30 @@ impl Lang {
         Lang::C,
         Lang::Cpp,
         Lang::Ruby,
+        Lang::CSharp,
+        Lang::Kotlin,
+        Lang::Php,
+        Lang::Swift,
+        Lang::Scala,
+        Lang::Lua,
+        Lang::Bash,
+        Lang::Elixir,
+        Lang::Haskell,
+        Lang::Zig,
         Lang::OtherCode,
         Lang::Docs,
     ];
+
+    /// The names of the languages `keep` accepts, comma-separated, in
+    /// [`Lang::ALL`] order (for hints that list the valid values).
+    pub fn names_where(keep: impl Fn(Lang) -> bool) -> String {
+        Lang::ALL
+            .into_iter()
+            .filter(|&l| keep(l))
+            .map(Lang::name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 
     /// True for languages that have a tree-sitter grammar and tags query.
     pub fn has_grammar(self) -> bool {

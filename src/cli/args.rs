@@ -130,9 +130,13 @@ pub struct SimilarArgs {
     /// Drop hits below this cosine similarity (-1..1).
     #[arg(long, value_name = "SIM")]
     pub threshold: Option<f32>,
-    /// Lines of snippet per hit.
+    /// Lines of snippet per hit (text output shows the best 1 to 3 of them unless --detail).
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u64).range(1..=200))]
     pub snippet_lines: u64,
+    /// Text output: each hit's score, ranks per arm and whole snippet (by
+    /// default one line per hit and its best 1 to 3 lines). --json is always in full.
+    #[arg(long)]
+    pub detail: bool,
 }
 
 #[derive(Debug, Args)]
@@ -249,7 +253,8 @@ pub struct SymbolArgs {
     /// Only these kinds (function, method, class, struct, enum, interface, trait, module, constant, variable, type, macro, field, impl); repeatable.
     #[arg(short, long, value_name = "KIND")]
     pub kind: Vec<String>,
-    /// Only this language (rust, python, javascript, typescript, tsx, go, java, c, cpp, ruby).
+    /// Only this language (rust, python, javascript, typescript, tsx, go, java, c, cpp, ruby,
+    /// csharp, kotlin, php, swift, scala, lua, bash, elixir, haskell, zig, other).
     #[arg(short, long, value_name = "LANG")]
     pub lang: Option<String>,
     /// Exact name matches only.
@@ -316,7 +321,7 @@ pub struct SearchArgs {
     /// needs `repo-search model fetch`), symbol (definitions) or keyword (literal matches).
     #[arg(long, default_value = "hybrid", value_parser = ["hybrid", "bm25", "semantic", "symbol", "keyword"])]
     pub mode: String,
-    /// Lines of context around each snippet; also lists the other definitions of each hit's file.
+    /// Lines of context around each snippet; also lists the other definitions of each hit's file (implies --detail).
     #[arg(short = 'C', long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=50))]
     pub context: Option<u64>,
     /// Reciprocal-rank-fusion constant k (hybrid mode; default 60).
@@ -345,9 +350,13 @@ pub struct SearchArgs {
     /// Skip the first N results (paging).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub offset: u64,
-    /// Lines of snippet per hit.
+    /// Lines of snippet per hit (text output shows the best 1 to 3 of them unless --detail).
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u64).range(1..=200))]
     pub snippet_lines: u64,
+    /// Text output: each hit's score, ranks per arm and whole snippet (by
+    /// default one line per hit and its best 1 to 3 lines). --json is always in full.
+    #[arg(long)]
+    pub detail: bool,
 }
 
 #[derive(Debug, Args)]

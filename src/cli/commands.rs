@@ -251,13 +251,20 @@ fn cmd_search(a: SearchArgs) -> Result<Found> {
         rrf_k: a.rrf_k,
     };
     let answer = svc.search(&req)?;
-    print_search(&answer, a.common.json)
+    let detail = a.detail || a.context.is_some();
+    print_search(&answer, a.common.json, detail, &a.query)
 }
 
-/// Prints a search answer. An unavailable semantic search: JSON callers get
-/// the report (`available: false`, reason, hint) and exit status 1; text
-/// callers get an error with the hint.
-pub(crate) fn print_search(answer: &crate::service::SearchAnswer, json: bool) -> Result<Found> {
+/// Prints a search answer: JSON in full, text compact unless `detail`
+/// (each hit's best lines for `words`). An unavailable semantic search: JSON
+/// callers get the report (`available: false`, reason, hint) and exit
+/// status 1; text callers get an error with the hint.
+pub(crate) fn print_search(
+    answer: &crate::service::SearchAnswer,
+    json: bool,
+    detail: bool,
+    words: &str,
+) -> Result<Found> {
     if json {
         render::search_json(answer)?;
     } else if let Some(sem) = answer.semantic.as_ref().filter(|s| !s.available) {
@@ -271,7 +278,7 @@ pub(crate) fn print_search(answer: &crate::service::SearchAnswer, json: bool) ->
         .hint(sem.hint.clone().unwrap_or_default())
         .into());
     } else {
-        render::search(answer)?;
+        render::search(answer, detail, words)?;
     }
     Ok(found(!answer.hits.is_empty()))
 }
@@ -307,7 +314,9 @@ fn cmd_similar(a: SimilarArgs) -> Result<Found> {
         snippet_lines: a.snippet_lines as usize,
     };
     let answer = svc.similar(&req)?;
-    print_search(&answer, a.common.json)
+    // A hit's best lines are those sharing the snippet's words.
+    let words = a.code.as_deref().unwrap_or_default();
+    print_search(&answer, a.common.json, a.detail, words)
 }
 
 /// The project's service without index runs (`status` and `config` only look).

@@ -12,6 +12,7 @@ use crate::registry::ProjectEntry;
 use crate::search::keyword::KeywordResult;
 use crate::search::read::ReadResult;
 use crate::search::symbol::{OutlineItem, RefResult, SymbolResult};
+use crate::search::{BEST_LINE_CHARS, arm_short_name, best_lines};
 use crate::service::SearchAnswer;
 use crate::settings::Settings;
 use crate::status::IndexStatus;
@@ -177,8 +178,11 @@ pub fn read(r: &ReadResult) -> Result<()> {
 }
 
 /// A ranked search's hits (every mode), then on stderr how the query was
-/// read and what the semantic side said about its vectors.
-pub fn search(r: &SearchAnswer) -> Result<()> {
+/// read and what the semantic side said about its vectors. By default one
+/// line per hit (`path:start-end  kind symbol  [arms]`) and its best 1 to 3
+/// lines for `words` (the library's choice, [`best_lines`]), as the MCP
+/// tools show them; `detail`: score, ranks per arm and the whole snippet.
+pub fn search(r: &SearchAnswer, detail: bool, words: &str) -> Result<()> {
     with_stdout(|out| {
         for h in &r.hits {
             let sym = match (&h.symbol, &h.kind) {
@@ -186,6 +190,21 @@ pub fn search(r: &SearchAnswer) -> Result<()> {
                 (Some(s), None) => format!("  {s}"),
                 _ => String::new(),
             };
+            if !detail {
+                let arms: Vec<&str> = h.sources.iter().map(|s| arm_short_name(s.arm)).collect();
+                writeln!(
+                    out,
+                    "{}:{}-{}{sym}  [{}]",
+                    h.path,
+                    h.start_line,
+                    h.end_line,
+                    arms.join("+")
+                )?;
+                for (n, line) in best_lines(&h.snippet, h.snippet_line, words, 3, BEST_LINE_CHARS) {
+                    writeln!(out, "  {n}: {line}")?;
+                }
+                continue;
+            }
             let sources: Vec<String> = h
                 .sources
                 .iter()
@@ -214,7 +233,9 @@ pub fn search(r: &SearchAnswer) -> Result<()> {
         }
         out.flush()?;
         let mut err = io::stderr();
-        if let Some(i) = &r.interpretation {
+        // How the query was read is for tuning a query, not for reading
+        // hits: agents see stderr too, so only --detail shows it.
+        if let Some(i) = r.interpretation.as_ref().filter(|_| detail) {
             writeln!(err, "{i}")?;
         }
         if let Some(sem) = &r.semantic {

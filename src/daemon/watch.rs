@@ -309,8 +309,11 @@ pub fn plan_work(settings: &Settings, changed: &BTreeSet<String>) -> Work {
         }
         match vis.check(rel) {
             Seen::Ignored => {}
+            // An extension-less name may be a script: the index run reads
+            // first line (`#!`, Emacs mode line).
             Seen::Visible { is_dir: false }
-                if crate::lang::detect_lang(Path::new(name)).is_none() => {}
+                if crate::lang::detect_lang(Path::new(name)).is_none()
+                    && !crate::lang::may_be_script(Path::new(name)) => {}
             // Deleted paths may have been files or whole directories: the
             // index removes whatever it holds under them.
             Seen::Visible { .. } | Seen::Missing => only.push(rel.clone()),
@@ -474,6 +477,12 @@ mod tests {
                 only: vec!["gone.py".into(), "src/a.py".into()]
             }
         );
+
+        // An extension-less file may be a script: the index run reads its
+        // first line and decides.
+        write(&root, "completions/gitx", "#!/bin/bash\n_gitx() { :; }\n");
+        let w = plan_work(&s, &set(&["completions/gitx"]));
+        assert_eq!(w.only, vec!["completions/gitx".to_string()]);
 
         // A new directory covers what it holds.
         let w = plan_work(&s, &set(&["sub", "sub/deep", "sub/deep/e.py"]));

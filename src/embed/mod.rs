@@ -25,6 +25,7 @@ mod bert_model;
 pub mod fetch;
 pub mod http;
 pub mod static_model;
+pub mod static_query;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -218,6 +219,23 @@ pub fn is_ready(spec: &TierSpec) -> bool {
 /// Opens a tier's provider. Never downloads: missing weights are an error
 /// with a hint to run `repo-search model fetch`.
 pub fn open(s: &EmbedSettings, spec: &TierSpec) -> Result<Box<dyn Embedder>> {
+    open_as(s, spec, Use::Chunks)
+}
+
+/// Opens a tier's provider for embedding queries only (a search): the same
+/// vectors, but a static model opens in milliseconds instead of decoding
+/// its whole table (see `static_query.rs`).
+pub fn open_for_queries(s: &EmbedSettings, spec: &TierSpec) -> Result<Box<dyn Embedder>> {
+    open_as(s, spec, Use::Queries)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Use {
+    Chunks,
+    Queries,
+}
+
+fn open_as(s: &EmbedSettings, spec: &TierSpec, usage: Use) -> Result<Box<dyn Embedder>> {
     match (spec.provider, &spec.dir) {
         ("embedded", Some(dir)) => {
             require_weights(dir, spec, s.model_dir.is_some())?;
@@ -229,10 +247,11 @@ pub fn open(s: &EmbedSettings, spec: &TierSpec) -> Result<Box<dyn Embedder>> {
         }
         ("static", Some(dir)) => {
             require_weights(dir, spec, s.fast_model_dir.is_some())?;
-            Ok(Box::new(static_model::StaticEmbedder::load(
-                dir,
-                &spec.model_id,
-            )?))
+            Ok(Box::new(if usage == Use::Queries {
+                static_model::StaticEmbedder::load_for_queries(dir, &spec.model_id)?
+            } else {
+                static_model::StaticEmbedder::load(dir, &spec.model_id)?
+            }))
         }
         ("openai", _) => Ok(Box::new(http::HttpEmbedder::openai(s)?)),
         ("ollama", _) => Ok(Box::new(http::HttpEmbedder::ollama(s)?)),
@@ -255,20 +274,42 @@ pub struct Models {
     loaded: Arc<Mutex<HashMap<ModelKey, Arc<dyn Embedder>>>>,
 }
 
-/// A loaded model: its id, weights directory and batch size.
-type ModelKey = (String, PathBuf, usize);
+/// A loaded model: its id, weights directory, batch size, and what it is
+/// opened for (a static model has a lighter form for queries).
+type ModelKey = (String, PathBuf, usize, Use);
 
 impl Models {
     pub fn new() -> Models {
         Models::default()
     }
 
-    /// The provider of `spec`, loaded once per model directory.
+    /// The provider of `spec` for embedding chunks, loaded once per model
+    /// directory.
     pub fn open(&self, s: &EmbedSettings, spec: &TierSpec) -> Result<Arc<dyn Embedder>> {
+        self.open_as(s, spec, Use::Chunks)
+    }
+
+    /// The provider of `spec` for embedding queries: the in-process BERT
+    /// model is the very instance that embeds chunks (one load, kept warm);
+    /// a static model has its own light query form.
+    pub fn open_for_queries(
+        &self,
+        s: &EmbedSettings,
+        spec: &TierSpec,
+    ) -> Result<Arc<dyn Embedder>> {
+        self.open_as(s, spec, Use::Queries)
+    }
+
+    fn open_as(&self, s: &EmbedSettings, spec: &TierSpec, usage: Use) -> Result<Arc<dyn Embedder>> {
         let Some(dir) = &spec.dir else {
-            return open(s, spec).map(Arc::from);
+            return open_as(s, spec, usage).map(Arc::from);
         };
-        let key = (spec.model_id.clone(), dir.clone(), s.batch_size);
+        let usage = if spec.provider == "embedded" {
+            Use::Chunks
+        } else {
+            usage
+        };
+        let key = (spec.model_id.clone(), dir.clone(), s.batch_size, usage);
         let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(m) = loaded.get(&key) {
             // Weights deleted from the cache: forget the loaded copy too,
@@ -278,7 +319,7 @@ impl Models {
             }
             loaded.remove(&key);
         }
-        let m: Arc<dyn Embedder> = Arc::from(open(s, spec)?);
+        let m: Arc<dyn Embedder> = Arc::from(open_as(s, spec, usage)?);
         loaded.insert(key, Arc::clone(&m));
         Ok(m)
     }

@@ -2,6 +2,11 @@
 //! default) through `model2vec-rs`, loaded from a local directory only.
 //! A token lookup and a mean, so it embeds tens of thousands of chunks per
 //! second: every chunk gets a vector at index time.
+//!
+//! A process that only embeds queries (a search) opens the model with
+//! [`StaticEmbedder::load_for_queries`], which reads the vocabulary and just
+//! the rows a query needs (`static_query.rs`, same vectors) instead of
+//! decoding the whole table.
 
 use std::path::Path;
 
@@ -9,37 +14,81 @@ use anyhow::{Result, anyhow};
 use model2vec_rs::model::StaticModel;
 
 use super::Embedder;
+use super::static_query::QueryModel;
 
 /// Token limit per text (model2vec's default).
 const MAX_TOKENS: usize = 512;
 
 pub struct StaticEmbedder {
-    model: StaticModel,
+    model: Model,
     id: String,
     dim: usize,
 }
 
+enum Model {
+    /// model2vec-rs: the whole table in memory, fast on many texts.
+    Full(StaticModel),
+    /// Rows read on demand: fast to open, for a few texts.
+    Query(Box<QueryModel>),
+}
+
 impl StaticEmbedder {
+    /// The model for embedding chunks (many texts per call).
     pub fn load(dir: &Path, id: &str) -> Result<StaticEmbedder> {
         let model = StaticModel::from_pretrained(dir, None, None, None)
             .map_err(|e| anyhow!("cannot load the static model in `{}`: {e:#}", dir.display()))?;
         let dim = model.dim();
         Ok(StaticEmbedder {
-            model,
+            model: Model::Full(model),
             id: id.to_string(),
             dim,
         })
+    }
+
+    /// The model for embedding queries: the on-demand form when it
+    /// reproduces this model exactly, else the full one.
+    pub fn load_for_queries(dir: &Path, id: &str) -> Result<StaticEmbedder> {
+        match QueryModel::load(dir) {
+            Ok(Some(q)) => Ok(StaticEmbedder {
+                dim: q.dim(),
+                model: Model::Query(Box::new(q)),
+                id: id.to_string(),
+            }),
+            Ok(None) => StaticEmbedder::load(dir, id),
+            Err(e) => {
+                tracing::debug!("static query model: {e:#}; loading the full model");
+                StaticEmbedder::load(dir, id)
+            }
+        }
+    }
+}
+
+impl StaticEmbedder {
+    /// True when rows are read on demand (the query form is in use).
+    pub fn reads_rows_on_demand(&self) -> bool {
+        matches!(self.model, Model::Query(_))
     }
 }
 
 impl Embedder for StaticEmbedder {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let model = match &self.model {
+            Model::Full(m) => m,
+            Model::Query(q) => {
+                let mut out = Vec::with_capacity(texts.len());
+                for t in texts {
+                    let mut v = q.embed(t, MAX_TOKENS)?;
+                    super::l2_normalize(&mut v);
+                    out.push(v);
+                }
+                return Ok(out);
+            }
+        };
         let owned: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
         // model2vec-rs panics if a (Unigram) tokenizer fails: keep that
         // inside this call instead of taking the process down.
         let mut out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.model
-                .encode_with_args(&owned, Some(MAX_TOKENS), owned.len().max(1))
+            model.encode_with_args(&owned, Some(MAX_TOKENS), owned.len().max(1))
         }))
         .map_err(|_| anyhow!("the static model failed to tokenize a chunk"))?;
         for v in &mut out {

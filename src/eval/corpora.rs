@@ -95,6 +95,29 @@ pub enum Recipe {
         sha256: String,
         dir: String,
     },
+    /// The upstream (`orig`) tarball of a Debian source package, for
+    /// libraries whose binary packages ship no sources (`*-java` jars,
+    /// compiled C libraries): `apt-get source --download-only
+    /// PACKAGE=VERSION` against a private copy of the machine's apt sources
+    /// turned into `deb-src` entries (the machine's own configuration is
+    /// left alone), `archive` checked against `sha256` and unpacked with
+    /// `tar` into `root` under a directory named after the corpus; the
+    /// corpus is `root/dir`. Debian's patches are not applied.
+    DebSource {
+        #[serde(default)]
+        description: String,
+        /// The repository's main language (rows are aggregated per language).
+        #[serde(default)]
+        lang: Option<String>,
+        /// Which half of the tune/check split the corpus belongs to.
+        #[serde(default)]
+        split: Option<Split>,
+        package: String,
+        version: String,
+        archive: String,
+        sha256: String,
+        dir: String,
+    },
 }
 
 /// The tune/check split of the corpora: cases on `tune` corpora may guide
@@ -123,7 +146,8 @@ impl Recipe {
             | Recipe::PipSdist { lang, .. }
             | Recipe::Cargo { lang, .. }
             | Recipe::Npm { lang, .. }
-            | Recipe::Deb { lang, .. } => lang.as_deref(),
+            | Recipe::Deb { lang, .. }
+            | Recipe::DebSource { lang, .. } => lang.as_deref(),
         }
     }
 
@@ -134,7 +158,8 @@ impl Recipe {
             | Recipe::PipSdist { split, .. }
             | Recipe::Cargo { split, .. }
             | Recipe::Npm { split, .. }
-            | Recipe::Deb { split, .. } => *split,
+            | Recipe::Deb { split, .. }
+            | Recipe::DebSource { split, .. } => *split,
         }
     }
 
@@ -145,7 +170,8 @@ impl Recipe {
             | Recipe::PipSdist { description, .. }
             | Recipe::Cargo { description, .. }
             | Recipe::Npm { description, .. }
-            | Recipe::Deb { description, .. } => description,
+            | Recipe::Deb { description, .. }
+            | Recipe::DebSource { description, .. } => description,
         }
     }
 }
@@ -159,7 +185,7 @@ pub fn load_corpora(evals_dir: &Path) -> Result<Corpora> {
     parse_corpora(&text).map_err(|msg| {
         UserError::new(format!("invalid `{}`: {msg}", path.display()))
             .hint(
-                "each corpus is a table with kind = \"self\" | \"pip-sdist\" | \"cargo\" | \"npm\" | \"deb\", \
+                "each corpus is a table with kind = \"self\" | \"pip-sdist\" | \"cargo\" | \"npm\" | \"deb\" | \"deb-source\", \
                  optional lang = \"python\" and split = \"tune\" | \"check\"",
             )
             .into()
@@ -282,6 +308,22 @@ pub fn fetch(name: &str, recipe: &Recipe, repo_root: &Path) -> Result<PathBuf> {
             dir,
             ..
         } => fetch_deb(
+            name,
+            package,
+            version,
+            archive,
+            sha256,
+            dir,
+            &cache.join(name),
+        ),
+        Recipe::DebSource {
+            package,
+            version,
+            archive,
+            sha256,
+            dir,
+            ..
+        } => fetch_deb_source(
             name,
             package,
             version,
@@ -485,6 +527,204 @@ fn fetch_deb(
     )
 }
 
+/// `apt-get source --download-only PACKAGE=VERSION` into `home`, with apt's
+/// source lists, index and cache under `home/apt` (the machine's `deb`
+/// entries turned into `deb-src` ones, then `apt-get update` on that private
+/// state, removed once the download is done); the orig tarball is unpacked
+/// with `tar` into `home/root`; returns `home/root/dir`.
+fn fetch_deb_source(
+    name: &str,
+    package: &str,
+    version: &str,
+    archive: &str,
+    sha256: &str,
+    dir: &str,
+    home: &Path,
+) -> Result<PathBuf> {
+    let spec = format!("{package}={version}");
+    let root = home.join("root");
+    let a = Archive {
+        name,
+        what: format!("source package {package} {version}"),
+        archive,
+        sha256,
+        dir,
+        home,
+        unpack_root: root.clone(),
+    };
+    a.fetch(
+        || {
+            let opts = private_deb_src_state(&home.join("apt"))?;
+            let hint = "the machine's apt sources must reach Debian's archive; \
+                        check `apt-get update` and `apt-cache policy`";
+            if let Err(e) = run(
+                Command::new("apt-get")
+                    .args(["update", "-q"])
+                    .args(&opts)
+                    .current_dir(home),
+                "apt-get update (deb-src)",
+            ) {
+                // Another source of the machine may have no `deb-src`
+                // side; the download below says whether the one needed is
+                // there.
+                tracing::warn!("corpus `{name}`: {e:#}");
+            }
+            run(
+                Command::new("apt-get")
+                    .args(["source", "--download-only", "-q"])
+                    .args(&opts)
+                    .arg(&spec)
+                    .current_dir(home),
+                "apt-get source --download-only",
+            )
+            .map_err(|e| -> anyhow::Error {
+                UserError::with_code(ErrorCode::Failed, format!("corpus `{name}`: {e:#}"))
+                    .hint(hint)
+                    .into()
+            })?;
+            // The source index is only needed for this download.
+            std::fs::remove_dir_all(home.join("apt"))?;
+            Ok(())
+        },
+        |file| {
+            if root.exists() {
+                // A partial unpack from an interrupted run.
+                std::fs::remove_dir_all(&root)?;
+            }
+            std::fs::create_dir_all(&root)?;
+            run(
+                Command::new("tar").arg("xf").arg(file).arg("-C").arg(&root),
+                "tar",
+            )
+        },
+    )
+}
+
+/// Writes `state/sources/` with a `deb-src` twin of every `deb` entry of the
+/// machine's apt sources (as `apt-config` locates them) and returns the apt
+/// options that make `apt-get` use them, with its index and cache under
+/// `state` too.
+fn private_deb_src_state(state: &Path) -> Result<Vec<String>> {
+    let out = Command::new("apt-config")
+        .args([
+            "shell",
+            "LIST",
+            "Dir::Etc::sourcelist/f",
+            "PARTS",
+            "Dir::Etc::sourceparts/d",
+        ])
+        .output()
+        .context("cannot run apt-config")?;
+    let mut list = None;
+    let mut parts = None;
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        if let Some((key, value)) = line.split_once('=') {
+            let value = PathBuf::from(value.trim().trim_matches('\''));
+            match key.trim() {
+                "LIST" => list = Some(value),
+                "PARTS" => parts = Some(value),
+                _ => {}
+            }
+        }
+    }
+    let mut files: Vec<PathBuf> = list.into_iter().collect();
+    if let Some(parts) = parts
+        && let Ok(entries) = std::fs::read_dir(&parts)
+    {
+        let mut more: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "list" || x == "sources"))
+            .collect();
+        more.sort();
+        files.extend(more);
+    }
+    let sources = state.join("sources");
+    if sources.exists() {
+        std::fs::remove_dir_all(&sources)?;
+    }
+    std::fs::create_dir_all(&sources)?;
+    let mut written = 0;
+    for (i, file) in files.iter().enumerate() {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        let (twin, ext) = if file.extension().is_some_and(|x| x == "sources") {
+            (deb822_src_twin(&text), "sources")
+        } else {
+            (one_line_src_twin(&text), "list")
+        };
+        if !twin.trim().is_empty() {
+            std::fs::write(sources.join(format!("{i:02}.{ext}")), twin)?;
+            written += 1;
+        }
+    }
+    if written == 0 {
+        return Err(UserError::with_code(
+            ErrorCode::Failed,
+            "no `deb` entry in the machine's apt sources to derive `deb-src` ones from",
+        )
+        .hint("configure apt's sources (see `apt-config dump | grep Dir::Etc`)")
+        .into());
+    }
+    let empty = state.join("empty.list");
+    std::fs::write(&empty, "")?;
+    for d in [
+        state.join("lists").join("partial"),
+        state.join("cache").join("archives").join("partial"),
+    ] {
+        std::fs::create_dir_all(d)?;
+    }
+    let opt = |k: &str, v: &Path| vec!["-o".to_string(), format!("{k}={}", v.display())];
+    Ok([
+        opt("Dir::Etc::SourceList", &empty),
+        opt("Dir::Etc::SourceParts", &sources),
+        opt("Dir::State::Lists", &state.join("lists")),
+        opt("Dir::Cache", &state.join("cache")),
+    ]
+    .concat())
+}
+
+/// The `deb-src` lines for the `deb` lines of a one-line-style sources list.
+fn one_line_src_twin(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix("deb")
+            && rest.starts_with([' ', '\t'])
+        {
+            out.push_str("deb-src");
+            out.push_str(rest);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The stanzas of a deb822 `.sources` file whose `Types` include `deb`, with
+/// `Types: deb-src`.
+fn deb822_src_twin(text: &str) -> String {
+    let mut out = String::new();
+    for stanza in text.split("\n\n") {
+        let mut lines = Vec::new();
+        let mut binary = false;
+        for line in stanza.lines() {
+            match line.split_once(':') {
+                Some((key, value)) if key.trim().eq_ignore_ascii_case("types") => {
+                    binary = value.split_whitespace().any(|t| t == "deb");
+                    lines.push("Types: deb-src");
+                }
+                _ if line.trim().is_empty() => {}
+                _ => lines.push(line),
+            }
+        }
+        if binary {
+            out.push_str(&lines.join("\n"));
+            out.push_str("\n\n");
+        }
+    }
+    out
+}
+
 /// name → version from a Cargo.lock (first version listed per name).
 fn lock_versions(lock: &str) -> BTreeMap<&str, &str> {
     let mut out = BTreeMap::new();
@@ -644,6 +884,57 @@ dir = "usr/share/gocode/src/github.com/spf13/cobra"
         let err = parse_corpora(&deb.replace("version = \"1.6.1-1\"\n", ""))
             .expect_err("missing version");
         assert!(err.contains("version"), "{err}");
+    }
+
+    #[test]
+    fn reads_deb_source_recipe() {
+        let c = parse_corpora(
+            r#"
+[jq]
+kind = "deb-source"
+lang = "c"
+split = "check"
+package = "jq"
+version = "1.6-2.1+deb12u2"
+archive = "jq_1.6.orig.tar.gz"
+sha256 = "00"
+dir = "jq-jq-1.6"
+"#,
+        )
+        .expect("valid");
+        let r = &c["jq"];
+        assert!(matches!(
+            r,
+            Recipe::DebSource { package, version, archive, dir, .. }
+                if package == "jq"
+                    && version == "1.6-2.1+deb12u2"
+                    && archive == "jq_1.6.orig.tar.gz"
+                    && dir == "jq-jq-1.6"
+        ));
+        assert_eq!(r.lang(), Some("c"));
+        assert_eq!(r.split(), Some(Split::Check));
+    }
+
+    #[test]
+    fn derives_deb_src_entries_from_apt_sources() {
+        let one = "# main\ndeb http://mirror.invalid/debian bookworm main\n\
+                   deb [arch=amd64] http://mirror.invalid/x stable main\n\
+                   deb-src http://mirror.invalid/debian bookworm main\n";
+        assert_eq!(
+            one_line_src_twin(one),
+            "deb-src http://mirror.invalid/debian bookworm main\n\
+             deb-src [arch=amd64] http://mirror.invalid/x stable main\n"
+        );
+        let deb822 = "Types: deb\nURIs: http://mirror.invalid/debian\nSuites: bookworm\n\
+                      Components: main\n\nTypes: deb-src\nURIs: http://mirror.invalid/y\n\
+                      Suites: s\nComponents: main\n\n\nTypes: deb deb-src\n\
+                      URIs: http://mirror.invalid/z\nSuites: t\nComponents: main\n";
+        assert_eq!(
+            deb822_src_twin(deb822),
+            "Types: deb-src\nURIs: http://mirror.invalid/debian\nSuites: bookworm\n\
+             Components: main\n\nTypes: deb-src\nURIs: http://mirror.invalid/z\n\
+             Suites: t\nComponents: main\n\n"
+        );
     }
 
     #[test]

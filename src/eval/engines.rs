@@ -130,6 +130,7 @@ impl Engine for LibEngine {
                     hits,
                     matches: Some(matches),
                     chars: chars(&r),
+                    text_chars: None,
                 })
             }
             Tool::FindSymbol => {
@@ -160,6 +161,7 @@ impl Engine for LibEngine {
                     hits,
                     matches: None,
                     chars: chars(&r),
+                    text_chars: None,
                 })
             }
             Tool::FindReferences => {
@@ -183,6 +185,7 @@ impl Engine for LibEngine {
                     hits,
                     matches: None,
                     chars: chars(&r),
+                    text_chars: None,
                 })
             }
             Tool::ListDefsInFile => {
@@ -196,6 +199,7 @@ impl Engine for LibEngine {
                     hits,
                     matches: None,
                     chars: chars(&o.items),
+                    text_chars: None,
                 })
             }
             Tool::Search => {
@@ -229,6 +233,7 @@ impl Engine for LibEngine {
                     hits,
                     matches: None,
                     chars: chars(&r.hits),
+                    text_chars: None,
                 })
             }
         }

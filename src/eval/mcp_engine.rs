@@ -61,7 +61,9 @@ impl McpEngine {
         Ok(())
     }
 
-    fn call(&mut self, root: &Path, tool: &str, args: Value) -> Result<(Value, usize)> {
+    /// Calls a tool; returns its structured content and the characters of
+    /// that JSON and of the text content.
+    fn call(&mut self, root: &Path, tool: &str, args: Value) -> Result<(Value, Size)> {
         self.connect(root)?;
         let client = self
             .clients
@@ -75,6 +77,11 @@ impl McpEngine {
             .rt
             .block_on(client.call_tool(params))
             .map_err(|e| anyhow!("{tool}: {e}"))?;
+        let text: usize = result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.len()))
+            .sum();
         let content = result
             .structured_content
             .ok_or_else(|| anyhow!("{tool}: no structuredContent"))?;
@@ -84,8 +91,15 @@ impl McpEngine {
         if result.is_error == Some(true) {
             bail!("{tool}: {content}");
         }
-        Ok((content, chars))
+        Ok((content, Size { json: chars, text }))
     }
+}
+
+/// The characters of a tool result: `structuredContent` as JSON, and its text content.
+#[derive(Debug, Clone, Copy)]
+struct Size {
+    json: usize,
+    text: usize,
 }
 
 fn args_of(case: &Case) -> Map<String, Value> {
@@ -104,10 +118,20 @@ fn hits_from(
         .map(|a| {
             a.iter()
                 .filter_map(|h| {
-                    let path = h["path"].as_str()?.to_string();
-                    let start = h[line_key].as_u64()? as u32;
-                    let end = h[end_key].as_u64().unwrap_or(start as u64) as u32;
-                    let name = name_key.and_then(|k| h[k].as_str()).map(String::from);
+                    // Compact search hits say where as `at`: `path:start-end`.
+                    let (path, start, end) = match h["at"].as_str() {
+                        Some(at) => parse_at(at)?,
+                        None => {
+                            let start = h[line_key].as_u64()? as u32;
+                            let end = h[end_key].as_u64().unwrap_or(start as u64) as u32;
+                            (h["path"].as_str()?.to_string(), start, end)
+                        }
+                    };
+                    let mut name = name_key.and_then(|k| h[k].as_str()).map(String::from);
+                    if h.get("at").is_some() {
+                        // Compact hits give `kind name` as `symbol`.
+                        name = name.map(|s| symbol_name(&s).to_string());
+                    }
                     Some(Hit {
                         path,
                         start_line: start,
@@ -120,6 +144,21 @@ fn hits_from(
         .unwrap_or_default()
 }
 
+/// The name of a compact hit's `symbol` (`kind name`, or the name alone).
+fn symbol_name(symbol: &str) -> &str {
+    match symbol.split_once(' ') {
+        Some((kind, name)) if kind.chars().all(|c| c.is_ascii_lowercase()) => name,
+        _ => symbol,
+    }
+}
+
+/// `path:start-end` as its parts.
+fn parse_at(at: &str) -> Option<(String, u32, u32)> {
+    let (path, span) = at.rsplit_once(':')?;
+    let (s, e) = span.split_once('-')?;
+    Some((path.to_string(), s.parse().ok()?, e.parse().ok()?))
+}
+
 impl Engine for McpEngine {
     fn answer(&mut self, root: &Path, case: &Case, mode: &str, limit: usize) -> Result<Answer> {
         let mut args = args_of(case);
@@ -127,7 +166,7 @@ impl Engine for McpEngine {
             Tool::SearchKeyword => {
                 args.insert("pattern".into(), json!(case.query));
                 args.insert("max_results".into(), json!(500));
-                let (v, chars) = self.call(root, "search_keyword", Value::Object(args))?;
+                let (v, size) = self.call(root, "search_keyword", Value::Object(args))?;
                 let hits = hits_from(&v, "matches", "line", "line", None);
                 let matches = hits
                     .iter()
@@ -136,7 +175,8 @@ impl Engine for McpEngine {
                 Ok(Answer {
                     hits,
                     matches: Some(matches),
-                    chars,
+                    chars: size.json,
+                    text_chars: Some(size.text),
                 })
             }
             Tool::FindSymbol => {
@@ -152,26 +192,28 @@ impl Engine for McpEngine {
                         args.insert("kind".into(), first);
                     }
                 }
-                let (v, chars) = self.call(root, "find_symbol", Value::Object(args))?;
+                let (v, size) = self.call(root, "find_symbol", Value::Object(args))?;
                 Ok(Answer {
                     hits: hits_from(&v, "symbols", "start_line", "end_line", Some("name")),
                     matches: None,
-                    chars,
+                    chars: size.json,
+                    text_chars: Some(size.text),
                 })
             }
             Tool::FindReferences => {
                 args.insert("name".into(), json!(case.query));
                 args.insert("limit".into(), json!(limit));
-                let (v, chars) = self.call(root, "find_references", Value::Object(args))?;
+                let (v, size) = self.call(root, "find_references", Value::Object(args))?;
                 Ok(Answer {
                     hits: hits_from(&v, "hits", "line", "line", None),
                     matches: None,
-                    chars,
+                    chars: size.json,
+                    text_chars: Some(size.text),
                 })
             }
             Tool::ListDefsInFile => {
                 args.insert("path".into(), json!(case.query));
-                let (v, chars) = self.call(root, "list_defs_in_file", Value::Object(args))?;
+                let (v, size) = self.call(root, "list_defs_in_file", Value::Object(args))?;
                 let path = v["path"].as_str().unwrap_or(&case.query).to_string();
                 let hits = v["definitions"]
                     .as_array()
@@ -191,18 +233,20 @@ impl Engine for McpEngine {
                 Ok(Answer {
                     hits,
                     matches: None,
-                    chars,
+                    chars: size.json,
+                    text_chars: Some(size.text),
                 })
             }
             Tool::Search => {
                 args.insert("query".into(), json!(case.query));
                 args.insert("mode".into(), json!(mode));
                 args.insert("limit".into(), json!(limit));
-                let (v, chars) = self.call(root, "search", Value::Object(args))?;
+                let (v, size) = self.call(root, "search", Value::Object(args))?;
                 Ok(Answer {
                     hits: hits_from(&v, "hits", "start_line", "end_line", Some("symbol")),
                     matches: None,
-                    chars,
+                    chars: size.json,
+                    text_chars: Some(size.text),
                 })
             }
         }

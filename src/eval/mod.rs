@@ -22,7 +22,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::UserError;
 use cases::{Suite, load_suite, suite_files};
-use run::{ArmLoss, CaseResult, Engine, Row, aggregate, arm_losses, run_cases};
+use run::{
+    AnswerSize, ArmLoss, CaseResult, Engine, Row, aggregate, answer_sizes, arm_losses, run_cases,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -108,6 +110,11 @@ pub struct RunReport {
     /// no such pair of modes, and in reports before this field).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub arm_loss: Vec<ArmLoss>,
+    /// Per suite and mode: characters of the `search` answers (structured
+    /// JSON and, through MCP, text content), mean and p95 (empty in
+    /// reports before this field).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answer_size: Vec<AnswerSize>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -335,6 +342,12 @@ fn cmd_list(evals: &Path, json: bool) -> Result<ExitCode> {
                     description,
                     ..
                 } => format!("apt-get download {package}={version}. {description}"),
+                corpora::Recipe::DebSource {
+                    package,
+                    version,
+                    description,
+                    ..
+                } => format!("apt-get source {package}={version}. {description}"),
             };
             let mut meta: Vec<String> = Vec::new();
             if let Some(lang) = r.lang() {
@@ -467,6 +480,7 @@ fn cmd_run(
         settings: settings.clone(),
         rows: aggregate(&results),
         arm_loss: arm_losses(&results),
+        answer_size: answer_sizes(&results),
         cases: results,
     })
 }
@@ -670,6 +684,19 @@ pub fn markdown(r: &RunReport) -> String {
     if !r.arm_loss.is_empty() {
         s.push('\n');
     }
+    if !r.answer_size.is_empty() {
+        s.push_str("\nanswer size of `search` (characters, mean / p95):\n");
+        for a in &r.answer_size {
+            let text = match (a.text_mean, a.text_p95) {
+                (Some(m), Some(p)) => format!("; text {m:.0} / {p:.0}"),
+                _ => String::new(),
+            };
+            s.push_str(&format!(
+                "- {} [{}], {} answers: JSON {:.0} / {:.0}{text}\n",
+                a.suite, a.mode, a.answers, a.json_mean, a.json_p95
+            ));
+        }
+    }
     let failures: Vec<&CaseResult> = r.cases.iter().filter(|c| c.error.is_some()).collect();
     if !failures.is_empty() {
         s.push_str(&format!("\n{} failed cases:\n", failures.len()));
@@ -822,8 +849,21 @@ mod tests {
                 below: 1,
                 cases: 2,
             }],
+            answer_size: vec![super::AnswerSize {
+                suite: "agent".into(),
+                mode: "hybrid".into(),
+                answers: 2,
+                json_mean: 1500.4,
+                json_p95: 1900.0,
+                text_mean: Some(1200.0),
+                text_p95: None,
+            }],
         };
         let md = super::markdown(&r);
+        assert!(
+            md.contains("- agent [hybrid], 2 answers: JSON 1500 / 1900\n"),
+            "{md}"
+        );
         assert!(md.contains("| nDCG@10 files | nDCG@10 chunks |"), "{md}");
         assert!(
             md.contains("| 1.000 | 0.750 | - | - |"),

@@ -7,6 +7,9 @@
 //! only failures are a parse that tree-sitter gives up on, returned as an
 //! [`ExtractError`] for the indexer to record as a skip reason.
 //!
+//! Code without a grammar gets its definitions from a line heuristic
+//! (`fallback`) for the languages it knows, and no references.
+//!
 //! One parse per file: the tags query (`lang::grammar`) runs on our own tree
 //! (`tags`), and the same definitions drive the chunker (`chunk`). An
 //! [`Extractor`] is per thread and reused across files, so parsers and query
@@ -14,6 +17,8 @@
 
 mod captures;
 mod chunk;
+mod fallback;
+mod lang_rules;
 mod lines;
 mod python_tags;
 mod tags;
@@ -91,7 +96,8 @@ impl Extractor {
     }
 
     /// Symbols, references and chunks of one file. `path` is only used to
-    /// pick the heading style of docs (`.md`, `.rst`, ...).
+    /// pick the heading style of docs (`.md`, `.rst`, ...) and the line
+    /// heuristic of code without a grammar (`.pl`, `.dart`, ...).
     pub fn extract(
         &mut self,
         path: &str,
@@ -102,6 +108,19 @@ impl Extractor {
         let mut out = Extracted::default();
         let pieces = match lang::grammar(lang) {
             None if lang == Lang::Docs => chunk::chunk_docs(&lines, DocStyle::for_path(path)),
+            None if fallback::covers(path) => {
+                let defs = fallback::defs(path, &lines);
+                let tags = tags::Tags {
+                    defs,
+                    refs: Vec::new(),
+                };
+                out.symbols = tags.symbols();
+                if is_minified(&lines) || tags.defs.is_empty() {
+                    chunk::chunk_plain(&lines)
+                } else {
+                    chunk::chunk_code(&lines, &tags.defs)
+                }
+            }
             None => chunk::chunk_plain(&lines),
             Some(grammar) => {
                 let deadline = Instant::now() + self.timeout;

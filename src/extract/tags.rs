@@ -18,6 +18,7 @@ use tree_sitter::{
 };
 
 use super::captures::{RawDef, RawRef, RawTags};
+use super::lang_rules;
 use super::lines::Lines;
 use crate::lang::Grammar;
 use crate::model::{Lang, Reference, Symbol};
@@ -40,6 +41,8 @@ enum Role {
     Definition(&'static str),
     Reference(&'static str),
     Local,
+    /// `@ignore` (Elixir, Ruby): no tag may sit on this node.
+    Ignore,
     Ignored,
 }
 
@@ -52,6 +55,8 @@ fn role_of(capture: &'static str) -> Role {
         Role::Reference(kind)
     } else if capture == "local.definition" {
         Role::Local
+    } else if capture == "ignore" {
+        Role::Ignore
     } else {
         Role::Ignored
     }
@@ -99,6 +104,61 @@ pub(crate) struct Def {
     pattern: usize,
 }
 
+impl Def {
+    /// A definition found without a syntax tree (`fallback`): `rows` are
+    /// the 0-based inclusive first and last rows, `name_col` the byte
+    /// column of the name on the first row, `doc_start_row` where the
+    /// comments above it start.
+    pub(crate) fn from_line(
+        lines: &Lines<'_>,
+        name: &str,
+        kind: &'static str,
+        callable: Callable,
+        rows: (usize, usize),
+        name_col: usize,
+        doc_start_row: usize,
+    ) -> Def {
+        let (start_row, end_row) = rows;
+        let (line_start, _) = lines.range(start_row);
+        let name_start = line_start + name_col;
+        let line = lines.line(start_row).trim();
+        Def {
+            name: name.to_string(),
+            kind,
+            callable,
+            chunkable: end_row > start_row && (callable != Callable::No || is_container_kind(kind)),
+            start_byte: line_start,
+            end_byte: lines.range(end_row).1,
+            start_row,
+            end_row,
+            doc_start_row,
+            name_row: start_row,
+            name_col,
+            name_range: (name_start, name_start + name.len()),
+            signature: truncate_chars(line, MAX_SIGNATURE_CHARS).to_string(),
+            parent: None,
+            container: None,
+            path: String::new(),
+            qual: None,
+            receiver: None,
+            pattern: 0,
+        }
+    }
+}
+
+/// Sorts definitions made by [`Def::from_line`] like [`build_defs`] does
+/// and sets their containers and paths.
+pub(crate) fn finish_line_defs(defs: &mut [Def]) {
+    defs.sort_by(|a, b| {
+        (a.start_byte, std::cmp::Reverse(a.end_byte), a.name_range).cmp(&(
+            b.start_byte,
+            std::cmp::Reverse(b.end_byte),
+            b.name_range,
+        ))
+    });
+    assign_containers(Lang::OtherCode, defs);
+}
+
 /// Kinds that can hold members; they get a header chunk when they do.
 pub(crate) fn is_container_kind(kind: &str) -> bool {
     matches!(
@@ -118,7 +178,7 @@ fn is_type_kind(lang: Lang, kind: &str) -> bool {
 /// Separator of symbol paths in chunks (`Config::parse`, `LoginView.post`).
 pub(crate) fn path_separator(lang: Lang) -> &'static str {
     match lang {
-        Lang::Rust | Lang::Cpp => "::",
+        Lang::Rust | Lang::Cpp | Lang::Php => "::",
         _ => ".",
     }
 }
@@ -164,14 +224,19 @@ pub(crate) fn collect(
     let src = lines.src();
     let lang = grammar.lang;
     let mut locals = Vec::new();
+    let mut ignored = Vec::new();
     let (raw_defs, raw_refs) = if lang == Lang::Python && !force_query() {
         super::python_tags::collect(&grammar.language, tree, deadline)?
     } else {
-        run_query(grammar, tree, src, cursor, deadline, &mut locals)?
+        let found = Found {
+            locals: &mut locals,
+            ignored: &mut ignored,
+        };
+        run_query(grammar, tree, src, cursor, deadline, found)?
     };
 
     let defs = build_defs(lang, lines, raw_defs);
-    let refs = build_refs(lang, grammar, src, &defs, raw_refs, &locals);
+    let refs = build_refs(lang, grammar, src, &defs, raw_refs, &locals, &ignored);
     Some(Tags { defs, refs })
 }
 
@@ -192,6 +257,15 @@ fn force_query() -> bool {
     }
 }
 
+/// What a query run finds besides definitions and references.
+struct Found<'a, 't> {
+    /// `@local.definition` names.
+    locals: &'a mut Vec<Node<'t>>,
+    /// Byte ranges of `@ignore` captures: tree-sitter-tags emits no tag on
+    /// them (Elixir's query ignores `def`, `defmodule`, `if` … this way).
+    ignored: &'a mut Vec<(usize, usize)>,
+}
+
 /// Runs the tags query; `None` when `deadline` passed first.
 fn run_query<'t>(
     grammar: &'static Grammar,
@@ -199,7 +273,7 @@ fn run_query<'t>(
     src: &str,
     cursor: &mut QueryCursor,
     deadline: Instant,
-    locals: &mut Vec<Node<'t>>,
+    found: Found<'_, 't>,
 ) -> Option<RawTags<'t>> {
     let query = &grammar.tags_query;
     let roles: Vec<Role> = query.capture_names().iter().map(|c| role_of(c)).collect();
@@ -227,7 +301,10 @@ fn run_query<'t>(
                     Some(Role::Name) => name = Some(cap.node),
                     Some(Role::Definition(kind)) => definition = Some((cap.node, *kind)),
                     Some(Role::Reference(kind)) => reference = Some(*kind),
-                    Some(Role::Local) => locals.push(cap.node),
+                    Some(Role::Local) => found.locals.push(cap.node),
+                    Some(Role::Ignore) => found
+                        .ignored
+                        .push((cap.node.start_byte(), cap.node.end_byte())),
                     Some(Role::Ignored) | None => {}
                 }
             }
@@ -292,6 +369,25 @@ fn build_defs(lang: Lang, lines: &Lines<'_>, raw: Vec<RawDef<'_>>) -> Vec<Def> {
         ))
     });
     assign_containers(lang, &mut defs);
+    if lang_rules::is_covered(lang) {
+        // Variables declared in a function body (Scala's and Swift's stock
+        // queries tag every `val`/`let`) are locals, not definitions.
+        let is_local = |d: &Def| {
+            matches!(d.kind, "variable" | "constant" | "field")
+                && d.parent.is_some_and(|p| defs[p].callable != Callable::No)
+        };
+        if defs.iter().any(is_local) {
+            let keep: Vec<bool> = defs.iter().map(|d| !is_local(d)).collect();
+            let mut kept = Vec::with_capacity(defs.len());
+            for (d, k) in defs.into_iter().zip(keep) {
+                if k {
+                    kept.push(d);
+                }
+            }
+            defs = kept;
+            assign_containers(lang, &mut defs);
+        }
+    }
     defs
 }
 
@@ -393,6 +489,9 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
             return None;
         }
     }
+    if lang_rules::is_covered(lang) {
+        node = lang_rules::anchor(lang, node, raw.name)?;
+    }
     let (kind, callable) = classify(lang, node, suffix, name, src)?;
 
     let qual = if lang == Lang::Cpp {
@@ -402,6 +501,8 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
     };
     let receiver = if lang == Lang::Go && node.kind() == "method_declaration" {
         go_receiver(src, node)
+    } else if lang == Lang::Lua {
+        lang_rules::lua_table(src, raw.name)
     } else {
         None
     };
@@ -411,6 +512,12 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
     let mut start_row = outer.start_position().row;
     if lang == Lang::Rust {
         (start_byte, start_row) = rust_attributes_start(lines, outer, start_byte, start_row);
+    }
+    if lang == Lang::Haskell
+        && let Some(sig) = lang_rules::haskell_signature_start(node, name, src)
+    {
+        start_byte = sig.start_byte();
+        start_row = sig.start_position().row;
     }
     let end = outer.end_position();
     // Nodes that swallow their trailing newline end at column 0 of the next row.
@@ -425,7 +532,9 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
         Callable::No => is_container_kind(kind) && end_row > start_row,
         // One-liners (getters, `fn new() -> Self { .. }`) stay in their
         // container's or the file's blocks: tiny chunks rank badly.
-        Callable::Function | Callable::Method => end_row > start_row && has_body(node),
+        Callable::Function | Callable::Method => {
+            end_row > start_row && (has_body(node) || lang_rules::has_body(lang, node))
+        }
     };
 
     Some(Def {
@@ -561,6 +670,11 @@ fn classify(
     src: &str,
 ) -> Option<(&'static str, Callable)> {
     use Callable::{Function, Method, No};
+    if lang_rules::is_covered(lang)
+        && let Some(found) = lang_rules::classify(lang, node, suffix, src)
+    {
+        return Some(found);
+    }
     let callable_suffix = matches!(suffix, "function" | "method");
     let kind = match node.kind() {
         "function_item"
@@ -688,7 +802,7 @@ fn normalise_suffix(suffix: &str) -> Option<&'static str> {
         "variable" => "variable",
         "type" => "type",
         "macro" => "macro",
-        "field" => "field",
+        "field" | "property" => "field",
         "impl" => "impl",
         _ => return None,
     })
@@ -799,10 +913,11 @@ fn rust_attributes_start(
 /// line in between), found by looking at the lines: cheaper than sibling
 /// walks and the same for every grammar.
 fn doc_start(lang: Lang, lines: &Lines<'_>, start_row: usize) -> usize {
-    let prefixes: &[&str] = match lang {
-        Lang::Python | Lang::Ruby => &["#"],
-        Lang::Rust => &["//", "/*", "*", "#["],
-        _ => &["//", "/*", "*"],
+    let prefixes: &[&str] = match (lang_rules::doc_prefixes(lang), lang) {
+        (Some(prefixes), _) => prefixes,
+        (None, Lang::Python | Lang::Ruby) => &["#"],
+        (None, Lang::Rust) => &["//", "/*", "*", "#["],
+        (None, _) => &["//", "/*", "*"],
     };
     let mut row = start_row;
     while row > 0 && start_row - row < MAX_DOC_LINES {
@@ -855,6 +970,7 @@ fn build_refs(
     defs: &[Def],
     raw: Vec<RawRef<'_>>,
     locals: &[Node<'_>],
+    ignored: &[(usize, usize)],
 ) -> Vec<Reference> {
     // A definition's own name is not a use of it; an impl's self type is.
     let def_names: HashSet<(usize, usize)> = defs
@@ -862,9 +978,13 @@ fn build_refs(
         .filter(|d| d.kind != "impl")
         .map(|d| d.name_range)
         .collect();
+    let ignored: HashSet<(usize, usize)> = ignored.iter().copied().collect();
     let mut kept: Vec<RawRef<'_>> = raw
         .into_iter()
-        .filter(|r| !def_names.contains(&(r.name.start_byte(), r.name.end_byte())))
+        .filter(|r| {
+            let range = (r.name.start_byte(), r.name.end_byte());
+            !def_names.contains(&range) && !ignored.contains(&range)
+        })
         .collect();
     // Several patterns can tag one name (Go's `type_identifier` pattern and
     // a call, Rust's impl trait and type use, Ruby's call and bare

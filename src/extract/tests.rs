@@ -1301,3 +1301,853 @@ def helper(x)
   x * 2
 end
 "#;
+
+// The grammars added after the first ten, one fixture each. The expected
+// lists are the whole output, so a grammar or query change shows up here.
+
+#[test]
+fn csharp_fixture() {
+    let src = CSHARP;
+    let x = extract("src/Widget.cs", src, Lang::CSharp);
+    check_common("csharp", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Acme.Tools", "namespace", "", 2, 22),
+            s("Widget", "class", "Acme.Tools", 5, 16),
+            s("count", "field", "Widget", 7, 7),
+            s("Max", "constant", "Widget", 8, 8),
+            s("Name", "field", "Widget", 9, 9),
+            s("Widget", "method", "Widget", 10, 10),
+            s("Render", "method", "Widget", 11, 15),
+            s("IWidget", "interface", "Acme.Tools", 17, 17),
+            s("Render", "method", "IWidget", 17, 17),
+            s("Point", "struct", "Acme.Tools", 18, 18),
+            s("X", "field", "Point", 18, 18),
+            s("Color", "enum", "Acme.Tools", 19, 19),
+            s("Red", "constant", "Color", 19, 19),
+            s("Green", "constant", "Color", 19, 19),
+            s("Person", "class", "Acme.Tools", 20, 20),
+            s("Handler", "type", "Acme.Tools", 21, 21),
+        ]
+    );
+    assert!(has_ref(&x, "IWidget", "class", 5, 27));
+    assert!(has_ref(&x, "Helper", "class", 13, 25));
+    assert!(has_ref(&x, "Run", "send", 14, 22));
+    let spans = chunk_spans(&x);
+    assert!(
+        spans.contains(&(4, 10, Some("Acme.Tools.Widget"))),
+        "{spans:?}"
+    );
+    assert!(
+        spans.contains(&(11, 16, Some("Acme.Tools.Widget.Render"))),
+        "{spans:?}"
+    );
+    let flat = extract(
+        "Flat.cs",
+        "namespace Acme.Flat;\npublic static class Ext { public static void Go() {} }\n",
+        Lang::CSharp,
+    );
+    assert_eq!(
+        symbols(&flat),
+        vec![
+            s("Acme.Flat", "namespace", "", 1, 1),
+            s("Ext", "class", "", 2, 2),
+            s("Go", "method", "Ext", 2, 2),
+        ]
+    );
+}
+
+#[test]
+fn kotlin_fixture() {
+    let src = KOTLIN;
+    let x = extract("Widget.kt", src, Lang::Kotlin);
+    check_common("kotlin", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Renderer", "interface", "", 1, 3),
+            s("render", "method", "Renderer", 2, 2),
+            s("Registry", "class", "", 5, 7),
+            s("register", "method", "Registry", 6, 6),
+            s("Point", "class", "", 8, 8),
+            s("Color", "enum", "", 9, 9),
+            s("RED", "constant", "Color", 9, 9),
+            s("GREEN", "constant", "Color", 9, 9),
+            s("Name", "type", "", 10, 10),
+            s("topLevel", "function", "", 11, 13),
+            s("shout", "function", "", 14, 14),
+        ]
+    );
+    assert!(has_ref(&x, "max", "call", 12, 12));
+    assert!(has_ref(&x, "Widget", "type", 6, 21));
+    let spans = chunk_spans(&x);
+    assert!(spans.contains(&(11, 13, Some("topLevel"))), "{spans:?}");
+    assert!(spans.contains(&(5, 7, Some("Registry"))), "{spans:?}");
+
+    // Members of a class body and of its companion object; locals are not
+    // definitions; a `const val` is a constant.
+    let src = "class Widget(val name: String) : Base(), Renderer {\n    val size: Int = 3\n    fun render(x: Int): String {\n        val h = Helper()\n        return h.run(x)\n    }\n    companion object {\n        const val MAX = 3\n    }\n}\n";
+    let x = extract("W.kt", src, Lang::Kotlin);
+    check_common("kotlin", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Widget", "class", "", 1, 10),
+            s("size", "field", "Widget", 2, 2),
+            s("render", "method", "Widget", 3, 6),
+            s("MAX", "constant", "Widget", 8, 8),
+        ]
+    );
+    assert!(has_ref(&x, "Renderer", "implementation", 1, 42));
+    assert!(has_ref(&x, "run", "call", 5, 18));
+}
+
+#[test]
+fn php_fixture() {
+    let src = PHP;
+    let x = extract("src/Command.php", src, Lang::Php);
+    check_common("php", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("App\\Console", "namespace", "", 3, 3),
+            s("Runner", "interface", "", 7, 7),
+            s("run", "method", "Runner", 7, 7),
+            s("Greets", "trait", "", 8, 8),
+            s("greet", "method", "Greets", 8, 8),
+            s("Command", "class", "", 12, 22),
+            s("NAME", "constant", "Command", 14, 14),
+            s("name", "field", "Command", 15, 15),
+            s("__construct", "method", "Command", 16, 16),
+            s("run", "method", "Command", 17, 21),
+            s("Suit", "enum", "", 23, 23),
+            s("Hearts", "constant", "Suit", 23, 23),
+            s("helper", "function", "", 24, 26),
+        ]
+    );
+    assert!(has_ref(&x, "Base", "class", 12, 32));
+    assert!(has_ref(&x, "Runner", "implementation", 12, 48));
+    assert!(has_ref(&x, "Helper", "class", 19, 18));
+    assert!(has_ref(&x, "strlen", "call", 20, 28));
+    assert!(has_ref(&x, "create", "call", 25, 21));
+    let spans = chunk_spans(&x);
+    assert!(spans.contains(&(9, 16, Some("Command"))), "{spans:?}");
+    assert!(spans.contains(&(17, 22, Some("Command::run"))), "{spans:?}");
+}
+
+#[test]
+fn swift_fixture() {
+    let src = SWIFT;
+    let x = extract("Sources/Widget.swift", src, Lang::Swift);
+    check_common("swift", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Widget", "class", "", 4, 11),
+            s("size", "field", "Widget", 5, 5),
+            s("init", "method", "Widget", 6, 6),
+            s("render", "method", "Widget", 7, 10),
+            s("Point", "struct", "", 12, 12),
+            s("x", "field", "Point", 12, 12),
+            s("len", "method", "Point", 12, 12),
+            s("Color", "enum", "", 13, 15),
+            s("red", "constant", "Color", 13, 13),
+            s("green", "constant", "Color", 13, 13),
+            s("name", "method", "Color", 14, 14),
+            s("Renderer", "interface", "", 16, 16),
+            s("render", "method", "Renderer", 16, 16),
+            s("Widget", "impl", "", 17, 21),
+            s("extra", "method", "Widget", 18, 20),
+            s("topLevel", "function", "", 22, 24),
+        ]
+    );
+    assert!(
+        !x.symbols.iter().any(|s| s.name == "h"),
+        "a `let` in a function body is a local"
+    );
+    assert!(has_ref(&x, "Renderer", "implementation", 4, 21));
+    assert!(has_ref(&x, "Helper", "call", 8, 17));
+    assert!(has_ref(&x, "run", "call", 9, 18));
+    let spans = chunk_spans(&x);
+    assert!(spans.contains(&(3, 6, Some("Widget"))), "{spans:?}");
+    assert!(spans.contains(&(18, 21, Some("Widget.extra"))), "{spans:?}");
+}
+
+#[test]
+fn scala_fixture() {
+    let src = SCALA;
+    let x = extract("src/main/scala/Widget.scala", src, Lang::Scala);
+    check_common("scala", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("com.acme", "module", "", 1, 1),
+            s("Widget", "class", "", 6, 12),
+            s("name", "field", "Widget", 6, 6),
+            s("size", "field", "Widget", 7, 7),
+            s("render", "method", "Widget", 8, 11),
+            s("Renderer", "trait", "", 13, 13),
+            s("render", "method", "Renderer", 13, 13),
+            s("Registry", "class", "", 14, 18),
+            s("register", "method", "Registry", 15, 17),
+            s("Point", "class", "", 19, 19),
+            s("x", "field", "Point", 19, 19),
+            s("y", "field", "Point", 19, 19),
+            s("Color", "enum", "", 20, 20),
+            s("Red", "constant", "Color", 20, 20),
+            s("Green", "constant", "Color", 20, 20),
+            s("Name", "type", "", 21, 21),
+            s("topLevel", "function", "", 22, 22),
+        ]
+    );
+    assert!(has_ref(&x, "Renderer", "class", 6, 50));
+    assert!(has_ref(&x, "Helper", "interface", 9, 17));
+    assert!(has_ref(&x, "run", "call", 10, 7));
+    let spans = chunk_spans(&x);
+    assert!(spans.contains(&(8, 12, Some("Widget.render"))), "{spans:?}");
+    assert!(
+        spans.contains(&(15, 18, Some("Registry.register"))),
+        "{spans:?}"
+    );
+}
+
+#[test]
+fn lua_fixture() {
+    let src = LUA;
+    let x = extract("lua/pl/widget.lua", src, Lang::Lua);
+    check_common("lua", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("M", "variable", "", 1, 1),
+            s("helper", "function", "M", 4, 6),
+            s("method", "method", "M", 8, 10),
+            s("localfn", "function", "", 12, 14),
+            s("globalfn", "function", "", 16, 18),
+            s("assigned", "function", "M", 20, 22),
+            s("tbl", "variable", "", 24, 26),
+            s("inner", "function", "tbl", 24, 26),
+        ]
+    );
+    assert!(has_ref(&x, "helper", "call", 9, 15));
+    assert!(has_ref(&x, "localfn", "call", 17, 10));
+    let spans = chunk_spans(&x);
+    assert!(
+        spans.contains(&(3, 6, Some("M.helper"))),
+        "the `---` doc comment joins: {spans:?}"
+    );
+    assert!(spans.contains(&(8, 10, Some("M.method"))), "{spans:?}");
+    assert!(spans.contains(&(20, 22, Some("M.assigned"))), "{spans:?}");
+}
+
+#[test]
+fn bash_fixture() {
+    let src = BASH;
+    let x = extract("completions/git", src, Lang::Bash);
+    check_common("bash", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("_git_add", "function", "", 3, 7),
+            s("_git_helper", "function", "", 9, 11),
+            s("cleanup", "function", "", 13, 13),
+        ]
+    );
+    assert!(has_ref(&x, "_git_helper", "call", 6, 5));
+    assert!(has_ref(&x, "__gitcomp", "call", 5, 5));
+    assert_eq!(
+        chunk_spans(&x),
+        vec![
+            (1, 7, Some("_git_add")),
+            (9, 11, Some("_git_helper")),
+            (13, 14, None),
+        ]
+    );
+}
+
+#[test]
+fn elixir_fixture() {
+    let src = ELIXIR;
+    let x = extract("lib/acme/widget.ex", src, Lang::Elixir);
+    check_common("elixir", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Acme.Widget", "module", "", 1, 14),
+            s("render", "function", "Acme.Widget", 5, 7),
+            s("secret", "function", "Acme.Widget", 9, 9),
+            s("mac", "function", "Acme.Widget", 11, 11),
+            s("zero", "function", "Acme.Widget", 13, 13),
+            s("Acme.Renderer", "module", "", 16, 18),
+            s("render", "function", "Acme.Renderer", 17, 17),
+            s("Acme.Renderer", "impl", "", 20, 22),
+            s("render", "method", "Acme.Renderer", 21, 21),
+        ]
+    );
+    assert!(has_ref(&x, "Helper", "module", 6, 5));
+    assert!(has_ref(&x, "run", "call", 6, 12));
+    assert!(has_ref(&x, "inspect", "call", 21, 27));
+    // `@ignore` in the stock query: the `def`s and `defmodule`s themselves
+    // and module attributes are not calls.
+    assert!(
+        !x.refs
+            .iter()
+            .any(|r| ["def", "defp", "defmodule", "defstruct", "moduledoc"]
+                .contains(&r.name.as_str())),
+        "{:?}",
+        x.refs
+    );
+    let spans = chunk_spans(&x);
+    assert!(spans.contains(&(1, 3, Some("Acme.Widget"))), "{spans:?}");
+    assert!(
+        spans.contains(&(5, 7, Some("Acme.Widget.render"))),
+        "{spans:?}"
+    );
+}
+
+#[test]
+fn haskell_fixture() {
+    let src = HASKELL;
+    let x = extract("src/Acme/Widget.hs", src, Lang::Haskell);
+    check_common("haskell", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Acme.Widget", "module", "", 1, 1),
+            s("Widget", "type", "", 6, 6),
+            s("name", "field", "Widget", 6, 6),
+            s("size", "field", "Widget", 6, 6),
+            s("Wrap", "type", "", 8, 8),
+            s("Name", "type", "", 10, 10),
+            s("Renderer", "trait", "", 12, 13),
+            s("render", "method", "Renderer", 13, 13),
+            s("Renderer", "impl", "", 15, 16),
+            s("render", "method", "Renderer", 16, 16),
+            s("topLevel", "function", "", 19, 22),
+            s("helper", "function", "", 24, 24),
+        ]
+    );
+    let top = symbol(&x, "topLevel", "function");
+    assert_eq!(
+        (top.name_line, top.name_column),
+        (20, 1),
+        "starts at its signature, named at its equation"
+    );
+    assert!(
+        !x.symbols.iter().any(|s| s.name == "b"),
+        "`let` bindings are locals"
+    );
+    assert!(has_ref(&x, "helper", "call", 22, 6));
+    assert!(has_ref(&x, "Widget", "type", 15, 19));
+    let spans = chunk_spans(&x);
+    assert!(
+        spans.contains(&(18, 22, Some("topLevel"))),
+        "haddock and signature join: {spans:?}"
+    );
+}
+
+#[test]
+fn zig_fixture() {
+    let src = ZIG;
+    let x = extract("src/point.zig", src, Lang::Zig);
+    check_common("zig", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("std", "constant", "", 1, 1),
+            s("Point", "struct", "", 4, 11),
+            s("x", "field", "Point", 5, 5),
+            s("y", "field", "Point", 6, 6),
+            s("len", "method", "Point", 8, 10),
+            s("Color", "enum", "", 13, 13),
+            s("red", "field", "Color", 13, 13),
+            s("green", "field", "Color", 13, 13),
+            s("Shape", "struct", "", 14, 14),
+            s("circle", "field", "Shape", 14, 14),
+            s("square", "field", "Shape", 14, 14),
+            s("helper", "function", "", 16, 18),
+            s("main", "function", "", 20, 23),
+            s("point", "function", "", 25, 27),
+        ]
+    );
+    assert!(
+        !x.symbols.iter().any(|s| s.name == "p"),
+        "a `const` in a function body is a local"
+    );
+    assert!(has_ref(&x, "helper", "call", 9, 16));
+    assert!(has_ref(&x, "len", "call", 22, 11));
+    let spans = chunk_spans(&x);
+    assert!(spans.contains(&(3, 6, Some("Point"))), "{spans:?}");
+    assert!(spans.contains(&(8, 11, Some("Point.len"))), "{spans:?}");
+}
+
+/// `(path, source, expected symbols)` for the line heuristic of code
+/// without a grammar.
+#[test]
+fn fallback_definitions_for_languages_without_a_grammar() {
+    let cases: [(&str, &str, Vec<Sym<'_>>); 10] = [
+        (
+            "lib/Acme/Widget.pm",
+            PERL,
+            vec![
+                s("Acme::Widget", "module", "", 1, 1),
+                s("render", "function", "", 5, 8),
+                s("helper", "function", "", 10, 10),
+            ],
+        ),
+        (
+            "R/widget.R",
+            "# Adds one.\nadd_one <- function(x) {\n  x + 1\n}\nscale.data = function(df) {\n  df\n}\ny <- 3\n",
+            vec![
+                s("add_one", "function", "", 2, 4),
+                s("scale.data", "function", "", 5, 7),
+            ],
+        ),
+        (
+            "lib/widget.dart",
+            DART,
+            vec![
+                s("Widget", "class", "", 4, 19),
+                s("render", "method", "Widget", 11, 16),
+                s("Greets", "class", "", 21, 21),
+                s("Color", "enum", "", 22, 22),
+                s("main", "function", "", 24, 28),
+            ],
+        ),
+        (
+            "src/widget.ml",
+            OCAML,
+            vec![
+                s("Widget", "module", "", 2, 8),
+                s("t", "type", "Widget", 3, 3),
+                s("render", "function", "Widget", 5, 7),
+                s("tree", "type", "", 10, 10),
+                s("depth", "function", "", 12, 14),
+                s("answer", "variable", "", 16, 16),
+            ],
+        ),
+        (
+            "src/widget.erl",
+            "-module(widget).\n-record(state, {size = 0}).\n\nrender(0) ->\n    zero;\nrender(N) ->\n    helper(N).\n\nhelper(N) -> N + 1.\n",
+            vec![
+                s("widget", "module", "", 1, 1),
+                s("state", "struct", "", 2, 2),
+                s("render", "function", "", 4, 7),
+                s("helper", "function", "", 9, 9),
+            ],
+        ),
+        (
+            "src/Widgets.jl",
+            "struct Widget\n    size::Int\nend\n\nfunction render(w::Widget)\n    return helper(w.size)\nend\n\nhelper(x) = x + 1\n\nfunction Base.show(io::IO, w::Widget)\n    print(io, w.size)\nend\n",
+            vec![
+                s("Widget", "struct", "", 1, 3),
+                s("render", "function", "", 5, 7),
+                s("helper", "function", "", 9, 9),
+                s("show", "function", "", 11, 13),
+            ],
+        ),
+        (
+            "src/widget.nim",
+            "type\n  Widget* = object\n    size: int\n  Color = enum\n    red, green\n\nproc render*(w: Widget): string =\n  result = $w.size\n\nfunc helper(x: int): int = x + 1\n",
+            vec![
+                s("Widget", "class", "", 2, 3),
+                s("Color", "enum", "", 4, 5),
+                s("render", "function", "", 7, 8),
+                s("helper", "function", "", 10, 10),
+            ],
+        ),
+        (
+            "proto/widget.proto",
+            "syntax = \"proto3\";\n\nmessage Widget {\n  int32 size = 1;\n}\n\nservice Renderer {\n  rpc Render(Widget) returns (Widget);\n}\n",
+            vec![
+                s("Widget", "struct", "", 3, 5),
+                s("Renderer", "interface", "", 7, 9),
+                s("Render", "method", "Renderer", 8, 8),
+            ],
+        ),
+        (
+            "db/schema.sql",
+            "CREATE TABLE IF NOT EXISTS \"public\".\"widgets\" (\n  id integer PRIMARY KEY\n);\n\ncreate or replace view widget_sizes as\n  select size from widgets;\n",
+            vec![
+                s("widgets", "struct", "", 1, 3),
+                s("widget_sizes", "type", "", 5, 6),
+            ],
+        ),
+        (
+            "functions/greet.fish",
+            "function greet --description 'say hi'\n    echo hi\nend\n",
+            vec![s("greet", "function", "", 1, 3)],
+        ),
+    ];
+    for (path, src, expected) in cases {
+        let x = extract(path, src, Lang::OtherCode);
+        check_common(path, src, &x);
+        assert_eq!(symbols(&x), expected, "{path}");
+        assert!(
+            x.refs.is_empty(),
+            "{path}: the heuristic finds no references"
+        );
+    }
+    // Chunks follow the definitions, with the comments above them.
+    let x = extract("lib/Acme/Widget.pm", PERL, Lang::OtherCode);
+    assert_eq!(
+        chunk_spans(&x),
+        vec![(1, 2, None), (4, 8, Some("render")), (10, 11, None)]
+    );
+    let x = extract("lib/widget.dart", DART, Lang::OtherCode);
+    let spans = chunk_spans(&x);
+    assert!(
+        spans.contains(&(10, 16, Some("Widget.render"))),
+        "{spans:?}"
+    );
+    // Other code the heuristic does not know keeps line windows.
+    let x = extract(
+        "main.tf",
+        "resource \"x\" \"y\" {\n  a = 1\n}\n",
+        Lang::OtherCode,
+    );
+    assert!(x.symbols.is_empty());
+    assert_eq!(chunk_spans(&x), vec![(1, 3, None)]);
+}
+
+#[test]
+fn fallback_survives_garbage_and_staircases() {
+    let mut extractor = Extractor::new();
+    for (i, path) in [
+        "x.pl", "x.r", "x.dart", "x.ml", "x.erl", "x.jl", "x.nim", "x.proto", "x.sql", "x.fish",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let bytes = garbage(4_000, i as u64 + 100);
+        let src = String::from_utf8_lossy(&bytes);
+        let x = extractor
+            .extract(path, &src, Lang::OtherCode)
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_chunks_cover(&src, &x.chunks);
+        let soup = "sub ( proc * = object\nlet rec ' = in\nCREATE OR TABLE IF \"\nclass {\n-module(\nfunction Base.\n".repeat(200);
+        let x = extractor
+            .extract(path, &soup, Lang::OtherCode)
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_chunks_cover(&soup, &x.chunks);
+    }
+    // Ever deeper definitions: each span scan is bounded.
+    let staircase: String = (0..2_000)
+        .map(|i| format!("{}sub f{i} {{\n", " ".repeat(i)))
+        .collect();
+    let started = Instant::now();
+    let x = extract("deep.pl", &staircase, Lang::OtherCode);
+    assert_eq!(x.symbols.len(), 2_000);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+const CSHARP: &str = r#"using System;
+namespace Acme.Tools
+{
+    /// <summary>Doc</summary>
+    public class Widget : IWidget
+    {
+        private int count;
+        public const int Max = 3;
+        public string Name { get; set; }
+        public Widget(int c) { count = c; }
+        public int Render(string s)
+        {
+            var h = new Helper();
+            return h.Run(s);
+        }
+    }
+    public interface IWidget { int Render(string s); }
+    public struct Point { public int X; }
+    public enum Color { Red, Green }
+    public record Person(string Name);
+    public delegate void Handler(int x);
+}
+"#;
+
+const KOTLIN: &str = r#"interface Renderer {
+    fun render(x: Int): String
+}
+
+object Registry {
+    fun register(w: Widget) {}
+}
+data class Point(val x: Int, val y: Int)
+enum class Color { RED, GREEN }
+typealias Name = String
+fun topLevel(a: Int): Int {
+    return max(a, 1)
+}
+fun String.shout(): String = uppercase()
+"#;
+
+const PHP: &str = r#"<html><body>
+<?php
+namespace App\Console;
+
+use Foo\Bar;
+
+interface Runner { public function run(): int; }
+trait Greets { public function greet() { return "hi"; } }
+/**
+ * A command.
+ */
+abstract class Command extends Base implements Runner
+{
+    const NAME = 'cmd';
+    private $name;
+    public function __construct(string $name) { $this->name = $name; }
+    public function run(): int
+    {
+        $h = new Helper();
+        return $h->execute(strlen($this->name));
+    }
+}
+enum Suit: string { case Hearts = 'H'; }
+function helper($x) {
+    return Command::create($x);
+}
+?>
+</body></html>
+"#;
+
+const SWIFT: &str = r#"import Foundation
+
+/// A widget.
+class Widget: Base, Renderer {
+    var size: Int = 3
+    init(size: Int) { self.size = size }
+    func render(x: Int) -> String {
+        let h = Helper()
+        return h.run(x)
+    }
+}
+struct Point { let x: Int; func len() -> Int { return x } }
+enum Color { case red, green
+    func name() -> String { return "r" }
+}
+protocol Renderer { func render(x: Int) -> String }
+extension Widget {
+    func extra() -> Int {
+        return 1
+    }
+}
+func topLevel(a: Int) -> Int {
+    return max(a, 1)
+}
+"#;
+
+const SCALA: &str = r#"package com.acme
+
+import scala.math.max
+
+/** A widget. */
+class Widget(val name: String) extends Base with Renderer {
+  val size: Int = 3
+  def render(x: Int): String = {
+    val h = new Helper()
+    h.run(x)
+  }
+}
+trait Renderer { def render(x: Int): String }
+object Registry {
+  def register(w: Widget): Unit = {
+    println(w)
+  }
+}
+case class Point(x: Int, y: Int)
+enum Color { case Red, Green }
+type Name = String
+def topLevel(a: Int): Int = max(a, 1)
+"#;
+
+const LUA: &str = r#"local M = {}
+
+--- Does a thing.
+function M.helper(x)
+  return x + 1
+end
+
+function M:method(y)
+  return self.helper(y)
+end
+
+local function localfn(z)
+  print(z)
+end
+
+function globalfn()
+  return localfn(1)
+end
+
+M.assigned = function(a)
+  return a
+end
+
+local tbl = {
+  inner = function() return 1 end,
+}
+
+return M
+"#;
+
+const BASH: &str = r#"#!/bin/bash
+# Completion for git.
+_git_add() {
+    local cur
+    __gitcomp "--all"
+    _git_helper "$cur"
+}
+
+function _git_helper {
+    echo "$1"
+}
+
+function cleanup() { rm -f x; }
+complete -F _git_add git
+"#;
+
+const ELIXIR: &str = r#"defmodule Acme.Widget do
+  @moduledoc "A widget"
+  defstruct [:name]
+
+  def render(x) do
+    Helper.run(x)
+  end
+
+  defp secret(y) when y > 0, do: y
+
+  defmacro mac(a), do: a
+
+  def zero, do: :ok
+end
+
+defprotocol Acme.Renderer do
+  def render(w)
+end
+
+defimpl Acme.Renderer, for: Acme.Widget do
+  def render(w), do: w |> inspect()
+end
+"#;
+
+const HASKELL: &str = r#"module Acme.Widget (Widget(..), render) where
+
+import Data.List (sort)
+
+-- | A widget.
+data Widget = Widget { name :: String, size :: Int }
+
+newtype Wrap = Wrap Int
+
+type Name = String
+
+class Renderer a where
+  render :: a -> String
+
+instance Renderer Widget where
+  render w = name w
+
+-- | Top level.
+topLevel :: Int -> Int
+topLevel a =
+  let b = a + 1
+  in helper b
+
+helper x = max x 1
+"#;
+
+const ZIG: &str = r#"const std = @import("std");
+
+/// A point.
+pub const Point = struct {
+    x: i32,
+    y: i32,
+
+    pub fn len(self: Point) i32 {
+        return helper(self.x);
+    }
+};
+
+const Color = enum { red, green };
+const Shape = union(enum) { circle: f32, square: f32 };
+
+fn helper(a: i32) i32 {
+    return a + 1;
+}
+
+pub fn main() void {
+    const p = Point{ .x = 1, .y = 2 };
+    _ = p.len();
+}
+
+test "point" {
+    try std.testing.expect(helper(1) == 2);
+}
+"#;
+
+const PERL: &str = r#"package Acme::Widget;
+use strict;
+
+# Render it.
+sub render {
+    my ($self) = @_;
+    return helper($self);
+}
+
+sub helper { return 1 }
+1;
+"#;
+
+const DART: &str = r#"import 'dart:math';
+
+/// A widget.
+class Widget extends Base {
+  final int size;
+  Widget(this.size);
+
+  Widget.named() : size = 1;
+
+  @override
+  String render(int x) {
+    if (x > 0) {
+      return helper(x);
+    }
+    return '';
+  }
+
+  int get area => size * size;
+}
+
+mixin Greets on Base {}
+enum Color { red, green }
+
+Future<void> main() async {
+  setState(() {
+    print('x');
+  });
+}
+"#;
+
+const OCAML: &str = r#"(* A module. *)
+module Widget = struct
+  type t = { size : int }
+
+  let render w =
+    let x = w.size in
+    string_of_int x
+end
+
+type 'a tree = Leaf | Node of 'a tree * 'a tree
+
+let rec depth = function
+  | Leaf -> 0
+  | Node (l, r) -> 1 + max (depth l) (depth r)
+
+let answer = 42
+"#;

@@ -11,8 +11,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::out::{
-    BulkSearchOut, DefsOut, KeywordOut, ReadOut, RefsOut, SearchOut, SemanticOut, StatusOut,
-    SymbolsOut,
+    BulkSearchOut, CompactSearchOut, CompactSemanticOut, DefsOut, KeywordOut, ReadOut, RefsOut,
+    SearchOut, SemanticOut, StatusOut, SymbolsOut,
 };
 use super::params::{Kind, Param};
 use crate::search::symbol::KINDS;
@@ -88,7 +88,8 @@ impl ToolName {
                 "Find where a function, method, class, struct, type, constant or module is DEFINED, by name. \
                  Use this first whenever you know (or can guess) an identifier: it is faster and more precise than text search. \
                  Accepts qualified names (`Config::parse`, `LoginView.post`). Ranking: exact > case-insensitive > prefix > fuzzy, \
-                 definitions outside tests first. Returns path, line range and signature; then read the body with read_file. \
+                 definitions outside tests first. Returns path, line range and signature (`detail: true` adds the name's line, language and match kind); \
+                 then read the body with read_file. \
                  To find callers/uses, use find_references; for a concept without a known name, use search."
             }
             ToolName::FindReferences => {
@@ -101,19 +102,20 @@ impl ToolName {
                  a cheap outline to decide which lines to read with read_file instead of reading the whole file."
             }
             ToolName::Search => {
-                "Ranked search over code and docs, split into function/class-sized chunks: by default hybrid (full-text BM25 with stemming and \
-                 camelCase/snake_case splitting, embeddings when a model is available, symbol names and exact identifiers fused into one list, \
-                 each hit with the arms that found it and a short snippet). Use it for a concept or behaviour when you do not know the identifier, \
-                 e.g. \"validate csrf token\" or \"retry with backoff\"; an identifier-like query puts its definition first, a quoted phrase its exact lines. For a known name use find_symbol; \
-                 for exact text or a regex use search_keyword. To ask several things at once, pass `queries` (up to 10) instead of `query`: \
-                 each is answered on its own (an invalid one gets its own error) and the answer is {results: [...]}, one entry per query."
+                "Ranked search over code and docs in function/class-sized chunks. Default hybrid: full-text BM25 (stemmed, camelCase/snake_case split), \
+                 embeddings, symbol names and exact identifiers fused into one list. Use it for a concept or behaviour when you do not know the identifier, \
+                 e.g. \"validate csrf token\"; an identifier puts its definition first, a quoted phrase its exact lines. \
+                 Each hit: path, start_line-end_line, kind, symbol, `lines` (the best-matching lines as `N: text`) and `arms` that found it \
+                 (sym, kw, bm25, sem); `next_offset` when more exist. `detail: true` adds scores, ranks and whole snippets. \
+                 For a known name use find_symbol; for exact text or a regex, search_keyword. \
+                 `queries` (up to 10) instead of `query` answers several at once: {results: [...]}, one entry per query."
             }
             ToolName::SearchSemantic => {
                 "Natural-language search by meaning over embeddings of function/class-sized chunks: finds code that does what you describe \
                  even when it shares no words with it, e.g. \"where are failed payments retried\" or \"turn a timestamp into a readable date\". \
-                 Each hit has its cosine similarity as score and a snippet. Needs an embedding model and computed vectors: when they are missing \
-                 the answer says available: false with the reason and how to fix it (every other tool keeps working); while vectors are being \
-                 computed it says partial: true with embedded/total. Usually prefer search (hybrid: words, names and embeddings fused)."
+                 Hits are compact like search's (`detail: true` adds cosine scores and whole snippets). Needs an embedding model and vectors: \
+                 without them the answer says available: false with the reason and the fix; a `note` says when vectors are partial. \
+                 Usually prefer search (hybrid: words, names and embeddings fused)."
             }
             ToolName::SimilarCode => {
                 "Find code similar to a snippet (`code`) or to the chunk (function, class...) at `path` + `line` of an indexed file, by embeddings: \
@@ -159,10 +161,14 @@ impl ToolName {
             ToolName::FindReferences => output_schema::<RefsOut>(),
             ToolName::ListDefsInFile => output_schema::<DefsOut>(),
             ToolName::Search => any_of_schema(&[
+                output_schema::<CompactSearchOut>(),
                 output_schema::<SearchOut>(),
                 output_schema::<BulkSearchOut>(),
             ]),
-            ToolName::SearchSemantic | ToolName::SimilarCode => output_schema::<SemanticOut>(),
+            ToolName::SearchSemantic | ToolName::SimilarCode => any_of_schema(&[
+                output_schema::<CompactSemanticOut>(),
+                output_schema::<SemanticOut>(),
+            ]),
             ToolName::SearchKeyword => output_schema::<KeywordOut>(),
             ToolName::ReadFile => output_schema::<ReadOut>(),
             ToolName::IndexStatus => output_schema::<StatusOut>(),
@@ -216,6 +222,10 @@ const LANGS_AND_DOCS: &[&str] = &[
     "docs",
 ];
 
+/// `detail`, on every tool that lists hits.
+#[rustfmt::skip]
+const DETAIL: Param = Param::new("detail", Kind::Bool { default: false }, "Full results: scores, ranks per arm, whole snippets, paging fields and the index block. By default results are compact.");
+
 // Each tool's parameters, and its typed arguments: a struct with one field
 // per parameter, named like it, that the handler receives (see
 // `Args::into_typed`; `typed_args_match_the_declared_params` checks the two
@@ -235,6 +245,7 @@ const FIND_SYMBOL: &[Param] = &[
     ),
     Param::new("limit", Kind::Int { min: 1, max: 200, default: Some(20) }, "Most definitions returned."),
     Param::new("offset", Kind::Int { min: 0, max: 10_000, default: Some(0) }, "Skip this many results (paging)."),
+    DETAIL,
 ];
 
 /// The arguments of `find_symbol` (one field per [`FIND_SYMBOL`] param).
@@ -248,6 +259,7 @@ pub struct FindSymbolArgs {
     pub r#match: String,
     pub limit: usize,
     pub offset: usize,
+    pub detail: bool,
 }
 
 const FIND_REFERENCES: &[Param] = &[
@@ -255,6 +267,7 @@ const FIND_REFERENCES: &[Param] = &[
         .required(),
     Param::new("limit", Kind::Int { min: 1, max: 500, default: Some(100) }, "Most references returned."),
     Param::new("offset", Kind::Int { min: 0, max: 1_000_000, default: Some(0) }, "Skip this many results (paging)."),
+    DETAIL,
 ];
 
 #[derive(Debug, Deserialize)]
@@ -264,6 +277,7 @@ pub struct FindReferencesArgs {
     pub name: String,
     pub limit: usize,
     pub offset: usize,
+    pub detail: bool,
 }
 
 const LIST_DEFS: &[Param] = &[
@@ -282,6 +296,7 @@ const LIST_DEFS: &[Param] = &[
         },
         "Skip this many definitions (paging through very large files).",
     ),
+    DETAIL,
 ];
 
 #[derive(Debug, Deserialize)]
@@ -290,6 +305,7 @@ const LIST_DEFS: &[Param] = &[
 pub struct ListDefsArgs {
     pub path: String,
     pub offset: usize,
+    pub detail: bool,
 }
 
 /// Most queries one `search` call answers.
@@ -329,10 +345,11 @@ const SEARCH: &[Param] = &[
         "context",
         Kind::Int { min: 0, max: 10, default: None },
         "Lines of context around each hit's snippet, read from the file; also lists the other definitions \
-         of the hit's file as `file_symbols`. Not used by mode bm25.",
+         of the hit's file as `file_symbols`. Implies `detail`. Not used by mode bm25.",
     ),
     CHUNK_LIMIT,
     CHUNK_OFFSET,
+    DETAIL,
 ];
 
 #[derive(Debug, Deserialize)]
@@ -349,6 +366,7 @@ pub struct SearchArgs {
     pub context: Option<usize>,
     pub limit: usize,
     pub offset: usize,
+    pub detail: bool,
 }
 
 const SEARCH_SEMANTIC: &[Param] = &[
@@ -362,6 +380,7 @@ const SEARCH_SEMANTIC: &[Param] = &[
     THRESHOLD,
     CHUNK_LIMIT,
     CHUNK_OFFSET,
+    DETAIL,
 ];
 
 #[derive(Debug, Deserialize)]
@@ -374,6 +393,7 @@ pub struct SearchSemanticArgs {
     pub threshold: Option<f64>,
     pub limit: usize,
     pub offset: usize,
+    pub detail: bool,
 }
 
 const SIMILAR_CODE: &[Param] = &[
@@ -405,6 +425,7 @@ const SIMILAR_CODE: &[Param] = &[
     THRESHOLD,
     CHUNK_LIMIT,
     CHUNK_OFFSET,
+    DETAIL,
 ];
 
 #[derive(Debug, Deserialize)]
@@ -420,6 +441,7 @@ pub struct SimilarCodeArgs {
     pub threshold: Option<f64>,
     pub limit: usize,
     pub offset: usize,
+    pub detail: bool,
 }
 
 /// Most patterns one `search_keyword` call takes.

@@ -24,6 +24,7 @@ mod catalogue;
 mod handlers;
 mod out;
 mod params;
+mod render;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -48,7 +49,7 @@ const INSTRUCTIONS: &str = "repo-search answers questions about this repository 
 Pick the tool by what you know: a name -> find_symbol (definitions) or find_references (uses); \
 a concept in words -> search; exact text or a regex -> search_keyword (always current, no index needed); \
 a file's structure -> list_defs_in_file; the code itself -> read_file with a line range. \
-Paths are relative to the project root. Results are bounded; when `truncated` is true, follow the `hint` to page or narrow.";
+Paths are relative to the project root. Results are compact and bounded: `next_offset` (or `truncated` and a `hint`) says how to page or narrow; `detail: true` gives scores and whole snippets.";
 
 /// Runs the server on stdin/stdout until the client closes stdin.
 pub fn run(root: Option<&Path>) -> Result<()> {
@@ -130,7 +131,7 @@ fn run_tool(
     }));
     let result = match outcome {
         Ok(Ok(answer)) => {
-            let mut r = CallToolResult::success(vec![text(answer.summary)]);
+            let mut r = CallToolResult::success(vec![text(answer.text)]);
             r.structured_content = Some(answer.structured);
             r
         }

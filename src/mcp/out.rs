@@ -7,6 +7,14 @@
 //! once in [`params`](super::params)), long lines are cut, and a result stays
 //! under [`BUDGET_CHARS`] characters; when more exists it says
 //! `truncated: true`, how many there are, and how to narrow or page.
+//!
+//! List answers are compact by default: what an agent acts on (where, what,
+//! the best lines, `next_offset` when more exist, a `note` when the answer
+//! is partial) and nothing else; `detail: true` gives the full shapes
+//! (scores, ranks per arm, whole snippets, paging fields, the `index`
+//! block). A default 10-hit `search` answer stays within 1,700 characters
+//! (the bound is 2,000; the margin keeps the envelope and notes inside it)
+//! ([`COMPACT_CHARS_PER_HIT`]).
 
 use anyhow::Result;
 use rmcp::schemars::{self, JsonSchema};
@@ -14,6 +22,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::search::hybrid::HybridHit;
+use crate::search::{BEST_LINE_CHARS, arm_short_name, best_lines, bound_line};
 use crate::service::{Freshness, phase_name};
 
 /// A result's serialized size stays under this many characters by default
@@ -23,6 +32,13 @@ pub const BUDGET_CHARS: usize = 20_000;
 pub const OVERHEAD_CHARS: usize = 1_500;
 /// Longest line text shown by the search tools.
 pub const LINE_CHARS: usize = 300;
+/// Characters a compact list answer may use per hit asked for (`limit`):
+/// fitting shows fewer and shorter best lines until it fits.
+pub const COMPACT_CHARS_PER_HIT: usize = 170;
+/// Most best lines a compact hit shows.
+pub const COMPACT_LINES: usize = 3;
+/// Shortest a best line is cut to when fitting a compact answer.
+const COMPACT_MIN_LINE_CHARS: usize = 50;
 
 // ---------------------------------------------------------------------------
 // Output shapes. Optional fields are left out when empty, never `null`.
@@ -58,15 +74,18 @@ pub struct SymbolOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub container: Option<String>,
     pub path: String,
-    /// Line of the name.
-    pub line: u32,
+    /// Line of the name (`detail`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
     pub start_line: u32,
     pub end_line: u32,
     pub signature: String,
-    pub lang: String,
-    /// exact, case-insensitive, prefix or fuzzy.
-    #[serde(rename = "match")]
-    pub match_kind: String,
+    /// The file's language (`detail`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
+    /// exact, case-insensitive, prefix or fuzzy (compact answers leave out `exact`).
+    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+    pub match_kind: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -74,18 +93,74 @@ pub struct SymbolsOut {
     pub symbols: Vec<SymbolOut>,
     /// Matching definitions found (before limit and offset).
     pub total: u64,
-    pub offset: u64,
-    pub truncated: bool,
+    #[serde(flatten)]
+    pub paging: Paging,
+}
+
+/// How a list answer ends: compact (`next_offset` and a `note` only when
+/// there is something to say) or, with `detail`, the full paging fields and
+/// the `index` block.
+#[derive(Debug, Default, Serialize, JsonSchema)]
+pub struct Paging {
+    /// More results exist: call again with `offset` set to this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+    /// The offset of this page (`detail`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    /// More results exist than shown (`detail`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
+    /// What to do next: page, narrow, or other tools to try.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
-    pub index: IndexInfo,
+    /// Why the answer may be partial or stale (the index is being built or updated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// How fresh the index is (`detail`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<IndexInfo>,
+}
+
+impl Paging {
+    /// The end of a list answer: `next` is the offset of the next page when
+    /// more exist; a compact answer keeps only that, the hint when there is
+    /// nothing more to page (what else to try) and the index note.
+    pub fn new(
+        detail: bool,
+        offset: usize,
+        next: Option<usize>,
+        hint: Option<String>,
+        index: IndexInfo,
+    ) -> Paging {
+        if detail {
+            return Paging {
+                next_offset: None,
+                offset: Some(offset as u64),
+                truncated: Some(next.is_some()),
+                hint,
+                note: None,
+                index: Some(index),
+            };
+        }
+        Paging {
+            next_offset: next.map(|n| n as u64),
+            offset: None,
+            truncated: None,
+            hint: hint.filter(|_| next.is_none()),
+            note: index.note,
+            index: None,
+        }
+    }
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct RefOut {
     pub path: String,
     pub line: u32,
-    pub column: u32,
+    /// 1-based column of the name (`detail`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
     /// call, type, ... or definition.
     pub kind: String,
     /// The enclosing definition, when known.
@@ -104,11 +179,8 @@ pub struct RefsOut {
     /// Definitions first, then references by path and line.
     pub hits: Vec<RefOut>,
     pub total: u64,
-    pub offset: u64,
-    pub truncated: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-    pub index: IndexInfo,
+    #[serde(flatten)]
+    pub paging: Paging,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -117,8 +189,9 @@ pub struct DefOut {
     pub kind: String,
     pub start_line: u32,
     pub end_line: u32,
-    /// 0 for top-level definitions, 1 inside one of them, ...
-    pub depth: u32,
+    /// 0 for top-level definitions (left out when 0 unless `detail`), 1 inside one of them, ...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
     pub signature: String,
 }
 
@@ -128,14 +201,11 @@ pub struct DefsOut {
     /// In source order; nesting is given by `depth`.
     pub definitions: Vec<DefOut>,
     pub total: u64,
-    pub offset: u64,
-    pub truncated: bool,
     /// Why the indexer skipped this file, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-    pub index: IndexInfo,
+    #[serde(flatten)]
+    pub paging: Paging,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -158,6 +228,86 @@ pub struct ChunkOut {
     /// The other definitions of the hit's file, e.g. `function parse (10-24)` (with `context`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub file_symbols: Vec<String>,
+}
+
+/// A ranked hit as compact answers show it (the default).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct HitOut {
+    /// Where: `path:start_line-end_line`, e.g. `src/config.rs:10-24`.
+    pub at: String,
+    /// The kind and name of the enclosing definition, e.g. `method Config::parse`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    /// The 1 to 3 lines that best match the query, each `N: text` (N is the line number).
+    pub lines: Vec<String>,
+    /// The arms that found it, joined by `+`: sym (symbol names), kw (exact text), bm25 (full text), sem (embeddings).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub arms: String,
+}
+
+/// A compact `search` answer (the default; `detail: true` gives [`SearchOut`]).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CompactSearchOut {
+    /// The query (in the answers of `queries` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    pub hits: Vec<HitOut>,
+    /// More hits exist: call again with `offset` set to this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+    /// What to try when nothing matched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// Why the answer may be partial: the index is being built or updated, the semantic arm did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// The offset of this page (not shown: `next_offset` says where the next starts).
+    #[serde(skip)]
+    pub offset: u64,
+}
+
+/// A `search` answer for one query: compact, or in full with `detail`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SearchReply {
+    Compact(CompactSearchOut),
+    Detail(SearchOut),
+}
+
+impl SearchReply {
+    pub fn hit_count(&self) -> usize {
+        match self {
+            SearchReply::Compact(c) => c.hits.len(),
+            SearchReply::Detail(d) => d.hits.len(),
+        }
+    }
+
+    /// More hits exist than this answer shows.
+    pub fn is_cut(&self) -> bool {
+        match self {
+            SearchReply::Compact(c) => c.next_offset.is_some(),
+            SearchReply::Detail(d) => d.truncated,
+        }
+    }
+
+    /// Drops the last hit (to fit a shared budget) and says how to see it.
+    pub fn pop_hit(&mut self) {
+        match self {
+            SearchReply::Compact(c) => {
+                c.hits.pop();
+                c.next_offset = Some(c.offset + c.hits.len() as u64);
+                c.hint = None;
+            }
+            SearchReply::Detail(d) => {
+                d.hits.pop();
+                d.truncated = true;
+                d.hint = Some(format!(
+                    "more hits exist: call again with offset: {}, or narrow with glob, lang or scope",
+                    d.offset as usize + d.hits.len()
+                ));
+            }
+        }
+    }
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -183,7 +333,7 @@ pub struct SearchOut {
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum BulkEntry {
-    Answer(SearchOut),
+    Answer(SearchReply),
     Error(BulkError),
 }
 
@@ -239,6 +389,29 @@ pub struct SemanticOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
     pub index: IndexInfo,
+}
+
+/// A compact `search_semantic` / `similar_code` answer (the default when
+/// semantic search can answer; `detail: true` gives [`SemanticOut`]).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CompactSemanticOut {
+    /// What the hits are similar to (similar_code): `path:line` or `code (N lines)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similar_to: Option<String>,
+    /// The embedding model whose vectors were searched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Best first.
+    pub hits: Vec<HitOut>,
+    /// More hits exist: call again with `offset` set to this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+    /// What to try when nothing was found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// Why the answer may be partial: vectors still being computed, a better model not complete yet, the index being updated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// The better model of a semantic answer that used the fast tier.
@@ -398,17 +571,18 @@ pub struct EmbeddingRunOut {
     pub eta_s: Option<u64>,
 }
 
-/// What a successful call returns: the structured result and a one-line
-/// summary for clients that show text.
+/// What a successful call returns: the structured result and its readable
+/// rendering (the text content, for clients that do not read
+/// `structuredContent`; see [`render`](super::render)).
 pub struct Answer {
     pub structured: Value,
-    pub summary: String,
+    pub text: String,
 }
 
-pub fn answer<T: Serialize>(out: &T, summary: String) -> Result<Answer> {
+pub fn answer<T: Serialize>(out: &T, text: String) -> Result<Answer> {
     Ok(Answer {
         structured: serde_json::to_value(out)?,
-        summary,
+        text,
     })
 }
 
@@ -527,6 +701,94 @@ pub fn chunk_out(h: HybridHit, with_sources: bool) -> ChunkOut {
         snippet: h.snippet,
         sources,
         file_symbols: h.file_symbols,
+    }
+}
+
+/// A hit on its way to a compact answer: everything but its lines, and
+/// its best lines (at most [`COMPACT_LINES`], full width) to fit.
+pub struct CompactCandidate {
+    hit: HitOut,
+    best: Vec<(u32, String)>,
+}
+
+/// Ranked hits as compact candidates: the best lines of each snippet for
+/// `query` (the library's one choice, [`best_lines`]); `arms` only when
+/// asked for (the semantic tools have one arm, and leave them out).
+pub fn compact_candidates(
+    hits: Vec<HybridHit>,
+    query: &str,
+    with_arms: bool,
+) -> Vec<CompactCandidate> {
+    hits.into_iter()
+        .map(|h| {
+            let best = best_lines(
+                &h.snippet,
+                h.snippet_line,
+                query,
+                COMPACT_LINES,
+                BEST_LINE_CHARS,
+            );
+            let arms = if with_arms {
+                h.sources
+                    .iter()
+                    .map(|s| arm_short_name(s.arm))
+                    .collect::<Vec<_>>()
+                    .join("+")
+            } else {
+                String::new()
+            };
+            let symbol = match (h.kind, h.symbol) {
+                (Some(k), Some(s)) if !k.is_empty() => Some(format!("{k} {s}")),
+                (_, s) => s,
+            };
+            CompactCandidate {
+                hit: HitOut {
+                    at: format!("{}:{}-{}", h.path, h.start_line, h.end_line),
+                    symbol,
+                    lines: Vec::new(),
+                    arms,
+                },
+                best,
+            }
+        })
+        .collect()
+}
+
+/// Compact hits whose answer fits `budget` characters as `size` measures
+/// it (the larger of its JSON and its text): every hit keeps its place;
+/// the lowest-ranked hits give up their extra lines first, then every line
+/// is cut shorter, down to [`COMPACT_MIN_LINE_CHARS`]. A hit keeps at least
+/// its best line.
+pub fn fit_compact(
+    cands: &[CompactCandidate],
+    budget: usize,
+    mut size: impl FnMut(&[HitOut]) -> usize,
+) -> Vec<HitOut> {
+    let mut shown: Vec<usize> = cands.iter().map(|c| c.best.len()).collect();
+    let mut width = BEST_LINE_CHARS;
+    loop {
+        let hits: Vec<HitOut> = cands
+            .iter()
+            .zip(&shown)
+            .map(|(c, &n)| {
+                let mut h = c.hit.clone();
+                h.lines = c.best[..n]
+                    .iter()
+                    .map(|(line, text)| format!("{line}: {}", bound_line(text, width)))
+                    .collect();
+                h
+            })
+            .collect();
+        if size(&hits) <= budget {
+            return hits;
+        }
+        if let Some(i) = shown.iter().rposition(|&n| n > 1) {
+            shown[i] -= 1;
+        } else if width > COMPACT_MIN_LINE_CHARS {
+            width = (width * 2 / 3).max(COMPACT_MIN_LINE_CHARS);
+        } else {
+            return hits;
+        }
     }
 }
 

@@ -78,7 +78,7 @@ impl ChunkFilter {
         let lang = match lang {
             Some(l) => Some(Lang::from_name(l).ok_or_else(|| {
                 UserError::new(format!("unknown language `{l}`"))
-                    .hint("use one of: rust, python, javascript, typescript, tsx, go, java, c, cpp, ruby, docs")
+                    .hint(format!("use one of: {}", Lang::names_where(|_| true)))
             })?),
             None => None,
         };
@@ -115,36 +115,157 @@ impl ChunkFilter {
     }
 }
 
-/// True for paths that look like tests (`tests/`, `test_x.py`, `x_test.go`,
-/// `x.spec.ts`, ...). Rankings put implementation before tests.
+/// True for files that are tests by their language's conventions: a test
+/// directory (`tests/`, `test/`, `__tests__/`, `spec/`, Maven's `src/test/`),
+/// or a test file name (`test_x.py`/`x_test.py`/`conftest.py`, `x_test.go`,
+/// `x.test.ts`/`x.spec.js`, `x_spec.rb`/`x_test.rb`, `XTest.java`/`XTests.cs`,
+/// `XTest.php`, …). A name prefix alone is not a test outside Python
+/// (`test_functions.bash` is a library file). Rankings put implementation
+/// before tests.
 pub fn is_test_path(path: &str) -> bool {
     let p = path.to_ascii_lowercase();
-    p.split('/').any(|c| {
-        c == "test"
-            || c == "tests"
-            || c == "testing"
-            || c == "__tests__"
-            || c.starts_with("test_")
-            || c.ends_with("_test.go")
-            || c.ends_with("_test.py")
-            || c.ends_with("_test.rs")
-            || c.contains(".test.")
-            || c.contains(".spec.")
+    let mut comps: Vec<&str> = p.split('/').collect();
+    let Some(file) = comps.pop() else {
+        return false;
+    };
+    if comps.iter().any(|c| {
+        matches!(
+            *c,
+            "test" | "tests" | "testing" | "__tests__" | "spec" | "specs"
+        )
+    }) {
+        return true;
+    }
+    let (stem, ext) = match file.rsplit_once('.') {
+        Some((s, e)) => (s, e),
+        None => (file, ""),
+    };
+    match ext {
+        "py" | "pyi" => stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest",
+        "go" => stem.ends_with("_test"),
+        "rs" => stem == "tests",
+        "rb" => stem.ends_with("_spec") || stem.ends_with("_test") || stem.starts_with("test_"),
+        "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" => {
+            stem.ends_with(".test") || stem.ends_with(".spec")
+        }
+        "java" | "kt" | "kts" | "cs" | "scala" | "php" | "swift" | "groovy" => {
+            // `FooTest.java`, `FooTests.cs`, `FooSpec.scala`, `FooTestCase.php`
+            // (checked on the original case: `Test` as a word of the name).
+            let orig = &path[path.len() - file.len()..];
+            let orig_stem = orig.rsplit_once('.').map_or(orig, |(s, _)| s);
+            ["Test", "Tests", "Spec", "TestCase"]
+                .iter()
+                .any(|sfx| orig_stem.ends_with(sfx) && orig_stem.len() > sfx.len())
+        }
+        "exs" => stem.ends_with("_test"),
+        "c" | "cc" | "cpp" | "cxx" => stem.starts_with("test_") || stem.ends_with("_test"),
+        "bats" => true,
+        _ => false,
+    }
+}
+
+/// True for chunks that are tests inside a non-test file: Rust's
+/// `#[cfg(test)] mod tests` (symbols `tests::…`, `test::…`).
+pub fn is_test_chunk(lang: &str, symbol: Option<&str>) -> bool {
+    lang == Lang::Rust.name()
+        && symbol.is_some_and(|s| {
+            s == "tests" || s == "test" || s.starts_with("tests::") || s.starts_with("test::")
+        })
+}
+
+/// True for code that is not the live source: examples, benchmarks,
+/// developer scripts (`scripts/`, `contrib/`, `hack/`), vendored or
+/// third-party code, and legacy trees (`deprecated/`, `legacy/`,
+/// `v1/`, snapshots of a release like `v1.5/`).
+pub fn is_secondary_path(path: &str) -> bool {
+    let mut comps = path.split('/');
+    comps.next_back();
+    comps.any(|c| {
+        is_release_snapshot(c)
+            || matches!(
+                c.to_ascii_lowercase().as_str(),
+                "example"
+                    | "examples"
+                    | "benches"
+                    | "benchmarks"
+                    | "vendor"
+                    | "vendored"
+                    | "third_party"
+                    | "thirdparty"
+                    | "node_modules"
+                    | "deprecated"
+                    | "legacy"
+                    | "v1"
+                    | "fixtures"
+                    | "scripts"
+                    | "contrib"
+                    | "hack"
+            )
+    })
+}
+
+/// True for data and markup files (YAML, JSON, XML, TOML, INI, CSV, HTML):
+/// they often repeat the code's vocabulary at length (a manual in YAML,
+/// fixtures in JSON) without being the code.
+pub fn is_data_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let Some((_, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    matches!(
+        ext.to_ascii_lowercase().as_str(),
+        "yml"
+            | "yaml"
+            | "json"
+            | "xml"
+            | "toml"
+            | "ini"
+            | "cfg"
+            | "conf"
+            | "csv"
+            | "tsv"
+            | "html"
+            | "htm"
+            | "lock"
+            | "svg"
+    )
+}
+
+/// `v1.5`, `v2.0.1`: a directory named after a dotted release.
+fn is_release_snapshot(c: &str) -> bool {
+    c.strip_prefix('v').is_some_and(|rest| {
+        rest.contains('.')
+            && rest
+                .split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
     })
 }
 
 /// A ranking prior for a chunk's file: implementation code first, then
-/// tests and documentation, which mention the same words without being the
-/// answer to "where is X done".
+/// tests, examples, vendored and legacy copies, documentation and data
+/// files, which mention the same words without being the answer to "where
+/// is X done".
 pub fn path_prior(path: &str, lang: &str) -> f64 {
     let mut prior = 1.0;
     if is_test_path(path) {
         prior *= 0.5;
+    } else if is_secondary_path(path) {
+        prior *= 0.6;
     }
-    if lang == Lang::Docs.name() {
+    if lang == Lang::Docs.name() || is_data_file(path) {
         prior *= 0.6;
     }
     prior
+}
+
+/// [`path_prior`] for one chunk: a test inside a source file ranks as a test.
+pub fn chunk_prior(path: &str, lang: &str, symbol: Option<&str>) -> f64 {
+    let prior = path_prior(path, lang);
+    if is_test_chunk(lang, symbol) && !is_test_path(path) {
+        prior * 0.5
+    } else {
+        prior
+    }
 }
 
 /// Cuts a line to at most `max` characters, marking the cut.
@@ -195,6 +316,73 @@ pub fn best_snippet(
     (first_line + start as u32, body.join("\n"))
 }
 
+/// Longest line text in a compact hit (the best lines of a snippet).
+pub const BEST_LINE_CHARS: usize = 160;
+
+/// The lines of a hit's snippet that best show why it matched `query`, as
+/// `(line number, text)` in file order, at most `max` of them (1 to 3 is
+/// what compact answers show): the line holding the most distinct query
+/// terms (stemmed: `parses` meets `parse`), then up to `max - 1` more that
+/// hold at least one. Ties go to the earlier line, so a matching signature
+/// wins over its body. Without any matching line, the first line with a
+/// letter or digit stands for the hit. Lines are trimmed and cut to
+/// `width` characters. The one place that picks the lines every surface
+/// shows by default (the MCP tools' compact hits, `repo-search search`).
+pub fn best_lines(
+    snippet: &str,
+    first_line: u32,
+    query: &str,
+    max: usize,
+    width: usize,
+) -> Vec<(u32, String)> {
+    let stems: Vec<String> = crate::text::query_terms(query)
+        .iter()
+        .map(|t| crate::text::crude_stem(t).to_string())
+        .filter(|t| t.len() > 1)
+        .collect();
+    let lines: Vec<(u32, &str)> = snippet
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (first_line + i as u32, l.trim()))
+        .filter(|(_, l)| l.chars().any(char::is_alphanumeric))
+        .collect();
+    let mut scored: Vec<(usize, usize)> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, (_, l))| {
+            let lower = l.to_lowercase();
+            (
+                stems.iter().filter(|t| lower.contains(t.as_str())).count(),
+                i,
+            )
+        })
+        .collect();
+    // Most terms first; the earlier line on a tie.
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut picked: Vec<usize> = Vec::new();
+    for (k, &(score, i)) in scored.iter().enumerate() {
+        if picked.len() >= max.max(1) || (k > 0 && score == 0) {
+            break;
+        }
+        picked.push(i);
+    }
+    picked.sort_unstable();
+    picked
+        .into_iter()
+        .map(|i| (lines[i].0, bound_line(lines[i].1, width)))
+        .collect()
+}
+
+/// The short name of a search arm, as compact answers list them.
+pub fn arm_short_name(arm: hybrid::Arm) -> &'static str {
+    match arm {
+        hybrid::Arm::Symbol => "sym",
+        hybrid::Arm::Keyword => "kw",
+        hybrid::Arm::Bm25 => "bm25",
+        hybrid::Arm::Semantic => "sem",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,6 +396,34 @@ mod tests {
     }
 
     #[test]
+    fn best_lines_pick_the_lines_with_most_query_terms() {
+        let snip = "def handle(request):\n    x = 1\n\n    token = request.csrf_token\n    if not validate_csrf(token):\n        raise Forbidden()";
+        // Three terms on line 14, two on 13; the signature has none.
+        assert_eq!(
+            best_lines(snip, 10, "validate the csrf token", 2, 160),
+            [
+                (13, "token = request.csrf_token".to_string()),
+                (14, "if not validate_csrf(token):".to_string())
+            ]
+        );
+        assert_eq!(
+            best_lines(snip, 10, "validate the csrf token", 1, 160),
+            [(14, "if not validate_csrf(token):".to_string())]
+        );
+        // Nothing matches: the first line with text, alone.
+        assert_eq!(
+            best_lines("\n}\nfn main() {}\nlet y = 2;", 1, "zebra", 3, 160),
+            [(3, "fn main() {}".to_string())]
+        );
+        // Stems meet (`parses` ~ `parse`), long lines are cut.
+        let long = format!("parse_all({})", "x".repeat(300));
+        let got = best_lines(&long, 1, "parses", 3, 20);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].1.starts_with("parse_all(") && got[0].1.chars().count() <= 21);
+        assert!(best_lines("", 1, "x", 3, 160).is_empty());
+    }
+
+    #[test]
     fn filter_globs_like_rg() {
         let f = ChunkFilter::new(&["*.py".into(), "!tests/**".into()], None, Scope::Code)
             .expect("filter");
@@ -215,5 +431,59 @@ mod tests {
         assert!(!f.accepts("tests/test_x.py", "python"));
         assert!(!f.accepts("README.md", "docs"));
         assert!(ChunkFilter::new(&["a[".into()], None, Scope::All).is_err());
+    }
+
+    #[test]
+    fn tests_are_tests_by_their_language_conventions() {
+        for p in [
+            "tests/parse.rs",
+            "pkg/foo_test.go",
+            "app/test_views.py",
+            "app/views_test.py",
+            "conftest.py",
+            "spec/rack/utils_spec.rb",
+            "src/__tests__/a.ts",
+            "src/a.test.ts",
+            "lib/b.spec.js",
+            "src/test/java/com/x/ParserTest.java",
+            "Tests/FooTests.cs",
+            "tests/Unit/ArgvInputTest.php",
+            "src/parser/tests.rs",
+        ] {
+            assert!(is_test_path(p), "{p} is a test");
+        }
+        for p in [
+            "bash_completion.d/test_functions.bash",
+            "lib/test_helpers.sh",
+            "src/Test.java",
+            "src/testing_utils.go",
+            "src/latest.rs",
+            "lib/contest.py",
+            "src/parser/mod.rs",
+        ] {
+            assert!(!is_test_path(p), "{p} is not a test");
+        }
+    }
+
+    #[test]
+    fn priors_put_live_source_first() {
+        assert_eq!(path_prior("src/config.py", "python"), 1.0);
+        assert!(path_prior("tests/test_config.py", "python") < 1.0);
+        assert!(path_prior("pydantic/v1/main.py", "python") < 1.0);
+        assert!(path_prior("examples/demo.rs", "rust") < 1.0);
+        assert!(path_prior("vendor/lib/x.go", "go") < 1.0);
+        assert!(path_prior("docs/config.md", "docs") < 1.0);
+        assert!(path_prior("docs/content/manual/v1.5/manual.yml", "other") < 0.5);
+        assert!(path_prior("docs/content/manual/manual.yml", "other") < 1.0);
+        assert_eq!(path_prior("src/v2/api.go", "go"), 1.0);
+        assert!(path_prior("scripts/fusion-lab.py", "python") < 1.0);
+        // A Rust test module inside a source file ranks as a test; the
+        // file's other chunks do not.
+        assert!(chunk_prior("src/parser.rs", "rust", Some("tests::parses_flags")) < 1.0);
+        assert_eq!(
+            chunk_prior("src/parser.rs", "rust", Some("Parser::parse")),
+            1.0
+        );
+        assert_eq!(chunk_prior("lib/tests.py", "python", Some("tests")), 1.0);
     }
 }

@@ -266,33 +266,22 @@ impl SemanticIndex {
     pub fn load(store: &Store, db: &std::path::Path, model: &str) -> Result<SemanticIndex> {
         let generation = generations(store);
         let paths = store.file_paths().map_err(|e| store::explain(e, db))?;
+        let vectors = store
+            .load_vectors(model)
+            .map_err(|e| store::explain(e, db))?;
         let mut file_slot: HashMap<i64, u32> = HashMap::new();
         let mut files = Vec::new();
-        let mut chunk_ids = Vec::new();
-        let mut file_of = Vec::new();
-        let mut matrix = Vec::new();
-        let mut dim = 0usize;
-        store
-            .scan_vectors(model, |row| {
-                if !row.blob.len().is_multiple_of(4) || row.blob.is_empty() {
-                    return;
-                }
-                let d = row.blob.len() / 4;
-                if dim == 0 {
-                    dim = d;
-                } else if d != dim {
-                    return;
-                }
-                let slot = *file_slot.entry(row.file_id).or_insert_with(|| {
-                    files.push(paths.get(&row.file_id).cloned().unwrap_or_default());
+        let file_of = vectors
+            .file_ids
+            .iter()
+            .map(|file_id| {
+                *file_slot.entry(*file_id).or_insert_with(|| {
+                    files.push(paths.get(file_id).cloned().unwrap_or_default());
                     (files.len() - 1) as u32
-                });
-                if store::blob_to_vector(row.blob, &mut matrix).is_some() {
-                    chunk_ids.push(row.chunk_id);
-                    file_of.push(slot);
-                }
+                })
             })
-            .map_err(|e| store::explain(e, db))?;
+            .collect();
+        let (dim, chunk_ids, matrix) = (vectors.dim, vectors.chunk_ids, vectors.data);
         Ok(SemanticIndex {
             model: model.to_string(),
             dim,
@@ -584,7 +573,7 @@ impl SemanticSearcher {
     }
 
     fn query_model(&mut self, spec: &TierSpec) -> Result<std::sync::Arc<dyn Embedder>> {
-        self.models.open(&self.settings, spec)
+        self.models.open_for_queries(&self.settings, spec)
     }
 
     /// Natural-language search. Provider problems become `available: false`.

@@ -10,7 +10,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::error::{ErrorCode, UserError};
-use crate::search::is_test_path;
+use crate::search::{is_secondary_path, is_test_path};
 use crate::store::{NameMatch, RefRow, Store, SymbolRow};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -210,8 +210,10 @@ pub fn find_symbols(store: &Store, q: &SymbolQuery) -> Result<SymbolResult> {
         Some(l) => Some(
             crate::model::Lang::from_name(l)
                 .ok_or_else(|| {
-                    UserError::new(format!("unknown language `{l}`"))
-                        .hint("use one of: rust, python, javascript, typescript, tsx, go, java, c, cpp, ruby")
+                    UserError::new(format!("unknown language `{l}`")).hint(format!(
+                        "use one of: {}",
+                        crate::model::Lang::names_where(|l| l != crate::model::Lang::Docs)
+                    ))
                 })?
                 .name(),
         ),
@@ -298,6 +300,9 @@ fn compare_hits(a: &SymbolHit, b: &SymbolHit) -> Ordering {
         .then(kind_rank(&a.kind).cmp(&kind_rank(&b.kind)))
         .then(is_declaration(a).cmp(&is_declaration(b)))
         .then(is_test_path(&a.path).cmp(&is_test_path(&b.path)))
+        .then(is_secondary_path(&a.path).cmp(&is_secondary_path(&b.path)))
+        .then(named_after(b).cmp(&named_after(a)))
+        .then(is_private_path(&a.path).cmp(&is_private_path(&b.path)))
         .then(
             a.path
                 .matches('/')
@@ -306,6 +311,28 @@ fn compare_hits(a: &SymbolHit, b: &SymbolHit) -> Ordering {
         )
         .then(a.path.cmp(&b.path))
         .then(a.start_line.cmp(&b.start_line))
+}
+
+/// Whether the hit's file is named after the symbol (`TypeAdapter` in
+/// `TypeAdapter.java` or `type_adapter.py`): the module that owns it.
+fn named_after(h: &SymbolHit) -> bool {
+    let file = h.path.rsplit('/').next().unwrap_or(&h.path);
+    let stem = file.split('.').next().unwrap_or(file);
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    !stem.is_empty() && squash(stem) == squash(&h.name)
+}
+
+/// A path through a private module or directory (`_internal/`,
+/// `_utils.py`; not `__init__.py`): the public definition of the same name
+/// comes first.
+fn is_private_path(path: &str) -> bool {
+    path.split('/')
+        .any(|c| c.starts_with('_') && !c.starts_with("__"))
 }
 
 /// The distinct symbol names that fuzzily match `query`, best first.

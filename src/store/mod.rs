@@ -14,6 +14,7 @@
 //! or a writer killed at any moment sees each file either fully old or fully
 //! new.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -28,7 +29,7 @@ mod write;
 
 pub use read::{
     ChunkRow, ChunkText, Counts, FileRecord, FtsRow, NameMatch, OutlineRow, PendingChunk, RefRow,
-    SkipSummary, SymbolRow, VectorRow,
+    SkipSummary, SymbolRow, VectorMatrix,
 };
 pub use schema::SCHEMA_VERSION;
 pub use write::{FileUpdate, PreparedChunk, Writer, prepare_chunks};
@@ -49,7 +50,24 @@ pub fn db_path(root: &Path) -> PathBuf {
 /// the writer lock); readers from [`Store::open_ro`].
 pub struct Store {
     conn: Connection,
+    /// Read-only stores remember what [`Store::embedding_coverage`]
+    /// counted, per model, with the `PRAGMA data_version` it was counted
+    /// at: a warm reader (the MCP server's pool) asks before every semantic
+    /// search, and counting means one index probe per chunk (tens of ms on
+    /// 46k chunks). A commit by any other connection changes the data
+    /// version and so drops the memo. Writers (whose own commits do not
+    /// change their data version) never memoize.
+    coverage_memo: Option<std::cell::RefCell<CoverageMemo>>,
 }
+
+/// See [`Store::coverage_memo`]: (data version, model) → (embedded, total).
+type CoverageMemo = Option<(i64, HashMap<String, (u64, u64)>)>;
+
+/// Bytes of the database a read-only connection maps instead of reading
+/// page by page: a search then copies no pages into SQLite's cache (a cold
+/// CLI search reads the whole vector table). Address space only; the
+/// kernel's page cache backs it.
+const READ_MMAP_BYTES: i64 = 1 << 32;
 
 fn is_corruption(err: &rusqlite::Error) -> bool {
     matches!(
@@ -80,7 +98,10 @@ impl Store {
             .with_context(|| format!("cannot create `{}`", dir.display()))?;
         let db = db_path(root);
         let conn = Connection::open(&db).map_err(|e| explain(e, &db))?;
-        let store = Store { conn };
+        let store = Store {
+            conn,
+            coverage_memo: None,
+        };
         store.configure().map_err(|e| explain(e, &db))?;
         let version = store.user_version().map_err(|e| explain(e, &db))?;
         if version > SCHEMA_VERSION {
@@ -109,11 +130,11 @@ impl Store {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|e| explain(e, &db))?;
-        let store = Store { conn };
-        store
-            .conn
-            .busy_timeout(Duration::from_secs(5))
-            .map_err(|e| explain(e, &db))?;
+        let store = Store {
+            conn,
+            coverage_memo: Some(std::cell::RefCell::new(None)),
+        };
+        store.configure_read().map_err(|e| explain(e, &db))?;
         let version = store.user_version().map_err(|e| explain(e, &db))?;
         if version > SCHEMA_VERSION {
             return Err(newer_schema(&db, version));
@@ -133,6 +154,17 @@ impl Store {
             .into());
         }
         Ok(Some(store))
+    }
+
+    /// Read-only connections: map the file, keep sorts in memory (a
+    /// read-only connection's temporary b-trees otherwise spill to a temp
+    /// file).
+    fn configure_read(&self) -> rusqlite::Result<()> {
+        self.conn.busy_timeout(Duration::from_secs(5))?;
+        self.conn.pragma_update(None, "temp_store", "MEMORY")?;
+        self.conn
+            .pragma_update(None, "mmap_size", READ_MMAP_BYTES)?;
+        Ok(())
     }
 
     fn configure(&self) -> rusqlite::Result<()> {

@@ -136,11 +136,16 @@ pub struct FtsRow<'a> {
     pub score: f64,
 }
 
-/// One row of a vector scan: chunk id, file id and the vector bytes.
-pub struct VectorRow<'a> {
-    pub chunk_id: i64,
-    pub file_id: i64,
-    pub blob: &'a [u8],
+/// The vectors of one model, as [`Store::load_vectors`] reads them.
+#[derive(Debug, Default)]
+pub struct VectorMatrix {
+    /// Columns per row (0 when there are no vectors).
+    pub dim: usize,
+    /// Per row: the chunk and its file.
+    pub chunk_ids: Vec<i64>,
+    pub file_ids: Vec<i64>,
+    /// `chunk_ids.len() × dim` values, row-major.
+    pub data: Vec<f32>,
 }
 
 impl Store {
@@ -269,6 +274,30 @@ impl Store {
 
     /// Chunks in the index, and how many of them have a vector from `model`.
     pub fn embedding_coverage(&self, model: &str) -> rusqlite::Result<(u64, u64)> {
+        let Some(memo) = &self.coverage_memo else {
+            return self.count_coverage(model);
+        };
+        let version: i64 = self
+            .conn
+            .pragma_query_value(None, "data_version", |r| r.get(0))?;
+        if let Some((v, counts)) = memo.borrow().as_ref()
+            && *v == version
+            && let Some(c) = counts.get(model)
+        {
+            return Ok(*c);
+        }
+        let c = self.count_coverage(model)?;
+        let mut memo = memo.borrow_mut();
+        match memo.as_mut() {
+            Some((v, counts)) if *v == version => {
+                counts.insert(model.to_string(), c);
+            }
+            _ => *memo = Some((version, HashMap::from([(model.to_string(), c)]))),
+        }
+        Ok(c)
+    }
+
+    fn count_coverage(&self, model: &str) -> rusqlite::Result<(u64, u64)> {
         let total: i64 = self
             .conn
             .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
@@ -281,27 +310,164 @@ impl Store {
         Ok((embedded as u64, total as u64))
     }
 
-    /// Calls `f` for every chunk that has a vector from `model`, in chunk
-    /// id order.
-    pub fn scan_vectors(
+    /// Every chunk vector of `model`, in chunk id order, as one row-major
+    /// matrix. The first row (in chunk id order) sets the dimension; rows
+    /// of another length, or not a whole number of f32 (a corrupt row),
+    /// are left out.
+    pub fn load_vectors(&self, model: &str) -> rusqlite::Result<VectorMatrix> {
+        // Two plain scans joined here instead of one SQL join: the join
+        // probed `chunks` once per vector and sorted every blob through a
+        // temporary b-tree (3-5x slower on a cold start). Each blob is
+        // decoded straight into its chunk's row: on a cold search the
+        // page faults of every extra copy of the matrix cost more than
+        // reading it.
+        let mut chunks: Vec<(i64, i64)> = Vec::new();
+        let mut slot_of: HashMap<i64, u32> = HashMap::new();
+        // Keys shared by several chunks (identical path, symbol and text):
+        // (slot of a later chunk, slot of the first one).
+        let mut shared: Vec<(u32, u32)> = Vec::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT id, file_id, embed_key FROM chunks ORDER BY id")?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                let slot = chunks.len() as u32;
+                chunks.push((r.get(0)?, r.get(1)?));
+                let key: i64 = r.get(2)?;
+                match slot_of.entry(key) {
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(slot);
+                    }
+                    std::collections::hash_map::Entry::Occupied(e) => {
+                        shared.push((slot, *e.get()));
+                    }
+                }
+            }
+        }
+        // Byte length of each chunk's vector (0: none).
+        let mut len_of: Vec<usize> = vec![0; chunks.len()];
+        let mut width = 0usize;
+        let mut data: Vec<f32> = Vec::new();
+        let mut mixed = false;
+        {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT key, vector FROM embeddings WHERE model = ?1")?;
+            let mut rows = stmt.query([model])?;
+            while let Some(r) = rows.next()? {
+                let key: i64 = r.get(0)?;
+                let Some(&slot) = slot_of.get(&key) else {
+                    continue;
+                };
+                let blob = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
+                if blob.is_empty() || !blob.len().is_multiple_of(4) {
+                    continue;
+                }
+                if width == 0 {
+                    width = blob.len();
+                    data = vec![0.0; chunks.len() * (width / 4)];
+                }
+                len_of[slot as usize] = blob.len();
+                if blob.len() != width {
+                    mixed = true;
+                    continue;
+                }
+                let d = width / 4;
+                let row = &mut data[slot as usize * d..(slot as usize + 1) * d];
+                for (x, b) in row.iter_mut().zip(blob.chunks_exact(4)) {
+                    *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                }
+            }
+        }
+        if width == 0 {
+            return Ok(VectorMatrix::default());
+        }
+        let d = width / 4;
+        for &(later, first) in &shared {
+            len_of[later as usize] = len_of[first as usize];
+            if len_of[first as usize] == width {
+                data.copy_within(
+                    first as usize * d..(first as usize + 1) * d,
+                    later as usize * d,
+                );
+            }
+        }
+        if mixed {
+            // A corrupt row came first in table order: the rows whose length
+            // is that of the first chunk (in id order) with a vector win.
+            let Some(first) = len_of.iter().copied().find(|&l| l > 0) else {
+                return Ok(VectorMatrix::default());
+            };
+            if first != width {
+                drop(data);
+                return self.load_vectors_of_length(model, &chunks, &slot_of, &shared, first);
+            }
+        }
+        // Compact: drop the rows of chunks without a vector of this length.
+        let mut out = VectorMatrix {
+            dim: d,
+            ..VectorMatrix::default()
+        };
+        let mut kept = 0usize;
+        for (slot, &(chunk_id, file_id)) in chunks.iter().enumerate() {
+            if len_of[slot] != width {
+                continue;
+            }
+            if kept != slot {
+                data.copy_within(slot * d..(slot + 1) * d, kept * d);
+            }
+            out.chunk_ids.push(chunk_id);
+            out.file_ids.push(file_id);
+            kept += 1;
+        }
+        data.truncate(kept * d);
+        out.data = data;
+        Ok(out)
+    }
+
+    /// [`Store::load_vectors`] keeping only blobs of `width` bytes (the
+    /// rare path of a corrupt row).
+    fn load_vectors_of_length(
         &self,
         model: &str,
-        mut f: impl FnMut(VectorRow<'_>),
-    ) -> rusqlite::Result<()> {
-        let mut stmt = self.conn.prepare(
-            "SELECT c.id, c.file_id, e.vector FROM chunks c
-             JOIN embeddings e ON e.model = ?1 AND e.key = c.embed_key ORDER BY c.id",
-        )?;
+        chunks: &[(i64, i64)],
+        slot_of: &HashMap<i64, u32>,
+        shared: &[(u32, u32)],
+        width: usize,
+    ) -> rusqlite::Result<VectorMatrix> {
+        let mut rows_of: Vec<Option<Vec<f32>>> = vec![None; chunks.len()];
+        let mut stmt = self
+            .conn
+            .prepare("SELECT key, vector FROM embeddings WHERE model = ?1")?;
         let mut rows = stmt.query([model])?;
         while let Some(r) = rows.next()? {
-            let blob = r.get_ref(2)?.as_blob().map_err(rusqlite::Error::from)?;
-            f(VectorRow {
-                chunk_id: r.get(0)?,
-                file_id: r.get(1)?,
-                blob,
-            });
+            let key: i64 = r.get(0)?;
+            let Some(&slot) = slot_of.get(&key) else {
+                continue;
+            };
+            let blob = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
+            if blob.len() == width {
+                let mut v = Vec::with_capacity(width / 4);
+                blob_to_vector(blob, &mut v);
+                rows_of[slot as usize] = Some(v);
+            }
         }
-        Ok(())
+        for &(later, first) in shared {
+            rows_of[later as usize] = rows_of[first as usize].clone();
+        }
+        let mut out = VectorMatrix {
+            dim: width / 4,
+            ..VectorMatrix::default()
+        };
+        for (slot, row) in rows_of.into_iter().enumerate() {
+            if let Some(v) = row {
+                out.chunk_ids.push(chunks[slot].0);
+                out.file_ids.push(chunks[slot].1);
+                out.data.extend_from_slice(&v);
+            }
+        }
+        Ok(out)
     }
 
     /// Path and language of every file, by id.
@@ -545,5 +711,81 @@ impl Store {
             });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{FileUpdate, Store, embed_key};
+    use crate::model::{Chunk, Extracted, Lang};
+
+    fn chunk(line: u32, text: &str) -> Chunk {
+        Chunk {
+            start_line: line,
+            end_line: line,
+            symbol: None,
+            kind: None,
+            text: text.to_string(),
+        }
+    }
+
+    /// Chunks in id order keep their vectors; a chunk without one is left
+    /// out; two chunks with the same key share it; a row of another length
+    /// than the first chunk's is skipped, even when the table lists it
+    /// first; other models' vectors are not read.
+    #[test]
+    fn load_vectors_reads_rows_in_chunk_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open_rw(dir.path()).expect("open");
+        let texts = ["alpha", "beta", "gamma", "alpha", "delta"];
+        let extracted = Extracted {
+            chunks: texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| chunk(i as u32 + 1, t))
+                .collect(),
+            ..Extracted::default()
+        };
+        let key = |t: &str| embed_key("a.rs", None, t);
+        {
+            let w = store.begin().expect("begin");
+            w.put_file(
+                None,
+                &FileUpdate {
+                    path: "a.rs",
+                    lang: Some(Lang::Rust),
+                    size: 1,
+                    mtime_ns: 1,
+                    hash: 1,
+                    skip_reason: None,
+                    extracted: &extracted,
+                    prepared: None,
+                },
+                1,
+            )
+            .expect("put file");
+            // The corrupt (3-wide) row is inserted first, so it comes first
+            // in table order; "gamma" has no vector.
+            w.put_embeddings("m", &[(key("delta"), &[9.0, 9.0, 9.0][..])])
+                .expect("put");
+            w.put_embeddings(
+                "m",
+                &[
+                    (key("alpha"), &[1.0, 0.0][..]),
+                    (key("beta"), &[0.0, 1.0][..]),
+                ],
+            )
+            .expect("put");
+            w.put_embeddings("other", &[(key("gamma"), &[5.0, 5.0][..])])
+                .expect("put");
+            w.commit().expect("commit");
+        }
+        let m = store.load_vectors("m").expect("load");
+        assert_eq!(m.dim, 2);
+        assert_eq!(m.chunk_ids, [1, 2, 4], "alpha, beta, alpha again");
+        assert_eq!(m.file_ids, [1, 1, 1]);
+        assert_eq!(m.data, [1.0, 0.0, 0.0, 1.0, 1.0, 0.0]);
+        let none = store.load_vectors("absent").expect("load");
+        assert_eq!((none.dim, none.chunk_ids.len()), (0, 0));
     }
 }

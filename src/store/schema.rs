@@ -10,10 +10,15 @@
 //!   embedding of a chunk depends on) and `embeddings(model, key, dim,
 //!   vector)`, keyed by content so unchanged chunks are never re-embedded
 //!   and vectors of different models never mix.
+//! - 3: no table change; rows change: C#, Kotlin, PHP, Swift, Scala, Lua,
+//!   Bash (also extension-less scripts named by a `#!` or Emacs mode line), Elixir, Haskell and Zig files
+//!   get their own `files.lang` with symbols, references and symbol-aligned
+//!   chunks, and other code in a language the line heuristic knows (Perl,
+//!   R, Dart, …) gets symbols and chunks along them.
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

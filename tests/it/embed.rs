@@ -664,6 +664,80 @@ fn minilm_matches_the_sentence_transformers_reference() {
     }
 }
 
+/// The static model's query form (`src/embed/static_query.rs`: its own
+/// WordPiece, rows read on demand) gives the same vectors, bit for bit, as
+/// model2vec-rs, which embeds the chunks: on every 30-line piece of this
+/// crate's sources and on text that exercises the normalizer (controls,
+/// accents, CJK, punctuation, added tokens, over-long words, truncation).
+#[test]
+fn static_query_model_matches_model2vec() {
+    use repo_search::embed::Embedder;
+    use repo_search::embed::static_model::StaticEmbedder;
+    let Some(models) = test_models() else { return };
+    let dir = models.join("potion-base-8M");
+    let full = StaticEmbedder::load(&dir, "minishlab/potion-base-8M").expect("load model2vec-rs");
+    let query = StaticEmbedder::load_for_queries(&dir, "minishlab/potion-base-8M")
+        .expect("load query form");
+    assert!(
+        query.reads_rows_on_demand(),
+        "potion-base-8M takes the query form"
+    );
+    assert!(!full.reads_rows_on_demand());
+    let mut texts: Vec<String> = [
+        "parse command line options",
+        "where is the CSRF token validated?",
+        "get_object_or_404",
+        "QuerySet.filter(pk__in=ids)",
+        "\"Content-Disposition\"",
+        "",
+        "   ",
+        "a\u{0007}b\u{0000}c a\u{000b}b\u{000c}c a\u{007f}b a\u{200b}b\u{feff}c a\u{00a0}b\u{2009}c a\u{fffd}b",
+        "café résumé naïve fiancé Ünïçödé ACCENTS Straße İstanbul ΟΔΟΣ Σίσυφος ＦＵＬＬＷＩＤＴＨ ﬁle",
+        "e\u{0301} a\u{0300} n\u{0303} x\u{0323}\u{0301}y q\u{1D16D}\u{0001}\u{1D165}z क्षत्रि",
+        "你好world世界 一鿿㐀䶿 𠀀 𪛖 豈 ，。、！？；： こんにちは カタカナ 안녕하세요",
+        "a≤b x→y «guillemets» \u{201c}smart\u{201d} em—dash …ellipsis $100 €50 ₿1 e.g., U.S.A. 3.14",
+        "hello 👋 world family 👨‍👩‍👧 ZWJ 🇺🇸 flags 🎉party mixed🔥emoji ᚠᚢᚦ 𐐀𐐁 zzqxjk",
+        "internationalization preprocessing tokenization playing supercalifragilisticexpialidocious",
+        "hello [MASK] world [mask] [CLS] hi [SEP] [PAD][UNK][MASK] foo[SEP]bar [unk]",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    texts.push("a".repeat(100));
+    texts.push("a".repeat(101));
+    texts.push("字".repeat(120));
+    // Longer than the truncation (512 tokens × median token length chars).
+    texts.push("fn parse_config(path: &Path) -> Result<Config> { todo!() }\n".repeat(400));
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    let mut stack = vec![src];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("read src").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("read source");
+        let lines: Vec<&str> = text.lines().collect();
+        for piece in lines.chunks(30) {
+            texts.push(piece.join("\n"));
+        }
+    }
+    assert!(texts.len() > 500, "{} texts", texts.len());
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let want = full.embed(&refs).expect("embed with model2vec-rs");
+    for (i, t) in refs.iter().enumerate() {
+        let got = query.embed(&[t]).expect("embed with the query form");
+        assert_eq!(got[0], want[i], "vectors differ for text {i}: {t:?}");
+    }
+}
+
 /// `index` (auto) on a project too big for a quick foreground MiniLM run:
 /// every chunk gets fast vectors, the full tier is deferred with a note
 /// and a hint, and nothing is embedded with MiniLM.

@@ -9,5 +9,6 @@ mod embed;
 mod eval;
 mod fulltier;
 mod index_cli;
+mod languages;
 mod mcp;
 mod parity;

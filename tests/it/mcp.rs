@@ -224,7 +224,8 @@ fn paths_lines(v: &Value, list: &str) -> Vec<(String, u64)> {
                 .map(|h| {
                     (
                         h["path"].as_str().unwrap_or("").to_string(),
-                        h["line"].as_u64().unwrap_or(0),
+                        // Compact definitions give their span, matches their line.
+                        h["line"].as_u64().or(h["start_line"].as_u64()).unwrap_or(0),
                     )
                 })
                 .collect()
@@ -371,7 +372,26 @@ fn mcp_every_tool_answers_exactly() {
     assert!(status["symbols"].as_u64().unwrap_or(0) >= 6, "{status}");
     assert!(status["last_indexed"].as_i64().is_some(), "{status}");
 
+    // Compact by default: where and what, without the name's line,
+    // language, an exact match's kind or the index block.
     let v = m.ok("find_symbol", json!({"name": "parse_config"}));
+    assert_eq!(v["total"], 1, "{v}");
+    let s = &v["symbols"][0];
+    assert_eq!(
+        (s["start_line"].as_u64(), s["end_line"].as_u64()),
+        (Some(10), Some(12)),
+        "{v}"
+    );
+    for absent in ["line", "lang", "match"] {
+        assert!(s.get(absent).is_none(), "{absent}: {v}");
+    }
+    for absent in ["truncated", "offset", "index", "next_offset"] {
+        assert!(v.get(absent).is_none(), "{absent}: {v}");
+    }
+    let v = m.ok(
+        "find_symbol",
+        json!({"name": "parse_config", "detail": true}),
+    );
     assert_eq!(v["total"], 1, "{v}");
     assert_eq!(v["truncated"], false, "{v}");
     let s = &v["symbols"][0];
@@ -430,6 +450,7 @@ fn mcp_every_tool_answers_exactly() {
     );
 
     let v = m.ok("find_references", json!({"name": "parse_config"}));
+    assert!(v["hits"][0].get("column").is_none(), "compact: {v}");
     assert_eq!(v["definitions"], 1, "{v}");
     let refs: Vec<&Value> = v["hits"]
         .as_array()
@@ -449,7 +470,10 @@ fn mcp_every_tool_answers_exactly() {
     );
     assert_eq!(refs[0]["context"], "main", "{v}");
 
-    let v = m.ok("list_defs_in_file", json!({"path": "src/config.rs"}));
+    let v = m.ok(
+        "list_defs_in_file",
+        json!({"path": "src/config.rs", "detail": true}),
+    );
     let defs: Vec<(String, u64, u64)> = v["definitions"]
         .as_array()
         .expect("definitions")
@@ -470,8 +494,20 @@ fn mcp_every_tool_answers_exactly() {
     assert_eq!(v["path"], "src/config.rs");
 
     let v = m.ok("search", json!({"query": "validate_csrf_token"}));
+    assert!(v.get("mode").is_none(), "compact: {v}");
+    assert_eq!(first_path(&v), "app/views.py", "{v}");
+    assert!(
+        v["hits"][0]["arms"]
+            .as_str()
+            .is_some_and(|a| a.split('+').any(|x| x == "sym")),
+        "{v}"
+    );
+    let v = m.ok(
+        "search",
+        json!({"query": "validate_csrf_token", "detail": true}),
+    );
+    assert_eq!(first_path(&v), "app/views.py", "{v}");
     assert_eq!(v["mode"], "hybrid", "hybrid is the default: {v}");
-    assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
     assert!(
         v["hits"][0]["sources"].as_array().is_some_and(|s| s
             .iter()
@@ -486,24 +522,23 @@ fn mcp_every_tool_answers_exactly() {
     );
     // The original design's name still works.
     let v = m.ok("hybrid_search", json!({"query": "validate csrf token"}));
-    assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
+    assert_eq!(first_path(&v), "app/views.py", "{v}");
     let v = m.ok(
         "search",
         json!({"query": "validate csrf token", "mode": "bm25"}),
     );
-    assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
-    assert_eq!(v["mode"], "bm25");
+    assert_eq!(first_path(&v), "app/views.py", "{v}");
     assert!(
-        v["hits"][0]["snippet"]
-            .as_str()
-            .is_some_and(|s| s.contains("csrf")),
+        v["hits"][0]["lines"].as_array().is_some_and(|l| l
+            .iter()
+            .any(|l| l.as_str().is_some_and(|l| l.contains("csrf")))),
         "{v}"
     );
     let v = m.ok(
         "search",
         json!({"query": "validate csrf token", "scope": "docs"}),
     );
-    assert_eq!(v["hits"][0]["path"], "README.md", "{v}");
+    assert_eq!(first_path(&v), "README.md", "{v}");
     let v = m.ok("search", json!({"query": "csrf", "glob": ["src/**"]}));
     assert_eq!(v["hits"], json!([]), "{v}");
 
@@ -942,7 +977,7 @@ fn mcp_raw_jsonrpc_in_both_eras() {
         "_meta": modern_meta(), "name": "find_symbol", "arguments": {"name": "parse_config"}}}),
     );
     assert_eq!(
-        v["result"]["structuredContent"]["symbols"][0]["line"], 10,
+        v["result"]["structuredContent"]["symbols"][0]["start_line"], 10,
         "{v}"
     );
 }
@@ -983,6 +1018,9 @@ fn mcp_builds_a_missing_index_in_the_background() {
         [("pkg/m17/mod777.py".to_string(), 5)],
         "{v}"
     );
+    // A compact answer has a note only while an index run may change it.
+    assert!(v.get("note").is_none(), "{v}");
+    let v = m.ok("find_symbol", json!({"name": "Thing777", "detail": true}));
     assert_eq!(v["index"]["indexing"], false, "{v}");
 }
 
@@ -1109,8 +1147,9 @@ fn mcp_results_stay_within_the_size_budget() {
     let v = m.ok("list_defs_in_file", json!({"path": "data/big.py"}));
     assert!(v.to_string().len() <= 20_000);
     assert_eq!(v["total"], 3000, "{}", v["total"]);
-    if v["truncated"] == true {
+    if let Some(next) = v["next_offset"].as_u64() {
         let shown = v["definitions"].as_array().map(Vec::len).unwrap_or(0);
+        assert_eq!(next as usize, shown, "{}", v["next_offset"]);
         let page = m.ok(
             "list_defs_in_file",
             json!({"path": "data/big.py", "offset": shown}),
@@ -1137,6 +1176,13 @@ fn mcp_results_stay_within_the_size_budget() {
     let v = m.ok(
         "find_symbol",
         json!({"name": "needle_", "match": "prefix", "limit": 200}),
+    );
+    assert!(v.to_string().len() <= 20_000);
+    let shown = v["symbols"].as_array().map(Vec::len).unwrap_or(0) as u64;
+    assert_eq!(v["next_offset"].as_u64(), Some(shown), "{}", v["total"]);
+    let v = m.ok(
+        "find_symbol",
+        json!({"name": "needle_", "match": "prefix", "limit": 200, "detail": true}),
     );
     assert!(v.to_string().len() <= 20_000);
     assert_eq!(v["truncated"], true, "{}", v["total"]);
@@ -1170,15 +1216,39 @@ const CSRF_SNIPPET: &str = r#"def validate_csrf_token(token):
     return token == os.environ.get("SECRET")
 "#;
 
+/// The path of a hit: `path` in full hits, before `:start-end` of `at` in compact ones.
+fn hit_path(h: &Value) -> Option<String> {
+    h["path"].as_str().map(String::from).or_else(|| {
+        h["at"]
+            .as_str()
+            .and_then(|a| a.rsplit_once(':'))
+            .map(|(p, _)| p.to_string())
+    })
+}
+
 fn hit_paths(v: &Value) -> Vec<String> {
     v["hits"]
         .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|h| h["path"].as_str().map(String::from))
-                .collect()
-        })
+        .map(|a| a.iter().filter_map(hit_path).collect())
         .unwrap_or_default()
+}
+
+/// A hit's path and line span, from either shape.
+fn hit_span(h: &Value) -> Option<(String, u64, u64)> {
+    if let Some(at) = h["at"].as_str() {
+        let (path, span) = at.rsplit_once(':')?;
+        let (s, e) = span.split_once('-')?;
+        return Some((path.to_string(), s.parse().ok()?, e.parse().ok()?));
+    }
+    Some((
+        h["path"].as_str()?.to_string(),
+        h["start_line"].as_u64()?,
+        h["end_line"].as_u64()?,
+    ))
+}
+
+fn first_path(v: &Value) -> String {
+    hit_paths(v).into_iter().next().unwrap_or_default()
 }
 
 #[test]
@@ -1205,7 +1275,26 @@ fn mcp_search_semantic_and_similar_code_with_the_fast_model() {
 
     // A natural-language query finds the function that does it.
     let query = "retry a payment that failed";
+    // Compact by default: the model, the hits, a short note on the better
+    // model still missing; no scores or vector counts.
     let v = m.ok("search_semantic", json!({"query": query}));
+    assert_eq!(v["model"], "minishlab/potion-base-8M", "{v}");
+    assert_eq!(
+        hit_paths(&v).first().map(String::as_str),
+        Some("app/retry.py"),
+        "{v}"
+    );
+    assert!(
+        v["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("sentence-transformers/all-MiniLM-L6-v2")),
+        "{v}"
+    );
+    for absent in ["score", "snippet", "sources"] {
+        assert!(v["hits"][0].get(absent).is_none(), "{absent}: {v}");
+    }
+    assert!(v.get("index").is_none() && v.get("tier").is_none(), "{v}");
+    let v = m.ok("search_semantic", json!({"query": query, "detail": true}));
     assert_eq!(v["available"], true, "{v}");
     assert_eq!(v["model"], "minishlab/potion-base-8M", "{v}");
     assert_eq!(v["tier"], "fast", "{v}");
@@ -1248,6 +1337,11 @@ fn mcp_search_semantic_and_similar_code_with_the_fast_model() {
     // Paging: limit 1 says how to get the next hit, which offset 1 gives.
     let first = m.ok("search_semantic", json!({"query": query, "limit": 1}));
     assert_eq!(first["hits"].as_array().map(Vec::len), Some(1), "{first}");
+    assert_eq!(first["next_offset"], 1, "{first}");
+    let first = m.ok(
+        "search_semantic",
+        json!({"query": query, "limit": 1, "detail": true}),
+    );
     assert_eq!(first["truncated"], true, "{first}");
     assert!(
         first["hint"]
@@ -1257,7 +1351,7 @@ fn mcp_search_semantic_and_similar_code_with_the_fast_model() {
     );
     let second = m.ok(
         "search_semantic",
-        json!({"query": query, "limit": 1, "offset": 1}),
+        json!({"query": query, "limit": 1, "offset": 1, "detail": true}),
     );
     assert_eq!(second["hits"][0], v["hits"][1], "{second}");
 
@@ -1287,7 +1381,6 @@ fn mcp_search_semantic_and_similar_code_with_the_fast_model() {
 
     // A snippet copied from a file finds that file; exclude_path leaves it out.
     let v = m.ok("similar_code", json!({"code": CSRF_SNIPPET}));
-    assert_eq!(v["available"], true, "{v}");
     assert_eq!(v["similar_to"], "code (3 lines)", "{v}");
     assert_eq!(
         hit_paths(&v).first().map(String::as_str),
@@ -1305,11 +1398,12 @@ fn mcp_search_semantic_and_similar_code_with_the_fast_model() {
     // path + line: the chunk itself is not its own hit.
     let v = m.ok("similar_code", json!({"path": "./app/math.py", "line": 2}));
     assert_eq!(v["similar_to"], "app/math.py:2", "{v}");
-    let own = v["hits"].as_array().into_iter().flatten().any(|h| {
-        h["path"] == "app/math.py"
-            && h["start_line"].as_u64().is_some_and(|s| s <= 2)
-            && h["end_line"].as_u64().is_some_and(|e| e >= 2)
-    });
+    let own = v["hits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(hit_span)
+        .any(|(p, s, e)| p == "app/math.py" && s <= 2 && e >= 2);
     assert!(
         !own,
         "the chunk at app/math.py:2 is among its own hits: {v}"
@@ -1327,7 +1421,7 @@ fn mcp_search_semantic_and_similar_code_with_the_fast_model() {
     let r = p.run(&["index", "--no-embed"]);
     assert_eq!(r.code(), 0, "{r}");
     let v = poll_until(Duration::from_secs(60), || {
-        let v = m.ok("search_semantic", json!({"query": query}));
+        let v = m.ok("search_semantic", json!({"query": query, "detail": true}));
         (v["partial"] == true).then_some(v)
     })
     .unwrap_or_else(|| panic!("the server never indexed app/dates.py"));
@@ -1387,7 +1481,7 @@ fn mcp_semantic_tools_without_vectors_answer_unavailable_and_reject_bad_input() 
     let v = m.ok("find_symbol", json!({"name": "validate_csrf_token"}));
     assert_eq!(v["symbols"][0]["path"], "app/views.py", "{v}");
     let v = m.ok("search", json!({"query": "validate csrf token"}));
-    assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
+    assert_eq!(first_path(&v), "app/views.py", "{v}");
 
     let cases: &[(&str, Value, &str, &str)] = &[
         (
@@ -1505,12 +1599,11 @@ fn mcp_search_answers_several_queries_in_one_call() {
     let results = v["results"].as_array().cloned().unwrap_or_default();
     assert_eq!(results.len(), 3, "{v}");
     assert_eq!(results[0]["query"], "validate csrf token", "{v}");
-    assert_eq!(results[0]["mode"], "hybrid", "{v}");
     assert_eq!(
         results[0]["hits"], alone["hits"],
         "same answer as alone: {v}"
     );
-    assert!(results[0]["index"]["generation"].as_u64().is_some(), "{v}");
+    assert!(results[0].get("index").is_none(), "compact: {v}");
     assert_eq!(results[1]["query"], "!!! ???", "{v}");
     assert!(
         results[1]["error"]
@@ -1525,7 +1618,7 @@ fn mcp_search_answers_several_queries_in_one_call() {
         "{v}"
     );
     assert!(results[1].get("hits").is_none(), "{v}");
-    assert_eq!(results[2]["hits"][0]["path"], "src/config.rs", "{v}");
+    assert_eq!(first_path(&results[2]), "src/config.rs", "{v}");
     let text = error_text(&r);
     assert!(text.starts_with("2 of 3 queries answered"), "{text}");
     assert!(text.contains("app/views.py:"), "{text}");
@@ -1542,7 +1635,6 @@ fn mcp_search_answers_several_queries_in_one_call() {
     let results = v["results"].as_array().cloned().unwrap_or_default();
     assert_eq!(results.len(), 3, "{v}");
     for r in &results[..2] {
-        assert_eq!(r["mode"], "bm25", "{v}");
         assert!(hit_paths(r).iter().all(|p| p.starts_with("src/")), "{v}");
     }
     assert!(!hit_paths(&results[1]).is_empty(), "{v}");
@@ -1624,7 +1716,10 @@ fn mcp_search_and_search_keyword_take_the_cli_parameters() {
 
     // search `context` = CLI `search -C N`: context lines around the snippet
     // and the other definitions of the hit's file.
-    let plain = m.ok("search", json!({"query": "validate_csrf_token"}));
+    let plain = m.ok(
+        "search",
+        json!({"query": "validate_csrf_token", "detail": true}),
+    );
     let v = m.ok(
         "search",
         json!({"query": "validate_csrf_token", "context": 2}),
@@ -2004,7 +2099,7 @@ fn mcp_own_index_build_computes_fast_vectors() {
     let v = poll_until(Duration::from_secs(30), || {
         let v = m.ok(
             "search_semantic",
-            json!({"query": "retry a payment that failed"}),
+            json!({"query": "retry a payment that failed", "detail": true}),
         );
         (v["available"] == true && v["partial"] == false).then_some(v)
     })
@@ -2079,4 +2174,211 @@ fn mcp_broken_config_falls_back_to_defaults_in_every_search_tool() {
             );
         }
     }
+}
+
+/// A project holding `tests/fixtures/python-corpus` (a small shop in Python).
+fn python_corpus() -> Project {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/python-corpus");
+    let p = Project::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).expect("read fixture dir") {
+            let path = e.expect("fixture entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(&src).expect("inside the fixture");
+                p.write(
+                    &rel.to_string_lossy(),
+                    std::fs::read(&path).expect("read fixture file"),
+                );
+            }
+        }
+    }
+    p
+}
+
+/// The hits a result's text content lists: its `path:start-end` lines.
+fn text_hits(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| !l.starts_with(' ') && l.contains(':'))
+        .filter(|l| !["more:", "note:", "hint:"].iter().any(|p| l.starts_with(p)))
+        .map(|l| l.split("  ").next().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// Each hit as `path:start-end`, from either shape.
+fn struct_hits(v: &Value) -> Vec<String> {
+    v["hits"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|h| match hit_span(h) {
+                    Some((p, s, e)) => format!("{p}:{s}-{e}"),
+                    None => format!("?: {h}"),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Issue: an agent's default `search` answer for 10 hits is at most 2,000
+/// characters, as JSON and as text, and both list the same hits; `detail`
+/// gives the full hits (scores, ranks, snippets, index block) in the same
+/// order.
+#[test]
+fn mcp_default_search_answers_are_compact_and_detail_is_full() {
+    let p = python_corpus();
+    let m = Mcp::start(&p, Era::Legacy);
+    wait_indexed(&m, 7);
+    let queries = [
+        "add a product to the cart",
+        "cancel an order and record the reason",
+        "money in different currencies cannot be added",
+        "emit an event to its subscribers",
+        "total price with tax for a country",
+        "Cart",
+        "OrderStatus.is_final",
+        "\"DEFAULT_CURRENCY\"",
+    ];
+    for q in queries {
+        let r = m.call("search", json!({"query": q})).expect("search");
+        assert_ne!(r.is_error, Some(true), "{q}: {}", error_text(&r));
+        let v = r.structured_content.clone().expect("structuredContent");
+        let text = error_text(&r);
+        let json_size = v.to_string().len();
+        assert!(
+            json_size <= 2000,
+            "{q}: JSON is {json_size} characters: {v}"
+        );
+        assert!(
+            text.len() <= 2000,
+            "{q}: text is {} characters:\n{text}",
+            text.len()
+        );
+        let hits = v["hits"].as_array().cloned().unwrap_or_default();
+        assert!(hits.len() >= 5, "{q}: {v}");
+        assert_eq!(
+            text_hits(&text),
+            struct_hits(&v),
+            "{q}: text vs JSON:\n{text}\n{v}"
+        );
+        for h in &hits {
+            let lines = h["lines"].as_array().cloned().unwrap_or_default();
+            assert!((1..=3).contains(&lines.len()), "{q}: {h}");
+            for l in &lines {
+                let l = l.as_str().unwrap_or_default();
+                let (n, body) = l
+                    .split_once(": ")
+                    .unwrap_or_else(|| panic!("{q}: line {l:?}"));
+                let n: u64 = n
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{q}: line number in {l:?}"));
+                let (_, start, end) =
+                    hit_span(h).unwrap_or_else(|| panic!("{q}: no path:start-end: {h}"));
+                assert!(start <= n && n <= end, "{q}: line {n} outside its hit: {h}");
+                assert!(body.chars().count() <= 161, "{q}: {l}");
+                // Each line is shown in the text too, under its hit.
+                assert!(
+                    text.contains(&format!("  {l}")),
+                    "{q}: {l:?} not in\n{text}"
+                );
+            }
+            assert!(
+                !h["arms"].as_str().unwrap_or_default().is_empty(),
+                "{q}: {h}"
+            );
+            for absent in [
+                "path",
+                "score",
+                "snippet",
+                "snippet_line",
+                "sources",
+                "file_symbols",
+            ] {
+                assert!(h.get(absent).is_none(), "{q}: {absent} in {h}");
+            }
+        }
+        for absent in [
+            "query",
+            "mode",
+            "offset",
+            "truncated",
+            "index",
+            "query_interpretation",
+        ] {
+            assert!(v.get(absent).is_none(), "{q}: {absent} in {v}");
+        }
+
+        let d = m.ok("search", json!({"query": q, "detail": true}));
+        assert_eq!(struct_hits(&d), struct_hits(&v), "{q}: detail ranks alike");
+        for field in [
+            "query",
+            "mode",
+            "offset",
+            "truncated",
+            "index",
+            "query_interpretation",
+        ] {
+            assert!(d.get(field).is_some(), "{q}: detail lacks {field}: {d}");
+        }
+        for h in d["hits"].as_array().into_iter().flatten() {
+            for field in ["score", "snippet_line", "snippet", "sources"] {
+                assert!(h.get(field).is_some(), "{q}: detail hit lacks {field}: {h}");
+            }
+        }
+    }
+
+    // The best lines are those with the query's words, not the chunk's first.
+    let v = m.ok("search", json!({"query": "DEFAULT_CURRENCY"}));
+    let first = v["hits"][0]["lines"].to_string();
+    assert!(first.contains("DEFAULT_CURRENCY"), "{v}");
+
+    // Paging: `next_offset` in JSON, `more: offset=N` in text.
+    let r = m
+        .call("search", json!({"query": "cart total", "limit": 3}))
+        .expect("search");
+    let v = r.structured_content.clone().expect("structuredContent");
+    assert_eq!(v["next_offset"], 3, "{v}");
+    assert!(
+        error_text(&r).contains("\nmore: offset=3"),
+        "{}",
+        error_text(&r)
+    );
+    let next = m.ok(
+        "search",
+        json!({"query": "cart total", "limit": 3, "offset": 3}),
+    );
+    let all = m.ok("search", json!({"query": "cart total", "limit": 6}));
+    let mut paged = struct_hits(&v);
+    paged.extend(struct_hits(&next));
+    assert_eq!(paged, struct_hits(&all));
+
+    // The other list tools: compact text lines for the same results.
+    let r = m
+        .call("find_symbol", json!({"name": "total"}))
+        .expect("find_symbol");
+    let v = r.structured_content.clone().expect("structuredContent");
+    let text = error_text(&r);
+    for s in v["symbols"].as_array().into_iter().flatten() {
+        let at = format!(
+            "{}:{}-{}",
+            s["path"].as_str().unwrap_or("?"),
+            s["start_line"],
+            s["end_line"]
+        );
+        assert!(text.contains(&at), "{at} not in\n{text}");
+    }
+    let r = m
+        .call("list_defs_in_file", json!({"path": "shop/models.py"}))
+        .expect("list_defs_in_file");
+    assert!(error_text(&r).contains("class Cart"), "{}", error_text(&r));
+    let r = m
+        .call("find_references", json!({"name": "Money"}))
+        .expect("find_references");
+    assert!(
+        error_text(&r).contains("shop/money.py:"),
+        "{}",
+        error_text(&r)
+    );
 }

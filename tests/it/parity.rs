@@ -236,11 +236,22 @@ fn mcp_hits(r: &rmcp::model::CallToolResult) -> Answer {
     Ok(hit_list(&v["hits"]))
 }
 
+/// Full hits give `path`, `start_line`, `end_line`; the MCP tools' compact
+/// hits (their default) give `at`: `path:start-end`.
 fn hit_list(hits: &Value) -> Vec<Hit> {
     hits.as_array()
         .unwrap_or_else(|| panic!("no hits array: {hits}"))
         .iter()
         .map(|h| {
+            if let Some(at) = h["at"].as_str() {
+                let (path, span) = at.rsplit_once(':').unwrap_or((at, "0-0"));
+                let (s, e) = span.split_once('-').unwrap_or(("0", "0"));
+                return (
+                    path.to_string(),
+                    s.parse().unwrap_or(0),
+                    e.parse().unwrap_or(0),
+                );
+            }
             (
                 h["path"].as_str().unwrap_or("?").to_string(),
                 h["start_line"].as_u64().unwrap_or(0),

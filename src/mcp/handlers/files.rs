@@ -8,6 +8,7 @@ use crate::mcp::out::{
     Answer, BUDGET_CHARS, KeywordMatchOut, KeywordOut, LINE_CHARS, LineOut, OVERHEAD_CHARS, Page,
     ReadOut, answer,
 };
+use crate::mcp::render;
 use crate::search::bound_line;
 use crate::search::keyword::{CaseMode, KeywordRequest};
 use crate::search::read::ReadRequest;
@@ -112,10 +113,7 @@ pub fn search_keyword(svc: &Service, args: SearchKeywordArgs) -> Result<Answer> 
         truncated,
         hint,
     };
-    answer(
-        &out,
-        format!("{shown} matching lines in {} files", result.files_matched),
-    )
+    answer(&out, render::keyword(&out))
 }
 
 pub fn read_file(svc: &Service, args: ReadFileArgs) -> Result<Answer> {
@@ -186,11 +184,5 @@ pub fn read_file(svc: &Service, args: ReadFileArgs) -> Result<Answer> {
         truncated,
         hint,
     };
-    answer(
-        &out,
-        format!(
-            "`{}` lines {}-{end_line} of {}",
-            r.path, r.start_line, r.total_lines
-        ),
-    )
+    answer(&out, render::read(&out))
 }

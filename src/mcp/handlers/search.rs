@@ -7,10 +7,13 @@ use crate::error::{ErrorCode, UserError};
 use crate::mcp::catalogue::MAX_QUERY_CHARS;
 use crate::mcp::catalogue::SearchArgs;
 use crate::mcp::out::{
-    Answer, BUDGET_CHARS, BulkEntry, BulkError, BulkSearchOut, LINE_CHARS, OVERHEAD_CHARS, Page,
-    SearchOut, answer, chunk_out, index_info,
+    Answer, BUDGET_CHARS, BulkEntry, BulkError, BulkSearchOut, COMPACT_CHARS_PER_HIT,
+    CompactSearchOut, LINE_CHARS, OVERHEAD_CHARS, Page, SearchOut, SearchReply, answer, chunk_out,
+    compact_candidates, fit_compact, index_info,
 };
+use crate::mcp::render;
 use crate::search::bound_line;
+use crate::search::hybrid::Arm;
 use crate::service::search::{DEFAULT_SNIPPET_LINES, parse_scope};
 use crate::service::{Mode, SearchRequest, Service};
 
@@ -27,6 +30,8 @@ pub fn search(svc: &Service, args: SearchArgs) -> Result<Answer> {
             .hint("`query`: words, identifiers or a short description of what you look for; or `queries`: a list of up to 10 of them")
             .into());
     }
+    // Context lines are detail: they ask for the whole snippet.
+    let detail = args.detail || args.context.is_some();
     let spec = SearchRequest {
         query: String::new(),
         mode: Mode::parse(&args.mode)?,
@@ -42,7 +47,7 @@ pub fn search(svc: &Service, args: SearchArgs) -> Result<Answer> {
     };
     let Some(query) = query else {
         let queries = args.queries.unwrap_or_default();
-        return call_search_bulk(svc, &queries, &spec);
+        return call_search_bulk(svc, &queries, &spec, detail);
     };
     if query.trim().is_empty() {
         return Err(
@@ -51,17 +56,28 @@ pub fn search(svc: &Service, args: SearchArgs) -> Result<Answer> {
                 .into(),
         );
     }
-    let (out, summary) = search_one(svc, &query, &spec, BUDGET_CHARS - OVERHEAD_CHARS)?;
-    answer(&out, summary)
+    let out = search_one(
+        svc,
+        &query,
+        &spec,
+        detail,
+        false,
+        BUDGET_CHARS - OVERHEAD_CHARS,
+    )?;
+    answer(&out, render::search(&out))
 }
 
-/// One query of `search`, its hits fitted into `budget` characters.
+/// One query of `search`, its hits fitted into `budget` characters; a
+/// compact answer (unless `detail`) also into [`COMPACT_CHARS_PER_HIT`] a
+/// hit asked for. `in_bulk`: the answer names its query.
 fn search_one(
     svc: &Service,
     query: &str,
     spec: &SearchRequest,
+    detail: bool,
+    in_bulk: bool,
     budget: usize,
-) -> Result<(SearchOut, String)> {
+) -> Result<SearchReply> {
     let req = SearchRequest {
         query: query.to_string(),
         ..spec.clone()
@@ -83,6 +99,11 @@ fn search_one(
         })
         .into());
     }
+    if !detail {
+        return Ok(SearchReply::Compact(compact_answer(
+            r, query, in_bulk, spec.limit, budget,
+        )));
+    }
     let hits = r.hits.into_iter().map(|h| chunk_out(h, true));
     // The service's hits are the page already; `more` says what lies past it.
     let page = Page::new(hits, 0, None, budget);
@@ -99,7 +120,7 @@ fn search_one(
     } else {
         None
     };
-    let out = SearchOut {
+    Ok(SearchReply::Detail(SearchOut {
         query: query.to_string(),
         mode: r.mode.name().to_string(),
         hits: page.items,
@@ -109,8 +130,60 @@ fn search_one(
         query_interpretation: r.interpretation,
         semantic_model: r.semantic_model,
         index: index_info(&r.freshness, r.generation),
+    }))
+}
+
+/// What nothing matching a query suggests trying.
+const NOTHING_MATCHED: &str = "nothing matched: try other words or synonyms, find_symbol for a name, or search_keyword for exact text";
+
+/// The compact answer of one query: every hit of the page with its best
+/// lines, fitted into `COMPACT_CHARS_PER_HIT * limit` characters (and
+/// `budget`), measured as the larger of its JSON and its text.
+fn compact_answer(
+    r: crate::service::SearchAnswer,
+    query: &str,
+    in_bulk: bool,
+    limit: usize,
+    budget: usize,
+) -> CompactSearchOut {
+    let index = index_info(&r.freshness, r.generation);
+    let mut notes: Vec<String> = index.note.into_iter().collect();
+    // The semantic arm said why it did not run or ran on part of the chunks.
+    if let Some(n) = r
+        .arms
+        .iter()
+        .find(|a| a.arm == Arm::Semantic)
+        .and_then(|a| a.note.as_deref())
+    {
+        notes.push(format!("semantic arm: {}", bound_line(n, 100)));
+    }
+    let empty = r.hits.is_empty();
+    let mut out = CompactSearchOut {
+        query: in_bulk.then(|| query.to_string()),
+        hits: Vec::new(),
+        next_offset: r.more.then(|| (r.offset + r.hits.len()) as u64),
+        hint: (empty && r.generation.is_some()).then(|| NOTHING_MATCHED.to_string()),
+        note: (!notes.is_empty()).then(|| notes.join("; ")),
+        offset: r.offset as u64,
     };
-    Ok((out, format!("{shown} hits for `{query}`")))
+    let cands = compact_candidates(r.hits, query, true);
+    let target = (COMPACT_CHARS_PER_HIT * limit).min(budget);
+    let size = |o: &CompactSearchOut| {
+        let json = serde_json::to_string(o).map_or(0, |s| s.len());
+        json.max(render::compact_search(o).len())
+    };
+    out.hits = fit_compact(&cands, target, |hits| {
+        out.hits = hits.to_vec();
+        size(&out)
+    });
+    // Hits keep their place while lines can shrink; only hits too large
+    // for the whole budget (very long paths) make the page shorter.
+    while size(&out) > budget && !out.hits.is_empty() {
+        out.hits.pop();
+        out.next_offset = Some(out.offset + out.hits.len() as u64);
+        out.hint = None;
+    }
+    out
 }
 
 /// Characters an entry of a bulk answer needs besides its hits: the query
@@ -121,17 +194,23 @@ const ENTRY_OVERHEAD_CHARS: usize = 700;
 /// other arguments; a query that fails becomes an error entry and the
 /// others still answer. The size budget is shared: each query gets an equal
 /// part of what the ones before it left over.
-fn call_search_bulk(svc: &Service, queries: &[String], spec: &SearchRequest) -> Result<Answer> {
+fn call_search_bulk(
+    svc: &Service,
+    queries: &[String],
+    spec: &SearchRequest,
+    detail: bool,
+) -> Result<Answer> {
     let mut left = BUDGET_CHARS - OVERHEAD_CHARS;
     let mut results = Vec::with_capacity(queries.len());
     for (i, query) in queries.iter().enumerate() {
         let share = left / (queries.len() - i);
         let budget = share.saturating_sub(ENTRY_OVERHEAD_CHARS + query.len());
-        let entry =
-            match check_bulk_query(query).and_then(|()| search_one(svc, query, spec, budget)) {
-                Ok((out, _)) => BulkEntry::Answer(out),
-                Err(e) => BulkEntry::Error(bulk_error(query, &e)),
-            };
+        let entry = match check_bulk_query(query)
+            .and_then(|()| search_one(svc, query, spec, detail, true, budget))
+        {
+            Ok(out) => BulkEntry::Answer(out),
+            Err(e) => BulkEntry::Error(bulk_error(query, &e)),
+        };
         let used = serde_json::to_string(&entry).map_or(share, |s| s.len() + 1);
         left = left.saturating_sub(used);
         results.push(entry);
@@ -146,7 +225,7 @@ fn call_search_bulk(svc: &Service, queries: &[String], spec: &SearchRequest) -> 
         || out
             .results
             .iter()
-            .any(|e| matches!(e, BulkEntry::Answer(a) if a.truncated && a.hits.len() < spec.limit));
+            .any(|e| matches!(e, BulkEntry::Answer(a) if a.is_cut() && a.hit_count() < spec.limit));
     if cut {
         out.hint = Some(
             "answers were cut to share the size budget between the queries: send fewer queries per call, \
@@ -154,7 +233,7 @@ fn call_search_bulk(svc: &Service, queries: &[String], spec: &SearchRequest) -> 
                 .into(),
         );
     }
-    let text = render_bulk(&out);
+    let text = render::bulk(&out);
     answer(&out, text)
 }
 
@@ -209,57 +288,13 @@ fn shrink_to_budget(out: &mut BulkSearchOut, budget: usize) -> bool {
             .results
             .iter_mut()
             .filter_map(|e| match e {
-                BulkEntry::Answer(a) if !a.hits.is_empty() => Some(a),
+                BulkEntry::Answer(a) if a.hit_count() > 0 => Some(a),
                 _ => None,
             })
-            .max_by_key(|a| a.hits.len());
+            .max_by_key(|a| a.hit_count());
         let Some(a) = fullest else { break };
-        a.hits.pop();
-        a.truncated = true;
-        a.hint = Some(format!(
-            "more hits exist: call again with offset: {}, or narrow with glob, lang or scope",
-            a.offset as usize + a.hits.len()
-        ));
+        a.pop_hit();
         dropped = true;
     }
     dropped
-}
-
-/// The text of a bulk answer: per query its hits as `path:start-end symbol`
-/// lines, or its error and hint.
-fn render_bulk(out: &BulkSearchOut) -> String {
-    use std::fmt::Write as _;
-    let answered = out
-        .results
-        .iter()
-        .filter(|e| matches!(e, BulkEntry::Answer(_)))
-        .count();
-    let mut text = format!("{answered} of {} queries answered", out.results.len());
-    for e in &out.results {
-        match e {
-            BulkEntry::Answer(a) => {
-                let more = if a.truncated { " (more exist)" } else { "" };
-                let n = a.hits.len();
-                let hits = if n == 1 { "hit" } else { "hits" };
-                let _ = write!(text, "\n\n`{}`: {n} {hits}{more}", a.query);
-                for h in &a.hits {
-                    let _ = write!(text, "\n  {}:{}-{}", h.path, h.start_line, h.end_line);
-                    if let Some(s) = &h.symbol {
-                        let _ = write!(text, " {s}");
-                    }
-                }
-            }
-            BulkEntry::Error(b) => {
-                let _ = write!(
-                    text,
-                    "\n\n`{}`: error: {}\n  hint: {}",
-                    b.query, b.error, b.hint
-                );
-            }
-        }
-    }
-    if let Some(h) = &out.hint {
-        let _ = write!(text, "\n\nhint: {h}");
-    }
-    text
 }

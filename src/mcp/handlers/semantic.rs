@@ -6,10 +6,10 @@ use anyhow::Result;
 use crate::error::UserError;
 use crate::mcp::catalogue::{SearchSemanticArgs, SimilarCodeArgs};
 use crate::mcp::out::{
-    Answer, BUDGET_CHARS, OVERHEAD_CHARS, Page, SemanticOut, UpgradeOut, answer, chunk_out,
-    index_info,
+    Answer, BUDGET_CHARS, COMPACT_CHARS_PER_HIT, CompactSemanticOut, OVERHEAD_CHARS, Page,
+    SemanticOut, UpgradeOut, answer, chunk_out, compact_candidates, fit_compact, index_info,
 };
-use crate::search::bound_line;
+use crate::mcp::render;
 use crate::search::semantic::SimilarTo;
 use crate::service::search::DEFAULT_SNIPPET_LINES;
 use crate::service::{Mode, SearchAnswer, SearchRequest, Service, SimilarRequestSpec};
@@ -23,6 +23,7 @@ pub fn search_semantic(svc: &Service, args: SearchSemanticArgs) -> Result<Answer
         threshold,
         limit,
         offset,
+        detail,
     } = args;
     let mut req = SearchRequest::new(query.clone(), Mode::Semantic);
     req.globs = glob;
@@ -30,7 +31,13 @@ pub fn search_semantic(svc: &Service, args: SearchSemanticArgs) -> Result<Answer
     req.limit = limit;
     req.offset = offset;
     let r = svc.search(&req)?;
-    semantic_answer(SemanticTarget::Query(query), r, req.threshold.is_some())
+    semantic_answer(
+        SemanticTarget::Query(query),
+        r,
+        req.threshold.is_some(),
+        detail,
+        limit,
+    )
 }
 
 /// `similar_code`: chunks close to a snippet or to the chunk at path:line.
@@ -79,30 +86,41 @@ pub fn similar_code(svc: &Service, args: SimilarCodeArgs) -> Result<Answer> {
     };
     let r = svc.similar(&req)?;
     let shown_as = r.query.clone();
+    // The best lines of a hit are those sharing the snippet's words.
+    let words = match &req.target {
+        SimilarTo::Code(code) => code.clone(),
+        SimilarTo::Location { .. } => String::new(),
+    };
     semantic_answer(
-        SemanticTarget::Similar(shown_as),
+        SemanticTarget::Similar(shown_as, words),
         r,
         req.threshold.is_some(),
+        args.detail,
+        args.limit,
     )
 }
 
-/// What a semantic answer was asked for.
+/// What a semantic answer was asked for: a query, or what the hits are
+/// similar to (as shown) and the words to pick their best lines by.
 enum SemanticTarget {
     Query(String),
-    Similar(String),
+    Similar(String, String),
 }
 
 /// Bounds a semantic answer. An unavailable one (no model, no vectors, no
 /// index yet) is an answer, not an error: it says why and what to do, so
 /// the model can fall back to the other tools.
-fn semantic_answer(target: SemanticTarget, r: SearchAnswer, threshold: bool) -> Result<Answer> {
+fn semantic_answer(
+    target: SemanticTarget,
+    r: SearchAnswer,
+    threshold: bool,
+    detail: bool,
+    limit: usize,
+) -> Result<Answer> {
     const FALLBACK: &str = "until then use search (hybrid search works without embeddings), find_symbol or search_keyword";
-    let (query, similar_to, what) = match target {
-        SemanticTarget::Query(q) => {
-            let what = format!("`{}`", bound_line(&q, 100));
-            (Some(q), None, what)
-        }
-        SemanticTarget::Similar(s) => (None, Some(s.clone()), s),
+    let (query, similar_to, words) = match target {
+        SemanticTarget::Query(q) => (Some(q.clone()), None, q),
+        SemanticTarget::Similar(s, words) => (None, Some(s), words),
     };
     let index = index_info(&r.freshness, r.generation);
     let Some(result) = r.semantic.clone() else {
@@ -122,8 +140,8 @@ fn semantic_answer(target: SemanticTarget, r: SearchAnswer, threshold: bool) -> 
             )
         };
         let out = SemanticOut::unavailable(query, similar_to, reason, hint, index);
-        let summary = unavailable_summary(&out);
-        return answer(&out, summary);
+        let text = render::semantic_detail(&out);
+        return answer(&out, text);
     };
     if !result.available {
         let hint = match result.hint_for_agent().filter(|h| !h.is_empty()) {
@@ -137,8 +155,12 @@ fn semantic_answer(target: SemanticTarget, r: SearchAnswer, threshold: bool) -> 
         out.model = result.model;
         out.embedded = result.embedded;
         out.total = result.total;
-        let summary = unavailable_summary(&out);
-        return answer(&out, summary);
+        let text = render::semantic_detail(&out);
+        return answer(&out, text);
+    }
+    if !detail {
+        let out = compact_semantic(r, result, similar_to, &words, threshold, limit);
+        return answer(&out, render::compact_semantic(&out));
     }
     let offset = r.offset;
     let hits = r.hits.into_iter().map(|h| chunk_out(h, false));
@@ -153,11 +175,7 @@ fn semantic_answer(target: SemanticTarget, r: SearchAnswer, threshold: bool) -> 
             offset + shown
         ));
     } else if shown == 0 {
-        hints.push(if threshold {
-            "nothing is similar enough: lower threshold or leave it out".to_string()
-        } else {
-            "nothing found: try other words, or search for a hybrid search".to_string()
-        });
+        hints.push(nothing_found(threshold));
     }
     if result.partial {
         hints.push(format!(
@@ -171,19 +189,6 @@ fn semantic_answer(target: SemanticTarget, r: SearchAnswer, threshold: bool) -> 
             u.agent_hint()
         ));
     }
-    let partial_note = if result.partial {
-        format!(
-            ", partial: {}/{} chunks embedded",
-            result.embedded, result.total
-        )
-    } else {
-        String::new()
-    };
-    let model = result.model.clone().unwrap_or_default();
-    let summary = match &query {
-        Some(_) => format!("{shown} hits for {what} (semantic, {model}{partial_note})"),
-        None => format!("{shown} chunks similar to {what} ({model}{partial_note})"),
-    };
     let out = SemanticOut {
         query,
         similar_to,
@@ -206,14 +211,59 @@ fn semantic_answer(target: SemanticTarget, r: SearchAnswer, threshold: bool) -> 
         hint: (!hints.is_empty()).then(|| hints.join("; ")),
         index,
     };
-    answer(&out, summary)
+    let text = render::semantic_detail(&out);
+    answer(&out, text)
 }
 
-/// The text of an unavailable semantic answer: what is missing and the fix.
-fn unavailable_summary(out: &SemanticOut) -> String {
-    format!(
-        "semantic search is not available: {}\nhint: {}",
-        out.reason.as_deref().unwrap_or("unknown reason"),
-        out.hint.as_deref().unwrap_or_default()
-    )
+/// What nothing found suggests trying.
+fn nothing_found(threshold: bool) -> String {
+    if threshold {
+        "nothing is similar enough: lower threshold or leave it out".to_string()
+    } else {
+        "nothing found: try other words, or search for a hybrid search".to_string()
+    }
+}
+
+/// The compact answer of an available semantic search: the hits with their
+/// best lines (for `words`), fitted like `search`'s; the model; a note when
+/// vectors are partial or a better model is not complete yet.
+fn compact_semantic(
+    r: SearchAnswer,
+    result: crate::search::semantic::SemanticInfo,
+    similar_to: Option<String>,
+    words: &str,
+    threshold: bool,
+    limit: usize,
+) -> CompactSemanticOut {
+    let index = index_info(&r.freshness, r.generation);
+    let mut notes: Vec<String> = index.note.into_iter().collect();
+    if result.partial {
+        notes.push(format!(
+            "only {} of {} chunks have vectors yet: hits come from those",
+            result.embedded, result.total
+        ));
+    }
+    if let Some(u) = &result.upgrade {
+        notes.push(format!(
+            "from the fast model; {} covers {}/{} chunks so far",
+            u.model, u.embedded, u.total
+        ));
+    }
+    let mut out = CompactSemanticOut {
+        similar_to,
+        model: result.model,
+        hits: Vec::new(),
+        next_offset: r.more.then(|| (r.offset + r.hits.len()) as u64),
+        hint: r.hits.is_empty().then(|| nothing_found(threshold)),
+        note: (!notes.is_empty()).then(|| notes.join("; ")),
+    };
+    let cands = compact_candidates(r.hits, words, false);
+    let target = (COMPACT_CHARS_PER_HIT * limit).min(BUDGET_CHARS - OVERHEAD_CHARS);
+    let hits = fit_compact(&cands, target, |hits| {
+        out.hits = hits.to_vec();
+        let json = serde_json::to_string(&out).map_or(0, |s| s.len());
+        json.max(render::compact_semantic(&out).len())
+    });
+    out.hits = hits;
+    out
 }

@@ -6,6 +6,7 @@ use crate::mcp::catalogue::IndexStatusArgs;
 use crate::mcp::out::{
     Answer, EmbeddingOut, EmbeddingRunOut, LINE_CHARS, ProgressOut, SkipOut, StatusOut, answer,
 };
+use crate::mcp::render;
 use crate::search::bound_line;
 use crate::service::{Service, StatusAnswer, phase_name};
 
@@ -88,29 +89,5 @@ pub fn index_status(svc: &Service, _args: IndexStatusArgs) -> Result<Answer> {
         last_error: own.last_error.clone(),
         config_error,
     };
-    let mut summary = if fresh.indexing {
-        format!(
-            "indexing: {} files, {} symbols so far",
-            st.files, st.symbols
-        )
-    } else {
-        format!(
-            "{} files, {} symbols, {} chunks indexed",
-            st.files, st.symbols, st.chunks
-        )
-    };
-    for e in &out.embeddings {
-        summary.push_str(&format!(
-            "; vectors ({}): {}/{}",
-            e.tier, e.embedded, e.total
-        ));
-    }
-    if let Some(r) = &out.embedding {
-        let eta = r.eta_s.map(|s| format!(", eta {s}s")).unwrap_or_default();
-        summary.push_str(&format!(
-            "; embedding with {}: {}/{} ({:.1}/s{eta})",
-            r.model, r.done, r.total, r.rate
-        ));
-    }
-    answer(&out, summary)
+    answer(&out, render::status(&out))
 }

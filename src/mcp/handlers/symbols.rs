@@ -5,11 +5,12 @@ use anyhow::Result;
 use super::Lookup;
 use crate::mcp::catalogue::{FindReferencesArgs, FindSymbolArgs, ListDefsArgs};
 use crate::mcp::out::{
-    Answer, BUDGET_CHARS, DefOut, DefsOut, LINE_CHARS, OVERHEAD_CHARS, Page, RefOut, RefsOut,
-    SymbolOut, SymbolsOut, answer,
+    Answer, BUDGET_CHARS, DefOut, DefsOut, LINE_CHARS, OVERHEAD_CHARS, Page, Paging, RefOut,
+    RefsOut, SymbolOut, SymbolsOut, answer,
 };
-use crate::search::bound_line;
+use crate::mcp::render;
 use crate::search::symbol::{MatchMode, SymbolQuery};
+use crate::search::{BEST_LINE_CHARS, bound_line};
 use crate::service::{OutlineRequest, ReferencesRequest, Service, SymbolsRequest};
 
 pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
@@ -20,7 +21,9 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
         r#match,
         limit,
         offset,
+        detail,
     } = args;
+    let width = if detail { LINE_CHARS } else { BEST_LINE_CHARS };
     let req = SymbolsRequest {
         query: SymbolQuery {
             name: name.clone(),
@@ -36,20 +39,24 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
         Some(r) => (r.hits, r.total, r.truncated && r.total <= offset + limit),
         None => (Vec::new(), 0, false),
     };
-    let all = hits.into_iter().map(|h| SymbolOut {
-        name: h.name,
-        kind: h.kind,
-        container: h.container,
-        path: h.path,
-        line: h.line,
-        start_line: h.start_line,
-        end_line: h.end_line,
-        signature: bound_line(&h.signature, LINE_CHARS),
-        lang: h.lang,
-        match_kind: serde_json::to_value(h.match_kind)
+    let all = hits.into_iter().map(|h| {
+        let match_kind = serde_json::to_value(h.match_kind)
             .ok()
             .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default(),
+            .unwrap_or_default();
+        SymbolOut {
+            name: h.name,
+            kind: h.kind,
+            container: h.container,
+            path: h.path,
+            line: detail.then_some(h.line),
+            start_line: h.start_line,
+            end_line: h.end_line,
+            signature: bound_line(h.signature.trim(), width),
+            lang: detail.then_some(h.lang),
+            // Compact answers name the match only when it is not exact.
+            match_kind: (detail || match_kind != "exact").then_some(match_kind),
+        }
     });
     // The service's hits are the page already.
     let page = Page::new(all, 0, None, BUDGET_CHARS - OVERHEAD_CHARS);
@@ -70,13 +77,15 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
     let out = SymbolsOut {
         symbols: page.items,
         total: total as u64,
-        offset: offset as u64,
-        truncated,
-        hint,
-        index: look.index(),
+        paging: Paging::new(
+            detail,
+            offset,
+            truncated.then_some(offset + shown),
+            hint,
+            look.index(),
+        ),
     };
-    let summary = format!("{shown} of {total} definitions of `{name}`");
-    answer(&out, summary)
+    answer(&out, render::symbols(&out))
 }
 
 pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer> {
@@ -84,6 +93,7 @@ pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer
         name,
         limit,
         offset,
+        detail,
     } = args;
     let req = ReferencesRequest {
         name: name.clone(),
@@ -98,12 +108,15 @@ pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer
             references: 0,
             hits: Vec::new(),
             total: 0,
-            offset: offset as u64,
-            truncated: false,
-            hint: Some("no index yet: use search_keyword with word: true for now".into()),
-            index: look.index(),
+            paging: Paging::new(
+                detail,
+                offset,
+                None,
+                Some("no index yet: use search_keyword with word: true for now".into()),
+                look.index(),
+            ),
         };
-        return answer(&out, format!("no index yet for references of `{name}`"));
+        return answer(&out, render::refs(&out));
     };
     let all = result.hits.into_iter().map(|h| RefOut {
         kind: if h.is_definition {
@@ -113,9 +126,15 @@ pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer
         },
         path: h.path,
         line: h.line,
-        column: h.column,
+        column: detail.then_some(h.column),
         context: h.context,
-        text: h.text,
+        text: h.text.map(|t| {
+            if detail {
+                t
+            } else {
+                bound_line(&t, BEST_LINE_CHARS)
+            }
+        }),
     });
     let page = Page::new(all, 0, None, BUDGET_CHARS - OVERHEAD_CHARS);
     let shown = page.shown();
@@ -140,36 +159,45 @@ pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer
         references: result.references as u64,
         hits: page.items,
         total: total as u64,
-        offset: offset as u64,
-        truncated,
-        hint,
-        index: look.index(),
-    };
-    answer(
-        &out,
-        format!(
-            "{} definitions and {} references of `{}` ({shown} shown)",
-            result.definitions, result.references, result.name
+        paging: Paging::new(
+            detail,
+            offset,
+            truncated.then_some(offset + shown),
+            hint,
+            look.index(),
         ),
-    )
+    };
+    answer(&out, render::refs(&out))
 }
 
-fn flatten(items: Vec<crate::search::symbol::OutlineItem>, depth: u32, out: &mut Vec<DefOut>) {
+/// The outline in source order; compact answers leave out depth 0 and cut
+/// signatures shorter.
+fn flatten(
+    items: Vec<crate::search::symbol::OutlineItem>,
+    depth: u32,
+    detail: bool,
+    out: &mut Vec<DefOut>,
+) {
+    let width = if detail { LINE_CHARS } else { BEST_LINE_CHARS };
     for i in items {
         out.push(DefOut {
             name: i.name,
             kind: i.kind,
             start_line: i.start_line,
             end_line: i.end_line,
-            depth,
-            signature: bound_line(&i.signature, LINE_CHARS),
+            depth: (detail || depth > 0).then_some(depth),
+            signature: bound_line(i.signature.trim(), width),
         });
-        flatten(i.children, depth + 1, out);
+        flatten(i.children, depth + 1, detail, out);
     }
 }
 
 pub fn list_defs(svc: &Service, args: ListDefsArgs) -> Result<Answer> {
-    let ListDefsArgs { path, offset } = args;
+    let ListDefsArgs {
+        path,
+        offset,
+        detail,
+    } = args;
     let mut look = Lookup::from(svc.outline(&OutlineRequest { path: path.clone() })?);
     let (rel, items, skipped) = match look.found.take() {
         Some(o) => (o.path, o.items, o.skipped),
@@ -177,7 +205,7 @@ pub fn list_defs(svc: &Service, args: ListDefsArgs) -> Result<Answer> {
         None => (path, Vec::new(), None),
     };
     let mut all = Vec::new();
-    flatten(items, 0, &mut all);
+    flatten(items, 0, detail, &mut all);
     let total = all.len();
     let page = Page::new(all, offset, None, BUDGET_CHARS - OVERHEAD_CHARS);
     let shown = page.shown();
@@ -193,14 +221,17 @@ pub fn list_defs(svc: &Service, args: ListDefsArgs) -> Result<Answer> {
         None
     };
     let out = DefsOut {
-        path: rel.clone(),
+        path: rel,
         definitions: page.items,
         total: total as u64,
-        offset: offset as u64,
-        truncated,
         skipped,
-        hint,
-        index: look.index(),
+        paging: Paging::new(
+            detail,
+            offset,
+            truncated.then_some(offset + shown),
+            hint,
+            look.index(),
+        ),
     };
-    answer(&out, format!("{total} definitions in `{rel}`"))
+    answer(&out, render::defs(&out))
 }

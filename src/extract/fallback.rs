@@ -1,0 +1,538 @@
+//! Owns definitions for code without a grammar here ([`Lang::OtherCode`]):
+//! a per-language line heuristic, picked by file extension, that
+//! recognises the lines opening a definition (`sub foo`, `foo <- function`,
+//! `proc foo*`, `message Foo`, …) so that symbol queries and chunk
+//! boundaries still work. Does not find references, and does not parse.
+//!
+//! It is deliberately small and honest: one keyword table per language, a
+//! definition opens on its keyword line and ends where the indentation
+//! returns to its level (a closing `}`, `end` or `)` at that level is
+//! included). Definitions inside strings or comments, multi-line
+//! signatures and unindented bodies fool it; languages not listed here
+//! keep plain line-window chunks.
+//!
+//! Covered: Perl, R, Dart, OCaml, Erlang, Julia, Nim, Protocol Buffers,
+//! SQL (`CREATE …`), fish.
+
+use std::path::Path;
+
+use super::lines::Lines;
+use super::tags::{Callable, Def};
+
+/// A definition spans at most this many lines after its first.
+const MAX_SPAN_LINES: usize = 5000;
+
+/// A language the heuristic knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    Perl,
+    R,
+    Dart,
+    OCaml,
+    Erlang,
+    Julia,
+    Nim,
+    Proto,
+    Sql,
+    Fish,
+}
+
+impl Dialect {
+    fn for_path(path: &str) -> Option<Dialect> {
+        let ext = Path::new(path).extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "pl" | "pm" => Dialect::Perl,
+            "r" => Dialect::R,
+            "dart" => Dialect::Dart,
+            "ml" | "mli" => Dialect::OCaml,
+            "erl" | "hrl" => Dialect::Erlang,
+            "jl" => Dialect::Julia,
+            "nim" => Dialect::Nim,
+            "proto" => Dialect::Proto,
+            "sql" => Dialect::Sql,
+            "fish" => Dialect::Fish,
+            _ => return None,
+        })
+    }
+
+    fn comment_prefixes(self) -> &'static [&'static str] {
+        match self {
+            Dialect::Perl | Dialect::R | Dialect::Julia | Dialect::Nim | Dialect::Fish => &["#"],
+            Dialect::Dart | Dialect::Proto => &["//", "/*", "*", "@"],
+            Dialect::OCaml => &["(*", "*"],
+            Dialect::Erlang => &["%"],
+            Dialect::Sql => &["--", "/*", "*"],
+        }
+    }
+}
+
+/// Whether the heuristic covers the file at `path`.
+pub(crate) fn covers(path: &str) -> bool {
+    Dialect::for_path(path).is_some()
+}
+
+/// What a definition line says: kind, whether it is callable, and the byte
+/// range of the name within the line.
+struct LineDef {
+    kind: &'static str,
+    callable: Callable,
+    name: (usize, usize),
+}
+
+/// The definitions of a file in a covered language, sorted and with
+/// containers (see `tags::finish_line_defs`); empty for other files.
+pub(crate) fn defs(path: &str, lines: &Lines<'_>) -> Vec<Def> {
+    let Some(dialect) = Dialect::for_path(path) else {
+        return Vec::new();
+    };
+    let n = lines.count();
+    // Measured once: span scans visit a line once per open definition.
+    let indents: Vec<Option<usize>> = (0..n)
+        .map(|r| {
+            let line = lines.line(r);
+            (!line.trim().is_empty()).then(|| indent_of(line))
+        })
+        .collect();
+    let mut defs: Vec<Def> = Vec::new();
+    for row in 0..n {
+        let line = lines.line(row);
+        let Some(found) = match_line(dialect, line) else {
+            continue;
+        };
+        let Some(name) = line.get(found.name.0..found.name.1) else {
+            continue;
+        };
+        if name.is_empty() {
+            continue;
+        }
+        let indent = indent_of(line);
+        // Erlang functions are several clauses in a row: one definition.
+        if dialect == Dialect::Erlang
+            && let Some(last) = defs.last_mut()
+            && last.name == name
+            && last.kind == "function"
+        {
+            last.end_row = end_row(lines, &indents, row, indent);
+            last.end_byte = lines.range(last.end_row).1;
+            continue;
+        }
+        let end = end_row(lines, &indents, row, indent);
+        let doc = doc_start(lines, row, dialect.comment_prefixes());
+        defs.push(Def::from_line(
+            lines,
+            name,
+            found.kind,
+            found.callable,
+            (row, end),
+            found.name.0,
+            doc,
+        ));
+    }
+    super::tags::finish_line_defs(&mut defs);
+    defs
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// The last row of a definition opened at `row`: the indented lines after
+/// it, plus a closing line at its own level (`}`, `end`, `);`, or a lone `{`
+/// that opens the body on the next line).
+fn end_row(lines: &Lines<'_>, indents: &[Option<usize>], row: usize, indent: usize) -> usize {
+    let mut end = row;
+    let mut r = row + 1;
+    // Bounded, so a staircase of ever deeper definitions stays cheap.
+    let last = indents.len().min(row + 1 + MAX_SPAN_LINES);
+    while r < last {
+        let Some(line_indent) = indents[r] else {
+            r += 1;
+            continue;
+        };
+        if line_indent > indent {
+            end = r;
+            r += 1;
+            continue;
+        }
+        // Only lines back at the definition's level are looked at.
+        let t = lines.line(r).trim();
+        if t == "{" && end == row && r == row + 1 {
+            end = r;
+            r += 1;
+            continue;
+        }
+        if line_indent == indent && is_closer(t) {
+            end = r;
+        }
+        break;
+    }
+    end
+}
+
+fn is_closer(t: &str) -> bool {
+    let word_end = |rest: &str| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+    t.starts_with('}') || t.starts_with(')') || t.strip_prefix("end").is_some_and(word_end)
+}
+
+fn doc_start(lines: &Lines<'_>, row: usize, prefixes: &[&str]) -> usize {
+    let mut r = row;
+    while r > 0 && row - r < 200 {
+        let above = lines.line(r - 1).trim_start();
+        if above.is_empty() || !prefixes.iter().any(|p| above.starts_with(p)) {
+            break;
+        }
+        r -= 1;
+    }
+    r
+}
+
+/// Where the text after the keyword `word` (at byte `at`, followed by at
+/// least one space) starts in the line.
+fn keyword(line: &str, at: usize, word: &str) -> Option<usize> {
+    let rest = line.get(at..)?.strip_prefix(word)?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    Some(line.len() - rest.trim_start().len())
+}
+
+/// Like [`keyword`], case-insensitive (SQL).
+fn keyword_nocase(line: &str, at: usize, word: &str) -> Option<usize> {
+    let rest = line.get(at..)?;
+    let head = rest.get(..word.len())?;
+    if !head.eq_ignore_ascii_case(word) {
+        return None;
+    }
+    let after = &rest[word.len()..];
+    if !after.starts_with([' ', '\t', '(']) {
+        return None;
+    }
+    Some(line.len() - after.trim_start().len())
+}
+
+/// The identifier starting at `at` (letters, digits, `_`, and `extra`),
+/// not starting with a digit.
+fn ident(line: &str, at: usize, extra: &[char]) -> Option<(usize, usize)> {
+    let rest = line.get(at..)?;
+    let len = rest
+        .char_indices()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_' || extra.contains(&c)))
+        .map_or(rest.len(), |(i, _)| i);
+    let first = rest.chars().next()?;
+    (len > 0 && !first.is_ascii_digit()).then_some((at, at + len))
+}
+
+/// The first of `words` that opens the (trimmed) line, and where the text
+/// after it starts.
+fn any_keyword(line: &str, at: usize, words: &[&'static str]) -> Option<(&'static str, usize)> {
+    words
+        .iter()
+        .find_map(|w| keyword(line, at, w).map(|p| (*w, p)))
+}
+
+fn def(kind: &'static str, name: (usize, usize)) -> Option<LineDef> {
+    let callable = if matches!(kind, "function" | "method") {
+        Callable::Function
+    } else {
+        Callable::No
+    };
+    Some(LineDef {
+        kind,
+        callable,
+        name,
+    })
+}
+
+fn match_line(dialect: Dialect, line: &str) -> Option<LineDef> {
+    let at = indent_of(line);
+    match dialect {
+        Dialect::Perl => {
+            if let Some(p) = keyword(line, at, "sub") {
+                return def("function", ident(line, p, &[':'])?);
+            }
+            let p = keyword(line, at, "package")?;
+            def("module", ident(line, p, &[':'])?)
+        }
+        Dialect::R => {
+            let name = ident(line, at, &['.'])?;
+            let rest = line[name.1..].trim_start();
+            let rest = ["<<-", "<-", "="]
+                .iter()
+                .find_map(|op| rest.strip_prefix(op))?
+                .trim_start();
+            let is_fn = rest
+                .strip_prefix("function")
+                .is_some_and(|r| r.trim_start().starts_with('('));
+            if is_fn { def("function", name) } else { None }
+        }
+        Dialect::Dart => dart_line(line, at),
+        Dialect::OCaml => {
+            if let Some(p) = keyword(line, at, "let").or_else(|| keyword(line, at, "and")) {
+                // `let x = … in` is a local binding.
+                if line.trim_end().ends_with(" in") {
+                    return None;
+                }
+                let p = keyword(line, p, "rec").unwrap_or(p);
+                let name = ident(line, p, &['\''])?;
+                let after = line[name.1..].trim_start();
+                let value = after.strip_prefix('=').map(str::trim_start);
+                let is_lambda =
+                    value.is_some_and(|v| v.starts_with("function") || v.starts_with("fun "));
+                let kind = if (value.is_some() || after.starts_with(':')) && !is_lambda {
+                    "variable"
+                } else {
+                    "function"
+                };
+                return def(kind, name);
+            }
+            if let Some(p) = keyword(line, at, "val") {
+                return def("function", ident(line, p, &['\''])?);
+            }
+            if let Some(p) = keyword(line, at, "module") {
+                let p = keyword(line, p, "type").unwrap_or(p);
+                return def("module", ident(line, p, &[])?);
+            }
+            let mut p = keyword(line, at, "type").or_else(|| keyword(line, at, "and"))?;
+            // `type 'a t`, `type ('k, 'v) t`: skip the parameters.
+            if line[p..].starts_with('\'') {
+                p = line[p..].find(' ').map(|i| p + i + 1)?;
+            } else if line[p..].starts_with('(') {
+                p = line[p..].find(") ").map(|i| p + i + 2)?;
+            }
+            def("type", ident(line, p, &[])?)
+        }
+        Dialect::Erlang => {
+            if at > 0 {
+                return None;
+            }
+            if let Some(rest) = line.strip_prefix('-') {
+                let (word, kind) = [
+                    ("module(", "module"),
+                    ("record(", "struct"),
+                    ("type ", "type"),
+                    ("opaque ", "type"),
+                    ("define(", "macro"),
+                ]
+                .into_iter()
+                .find(|(w, _)| rest.starts_with(w))?;
+                let p = 1 + word.len();
+                let p = p + (line[p..].len() - line[p..].trim_start().len());
+                return def(kind, ident(line, p, &[])?);
+            }
+            let name = ident(line, 0, &['@'])?;
+            let lower = line.starts_with(|c: char| c.is_ascii_lowercase());
+            if lower && line[name.1..].starts_with('(') {
+                def("function", name)
+            } else {
+                None
+            }
+        }
+        Dialect::Julia => {
+            let p = keyword(line, at, "mutable").unwrap_or(at);
+            let p = keyword(line, p, "abstract").unwrap_or(p);
+            if let Some((word, p)) = any_keyword(
+                line,
+                p,
+                &[
+                    "function",
+                    "macro",
+                    "struct",
+                    "type",
+                    "module",
+                    "baremodule",
+                ],
+            ) {
+                let kind = match word {
+                    "function" => "function",
+                    "macro" => "macro",
+                    "struct" => "struct",
+                    "type" => "type",
+                    _ => "module",
+                };
+                let (s, e) = ident(line, p, &['.', '!'])?;
+                // `function Base.show(…)` defines `show`.
+                let s = line[s..e].rfind('.').map_or(s, |i| s + i + 1);
+                return def(kind, (s, e));
+            }
+            // `f(x) = x + 1` at the top level.
+            if at > 0 {
+                return None;
+            }
+            let name = ident(line, 0, &['!'])?;
+            let rest = &line[name.1..];
+            let close = rest.starts_with('(').then(|| rest.find(')'))??;
+            let after = rest[close + 1..].trim_start();
+            let is_assign = after.starts_with('=') && !after.starts_with("==");
+            if is_assign {
+                def("function", name)
+            } else {
+                None
+            }
+        }
+        Dialect::Nim => {
+            if let Some((_, p)) = any_keyword(
+                line,
+                at,
+                &[
+                    "proc",
+                    "func",
+                    "method",
+                    "iterator",
+                    "template",
+                    "macro",
+                    "converter",
+                ],
+            ) {
+                let p = p + usize::from(line[p..].starts_with('`'));
+                return def("function", ident(line, p, &[])?);
+            }
+            // `Foo* = object`, `Color = enum` in a type section.
+            let name = ident(line, at, &[])?;
+            let mut rest = line[name.1..].trim_start_matches('*');
+            if rest.starts_with('[') {
+                rest = &rest[rest.find(']')? + 1..];
+            }
+            let rest = rest.trim_start().strip_prefix('=')?.trim_start();
+            let rest = rest
+                .strip_prefix("ref ")
+                .or_else(|| rest.strip_prefix("ptr "))
+                .unwrap_or(rest)
+                .trim_start();
+            let kind = [
+                ("object", "class"),
+                ("enum", "enum"),
+                ("tuple", "struct"),
+                ("concept", "interface"),
+                ("distinct", "type"),
+            ]
+            .into_iter()
+            .find(|(w, _)| rest.starts_with(w))?
+            .1;
+            def(kind, name)
+        }
+        Dialect::Proto => {
+            let (word, p) =
+                any_keyword(line, at, &["message", "enum", "service", "rpc", "extend"])?;
+            let kind = match word {
+                "message" => "struct",
+                "enum" => "enum",
+                "service" => "interface",
+                "rpc" => "method",
+                _ => "impl",
+            };
+            def(kind, ident(line, p, &['.'])?)
+        }
+        Dialect::Sql => sql_line(line, at),
+        Dialect::Fish => def(
+            "function",
+            ident(line, keyword(line, at, "function")?, &['-', ':'])?,
+        ),
+    }
+}
+
+/// Dart: classes, mixins, enums, extensions, typedefs, and functions or
+/// methods whose line ends by opening their body (`{`, `=>`).
+fn dart_line(line: &str, at: usize) -> Option<LineDef> {
+    let mut p = at;
+    for modifier in [
+        "abstract",
+        "sealed",
+        "base",
+        "final",
+        "interface",
+        "external",
+    ] {
+        p = keyword(line, p, modifier).unwrap_or(p);
+    }
+    if line[p..].starts_with("mixin class ") {
+        p = keyword(line, p, "mixin").unwrap_or(p);
+    }
+    if let Some((word, q)) =
+        any_keyword(line, p, &["class", "mixin", "enum", "extension", "typedef"])
+    {
+        let kind = match word {
+            "enum" => "enum",
+            "extension" => "impl",
+            "typedef" => "type",
+            _ => "class",
+        };
+        return def(kind, ident(line, q, &[])?);
+    }
+    let t = line.trim_end();
+    if !(t.ends_with('{') || t.contains("=>")) {
+        return None;
+    }
+    let open = line[at..].find('(')? + at;
+    let head = line[at..open].trim_end();
+    if head.contains('=') || (head.contains('.') && !head.contains("Future")) {
+        return None;
+    }
+    let start = head
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(at, |i| at + i + 1);
+    let name = (start, at + head.len());
+    let word = &line[name.0..name.1];
+    const NOT_NAMES: [&str; 12] = [
+        "if", "for", "while", "switch", "catch", "return", "else", "new", "await", "super",
+        "assert", "throw",
+    ];
+    let first = head.split_whitespace().next().unwrap_or("");
+    if word.is_empty() || NOT_NAMES.contains(&word) || NOT_NAMES.contains(&first) {
+        return None;
+    }
+    // A call statement (`print(x) {` does not happen, but `foo(() {` does)
+    // has no type or modifier before the name, unless it is a constructor,
+    // which starts with an upper-case letter.
+    let has_type = start > at;
+    let is_ctor = word.starts_with(|c: char| c.is_ascii_uppercase());
+    if has_type || is_ctor {
+        def("function", name)
+    } else {
+        None
+    }
+}
+
+/// SQL: `CREATE [OR REPLACE] [TEMP …] TABLE|VIEW|FUNCTION|… [IF NOT EXISTS] name`.
+fn sql_line(line: &str, at: usize) -> Option<LineDef> {
+    let mut p = keyword_nocase(line, at, "create")?;
+    if let Some(q) = keyword_nocase(line, p, "or") {
+        p = keyword_nocase(line, q, "replace")?;
+    }
+    for modifier in [
+        "temporary",
+        "temp",
+        "unique",
+        "materialized",
+        "virtual",
+        "recursive",
+    ] {
+        p = keyword_nocase(line, p, modifier).unwrap_or(p);
+    }
+    let (kind, q) = [
+        ("table", "struct"),
+        ("view", "type"),
+        ("function", "function"),
+        ("procedure", "function"),
+        ("trigger", "function"),
+        ("type", "type"),
+    ]
+    .into_iter()
+    .find_map(|(w, k)| keyword_nocase(line, p, w).map(|q| (k, q)))?;
+    let mut q = q;
+    if let Some(r) = keyword_nocase(line, q, "if") {
+        q = keyword_nocase(line, keyword_nocase(line, r, "not")?, "exists")?;
+    }
+    // `"schema"."name"`, `[dbo].[name]`, `` `name` ``: the last part, unquoted.
+    let rest = &line[q..];
+    let end = rest
+        .find(|c: char| c.is_whitespace() || c == '(' || c == ';')
+        .unwrap_or(rest.len());
+    let full = &rest[..end];
+    let last = full.rsplit('.').next().unwrap_or(full);
+    let trimmed = last.trim_matches(|c| matches!(c, '"' | '`' | '[' | ']'));
+    let offset = q + end - last.len() + last.find(trimmed).unwrap_or(0);
+    if trimmed.is_empty() {
+        return None;
+    }
+    def(kind, (offset, offset + trimmed.len()))
+}

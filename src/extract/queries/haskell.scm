@@ -1,0 +1,35 @@
+; repo-search's tags query for tree-sitter-haskell (the crate ships none):
+; the module, top-level functions and bindings, data types, newtypes,
+; synonyms, type families, classes with their methods, instances, record
+; fields; applications and type names as references. Local `let`/`where`
+; bindings are not definitions.
+
+(header module: (module) @name) @definition.module
+
+(declarations (function name: (variable) @name) @definition.function)
+
+(declarations (bind name: (variable) @name) @definition.function)
+
+(declarations (data_type name: (name) @name) @definition.type)
+
+(declarations (newtype name: (name) @name) @definition.type)
+
+(declarations (type_synonym name: (name) @name) @definition.type)
+
+(declarations (type_family name: (name) @name) @definition.type)
+
+(declarations (class name: (name) @name) @definition.trait)
+
+(class_declarations (signature name: (variable) @name) @definition.method)
+
+(declarations (instance name: (name) @name) @definition.impl)
+
+(instance_declarations (function name: (variable) @name) @definition.method)
+
+(field (field_name (variable) @name)) @definition.field
+
+(apply function: (variable) @name) @reference.call
+
+(apply function: (qualified (variable) @name)) @reference.call
+
+(name) @name @reference.type

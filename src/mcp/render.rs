@@ -1,0 +1,395 @@
+//! The text content of every successful tool result: a compact, readable
+//! rendering of the same answer as `structuredContent`, for clients that do
+//! not read structured results. One line per hit
+//! (`path:start-end  kind symbol  [arms]`), its best lines indented with
+//! their numbers, then `more: offset=N` when more exist and `note:` /
+//! `hint:` lines. Renders the output shapes of [`out`](super::out) after
+//! they are fitted, so the text lists exactly the hits of the JSON. Errors
+//! are not rendered here (`mod.rs` writes their `error:`/`code:`/`hint:`).
+
+use std::fmt::Write as _;
+
+use super::out::{
+    BulkEntry, BulkSearchOut, ChunkOut, CompactSearchOut, CompactSemanticOut, DefsOut, HitOut,
+    KeywordOut, Paging, ReadOut, RefsOut, SearchOut, SearchReply, SemanticOut, StatusOut,
+    SymbolsOut,
+};
+
+/// Compact hits: the header line, then the best lines.
+fn compact_hits(t: &mut String, hits: &[HitOut], indent: &str) {
+    for h in hits {
+        let _ = write!(t, "{indent}{}", h.at);
+        if let Some(s) = &h.symbol {
+            let _ = write!(t, "  {s}");
+        }
+        if !h.arms.is_empty() {
+            let _ = write!(t, "  [{}]", h.arms);
+        }
+        t.push('\n');
+        for l in &h.lines {
+            let _ = writeln!(t, "{indent}  {l}");
+        }
+    }
+}
+
+/// Full hits (`detail`): score and ranks per arm, the whole snippet.
+fn detail_hits(t: &mut String, hits: &[ChunkOut], indent: &str) {
+    for h in hits {
+        let _ = write!(t, "{indent}{}:{}-{}", h.path, h.start_line, h.end_line);
+        match (&h.kind, &h.symbol) {
+            (Some(k), Some(s)) => {
+                let _ = write!(t, "  {k} {s}");
+            }
+            (None, Some(s)) => {
+                let _ = write!(t, "  {s}");
+            }
+            _ => {}
+        }
+        let _ = write!(t, "  ({:.3}", h.score);
+        if !h.sources.is_empty() {
+            let _ = write!(t, "; {}", h.sources.join(" "));
+        }
+        t.push_str(")\n");
+        for (i, line) in h.snippet.lines().enumerate() {
+            let _ = writeln!(t, "{indent}  {}: {line}", h.snippet_line as usize + i);
+        }
+        if !h.file_symbols.is_empty() {
+            let _ = writeln!(
+                t,
+                "{indent}  also in this file: {}",
+                h.file_symbols.join(", ")
+            );
+        }
+    }
+}
+
+/// The closing lines: where the next page starts, notes and hints.
+fn tail(t: &mut String, next: Option<u64>, note: Option<&str>, hint: Option<&str>) {
+    if let Some(n) = next {
+        let _ = writeln!(t, "more: offset={n}");
+    }
+    if let Some(n) = note {
+        let _ = writeln!(t, "note: {n}");
+    }
+    if let Some(h) = hint {
+        let _ = writeln!(t, "hint: {h}");
+    }
+}
+
+fn paging_tail(t: &mut String, p: &Paging, shown: usize) {
+    let next = p
+        .next_offset
+        .or_else(|| (p.truncated == Some(true)).then(|| p.offset.unwrap_or(0) + shown as u64));
+    let note = p
+        .note
+        .as_deref()
+        .or_else(|| p.index.as_ref().and_then(|i| i.note.as_deref()));
+    // `next` already says how to page; the hint says what else to try.
+    tail(t, next, note, p.hint.as_deref().filter(|_| next.is_none()));
+}
+
+fn no_hits(t: &mut String, n: usize) {
+    if n == 0 {
+        t.push_str("no hits\n");
+    }
+}
+
+fn compact_hits_of(t: &mut String, c: &CompactSearchOut, indent: &str) {
+    no_hits(t, c.hits.len());
+    compact_hits(t, &c.hits, indent);
+}
+
+fn detail_search(t: &mut String, d: &SearchOut, indent: &str) {
+    no_hits(t, d.hits.len());
+    detail_hits(t, &d.hits, indent);
+}
+
+/// A compact `search` answer of one query.
+pub fn compact_search(c: &CompactSearchOut) -> String {
+    let mut t = String::new();
+    compact_hits_of(&mut t, c, "");
+    tail(&mut t, c.next_offset, c.note.as_deref(), c.hint.as_deref());
+    finish(t)
+}
+
+/// `search` with one query.
+pub fn search(reply: &SearchReply) -> String {
+    let mut t = String::new();
+    match reply {
+        SearchReply::Compact(c) => return compact_search(c),
+        SearchReply::Detail(d) => {
+            detail_search(&mut t, d, "");
+            let next = d.truncated.then(|| d.offset + d.hits.len() as u64);
+            if let Some(q) = &d.query_interpretation {
+                let _ = writeln!(t, "query: {q}");
+            }
+            tail(
+                &mut t,
+                next,
+                d.index.note.as_deref(),
+                d.hint.as_deref().filter(|_| next.is_none()),
+            );
+        }
+    }
+    finish(t)
+}
+
+/// `search` with `queries`: per query its hits, or its error and hint.
+pub fn bulk(out: &BulkSearchOut) -> String {
+    let answered = out
+        .results
+        .iter()
+        .filter(|e| matches!(e, BulkEntry::Answer(_)))
+        .count();
+    let mut t = format!("{answered} of {} queries answered\n", out.results.len());
+    for e in &out.results {
+        match e {
+            BulkEntry::Answer(SearchReply::Compact(c)) => {
+                let q = c.query.as_deref().unwrap_or_default();
+                let _ = writeln!(t, "\n`{q}`:");
+                compact_hits_of(&mut t, c, "  ");
+                if let Some(n) = c.next_offset {
+                    let _ = writeln!(t, "  more: offset={n}");
+                }
+                if let Some(n) = &c.note {
+                    let _ = writeln!(t, "  note: {n}");
+                }
+            }
+            BulkEntry::Answer(SearchReply::Detail(d)) => {
+                let _ = writeln!(t, "\n`{}`:", d.query);
+                detail_search(&mut t, d, "  ");
+                if d.truncated {
+                    let _ = writeln!(t, "  more: offset={}", d.offset + d.hits.len() as u64);
+                }
+            }
+            BulkEntry::Error(b) => {
+                let _ = writeln!(t, "\n`{}`: error: {}\n  hint: {}", b.query, b.error, b.hint);
+            }
+        }
+    }
+    if let Some(h) = &out.hint {
+        let _ = writeln!(t, "\nhint: {h}");
+    }
+    finish(t)
+}
+
+/// A compact `search_semantic` or `similar_code` answer.
+pub fn compact_semantic(c: &CompactSemanticOut) -> String {
+    let mut t = String::new();
+    head_semantic(&mut t, c.similar_to.as_deref(), c.model.as_deref());
+    no_hits(&mut t, c.hits.len());
+    compact_hits(&mut t, &c.hits, "");
+    tail(&mut t, c.next_offset, c.note.as_deref(), c.hint.as_deref());
+    finish(t)
+}
+
+fn head_semantic(t: &mut String, similar_to: Option<&str>, model: Option<&str>) {
+    match (similar_to, model) {
+        (Some(s), Some(m)) => {
+            let _ = writeln!(t, "similar to {s} ({m})");
+        }
+        (Some(s), None) => {
+            let _ = writeln!(t, "similar to {s}");
+        }
+        (None, Some(m)) => {
+            let _ = writeln!(t, "model: {m}");
+        }
+        (None, None) => {}
+    }
+}
+
+/// A semantic answer in full, or why semantic search cannot answer.
+pub fn semantic_detail(d: &SemanticOut) -> String {
+    let mut t = String::new();
+    if !d.available {
+        let _ = writeln!(
+            t,
+            "semantic search is not available: {}",
+            d.reason.as_deref().unwrap_or("unknown reason")
+        );
+        if let Some(h) = &d.hint {
+            let _ = writeln!(t, "hint: {h}");
+        }
+        return finish(t);
+    }
+    head_semantic(&mut t, d.similar_to.as_deref(), d.model.as_deref());
+    if d.partial {
+        let _ = writeln!(t, "partial: {}/{} chunks have vectors", d.embedded, d.total);
+    }
+    no_hits(&mut t, d.hits.len());
+    detail_hits(&mut t, &d.hits, "");
+    let next = d.truncated.then(|| d.offset + d.hits.len() as u64);
+    tail(&mut t, next, d.index.note.as_deref(), d.hint.as_deref());
+    finish(t)
+}
+
+/// `find_symbol`: `path:start-end  kind Container.name`, then the signature.
+pub fn symbols(out: &SymbolsOut) -> String {
+    let mut t = String::new();
+    if out.symbols.is_empty() {
+        t.push_str("no definitions\n");
+    }
+    for s in &out.symbols {
+        let name = match &s.container {
+            Some(c) => format!("{c}.{}", s.name),
+            None => s.name.clone(),
+        };
+        let _ = write!(
+            t,
+            "{}:{}-{}  {} {name}",
+            s.path, s.start_line, s.end_line, s.kind
+        );
+        match s.match_kind.as_deref() {
+            Some(m) if m != "exact" => {
+                let _ = write!(t, "  ({m})");
+            }
+            _ => {}
+        }
+        let _ = writeln!(t, "\n  {}", s.signature);
+    }
+    if out.total as usize > out.symbols.len() {
+        let _ = writeln!(t, "{} of {} shown", out.symbols.len(), out.total);
+    }
+    paging_tail(&mut t, &out.paging, out.symbols.len());
+    finish(t)
+}
+
+/// `find_references`: `path:line  kind  in context: text`.
+pub fn refs(out: &RefsOut) -> String {
+    let mut t = format!(
+        "{} definitions and {} references of `{}`\n",
+        out.definitions, out.references, out.name
+    );
+    for h in &out.hits {
+        let _ = write!(t, "{}:{}", h.path, h.line);
+        if let Some(c) = h.column {
+            let _ = write!(t, ":{c}");
+        }
+        let _ = write!(t, "  {}", h.kind);
+        if let Some(c) = &h.context {
+            let _ = write!(t, " in {c}");
+        }
+        if let Some(x) = &h.text {
+            let _ = write!(t, ":  {x}");
+        }
+        t.push('\n');
+    }
+    paging_tail(&mut t, &out.paging, out.hits.len());
+    finish(t)
+}
+
+/// `list_defs_in_file`: `start-end  kind name` in source order, indented by depth.
+pub fn defs(out: &DefsOut) -> String {
+    let mut t = format!("{}: {} definitions\n", out.path, out.total);
+    if let Some(s) = &out.skipped {
+        let _ = writeln!(t, "skipped by the indexer: {s}");
+    }
+    for d in &out.definitions {
+        let indent = "  ".repeat(d.depth.unwrap_or(0) as usize);
+        let _ = writeln!(
+            t,
+            "{}-{}  {indent}{} {}: {}",
+            d.start_line, d.end_line, d.kind, d.name, d.signature
+        );
+    }
+    paging_tail(&mut t, &out.paging, out.definitions.len());
+    finish(t)
+}
+
+/// `search_keyword`: like `rg -n` (`path:line:text`, context as `path-line-text`).
+pub fn keyword(out: &KeywordOut) -> String {
+    let mut t = String::new();
+    if out.matches.is_empty() {
+        t.push_str("no matches\n");
+    }
+    for m in &out.matches {
+        for c in &m.before {
+            let _ = writeln!(t, "{}-{}-{}", m.path, c.line, c.text);
+        }
+        let _ = writeln!(t, "{}:{}:{}", m.path, m.line, m.text);
+        for c in &m.after {
+            let _ = writeln!(t, "{}-{}-{}", m.path, c.line, c.text);
+        }
+    }
+    let _ = writeln!(
+        t,
+        "{} matching lines in {} files ({} searched)",
+        out.total, out.files_matched, out.files_searched
+    );
+    tail(&mut t, None, None, out.hint.as_deref());
+    finish(t)
+}
+
+/// `read_file`: the lines as `N<TAB>text`, then how to read on.
+pub fn read(out: &ReadOut) -> String {
+    let mut t = format!(
+        "{}: lines {}-{} of {}\n",
+        out.path, out.start_line, out.end_line, out.total_lines
+    );
+    if !out.content.is_empty() {
+        t.push_str(&out.content);
+        t.push('\n');
+    }
+    tail(&mut t, None, None, out.hint.as_deref());
+    finish(t)
+}
+
+/// `index_status`: what the index holds and what is running.
+pub fn status(s: &StatusOut) -> String {
+    let mut t = format!("root: {}\n", s.root);
+    if !s.exists {
+        t.push_str("index: none yet\n");
+    } else {
+        let _ = writeln!(
+            t,
+            "index: {} files, {} symbols, {} refs, {} chunks, {} skipped; generation {}",
+            s.files, s.symbols, s.refs, s.chunks, s.skipped, s.generation
+        );
+    }
+    if s.indexing {
+        match &s.progress {
+            Some(p) => {
+                let _ = writeln!(t, "indexing: {} {}/{}", p.phase, p.done, p.total);
+            }
+            None => t.push_str("indexing\n"),
+        }
+    }
+    if let Some(n) = s.stale_files {
+        let _ = writeln!(t, "stale: {n} files changed since indexed");
+    }
+    for e in &s.embeddings {
+        let _ = writeln!(
+            t,
+            "vectors ({}): {} {}/{}{}",
+            e.tier,
+            e.model,
+            e.embedded,
+            e.total,
+            if e.ready {
+                ""
+            } else {
+                " (model not downloaded)"
+            }
+        );
+    }
+    if let Some(r) = &s.embedding {
+        let _ = writeln!(t, "embedding: {} {}/{}", r.model, r.done, r.total);
+    }
+    for (label, v) in [
+        ("last error", &s.last_error),
+        ("config error", &s.config_error),
+    ] {
+        if let Some(v) = v {
+            let _ = writeln!(t, "{label}: {v}");
+        }
+    }
+    finish(t)
+}
+
+/// Without the trailing newline.
+fn finish(mut t: String) -> String {
+    while t.ends_with('\n') {
+        t.pop();
+    }
+    t
+}

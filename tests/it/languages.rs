@@ -1,0 +1,164 @@
+//! The grammars added after the first ten, the line heuristic for other
+//! code, and extension-less shebang scripts, end to end through the real
+//! binary: `repo-search index`, then `symbol`, `refs` and `search`.
+
+use crate::common::*;
+
+/// `(path, source, a definition in it, its kind, the language stored)`.
+const FILES: [(&str, &str, &str, &str, &str); 12] = [
+    (
+        "cs/Widget.cs",
+        "namespace Acme {\n    public class CsWidget {\n        public int Render() {\n            return 1;\n        }\n    }\n}\n",
+        "CsWidget",
+        "class",
+        "csharp",
+    ),
+    (
+        "kt/Widget.kt",
+        "class KtWidget {\n    fun render(): Int {\n        return 1\n    }\n}\n",
+        "KtWidget",
+        "class",
+        "kotlin",
+    ),
+    (
+        "php/Command.php",
+        "<?php\nnamespace App;\n\nclass PhpCommand {\n    public function run(): int {\n        return 0;\n    }\n}\n",
+        "PhpCommand",
+        "class",
+        "php",
+    ),
+    (
+        "swift/Widget.swift",
+        "struct SwiftPoint {\n    let x: Int\n}\n",
+        "SwiftPoint",
+        "struct",
+        "swift",
+    ),
+    (
+        "scala/Widget.scala",
+        "object ScalaRegistry {\n  def register(): Unit = {\n    println(1)\n  }\n}\n",
+        "ScalaRegistry",
+        "class",
+        "scala",
+    ),
+    (
+        "lua/widget.lua",
+        "local M = {}\n\nfunction M.lua_helper(x)\n  return x + 1\nend\n\nreturn M\n",
+        "lua_helper",
+        "function",
+        "lua",
+    ),
+    (
+        "bin/setup.sh",
+        "#!/bin/sh\nsetup_env() {\n    export A=1\n}\nsetup_env\n",
+        "setup_env",
+        "function",
+        "bash",
+    ),
+    (
+        "completions/gitx",
+        "#!/bin/bash\n# bash completion for gitx\n_gitx_add() {\n    _gitx_helper \"$1\"\n}\n\n_gitx_helper() {\n    echo \"$1\"\n}\ncomplete -F _gitx_add gitx\n",
+        "_gitx_add",
+        "function",
+        "bash",
+    ),
+    (
+        "ex/widget.ex",
+        "defmodule ExWidget do\n  def render(x) do\n    x\n  end\nend\n",
+        "ExWidget",
+        "module",
+        "elixir",
+    ),
+    (
+        "hs/Widget.hs",
+        "module Widget where\n\nhsHelper :: Int -> Int\nhsHelper x =\n  x + 1\n",
+        "hsHelper",
+        "function",
+        "haskell",
+    ),
+    (
+        "zig/point.zig",
+        "const ZigPoint = struct {\n    x: i32,\n};\n",
+        "ZigPoint",
+        "struct",
+        "zig",
+    ),
+    (
+        "perl/Widget.pm",
+        "package Widget;\n\nsub perl_render {\n    my ($self) = @_;\n    return 1;\n}\n\n1;\n",
+        "perl_render",
+        "function",
+        "other",
+    ),
+];
+
+#[test]
+fn new_languages_get_symbols_references_and_chunks() {
+    let p = Project::new();
+    for (path, src, ..) in FILES {
+        p.write(path, src);
+    }
+    // An extension-less file without a `#!` or mode line is still not indexed.
+    p.write("completions/notes", "just some words\n");
+    let summary = p.json(&["index"]);
+    assert_eq!(summary["files"], FILES.len(), "{summary}");
+
+    for (path, _, name, kind, lang) in FILES {
+        let v = p.json(&["symbol", name, "--exact"]);
+        let hits = v["hits"].as_array().cloned().unwrap_or_default();
+        assert!(
+            hits.iter()
+                .any(|h| h["path"] == path && h["kind"] == kind && h["lang"] == lang),
+            "{name} in {path}: {v}"
+        );
+    }
+    let v = p.json(&["symbol", "_gitx_helper", "--lang", "bash"]);
+    assert_eq!(v["hits"][0]["path"], "completions/gitx", "{v}");
+
+    let v = p.json(&["refs", "_gitx_helper"]);
+    let refs = v["hits"].as_array().cloned().unwrap_or_default();
+    assert!(
+        refs.iter()
+            .any(|r| r["path"] == "completions/gitx" && r["line"] == 4),
+        "{v}"
+    );
+
+    // Chunks follow definitions: the BM25 hit for the Perl sub is its own
+    // chunk, named after it.
+    let v = p.json(&["search", "perl_render"]);
+    let hit = &v["hits"][0];
+    assert_eq!(hit["path"], "perl/Widget.pm", "{v}");
+    assert_eq!(hit["symbol"], "perl_render", "{v}");
+    assert_eq!(
+        (hit["start_line"].as_u64(), hit["end_line"].as_u64()),
+        (Some(3), Some(6)),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_script_that_loses_its_shebang_leaves_the_index() {
+    let p = Project::new();
+    p.write(
+        "completions/gitx",
+        "#!/bin/bash\n_gitx_add() {\n    echo add\n}\n",
+    );
+    let summary = p.json(&["index"]);
+    assert_eq!(summary["files"], 1, "{summary}");
+    assert_eq!(p.run(&["symbol", "_gitx_add"]).code(), 0);
+
+    p.write("completions/gitx", "_gitx_add() {\n    echo add\n}\n");
+    let summary = p.json(&["index"]);
+    assert_eq!(summary["files"], 0, "{summary}");
+    assert_eq!(summary["removed"], 1, "{summary}");
+    assert_eq!(p.run(&["symbol", "_gitx_add"]).code(), 1);
+
+    p.write(
+        "completions/gitx",
+        "#!/usr/bin/env bash\n_gitx_add() {\n    echo add\n}\n",
+    );
+    let summary = p.json(&["index"]);
+    assert_eq!(summary["files"], 1, "{summary}");
+    let v = p.json(&["symbol", "_gitx_add"]);
+    assert_eq!(v["hits"][0]["lang"], "bash", "{v}");
+}
