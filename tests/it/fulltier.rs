@@ -66,7 +66,7 @@ fn after_an_edit_mcp_semantic_answers_stay_on_the_full_model() {
     wait_indexed(&m, 3);
     let v = m.ok(
         "search_semantic",
-        json!({"query": "retry a payment that failed"}),
+        json!({"query": "retry a payment that failed", "detail": true}),
     );
     assert_eq!(v["model"], MINILM, "{v}");
     assert_eq!(v["partial"], false, "{v}");
@@ -81,11 +81,14 @@ fn after_an_edit_mcp_semantic_answers_stay_on_the_full_model() {
     // seconds it finds the edited text.
     let mut last = Value::Null;
     let found = poll_until(Duration::from_secs(30), || {
-        let v = m.ok("search_semantic", json!({"query": THUMBS_QUERY}));
+        let v = m.ok(
+            "search_semantic",
+            json!({"query": THUMBS_QUERY, "detail": true}),
+        );
         assert_eq!(v["available"], true, "{v}");
         assert_eq!(v["model"], MINILM, "fell back to another model: {v}");
         assert_eq!(v["tier"], "full", "{v}");
-        let h = m.ok("search", json!({"query": THUMBS_QUERY}));
+        let h = m.ok("search", json!({"query": THUMBS_QUERY, "detail": true}));
         assert_eq!(
             h["semantic_model"], MINILM,
             "hybrid lost its full-tier arm: {h}"
@@ -99,10 +102,13 @@ fn after_an_edit_mcp_semantic_answers_stay_on_the_full_model() {
         "the edited text never got full-model vectors: {last}\n{}",
         std::fs::read_to_string(p.home.path().join("mcp-stderr.log")).unwrap_or_default()
     );
+    // The default (compact) answer names the model too.
+    let c = m.ok("search_semantic", json!({"query": THUMBS_QUERY}));
+    assert_eq!(c["model"], MINILM, "{c}");
     // The edited file too, and `index_status` says the full tier is complete.
     let v = m.ok(
         "search_semantic",
-        json!({"query": "multiply two numbers", "limit": 3}),
+        json!({"query": "multiply two numbers", "limit": 3, "detail": true}),
     );
     assert_eq!(v["model"], MINILM, "{v}");
     let st = m.ok("index_status", json!({}));
