@@ -54,7 +54,10 @@ fn main() -> Result<()> {
                 Policy::AsIs,
                 OnBadConfig::Fail,
             )?;
-            let hybrid = Hybrid::new(Some(SemanticSearcher::new(svc.embed_settings()?)));
+            let hybrid = Hybrid::new(Some(SemanticSearcher::new(
+                svc.embed_settings()?,
+                repo_search::embed::Models::new(),
+            )));
             open.insert(corpus.clone(), (svc, hybrid));
         }
         let Some((svc, hybrid)) = open.get_mut(&corpus) else {

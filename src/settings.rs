@@ -43,6 +43,9 @@ pub mod env {
     pub const EMBED_BATCH_SIZE: &str = "REPO_SEARCH_EMBED_BATCH_SIZE";
     /// Where downloaded models are cached (default `$REPO_SEARCH_HOME/models`).
     pub const MODEL_CACHE: &str = "REPO_SEARCH_MODEL_CACHE";
+    /// Overrides `embed.offline` (`true`/`false`): `repo-search index` does
+    /// not download missing models.
+    pub const OFFLINE: &str = "REPO_SEARCH_OFFLINE";
 }
 
 /// The file format of `.repo_search/config.toml`.
@@ -67,6 +70,7 @@ pub struct EmbedConfig {
     pub model: Option<String>,
     pub api_key_env: Option<String>,
     pub batch_size: Option<usize>,
+    pub offline: Option<bool>,
 }
 
 /// Which embedding provider computes the full-quality vectors.
@@ -122,6 +126,9 @@ pub struct EmbedSettings {
     pub batch_size: usize,
     /// Model cache (`$REPO_SEARCH_MODEL_CACHE`, else `$REPO_SEARCH_HOME/models`).
     pub cache_dir: PathBuf,
+    /// `repo-search index` does not download missing models (`--offline`,
+    /// `REPO_SEARCH_OFFLINE`, `embed.offline`); only `model fetch` does.
+    pub offline: bool,
 }
 
 pub const DEFAULT_EMBED_BATCH: usize = 16;
@@ -139,6 +146,7 @@ impl EmbedSettings {
             api_key_env: String::new(),
             batch_size: DEFAULT_EMBED_BATCH,
             cache_dir: model_cache_dir(),
+            offline: false,
         }
     }
 }
@@ -346,6 +354,29 @@ fn resolve_embed_from(
         value: batch_size.to_string(),
         source: src,
     });
+    let offline_env = match env_string(env::OFFLINE) {
+        Some(v) => Some(parse_bool(&v).ok_or_else(|| {
+            UserError::with_code(
+                ErrorCode::InvalidConfig,
+                format!("{} must be true or false, not `{v}`", env::OFFLINE),
+            )
+            .hint("e.g. REPO_SEARCH_OFFLINE=true")
+        })?),
+        None => None,
+    };
+    let (offline, src) = pick(
+        None,
+        offline_env,
+        cfg.offline,
+        d.offline,
+        env::OFFLINE,
+        &file_src,
+    );
+    prov.push(Provenance {
+        key: "embed.offline",
+        value: offline.to_string(),
+        source: src,
+    });
     prov.push(Provenance {
         key: "embed.cache_dir",
         value: d.cache_dir.display().to_string(),
@@ -366,6 +397,7 @@ fn resolve_embed_from(
         api_key_env,
         batch_size,
         cache_dir: d.cache_dir,
+        offline,
     };
     Ok((settings, prov))
 }

@@ -155,6 +155,11 @@ pub struct IndexArgs {
     /// computes them in the background).
     #[arg(long, value_name = "TIER", default_value = "auto", value_parser = ["auto", "fast", "full", "all"])]
     pub embed_tier: String,
+    /// Do not download missing embedding models (semantic search stays off
+    /// until `repo-search model fetch`); env REPO_SEARCH_OFFLINE, config
+    /// `embed.offline`.
+    #[arg(long)]
+    pub offline: bool,
     /// Exit with an error instead of waiting when another process is writing the index.
     #[arg(long)]
     pub no_wait: bool,

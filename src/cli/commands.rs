@@ -60,6 +60,9 @@ fn cmd_index(a: IndexArgs) -> Result<Found> {
     let embed = if a.no_embed {
         Vec::new()
     } else {
+        // A missing model is fetched first (unless offline), so the first
+        // `index` ends with semantic search working.
+        super::embed::fetch_missing_models(&svc, &a.embed_tier, a.offline, quiet)?;
         super::embed::run_embed_phase(&svc, &a.embed_tier, quiet)?
     };
     if a.common.json {

@@ -1,4 +1,5 @@
 //! The embedding side of the command line: `model fetch|status`, the
+//! models `index` fetches when they are missing (unless offline), the
 //! embedding phase after `index`, `search --mode semantic` and `similar`.
 
 use anyhow::Result;
@@ -57,6 +58,8 @@ pub(crate) fn run_embed_phase(svc: &Service, tier: &str, quiet: bool) -> Result<
         tiers: &tiers,
         // `auto`: the full tier runs here only when it is quick.
         defer_full_over: (tier == "auto").then_some(FOREGROUND_FULL_MAX),
+        top_up_full_only: false,
+        models: None,
         should_stop: &|| false,
     };
     let result = svc.embed(&plan, &update, &|pid| {
@@ -112,28 +115,119 @@ fn embed_settings(root: Option<&std::path::Path>) -> Result<(EmbedSettings, Opti
     }
 }
 
-fn cmd_fetch(a: ModelFetchArgs) -> Result<Found> {
-    let (es, _) = embed_settings(a.common.root.as_deref())?;
+/// A download's progress bar on stderr (bytes, rate) and its steps as
+/// lines above it (which model, from where, how large).
+fn fetch_bar(quiet: bool) -> (indicatif::ProgressBar, impl Fn(fetch::FetchEvent)) {
     let pb = bar(
-        a.quiet || a.common.json,
+        quiet,
         "{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec})",
     );
-    let report = |e: fetch::FetchEvent| match e {
+    let shown = pb.clone();
+    let report = move |e: fetch::FetchEvent| match e {
         fetch::FetchEvent::Step(msg) => {
-            pb.set_position(0);
-            pb.set_length(0);
-            if a.quiet || a.common.json {
+            shown.set_position(0);
+            shown.set_length(0);
+            if quiet {
                 tracing::info!("{msg}");
             } else {
-                pb.suspend(|| eprintln!("{msg}"));
+                shown.suspend(|| eprintln!("{msg}"));
             }
-            pb.set_message(msg);
+            shown.set_message("downloading");
         }
         fetch::FetchEvent::Bytes { done, total } => {
-            pb.set_length(total);
-            pb.set_position(done);
+            shown.set_length(total);
+            shown.set_position(done);
         }
     };
+    (pb, report)
+}
+
+/// Before `index`'s embedding phase: downloads the in-process models its
+/// tiers need and the cache lacks (once per user), with a progress bar,
+/// unless `offline` (the flag, `REPO_SEARCH_OFFLINE` or `embed.offline`).
+/// A failed download is a note, never a failed index: symbols, BM25 and
+/// keyword search work without models.
+pub(crate) fn fetch_missing_models(
+    svc: &Service,
+    tier: &str,
+    offline_flag: bool,
+    quiet: bool,
+) -> Result<()> {
+    let es = svc.embed_settings()?;
+    let missing: Vec<Tier> = tiers_of(tier)
+        .into_iter()
+        .filter(|t| {
+            embed::tier_spec(&es, *t).is_some_and(|spec| {
+                let configured = match t {
+                    Tier::Full => es.model_dir.is_some(),
+                    Tier::Fast => es.fast_model_dir.is_some(),
+                };
+                // A configured directory is the user's to fill; HTTP
+                // providers need nothing on disk.
+                spec.dir.is_some() && !configured && !embed::is_ready(&spec)
+            })
+        })
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    if offline_flag || es.offline {
+        let why = if offline_flag {
+            "--offline"
+        } else {
+            "offline (REPO_SEARCH_OFFLINE or embed.offline)"
+        };
+        tracing::info!("not downloading embedding models: {why}");
+        if !quiet {
+            eprintln!("note: {why}: not downloading the embedding models");
+        }
+        return Ok(());
+    }
+    let (pb, report) = fetch_bar(quiet);
+    for t in missing {
+        if !quiet {
+            pb.suspend(|| {
+                eprintln!(
+                    "the {} embedding model is not downloaded yet: fetching it once for this user into `{}` (`--offline` skips this)",
+                    t.name(),
+                    es.cache_dir.display()
+                )
+            });
+        }
+        match fetch::fetch(&es, t, &report) {
+            Ok(f) => tracing::info!(
+                "fetched {} from {} ({} bytes)",
+                f.model_id,
+                f.source,
+                f.bytes
+            ),
+            Err(e) => {
+                let hint = crate::error::find_user_error(&e)
+                    .and_then(|u| u.hint.clone())
+                    .unwrap_or_else(|| "run `repo-search model fetch` to retry".into());
+                if quiet {
+                    tracing::warn!("could not download the {} model: {e:#}", t.name());
+                } else {
+                    pb.suspend(|| {
+                        eprintln!(
+                            "warning: could not download the {} embedding model: {e:#}",
+                            t.name()
+                        );
+                        eprintln!(
+                            "hint: {hint}; `--offline` (or REPO_SEARCH_OFFLINE=1) stops trying"
+                        );
+                    });
+                }
+            }
+        }
+    }
+    pb.finish_and_clear();
+    Ok(())
+}
+
+fn cmd_fetch(a: ModelFetchArgs) -> Result<Found> {
+    let (es, _) = embed_settings(a.common.root.as_deref())?;
+    let (pb, report) = fetch_bar(a.quiet || a.common.json);
     let mut done = Vec::new();
     for tier in tiers_of(&a.tier) {
         if embed::tier_spec(&es, tier).is_none() {

@@ -239,6 +239,9 @@ pub fn search(r: &SearchAnswer, detail: bool, words: &str) -> Result<()> {
             writeln!(err, "{i}")?;
         }
         if let Some(sem) = &r.semantic {
+            if let (true, Some(model), Some(tier)) = (sem.available, &sem.model, sem.tier) {
+                writeln!(err, "semantic: vectors of {model} ({} model)", tier.name())?;
+            }
             if let (true, Some(model)) = (sem.partial, &sem.model) {
                 writeln!(
                     err,

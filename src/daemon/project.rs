@@ -89,6 +89,8 @@ pub struct Shared {
     registry: Registry,
     state: Mutex<State>,
     wake: Condvar,
+    /// The daemon's warm embedding models, shared by its projects.
+    models: crate::embed::Models,
 }
 
 impl Shared {
@@ -144,7 +146,12 @@ pub struct Project {
 impl Project {
     /// Starts the worker and the watcher, and queues a reconcile so that
     /// changes made while nobody watched are caught.
-    pub fn start(entry: &ProjectEntry, registry: Registry, watcher: Arc<Watcher>) -> Project {
+    pub fn start(
+        entry: &ProjectEntry,
+        registry: Registry,
+        watcher: Arc<Watcher>,
+        models: crate::embed::Models,
+    ) -> Project {
         let state = State {
             files: entry.files,
             symbols: entry.symbols,
@@ -158,6 +165,7 @@ impl Project {
             registry,
             state: Mutex::new(state),
             wake: Condvar::new(),
+            models,
         });
         let worker_shared = Arc::clone(&shared);
         let worker = std::thread::Builder::new()
@@ -700,6 +708,8 @@ fn embed_once(shared: &Shared) -> Result<Option<Vec<EmbedSummary>>> {
     let plan = EmbedPlan {
         tiers: &[Tier::Fast, Tier::Full],
         defer_full_over: None,
+        top_up_full_only: false,
+        models: Some(&shared.models),
         should_stop: &should_stop,
     };
     let progress = |p: &EmbedProgress| {

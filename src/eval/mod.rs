@@ -522,6 +522,8 @@ fn index_corpus(root: &Path, embed: &str) -> Result<()> {
     let plan = crate::index::EmbedPlan {
         tiers: &tiers,
         defer_full_over: None,
+        top_up_full_only: false,
+        models: None,
         should_stop: &|| false,
     };
     let last = std::cell::Cell::new(std::time::Instant::now());

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::embed::{self, Embedder, Tier, TierSpec};
+use crate::embed::{self, Embedder, Models, Tier, TierSpec};
 use crate::lock::{WhenBusy, WriterLock};
 use crate::settings::{EmbedSettings, Settings};
 use crate::store::{self, Store, meta};
@@ -247,6 +247,18 @@ fn embed_pending_with(
     let (with_vectors, total_chunks) = store
         .embedding_coverage(&model)
         .map_err(|e| store::explain(e, &db))?;
+    let flag = meta::complete_once(&model);
+    if total_chunks > 0
+        && with_vectors == total_chunks
+        && store
+            .get_meta(&flag)
+            .map_err(|e| store::explain(e, &db))?
+            .is_none()
+    {
+        let w = store.begin().map_err(|e| store::explain(e, &db))?;
+        w.set_meta(&flag, "1")?;
+        w.commit().map_err(|e| store::explain(e, &db))?;
+    }
     Ok(EmbedSummary {
         tier,
         model,
@@ -309,6 +321,15 @@ pub struct EmbedPlan<'a> {
     /// cores, a foreground `index` of a large repository (Django: 46k
     /// chunks) would otherwise take half an hour.
     pub defer_full_over: Option<u64>,
+    /// Run the full tier only to keep it complete: when it already has
+    /// vectors and at most `defer_full_over` chunks lack them (the few an
+    /// edit changed), and its weights are on disk. A tier that was never
+    /// computed is left alone (quietly), for `repo-search index` or the
+    /// daemon: a fresh-keeping run must stay seconds.
+    pub top_up_full_only: bool,
+    /// Loaded models to reuse (a long-lived process keeps them warm);
+    /// `None` loads each tier's model for this run.
+    pub models: Option<&'a Models>,
     /// Asked between batches; `true` commits what is done and returns.
     pub should_stop: &'a dyn Fn() -> bool,
 }
@@ -341,7 +362,27 @@ pub fn embed_project(
             let _lock = WriterLock::acquire(&settings.root, WhenBusy::Wait, on_wait)?;
             Store::open_rw(&settings.root)?
         };
-        if spec.tier == Tier::Full
+        if spec.tier == Tier::Full && plan.top_up_full_only {
+            let coverage = store.embedding_coverage(&spec.model_id).unwrap_or((0, 0));
+            let (with, total) = coverage;
+            let pending = total.saturating_sub(with);
+            let few = plan.defer_full_over.is_none_or(|limit| pending <= limit);
+            if pending == 0 {
+                continue;
+            }
+            if with == 0 || !few || !embed::is_ready(spec) {
+                let mut s = skipped(
+                    spec,
+                    &anyhow::anyhow!(
+                        "left to `repo-search index` or the daemon: {pending} chunks need vectors from {}",
+                        spec.model_id
+                    ),
+                );
+                (s.with_vectors, s.total_chunks, s.deferred) = (with, total, true);
+                out.push(s);
+                continue;
+            }
+        } else if spec.tier == Tier::Full
             && let Some(limit) = plan.defer_full_over
             && let Ok((with, total)) = store.embedding_coverage(&spec.model_id)
             && total.saturating_sub(with) > limit
@@ -366,7 +407,11 @@ pub fn embed_project(
             out.push(s);
             continue;
         }
-        let embedder = match embed::open(embed_settings, spec) {
+        let opened = match plan.models {
+            Some(models) => models.open(embed_settings, spec),
+            None => embed::open(embed_settings, spec).map(std::sync::Arc::from),
+        };
+        let embedder = match opened {
             Ok(e) => e,
             Err(e) => {
                 out.push(skipped(spec, &e));

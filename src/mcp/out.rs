@@ -323,6 +323,9 @@ pub struct SearchOut {
     /// What the query was taken to be and which arms ran (hybrid modes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub query_interpretation: Option<String>,
+    /// The embedding model whose vectors the semantic arm searched, when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub semantic_model: Option<String>,
     pub index: IndexInfo,
 }
 

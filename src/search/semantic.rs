@@ -6,9 +6,12 @@
 //! similarity threshold.
 //!
 //! Which vectors: the best configured tier (full, then fast) whose vectors
-//! cover every chunk; if none does, the one covering the most, reported as
-//! `partial` with `embedded/total`. Vectors of different models are never
-//! compared. Nothing here downloads or computes chunk vectors: a missing
+//! cover every chunk, or nearly every chunk (an edit's few new chunks are
+//! still being embedded: see [`nearly_complete`]; the answer is then
+//! `partial` with `embedded/total`, and the missing chunks are left out, so
+//! one edited file does not switch every answer to the fast model); if none
+//! does, the one covering the most, also `partial`. Vectors of different
+//! models are never compared. Nothing here downloads or computes chunk vectors: a missing
 //! model or index makes the answer `available: false` with the reason and
 //! a hint, and every other search keeps working.
 //!
@@ -431,6 +434,19 @@ pub struct Choice {
     pub upgrade: Option<Upgrade>,
 }
 
+/// A tier that covered every chunk once and now misses at most this many
+/// still answers: those are the chunks an edit just changed, embedded
+/// within seconds by whoever keeps the index fresh, while a lower tier's
+/// answer would be worse for every query. A tier still being computed for
+/// the first time, or a large backlog (a branch switch), does not.
+pub const NEARLY_COMPLETE_MISSING: u64 = 256;
+
+/// Whether a tier with `embedded` of `total` chunks, complete before if
+/// `was_complete`, may answer instead of a lower, complete tier.
+pub fn nearly_complete(embedded: u64, total: u64, was_complete: bool) -> bool {
+    was_complete && embedded > 0 && total.saturating_sub(embedded) <= NEARLY_COMPLETE_MISSING
+}
+
 /// Picks the model to search with, or says why there is none.
 pub fn choose_model(
     store: &Store,
@@ -484,7 +500,12 @@ pub fn choose_model(
             total,
             upgrade: None,
         };
-        if embedded == total {
+        let was_complete = embedded < total
+            && store
+                .get_meta(&meta::complete_once(&c.spec.model_id))
+                .map_err(|e| store::explain(e, db))?
+                .is_some();
+        if embedded == total || nearly_complete(embedded, total, was_complete) {
             c.upgrade = upgrade_from(&c)?;
             return Ok(Ok(c));
         }
@@ -525,15 +546,17 @@ pub fn choose_model(
 pub struct SemanticSearcher {
     settings: EmbedSettings,
     index: Option<SemanticIndex>,
-    models: HashMap<String, Box<dyn Embedder>>,
+    /// Shared with the process's index runs, which embed edited chunks
+    /// with the same loaded model.
+    models: embed::Models,
 }
 
 impl SemanticSearcher {
-    pub fn new(settings: EmbedSettings) -> SemanticSearcher {
+    pub fn new(settings: EmbedSettings, models: embed::Models) -> SemanticSearcher {
         SemanticSearcher {
             settings,
             index: None,
-            models: HashMap::new(),
+            models,
         }
     }
 
@@ -549,18 +572,8 @@ impl SemanticSearcher {
         Ok(())
     }
 
-    fn query_model(&mut self, spec: &TierSpec) -> Result<&dyn Embedder> {
-        if !self.models.contains_key(&spec.model_id) {
-            let e = embed::open_for_queries(&self.settings, spec)?;
-            self.models.insert(spec.model_id.clone(), e);
-        }
-        match self.models.get(&spec.model_id) {
-            Some(e) => Ok(e.as_ref()),
-            None => Err(anyhow::anyhow!(
-                "model {} vanished from the cache",
-                spec.model_id
-            )),
-        }
+    fn query_model(&mut self, spec: &TierSpec) -> Result<std::sync::Arc<dyn Embedder>> {
+        self.models.open_for_queries(&self.settings, spec)
     }
 
     /// Natural-language search. Provider problems become `available: false`.
@@ -804,6 +817,22 @@ mod tests {
                 .is_empty(),
             "wrong dimension"
         );
+    }
+
+    #[test]
+    fn a_tier_complete_once_keeps_answering_through_an_edit() {
+        // An edit's few chunks missing: still the better tier.
+        assert!(nearly_complete(239, 240, true));
+        assert!(nearly_complete(3, 5, true));
+        // Never complete (being computed for the first time): not yet.
+        assert!(!nearly_complete(239, 240, false));
+        // A large backlog (a branch switch), or nothing at all: not either.
+        assert!(!nearly_complete(
+            10_000,
+            10_000 + NEARLY_COMPLETE_MISSING + 1,
+            true
+        ));
+        assert!(!nearly_complete(0, 5, true));
     }
 
     #[test]

@@ -78,20 +78,31 @@ pub struct IndexJob {
     pub vectors: Vectors,
 }
 
-/// Which vectors a run computes after indexing, when it indexes here.
+/// Which vectors a run computes after indexing, when it indexes here:
+/// fast-tier vectors for every chunk that lacks them (seconds even for a
+/// large tree), and full-tier ones when the full tier was complete and only
+/// a few chunks (at most [`FRESH_FULL_MAX`], the ones an edit changed) lack
+/// them, so one edited file does not switch search to the fast model. A
+/// full tier never computed, or a large backlog (a branch switch), is left
+/// to `repo-search index` or the daemon.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Vectors {
     /// None (`repo-search index` runs its own embedding phase).
     #[default]
     None,
-    /// Fast-tier vectors for what lacks them when the run changed something,
-    /// so semantic search and the hybrid's semantic arm work without a
-    /// daemon (seconds even for a large tree).
-    FastIfChanged,
-    /// Fast-tier vectors for whatever lacks them (a server's first run
-    /// fills in an index built by `init` or `index --no-embed`).
-    FastAlways,
+    /// When the run changed something, so semantic search and the hybrid's
+    /// semantic arm work without a daemon.
+    IfChanged,
+    /// Whatever lacks them (a server's first run fills in an index built
+    /// by `init` or `index --no-embed`, or left a few full-tier vectors to do).
+    Always,
 }
+
+/// A fresh-keeping run embeds at most this many chunks with the full model:
+/// a few seconds with the model loaded (about 25 chunks/s on two idle
+/// cores, 8 on busy ones; `scripts/bench-embed.sh`), which an edit of a
+/// file or two never exceeds.
+pub const FRESH_FULL_MAX: u64 = 64;
 
 /// What this service's background index runs are doing.
 #[derive(Debug, Clone, Default)]
@@ -149,6 +160,7 @@ impl Service {
         run_index(
             &self.settings,
             &|| self.embed_settings_lenient(),
+            &self.models,
             job,
             events,
         )
@@ -187,7 +199,7 @@ impl Service {
             let job = IndexJob {
                 opts: IndexOptions::default(),
                 register: true,
-                vectors: Vectors::FastIfChanged,
+                vectors: Vectors::IfChanged,
             };
             let observer = self.observer.as_deref().unwrap_or(&|_| {});
             observer(IndexEvent::Building);
@@ -224,6 +236,8 @@ impl Service {
 
         let runs = Arc::clone(&self.runs);
         let settings = self.settings.clone();
+        // The query model of search embeds the edited chunks too: warm.
+        let models = self.models.clone();
         // Resolved in the run, and only when it computes vectors.
         let config_broken = self.config_error.is_some();
         let spawned = std::thread::Builder::new()
@@ -243,15 +257,16 @@ impl Service {
                     },
                     register: false,
                     vectors: if first_run {
-                        Vectors::FastAlways
+                        Vectors::Always
                     } else {
-                        Vectors::FastIfChanged
+                        Vectors::IfChanged
                     },
                 };
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     run_index(
                         &settings,
                         &|| super::lenient_embed(&settings.root, config_broken),
+                        &models,
                         &job,
                         &events,
                     )
@@ -380,11 +395,13 @@ impl Service {
 /// Builds or updates the index of `settings.root`. While
 /// `repo-search-daemon` watches the project it is the only writer, so the
 /// run is handed to it (and waited for); otherwise this process writes,
-/// reporting progress through `events`. The full tier of vectors is left
-/// to the daemon or `repo-search index`: it takes minutes to hours.
+/// reporting progress through `events`, then computes `job.vectors` with
+/// `models` (see [`Vectors`]; a large full-tier backlog is left to the
+/// daemon or `repo-search index`: it takes minutes to hours).
 pub fn run_index(
     settings: &Settings,
     embed: &dyn Fn() -> crate::settings::EmbedSettings,
+    models: &crate::embed::Models,
     job: &IndexJob,
     events: &(dyn Fn(IndexEvent) + Sync),
 ) -> Result<IndexRun> {
@@ -414,8 +431,8 @@ pub fn run_index(
         }
     }
     let changed = summary.changed > 0 || summary.removed > 0;
-    if job.vectors == Vectors::FastAlways || (job.vectors == Vectors::FastIfChanged && changed) {
-        embed_fast_tier(settings, &embed());
+    if job.vectors == Vectors::Always || (job.vectors == Vectors::IfChanged && changed) {
+        embed_after_index(settings, &embed(), models);
     }
     Ok(IndexRun {
         summary,
@@ -430,16 +447,36 @@ fn error_line(e: &anyhow::Error) -> String {
         .unwrap_or_else(|| format!("{e:#}"))
 }
 
-/// Fast-tier vectors for every chunk that lacks them; failures (no model
+/// Fast-tier vectors for every chunk that lacks them, then the few
+/// full-tier ones an edit needs (see [`Vectors`]); failures (no model
 /// downloaded) only logged: the other searches work without them.
-fn embed_fast_tier(settings: &Settings, embed: &crate::settings::EmbedSettings) {
+fn embed_after_index(
+    settings: &Settings,
+    embed: &crate::settings::EmbedSettings,
+    models: &crate::embed::Models,
+) {
+    use crate::embed::Tier;
     let plan = crate::index::EmbedPlan {
-        tiers: &[crate::embed::Tier::Fast],
-        defer_full_over: None,
+        tiers: &[Tier::Fast, Tier::Full],
+        defer_full_over: Some(FRESH_FULL_MAX),
+        top_up_full_only: true,
+        models: Some(models),
         should_stop: &|| false,
     };
     match crate::index::embed_project(settings, embed, &plan, &|_| {}, &|_| {}) {
-        Ok(s) => tracing::debug!(?s, "fast-tier vectors"),
-        Err(e) => tracing::debug!("no fast-tier vectors: {e:#}"),
+        Ok(s) => {
+            for t in &s {
+                tracing::debug!(
+                    tier = t.tier.name(),
+                    embedded = t.embedded,
+                    with_vectors = t.with_vectors,
+                    total = t.total_chunks,
+                    seconds = t.seconds,
+                    skipped = t.skipped.as_deref().unwrap_or(""),
+                    "vectors after an index run"
+                );
+            }
+        }
+        Err(e) => tracing::debug!("no vectors after the index run: {e:#}"),
     }
 }

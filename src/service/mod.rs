@@ -112,6 +112,9 @@ pub struct Service {
     /// Hybrid search kept warm across calls (vector matrix, query model);
     /// semantic search and similar code use its `SemanticSearcher` too.
     hybrid: Mutex<Option<Hybrid>>,
+    /// Embedding models loaded once: the query model of search is also the
+    /// one a background run embeds edited chunks with.
+    models: crate::embed::Models,
     observer: Option<Observer>,
 }
 
@@ -155,6 +158,7 @@ impl Service {
             pool: Mutex::new(Pool::default()),
             runs: Arc::new(fresh::Runs::default()),
             hybrid: Mutex::new(None),
+            models: crate::embed::Models::new(),
             observer: None,
         }
     }
@@ -253,6 +257,7 @@ impl Service {
         if guard.is_none() {
             *guard = Some(Hybrid::new(Some(SemanticSearcher::new(
                 self.embed_settings()?,
+                self.models.clone(),
             ))));
         }
         match guard.as_mut() {

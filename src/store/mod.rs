@@ -216,6 +216,13 @@ pub mod meta {
     pub const EMBED_UPDATED: &str = "embed_updated";
     /// Pid of the process running the phase.
     pub const EMBED_PID: &str = "embed_pid";
+
+    /// Set (to "1") once a model's vectors covered every chunk: from then
+    /// on semantic search keeps that model while an edit's few new chunks
+    /// are embedded, instead of falling back to a lower tier.
+    pub fn complete_once(model: &str) -> String {
+        format!("complete_once:{model}")
+    }
 }
 
 /// What a chunk's embedding depends on: its path, enclosing symbol and text.

@@ -673,3 +673,55 @@ fn the_daemon_embeds_new_chunks_in_the_background() {
     });
     assert!(found.is_some(), "{last}\n{}", d.log());
 }
+
+#[test]
+fn while_the_daemon_watches_an_edit_keeps_semantic_search_on_the_full_model() {
+    let Some(models) = crate::embed::test_models() else {
+        return;
+    };
+    let p = Project::new();
+    let home = p.home.path();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&models, home.join("models")).expect("link the model cache");
+    p.write(
+        "src/pay.py",
+        "def retry_failed_payment(p):\n    \"\"\"Charge the card again.\"\"\"\n    return p.charge()\n",
+    )
+    .write(
+        "src/math.py",
+        "def add_numbers(a, b):\n    \"\"\"Return the sum.\"\"\"\n    return a + b\n",
+    );
+    // Both tiers, complete (a small tree).
+    let r = rs(&p, home, &["index", "--quiet"]);
+    assert_eq!(r.code(), 0, "{r}");
+    let d = Daemon::start(home);
+    d.wait_watching(&p.root());
+    p.write(
+        "src/mail.py",
+        "def send_welcome_email(user):\n    \"\"\"Email a new user a greeting.\"\"\"\n    return mailer.send(user.email)\n",
+    );
+    // Every answer comes from the full model; within seconds it has the
+    // new chunk too.
+    let mut last = Value::Null;
+    let found = poll_until(WAIT, || {
+        let r = rs(
+            &p,
+            home,
+            &[
+                "search",
+                "email a greeting to a new user",
+                "--mode",
+                "semantic",
+                "--json",
+            ],
+        );
+        assert!(r.code() <= 1, "{r}");
+        last = serde_json::from_str(&r.stdout()).unwrap_or(Value::Null);
+        assert_eq!(
+            last["model"], "sentence-transformers/all-MiniLM-L6-v2",
+            "{last}"
+        );
+        (last["partial"] == false && last["hits"][0]["path"] == "src/mail.py").then_some(())
+    });
+    assert!(found.is_some(), "{last}\n{}", d.log());
+}

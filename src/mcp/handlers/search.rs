@@ -128,6 +128,7 @@ fn search_one(
         truncated,
         hint,
         query_interpretation: r.interpretation,
+        semantic_model: r.semantic_model,
         index: index_info(&r.freshness, r.generation),
     }))
 }
