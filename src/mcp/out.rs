@@ -39,6 +39,8 @@ pub const COMPACT_CHARS_PER_HIT: usize = 170;
 pub const COMPACT_LINES: usize = 3;
 /// Shortest a best line is cut to when fitting a compact answer.
 const COMPACT_MIN_LINE_CHARS: usize = 50;
+/// The top hits that keep their best line whatever the budget.
+const COMPACT_KEEP_LINES_TOP: usize = 3;
 
 // ---------------------------------------------------------------------------
 // Output shapes. Optional fields are left out when empty, never `null`.
@@ -757,8 +759,8 @@ pub fn compact_candidates(
 /// Compact hits whose answer fits `budget` characters as `size` measures
 /// it (the larger of its JSON and its text): every hit keeps its place;
 /// the lowest-ranked hits give up their extra lines first, then every line
-/// is cut shorter, down to [`COMPACT_MIN_LINE_CHARS`]. A hit keeps at least
-/// its best line.
+/// is cut shorter, down to [`COMPACT_MIN_LINE_CHARS`]; then, from the
+/// bottom, hits below the top [`COMPACT_KEEP_LINES_TOP`] give up their line.
 pub fn fit_compact(
     cands: &[CompactCandidate],
     budget: usize,
@@ -786,6 +788,14 @@ pub fn fit_compact(
             shown[i] -= 1;
         } else if width > COMPACT_MIN_LINE_CHARS {
             width = (width * 2 / 3).max(COMPACT_MIN_LINE_CHARS);
+        } else if let Some(i) = (COMPACT_KEEP_LINES_TOP..shown.len())
+            .rev()
+            .find(|&i| shown[i] > 0)
+        {
+            // Long paths and names: the lowest-ranked hits give up their
+            // line, so the answer stays within its bound whatever the
+            // repository's paths look like.
+            shown[i] = 0;
         } else {
             return hits;
         }
@@ -795,6 +805,38 @@ pub fn fit_compact(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compact_hits_fit_their_budget_even_with_long_paths() {
+        let cands: Vec<CompactCandidate> = (0..10)
+            .map(|i| CompactCandidate {
+                hit: HitOut {
+                    at: format!("src/main/java/org/jsoup/parser/HtmlTreeBuilder{i}.java:100-180"),
+                    symbol: Some(format!("method HtmlTreeBuilder{i}.insertForeignElementFor")),
+                    lines: Vec::new(),
+                    arms: "bm25+sem".into(),
+                },
+                best: (0..3).map(|l| (10 + l, "x".repeat(200))).collect(),
+            })
+            .collect();
+        let size = |h: &[HitOut]| {
+            serde_json::to_string(h)
+                .map(|s| s.len())
+                .unwrap_or(usize::MAX)
+        };
+        // Java-like paths and names: the hits alone nearly fill the soft
+        // budget, so the lower hits give up their lines and the answer stays
+        // well inside the 2,000-character bound with its envelope.
+        let budget = COMPACT_CHARS_PER_HIT * 10;
+        let hits = fit_compact(&cands, budget, size);
+        assert!(size(&hits) <= 1_800, "{} > 1800", size(&hits));
+        assert_eq!(hits.len(), 10, "every hit keeps its place");
+        assert!(
+            hits[..COMPACT_KEEP_LINES_TOP]
+                .iter()
+                .all(|h| h.lines.len() == 1)
+        );
+    }
 
     #[test]
     fn fit_keeps_a_prefix_within_budget() {
