@@ -174,7 +174,8 @@ pub fn is_test_chunk(lang: &str, symbol: Option<&str>) -> bool {
 }
 
 /// True for code that is not the live source: examples, benchmarks,
-/// developer scripts (`scripts/`, `contrib/`, `hack/`), vendored or
+/// developer scripts (`scripts/`, `hack/`; not `contrib/`, which is live
+/// code in Django and many others), vendored or
 /// third-party code, and legacy trees (`deprecated/`, `legacy/`,
 /// `v1/`, snapshots of a release like `v1.5/`).
 pub fn is_secondary_path(path: &str) -> bool {
@@ -198,7 +199,6 @@ pub fn is_secondary_path(path: &str) -> bool {
                     | "v1"
                     | "fixtures"
                     | "scripts"
-                    | "contrib"
                     | "hack"
             )
     })
@@ -477,6 +477,7 @@ mod tests {
         assert!(path_prior("docs/content/manual/manual.yml", "other") < 1.0);
         assert_eq!(path_prior("src/v2/api.go", "go"), 1.0);
         assert!(path_prior("scripts/fusion-lab.py", "python") < 1.0);
+        assert_eq!(path_prior("django/contrib/auth/models.py", "python"), 1.0);
         // A Rust test module inside a source file ranks as a test; the
         // file's other chunks do not.
         assert!(chunk_prior("src/parser.rs", "rust", Some("tests::parses_flags")) < 1.0);
