@@ -293,7 +293,7 @@ def squash(s):
     return re.sub(r"[^a-z0-9]", "", s.lower())
 
 
-def file_level(case, k=10.0, multi=0.2, name_boost=0.3, named_as_query=2.0, best_chunk_share=0.2):
+def file_level(case, k=10.0, multi=0.2, name_boost=0.3, named_as_query=2.0, best_chunk_share=0.2, repeat_decay=0.8):
     """Mirror of src/search/hybrid.rs: `file_scores` + `order_by_file`."""
     kind = case["kind"]
     w = WEIGHTS[kind]
@@ -330,6 +330,11 @@ def file_level(case, k=10.0, multi=0.2, name_boost=0.3, named_as_query=2.0, best
     for h in hits:
         standing = (1 - best_chunk_share) * files.get(h["path"], 0) / top_f + best_chunk_share * best[h["path"]] / top_c
         h["key"] = standing * (h["score"] / best[h["path"]] if best[h["path"]] else 0)
+    hits.sort(key=lambda h: (-h["key"], h["path"], h["start"]))
+    seen = defaultdict(int)
+    for h in hits:
+        h["key"] *= repeat_decay ** seen[h["path"]]
+        seen[h["path"]] += 1
     hits.sort(key=lambda h: (-h["key"], h["path"], h["start"]))
     return hits[:11]
 
