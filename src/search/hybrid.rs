@@ -510,13 +510,18 @@ impl Hybrid {
                             Ok(r) => {
                                 // Files with more matching lines first, then by line.
                                 let mut per_file: HashMap<&str, usize> = HashMap::new();
+                                let mut langs: HashMap<&str, &'static str> = HashMap::new();
                                 for m in &r.matches {
                                     *per_file.entry(m.path.as_str()).or_default() += 1;
+                                    langs
+                                        .entry(m.path.as_str())
+                                        .or_insert_with(|| lang_of(root, &m.path));
                                 }
+                                let lang = |path: &str| langs.get(path).copied().unwrap_or("other");
                                 let mut ms: Vec<_> = r
                                     .matches
                                     .iter()
-                                    .filter(|m| req.filter.accepts(&m.path, lang_of(&m.path)))
+                                    .filter(|m| req.filter.accepts(&m.path, lang(&m.path)))
                                     .collect();
                                 ms.sort_by(|a, b| {
                                     crate::search::is_test_path(&a.path)
@@ -537,7 +542,7 @@ impl Hybrid {
                                         end_line: m.line as u32,
                                         symbol: None,
                                         kind: None,
-                                        lang: lang_of(&m.path).to_string(),
+                                        lang: lang(&m.path).to_string(),
                                         snippet: Some((m.line as u32, m.text.clone())),
                                         raw: 0.0,
                                     });
@@ -713,10 +718,27 @@ fn last_part(ident: &str) -> &str {
     ident.rsplit([':', '.', '#']).next().unwrap_or(ident)
 }
 
-fn lang_of(path: &str) -> &'static str {
-    crate::lang::detect_lang(Path::new(path))
-        .map(|l| l.name())
-        .unwrap_or("other")
+/// The language of a keyword-arm hit's file, as the index records it: by
+/// name, or for an extension-less script by its first line (the
+/// bash-completion scripts), so `--lang bash` keeps them.
+fn lang_of(root: &Path, path: &str) -> &'static str {
+    let rel = Path::new(path);
+    if let Some(lang) = crate::lang::detect_lang(rel) {
+        return lang.name();
+    }
+    if crate::lang::may_be_script(rel) {
+        let mut head = [0u8; crate::lang::FIRST_LINE_SCAN_BYTES];
+        let read = std::fs::File::open(root.join(rel)).and_then(|mut f| {
+            use std::io::Read;
+            f.read(&mut head)
+        });
+        if let Ok(n) = read
+            && let Some(lang) = crate::lang::lang_from_first_line(&head[..n])
+        {
+            return lang.name();
+        }
+    }
+    "other"
 }
 
 /// A hit after merging candidates that point at the same code.
@@ -1308,5 +1330,20 @@ mod tests {
         assert!(pos(("a.py", 20)) < pos(("a.py", 40)));
         assert_eq!(order.len(), 5);
         assert!((hits[0].score - 1.0).abs() < 1e-9, "the best hit scores 1");
+    }
+
+    #[test]
+    fn keyword_hits_in_extensionless_scripts_get_their_language() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir_all(dir.path().join("completions")).expect("mkdir");
+        std::fs::write(
+            dir.path().join("completions/git"),
+            "# git completion   -*- shell-script -*-\n_git() { :; }\n",
+        )
+        .expect("write");
+        std::fs::write(dir.path().join("NOTES"), "plain text\n").expect("write");
+        assert_eq!(lang_of(dir.path(), "completions/git"), "bash");
+        assert_eq!(lang_of(dir.path(), "NOTES"), "other");
+        assert_eq!(lang_of(dir.path(), "src/a.rs"), "rust");
     }
 }
