@@ -173,6 +173,26 @@ pub fn is_test_chunk(lang: &str, symbol: Option<&str>) -> bool {
         })
 }
 
+/// The file name of `path` without its extension(s).
+pub fn file_stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.split('.').next().unwrap_or(name)
+}
+
+/// Whether the file at `path` is named after `name` (`TypeAdapter.java`,
+/// `type_adapter.py` and `type-adapter.ts` for `TypeAdapter`): the module
+/// that owns it. Names meet on their lowercase letters and digits.
+pub fn is_named_after(path: &str, name: &str) -> bool {
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let stem = file_stem(path);
+    !stem.is_empty() && squash(stem) == squash(name)
+}
+
 /// True for code that is not the live source: examples, benchmarks,
 /// developer scripts (`scripts/`, `hack/`; not `contrib/`, which is live
 /// code in Django and many others), vendored or

@@ -10,7 +10,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::error::{ErrorCode, UserError};
-use crate::search::{is_secondary_path, is_test_path};
+use crate::search::{is_named_after, is_secondary_path, is_test_path};
 use crate::store::{NameMatch, RefRow, Store, SymbolRow};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -301,7 +301,7 @@ fn compare_hits(a: &SymbolHit, b: &SymbolHit) -> Ordering {
         .then(is_declaration(a).cmp(&is_declaration(b)))
         .then(is_test_path(&a.path).cmp(&is_test_path(&b.path)))
         .then(is_secondary_path(&a.path).cmp(&is_secondary_path(&b.path)))
-        .then(named_after(b).cmp(&named_after(a)))
+        .then(is_named_after(&b.path, &b.name).cmp(&is_named_after(&a.path, &a.name)))
         .then(is_private_path(&a.path).cmp(&is_private_path(&b.path)))
         .then(
             a.path
@@ -311,20 +311,6 @@ fn compare_hits(a: &SymbolHit, b: &SymbolHit) -> Ordering {
         )
         .then(a.path.cmp(&b.path))
         .then(a.start_line.cmp(&b.start_line))
-}
-
-/// Whether the hit's file is named after the symbol (`TypeAdapter` in
-/// `TypeAdapter.java` or `type_adapter.py`): the module that owns it.
-fn named_after(h: &SymbolHit) -> bool {
-    let file = h.path.rsplit('/').next().unwrap_or(&h.path);
-    let stem = file.split('.').next().unwrap_or(file);
-    let squash = |s: &str| -> String {
-        s.chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    !stem.is_empty() && squash(stem) == squash(&h.name)
 }
 
 /// A path through a private module or directory (`_internal/`,
