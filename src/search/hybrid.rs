@@ -601,21 +601,22 @@ impl Hybrid {
             .filter(|r| r.candidates > 0)
             .map(|r| weight_of(r.arm))
             .sum();
-        let mut max_score = active.max(1e-9) / (req.k + 1.0);
         // Fused modes rank files (see `file_scores`); one arm alone keeps
         // its own chunk order.
         let files =
             (req.only.len() != 1).then(|| file_scores(&cands, &weight_of, req.k, &analysis, query));
         let mut hits = fuse(cands, &weight_of, req.k);
-        if analysis.kind == QueryKind::NaturalLanguage && req.only.len() != 1 {
-            rerank_by_names(&mut hits, query);
-            max_score *= (1.0 + NAME_BOOST) * CALLABLE_PRIOR;
-        }
-        if let Some(files) = files {
-            // Keys are 0–1 already (relative to the best file and chunk).
-            hits = order_by_file(hits, &files);
-            max_score = 1.0;
-        }
+        let max_score = match files {
+            Some(files) => {
+                if analysis.kind == QueryKind::NaturalLanguage {
+                    rerank_by_names(&mut hits, query);
+                }
+                // Keys are 0–1 already (relative to the best file and chunk).
+                hits = order_by_file(hits, &files);
+                1.0
+            }
+            None => active.max(1e-9) / (req.k + 1.0),
+        };
         hits.truncate(req.limit);
         let mut out = Vec::with_capacity(hits.len());
         for f in hits {
@@ -762,26 +763,36 @@ struct Fused {
 /// overlap: each arm counts once per merged hit (its best rank), the span
 /// kept is the best-scoring block's. Deterministic: ties break by path and
 /// line.
-fn fuse(mut cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fused> {
+fn fuse(cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fused> {
     // Implementation before tests and docs in every arm (BM25 applies the
     // same prior to its own ranking; the others do not know paths).
-    let prior = |c: &Cand| crate::search::chunk_prior(&c.path, &c.lang, c.symbol.as_deref());
-    let contribution = |c: &Cand| weight_of(c.arm) / (k + c.rank as f64) * prior(c);
+    // The prior once per candidate (it looks at the path's components),
+    // not once per comparison of the sort.
+    let mut cands: Vec<(f64, Cand)> = cands
+        .into_iter()
+        .map(|c| {
+            (
+                crate::search::chunk_prior(&c.path, &c.lang, c.symbol.as_deref()),
+                c,
+            )
+        })
+        .collect();
+    let contribution = |prior: f64, c: &Cand| weight_of(c.arm) / (k + c.rank as f64) * prior;
     // Blocks (chunks, definitions) first so single lines merge into them.
-    cands.sort_by(|a, b| {
+    cands.sort_by(|(pa, a), (pb, b)| {
         let (ab, bb) = (
             a.end_line > a.start_line || a.snippet.is_none(),
             b.end_line > b.start_line || b.snippet.is_none(),
         );
         bb.cmp(&ab)
-            .then(contribution(b).total_cmp(&contribution(a)))
+            .then(contribution(*pb, b).total_cmp(&contribution(*pa, a)))
             .then(a.path.cmp(&b.path))
             .then(a.start_line.cmp(&b.start_line))
     });
     let mut fused: Vec<Fused> = Vec::new();
     let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
-    for c in cands {
-        let score = contribution(&c);
+    for (prior, c) in cands {
+        let score = contribution(prior, &c);
         let is_block = c.end_line > c.start_line || c.arm == Arm::Symbol;
         let slot = by_path.get(&c.path).and_then(|ids| {
             ids.iter().copied().find(|&i| {
@@ -796,7 +807,7 @@ fn fuse(mut cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fus
                     Some(s) => {
                         if c.rank < s.rank {
                             // Same arm, better rank: replace its contribution.
-                            f.score += score - weight_of(c.arm) / (k + s.rank as f64) * prior(&c);
+                            f.score += score - weight_of(c.arm) / (k + s.rank as f64) * prior;
                             s.rank = c.rank;
                         }
                     }
@@ -896,14 +907,10 @@ fn file_scores(
         .iter()
         .map(|t| crate::text::crude_stem(t).to_string())
         .collect();
-    let names: HashSet<String> = if analysis.kind == QueryKind::Identifier {
-        analysis
-            .identifiers
-            .iter()
-            .map(|i| squash(last_part(i)))
-            .collect()
+    let names: Vec<&str> = if analysis.kind == QueryKind::Identifier {
+        analysis.identifiers.iter().map(|i| last_part(i)).collect()
     } else {
-        HashSet::new()
+        Vec::new()
     };
     let mut scores: HashMap<String, f64> = HashMap::new();
     for ((path, _), v) in per_arm {
@@ -916,7 +923,7 @@ fn file_scores(
             *score *= 1.0 + MULTI_CHUNK_BONUS * (n as f64).ln();
         }
         *score *= 1.0 + FILE_NAME_BOOST * file_name_share(&terms, path);
-        if !names.is_empty() && names.contains(&squash(file_stem(path))) {
+        if names.iter().any(|n| crate::search::is_named_after(path, n)) {
             *score *= FILE_NAMED_AS_QUERY;
         }
     }
@@ -983,21 +990,6 @@ fn ratio(a: f64, b: f64) -> f64 {
     if b > 0.0 { a / b } else { 0.0 }
 }
 
-/// The file name without its extension(s).
-fn file_stem(path: &str) -> &str {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.split('.').next().unwrap_or(name)
-}
-
-/// Lowercase letters and digits only: `TypeAdapter`, `type_adapter` and
-/// `type-adapter` meet at `typeadapter`.
-fn squash(s: &str) -> String {
-    s.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
 /// File stems that name a module's entry, not what it does: their
 /// directory's name stands for them.
 const GENERIC_STEMS: [&str; 8] = [
@@ -1009,7 +1001,7 @@ const GENERIC_STEMS: [&str; 8] = [
 /// Words meet on a common prefix of at least four letters, so `parser`
 /// matches "parsing" and `configuration` "config".
 fn file_name_share(terms: &HashSet<String>, path: &str) -> f64 {
-    let stem = file_stem(path);
+    let stem = crate::search::file_stem(path);
     let mut words = crate::text::split_identifier(stem);
     if GENERIC_STEMS.contains(&stem.to_ascii_lowercase().as_str()) || words.is_empty() {
         let mut comps = path.rsplit('/');
@@ -1288,11 +1280,18 @@ mod tests {
             .map(|t| crate::text::crude_stem(t).to_string())
             .collect();
         assert_eq!(file_name_share(&parsing, "src/parser/parser.rs"), 1.0);
-        assert_eq!(
-            squash(file_stem("gson/TypeAdapter.java")),
-            squash("TypeAdapter")
-        );
-        assert_eq!(squash(file_stem("pydantic/type_adapter.py")), "typeadapter");
+        assert!(crate::search::is_named_after(
+            "gson/TypeAdapter.java",
+            "TypeAdapter"
+        ));
+        assert!(crate::search::is_named_after(
+            "pydantic/type_adapter.py",
+            "TypeAdapter"
+        ));
+        assert!(!crate::search::is_named_after(
+            "gson/TypeAdapters.java",
+            "TypeAdapter"
+        ));
     }
 
     #[test]
