@@ -425,9 +425,18 @@ impl Archive<'_> {
                 self.sha256
             );
         }
-        if target.exists() {
-            std::fs::remove_dir_all(&target)?;
+        // A partial unpack from an interrupted run: a directory of its own
+        // (`root/` of the Debian kinds) goes whole, else only the target
+        // (the archive itself sits beside it).
+        let partial = if self.unpack_root == self.home {
+            &target
+        } else {
+            &self.unpack_root
+        };
+        if partial.exists() {
+            std::fs::remove_dir_all(partial)?;
         }
+        std::fs::create_dir_all(&self.unpack_root)?;
         unpack(&file)?;
         if !target.is_dir() {
             bail!(
@@ -515,10 +524,6 @@ fn fetch_deb(
             })
         },
         |file| {
-            if root.exists() {
-                // A partial unpack from an interrupted run.
-                std::fs::remove_dir_all(&root)?;
-            }
             run(
                 Command::new("dpkg-deb").arg("-x").arg(file).arg(&root),
                 "dpkg-deb -x",
@@ -587,11 +592,6 @@ fn fetch_deb_source(
             Ok(())
         },
         |file| {
-            if root.exists() {
-                // A partial unpack from an interrupted run.
-                std::fs::remove_dir_all(&root)?;
-            }
-            std::fs::create_dir_all(&root)?;
             run(
                 Command::new("tar").arg("xf").arg(file).arg("-C").arg(&root),
                 "tar",
