@@ -293,7 +293,23 @@ def squash(s):
     return re.sub(r"[^a-z0-9]", "", s.lower())
 
 
-def file_level(case, k=10.0, multi=0.2, name_boost=0.3, named_as_query=2.0, best_chunk_share=0.2, repeat_decay=0.8):
+def term_coverage(terms, path, words):
+    """Share of the query's terms that the file's path components or its candidates' symbol names carry."""
+    words = set(words)
+    for comp in path.split("/"):
+        words.update(stem(x) for x in split_identifier(comp.split(".")[0]))
+
+    def meets(t):
+        return t in words or any(min(len(w), len(t)) >= 4 and w[:min(len(w), len(t))] == t[:min(len(w), len(t))]
+                                 for w in words)
+    return sum(1 for t in terms if meets(t)) / max(1, len(terms))
+
+
+DATA_EXT = {"yml", "yaml", "json", "xml", "toml", "ini", "cfg", "conf", "csv", "tsv", "html", "htm", "lock", "svg"}
+
+
+def file_level(case, k=10.0, multi=0.2, name_boost=0.3, named_as_query=2.0, best_chunk_share=0.2, repeat_decay=0.8,
+               learned=None, sharp=None):
     """Mirror of src/search/hybrid.rs: `file_scores` + `order_by_file`."""
     kind = case["kind"]
     w = WEIGHTS[kind]
@@ -323,6 +339,41 @@ def file_level(case, k=10.0, multi=0.2, name_boost=0.3, named_as_query=2.0, best
         files[p] *= 1 + name_boost * file_name_share(terms, p)
         if names and squash(p.rsplit("/", 1)[-1].split(".")[0]) in names:
             files[p] *= named_as_query
+    if learned and kind == "natural_language":
+        wb, ws, wc, wt, wd = learned
+        shape = sorted(files.values(), reverse=True)
+        top = max(files.values())
+        bm_best, bm_top, sym_rank, words, lang = defaultdict(float), 0.0, {}, defaultdict(set), {}
+        listed_sym = 0
+        for c in sorted(cands, key=lambda c: (ARM_ORDER[c["arm"]], c["rank"])):
+            lang[c["path"]] = c["lang"]
+            if c["arm"] == "bm25":
+                bm_best[c["path"]] = max(bm_best[c["path"]], c["raw"])
+                bm_top = max(bm_top, c["raw"])
+            if c["arm"] == "symbol" and c["path"] not in sym_rank:
+                listed_sym += 1
+                sym_rank[c["path"]] = listed_sym
+            if c["symbol"]:
+                words[c["path"]].update(stem(x) for x in split_identifier(last_part(c["symbol"])))
+        for p in files:
+            ext = p.rsplit(".", 1)[-1].lower() if "." in p.rsplit("/", 1)[-1] else ""
+            s = files[p] / top
+            s += wb * (bm_best[p] / bm_top if bm_top else 0.0)
+            s += ws * (10.0 / (k + sym_rank[p]) if p in sym_rank else 0.0)
+            s += wc * term_coverage(terms, p, words[p])
+            if is_test_path(p):
+                s += wt
+            if ext in DATA_EXT or lang.get(p) == "docs":
+                s += wd
+            files[p] = max(s, 1e-3)
+        if sharp == "transplant":
+            order = sorted(files, key=lambda p: (-files[p], p))
+            for p, v in zip(order, shape):
+                files[p] = v
+        elif sharp:
+            top = max(files.values())
+            for p in files:
+                files[p] = math.exp(sharp * (files[p] - top))
     best = {}
     for h in hits:
         best[h["path"]] = max(best.get(h["path"], 0.0), h["score"])
@@ -343,6 +394,17 @@ VARIANTS = {
     "current": file_level,
     "chunk-level": chunk_level,
     "file-score-only": lambda c: file_level(c, best_chunk_share=0.0),
+    "ltr": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -2.0, -2.0)),
+    "ltr-s1": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -2.0, -2.0), sharp=1.0),
+    "ltr-s2": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -2.0, -2.0), sharp=2.0),
+    "ltr-s4": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -2.0, -2.0), sharp=4.0),
+    "ltr-s4b": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -2.0, -2.0), sharp=4.0, best_chunk_share=0.0),
+    "ltr-t": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -2.0, -2.0), sharp="transplant"),
+    "ltr-t-rev": lambda c: file_level(c, learned=(1.25, 0.5, 0.55, -2.0, -2.0), sharp="transplant"),
+    "ltr-t-mild": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -0.5, -0.5), sharp="transplant"),
+    "ltr-pick": lambda c: file_level(c, learned=(1.0, 0.0, 1.0, -0.5, -0.5), sharp="transplant"),
+    "ltr-mild": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -0.5, -0.5)),
+    "ltr-rev": lambda c: file_level(c, learned=(1.25, 0.5, 0.55, -2.0, -2.0)),
     "bm25": lambda c: chunk_level(c, only={"bm25"}),
     "semantic": lambda c: chunk_level(c, only={"semantic"}),
 }
