@@ -310,7 +310,12 @@ DATA_EXT = {"yml", "yaml", "json", "xml", "toml", "ini", "cfg", "conf", "csv", "
 
 def file_level(case, k=10.0, multi=0.2, name_boost=0.3, named_as_query=2.0, best_chunk_share=0.2, repeat_decay=0.8,
                learned=None, sharp=None):
-    """Mirror of src/search/hybrid.rs: `file_scores` + `order_by_file`."""
+    """Mirror of src/search/hybrid.rs: `file_scores` + `order_by_file`.
+
+    `learned` = weights (BM25 score shape, symbol-arm file rank, term
+    coverage, test, data) of the evidence questions re-order files by;
+    `sharp` = "transplant" gives the new order the old scores' values (as
+    hybrid.rs does), a number maps scores through exp(sharp * (s - top))."""
     kind = case["kind"]
     w = WEIGHTS[kind]
     cands = case["cands"]
@@ -391,20 +396,13 @@ def file_level(case, k=10.0, multi=0.2, name_boost=0.3, named_as_query=2.0, best
 
 
 VARIANTS = {
-    "current": file_level,
+    "current": lambda c: file_level(c, learned=(1.0, 0.0, 1.0, -0.5, -0.5), sharp="transplant"),
+    "before-evidence": file_level,
     "chunk-level": chunk_level,
     "file-score-only": lambda c: file_level(c, best_chunk_share=0.0),
-    "ltr": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -2.0, -2.0)),
-    "ltr-s1": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -2.0, -2.0), sharp=1.0),
-    "ltr-s2": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -2.0, -2.0), sharp=2.0),
-    "ltr-s4": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -2.0, -2.0), sharp=4.0),
-    "ltr-s4b": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -2.0, -2.0), sharp=4.0, best_chunk_share=0.0),
-    "ltr-t": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -2.0, -2.0), sharp="transplant"),
-    "ltr-t-rev": lambda c: file_level(c, learned=(1.25, 0.5, 0.55, -2.0, -2.0), sharp="transplant"),
-    "ltr-t-mild": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -0.5, -0.5), sharp="transplant"),
-    "ltr-pick": lambda c: file_level(c, learned=(1.0, 0.0, 1.0, -0.5, -0.5), sharp="transplant"),
-    "ltr-mild": lambda c: file_level(c, learned=(1.1, 0.0, 1.5, -0.5, -0.5)),
-    "ltr-rev": lambda c: file_level(c, learned=(1.25, 0.5, 0.55, -2.0, -2.0)),
+    # Questions re-order files by evidence (hybrid.rs `reorder_by_evidence`,
+    # weights from the tuning half); without the score-shape transplant.
+    "evidence-no-transplant": lambda c: file_level(c, learned=(1.0, 0.0, 1.0, -0.5, -0.5)),
     "bm25": lambda c: chunk_level(c, only={"bm25"}),
     "semantic": lambda c: chunk_level(c, only={"semantic"}),
 }

@@ -1399,6 +1399,38 @@ mod tests {
     }
 
     #[test]
+    fn questions_reorder_files_by_evidence_and_keep_the_score_shape() {
+        let terms: HashSet<String> = crate::text::query_terms("how are generators discovered")
+            .iter()
+            .map(|t| crate::text::crude_stem(t).to_string())
+            .collect();
+        // Fusion put the helper first; the discovery module names both
+        // query words and has by far the best BM25 score; the test file
+        // names them too but is a test with a weak BM25 score.
+        let mut helper = cand(Arm::Bm25, 2, "src/util/helpers.rs", 1, 9);
+        helper.raw = 4.0;
+        let mut disc = cand(Arm::Bm25, 1, "src/generators/discovery.rs", 1, 9);
+        disc.raw = 12.0;
+        disc.symbol = Some("discover_generators".into());
+        let mut test = cand(Arm::Bm25, 3, "tests/generators_discovery.rs", 1, 9);
+        test.raw = 2.0;
+        let cands = vec![helper, disc, test];
+        let mut scores: HashMap<String, f64> = HashMap::from([
+            ("src/util/helpers.rs".to_string(), 1.0),
+            ("src/generators/discovery.rs".to_string(), 0.6),
+            ("tests/generators_discovery.rs".to_string(), 0.3),
+        ]);
+        reorder_by_evidence(&mut scores, &cands, &terms);
+        assert_eq!(scores["src/generators/discovery.rs"], 1.0);
+        assert_eq!(scores["src/util/helpers.rs"], 0.6);
+        assert_eq!(scores["tests/generators_discovery.rs"], 0.3);
+        assert_eq!(
+            term_coverage(&terms, "src/generators/discovery.rs", &HashSet::new()),
+            1.0
+        );
+    }
+
+    #[test]
     fn fused_answers_rank_files_each_led_by_its_best_chunk() {
         // a.py's three chunks lead BM25, b.py leads the semantic arm and is
         // second in BM25.
