@@ -152,7 +152,10 @@ pub fn user_err<T>(message: impl Into<String>, hint: impl Into<String>) -> anyho
 
 /// Finds the [`UserError`] in an error chain, if any.
 pub fn find_user_error(err: &anyhow::Error) -> Option<&UserError> {
-    err.chain().find_map(|e| e.downcast_ref::<UserError>())
+    // A `UserError` given as context over its cause (a damaged index over
+    // the SQLite error) is found by anyhow's downcast, not in the chain.
+    err.downcast_ref::<UserError>()
+        .or_else(|| err.chain().find_map(|e| e.downcast_ref::<UserError>()))
 }
 
 /// The stable code of any error: the [`UserError`]'s, else [`INTERNAL`].

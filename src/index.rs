@@ -168,8 +168,25 @@ pub fn index_project(
     index_locked(settings, opts, progress)
 }
 
-/// Indexes the project. The caller holds the writer lock.
+/// Indexes the project. The caller holds the writer lock. A damaged index
+/// (SQLite reports corruption) is set aside and built again from nothing,
+/// once ([`store::set_aside`]).
 pub fn index_locked(
+    settings: &Settings,
+    opts: &IndexOptions,
+    progress: ProgressFn<'_>,
+) -> Result<IndexSummary> {
+    match index_locked_once(settings, opts, progress) {
+        Err(e) if store::is_damaged(&e) && store::db_path(&settings.root).exists() => {
+            tracing::warn!("{e:#}");
+            store::set_aside(&settings.root)?;
+            index_locked_once(settings, opts, progress)
+        }
+        other => other,
+    }
+}
+
+fn index_locked_once(
     settings: &Settings,
     opts: &IndexOptions,
     progress: ProgressFn<'_>,

@@ -23,6 +23,7 @@ pub fn lock_path(root: &Path) -> PathBuf {
 }
 
 fn open(root: &Path) -> Result<(File, PathBuf)> {
+    crate::store::check_index_paths(root)?;
     let dir = crate::store::index_dir(root);
     // Not `create_dir_all`: a writer (the daemon) whose project root was
     // deleted under it must fail, not bring the root back.
@@ -38,7 +39,7 @@ fn open(root: &Path) -> Result<(File, PathBuf)> {
             .agent("the project root is gone: restart the MCP server from an existing project")
             .into());
         }
-        Err(e) => return Err(e).with_context(|| format!("cannot create `{}`", dir.display())),
+        Err(e) => return Err(cannot_write(&dir, e)),
     }
     let path = lock_path(root);
     let file = OpenOptions::new()
@@ -47,8 +48,36 @@ fn open(root: &Path) -> Result<(File, PathBuf)> {
         .create(true)
         .truncate(false)
         .open(&path)
-        .with_context(|| format!("cannot open lock file `{}`", path.display()))?;
+        .map_err(|e| cannot_write(&path, e))?;
     Ok((file, path))
+}
+
+/// Why the index cannot be written (a read-only file system or checkout, a
+/// full disk, permissions), as an error with a hint.
+fn cannot_write(path: &Path, e: std::io::Error) -> anyhow::Error {
+    use std::io::ErrorKind;
+    let (what, hint) = match e.kind() {
+        ErrorKind::ReadOnlyFilesystem | ErrorKind::PermissionDenied => (
+            "the index cannot be written here",
+            "the project or its `.repo_search/` is read-only (a read-only mount or checkout?): searches read the index as it is; make it writable to update it",
+        ),
+        ErrorKind::StorageFull => (
+            "the disk is full",
+            "free some space and run `repo-search index` again; the index as it was stays usable",
+        ),
+        ErrorKind::NotADirectory => (
+            "a file is where the index directory belongs",
+            "move or remove the file `.repo_search` in the project root",
+        ),
+        _ => (
+            "the index cannot be written",
+            "check the permissions of `.repo_search/`",
+        ),
+    };
+    UserError::with_code(ErrorCode::Failed, format!("{what}: `{}`: {e}", path.display()))
+        .hint(hint)
+        .agent("the index cannot be updated here; answers come from the index as it is; search_keyword and read_file always work")
+        .into()
 }
 
 fn holder_pid(file: &mut File) -> Option<u32> {

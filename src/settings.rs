@@ -514,7 +514,16 @@ pub fn read_config(root: &Path) -> Result<(ConfigFile, Option<PathBuf>)> {
             })?;
             Ok((cfg, Some(path)))
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((ConfigFile::default(), None)),
+        // `.repo_search` being a file is not a config problem: opening the
+        // index reports it (with a hint).
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Ok((ConfigFile::default(), None))
+        }
         Err(e) => Err(e).with_context(|| format!("cannot read `{}`", path.display())),
     }
 }

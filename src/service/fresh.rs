@@ -421,7 +421,8 @@ pub fn run_index(
     let progress = |p: Progress| events(IndexEvent::Progress(p));
     let summary = crate::index::index_project(settings, &job.opts, &progress, |pid| {
         events(IndexEvent::Waiting(pid))
-    })?;
+    })
+    .map_err(|e| crate::store::explain_write(e, &settings.root))?;
     if job.register {
         let counts = crate::registry::IndexCounts::from_summary(&settings.root, &summary);
         if let Err(e) =

@@ -78,7 +78,10 @@ pub struct StatusAnswer {
 impl Service {
     /// Reads through the pool after [`Service::ensure_fresh`]; `None` when
     /// there is no index (an error under [`Policy::BuildIfMissing`]).
-    fn indexed<T>(&self, f: impl FnOnce(&crate::store::Store) -> Result<T>) -> Result<Indexed<T>> {
+    fn indexed<T>(
+        &self,
+        mut f: impl FnMut(&crate::store::Store) -> Result<T>,
+    ) -> Result<Indexed<T>> {
         let freshness = self.ensure_fresh()?;
         let found = self.with_store(|store| Ok((f(store)?, generation_of(store))))?;
         match found {

@@ -209,7 +209,57 @@ impl Service {
     /// Runs `f` on a warm read-only connection, after bringing the index up
     /// to date per the policy. `Ok(None)` when there is no index yet (or it
     /// is being created right now).
-    pub fn with_store<R>(&self, f: impl FnOnce(&Store) -> Result<R>) -> Result<Option<R>> {
+    ///
+    /// A damaged index (SQLite reports corruption on opening it or inside
+    /// `f`) is set aside and rebuilt as if it were missing
+    /// ([`Service::repair`]), then `f` runs once more on the new one.
+    pub fn with_store<R>(&self, mut f: impl FnMut(&Store) -> Result<R>) -> Result<Option<R>> {
+        match self.with_store_once(&mut f) {
+            Err(e) if store::is_damaged(&e) && self.policy != Policy::AsIs => {
+                if !self.repair(&e)? {
+                    return Err(e);
+                }
+                self.with_store_once(&mut f)
+            }
+            other => other,
+        }
+    }
+
+    /// Sets a damaged index aside (under the writer lock) and rebuilds it as
+    /// if it were missing: in the foreground for a one-shot command, in the
+    /// background for a server (whose answers then say the index is being
+    /// built). `Ok(false)` when another process holds the writer lock (it
+    /// will meet the damage itself).
+    fn repair(&self, e: &anyhow::Error) -> Result<bool> {
+        tracing::warn!("the index of `{}` is damaged: {e:#}", self.root().display());
+        let lock = match crate::lock::WriterLock::acquire(
+            self.root(),
+            crate::lock::WhenBusy::Fail,
+            |_| {},
+        ) {
+            Ok(lock) => lock,
+            Err(_) => return Ok(false),
+        };
+        // Another process may have repaired it between our error and the lock.
+        let still_damaged = match Store::open_ro(self.root()) {
+            Ok(Some(s)) => s.quick_check().is_err(),
+            Ok(None) => false,
+            Err(e) => store::is_damaged(&e),
+        };
+        if still_damaged {
+            store::set_aside(self.root())?;
+        }
+        drop(lock);
+        self.pool
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .idle
+            .clear();
+        self.ensure_fresh()?;
+        Ok(true)
+    }
+
+    fn with_store_once<R>(&self, f: &mut dyn FnMut(&Store) -> Result<R>) -> Result<Option<R>> {
         let Some(id) = file_id(&self.db) else {
             self.pool
                 .lock()

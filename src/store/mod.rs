@@ -76,16 +76,155 @@ fn is_corruption(err: &rusqlite::Error) -> bool {
     )
 }
 
-/// Turns a SQLite error into a user error when it means a damaged index.
+/// Whether `err` (anywhere in its chain) is SQLite saying the index file is
+/// damaged or not a database: an index to set aside and rebuild
+/// ([`set_aside`]), unlike a newer schema or a busy writer.
+pub fn is_damaged(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<rusqlite::Error>()
+            .is_some_and(is_corruption)
+    })
+}
+
+/// Turns a SQLite error into a user error when it means a damaged index
+/// (the SQLite error stays its cause, so [`is_damaged`] sees it), a
+/// read-only index or a full disk.
 pub fn explain(err: rusqlite::Error, db: &Path) -> anyhow::Error {
+    let code = err.sqlite_error_code();
     if is_corruption(&err) {
-        UserError::with_code(ErrorCode::IndexCorrupt, format!("the index `{}` is corrupt: {err}", db.display()))
-            .hint("run `repo-search index --full` to rebuild it")
-            .agent("the index must be rebuilt: ask the user to run `repo-search index --full`; search_keyword and read_file work without it")
-            .into()
+        let user = UserError::with_code(ErrorCode::IndexCorrupt, format!("the index `{}` is corrupt: {err}", db.display()))
+            .hint("run `repo-search index --full` to rebuild it (searches set a corrupt index aside and rebuild it themselves)")
+            .agent("the index is damaged and is being rebuilt: retry in a few seconds (index_status shows progress); search_keyword and read_file work without it");
+        anyhow::Error::new(err).context(user)
+    } else if matches!(code, Some(rusqlite::ErrorCode::DiskFull)) {
+        let user = UserError::with_code(ErrorCode::Failed, format!("the disk holding `{}` is full: {err}", db.display()))
+            .hint("free some space and run `repo-search index` again; the index as it was before this run is intact")
+            .agent("the disk is full, so the index cannot be updated; answers come from the index as it was; ask the user to free disk space");
+        anyhow::Error::new(err).context(user)
+    } else if matches!(code, Some(rusqlite::ErrorCode::ReadOnly)) {
+        let user = UserError::with_code(ErrorCode::Failed, format!("cannot write the index `{}`: {err}", db.display()))
+            .hint("the index is read-only (a read-only mount or checkout?): searches read it as it is; make `.repo_search/` writable to update it")
+            .agent("the index cannot be updated here (read-only); answers come from the index as it is");
+        anyhow::Error::new(err).context(user)
+    } else if matches!(code, Some(rusqlite::ErrorCode::CannotOpen)) {
+        let user = UserError::with_code(ErrorCode::Failed, format!("cannot open the index `{}`: {err}", db.display()))
+            .hint("check that `.repo_search/` and the files in it are yours and readable and writable")
+            .agent("the index cannot be opened; search_keyword and read_file work without it; ask the user to check `.repo_search/`");
+        anyhow::Error::new(err).context(user)
     } else {
         anyhow::Error::new(err).context(format!("index `{}`", db.display()))
     }
+}
+
+/// An index run's error, explained when it is a full disk or a read-only
+/// file system met anywhere (a lock file, SQLite's journal, a temp file)
+/// and nothing more precise was said: the run failed, the index as it was
+/// before is intact (every file's rows commit together).
+pub fn explain_write(err: anyhow::Error, root: &Path) -> anyhow::Error {
+    if crate::error::find_user_error(&err).is_some() {
+        return err;
+    }
+    let full = err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::StorageFull)
+            || e.downcast_ref::<rusqlite::Error>()
+                .is_some_and(|s| s.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull))
+    });
+    let read_only = err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::ReadOnlyFilesystem)
+    });
+    let dir = index_dir(root);
+    if full {
+        let user = UserError::with_code(ErrorCode::Failed, format!("the disk holding `{}` is full", dir.display()))
+            .hint("free some space and run `repo-search index` again; the index as it was before this run is intact")
+            .agent("the disk is full, so the index cannot be updated; answers come from the index as it was; ask the user to free disk space");
+        err.context(user)
+    } else if read_only {
+        let user = UserError::with_code(
+            ErrorCode::Failed,
+            format!(
+                "the index cannot be written: `{}` is on a read-only file system",
+                dir.display()
+            ),
+        )
+        .hint("searches read the index as it is; make the project writable to update it")
+        .agent(
+            "the index cannot be updated here (read-only); answers come from the index as it is",
+        );
+        err.context(user)
+    } else {
+        err
+    }
+}
+
+/// Moves a damaged index out of the way: `index.db` (and its `-wal` and
+/// `-shm` files) become `index.db.corrupt-<unix time>[-wal|-shm]` next to
+/// it, so the next run builds a new index as if there were none and the
+/// damaged file stays for inspection. The caller holds the writer lock.
+/// Returns where the database went.
+pub fn set_aside(root: &Path) -> Result<PathBuf> {
+    let db = db_path(root);
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let aside = db.with_file_name(format!("{DB_FILE}.corrupt-{stamp}"));
+    std::fs::rename(&db, &aside).with_context(|| {
+        format!(
+            "cannot move the damaged index `{}` aside to `{}`",
+            db.display(),
+            aside.display()
+        )
+    })?;
+    for suffix in ["-wal", "-shm"] {
+        let from = db.with_file_name(format!("{DB_FILE}{suffix}"));
+        if from.exists() {
+            let to = db.with_file_name(format!("{DB_FILE}.corrupt-{stamp}{suffix}"));
+            if let Err(e) = std::fs::rename(&from, &to) {
+                tracing::warn!("cannot move `{}` aside: {e}", from.display());
+                let _ = std::fs::remove_file(&from);
+            }
+        }
+    }
+    tracing::warn!(
+        "the index `{}` was damaged: moved it to `{}` and rebuilding it",
+        db.display(),
+        aside.display()
+    );
+    Ok(aside)
+}
+
+/// Refuses an index path that is not what it must be: `.repo_search` a
+/// regular file, `index.db` a directory or another non-file (with a hint;
+/// the index is derived data, but these may be someone's files).
+pub fn check_index_paths(root: &Path) -> Result<()> {
+    let dir = index_dir(root);
+    if let Ok(md) = std::fs::symlink_metadata(&dir)
+        && md.is_file()
+    {
+        return Err(UserError::with_code(
+            ErrorCode::Failed,
+            format!("`{}` is a file, not the index directory", dir.display()),
+        )
+        .hint(format!("move or remove `{}`; repo-search keeps its index in that directory", dir.display()))
+        .agent("the project has a file where the index directory belongs, so there is no index; search_keyword and read_file work without it; ask the user to move it")
+        .into());
+    }
+    let db = db_path(root);
+    if let Ok(md) = std::fs::symlink_metadata(&db)
+        && !md.is_file()
+        && !md.file_type().is_symlink()
+    {
+        return Err(UserError::with_code(
+            ErrorCode::IndexCorrupt,
+            format!("`{}` is not a regular file", db.display()),
+        )
+        .hint(format!("move or remove `{}`, then run `repo-search index`", db.display()))
+        .agent("the index file is not a file, so there is no index; search_keyword and read_file work without it; ask the user to remove it")
+        .into());
+    }
+    Ok(())
 }
 
 impl Store {
@@ -93,6 +232,7 @@ impl Store {
     /// version: an older or missing schema is created/rebuilt, a newer one is
     /// refused.
     pub fn open_rw(root: &Path) -> Result<Store> {
+        check_index_paths(root)?;
         let dir = index_dir(root);
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create `{}`", dir.display()))?;
@@ -121,15 +261,29 @@ impl Store {
     /// Opens an existing index read-only. Returns `Ok(None)` when there is no
     /// index yet.
     pub fn open_ro(root: &Path) -> Result<Option<Store>> {
+        check_index_paths(root)?;
         let db = db_path(root);
         if !db.exists() {
             return Ok(None);
         }
-        let conn = Connection::open_with_flags(
+        let conn = match Connection::open_with_flags(
             &db,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
-        .map_err(|e| explain(e, &db))?;
+        .and_then(|c| {
+            c.query_row("PRAGMA schema_version", [], |_| Ok(()))
+                .map(|()| c)
+        }) {
+            Ok(c) => c,
+            // A WAL database in a directory this user cannot write (a
+            // read-only mount, another user's checkout, `chmod -R a-w`):
+            // SQLite cannot create the shared-memory file, so read the file
+            // as immutable. No writer can change it there either.
+            Err(e) if is_unwritable(&e) && !dir_writable(&index_dir(root)) => {
+                open_immutable(&db).map_err(|e| explain(e, &db))?
+            }
+            Err(e) => return Err(explain(e, &db)),
+        };
         let store = Store {
             conn,
             coverage_memo: Some(std::cell::RefCell::new(None)),
@@ -175,6 +329,54 @@ impl Store {
         self.conn.pragma_update(None, "cache_size", -65536)?;
         Ok(())
     }
+}
+
+fn is_unwritable(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::CannotOpen)
+            | Some(rusqlite::ErrorCode::ReadOnly)
+            | Some(rusqlite::ErrorCode::PermissionDenied)
+    )
+}
+
+/// Whether this process may create files in `dir` (tried with a probe
+/// file, removed at once: permission bits do not tell about read-only
+/// mounts).
+fn dir_writable(dir: &Path) -> bool {
+    let probe = dir.join(format!(".write-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            true
+        }
+        Err(e) => e.kind() == std::io::ErrorKind::AlreadyExists,
+    }
+}
+
+/// Opens `db` read-only as an immutable file (no locks, no WAL or
+/// shared-memory files).
+fn open_immutable(db: &Path) -> rusqlite::Result<Connection> {
+    let mut uri = String::from("file:");
+    for b in db.to_string_lossy().bytes() {
+        match b {
+            b'?' | b'#' | b'%' | 0x80.. => uri.push_str(&format!("%{b:02X}")),
+            _ => uri.push(b as char),
+        }
+    }
+    uri.push_str("?immutable=1");
+    let conn = Connection::open_with_flags(
+        &uri,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI,
+    )?;
+    conn.query_row("PRAGMA schema_version", [], |_| Ok(()))?;
+    Ok(conn)
 }
 
 fn newer_schema(db: &Path, version: i64) -> anyhow::Error {

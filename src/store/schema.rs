@@ -95,6 +95,23 @@ const SECONDARY_INDEXES: [&str; 6] = [
 ];
 
 impl Store {
+    /// `PRAGMA quick_check`: an error (one [`super::is_damaged`] sees) when
+    /// SQLite finds the file damaged. Reads the whole file: for repairs
+    /// and `status --check`, not for every open.
+    pub fn quick_check(&self) -> rusqlite::Result<()> {
+        let first: String = self
+            .conn
+            .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))?;
+        if first == "ok" {
+            Ok(())
+        } else {
+            Err(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+                Some(first),
+            ))
+        }
+    }
+
     pub(super) fn user_version(&self) -> rusqlite::Result<i64> {
         self.conn
             .pragma_query_value(None, "user_version", |r| r.get(0))

@@ -361,7 +361,7 @@ fn bad_input_gets_error_and_hint_and_changes_nothing() {
 }
 
 #[test]
-fn newer_schema_and_corrupt_index_are_reported_and_rebuilt() {
+fn newer_schema_is_reported_and_a_corrupt_index_rebuilt() {
     let p = sample();
     p.run(&["index"]).ok();
     {
@@ -381,16 +381,18 @@ fn newer_schema_and_corrupt_index_are_reported_and_rebuilt() {
     for f in ["index.db-wal", "index.db-shm"] {
         let _ = std::fs::remove_file(p.path(&format!(".repo_search/{f}")));
     }
+    // A damaged index is set aside (kept for inspection) and rebuilt by the
+    // command that met it, which still answers (tests/it/faults.rs has more).
     p.write(".repo_search/index.db", vec![0x42u8; 8192]);
-    let r = p.run(&["symbol", "Config"]);
-    assert_eq!(r.code(), 2, "{r}");
+    let r = p.run(&["symbol", "Config"]).ok();
+    assert!(r.stderr().contains("damaged"), "{r}");
     assert!(
-        r.stderr().contains("corrupt") && r.stderr().contains("index --full"),
-        "{r}"
+        std::fs::read_dir(p.path(".repo_search"))
+            .expect("index dir")
+            .filter_map(|e| e.ok())
+            .any(|e| e.file_name().to_string_lossy().starts_with("index.db.corrupt-")),
+        "the damaged index is kept aside"
     );
-    let r = p.run(&["index"]);
-    assert_eq!(r.code(), 2, "{r}");
-    p.run(&["index", "--full"]).ok();
     assert_eq!(p.run(&["symbol", "Config"]).code(), 0);
 }
 

@@ -1,0 +1,283 @@
+//! Faults of the index itself: a damaged `index.db` is set aside and
+//! rebuilt while the command still answers; a file where the index
+//! directory belongs, or a directory where the database belongs, is an
+//! error with a hint; a read-only index answers reads.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::common::*;
+use crate::mcp::{Era, Mcp};
+
+fn project() -> Project {
+    let p = Project::new();
+    p.write(
+        "src/settings.rs",
+        "/// Reads the settings file.\npub fn parse_config(path: &str) -> Settings {\n    Settings { name: path.to_string() }\n}\n\npub struct Settings {\n    pub name: String,\n}\n",
+    )
+    .write(
+        "src/main.rs",
+        "mod settings;\n\nfn main() {\n    let s = settings::parse_config(\"app.toml\");\n    println!(\"{}\", s.name);\n}\n",
+    );
+    p
+}
+
+fn set_aside_copies(p: &Project) -> Vec<PathBuf> {
+    std::fs::read_dir(p.path(".repo_search"))
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| {
+                    let name = p.to_string_lossy();
+                    name.contains("index.db.corrupt-")
+                        && !name.ends_with("-wal")
+                        && !name.ends_with("-shm")
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Overwrites every page after the first (the schema stays readable, the
+/// tables do not): SQLite then reports "database disk image is malformed".
+fn damage_pages(db: &Path) {
+    let mut bytes = std::fs::read(db).expect("read index.db");
+    assert!(bytes.len() > 8192, "index.db too small to damage");
+    for b in bytes[4096..].iter_mut() {
+        *b = 0xA5;
+    }
+    std::fs::write(db, bytes).expect("write damaged index.db");
+}
+
+#[test]
+fn a_damaged_index_is_set_aside_and_rebuilt_and_the_command_answers() {
+    let p = project();
+    p.run(&["index", "--no-embed"]).ok();
+    damage_pages(&p.path(".repo_search/index.db"));
+
+    let r = p.run(&["symbol", "parse_config"]).ok();
+    assert!(r.stdout().contains("src/settings.rs"), "{r}");
+    assert!(
+        r.stderr().contains("damaged"),
+        "a warning says what happened: {r}"
+    );
+    assert_eq!(
+        set_aside_copies(&p).len(),
+        1,
+        "the damaged file is kept aside"
+    );
+
+    // The new index answers everything, and the next command sets nothing aside.
+    let r = p.run(&["search", "parse config settings"]).ok();
+    assert!(r.stdout().contains("src/settings.rs"), "{r}");
+    assert_eq!(set_aside_copies(&p).len(), 1);
+}
+
+#[test]
+fn a_file_that_is_not_a_database_is_set_aside_by_the_next_index_run() {
+    let p = project();
+    p.run(&["index", "--no-embed"]).ok();
+    std::fs::write(p.path(".repo_search/index.db"), vec![0x42u8; 64 * 1024]).unwrap();
+
+    let r = p.run(&["index", "--no-embed"]).ok();
+    assert!(r.stderr().contains("damaged"), "{r}");
+    assert_eq!(set_aside_copies(&p).len(), 1);
+    let r = p.run(&["symbol", "Settings"]).ok();
+    assert!(r.stdout().contains("src/settings.rs"), "{r}");
+}
+
+#[test]
+fn the_mcp_server_repairs_a_damaged_index_and_answers() {
+    let p = project();
+    p.run(&["index", "--no-embed"]).ok();
+    damage_pages(&p.path(".repo_search/index.db"));
+
+    let m = Mcp::start(&p, Era::Legacy);
+    let found = poll_until(Duration::from_secs(60), || {
+        let r = m
+            .call("find_symbol", json!({"name": "parse_config"}))
+            .ok()?;
+        if r.is_error == Some(true) {
+            return None;
+        }
+        let v = r.structured_content?;
+        v.to_string().contains("src/settings.rs").then_some(v)
+    });
+    assert!(
+        found.is_some(),
+        "find_symbol never answered from a rebuilt index"
+    );
+    assert_eq!(set_aside_copies(&p).len(), 1);
+}
+
+#[test]
+fn a_file_where_the_index_directory_belongs_is_an_error_with_a_hint() {
+    let p = project();
+    p.write(".repo_search", "not a directory\n");
+    let r = p.run(&["index", "--no-embed"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("is a file"), "{r}");
+    assert!(r.stderr().contains("hint:"), "{r}");
+    // Reads fail the same way rather than answering from no index.
+    let r = p.run(&["status"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("is a file"), "{r}");
+    // The file is left alone.
+    assert_eq!(
+        std::fs::read_to_string(p.path(".repo_search")).unwrap(),
+        "not a directory\n"
+    );
+
+    let m = Mcp::start(&p, Era::Legacy);
+    let r = m.call("index_status", json!({})).expect("index_status");
+    assert_eq!(r.is_error, Some(true), "{r:?}");
+    assert!(crate::mcp::error_text(&r).contains("is a file"), "{r:?}");
+}
+
+#[test]
+fn a_directory_where_the_database_belongs_is_an_error_with_a_hint() {
+    let p = project();
+    std::fs::create_dir_all(p.path(".repo_search/index.db")).unwrap();
+    let r = p.run(&["symbol", "parse_config"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("not a regular file"), "{r}");
+    assert!(r.stderr().contains("hint:"), "{r}");
+}
+
+/// Runs `f` with the project's files on a read-only file system: a tmpfs
+/// remounted read-only when running as root (permission bits do not stop
+/// root), else `chmod -R a-w`. `None` when neither can be arranged here.
+fn read_only_project(f: impl FnOnce(&Project)) -> Option<()> {
+    let root_user = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let p = project();
+    if root_user {
+        let mnt = tempfile::tempdir().unwrap();
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=64m", "tmpfs"])
+            .arg(mnt.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            return None;
+        }
+        let q = Project {
+            dir: tempfile::tempdir_in(mnt.path()).unwrap(),
+            home: tempfile::tempdir().unwrap(),
+        };
+        for rel in ["src/settings.rs", "src/main.rs"] {
+            q.write(rel, std::fs::read(p.path(rel)).unwrap());
+        }
+        q.run(&["index", "--no-embed"]).ok();
+        let ro = Command::new("mount")
+            .args(["-o", "remount,ro"])
+            .arg(mnt.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        if ro {
+            f(&q);
+        }
+        let _ = Command::new("umount").arg("-l").arg(mnt.path()).status();
+        drop(q);
+        ro.then_some(())
+    } else {
+        p.run(&["index", "--no-embed"]).ok();
+        let chmod = |mode: &str| {
+            Command::new("chmod")
+                .args(["-R", mode])
+                .arg(p.path(".repo_search"))
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        if !chmod("a-w") {
+            return None;
+        }
+        f(&p);
+        chmod("u+w");
+        Some(())
+    }
+}
+
+#[test]
+fn a_read_only_index_answers_reads_and_says_why_it_cannot_be_updated() {
+    let ran = read_only_project(|p| {
+        let r = p.run(&["symbol", "parse_config"]).ok();
+        assert!(r.stdout().contains("src/settings.rs"), "{r}");
+        let r = p.run(&["search", "parse config"]).ok();
+        assert!(r.stdout().contains("src/settings.rs"), "{r}");
+        let r = p.run(&["status"]).ok();
+        assert!(!r.stdout().is_empty(), "{r}");
+        let r = p.run(&["index", "--no-embed", "--full"]);
+        assert_eq!(r.code(), 2, "{r}");
+        assert!(r.stderr().contains("cannot be written"), "{r}");
+        assert!(r.stderr().contains("hint:"), "{r}");
+    });
+    if ran.is_none() {
+        eprintln!("skipped: cannot make a read-only file system here");
+    }
+}
+
+#[test]
+fn a_full_disk_is_a_clear_error_and_the_previous_index_still_answers() {
+    let root_user = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !root_user {
+        eprintln!("skipped: a small file system to fill needs root (tmpfs)");
+        return;
+    }
+    let mnt = tempfile::tempdir().unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=8m", "tmpfs"])
+        .arg(mnt.path())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: cannot mount a tmpfs here");
+        return;
+    }
+    let p = Project {
+        dir: tempfile::tempdir_in(mnt.path()).unwrap(),
+        home: tempfile::tempdir().unwrap(),
+    };
+    let src = project();
+    for rel in ["src/settings.rs", "src/main.rs"] {
+        p.write(rel, std::fs::read(src.path(rel)).unwrap());
+    }
+    p.run(&["index", "--no-embed"]).ok();
+    // New code to index, then fill the disk.
+    let mut body = String::new();
+    for i in 0..400 {
+        body.push_str(&format!(
+            "pub fn generated_function_{i}(x: u64) -> u64 {{ x * {i} + 1 }}\n"
+        ));
+    }
+    p.write("src/generated.rs", &body);
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(mnt.path().join("filler")).unwrap();
+        let block = vec![0u8; 64 * 1024];
+        while f.write_all(&block).is_ok() {}
+        let _ = f.flush();
+    }
+    let r = p.run(&["index", "--no-embed"]);
+    let result = std::panic::catch_unwind(|| {
+        assert_eq!(r.code(), 2, "{r}");
+        assert!(r.stderr().contains("full"), "{r}");
+        assert!(r.stderr().contains("hint:"), "{r}");
+        let _ = std::fs::remove_file(mnt.path().join("filler"));
+        let r = p.run(&["symbol", "parse_config"]).ok();
+        assert!(r.stdout().contains("src/settings.rs"), "{r}");
+    });
+    drop(p);
+    let _ = Command::new("umount").arg("-l").arg(mnt.path()).status();
+    if let Err(e) = result {
+        std::panic::resume_unwind(e);
+    }
+}
