@@ -281,3 +281,112 @@ fn a_full_disk_is_a_clear_error_and_the_previous_index_still_answers() {
         std::panic::resume_unwind(e);
     }
 }
+
+/// What an index holds, in a comparable form: every file with its hash,
+/// every symbol, every chunk (and the full-text rows that find them).
+fn dump(p: &Project) -> Vec<String> {
+    let conn = rusqlite::Connection::open_with_flags(
+        p.path(".repo_search/index.db"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .expect("open index");
+    let mut out = Vec::new();
+    let mut rows = |sql: &str| {
+        let mut st = conn.prepare(sql).expect("prepare");
+        let n = st.column_count();
+        let mut q = st.query([]).expect("query");
+        while let Some(r) = q.next().expect("row") {
+            let cols: Vec<String> = (0..n)
+                .map(|i| match r.get_ref(i).expect("col") {
+                    rusqlite::types::ValueRef::Null => "-".to_string(),
+                    rusqlite::types::ValueRef::Integer(v) => v.to_string(),
+                    rusqlite::types::ValueRef::Real(v) => v.to_string(),
+                    rusqlite::types::ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                    rusqlite::types::ValueRef::Blob(b) => format!("{} bytes", b.len()),
+                })
+                .collect();
+            out.push(cols.join("|"));
+        }
+    };
+    rows("SELECT 'file', path, hash, coalesce(skip_reason, '') FROM files ORDER BY path");
+    rows(
+        "SELECT 'sym', f.path, s.name, s.kind, s.start_line, s.end_line FROM symbols s \
+         JOIN files f ON f.id = s.file_id ORDER BY 2, 5, 3, 4",
+    );
+    rows(
+        "SELECT 'chunk', f.path, c.start_line, c.end_line, c.hash FROM chunks c \
+         JOIN files f ON f.id = c.file_id ORDER BY 2, 3, 4",
+    );
+    rows("SELECT 'fts', count(*) FROM chunks_fts WHERE chunks_fts MATCH 'function'");
+    out
+}
+
+fn many_files(p: &Project, n: usize) {
+    for i in 0..n {
+        p.write(
+            &format!("pkg{}/mod{i}.py", i % 20),
+            format!(
+                "def function_{i}(x):\n    return x + {i}\n\n\nclass Class{i}:\n    def method(self):\n        return function_{i}(1)\n"
+            ),
+        );
+    }
+}
+
+fn clean_build_of(p: &Project) -> Vec<String> {
+    let q = Project::new();
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(format!("{}/.", p.root().display()))
+        .arg(q.root())
+        .status()
+        .expect("cp");
+    assert!(status.success());
+    let _ = std::fs::remove_dir_all(q.path(".repo_search"));
+    q.run(&["index", "--no-embed", "--quiet"]).ok();
+    dump(&q)
+}
+
+#[test]
+fn writers_killed_at_any_moment_then_resumed_end_equal_to_a_clean_build() {
+    let p = Project::new();
+    many_files(&p, 2000);
+    // Kill a full build at a few different moments (some before anything
+    // is committed, some mid-way), each time resuming from what is there.
+    for delay_ms in [30u64, 150, 400, 800, 1500] {
+        let mut child = p
+            .cmd(&["index", "--no-embed", "--quiet"])
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        // Whatever state it left is readable (or not there yet).
+        let r = p.run(&["status"]);
+        assert!(r.code() == 0 || r.code() == 1, "{r}");
+    }
+    p.run(&["index", "--no-embed", "--quiet"]).ok();
+    assert_eq!(dump(&p), clean_build_of(&p));
+}
+
+#[test]
+fn concurrent_writers_serialise_and_end_equal_to_a_clean_build() {
+    let p = Project::new();
+    many_files(&p, 600);
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            p.cmd(&["index", "--no-embed", "--quiet"])
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    // Edit while they run: the last writer must see the final content.
+    p.write("pkg0/mod0.py", "def renamed_function(x):\n    return x\n");
+    for mut c in children {
+        let st = c.wait().expect("wait");
+        assert!(st.success(), "a concurrent writer failed: {st}");
+    }
+    p.run(&["index", "--no-embed", "--quiet"]).ok();
+    let ours = dump(&p);
+    assert!(ours.iter().any(|l| l.contains("renamed_function")));
+    assert_eq!(ours, clean_build_of(&p));
+}

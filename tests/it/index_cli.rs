@@ -390,7 +390,10 @@ fn newer_schema_is_reported_and_a_corrupt_index_rebuilt() {
         std::fs::read_dir(p.path(".repo_search"))
             .expect("index dir")
             .filter_map(|e| e.ok())
-            .any(|e| e.file_name().to_string_lossy().starts_with("index.db.corrupt-")),
+            .any(|e| e
+                .file_name()
+                .to_string_lossy()
+                .starts_with("index.db.corrupt-")),
         "the damaged index is kept aside"
     );
     assert_eq!(p.run(&["symbol", "Config"]).code(), 0);
