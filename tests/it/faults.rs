@@ -390,3 +390,74 @@ fn concurrent_writers_serialise_and_end_equal_to_a_clean_build() {
     assert!(ours.iter().any(|l| l.contains("renamed_function")));
     assert_eq!(ours, clean_build_of(&p));
 }
+
+#[test]
+fn several_mcp_clients_get_every_answer_while_files_churn() {
+    let p = project();
+    p.run(&["index", "--no-embed", "--quiet"]).ok();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let churn = {
+        let root = p.root();
+        let stop = std::sync::Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let mut i = 0usize;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let f = root.join(format!("churn/f{i}.py"));
+                std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+                std::fs::write(&f, format!("def churn_fn_{i}(x):\n    return x\n")).unwrap();
+                if i % 3 == 1 {
+                    let _ = std::fs::remove_file(root.join(format!("churn/f{}.py", i - 1)));
+                }
+                i += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            i
+        })
+    };
+    let answered: usize = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|c| {
+                let p = &p;
+                s.spawn(move || {
+                    let m = Mcp::start(p, Era::Legacy);
+                    let mut n = 0;
+                    for k in 0..50 {
+                        let (tool, args) = match (c + k) % 3 {
+                            0 => ("search_keyword", json!({"pattern": "churn_fn_"})),
+                            1 => ("find_symbol", json!({"name": "parse_config"})),
+                            _ => ("search", json!({"query": "parse config settings"})),
+                        };
+                        let r = m
+                            .call(tool, args)
+                            .unwrap_or_else(|e| panic!("{tool}: no answer: {e}"));
+                        assert_ne!(r.is_error, Some(true), "{tool}: {r:?}");
+                        n += 1;
+                    }
+                    n
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("client")).sum()
+    });
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let created = churn.join().expect("churn");
+    assert_eq!(answered, 200);
+    // After the churn: the last file created is found, a deleted one is gone.
+    let last = created - 1;
+    let deleted = (0..last).find(|i| i % 3 == 0 && !p.path(&format!("churn/f{i}.py")).exists());
+    let m = Mcp::start(&p, Era::Legacy);
+    let ok = poll_until(Duration::from_secs(30), || {
+        let v = m.ok("find_symbol", json!({"name": format!("churn_fn_{last}")}));
+        let found = v.to_string().contains(&format!("churn/f{last}.py"));
+        let gone = deleted.is_none_or(|d| {
+            !m.ok(
+                "find_symbol",
+                json!({"name": format!("churn_fn_{d}"), "match": "exact"}),
+            )
+            .to_string()
+            .contains(&format!("churn/f{d}.py"))
+        });
+        (found && gone).then_some(())
+    });
+    assert!(ok.is_some(), "the index did not follow the churn");
+}
