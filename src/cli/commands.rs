@@ -345,7 +345,9 @@ fn cmd_config(a: ConfigArgs) -> Result<Found> {
     let svc = service_as_is(&a.common)?;
     let s = svc.settings();
     if a.common.json {
-        render::json(&serde_json::json!({"root": s.root, "settings": s.provenance}))?;
+        render::json(
+            &serde_json::json!({"root": s.root, "settings": s.provenance, "trust": s.trust}),
+        )?;
     } else {
         render::config(s)?;
     }
