@@ -27,4 +27,5 @@ pub mod settings;
 pub mod status;
 pub mod store;
 pub mod text;
+pub mod trust;
 pub mod walk;

@@ -1,12 +1,15 @@
-//! Owns path rules: where per-user state lives (`REPO_SEARCH_HOME`) and how
-//! a path given by a user or client is resolved inside a project root.
+//! Owns path rules: where per-user state lives (`REPO_SEARCH_HOME`, its
+//! files user-only), and how a path given by a user or client is resolved
+//! inside a project root.
 //!
 //! **Invariant**: nothing outside the project root is ever read or returned.
 //! Paths are normalised, symlinks resolved, and `..` escapes refused.
 
+use std::fs::OpenOptions;
 use std::path::{Component, Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::error::{ErrorCode, UserError};
 
@@ -19,6 +22,41 @@ pub fn home_dir() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(std::env::temp_dir);
     base.join(".repo_search")
+}
+
+/// Unix seconds now (0 if the clock is before 1970).
+pub fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// Options that create files readable by the user only.
+pub fn private_options() -> OpenOptions {
+    let mut o = OpenOptions::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600);
+    }
+    o
+}
+
+/// Creates `dir` (and parents) if missing; a directory we create is 0700.
+pub fn ensure_private_dir(dir: &Path) -> Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)
+        .with_context(|| format!("cannot create `{}`", dir.display()))
 }
 
 /// A file inside the project: its canonical absolute path and its

@@ -17,15 +17,16 @@
 //! - 1: `{version, projects: [{root, index_path, watch, added, last_indexed,
 //!   files, symbols, chunks, index_bytes, last_error}]}`.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::index::IndexSummary;
+// The per-user file helpers live in `paths`; re-exported for their callers.
+pub(crate) use crate::paths::{ensure_private_dir, private_options, unix_now};
 
 pub const REGISTRY_FILE: &str = "registry.json";
 const LOCK_FILE: &str = "registry.lock";
@@ -148,13 +149,6 @@ pub fn index_bytes(root: &Path) -> u64 {
     let db = crate::store::db_path(root);
     let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     size(&db) + size(&db.with_extension("db-wal"))
-}
-
-pub fn unix_now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
 }
 
 /// The registry of one `REPO_SEARCH_HOME`.
@@ -348,33 +342,6 @@ enum Parsed {
     Missing,
     Ok(RegistryData),
     Corrupt(String),
-}
-
-/// Options that create files readable by the user only.
-pub(crate) fn private_options() -> OpenOptions {
-    let mut o = OpenOptions::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.mode(0o600);
-    }
-    o
-}
-
-/// Creates `dir` (and parents) if missing; a directory we create is 0700.
-pub(crate) fn ensure_private_dir(dir: &Path) -> Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let mut b = std::fs::DirBuilder::new();
-    b.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        b.mode(0o700);
-    }
-    b.create(dir)
-        .with_context(|| format!("cannot create `{}`", dir.display()))
 }
 
 #[cfg(test)]

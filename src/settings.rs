@@ -1,8 +1,18 @@
 //! Owns resolved settings: finds the project root and merges, in order of
 //! precedence, command-line flags > `REPO_SEARCH_*` environment variables >
-//! `.repo_search/config.toml` > defaults into one [`Settings`]. Only resolved
+//! `.repo_search/config.toml` > the user's `$REPO_SEARCH_HOME/config.toml`
+//! (`[embed]` only) > defaults into one [`Settings`]. Only resolved
 //! settings go deeper into the library. `.repo_search.example` documents
 //! every key.
+//!
+//! **Invariant: a repository cannot send code or credentials anywhere.** The
+//! project's own config file comes with the repository, so the `[embed]`
+//! keys that can send code off the machine, name a credential or read files
+//! outside the project ([`needs_trust`]: an HTTP provider, `base_url`,
+//! `model`, `api_key_env`, model directories outside the root) are taken
+//! from it only when the user trusted exactly this content with `repo-search
+//! trust` (`crate::trust`); otherwise they are ignored with one warning
+//! ([`ConfigTrust`]), and every other key of the file still applies.
 
 use std::path::{Path, PathBuf};
 
@@ -167,29 +177,55 @@ fn env_string(name: &str) -> Option<String> {
 /// default), with the provenance of every value. Kept apart from
 /// [`Settings`] so that code building a `Settings` by hand needs no change.
 pub fn resolve_embed(root: &Path) -> Result<(EmbedSettings, Vec<Provenance>)> {
-    let (cfg, cfg_path) = read_config(root)?;
-    resolve_embed_from(&cfg.embed, cfg_path.as_deref(), root)
+    let project = load_project_config(root)?;
+    let user = read_user_config(project.path.as_deref())?;
+    resolve_embed_from(&project, &user, root)
 }
 
+/// The file layers of the `[embed]` settings: the project's config (keys
+/// needing trust already removed unless trusted), then the user's.
 fn resolve_embed_from(
-    cfg: &EmbedConfig,
-    cfg_path: Option<&Path>,
+    project: &ProjectConfig,
+    user: &UserConfig,
     root: &Path,
 ) -> Result<(EmbedSettings, Vec<Provenance>)> {
-    let file_src = cfg_path
+    let cfg = &project.file.embed;
+    let ucfg = &user.embed;
+    let file_src = project
+        .path
+        .as_ref()
         .map(|p| format!("file `{}`", p.display()))
         .unwrap_or_default();
+    let user_src = user
+        .path
+        .as_ref()
+        .map(|p| format!("user file `{}`", p.display()))
+        .unwrap_or_default();
+    // The project file's value, else the user file's, with its source.
+    fn layer<T>(p: Option<T>, u: Option<T>, psrc: &str, usrc: &str) -> (Option<T>, String) {
+        match (p, u) {
+            (Some(v), _) => (Some(v), psrc.to_string()),
+            (None, Some(v)) => (Some(v), usrc.to_string()),
+            (None, None) => (None, String::new()),
+        }
+    }
     let mut prov = Vec::new();
     let d = EmbedSettings::defaults();
 
     let provider_env = env_string(env::EMBED_PROVIDER);
+    let (provider_file, provider_src) = layer(
+        cfg.provider.clone(),
+        ucfg.provider.clone(),
+        &file_src,
+        &user_src,
+    );
     let (provider_s, src) = pick(
         None,
         provider_env,
-        cfg.provider.clone(),
+        provider_file,
         d.provider.name().to_string(),
         env::EMBED_PROVIDER,
-        &file_src,
+        &provider_src,
     );
     let provider = EmbedProvider::parse(&provider_s).ok_or_else(|| {
         UserError::with_code(
@@ -206,13 +242,19 @@ fn resolve_embed_from(
 
     // Relative model directories are relative to the project root.
     let abs = |p: PathBuf| if p.is_absolute() { p } else { root.join(p) };
+    let (model_dir_file, model_dir_src) = layer(
+        cfg.model_dir.clone(),
+        ucfg.model_dir.clone(),
+        &file_src,
+        &user_src,
+    );
     let (model_dir, src) = pick(
         None,
         env_string(env::EMBED_MODEL_DIR).map(PathBuf::from),
-        cfg.model_dir.clone(),
+        model_dir_file,
         PathBuf::new(),
         env::EMBED_MODEL_DIR,
-        &file_src,
+        &model_dir_src,
     );
     let model_dir = (!model_dir.as_os_str().is_empty()).then(|| abs(model_dir));
     prov.push(Provenance {
@@ -234,20 +276,34 @@ fn resolve_embed_from(
         })?),
         None => None,
     };
-    let (fast, src) = pick(None, fast_env, cfg.fast, d.fast, env::EMBED_FAST, &file_src);
+    let (fast_file, fast_src) = layer(cfg.fast, ucfg.fast, &file_src, &user_src);
+    let (fast, src) = pick(
+        None,
+        fast_env,
+        fast_file,
+        d.fast,
+        env::EMBED_FAST,
+        &fast_src,
+    );
     prov.push(Provenance {
         key: "embed.fast",
         value: fast.to_string(),
         source: src,
     });
 
+    let (fast_model_dir_file, fast_model_dir_src) = layer(
+        cfg.fast_model_dir.clone(),
+        ucfg.fast_model_dir.clone(),
+        &file_src,
+        &user_src,
+    );
     let (fast_model_dir, src) = pick(
         None,
         env_string(env::EMBED_FAST_MODEL_DIR).map(PathBuf::from),
-        cfg.fast_model_dir.clone(),
+        fast_model_dir_file,
         PathBuf::new(),
         env::EMBED_FAST_MODEL_DIR,
-        &file_src,
+        &fast_model_dir_src,
     );
     let fast_model_dir = (!fast_model_dir.as_os_str().is_empty()).then(|| abs(fast_model_dir));
     prov.push(Provenance {
@@ -264,13 +320,19 @@ fn resolve_embed_from(
         EmbedProvider::Ollama => "http://127.0.0.1:11434",
         _ => "",
     };
+    let (base_url_file, base_url_src) = layer(
+        cfg.base_url.clone(),
+        ucfg.base_url.clone(),
+        &file_src,
+        &user_src,
+    );
     let (base_url, src) = pick(
         None,
         env_string(env::EMBED_BASE_URL),
-        cfg.base_url.clone(),
+        base_url_file,
         default_url.to_string(),
         env::EMBED_BASE_URL,
-        &file_src,
+        &base_url_src,
     );
     prov.push(Provenance {
         key: "embed.base_url",
@@ -282,13 +344,15 @@ fn resolve_embed_from(
         EmbedProvider::Ollama => "nomic-embed-text",
         _ => "",
     };
+    let (model_file, model_src) =
+        layer(cfg.model.clone(), ucfg.model.clone(), &file_src, &user_src);
     let (model, src) = pick(
         None,
         env_string(env::EMBED_MODEL),
-        cfg.model.clone(),
+        model_file,
         default_model.to_string(),
         env::EMBED_MODEL,
-        &file_src,
+        &model_src,
     );
     prov.push(Provenance {
         key: "embed.model",
@@ -300,13 +364,19 @@ fn resolve_embed_from(
     } else {
         ""
     };
+    let (api_key_env_file, api_key_env_src) = layer(
+        cfg.api_key_env.clone(),
+        ucfg.api_key_env.clone(),
+        &file_src,
+        &user_src,
+    );
     let (api_key_env, src) = pick(
         None,
         env_string(env::EMBED_API_KEY_ENV),
-        cfg.api_key_env.clone(),
+        api_key_env_file,
         default_key_env.to_string(),
         env::EMBED_API_KEY_ENV,
-        &file_src,
+        &api_key_env_src,
     );
     prov.push(Provenance {
         key: "embed.api_key_env",
@@ -333,13 +403,15 @@ fn resolve_embed_from(
         ),
         None => None,
     };
+    let (batch_size_file, batch_size_src) =
+        layer(cfg.batch_size, ucfg.batch_size, &file_src, &user_src);
     let (batch_size, src) = pick(
         None,
         batch_env,
-        cfg.batch_size,
+        batch_size_file,
         d.batch_size,
         env::EMBED_BATCH_SIZE,
-        &file_src,
+        &batch_size_src,
     );
     if batch_size == 0 {
         return Err(UserError::with_code(
@@ -364,13 +436,14 @@ fn resolve_embed_from(
         })?),
         None => None,
     };
+    let (offline_file, offline_src) = layer(cfg.offline, ucfg.offline, &file_src, &user_src);
     let (offline, src) = pick(
         None,
         offline_env,
-        cfg.offline,
+        offline_file,
         d.offline,
         env::OFFLINE,
-        &file_src,
+        &offline_src,
     );
     prov.push(Provenance {
         key: "embed.offline",
@@ -386,6 +459,13 @@ fn resolve_embed_from(
             "default ($REPO_SEARCH_HOME/models)".to_string()
         },
     });
+
+    for p in prov.iter_mut() {
+        if project.trust.ignored.contains(&p.key) {
+            p.source
+                .push_str(" (the project file's value is ignored: not trusted)");
+        }
+    }
 
     let settings = EmbedSettings {
         provider,
@@ -438,6 +518,8 @@ pub struct Settings {
     /// Walk options for indexing (keyword search builds its own from flags).
     pub walk: WalkOptions,
     pub provenance: Vec<Provenance>,
+    /// Whether the project's config may use the keys that need trust.
+    pub trust: ConfigTrust,
 }
 
 impl Settings {
@@ -449,6 +531,7 @@ impl Settings {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             walk: WalkOptions::default(),
             provenance: Vec::new(),
+            trust: ConfigTrust::default(),
         }
     }
 }
@@ -500,20 +583,23 @@ fn canonical_dir(dir: &Path, what: &str) -> Result<PathBuf> {
     }
 }
 
-/// Reads `.repo_search/config.toml` if present.
-pub fn read_config(root: &Path) -> Result<(ConfigFile, Option<PathBuf>)> {
+/// The project's `.repo_search/config.toml` as read from disk, before any
+/// key is dropped for want of trust.
+#[derive(Debug, Clone)]
+pub struct RawConfig {
+    pub path: PathBuf,
+    /// sha256 (hex) of the file's bytes: what `repo-search trust` records.
+    pub sha256: String,
+    pub file: ConfigFile,
+    /// The keys it sets that need trust, with their values ([`needs_trust`]).
+    pub needs_trust: Vec<(&'static str, String)>,
+}
+
+/// Reads and parses the project's config file; `None` when there is none.
+pub fn inspect_config(root: &Path) -> Result<Option<RawConfig>> {
     let path = crate::store::index_dir(root).join("config.toml");
-    match std::fs::read_to_string(&path) {
-        Ok(text) => {
-            let cfg: ConfigFile = toml::from_str(&text).map_err(|e| {
-                UserError::with_code(
-                    ErrorCode::InvalidConfig,
-                    format!("invalid config `{}`: {}", path.display(), e.message()),
-                )
-                .hint("see `.repo_search.example` in the repo-search sources for every key")
-            })?;
-            Ok((cfg, Some(path)))
-        }
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
         // `.repo_search` being a file is not a config problem: opening the
         // index reports it (with a hint).
         Err(e)
@@ -522,17 +608,289 @@ pub fn read_config(root: &Path) -> Result<(ConfigFile, Option<PathBuf>)> {
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
             ) =>
         {
-            Ok((ConfigFile::default(), None))
+            return Ok(None);
         }
-        Err(e) => Err(e).with_context(|| format!("cannot read `{}`", path.display())),
+        Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", path.display())),
+    };
+    let file: ConfigFile = parse_config_text(&bytes, &path)?;
+    let needs_trust = needs_trust(&file.embed, root);
+    Ok(Some(RawConfig {
+        sha256: crate::trust::sha256_hex(&bytes),
+        path,
+        file,
+        needs_trust,
+    }))
+}
+
+fn parse_config_text<T: serde::de::DeserializeOwned>(bytes: &[u8], path: &Path) -> Result<T> {
+    let invalid = |why: String| {
+        UserError::with_code(
+            ErrorCode::InvalidConfig,
+            format!("invalid config `{}`: {why}", path.display()),
+        )
+        .hint("see `.repo_search.example` in the repo-search sources for every key")
+    };
+    let text = std::str::from_utf8(bytes).map_err(|_| invalid("not UTF-8".into()))?;
+    Ok(toml::from_str(text).map_err(|e| invalid(e.message().to_string()))?)
+}
+
+/// The `[embed]` keys of a project's config that need the user's trust, with
+/// their values: an HTTP provider (`openai`, `ollama`: code leaves the
+/// machine), `base_url` (where it goes), `model` (what the remote runs),
+/// `api_key_env` (which of the user's variables is sent as a credential),
+/// and `model_dir` / `fast_model_dir` when they lead outside the project.
+/// `provider = "embedded"` or `"none"`, the fast tier, batch size, offline
+/// and every `[index]` key stay on the machine and inside the project.
+pub fn needs_trust(cfg: &EmbedConfig, root: &Path) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    if let Some(p) = &cfg.provider
+        && matches!(
+            EmbedProvider::parse(p),
+            Some(EmbedProvider::OpenAi | EmbedProvider::Ollama)
+        )
+    {
+        out.push(("embed.provider", p.clone()));
     }
+    for (key, value) in [
+        ("embed.base_url", &cfg.base_url),
+        ("embed.model", &cfg.model),
+        ("embed.api_key_env", &cfg.api_key_env),
+    ] {
+        if let Some(v) = value {
+            out.push((key, v.clone()));
+        }
+    }
+    for (key, dir) in [
+        ("embed.model_dir", &cfg.model_dir),
+        ("embed.fast_model_dir", &cfg.fast_model_dir),
+    ] {
+        if let Some(d) = dir
+            && !stays_inside(root, d)
+        {
+            out.push((key, d.display().to_string()));
+        }
+    }
+    out
+}
+
+/// Whether a configured directory (relative to `root`, or absolute) is
+/// inside the project, symlinks resolved where it exists.
+fn stays_inside(root: &Path, dir: &Path) -> bool {
+    let joined = root.join(dir);
+    match joined.canonicalize() {
+        Ok(c) => c.starts_with(root),
+        Err(_) => {
+            !dir.is_absolute()
+                && dir.components().all(|c| {
+                    matches!(
+                        c,
+                        std::path::Component::Normal(_) | std::path::Component::CurDir
+                    )
+                })
+        }
+    }
+}
+
+/// Whether the project's config may use the keys that need trust.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrustState {
+    /// The project has no config file.
+    #[default]
+    NoConfig,
+    /// Its config sets no key that needs trust.
+    NotNeeded,
+    /// The user trusted exactly this content (`repo-search trust`).
+    Trusted,
+    /// Not trusted: the keys that need trust are ignored.
+    Untrusted,
+    /// Trusted once, edited since: the trust no longer holds.
+    Changed,
+}
+
+impl TrustState {
+    pub fn name(self) -> &'static str {
+        match self {
+            TrustState::NoConfig => "no_config",
+            TrustState::NotNeeded => "not_needed",
+            TrustState::Trusted => "trusted",
+            TrustState::Untrusted => "untrusted",
+            TrustState::Changed => "changed",
+        }
+    }
+}
+
+/// The trust of a project's config, for `status`, `index_status` and
+/// `config --show`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ConfigTrust {
+    pub state: TrustState,
+    /// The keys that need trust which the file sets.
+    pub keys: Vec<&'static str>,
+    /// Of those, the ones ignored (all of them unless trusted).
+    pub ignored: Vec<&'static str>,
+    /// The one warning about the ignored keys, naming the command that
+    /// trusts them.
+    pub warning: Option<String>,
+}
+
+/// The project's config as the settings use it.
+#[derive(Debug, Clone, Default)]
+struct ProjectConfig {
+    /// With the keys that need trust removed unless trusted.
+    file: ConfigFile,
+    path: Option<PathBuf>,
+    trust: ConfigTrust,
+}
+
+/// Reads the project's config and drops the keys that need trust unless
+/// the user trusted this content; warns once per process about them.
+fn load_project_config(root: &Path) -> Result<ProjectConfig> {
+    let Some(raw) = inspect_config(root)? else {
+        return Ok(ProjectConfig::default());
+    };
+    let keys: Vec<&'static str> = raw.needs_trust.iter().map(|(k, _)| *k).collect();
+    let verdict = crate::trust::TrustStore::from_env().verdict(root, &raw.sha256);
+    let state = match verdict {
+        crate::trust::Verdict::Trusted => TrustState::Trusted,
+        _ if keys.is_empty() => TrustState::NotNeeded,
+        crate::trust::Verdict::Changed => TrustState::Changed,
+        crate::trust::Verdict::Unknown => TrustState::Untrusted,
+    };
+    let mut file = raw.file;
+    let ignored = if matches!(state, TrustState::Untrusted | TrustState::Changed) {
+        for key in &keys {
+            let e = &mut file.embed;
+            match *key {
+                "embed.provider" => e.provider = None,
+                "embed.base_url" => e.base_url = None,
+                "embed.model" => e.model = None,
+                "embed.api_key_env" => e.api_key_env = None,
+                "embed.model_dir" => e.model_dir = None,
+                "embed.fast_model_dir" => e.fast_model_dir = None,
+                _ => {}
+            }
+        }
+        keys.clone()
+    } else {
+        Vec::new()
+    };
+    let warning = (!ignored.is_empty()).then(|| {
+        let why = if state == TrustState::Changed {
+            "it changed since you trusted it"
+        } else {
+            "it is not trusted"
+        };
+        format!(
+            "ignoring {} in `{}`: {why}, and a project's own config may not send code or \
+             credentials off this machine or read files outside the project. Review the file, \
+             then run `repo-search trust --root {}` to use them (editing the file revokes the trust)",
+            ignored.join(", "),
+            raw.path.display(),
+            shell_quote(&root.display().to_string()),
+        )
+    });
+    if let Some(w) = &warning {
+        warn_once(w);
+    }
+    Ok(ProjectConfig {
+        file,
+        path: Some(raw.path),
+        trust: ConfigTrust {
+            state,
+            keys,
+            ignored,
+            warning,
+        },
+    })
+}
+
+/// Logs `warning` the first time this process meets it (settings are
+/// resolved several times per command).
+fn warn_once(warning: &str) {
+    static SEEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if !seen.iter().any(|s| s == warning) {
+        seen.push(warning.to_string());
+        tracing::warn!("{warning}");
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// The user's own config: `$REPO_SEARCH_HOME/config.toml`, an `[embed]`
+/// section only (every key, those needing trust included: it is the user's).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UserConfigFile {
+    #[serde(default)]
+    embed: EmbedConfig,
+}
+
+#[derive(Debug, Clone, Default)]
+struct UserConfig {
+    embed: EmbedConfig,
+    path: Option<PathBuf>,
+}
+
+/// Where the user's own config lives.
+pub fn user_config_path() -> PathBuf {
+    crate::paths::home_dir().join("config.toml")
+}
+
+/// Reads the user's config, unless it is the project's own file
+/// (`project_file`: a project at the home directory).
+fn read_user_config(project_file: Option<&Path>) -> Result<UserConfig> {
+    let path = user_config_path();
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(UserConfig::default()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", path.display())),
+    };
+    if let Some(pf) = project_file
+        && pf.canonicalize().ok() == path.canonicalize().ok()
+    {
+        return Ok(UserConfig::default());
+    }
+    let parsed: UserConfigFile =
+        parse_config_text(&bytes, &path).map_err(|e| match crate::error::find_user_error(&e) {
+            Some(u) => anyhow::Error::new(u.clone().hint(
+                "the user config holds an `[embed]` section only (see `.repo_search.example`)",
+            )),
+            None => e,
+        })?;
+    let mut embed = parsed.embed;
+    // Relative directories in the user's file are relative to its directory.
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    for dir in [&mut embed.model_dir, &mut embed.fast_model_dir] {
+        if let Some(d) = dir.as_mut()
+            && d.is_relative()
+        {
+            *d = base.join(&*d);
+        }
+    }
+    Ok(UserConfig {
+        embed,
+        path: Some(path),
+    })
 }
 
 impl Settings {
     /// Resolves settings for the project at `root` (already canonical).
     pub fn resolve(root: PathBuf, over: &Overrides) -> Result<Settings> {
-        let (cfg, cfg_path) = read_config(&root)?;
-        let file_src = cfg_path
+        let project = load_project_config(&root)?;
+        let user = read_user_config(project.path.as_deref())?;
+        let cfg = &project.file;
+        let file_src = project
+            .path
             .as_ref()
             .map(|p| format!("file `{}`", p.display()))
             .unwrap_or_default();
@@ -617,13 +975,14 @@ impl Settings {
         // The embedding settings are resolved on demand (`resolve_embed`);
         // resolving them here too surfaces a bad `[embed]` section at once
         // and shows them in `config --show`.
-        let (_, embed_prov) = resolve_embed_from(&cfg.embed, cfg_path.as_deref(), &root)?;
+        let (_, embed_prov) = resolve_embed_from(&project, &user, &root)?;
         provenance.extend(embed_prov);
         Ok(Settings {
             root,
             max_file_size,
             walk,
             provenance,
+            trust: project.trust,
         })
     }
 }
@@ -651,6 +1010,75 @@ fn pick<T: Clone>(
 mod embed_tests {
     use super::*;
 
+    fn project(embed: &EmbedConfig) -> ProjectConfig {
+        ProjectConfig {
+            file: ConfigFile {
+                embed: embed.clone(),
+                ..ConfigFile::default()
+            },
+            ..ProjectConfig::default()
+        }
+    }
+
+    fn resolve(embed: &EmbedConfig) -> Result<(EmbedSettings, Vec<Provenance>)> {
+        resolve_embed_from(&project(embed), &UserConfig::default(), Path::new("/p"))
+    }
+
+    #[test]
+    fn keys_that_need_trust() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let root = root.path().canonicalize().expect("canonical");
+        std::fs::create_dir_all(root.join("models/x")).expect("mkdir");
+        let keys = |cfg: &EmbedConfig| -> Vec<&'static str> {
+            needs_trust(cfg, &root)
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect()
+        };
+        // What `repo-search init` writes needs no trust.
+        let init: ConfigFile =
+            toml::from_str(include_str!("../templates/config.toml")).expect("template");
+        assert!(keys(&init.embed).is_empty());
+        let local = EmbedConfig {
+            provider: Some("none".into()),
+            model_dir: Some(PathBuf::from("models/x")),
+            fast_model_dir: Some(PathBuf::from("not/there/yet")),
+            batch_size: Some(4),
+            ..EmbedConfig::default()
+        };
+        assert!(keys(&local).is_empty(), "{:?}", keys(&local));
+        let remote = EmbedConfig {
+            provider: Some("OpenAI".into()),
+            base_url: Some("http://evil.example".into()),
+            model: Some("m".into()),
+            api_key_env: Some("AWS_SECRET_ACCESS_KEY".into()),
+            model_dir: Some(PathBuf::from("../outside")),
+            fast_model_dir: Some(PathBuf::from("/etc")),
+            ..EmbedConfig::default()
+        };
+        assert_eq!(
+            keys(&remote),
+            [
+                "embed.provider",
+                "embed.base_url",
+                "embed.model",
+                "embed.api_key_env",
+                "embed.model_dir",
+                "embed.fast_model_dir"
+            ]
+        );
+        // A symlink inside the project leading out needs trust too.
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/", root.join("models/out")).expect("symlink");
+            let linked = EmbedConfig {
+                model_dir: Some(PathBuf::from("models/out/etc")),
+                ..EmbedConfig::default()
+            };
+            assert_eq!(keys(&linked), ["embed.model_dir"]);
+        }
+    }
+
     #[test]
     fn documented_configs_parse_and_resolve() {
         for text in [
@@ -658,8 +1086,7 @@ mod embed_tests {
             include_str!("../templates/config.toml"),
         ] {
             let cfg: ConfigFile = toml::from_str(text).expect("documented config parses");
-            let (s, prov) =
-                resolve_embed_from(&cfg.embed, None, Path::new("/p")).expect("resolves");
+            let (s, prov) = resolve(&cfg.embed).expect("resolves");
             assert_eq!(s.batch_size, DEFAULT_EMBED_BATCH);
             // Every key of the section is shown by `config --show`.
             for key in [
@@ -687,7 +1114,7 @@ mod embed_tests {
             model_dir: Some(PathBuf::from("models/x")),
             ..EmbedConfig::default()
         };
-        let (s, _) = resolve_embed_from(&cfg, None, Path::new("/p")).expect("resolves");
+        let (s, _) = resolve(&cfg).expect("resolves");
         assert_eq!(s.provider, EmbedProvider::Ollama);
         assert_eq!(s.base_url, "http://127.0.0.1:11434");
         assert_eq!(s.model, "nomic-embed-text");
@@ -700,12 +1127,12 @@ mod embed_tests {
             provider: Some("magic".into()),
             ..EmbedConfig::default()
         };
-        let err = resolve_embed_from(&bad, None, Path::new("/p")).expect_err("unknown provider");
+        let err = resolve(&bad).expect_err("unknown provider");
         assert!(crate::error::find_user_error(&err).is_some_and(|u| u.hint.is_some()));
         let zero = EmbedConfig {
             batch_size: Some(0),
             ..EmbedConfig::default()
         };
-        assert!(resolve_embed_from(&zero, None, Path::new("/p")).is_err());
+        assert!(resolve(&zero).is_err());
     }
 }

@@ -32,6 +32,9 @@ pub struct IndexStatus {
     pub embeddings: Vec<EmbeddingCoverage>,
     /// The embedding phase, while it runs.
     pub embedding: Option<EmbeddingRun>,
+    /// Whether the project's own config may use the settings that need
+    /// trust (`repo-search trust`), and which ones it asked for in vain.
+    pub config_trust: crate::settings::ConfigTrust,
 }
 
 /// How many chunks have a vector from one model.
@@ -100,6 +103,7 @@ pub fn index_status(settings: &Settings, check_stale: bool) -> Result<IndexStatu
         index_bytes: 0,
         embeddings: Vec::new(),
         embedding: None,
+        config_trust: settings.trust.clone(),
     };
     let Some(store) = Store::open_ro(root)? else {
         return Ok(st);

@@ -52,6 +52,11 @@ pub enum Command {
     Status(StatusArgs),
     /// Show resolved settings and where each value came from.
     Config(ConfigArgs),
+    /// Trust this project's own .repo_search/config.toml, as it is now, to
+    /// set what can send code or credentials off this machine (an HTTP
+    /// embedding provider, base_url, model, api_key_env, model directories
+    /// outside the project). Editing the file revokes the trust.
+    Trust(TrustArgs),
     /// Run the MCP server on stdin/stdout (started by Claude Code from `.mcp.json`).
     Mcp(McpArgs),
     /// Set a project up for Claude Code: `.mcp.json`, `.gitignore`, config, index.
@@ -88,6 +93,15 @@ pub struct ModelFetchArgs {
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Withdraw the trust: the config's keys that need it are ignored again.
+    #[arg(long)]
+    pub revoke: bool,
 }
 
 #[derive(Debug, Args)]

@@ -33,6 +33,7 @@ pub fn run(cli: Cli) -> Result<Found> {
         Command::Search(a) => cmd_search(a),
         Command::Status(a) => cmd_status(a),
         Command::Config(a) => cmd_config(a),
+        Command::Trust(a) => cmd_trust(a),
         Command::Mcp(a) => crate::mcp::run(a.root.as_deref()).map(|()| Found::Yes),
         Command::Init(a) => super::init::cmd_init(a),
         Command::Model(a) => super::embed::cmd_model(a),
@@ -344,9 +345,26 @@ fn cmd_config(a: ConfigArgs) -> Result<Found> {
     let svc = service_as_is(&a.common)?;
     let s = svc.settings();
     if a.common.json {
-        render::json(&serde_json::json!({"root": s.root, "settings": s.provenance}))?;
+        render::json(
+            &serde_json::json!({"root": s.root, "settings": s.provenance, "trust": s.trust}),
+        )?;
     } else {
         render::config(s)?;
+    }
+    Ok(Found::Yes)
+}
+
+fn cmd_trust(a: TrustArgs) -> Result<Found> {
+    let root = a.common.root.as_deref();
+    let answer = if a.revoke {
+        crate::service::trust::revoke(root)?
+    } else {
+        crate::service::trust::trust(root)?
+    };
+    if a.common.json {
+        render::json(&answer)?;
+    } else {
+        render::trust(&answer)?;
     }
     Ok(Found::Yes)
 }

@@ -321,6 +321,9 @@ fn ago(unix_s: i64) -> String {
 pub fn status(s: &IndexStatus) -> Result<()> {
     with_stdout(|out| {
         writeln!(out, "root:     {}", s.root)?;
+        if s.config_trust.state != crate::settings::TrustState::NoConfig {
+            writeln!(out, "config:   {}", trust_line(&s.config_trust))?;
+        }
         if !s.exists {
             writeln!(out, "index:    none yet (run `repo-search index`)")?;
             return Ok(());
@@ -402,7 +405,64 @@ pub fn config(s: &Settings) -> Result<()> {
         for p in &s.provenance {
             writeln!(out, "{} = {}    # from {}", p.key, p.value, p.source)?;
         }
-        Ok(())
+        writeln!(out, "# project config trust: {}", trust_line(&s.trust))
+    })
+}
+
+/// One line on the trust of a project's config, for `status` and `config`.
+fn trust_line(t: &crate::settings::ConfigTrust) -> String {
+    use crate::settings::TrustState;
+    match t.state {
+        TrustState::NoConfig => "no project config".into(),
+        TrustState::NotNeeded => {
+            "not needed (the project config sets nothing that leaves the machine)".into()
+        }
+        TrustState::Trusted if t.keys.is_empty() => "trusted".into(),
+        TrustState::Trusted => format!("trusted ({} used)", t.keys.join(", ")),
+        TrustState::Untrusted | TrustState::Changed => format!(
+            "{} ({} ignored; review the file, then `repo-search trust`)",
+            if t.state == TrustState::Changed {
+                "changed since trusted"
+            } else {
+                "not trusted"
+            },
+            t.ignored.join(", ")
+        ),
+    }
+}
+
+pub fn trust(a: &crate::service::trust::TrustAnswer) -> Result<()> {
+    with_stdout(|out| {
+        let file = a
+            .config
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| format!("{}/.repo_search/config.toml", a.root.display()));
+        if !a.trusted {
+            if a.revoked {
+                writeln!(out, "no longer trusted: {file}")?;
+            } else {
+                writeln!(out, "was not trusted: {file}")?;
+            }
+            return Ok(());
+        }
+        writeln!(
+            out,
+            "trusted: {file} (sha256 {})",
+            a.sha256.as_deref().unwrap_or("")
+        )?;
+        if a.keys.is_empty() {
+            writeln!(out, "it sets nothing that needs trust")?;
+        } else {
+            writeln!(out, "these settings of the file now apply:")?;
+            for k in &a.keys {
+                writeln!(out, "  {} = {:?}", k.key, k.value)?;
+            }
+        }
+        writeln!(
+            out,
+            "editing the file revokes the trust; `repo-search trust --revoke` withdraws it"
+        )
     })
 }
 

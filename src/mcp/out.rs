@@ -547,6 +547,11 @@ pub struct StatusOut {
     pub last_error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config_error: Option<String>,
+    /// Whether the project's own `.repo_search/config.toml` may use the settings that send code or credentials off the machine: `no_config`, `not_needed`, `trusted`, `untrusted` or `changed` (edited since trusted). Read-only: only the user can trust a project, from a shell.
+    pub config_trust: String,
+    /// The settings of the project's config that were ignored because it is not trusted, and what the user can do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_warning: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

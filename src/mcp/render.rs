@@ -378,6 +378,7 @@ pub fn status(s: &StatusOut) -> String {
     for (label, v) in [
         ("last error", &s.last_error),
         ("config error", &s.config_error),
+        ("config warning", &s.config_warning),
     ] {
         if let Some(v) = v {
             let _ = writeln!(t, "{label}: {v}");

@@ -15,10 +15,12 @@
 //! - [`search`] — ranked search in every mode (one mode → arm mapping) and
 //!   similar code.
 //! - [`lookup`] — symbols, references, outline, read, keyword, status.
+//! - [`trust`] — trusting a project's own config (the command line only).
 
 pub mod fresh;
 pub mod lookup;
 pub mod search;
+pub mod trust;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -41,6 +41,14 @@ impl Project {
         self
     }
 
+    /// Writes the user's own config, `$REPO_SEARCH_HOME/config.toml`: the
+    /// place for settings a project's config may not set untrusted (an HTTP
+    /// embedding provider, its URL, model and key variable).
+    pub fn write_user_config(&self, text: impl AsRef<[u8]>) -> &Project {
+        std::fs::write(self.home.path().join("config.toml"), text).expect("write user config");
+        self
+    }
+
     pub fn remove(&self, rel: &str) {
         std::fs::remove_file(self.path(rel)).expect("remove file");
     }

@@ -212,9 +212,10 @@ fn http_project(server: &FakeServer, provider: &str, model: &str) -> Project {
     p
 }
 
+/// The HTTP provider's settings go in the user's own config: a project's
+/// config may not set them untrusted (see `trust.rs`).
 fn write_config(p: &Project, server: &FakeServer, provider: &str, model: &str) {
-    p.write(
-        ".repo_search/config.toml",
+    p.write_user_config(
         format!(
             "[embed]\nprovider = \"{provider}\"\nbase_url = \"{}\"\nmodel = \"{model}\"\napi_key_env = \"FAKE_EMBED_KEY\"\nfast = false\nbatch_size = 4\n",
             server.url()
@@ -350,8 +351,7 @@ fn provider_errors_make_semantic_unavailable_and_nothing_else_breaks() {
     };
     let p = Project::new();
     p.write("app/views.py", VIEWS);
-    p.write(
-        ".repo_search/config.toml",
+    p.write_user_config(
         format!("[embed]\nprovider = \"ollama\"\nbase_url = \"http://127.0.0.1:{dead_port}\"\nmodel = \"m\"\nfast = false\n"),
     );
     let r = p.run(&["index"]);
@@ -423,8 +423,7 @@ fn killed_embedding_resumes_and_never_reembeds_committed_chunks() {
     for i in 0..60 {
         p.write(&format!("pkg/mod{i}.py"), format!("def function_{i}(x):\n    return x + {i}\n\n\ndef helper_{i}(y):\n    return y * {i}\n"));
     }
-    p.write(
-        ".repo_search/config.toml",
+    p.write_user_config(
         format!(
             "[embed]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"slow\"\napi_key_env = \"\"\nfast = false\nbatch_size = 2\n",
             server.url()

@@ -13,3 +13,4 @@ mod index_cli;
 mod languages;
 mod mcp;
 mod parity;
+mod trust;

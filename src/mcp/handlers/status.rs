@@ -88,6 +88,8 @@ pub fn index_status(svc: &Service, _args: IndexStatusArgs) -> Result<Answer> {
         }),
         last_error: own.last_error.clone(),
         config_error,
+        config_trust: st.config_trust.state.name().to_string(),
+        config_warning: st.config_trust.warning.clone(),
     };
     answer(&out, render::status(&out))
 }
