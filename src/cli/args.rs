@@ -253,7 +253,8 @@ pub struct KeywordArgs {
     /// At most N matching lines per file.
     #[arg(short = 'm', long, value_name = "N")]
     pub max_count: Option<u64>,
-    /// At most N matching lines in all (the output says when more exist).
+    /// The first N matching lines in all, in path then line order (the
+    /// output says how many there are in all).
     #[arg(long, value_name = "N")]
     pub max_results: Option<usize>,
 }

@@ -73,8 +73,9 @@ pub fn keyword(r: &KeywordResult) -> Result<()> {
             out.flush()?;
             writeln!(
                 io::stderr(),
-                "(stopped after {} matching lines; raise --max-results or narrow with -g)",
-                r.matches.len()
+                "(the first {} of {} matching lines; raise --max-results or narrow with -g)",
+                r.matches.len(),
+                r.total_matches
             )?;
         }
         Ok(())

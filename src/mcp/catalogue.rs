@@ -545,7 +545,7 @@ const SEARCH_KEYWORD: &[Param] = &[
             max: 500,
             default: Some(50),
         },
-        "Most matching lines returned.",
+        "Most matching lines returned (the first by path, then line).",
     ),
 ];
 

@@ -15,12 +15,17 @@
 //!   blocking pool inside `catch_unwind`; bad arguments and failures become
 //!   tool results with `isError: true` and a hint; only an unknown tool or a
 //!   malformed request is a JSON-RPC error.
+//! - Every line with an id gets exactly one answer carrying that id (`null`
+//!   when the line cannot be parsed): `frames` reads stdin itself, answers
+//!   faulty lines (`-32700`, `-32600`, `-32602`; lines over 4 MiB, nesting
+//!   over 64 levels, batches) and passes rmcp only what it can take.
 //! - The server reads only inside the project root and writes only inside
 //!   `.repo_search/` (through the indexer).
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod catalogue;
+mod frames;
 mod handlers;
 mod out;
 mod params;
@@ -82,7 +87,11 @@ async fn serve(svc: Service) -> Result<()> {
         state,
         tools: Arc::new(ToolName::ALL.iter().map(|t| t.tool()).collect()),
     };
-    let running = match server.serve(rmcp::transport::stdio_pipes()).await {
+    // Our own line framing in front of rmcp: every faulty line gets its
+    // JSON-RPC error answer (`frames`).
+    let (stdin, stdout) = rmcp::transport::stdio_pipes();
+    let transport = frames::LineTransport::new(stdin, stdout);
+    let running = match server.serve(transport).await {
         Ok(r) => r,
         Err(e) => {
             // A client that connects and leaves without a request is not an error.

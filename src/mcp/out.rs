@@ -475,7 +475,7 @@ pub struct KeywordMatchOut {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct KeywordOut {
     pub matches: Vec<KeywordMatchOut>,
-    /// Matching lines found; a lower bound when `truncated`.
+    /// Matching lines in all searched files (also those not shown).
     pub total: u64,
     pub files_matched: u64,
     pub files_searched: u64,

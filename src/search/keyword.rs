@@ -22,7 +22,6 @@
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -82,8 +81,9 @@ pub struct KeywordRequest {
     pub after_context: usize,
     /// `-m`: matched lines reported per file at most.
     pub max_count: Option<u64>,
-    /// Matched lines reported in total at most; the search stops early once
-    /// more are found. Which files contribute then depends on thread timing.
+    /// Matched lines reported in total at most: the first ones in the
+    /// result's order (path, then line), as if the unlimited result were cut
+    /// there. Every file is still searched, so the counts stay exact.
     pub max_results: Option<usize>,
     pub walk: WalkOptions,
     /// Restrict the search to these files or directories inside the root
@@ -138,11 +138,11 @@ pub struct KeywordResult {
     pub files_searched: usize,
     /// Files in which at least one matching line was found (reported or not).
     pub files_matched: usize,
-    /// Matching lines found. Equal to `matches.len()` unless `truncated`, in
-    /// which case it also counts the lines seen beyond `max_results` before
-    /// the search stopped (a lower bound of the true total).
+    /// Matching lines in all searched files (what `rg --count` sums to), also
+    /// those beyond `max_results`.
     pub total_matches: usize,
-    /// True when more matching lines exist than `max_results` allowed.
+    /// True when more matching lines exist than `max_results` allowed
+    /// (`total_matches > matches.len()`).
     pub truncated: bool,
     /// Files that matched but contain binary data, so not every match was
     /// reported: ripgrep's "binary file matches" (explicit files) and
@@ -205,8 +205,6 @@ pub fn search_keyword(root: &Path, req: &KeywordRequest) -> anyhow::Result<Keywo
         root,
         max_results: req.max_results,
         slice_explicit,
-        reserved: AtomicUsize::new(0),
-        stop: AtomicBool::new(false),
         outputs: Mutex::new(Vec::new()),
     };
     builder.build_parallel().run(|| {
@@ -346,24 +344,25 @@ fn regex_user_error(pattern: &str, err: &grep_regex::Error) -> UserError {
 /// State shared by all walker threads.
 struct Shared<'a> {
     root: &'a Path,
+    /// The first this many matches (by path, then line) are kept; every
+    /// thread keeps at most this many of its own, so their union holds them.
     max_results: Option<usize>,
     /// Search explicit files as one in-memory slice (ripgrep's memory maps).
     slice_explicit: bool,
-    /// Matched lines stored so far across threads (only with `max_results`).
-    reserved: AtomicUsize,
-    /// Set once a line beyond `max_results` is seen: every thread stops.
-    stop: AtomicBool,
     outputs: Mutex<Vec<ThreadOutput>>,
 }
 
 /// What one walker thread found; merged once all threads are done.
 #[derive(Default)]
 struct ThreadOutput {
+    /// With `max_results`, only this thread's first `max_results` matches
+    /// in path order (see [`ThreadOutput::keep_first`]).
     files: Vec<FileHits>,
+    /// Matches held in `files`.
+    held: usize,
     files_searched: usize,
     files_matched: usize,
     total_matches: usize,
-    overflowed: bool,
     binary_matched: Vec<String>,
     skipped: Vec<Skipped>,
     skipped_count: usize,
@@ -375,6 +374,48 @@ impl ThreadOutput {
         if self.skipped.len() < MAX_SKIPPED_KEPT {
             self.skipped.push(Skipped { path, reason });
         }
+    }
+
+    /// How many matches a file at `path` may still need to store: none when
+    /// this thread already holds `max` matches all sorting before it.
+    fn room_for(&self, path: &str, max: Option<usize>) -> usize {
+        let Some(max) = max else {
+            return usize::MAX;
+        };
+        let full_before = self.held >= max
+            && self
+                .files
+                .iter()
+                .all(|f| Path::new(&f.path) < Path::new(path));
+        if full_before { 0 } else { max }
+    }
+
+    /// Adds a file's matches, then drops what cannot be among the first
+    /// `max` matches in path order: a thread's first `max` hold every one of
+    /// its matches that the overall first `max` hold.
+    fn keep_first(&mut self, hits: FileHits, max: Option<usize>) {
+        self.held += hits.matches.len();
+        self.files.push(hits);
+        let Some(max) = max else {
+            return;
+        };
+        if self.held <= max {
+            return;
+        }
+        self.files
+            .sort_by(|a, b| Path::new(&a.path).cmp(Path::new(&b.path)));
+        let mut held = 0;
+        let mut keep_files = 0;
+        for file in &mut self.files {
+            if held >= max {
+                break;
+            }
+            file.matches.truncate(max - held);
+            held += file.matches.len();
+            keep_files += 1;
+        }
+        self.files.truncate(keep_files);
+        self.held = held;
     }
 }
 
@@ -407,9 +448,6 @@ impl Drop for Worker<'_> {
 
 impl Worker<'_> {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
-        if self.shared.stop.load(Ordering::Relaxed) {
-            return WalkState::Quit;
-        }
         let entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
@@ -426,11 +464,7 @@ impl Worker<'_> {
         if walk::is_searchable_file(&entry) {
             self.search_file(&entry);
         }
-        if self.shared.stop.load(Ordering::Relaxed) {
-            WalkState::Quit
-        } else {
-            WalkState::Continue
-        }
+        WalkState::Continue
     }
 
     fn search_file(&mut self, entry: &DirEntry) {
@@ -443,9 +477,11 @@ impl Worker<'_> {
         } else {
             BinaryDetection::quit(b'\0')
         });
+        let room = self.out.room_for(&rel, shared.max_results);
         let mut sink = FileSink {
             matcher: &self.matcher,
-            shared,
+            room,
+            last_stored: false,
             path: &rel,
             convert_binary: explicit,
             matches: Vec::new(),
@@ -454,7 +490,6 @@ impl Worker<'_> {
             binary_offset: None,
             matched_lines: 0,
             binary_suppressed: false,
-            overflowed: false,
         };
         let result = if explicit && shared.slice_explicit {
             search_whole_file(&mut self.searcher, &self.matcher, path, &mut sink)
@@ -467,7 +502,6 @@ impl Worker<'_> {
         }
         self.out.files_searched += 1;
         self.out.total_matches += sink.matched_lines;
-        self.out.overflowed |= sink.overflowed;
         if sink.matched_lines > 0 || sink.binary_suppressed {
             self.out.files_matched += 1;
             if sink.binary_offset.is_some() {
@@ -476,7 +510,8 @@ impl Worker<'_> {
         }
         let matches = sink.matches;
         if !matches.is_empty() {
-            self.out.files.push(FileHits { path: rel, matches });
+            self.out
+                .keep_first(FileHits { path: rel, matches }, shared.max_results);
         }
     }
 }
@@ -501,7 +536,10 @@ fn search_whole_file(
 /// Collects one file's matches, mirroring ripgrep's standard printer.
 struct FileSink<'a> {
     matcher: &'a RegexMatcher,
-    shared: &'a Shared<'a>,
+    /// How many matches this file may store; later ones are only counted.
+    room: usize,
+    /// The latest matching line was stored (its after-context belongs to it).
+    last_stored: bool,
     path: &'a str,
     /// The file is searched with `BinaryDetection::convert`: once binary data
     /// is seen, nothing more is reported (ripgrep's printer stops there).
@@ -512,12 +550,10 @@ struct FileSink<'a> {
     /// Scratch space for submatch ranges.
     ranges: Vec<(usize, usize)>,
     binary_offset: Option<u64>,
-    /// Matching lines found in this file (reported or beyond `max_results`).
+    /// Matching lines found in this file (stored or only counted).
     matched_lines: usize,
     /// A match came after binary data in a converted file and was withheld.
     binary_suppressed: bool,
-    /// A line beyond `max_results` was found here.
-    overflowed: bool,
 }
 
 impl Sink for FileSink<'_> {
@@ -529,14 +565,14 @@ impl Sink for FileSink<'_> {
             return Ok(false);
         }
         self.matched_lines += 1;
-        // Seeing one line too many proves the result is truncated.
-        if let Some(max) = self.shared.max_results
-            && self.shared.reserved.fetch_add(1, Ordering::Relaxed) >= max
-        {
-            self.overflowed = true;
-            self.shared.stop.store(true, Ordering::Relaxed);
-            return Ok(false);
+        // Beyond what can be among the first `max_results`: counted only,
+        // and the search goes on so the total is exact.
+        if self.matches.len() >= self.room {
+            self.last_stored = false;
+            self.pending_before.clear();
+            return Ok(true);
         }
+        self.last_stored = true;
         let (line, had_terminator) = without_terminator(mat.bytes());
         self.ranges.clear();
         let ranges = &mut self.ranges;
@@ -584,6 +620,15 @@ impl Sink for FileSink<'_> {
             return Ok(false);
         }
         let (line, _) = without_terminator(ctx.bytes());
+        let full = self.matches.len() >= self.room;
+        let keep = match ctx.kind() {
+            SinkContextKind::Before => !full,
+            SinkContextKind::After => self.last_stored || !full,
+            SinkContextKind::Other => false,
+        };
+        if !keep {
+            return Ok(true);
+        }
         let context = ContextLine {
             line: ctx.line_number().unwrap_or(0),
             text: render_line(displayed(line), &[]).0,
@@ -591,8 +636,8 @@ impl Sink for FileSink<'_> {
         match ctx.kind() {
             SinkContextKind::Before => self.pending_before.push(context),
             SinkContextKind::After => match self.matches.last_mut() {
-                Some(last) => last.after.push(context),
-                None => self.pending_before.push(context),
+                Some(last) if self.last_stored => last.after.push(context),
+                _ => self.pending_before.push(context),
             },
             SinkContextKind::Other => {}
         }
@@ -735,7 +780,6 @@ fn ceil_char_boundary(text: &str, mut index: usize) -> usize {
 fn merge(outputs: Vec<ThreadOutput>, max_results: Option<usize>) -> KeywordResult {
     let mut result = KeywordResult::default();
     let mut files: Vec<FileHits> = Vec::new();
-    let mut overflowed = false;
     for out in outputs {
         files.extend(out.files);
         result.files_searched += out.files_searched;
@@ -748,16 +792,13 @@ fn merge(outputs: Vec<ThreadOutput>, max_results: Option<usize>) -> KeywordResul
                 result.skipped.push(skipped);
             }
         }
-        overflowed |= out.overflowed;
     }
     files.sort_by(|a, b| Path::new(&a.path).cmp(Path::new(&b.path)));
     result.matches = files.into_iter().flat_map(|f| f.matches).collect();
     if let Some(max) = max_results {
-        // The slot reservation already keeps at most `max`; this only
-        // guards the invariant.
         result.matches.truncate(max);
     }
-    result.truncated = overflowed;
+    result.truncated = max_results.is_some() && result.total_matches > result.matches.len();
     result
         .binary_matched
         .sort_by(|a, b| Path::new(a).cmp(Path::new(b)));
@@ -1389,7 +1430,34 @@ mod tests {
         let result = search_keyword(root, &limited).expect("search");
         assert_eq!(result.matches.len(), 5);
         assert!(result.truncated);
-        assert!(result.total_matches > 5);
+        assert_eq!(result.total_matches, 24);
+        // The first five in path, then line order, with their context.
+        let all = search_keyword(
+            root,
+            &KeywordRequest {
+                after_context: 2,
+                before_context: 1,
+                ..req(&["hit"])
+            },
+        )
+        .expect("search");
+        for n in [1, 5, 7, 13] {
+            let first = search_keyword(
+                root,
+                &KeywordRequest {
+                    max_results: Some(n),
+                    after_context: 2,
+                    before_context: 1,
+                    ..req(&["hit"])
+                },
+            )
+            .expect("search");
+            assert_eq!(first.matches, all.matches[..n], "max_results {n}");
+            assert_eq!(
+                (first.total_matches, first.files_matched, first.truncated),
+                (24, 4, true)
+            );
+        }
         let exact = KeywordRequest {
             max_results: Some(24),
             ..req(&["hit"])

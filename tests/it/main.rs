@@ -8,6 +8,7 @@ mod daemon;
 mod embed;
 mod eval;
 mod faults;
+mod frames;
 mod fulltier;
 mod index_cli;
 mod languages;

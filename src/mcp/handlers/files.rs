@@ -87,14 +87,13 @@ pub fn search_keyword(svc: &Service, args: SearchKeywordArgs) -> Result<Answer> 
     let truncated = result.truncated || page.cut();
     let total = result.total_matches.max(shown);
     let hint = if truncated {
-        let more = if result.truncated { "at least " } else { "" };
         let raise = if max_results < 500 && dropped == 0 {
             ", or raise max_results (up to 500)"
         } else {
             ""
         };
         Some(format!(
-            "{shown} of {more}{total} matching lines shown: narrow with glob (e.g. [\"src/**\", \"*.py\"]), word: true or a more specific pattern{raise}"
+            "{shown} of {total} matching lines shown: narrow with glob (e.g. [\"src/**\", \"*.py\"]), word: true or a more specific pattern{raise}"
         ))
     } else if shown == 0 {
         Some(if args.fixed_strings || args.case_insensitive {
