@@ -46,12 +46,18 @@ pub mod env {
     /// Overrides `embed.offline` (`true`/`false`): `repo-search index` does
     /// not download missing models.
     pub const OFFLINE: &str = "REPO_SEARCH_OFFLINE";
+    /// `1`/`true`: answers show secret values verbatim (no redaction).
+    pub const NO_REDACT: &str = "REPO_SEARCH_NO_REDACT";
 }
 
 /// The file format of `.repo_search/config.toml`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
+    /// Redact secrets in answers (default true). Only the user's own
+    /// config (`$REPO_SEARCH_HOME/config.toml`) can turn it off; a
+    /// project's file asking for `false` is ignored with a warning.
+    pub redact: Option<bool>,
     #[serde(default)]
     pub index: IndexConfig,
     #[serde(default)]
@@ -437,6 +443,8 @@ pub struct Settings {
     pub max_file_size: u64,
     /// Walk options for indexing (keyword search builds its own from flags).
     pub walk: WalkOptions,
+    /// Redact secret values in answers (`crate::redact`).
+    pub redact: bool,
     pub provenance: Vec<Provenance>,
 }
 
@@ -448,6 +456,7 @@ impl Settings {
             root,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             walk: WalkOptions::default(),
+            redact: resolve_redact(None, None, "").0,
             provenance: Vec::new(),
         }
     }
@@ -460,6 +469,69 @@ pub struct Overrides {
     pub hidden: Option<bool>,
     pub no_ignore: Option<bool>,
     pub no_require_git: Option<bool>,
+    /// `Some(false)`: `--no-redact`.
+    pub redact: Option<bool>,
+}
+
+/// The user's own config file, `$REPO_SEARCH_HOME/config.toml`: only the
+/// keys a project's file may not set are read from it (unknown keys are
+/// left to whoever owns them).
+#[derive(Debug, Default, Deserialize)]
+struct UserConfig {
+    redact: Option<bool>,
+}
+
+fn user_config() -> (UserConfig, String) {
+    let path = crate::paths::home_dir().join("config.toml");
+    let src = format!("file `{}`", path.display());
+    match std::fs::read_to_string(&path) {
+        Ok(text) => match toml::from_str::<UserConfig>(&text) {
+            Ok(cfg) => (cfg, src),
+            Err(e) => {
+                tracing::warn!(
+                    "ignoring `{}`: {}; secrets stay redacted",
+                    path.display(),
+                    e.message()
+                );
+                (UserConfig::default(), src)
+            }
+        },
+        Err(_) => (UserConfig::default(), src),
+    }
+}
+
+/// Whether answers redact secrets, and where that came from: the command
+/// line > `REPO_SEARCH_NO_REDACT` > the user's config > on. A project's
+/// own `redact = false` (`project`, from `project_src`) never turns it off:
+/// a cloned repository must not make the tool show its user's secrets.
+fn resolve_redact(cli: Option<bool>, project: Option<bool>, project_src: &str) -> (bool, String) {
+    if project == Some(false) {
+        tracing::warn!(
+            "ignoring `redact = false` in {project_src}: a project cannot turn secret redaction off; set it in $REPO_SEARCH_HOME/config.toml, {} or --no-redact",
+            env::NO_REDACT
+        );
+    }
+    let env_val = env_string(env::NO_REDACT).and_then(|v| match parse_bool(&v) {
+        Some(no) => Some(!no),
+        None => {
+            tracing::warn!(
+                "{} must be true or false, not `{v}`; secrets stay redacted",
+                env::NO_REDACT
+            );
+            None
+        }
+    });
+    if let Some(v) = cli {
+        return (v, "command line".into());
+    }
+    if let Some(v) = env_val {
+        return (v, format!("env {}", env::NO_REDACT));
+    }
+    let (user, src) = user_config();
+    match user.redact {
+        Some(v) => (v, src),
+        None => (true, "default".into()),
+    }
 }
 
 /// Finds the project root: `explicit` (`--root`), else `$CLAUDE_PROJECT_DIR`,
@@ -610,10 +682,17 @@ impl Settings {
         // and shows them in `config --show`.
         let (_, embed_prov) = resolve_embed_from(&cfg.embed, cfg_path.as_deref(), &root)?;
         provenance.extend(embed_prov);
+        let (redact, src) = resolve_redact(over.redact, cfg.redact, &file_src);
+        provenance.push(Provenance {
+            key: "redact",
+            value: redact.to_string(),
+            source: src,
+        });
         Ok(Settings {
             root,
             max_file_size,
             walk,
+            redact,
             provenance,
         })
     }

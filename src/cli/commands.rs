@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::Found;
 use super::args::*;
-use super::project::{run_index, service};
+use super::project::{overrides, run_index, service};
 use super::render;
 use crate::error::{ErrorCode, UserError};
 use crate::index::IndexOptions;
@@ -47,6 +47,7 @@ fn cmd_index(a: IndexArgs) -> Result<Found> {
         hidden: a.hidden.then_some(true),
         no_ignore: a.no_ignore.then_some(true),
         no_require_git: a.no_require_git.then_some(true),
+        redact: None,
     };
     let quiet = a.quiet || a.common.json;
     let svc = service(&a.common, &over, quiet)?;
@@ -121,6 +122,7 @@ fn cmd_keyword(a: KeywordArgs) -> Result<Found> {
         render::json(&result)?;
     } else {
         render::keyword(&result)?;
+        render::redacted_note(result.redacted)?;
     }
     Ok(found(!result.matches.is_empty()))
 }
@@ -151,6 +153,7 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
         render::json(&result)?;
     } else {
         render::symbols(&result)?;
+        render::redacted_note(result.redacted)?;
     }
     Ok(found(!result.hits.is_empty()))
 }
@@ -167,6 +170,7 @@ fn cmd_refs(a: RefsArgs) -> Result<Found> {
         render::json(&result)?;
     } else {
         render::refs(&result)?;
+        render::redacted_note(result.redacted)?;
     }
     Ok(found(!result.hits.is_empty()))
 }
@@ -181,10 +185,11 @@ fn cmd_outline(a: OutlineArgs) -> Result<Found> {
     }
     if a.common.json {
         render::json(
-            &serde_json::json!({"path": o.path, "skipped": o.skipped, "symbols": o.items}),
+            &serde_json::json!({"path": o.path, "skipped": o.skipped, "symbols": o.items, "redacted": o.redacted}),
         )?;
     } else {
         render::outline(&o.items)?;
+        render::redacted_note(o.redacted)?;
     }
     Ok(found(!o.items.is_empty()))
 }
@@ -231,6 +236,7 @@ fn cmd_read(a: ReadArgs) -> Result<Found> {
         render::json(&result)?;
     } else {
         render::read(&result)?;
+        render::redacted_note(result.redacted)?;
     }
     Ok(found(!result.lines.is_empty()))
 }
@@ -279,6 +285,7 @@ pub(crate) fn print_search(
         .into());
     } else {
         render::search(answer, detail, words)?;
+        render::redacted_note(answer.redacted)?;
     }
     Ok(found(!answer.hits.is_empty()))
 }
@@ -323,7 +330,7 @@ fn cmd_similar(a: SimilarArgs) -> Result<Found> {
 fn service_as_is(common: &Common) -> Result<Service> {
     Service::open(
         common.root.as_deref(),
-        &Overrides::default(),
+        &overrides(common, &Overrides::default()),
         Policy::AsIs,
         OnBadConfig::Fail,
     )

@@ -12,3 +12,4 @@ mod index_cli;
 mod languages;
 mod mcp;
 mod parity;
+mod redact;
