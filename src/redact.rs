@@ -59,11 +59,15 @@ pub fn marker(rule: &str) -> String {
     format!("[redacted: {rule}]")
 }
 
+/// A format rule: its name, a regex whose group 1 is the value, and a
+/// check of the value.
+type Format = (&'static str, Regex, fn(&str) -> bool);
+
 struct Rules {
     /// Any of these (ASCII case-insensitive) in a line means a rule may match.
     triggers: AhoCorasick,
     /// Format rules: (name, regex whose group 1 is the value, extra check).
-    formats: Vec<(&'static str, Regex, fn(&str) -> bool)>,
+    formats: Vec<Format>,
     url: Regex,
     assigned: Regex,
     key_begin: Regex,
@@ -89,7 +93,7 @@ fn rules() -> &'static Rules {
             .ascii_case_insensitive(true)
             .build(triggers)
             .expect("redaction triggers are valid");
-        let formats: Vec<(&'static str, Regex, fn(&str) -> bool)> = vec![
+        let formats: Vec<Format> = vec![
             (
                 "aws-access-key-id",
                 re(r"\b((?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})\b"),
@@ -372,10 +376,7 @@ pub fn key_block_bodies(text: &str) -> Vec<(u64, u64)> {
         match end {
             Some(j) if r.key_end.is_match(lines[j]) && j > i + 1 => {
                 let body = &lines[i + 1..j];
-                let keyish = body
-                    .iter()
-                    .filter(|l| longest_base64_run(l) >= 16)
-                    .count();
+                let keyish = body.iter().filter(|l| longest_base64_run(l) >= 16).count();
                 let longest = body.iter().map(|l| longest_base64_run(l)).max();
                 if keyish * 2 >= body.len() && longest.unwrap_or(0) >= 40 {
                     out.push((i as u64 + 2, j as u64));
@@ -568,18 +569,36 @@ mod tests {
                 "github-token",
             ),
             (
-                concat!("x = 'github", "_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz'"),
+                concat!(
+                    "x = 'github",
+                    "_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz'"
+                ),
                 "github-token",
             ),
-            (concat!("GITLAB = 'glpat", "-Ab3dEf6hIj9kLm2nOp5q'"), "gitlab-token"),
             (
-                concat!("slack = 'xo", "xb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx'"),
+                concat!("GITLAB = 'glpat", "-Ab3dEf6hIj9kLm2nOp5q'"),
+                "gitlab-token",
+            ),
+            (
+                concat!(
+                    "slack = 'xo",
+                    "xb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx'"
+                ),
                 "slack-token",
             ),
-            (concat!("stripe.api = 'sk_", "live_4eC39HqLyjWDarjtT1zdp7dc'"), "stripe-key"),
-            (concat!("k = 'AI", "zaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW'"), "google-api-key"),
             (
-                concat!("client = OpenAI(api_key='sk-", "proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56')"),
+                concat!("stripe.api = 'sk_", "live_4eC39HqLyjWDarjtT1zdp7dc'"),
+                "stripe-key",
+            ),
+            (
+                concat!("k = 'AI", "zaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW'"),
+                "google-api-key",
+            ),
+            (
+                concat!(
+                    "client = OpenAI(api_key='sk-",
+                    "proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56')"
+                ),
                 "openai-key",
             ),
             (
@@ -598,7 +617,10 @@ mod tests {
                 "SECRET_KEY = 'x8#kq2!vZp0@Lm4$wR7tYb1%nC5&dF9*'",
                 "secret-assignment",
             ),
-            ("export API_TOKEN=4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", "secret-assignment"),
+            (
+                "export API_TOKEN=4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c",
+                "secret-assignment",
+            ),
             ("db_password: \"Tr0ub4dor&3\"", "secret-assignment"),
         ];
         for (line, rule) in cases {
@@ -672,7 +694,10 @@ mod tests {
         let out = apply(line, &found);
         // `b` moves with the shorter or longer marker.
         let b = line.find(" b").unwrap_or(0) + 1;
-        assert_eq!(&out[remap(b, &found, false)..remap(b + 1, &found, true)], "b");
+        assert_eq!(
+            &out[remap(b, &found, false)..remap(b + 1, &found, true)],
+            "b"
+        );
         // A range inside the value covers the marker.
         let (s, e) = (remap(4, &found, false), remap(8, &found, true));
         assert_eq!(&out[s..e], "[redacted: aws-access-key-id]");

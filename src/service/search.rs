@@ -363,7 +363,13 @@ enum Ranked {
 }
 
 /// Keeps the requested page of `hits` (which hold up to `offset + limit + 1`).
-fn page(svc: &Service, answer: &mut SearchAnswer, hits: Vec<HybridHit>, offset: usize, limit: usize) {
+fn page(
+    svc: &Service,
+    answer: &mut SearchAnswer,
+    hits: Vec<HybridHit>,
+    offset: usize,
+    limit: usize,
+) {
     answer.more = hits.len() > offset + limit;
     answer.hits = hits.into_iter().skip(offset).take(limit).collect();
     let mut red = svc.redactor();

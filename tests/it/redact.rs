@@ -26,10 +26,16 @@ fn secrets() -> Vec<(&'static str, &'static str)> {
         ),
         (concat!("glpat-", "Ab3dEf6hIj9kLm2nOp5q"), "gitlab-token"),
         (
-            concat!("xoxb-", "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"),
+            concat!(
+                "xoxb-",
+                "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+            ),
             "slack-token",
         ),
-        (concat!("sk_", "live_", "4eC39HqLyjWDarjtT1zdp7dc"), "stripe-key"),
+        (
+            concat!("sk_", "live_", "4eC39HqLyjWDarjtT1zdp7dc"),
+            "stripe-key",
+        ),
         (
             concat!("AIza", "SyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW"),
             "google-api-key",
@@ -131,13 +137,21 @@ fn assert_no_secret(what: &str, out: &str) {
 }
 
 /// The pattern that matches every secret's line in the fixture.
-const SECRET_LINES: &str =
-    "AKIA|AWS_SECRET|ghp_|glpat|xoxb|_live_|AIza|sk-proj|eyJ|postgres://|SIGNING|PRIVATE KEY|^[A-Za-z0-9]{60,}$";
+const SECRET_LINES: &str = "AKIA|AWS_SECRET|ghp_|glpat|xoxb|_live_|AIza|sk-proj|eyJ|postgres://|SIGNING|PRIVATE KEY|^[A-Za-z0-9]{60,}$";
 
 /// `(path, line)` of each line `rg -n` lists for `pattern` in the project.
 fn rg_lines(p: &Project, pattern: &str) -> Vec<(String, u64)> {
     let out = std::process::Command::new("rg")
-        .args(["-n", "--no-heading", "--with-filename", "--sort", "path", "-e", pattern, "."])
+        .args([
+            "-n",
+            "--no-heading",
+            "--with-filename",
+            "--sort",
+            "path",
+            "-e",
+            pattern,
+            ".",
+        ])
         .current_dir(p.root())
         .output()
         .expect("run rg");
@@ -162,7 +176,12 @@ fn cli_answers_redact_every_secret_and_keep_lines() {
         .as_array()
         .expect("matches")
         .iter()
-        .map(|m| (m["path"].as_str().unwrap_or("").to_string(), m["line"].as_u64().unwrap_or(0)))
+        .map(|m| {
+            (
+                m["path"].as_str().unwrap_or("").to_string(),
+                m["line"].as_u64().unwrap_or(0),
+            )
+        })
         .collect();
     if have("rg") {
         assert_eq!(ours, rg_lines(&p, SECRET_LINES), "keyword lists rg's lines");
@@ -170,7 +189,10 @@ fn cli_answers_redact_every_secret_and_keep_lines() {
     assert!(ours.len() >= 19, "{v}");
     assert_no_secret("keyword --json", &v.to_string());
     for (_, rule) in secrets() {
-        assert!(v.to_string().contains(&format!("[redacted: {rule}]")), "{rule}: {v}");
+        assert!(
+            v.to_string().contains(&format!("[redacted: {rule}]")),
+            "{rule}: {v}"
+        );
     }
     assert!(v.to_string().contains("[redacted: private-key]"), "{v}");
     assert!(v["redacted"].as_u64().unwrap_or(0) >= 13, "{v}");
@@ -178,8 +200,14 @@ fn cli_answers_redact_every_secret_and_keep_lines() {
     for m in v["matches"].as_array().expect("matches") {
         let text = m["text"].as_str().unwrap_or("");
         for s in m["submatches"].as_array().into_iter().flatten() {
-            let (a, b) = (s[0].as_u64().unwrap_or(0) as usize, s[1].as_u64().unwrap_or(0) as usize);
-            assert!(a <= b && b <= text.len() && text.is_char_boundary(a) && text.is_char_boundary(b), "{m}");
+            let (a, b) = (
+                s[0].as_u64().unwrap_or(0) as usize,
+                s[1].as_u64().unwrap_or(0) as usize,
+            );
+            assert!(
+                a <= b && b <= text.len() && text.is_char_boundary(a) && text.is_char_boundary(b),
+                "{m}"
+            );
         }
     }
     let r = p.run(&["keyword", "-e", SECRET_LINES]).ok();
@@ -203,24 +231,47 @@ fn cli_answers_redact_every_secret_and_keep_lines() {
     assert_eq!(v["redacted"], 11, "{v}");
     let r = p.run(&["read", "deploy/settings.py"]).ok();
     assert_no_secret("read", &r.stdout());
-    assert!(r.stdout().contains(r#"password = request.POST["password"]"#), "{r}");
+    assert!(
+        r.stdout()
+            .contains(r#"password = request.POST["password"]"#),
+        "{r}"
+    );
     assert!(r.stdout().contains(r#"TOKEN_TYPE = "bearer""#), "{r}");
-    assert!(r.stdout().contains("postgres://app:[redacted: url-password]@db.internal:5432/prod"), "{r}");
+    assert!(
+        r.stdout()
+            .contains("postgres://app:[redacted: url-password]@db.internal:5432/prod"),
+        "{r}"
+    );
     // A slice inside a key block, without its BEGIN line.
     for file in ["deploy/keys.py", "deploy/id_ed25519"] {
         let start = if file.ends_with(".py") { "3:4" } else { "2:3" };
         let r = p.run(&["read", file, "--lines", start]).ok();
         assert_no_secret(file, &r.stdout());
-        assert_eq!(r.stdout().matches("[redacted: private-key]").count(), 2, "{r}");
+        assert_eq!(
+            r.stdout().matches("[redacted: private-key]").count(),
+            2,
+            "{r}"
+        );
         let whole = p.run(&["read", file]).ok();
         assert_no_secret(file, &whole.stdout());
-        assert!(whole.stdout().contains("-----END OPENSSH PRIVATE KEY-----"), "{whole}");
+        assert!(
+            whole.stdout().contains("-----END OPENSSH PRIVATE KEY-----"),
+            "{whole}"
+        );
     }
 
     // Symbols: signatures of the assignments.
-    for name in ["AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "DATABASE_URL", "SIGNING_SECRET"] {
+    for name in [
+        "AWS_SECRET_ACCESS_KEY",
+        "GITHUB_TOKEN",
+        "DATABASE_URL",
+        "SIGNING_SECRET",
+    ] {
         let v = p.json(&["symbol", name]);
-        assert!(!v["hits"].as_array().expect("hits").is_empty(), "{name}: {v}");
+        assert!(
+            !v["hits"].as_array().expect("hits").is_empty(),
+            "{name}: {v}"
+        );
         assert_no_secret("symbol", &v.to_string());
         assert!(v["redacted"].as_u64().unwrap_or(0) >= 1, "{v}");
     }
@@ -231,15 +282,34 @@ fn cli_answers_redact_every_secret_and_keep_lines() {
 
     // Ranked search in every mode that reads the index without vectors.
     for mode in ["hybrid", "bm25", "keyword", "symbol"] {
-        for q in ["AWS secret access key token", "DEPLOY_KEY", "OPENSSH PRIVATE KEY"] {
+        for q in [
+            "AWS secret access key token",
+            "DEPLOY_KEY",
+            "OPENSSH PRIVATE KEY",
+        ] {
             let v = p.json(&["search", q, "--mode", mode, "--snippet-lines", "20"]);
             assert_no_secret(&format!("search {mode} {q}"), &v.to_string());
-            let r = p.run(&["search", q, "--mode", mode, "--detail", "--snippet-lines", "20"]);
+            let r = p.run(&[
+                "search",
+                q,
+                "--mode",
+                mode,
+                "--detail",
+                "--snippet-lines",
+                "20",
+            ]);
             assert!(r.code() <= 1, "{r}");
             assert_no_secret(&format!("search {mode} {q} --detail"), &r.stdout());
         }
     }
-    let v = p.json(&["search", "OPENSSH PRIVATE KEY", "--mode", "bm25", "--snippet-lines", "20"]);
+    let v = p.json(&[
+        "search",
+        "OPENSSH PRIVATE KEY",
+        "--mode",
+        "bm25",
+        "--snippet-lines",
+        "20",
+    ]);
     assert!(v["redacted"].as_u64().unwrap_or(0) >= 1, "{v}");
 }
 
@@ -255,7 +325,10 @@ fn only_the_user_turns_redaction_off() {
     let read = ["read", "deploy/settings.py", "--json"];
     assert!(!shows(&read, &[]).0);
     // The flag.
-    let (shown, r) = shows(&["read", "deploy/settings.py", "--json", "--no-redact"], &[]);
+    let (shown, r) = shows(
+        &["read", "deploy/settings.py", "--json", "--no-redact"],
+        &[],
+    );
     assert!(shown, "{r}");
     let v: Value = serde_json::from_str(&r.stdout()).expect("json");
     assert_eq!(v["redacted"], 0);
@@ -286,19 +359,34 @@ fn only_the_user_turns_redaction_off() {
 fn mcp_answers_redact_every_secret() {
     let p = fixture();
     let m = Mcp::start(&p, Era::Legacy);
-    wait_indexed(&m, 3);
+    wait_indexed(&m, 2);
     let calls = [
         ("search_keyword", json!({"pattern": SECRET_LINES})),
         ("search_keyword", json!({"pattern": "KEY", "context": 3})),
         ("read_file", json!({"path": "deploy/settings.py"})),
-        ("read_file", json!({"path": "deploy/keys.py", "start_line": 3, "end_line": 4})),
+        (
+            "read_file",
+            json!({"path": "deploy/keys.py", "start_line": 3, "end_line": 4}),
+        ),
         ("read_file", json!({"path": "deploy/id_ed25519"})),
         ("search", json!({"query": "AWS secret access key token"})),
-        ("search", json!({"query": "OPENSSH PRIVATE KEY", "detail": true})),
-        ("search", json!({"queries": ["GITHUB_TOKEN", "DATABASE_URL postgres"]})),
+        (
+            "search",
+            json!({"query": "OPENSSH PRIVATE KEY", "detail": true}),
+        ),
+        (
+            "search",
+            json!({"queries": ["GITHUB_TOKEN", "DATABASE_URL postgres"]}),
+        ),
         ("find_symbol", json!({"name": "AWS_SECRET_ACCESS_KEY"})),
-        ("find_symbol", json!({"name": "SIGNING_SECRET", "detail": true})),
-        ("list_defs_in_file", json!({"path": "deploy/settings.py", "detail": true})),
+        (
+            "find_symbol",
+            json!({"name": "SIGNING_SECRET", "detail": true}),
+        ),
+        (
+            "list_defs_in_file",
+            json!({"path": "deploy/settings.py", "detail": true}),
+        ),
         ("find_references", json!({"name": "DEPLOY_KEY"})),
     ];
     for (tool, args) in calls {
@@ -307,7 +395,10 @@ fn mcp_answers_redact_every_secret() {
         let text = error_text(&r);
         let structured = r.structured_content.clone().unwrap_or(Value::Null);
         assert_no_secret(&format!("{tool} {args} (text)"), &text);
-        assert_no_secret(&format!("{tool} {args} (structured)"), &structured.to_string());
+        assert_no_secret(
+            &format!("{tool} {args} (structured)"),
+            &structured.to_string(),
+        );
         let count = structured["redacted"].as_u64().unwrap_or_else(|| {
             structured["results"]
                 .as_array()
@@ -315,17 +406,28 @@ fn mcp_answers_redact_every_secret() {
                 .unwrap_or(0)
         });
         if tool != "find_references" {
-            assert!(count >= 1, "{tool} {args}: no `redacted` count: {structured}");
+            assert!(
+                count >= 1,
+                "{tool} {args}: no `redacted` count: {structured}"
+            );
             assert!(text.contains("redacted"), "{tool}: {text}");
         }
     }
     // Keyword search lists the same lines as rg, redacted or not.
-    let v = m.ok("search_keyword", json!({"pattern": SECRET_LINES, "max_results": 500}));
+    let v = m.ok(
+        "search_keyword",
+        json!({"pattern": SECRET_LINES, "max_results": 500}),
+    );
     let ours: Vec<(String, u64)> = v["matches"]
         .as_array()
         .expect("matches")
         .iter()
-        .map(|h| (h["path"].as_str().unwrap_or("").to_string(), h["line"].as_u64().unwrap_or(0)))
+        .map(|h| {
+            (
+                h["path"].as_str().unwrap_or("").to_string(),
+                h["line"].as_u64().unwrap_or(0),
+            )
+        })
         .collect();
     if have("rg") {
         assert_eq!(ours, rg_lines(&p, SECRET_LINES));

@@ -1,8 +1,8 @@
 //! `search`: ranked search in any mode, one query or a bulk of them, through
 //! the library's [`Service::search`] (so it ranks exactly as the CLI does).
 
-use anyhow::Result;
 use crate::mcp::out::redacted;
+use anyhow::Result;
 
 use crate::error::{ErrorCode, UserError};
 use crate::mcp::catalogue::MAX_QUERY_CHARS;

@@ -1,8 +1,8 @@
 //! `search_semantic` and `similar_code`: search by embeddings, through the
 //! library's [`Service`] (its warm vector matrix and query model).
 
-use anyhow::Result;
 use crate::mcp::out::redacted;
+use anyhow::Result;
 
 use crate::error::UserError;
 use crate::mcp::catalogue::{SearchSemanticArgs, SimilarCodeArgs};
