@@ -214,18 +214,61 @@ fn assigned_value_is_secret(name: &str, value: &str, quoted: bool) -> bool {
     if value.split('.').all(identifier) && !value.bytes().any(|b| b.is_ascii_digit()) {
         return false;
     }
+    // Words joined, each perhaps numbered: `my-secret-name`, `FORBIDDEN_VALUE2`.
     if value.split(['.', '-', '_']).all(|w| {
-        w.chars().all(|c| c.is_ascii_alphabetic()) // words joined: `my-secret-name`
+        let letters = w.trim_end_matches(|c: char| c.is_ascii_digit());
+        w.len() - letters.len() <= 2 && letters.chars().all(|c| c.is_ascii_alphabetic())
     }) {
         return false;
     }
     let has_digit = value.bytes().any(|b| b.is_ascii_digit());
     let has_alpha = value.bytes().any(|b| b.is_ascii_alphabetic());
-    if !(has_digit && has_alpha) {
+    if !(has_digit && has_alpha) || is_placeholder(value) {
+        return false;
+    }
+    // A short password needs the character classes of a real one
+    // (`Tr0ub4dor&3`), not those of a test's `password1`.
+    if value.len() < 16 && classes(value) < 3 {
         return false;
     }
     let threshold = if password && quoted { 2.5 } else { 3.0 };
     entropy(value) >= threshold
+}
+
+/// Lower case, upper case, digits, others: how many kinds `s` mixes.
+fn classes(s: &str) -> usize {
+    let has = |f: fn(&u8) -> bool| s.as_bytes().iter().any(f);
+    [
+        has(u8::is_ascii_lowercase),
+        has(u8::is_ascii_uppercase),
+        has(u8::is_ascii_digit),
+        has(|b| !b.is_ascii_alphanumeric()),
+    ]
+    .into_iter()
+    .filter(|&x| x)
+    .count()
+}
+
+/// Words that make a value a placeholder or a test value, not a secret.
+fn is_placeholder(value: &str) -> bool {
+    const WORDS: [&str; 14] = [
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "example",
+        "dummy",
+        "sample",
+        "placeholder",
+        "changeme",
+        "your",
+        "xxxx",
+        "fake",
+        "test",
+        "redacted",
+    ];
+    let v = value.to_ascii_lowercase();
+    WORDS.iter().any(|w| v.contains(w))
 }
 
 /// The secret values in one line, in order, not overlapping. A line that
@@ -274,7 +317,10 @@ pub fn find_in_line(line: &str) -> Vec<Found> {
                 || v.starts_with('{')
                 || v.starts_with('%')
                 || v.starts_with('<')
-                || v.chars().all(|ch| ch == '*' || ch == 'x' || ch == 'X');
+                || v.contains(',') // several hosts: `a:1,b:2@c`
+                || v.chars().all(|ch| ch == '*' || ch == 'x' || ch == 'X')
+                || ["password", "pass", "passwd", "pwd", "pw", "secret"]
+                    .contains(&v.to_ascii_lowercase().as_str());
             if !template {
                 push(m.start(), m.end(), "url-password", &mut found);
             }
@@ -665,6 +711,11 @@ mod tests {
             "task-runner-service-account-name-long",
             "if password == other_password_value:",
             r#"secret_name = "my-app-secret-name""#,
+            r#"data = {"password1": "password1", "new_password2": "password1"}"#,
+            r#""password1": "FORBIDDEN_VALUE2","#,
+            "http://userid:password@example.com",
+            "MultiHostUrl('https://foo.com:123,foo:bar@bar.com/path')",
+            r#"API_TOKEN = "your-api-token-here-123""#,
         ] {
             assert_eq!(find_in_line(line), Vec::new(), "{line}");
         }
