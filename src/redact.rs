@@ -435,10 +435,18 @@ pub fn key_block_bodies(text: &str) -> Vec<(u64, u64)> {
     out
 }
 
-/// Whether a fragment line may belong to a key block: a marker, or a long
-/// line of base64 (a block's body seen without its BEGIN line).
+/// Whether a fragment line may belong to a key block: a marker, a long run
+/// of base64, or a line of nothing but base64 with a digit or `+`/`/` (a
+/// block's body, perhaps its short last line, seen without its markers).
 fn may_be_in_key_block(line: &str) -> bool {
-    line.contains("PRIVATE KEY-----") || longest_base64_run(line) >= 40
+    if line.contains("PRIVATE KEY-----") || longest_base64_run(line) >= 40 {
+        return true;
+    }
+    let t = line.trim();
+    t.len() >= 8
+        && longest_base64_run(t) == t.len()
+        && t.bytes()
+            .any(|b| b.is_ascii_digit() || b == b'+' || b == b'/')
 }
 
 /// Redacts one answer's text: every text field of an answer passes through

@@ -67,7 +67,7 @@ const KEY_BODY: [&str; 3] = [
         "QyNTUxOQAAACDvb3RzZWNyZXRrZXlub3RhcmVhbG9uZWp1c3RhdGVzdAAAAJgAAAAA",
         "Bw"
     ),
-    "AAAAC3NzaC1lZDI1NTE5AAAAIO9vdHNlY3JldGtleW5vdGFyZWFsb25lanVzdGF0ZXN0",
+    "AAAAC3NzaC1lZDI1NTE5AAAAIO9vdHNl",
 ];
 
 fn settings_py() -> String {
@@ -132,7 +132,7 @@ fn assert_no_secret(what: &str, out: &str) {
         assert!(!out.contains(v), "{what} shows `{v}` verbatim:\n{out}");
     }
     for l in KEY_BODY {
-        assert!(!out.contains(&l[..40]), "{what} shows a key line:\n{out}");
+        assert!(!out.contains(&l[..30]), "{what} shows a key line:\n{out}");
     }
 }
 
@@ -252,6 +252,11 @@ fn cli_answers_redact_every_secret_and_keep_lines() {
             2,
             "{r}"
         );
+        // The short last line of the body alone.
+        let last = if file.ends_with(".py") { "5" } else { "4" };
+        let r = p.run(&["read", file, "--lines", last]).ok();
+        assert_no_secret(file, &r.stdout());
+        assert!(r.stdout().contains("[redacted: private-key]"), "{r}");
         let whole = p.run(&["read", file]).ok();
         assert_no_secret(file, &whole.stdout());
         assert!(
