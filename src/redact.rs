@@ -26,7 +26,7 @@ use aho_corasick::AhoCorasick;
 use regex::Regex;
 
 /// Every rule's name, as it appears in `[redacted: <name>]`.
-pub const RULES: [&str; 12] = [
+pub const RULES: [&str; 13] = [
     "aws-access-key-id",
     "aws-secret-access-key",
     "github-token",
@@ -39,6 +39,7 @@ pub const RULES: [&str; 12] = [
     "private-key",
     "url-password",
     "secret-assignment",
+    "cut-value",
 ];
 
 /// Files larger than this are not read to find key blocks around a fragment.
@@ -276,7 +277,7 @@ fn is_placeholder(value: &str) -> bool {
 pub fn find_in_line(line: &str) -> Vec<Found> {
     let r = rules();
     if !r.triggers.is_match(line) {
-        return Vec::new();
+        return cut_ends(line, &[]);
     }
     let mut found: Vec<Found> = Vec::new();
     // Earlier rules win an overlap: specific formats before the generic one.
@@ -344,8 +345,61 @@ pub fn find_in_line(line: &str) -> Vec<Found> {
             push(value.start(), value.end(), "secret-assignment", &mut found);
         }
     }
+    let cut = cut_ends(line, &found);
+    found.extend(cut);
     found.sort_by_key(|f| f.start);
     found
+}
+
+/// A line cut short for display starts or ends with `…`: a secret cut
+/// through is too short for its rule, so a token at the cut that starts
+/// like one, or looks random, is redacted as `cut-value`.
+fn cut_ends(line: &str, found: &[Found]) -> Vec<Found> {
+    const PREFIXES: [&str; 15] = [
+        "AKIA",
+        "ASIA",
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "github_pat_",
+        "glpat-",
+        "xox",
+        "sk_live_",
+        "rk_live_",
+        "AIza",
+        "sk-",
+        "eyJ",
+    ];
+    let token_char = |c: char| c.is_ascii_alphanumeric() || "_-./+=".contains(c);
+    let random = |t: &str| t.len() >= 16 && mixed(t) && entropy(t) >= 3.5;
+    let free = |s: usize, e: usize| !found.iter().any(|f| s < f.end && f.start < e);
+    let mut out = Vec::new();
+    if let Some(body) = line.strip_suffix('…') {
+        let start = body.rfind(|c: char| !token_char(c)).map_or(0, |i| i + 1);
+        let token = &body[start..];
+        let prefixed = token.len() > 4 && PREFIXES.iter().any(|p| token.starts_with(p));
+        if (prefixed || random(token)) && free(start, body.len()) {
+            out.push(Found {
+                start,
+                end: body.len(),
+                rule: "cut-value",
+            });
+        }
+    }
+    if let Some(rest) = line.strip_prefix('…') {
+        let start = '…'.len_utf8();
+        let end = start + rest.find(|c: char| !token_char(c)).unwrap_or(rest.len());
+        if random(&line[start..end]) && free(start, end) && !out.iter().any(|f| f.start < end) {
+            out.push(Found {
+                start,
+                end,
+                rule: "cut-value",
+            });
+        }
+    }
+    out
 }
 
 /// The length of the longest run of base64 characters in `s`.
@@ -744,6 +798,17 @@ mod tests {
         // A parser naming the markers has no key between them.
         let parser = "if l.startswith(\"-----BEGIN RSA PRIVATE KEY-----\"):\n    start = i\nelif l.startswith(\"-----END RSA PRIVATE KEY-----\"):\n    end = i\n";
         assert_eq!(key_block_bodies(parser), Vec::new());
+    }
+
+    #[test]
+    fn a_secret_cut_by_a_bounded_line_is_redacted() {
+        let line = concat!("x = [\"a\", \"gh", "p_aBcD1234eFgH…");
+        assert_eq!(redact(line), "x = [\"a\", \"[redacted: cut-value]…");
+        assert_eq!(find_in_line("see the docs for more…"), Vec::new());
+        let minified = "var a=\"Zk3qP9vX2mL8rT4w…";
+        assert_eq!(rules_of(minified), vec!["cut-value"]);
+        let head = "…Zk3qP9vX2mL8rT4wQ1\", other";
+        assert_eq!(redact(head), "…[redacted: cut-value]\", other");
     }
 
     #[test]

@@ -319,6 +319,30 @@ fn cli_answers_redact_every_secret_and_keep_lines() {
 }
 
 #[test]
+fn a_long_line_cut_through_a_secret_shows_none_of_it() {
+    let p = fixture();
+    let (token, _) = secrets()[2];
+    // `read` cuts lines at 2,000 characters, `keyword` at 500 around the
+    // match: each cut falls inside the token.
+    let read_line = format!(
+        "{{\"pad\": \"{}\", \"t\": \"{token}\"}}\n",
+        "a".repeat(1976)
+    );
+    let kw_line = format!("MARKER {} {token} tail\n", "b".repeat(480));
+    p.write("data/read.json", read_line)
+        .write("data/kw.txt", kw_line);
+    for args in [&["read", "data/read.json"][..], &["keyword", "MARKER"][..]] {
+        let v = p.json(args);
+        let out = v.to_string();
+        assert!(out.contains("[redacted: cut-value]"), "{args:?}: {out}");
+        assert!(
+            !out.contains(&token[..8]),
+            "{args:?} shows part of a token: {out}"
+        );
+    }
+}
+
+#[test]
 fn only_the_user_turns_redaction_off() {
     let p = fixture();
     let (aws, _) = secrets()[1];
