@@ -20,6 +20,7 @@ pub mod logging;
 pub mod mcp;
 pub mod model;
 pub mod paths;
+pub mod redact;
 pub mod registry;
 pub mod search;
 pub mod service;

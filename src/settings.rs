@@ -56,12 +56,18 @@ pub mod env {
     /// Overrides `embed.offline` (`true`/`false`): `repo-search index` does
     /// not download missing models.
     pub const OFFLINE: &str = "REPO_SEARCH_OFFLINE";
+    /// `1`/`true`: answers show secret values verbatim (no redaction).
+    pub const NO_REDACT: &str = "REPO_SEARCH_NO_REDACT";
 }
 
 /// The file format of `.repo_search/config.toml`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
+    /// Redact secrets in answers (default true). Only the user's own
+    /// config (`$REPO_SEARCH_HOME/config.toml`) can turn it off; a
+    /// project's file asking for `false` is ignored with a warning.
+    pub redact: Option<bool>,
     #[serde(default)]
     pub index: IndexConfig,
     #[serde(default)]
@@ -517,6 +523,8 @@ pub struct Settings {
     pub max_file_size: u64,
     /// Walk options for indexing (keyword search builds its own from flags).
     pub walk: WalkOptions,
+    /// Redact secret values in answers (`crate::redact`).
+    pub redact: bool,
     pub provenance: Vec<Provenance>,
     /// Whether the project's config may use the keys that need trust.
     pub trust: ConfigTrust,
@@ -530,6 +538,7 @@ impl Settings {
             root,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             walk: WalkOptions::default(),
+            redact: resolve_redact(None, None, "").0,
             provenance: Vec::new(),
             trust: ConfigTrust::default(),
         }
@@ -543,6 +552,59 @@ pub struct Overrides {
     pub hidden: Option<bool>,
     pub no_ignore: Option<bool>,
     pub no_require_git: Option<bool>,
+    /// `Some(false)`: `--no-redact`.
+    pub redact: Option<bool>,
+}
+
+/// The user's own `redact` setting and where it came from, read apart
+/// from the settings (a broken user file warns here and keeps redaction on).
+fn user_redact() -> (Option<bool>, String) {
+    match read_user_config(None) {
+        Ok(u) => (
+            u.redact,
+            u.path
+                .map(|p| format!("file `{}`", p.display()))
+                .unwrap_or_default(),
+        ),
+        Err(e) => {
+            tracing::warn!("ignoring the user config: {e:#}; secrets stay redacted");
+            (None, String::new())
+        }
+    }
+}
+
+/// Whether answers redact secrets, and where that came from: the command
+/// line > `REPO_SEARCH_NO_REDACT` > the user's config > on. A project's
+/// own `redact = false` (`project`, from `project_src`) never turns it off:
+/// a cloned repository must not make the tool show its user's secrets.
+fn resolve_redact(cli: Option<bool>, project: Option<bool>, project_src: &str) -> (bool, String) {
+    if project == Some(false) {
+        tracing::warn!(
+            "ignoring `redact = false` in {project_src}: a project cannot turn secret redaction off; set it in $REPO_SEARCH_HOME/config.toml, {} or --no-redact",
+            env::NO_REDACT
+        );
+    }
+    let env_val = env_string(env::NO_REDACT).and_then(|v| match parse_bool(&v) {
+        Some(no) => Some(!no),
+        None => {
+            tracing::warn!(
+                "{} must be true or false, not `{v}`; secrets stay redacted",
+                env::NO_REDACT
+            );
+            None
+        }
+    });
+    if let Some(v) = cli {
+        return (v, "command line".into());
+    }
+    if let Some(v) = env_val {
+        return (v, format!("env {}", env::NO_REDACT));
+    }
+    let (user, src) = user_redact();
+    match user {
+        Some(v) => (v, src),
+        None => (true, "default".into()),
+    }
 }
 
 /// Finds the project root: `explicit` (`--root`), else `$CLAUDE_PROJECT_DIR`,
@@ -833,11 +895,16 @@ fn shell_quote(s: &str) -> String {
 struct UserConfigFile {
     #[serde(default)]
     embed: EmbedConfig,
+    /// `false` shows secrets in answers (see `resolve_redact`): only the
+    /// user's own file may say so.
+    #[serde(default)]
+    redact: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default)]
 struct UserConfig {
     embed: EmbedConfig,
+    redact: Option<bool>,
     path: Option<PathBuf>,
 }
 
@@ -863,7 +930,7 @@ fn read_user_config(project_file: Option<&Path>) -> Result<UserConfig> {
     let parsed: UserConfigFile =
         parse_config_text(&bytes, &path).map_err(|e| match crate::error::find_user_error(&e) {
             Some(u) => anyhow::Error::new(u.clone().hint(
-                "the user config holds an `[embed]` section only (see `.repo_search.example`)",
+                "the user config holds `redact` and an `[embed]` section only (see `.repo_search.example`)",
             )),
             None => e,
         })?;
@@ -879,6 +946,7 @@ fn read_user_config(project_file: Option<&Path>) -> Result<UserConfig> {
     }
     Ok(UserConfig {
         embed,
+        redact: parsed.redact,
         path: Some(path),
     })
 }
@@ -977,10 +1045,17 @@ impl Settings {
         // and shows them in `config --show`.
         let (_, embed_prov) = resolve_embed_from(&project, &user, &root)?;
         provenance.extend(embed_prov);
+        let (redact, src) = resolve_redact(over.redact, cfg.redact, &file_src);
+        provenance.push(Provenance {
+            key: "redact",
+            value: redact.to_string(),
+            source: src,
+        });
         Ok(Settings {
             root,
             max_file_size,
             walk,
+            redact,
             provenance,
             trust: project.trust,
         })

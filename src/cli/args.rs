@@ -28,6 +28,11 @@ pub struct Common {
     /// Print results as JSON.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Show secret values verbatim instead of `[redacted: <kind>]` (also
+    /// REPO_SEARCH_NO_REDACT=1, or `redact = false` in
+    /// $REPO_SEARCH_HOME/config.toml; a project's config cannot).
+    #[arg(long, global = true)]
+    pub no_redact: bool,
 }
 
 #[derive(Debug, Subcommand)]

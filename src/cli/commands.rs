@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::Found;
 use super::args::*;
-use super::project::{run_index, service};
+use super::project::{overrides, run_index, service};
 use super::render;
 use crate::error::{ErrorCode, UserError};
 use crate::index::IndexOptions;
@@ -48,6 +48,7 @@ fn cmd_index(a: IndexArgs) -> Result<Found> {
         hidden: a.hidden.then_some(true),
         no_ignore: a.no_ignore.then_some(true),
         no_require_git: a.no_require_git.then_some(true),
+        redact: None,
     };
     let quiet = a.quiet || a.common.json;
     let svc = service(&a.common, &over, quiet)?;
@@ -122,6 +123,7 @@ fn cmd_keyword(a: KeywordArgs) -> Result<Found> {
         render::json(&result)?;
     } else {
         render::keyword(&result)?;
+        render::redacted_note(result.redacted)?;
     }
     Ok(found(!result.matches.is_empty()))
 }
@@ -152,6 +154,7 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
         render::json(&result)?;
     } else {
         render::symbols(&result)?;
+        render::redacted_note(result.redacted)?;
     }
     Ok(found(!result.hits.is_empty()))
 }
@@ -168,6 +171,7 @@ fn cmd_refs(a: RefsArgs) -> Result<Found> {
         render::json(&result)?;
     } else {
         render::refs(&result)?;
+        render::redacted_note(result.redacted)?;
     }
     Ok(found(!result.hits.is_empty()))
 }
@@ -182,10 +186,11 @@ fn cmd_outline(a: OutlineArgs) -> Result<Found> {
     }
     if a.common.json {
         render::json(
-            &serde_json::json!({"path": o.path, "skipped": o.skipped, "symbols": o.items}),
+            &serde_json::json!({"path": o.path, "skipped": o.skipped, "symbols": o.items, "redacted": o.redacted}),
         )?;
     } else {
         render::outline(&o.items)?;
+        render::redacted_note(o.redacted)?;
     }
     Ok(found(!o.items.is_empty()))
 }
@@ -232,6 +237,7 @@ fn cmd_read(a: ReadArgs) -> Result<Found> {
         render::json(&result)?;
     } else {
         render::read(&result)?;
+        render::redacted_note(result.redacted)?;
     }
     Ok(found(!result.lines.is_empty()))
 }
@@ -280,6 +286,7 @@ pub(crate) fn print_search(
         .into());
     } else {
         render::search(answer, detail, words)?;
+        render::redacted_note(answer.redacted)?;
     }
     Ok(found(!answer.hits.is_empty()))
 }
@@ -324,7 +331,7 @@ fn cmd_similar(a: SimilarArgs) -> Result<Found> {
 fn service_as_is(common: &Common) -> Result<Service> {
     Service::open(
         common.root.as_deref(),
-        &Overrides::default(),
+        &overrides(common, &Overrides::default()),
         Policy::AsIs,
         OnBadConfig::Fail,
     )

@@ -18,11 +18,19 @@ use crate::settings::Overrides;
 pub(crate) fn service(common: &Common, over: &Overrides, quiet: bool) -> Result<Service> {
     let svc = Service::open(
         common.root.as_deref(),
-        over,
+        &overrides(common, over),
         Policy::BuildIfMissing,
         OnBadConfig::Fail,
     )?;
     Ok(svc.with_observer(observer(quiet || common.json)))
+}
+
+/// `over` with the flags every command shares (`--no-redact`).
+pub(crate) fn overrides(common: &Common, over: &Overrides) -> Overrides {
+    Overrides {
+        redact: common.no_redact.then_some(false).or(over.redact),
+        ..over.clone()
+    }
 }
 
 /// Shows a foreground index run: a progress bar on a terminal (drawn only

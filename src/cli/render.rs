@@ -290,6 +290,7 @@ pub fn search_json(r: &SearchAnswer) -> Result<()> {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         semantic: Option<&'a crate::service::SemanticInfo>,
         hits: &'a [crate::search::hybrid::HybridHit],
+        redacted: usize,
     }
     json(&Out {
         query: &r.query,
@@ -302,7 +303,21 @@ pub fn search_json(r: &SearchAnswer) -> Result<()> {
         semantic_model: r.semantic_model.as_deref(),
         semantic: r.semantic.as_ref(),
         hits: &r.hits,
+        redacted: r.redacted,
     })
+}
+
+/// After a text answer, on stderr: how many secret values it shows as
+/// `[redacted: …]` (nothing when none).
+pub fn redacted_note(count: usize) -> Result<()> {
+    if count > 0 {
+        let s = if count == 1 { "" } else { "s" };
+        writeln!(
+            io::stderr(),
+            "note: {count} secret value{s} redacted; --no-redact shows them"
+        )?;
+    }
+    Ok(())
 }
 
 fn ago(unix_s: i64) -> String {

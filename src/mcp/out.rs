@@ -122,6 +122,9 @@ pub struct Paging {
     /// How fresh the index is (`detail`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<IndexInfo>,
+    /// Secret values this answer shows as `[redacted: <kind>]` (left out when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
 }
 
 impl Paging {
@@ -143,6 +146,7 @@ impl Paging {
                 hint,
                 note: None,
                 index: Some(index),
+                redacted: None,
             };
         }
         Paging {
@@ -152,8 +156,20 @@ impl Paging {
             hint: hint.filter(|_| next.is_none()),
             note: index.note,
             index: None,
+            redacted: None,
         }
     }
+
+    /// Says how many values the answer shows redacted.
+    pub fn with_redacted(mut self, count: usize) -> Paging {
+        self.redacted = redacted(count);
+        self
+    }
+}
+
+/// A `redacted` field: the count, left out when 0.
+pub fn redacted(count: usize) -> Option<u64> {
+    (count > 0).then_some(count as u64)
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -263,6 +279,9 @@ pub struct CompactSearchOut {
     /// Why the answer may be partial: the index is being built or updated, the semantic arm did not run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Secret values this answer shows as `[redacted: <kind>]` (left out when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
     /// The offset of this page (not shown: `next_offset` says where the next starts).
     #[serde(skip)]
     pub offset: u64,
@@ -328,6 +347,9 @@ pub struct SearchOut {
     /// The embedding model whose vectors the semantic arm searched, when it ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub semantic_model: Option<String>,
+    /// Secret values this answer shows as `[redacted: <kind>]` (left out when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
     pub index: IndexInfo,
 }
 
@@ -390,6 +412,9 @@ pub struct SemanticOut {
     pub truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// Secret values this answer shows as `[redacted: <kind>]` (left out when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
     pub index: IndexInfo,
 }
 
@@ -414,6 +439,9 @@ pub struct CompactSemanticOut {
     /// Why the answer may be partial: vectors still being computed, a better model not complete yet, the index being updated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Secret values this answer shows as `[redacted: <kind>]` (left out when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
 }
 
 /// The better model of a semantic answer that used the fast tier.
@@ -450,6 +478,7 @@ impl SemanticOut {
             offset: 0,
             truncated: false,
             hint: Some(hint),
+            redacted: None,
             index,
         }
     }
@@ -482,6 +511,9 @@ pub struct KeywordOut {
     pub truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// Secret values this answer shows as `[redacted: <kind>]` (left out when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -500,6 +532,9 @@ pub struct ReadOut {
     pub truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// Secret values this answer shows as `[redacted: <kind>]` (left out when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

@@ -76,6 +76,14 @@ fn tail(t: &mut String, next: Option<u64>, note: Option<&str>, hint: Option<&str
     }
 }
 
+/// The line saying how many secret values the answer shows redacted.
+fn redacted_tail(t: &mut String, redacted: Option<u64>, indent: &str) {
+    if let Some(n) = redacted {
+        let s = if n == 1 { "" } else { "s" };
+        let _ = writeln!(t, "{indent}note: {n} secret value{s} redacted");
+    }
+}
+
 fn paging_tail(t: &mut String, p: &Paging, shown: usize) {
     let next = p
         .next_offset
@@ -86,6 +94,7 @@ fn paging_tail(t: &mut String, p: &Paging, shown: usize) {
         .or_else(|| p.index.as_ref().and_then(|i| i.note.as_deref()));
     // `next` already says how to page; the hint says what else to try.
     tail(t, next, note, p.hint.as_deref().filter(|_| next.is_none()));
+    redacted_tail(t, p.redacted, "");
 }
 
 fn no_hits(t: &mut String, n: usize) {
@@ -109,6 +118,7 @@ pub fn compact_search(c: &CompactSearchOut) -> String {
     let mut t = String::new();
     compact_hits_of(&mut t, c, "");
     tail(&mut t, c.next_offset, c.note.as_deref(), c.hint.as_deref());
+    redacted_tail(&mut t, c.redacted, "");
     finish(t)
 }
 
@@ -129,6 +139,7 @@ pub fn search(reply: &SearchReply) -> String {
                 d.index.note.as_deref(),
                 d.hint.as_deref().filter(|_| next.is_none()),
             );
+            redacted_tail(&mut t, d.redacted, "");
         }
     }
     finish(t)
@@ -154,6 +165,7 @@ pub fn bulk(out: &BulkSearchOut) -> String {
                 if let Some(n) = &c.note {
                     let _ = writeln!(t, "  note: {n}");
                 }
+                redacted_tail(&mut t, c.redacted, "  ");
             }
             BulkEntry::Answer(SearchReply::Detail(d)) => {
                 let _ = writeln!(t, "\n`{}`:", d.query);
@@ -161,6 +173,7 @@ pub fn bulk(out: &BulkSearchOut) -> String {
                 if d.truncated {
                     let _ = writeln!(t, "  more: offset={}", d.offset + d.hits.len() as u64);
                 }
+                redacted_tail(&mut t, d.redacted, "  ");
             }
             BulkEntry::Error(b) => {
                 let _ = writeln!(t, "\n`{}`: error: {}\n  hint: {}", b.query, b.error, b.hint);
@@ -180,6 +193,7 @@ pub fn compact_semantic(c: &CompactSemanticOut) -> String {
     no_hits(&mut t, c.hits.len());
     compact_hits(&mut t, &c.hits, "");
     tail(&mut t, c.next_offset, c.note.as_deref(), c.hint.as_deref());
+    redacted_tail(&mut t, c.redacted, "");
     finish(t)
 }
 
@@ -220,6 +234,7 @@ pub fn semantic_detail(d: &SemanticOut) -> String {
     detail_hits(&mut t, &d.hits, "");
     let next = d.truncated.then(|| d.offset + d.hits.len() as u64);
     tail(&mut t, next, d.index.note.as_deref(), d.hint.as_deref());
+    redacted_tail(&mut t, d.redacted, "");
     finish(t)
 }
 
@@ -317,6 +332,7 @@ pub fn keyword(out: &KeywordOut) -> String {
         out.total, out.files_matched, out.files_searched
     );
     tail(&mut t, None, None, out.hint.as_deref());
+    redacted_tail(&mut t, out.redacted, "");
     finish(t)
 }
 
@@ -331,6 +347,7 @@ pub fn read(out: &ReadOut) -> String {
         t.push('\n');
     }
     tail(&mut t, None, None, out.hint.as_deref());
+    redacted_tail(&mut t, out.redacted, "");
     finish(t)
 }
 

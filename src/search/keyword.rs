@@ -152,6 +152,9 @@ pub struct KeywordResult {
     pub skipped: Vec<Skipped>,
     /// All per-file failures, including those beyond `skipped`.
     pub skipped_count: usize,
+    /// Secret values shown as `[redacted: …]` in these lines (filled in by
+    /// the service; matching ran on the real text).
+    pub redacted: usize,
 }
 
 /// Searches `root` (absolute) for `req`, like `rg -n` run from `root`.

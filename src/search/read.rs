@@ -40,6 +40,8 @@ pub struct ReadResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub match_count: Option<u64>,
     pub truncated: bool,
+    /// Secret values shown as `[redacted: …]` (filled in by the service).
+    pub redacted: usize,
 }
 
 /// Longest line returned; longer lines are cut with a marker.
@@ -136,5 +138,6 @@ pub fn read_file(root: &std::path::Path, req: &ReadRequest) -> Result<ReadResult
         match_line,
         match_count,
         truncated,
+        redacted: 0,
     })
 }

@@ -79,6 +79,9 @@ pub struct SymbolResult {
     /// Matching definitions found (before the limit).
     pub total: usize,
     pub truncated: bool,
+    /// Secret values shown as `[redacted: …]` in signatures (filled in by
+    /// the service).
+    pub redacted: usize,
 }
 
 /// Normalises kind aliases (`fn`, `def`, `func` → `function`, ...).
@@ -283,6 +286,7 @@ pub fn find_symbols(store: &Store, q: &SymbolQuery) -> Result<SymbolResult> {
         truncated: total > hits.len() || capped,
         total,
         hits,
+        redacted: 0,
     })
 }
 
@@ -400,6 +404,9 @@ pub struct RefResult {
     pub hits: Vec<RefHit>,
     pub total: usize,
     pub truncated: bool,
+    /// Secret values shown as `[redacted: …]` in the source lines (filled
+    /// in by the service).
+    pub redacted: usize,
 }
 
 /// References of a name (exact, case-sensitive), definitions first and marked.
@@ -436,6 +443,7 @@ pub fn find_references(store: &Store, name: &str, limit: usize) -> Result<RefRes
         truncated: total > hits.len(),
         total,
         hits,
+        redacted: 0,
     })
 }
 

@@ -62,6 +62,8 @@ pub struct Outline {
     pub path: String,
     pub skipped: Option<String>,
     pub items: Vec<OutlineItem>,
+    /// Secret values shown as `[redacted: …]` in signatures.
+    pub redacted: usize,
 }
 
 pub type OutlineAnswer = Indexed<Outline>;
@@ -109,11 +111,19 @@ impl Service {
     pub fn symbols(&self, req: &SymbolsRequest) -> Result<DefinitionsAnswer> {
         let mut q = req.query.clone();
         q.limit = req.offset + req.query.limit;
-        self.indexed(|store| {
+        let mut answer = self.indexed(|store| {
             let mut r = find_symbols(store, &q)?;
             r.hits = r.hits.into_iter().skip(req.offset).collect();
             Ok(r)
-        })
+        })?;
+        if let Some(r) = answer.value.as_mut() {
+            let mut red = self.redactor();
+            for h in &mut r.hits {
+                red.text(&mut h.signature);
+            }
+            r.redacted = red.count();
+        }
+        Ok(answer)
     }
 
     /// Uses of a name, definitions first; the requested page, each hit with
@@ -126,6 +136,13 @@ impl Service {
         })?;
         if let Some(r) = answer.value.as_mut() {
             source_lines(self.root(), &mut r.hits);
+            let mut red = self.redactor();
+            for h in &mut r.hits {
+                if let Some(text) = h.text.as_mut() {
+                    red.line(&h.path, u64::from(h.line), text);
+                }
+            }
+            r.redacted = red.count();
         }
         Ok(answer)
     }
@@ -143,15 +160,21 @@ impl Service {
         let found = self.indexed(|store| outline(store, &p.rel))?;
         let (value, generation, freshness) = (found.value, found.generation, found.freshness);
         let value = match value {
-            Some(Some((skipped, items))) => Some(Outline {
-                path: p.rel,
-                skipped,
-                items,
-            }),
+            Some(Some((skipped, mut items))) => {
+                let mut red = self.redactor();
+                redact_outline(&mut red, &mut items);
+                Some(Outline {
+                    path: p.rel,
+                    skipped,
+                    items,
+                    redacted: red.count(),
+                })
+            }
             Some(None) if freshness.indexing => Some(Outline {
                 path: p.rel,
                 skipped: None,
                 items: Vec::new(),
+                redacted: 0,
             }),
             Some(None) => {
                 return Err(UserError::with_code(
@@ -173,7 +196,13 @@ impl Service {
 
     /// A slice of a file on disk (always current; no index needed).
     pub fn read(&self, req: &ReadRequest) -> Result<ReadResult> {
-        read_file(self.root(), req)
+        let mut r = read_file(self.root(), req)?;
+        let mut red = self.redactor();
+        for l in &mut r.lines {
+            red.line(&r.path, l.line, &mut l.text);
+        }
+        r.redacted = red.count();
+        Ok(r)
     }
 
     /// Keyword search over the files on disk, exactly as `rg` would.
@@ -185,7 +214,27 @@ impl Service {
             abs.push(crate::paths::resolve_in_root(self.root(), p)?.abs);
         }
         req.paths = abs;
-        search_keyword(self.root(), &req)
+        let mut r = search_keyword(self.root(), &req)?;
+        let mut red = self.redactor();
+        for m in &mut r.matches {
+            for c in &mut m.before {
+                red.line(&m.path, c.line, &mut c.text);
+            }
+            let found = red.line(&m.path, m.line, &mut m.text);
+            if !found.is_empty() {
+                for s in &mut m.submatches {
+                    *s = (
+                        crate::redact::remap(s.0, &found, false),
+                        crate::redact::remap(s.1, &found, true),
+                    );
+                }
+            }
+            for c in &mut m.after {
+                red.line(&m.path, c.line, &mut c.text);
+            }
+        }
+        r.redacted = red.count();
+        Ok(r)
     }
 
     /// What the index holds, whether a writer runs, vectors, staleness
@@ -213,5 +262,13 @@ impl Service {
             run,
             config_error: self.config_error.clone(),
         })
+    }
+}
+
+/// Redacts the signatures of an outline and its nested items.
+fn redact_outline(red: &mut crate::redact::Redactor, items: &mut [OutlineItem]) {
+    for item in items {
+        red.text(&mut item.signature);
+        redact_outline(red, &mut item.children);
     }
 }

@@ -179,6 +179,12 @@ impl Service {
         &self.settings
     }
 
+    /// A redactor for one answer (`crate::redact`), on unless the user
+    /// turned it off (`settings.redact`).
+    pub(crate) fn redactor(&self) -> crate::redact::Redactor {
+        crate::redact::Redactor::new(self.root(), self.settings.redact)
+    }
+
     pub fn config_error(&self) -> Option<&str> {
         self.config_error.as_deref()
     }

@@ -149,6 +149,8 @@ pub struct SearchAnswer {
     /// The index generation answered from; `None`: there is no index yet.
     pub generation: Option<u64>,
     pub freshness: Freshness,
+    /// Secret values shown as `[redacted: …]` in the hits' snippets.
+    pub redacted: usize,
 }
 
 impl SearchAnswer {
@@ -167,6 +169,7 @@ impl SearchAnswer {
             semantic: None,
             generation: None,
             freshness,
+            redacted: 0,
         }
     }
 }
@@ -286,7 +289,7 @@ impl Service {
                 r.hits
             }
         };
-        page(&mut answer, hits, req.offset, req.limit);
+        page(self, &mut answer, hits, req.offset, req.limit);
         Ok(answer)
     }
 
@@ -348,7 +351,7 @@ impl Service {
             .enumerate()
             .map(|(i, h)| single_arm_hit(Arm::Semantic, i, h))
             .collect();
-        page(&mut answer, hits, req.offset, req.limit);
+        page(self, &mut answer, hits, req.offset, req.limit);
         Ok(answer)
     }
 }
@@ -360,7 +363,18 @@ enum Ranked {
 }
 
 /// Keeps the requested page of `hits` (which hold up to `offset + limit + 1`).
-fn page(answer: &mut SearchAnswer, hits: Vec<HybridHit>, offset: usize, limit: usize) {
+fn page(
+    svc: &Service,
+    answer: &mut SearchAnswer,
+    hits: Vec<HybridHit>,
+    offset: usize,
+    limit: usize,
+) {
     answer.more = hits.len() > offset + limit;
     answer.hits = hits.into_iter().skip(offset).take(limit).collect();
+    let mut red = svc.redactor();
+    for h in &mut answer.hits {
+        red.lines(&h.path, u64::from(h.snippet_line), &mut h.snippet);
+    }
+    answer.redacted = red.count();
 }

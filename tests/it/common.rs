@@ -76,6 +76,7 @@ impl Project {
             .env_remove("CLAUDE_PROJECT_DIR")
             .env_remove("REPO_SEARCH_LOG")
             .env_remove("REPO_SEARCH_MAX_FILE_SIZE")
+            .env_remove("REPO_SEARCH_NO_REDACT")
             // `index` would download missing models: tests never touch the
             // network unless they say so (and serve it locally).
             .env("REPO_SEARCH_OFFLINE", "1");

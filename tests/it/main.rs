@@ -14,4 +14,5 @@ mod index_cli;
 mod languages;
 mod mcp;
 mod parity;
+mod redact;
 mod trust;

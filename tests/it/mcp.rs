@@ -99,6 +99,7 @@ impl Mcp {
             .env_remove("CLAUDE_PROJECT_DIR")
             .env_remove("REPO_SEARCH_LOG")
             .env_remove("REPO_SEARCH_MODEL_CACHE")
+            .env_remove("REPO_SEARCH_NO_REDACT")
             .envs(env.iter().copied());
         let log = std::fs::File::create(p.home.path().join("mcp-stderr.log")).expect("stderr log");
         let client = rt.block_on(async {

@@ -6,7 +6,7 @@ use crate::error::UserError;
 use crate::mcp::catalogue::{MAX_PATTERNS, ReadFileArgs, SearchKeywordArgs};
 use crate::mcp::out::{
     Answer, BUDGET_CHARS, KeywordMatchOut, KeywordOut, LINE_CHARS, LineOut, OVERHEAD_CHARS, Page,
-    ReadOut, answer,
+    ReadOut, answer, redacted,
 };
 use crate::mcp::render;
 use crate::search::bound_line;
@@ -111,6 +111,7 @@ pub fn search_keyword(svc: &Service, args: SearchKeywordArgs) -> Result<Answer> 
         files_searched: result.files_searched as u64,
         truncated,
         hint,
+        redacted: redacted(result.redacted),
     };
     answer(&out, render::keyword(&out))
 }
@@ -182,6 +183,7 @@ pub fn read_file(svc: &Service, args: ReadFileArgs) -> Result<Answer> {
         match_count: r.match_count,
         truncated,
         hint,
+        redacted: redacted(r.redacted),
     };
     answer(&out, render::read(&out))
 }

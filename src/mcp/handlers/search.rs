@@ -1,6 +1,7 @@
 //! `search`: ranked search in any mode, one query or a bulk of them, through
 //! the library's [`Service::search`] (so it ranks exactly as the CLI does).
 
+use crate::mcp::out::redacted;
 use anyhow::Result;
 
 use crate::error::{ErrorCode, UserError};
@@ -129,6 +130,7 @@ fn search_one(
         hint,
         query_interpretation: r.interpretation,
         semantic_model: r.semantic_model,
+        redacted: redacted(r.redacted),
         index: index_info(&r.freshness, r.generation),
     }))
 }
@@ -164,6 +166,7 @@ fn compact_answer(
         next_offset: r.more.then(|| (r.offset + r.hits.len()) as u64),
         hint: (empty && r.generation.is_some()).then(|| NOTHING_MATCHED.to_string()),
         note: (!notes.is_empty()).then(|| notes.join("; ")),
+        redacted: redacted(r.redacted),
         offset: r.offset as u64,
     };
     let cands = compact_candidates(r.hits, query, true);

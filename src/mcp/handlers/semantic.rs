@@ -1,6 +1,7 @@
 //! `search_semantic` and `similar_code`: search by embeddings, through the
 //! library's [`Service`] (its warm vector matrix and query model).
 
+use crate::mcp::out::redacted;
 use anyhow::Result;
 
 use crate::error::UserError;
@@ -209,6 +210,7 @@ fn semantic_answer(
         offset: offset as u64,
         truncated,
         hint: (!hints.is_empty()).then(|| hints.join("; ")),
+        redacted: redacted(r.redacted),
         index,
     };
     let text = render::semantic_detail(&out);
@@ -256,6 +258,7 @@ fn compact_semantic(
         next_offset: r.more.then(|| (r.offset + r.hits.len()) as u64),
         hint: r.hits.is_empty().then(|| nothing_found(threshold)),
         note: (!notes.is_empty()).then(|| notes.join("; ")),
+        redacted: redacted(r.redacted),
     };
     let cands = compact_candidates(r.hits, words, false);
     let target = (COMPACT_CHARS_PER_HIT * limit).min(BUDGET_CHARS - OVERHEAD_CHARS);

@@ -35,9 +35,14 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
         offset,
     };
     let mut look = Lookup::from(svc.symbols(&req)?);
-    let (hits, total, capped) = match look.found.take() {
-        Some(r) => (r.hits, r.total, r.truncated && r.total <= offset + limit),
-        None => (Vec::new(), 0, false),
+    let (hits, total, capped, redacted) = match look.found.take() {
+        Some(r) => (
+            r.hits,
+            r.total,
+            r.truncated && r.total <= offset + limit,
+            r.redacted,
+        ),
+        None => (Vec::new(), 0, false, 0),
     };
     let all = hits.into_iter().map(|h| {
         let match_kind = serde_json::to_value(h.match_kind)
@@ -83,7 +88,8 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
             truncated.then_some(offset + shown),
             hint,
             look.index(),
-        ),
+        )
+        .with_redacted(redacted),
     };
     answer(&out, render::symbols(&out))
 }
@@ -165,7 +171,8 @@ pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer
             truncated.then_some(offset + shown),
             hint,
             look.index(),
-        ),
+        )
+        .with_redacted(result.redacted),
     };
     answer(&out, render::refs(&out))
 }
@@ -199,10 +206,10 @@ pub fn list_defs(svc: &Service, args: ListDefsArgs) -> Result<Answer> {
         detail,
     } = args;
     let mut look = Lookup::from(svc.outline(&OutlineRequest { path: path.clone() })?);
-    let (rel, items, skipped) = match look.found.take() {
-        Some(o) => (o.path, o.items, o.skipped),
+    let (rel, items, skipped, redacted) = match look.found.take() {
+        Some(o) => (o.path, o.items, o.skipped, o.redacted),
         // No index yet (the service checked the path).
-        None => (path, Vec::new(), None),
+        None => (path, Vec::new(), None, 0),
     };
     let mut all = Vec::new();
     flatten(items, 0, detail, &mut all);
@@ -231,7 +238,8 @@ pub fn list_defs(svc: &Service, args: ListDefsArgs) -> Result<Answer> {
             truncated.then_some(offset + shown),
             hint,
             look.index(),
-        ),
+        )
+        .with_redacted(redacted),
     };
     answer(&out, render::defs(&out))
 }
