@@ -502,6 +502,8 @@ fn canonical_dir(dir: &Path, what: &str) -> Result<PathBuf> {
 
 /// Reads `.repo_search/config.toml` if present.
 pub fn read_config(root: &Path) -> Result<(ConfigFile, Option<PathBuf>)> {
+    // Never through a planted symlink (`.repo_search` or the file itself).
+    crate::store::index_dir_checked(root, crate::store::DirUse::Read)?;
     let path = crate::store::index_dir(root).join("config.toml");
     match std::fs::read_to_string(&path) {
         Ok(text) => {
