@@ -180,6 +180,9 @@ impl Registry {
     /// Reads the registry without taking the lock (writes are atomic). A
     /// missing file is an empty registry; a corrupt one is set aside.
     pub fn load(&self) -> Result<RegistryData> {
+        if !check_home(&self.home, false)? {
+            return Ok(RegistryData::default());
+        }
         match self.read()? {
             Parsed::Missing => Ok(RegistryData::default()),
             Parsed::Ok(data) => Ok(data),
@@ -361,20 +364,25 @@ pub(crate) fn private_options() -> OpenOptions {
     o
 }
 
-/// Creates `dir` (and parents) if missing; a directory we create is 0700.
+/// Creates the per-user home `dir` (and parents) 0700 if missing, and
+/// checks it as ssh checks `~/.ssh`: it must be the user's and writable by
+/// nobody else (else another user could plant a registry, or a socket that
+/// receives the requests meant for the daemon); one others may read is
+/// tightened to 0700.
 pub(crate) fn ensure_private_dir(dir: &Path) -> Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let mut b = std::fs::DirBuilder::new();
-    b.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        b.mode(0o700);
-    }
-    b.create(dir)
-        .with_context(|| format!("cannot create `{}`", dir.display()))
+    check_home(dir, true).map(|_| ())
+}
+
+/// [`ensure_private_dir`] without creating: `Ok(false)` when `dir` does
+/// not exist.
+pub(crate) fn check_home(dir: &Path, create: bool) -> Result<bool> {
+    crate::fs_safe::private_dir(
+        dir,
+        "REPO_SEARCH_HOME",
+        create,
+        true,
+        crate::fs_safe::Owner::MustBeMine,
+    )
 }
 
 #[cfg(test)]

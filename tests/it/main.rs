@@ -7,6 +7,7 @@ mod common;
 mod daemon;
 mod embed;
 mod eval;
+mod fssafe;
 mod fulltier;
 mod index_cli;
 mod languages;
