@@ -88,6 +88,13 @@ pub fn index_dir_checked(root: &Path, usage: DirUse) -> Result<Option<PathBuf>> 
 /// a symlink (its `-wal`/`-shm` would follow the link's target).
 const NOFOLLOW: OpenFlags = OpenFlags::SQLITE_OPEN_NOFOLLOW;
 
+/// `index.db` under the canonical root: SQLite refuses (with [`NOFOLLOW`])
+/// a symlink anywhere in the path, and only a link inside the project is
+/// the project's doing (those [`index_dir_checked`] refused already).
+fn nofollow_db_path(root: &Path) -> PathBuf {
+    db_path(&root.canonicalize().unwrap_or_else(|_| root.to_path_buf()))
+}
+
 /// Creates `index.db` empty and user-only (without following a symlink)
 /// when it does not exist, so SQLite opens a 0600 file and gives its
 /// `-wal` and `-shm` the same mode, whatever the umask.
@@ -151,7 +158,7 @@ impl Store {
     /// refused.
     pub fn open_rw(root: &Path) -> Result<Store> {
         index_dir_checked(root, DirUse::Create)?;
-        let db = db_path(root);
+        let db = nofollow_db_path(root);
         precreate_db(&db)?;
         let conn = Connection::open_with_flags(&db, OpenFlags::default() | NOFOLLOW)
             .map_err(|e| explain(e, &db))?;
@@ -181,7 +188,7 @@ impl Store {
         if index_dir_checked(root, DirUse::Read)?.is_none() {
             return Ok(None);
         }
-        let db = db_path(root);
+        let db = nofollow_db_path(root);
         if !db.exists() {
             return Ok(None);
         }

@@ -273,8 +273,10 @@ fn a_loose_home_is_refused_and_its_socket_gets_nothing() {
     planted.set_nonblocking(true).expect("nonblocking");
 
     // The project is still indexed, here, and the home is named.
-    let r = p.run(&["index"]).ok();
-    assert!(r.stderr().contains("writable by group or others"), "{r}");
+    let out = output_within(p.cmd(&["index"]), Duration::from_secs(60), "index");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("writable by group or others"), "{err}");
     assert!(
         planted.accept().is_err(),
         "the planted socket received a request"
@@ -356,17 +358,17 @@ fn a_daemon_socket_of_another_user_gets_nothing() {
     let in_home = p.home.path().join("daemon.sock");
     std::fs::hard_link(&sock, &in_home).expect("link the socket into the home");
 
+    let index = |want: &str| {
+        let out = output_within(p.cmd(&["index"]), Duration::from_secs(60), "index");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success() && err.contains(want), "{err}");
+    };
     // Owned by another user: refused before connecting.
-    let r = p.run(&["index"]).ok();
-    assert!(r.stderr().contains("belongs to another user"), "{r}");
+    index("belongs to another user");
     // Owned by the user but served by another: refused after connecting,
     // before sending.
     std::os::unix::fs::lchown(&in_home, Some(0), Some(0)).expect("chown");
-    let r = p.run(&["index"]).ok();
-    assert!(
-        r.stderr().contains("served by a process of another user"),
-        "{r}"
-    );
+    index("served by a process of another user");
 
     let _ = listener.kill();
     let out = listener.wait_with_output().expect("listener output");
