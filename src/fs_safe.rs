@@ -294,10 +294,11 @@ pub fn private_dir(
                 ));
             }
         }
-        if mine && mode & 0o077 != 0 {
-            if let Err(e) = handle.set_permissions(std::fs::Permissions::from_mode(mode & 0o700)) {
-                tracing::debug!("cannot make `{}` private: {e}", dir.display());
-            }
+        if mine
+            && mode & 0o077 != 0
+            && let Err(e) = handle.set_permissions(std::fs::Permissions::from_mode(mode & 0o700))
+        {
+            tracing::debug!("cannot make `{}` private: {e}", dir.display());
         }
     }
     #[cfg(not(unix))]
