@@ -39,12 +39,19 @@ pub enum ErrorCode {
     Remote,
     /// `repo-search-daemon` is not running, or did not answer as expected.
     Daemon,
+    /// A path repo-search refuses to use for safety: its state directory (or
+    /// a file in it) is a symlink or a special file, or a per-user
+    /// directory belongs to another user or is writable by others, or the
+    /// daemon's socket is another user's.
+    UnsafePath,
+    /// A FIFO, socket or device where a file to read was expected.
+    NotRegularFile,
     /// Anything else the user can fix (permissions, a full disk, ...).
     Failed,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 12] = [
+    pub const ALL: [ErrorCode; 14] = [
         ErrorCode::InvalidArgument,
         ErrorCode::InvalidQuery,
         ErrorCode::PathOutsideRoot,
@@ -56,6 +63,8 @@ impl ErrorCode {
         ErrorCode::ModelMissing,
         ErrorCode::Remote,
         ErrorCode::Daemon,
+        ErrorCode::UnsafePath,
+        ErrorCode::NotRegularFile,
         ErrorCode::Failed,
     ];
 
@@ -72,6 +81,8 @@ impl ErrorCode {
             ErrorCode::ModelMissing => "MODEL_MISSING",
             ErrorCode::Remote => "REMOTE_FAILED",
             ErrorCode::Daemon => "DAEMON",
+            ErrorCode::UnsafePath => "UNSAFE_PATH",
+            ErrorCode::NotRegularFile => "NOT_REGULAR_FILE",
             ErrorCode::Failed => "FAILED",
         }
     }

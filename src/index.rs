@@ -459,7 +459,7 @@ fn sniff_script(path: &Path) -> Option<Lang> {
         return None;
     }
     let mut head = [0u8; crate::lang::FIRST_LINE_SCAN_BYTES];
-    let mut file = std::fs::File::open(path).ok()?;
+    let mut file = crate::fs_safe::open_regular(path).ok()?;
     let mut filled = 0;
     while filled < head.len() {
         match file.read(&mut head[filled..]) {
@@ -662,8 +662,9 @@ fn process_file(
         });
     }
     let mut bytes = Vec::with_capacity(cand.size as usize + 1);
-    let read =
-        std::fs::File::open(&cand.abs).and_then(|f| f.take(max_size + 1).read_to_end(&mut bytes));
+    // Never blocks on a FIFO swapped in since the walk: refused as skipped.
+    let read = crate::fs_safe::open_regular(&cand.abs)
+        .and_then(|f| f.take(max_size + 1).read_to_end(&mut bytes));
     if let Err(e) = read {
         return base(Outcome::Skipped {
             hash: 0,

@@ -12,6 +12,7 @@ pub mod embed;
 pub mod error;
 pub mod eval;
 pub mod extract;
+pub mod fs_safe;
 pub mod index;
 pub mod init;
 pub mod lang;

@@ -5,7 +5,7 @@
 //! lock behind: recovery after a crash needs nothing. The holder writes its
 //! pid into the file so a waiting writer can say whom it waits for.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -24,25 +24,11 @@ pub fn lock_path(root: &Path) -> PathBuf {
 
 fn open(root: &Path) -> Result<(File, PathBuf)> {
     crate::store::check_index_paths(root)?;
-    let dir = crate::store::index_dir(root);
-    // Not `create_dir_all`: a writer (the daemon) whose project root was
-    // deleted under it must fail, not bring the root back.
-    match std::fs::create_dir(&dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(UserError::with_code(
-                ErrorCode::NotFound,
-                format!("project root `{}` does not exist", root.display()),
-            )
-            .hint("check the path; `repo-search projects remove PATH` forgets a deleted project")
-            .agent("the project root is gone: restart the MCP server from an existing project")
-            .into());
-        }
-        Err(e) => return Err(cannot_write(&dir, e)),
-    }
+    // Creates the directory 0700 (not the root: a writer whose project
+    // root was deleted under it fails) and refuses a planted symlink.
+    crate::store::index_dir_checked(root, crate::store::DirUse::Create)?;
     let path = lock_path(root);
-    let file = OpenOptions::new()
+    let file = crate::fs_safe::private_nofollow()
         .read(true)
         .write(true)
         .create(true)
@@ -153,7 +139,11 @@ impl Drop for WriterLock {
 /// the lock. Does not block.
 pub fn current_writer(root: &Path) -> Option<u32> {
     let path = lock_path(root);
-    let mut file = OpenOptions::new().read(true).write(true).open(path).ok()?;
+    let mut file = crate::fs_safe::private_nofollow()
+        .read(true)
+        .write(true)
+        .open(path)
+        .ok()?;
     match file.try_lock_shared() {
         Ok(()) => {
             let _ = file.unlock();

@@ -9,7 +9,7 @@ use std::fs::OpenOptions;
 use std::path::{Component, Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::error::{ErrorCode, UserError};
 
@@ -43,20 +43,25 @@ pub fn private_options() -> OpenOptions {
     o
 }
 
-/// Creates `dir` (and parents) if missing; a directory we create is 0700.
+/// Creates the per-user home `dir` (and parents) 0700 if missing, and
+/// checks it as ssh checks `~/.ssh`: it must be the user's and writable by
+/// nobody else (else another user could plant a registry, or a socket that
+/// receives the requests meant for the daemon); one others may read is
+/// tightened to 0700.
 pub fn ensure_private_dir(dir: &Path) -> Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let mut b = std::fs::DirBuilder::new();
-    b.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        b.mode(0o700);
-    }
-    b.create(dir)
-        .with_context(|| format!("cannot create `{}`", dir.display()))
+    check_home(dir, true).map(|_| ())
+}
+
+/// [`ensure_private_dir`] without creating: `Ok(false)` when `dir` does
+/// not exist.
+pub fn check_home(dir: &Path, create: bool) -> Result<bool> {
+    crate::fs_safe::private_dir(
+        dir,
+        "REPO_SEARCH_HOME",
+        create,
+        true,
+        crate::fs_safe::Owner::MustBeMine,
+    )
 }
 
 /// A file inside the project: its canonical absolute path and its

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::index::IndexSummary;
 // The per-user file helpers live in `paths`; re-exported for their callers.
-pub(crate) use crate::paths::{ensure_private_dir, private_options, unix_now};
+pub(crate) use crate::paths::{check_home, ensure_private_dir, private_options, unix_now};
 
 pub const REGISTRY_FILE: &str = "registry.json";
 const LOCK_FILE: &str = "registry.lock";
@@ -174,6 +174,9 @@ impl Registry {
     /// Reads the registry without taking the lock (writes are atomic). A
     /// missing file is an empty registry; a corrupt one is set aside.
     pub fn load(&self) -> Result<RegistryData> {
+        if !check_home(&self.home, false)? {
+            return Ok(RegistryData::default());
+        }
         match self.read()? {
             Parsed::Missing => Ok(RegistryData::default()),
             Parsed::Ok(data) => Ok(data),

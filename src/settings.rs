@@ -659,6 +659,9 @@ pub struct RawConfig {
 
 /// Reads and parses the project's config file; `None` when there is none.
 pub fn inspect_config(root: &Path) -> Result<Option<RawConfig>> {
+    // Never through a planted symlink (`.repo_search` or the file itself).
+    crate::store::check_index_paths(root)?;
+    crate::store::index_dir_checked(root, crate::store::DirUse::Read)?;
     let path = crate::store::index_dir(root).join("config.toml");
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,

@@ -62,6 +62,82 @@ pub fn connect(path: &Path) -> std::io::Result<Stream> {
     Stream::connect(name)
 }
 
+/// Refuses a socket file at `path` that is not a socket of this user's
+/// (missing is fine: no daemon listens).
+pub fn check_socket_owner(path: &Path) -> Result<()> {
+    let md = match std::fs::symlink_metadata(path) {
+        Ok(md) => md,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot inspect `{}`", path.display())),
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        let me = crate::fs_safe::euid();
+        if !md.file_type().is_socket() || md.uid() != me {
+            let what = if md.file_type().is_socket() {
+                format!("belongs to another user (uid {}, you are {me})", md.uid())
+            } else {
+                "is not a socket".to_string()
+            };
+            return Err(UserError::with_code(
+                ErrorCode::UnsafePath,
+                format!("the daemon socket `{}` {what}; nothing was sent to it", path.display()),
+            )
+            .hint(format!(
+                "remove `{}` and start your own daemon with `repo-search-daemon start`",
+                path.display()
+            ))
+            .agent("the daemon socket is not the user's: ask the user to remove it and restart repo-search-daemon")
+            .into());
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = md;
+    Ok(())
+}
+
+/// The effective uid of the process at the other end of `stream`.
+pub fn peer_uid(stream: &Stream) -> std::io::Result<Option<u32>> {
+    #[cfg(unix)]
+    {
+        Ok(stream.peer_creds()?.euid())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = stream;
+        Ok(None)
+    }
+}
+
+/// Refuses a daemon answering as another user: a process of another uid
+/// must not receive this user's requests nor answer them.
+pub fn check_peer(stream: &Stream, path: &Path) -> Result<()> {
+    let me = crate::fs_safe::euid();
+    match peer_uid(stream) {
+        Ok(Some(uid)) if uid == me => Ok(()),
+        #[cfg(not(unix))]
+        Ok(None) => Ok(()),
+        other => {
+            let who = match other {
+                Ok(Some(uid)) => format!("a process of another user (uid {uid}, you are {me})"),
+                Ok(None) => "a process whose user is unknown".to_string(),
+                Err(e) => format!("a process whose user cannot be checked ({e})"),
+            };
+            Err(UserError::with_code(
+                ErrorCode::UnsafePath,
+                format!("the daemon socket `{}` is served by {who}; nothing was sent to it", path.display()),
+            )
+            .hint(format!(
+                "stop that process, remove `{}`, and start your own daemon with `repo-search-daemon start`",
+                path.display()
+            ))
+            .agent("the daemon socket is served by another user: ask the user to check repo-search-daemon")
+            .into())
+        }
+    }
+}
+
 /// Sends one request and reads its response. `timeout` bounds the wait for
 /// the response (`None`: wait as long as it takes, e.g. a full reindex).
 pub fn call(stream: Stream, request: &Envelope, timeout: Option<Duration>) -> Result<Response> {
@@ -95,10 +171,24 @@ pub fn call(stream: Stream, request: &Envelope, timeout: Option<Duration>) -> Re
 
 /// Serves one connection: answers each request line with `answer` until the
 /// peer closes it. Malformed lines get an error response, not a hang-up.
+/// A peer of another user (whatever the socket's mode let through) is
+/// hung up on without reading a byte.
 pub fn serve_connection(
     stream: Stream,
     answer: impl Fn(Envelope) -> Response,
 ) -> std::io::Result<()> {
+    let me = crate::fs_safe::euid();
+    match peer_uid(&stream) {
+        Ok(Some(uid)) if uid == me => {}
+        #[cfg(not(unix))]
+        Ok(None) => {}
+        other => {
+            tracing::warn!(
+                "refused a connection from another user ({other:?}; the daemon runs as uid {me})"
+            );
+            return Ok(());
+        }
+    }
     let mut reader = BufReader::new(stream);
     loop {
         let mut line = String::new();

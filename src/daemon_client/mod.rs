@@ -31,6 +31,12 @@ pub fn call(
     request: Request,
     timeout: Option<Duration>,
 ) -> Result<Option<Response>> {
+    // Nothing is sent into a home another user could have planted a
+    // socket in, nor to a socket or a process of another user.
+    if !crate::registry::check_home(home.dir(), false)? {
+        return Ok(None);
+    }
+    ipc::check_socket_owner(&home.socket())?;
     let stream = match ipc::connect(&home.socket()) {
         Ok(s) => s,
         Err(e) if is_not_listening(&e) => return Ok(None),
@@ -39,6 +45,7 @@ pub fn call(
                 .context(format!("cannot connect to `{}`", home.socket().display())));
         }
     };
+    ipc::check_peer(&stream, &home.socket())?;
     let response = match ipc::call(stream, &Envelope::new(request), timeout) {
         Ok(r) => r,
         // It died while answering (or was a leftover being torn down).

@@ -191,8 +191,15 @@ pub fn fetch(s: &EmbedSettings, tier: Tier, report: &dyn Fn(FetchEvent)) -> Resu
         });
     }
     let model = known_model(tier);
-    std::fs::create_dir_all(&s.cache_dir)
-        .with_context(|| format!("cannot create the model cache `{}`", s.cache_dir.display()))?;
+    // 0700, created or tightened: what the user downloads is theirs.
+    crate::fs_safe::private_dir(
+        &s.cache_dir,
+        "the model cache",
+        true,
+        true,
+        crate::fs_safe::Owner::Anyone,
+    )
+    .with_context(|| format!("cannot create the model cache `{}`", s.cache_dir.display()))?;
     let work = tempfile::Builder::new()
         .prefix(".fetch-")
         .tempdir_in(&s.cache_dir)

@@ -729,7 +729,7 @@ fn lang_of(root: &Path, path: &str) -> &'static str {
     }
     if crate::lang::may_be_script(rel) {
         let mut head = [0u8; crate::lang::FIRST_LINE_SCAN_BYTES];
-        let read = std::fs::File::open(root.join(rel)).and_then(|mut f| {
+        let read = crate::fs_safe::open_regular(&root.join(rel)).and_then(|mut f| {
             use std::io::Read;
             f.read(&mut head)
         });
@@ -1207,7 +1207,7 @@ fn file_snippet(
     context: usize,
 ) -> Option<(u32, String)> {
     let p = crate::paths::resolve_in_root(root, &f.path).ok()?;
-    let text = std::fs::read_to_string(&p.abs).ok()?;
+    let text = crate::fs_safe::read_regular_to_string(&p.abs).ok()?;
     let all: Vec<&str> = text.lines().collect();
     let start = (f.start_line as usize).saturating_sub(1).min(all.len());
     let end = (f.end_line as usize).min(all.len()).max(start);

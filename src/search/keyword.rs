@@ -494,11 +494,15 @@ impl Worker<'_> {
             matched_lines: 0,
             binary_suppressed: false,
         };
-        let result = if explicit && shared.slice_explicit {
-            search_whole_file(&mut self.searcher, &self.matcher, path, &mut sink)
-        } else {
-            self.searcher.search_path(&self.matcher, path, &mut sink)
-        };
+        // Opened only when regular (a FIFO, socket or device, even given
+        // explicitly, is skipped at once instead of blocking the search).
+        let result = crate::fs_safe::open_regular(path).and_then(|file| {
+            if explicit && shared.slice_explicit {
+                search_whole_file(&mut self.searcher, &self.matcher, &file, &mut sink)
+            } else {
+                self.searcher.search_file(&self.matcher, &file, &mut sink)
+            }
+        });
         if let Err(err) = result {
             self.out.skip(Some(rel), err.to_string());
             return;
@@ -525,14 +529,15 @@ impl Worker<'_> {
 fn search_whole_file(
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
-    path: &Path,
+    file: &std::fs::File,
     sink: &mut FileSink<'_>,
 ) -> io::Result<()> {
-    let len = std::fs::metadata(path)?.len();
+    let len = file.metadata()?.len();
     if len > MAX_SLICE_BYTES {
-        return searcher.search_path(matcher, path, sink);
+        return searcher.search_file(matcher, file, sink);
     }
-    let bytes = std::fs::read(path)?;
+    let mut bytes = Vec::with_capacity(len as usize + 1);
+    io::Read::read_to_end(&mut &*file, &mut bytes)?;
     searcher.search_slice(matcher, &bytes, sink)
 }
 

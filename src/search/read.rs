@@ -55,7 +55,15 @@ pub fn read_file(root: &std::path::Path, req: &ReadRequest) -> Result<ReadResult
             .agent("give a file path; search_keyword with a glob lists files")
             .into());
     }
-    let bytes = std::fs::read(&p.abs).with_context(|| format!("cannot read `{}`", p.rel))?;
+    let bytes = match crate::fs_safe::read_regular(&p.abs) {
+        Ok(b) => b,
+        Err(e) => {
+            if let Some(kind) = crate::fs_safe::not_regular(&e) {
+                return Err(crate::fs_safe::not_regular_error(&p.rel, kind).into());
+            }
+            return Err(e).with_context(|| format!("cannot read `{}`", p.rel));
+        }
+    };
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(UserError::new(format!("`{}` is a binary file", p.rel))
             .hint("only text files can be read")

@@ -382,7 +382,7 @@ pub fn source_lines(root: &std::path::Path, hits: &mut [RefHit]) {
         if md.len() > 8 << 20 {
             continue;
         }
-        let Ok(bytes) = std::fs::read(&p.abs) else {
+        let Ok(bytes) = crate::fs_safe::read_regular(&p.abs) else {
             continue;
         };
         let text = String::from_utf8_lossy(&bytes);

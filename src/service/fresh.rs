@@ -186,6 +186,9 @@ impl Service {
     /// Before an index-backed answer: bring the index up to date as this
     /// service's [`Policy`] says, and say how fresh the answer will be.
     pub fn ensure_fresh(&self) -> Result<Freshness> {
+        // A planted `.repo_search` symlink (or one inside it) is an error
+        // for every surface at once, not a background failure to note.
+        crate::store::index_dir_checked(self.root(), crate::store::DirUse::Read)?;
         match self.policy {
             Policy::AsIs => Ok(self.freshness()),
             Policy::Background => Ok(self.refresh_in_background()),

@@ -46,6 +46,70 @@ pub fn db_path(root: &Path) -> PathBuf {
     index_dir(root).join(DB_FILE)
 }
 
+/// Whether [`index_dir_checked`] may create the index directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirUse {
+    /// A writer: create it (0700) if missing.
+    Create,
+    /// A reader: a missing directory is `Ok(None)`.
+    Read,
+}
+
+/// The project's index directory, checked before anything in it is opened:
+/// neither it nor any entry in it may be a symlink or a special file (a
+/// cloned repository could ship `.repo_search` pointing anywhere, and the
+/// index would be written there), and the user's own directory and files
+/// are made private (0700, files 0600: the index holds the code of files
+/// only the user may read), whatever the umask or an older version left.
+/// `Ok(None)`: there is none and `DirUse::Read` did not create one.
+pub fn index_dir_checked(root: &Path, usage: DirUse) -> Result<Option<PathBuf>> {
+    let dir = index_dir(root);
+    let create = usage == DirUse::Create;
+    if create && !root.is_dir() {
+        // A writer (the daemon) whose project root was deleted under it
+        // must fail, not bring the root back.
+        return Err(UserError::with_code(
+            ErrorCode::NotFound,
+            format!("project root `{}` does not exist", root.display()),
+        )
+        .hint("check the path; `repo-search projects remove PATH` forgets a deleted project")
+        .agent("the project root is gone: restart the MCP server from an existing project")
+        .into());
+    }
+    let what = "the index directory";
+    if !crate::fs_safe::private_dir(&dir, what, create, false, crate::fs_safe::Owner::Anyone)? {
+        return Ok(None);
+    }
+    crate::fs_safe::tighten_entries(&dir, what)?;
+    Ok(Some(dir))
+}
+
+/// SQLite's flags on top of the defaults: never open the database through
+/// a symlink (its `-wal`/`-shm` would follow the link's target).
+const NOFOLLOW: OpenFlags = OpenFlags::SQLITE_OPEN_NOFOLLOW;
+
+/// `index.db` under the canonical root: SQLite refuses (with [`NOFOLLOW`])
+/// a symlink anywhere in the path, and only a link inside the project is
+/// the project's doing (those [`index_dir_checked`] refused already).
+fn nofollow_db_path(root: &Path) -> PathBuf {
+    db_path(&root.canonicalize().unwrap_or_else(|_| root.to_path_buf()))
+}
+
+/// Creates `index.db` empty and user-only (without following a symlink)
+/// when it does not exist, so SQLite opens a 0600 file and gives its
+/// `-wal` and `-shm` the same mode, whatever the umask.
+fn precreate_db(db: &Path) -> Result<()> {
+    match crate::fs_safe::private_nofollow()
+        .write(true)
+        .create_new(true)
+        .open(db)
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e).with_context(|| format!("cannot create `{}`", db.display())),
+    }
+}
+
 /// The open index. Writers get one from [`Store::open_rw`] (the caller holds
 /// the writer lock); readers from [`Store::open_ro`].
 pub struct Store {
@@ -233,11 +297,11 @@ impl Store {
     /// refused.
     pub fn open_rw(root: &Path) -> Result<Store> {
         check_index_paths(root)?;
-        let dir = index_dir(root);
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("cannot create `{}`", dir.display()))?;
-        let db = db_path(root);
-        let conn = Connection::open(&db).map_err(|e| explain(e, &db))?;
+        index_dir_checked(root, DirUse::Create)?;
+        let db = nofollow_db_path(root);
+        precreate_db(&db)?;
+        let conn = Connection::open_with_flags(&db, OpenFlags::default() | NOFOLLOW)
+            .map_err(|e| explain(e, &db))?;
         let store = Store {
             conn,
             coverage_memo: None,
@@ -262,13 +326,16 @@ impl Store {
     /// index yet.
     pub fn open_ro(root: &Path) -> Result<Option<Store>> {
         check_index_paths(root)?;
-        let db = db_path(root);
+        if index_dir_checked(root, DirUse::Read)?.is_none() {
+            return Ok(None);
+        }
+        let db = nofollow_db_path(root);
         if !db.exists() {
             return Ok(None);
         }
         let conn = match Connection::open_with_flags(
             &db,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | NOFOLLOW,
         )
         .and_then(|c| {
             c.query_row("PRAGMA schema_version", [], |_| Ok(()))
@@ -373,7 +440,8 @@ fn open_immutable(db: &Path) -> rusqlite::Result<Connection> {
         &uri,
         OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
-            | OpenFlags::SQLITE_OPEN_URI,
+            | OpenFlags::SQLITE_OPEN_URI
+            | NOFOLLOW,
     )?;
     conn.query_row("PRAGMA schema_version", [], |_| Ok(()))?;
     Ok(conn)

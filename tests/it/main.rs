@@ -9,6 +9,7 @@ mod embed;
 mod eval;
 mod faults;
 mod frames;
+mod fssafe;
 mod fulltier;
 mod index_cli;
 mod languages;
