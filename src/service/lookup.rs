@@ -253,6 +253,18 @@ impl Service {
                     attempt += 1;
                     std::thread::sleep(std::time::Duration::from_millis(20));
                 }
+                // Damaged: set aside and rebuilt as a search would, so status
+                // never calls corrupt an index that searches answer from.
+                Err(e)
+                    if attempt < 10
+                        && crate::store::is_damaged(&e)
+                        && self.policy != super::Policy::AsIs =>
+                {
+                    attempt = 10;
+                    if !self.repair(&e)? {
+                        return Err(e);
+                    }
+                }
                 Err(e) => return Err(e),
             }
         };

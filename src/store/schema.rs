@@ -97,7 +97,7 @@ const SECONDARY_INDEXES: [&str; 6] = [
 impl Store {
     /// `PRAGMA quick_check`: an error (one [`super::is_damaged`] sees) when
     /// SQLite finds the file damaged. Reads the whole file: for repairs
-    /// and `status --check`, not for every open.
+    /// (`Service::repair`), not for every open.
     pub fn quick_check(&self) -> rusqlite::Result<()> {
         let first: String = self
             .conn

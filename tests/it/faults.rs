@@ -461,3 +461,30 @@ fn several_mcp_clients_get_every_answer_while_files_churn() {
     });
     assert!(ok.is_some(), "the index did not follow the churn");
 }
+
+#[test]
+fn status_reports_a_damaged_index_and_the_server_repairs_it() {
+    let p = project();
+    p.run(&["index", "--no-embed"]).ok();
+    damage_pages(&p.path(".repo_search/index.db"));
+    // The CLI's status only looks: it names the damage and what to do.
+    let r = p.run(&["status"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(
+        r.stderr().contains("corrupt") && r.stderr().contains("hint:"),
+        "{r}"
+    );
+    assert!(set_aside_copies(&p).is_empty());
+    // The MCP server's status repairs it, as its searches do.
+    let m = Mcp::start(&p, Era::Legacy);
+    let ok = poll_until(Duration::from_secs(60), || {
+        let r = m.call("index_status", json!({})).ok()?;
+        let v = r.structured_content?;
+        (v["exists"] == true && v["files"] == 2 && v["indexing"] == false).then_some(v)
+    });
+    assert!(
+        ok.is_some(),
+        "index_status never answered from a rebuilt index"
+    );
+    assert_eq!(set_aside_copies(&p).len(), 1);
+}
