@@ -53,6 +53,7 @@ fn write_error(out: &mut dyn Write, err: &anyhow::Error) -> std::io::Result<()> 
     match find_user_error(err) {
         Some(u) => {
             writeln!(out, "error: {}", u.message)?;
+            writeln!(out, "code: {}", u.code.as_str())?;
             if let Some(h) = &u.hint {
                 writeln!(out, "hint: {h}")?;
             }
@@ -84,7 +85,7 @@ mod tests {
             .context("while searching");
         assert_eq!(
             written(&err),
-            "error: no index\nhint: run `repo-search index`\n"
+            "error: no index\ncode: INVALID_ARGUMENT\nhint: run `repo-search index`\n"
         );
     }
 

@@ -144,6 +144,7 @@ fn a_directory_where_the_database_belongs_is_an_error_with_a_hint() {
     let r = p.run(&["symbol", "parse_config"]);
     assert_eq!(r.code(), 2, "{r}");
     assert!(r.stderr().contains("not a regular file"), "{r}");
+    assert!(r.stderr().contains("code: INDEX_CORRUPT"), "{r}");
     assert!(r.stderr().contains("hint:"), "{r}");
 }
 
