@@ -310,7 +310,8 @@ fn map_back(hunks: &[gix::diff::blob::Hunk], span: Span) -> Option<Span> {
     (start < end).then_some((start, end))
 }
 
-/// The source path of `path` in `parent` when `commit` renamed it there.
+/// The source path of `path` in `parent` when `commit` renamed (or
+/// copied) it there.
 fn renamed_from(
     repo: &gix::Repository,
     parent: ObjectId,
@@ -319,13 +320,18 @@ fn renamed_from(
 ) -> Result<Option<String>> {
     let old = repo.find_commit(parent)?.tree()?;
     let new = repo.find_commit(commit)?.tree()?;
-    let opts = gix::diff::Options::default().with_rewrites(Some(Default::default()));
+    // Renames, and copies from a file the commit also changed (git's `-C`,
+    // which `git log --follow` follows too).
+    let rewrites = gix::diff::Rewrites {
+        copies: Some(gix::diff::rewrites::Copies::default()),
+        ..Default::default()
+    };
+    let opts = gix::diff::Options::default().with_rewrites(Some(rewrites));
     let changes = repo.diff_tree_to_tree(Some(&old), Some(&new), Some(opts))?;
     for ch in changes {
         if let gix::object::tree::diff::ChangeDetached::Rewrite {
             source_location,
             location,
-            copy: false,
             ..
         } = ch
             && location.to_str_lossy() == path
@@ -344,12 +350,12 @@ struct Track {
     span: Option<Span>,
 }
 
-/// The commits that touched the file (or the line range), newest first.
-/// A commit is listed when the file (or a hunk overlapping the range)
-/// differs from every parent; a commit whose file equals a parent's is
-/// passed through to that parent only, as `git log -- PATH` simplifies
-/// history. Renames are followed (like `git log --follow`), and a line
-/// range is mapped back through each listed commit's hunks.
+/// The commits that touched the file (or the line range), newest first,
+/// as `git log --follow` lists them: every commit whose file (or a hunk
+/// overlapping the range) differs from its parent's, on every branch that
+/// led to `HEAD`; merges are walked through, not listed (the commits on
+/// either side say what changed). Renames are followed, and a line range
+/// is mapped back through each commit's hunks.
 pub fn file_history(root: &Path, req: &HistoryRequest) -> Result<HistoryResult> {
     let loc = locate(root, &req.path)?;
     let repo = &loc.repo;
@@ -418,10 +424,6 @@ pub fn file_history(root: &Path, req: &HistoryRequest) -> Result<HistoryResult> 
         for &p in &parents {
             parent_blobs.push(blob_at(repo, p, &track.path)?);
         }
-        if let Some(i) = parent_blobs.iter().position(|b| *b == Some(blob)) {
-            push(&mut queue, &mut tracks, parents[i], track)?;
-            continue;
-        }
         let new_data = if track.span.is_some() {
             blob_data(repo, blob)?
         } else {
@@ -429,6 +431,10 @@ pub fn file_history(root: &Path, req: &HistoryRequest) -> Result<HistoryResult> 
         };
         let mut listed = parents.is_empty();
         for (i, &p) in parents.iter().enumerate() {
+            if parent_blobs[i] == Some(blob) {
+                push(&mut queue, &mut tracks, p, track.clone())?;
+                continue;
+            }
             let (ppath, pblob) = match parent_blobs[i] {
                 Some(b) => (track.path.clone(), Some(b)),
                 None => match renamed_from(repo, p, id, &track.path)? {
@@ -476,7 +482,9 @@ pub fn file_history(root: &Path, req: &HistoryRequest) -> Result<HistoryResult> 
                 }
             }
         }
-        if listed {
+        // Merges are walked through, not listed, as `git log --follow`
+        // lists them: the commits on either side say what changed.
+        if listed && parents.len() <= 1 {
             if commits.len() == limit {
                 truncated = true;
                 break;
