@@ -92,6 +92,36 @@ fn repo() -> Project {
     commit(&p, "Bob", "2024-05-01T18:00:00+00:00", "a token");
     git(&p, &["mv", "lib.py", "core.py"]);
     commit(&p, "Cy", "2024-06-01T07:00:00+00:00", "rename lib to core");
+    // A side branch edits f9, the main line edits another file, and a
+    // merge joins them: the merge is walked through, not listed.
+    git(&p, &["checkout", "-q", "-b", "side"]);
+    let core = std::fs::read_to_string(p.path("core.py")).unwrap();
+    p.write(
+        "core.py",
+        core.replace("def f9():  # v1", "def f9():  # side"),
+    );
+    commit(&p, "Dee", "2024-07-01T09:00:00+00:00", "side: tweak f9");
+    git(&p, &["checkout", "-q", "-"]);
+    p.write("other.txt", "three\n");
+    commit(&p, "Ann", "2024-07-02T09:00:00+00:00", "main: other again");
+    let out = Command::new("git")
+        .args(["merge", "-q", "--no-ff", "-m", "merge side", "side"])
+        .current_dir(p.root())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", p.home.path())
+        .env("GIT_AUTHOR_NAME", "Cy")
+        .env("GIT_AUTHOR_EMAIL", "cy@example.com")
+        .env("GIT_AUTHOR_DATE", "2024-07-03T09:00:00+00:00")
+        .env("GIT_COMMITTER_NAME", "Cy")
+        .env("GIT_COMMITTER_EMAIL", "cy@example.com")
+        .env("GIT_COMMITTER_DATE", "2024-07-03T09:00:00+00:00")
+        .output()
+        .expect("run git merge");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     p
 }
 
@@ -175,21 +205,22 @@ fn history_matches_git_log_with_renames_ranges_and_since() {
     let p = repo();
     // The whole file, across the rename: `git log --follow`.
     let expected = git_log(&p, &["--follow", "--", "core.py"]);
-    assert_eq!(expected.len(), 5, "{expected:?}");
+    assert_eq!(expected.len(), 6, "{expected:?}");
     let v = p.json(&["history", "core.py"]);
     assert_eq!(ours(&v, "commit"), expected, "{v}");
     assert_eq!(v["truncated"], false);
     // Commits before the rename name the file's old path.
-    assert_eq!(v["commits"][1]["path"], "lib.py", "{v}");
-    assert!(v["commits"][0].get("path").is_none(), "{v}");
+    assert!(!v.to_string().contains("merge side"), "{v}");
+    assert_eq!(v["commits"][2]["path"], "lib.py", "{v}");
+    assert!(v["commits"][1].get("path").is_none(), "{v}");
     let text = p.run(&["history", "core.py"]).ok().stdout();
-    assert_eq!(text.lines().count(), 5, "{text}");
+    assert_eq!(text.lines().count(), 6, "{text}");
     assert!(
         text.lines()
             .next()
             .is_some_and(|l| l.starts_with(&expected[0][0][..7])
-                && l.contains("Cy")
-                && l.contains("rename lib to core")),
+                && l.contains("Dee")
+                && l.contains("side: tweak f9")),
         "{text}"
     );
 
@@ -210,7 +241,7 @@ fn history_matches_git_log_with_renames_ranges_and_since() {
 
     // --since (committer date) and --limit, with --detail's whole message.
     let expected = git_log(&p, &["--follow", "--since=2024-03-15", "--", "core.py"]);
-    assert_eq!(expected.len(), 3);
+    assert_eq!(expected.len(), 4);
     let v = p.json(&["history", "core.py", "--since", "2024-03-15"]);
     assert_eq!(ours(&v, "commit"), expected, "{v}");
     let v = p.json(&["history", "core.py", "--limit", "2"]);
@@ -247,7 +278,7 @@ fn history_matches_git_log_with_renames_ranges_and_since() {
         "file_history",
         json!({"path": "core.py", "since": "2024-03-15"}),
     );
-    assert_eq!(v["commits"].as_array().map(Vec::len), Some(3), "{v}");
+    assert_eq!(v["commits"].as_array().map(Vec::len), Some(4), "{v}");
 }
 
 #[test]
