@@ -46,12 +46,14 @@ pub enum ErrorCode {
     UnsafePath,
     /// A FIFO, socket or device where a file to read was expected.
     NotRegularFile,
+    /// History or blame asked of a project that is not in a git repository.
+    NoGit,
     /// Anything else the user can fix (permissions, a full disk, ...).
     Failed,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 14] = [
+    pub const ALL: [ErrorCode; 15] = [
         ErrorCode::InvalidArgument,
         ErrorCode::InvalidQuery,
         ErrorCode::PathOutsideRoot,
@@ -65,6 +67,7 @@ impl ErrorCode {
         ErrorCode::Daemon,
         ErrorCode::UnsafePath,
         ErrorCode::NotRegularFile,
+        ErrorCode::NoGit,
         ErrorCode::Failed,
     ];
 
@@ -83,6 +86,7 @@ impl ErrorCode {
             ErrorCode::Daemon => "DAEMON",
             ErrorCode::UnsafePath => "UNSAFE_PATH",
             ErrorCode::NotRegularFile => "NOT_REGULAR_FILE",
+            ErrorCode::NoGit => "NO_GIT",
             ErrorCode::Failed => "FAILED",
         }
     }

@@ -13,6 +13,7 @@ pub mod error;
 pub mod eval;
 pub mod extract;
 pub mod fs_safe;
+pub mod history;
 pub mod index;
 pub mod init;
 pub mod lang;

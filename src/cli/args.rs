@@ -72,6 +72,40 @@ pub enum Command {
     Model(ModelArgs),
     /// Code similar to a snippet (`--code`) or to an indexed location (`PATH:LINE`).
     Similar(SimilarArgs),
+    /// The commits that touched a file or a line range (`PATH:A-B`), newest
+    /// first, from the repository's git data (renames followed).
+    History(HistoryArgs),
+    /// Which commit last changed each line (`PATH:A-B`), from the
+    /// repository's git data: hash, author, date, summary.
+    Blame(BlameArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// A committed file, optionally with a line range: `src/lib.rs` or `src/lib.rs:10-40`.
+    #[arg(value_name = "PATH[:A-B]")]
+    pub target: String,
+    /// Only commits made on or after DATE (`2024-05-01`, ISO 8601, or `2 weeks ago`).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Most commits listed (1 to 200).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=200))]
+    pub limit: u64,
+    /// The whole commit message, not just its first line.
+    #[arg(long)]
+    pub detail: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BlameArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// A committed file and a line range: `src/lib.rs:10-40` (the whole
+    /// file, up to 500 lines, without one).
+    #[arg(value_name = "PATH:A-B")]
+    pub target: String,
 }
 
 #[derive(Debug, Args)]

@@ -9,6 +9,7 @@ use super::args::*;
 use super::project::{overrides, run_index, service};
 use super::render;
 use crate::error::{ErrorCode, UserError};
+use crate::history::{BlameRequest, HistoryRequest};
 use crate::index::IndexOptions;
 use crate::search::keyword::{CaseMode, KeywordRequest};
 use crate::search::read::ReadRequest;
@@ -39,7 +40,66 @@ pub fn run(cli: Cli) -> Result<Found> {
         Command::Model(a) => super::embed::cmd_model(a),
         Command::Similar(a) => cmd_similar(a),
         Command::Projects(a) => super::projects::cmd_projects(a),
+        Command::History(a) => cmd_history(a),
+        Command::Blame(a) => cmd_blame(a),
     }
+}
+
+/// `PATH[:A-B]`: the path and, when the part after the last `:` is a line
+/// range (`A-B`, `A:B`, `A`), that range.
+fn split_target(t: &str) -> Result<(String, Option<u64>, Option<u64>)> {
+    if let Some((path, range)) = t.rsplit_once(':')
+        && !path.is_empty()
+        && !range.is_empty()
+        && range.chars().all(|c| c.is_ascii_digit() || c == '-')
+    {
+        let (a, b) = parse_range(range)?;
+        if a.is_none() || b.is_none() {
+            return Err(UserError::new(format!("invalid line range `{range}`"))
+                .hint("use PATH:A-B (e.g. src/lib.rs:10-40) with 1-based line numbers")
+                .into());
+        }
+        return Ok((path.to_string(), a, b));
+    }
+    Ok((t.to_string(), None, None))
+}
+
+fn cmd_history(a: HistoryArgs) -> Result<Found> {
+    let svc = service_as_is(&a.common)?;
+    let (path, start_line, end_line) = split_target(&a.target)?;
+    let req = HistoryRequest {
+        path,
+        start_line,
+        end_line,
+        since: a.since.clone(),
+        limit: a.limit as usize,
+        detail: a.detail,
+    };
+    let r = svc.history(&req)?;
+    if a.common.json {
+        render::json(&r)?;
+    } else {
+        render::history(&r, a.detail)?;
+    }
+    Ok(found(!r.commits.is_empty()))
+}
+
+fn cmd_blame(a: BlameArgs) -> Result<Found> {
+    let svc = service_as_is(&a.common)?;
+    let (path, start_line, end_line) = split_target(&a.target)?;
+    let req = BlameRequest {
+        path,
+        start_line,
+        end_line,
+    };
+    let r = svc.blame(&req)?;
+    if a.common.json {
+        render::json(&r)?;
+    } else {
+        render::blame(&r)?;
+        render::redacted_note(r.redacted)?;
+    }
+    Ok(found(!r.lines.is_empty()))
 }
 
 fn cmd_index(a: IndexArgs) -> Result<Found> {

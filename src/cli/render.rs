@@ -7,6 +7,7 @@ use std::io::{self, BufWriter, Write};
 use anyhow::Result;
 use serde::Serialize;
 
+use crate::history::{BlameResult, HistoryResult};
 use crate::index::IndexSummary;
 use crate::registry::ProjectEntry;
 use crate::search::keyword::KeywordResult;
@@ -176,6 +177,57 @@ pub fn read(r: &ReadResult) -> Result<()> {
         }
         Ok(())
     })
+}
+
+/// `history`: one line per commit (`short date author  summary`), the
+/// whole message indented with `detail`; a cut list says so on stderr.
+pub fn history(r: &HistoryResult, detail: bool) -> Result<()> {
+    with_stdout(|out| {
+        for c in &r.commits {
+            let renamed = c
+                .path
+                .as_deref()
+                .map(|p| format!("  (as {p})"))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "{} {} {}  {}{renamed}",
+                c.short, c.date, c.author, c.summary
+            )?;
+            if let Some(m) = c.message.as_deref().filter(|_| detail) {
+                for l in m.lines().skip(1) {
+                    writeln!(out, "    {l}")?;
+                }
+            }
+        }
+        Ok(())
+    })?;
+    if let Some(h) = &r.hint {
+        writeln!(io::stderr(), "note: {h}")?;
+    }
+    Ok(())
+}
+
+/// `blame`: lines grouped by commit: a header per run of lines from one
+/// commit (`short date author  summary`), then the lines as `N  text`.
+pub fn blame(r: &BlameResult) -> Result<()> {
+    with_stdout(|out| {
+        let mut last = None;
+        for l in &r.lines {
+            if last != Some(l.commit) {
+                if let Some(c) = r.commits.get(l.commit) {
+                    writeln!(out, "{} {} {}  {}", c.short, c.date, c.author, c.summary)?;
+                }
+                last = Some(l.commit);
+            }
+            writeln!(out, "{:>6}  {}", l.line, l.text)?;
+        }
+        Ok(())
+    })?;
+    if let Some(h) = &r.hint {
+        writeln!(io::stderr(), "note: {h}")?;
+    }
+    Ok(())
 }
 
 /// A ranked search's hits (every mode), then on stderr how the query was

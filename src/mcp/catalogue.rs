@@ -11,8 +11,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::out::{
-    BulkSearchOut, CompactSearchOut, CompactSemanticOut, DefsOut, KeywordOut, ReadOut, RefsOut,
-    SearchOut, SemanticOut, StatusOut, SymbolsOut,
+    BlameOut, BulkSearchOut, CompactSearchOut, CompactSemanticOut, DefsOut, HistoryOut, KeywordOut,
+    ReadOut, RefsOut, SearchOut, SemanticOut, StatusOut, SymbolsOut,
 };
 use super::params::{Kind, Param};
 use crate::search::symbol::KINDS;
@@ -28,11 +28,13 @@ pub enum ToolName {
     SimilarCode,
     SearchKeyword,
     ReadFile,
+    FileHistory,
+    Blame,
     IndexStatus,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 9] = [
+    pub const ALL: [ToolName; 11] = [
         ToolName::FindSymbol,
         ToolName::FindReferences,
         ToolName::ListDefsInFile,
@@ -41,6 +43,8 @@ impl ToolName {
         ToolName::SimilarCode,
         ToolName::SearchKeyword,
         ToolName::ReadFile,
+        ToolName::FileHistory,
+        ToolName::Blame,
         ToolName::IndexStatus,
     ];
 
@@ -54,6 +58,8 @@ impl ToolName {
             ToolName::SimilarCode => "similar_code",
             ToolName::SearchKeyword => "search_keyword",
             ToolName::ReadFile => "read_file",
+            ToolName::FileHistory => "file_history",
+            ToolName::Blame => "blame",
             ToolName::IndexStatus => "index_status",
         }
     }
@@ -78,6 +84,8 @@ impl ToolName {
             ToolName::SimilarCode => "Find code similar to a snippet or location",
             ToolName::SearchKeyword => "Exact text or regex search",
             ToolName::ReadFile => "Read lines of a file",
+            ToolName::FileHistory => "Recent commits of a file or lines",
+            ToolName::Blame => "Which commit last changed each line",
             ToolName::IndexStatus => "Index status",
         }
     }
@@ -134,6 +142,17 @@ impl ToolName {
                  or match to jump to the first line containing a literal text with `context` lines around it. \
                  Long files are returned in pages: when truncated, call again with the start_line given in the hint."
             }
+            ToolName::FileHistory => {
+                "List the recent git commits that changed a file, or a line range of it (start_line/end_line: only commits whose changes \
+                 touched those lines, followed back through earlier edits), newest first: short hash, author, ISO 8601 date and the message's \
+                 first line (`detail: true`: the whole message). Renames are followed. Use it for \"what changed here recently and why\"; \
+                 `since` keeps commits from a date on. Reads the committed history (HEAD), not uncommitted edits."
+            }
+            ToolName::Blame => {
+                "For each line of start_line..end_line of a file (as last committed), the git commit that last changed it: short hash, author, \
+                 ISO 8601 date, the commit's summary, and the line's text; lines grouped by commit. Use it for \"why is this line like this\", \
+                 then file_history with detail: true for the whole message. At most 500 lines per call."
+            }
             ToolName::IndexStatus => {
                 "Show what the search index holds (files, symbols, chunks, files skipped and why), when it was last updated, whether indexing is \
                  running and how far it is, and how many files changed since. Use it when symbol or search results look incomplete."
@@ -151,6 +170,8 @@ impl ToolName {
             ToolName::SimilarCode => SIMILAR_CODE,
             ToolName::SearchKeyword => SEARCH_KEYWORD,
             ToolName::ReadFile => READ_FILE,
+            ToolName::FileHistory => FILE_HISTORY,
+            ToolName::Blame => BLAME,
             ToolName::IndexStatus => &[],
         }
     }
@@ -171,6 +192,8 @@ impl ToolName {
             ]),
             ToolName::SearchKeyword => output_schema::<KeywordOut>(),
             ToolName::ReadFile => output_schema::<ReadOut>(),
+            ToolName::FileHistory => output_schema::<HistoryOut>(),
+            ToolName::Blame => output_schema::<BlameOut>(),
             ToolName::IndexStatus => output_schema::<StatusOut>(),
         }
     }
@@ -622,6 +645,95 @@ pub struct ReadFileArgs {
     pub context: u64,
 }
 
+#[rustfmt::skip]
+const HISTORY_PATH: Param = Param::new("path", Kind::Str { max_chars: 4096 }, "A committed file, relative to the project root, e.g. `src/lib.rs`.").required();
+
+const FILE_HISTORY: &[Param] = &[
+    HISTORY_PATH,
+    Param::new(
+        "start_line",
+        Kind::Int {
+            min: 1,
+            max: 100_000_000,
+            default: None,
+        },
+        "First line of a range (1-based): only commits that changed these lines.",
+    ),
+    Param::new(
+        "end_line",
+        Kind::Int {
+            min: 1,
+            max: 100_000_000,
+            default: None,
+        },
+        "Last line of the range (inclusive).",
+    ),
+    Param::new(
+        "since",
+        Kind::Str { max_chars: 100 },
+        "Only commits made on or after this date: `2024-05-01`, an ISO 8601 time, or `2 weeks ago`.",
+    ),
+    Param::new(
+        "limit",
+        Kind::Int {
+            min: 1,
+            max: 200,
+            default: Some(20),
+        },
+        "Most commits listed.",
+    ),
+    Param::new(
+        "detail",
+        Kind::Bool { default: false },
+        "The whole commit message instead of its first line.",
+    ),
+];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct FileHistoryArgs {
+    pub path: String,
+    pub start_line: Option<u64>,
+    pub end_line: Option<u64>,
+    pub since: Option<String>,
+    pub limit: usize,
+    pub detail: bool,
+}
+
+const BLAME: &[Param] = &[
+    HISTORY_PATH,
+    Param::new(
+        "start_line",
+        Kind::Int {
+            min: 1,
+            max: 100_000_000,
+            default: None,
+        },
+        "First line (1-based).",
+    )
+    .required(),
+    Param::new(
+        "end_line",
+        Kind::Int {
+            min: 1,
+            max: 100_000_000,
+            default: None,
+        },
+        "Last line (inclusive); at most 500 lines per call.",
+    )
+    .required(),
+];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct BlameArgs {
+    pub path: String,
+    pub start_line: u64,
+    pub end_line: u64,
+}
+
 /// `index_status` takes no arguments.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(test, derive(serde::Serialize))]
@@ -761,6 +873,8 @@ mod tests {
                 ToolName::SimilarCode => check::<SimilarCodeArgs>(t),
                 ToolName::SearchKeyword => check::<SearchKeywordArgs>(t),
                 ToolName::ReadFile => check::<ReadFileArgs>(t),
+                ToolName::FileHistory => check::<FileHistoryArgs>(t),
+                ToolName::Blame => check::<BlameArgs>(t),
                 ToolName::IndexStatus => check::<IndexStatusArgs>(t),
             }
         }

@@ -616,6 +616,74 @@ pub struct EmbeddingRunOut {
 /// What a successful call returns: the structured result and its readable
 /// rendering (the text content, for clients that do not read
 /// `structuredContent`; see [`render`](super::render)).
+/// A commit as `file_history` and `blame` show it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CommitOut {
+    pub short: String,
+    pub author: String,
+    /// Author date, ISO 8601.
+    pub date: String,
+    /// The message's first line.
+    pub summary: String,
+    /// The whole message (`detail`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The file's path in this commit, when a rename makes it differ.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+impl From<crate::history::CommitInfo> for CommitOut {
+    fn from(c: crate::history::CommitInfo) -> CommitOut {
+        CommitOut {
+            short: c.short,
+            author: c.author,
+            date: c.date,
+            summary: c.summary,
+            message: c.message,
+            path: c.path,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HistoryOut {
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_line: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u64>,
+    /// Newest first.
+    pub commits: Vec<CommitOut>,
+    pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BlameLineOut {
+    pub line: u64,
+    /// The `short` hash of the commit that last changed the line.
+    pub commit: String,
+    pub text: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BlameOut {
+    pub path: String,
+    pub start_line: u64,
+    pub end_line: u64,
+    pub total_lines: u64,
+    /// The commits the lines name, by first appearance.
+    pub commits: Vec<CommitOut>,
+    pub lines: Vec<BlameLineOut>,
+    pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
+}
+
 pub struct Answer {
     pub structured: Value,
     pub text: String,

@@ -10,9 +10,9 @@
 use std::fmt::Write as _;
 
 use super::out::{
-    BulkEntry, BulkSearchOut, ChunkOut, CompactSearchOut, CompactSemanticOut, DefsOut, HitOut,
-    KeywordOut, Paging, ReadOut, RefsOut, SearchOut, SearchReply, SemanticOut, StatusOut,
-    SymbolsOut,
+    BlameOut, BulkEntry, BulkSearchOut, ChunkOut, CompactSearchOut, CompactSemanticOut, DefsOut,
+    HistoryOut, HitOut, KeywordOut, Paging, ReadOut, RefsOut, SearchOut, SearchReply, SemanticOut,
+    StatusOut, SymbolsOut,
 };
 
 /// Compact hits: the header line, then the best lines.
@@ -345,6 +345,54 @@ pub fn read(out: &ReadOut) -> String {
     if !out.content.is_empty() {
         t.push_str(&out.content);
         t.push('\n');
+    }
+    tail(&mut t, None, None, out.hint.as_deref());
+    redacted_tail(&mut t, out.redacted, "");
+    finish(t)
+}
+
+/// `file_history`: one line per commit, the whole message indented.
+pub fn history(out: &HistoryOut) -> String {
+    let mut t = match (out.start_line, out.end_line) {
+        (Some(a), Some(b)) => format!("{}:{a}-{b}: {} commits\n", out.path, out.commits.len()),
+        _ => format!("{}: {} commits\n", out.path, out.commits.len()),
+    };
+    for c in &out.commits {
+        let renamed = c
+            .path
+            .as_deref()
+            .map(|p| format!(" (as {p})"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            t,
+            "{} {} {}: {}{renamed}",
+            c.short, c.date, c.author, c.summary
+        );
+        if let Some(m) = &c.message {
+            for l in m.lines().skip(1) {
+                let _ = writeln!(t, "    {l}");
+            }
+        }
+    }
+    tail(&mut t, None, None, out.hint.as_deref());
+    finish(t)
+}
+
+/// `blame`: a header per run of lines from one commit, then `N<TAB>text`.
+pub fn blame(out: &BlameOut) -> String {
+    let mut t = format!(
+        "{}: lines {}-{} of {}\n",
+        out.path, out.start_line, out.end_line, out.total_lines
+    );
+    let mut last: Option<&str> = None;
+    for l in &out.lines {
+        if last != Some(l.commit.as_str()) {
+            if let Some(c) = out.commits.iter().find(|c| c.short == l.commit) {
+                let _ = writeln!(t, "{} {} {}: {}", c.short, c.date, c.author, c.summary);
+            }
+            last = Some(l.commit.as_str());
+        }
+        let _ = writeln!(t, "{}\t{}", l.line, l.text);
     }
     tail(&mut t, None, None, out.hint.as_deref());
     redacted_tail(&mut t, out.redacted, "");

@@ -9,6 +9,7 @@ use anyhow::Result;
 
 use super::{Freshness, Policy, RunState, Service, generation_of};
 use crate::error::{ErrorCode, UserError};
+use crate::history::{BlameRequest, BlameResult, HistoryRequest, HistoryResult};
 use crate::search::keyword::{KeywordRequest, KeywordResult, search_keyword};
 use crate::search::read::{ReadRequest, ReadResult, read_file};
 use crate::search::symbol::{
@@ -197,6 +198,24 @@ impl Service {
     /// A slice of a file on disk (always current; no index needed).
     pub fn read(&self, req: &ReadRequest) -> Result<ReadResult> {
         let mut r = read_file(self.root(), req)?;
+        let mut red = self.redactor();
+        for l in &mut r.lines {
+            red.line(&r.path, l.line, &mut l.text);
+        }
+        r.redacted = red.count();
+        Ok(r)
+    }
+
+    /// The commits that touched a file or a line range, newest first, from
+    /// the repository's git data (`NO_GIT` outside a repository).
+    pub fn history(&self, req: &HistoryRequest) -> Result<HistoryResult> {
+        crate::history::file_history(self.root(), req)
+    }
+
+    /// Which commit last changed each line of a file (as committed), with
+    /// the line text redacted like every file text.
+    pub fn blame(&self, req: &BlameRequest) -> Result<BlameResult> {
+        let mut r = crate::history::blame(self.root(), req)?;
         let mut red = self.redactor();
         for l in &mut r.lines {
             red.line(&r.path, l.line, &mut l.text);

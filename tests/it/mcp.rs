@@ -163,7 +163,7 @@ impl Mcp {
 
     /// Calls a tool that must fail as a tool result; returns (error, hint),
     /// read from its text: `error: ...` and `hint: ...` lines.
-    fn tool_error(&self, name: &str, args: Value) -> (String, String) {
+    pub(crate) fn tool_error(&self, name: &str, args: Value) -> (String, String) {
         let r = self
             .call(name, args.clone())
             .unwrap_or_else(|e| panic!("{name} {args}: JSON-RPC error {e}"));
@@ -259,6 +259,8 @@ fn mcp_lists_tools_with_plain_schemas_in_both_eras() {
         assert_eq!(
             names,
             [
+                "blame",
+                "file_history",
                 "find_references",
                 "find_symbol",
                 "index_status",

@@ -4,6 +4,7 @@
 //! is the service) or speak the protocol (that is `mod.rs`).
 
 mod files;
+mod history;
 mod search;
 mod semantic;
 mod status;
@@ -32,6 +33,8 @@ pub fn call(svc: &Service, tool: ToolName, raw: Option<&JsonObject>) -> Result<A
         ToolName::SimilarCode => semantic::similar_code(svc, args.into_typed()?),
         ToolName::SearchKeyword => files::search_keyword(svc, args.into_typed()?),
         ToolName::ReadFile => files::read_file(svc, args.into_typed()?),
+        ToolName::FileHistory => history::file_history(svc, args.into_typed()?),
+        ToolName::Blame => history::blame(svc, args.into_typed()?),
         ToolName::IndexStatus => status::index_status(svc, args.into_typed()?),
     }
 }

@@ -1,0 +1,135 @@
+//! `file_history` and `blame`: the repository's git data, through the
+//! service (no index needed).
+
+use anyhow::Result;
+
+use crate::error::UserError;
+use crate::history::{BlameRequest, HistoryRequest};
+use crate::mcp::catalogue::{BlameArgs, FileHistoryArgs};
+use crate::mcp::out::{
+    Answer, BUDGET_CHARS, BlameLineOut, BlameOut, CommitOut, HistoryOut, OVERHEAD_CHARS, answer,
+    redacted,
+};
+use crate::mcp::render;
+use crate::service::Service;
+
+fn check_range(start: Option<u64>, end: Option<u64>) -> Result<()> {
+    if let (Some(s), Some(e)) = (start, end)
+        && s > e
+    {
+        return Err(
+            UserError::new(format!("start_line {s} is after end_line {e}"))
+                .hint("give start_line <= end_line")
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+pub fn file_history(svc: &Service, args: FileHistoryArgs) -> Result<Answer> {
+    check_range(args.start_line, args.end_line)?;
+    let req = HistoryRequest {
+        path: args.path,
+        start_line: args.start_line,
+        end_line: args.end_line,
+        since: args.since,
+        limit: args.limit,
+        detail: args.detail,
+    };
+    let r = svc.history(&req)?;
+    let mut commits: Vec<CommitOut> = r.commits.into_iter().map(CommitOut::from).collect();
+    // Whole messages can be long: keep what fits the answer's budget.
+    let mut used = 0;
+    let mut keep = commits.len();
+    for (i, c) in commits.iter().enumerate() {
+        used += serde_json::to_string(c).map(|s| s.len()).unwrap_or(0) * 2;
+        if used > BUDGET_CHARS - OVERHEAD_CHARS && i > 0 {
+            keep = i;
+            break;
+        }
+    }
+    let cut = keep < commits.len();
+    commits.truncate(keep);
+    let hint = if cut {
+        Some(format!(
+            "{keep} commits fit in this answer: narrow with start_line/end_line or since, or leave out detail"
+        ))
+    } else {
+        r.hint
+    };
+    let out = HistoryOut {
+        path: r.path,
+        start_line: r.start_line,
+        end_line: r.end_line,
+        commits,
+        truncated: r.truncated || cut,
+        hint,
+    };
+    answer(&out, render::history(&out))
+}
+
+pub fn blame(svc: &Service, args: BlameArgs) -> Result<Answer> {
+    check_range(Some(args.start_line), Some(args.end_line))?;
+    let req = BlameRequest {
+        path: args.path,
+        start_line: Some(args.start_line),
+        end_line: Some(args.end_line),
+    };
+    let r = svc.blame(&req)?;
+    let budget = BUDGET_CHARS - OVERHEAD_CHARS;
+    let mut used = 0;
+    let mut lines = Vec::with_capacity(r.lines.len());
+    let mut cut = false;
+    for l in r.lines {
+        let short = r
+            .commits
+            .get(l.commit)
+            .map(|c| c.short.clone())
+            .unwrap_or_default();
+        // Text and structured content both carry the line.
+        used += (l.text.len() + short.len() + 40) * 2;
+        if used > budget && !lines.is_empty() {
+            cut = true;
+            break;
+        }
+        lines.push(BlameLineOut {
+            line: l.line,
+            commit: short,
+            text: l.text,
+        });
+    }
+    let end_line = lines.last().map_or(r.end_line, |l| l.line);
+    let mut commits: Vec<CommitOut> = Vec::new();
+    for c in r.commits {
+        if lines.iter().any(|l| l.commit == c.short) {
+            commits.push(c.into());
+        }
+    }
+    let hint = if cut {
+        Some(format!(
+            "lines {}-{end_line} shown: call again with start_line: {} for the rest",
+            r.start_line,
+            end_line + 1
+        ))
+    } else {
+        r.hint.map(|_| {
+            format!(
+                "lines {}-{end_line} shown (at most 500 per call): call again with start_line: {}",
+                r.start_line,
+                end_line + 1
+            )
+        })
+    };
+    let out = BlameOut {
+        path: r.path,
+        start_line: r.start_line,
+        end_line,
+        total_lines: r.total_lines,
+        commits,
+        lines,
+        truncated: r.truncated || cut,
+        hint,
+        redacted: redacted(r.redacted),
+    };
+    answer(&out, render::blame(&out))
+}
