@@ -60,6 +60,8 @@ EXPECTED_TOOLS = {
     "search_keyword",
     "read_file",
     "index_status",
+    "file_history",
+    "blame",
 }
 
 

@@ -613,9 +613,6 @@ pub struct EmbeddingRunOut {
     pub eta_s: Option<u64>,
 }
 
-/// What a successful call returns: the structured result and its readable
-/// rendering (the text content, for clients that do not read
-/// `structuredContent`; see [`render`](super::render)).
 /// A commit as `file_history` and `blame` show it.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct CommitOut {
