@@ -14,6 +14,7 @@ pub mod eval;
 pub mod extract;
 pub mod fs_safe;
 pub mod history;
+pub mod home_file;
 pub mod index;
 pub mod init;
 pub mod lang;

@@ -17,13 +17,12 @@
 //! - 1: `{version, projects: [{root, index_path, watch, added, last_indexed,
 //!   files, symbols, chunks, index_bytes, last_error}]}`.
 
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+use crate::home_file::{Document, HomeFile, Parsed};
 use crate::index::IndexSummary;
 // The per-user file helpers live in `paths`; re-exported for their callers.
 pub(crate) use crate::paths::{check_home, ensure_private_dir, private_options, unix_now};
@@ -81,6 +80,12 @@ impl Default for RegistryData {
             version: FORMAT_VERSION,
             projects: Vec::new(),
         }
+    }
+}
+
+impl Document for RegistryData {
+    fn stamp(&mut self) {
+        self.version = FORMAT_VERSION;
     }
 }
 
@@ -168,7 +173,18 @@ impl Registry {
     }
 
     pub fn path(&self) -> PathBuf {
-        self.home.join(REGISTRY_FILE)
+        self.file().path()
+    }
+
+    fn file(&self) -> HomeFile {
+        HomeFile {
+            home: self.home.clone(),
+            file: REGISTRY_FILE,
+            lock: LOCK_FILE,
+            noun: "registry",
+            title: "the project registry",
+            advice: " (re-register projects with `repo-search index`)",
+        }
     }
 
     /// Reads the registry without taking the lock (writes are atomic). A
@@ -177,7 +193,7 @@ impl Registry {
         if !check_home(&self.home, false)? {
             return Ok(RegistryData::default());
         }
-        match self.read()? {
+        match self.file().read::<RegistryData>()? {
             Parsed::Missing => Ok(RegistryData::default()),
             Parsed::Ok(data) => Ok(data),
             // Set it aside under the lock, after checking again: a writer
@@ -187,7 +203,7 @@ impl Registry {
     }
 
     fn load_after_repair(&self) -> Result<RegistryData> {
-        match self.read()? {
+        match self.file().read::<RegistryData>()? {
             Parsed::Ok(data) => Ok(data),
             _ => Ok(RegistryData::default()),
         }
@@ -196,23 +212,7 @@ impl Registry {
     /// Runs `f` on the registry under the lock and writes the result back
     /// atomically if it changed.
     pub fn update<R>(&self, f: impl FnOnce(&mut RegistryData) -> R) -> Result<R> {
-        ensure_private_dir(&self.home)?;
-        let _lock = self.lock()?;
-        let mut data = match self.read()? {
-            Parsed::Missing => RegistryData::default(),
-            Parsed::Ok(data) => data,
-            Parsed::Corrupt(err) => {
-                self.set_aside(&err)?;
-                RegistryData::default()
-            }
-        };
-        let before = data.clone();
-        let out = f(&mut data);
-        if data != before {
-            data.version = FORMAT_VERSION;
-            self.write_atomically(&data)?;
-        }
-        Ok(out)
+        self.file().update(f)
     }
 
     /// Registers `root` (watch on) if it is not registered yet.
@@ -271,80 +271,6 @@ impl Registry {
             d.projects.len() != before
         })
     }
-
-    fn lock(&self) -> Result<File> {
-        let path = self.home.join(LOCK_FILE);
-        let file = private_options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .with_context(|| format!("cannot open `{}`", path.display()))?;
-        file.lock()
-            .with_context(|| format!("cannot lock `{}`", path.display()))?;
-        Ok(file)
-    }
-
-    fn read(&self) -> Result<Parsed> {
-        let path = self.path();
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Parsed::Missing),
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                return Ok(Parsed::Corrupt("not UTF-8".into()));
-            }
-            Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", path.display())),
-        };
-        Ok(match serde_json::from_str::<RegistryData>(&text) {
-            Ok(data) => Parsed::Ok(data),
-            Err(e) => Parsed::Corrupt(e.to_string()),
-        })
-    }
-
-    fn set_aside(&self, why: &str) -> Result<()> {
-        let path = self.path();
-        let aside = self
-            .home
-            .join(format!("{REGISTRY_FILE}.corrupt-{}", unix_now()));
-        std::fs::rename(&path, &aside).with_context(|| {
-            format!(
-                "cannot move the corrupt registry `{}` aside",
-                path.display()
-            )
-        })?;
-        tracing::warn!(
-            "the project registry `{}` was corrupt ({why}); moved it to `{}` and started an empty one \
-             (re-register projects with `repo-search index`)",
-            path.display(),
-            aside.display()
-        );
-        Ok(())
-    }
-
-    fn write_atomically(&self, data: &RegistryData) -> Result<()> {
-        let path = self.path();
-        // tempfile creates the file with mode 0600 on Unix.
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".registry.json.")
-            .tempfile_in(&self.home)
-            .with_context(|| format!("cannot create a temp file in `{}`", self.home.display()))?;
-        let mut text = serde_json::to_string_pretty(data)?;
-        text.push('\n');
-        tmp.write_all(text.as_bytes())
-            .and_then(|()| tmp.as_file().sync_all())
-            .with_context(|| format!("cannot write `{}`", tmp.path().display()))?;
-        tmp.persist(&path)
-            .map_err(|e| e.error)
-            .with_context(|| format!("cannot replace `{}`", path.display()))?;
-        Ok(())
-    }
-}
-
-enum Parsed {
-    Missing,
-    Ok(RegistryData),
-    Corrupt(String),
 }
 
 #[cfg(test)]

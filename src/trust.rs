@@ -9,23 +9,22 @@
 //! off the machine, name a credential or read files outside the project);
 //! this module only records and answers "is this content trusted here".
 //!
-//! **Invariant**: a change is a read-modify-write under an exclusive
-//! `flock` on `trust.lock`, written atomically (temp file, fsync, rename),
-//! user-only (0600). A file that does not parse trusts nothing; the next
-//! write sets it aside as `trust.json.corrupt-<unix time>` with a warning.
+//! **Invariant**: written as every shared home document is
+//! ([`crate::home_file`]: locked on `trust.lock`, atomic, 0600). A file
+//! that does not parse trusts nothing; the next write sets it aside as
+//! `trust.json.corrupt-<unix time>` with a warning.
 //!
 //! Format changelog (bump [`FORMAT_VERSION`] on every change):
 //! - 1: `{version, projects: [{root, config_sha256, trusted_at}]}`.
 
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::paths::{ensure_private_dir, private_options, unix_now};
+use crate::home_file::{Document, HomeFile, Parsed};
+use crate::paths::unix_now;
 
 pub const TRUST_FILE: &str = "trust.json";
 const LOCK_FILE: &str = "trust.lock";
@@ -57,6 +56,12 @@ impl Default for TrustData {
             version: FORMAT_VERSION,
             projects: Vec::new(),
         }
+    }
+}
+
+impl Document for TrustData {
+    fn stamp(&mut self) {
+        self.version = FORMAT_VERSION;
     }
 }
 
@@ -96,13 +101,24 @@ impl TrustStore {
     }
 
     pub fn path(&self) -> PathBuf {
-        self.home.join(TRUST_FILE)
+        self.file().path()
+    }
+
+    fn file(&self) -> HomeFile {
+        HomeFile {
+            home: self.home.clone(),
+            file: TRUST_FILE,
+            lock: LOCK_FILE,
+            noun: "trust file",
+            title: "the trust file",
+            advice: "",
+        }
     }
 
     /// Whether the config of `root` with content hash `sha256` is trusted.
     /// Unreadable or corrupt store: nothing is trusted.
     pub fn verdict(&self, root: &Path, sha256: &str) -> Verdict {
-        let data = match self.read() {
+        let data = match self.file().read::<TrustData>() {
             Ok(Parsed::Ok(d)) => d,
             Ok(Parsed::Missing) => return Verdict::Unknown,
             Ok(Parsed::Corrupt(why)) => {
@@ -148,97 +164,8 @@ impl TrustStore {
     }
 
     fn update<R>(&self, f: impl FnOnce(&mut TrustData) -> R) -> Result<R> {
-        ensure_private_dir(&self.home)?;
-        let _lock = self.lock()?;
-        let mut data = match self.read()? {
-            Parsed::Missing => TrustData::default(),
-            Parsed::Ok(d) => d,
-            Parsed::Corrupt(why) => {
-                self.set_aside(&why)?;
-                TrustData::default()
-            }
-        };
-        let before = data.clone();
-        let out = f(&mut data);
-        if data != before {
-            data.version = FORMAT_VERSION;
-            self.write_atomically(&data)?;
-        }
-        Ok(out)
+        self.file().update(f)
     }
-
-    fn lock(&self) -> Result<File> {
-        let path = self.home.join(LOCK_FILE);
-        let file = private_options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .with_context(|| format!("cannot open `{}`", path.display()))?;
-        file.lock()
-            .with_context(|| format!("cannot lock `{}`", path.display()))?;
-        Ok(file)
-    }
-
-    fn read(&self) -> Result<Parsed> {
-        let path = self.path();
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Parsed::Missing),
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                return Ok(Parsed::Corrupt("not UTF-8".into()));
-            }
-            Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", path.display())),
-        };
-        Ok(match serde_json::from_str::<TrustData>(&text) {
-            Ok(d) => Parsed::Ok(d),
-            Err(e) => Parsed::Corrupt(e.to_string()),
-        })
-    }
-
-    fn set_aside(&self, why: &str) -> Result<()> {
-        let path = self.path();
-        let aside = self
-            .home
-            .join(format!("{TRUST_FILE}.corrupt-{}", unix_now()));
-        std::fs::rename(&path, &aside).with_context(|| {
-            format!(
-                "cannot move the corrupt trust file `{}` aside",
-                path.display()
-            )
-        })?;
-        tracing::warn!(
-            "the trust file `{}` was corrupt ({why}); moved it to `{}` and started an empty one",
-            path.display(),
-            aside.display()
-        );
-        Ok(())
-    }
-
-    fn write_atomically(&self, data: &TrustData) -> Result<()> {
-        let path = self.path();
-        // tempfile creates the file with mode 0600 on Unix.
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".trust.json.")
-            .tempfile_in(&self.home)
-            .with_context(|| format!("cannot create a temp file in `{}`", self.home.display()))?;
-        let mut text = serde_json::to_string_pretty(data)?;
-        text.push('\n');
-        tmp.write_all(text.as_bytes())
-            .and_then(|()| tmp.as_file().sync_all())
-            .with_context(|| format!("cannot write `{}`", tmp.path().display()))?;
-        tmp.persist(&path)
-            .map_err(|e| e.error)
-            .with_context(|| format!("cannot replace `{}`", path.display()))?;
-        Ok(())
-    }
-}
-
-enum Parsed {
-    Missing,
-    Ok(TrustData),
-    Corrupt(String),
 }
 
 #[cfg(test)]
