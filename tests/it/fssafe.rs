@@ -58,9 +58,7 @@ fn mkfifo(p: &Path) {
 }
 
 fn is_root() -> bool {
-    std::fs::metadata("/proc/self")
-        .map(|m| m.uid() == 0)
-        .unwrap_or(false)
+    repo_search::fs_safe::euid() == 0
 }
 
 /// A raw MCP client on the real server's stdio whose reads time out.
