@@ -165,7 +165,18 @@ pub struct Reference {
     pub kind: String,
     pub line: u32,
     pub column: u32,
+    /// What the name is reached through, as written: the receiver or path
+    /// before it (`self`, `this`, `session`, `Kind`, `os.path`), whitespace
+    /// collapsed, at most [`MAX_QUALIFIER_BYTES`]; `None` for a bare name.
+    pub qualifier: Option<String>,
+    /// The symbol path of the innermost enclosing function, method or type
+    /// (`Session.request`, `Config::parse`); `None` at file level.
+    pub scope: Option<String>,
 }
+
+/// The longest receiver text a reference keeps (a longer one is cut at a
+/// character boundary and ends in `…`).
+pub const MAX_QUALIFIER_BYTES: usize = 80;
 
 /// A symbol-aligned slice of a file, the unit of BM25 (and later vector) search.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

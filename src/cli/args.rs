@@ -45,8 +45,15 @@ pub enum Command {
     /// Find definitions by name (exact > case-insensitive > prefix > fuzzy).
     #[command(visible_alias = "sym")]
     Symbol(SymbolArgs),
-    /// References of a name (definitions marked).
+    /// References of a name: `Class.method` gives those that resolve to it,
+    /// then name-only candidates apart (definitions first, marked).
     Refs(RefsArgs),
+    /// Who calls a function or method (`Class.method`): call sites with
+    /// their enclosing symbol, resolved or name-only; `--depth` expands.
+    Callers(GraphArgs),
+    /// What a function or method calls, each call resolved to its
+    /// definition where the index can tell; `--depth` expands.
+    Callees(GraphArgs),
     /// The definitions of one file, nested, in source order.
     Outline(OutlineArgs),
     /// Print a slice of a file with line numbers.
@@ -332,12 +339,36 @@ pub struct SymbolArgs {
 pub struct RefsArgs {
     #[command(flatten)]
     pub common: Common,
+    /// A name, optionally qualified: `send`, `Session.send`, `Kind::Foo`.
     pub name: String,
+    /// Which hits: definitions, references or all.
+    #[arg(long = "type", value_enum, default_value_t = RefTypeArg::All)]
+    pub ref_type: RefTypeArg,
     #[arg(short = 'n', long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100000))]
     pub limit: u64,
     /// Skip the first N results (paging).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub offset: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RefTypeArg {
+    Definitions,
+    References,
+    All,
+}
+
+#[derive(Debug, Args)]
+pub struct GraphArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// A function or method, optionally qualified: `send`, `Session.send`.
+    pub name: String,
+    /// Expand through resolved edges this many levels (1 = direct only).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=5))]
+    pub depth: u32,
+    #[arg(short = 'n', long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10000))]
+    pub limit: u64,
 }
 
 #[derive(Debug, Args)]

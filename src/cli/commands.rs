@@ -11,14 +11,15 @@ use super::render;
 use crate::error::{ErrorCode, UserError};
 use crate::history::{BlameRequest, HistoryRequest};
 use crate::index::IndexOptions;
+use crate::search::graph::Direction;
 use crate::search::keyword::{CaseMode, KeywordRequest};
 use crate::search::read::ReadRequest;
 use crate::search::semantic::SimilarTo;
-use crate::search::symbol::{MatchMode, SymbolQuery};
+use crate::search::symbol::{MatchMode, RefType, SymbolQuery};
 use crate::service::search::parse_scope;
 use crate::service::{
-    Mode, OnBadConfig, OutlineRequest, Policy, ReferencesRequest, SearchRequest, Service,
-    SimilarRequestSpec, SymbolsRequest,
+    GraphRequest, Mode, OnBadConfig, OutlineRequest, Policy, ReferencesRequest, SearchRequest,
+    Service, SimilarRequestSpec, SymbolsRequest,
 };
 use crate::settings::Overrides;
 use crate::walk::WalkOptions;
@@ -29,6 +30,8 @@ pub fn run(cli: Cli) -> Result<Found> {
         Command::Keyword(a) => cmd_keyword(a),
         Command::Symbol(a) => cmd_symbol(a),
         Command::Refs(a) => cmd_refs(a),
+        Command::Callers(a) => cmd_graph(a, Direction::Callers),
+        Command::Callees(a) => cmd_graph(a, Direction::Callees),
         Command::Outline(a) => cmd_outline(a),
         Command::Read(a) => cmd_read(a),
         Command::Search(a) => cmd_search(a),
@@ -223,6 +226,11 @@ fn cmd_refs(a: RefsArgs) -> Result<Found> {
     let svc = service(&a.common, &Overrides::default(), false)?;
     let req = ReferencesRequest {
         name: a.name.clone(),
+        want: match a.ref_type {
+            RefTypeArg::Definitions => RefType::Definitions,
+            RefTypeArg::References => RefType::References,
+            RefTypeArg::All => RefType::All,
+        },
         limit: a.limit as usize,
         offset: a.offset as usize,
     };
@@ -234,6 +242,24 @@ fn cmd_refs(a: RefsArgs) -> Result<Found> {
         render::redacted_note(result.redacted)?;
     }
     Ok(found(!result.hits.is_empty()))
+}
+
+fn cmd_graph(a: GraphArgs, direction: Direction) -> Result<Found> {
+    let svc = service(&a.common, &Overrides::default(), false)?;
+    let req = GraphRequest {
+        name: a.name.clone(),
+        direction,
+        depth: a.depth,
+        limit: a.limit as usize,
+    };
+    let result = svc.require(svc.call_graph(&req)?)?;
+    if a.common.json {
+        render::json(&result)?;
+    } else {
+        render::call_graph(&result)?;
+        render::redacted_note(result.redacted)?;
+    }
+    Ok(found(!result.edges.is_empty()))
 }
 
 fn cmd_outline(a: OutlineArgs) -> Result<Found> {

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::history::{BlameResult, HistoryResult};
 use crate::index::IndexSummary;
 use crate::registry::ProjectEntry;
+use crate::search::graph::{GraphResult, Resolution};
 use crate::search::keyword::KeywordResult;
 use crate::search::read::ReadResult;
 use crate::search::symbol::{OutlineItem, RefResult, SymbolResult};
@@ -119,26 +120,84 @@ pub fn refs(r: &RefResult) -> Result<()> {
                 h.kind.as_str()
             };
             let ctx = h
-                .context
+                .enclosing
                 .as_deref()
                 .map(|c| format!("  in {c}"))
                 .unwrap_or_default();
+            let unsure = if h.resolution == Some(Resolution::NameOnly) {
+                "  (name only)"
+            } else {
+                ""
+            };
             let text = h
                 .text
                 .as_deref()
                 .map(|t| format!("  {t}"))
                 .unwrap_or_default();
-            writeln!(out, "{}:{}:{}  {tag}{ctx}{text}", h.path, h.line, h.column)?;
-        }
-        if r.truncated {
-            out.flush()?;
             writeln!(
-                io::stderr(),
-                "({} of {} shown; raise --limit)",
-                r.hits.len(),
-                r.total
+                out,
+                "{}:{}:{}  {tag}{ctx}{unsure}{text}",
+                h.path, h.line, h.column
             )?;
         }
+        out.flush()?;
+        writeln!(
+            io::stderr(),
+            "{} definition(s), {} resolved reference(s), {} name-only candidate(s){}",
+            r.definitions,
+            r.references,
+            r.name_only,
+            if r.truncated {
+                format!("; {} of {} shown, raise --limit", r.hits.len(), r.total)
+            } else {
+                String::new()
+            }
+        )?;
+        Ok(())
+    })
+}
+
+pub fn call_graph(r: &GraphResult) -> Result<()> {
+    with_stdout(|out| {
+        for t in &r.targets {
+            writeln!(out, "# {} ({}) {}:{}", t.symbol, t.kind, t.path, t.line)?;
+        }
+        for e in &r.edges {
+            let indent = "  ".repeat(e.depth.saturating_sub(1) as usize);
+            let unsure = if e.resolution == Resolution::NameOnly {
+                "  (name only)"
+            } else {
+                ""
+            };
+            let def = e
+                .defined_at
+                .as_deref()
+                .map(|d| format!("  -> {d}"))
+                .unwrap_or_default();
+            let text = e
+                .text
+                .as_deref()
+                .map(|t| format!("  {t}"))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "{indent}{}:{}  {} -> {}{unsure}{def}{text}",
+                e.path, e.line, e.from, e.to
+            )?;
+        }
+        out.flush()?;
+        writeln!(
+            io::stderr(),
+            "{} edge(s): {} resolved, {} name-only{}",
+            r.total,
+            r.resolved,
+            r.name_only,
+            if r.truncated {
+                format!("; {} shown, raise --limit", r.edges.len())
+            } else {
+                String::new()
+            }
+        )?;
         Ok(())
     })
 }

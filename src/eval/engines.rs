@@ -166,6 +166,7 @@ impl Engine for LibEngine {
             }
             Tool::FindReferences => {
                 let req = ReferencesRequest {
+                    want: Default::default(),
                     name: case.query.clone(),
                     limit,
                     offset: 0,

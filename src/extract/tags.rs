@@ -1033,9 +1033,102 @@ fn build_refs(
             kind: kind.to_string(),
             line: to_line(pos.row),
             column: to_line(pos.column),
+            qualifier: qualifier_of(src, r.name),
+            scope: enclosing_scope(defs, r.name.start_byte()).map(|d| d.path.clone()),
         });
     }
     refs
+}
+
+/// The fields through which grammars name what a member access, a method
+/// call or a path is reached through (`obj.name`, `obj->name`, `A::name`,
+/// Ruby's `recv.name`, Java's `obj.name()`, Go's `pkg.Name`).
+const RECEIVER_FIELDS: [&str; 11] = [
+    "object",
+    "value",
+    "operand",
+    "argument",
+    "receiver",
+    "path",
+    "scope",
+    "expression",
+    "package",
+    "namespace",
+    "module",
+];
+
+/// The receiver or path written before a referenced name, if any: the
+/// receiver-like field of its parent that ends before the name. Kotlin and
+/// Swift have no such fields: their navigation node's first child is it.
+fn qualifier_of(src: &str, name: Node<'_>) -> Option<String> {
+    let parent = name.parent()?;
+    let start = name.start_byte();
+    let mut recv = RECEIVER_FIELDS
+        .iter()
+        .filter_map(|f| parent.child_by_field_name(f))
+        .find(|c| c.end_byte() <= start && c.id() != name.id());
+    if recv.is_none() && parent.kind().contains("navigation") {
+        // Kotlin `a.b` is (navigation_expression a (navigation_suffix b)).
+        let outer = if parent.kind() == "navigation_suffix" {
+            parent.parent()?
+        } else {
+            parent
+        };
+        recv = outer
+            .named_child(0)
+            .filter(|c| c.end_byte() <= start && c.id() != name.id());
+    }
+    let text = node_text(src, recv?);
+    let mut out = String::with_capacity(text.len().min(crate::model::MAX_QUALIFIER_BYTES));
+    for word in text.split_whitespace() {
+        out.push_str(word);
+    }
+    if out.is_empty() {
+        return None;
+    }
+    if out.len() > crate::model::MAX_QUALIFIER_BYTES {
+        let mut cut = crate::model::MAX_QUALIFIER_BYTES - 3;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push('…');
+    }
+    Some(out)
+}
+
+/// The innermost definition that opens a scope (a function, method, type,
+/// impl or module) around `byte`.
+fn enclosing_scope(defs: &[Def], byte: usize) -> Option<&Def> {
+    let k = defs.partition_point(|d| d.start_byte <= byte);
+    let mut at = k.checked_sub(1);
+    for _ in 0..MAX_ANCESTOR_STEPS {
+        let d = &defs[at?];
+        if d.start_byte <= byte && byte < d.end_byte && opens_named_scope(d) {
+            return Some(d);
+        }
+        at = d.parent;
+    }
+    None
+}
+
+fn opens_named_scope(d: &Def) -> bool {
+    d.callable != Callable::No
+        || matches!(
+            d.kind,
+            "class"
+                | "struct"
+                | "impl"
+                | "trait"
+                | "interface"
+                | "enum"
+                | "module"
+                | "namespace"
+                | "object"
+                | "union"
+                | "protocol"
+                | "extension"
+        )
 }
 
 /// Go's predeclared types: uses of `string` or `error` are not worth indexing.

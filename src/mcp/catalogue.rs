@@ -11,8 +11,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::out::{
-    BlameOut, BulkSearchOut, CompactSearchOut, CompactSemanticOut, DefsOut, HistoryOut, KeywordOut,
-    ReadOut, RefsOut, SearchOut, SemanticOut, StatusOut, SymbolsOut,
+    BlameOut, BulkSearchOut, CallGraphOut, CompactSearchOut, CompactSemanticOut, DefsOut,
+    HistoryOut, KeywordOut, ReadOut, RefsOut, SearchOut, SemanticOut, StatusOut, SymbolsOut,
 };
 use super::params::{Kind, Param};
 use crate::search::symbol::KINDS;
@@ -28,13 +28,15 @@ pub enum ToolName {
     SimilarCode,
     SearchKeyword,
     ReadFile,
+    Callers,
+    Callees,
     FileHistory,
     Blame,
     IndexStatus,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 11] = [
+    pub const ALL: [ToolName; 13] = [
         ToolName::FindSymbol,
         ToolName::FindReferences,
         ToolName::ListDefsInFile,
@@ -43,6 +45,8 @@ impl ToolName {
         ToolName::SimilarCode,
         ToolName::SearchKeyword,
         ToolName::ReadFile,
+        ToolName::Callers,
+        ToolName::Callees,
         ToolName::FileHistory,
         ToolName::Blame,
         ToolName::IndexStatus,
@@ -58,6 +62,8 @@ impl ToolName {
             ToolName::SimilarCode => "similar_code",
             ToolName::SearchKeyword => "search_keyword",
             ToolName::ReadFile => "read_file",
+            ToolName::Callers => "callers",
+            ToolName::Callees => "callees",
             ToolName::FileHistory => "file_history",
             ToolName::Blame => "blame",
             ToolName::IndexStatus => "index_status",
@@ -84,6 +90,8 @@ impl ToolName {
             ToolName::SimilarCode => "Find code similar to a snippet or location",
             ToolName::SearchKeyword => "Exact text or regex search",
             ToolName::ReadFile => "Read lines of a file",
+            ToolName::Callers => "Who calls a function or method",
+            ToolName::Callees => "What a function or method calls",
             ToolName::FileHistory => "Recent commits of a file or lines",
             ToolName::Blame => "Which commit last changed each line",
             ToolName::IndexStatus => "Index status",
@@ -101,9 +109,11 @@ impl ToolName {
                  To find callers/uses, use find_references; for a concept without a known name, use search."
             }
             ToolName::FindReferences => {
-                "Find the places that USE a name (calls, type uses, imports) and where it is defined, with the enclosing function and the source line. \
-                 Use it for \"who calls X\", \"where is X used\", impact of a change. Matching is by exact identifier (not by type resolution), \
-                 so unrelated names that are spelled the same are included. For definitions only, use find_symbol."
+                "Find the places that USE a name (calls, type uses; fields, constants and enum variants too) and where it is defined, with the enclosing \
+                 function and the source line. Give a qualified name (`Session.send`, `Kind::Foo`) to get only the uses that resolve to that definition \
+                 (through self/this, the class or a subclass, a variable bound to the class, an import of its module); same-named uses nothing resolves \
+                 come after them marked `resolution: name_only`, and uses that belong to another definition are left out. \
+                 `type`: definitions, references or all. Use it for \"where is X used\", impact of a change; for call chains, callers/callees."
             }
             ToolName::ListDefsInFile => {
                 "List the definitions (classes, functions, methods, ...) of one file in source order, nested by containment, with line ranges and signatures: \
@@ -142,6 +152,16 @@ impl ToolName {
                  or match to jump to the first line containing a literal text with `context` lines around it. \
                  Long files are returned in pages: when truncated, call again with the start_line given in the hint."
             }
+            ToolName::Callers => {
+                "Who calls a function or method (`Session.send`, `parse_config`): each call site with its path, line, the calling symbol \
+                 and `resolution` (resolved, or name_only when only the name matches). `depth` > 1 follows resolved callers upward \
+                 (callers of the callers). Use it for \"who calls X\" and \"what breaks if I change X\"."
+            }
+            ToolName::Callees => {
+                "What a function or method calls: each call inside its body with the callee resolved to its definition (`defined_at`) where the \
+                 index can tell (self/this calls, the class's own methods, imported functions), else name_only. `depth` > 1 follows resolved callees. \
+                 Use it to understand what a function does before reading its callees."
+            }
             ToolName::FileHistory => {
                 "List the recent git commits that changed a file, or a line range of it (start_line/end_line: only commits whose changes \
                  touched those lines, followed back through earlier edits), newest first: short hash, author, ISO 8601 date and the message's \
@@ -170,6 +190,7 @@ impl ToolName {
             ToolName::SimilarCode => SIMILAR_CODE,
             ToolName::SearchKeyword => SEARCH_KEYWORD,
             ToolName::ReadFile => READ_FILE,
+            ToolName::Callers | ToolName::Callees => CALL_GRAPH,
             ToolName::FileHistory => FILE_HISTORY,
             ToolName::Blame => BLAME,
             ToolName::IndexStatus => &[],
@@ -192,6 +213,7 @@ impl ToolName {
             ]),
             ToolName::SearchKeyword => output_schema::<KeywordOut>(),
             ToolName::ReadFile => output_schema::<ReadOut>(),
+            ToolName::Callers | ToolName::Callees => output_schema::<CallGraphOut>(),
             ToolName::FileHistory => output_schema::<HistoryOut>(),
             ToolName::Blame => output_schema::<BlameOut>(),
             ToolName::IndexStatus => output_schema::<StatusOut>(),
@@ -286,8 +308,9 @@ pub struct FindSymbolArgs {
 }
 
 const FIND_REFERENCES: &[Param] = &[
-    Param::new("name", Kind::Str { max_chars: 300 }, "Identifier whose uses to find, e.g. `parse_config` (a qualified name is reduced to its last part).")
+    Param::new("name", Kind::Str { max_chars: 300 }, "Identifier whose uses to find, bare (`send`: every use of the name) or qualified (`Session.send`, `Kind::Foo`: the uses that resolve to it, then name-only candidates).")
         .required(),
+    Param::new("type", Kind::Enum { values: &["all", "definitions", "references"], default: Some("all") }, "Which hits: definitions, references or both."),
     Param::new("limit", Kind::Int { min: 1, max: 500, default: Some(100) }, "Most references returned."),
     Param::new("offset", Kind::Int { min: 0, max: 1_000_000, default: Some(0) }, "Skip this many results (paging)."),
     DETAIL,
@@ -298,8 +321,47 @@ const FIND_REFERENCES: &[Param] = &[
 #[serde(deny_unknown_fields)]
 pub struct FindReferencesArgs {
     pub name: String,
+    pub r#type: String,
     pub limit: usize,
     pub offset: usize,
+    pub detail: bool,
+}
+
+const CALL_GRAPH: &[Param] = &[
+    Param::new(
+        "name",
+        Kind::Str { max_chars: 300 },
+        "Function or method, bare (`parse_config`) or qualified (`Session.send`, `Config::parse`).",
+    )
+    .required(),
+    Param::new(
+        "depth",
+        Kind::Int {
+            min: 1,
+            max: 5,
+            default: Some(1),
+        },
+        "Levels to follow through resolved edges (1 = direct only).",
+    ),
+    Param::new(
+        "limit",
+        Kind::Int {
+            min: 1,
+            max: 500,
+            default: Some(50),
+        },
+        "Most edges returned.",
+    ),
+    DETAIL,
+];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct CallGraphArgs {
+    pub name: String,
+    pub depth: u32,
+    pub limit: usize,
     pub detail: bool,
 }
 
@@ -867,6 +929,7 @@ mod tests {
             match t {
                 ToolName::FindSymbol => check::<FindSymbolArgs>(t),
                 ToolName::FindReferences => check::<FindReferencesArgs>(t),
+                ToolName::Callers | ToolName::Callees => check::<CallGraphArgs>(t),
                 ToolName::ListDefsInFile => check::<ListDefsArgs>(t),
                 ToolName::Search => check::<SearchArgs>(t),
                 ToolName::SearchSemantic => check::<SearchSemanticArgs>(t),

@@ -181,9 +181,16 @@ pub struct RefOut {
     pub column: Option<u32>,
     /// call, type, ... or definition.
     pub kind: String,
+    /// `name_only` for a same-named use nothing resolves to the queried
+    /// definition; left out for resolved uses and definitions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<String>,
     /// The enclosing definition, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub context: Option<String>,
+    pub enclosing: Option<String>,
+    /// What the name is reached through (`self`, `session`) (`detail`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qualifier: Option<String>,
     /// The source line, trimmed (read from disk now).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
@@ -193,10 +200,55 @@ pub struct RefOut {
 pub struct RefsOut {
     pub name: String,
     pub definitions: u64,
+    /// Uses resolved to the definitions.
     pub references: u64,
-    /// Definitions first, then references by path and line.
+    /// Same-named uses nothing resolves (listed after the resolved ones).
+    pub name_only: u64,
+    /// Definitions first, then resolved references, then name-only ones,
+    /// each by path and line.
     pub hits: Vec<RefOut>,
     pub total: u64,
+    #[serde(flatten)]
+    pub paging: Paging,
+}
+
+/// One call site of `callers` / `callees`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EdgeOut {
+    /// `path:line` of the call site.
+    pub at: String,
+    /// The calling symbol.
+    pub from: String,
+    /// The called symbol.
+    pub to: String,
+    /// `resolved`, or `name_only` when only the name matches.
+    pub resolution: String,
+    /// 1 = direct; 2 = a caller's caller (or a callee's callee), …
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// Where the callee is defined (`callees`, when known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub defined_at: Option<String>,
+    /// The receiver at the call (`detail`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qualifier: Option<String>,
+    /// The call site's source line, trimmed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CallGraphOut {
+    pub name: String,
+    /// `callers` or `callees`.
+    pub direction: String,
+    /// The definitions the name stands for (`symbol (kind) path:line`).
+    pub targets: Vec<String>,
+    /// By depth, resolved before name-only, then path and line.
+    pub edges: Vec<EdgeOut>,
+    pub total: u64,
+    pub resolved: u64,
+    pub name_only: u64,
     #[serde(flatten)]
     pub paging: Paging,
 }

@@ -10,9 +10,9 @@
 use std::fmt::Write as _;
 
 use super::out::{
-    BlameOut, BulkEntry, BulkSearchOut, ChunkOut, CompactSearchOut, CompactSemanticOut, DefsOut,
-    HistoryOut, HitOut, KeywordOut, Paging, ReadOut, RefsOut, SearchOut, SearchReply, SemanticOut,
-    StatusOut, SymbolsOut,
+    BlameOut, BulkEntry, BulkSearchOut, CallGraphOut, ChunkOut, CompactSearchOut,
+    CompactSemanticOut, DefsOut, HistoryOut, HitOut, KeywordOut, Paging, ReadOut, RefsOut,
+    SearchOut, SearchReply, SemanticOut, StatusOut, SymbolsOut,
 };
 
 /// Compact hits: the header line, then the best lines.
@@ -272,8 +272,8 @@ pub fn symbols(out: &SymbolsOut) -> String {
 /// `find_references`: `path:line  kind  in context: text`.
 pub fn refs(out: &RefsOut) -> String {
     let mut t = format!(
-        "{} definitions and {} references of `{}`\n",
-        out.definitions, out.references, out.name
+        "{} definitions, {} resolved references and {} name-only candidates of `{}`\n",
+        out.definitions, out.references, out.name_only, out.name
     );
     for h in &out.hits {
         let _ = write!(t, "{}:{}", h.path, h.line);
@@ -281,8 +281,11 @@ pub fn refs(out: &RefsOut) -> String {
             let _ = write!(t, ":{c}");
         }
         let _ = write!(t, "  {}", h.kind);
-        if let Some(c) = &h.context {
+        if let Some(c) = &h.enclosing {
             let _ = write!(t, " in {c}");
+        }
+        if h.resolution.is_some() {
+            t.push_str(" (name only)");
         }
         if let Some(x) = &h.text {
             let _ = write!(t, ":  {x}");
@@ -290,6 +293,34 @@ pub fn refs(out: &RefsOut) -> String {
         t.push('\n');
     }
     paging_tail(&mut t, &out.paging, out.hits.len());
+    finish(t)
+}
+
+/// `callers` / `callees`: the targets, then one line per call site,
+/// indented by depth.
+pub fn call_graph(out: &CallGraphOut) -> String {
+    let mut t = format!(
+        "{} of `{}`: {} edges ({} resolved, {} name-only)\n",
+        out.direction, out.name, out.total, out.resolved, out.name_only
+    );
+    for target in &out.targets {
+        let _ = writeln!(t, "# {target}");
+    }
+    for e in &out.edges {
+        let indent = "  ".repeat(e.depth.unwrap_or(1).saturating_sub(1) as usize);
+        let _ = write!(t, "{indent}{}  {} -> {}", e.at, e.from, e.to);
+        if e.resolution != "resolved" {
+            t.push_str(" (name only)");
+        }
+        if let Some(d) = &e.defined_at {
+            let _ = write!(t, " [{d}]");
+        }
+        if let Some(x) = &e.text {
+            let _ = write!(t, ":  {x}");
+        }
+        t.push('\n');
+    }
+    paging_tail(&mut t, &out.paging, out.edges.len());
     finish(t)
 }
 

@@ -3,6 +3,7 @@
 //! MCP layers render them.
 
 pub mod bm25;
+pub mod graph;
 pub mod hybrid;
 pub mod keyword;
 pub mod read;

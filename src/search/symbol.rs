@@ -10,8 +10,9 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::error::{ErrorCode, UserError};
+use crate::search::graph::{Graph, Resolution};
 use crate::search::{is_named_after, is_secondary_path, is_test_path};
-use crate::store::{NameMatch, RefRow, Store, SymbolRow};
+use crate::store::{NameMatch, Store, SymbolRow};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -352,11 +353,20 @@ pub struct RefHit {
     pub path: String,
     pub line: u32,
     pub column: u32,
-    /// call, type, ... or `definition`.
+    /// call, type, ... for a reference (`use` for a field, constant or
+    /// variant found by the word scan); the symbol's kind for a definition.
     pub kind: String,
     pub is_definition: bool,
-    /// The enclosing definition of the reference, when known.
-    pub context: Option<String>,
+    /// For a reference, how sure the index is that it reaches the queried
+    /// definition; `None` for a definition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<Resolution>,
+    /// The enclosing function or type of a reference (its symbol path); the
+    /// container of a definition.
+    pub enclosing: Option<String>,
+    /// What a reference is reached through (`self`, `session`, `Kind`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qualifier: Option<String>,
     /// The trimmed source line, read from disk for the page shown (see
     /// [`source_lines`]).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -366,11 +376,11 @@ pub struct RefHit {
 /// Fills in each hit's `text`: its source line, trimmed and bounded, read
 /// from the files on disk (one read per file; files over 8 MiB, unreadable
 /// or gone are left without).
-pub fn source_lines(root: &std::path::Path, hits: &mut [RefHit]) {
+pub fn source_lines<T: SourceLine>(root: &std::path::Path, hits: &mut [T]) {
     let mut by_file: std::collections::HashMap<String, Vec<usize>> =
         std::collections::HashMap::new();
     for (i, h) in hits.iter().enumerate() {
-        by_file.entry(h.path.clone()).or_default().push(i);
+        by_file.entry(h.at().0.to_string()).or_default().push(i);
     }
     for (path, idx) in by_file {
         let Ok(p) = crate::paths::resolve_in_root(root, &path) else {
@@ -388,19 +398,49 @@ pub fn source_lines(root: &std::path::Path, hits: &mut [RefHit]) {
         let text = String::from_utf8_lossy(&bytes);
         let all: Vec<&str> = text.lines().collect();
         for i in idx {
-            let n = hits[i].line;
+            let n = hits[i].at().1;
             if let Some(l) = n.checked_sub(1).and_then(|k| all.get(k as usize)) {
-                hits[i].text = Some(crate::search::bound_line(l.trim(), 200));
+                hits[i].set_text(crate::search::bound_line(l.trim(), 200));
             }
         }
+    }
+}
+
+/// A hit that shows its source line: where it is, and where the line goes.
+pub trait SourceLine {
+    fn at(&self) -> (&str, u32);
+    fn set_text(&mut self, text: String);
+}
+
+impl SourceLine for RefHit {
+    fn at(&self) -> (&str, u32) {
+        (&self.path, self.line)
+    }
+    fn set_text(&mut self, text: String) {
+        self.text = Some(text);
+    }
+}
+
+impl SourceLine for crate::search::graph::Edge {
+    fn at(&self) -> (&str, u32) {
+        (&self.path, self.line)
+    }
+    fn set_text(&mut self, text: String) {
+        self.text = Some(text);
     }
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RefResult {
     pub name: String,
+    /// Definitions the name stands for (all of them for a bare name, the
+    /// container's for `Class.member`).
     pub definitions: usize,
+    /// References resolved to one of them.
     pub references: usize,
+    /// Candidates with the same name that nothing resolves either way,
+    /// listed after the resolved ones and marked `name_only`.
+    pub name_only: usize,
     pub hits: Vec<RefHit>,
     pub total: usize,
     pub truncated: bool,
@@ -409,38 +449,93 @@ pub struct RefResult {
     pub redacted: usize,
 }
 
-/// References of a name (exact, case-sensitive), definitions first and marked.
-pub fn find_references(store: &Store, name: &str, limit: usize) -> Result<RefResult> {
-    let (_, name) = split_qualified(name);
-    if name.is_empty() {
-        return Err(UserError::with_code(ErrorCode::InvalidQuery, "empty name")
-            .hint("give an identifier such as `parse_config`")
-            .into());
+/// Which hits `find_references` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RefType {
+    Definitions,
+    References,
+    #[default]
+    All,
+}
+
+impl RefType {
+    pub fn parse(s: &str) -> Option<RefType> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "definitions" | "definition" | "defs" => RefType::Definitions,
+            "references" | "reference" | "refs" => RefType::References,
+            "all" | "" => RefType::All,
+            _ => return None,
+        })
     }
-    let hit = |r: RefRow, is_definition: bool| RefHit {
-        path: r.path,
-        line: r.line,
-        column: r.column,
-        kind: r.kind,
-        is_definition,
-        context: r.context,
-        text: None,
-    };
-    let mut hits: Vec<RefHit> = store
-        .definition_rows(&name)?
-        .into_iter()
-        .map(|r| hit(r, true))
+}
+
+/// The definitions of a (possibly qualified) name and the references that
+/// resolve to them, then the name-only candidates, each marked; `offset`
+/// and `limit` page the hits in that order.
+pub fn find_references(
+    store: &Store,
+    root: &std::path::Path,
+    name: &str,
+    want: RefType,
+    offset: usize,
+    limit: usize,
+) -> Result<RefResult> {
+    let mut graph = Graph::new(store, root);
+    let targets = graph.targets(name)?;
+    let mut defs: Vec<RefHit> = targets
+        .iter()
+        .map(|d| RefHit {
+            path: d.path.clone(),
+            line: d.name_line,
+            column: d.name_col,
+            kind: d.kind.clone(),
+            is_definition: true,
+            resolution: None,
+            enclosing: d.container.clone(),
+            qualifier: None,
+            text: None,
+        })
         .collect();
-    let definitions = hits.len();
-    hits.extend(store.ref_rows(&name)?.into_iter().map(|r| hit(r, false)));
+    let definitions = defs.len();
+    let found = if want == RefType::Definitions {
+        Vec::new()
+    } else {
+        graph.references(&split_qualified(name).1, &targets)?
+    };
+    let mut refs: Vec<RefHit> = found
+        .into_iter()
+        .map(|f| RefHit {
+            path: f.r.path,
+            line: f.r.line,
+            column: f.r.col,
+            kind: f.r.kind,
+            is_definition: false,
+            resolution: Some(f.resolution),
+            enclosing: f.r.scope,
+            qualifier: f.r.qualifier,
+            text: None,
+        })
+        .collect();
+    refs.sort_by_key(|h| h.resolution);
+    let references = refs
+        .iter()
+        .filter(|h| h.resolution == Some(Resolution::Resolved))
+        .count();
+    let name_only = refs.len() - references;
+    let mut hits = Vec::new();
+    if want != RefType::References {
+        hits.append(&mut defs);
+    }
+    hits.append(&mut refs);
     let total = hits.len();
-    let references = total - definitions;
-    hits.truncate(limit);
+    let hits: Vec<RefHit> = hits.into_iter().skip(offset).take(limit).collect();
     Ok(RefResult {
-        name,
+        name: name.trim().to_string(),
         definitions,
         references,
-        truncated: total > hits.len(),
+        name_only,
+        truncated: total > offset + hits.len(),
         total,
         hits,
         redacted: 0,

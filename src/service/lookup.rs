@@ -10,11 +10,12 @@ use anyhow::Result;
 use super::{Freshness, Policy, RunState, Service, generation_of};
 use crate::error::{ErrorCode, UserError};
 use crate::history::{BlameRequest, BlameResult, HistoryRequest, HistoryResult};
+use crate::search::graph::{Direction, GraphResult, call_graph};
 use crate::search::keyword::{KeywordRequest, KeywordResult, search_keyword};
 use crate::search::read::{ReadRequest, ReadResult, read_file};
 use crate::search::symbol::{
-    OutlineItem, RefResult, SymbolQuery, SymbolResult, find_references, find_symbols, outline,
-    source_lines,
+    OutlineItem, RefResult, RefType, SymbolQuery, SymbolResult, find_references, find_symbols,
+    outline, source_lines,
 };
 use crate::status::IndexStatus;
 
@@ -43,9 +44,23 @@ pub type DefinitionsAnswer = Indexed<SymbolResult>;
 #[derive(Debug, Clone)]
 pub struct ReferencesRequest {
     pub name: String,
+    /// Definitions, references or both (the default).
+    pub want: RefType,
     pub limit: usize,
     pub offset: usize,
 }
+
+/// Callers or callees of a name, expanded to `depth`.
+#[derive(Debug, Clone)]
+pub struct GraphRequest {
+    pub name: String,
+    pub direction: Direction,
+    pub depth: u32,
+    pub limit: usize,
+}
+
+/// Call-graph edges; `result.total` counts all of them.
+pub type GraphAnswer = Indexed<GraphResult>;
 
 /// A page of references; `result.total` counts all of them.
 pub type ReferencesAnswer = Indexed<RefResult>;
@@ -131,9 +146,14 @@ impl Service {
     /// its source line.
     pub fn references(&self, req: &ReferencesRequest) -> Result<ReferencesAnswer> {
         let mut answer = self.indexed(|store| {
-            let mut r = find_references(store, &req.name, req.offset + req.limit)?;
-            r.hits = r.hits.into_iter().skip(req.offset).collect();
-            Ok(r)
+            find_references(
+                store,
+                self.root(),
+                &req.name,
+                req.want,
+                req.offset,
+                req.limit,
+            )
         })?;
         if let Some(r) = answer.value.as_mut() {
             source_lines(self.root(), &mut r.hits);
@@ -141,6 +161,32 @@ impl Service {
             for h in &mut r.hits {
                 if let Some(text) = h.text.as_mut() {
                     red.line(&h.path, u64::from(h.line), text);
+                }
+            }
+            r.redacted = red.count();
+        }
+        Ok(answer)
+    }
+
+    /// Callers or callees of a name: call sites with their enclosing
+    /// symbol and resolution, each with its source line.
+    pub fn call_graph(&self, req: &GraphRequest) -> Result<GraphAnswer> {
+        let mut answer = self.indexed(|store| {
+            call_graph(
+                store,
+                self.root(),
+                &req.name,
+                req.direction,
+                req.depth,
+                req.limit,
+            )
+        })?;
+        if let Some(r) = answer.value.as_mut() {
+            source_lines(self.root(), &mut r.edges);
+            let mut red = self.redactor();
+            for e in &mut r.edges {
+                if let Some(text) = e.text.as_mut() {
+                    red.line(&e.path, u64::from(e.line), text);
                 }
             }
             r.redacted = red.count();

@@ -39,8 +39,8 @@ pub use fresh::{
     Vectors, phase_name,
 };
 pub use lookup::{
-    DefinitionsAnswer, OutlineAnswer, OutlineRequest, ReferencesAnswer, ReferencesRequest,
-    StatusAnswer, SymbolsRequest,
+    DefinitionsAnswer, GraphAnswer, GraphRequest, OutlineAnswer, OutlineRequest, ReferencesAnswer,
+    ReferencesRequest, StatusAnswer, SymbolsRequest,
 };
 pub use search::{Mode, SearchAnswer, SearchRequest, SimilarRequestSpec};
 

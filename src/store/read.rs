@@ -789,3 +789,162 @@ mod tests {
         assert_eq!((none.dim, none.chunk_ids.len()), (0, 0));
     }
 }
+
+/// A definition with what the code graph resolves against: its file, its
+/// container and signature (base classes, a Go receiver) and its span.
+#[derive(Debug, Clone)]
+pub struct GraphDef {
+    pub file_id: i64,
+    pub path: String,
+    /// Empty when the file's language is unknown.
+    pub lang: String,
+    pub name: String,
+    pub kind: String,
+    pub container: Option<String>,
+    pub signature: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub name_line: u32,
+    pub name_col: u32,
+}
+
+/// A stored reference with its receiver and enclosing scope.
+#[derive(Debug, Clone)]
+pub struct GraphRef {
+    pub file_id: i64,
+    pub path: String,
+    pub lang: String,
+    pub name: String,
+    pub kind: String,
+    pub line: u32,
+    pub col: u32,
+    pub qualifier: Option<String>,
+    pub scope: Option<String>,
+}
+
+macro_rules! graph_defs_where {
+    ($cond:literal) => {
+        concat!(
+            "SELECT s.file_id, f.path, coalesce(f.lang, ''), s.name, s.kind, s.container, s.signature,
+                    s.start_line, s.end_line, s.name_line, s.name_col
+             FROM symbols s JOIN files f ON f.id = s.file_id WHERE ",
+            $cond
+        )
+    };
+}
+
+macro_rules! graph_refs_where {
+    ($cond:literal) => {
+        concat!(
+            "SELECT r.file_id, f.path, coalesce(f.lang, ''), r.name, r.kind, r.line, r.col, r.qualifier, r.scope
+             FROM refs r JOIN files f ON f.id = r.file_id WHERE ",
+            $cond
+        )
+    };
+}
+
+fn graph_def(r: &rusqlite::Row<'_>) -> rusqlite::Result<GraphDef> {
+    Ok(GraphDef {
+        file_id: r.get(0)?,
+        path: r.get(1)?,
+        lang: r.get(2)?,
+        name: r.get(3)?,
+        kind: r.get(4)?,
+        container: r.get(5)?,
+        signature: r.get(6)?,
+        start_line: r.get(7)?,
+        end_line: r.get(8)?,
+        name_line: r.get(9)?,
+        name_col: r.get(10)?,
+    })
+}
+
+fn graph_ref(r: &rusqlite::Row<'_>) -> rusqlite::Result<GraphRef> {
+    Ok(GraphRef {
+        file_id: r.get(0)?,
+        path: r.get(1)?,
+        lang: r.get(2)?,
+        name: r.get(3)?,
+        kind: r.get(4)?,
+        line: r.get(5)?,
+        col: r.get(6)?,
+        qualifier: r.get(7)?,
+        scope: r.get(8)?,
+    })
+}
+
+impl Store {
+    /// Every definition named exactly `name`, by path and line.
+    pub fn graph_defs(&self, name: &str) -> rusqlite::Result<Vec<GraphDef>> {
+        let mut stmt = self.conn.prepare_cached(graph_defs_where!(
+            "s.name = ?1 ORDER BY f.path, s.name_line"
+        ))?;
+        let rows = stmt.query_map([name], graph_def)?;
+        rows.collect()
+    }
+
+    /// The definitions of one file, by start line, outer first.
+    pub fn graph_file_defs(&self, file_id: i64) -> rusqlite::Result<Vec<GraphDef>> {
+        let mut stmt = self.conn.prepare_cached(graph_defs_where!(
+            "s.file_id = ?1 ORDER BY s.start_line, s.end_line DESC, s.id"
+        ))?;
+        let rows = stmt.query_map([file_id], graph_def)?;
+        rows.collect()
+    }
+
+    /// Type definitions whose first line mentions `word` (candidates for
+    /// subclasses of it; the caller parses the bases).
+    pub fn graph_types_mentioning(&self, word: &str) -> rusqlite::Result<Vec<GraphDef>> {
+        let pattern = format!(
+            "%{}%",
+            word.replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_")
+        );
+        let mut stmt = self.conn.prepare_cached(graph_defs_where!(
+            "s.kind IN ('class','struct','interface','trait','enum','impl','object','type')
+               AND s.signature LIKE ?1 ESCAPE '\\' AND s.name != ?2 ORDER BY f.path, s.name_line"
+        ))?;
+        let rows = stmt.query_map(params![pattern, word], graph_def)?;
+        rows.collect()
+    }
+
+    /// Every reference named exactly `name`, by path, line and column.
+    pub fn graph_refs(&self, name: &str) -> rusqlite::Result<Vec<GraphRef>> {
+        let mut stmt = self.conn.prepare_cached(graph_refs_where!(
+            "r.name = ?1 ORDER BY f.path, r.line, r.col"
+        ))?;
+        let rows = stmt.query_map([name], graph_ref)?;
+        rows.collect()
+    }
+
+    /// The references of one file on lines `start..=end`, in order.
+    pub fn graph_refs_in(
+        &self,
+        file_id: i64,
+        start: u32,
+        end: u32,
+    ) -> rusqlite::Result<Vec<GraphRef>> {
+        let mut stmt = self.conn.prepare_cached(graph_refs_where!(
+            "r.file_id = ?1 AND r.line BETWEEN ?2 AND ?3 ORDER BY r.line, r.col"
+        ))?;
+        let rows = stmt.query_map(params![file_id, start, end], graph_ref)?;
+        rows.collect()
+    }
+
+    /// Id, path and language of the indexed (not skipped) files in `langs`.
+    pub fn graph_files_of(&self, langs: &[&str]) -> rusqlite::Result<Vec<(i64, String, String)>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, path, coalesce(lang, '') FROM files WHERE skip_reason IS NULL ORDER BY path",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let row: (i64, String, String) = row?;
+            if langs.contains(&row.2.as_str()) {
+                out.push(row);
+            }
+        }
+        Ok(out)
+    }
+}

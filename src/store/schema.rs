@@ -15,10 +15,14 @@
 //!   get their own `files.lang` with symbols, references and symbol-aligned
 //!   chunks, and other code in a language the line heuristic knows (Perl,
 //!   R, Dart, …) gets symbols and chunks along them.
+//! - 4: `refs.qualifier` (the receiver or path written before the name:
+//!   `self`, `session`, `Kind`) and `refs.scope` (the symbol path of the
+//!   innermost enclosing function or type), what qualified references and
+//!   the call graph resolve with.
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -52,7 +56,9 @@ CREATE TABLE IF NOT EXISTS refs (
     name TEXT NOT NULL,
     kind TEXT NOT NULL,
     line INTEGER NOT NULL,
-    col INTEGER NOT NULL
+    col INTEGER NOT NULL,
+    qualifier TEXT,
+    scope TEXT
 );
 CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
 CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id);

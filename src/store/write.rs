@@ -177,10 +177,18 @@ impl Writer<'_> {
             ])?;
         }
         let mut rf = tx.prepare_cached(
-            "INSERT INTO refs (file_id, name, kind, line, col) VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO refs (file_id, name, kind, line, col, qualifier, scope) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
         for r in &u.extracted.refs {
-            rf.execute(params![file_id, r.name, r.kind, r.line, r.column])?;
+            rf.execute(params![
+                file_id,
+                r.name,
+                r.kind,
+                r.line,
+                r.column,
+                r.qualifier,
+                r.scope
+            ])?;
         }
         let mut ch = tx.prepare_cached(
             "INSERT INTO chunks (file_id, start_line, end_line, symbol, kind, text, hash, embed_key)

@@ -471,7 +471,7 @@ fn mcp_every_tool_answers_exactly() {
         refs[0]["text"], "let c = config::Config::parse_config(\"x\");",
         "{v}"
     );
-    assert_eq!(refs[0]["context"], "main", "{v}");
+    assert_eq!(refs[0]["enclosing"], "main", "{v}");
 
     let v = m.ok(
         "list_defs_in_file",

@@ -3,6 +3,7 @@
 //! shapes of [`out`](super::out). Does not search or decide freshness (that
 //! is the service) or speak the protocol (that is `mod.rs`).
 
+mod calls;
 mod files;
 mod history;
 mod search;
@@ -16,6 +17,7 @@ use rmcp::model::JsonObject;
 use super::catalogue::ToolName;
 use super::out::{Answer, IndexInfo, index_info};
 use super::params::Args;
+use crate::search::graph::Direction;
 use crate::service::lookup::Indexed;
 use crate::service::{Freshness, Service};
 
@@ -33,6 +35,8 @@ pub fn call(svc: &Service, tool: ToolName, raw: Option<&JsonObject>) -> Result<A
         ToolName::SimilarCode => semantic::similar_code(svc, args.into_typed()?),
         ToolName::SearchKeyword => files::search_keyword(svc, args.into_typed()?),
         ToolName::ReadFile => files::read_file(svc, args.into_typed()?),
+        ToolName::Callers => calls::call_graph(svc, Direction::Callers, args.into_typed()?),
+        ToolName::Callees => calls::call_graph(svc, Direction::Callees, args.into_typed()?),
         ToolName::FileHistory => history::file_history(svc, args.into_typed()?),
         ToolName::Blame => history::blame(svc, args.into_typed()?),
         ToolName::IndexStatus => status::index_status(svc, args.into_typed()?),

@@ -9,7 +9,8 @@ use crate::mcp::out::{
     RefsOut, SymbolOut, SymbolsOut, answer,
 };
 use crate::mcp::render;
-use crate::search::symbol::{MatchMode, SymbolQuery};
+use crate::search::graph::Resolution;
+use crate::search::symbol::{MatchMode, RefType, SymbolQuery};
 use crate::search::{BEST_LINE_CHARS, bound_line};
 use crate::service::{OutlineRequest, ReferencesRequest, Service, SymbolsRequest};
 
@@ -97,12 +98,14 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
 pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer> {
     let FindReferencesArgs {
         name,
+        r#type,
         limit,
         offset,
         detail,
     } = args;
     let req = ReferencesRequest {
         name: name.clone(),
+        want: RefType::parse(&r#type).unwrap_or_default(),
         limit,
         offset,
     };
@@ -112,6 +115,7 @@ pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer
             name: name.clone(),
             definitions: 0,
             references: 0,
+            name_only: 0,
             hits: Vec::new(),
             total: 0,
             paging: Paging::new(
@@ -133,7 +137,9 @@ pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer
         path: h.path,
         line: h.line,
         column: detail.then_some(h.column),
-        context: h.context,
+        resolution: (h.resolution == Some(Resolution::NameOnly)).then(|| "name_only".to_string()),
+        enclosing: h.enclosing,
+        qualifier: h.qualifier.filter(|_| detail),
         text: h.text.map(|t| {
             if detail {
                 t
@@ -163,6 +169,7 @@ pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer
         name: result.name.clone(),
         definitions: result.definitions as u64,
         references: result.references as u64,
+        name_only: result.name_only as u64,
         hits: page.items,
         total: total as u64,
         paging: Paging::new(

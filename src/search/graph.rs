@@ -1,0 +1,1456 @@
+//! Owns the code graph read from the index: which stored references resolve
+//! to a given definition (qualified references), and callers / callees.
+//!
+//! Resolution is syntactic, as far as a tags index can tell: each reference
+//! carries the receiver written before it (`qualifier`) and its enclosing
+//! scope; a reference resolves to a method when it is reached through
+//! `self`/`this`/a Go receiver inside the class or a subclass that does not
+//! override it, through the class name, through a variable the same scope
+//! binds to the class (`s = Session()`, `s: Session`, `Session s`,
+//! `s := &Server{}`), or (with implicit `this`) bare inside the class; a
+//! top-level function or type resolves in its own file, from a file that
+//! imports it or its module, or (Go, Java and kin) from its package. A
+//! reference that provably belongs to another definition is dropped; one
+//! nothing decides is returned apart as `name_only`, never mixed in.
+//! Fields, constants and enum variants have no stored references (the tags
+//! queries tag calls and types), so their uses are found by a word scan of
+//! the files of their language and resolved the same way.
+//! Does not speak SQL (rows come from `store`) or render.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::Path;
+use std::rc::Rc;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::error::{ErrorCode, UserError};
+use crate::search::symbol::split_qualified;
+use crate::store::{GraphDef, GraphRef, Store};
+
+/// How sure the index is that a reference or edge reaches the definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Resolution {
+    Resolved,
+    NameOnly,
+}
+
+impl Resolution {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Resolution::Resolved => "resolved",
+            Resolution::NameOnly => "name_only",
+        }
+    }
+}
+
+/// What a reference is to one definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Verdict {
+    Resolved,
+    NameOnly,
+    /// It provably names something else.
+    Other,
+}
+
+/// Files larger than this are not read to resolve or scan.
+const MAX_READ_BYTES: u64 = 4 << 20;
+/// Subclasses followed from one class at most.
+const MAX_SUBCLASSES: usize = 500;
+
+const TYPE_KINDS: [&str; 9] = [
+    "class",
+    "struct",
+    "interface",
+    "trait",
+    "enum",
+    "impl",
+    "object",
+    "protocol",
+    "extension",
+];
+
+/// Kinds whose uses the tags queries do not tag: found by a word scan.
+fn needs_scan(kind: &str) -> bool {
+    matches!(
+        kind,
+        "field" | "constant" | "variable" | "property" | "enum_member" | "variant"
+    )
+}
+
+fn is_type_kind(kind: &str) -> bool {
+    TYPE_KINDS.contains(&kind)
+}
+
+/// Languages where a bare name inside a class body or method is a member.
+fn implicit_this(lang: &str) -> bool {
+    matches!(
+        lang,
+        "java" | "csharp" | "cpp" | "kotlin" | "swift" | "scala" | "ruby"
+    )
+}
+
+/// Languages whose files see their directory's (package's) top-level names
+/// without an import.
+fn package_scoped(lang: &str) -> bool {
+    matches!(
+        lang,
+        "go" | "java" | "kotlin" | "csharp" | "scala" | "swift"
+    )
+}
+
+/// Languages whose top-level functions are global to the program.
+fn global_functions(lang: &str) -> bool {
+    matches!(lang, "c" | "cpp" | "php" | "bash" | "lua")
+}
+
+/// Languages that see each other's definitions (for the word scan).
+fn lang_family(lang: &str) -> &'static [&'static str] {
+    match lang {
+        "python" => &["python"],
+        "javascript" | "typescript" | "tsx" => &["javascript", "typescript", "tsx"],
+        "c" | "cpp" => &["c", "cpp"],
+        "java" | "kotlin" | "scala" => &["java", "kotlin", "scala"],
+        "rust" => &["rust"],
+        "go" => &["go"],
+        "ruby" => &["ruby"],
+        "csharp" => &["csharp"],
+        "php" => &["php"],
+        "swift" => &["swift"],
+        "lua" => &["lua"],
+        "bash" => &["bash"],
+        "elixir" => &["elixir"],
+        "haskell" => &["haskell"],
+        "zig" => &["zig"],
+        _ => &[],
+    }
+}
+
+fn is_self_word(q: &str) -> bool {
+    matches!(
+        q,
+        "self" | "this" | "cls" | "Self" | "$this" | "@" | "this@"
+    )
+}
+
+fn is_super_word(q: &str) -> bool {
+    q == "super" || q.starts_with("super(") || q == "base" || q == "parent"
+}
+
+/// `os.path` → `path`, `Foo::Bar` → `Bar`, `get_x()` → `get_x`.
+fn last_part(q: &str) -> &str {
+    let q = q.trim_end_matches(['?', '!']);
+    let q = q.strip_suffix("()").unwrap_or(q);
+    let cut = [
+        q.rfind("::").map(|i| i + 2),
+        q.rfind('.').map(|i| i + 1),
+        q.rfind("->").map(|i| i + 2),
+    ]
+    .into_iter()
+    .flatten()
+    .max()
+    .unwrap_or(0);
+    q.get(cut..).unwrap_or(q)
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
+/// The identifiers of a type's first line after its own name: its bases,
+/// interfaces, traits (and, harmlessly, generic parameters).
+fn bases_of(def: &GraphDef) -> Vec<&str> {
+    const SKIP: [&str; 22] = [
+        "class",
+        "struct",
+        "interface",
+        "trait",
+        "enum",
+        "impl",
+        "extends",
+        "implements",
+        "public",
+        "private",
+        "protected",
+        "virtual",
+        "final",
+        "abstract",
+        "open",
+        "sealed",
+        "object",
+        "for",
+        "where",
+        "metaclass",
+        "internal",
+        "data",
+    ];
+    let sig = def.signature.as_str();
+    let Some(at) = find_word(sig, &def.name, 0) else {
+        return Vec::new();
+    };
+    let rest = &sig[at + def.name.len()..];
+    let rest = rest.split(['{', '\n']).next().unwrap_or(rest);
+    let mut out = Vec::new();
+    for word in rest.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        if word.is_empty()
+            || SKIP.contains(&word)
+            || word.chars().next().is_some_and(|c| c.is_ascii_digit())
+        {
+            continue;
+        }
+        out.push(word);
+    }
+    if def.kind == "impl" {
+        // `impl Trait for Type`: the impl is named after the type; its
+        // trait is a base.
+        if let Some(tr) = sig.split_whitespace().nth(1) {
+            out.push(tr.trim_end_matches('{'));
+        }
+    }
+    out
+}
+
+/// The byte offset of `word` in `text` at or after `from`, as a whole identifier.
+fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
+    if word.is_empty() {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut start = from;
+    while let Some(i) = text.get(start..).and_then(|t| t.find(word)) {
+        let at = start + i;
+        let end = at + word.len();
+        let before_ok = at == 0 || !is_ident_byte(bytes[at - 1]);
+        let after_ok = end >= bytes.len() || !is_ident_byte(bytes[end]);
+        if before_ok && after_ok {
+            return Some(at);
+        }
+        start = at + 1;
+        while start < text.len() && !text.is_char_boundary(start) {
+            start += 1;
+        }
+    }
+    None
+}
+
+/// A file's text split in lines, read once per query.
+struct FileText {
+    lines: Vec<String>,
+}
+
+/// The facts about one definition that references are resolved against.
+struct TargetInfo {
+    def: GraphDef,
+    /// Its class when it is a member of one (method, field, variant).
+    class: Option<String>,
+    /// The class and its subclasses that do not override the member.
+    same: HashSet<String>,
+    /// The class and all its subclasses.
+    family: HashSet<String>,
+    /// Names its module is imported or qualified by (file stem, package dir).
+    module_keys: Vec<String>,
+}
+
+/// The per-query cache over the store and the files.
+pub struct Graph<'a> {
+    store: &'a Store,
+    root: &'a Path,
+    texts: HashMap<i64, Option<Rc<FileText>>>,
+    file_defs: HashMap<i64, Rc<Vec<GraphDef>>>,
+    defs_by_name: HashMap<String, Rc<Vec<GraphDef>>>,
+    subclasses: HashMap<String, Rc<Vec<String>>>,
+}
+
+/// One reference found for a query, before rendering.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub r: GraphRef,
+    pub resolution: Resolution,
+    /// Index into the query's targets of the definition it reaches.
+    pub target: usize,
+}
+
+impl<'a> Graph<'a> {
+    pub fn new(store: &'a Store, root: &'a Path) -> Graph<'a> {
+        Graph {
+            store,
+            root,
+            texts: HashMap::new(),
+            file_defs: HashMap::new(),
+            defs_by_name: HashMap::new(),
+            subclasses: HashMap::new(),
+        }
+    }
+
+    fn defs_named(&mut self, name: &str) -> Result<Rc<Vec<GraphDef>>> {
+        if let Some(d) = self.defs_by_name.get(name) {
+            return Ok(d.clone());
+        }
+        let d = Rc::new(self.store.graph_defs(name)?);
+        self.defs_by_name.insert(name.to_string(), d.clone());
+        Ok(d)
+    }
+
+    fn defs_of_file(&mut self, file_id: i64) -> Result<Rc<Vec<GraphDef>>> {
+        if let Some(d) = self.file_defs.get(&file_id) {
+            return Ok(d.clone());
+        }
+        let d = Rc::new(self.store.graph_file_defs(file_id)?);
+        self.file_defs.insert(file_id, d.clone());
+        Ok(d)
+    }
+
+    fn text(&mut self, file_id: i64, path: &str) -> Option<Rc<FileText>> {
+        if let Some(t) = self.texts.get(&file_id) {
+            return t.clone();
+        }
+        let t = read_text(self.root, path).map(Rc::new);
+        self.texts.insert(file_id, t.clone());
+        t
+    }
+
+    /// The definitions a (possibly qualified) name stands for: `send` all
+    /// of them; `Session.send` those whose container is `Session`, else
+    /// those in a file or package named `Session`. `NOT_FOUND` with a hint
+    /// when none.
+    pub fn targets(&mut self, query: &str) -> Result<Vec<GraphDef>> {
+        let (container, name) = split_qualified(query);
+        if name.is_empty() {
+            return Err(UserError::with_code(ErrorCode::InvalidQuery, "empty name")
+                .hint("give an identifier such as `parse_config` or `Session.send`")
+                .into());
+        }
+        if name.len() > 512 {
+            return Err(UserError::with_code(
+                ErrorCode::InvalidQuery,
+                "name is longer than 512 characters",
+            )
+            .hint("give just the identifier, optionally qualified: `Session.send`")
+            .into());
+        }
+        let all = self.defs_named(&name)?;
+        let Some(container) = container else {
+            // A bare name nothing defines (a library's `print`) still has
+            // its uses: all of them name-only.
+            return Ok(all.iter().filter(|d| d.kind != "impl").cloned().collect());
+        };
+        let by_container: Vec<GraphDef> = all
+            .iter()
+            .filter(|d| d.container.as_deref() == Some(container.as_str()) && d.kind != "impl")
+            .cloned()
+            .collect();
+        if !by_container.is_empty() {
+            return Ok(by_container);
+        }
+        let by_module: Vec<GraphDef> = all
+            .iter()
+            .filter(|d| d.kind != "impl" && module_keys(&d.path).iter().any(|k| *k == container))
+            .cloned()
+            .collect();
+        if !by_module.is_empty() {
+            return Ok(by_module);
+        }
+        Err(not_found(&name, Some(&container), &all))
+    }
+
+    fn target_info(&mut self, def: &GraphDef) -> Result<TargetInfo> {
+        let class = self.class_of(def)?;
+        let mut same = HashSet::new();
+        let mut family = HashSet::new();
+        if let Some(c) = &class {
+            same.insert(c.clone());
+            family.insert(c.clone());
+            let overriders: HashSet<String> = self
+                .defs_named(&def.name)?
+                .iter()
+                .filter_map(|d| d.container.clone())
+                .collect();
+            // Breadth first from the class: a subclass that defines the
+            // member again (and everything below it) is not reached.
+            let mut queue = VecDeque::from([(c.clone(), true)]);
+            let mut seen = HashSet::from([c.clone()]);
+            while let Some((cls, inherits)) = queue.pop_front() {
+                for sub in self.subclasses_of(&cls)?.iter() {
+                    if !seen.insert(sub.clone()) || seen.len() > MAX_SUBCLASSES {
+                        continue;
+                    }
+                    family.insert(sub.clone());
+                    let keeps = inherits && !overriders.contains(sub);
+                    if keeps {
+                        same.insert(sub.clone());
+                    }
+                    queue.push_back((sub.clone(), keeps));
+                }
+            }
+        }
+        Ok(TargetInfo {
+            def: def.clone(),
+            class,
+            same,
+            family,
+            module_keys: module_keys(&def.path),
+        })
+    }
+
+    /// The type a definition is a member of: its container when that is a
+    /// type of its file (or, for Go and out-of-line C++, any type).
+    fn class_of(&mut self, def: &GraphDef) -> Result<Option<String>> {
+        let Some(container) = def.container.clone() else {
+            return Ok(None);
+        };
+        let defs = self.defs_of_file(def.file_id)?;
+        let inside_type = defs.iter().any(|d| {
+            d.name == container
+                && is_type_kind(&d.kind)
+                && d.start_line <= def.start_line
+                && def.end_line <= d.end_line
+        });
+        if inside_type || matches!(def.lang.as_str(), "go" | "cpp" | "rust") || def.kind == "method"
+        {
+            return Ok(Some(container));
+        }
+        Ok(None)
+    }
+
+    fn subclasses_of(&mut self, class: &str) -> Result<Rc<Vec<String>>> {
+        if let Some(s) = self.subclasses.get(class) {
+            return Ok(s.clone());
+        }
+        let mut out: Vec<String> = self
+            .store
+            .graph_types_mentioning(class)?
+            .iter()
+            .filter(|d| bases_of(d).contains(&class))
+            .map(|d| d.name.clone())
+            .collect();
+        out.sort();
+        out.dedup();
+        let out = Rc::new(out);
+        self.subclasses.insert(class.to_string(), out.clone());
+        Ok(out)
+    }
+
+    /// The innermost type around a line of a file: a class-like definition
+    /// containing it, else the container of the method containing it (Go
+    /// receivers, out-of-line C++ methods).
+    fn enclosing_class(&mut self, file_id: i64, line: u32) -> Result<Option<String>> {
+        let defs = self.defs_of_file(file_id)?;
+        let mut class: Option<&GraphDef> = None;
+        let mut method: Option<&GraphDef> = None;
+        for d in defs.iter() {
+            if d.start_line <= line && line <= d.end_line {
+                if is_type_kind(&d.kind) {
+                    class = Some(d);
+                } else if d.kind == "method" {
+                    method = Some(d);
+                }
+            }
+        }
+        if let Some(c) = class {
+            return Ok(Some(c.name.clone()));
+        }
+        Ok(method.and_then(|m| m.container.clone()))
+    }
+
+    /// The innermost function or method around a line.
+    fn enclosing_callable(&mut self, file_id: i64, line: u32) -> Result<Option<GraphDef>> {
+        let defs = self.defs_of_file(file_id)?;
+        Ok(defs
+            .iter()
+            .filter(|d| {
+                d.start_line <= line
+                    && line <= d.end_line
+                    && matches!(d.kind.as_str(), "function" | "method")
+            })
+            .last()
+            .cloned())
+    }
+
+    /// The innermost function, method or type around a line (the caller of
+    /// a call there).
+    fn scope_def(&mut self, file_id: i64, line: u32) -> Result<Option<GraphDef>> {
+        let defs = self.defs_of_file(file_id)?;
+        Ok(defs
+            .iter()
+            .filter(|d| {
+                d.start_line <= line
+                    && line <= d.end_line
+                    && (matches!(d.kind.as_str(), "function" | "method") || is_type_kind(&d.kind))
+            })
+            .last()
+            .cloned())
+    }
+
+    /// Does `class` (or a type of that name) define a member `name`?
+    fn defines(&mut self, class: &str, name: &str) -> Result<bool> {
+        Ok(self
+            .defs_named(name)?
+            .iter()
+            .any(|d| d.container.as_deref() == Some(class)))
+    }
+
+    fn is_type_name(&mut self, name: &str) -> Result<bool> {
+        if !name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+        {
+            return Ok(false);
+        }
+        Ok(self.defs_named(name)?.iter().any(|d| is_type_kind(&d.kind)))
+    }
+
+    /// Is `q` the receiver of the enclosing method (Go `s` in `func (s *T)`,
+    /// Rust `self`, `this`)?
+    fn is_receiver(&mut self, r: &GraphRef, q: &str) -> Result<bool> {
+        if is_self_word(q) {
+            return Ok(true);
+        }
+        if r.lang != "go" {
+            return Ok(false);
+        }
+        let Some(m) = self.enclosing_callable(r.file_id, r.line)? else {
+            return Ok(false);
+        };
+        Ok(go_receiver_name(&m.signature).is_some_and(|n| n == q))
+    }
+
+    fn verdict(&mut self, r: &GraphRef, t: &TargetInfo) -> Result<Verdict> {
+        let name = t.def.name.as_str();
+        let q = r.qualifier.as_deref();
+        if let Some(class) = &t.class {
+            return self.member_verdict(r, t, class, name, q);
+        }
+        // A top-level function, type or constant.
+        match q {
+            None => {
+                if r.file_id == t.def.file_id {
+                    return Ok(Verdict::Resolved);
+                }
+                if package_scoped(&r.lang) && same_dir(&r.path, &t.def.path) {
+                    return Ok(Verdict::Resolved);
+                }
+                if self.imports_name(r, name, t) {
+                    return Ok(Verdict::Resolved);
+                }
+                let defs = self.defs_named(name)?;
+                let top: Vec<&GraphDef> = defs.iter().filter(|d| d.container.is_none()).collect();
+                if top.iter().any(|d| d.file_id == r.file_id) {
+                    return Ok(Verdict::Other);
+                }
+                if global_functions(&r.lang) && top.len() == 1 {
+                    return Ok(Verdict::Resolved);
+                }
+                Ok(Verdict::NameOnly)
+            }
+            Some(q) => {
+                if self.module_alias(r, q, t) {
+                    return Ok(Verdict::Resolved);
+                }
+                if self.is_receiver(r, q)? || self.is_type_name(last_part(q))? {
+                    return Ok(Verdict::Other);
+                }
+                Ok(Verdict::NameOnly)
+            }
+        }
+    }
+
+    fn member_verdict(
+        &mut self,
+        r: &GraphRef,
+        t: &TargetInfo,
+        class: &str,
+        name: &str,
+        q: Option<&str>,
+    ) -> Result<Verdict> {
+        let in_class = |this: &mut Self| -> Result<Verdict> {
+            let Some(e) = this.enclosing_class(r.file_id, r.line)? else {
+                return Ok(Verdict::NameOnly);
+            };
+            if t.same.contains(&e) {
+                Ok(Verdict::Resolved)
+            } else if this.defines(&e, name)? || t.family.contains(&e) {
+                Ok(Verdict::Other)
+            } else {
+                Ok(Verdict::NameOnly)
+            }
+        };
+        let Some(q) = q else {
+            if implicit_this(&r.lang) {
+                return in_class(self);
+            }
+            return Ok(Verdict::Other);
+        };
+        if self.is_receiver(r, q)? {
+            return in_class(self);
+        }
+        if is_super_word(q) {
+            let Some(e) = self.enclosing_class(r.file_id, r.line)? else {
+                return Ok(Verdict::NameOnly);
+            };
+            return Ok(if t.family.contains(&e) && e != class {
+                Verdict::Resolved
+            } else {
+                Verdict::NameOnly
+            });
+        }
+        let last = last_part(q);
+        if t.same.contains(last) {
+            return Ok(Verdict::Resolved);
+        }
+        if t.family.contains(last) {
+            return Ok(Verdict::Other);
+        }
+        if self.is_type_name(last)? {
+            return Ok(if self.defines(last, name)? {
+                Verdict::Other
+            } else {
+                Verdict::NameOnly
+            });
+        }
+        match self.bound_type(r, q)? {
+            Some(ty) if t.same.contains(&ty) => Ok(Verdict::Resolved),
+            Some(ty) if t.family.contains(&ty) || self.defines(&ty, name)? => Ok(Verdict::Other),
+            _ => Ok(Verdict::NameOnly),
+        }
+    }
+
+    /// Does the reference's file import `name` from the target's module?
+    fn imports_name(&mut self, r: &GraphRef, name: &str, t: &TargetInfo) -> bool {
+        let Some(text) = self.text(r.file_id, &r.path) else {
+            return false;
+        };
+        text.lines.iter().any(|l| {
+            is_import_line(l)
+                && find_word(l, name, 0).is_some()
+                && t.module_keys.iter().any(|k| find_word(l, k, 0).is_some())
+        })
+    }
+
+    /// Is `q` the target's module, as named or as an import alias of it?
+    fn module_alias(&mut self, r: &GraphRef, q: &str, t: &TargetInfo) -> bool {
+        let last = last_part(q);
+        if t.module_keys.iter().any(|k| k == last) {
+            return true;
+        }
+        let Some(text) = self.text(r.file_id, &r.path) else {
+            return false;
+        };
+        text.lines.iter().any(|l| {
+            is_import_line(l)
+                && find_word(l, last, 0).is_some()
+                && t.module_keys.iter().any(|k| find_word(l, k, 0).is_some())
+        })
+    }
+
+    /// The type a variable (or `self.attr`) is bound to before the
+    /// reference, from the usual spellings of a binding in its scope.
+    fn bound_type(&mut self, r: &GraphRef, q: &str) -> Result<Option<String>> {
+        let q = q.strip_prefix('&').unwrap_or(q);
+        if q.is_empty() || q.contains('(') || q.contains('[') {
+            return Ok(None);
+        }
+        let Some(text) = self.text(r.file_id, &r.path) else {
+            return Ok(None);
+        };
+        let attr = q.contains('.') || q.contains("->");
+        let (from, to) = match self.enclosing_callable(r.file_id, r.line)? {
+            Some(f) if !attr => (f.start_line, r.line),
+            _ => (1, u32::try_from(text.lines.len()).unwrap_or(u32::MAX)),
+        };
+        let from = from.max(1) as usize - 1;
+        let to = (to as usize).min(text.lines.len());
+        for line in text.lines.get(from..to).unwrap_or(&[]).iter().rev() {
+            if let Some(ty) = binding_in_line(line, q, &r.lang) {
+                return Ok(Some(ty));
+            }
+        }
+        if !attr && from > 0 {
+            // A module-level binding.
+            for line in text.lines.get(..from).unwrap_or(&[]).iter().rev() {
+                if line.starts_with(|c: char| !c.is_whitespace())
+                    && let Some(ty) = binding_in_line(line, q, &r.lang)
+                {
+                    return Ok(Some(ty));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Uses of a field, constant or variant: a word scan of the files of
+    /// its language family, each occurrence given its receiver and scope.
+    fn scan_uses(&mut self, name: &str, langs: &[&str]) -> Result<Vec<GraphRef>> {
+        let files = self.store.graph_files_of(langs)?;
+        let defs = self.defs_named(name)?;
+        let def_sites: HashSet<(i64, u32, u32)> = defs
+            .iter()
+            .map(|d| (d.file_id, d.name_line, d.name_col))
+            .collect();
+        let mut out = Vec::new();
+        for (file_id, path, lang) in files {
+            let Some(text) = self.text(file_id, &path) else {
+                continue;
+            };
+            let mut found = Vec::new();
+            for (i, line) in text.lines.iter().enumerate() {
+                let mut from = 0;
+                while let Some(at) = find_word(line, name, from) {
+                    from = at + name.len();
+                    let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
+                    let col = u32::try_from(line[..at].chars().count() + 1).unwrap_or(u32::MAX);
+                    if def_sites.contains(&(file_id, line_no, col))
+                        || in_comment_or_string(line, at)
+                    {
+                        continue;
+                    }
+                    found.push((line_no, col, qualifier_before(&line[..at])));
+                }
+            }
+            if found.is_empty() {
+                continue;
+            }
+            let fdefs = self.defs_of_file(file_id)?;
+            for (line, col, qualifier) in found {
+                let scope = fdefs
+                    .iter()
+                    .filter(|d| {
+                        d.start_line <= line
+                            && line <= d.end_line
+                            && d.kind != "field"
+                            && d.kind != "constant"
+                            && d.kind != "variable"
+                    })
+                    .last()
+                    .map(|d| match &d.container {
+                        Some(c) => format!("{c}.{}", d.name),
+                        None => d.name.clone(),
+                    });
+                out.push(GraphRef {
+                    file_id,
+                    path: path.clone(),
+                    lang: lang.clone(),
+                    name: name.to_string(),
+                    kind: "use".to_string(),
+                    line,
+                    col,
+                    qualifier,
+                    scope,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// The references that reach `targets`: resolved or name-only, each
+    /// with the index of its target; references that belong to another
+    /// definition are left out.
+    pub fn references(&mut self, name: &str, targets: &[GraphDef]) -> Result<Vec<Resolved>> {
+        let name = name.to_string();
+        if targets.is_empty() {
+            return Ok(self
+                .store
+                .graph_refs(&name)?
+                .into_iter()
+                .map(|r| Resolved {
+                    r,
+                    resolution: Resolution::NameOnly,
+                    target: 0,
+                })
+                .collect());
+        }
+        let infos: Vec<TargetInfo> = targets
+            .iter()
+            .map(|d| self.target_info(d))
+            .collect::<Result<_>>()?;
+        let mut candidates = self.store.graph_refs(&name)?;
+        let scan_langs: HashSet<&'static str> = targets
+            .iter()
+            .filter(|d| needs_scan(&d.kind))
+            .flat_map(|d| lang_family(&d.lang).iter().copied())
+            .collect();
+        if !scan_langs.is_empty() {
+            let langs: Vec<&str> = scan_langs.into_iter().collect();
+            let have: HashSet<(i64, u32, u32)> = candidates
+                .iter()
+                .map(|r| (r.file_id, r.line, r.col))
+                .collect();
+            for r in self.scan_uses(&name, &langs)? {
+                if !have.contains(&(r.file_id, r.line, r.col)) {
+                    candidates.push(r);
+                }
+            }
+            candidates.sort_by(|a, b| (&a.path, a.line, a.col).cmp(&(&b.path, b.line, b.col)));
+        }
+        let mut out = Vec::new();
+        for r in candidates {
+            let mut best: Option<(Verdict, usize)> = None;
+            for (i, t) in infos.iter().enumerate() {
+                let v = self.verdict(&r, t)?;
+                if best.is_none_or(|(b, _)| v < b) {
+                    best = Some((v, i));
+                }
+            }
+            match best {
+                Some((Verdict::Resolved, i)) => out.push(Resolved {
+                    r,
+                    resolution: Resolution::Resolved,
+                    target: i,
+                }),
+                Some((Verdict::NameOnly, i)) => out.push(Resolved {
+                    r,
+                    resolution: Resolution::NameOnly,
+                    target: i,
+                }),
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+
+    /// Where a call inside a definition goes: the definition it resolves to
+    /// (or the only candidate, name-only), or none in the project.
+    pub fn callee(&mut self, r: &GraphRef) -> Result<(Resolution, Option<GraphDef>, usize)> {
+        let defs = self.defs_named(&r.name)?;
+        let defs: Vec<GraphDef> = defs.iter().filter(|d| d.kind != "impl").cloned().collect();
+        let mut name_only = None;
+        for d in &defs {
+            let info = self.target_info(d)?;
+            match self.verdict(r, &info)? {
+                Verdict::Resolved => {
+                    return Ok((Resolution::Resolved, Some(d.clone()), defs.len()));
+                }
+                Verdict::NameOnly if name_only.is_none() => name_only = Some(d.clone()),
+                _ => {}
+            }
+        }
+        Ok((Resolution::NameOnly, name_only, defs.len()))
+    }
+
+    /// The references (calls first) inside a definition's span.
+    pub fn calls_in(&mut self, def: &GraphDef) -> Result<Vec<GraphRef>> {
+        let refs = self
+            .store
+            .graph_refs_in(def.file_id, def.start_line, def.end_line)?;
+        Ok(refs.into_iter().filter(|r| is_call_kind(&r.kind)).collect())
+    }
+}
+
+/// Which way a call-graph query goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Who calls (uses) the definition.
+    Callers,
+    /// What the definition calls.
+    Callees,
+}
+
+/// One edge of the call graph: a call site and what it connects.
+#[derive(Debug, Clone, Serialize)]
+pub struct Edge {
+    /// 1 for a direct caller or callee, 2 for one of theirs, …
+    pub depth: u32,
+    /// The calling symbol (the call site's enclosing scope, or its file at
+    /// top level).
+    pub from: String,
+    /// The called symbol (qualified when resolved, else the name as called).
+    pub to: String,
+    /// The call site.
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+    pub kind: String,
+    pub resolution: Resolution,
+    /// The receiver written at the call (`self`, `session`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qualifier: Option<String>,
+    /// Where `to` is defined (`path:line`), when the index knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub defined_at: Option<String>,
+    /// The call site's source line (filled in by the service).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// A definition a graph query starts from.
+#[derive(Debug, Clone, Serialize)]
+pub struct GraphTarget {
+    pub symbol: String,
+    pub kind: String,
+    pub path: String,
+    pub line: u32,
+}
+
+/// The answer of `callers` / `callees`.
+#[derive(Debug, Clone, Serialize)]
+pub struct GraphResult {
+    pub name: String,
+    pub direction: Direction,
+    pub depth: u32,
+    pub targets: Vec<GraphTarget>,
+    pub edges: Vec<Edge>,
+    /// Edges found in all (before the limit), and of them resolved / name-only.
+    pub total: usize,
+    pub resolved: usize,
+    pub name_only: usize,
+    pub truncated: bool,
+    pub redacted: usize,
+}
+
+/// The deepest `--depth` a graph query expands to.
+pub const MAX_DEPTH: u32 = 5;
+/// Edges gathered at most before expansion stops (the answer is cut to its
+/// limit after ordering).
+const MAX_EDGES: usize = 5000;
+
+fn qualified(d: &GraphDef) -> String {
+    let sep = match d.lang.as_str() {
+        "rust" | "cpp" | "php" => "::",
+        _ => ".",
+    };
+    match &d.container {
+        Some(c) => format!("{c}{sep}{}", d.name),
+        None => d.name.clone(),
+    }
+}
+
+fn target_out(d: &GraphDef) -> GraphTarget {
+    GraphTarget {
+        symbol: qualified(d),
+        kind: d.kind.clone(),
+        path: d.path.clone(),
+        line: d.name_line,
+    }
+}
+
+/// Callers or callees of a (possibly qualified) name, expanded breadth
+/// first to `depth` through resolved edges only, ordered by depth, then
+/// resolved before name-only, then path and line; at most `limit` edges.
+pub fn call_graph(
+    store: &Store,
+    root: &Path,
+    name: &str,
+    direction: Direction,
+    depth: u32,
+    limit: usize,
+) -> Result<GraphResult> {
+    let depth = depth.clamp(1, MAX_DEPTH);
+    let mut g = Graph::new(store, root);
+    let targets = g.targets(name)?;
+    if targets.is_empty() {
+        return Err(not_found(&split_qualified(name).1, None, &[]));
+    }
+    let mut edges: Vec<Edge> = Vec::new();
+    let mut seen: HashSet<(String, u32)> = targets
+        .iter()
+        .map(|d| (d.path.clone(), d.start_line))
+        .collect();
+    let mut queue: VecDeque<(Vec<GraphDef>, u32)> = VecDeque::from([(targets.clone(), 1)]);
+    while let Some((defs, d)) = queue.pop_front() {
+        if edges.len() >= MAX_EDGES {
+            break;
+        }
+        match direction {
+            Direction::Callers => {
+                let Some(first) = defs.first() else { continue };
+                let found = g.references(&first.name.clone(), &defs)?;
+                for f in found {
+                    let to = defs.get(f.target).map(qualified).unwrap_or_default();
+                    let caller = g.scope_def(f.r.file_id, f.r.line)?;
+                    let from = caller
+                        .as_ref()
+                        .map(qualified)
+                        .unwrap_or_else(|| f.r.path.clone());
+                    if d < depth
+                        && f.resolution == Resolution::Resolved
+                        && let Some(c) = caller
+                        && seen.insert((c.path.clone(), c.start_line))
+                    {
+                        queue.push_back((vec![c], d + 1));
+                    }
+                    edges.push(Edge {
+                        depth: d,
+                        from,
+                        to,
+                        path: f.r.path,
+                        line: f.r.line,
+                        column: f.r.col,
+                        kind: f.r.kind,
+                        resolution: f.resolution,
+                        qualifier: f.r.qualifier,
+                        defined_at: None,
+                        text: None,
+                    });
+                }
+            }
+            Direction::Callees => {
+                for def in &defs {
+                    let from = qualified(def);
+                    for r in g.calls_in(def)? {
+                        let (resolution, to_def, _) = g.callee(&r)?;
+                        let to = to_def
+                            .as_ref()
+                            .map(qualified)
+                            .unwrap_or_else(|| r.name.clone());
+                        let defined_at = to_def
+                            .as_ref()
+                            .map(|t| format!("{}:{}", t.path, t.name_line));
+                        if d < depth
+                            && resolution == Resolution::Resolved
+                            && let Some(t) = to_def
+                            && matches!(t.kind.as_str(), "function" | "method")
+                            && seen.insert((t.path.clone(), t.start_line))
+                        {
+                            queue.push_back((vec![t], d + 1));
+                        }
+                        edges.push(Edge {
+                            depth: d,
+                            from: from.clone(),
+                            to,
+                            path: r.path,
+                            line: r.line,
+                            column: r.col,
+                            kind: r.kind,
+                            resolution,
+                            qualifier: r.qualifier,
+                            defined_at,
+                            text: None,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    edges.sort_by(|a, b| {
+        (a.depth, a.resolution, &a.path, a.line, a.column).cmp(&(
+            b.depth,
+            b.resolution,
+            &b.path,
+            b.line,
+            b.column,
+        ))
+    });
+    let total = edges.len();
+    let resolved = edges
+        .iter()
+        .filter(|e| e.resolution == Resolution::Resolved)
+        .count();
+    edges.truncate(limit);
+    Ok(GraphResult {
+        name: name.trim().to_string(),
+        direction,
+        depth,
+        targets: targets.iter().map(target_out).collect(),
+        truncated: total > edges.len(),
+        total,
+        resolved,
+        name_only: total - resolved,
+        edges,
+        redacted: 0,
+    })
+}
+
+/// Reference kinds that stand for a call.
+pub fn is_call_kind(kind: &str) -> bool {
+    matches!(kind, "call" | "macro" | "send" | "method" | "function")
+}
+
+fn not_found(name: &str, container: Option<&str>, all: &[GraphDef]) -> anyhow::Error {
+    match container {
+        None => UserError::with_code(
+            ErrorCode::NotFound,
+            format!("no definition named `{name}` in the index"),
+        )
+        .hint("check the spelling; `repo-search symbol NAME` matches loosely (case, prefix, fuzzy)")
+        .agent("check the spelling; find_symbol matches loosely (case, prefix, fuzzy)")
+        .into(),
+        Some(c) => {
+            let mut others: Vec<String> = all
+                .iter()
+                .map(|d| match &d.container {
+                    Some(k) => format!("{k}.{name}"),
+                    None => format!("{name} ({})", d.path),
+                })
+                .collect();
+            others.sort();
+            others.dedup();
+            others.truncate(5);
+            let hint = if others.is_empty() {
+                format!(
+                    "nothing named `{name}` is defined in the index; `repo-search symbol {c}` shows what `{c}` is"
+                )
+            } else {
+                format!("`{name}` is defined as: {}", others.join(", "))
+            };
+            UserError::with_code(
+                ErrorCode::NotFound,
+                format!("no definition of `{name}` in `{c}`"),
+            )
+            .hint(hint.clone())
+            .agent(hint)
+            .into()
+        }
+    }
+}
+
+/// The names a file's module is known by: its stem (`sessions` for
+/// `requests/sessions.py`), and its directory for package files
+/// (`__init__.py`, `mod.rs`, `index.ts`) and Go.
+fn module_keys(path: &str) -> Vec<String> {
+    let p = Path::new(path);
+    let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let stem = stem.strip_suffix(".d").unwrap_or(stem);
+    let dir = p
+        .parent()
+        .and_then(|d| d.file_name())
+        .and_then(|d| d.to_str())
+        .unwrap_or("");
+    let mut keys = Vec::new();
+    let package_file = matches!(stem, "__init__" | "mod" | "index" | "lib" | "main");
+    if !package_file && !stem.is_empty() {
+        keys.push(stem.to_string());
+    }
+    let is_go = path.ends_with(".go");
+    if (package_file || is_go) && !dir.is_empty() {
+        keys.push(dir.to_string());
+    }
+    keys
+}
+
+fn same_dir(a: &str, b: &str) -> bool {
+    Path::new(a).parent() == Path::new(b).parent()
+}
+
+fn is_import_line(l: &str) -> bool {
+    let t = l.trim_start();
+    t.starts_with("import ")
+        || t.starts_with("from ")
+        || t.starts_with("use ")
+        || t.starts_with("pub use ")
+        || t.starts_with("#include")
+        || t.starts_with("using ")
+        || t.starts_with("require")
+        || t.starts_with("export ")
+        || t.contains("require(")
+        || t.contains("require_relative")
+        || (t.starts_with('"') && t.ends_with('"'))
+        || t.starts_with("const ") && t.contains("require(")
+}
+
+/// Go's receiver name: `s` in `func (s *Server) Run()`.
+fn go_receiver_name(sig: &str) -> Option<&str> {
+    let rest = sig
+        .trim_start()
+        .strip_prefix("func")?
+        .trim_start()
+        .strip_prefix('(')?;
+    let name = rest.split_whitespace().next()?;
+    (!name.is_empty() && name.bytes().all(is_ident_byte)).then_some(name)
+}
+
+/// The receiver written right before a name: `self.` → `self`, `a.b::` →
+/// `a.b`; `None` when the name is bare.
+fn qualifier_before(prefix: &str) -> Option<String> {
+    let p = prefix.trim_end();
+    let p = if let Some(s) = p.strip_suffix("::") {
+        s
+    } else if let Some(s) = p.strip_suffix("->") {
+        s
+    } else if let Some(s) = p.strip_suffix("?.") {
+        s
+    } else {
+        p.strip_suffix('.')?
+    };
+    let bytes = p.as_bytes();
+    let mut start = bytes.len();
+    while start > 0 {
+        let b = bytes[start - 1];
+        if is_ident_byte(b) || b == b'.' || b == b':' || b == b'@' {
+            start -= 1;
+        } else if b == b')' && p[..start].ends_with("()") {
+            start -= 2;
+        } else {
+            break;
+        }
+    }
+    let q = p.get(start..)?.trim_start_matches(['.', ':']);
+    (!q.is_empty()).then(|| q.to_string())
+}
+
+/// A crude check that a match sits in a line comment or a string literal:
+/// an odd number of quotes before it, or a comment opener.
+fn in_comment_or_string(line: &str, at: usize) -> bool {
+    let before = &line[..at];
+    let t = before.trim_start();
+    if t.starts_with('#')
+        && !t.starts_with("#[")
+        && !t.starts_with("#include")
+        && !t.starts_with("#define")
+        || t.starts_with("//")
+        || t.starts_with('*')
+        || t.starts_with("/*")
+        || before.contains(" // ")
+        || before.contains(" # ")
+    {
+        return true;
+    }
+    let quotes = |c: char| before.chars().filter(|&x| x == c).count() % 2 == 1;
+    quotes('"') || quotes('\'') || quotes('`')
+}
+
+/// The type a line binds `q` to, if it does: `q = T(…)`, `q := &T{…}`,
+/// `q = new T(…)`, `q: T`, `T q`, `q *T` (Go), `let q = T::new(…)`,
+/// `with T(…) as q`, Go's `q := NewT(…)`.
+fn binding_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
+    let mut from = 0;
+    while let Some(at) = find_word(line, q, from) {
+        from = at + q.len();
+        // `self.session` must not match inside `other.self.session`.
+        if at > 0 && line.as_bytes()[at - 1] == b'.' {
+            continue;
+        }
+        let after = line[at + q.len()..].trim_start();
+        if let Some(rhs) = after
+            .strip_prefix(":=")
+            .or_else(|| after.strip_prefix('=').filter(|r| !r.starts_with('=')))
+        {
+            if let Some(t) = type_of_expr(rhs, lang) {
+                return Some(t);
+            }
+            continue;
+        }
+        if let Some(ann) = after.strip_prefix(':').filter(|r| !r.starts_with(':')) {
+            if let Some(t) = leading_type(ann) {
+                return Some(t);
+            }
+        }
+        if lang == "go"
+            && let Some(t) = leading_type(after)
+            && !after.starts_with(['(', '.', ',', ')'])
+        {
+            return Some(t);
+        }
+        // `Session s`, `final Session<X> s`, `Session *s` before the name.
+        let before = line[..at]
+            .trim_end()
+            .trim_end_matches(['*', '&'])
+            .trim_end();
+        let before = strip_generics(before);
+        let word_start = before
+            .bytes()
+            .rposition(|b| !(is_ident_byte(b) || b == b'.' || b == b':'))
+            .map_or(0, |i| i + 1);
+        let ty = last_part(&before[word_start..]);
+        if !ty.is_empty()
+            && ty.starts_with(|c: char| c.is_ascii_uppercase())
+            && (after.starts_with(['=', ';', ',', ')', ':']) || after.is_empty())
+        {
+            return Some(ty.to_string());
+        }
+        // `with Session() as s`.
+        if before.ends_with(" as")
+            && let Some(w) = before.trim_start().strip_prefix("with ")
+            && let Some(t) = type_of_expr(w, lang)
+        {
+            return Some(t);
+        }
+    }
+    None
+}
+
+/// `Foo<Bar, Baz>` → `Foo`.
+fn strip_generics(s: &str) -> &str {
+    if !s.ends_with('>') {
+        return s;
+    }
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices().rev() {
+        match c {
+            '>' => depth += 1,
+            '<' => {
+                depth -= 1;
+                if depth == 0 {
+                    return s[..i].trim_end();
+                }
+            }
+            _ => {}
+        }
+    }
+    s
+}
+
+/// The type an expression constructs: `Session(…)`, `new Session(…)`,
+/// `&Server{…}`, `Server::new(…)`, `sessions.Session(…)`, Go `NewServer(…)`.
+fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
+    let mut e = rhs.trim_start();
+    for p in ["new ", "await ", "&mut ", "&", "*"] {
+        if let Some(s) = e.strip_prefix(p) {
+            e = s.trim_start();
+        }
+    }
+    let end = e
+        .bytes()
+        .position(|b| !(is_ident_byte(b) || b == b'.' || b == b':'))
+        .unwrap_or(e.len());
+    let path = &e[..end];
+    let rest = e[end..].trim_start();
+    if path.is_empty() {
+        return None;
+    }
+    // `Server::new(…)`, `Server::default()`: the path's type.
+    if let Some(i) = path.rfind("::") {
+        let head = &path[..i];
+        let ty = last_part(head);
+        if ty.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return Some(ty.to_string());
+        }
+    }
+    let ty = last_part(path);
+    if !(rest.starts_with('(') || rest.starts_with('{') || rest.starts_with('<')) {
+        return None;
+    }
+    if lang == "go"
+        && let Some(t) = ty.strip_prefix("New")
+        && t.starts_with(|c: char| c.is_ascii_uppercase())
+    {
+        return Some(t.to_string());
+    }
+    ty.starts_with(|c: char| c.is_ascii_uppercase())
+        .then(|| ty.to_string())
+}
+
+/// The type at the start of an annotation: `Session`, `&mut Session`,
+/// `*Server`, `Optional[Session]`, `sessions.Session`.
+fn leading_type(ann: &str) -> Option<String> {
+    let mut e = ann.trim_start();
+    for p in ["&mut ", "&", "*", "mut ", "Optional[", "?"] {
+        if let Some(s) = e.strip_prefix(p) {
+            e = s.trim_start();
+        }
+    }
+    let end = e
+        .bytes()
+        .position(|b| !(is_ident_byte(b) || b == b'.' || b == b':'))
+        .unwrap_or(e.len());
+    let ty = last_part(&e[..end]);
+    ty.starts_with(|c: char| c.is_ascii_uppercase())
+        .then(|| ty.to_string())
+}
+
+fn read_text(root: &Path, path: &str) -> Option<FileText> {
+    let p = crate::paths::resolve_in_root(root, path).ok()?;
+    let md = std::fs::metadata(&p.abs).ok()?;
+    if md.len() > MAX_READ_BYTES {
+        return None;
+    }
+    let bytes = crate::fs_safe::read_regular(&p.abs).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    Some(FileText {
+        lines: text.lines().map(str::to_string).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bindings() {
+        assert_eq!(
+            binding_in_line("    s = Session()", "s", "python").as_deref(),
+            Some("Session")
+        );
+        assert_eq!(
+            binding_in_line("    s = sessions.Session(x)", "s", "python").as_deref(),
+            Some("Session")
+        );
+        assert_eq!(
+            binding_in_line("    with Session() as s:", "s", "python").as_deref(),
+            Some("Session")
+        );
+        assert_eq!(
+            binding_in_line("def f(s: Session, x):", "s", "python").as_deref(),
+            Some("Session")
+        );
+        assert_eq!(
+            binding_in_line("  srv := &Server{}", "srv", "go").as_deref(),
+            Some("Server")
+        );
+        assert_eq!(
+            binding_in_line("  srv := NewServer(a)", "srv", "go").as_deref(),
+            Some("Server")
+        );
+        assert_eq!(
+            binding_in_line("func f(srv *Server) {", "srv", "go").as_deref(),
+            Some("Server")
+        );
+        assert_eq!(
+            binding_in_line("  Session s = new Session();", "s", "java").as_deref(),
+            Some("Session")
+        );
+        assert_eq!(
+            binding_in_line("  final List<Foo> s;", "s", "java").as_deref(),
+            Some("List")
+        );
+        assert_eq!(
+            binding_in_line("  let s = Session::new();", "s", "rust").as_deref(),
+            Some("Session")
+        );
+        assert_eq!(
+            binding_in_line("  const s = new Session(opts);", "s", "typescript").as_deref(),
+            Some("Session")
+        );
+        assert_eq!(binding_in_line("  s == Session()", "s", "python"), None);
+        assert_eq!(binding_in_line("  s = make()", "s", "python"), None);
+        assert_eq!(
+            binding_in_line("  self.s = Session()", "self.s", "python").as_deref(),
+            Some("Session")
+        );
+    }
+
+    #[test]
+    fn qualifiers() {
+        assert_eq!(qualifier_before("x = self.").as_deref(), Some("self"));
+        assert_eq!(qualifier_before("x = Kind::").as_deref(), Some("Kind"));
+        assert_eq!(qualifier_before("  return a.b.").as_deref(), Some("a.b"));
+        assert_eq!(qualifier_before("  foo("), None);
+        assert_eq!(last_part("os.path"), "path");
+        assert_eq!(last_part("super()"), "super");
+        assert_eq!(go_receiver_name("func (s *Server) Run() {"), Some("s"));
+        assert_eq!(module_keys("requests/sessions.py"), vec!["sessions"]);
+        assert_eq!(module_keys("requests/__init__.py"), vec!["requests"]);
+        assert_eq!(module_keys("net/http/server.go"), vec!["server", "http"]);
+    }
+
+    #[test]
+    fn bases() {
+        let def = |name: &str, sig: &str, kind: &str| GraphDef {
+            file_id: 1,
+            path: "a".into(),
+            lang: "python".into(),
+            name: name.into(),
+            kind: kind.into(),
+            container: None,
+            signature: sig.into(),
+            start_line: 1,
+            end_line: 1,
+            name_line: 1,
+            name_col: 1,
+        };
+        assert_eq!(
+            bases_of(&def("B", "class B(A, mixins.M):", "class")),
+            vec!["A", "mixins", "M"]
+        );
+        assert_eq!(
+            bases_of(&def(
+                "B",
+                "public class B extends A implements I {",
+                "class"
+            )),
+            vec!["A", "I"]
+        );
+        assert_eq!(bases_of(&def("B", "class B < A", "class")), vec!["A"]);
+    }
+}
