@@ -59,6 +59,8 @@ EXPECTED_TOOLS = {
     "similar_code",
     "search_keyword",
     "read_file",
+    "callers",
+    "callees",
     "index_status",
     "file_history",
     "blame",

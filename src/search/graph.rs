@@ -490,6 +490,30 @@ impl<'a> Graph<'a> {
             .any(|d| d.container.as_deref() == Some(class)))
     }
 
+    /// Does `class` or one of its ancestors (by the bases its definitions
+    /// name) define a member `name`?
+    fn inherits_member(&mut self, class: &str, name: &str) -> Result<bool> {
+        let mut seen = HashSet::from([class.to_string()]);
+        let mut todo = vec![class.to_string()];
+        while let Some(c) = todo.pop() {
+            if self.defines(&c, name)? {
+                return Ok(true);
+            }
+            if seen.len() > 64 {
+                break;
+            }
+            let defs = self.defs_named(&c)?;
+            for d in defs.iter().filter(|d| is_type_kind(&d.kind)) {
+                for b in bases_of(d) {
+                    if seen.insert(b.to_string()) {
+                        todo.push(b.to_string());
+                    }
+                }
+            }
+        }
+        Ok(false)
+    }
+
     fn is_type_name(&mut self, name: &str) -> Result<bool> {
         if !name
             .chars()
@@ -570,7 +594,7 @@ impl<'a> Graph<'a> {
             };
             if t.same.contains(&e) {
                 Ok(Verdict::Resolved)
-            } else if this.defines(&e, name)? || t.family.contains(&e) {
+            } else if t.family.contains(&e) || this.inherits_member(&e, name)? {
                 Ok(Verdict::Other)
             } else {
                 Ok(Verdict::NameOnly)
@@ -611,9 +635,30 @@ impl<'a> Graph<'a> {
         }
         match self.bound_type(r, q)? {
             Some(ty) if t.same.contains(&ty) => Ok(Verdict::Resolved),
-            Some(ty) if t.family.contains(&ty) || self.defines(&ty, name)? => Ok(Verdict::Other),
-            _ => Ok(Verdict::NameOnly),
+            Some(ty) if t.family.contains(&ty) || self.inherits_member(&ty, name)? => {
+                Ok(Verdict::Other)
+            }
+            Some(_) => Ok(Verdict::NameOnly),
+            // `flask.make_response`: a module's function, not the method.
+            None if self.is_module(r, q)? => Ok(Verdict::Other),
+            None => Ok(Verdict::NameOnly),
         }
+    }
+
+    /// Is `q` (its first part) a name the reference's file imports: a
+    /// module or a function, since a type was ruled out before?
+    fn is_module(&mut self, r: &GraphRef, q: &str) -> Result<bool> {
+        if q.contains('(') || q.contains('[') {
+            return Ok(false);
+        }
+        let first = q.split(['.', ':']).next().unwrap_or(q);
+        let Some(text) = self.text(r.file_id, &r.path) else {
+            return Ok(false);
+        };
+        Ok(text.lines.iter().any(|l| {
+            let t = l.trim_start();
+            is_import_line(t) && find_word(t, first, 0).is_some()
+        }))
     }
 
     /// Does the reference's file import `name` from the target's module?
@@ -674,6 +719,20 @@ impl<'a> Graph<'a> {
                 {
                     return Ok(Some(ty));
                 }
+            }
+        }
+        if !attr {
+            // A module-level variable of another file (`current_app: Flask
+            // = LocalProxy(…)`), when the project has exactly one.
+            let defs = self.defs_named(q)?;
+            let vars: Vec<&GraphDef> = defs
+                .iter()
+                .filter(|d| {
+                    d.container.is_none() && matches!(d.kind.as_str(), "variable" | "constant")
+                })
+                .collect();
+            if let [v] = vars.as_slice() {
+                return Ok(binding_in_line(&v.signature, q, &v.lang));
             }
         }
         Ok(None)
@@ -1308,7 +1367,9 @@ fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
         }
     }
     let ty = last_part(path);
-    if !(rest.starts_with('(') || rest.starts_with('{') || rest.starts_with('<')) {
+    // Rust's unit structs are values: `let p = Parser;`.
+    let unit = lang == "rust" && (rest.starts_with(';') || rest.is_empty());
+    if !(unit || rest.starts_with('(') || rest.starts_with('{') || rest.starts_with('<')) {
         return None;
     }
     if lang == "go"
@@ -1325,7 +1386,7 @@ fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
 /// `*Server`, `Optional[Session]`, `sessions.Session`.
 fn leading_type(ann: &str) -> Option<String> {
     let mut e = ann.trim_start();
-    for p in ["&mut ", "&", "*", "mut ", "Optional[", "?"] {
+    for p in ["&mut ", "&", "*", "mut ", "Optional[", "?", "\"", "'"] {
         if let Some(s) = e.strip_prefix(p) {
             e = s.trim_start();
         }

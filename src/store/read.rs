@@ -932,7 +932,8 @@ impl Store {
         rows.collect()
     }
 
-    /// Id, path and language of the indexed (not skipped) files in `langs`.
+    /// Id, path and language of the indexed (not skipped) files in `langs`
+    /// (all of them when `langs` is empty).
     pub fn graph_files_of(&self, langs: &[&str]) -> rusqlite::Result<Vec<(i64, String, String)>> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT id, path, coalesce(lang, '') FROM files WHERE skip_reason IS NULL ORDER BY path",
@@ -941,7 +942,7 @@ impl Store {
         let mut out = Vec::new();
         for row in rows {
             let row: (i64, String, String) = row?;
-            if langs.contains(&row.2.as_str()) {
+            if langs.is_empty() || langs.contains(&row.2.as_str()) {
                 out.push(row);
             }
         }

@@ -11,6 +11,7 @@ mod faults;
 mod frames;
 mod fssafe;
 mod fulltier;
+mod graph;
 mod history;
 mod index_cli;
 mod languages;

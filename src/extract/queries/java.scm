@@ -20,3 +20,6 @@
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant
 
 (type_identifier) @name @reference.type
+
+; Enum constants, so `Color.RED` has a definition to resolve to.
+(enum_constant name: (identifier) @name) @definition.constant

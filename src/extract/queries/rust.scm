@@ -35,3 +35,6 @@
   ]) @reference.implementation
 
 (type_identifier) @name @reference.type
+
+; Enum variants, so `Kind::Alpha` has a definition to resolve to.
+(enum_variant name: (identifier) @name) @definition.constant

@@ -22,3 +22,7 @@
 (extends_type_clause type: (type_identifier) @name) @reference.implementation
 
 (type_identifier) @name @reference.type
+
+; Enum members (`enum Color { Red, Green = 2 }`).
+(enum_body (property_identifier) @name @definition.constant)
+(enum_body (enum_assignment name: (property_identifier) @name) @definition.constant)

@@ -1,0 +1,417 @@
+//! Qualified references and the call graph (`refs Class.member`,
+//! `callers`, `callees`; MCP `find_references`, `callers`, `callees`) on a
+//! real project in several languages, through the real binary and a real
+//! MCP client; edits and deletes leave no stale edge.
+
+use serde_json::{Value, json};
+
+use crate::common::Project;
+use crate::mcp::{Era, Mcp};
+
+const SESSIONS: &str = r#"from .adapters import HTTPAdapter
+
+
+class Session:
+    def send(self, request):
+        return self.adapter.send(request)
+
+    def request(self, method):
+        return self.send(method)
+
+
+class RetrySession(Session):
+    def retry(self, request):
+        return self.send(request)
+
+
+class Other:
+    def send(self, request):
+        return request
+
+    def go(self):
+        return self.send(1)
+
+
+def helper(x):
+    s = Session()
+    s.send(x)
+    Session.send(s, x)
+    unknown_thing(x).send(x)
+    return x.send(1)
+"#;
+
+const API: &str = r#"from .sessions import Session, helper
+from . import sessions
+
+
+def get(url):
+    with Session() as session:
+        return session.request(url)
+
+
+def other(o: "Other"):
+    helper(1)
+    sessions.helper(2)
+    o.send(3)
+"#;
+
+const COLORS: &str = r#"import enum
+
+
+class Color(enum.Enum):
+    RED = 1
+    BLUE = 2
+
+
+def paint(c):
+    if c == Color.RED:
+        return "red"
+    return c.RED
+"#;
+
+const SERVER_GO: &str = r#"package web
+
+type Server struct{}
+
+func NewServer() *Server { return &Server{} }
+
+func (s *Server) Run() {
+	s.Stop()
+}
+
+func (s *Server) Stop() {}
+
+type Client struct{}
+
+func (c *Client) Stop() {}
+
+func (c *Client) Close() {
+	c.Stop()
+}
+
+func Start() {
+	srv := NewServer()
+	srv.Stop()
+	srv.Run()
+}
+"#;
+
+const SHAPES_JAVA: &str = r#"package shapes;
+
+public class Shape {
+    public double area() { return 0; }
+    public String describe() { return "area " + area(); }
+}
+
+class Square extends Shape {
+    String label() { return describe(); }
+}
+"#;
+
+const KIND_RS: &str = r#"pub enum Kind {
+    Alpha,
+    Beta,
+}
+
+pub struct Parser;
+
+impl Parser {
+    pub fn parse(&self) -> Kind {
+        self.step();
+        Kind::Alpha
+    }
+
+    fn step(&self) {}
+}
+
+fn other() -> Kind {
+    let p = Parser;
+    p.step();
+    Kind::Beta
+}
+"#;
+
+fn project() -> Project {
+    let p = Project::new();
+    p.write("pkg/__init__.py", "")
+        .write(
+            "pkg/adapters.py",
+            "class HTTPAdapter:\n    def send(self, r):\n        return r\n",
+        )
+        .write("pkg/sessions.py", SESSIONS)
+        .write("pkg/api.py", API)
+        .write("pkg/colors.py", COLORS)
+        .write("web/server.go", SERVER_GO)
+        .write("shapes/Shape.java", SHAPES_JAVA)
+        .write("src/kind.rs", KIND_RS);
+    p.run(&["index", "--offline"]).ok();
+    p
+}
+
+/// `(path:line, resolution)` of the reference hits (definitions left out).
+fn refs(v: &Value) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = v["hits"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .filter(|h| h["is_definition"] != true && h["kind"] != "definition")
+        .map(|h| {
+            (
+                format!("{}:{}", h["path"].as_str().unwrap_or(""), h["line"]),
+                h["resolution"].as_str().unwrap_or("resolved").to_string(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = items
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn qualified_references_resolve_and_keep_name_only_apart() {
+    let p = project();
+    let v = p.json(&["refs", "Session.send"]);
+    assert_eq!(v["definitions"], 1, "{v}");
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            // self.send in the class and in a subclass that does not override.
+            ("pkg/sessions.py:9", "resolved"),
+            ("pkg/sessions.py:14", "resolved"),
+            // s = Session(); s.send(…) and the class-qualified call.
+            ("pkg/sessions.py:27", "resolved"),
+            ("pkg/sessions.py:28", "resolved"),
+            // Receivers nothing binds: candidates, marked.
+            ("pkg/sessions.py:6", "name_only"),
+            ("pkg/sessions.py:29", "name_only"),
+            ("pkg/sessions.py:30", "name_only"),
+        ]),
+        "{v}"
+    );
+    // Other.send's own self call and `o: "Other"` are Other's, not
+    // Session's; Session's self calls (also in its subclass) are not Other's.
+    let v = p.json(&["refs", "Other.send"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("pkg/sessions.py:22", "resolved"),
+            ("pkg/api.py:13", "resolved"),
+            ("pkg/sessions.py:6", "name_only"),
+            ("pkg/sessions.py:29", "name_only"),
+            ("pkg/sessions.py:30", "name_only"),
+        ]),
+        "{v}"
+    );
+
+    // `with Session() as session: session.request(…)`.
+    let v = p.json(&["refs", "Session.request"]);
+    assert_eq!(refs(&v), pairs(&[("pkg/api.py:7", "resolved")]), "{v}");
+
+    // A module-level function: same file, `from .sessions import helper`,
+    // and `sessions.helper` through the imported module.
+    let v = p.json(&["refs", "sessions.helper"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[("pkg/api.py:11", "resolved"), ("pkg/api.py:12", "resolved")]),
+        "{v}"
+    );
+
+    // `--type` filters.
+    let v = p.json(&["refs", "Session.send", "--type", "definitions"]);
+    assert_eq!(v["hits"].as_array().map(Vec::len), Some(1), "{v}");
+    let v = p.json(&["refs", "Session.send", "--type", "references"]);
+    assert!(
+        v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["is_definition"] == false),
+        "{v}"
+    );
+}
+
+#[test]
+fn enum_variants_constants_and_other_languages_get_references() {
+    let p = project();
+    let v = p.json(&["refs", "Color.RED"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("pkg/colors.py:10", "resolved"),
+            ("pkg/colors.py:12", "name_only")
+        ]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "Kind::Alpha"]);
+    assert_eq!(refs(&v), pairs(&[("src/kind.rs:11", "resolved")]), "{v}");
+
+    // Go: the receiver, a variable from a constructor; Client.Stop apart.
+    let v = p.json(&["refs", "Server.Stop"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("web/server.go:8", "resolved"),
+            ("web/server.go:23", "resolved")
+        ]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "Client.Stop"]);
+    assert_eq!(refs(&v), pairs(&[("web/server.go:18", "resolved")]), "{v}");
+
+    // Java: a bare call is `this.area()`; inherited by Square.
+    let v = p.json(&["refs", "Shape.describe"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[("shapes/Shape.java:9", "resolved")]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "Shape.area"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[("shapes/Shape.java:5", "resolved")]),
+        "{v}"
+    );
+
+    // Rust: `self.step()` and `let p = Parser; p.step()`.
+    let v = p.json(&["refs", "Parser::step"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("src/kind.rs:10", "resolved"),
+            ("src/kind.rs:19", "resolved")
+        ]),
+        "{v}"
+    );
+}
+
+#[test]
+fn callers_and_callees_with_depth() {
+    let p = project();
+    let v = p.json(&["callers", "Server.Stop", "--depth", "2"]);
+    let edges: Vec<(u64, String, String)> = v["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["depth"].as_u64().unwrap(),
+                e["from"].as_str().unwrap().to_string(),
+                format!("{}:{}", e["path"].as_str().unwrap(), e["line"]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        edges,
+        vec![
+            (1, "Server.Run".into(), "web/server.go:8".into()),
+            (1, "Start".into(), "web/server.go:23".into()),
+            // Run's own caller, one level up.
+            (2, "Start".into(), "web/server.go:24".into()),
+        ],
+        "{v}"
+    );
+
+    let v = p.json(&["callees", "Session.request"]);
+    let e = &v["edges"][0];
+    assert_eq!(e["to"], "Session.send", "{v}");
+    assert_eq!(e["resolution"], "resolved", "{v}");
+    assert_eq!(e["defined_at"], "pkg/sessions.py:5", "{v}");
+
+    let v = p.json(&["callees", "helper"]);
+    let tos: Vec<(&str, &str)> = v["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["to"].as_str().unwrap(), e["resolution"].as_str().unwrap()))
+        .collect();
+    assert!(tos.contains(&("Session", "resolved")), "{v}");
+    assert!(tos.contains(&("Session.send", "resolved")), "{v}");
+    assert!(tos.contains(&("unknown_thing", "name_only")), "{v}");
+
+    // Unknown names: exit 2, a stable code and a hint.
+    let r = p.run(&["callers", "Session.nope"]);
+    assert_eq!(r.code(), 2, "{}", r.stderr());
+    assert!(r.stderr().contains("code: NOT_FOUND"), "{}", r.stderr());
+    assert!(r.stderr().contains("hint:"), "{}", r.stderr());
+    let r = p.run(&["refs", "Nope.send"]);
+    assert_eq!(r.code(), 2, "{}", r.stderr());
+    assert!(
+        r.stderr().contains("`send` is defined as:"),
+        "{}",
+        r.stderr()
+    );
+}
+
+#[test]
+fn edits_and_deletes_leave_no_stale_edge() {
+    let p = project();
+    let before = p.json(&["callers", "Session.send"]);
+    assert!(before["resolved"].as_u64().unwrap() >= 4, "{before}");
+    // The subclass goes away, and helper stops calling it.
+    p.write(
+        "pkg/sessions.py",
+        SESSIONS.replace(
+            "        return self.send(request)\n\n\nclass Other",
+            "        return request\n\n\nclass Other",
+        ),
+    );
+    p.remove("pkg/api.py");
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Session.send"]);
+    let now = refs(&v);
+    assert!(!now.iter().any(|(at, _)| at == "pkg/sessions.py:14"), "{v}");
+    assert!(
+        !now.iter().any(|(at, _)| at.starts_with("pkg/api.py")),
+        "{v}"
+    );
+    let v = p.json(&["refs", "Session.request"]);
+    assert_eq!(v["references"], 0, "{v}");
+    assert_eq!(v["name_only"], 0, "{v}");
+}
+
+#[test]
+fn mcp_find_references_callers_and_callees() {
+    let p = project();
+    let m = Mcp::start(&p, Era::Modern);
+    let v = m.ok("find_references", json!({"name": "Session.send"}));
+    assert_eq!(v["references"], 4, "{v}");
+    assert_eq!(v["name_only"], 3, "{v}");
+    let hits = v["hits"].as_array().unwrap();
+    // Definitions, then resolved, then name-only.
+    assert_eq!(hits[0]["kind"], "definition", "{v}");
+    assert!(hits[1].get("resolution").is_none(), "{v}");
+    assert_eq!(hits.last().unwrap()["resolution"], "name_only", "{v}");
+    let v = m.ok(
+        "find_references",
+        json!({"name": "Session.send", "type": "definitions"}),
+    );
+    assert_eq!(v["hits"].as_array().map(Vec::len), Some(1), "{v}");
+
+    let v = m.ok("callers", json!({"name": "Server.Stop", "depth": 2}));
+    assert_eq!(v["total"], 3, "{v}");
+    assert_eq!(v["edges"][0]["at"], "web/server.go:8", "{v}");
+    assert_eq!(v["edges"][0]["from"], "Server.Run", "{v}");
+    let v = m.ok("callees", json!({"name": "Session.request"}));
+    assert_eq!(v["edges"][0]["to"], "Session.send", "{v}");
+    assert_eq!(v["edges"][0]["defined_at"], "pkg/sessions.py:5", "{v}");
+    let size = serde_json::to_string(&v).unwrap().len();
+    assert!(size < 4000, "bounded: {size}");
+
+    let (error, hint) = m.tool_error("callers", json!({"name": "Nope.send"}));
+    assert!(
+        error.contains("no definition of `send` in `Nope`"),
+        "{error}"
+    );
+    assert!(hint.contains("Session.send"), "{hint}");
+    let (error, _) = m.tool_error("callees", json!({"name": "Session.send", "depth": 9}));
+    assert!(error.contains("depth"), "{error}");
+}
