@@ -259,7 +259,8 @@ pub struct Graph<'a> {
     texts: HashMap<i64, Option<Rc<FileText>>>,
     file_defs: HashMap<i64, Rc<Vec<GraphDef>>>,
     defs_by_name: HashMap<String, Rc<Vec<GraphDef>>>,
-    subclasses: HashMap<String, Rc<Vec<String>>>,
+    /// Base name → the types that name it as a base, built on first use.
+    subclasses: Option<HashMap<String, Rc<Vec<String>>>>,
 }
 
 /// One reference found for a query, before rendering.
@@ -279,7 +280,7 @@ impl<'a> Graph<'a> {
             texts: HashMap::new(),
             file_defs: HashMap::new(),
             defs_by_name: HashMap::new(),
-            subclasses: HashMap::new(),
+            subclasses: None,
         }
     }
 
@@ -414,21 +415,31 @@ impl<'a> Graph<'a> {
     }
 
     fn subclasses_of(&mut self, class: &str) -> Result<Rc<Vec<String>>> {
-        if let Some(s) = self.subclasses.get(class) {
-            return Ok(s.clone());
+        if self.subclasses.is_none() {
+            // One pass over every type's first line: base → subclasses.
+            let mut map: HashMap<String, Vec<String>> = HashMap::new();
+            for d in self.store.graph_types()? {
+                for b in bases_of(&d) {
+                    if b != d.name {
+                        map.entry(b.to_string()).or_default().push(d.name.clone());
+                    }
+                }
+            }
+            let map = map
+                .into_iter()
+                .map(|(k, mut v)| {
+                    v.sort();
+                    v.dedup();
+                    (k, Rc::new(v))
+                })
+                .collect();
+            self.subclasses = Some(map);
         }
-        let mut out: Vec<String> = self
-            .store
-            .graph_types_mentioning(class)?
-            .iter()
-            .filter(|d| bases_of(d).contains(&class))
-            .map(|d| d.name.clone())
-            .collect();
-        out.sort();
-        out.dedup();
-        let out = Rc::new(out);
-        self.subclasses.insert(class.to_string(), out.clone());
-        Ok(out)
+        Ok(self
+            .subclasses
+            .as_ref()
+            .and_then(|m| m.get(class).cloned())
+            .unwrap_or_default())
     }
 
     /// The innermost type around a line of a file: a class-like definition

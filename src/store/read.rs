@@ -892,20 +892,13 @@ impl Store {
         rows.collect()
     }
 
-    /// Type definitions whose first line mentions `word` (candidates for
-    /// subclasses of it; the caller parses the bases).
-    pub fn graph_types_mentioning(&self, word: &str) -> rusqlite::Result<Vec<GraphDef>> {
-        let pattern = format!(
-            "%{}%",
-            word.replace('\\', "\\\\")
-                .replace('%', "\\%")
-                .replace('_', "\\_")
-        );
+    /// Every type definition (class, struct, interface, trait, enum, impl,
+    /// object): what subclass maps are built from.
+    pub fn graph_types(&self) -> rusqlite::Result<Vec<GraphDef>> {
         let mut stmt = self.conn.prepare_cached(graph_defs_where!(
-            "s.kind IN ('class','struct','interface','trait','enum','impl','object','type')
-               AND s.signature LIKE ?1 ESCAPE '\\' AND s.name != ?2 ORDER BY f.path, s.name_line"
+            "s.kind IN ('class','struct','interface','trait','enum','impl','object','type')"
         ))?;
-        let rows = stmt.query_map(params![pattern, word], graph_def)?;
+        let rows = stmt.query_map([], graph_def)?;
         rows.collect()
     }
 
