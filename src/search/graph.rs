@@ -237,6 +237,16 @@ fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
 /// A file's text split in lines, read once per query.
 struct FileText {
     lines: Vec<String>,
+    /// The indexes of the lines that look like imports ([`is_import_line`]).
+    imports: Vec<usize>,
+}
+
+impl FileText {
+    fn import_lines(&self) -> impl Iterator<Item = &str> {
+        self.imports
+            .iter()
+            .filter_map(|&i| self.lines.get(i).map(String::as_str))
+    }
 }
 
 /// The facts about one definition that references are resolved against.
@@ -666,10 +676,7 @@ impl<'a> Graph<'a> {
         let Some(text) = self.text(r.file_id, &r.path) else {
             return Ok(false);
         };
-        Ok(text.lines.iter().any(|l| {
-            let t = l.trim_start();
-            is_import_line(t) && find_word(t, first, 0).is_some()
-        }))
+        Ok(text.import_lines().any(|l| find_word(l, first, 0).is_some()))
     }
 
     /// Does the reference's file import `name` from the target's module?
@@ -677,9 +684,8 @@ impl<'a> Graph<'a> {
         let Some(text) = self.text(r.file_id, &r.path) else {
             return false;
         };
-        text.lines.iter().any(|l| {
-            is_import_line(l)
-                && find_word(l, name, 0).is_some()
+        text.import_lines().any(|l| {
+            find_word(l, name, 0).is_some()
                 && t.module_keys.iter().any(|k| find_word(l, k, 0).is_some())
         })
     }
@@ -693,9 +699,8 @@ impl<'a> Graph<'a> {
         let Some(text) = self.text(r.file_id, &r.path) else {
             return false;
         };
-        text.lines.iter().any(|l| {
-            is_import_line(l)
-                && find_word(l, last, 0).is_some()
+        text.import_lines().any(|l| {
+            find_word(l, last, 0).is_some()
                 && t.module_keys.iter().any(|k| find_word(l, k, 0).is_some())
         })
     }
@@ -1419,9 +1424,14 @@ fn read_text(root: &Path, path: &str) -> Option<FileText> {
     }
     let bytes = crate::fs_safe::read_regular(&p.abs).ok()?;
     let text = String::from_utf8_lossy(&bytes);
-    Some(FileText {
-        lines: text.lines().map(str::to_string).collect(),
-    })
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let imports = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| is_import_line(l))
+        .map(|(i, _)| i)
+        .collect();
+    Some(FileText { lines, imports })
 }
 
 #[cfg(test)]
