@@ -59,6 +59,7 @@ EXPECTED_TOOLS = {
     "similar_code",
     "search_keyword",
     "read_file",
+    "context",
     "index_status",
     "file_history",
     "blame",

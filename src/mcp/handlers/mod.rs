@@ -3,6 +3,7 @@
 //! shapes of [`out`](super::out). Does not search or decide freshness (that
 //! is the service) or speak the protocol (that is `mod.rs`).
 
+mod context;
 mod files;
 mod history;
 mod search;
@@ -33,6 +34,7 @@ pub fn call(svc: &Service, tool: ToolName, raw: Option<&JsonObject>) -> Result<A
         ToolName::SimilarCode => semantic::similar_code(svc, args.into_typed()?),
         ToolName::SearchKeyword => files::search_keyword(svc, args.into_typed()?),
         ToolName::ReadFile => files::read_file(svc, args.into_typed()?),
+        ToolName::Context => context::context(svc, args.into_typed()?),
         ToolName::FileHistory => history::file_history(svc, args.into_typed()?),
         ToolName::Blame => history::blame(svc, args.into_typed()?),
         ToolName::IndexStatus => status::index_status(svc, args.into_typed()?),
