@@ -61,6 +61,7 @@ EXPECTED_TOOLS = {
     "read_file",
     "callers",
     "callees",
+    "context",
     "index_status",
     "file_history",
     "blame",

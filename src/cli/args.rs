@@ -58,6 +58,10 @@ pub enum Command {
     Outline(OutlineArgs),
     /// Print a slice of a file with line numbers.
     Read(ReadArgs),
+    /// What surrounds a line (`PATH LINE` or `PATH:LINE`): the lines around
+    /// it, its enclosing definition and signature, the file's other
+    /// definitions, and the definition's callers and callees.
+    Context(ContextArgs),
     /// Ranked search over code chunks (BM25).
     Search(SearchArgs),
     /// What the index holds and how fresh it is.
@@ -377,6 +381,21 @@ pub struct OutlineArgs {
     pub common: Common,
     /// A file inside the project.
     pub file: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// A file inside the project, or `PATH:LINE`.
+    #[arg(value_name = "PATH")]
+    pub target: String,
+    /// The line (1-based), unless given as `PATH:LINE`.
+    #[arg(value_name = "LINE")]
+    pub line: Option<u32>,
+    /// Lines shown on each side of LINE (0 to 100).
+    #[arg(short = 'C', long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub radius: u32,
 }
 
 #[derive(Debug, Args)]

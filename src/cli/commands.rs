@@ -18,8 +18,8 @@ use crate::search::semantic::SimilarTo;
 use crate::search::symbol::{MatchMode, RefType, SymbolQuery};
 use crate::service::search::parse_scope;
 use crate::service::{
-    GraphRequest, Mode, OnBadConfig, OutlineRequest, Policy, ReferencesRequest, SearchRequest,
-    Service, SimilarRequestSpec, SymbolsRequest,
+    ContextRequest, GraphRequest, Mode, OnBadConfig, OutlineRequest, Policy, ReferencesRequest,
+    SearchRequest, Service, SimilarRequestSpec, SymbolsRequest,
 };
 use crate::settings::Overrides;
 use crate::walk::WalkOptions;
@@ -34,6 +34,7 @@ pub fn run(cli: Cli) -> Result<Found> {
         Command::Callees(a) => cmd_graph(a, Direction::Callees),
         Command::Outline(a) => cmd_outline(a),
         Command::Read(a) => cmd_read(a),
+        Command::Context(a) => cmd_context(a),
         Command::Search(a) => cmd_search(a),
         Command::Status(a) => cmd_status(a),
         Command::Config(a) => cmd_config(a),
@@ -281,6 +282,42 @@ fn cmd_outline(a: OutlineArgs) -> Result<Found> {
     Ok(found(!o.items.is_empty()))
 }
 
+/// `PATH LINE` or `PATH:LINE`.
+fn context_target(target: &str, line: Option<u32>) -> Result<(String, u32)> {
+    if let Some(line) = line {
+        return Ok((target.to_string(), line));
+    }
+    target
+        .rsplit_once(':')
+        .and_then(|(p, l)| Some((p.to_string(), l.trim().parse::<u32>().ok()?)))
+        .filter(|(p, _)| !p.is_empty())
+        .ok_or_else(|| {
+            UserError::new(format!("no line given: `{target}`"))
+                .hint("give PATH LINE or PATH:LINE, e.g. `repo-search context src/lib.rs 42`")
+                .into()
+        })
+}
+
+fn cmd_context(a: ContextArgs) -> Result<Found> {
+    let svc = service(&a.common, &Overrides::default(), false)?;
+    let (path, line) = context_target(&a.target, a.line)?;
+    let c = svc.require(svc.context(&ContextRequest {
+        path,
+        line,
+        radius: a.radius,
+    })?)?;
+    if let Some(reason) = &c.skipped {
+        eprintln!("note: `{}` was skipped by the indexer: {reason}", c.path);
+    }
+    if a.common.json {
+        render::json(&c)?;
+    } else {
+        render::context(&c)?;
+        render::redacted_note(c.redacted)?;
+    }
+    Ok(Found::Yes)
+}
+
 /// Parses `A:B`, `A:`, `:B` or `A`.
 fn parse_range(r: &str) -> Result<(Option<u64>, Option<u64>)> {
     let bad = || -> anyhow::Error {
@@ -473,5 +510,23 @@ mod tests {
         assert_eq!(parse_range(":5").ok(), Some((None, Some(5))));
         assert_eq!(parse_range("7").ok(), Some((Some(7), Some(7))));
         assert!(parse_range("a:b").is_err());
+    }
+
+    #[test]
+    fn parses_context_targets() {
+        assert_eq!(
+            context_target("src/a.rs:12", None).ok(),
+            Some(("src/a.rs".into(), 12))
+        );
+        assert_eq!(
+            context_target("src/a.rs", Some(3)).ok(),
+            Some(("src/a.rs".into(), 3))
+        );
+        assert_eq!(
+            context_target("we:ird.rs", Some(3)).ok(),
+            Some(("we:ird.rs".into(), 3))
+        );
+        assert!(context_target("src/a.rs", None).is_err());
+        assert!(context_target(":4", None).is_err());
     }
 }

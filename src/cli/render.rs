@@ -16,6 +16,7 @@ use crate::search::read::ReadResult;
 use crate::search::symbol::{OutlineItem, RefResult, SymbolResult};
 use crate::search::{BEST_LINE_CHARS, arm_short_name, best_lines};
 use crate::service::SearchAnswer;
+use crate::service::context::Context;
 use crate::settings::Settings;
 use crate::status::IndexStatus;
 
@@ -236,6 +237,138 @@ pub fn read(r: &ReadResult) -> Result<()> {
         }
         Ok(())
     })
+}
+
+/// `context`: a header with the enclosing definition and its signature, the
+/// definitions around it, the numbered lines (the asked one marked `>`),
+/// then one line each for the outline digest, callers and callees.
+pub fn context(c: &Context) -> Result<()> {
+    with_stdout(|out| {
+        match &c.enclosing {
+            Some(e) => {
+                writeln!(
+                    out,
+                    "{}:{}  {} {}  [{}-{}]  {}",
+                    c.path,
+                    c.line,
+                    e.symbol.kind,
+                    e.symbol.qualified,
+                    e.symbol.start_line,
+                    e.symbol.end_line,
+                    e.signature.trim()
+                )?;
+                for o in &e.outer {
+                    writeln!(
+                        out,
+                        "  in {} {}  [{}-{}]",
+                        o.kind, o.qualified, o.start_line, o.end_line
+                    )?;
+                }
+            }
+            None => writeln!(out, "{}:{}  (outside any definition)", c.path, c.line)?,
+        }
+        for l in &c.lines {
+            let mark = if l.line == u64::from(c.line) {
+                '>'
+            } else {
+                ' '
+            };
+            writeln!(out, "{mark}{:>6}  {}", l.line, l.text)?;
+        }
+        if c.outline_total > 0 {
+            let items: Vec<String> = c
+                .outline
+                .iter()
+                .map(|o| format!("{} {} {}-{}", o.kind, o.qualified, o.start_line, o.end_line))
+                .collect();
+            let more = c.outline_total - c.outline.len();
+            let more = if more > 0 {
+                format!(" (+{more} more)")
+            } else {
+                String::new()
+            };
+            writeln!(
+                out,
+                "outline ({}): {}{more}",
+                c.outline_total,
+                items.join(", ")
+            )?;
+        }
+        if let Some(g) = &c.graph {
+            let label = resolution_label(g.callers.iter().map(|e| e.resolution));
+            let callers: Vec<String> = g
+                .callers
+                .iter()
+                .map(|e| {
+                    let ctx = e.context.as_deref().map(|c| format!(" in {c}"));
+                    let tag = label
+                        .is_none()
+                        .then(|| format!(" [{}]", e.resolution.as_str()));
+                    format!(
+                        "{}:{}{}{}",
+                        e.path,
+                        e.line,
+                        ctx.unwrap_or_default(),
+                        tag.unwrap_or_default()
+                    )
+                })
+                .collect();
+            writeln!(
+                out,
+                "callers of {} ({}{}): {}",
+                g.symbol,
+                g.callers_total,
+                label.map(|l| format!(", {l}")).unwrap_or_default(),
+                none_or_joined(&callers)
+            )?;
+            let label = resolution_label(g.callees.iter().map(|e| e.resolution));
+            let callees: Vec<String> = g
+                .callees
+                .iter()
+                .map(|e| {
+                    let times = if e.calls > 1 {
+                        format!(" x{}", e.calls)
+                    } else {
+                        String::new()
+                    };
+                    let at = match &e.defined_at {
+                        Some(d) => format!(" -> {}:{}", d.path, d.line),
+                        None if e.definitions > 1 => format!(" ({} definitions)", e.definitions),
+                        None => String::new(),
+                    };
+                    let tag = label
+                        .is_none()
+                        .then(|| format!(" [{}]", e.resolution.as_str()));
+                    format!("{}{times}{at}{}", e.name, tag.unwrap_or_default())
+                })
+                .collect();
+            writeln!(
+                out,
+                "callees ({}{}): {}",
+                g.callees_total,
+                label.map(|l| format!(", {l}")).unwrap_or_default(),
+                none_or_joined(&callees)
+            )?;
+        }
+        Ok(())
+    })
+}
+
+/// The resolution all `edges` share (`None` when they differ, or there
+/// are none: each edge then says its own).
+fn resolution_label(
+    mut edges: impl Iterator<Item = crate::service::context::Resolution>,
+) -> Option<&'static str> {
+    let first = edges.next()?;
+    edges.all(|r| r == first).then_some(first.as_str())
+}
+
+fn none_or_joined(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".into()
+    } else {
+        items.join(", ")
+    }
 }
 
 /// `history`: one line per commit (`short date author  summary`), the

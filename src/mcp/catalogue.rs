@@ -11,8 +11,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::out::{
-    BlameOut, BulkSearchOut, CallGraphOut, CompactSearchOut, CompactSemanticOut, DefsOut,
-    HistoryOut, KeywordOut, ReadOut, RefsOut, SearchOut, SemanticOut, StatusOut, SymbolsOut,
+    BlameOut, BulkSearchOut, CallGraphOut, CompactSearchOut, CompactSemanticOut, ContextOut,
+    DefsOut, HistoryOut, KeywordOut, ReadOut, RefsOut, SearchOut, SemanticOut, StatusOut,
+    SymbolsOut,
 };
 use super::params::{Kind, Param};
 use crate::search::symbol::KINDS;
@@ -30,13 +31,14 @@ pub enum ToolName {
     ReadFile,
     Callers,
     Callees,
+    Context,
     FileHistory,
     Blame,
     IndexStatus,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 13] = [
+    pub const ALL: [ToolName; 14] = [
         ToolName::FindSymbol,
         ToolName::FindReferences,
         ToolName::ListDefsInFile,
@@ -47,6 +49,7 @@ impl ToolName {
         ToolName::ReadFile,
         ToolName::Callers,
         ToolName::Callees,
+        ToolName::Context,
         ToolName::FileHistory,
         ToolName::Blame,
         ToolName::IndexStatus,
@@ -64,6 +67,7 @@ impl ToolName {
             ToolName::ReadFile => "read_file",
             ToolName::Callers => "callers",
             ToolName::Callees => "callees",
+            ToolName::Context => "context",
             ToolName::FileHistory => "file_history",
             ToolName::Blame => "blame",
             ToolName::IndexStatus => "index_status",
@@ -92,6 +96,7 @@ impl ToolName {
             ToolName::ReadFile => "Read lines of a file",
             ToolName::Callers => "Who calls a function or method",
             ToolName::Callees => "What a function or method calls",
+            ToolName::Context => "What surrounds a line of code",
             ToolName::FileHistory => "Recent commits of a file or lines",
             ToolName::Blame => "Which commit last changed each line",
             ToolName::IndexStatus => "Index status",
@@ -162,6 +167,13 @@ impl ToolName {
                  index can tell (self/this calls, the class's own methods, imported functions), else name_only. `depth` > 1 follows resolved callees. \
                  Use it to understand what a function does before reading its callees."
             }
+            ToolName::Context => {
+                "Everything around one line of a file in one call: the lines around it (`radius` each side, default 10), the innermost \
+                 definition holding it (kind, qualified name, signature, line span) and the definitions around that one (class, impl), \
+                 an outline digest of the file's other definitions, and a callers/callees summary of the enclosing definition: \
+                 where its name is used (path, line, enclosing symbol) and the names called inside it (with their definition's \
+                 path when it resolves). Every edge has a `resolution`: resolved, or name_only when only the name matches. Use it after find_symbol, search or a stack trace gives you path:line."
+            }
             ToolName::FileHistory => {
                 "List the recent git commits that changed a file, or a line range of it (start_line/end_line: only commits whose changes \
                  touched those lines, followed back through earlier edits), newest first: short hash, author, ISO 8601 date and the message's \
@@ -191,6 +203,7 @@ impl ToolName {
             ToolName::SearchKeyword => SEARCH_KEYWORD,
             ToolName::ReadFile => READ_FILE,
             ToolName::Callers | ToolName::Callees => CALL_GRAPH,
+            ToolName::Context => CONTEXT,
             ToolName::FileHistory => FILE_HISTORY,
             ToolName::Blame => BLAME,
             ToolName::IndexStatus => &[],
@@ -214,6 +227,7 @@ impl ToolName {
             ToolName::SearchKeyword => output_schema::<KeywordOut>(),
             ToolName::ReadFile => output_schema::<ReadOut>(),
             ToolName::Callers | ToolName::Callees => output_schema::<CallGraphOut>(),
+            ToolName::Context => output_schema::<ContextOut>(),
             ToolName::FileHistory => output_schema::<HistoryOut>(),
             ToolName::Blame => output_schema::<BlameOut>(),
             ToolName::IndexStatus => output_schema::<StatusOut>(),
@@ -707,6 +721,43 @@ pub struct ReadFileArgs {
     pub context: u64,
 }
 
+const CONTEXT: &[Param] = &[
+    Param::new(
+        "path",
+        Kind::Str { max_chars: 4096 },
+        "File path relative to the project root, e.g. `src/lib.rs`.",
+    )
+    .required(),
+    Param::new(
+        "line",
+        Kind::Int {
+            min: 1,
+            max: 100_000_000,
+            default: None,
+        },
+        "The line (1-based) to show the context of.",
+    )
+    .required(),
+    Param::new(
+        "radius",
+        Kind::Int {
+            min: 0,
+            max: crate::service::context::MAX_RADIUS as i64,
+            default: Some(crate::service::context::DEFAULT_RADIUS as i64),
+        },
+        "Lines shown on each side of `line`.",
+    ),
+];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct ContextArgs {
+    pub path: String,
+    pub line: u32,
+    pub radius: u32,
+}
+
 #[rustfmt::skip]
 const HISTORY_PATH: Param = Param::new("path", Kind::Str { max_chars: 4096 }, "A committed file, relative to the project root, e.g. `src/lib.rs`.").required();
 
@@ -936,6 +987,7 @@ mod tests {
                 ToolName::SimilarCode => check::<SimilarCodeArgs>(t),
                 ToolName::SearchKeyword => check::<SearchKeywordArgs>(t),
                 ToolName::ReadFile => check::<ReadFileArgs>(t),
+                ToolName::Context => check::<ContextArgs>(t),
                 ToolName::FileHistory => check::<FileHistoryArgs>(t),
                 ToolName::Blame => check::<BlameArgs>(t),
                 ToolName::IndexStatus => check::<IndexStatusArgs>(t),

@@ -589,6 +589,100 @@ pub struct ReadOut {
     pub redacted: Option<u64>,
 }
 
+/// The answer of `context`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContextOut {
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
+    /// The line asked about.
+    pub line: u32,
+    pub total_lines: u64,
+    /// The lines shown: `start_line..=end_line`.
+    pub start_line: u64,
+    pub end_line: u64,
+    /// The lines, each as `N<TAB>text`, joined by newlines.
+    pub content: String,
+    /// The innermost definition holding `line` (left out outside any definition).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enclosing: Option<EnclosingOut>,
+    /// The file's top-level definitions and members, in source order, each `kind name start-end` (members as `Container.name`).
+    pub outline: Vec<String>,
+    /// Top-level definitions and members in all (the outline shows at most 40, those nearest `line`).
+    pub outline_total: u64,
+    /// Who uses the enclosing definition and what it calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph: Option<GraphOut>,
+    /// Why the indexer skipped this file, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Something was cut to fit the answer (`hint` says what).
+    pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// Why the answer may be partial or stale (the index is being built or updated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Secret values this answer shows as `[redacted: <kind>]` (left out when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EnclosingOut {
+    /// Kind and qualified name, e.g. `method Session.send`.
+    pub symbol: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub signature: String,
+    /// The definitions around it, outermost first, e.g. `class Session 6-19`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub outer: Vec<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct GraphOut {
+    /// The definition summarised (qualified name).
+    pub symbol: String,
+    /// Uses of its name, by path and line (at most 10).
+    pub callers: Vec<CallerOut>,
+    pub callers_total: u64,
+    /// Names called inside it, by first call (at most 15).
+    pub callees: Vec<CalleeOut>,
+    /// Distinct names called in all.
+    pub callees_total: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CallerOut {
+    /// `path:line` of the use.
+    pub at: String,
+    /// call, type, ...
+    pub kind: String,
+    /// The definition the use is in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// resolved, or name_only (matched by name: may be another definition's).
+    pub resolution: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CalleeOut {
+    pub name: String,
+    /// Its first call in the definition.
+    pub line: u32,
+    /// Calls of it in the definition (left out when 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calls: Option<u64>,
+    /// `path:line` of its definition, when the index holds exactly one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub defined_at: Option<String>,
+    /// Definitions of the name in the index.
+    pub definitions: u64,
+    /// resolved, or name_only (matched by name: may be another definition's).
+    pub resolution: String,
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SkipOut {
     pub reason: String,

@@ -11,8 +11,8 @@ use std::fmt::Write as _;
 
 use super::out::{
     BlameOut, BulkEntry, BulkSearchOut, CallGraphOut, ChunkOut, CompactSearchOut,
-    CompactSemanticOut, DefsOut, HistoryOut, HitOut, KeywordOut, Paging, ReadOut, RefsOut,
-    SearchOut, SearchReply, SemanticOut, StatusOut, SymbolsOut,
+    CompactSemanticOut, ContextOut, DefsOut, HistoryOut, HitOut, KeywordOut, Paging, ReadOut,
+    RefsOut, SearchOut, SearchReply, SemanticOut, StatusOut, SymbolsOut,
 };
 
 /// Compact hits: the header line, then the best lines.
@@ -410,6 +410,112 @@ pub fn history(out: &HistoryOut) -> String {
 }
 
 /// `blame`: a header per run of lines from one commit, then `N<TAB>text`.
+/// `context`: the enclosing definition and its signature, the definitions
+/// around it, the lines (the asked one marked `>`), then one line each for
+/// the outline digest, callers and callees.
+pub fn context(out: &ContextOut) -> String {
+    let mut t = String::new();
+    match &out.enclosing {
+        Some(e) => {
+            let _ = writeln!(
+                t,
+                "{}:{}  {} {}-{}  {}",
+                out.path, out.line, e.symbol, e.start_line, e.end_line, e.signature
+            );
+            for o in &e.outer {
+                let _ = writeln!(t, "  in {o}");
+            }
+        }
+        None => {
+            let _ = writeln!(t, "{}:{}  (outside any definition)", out.path, out.line);
+        }
+    }
+    let target = out.line.to_string();
+    for l in out.content.lines() {
+        let (n, text) = l.split_once('\t').unwrap_or((l, ""));
+        let mark = if n == target { '>' } else { ' ' };
+        let _ = writeln!(t, "{mark}{n}\t{text}");
+    }
+    if out.outline_total > 0 {
+        let more = out.outline_total.saturating_sub(out.outline.len() as u64);
+        let more = if more > 0 {
+            format!(" (+{more} more)")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            t,
+            "outline ({}): {}{more}",
+            out.outline_total,
+            out.outline.join(", ")
+        );
+    }
+    if let Some(g) = &out.graph {
+        let (label, tag) = resolutions(g.callers.iter().map(|e| e.resolution.as_str()));
+        let callers: Vec<String> = g
+            .callers
+            .iter()
+            .map(|e| {
+                let ctx = e.context.as_deref().map(|c| format!(" in {c}"));
+                format!("{}{}{}", e.at, ctx.unwrap_or_default(), tag(&e.resolution))
+            })
+            .collect();
+        let _ = writeln!(
+            t,
+            "callers of {} ({}{label}): {}",
+            g.symbol,
+            g.callers_total,
+            none_or_joined(&callers)
+        );
+        let (label, tag) = resolutions(g.callees.iter().map(|e| e.resolution.as_str()));
+        let callees: Vec<String> = g
+            .callees
+            .iter()
+            .map(|e| {
+                let times = e.calls.map(|n| format!(" x{n}")).unwrap_or_default();
+                let at = match &e.defined_at {
+                    Some(d) => format!(" -> {d}"),
+                    None if e.definitions > 1 => format!(" ({} definitions)", e.definitions),
+                    None => String::new(),
+                };
+                format!("{}{times}{at}{}", e.name, tag(&e.resolution))
+            })
+            .collect();
+        let _ = writeln!(
+            t,
+            "callees ({}{label}): {}",
+            g.callees_total,
+            none_or_joined(&callees)
+        );
+    }
+    if let Some(s) = &out.skipped {
+        let _ = writeln!(t, "skipped by the indexer: {s}");
+    }
+    tail(&mut t, None, out.note.as_deref(), out.hint.as_deref());
+    redacted_tail(&mut t, out.redacted, "");
+    finish(t)
+}
+
+/// How a list of graph edges shows their resolutions: in the header
+/// (`, name_only`) when they all share one, else a tag on each edge.
+type Tag = Box<dyn Fn(&str) -> String>;
+
+fn resolutions<'a>(mut all: impl Iterator<Item = &'a str>) -> (String, Tag) {
+    match all.next() {
+        Some(r) if all.all(|x| x == r) => (format!(", {r}"), Box::new(|_| String::new())),
+        Some(_) => (String::new(), Box::new(|r| format!(" [{r}]"))),
+        None => (String::new(), Box::new(|_| String::new())),
+    }
+}
+
+fn none_or_joined(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".into()
+    } else {
+        items.join(", ")
+    }
+}
+
 pub fn blame(out: &BlameOut) -> String {
     let mut t = format!(
         "{}: lines {}-{} of {}\n",

@@ -676,7 +676,9 @@ impl<'a> Graph<'a> {
         let Some(text) = self.text(r.file_id, &r.path) else {
             return Ok(false);
         };
-        Ok(text.import_lines().any(|l| find_word(l, first, 0).is_some()))
+        Ok(text
+            .import_lines()
+            .any(|l| find_word(l, first, 0).is_some()))
     }
 
     /// Does the reference's file import `name` from the target's module?

@@ -15,8 +15,11 @@
 //! - [`search`] — ranked search in every mode (one mode → arm mapping) and
 //!   similar code.
 //! - [`lookup`] — symbols, references, outline, read, keyword, status.
+//! - [`context`] — the lines, enclosing definition, file digest and
+//!   callers/callees around one line.
 //! - [`trust`] — trusting a project's own config (the command line only).
 
+pub mod context;
 pub mod fresh;
 pub mod lookup;
 pub mod search;
@@ -34,6 +37,7 @@ use crate::settings::{EmbedSettings, Overrides, Settings, find_root};
 use crate::store::{self, Store};
 
 pub use crate::search::semantic::SemanticInfo;
+pub use context::{ContextAnswer, ContextRequest};
 pub use fresh::{
     Freshness, IndexEvent, IndexJob, IndexRun, IndexedBy, REFRESH_INTERVAL, REFRESH_WAIT, RunState,
     Vectors, phase_name,

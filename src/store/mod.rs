@@ -29,7 +29,7 @@ mod write;
 
 pub use read::{
     ChunkRow, ChunkText, Counts, FileRecord, FtsRow, GraphDef, GraphRef, NameMatch, OutlineRow,
-    PendingChunk, RefRow, SkipSummary, SymbolRow, VectorMatrix,
+    PendingChunk, RefRow, SkipSummary, SpanRef, SymbolRow, VectorMatrix,
 };
 pub use schema::SCHEMA_VERSION;
 pub use write::{FileUpdate, PreparedChunk, Writer, prepare_chunks};

@@ -121,6 +121,17 @@ pub struct OutlineRow {
     pub end_line: u32,
 }
 
+/// A reference inside a line span of one file, for the callees of a
+/// definition (`context`).
+#[derive(Debug, Clone)]
+pub struct SpanRef {
+    pub name: String,
+    /// call, type, ...
+    pub kind: String,
+    pub line: u32,
+    pub column: u32,
+}
+
 /// One full-text match and its chunk, borrowed from the result row.
 pub struct FtsRow<'a> {
     pub chunk_id: i64,
@@ -571,20 +582,7 @@ impl Store {
             ),
         };
         let mut stmt = self.conn.prepare_cached(sql)?;
-        let rows = stmt.query_map(params![arg, limit as i64], |r| {
-            Ok(SymbolRow {
-                name: r.get(0)?,
-                kind: r.get(1)?,
-                container: r.get(2)?,
-                signature: r.get(3)?,
-                lang: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
-                path: r.get(5)?,
-                start_line: r.get(6)?,
-                end_line: r.get(7)?,
-                name_line: r.get(8)?,
-                name_col: r.get(9)?,
-            })
-        })?;
+        let rows = stmt.query_map(params![arg, limit as i64], symbol_row)?;
         rows.collect()
     }
 
@@ -624,6 +622,47 @@ impl Store {
         rows.collect()
     }
 
+    /// The definitions of one file with their containers and signatures,
+    /// by start line, longest first.
+    pub fn file_symbol_rows(&self, file_id: i64) -> rusqlite::Result<Vec<SymbolRow>> {
+        let mut stmt = self.conn.prepare_cached(symbols_where!(
+            "s.file_id = ?1 ORDER BY s.start_line, s.end_line DESC, s.id"
+        ))?;
+        let rows = stmt.query_map([file_id], symbol_row)?;
+        rows.collect()
+    }
+
+    /// The references of one file on lines `start..=end`, by line and column.
+    pub fn refs_in_file_span(
+        &self,
+        file_id: i64,
+        start: u32,
+        end: u32,
+    ) -> rusqlite::Result<Vec<SpanRef>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT name, kind, line, col FROM refs WHERE file_id = ?1 AND line BETWEEN ?2 AND ?3
+             ORDER BY line, col",
+        )?;
+        let rows = stmt.query_map(params![file_id, start, end], |r| {
+            Ok(SpanRef {
+                name: r.get(0)?,
+                kind: r.get(1)?,
+                line: r.get(2)?,
+                column: r.get(3)?,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// The language of an indexed file (`None` when unknown).
+    pub fn file_lang(&self, file_id: i64) -> rusqlite::Result<Option<String>> {
+        self.conn
+            .prepare_cached("SELECT lang FROM files WHERE id = ?1")?
+            .query_row([file_id], |r| r.get::<_, Option<String>>(0))
+            .optional()
+            .map(Option::flatten)
+    }
+
     /// What the store remembers about the file at `path`, if anything.
     pub fn file_record(&self, path: &str) -> rusqlite::Result<Option<FileRecord>> {
         self.conn
@@ -660,6 +699,22 @@ impl Store {
         })?;
         rows.collect()
     }
+}
+
+/// A row of `symbols_where!`.
+fn symbol_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
+    Ok(SymbolRow {
+        name: r.get(0)?,
+        kind: r.get(1)?,
+        container: r.get(2)?,
+        signature: r.get(3)?,
+        lang: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+        path: r.get(5)?,
+        start_line: r.get(6)?,
+        end_line: r.get(7)?,
+        name_line: r.get(8)?,
+        name_col: r.get(9)?,
+    })
 }
 
 fn ref_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RefRow> {

@@ -4,6 +4,7 @@
 #![allow(clippy::print_stderr, clippy::print_stdout, clippy::unwrap_used)]
 
 mod common;
+mod context;
 mod daemon;
 mod embed;
 mod eval;

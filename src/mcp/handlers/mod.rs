@@ -4,6 +4,7 @@
 //! is the service) or speak the protocol (that is `mod.rs`).
 
 mod calls;
+mod context;
 mod files;
 mod history;
 mod search;
@@ -37,6 +38,7 @@ pub fn call(svc: &Service, tool: ToolName, raw: Option<&JsonObject>) -> Result<A
         ToolName::ReadFile => files::read_file(svc, args.into_typed()?),
         ToolName::Callers => calls::call_graph(svc, Direction::Callers, args.into_typed()?),
         ToolName::Callees => calls::call_graph(svc, Direction::Callees, args.into_typed()?),
+        ToolName::Context => context::context(svc, args.into_typed()?),
         ToolName::FileHistory => history::file_history(svc, args.into_typed()?),
         ToolName::Blame => history::blame(svc, args.into_typed()?),
         ToolName::IndexStatus => status::index_status(svc, args.into_typed()?),

@@ -1,0 +1,483 @@
+//! Owns `context`: what surrounds one line of a file, in one answer. The
+//! lines around it (from disk, redacted), the innermost definition holding
+//! it with its signature and the definitions around that one, a digest of
+//! the file's other definitions, and who uses the definition and what it
+//! calls. Every part is bounded ([`MAX_RADIUS`], [`OUTLINE_MAX`],
+//! [`CALLERS_MAX`], [`CALLEES_MAX`]) and says how many there are in all.
+//!
+//! The callers/callees summary is [`graph_summary`]: the resolved graph of
+//! `search::graph` (resolved edges first, name-only ones marked).
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::Service;
+use super::lookup::{Indexed, not_indexed};
+use crate::error::{ErrorCode, UserError};
+use crate::search::graph::Graph;
+use crate::search::read::{Line, ReadRequest, read_file};
+use crate::store::{GraphDef, Store, SymbolRow};
+
+/// Lines shown on each side of the asked line by default.
+pub const DEFAULT_RADIUS: u32 = 10;
+/// Most lines on each side.
+pub const MAX_RADIUS: u32 = 100;
+/// Most entries of the outline digest.
+pub const OUTLINE_MAX: usize = 40;
+/// Most callers listed.
+pub const CALLERS_MAX: usize = 10;
+/// Most callees listed.
+pub const CALLEES_MAX: usize = 15;
+/// Longest line text in an answer; longer lines are cut with a marker.
+const LINE_CHARS: usize = 500;
+
+#[derive(Debug, Clone)]
+pub struct ContextRequest {
+    /// A path as the user gave it (relative to the root, or absolute inside it).
+    pub path: String,
+    /// 1-based.
+    pub line: u32,
+    /// Lines on each side of `line` (0 to [`MAX_RADIUS`]).
+    pub radius: u32,
+}
+
+/// What surrounds one line of a file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Context {
+    /// Root-relative path.
+    pub path: String,
+    /// The file's language, when the index knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
+    /// The line asked about.
+    pub line: u32,
+    /// Lines in the file (on disk now).
+    pub total_lines: u64,
+    /// `line - radius ..= line + radius`, clipped at the file's ends.
+    pub lines: Vec<Line>,
+    /// The innermost definition holding `line`, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enclosing: Option<Enclosing>,
+    /// The file's top-level definitions and their members (nested ones left
+    /// out), in source order; at most [`OUTLINE_MAX`], those nearest `line`.
+    pub outline: Vec<OutlineEntry>,
+    /// Top-level definitions and members of the file in all.
+    pub outline_total: usize,
+    /// Who uses the enclosing definition and what it calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph: Option<GraphSummary>,
+    /// Why the indexer skipped this file, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Secret values shown as `[redacted: …]` in lines and the signature.
+    pub redacted: usize,
+}
+
+pub type ContextAnswer = Indexed<Context>;
+
+/// A definition and where it is.
+#[derive(Debug, Clone, Serialize)]
+pub struct SymbolSpan {
+    pub name: String,
+    pub kind: String,
+    /// `container.name` when the definition has a container.
+    pub qualified: String,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Enclosing {
+    #[serde(flatten)]
+    pub symbol: SymbolSpan,
+    pub signature: String,
+    /// The definitions around it, outermost first (a class, then a method).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub outer: Vec<SymbolSpan>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OutlineEntry {
+    pub name: String,
+    pub kind: String,
+    /// `container.name` for a member.
+    pub qualified: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// 0 for a top-level definition, 1 for a member.
+    pub depth: u32,
+}
+
+pub use crate::search::graph::Resolution;
+
+/// A place that uses the enclosing definition.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallerEdge {
+    pub path: String,
+    pub line: u32,
+    /// call, type, ...
+    pub kind: String,
+    /// The definition the use is in, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    pub resolution: Resolution,
+}
+
+/// A name called inside the enclosing definition.
+#[derive(Debug, Clone, Serialize)]
+pub struct CalleeEdge {
+    pub name: String,
+    /// Its first call in the span.
+    pub line: u32,
+    /// Calls of it in the span.
+    pub calls: usize,
+    /// Definitions of the name in the index.
+    pub definitions: usize,
+    /// Where it is defined, when the index holds exactly one definition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub defined_at: Option<DefinedAt>,
+    pub resolution: Resolution,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DefinedAt {
+    pub path: String,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GraphSummary {
+    /// The definition summarised (qualified).
+    pub symbol: String,
+    /// At most [`CALLERS_MAX`], by path and line.
+    pub callers: Vec<CallerEdge>,
+    pub callers_total: usize,
+    /// At most [`CALLEES_MAX`], by first call.
+    pub callees: Vec<CalleeEdge>,
+    /// Distinct names called in all.
+    pub callees_total: usize,
+}
+
+/// What the index says about the file around one line.
+struct FromIndex {
+    lang: Option<String>,
+    skipped: Option<String>,
+    enclosing: Option<Enclosing>,
+    outline: Vec<OutlineEntry>,
+    outline_total: usize,
+    graph: Option<GraphSummary>,
+}
+
+impl Service {
+    /// What surrounds `req.line` of `req.path`. A file the index does not
+    /// hold is `NOT_FOUND` (except while an index run may be adding it: then
+    /// the lines alone); a line outside the file is `INVALID_QUERY`.
+    pub fn context(&self, req: &ContextRequest) -> Result<ContextAnswer> {
+        if req.radius > MAX_RADIUS {
+            return Err(
+                UserError::new(format!("radius {} is over {MAX_RADIUS}", req.radius))
+                    .hint(format!("give a radius from 0 to {MAX_RADIUS}"))
+                    .into(),
+            );
+        }
+        let p = self.file_path(&req.path)?;
+        let line = req.line;
+        let found = self.indexed(|store| from_index(store, self.root(), &p.rel, line))?;
+        let (value, generation, freshness) = (found.value, found.generation, found.freshness);
+        let from_index = match value {
+            Some(Some(f)) => f,
+            // Being indexed right now: the lines alone.
+            Some(None) if freshness.indexing => FromIndex {
+                lang: None,
+                skipped: None,
+                enclosing: None,
+                outline: Vec::new(),
+                outline_total: 0,
+                graph: None,
+            },
+            Some(None) => return Err(not_indexed(&p.rel)),
+            None => {
+                return Ok(Indexed {
+                    value: None,
+                    generation,
+                    freshness,
+                });
+            }
+        };
+        let file = read_file(
+            self.root(),
+            &ReadRequest {
+                path: p.rel.clone(),
+                max_lines: u64::MAX,
+                ..ReadRequest::default()
+            },
+        )?;
+        let total = file.total_lines;
+        if line == 0 || u64::from(line) > total {
+            return Err(UserError::with_code(
+                ErrorCode::InvalidQuery,
+                format!("line {line} is outside `{}` ({total} lines)", p.rel),
+            )
+            .hint(format!("give a line from 1 to {total}"))
+            .into());
+        }
+        let first = u64::from(line.saturating_sub(req.radius).max(1));
+        let last = (u64::from(line) + u64::from(req.radius)).min(total);
+        let mut red = self.redactor();
+        let lines: Vec<Line> = file
+            .lines
+            .into_iter()
+            .filter(|l| (first..=last).contains(&l.line))
+            .map(|mut l| {
+                red.line(&p.rel, l.line, &mut l.text);
+                l.text = crate::search::bound_line(&l.text, LINE_CHARS);
+                l
+            })
+            .collect();
+        let mut enclosing = from_index.enclosing;
+        if let Some(e) = enclosing.as_mut() {
+            red.text(&mut e.signature);
+        }
+        Ok(Indexed {
+            value: Some(Context {
+                path: p.rel,
+                lang: from_index.lang,
+                line,
+                total_lines: total,
+                lines,
+                enclosing,
+                outline: from_index.outline,
+                outline_total: from_index.outline_total,
+                graph: from_index.graph,
+                skipped: from_index.skipped,
+                redacted: red.count(),
+            }),
+            generation,
+            freshness,
+        })
+    }
+}
+
+/// The index's part of the answer; `None` when the file is not indexed.
+fn from_index(
+    store: &Store,
+    root: &std::path::Path,
+    rel: &str,
+    line: u32,
+) -> Result<Option<FromIndex>> {
+    let Some(file) = store.file_record(rel)? else {
+        return Ok(None);
+    };
+    let lang = store.file_lang(file.id)?;
+    let rows = store.file_symbol_rows(file.id)?;
+    // Sorted by start, longest first: every definition holding the line,
+    // outermost first; the last is the innermost.
+    let holding: Vec<&SymbolRow> = rows
+        .iter()
+        .filter(|r| r.start_line <= line && line <= r.end_line)
+        .collect();
+    let (enclosing, graph) = match holding.split_last() {
+        Some((inner, outer)) => (
+            Some(Enclosing {
+                symbol: span(inner),
+                signature: inner.signature.clone(),
+                outer: outer.iter().map(|r| span(r)).collect(),
+            }),
+            Some(graph_summary(store, root, file.id, inner)?),
+        ),
+        None => (None, None),
+    };
+    let (outline, outline_total) = outline_digest(&rows, line);
+    Ok(Some(FromIndex {
+        lang,
+        skipped: file.skip_reason,
+        enclosing,
+        outline,
+        outline_total,
+        graph,
+    }))
+}
+
+fn qualified(r: &SymbolRow) -> String {
+    match r.container.as_deref().filter(|c| !c.is_empty()) {
+        Some(c) => format!("{c}.{}", r.name),
+        None => r.name.clone(),
+    }
+}
+
+fn span(r: &SymbolRow) -> SymbolSpan {
+    SymbolSpan {
+        name: r.name.clone(),
+        kind: r.kind.clone(),
+        qualified: qualified(r),
+        start_line: r.start_line,
+        end_line: r.end_line,
+    }
+}
+
+/// The top-level definitions and their members (`rows` sorted by start,
+/// longest first), at most [`OUTLINE_MAX`]: when there are more, those
+/// starting nearest `line`, still in source order. Also the count of all.
+fn outline_digest(rows: &[SymbolRow], line: u32) -> (Vec<OutlineEntry>, usize) {
+    let mut open: Vec<(u32, u32)> = Vec::new();
+    let mut all: Vec<OutlineEntry> = Vec::new();
+    for r in rows {
+        while open
+            .last()
+            .is_some_and(|&(s, e)| !(r.start_line >= s && r.end_line <= e))
+        {
+            open.pop();
+        }
+        let depth = open.len() as u32;
+        open.push((r.start_line, r.end_line));
+        if depth <= 1 {
+            all.push(OutlineEntry {
+                name: r.name.clone(),
+                kind: r.kind.clone(),
+                qualified: qualified(r),
+                start_line: r.start_line,
+                end_line: r.end_line,
+                depth,
+            });
+        }
+    }
+    let total = all.len();
+    if total > OUTLINE_MAX {
+        let mut by_distance: Vec<usize> = (0..total).collect();
+        by_distance.sort_by_key(|&i| (all[i].start_line.abs_diff(line), i));
+        let mut keep = vec![false; total];
+        for &i in by_distance.iter().take(OUTLINE_MAX) {
+            keep[i] = true;
+        }
+        let mut i = 0;
+        all.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
+    }
+    (all, total)
+}
+
+/// Who uses `def` and what it calls, from the resolved graph: callers
+/// resolved first, then name-only; callees grouped by what they reach.
+fn graph_summary(
+    store: &Store,
+    root: &std::path::Path,
+    file_id: i64,
+    def: &SymbolRow,
+) -> Result<GraphSummary> {
+    let target = GraphDef {
+        file_id,
+        path: def.path.clone(),
+        lang: def.lang.clone(),
+        name: def.name.clone(),
+        kind: def.kind.clone(),
+        container: def.container.clone(),
+        signature: def.signature.clone(),
+        start_line: def.start_line,
+        end_line: def.end_line,
+        name_line: def.name_line,
+        name_col: def.name_col,
+    };
+    let mut g = Graph::new(store, root);
+    let mut uses = g.references(&def.name, std::slice::from_ref(&target))?;
+    uses.sort_by(|a, b| {
+        (a.resolution, &a.r.path, a.r.line).cmp(&(b.resolution, &b.r.path, b.r.line))
+    });
+    let callers_total = uses.len();
+    let callers = uses
+        .into_iter()
+        .take(CALLERS_MAX)
+        .map(|f| CallerEdge {
+            path: f.r.path,
+            line: f.r.line,
+            kind: f.r.kind,
+            context: f.r.scope,
+            resolution: f.resolution,
+        })
+        .collect();
+    let mut callees: Vec<CalleeEdge> = Vec::new();
+    for r in g.calls_in(&target)? {
+        let (resolution, to, definitions) = g.callee(&r)?;
+        let name = to.as_ref().map_or_else(|| r.name.clone(), qualified_def);
+        match callees.iter_mut().find(|c| c.name == name) {
+            Some(c) => c.calls += 1,
+            None => callees.push(CalleeEdge {
+                name,
+                line: r.line,
+                calls: 1,
+                definitions,
+                defined_at: to
+                    .as_ref()
+                    .filter(|_| resolution == Resolution::Resolved)
+                    .map(|t| DefinedAt {
+                        path: t.path.clone(),
+                        line: t.name_line,
+                    }),
+                resolution,
+            }),
+        }
+    }
+    let callees_total = callees.len();
+    callees.sort_by_key(|c| c.resolution);
+    callees.truncate(CALLEES_MAX);
+    callees.sort_by_key(|c| c.line);
+    Ok(GraphSummary {
+        symbol: qualified(def),
+        callers,
+        callers_total,
+        callees,
+        callees_total,
+    })
+}
+
+fn qualified_def(d: &GraphDef) -> String {
+    match &d.container {
+        Some(c) => format!("{c}.{}", d.name),
+        None => d.name.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, container: Option<&str>, s: u32, e: u32) -> SymbolRow {
+        SymbolRow {
+            name: name.into(),
+            kind: "function".into(),
+            container: container.map(String::from),
+            signature: String::new(),
+            lang: String::new(),
+            path: "a.py".into(),
+            start_line: s,
+            end_line: e,
+            name_line: s,
+            name_col: 1,
+        }
+    }
+
+    #[test]
+    fn outline_keeps_members_and_the_nearest_when_long() {
+        let rows = vec![
+            row("A", None, 1, 10),
+            row("m", Some("A"), 2, 6),
+            row("inner", Some("m"), 3, 4),
+            row("B", None, 12, 20),
+        ];
+        let (o, total) = outline_digest(&rows, 1);
+        assert_eq!(total, 3);
+        let names: Vec<&str> = o.iter().map(|e| e.qualified.as_str()).collect();
+        assert_eq!(names, ["A", "A.m", "B"]);
+        assert_eq!(o[1].depth, 1);
+
+        let many: Vec<SymbolRow> = (0..100)
+            .map(|i| row(&format!("f{i}"), None, i * 3 + 1, i * 3 + 2))
+            .collect();
+        let (o, total) = outline_digest(&many, 150);
+        assert_eq!((o.len(), total), (OUTLINE_MAX, 100));
+        assert!(o.windows(2).all(|w| w[0].start_line < w[1].start_line));
+        assert!(o.iter().any(|e| e.start_line.abs_diff(150) <= 2));
+        assert!(o.iter().all(|e| e.start_line.abs_diff(150) <= 70));
+    }
+}
