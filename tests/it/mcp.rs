@@ -260,6 +260,8 @@ fn mcp_lists_tools_with_plain_schemas_in_both_eras() {
             names,
             [
                 "blame",
+                "callees",
+                "callers",
                 "context",
                 "file_history",
                 "find_references",
