@@ -25,8 +25,10 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::error::{ErrorCode, UserError};
+use crate::search::keyword::{CaseMode, KeywordRequest, search_keyword};
 use crate::search::symbol::split_qualified;
 use crate::store::{GraphDef, GraphRef, Store};
+use crate::walk::WalkOptions;
 
 /// How sure the index is that a reference or edge reaches the definition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -56,6 +58,8 @@ enum Verdict {
 
 /// Files larger than this are not read to resolve or scan.
 const MAX_READ_BYTES: u64 = 4 << 20;
+/// Word matches a scan for uses of a member looks at, at most.
+const MAX_SCAN_MATCHES: usize = 20_000;
 /// Subclasses followed from one class at most.
 const MAX_SUBCLASSES: usize = 500;
 
@@ -269,6 +273,8 @@ pub struct Graph<'a> {
     texts: HashMap<i64, Option<Rc<FileText>>>,
     file_defs: HashMap<i64, Rc<Vec<GraphDef>>>,
     defs_by_name: HashMap<String, Rc<Vec<GraphDef>>>,
+    /// Callable name → the type it returns, when its signatures agree.
+    returns: HashMap<String, Option<String>>,
     /// Base name → the types that name it as a base, built on first use.
     subclasses: Option<HashMap<String, Rc<Vec<String>>>>,
 }
@@ -291,6 +297,7 @@ impl<'a> Graph<'a> {
             file_defs: HashMap::new(),
             defs_by_name: HashMap::new(),
             subclasses: None,
+            returns: HashMap::new(),
         }
     }
 
@@ -511,6 +518,63 @@ impl<'a> Graph<'a> {
             .any(|d| d.container.as_deref() == Some(class)))
     }
 
+    /// The type the callables named `name` return, when their signatures
+    /// say and agree (`-> T`, `): T`, Go's result, Java's return type).
+    fn return_type(&mut self, name: &str) -> Result<Option<String>> {
+        if let Some(t) = self.returns.get(name) {
+            return Ok(t.clone());
+        }
+        let defs = self.defs_named(name)?;
+        let mut found: Option<String> = None;
+        let mut agree = true;
+        for d in defs
+            .iter()
+            .filter(|d| matches!(d.kind.as_str(), "function" | "method"))
+        {
+            if let Some(t) = return_type_of(&d.signature, &d.name, &d.lang) {
+                match &found {
+                    Some(f) if *f != t => agree = false,
+                    _ => found = Some(t),
+                }
+            }
+        }
+        let t = if agree { found } else { None };
+        self.returns.insert(name.to_string(), t.clone());
+        Ok(t)
+    }
+
+    /// The declared type of a field reached through `self.x` / `this.x`
+    /// (or any `a.x`): the annotation on the definition of `x` in the
+    /// enclosing class or, failing that, the only field of that name.
+    fn field_type(&mut self, r: &GraphRef, q: &str) -> Result<Option<String>> {
+        let Some((head, field)) = q.rsplit_once('.') else {
+            return Ok(None);
+        };
+        if field.is_empty() || !field.bytes().all(is_ident_byte) {
+            return Ok(None);
+        }
+        let class = if is_self_word(head) {
+            self.enclosing_class(r.file_id, r.line)?
+        } else {
+            None
+        };
+        let defs = self.defs_named(field)?;
+        let fields: Vec<&GraphDef> = defs
+            .iter()
+            .filter(|d| {
+                matches!(
+                    d.kind.as_str(),
+                    "field" | "variable" | "constant" | "property"
+                )
+            })
+            .filter(|d| class.is_none() || d.container == class)
+            .collect();
+        let [f] = fields.as_slice() else {
+            return Ok(None);
+        };
+        Ok(binding_in_line(&f.signature, field, &f.lang))
+    }
+
     /// Does `class` or one of its ancestors (by the bases its definitions
     /// name) define a member `name`?
     fn inherits_member(&mut self, class: &str, name: &str) -> Result<bool> {
@@ -654,7 +718,17 @@ impl<'a> Graph<'a> {
                 Verdict::NameOnly
             });
         }
-        match self.bound_type(r, q)? {
+        let bound = match call_name(q) {
+            // `c.Flags().VisitAll(…)`, `z.string().readonly()`: what the
+            // call returns.
+            Some(callee) => self.return_type(callee)?,
+            None => match self.bound_type(r, q)? {
+                Some(ty) => Some(ty),
+                // `self.destination.error(…)`: a field's declared type.
+                None => self.field_type(r, q)?,
+            },
+        };
+        match bound {
             Some(ty) if t.same.contains(&ty) => Ok(Verdict::Resolved),
             Some(ty) if t.family.contains(&ty) || self.inherits_member(&ty, name)? => {
                 Ok(Verdict::Other)
@@ -669,16 +743,22 @@ impl<'a> Graph<'a> {
     /// Is `q` (its first part) a name the reference's file imports: a
     /// module or a function, since a type was ruled out before?
     fn is_module(&mut self, r: &GraphRef, q: &str) -> Result<bool> {
-        if q.contains('(') || q.contains('[') {
+        // `connection.creation.x()`: an attribute of whatever was imported.
+        if !q.bytes().all(is_ident_byte) {
             return Ok(false);
         }
-        let first = q.split(['.', ':']).next().unwrap_or(q);
+        // An imported module-level variable is an object, not a module.
+        if self
+            .defs_named(q)?
+            .iter()
+            .any(|d| d.container.is_none() && matches!(d.kind.as_str(), "variable" | "constant"))
+        {
+            return Ok(false);
+        }
         let Some(text) = self.text(r.file_id, &r.path) else {
             return Ok(false);
         };
-        Ok(text
-            .import_lines()
-            .any(|l| find_word(l, first, 0).is_some()))
+        Ok(text.import_lines().any(|l| find_word(l, q, 0).is_some()))
     }
 
     /// Does the reference's file import `name` from the target's module?
@@ -728,6 +808,11 @@ impl<'a> Graph<'a> {
             if let Some(ty) = binding_in_line(line, q, &r.lang) {
                 return Ok(Some(ty));
             }
+            if let Some(callee) = call_bound_in_line(line, q) {
+                if let Some(ty) = self.return_type(&callee)? {
+                    return Ok(Some(ty));
+                }
+            }
         }
         if !attr && from > 0 {
             // A module-level binding.
@@ -760,44 +845,65 @@ impl<'a> Graph<'a> {
     /// its language family, each occurrence given its receiver and scope.
     fn scan_uses(&mut self, name: &str, langs: &[&str]) -> Result<Vec<GraphRef>> {
         let files = self.store.graph_files_of(langs)?;
+        let by_path: HashMap<&str, (i64, &str)> = files
+            .iter()
+            .map(|(id, p, l)| (p.as_str(), (*id, l.as_str())))
+            .collect();
+        let mut globs: Vec<String> = files
+            .iter()
+            .filter_map(|(_, p, _)| Path::new(p).extension().and_then(|e| e.to_str()))
+            .map(|e| format!("*.{e}"))
+            .collect();
+        globs.sort();
+        globs.dedup();
+        if globs.is_empty() || !name.bytes().all(is_ident_byte) {
+            return Ok(Vec::new());
+        }
+        let req = KeywordRequest {
+            patterns: vec![name.to_string()],
+            fixed_strings: true,
+            case: CaseMode::Sensitive,
+            word: true,
+            before_context: 0,
+            after_context: 0,
+            max_count: None,
+            max_results: Some(MAX_SCAN_MATCHES),
+            walk: WalkOptions {
+                globs,
+                max_filesize: Some(MAX_READ_BYTES),
+                ..WalkOptions::default()
+            },
+            paths: Vec::new(),
+        };
+        let found = search_keyword(self.root, &req)?;
         let defs = self.defs_named(name)?;
         let def_sites: HashSet<(i64, u32, u32)> = defs
             .iter()
             .map(|d| (d.file_id, d.name_line, d.name_col))
             .collect();
         let mut out = Vec::new();
-        for (file_id, path, lang) in files {
-            let Some(text) = self.text(file_id, &path) else {
+        for m in found.matches {
+            let Some(&(file_id, lang)) = by_path.get(m.path.as_str()) else {
                 continue;
             };
-            let mut found = Vec::new();
-            for (i, line) in text.lines.iter().enumerate() {
-                let mut from = 0;
-                while let Some(at) = find_word(line, name, from) {
-                    from = at + name.len();
-                    let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
-                    let col = u32::try_from(line[..at].chars().count() + 1).unwrap_or(u32::MAX);
-                    if def_sites.contains(&(file_id, line_no, col))
-                        || in_comment_or_string(line, at)
-                    {
-                        continue;
-                    }
-                    found.push((line_no, col, qualifier_before(&line[..at])));
+            let line = u32::try_from(m.line).unwrap_or(u32::MAX);
+            for &(start, _) in &m.submatches {
+                let Some(prefix) = m.text.get(..start) else {
+                    continue;
+                };
+                let col = u32::try_from(start + 1).unwrap_or(u32::MAX);
+                if def_sites.contains(&(file_id, line, col)) || in_comment_or_string(&m.text, start)
+                {
+                    continue;
                 }
-            }
-            if found.is_empty() {
-                continue;
-            }
-            let fdefs = self.defs_of_file(file_id)?;
-            for (line, col, qualifier) in found {
+                let fdefs = self.defs_of_file(file_id)?;
                 let scope = fdefs
                     .iter()
                     .filter(|d| {
                         d.start_line <= line
                             && line <= d.end_line
-                            && d.kind != "field"
-                            && d.kind != "constant"
-                            && d.kind != "variable"
+                            && (matches!(d.kind.as_str(), "function" | "method")
+                                || is_type_kind(&d.kind))
                     })
                     .last()
                     .map(|d| match &d.container {
@@ -806,13 +912,13 @@ impl<'a> Graph<'a> {
                     });
                 out.push(GraphRef {
                     file_id,
-                    path: path.clone(),
-                    lang: lang.clone(),
+                    path: m.path.clone(),
+                    lang: lang.to_string(),
                     name: name.to_string(),
                     kind: "use".to_string(),
                     line,
                     col,
-                    qualifier,
+                    qualifier: qualifier_before(prefix),
                     scope,
                 });
             }
@@ -823,7 +929,15 @@ impl<'a> Graph<'a> {
     /// The references that reach `targets`: resolved or name-only, each
     /// with the index of its target; references that belong to another
     /// definition are left out.
-    pub fn references(&mut self, name: &str, targets: &[GraphDef]) -> Result<Vec<Resolved>> {
+    ///
+    /// With `keep_others` (a bare name was asked: every use of the name is
+    /// wanted) the uses of other definitions stay, as name-only.
+    pub fn references(
+        &mut self,
+        name: &str,
+        targets: &[GraphDef],
+        keep_others: bool,
+    ) -> Result<Vec<Resolved>> {
         let name = name.to_string();
         if targets.is_empty() {
             return Ok(self
@@ -842,9 +956,12 @@ impl<'a> Graph<'a> {
             .map(|d| self.target_info(d))
             .collect::<Result<_>>()?;
         let mut candidates = self.store.graph_refs(&name)?;
-        let scan_langs: HashSet<&'static str> = targets
+        // Members are also read without a call (`r.content`, a bound method
+        // passed along), which the tags queries do not tag.
+        let scan_langs: HashSet<&'static str> = infos
             .iter()
-            .filter(|d| needs_scan(&d.kind))
+            .filter(|t| needs_scan(&t.def.kind) || t.class.is_some())
+            .map(|t| &t.def)
             .flat_map(|d| lang_family(&d.lang).iter().copied())
             .collect();
         if !scan_langs.is_empty() {
@@ -876,6 +993,11 @@ impl<'a> Graph<'a> {
                     target: i,
                 }),
                 Some((Verdict::NameOnly, i)) => out.push(Resolved {
+                    r,
+                    resolution: Resolution::NameOnly,
+                    target: i,
+                }),
+                Some((Verdict::Other, i)) if keep_others => out.push(Resolved {
                     r,
                     resolution: Resolution::NameOnly,
                     target: i,
@@ -1032,7 +1154,9 @@ pub fn call_graph(
         match direction {
             Direction::Callers => {
                 let Some(first) = defs.first() else { continue };
-                let found = g.references(&first.name.clone(), &defs)?;
+                // A bare name asks for every use of it, the first level at least.
+                let bare = d == 1 && split_qualified(name).0.is_none();
+                let found = g.references(&first.name.clone(), &defs, bare)?;
                 for f in found {
                     let to = defs.get(f.target).map(qualified).unwrap_or_default();
                     let caller = g.scope_def(f.r.file_id, f.r.line)?;
@@ -1337,6 +1461,107 @@ fn binding_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
     None
 }
 
+/// The function a line assigns a call of to `q`: `q = make(…)`,
+/// `q := setUp(&x)`, `q = self.get_thing(…)` → `make`, `setUp`, `get_thing`.
+fn call_bound_in_line(line: &str, q: &str) -> Option<String> {
+    let at = find_word(line, q, 0)?;
+    if at > 0 && line.as_bytes()[at - 1] == b'.' {
+        return None;
+    }
+    let after = line[at + q.len()..].trim_start();
+    let rhs = after
+        .strip_prefix(":=")
+        .or_else(|| after.strip_prefix('=').filter(|r| !r.starts_with('=')))?
+        .trim_start();
+    let rhs = rhs.strip_prefix("await ").unwrap_or(rhs);
+    let end = rhs.find('(')?;
+    dotted_last(rhs[..end].trim_end()).map(str::to_string)
+}
+
+/// The called name of a receiver expression ending in a call: `z.string()`,
+/// `c.Flags()`, `setUp(&x)` → `string`, `Flags`, `setUp`. `None` when it
+/// does not end in a call of a plain dotted path.
+fn call_name(q: &str) -> Option<&str> {
+    let body = q.strip_suffix(')')?;
+    let mut depth = 1i32;
+    let mut open = None;
+    for (i, c) in body.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    open = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let head = &body[..open?];
+    dotted_last(head)
+}
+
+/// The identifier after the last `.`/`::` (`a.b::c` → `c`, `f(x).g` → `g`).
+fn dotted_last(head: &str) -> Option<&str> {
+    let name = last_part(head.trim_end());
+    (!name.is_empty() && name.bytes().all(is_ident_byte)).then_some(name)
+}
+
+/// The return type a callable's first line declares.
+fn return_type_of(sig: &str, name: &str, lang: &str) -> Option<String> {
+    let at = find_word(sig, name, 0)?;
+    let rest = &sig[at + name.len()..];
+    match lang {
+        "java" | "csharp" | "c" | "cpp" => {
+            let before = sig[..at].trim_end();
+            let before = strip_generics(before);
+            let start = before
+                .bytes()
+                .rposition(|b| !(is_ident_byte(b) || b == b'.'))
+                .map_or(0, |i| i + 1);
+            let ty = last_part(&before[start..]);
+            ty.starts_with(|c: char| c.is_ascii_uppercase())
+                .then(|| ty.to_string())
+        }
+        _ => {
+            // Skip the generic parameters and the parameter list.
+            let rest = rest.trim_start();
+            let rest = if rest.starts_with('<') {
+                skip_balanced(rest, '<', '>')?
+            } else {
+                rest
+            };
+            let rest = skip_balanced(rest.trim_start(), '(', ')')?.trim_start();
+            let rest = rest
+                .strip_prefix("->")
+                .or_else(|| rest.strip_prefix(':'))
+                .unwrap_or(if lang == "go" { rest } else { "" });
+            let rest = rest.trim_start().trim_start_matches('(');
+            leading_type(rest)
+        }
+    }
+}
+
+/// The text after a balanced `open … close` group that `s` starts with.
+fn skip_balanced(s: &str, open: char, close: char) -> Option<&str> {
+    if !s.starts_with(open) {
+        return None;
+    }
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                return s.get(i + c.len_utf8()..);
+            }
+        }
+    }
+    None
+}
+
 /// `Foo<Bar, Baz>` → `Foo`.
 fn strip_generics(s: &str) -> &str {
     if !s.ends_with('>') {
@@ -1413,7 +1638,7 @@ fn leading_type(ann: &str) -> Option<String> {
         .bytes()
         .position(|b| !(is_ident_byte(b) || b == b'.' || b == b':'))
         .unwrap_or(e.len());
-    let ty = last_part(&e[..end]);
+    let ty = last_part(e[..end].trim_end_matches(':'));
     ty.starts_with(|c: char| c.is_ascii_uppercase())
         .then(|| ty.to_string())
 }
@@ -1491,6 +1716,67 @@ mod tests {
         assert_eq!(
             binding_in_line("  self.s = Session()", "self.s", "python").as_deref(),
             Some("Session")
+        );
+    }
+
+    #[test]
+    fn return_types() {
+        assert_eq!(
+            return_type_of(
+                "def make_config(self, instance_relative=False) -> Config:",
+                "make_config",
+                "python"
+            )
+            .as_deref(),
+            Some("Config")
+        );
+        assert_eq!(
+            return_type_of(
+                "string(params?: RawCreateParams): ZodString {",
+                "string",
+                "typescript"
+            )
+            .as_deref(),
+            Some("ZodString")
+        );
+        assert_eq!(
+            return_type_of("func (c *Command) Flags() *flag.FlagSet {", "Flags", "go").as_deref(),
+            Some("FlagSet")
+        );
+        assert_eq!(
+            return_type_of(
+                "func setUp(sap *[]string) (*FlagSet, error) {",
+                "setUp",
+                "go"
+            )
+            .as_deref(),
+            Some("FlagSet")
+        );
+        assert_eq!(
+            return_type_of(
+                "pub fn parse<T>(s: &str) -> Result<Config> {",
+                "parse",
+                "rust"
+            )
+            .as_deref(),
+            Some("Result")
+        );
+        assert_eq!(
+            return_type_of("public static Session open(String x) {", "open", "java").as_deref(),
+            Some("Session")
+        );
+        assert_eq!(return_type_of("def f(x):", "f", "python"), None);
+        assert_eq!(call_name("z.string()"), Some("string"));
+        assert_eq!(call_name("c.Flags().Lookup(name)"), Some("Lookup"));
+        assert_eq!(call_name("unknown(x)"), Some("unknown"));
+        assert_eq!(call_name("self.x"), None);
+        assert_eq!(
+            call_bound_in_line("  f := setUpFlagSet(&sa)", "f").as_deref(),
+            Some("setUpFlagSet")
+        );
+        assert_eq!(
+            call_bound_in_line("  r = self.get(url)", "r").as_deref(),
+            Some("get")
         );
     }
 

@@ -501,7 +501,8 @@ pub fn find_references(
     let found = if want == RefType::Definitions {
         Vec::new()
     } else {
-        graph.references(&split_qualified(name).1, &targets)?
+        let (container, bare_name) = split_qualified(name);
+        graph.references(&bare_name, &targets, container.is_none())?
     };
     let mut refs: Vec<RefHit> = found
         .into_iter()

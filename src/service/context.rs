@@ -380,7 +380,7 @@ fn graph_summary(
         name_col: def.name_col,
     };
     let mut g = Graph::new(store, root);
-    let mut uses = g.references(&def.name, std::slice::from_ref(&target))?;
+    let mut uses = g.references(&def.name, std::slice::from_ref(&target), false)?;
     uses.sort_by(|a, b| {
         (a.resolution, &a.r.path, a.r.line).cmp(&(b.resolution, &b.r.path, b.r.line))
     });
