@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Installs the reference resolvers and corpora that scripts/compare-refs.py
+# compares `repo-search refs` against, into $REPO_SEARCH_REFS_TOOLS (default
+# ~/.cache/repo-search-refs-tools). Idempotent: what is there is kept.
+#
+#   scripts/setup-refs-tools.sh        # then: scripts/compare-refs.py --lang all
+#
+# - Python: a venv with jedi (pinned) from the package index; corpus: the
+#   requests sdist (pinned), fetched with `pip download --no-binary :all:`.
+# - TypeScript: the `typescript` package (pinned) from npm in a local prefix;
+#   corpus: rxjs's own .ts sources (its npm tarball ships src/).
+# - Go: gopls and the Go toolchain from Debian's packages (apt-get, as root);
+#   corpus: spf13/cobra and spf13/pflag from Debian's golang-*-dev packages
+#   (/usr/share/gocode), which need nothing outside the standard library.
+#
+# Each corpus is unpacked once under corpora/; compare-refs.py copies it into
+# a scratch directory before indexing, so nothing here is ever written to.
+set -euo pipefail
+
+JEDI_VERSION=0.19.2
+TYPESCRIPT_VERSION=5.9.3
+REQUESTS_VERSION=2.32.3
+RXJS_VERSION=7.8.2
+
+CACHE=${REPO_SEARCH_REFS_TOOLS:-$HOME/.cache/repo-search-refs-tools}
+mkdir -p "$CACHE/corpora"
+say() { echo "setup-refs-tools: $*" >&2; }
+
+# --- Python: jedi -----------------------------------------------------------
+if ! "$CACHE/venv/bin/python" -c "import jedi, sys; sys.exit(jedi.__version__ != '$JEDI_VERSION')" 2>/dev/null; then
+    say "jedi $JEDI_VERSION into $CACHE/venv"
+    python3 -m venv "$CACHE/venv"
+    "$CACHE/venv/bin/pip" install --quiet --disable-pip-version-check "jedi==$JEDI_VERSION"
+fi
+
+# --- TypeScript: the language service ----------------------------------------
+if [ "$(node -p "require('$CACHE/npm/node_modules/typescript/package.json').version" 2>/dev/null)" != "$TYPESCRIPT_VERSION" ]; then
+    say "typescript $TYPESCRIPT_VERSION into $CACHE/npm"
+    mkdir -p "$CACHE/npm"
+    npm install --silent --no-audit --no-fund --prefix "$CACHE/npm" "typescript@$TYPESCRIPT_VERSION" >&2
+fi
+
+# --- Go: gopls, the toolchain, cobra and pflag -------------------------------
+GOCODE=/usr/share/gocode/src/github.com/spf13
+if ! command -v gopls >/dev/null || ! command -v go >/dev/null || [ ! -d "$GOCODE/cobra" ] || [ ! -d "$GOCODE/pflag" ]; then
+    say "gopls, golang-go, cobra and pflag sources from Debian's packages"
+    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev yourself)"; exit 1; }
+    apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gopls golang-go \
+        golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev >&2
+fi
+
+# --- corpora -----------------------------------------------------------------
+# Python: requests' sdist (library in src/requests, its tests in tests/).
+PY_DIR="$CACHE/corpora/requests-$REQUESTS_VERSION"
+if [ ! -d "$PY_DIR/src/requests" ]; then
+    say "requests $REQUESTS_VERSION sdist"
+    tmp=$(mktemp -d)
+    "$CACHE/venv/bin/pip" download --quiet --disable-pip-version-check --no-binary :all: --no-deps \
+        -d "$tmp" "requests==$REQUESTS_VERSION" >&2
+    rm -rf "$PY_DIR.part" && mkdir -p "$PY_DIR.part"
+    tar xzf "$tmp"/requests-"$REQUESTS_VERSION".tar.gz -C "$PY_DIR.part" --strip-components=1
+    rm -rf "$tmp" "$PY_DIR" && mv "$PY_DIR.part" "$PY_DIR"
+fi
+
+# TypeScript: rxjs's src/ (relative imports only; no dist/ .js or .d.ts copies).
+TS_DIR="$CACHE/corpora/rxjs-$RXJS_VERSION"
+if [ ! -d "$TS_DIR/src/internal" ]; then
+    say "rxjs $RXJS_VERSION sources"
+    tmp=$(mktemp -d)
+    (cd "$tmp" && npm pack --silent "rxjs@$RXJS_VERSION" >/dev/null)
+    rm -rf "$TS_DIR.part" && mkdir -p "$TS_DIR.part"
+    tar xzf "$tmp/rxjs-$RXJS_VERSION.tgz" -C "$TS_DIR.part" --strip-components=1 package/src
+    # Only the .ts sources: the .js/.json beside them are build helpers.
+    find "$TS_DIR.part" -type f ! -name '*.ts' -delete
+    rm -rf "$tmp" "$TS_DIR" && mv "$TS_DIR.part" "$TS_DIR"
+fi
+
+# Go: one module `github.com/spf13` holding cobra/ and pflag/, so cobra's
+# `import "github.com/spf13/pflag"` resolves inside it with no module proxy.
+# Left out: cobra/doc (needs go-md2man and yaml) and command_win.go (Windows
+# only, needs mousetrap).
+GO_DIR="$CACHE/corpora/spf13-go"
+if [ ! -f "$GO_DIR/go.mod" ]; then
+    say "cobra + pflag module"
+    rm -rf "$GO_DIR.part" && mkdir -p "$GO_DIR.part"
+    cp -rL "$GOCODE/cobra" "$GOCODE/pflag" "$GO_DIR.part/"
+    rm -rf "$GO_DIR.part/cobra/doc" "$GO_DIR.part/cobra/command_win.go" \
+        "$GO_DIR.part"/cobra/go.mod "$GO_DIR.part"/cobra/go.sum "$GO_DIR.part"/pflag/go.mod "$GO_DIR.part"/pflag/go.sum
+    printf 'module github.com/spf13\n\ngo 1.19\n' > "$GO_DIR.part/go.mod"
+    rm -rf "$GO_DIR" && mv "$GO_DIR.part" "$GO_DIR"
+fi
+
+cat <<EOF
+cache	$CACHE
+python	$CACHE/venv/bin/python
+typescript	$CACHE/npm/node_modules/typescript
+gopls	$(command -v gopls)
+corpus-python	$PY_DIR
+corpus-ts	$TS_DIR
+corpus-go	$GO_DIR
+EOF
