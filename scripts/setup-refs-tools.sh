@@ -8,7 +8,7 @@
 # - Python: a venv with jedi (pinned) from the package index; corpus: the
 #   requests sdist (pinned), fetched with `pip download --no-binary :all:`.
 # - TypeScript: the `typescript` package (pinned) from npm in a local prefix;
-#   corpus: rxjs's own .ts sources (its npm tarball ships src/).
+#   corpus: rxjs's and zod's (v3) own .ts sources (their npm tarballs ship src/).
 # - Go: gopls and the Go toolchain from Debian's packages (apt-get, as root);
 #   corpus: spf13/cobra and spf13/pflag from Debian's golang-*-dev packages
 #   (/usr/share/gocode), which need nothing outside the standard library.
@@ -21,6 +21,7 @@ JEDI_VERSION=0.19.2
 TYPESCRIPT_VERSION=5.9.3
 REQUESTS_VERSION=2.32.3
 RXJS_VERSION=7.8.2
+ZOD_VERSION=3.25.76
 
 CACHE=${REPO_SEARCH_REFS_TOOLS:-$HOME/.cache/repo-search-refs-tools}
 mkdir -p "$CACHE/corpora"
@@ -63,16 +64,21 @@ if [ ! -d "$PY_DIR/src/requests" ]; then
     rm -rf "$tmp" "$PY_DIR" && mv "$PY_DIR.part" "$PY_DIR"
 fi
 
-# TypeScript: rxjs's src/ (relative imports only; no dist/ .js or .d.ts copies).
-TS_DIR="$CACHE/corpora/rxjs-$RXJS_VERSION"
-if [ ! -d "$TS_DIR/src/internal" ]; then
-    say "rxjs $RXJS_VERSION sources"
+# TypeScript: rxjs's src/ and zod's v3 src/ (zod 3.25 ships v3 and v4; v3 is
+# the class-based one), side by side; no dist/ .js or .d.ts copies, only the
+# .ts sources. zod's v3 tests import the package by name ("zod/v3"): that
+# import is rewritten to the relative "../index.js", so that it resolves
+# without a package install or tsconfig paths, for the resolver and for us.
+TS_DIR="$CACHE/corpora/ts-rxjs-$RXJS_VERSION-zod-$ZOD_VERSION"
+if [ ! -d "$TS_DIR/rxjs/internal" ] || [ ! -d "$TS_DIR/zod-v3/tests" ]; then
+    say "rxjs $RXJS_VERSION and zod $ZOD_VERSION sources"
     tmp=$(mktemp -d)
-    (cd "$tmp" && npm pack --silent "rxjs@$RXJS_VERSION" >/dev/null)
-    rm -rf "$TS_DIR.part" && mkdir -p "$TS_DIR.part"
-    tar xzf "$tmp/rxjs-$RXJS_VERSION.tgz" -C "$TS_DIR.part" --strip-components=1 package/src
-    # Only the .ts sources: the .js/.json beside them are build helpers.
+    (cd "$tmp" && npm pack --silent "rxjs@$RXJS_VERSION" "zod@$ZOD_VERSION" >/dev/null)
+    rm -rf "$TS_DIR.part" && mkdir -p "$TS_DIR.part/rxjs" "$TS_DIR.part/zod-v3"
+    tar xzf "$tmp/rxjs-$RXJS_VERSION.tgz" -C "$TS_DIR.part/rxjs" --strip-components=2 package/src
+    tar xzf "$tmp/zod-$ZOD_VERSION.tgz" -C "$TS_DIR.part/zod-v3" --strip-components=3 package/src/v3
     find "$TS_DIR.part" -type f ! -name '*.ts' -delete
+    find "$TS_DIR.part/zod-v3/tests" -name '*.ts' -exec sed -i 's#from "zod/v3"#from "../index.js"#' {} +
     rm -rf "$tmp" "$TS_DIR" && mv "$TS_DIR.part" "$TS_DIR"
 fi
 
