@@ -5,7 +5,7 @@
     scripts/compare-refs.py [--lang python|ts|go|all] [--sample 100] [--seed 1]
                             [--bin target/release/repo-search] [--json OUT] [--timeout 60]
 
-For each language a corpus nobody here wrote (requests for Python, rxjs's .ts
+For each language a corpus nobody here wrote (requests and click for Python, rxjs's .ts
 and zod's v3 .ts sources for TypeScript, cobra + pflag for Go; see setup-refs-tools.sh) is
 copied into a scratch directory and indexed with `--bin` (`index --no-embed`,
 with a private REPO_SEARCH_HOME). The resolver itself lists the methods
@@ -58,7 +58,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.environ.get("REPO_SEARCH_REFS_TOOLS", os.path.expanduser("~/.cache/repo-search-refs-tools"))
 CORPORA = {
-    "python": ("requests-2.32.3", "requests 2.32.3 (sdist: src/ + tests/)"),
+    "python": ("python-requests-2.32.3-click-8.1.8", "requests 2.32.3 + click 8.1.8 (sdists)"),
     "ts": ("ts-rxjs-7.8.2-zod-3.25.76", "rxjs 7.8.2 + zod 3.25.76 v3 (src .ts)"),
     "go": ("spf13-go", "cobra 1.6.1 + pflag (Debian)"),
 }
@@ -133,7 +133,10 @@ JEDI_WORKER = r'''
 import json, os, sys
 import jedi
 root = sys.argv[1]
-project = jedi.Project(root, added_sys_path=[os.path.join(root, "src"), root], smart_sys_path=False)
+# Each package's src/ (its tests import it from there), and requests/ for its
+# tests' `from tests.testserver... import`.
+project = jedi.Project(root, added_sys_path=[os.path.join(root, p) for p in ("requests/src", "click/src", "requests")],
+                       smart_sys_path=False)
 
 def files():
     for dp, dns, fns in os.walk(root):

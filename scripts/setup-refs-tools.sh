@@ -6,7 +6,7 @@
 #   scripts/setup-refs-tools.sh        # then: scripts/compare-refs.py --lang all
 #
 # - Python: a venv with jedi (pinned) from the package index; corpus: the
-#   requests sdist (pinned), fetched with `pip download --no-binary :all:`.
+#   requests and click sdists (pinned), fetched with `pip download --no-binary :all:`.
 # - TypeScript: the `typescript` package (pinned) from npm in a local prefix;
 #   corpus: rxjs's and zod's (v3) own .ts sources (their npm tarballs ship src/).
 # - Go: gopls and the Go toolchain from Debian's packages (apt-get, as root);
@@ -20,6 +20,7 @@ set -euo pipefail
 JEDI_VERSION=0.19.2
 TYPESCRIPT_VERSION=5.9.3
 REQUESTS_VERSION=2.32.3
+CLICK_VERSION=8.1.8
 RXJS_VERSION=7.8.2
 ZOD_VERSION=3.25.76
 
@@ -52,15 +53,17 @@ if ! command -v gopls >/dev/null || ! command -v go >/dev/null || [ ! -d "$GOCOD
 fi
 
 # --- corpora -----------------------------------------------------------------
-# Python: requests' sdist (library in src/requests, its tests in tests/).
-PY_DIR="$CACHE/corpora/requests-$REQUESTS_VERSION"
-if [ ! -d "$PY_DIR/src/requests" ]; then
-    say "requests $REQUESTS_VERSION sdist"
+# Python: the requests and click sdists side by side (library in src/, its
+# tests in tests/), 100+ referenced methods together.
+PY_DIR="$CACHE/corpora/python-requests-$REQUESTS_VERSION-click-$CLICK_VERSION"
+if [ ! -d "$PY_DIR/requests/src/requests" ] || [ ! -d "$PY_DIR/click/src/click" ]; then
+    say "requests $REQUESTS_VERSION and click $CLICK_VERSION sdists"
     tmp=$(mktemp -d)
     "$CACHE/venv/bin/pip" download --quiet --disable-pip-version-check --no-binary :all: --no-deps \
-        -d "$tmp" "requests==$REQUESTS_VERSION" >&2
-    rm -rf "$PY_DIR.part" && mkdir -p "$PY_DIR.part"
-    tar xzf "$tmp"/requests-"$REQUESTS_VERSION".tar.gz -C "$PY_DIR.part" --strip-components=1
+        -d "$tmp" "requests==$REQUESTS_VERSION" "click==$CLICK_VERSION" >&2
+    rm -rf "$PY_DIR.part" && mkdir -p "$PY_DIR.part/requests" "$PY_DIR.part/click"
+    tar xzf "$tmp/requests-$REQUESTS_VERSION.tar.gz" -C "$PY_DIR.part/requests" --strip-components=1
+    tar xzf "$tmp/click-$CLICK_VERSION.tar.gz" -C "$PY_DIR.part/click" --strip-components=1
     rm -rf "$tmp" "$PY_DIR" && mv "$PY_DIR.part" "$PY_DIR"
 fi
 
