@@ -29,6 +29,12 @@ What counts as a reference, on both sides:
 - TypeScript: only the references of the method's own symbol; the groups
   `findReferences` adds for the interface members it implements or the base
   members it overrides are left out.
+- Go: gopls counts a call through an interface (`flag.Value.Type()`) as a
+  reference of every method implementing it; those calls (the references of
+  an interface method of the corpus with the same name) are left out, as on
+  the TypeScript side. Calls through a standard-library interface
+  (`fmt.Stringer`) stay in. gopls crashes on a few such methods: it is
+  restarted and the call retried once, then the name counts as skipped.
 - Dunder methods (`__init__`, `__eq__`, ...) are not sampled: their uses are
   implicit.
 - Our hits without a `resolution` field (binaries before the qualified-refs
