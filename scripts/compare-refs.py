@@ -1,0 +1,687 @@
+#!/usr/bin/env python3
+"""Compares `repo-search refs Class.method` with real reference resolvers.
+
+    scripts/setup-refs-tools.sh          # once: jedi, typescript, gopls and the corpora
+    scripts/compare-refs.py [--lang python|ts|go|all] [--sample 100] [--seed 1]
+                            [--bin target/release/repo-search] [--json OUT] [--timeout 60]
+
+For each language a corpus nobody here wrote (requests and click for Python, rxjs's .ts
+and zod's v3 .ts sources for TypeScript, cobra + pflag for Go; see setup-refs-tools.sh) is
+copied into a scratch directory and indexed with `--bin` (`index --no-embed`,
+with a private REPO_SEARCH_HOME). The resolver itself lists the methods
+(jedi `get_names`, the TypeScript language service's navigation tree, gopls
+`textDocument/documentSymbol`); the qualified names (`Class.method`,
+`Type.Method`) are shuffled with `--seed`, and the first `--sample` names the
+resolver finds at least one reference for are kept. For each, the resolver's
+references (jedi `get_references(scope="project")`, TypeScript
+`findReferences`, gopls `textDocument/references`) are compared with
+`repo-search refs NAME --json -n 100000` as sets of (path, line): columns are
+not compared, and a line with two references counts once.
+
+What counts as a reference, on both sides:
+- Definitions are not references: our `is_definition` hits, the resolver's
+  own definition flag, and every definition site of the same bare name that
+  the resolver lists (an overriding method in a subclass, a function of the
+  same name) are dropped from both sides.
+- A qualified name defined more than once (the same class name in two
+  modules, TypeScript overloads) is compared against the union of the
+  resolver's references of all its definitions.
+- TypeScript: only the references of the method's own symbol; the groups
+  `findReferences` adds for the interface members it implements or the base
+  members it overrides are left out.
+- Go: gopls counts a call through an interface (`flag.Value.Type()`) as a
+  reference of every method implementing it; those calls (the references of
+  an interface method of the corpus with the same name) are left out, as on
+  the TypeScript side. Calls through a standard-library interface
+  (`fmt.Stringer`) stay in. gopls crashes on a few such methods: it is
+  restarted and the call retried once, then the name counts as skipped.
+- Dunder methods (`__init__`, `__eq__`, ...) are not sampled: their uses are
+  implicit.
+- Our hits without a `resolution` field (binaries before the qualified-refs
+  work) count as resolved; hits with `"resolution": "name_only"` are reported
+  apart: how many of them the resolver confirms, and what share of the
+  resolver's references we only had as name-only.
+
+Prints a table per language and the ten worst names with examples of false
+positives (FP: ours, not theirs) and false negatives (FN: theirs, not ours) on
+stdout; timings go to stderr, so stdout is the same for the same inputs.
+`--json OUT` writes every name's sets. Not part of the test suite: it needs
+the tools that setup-refs-tools.sh downloads.
+"""
+
+import argparse
+import json
+import os
+import queue
+import random
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CACHE = os.environ.get("REPO_SEARCH_REFS_TOOLS", os.path.expanduser("~/.cache/repo-search-refs-tools"))
+CORPORA = {
+    "python": ("python-requests-2.32.3-click-8.1.8", "requests 2.32.3 + click 8.1.8 (sdists)"),
+    "ts": ("ts-rxjs-7.8.2-zod-3.25.76", "rxjs 7.8.2 + zod 3.25.76 v3 (src .ts)"),
+    "go": ("spf13-go", "cobra 1.6.1 + pflag (Debian)"),
+}
+
+
+class ResolverError(Exception):
+    pass
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------
+# A subprocess speaking one JSON object per line, with a timeout per call
+# (a reader thread feeds a queue; a call that times out kills and restarts).
+
+
+class LineWorker:
+    def __init__(self, argv, cwd):
+        self.argv, self.cwd = argv, cwd
+        self.proc = None
+
+    def _start(self):
+        self.proc = subprocess.Popen(self.argv, cwd=self.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.q = queue.Queue()
+        proc, q = self.proc, self.q
+
+        def pump():
+            for line in proc.stdout:
+                q.put(line)
+            q.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
+
+    def call(self, req, timeout):
+        if self.proc is None or self.proc.poll() is not None:
+            self._start()
+        try:
+            self.proc.stdin.write(json.dumps(req) + "\n")
+            self.proc.stdin.flush()
+            line = self.q.get(timeout=timeout)
+        except queue.Empty:
+            self.close()
+            raise ResolverError(f"timed out after {timeout}s")
+        except (BrokenPipeError, OSError) as e:
+            self.close()
+            raise ResolverError(f"worker died: {e}")
+        if line is None:
+            self.close()
+            raise ResolverError("worker exited")
+        try:
+            ans = json.loads(line)
+        except json.JSONDecodeError:
+            raise ResolverError(f"bad answer: {line[:200]!r}")
+        if "error" in ans:
+            raise ResolverError(ans["error"])
+        return ans["result"]
+
+    def close(self):
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+# ---------------------------------------------------------------------------
+# Python: jedi, in the setup script's venv.
+
+JEDI_WORKER = r'''
+import json, os, sys
+import jedi
+root = sys.argv[1]
+# Each package's src/ (its tests import it from there), and requests/ for its
+# tests' `from tests.testserver... import`.
+project = jedi.Project(root, added_sys_path=[os.path.join(root, p) for p in ("requests/src", "click/src", "requests")],
+                       smart_sys_path=False)
+
+def files():
+    for dp, dns, fns in os.walk(root):
+        dns[:] = sorted(d for d in dns if not d.startswith("."))
+        for f in sorted(fns):
+            if f.endswith(".py"):
+                yield os.path.join(dp, f)
+
+def rel(p):
+    return os.path.relpath(p, root).replace(os.sep, "/")
+
+def methods():
+    out = []
+    for p in files():
+        for n in jedi.Script(path=p, project=project).get_names(all_scopes=True, definitions=True, references=False):
+            if n.type not in ("function", "property"):
+                continue
+            par = n.parent()
+            cls = par.name if par is not None and par.type == "class" else None
+            out.append([n.name, cls, rel(p), n.line, n.column + 1])
+    return out
+
+def refs(path, line, col):
+    s = jedi.Script(path=os.path.join(root, path), project=project)
+    out = []
+    for r in s.get_references(line, col - 1, scope="project"):
+        mp = str(r.module_path) if r.module_path else ""
+        if not mp.startswith(root + os.sep) or not mp.endswith(".py"):
+            continue
+        out.append([rel(mp), r.line, r.column + 1, bool(r.is_definition()), True])
+    return out
+
+for line in sys.stdin:
+    try:
+        req = json.loads(line)
+        if req["op"] == "methods":
+            res = methods()
+        else:
+            res = refs(req["path"], req["line"], req["col"])
+        print(json.dumps({"result": res}), flush=True)
+    except Exception as e:
+        print(json.dumps({"error": f"{type(e).__name__}: {e}"}), flush=True)
+'''
+
+
+# ---------------------------------------------------------------------------
+# TypeScript: the language service of the pinned `typescript` package.
+
+TS_WORKER = r'''
+const ts = require(process.argv[1]);  // node -e: argv[1] is the first argument
+const fs = require("fs");
+const path = require("path");
+const root = process.argv[2];
+function walk(d, out) {
+  const ents = fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of ents) {
+    if (e.name.startsWith(".") || e.name === "node_modules") continue;
+    const p = path.join(d, e.name);
+    if (e.isDirectory()) walk(p, out);
+    else if (/\.tsx?$/.test(e.name)) out.push(p);
+  }
+  return out;
+}
+const files = walk(root, []);
+const options = {
+  target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10,
+  strict: true, noEmit: true, skipLibCheck: true, lib: ["lib.es2020.d.ts", "lib.dom.d.ts"], types: [],
+};
+const host = {
+  getScriptFileNames: () => files,
+  getScriptVersion: () => "1",
+  getScriptSnapshot: (f) => (fs.existsSync(f) ? ts.ScriptSnapshot.fromString(fs.readFileSync(f, "utf8")) : undefined),
+  getCurrentDirectory: () => root,
+  getCompilationSettings: () => options,
+  getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+  fileExists: ts.sys.fileExists, readFile: ts.sys.readFile, readDirectory: ts.sys.readDirectory,
+  directoryExists: ts.sys.directoryExists, getDirectories: ts.sys.getDirectories,
+};
+const ls = ts.createLanguageService(host, ts.createDocumentRegistry());
+const rel = (f) => path.relative(root, f).split(path.sep).join("/");
+const inRoot = (f) => f.startsWith(root + path.sep) && !f.endsWith(".d.ts");
+function lc(sf, p) { const x = sf.getLineAndCharacterOfPosition(p); return [x.line + 1, x.character + 1]; }
+function methods() {
+  const out = [];
+  const prog = ls.getProgram();
+  for (const f of files) {
+    const sf = prog.getSourceFile(f);
+    if (!sf) continue;
+    const visit = (item, parent) => {
+      if ((item.kind === "method" || item.kind === "function") && item.nameSpan && /^[A-Za-z_$][\w$]*$/.test(item.text)) {
+        const cls = item.kind === "method" && parent && parent.kind === "class" ? parent.text : null;
+        const [line, col] = lc(sf, item.nameSpan.start);
+        out.push([item.text, cls, rel(f), line, col]);
+      }
+      for (const c of item.childItems || []) visit(c, item);
+    };
+    visit(ls.getNavigationTree(f), null);
+  }
+  return out;
+}
+function refs(p, line, col) {
+  const abs = path.join(root, p);
+  const sf = ls.getProgram().getSourceFile(abs);
+  const pos = sf.getPositionOfLineAndCharacter(line - 1, col - 1);
+  const out = [];
+  for (const g of ls.findReferences(abs, pos) || []) {
+    const d = g.definition;
+    const own = d.fileName === abs && d.textSpan.start <= pos && pos <= d.textSpan.start + d.textSpan.length;
+    for (const r of g.references) {
+      if (!inRoot(r.fileName)) continue;
+      const rsf = ls.getProgram().getSourceFile(r.fileName);
+      const [l, c] = lc(rsf, r.textSpan.start);
+      out.push([rel(r.fileName), l, c, !!r.isDefinition, own]);
+    }
+  }
+  return out;
+}
+require("readline").createInterface({ input: process.stdin }).on("line", (line) => {
+  let ans;
+  try {
+    const req = JSON.parse(line);
+    ans = { result: req.op === "methods" ? methods() : refs(req.path, req.line, req.col) };
+  } catch (e) {
+    ans = { error: String(e && e.stack ? e.stack.split("\n")[0] : e) };
+  }
+  process.stdout.write(JSON.stringify(ans) + "\n");
+});
+'''
+
+
+# ---------------------------------------------------------------------------
+# Go: one long-lived `gopls serve`, spoken to over LSP (stdio).
+
+
+class Gopls:
+    METHOD_RE = re.compile(r"^\(\*?(\w+)(?:\[[^\]]*\])?\)\.(\w+)$")
+
+    def __init__(self, root):
+        self.root = root
+        self.restarts = 0
+        self._start()
+
+    def _start(self):
+        root = self.root
+        env = dict(os.environ, GOFLAGS="-mod=mod", GOPROXY="off", GOTOOLCHAIN="local")
+        self.errlog = open(os.path.join(CACHE, "gopls.log"), "ab")
+        self.proc = subprocess.Popen(["gopls", "serve"], cwd=root, env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.errlog)
+        self.q = queue.Queue()
+        self.lock = threading.Lock()
+        self.next_id = 0
+        threading.Thread(target=self._pump, daemon=True).start()
+        uri = self.uri("")
+        self.request("initialize", {
+            "processId": os.getpid(), "rootUri": uri, "workspaceFolders": [{"uri": uri, "name": "corpus"}],
+            "capabilities": {"textDocument": {"documentSymbol": {"hierarchicalDocumentSymbolSupport": True}}},
+        }, timeout=120)
+        self._send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    def uri(self, rel):
+        return "file://" + os.path.join(self.root, rel).rstrip("/")
+
+    def _send(self, msg):
+        body = json.dumps(msg).encode()
+        try:
+            with self.lock:
+                self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+                self.proc.stdin.flush()
+        except OSError as e:
+            raise ResolverError(f"gopls is gone: {e}")
+
+    def _pump(self):
+        try:
+            self._read_all()
+        except Exception as e:  # noqa: BLE001 -- any failure here ends the session
+            log(f"gopls reader: {type(e).__name__}: {e}")
+        self.q.put(None)
+
+    def _read_all(self):
+        out = self.proc.stdout
+        while True:
+            length = None
+            while True:
+                line = out.readline()
+                if not line:
+                    return
+                line = line.strip()
+                if not line:
+                    break
+                k, _, v = line.decode("ascii", "replace").partition(":")
+                if k.lower() == "content-length":
+                    length = int(v)
+            if length is None:
+                continue
+            msg = json.loads(out.read(length))
+            if "method" in msg and "id" in msg:  # a request from the server: answer it empty
+                self._send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+            elif "id" in msg:
+                self.q.put(msg)
+
+    def request(self, method, params, timeout):
+        self.next_id += 1
+        rid = self.next_id
+        self._send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                msg = self.q.get(timeout=max(left, 0.001))
+            except queue.Empty:
+                self._send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": rid}})
+                raise ResolverError(f"timed out after {timeout}s")
+            if msg is None:
+                raise ResolverError("gopls exited")
+            if msg.get("id") != rid:
+                continue  # a late answer to a request that timed out
+            if "error" in msg:
+                raise ResolverError(msg["error"].get("message", "error"))
+            return msg.get("result")
+
+    def rel(self, uri):
+        p = uri.removeprefix("file://")
+        return os.path.relpath(p, self.root).replace(os.sep, "/") if p.startswith(self.root + os.sep) else None
+
+    def call(self, req, timeout):
+        """One operation; gopls crashing (it does, on some methods that implement
+        interfaces) restarts it and retries once."""
+        for attempt in (0, 1):
+            if self.proc.poll() is not None:
+                self.restarts += 1
+                self._start()
+            try:
+                return self._call(req, timeout)
+            except ResolverError as e:
+                if attempt:
+                    raise
+                try:
+                    self.proc.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    raise e from None  # alive: a real error or a timeout, not a crash
+
+    def _call(self, req, timeout):
+        if req["op"] == "methods":
+            out = []
+            self.iface_methods, self.iface_refs = {}, {}
+            for p in walk(self.root, (".go",)):
+                syms = self.request("textDocument/documentSymbol", {"textDocument": {"uri": self.uri(p)}}, timeout) or []
+                for s in syms:
+                    if s.get("kind") == 11:  # Interface: its methods are definition sites, not sampled
+                        for c in s.get("children") or []:
+                            if c.get("kind") == 6:
+                                start = c["selectionRange"]["start"]
+                                self.iface_methods.setdefault(c["name"], []).append((p, start["line"] + 1, start["character"] + 1))
+                                out.append([c["name"], None, p, start["line"] + 1, start["character"] + 1])
+                    if s.get("kind") not in (6, 12):  # Method, Function
+                        continue
+                    start = s["selectionRange"]["start"]
+                    m = self.METHOD_RE.match(s["name"])
+                    name, cls = (m.group(2), m.group(1)) if m else (s["name"], None)
+                    if s.get("kind") == 12 and "." in name:
+                        continue
+                    out.append([name, cls, p, start["line"] + 1, start["character"] + 1])
+            return out
+        own = self._refs(req["path"], req["line"], req["col"], timeout)
+        # gopls counts a call through an interface (`flag.Value.Type()`) as a
+        # reference of every method that implements it; like the TypeScript
+        # side, keep the method's own references: drop those that are also
+        # references of an interface method of the project with the same name.
+        via_iface = set()
+        for site in self.iface_methods.get(req.get("name"), []):
+            if site not in self.iface_refs:
+                self.iface_refs[site] = {(p, l) for p, l, _ in self._refs(*site, timeout)}
+            via_iface |= self.iface_refs[site]
+        return [[p, line, col, False, (p, line) not in via_iface] for p, line, col in own]
+
+    def _refs(self, path, line, col, timeout):
+        res = self.request("textDocument/references", {
+            "textDocument": {"uri": self.uri(path)},
+            "position": {"line": line - 1, "character": col - 1},
+            "context": {"includeDeclaration": False},
+        }, timeout) or []
+        out = []
+        for loc in res:
+            p = self.rel(loc["uri"])
+            if p is not None:
+                out.append((p, loc["range"]["start"]["line"] + 1, loc["range"]["start"]["character"] + 1))
+        return out
+
+    def close(self):
+        try:
+            self.request("shutdown", None, timeout=5)
+            self._send({"jsonrpc": "2.0", "method": "exit"})
+            self.proc.wait(timeout=5)
+        except (ResolverError, OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+
+
+def walk(root, exts):
+    for dp, dns, fns in os.walk(root):
+        dns[:] = sorted(d for d in dns if not d.startswith("."))
+        for f in sorted(fns):
+            if f.endswith(exts):
+                yield os.path.relpath(os.path.join(dp, f), root).replace(os.sep, "/")
+
+
+def start_resolver(lang, root):
+    if lang == "python":
+        py = os.path.join(CACHE, "venv", "bin", "python")
+        return LineWorker([py, "-c", JEDI_WORKER, root], root)
+    if lang == "ts":
+        tsdir = os.path.join(CACHE, "npm", "node_modules", "typescript")
+        return LineWorker(["node", "-e", TS_WORKER, tsdir, root], root)
+    return Gopls(root)
+
+
+# ---------------------------------------------------------------------------
+# Ours.
+
+
+def run_ours(binary, env, root, qname):
+    res = subprocess.run([binary, "refs", qname, "--json", "-n", "100000", "--root", root],
+                         capture_output=True, text=True, env=env, timeout=120)
+    if res.returncode != 0:
+        return None, (res.stderr.strip().splitlines() or ["exit %d" % res.returncode])[-1]
+    try:
+        return json.loads(res.stdout).get("hits", []), None
+    except json.JSONDecodeError:
+        return None, "not JSON: " + res.stdout[:200]
+
+
+# ---------------------------------------------------------------------------
+
+
+def ratio(a, b):
+    return a / b if b else None
+
+
+def fmt(x):
+    return "  -  " if x is None else f"{x:.3f}"
+
+
+def mean(xs):
+    xs = [x for x in xs if x is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+class Lines:
+    def __init__(self, root):
+        self.root, self.cache = root, {}
+
+    def get(self, path, line):
+        if path not in self.cache:
+            try:
+                with open(os.path.join(self.root, path), encoding="utf-8", errors="replace") as f:
+                    self.cache[path] = f.read().splitlines()
+            except OSError:
+                self.cache[path] = []
+        lines = self.cache[path]
+        text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+        return text if len(text) <= 100 else text[:97] + "..."
+
+
+def compare_lang(lang, args, env):
+    corpus_dir, corpus_desc = CORPORA[lang]
+    src = os.path.join(CACHE, "corpora", corpus_dir)
+    if not os.path.isdir(src):
+        sys.exit(f"compare-refs: {src} is missing; run scripts/setup-refs-tools.sh first")
+    root = os.path.join(CACHE, "scratch", lang)
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.copytree(src, root, symlinks=False)
+
+    t0 = time.monotonic()
+    res = subprocess.run([args.bin, "index", "--root", root, "--no-embed", "-q"], capture_output=True, text=True, env=env)
+    if res.returncode != 0:
+        sys.exit(f"compare-refs: indexing {root} failed: {res.stderr.strip()}")
+    log(f"[{lang}] indexed {root} in {time.monotonic() - t0:.1f}s")
+
+    t0 = time.monotonic()
+    resolver = start_resolver(lang, root)
+    try:
+        listed = resolver.call({"op": "methods"}, timeout=max(args.timeout, 300))
+    except ResolverError as e:
+        resolver.close()
+        sys.exit(f"compare-refs: [{lang}] listing methods failed: {e}")
+    defsites = {}
+    by_qname = {}
+    for name, cls, path, line, col in listed:
+        defsites.setdefault(name, set()).add((path, line))
+        if cls and not (name.startswith("__") and name.endswith("__")):
+            by_qname.setdefault(f"{cls}.{name}", []).append((path, line, col))
+    log(f"[{lang}] resolver listed {len(listed)} definitions, {len(by_qname)} qualified method names "
+        f"in {time.monotonic() - t0:.1f}s")
+
+    names = sorted(by_qname)
+    random.Random(args.seed).shuffle(names)
+    lines = Lines(root)
+    results, skipped, unreferenced, tried = [], [], 0, 0
+    t0 = time.monotonic()
+    for qname in names:
+        if len(results) >= args.sample:
+            break
+        tried += 1
+        bare = qname.rsplit(".", 1)[1]
+        theirs_raw, err = [], None
+        for path, line, col in by_qname[qname]:
+            try:
+                theirs_raw += resolver.call({"op": "refs", "name": bare, "path": path, "line": line, "col": col}, args.timeout)
+            except ResolverError as e:
+                err = str(e)
+                break
+        if err:
+            skipped.append({"name": qname, "error": err})
+            continue
+        hits, our_err = run_ours(args.bin, env, root, qname)
+        hits = hits or []
+        ours_def = {(h["path"], h["line"]) for h in hits if h.get("is_definition")}
+        excluded = defsites.get(bare, set()) | ours_def
+        theirs = {(p, l) for p, l, _c, is_def, own in theirs_raw if own and not is_def} - excluded
+        if not theirs:
+            unreferenced += 1
+            continue
+        refs = [h for h in hits if not h.get("is_definition")]
+        ours_res = {(h["path"], h["line"]) for h in refs if h.get("resolution", "resolved") != "name_only"} - excluded
+        ours_no = {(h["path"], h["line"]) for h in refs if h.get("resolution") == "name_only"} - excluded - ours_res
+        tp, fp, fn = ours_res & theirs, ours_res - theirs, theirs - ours_res
+        results.append({
+            "name": qname, "definitions": [f"{p}:{l}" for p, l, _ in by_qname[qname]],
+            "theirs": len(theirs), "ours_resolved": len(ours_res), "ours_name_only": len(ours_no),
+            "tp": len(tp), "fp": sorted(fp), "fn": sorted(fn),
+            "name_only_confirmed": len(ours_no & theirs), "theirs_only_name_only": len(theirs & ours_no),
+            "tp_any": len((ours_res | ours_no) & theirs),
+            "precision": ratio(len(tp), len(ours_res)), "recall": ratio(len(tp), len(theirs)),
+            "ours_error": our_err,
+            "theirs_refs": sorted(theirs), "ours_resolved_refs": sorted(ours_res), "ours_name_only_refs": sorted(ours_no),
+        })
+    resolver.close()
+    log(f"[{lang}] compared {len(results)} names ({tried} tried) in {time.monotonic() - t0:.1f}s")
+
+    s = lambda k: sum(r[k] for r in results)  # noqa: E731
+    ours_res_n, theirs_n, tp_n = s("ours_resolved"), s("theirs"), s("tp")
+    summary = {
+        "lang": lang, "corpus": corpus_desc, "qualified_names": len(by_qname), "tried": tried,
+        "sample": len(results), "resolver_errors": len(skipped), "no_references": unreferenced,
+        "ours_errors": sum(1 for r in results if r["ours_error"]),
+        "theirs": theirs_n, "ours_resolved": ours_res_n, "tp": tp_n,
+        "precision_micro": ratio(tp_n, ours_res_n), "recall_micro": ratio(tp_n, theirs_n),
+        "precision_macro": mean(r["precision"] for r in results), "recall_macro": mean(r["recall"] for r in results),
+        "names_without_resolved": sum(1 for r in results if not r["ours_resolved"]),
+        "ours_name_only": s("ours_name_only"), "name_only_confirmed": s("name_only_confirmed"),
+        "name_only_precision": ratio(s("name_only_confirmed"), s("ours_name_only")),
+        "theirs_only_as_name_only": ratio(s("theirs_only_name_only"), theirs_n),
+        # every candidate taken, resolved or name-only: what a bare-name match gives
+        "precision_any": ratio(s("tp_any"), ours_res_n + s("ours_name_only")), "recall_any": ratio(s("tp_any"), theirs_n),
+    }
+
+    def badness(r):
+        f1 = 2 * r["tp"] / (r["ours_resolved"] + r["theirs"]) if r["ours_resolved"] + r["theirs"] else 1.0
+        return (f1, -(len(r["fp"]) + len(r["fn"])), r["name"])
+
+    worst = []
+    for r in sorted(results, key=badness)[:10]:
+        if not r["fp"] and not r["fn"]:
+            break
+        worst.append({
+            "name": r["name"], "precision": r["precision"], "recall": r["recall"],
+            "theirs": r["theirs"], "ours_resolved": r["ours_resolved"], "fp_count": len(r["fp"]), "fn_count": len(r["fn"]),
+            "fp": [f"{p}:{l}: {lines.get(p, l)}" for p, l in r["fp"][:3]],
+            "fn": [f"{p}:{l}: {lines.get(p, l)}" for p, l in r["fn"][:3]],
+            "ours_error": r["ours_error"],
+        })
+    for r in results:
+        for k in ("fp", "fn", "theirs_refs", "ours_resolved_refs", "ours_name_only_refs"):
+            r[k] = [f"{p}:{l}" for p, l in r[k]]
+    return {"summary": summary, "worst": worst, "names": results, "resolver_errors": skipped}
+
+
+def print_report(reports):
+    print("repo-search refs vs real resolvers: sets of (path, line), columns not compared; definition sites excluded")
+    print()
+    hdr = ("lang", "corpus", "names", "skip", "theirs", "ours", "TP", "P micro", "R micro", "P macro", "R macro",
+           "NO", "NO prec", "theirs only NO", "P any", "R any")
+    rows = []
+    for rep in reports:
+        s = rep["summary"]
+        rows.append((s["lang"], s["corpus"], str(s["sample"]), str(s["resolver_errors"]), str(s["theirs"]),
+                     str(s["ours_resolved"]), str(s["tp"]), fmt(s["precision_micro"]), fmt(s["recall_micro"]),
+                     fmt(s["precision_macro"]), fmt(s["recall_macro"]), str(s["ours_name_only"]),
+                     fmt(s["name_only_precision"]), fmt(s["theirs_only_as_name_only"]),
+                     fmt(s["precision_any"]), fmt(s["recall_any"])))
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(hdr)]
+    for r in [hdr] + rows:
+        print("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    print()
+    print("names: sampled qualified names with >=1 resolver reference; skip: resolver errors/timeouts (not sampled);")
+    print("theirs/ours/TP: references (ours = resolved only); P/R macro: mean over names (P over names where we")
+    print("resolved any); NO: our name-only candidates; NO prec: share of them the resolver confirms;")
+    print("theirs only NO: share of the resolver's references we had only as name-only; P/R any: micro, with every")
+    print("candidate of ours taken, resolved and name-only alike (what a bare-name match gives).")
+    for rep in reports:
+        s = rep["summary"]
+        print()
+        print(f"== {s['lang']}: {s['corpus']}: {s['sample']} names sampled from {s['qualified_names']} "
+              f"({s['tried']} tried, {s['no_references']} without references, {s['resolver_errors']} resolver errors, "
+              f"{s['names_without_resolved']} with no resolved reference of ours, {s['ours_errors']} errors of ours)")
+        for w in rep["worst"]:
+            print(f"  {w['name']}: P {fmt(w['precision'])} R {fmt(w['recall'])}  theirs {w['theirs']} "
+                  f"ours {w['ours_resolved']} FP {w['fp_count']} FN {w['fn_count']}"
+                  + (f"  (ours failed: {w['ours_error']})" if w["ours_error"] else ""))
+            for x in w["fp"]:
+                print(f"      FP {x}")
+            for x in w["fn"]:
+                print(f"      FN {x}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lang", choices=["python", "ts", "go", "all"], default="all")
+    ap.add_argument("--sample", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--bin", default=os.path.join(HERE, "..", "target", "release", "repo-search"))
+    ap.add_argument("--json", metavar="OUT")
+    ap.add_argument("--timeout", type=float, default=60, help="seconds per resolver call (default 60)")
+    args = ap.parse_args()
+    args.bin = os.path.abspath(args.bin)
+    if not os.access(args.bin, os.X_OK):
+        sys.exit(f"compare-refs: {args.bin} is not an executable (build it, or pass --bin)")
+    home = os.path.join(CACHE, "home")
+    os.makedirs(home, exist_ok=True)
+    env = dict(os.environ, REPO_SEARCH_HOME=home, REPO_SEARCH_OFFLINE="1")
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    langs = ["python", "ts", "go"] if args.lang == "all" else [args.lang]
+    reports = [compare_lang(lang, args, env) for lang in langs]
+    print_report(reports)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"bin": args.bin, "seed": args.seed, "sample": args.sample, "reports": reports}, f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

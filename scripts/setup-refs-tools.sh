@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Installs the reference resolvers and corpora that scripts/compare-refs.py
+# compares `repo-search refs` against, into $REPO_SEARCH_REFS_TOOLS (default
+# ~/.cache/repo-search-refs-tools). Idempotent: what is there is kept.
+#
+#   scripts/setup-refs-tools.sh        # then: scripts/compare-refs.py --lang all
+#
+# - Python: a venv with jedi (pinned) from the package index; corpus: the
+#   requests and click sdists (pinned), fetched with `pip download --no-binary :all:`.
+# - TypeScript: the `typescript` package (pinned) from npm in a local prefix;
+#   corpus: rxjs's and zod's (v3) own .ts sources (their npm tarballs ship src/).
+# - Go: gopls and the Go toolchain from Debian's packages (apt-get, as root);
+#   corpus: spf13/cobra and spf13/pflag from Debian's golang-*-dev packages
+#   (/usr/share/gocode), which need nothing outside the standard library.
+#
+# Each corpus is unpacked once under corpora/; compare-refs.py copies it into
+# a scratch directory before indexing, so nothing here is ever written to.
+set -euo pipefail
+
+JEDI_VERSION=0.19.2
+TYPESCRIPT_VERSION=5.9.3
+REQUESTS_VERSION=2.32.3
+CLICK_VERSION=8.1.8
+RXJS_VERSION=7.8.2
+ZOD_VERSION=3.25.76
+
+CACHE=${REPO_SEARCH_REFS_TOOLS:-$HOME/.cache/repo-search-refs-tools}
+mkdir -p "$CACHE/corpora"
+say() { echo "setup-refs-tools: $*" >&2; }
+
+# --- Python: jedi -----------------------------------------------------------
+if ! "$CACHE/venv/bin/python" -c "import jedi, sys; sys.exit(jedi.__version__ != '$JEDI_VERSION')" 2>/dev/null; then
+    say "jedi $JEDI_VERSION into $CACHE/venv"
+    python3 -m venv "$CACHE/venv"
+    "$CACHE/venv/bin/pip" install --quiet --disable-pip-version-check "jedi==$JEDI_VERSION"
+fi
+
+# --- TypeScript: the language service ----------------------------------------
+if [ "$(node -p "require('$CACHE/npm/node_modules/typescript/package.json').version" 2>/dev/null)" != "$TYPESCRIPT_VERSION" ]; then
+    say "typescript $TYPESCRIPT_VERSION into $CACHE/npm"
+    mkdir -p "$CACHE/npm"
+    npm install --silent --no-audit --no-fund --prefix "$CACHE/npm" "typescript@$TYPESCRIPT_VERSION" >&2
+fi
+
+# --- Go: gopls, the toolchain, cobra and pflag -------------------------------
+GOCODE=/usr/share/gocode/src/github.com/spf13
+if ! command -v gopls >/dev/null || ! command -v go >/dev/null || [ ! -d "$GOCODE/cobra" ] || [ ! -d "$GOCODE/pflag" ]; then
+    say "gopls, golang-go, cobra and pflag sources from Debian's packages"
+    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev yourself)"; exit 1; }
+    apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gopls golang-go \
+        golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev >&2
+fi
+
+# --- corpora -----------------------------------------------------------------
+# Python: the requests and click sdists side by side (library in src/, its
+# tests in tests/), 100+ referenced methods together.
+PY_DIR="$CACHE/corpora/python-requests-$REQUESTS_VERSION-click-$CLICK_VERSION"
+if [ ! -d "$PY_DIR/requests/src/requests" ] || [ ! -d "$PY_DIR/click/src/click" ]; then
+    say "requests $REQUESTS_VERSION and click $CLICK_VERSION sdists"
+    tmp=$(mktemp -d)
+    "$CACHE/venv/bin/pip" download --quiet --disable-pip-version-check --no-binary :all: --no-deps \
+        -d "$tmp" "requests==$REQUESTS_VERSION" "click==$CLICK_VERSION" >&2
+    rm -rf "$PY_DIR.part" && mkdir -p "$PY_DIR.part/requests" "$PY_DIR.part/click"
+    tar xzf "$tmp/requests-$REQUESTS_VERSION.tar.gz" -C "$PY_DIR.part/requests" --strip-components=1
+    tar xzf "$tmp/click-$CLICK_VERSION.tar.gz" -C "$PY_DIR.part/click" --strip-components=1
+    rm -rf "$tmp" "$PY_DIR" && mv "$PY_DIR.part" "$PY_DIR"
+fi
+
+# TypeScript: rxjs's src/ and zod's v3 src/ (zod 3.25 ships v3 and v4; v3 is
+# the class-based one), side by side; no dist/ .js or .d.ts copies, only the
+# .ts sources. zod's v3 tests import the package by name ("zod/v3"): that
+# import is rewritten to the relative "../index.js", so that it resolves
+# without a package install or tsconfig paths, for the resolver and for us.
+TS_DIR="$CACHE/corpora/ts-rxjs-$RXJS_VERSION-zod-$ZOD_VERSION"
+if [ ! -d "$TS_DIR/rxjs/internal" ] || [ ! -d "$TS_DIR/zod-v3/tests" ]; then
+    say "rxjs $RXJS_VERSION and zod $ZOD_VERSION sources"
+    tmp=$(mktemp -d)
+    (cd "$tmp" && npm pack --silent "rxjs@$RXJS_VERSION" "zod@$ZOD_VERSION" >/dev/null)
+    rm -rf "$TS_DIR.part" && mkdir -p "$TS_DIR.part/rxjs" "$TS_DIR.part/zod-v3"
+    tar xzf "$tmp/rxjs-$RXJS_VERSION.tgz" -C "$TS_DIR.part/rxjs" --strip-components=2 package/src
+    tar xzf "$tmp/zod-$ZOD_VERSION.tgz" -C "$TS_DIR.part/zod-v3" --strip-components=3 package/src/v3
+    find "$TS_DIR.part" -type f ! -name '*.ts' -delete
+    find "$TS_DIR.part/zod-v3/tests" -name '*.ts' -exec sed -i 's#from "zod/v3"#from "../index.js"#' {} +
+    rm -rf "$tmp" "$TS_DIR" && mv "$TS_DIR.part" "$TS_DIR"
+fi
+
+# Go: one module `github.com/spf13` holding cobra/ and pflag/, so cobra's
+# `import "github.com/spf13/pflag"` resolves inside it with no module proxy.
+# Left out: cobra/doc (needs go-md2man and yaml) and command_win.go (Windows
+# only, needs mousetrap).
+GO_DIR="$CACHE/corpora/spf13-go"
+if [ ! -f "$GO_DIR/go.mod" ]; then
+    say "cobra + pflag module"
+    rm -rf "$GO_DIR.part" && mkdir -p "$GO_DIR.part"
+    cp -rL "$GOCODE/cobra" "$GOCODE/pflag" "$GO_DIR.part/"
+    rm -rf "$GO_DIR.part/cobra/doc" "$GO_DIR.part/cobra/command_win.go" \
+        "$GO_DIR.part"/cobra/go.mod "$GO_DIR.part"/cobra/go.sum "$GO_DIR.part"/pflag/go.mod "$GO_DIR.part"/pflag/go.sum
+    printf 'module github.com/spf13\n\ngo 1.19\n' > "$GO_DIR.part/go.mod"
+    rm -rf "$GO_DIR" && mv "$GO_DIR.part" "$GO_DIR"
+fi
+
+cat <<EOF
+cache	$CACHE
+python	$CACHE/venv/bin/python
+typescript	$CACHE/npm/node_modules/typescript
+gopls	$(command -v gopls)
+corpus-python	$PY_DIR
+corpus-ts	$TS_DIR
+corpus-go	$GO_DIR
+EOF
