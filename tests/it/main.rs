@@ -17,5 +17,6 @@ mod index_cli;
 mod languages;
 mod mcp;
 mod parity;
+mod recency;
 mod redact;
 mod trust;
