@@ -596,17 +596,19 @@ pub const RECENCY_WINDOW_DAYS: i64 = 180;
 
 /// When the project's files last changed: for each path the last
 /// [`RECENCY_COMMITS`] first-parent commits from `HEAD` touched (within
-/// [`RECENCY_WINDOW_DAYS`] of `HEAD`), its newest commit time. Ages are
-/// measured from `HEAD`'s commit time, not the clock, so a ranking that uses
-/// them is the same tomorrow. Empty without git history.
+/// [`RECENCY_WINDOW_DAYS`] of `HEAD`), its newest change, as a commit time
+/// and as a count of first-parent commits since. Ages are measured from
+/// `HEAD`, not the clock, so a ranking that uses them is the same tomorrow.
+/// Empty without git history.
 #[derive(Debug, Clone, Default)]
 pub struct Recency {
     /// The commit it was read at (`None`: no git, or no commits).
     pub head: Option<ObjectId>,
     /// The newest commit time read (seconds since the epoch).
     newest: i64,
-    /// Project-relative path → the newest commit time that touched it.
-    changed: HashMap<String, i64>,
+    /// Project-relative path → the newest commit time that touched it and
+    /// how many first-parent commits lie between that one and `HEAD`.
+    changed: HashMap<String, (i64, u32)>,
     /// Commits read.
     pub commits: usize,
 }
@@ -621,12 +623,13 @@ impl Recency {
         self.changed.len()
     }
 
-    /// Days between the newest commit and the last change of `path`
-    /// (project-relative), when a commit read touched it.
-    pub fn age_days(&self, path: &str) -> Option<f64> {
+    /// How old the last change of `path` (project-relative) is, when a
+    /// commit read touched it: days before the newest commit, and
+    /// first-parent commits before `HEAD` (0: `HEAD` changed it).
+    pub fn age(&self, path: &str) -> Option<(f64, u32)> {
         self.changed
             .get(path)
-            .map(|&t| (self.newest - t).max(0) as f64 / 86_400.0)
+            .map(|&(t, n)| ((self.newest - t).max(0) as f64 / 86_400.0, n))
     }
 }
 
@@ -698,6 +701,7 @@ fn read_recency(root: &Path, max_commits: usize) -> Result<Recency> {
             break;
         }
         out.newest = out.newest.max(time);
+        let nth = out.commits as u32;
         out.commits += 1;
         let tree = commit.tree()?;
         let parent = commit.parent_ids().next().map(|p| p.detach());
@@ -735,8 +739,8 @@ fn read_recency(root: &Path, max_commits: usize) -> Result<Recency> {
             else {
                 continue;
             };
-            let t = out.changed.entry(rel).or_insert(time);
-            *t = (*t).max(time);
+            // Walking back, the first commit met is the newest change.
+            out.changed.entry(rel).or_insert((time, nth));
         }
         match parent {
             Some(p) => id = p,

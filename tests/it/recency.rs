@@ -91,7 +91,7 @@ fn recency_on_prefers_the_recently_changed_file_and_off_keeps_the_tie() {
     let on = search(&p, QUERY, &["--recency", "on"]);
     assert_eq!(order(&paths(&on)), ["cache_two.py", "cache_one.py"], "{on}");
     // The boost shows on each hit: the newest commit's file gets the full
-    // 0.2, the one two months older 0.2 · 2^(−60/14) ≈ 0.01.
+    // 0.2, the one two months (and one commit) older 0.2 · 2^(−60/14) ≈ 0.01.
     let boost = |path: &str| {
         on["hits"]
             .as_array()
