@@ -75,6 +75,7 @@ fn main() -> Result<()> {
             only: Vec::new(),
             k: RRF_K,
             threshold: None,
+            recency: None,
         };
         let root = svc.root().to_path_buf();
         let gathered = svc

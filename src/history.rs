@@ -589,6 +589,167 @@ pub fn blame(root: &Path, req: &BlameRequest) -> Result<BlameResult> {
     })
 }
 
+/// Commits [`recency`] reads from `HEAD` by default.
+pub const RECENCY_COMMITS: usize = 300;
+/// [`recency`] stops at commits this much older than `HEAD`'s.
+pub const RECENCY_WINDOW_DAYS: i64 = 180;
+
+/// When the project's files last changed: for each path the last
+/// [`RECENCY_COMMITS`] first-parent commits from `HEAD` touched (within
+/// [`RECENCY_WINDOW_DAYS`] of `HEAD`), its newest change, as a commit time
+/// and as a count of first-parent commits since. Ages are measured from
+/// `HEAD`, not the clock, so a ranking that uses them is the same tomorrow.
+/// Empty without git history.
+#[derive(Debug, Clone, Default)]
+pub struct Recency {
+    /// The commit it was read at (`None`: no git, or no commits).
+    pub head: Option<ObjectId>,
+    /// The newest commit time read (seconds since the epoch).
+    newest: i64,
+    /// Project-relative path → the newest commit time that touched it and
+    /// how many first-parent commits lie between that one and `HEAD`.
+    changed: HashMap<String, (i64, u32)>,
+    /// Commits read.
+    pub commits: usize,
+}
+
+impl Recency {
+    pub fn is_empty(&self) -> bool {
+        self.changed.is_empty()
+    }
+
+    /// Paths with a known change.
+    pub fn len(&self) -> usize {
+        self.changed.len()
+    }
+
+    /// How old the last change of `path` (project-relative) is, when a
+    /// commit read touched it: days before the newest commit, and
+    /// first-parent commits before `HEAD` (0: `HEAD` changed it).
+    pub fn age(&self, path: &str) -> Option<(f64, u32)> {
+        self.changed
+            .get(path)
+            .map(|&(t, n)| ((self.newest - t).max(0) as f64 / 86_400.0, n))
+    }
+}
+
+/// The commit `HEAD` points at in the repository holding `root`, if any:
+/// what a cached [`Recency`] is keyed by.
+pub fn head_commit(root: &Path) -> Option<ObjectId> {
+    let repo = gix::discover(root).ok()?;
+    repo.head_id().ok().map(|id| id.detach())
+}
+
+/// Reads [`Recency`] for the project at `root` from at most `max_commits`
+/// first-parent commits, by tree diffs (renames are an addition of the new
+/// path). No repository, no commits, a shallow clone or any read error give
+/// an empty answer: recency is a ranking hint, never a reason to fail.
+pub fn recency(root: &Path, max_commits: usize) -> Recency {
+    match read_recency(root, max_commits) {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::debug!("no recency for `{}`: {e:#}", root.display());
+            Recency::default()
+        }
+    }
+}
+
+fn read_recency(root: &Path, max_commits: usize) -> Result<Recency> {
+    let Ok(mut repo) = gix::discover(root) else {
+        return Ok(Recency::default());
+    };
+    let Ok(head) = repo.head_id().map(|id| id.detach()) else {
+        return Ok(Recency::default());
+    };
+    if repo.is_shallow()? {
+        return Ok(Recency {
+            head: Some(head),
+            ..Recency::default()
+        });
+    }
+    let Some(workdir) = repo.workdir() else {
+        return Ok(Recency::default());
+    };
+    // The project may be a directory inside the repository's worktree.
+    let workdir = std::fs::canonicalize(workdir)?;
+    let root = std::fs::canonicalize(root)?;
+    let Ok(inside) = root.strip_prefix(&workdir) else {
+        return Ok(Recency::default());
+    };
+    let mut prefix = inside
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    if !prefix.is_empty() {
+        prefix.push('/');
+    }
+    repo.object_cache_size_if_unset(16 * 1024 * 1024);
+    let kind = repo.object_hash();
+    let mut out = Recency {
+        head: Some(head),
+        ..Recency::default()
+    };
+    let mut state = gix::diff::tree::State::default();
+    let mut id = head;
+    let mut cutoff = None;
+    while out.commits < max_commits {
+        let commit = repo.find_commit(id)?;
+        let time = commit.time()?.seconds;
+        let cut = *cutoff.get_or_insert(time - RECENCY_WINDOW_DAYS * 86_400);
+        if time < cut {
+            break;
+        }
+        out.newest = out.newest.max(time);
+        let nth = out.commits as u32;
+        out.commits += 1;
+        let tree = commit.tree()?;
+        let parent = commit.parent_ids().next().map(|p| p.detach());
+        let old = match parent {
+            Some(p) => repo.find_commit(p)?.tree()?.detach().data,
+            None => Vec::new(),
+        };
+        let mut rec = gix::diff::tree::Recorder::default();
+        gix::diff::tree(
+            gix::objs::TreeRefIter::from_bytes(&old, kind),
+            gix::objs::TreeRefIter::from_bytes(&tree.data, kind),
+            &mut state,
+            &repo.objects,
+            &mut rec,
+        )?;
+        for change in rec.records {
+            use gix::diff::tree::recorder::Change;
+            let (mode, path) = match &change {
+                Change::Addition {
+                    entry_mode, path, ..
+                }
+                | Change::Modification {
+                    entry_mode, path, ..
+                } => (entry_mode, path),
+                // A deleted file is not searched.
+                Change::Deletion { .. } => continue,
+            };
+            if mode.is_tree() {
+                continue;
+            }
+            let Some(rel) = path
+                .to_str_lossy()
+                .strip_prefix(prefix.as_str())
+                .map(String::from)
+            else {
+                continue;
+            };
+            // Walking back, the first commit met is the newest change.
+            out.changed.entry(rel).or_insert((time, nth));
+        }
+        match parent {
+            Some(p) => id = p,
+            None => break,
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -434,6 +434,10 @@ pub struct SearchArgs {
     /// Semantic mode: drop hits below this cosine similarity (-1..1).
     #[arg(long, value_name = "SIM")]
     pub threshold: Option<f32>,
+    /// Prefer recently changed files (git history): auto (when the query asks
+    /// about recent work, e.g. "what changed recently in …"), on, off.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
+    pub recency: String,
     /// Only paths matching these globs (`!GLOB` excludes); repeatable.
     #[arg(
         short = 'g',

@@ -18,8 +18,8 @@ use crate::search::semantic::SimilarTo;
 use crate::search::symbol::{MatchMode, RefType, SymbolQuery};
 use crate::service::search::parse_scope;
 use crate::service::{
-    ContextRequest, GraphRequest, Mode, OnBadConfig, OutlineRequest, Policy, ReferencesRequest,
-    SearchRequest, Service, SimilarRequestSpec, SymbolsRequest,
+    ContextRequest, GraphRequest, Mode, OnBadConfig, OutlineRequest, Policy, Recency,
+    ReferencesRequest, SearchRequest, Service, SimilarRequestSpec, SymbolsRequest,
 };
 use crate::settings::Overrides;
 use crate::walk::WalkOptions;
@@ -379,6 +379,7 @@ fn cmd_search(a: SearchArgs) -> Result<Found> {
         snippet_lines: a.snippet_lines as usize,
         threshold: a.threshold,
         rrf_k: a.rrf_k,
+        recency: Recency::parse(&a.recency)?,
     };
     let answer = svc.search(&req)?;
     let detail = a.detail || a.context.is_some();

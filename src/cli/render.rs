@@ -450,11 +450,14 @@ pub fn search(r: &SearchAnswer, detail: bool, words: &str) -> Result<()> {
                 }
                 continue;
             }
-            let sources: Vec<String> = h
+            let mut sources: Vec<String> = h
                 .sources
                 .iter()
                 .map(|s| format!("{}#{}", s.arm.name(), s.rank))
                 .collect();
+            if let Some(r) = h.recency {
+                sources.push(format!("recency +{r:.2}"));
+            }
             writeln!(
                 out,
                 "{}:{}-{}{sym}  ({:.2}; {})",

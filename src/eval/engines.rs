@@ -15,7 +15,7 @@ use crate::search::keyword::{CaseMode, KeywordRequest};
 use crate::search::symbol::{MatchMode, OutlineItem, SymbolQuery};
 use crate::service::search::parse_scope;
 use crate::service::{
-    Mode, OnBadConfig, OutlineRequest, Policy, ReferencesRequest, SearchRequest, Service,
+    Mode, OnBadConfig, OutlineRequest, Policy, Recency, ReferencesRequest, SearchRequest, Service,
     SymbolsRequest,
 };
 use crate::settings::Overrides;
@@ -55,6 +55,8 @@ pub struct LibEngine {
     services: HashMap<PathBuf, Service>,
     /// RRF constant override (tuning runs).
     pub rrf_k: Option<f64>,
+    /// Recency of `search` cases without their own `args.recency`.
+    pub recency: Recency,
 }
 
 impl LibEngine {
@@ -92,6 +94,7 @@ fn flatten(items: &[OutlineItem], path: &str, out: &mut Vec<Hit>) {
 impl Engine for LibEngine {
     fn answer(&mut self, root: &Path, case: &Case, mode: &str, limit: usize) -> Result<Answer> {
         let rrf_k = self.rrf_k;
+        let recency = self.recency;
         let svc = self.service(root)?;
         match case.tool {
             Tool::SearchKeyword => {
@@ -213,6 +216,10 @@ impl Engine for LibEngine {
                 req.lang = arg_str(case, "lang").map(String::from);
                 req.limit = limit;
                 req.rrf_k = rrf_k;
+                req.recency = match arg_str(case, "recency") {
+                    Some(r) => Recency::parse(r)?,
+                    None => recency,
+                };
                 let r = svc.search(&req)?;
                 if let Some(sem) = r.semantic.as_ref().filter(|s| !s.available) {
                     return Err(anyhow!(

@@ -20,6 +20,8 @@ pub struct McpEngine {
     rt: tokio::runtime::Runtime,
     bin: PathBuf,
     clients: HashMap<PathBuf, RunningService<RoleClient, ()>>,
+    /// `search`'s `recency` for cases without their own.
+    pub recency: String,
 }
 
 impl McpEngine {
@@ -41,6 +43,7 @@ impl McpEngine {
             rt,
             bin,
             clients: HashMap::new(),
+            recency: "auto".into(),
         })
     }
 
@@ -241,6 +244,9 @@ impl Engine for McpEngine {
                 args.insert("query".into(), json!(case.query));
                 args.insert("mode".into(), json!(mode));
                 args.insert("limit".into(), json!(limit));
+                if !args.contains_key("recency") {
+                    args.insert("recency".into(), json!(self.recency));
+                }
                 let (v, size) = self.call(root, "search", Value::Object(args))?;
                 Ok(Answer {
                     hits: hits_from(&v, "hits", "start_line", "end_line", Some("symbol")),

@@ -64,6 +64,11 @@ enum EvalCommand {
         /// Reciprocal-rank-fusion constant for hybrid mode (tuning).
         #[arg(long)]
         rrf_k: Option<f64>,
+        /// Recently changed files preferred in `search` cases: auto (when
+        /// the query asks about recent work), on, off. A case's own
+        /// `args.recency` wins.
+        #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
+        recency: String,
         /// Vectors to compute for each corpus before searching: `fast`
         /// (potion, seconds), `full` (fast, then MiniLM: ~25 chunks/s on 2
         /// cores, so an hour for `nl`'s corpora; resumable), or `none`.
@@ -135,6 +140,13 @@ pub struct RunSettings {
     /// Vectors computed before searching (reports before this field: fast).
     #[serde(default = "default_embed")]
     pub embed: String,
+    /// `search` cases' recency (reports before this field: auto).
+    #[serde(default = "default_recency")]
+    pub recency: String,
+}
+
+fn default_recency() -> String {
+    "auto".into()
 }
 
 fn default_embed() -> String {
@@ -220,6 +232,7 @@ fn run_main(cli: EvalCli) -> Result<ExitCode> {
             limit,
             filter,
             rrf_k,
+            recency,
             embed,
             no_save,
             json,
@@ -232,6 +245,7 @@ fn run_main(cli: EvalCli) -> Result<ExitCode> {
                 limit,
                 version: env!("CARGO_PKG_VERSION").to_string(),
                 embed,
+                recency,
             };
             let report = cmd_run(&evals, &repo_root, &settings, filter.as_deref(), rrf_k)?;
             if !no_save {
@@ -400,6 +414,7 @@ fn cmd_run(
     let mut results: Vec<CaseResult> = Vec::new();
     let mut lib = engines::LibEngine::default();
     lib.rrf_k = rrf_k;
+    lib.recency = crate::service::Recency::parse(&settings.recency)?;
     let mut mcp: Option<Box<dyn Engine>> = None;
     for suite in &suites {
         // Group cases by corpus; each corpus (blanked as the suite says) is indexed once.
@@ -426,7 +441,7 @@ fn cmd_run(
             let mut tick = || pb.inc(1);
             let engine: &mut dyn Engine = if settings.through == "mcp" {
                 if mcp.is_none() {
-                    mcp = Some(mcp_engine()?);
+                    mcp = Some(mcp_engine(&settings.recency)?);
                 }
                 mcp.as_deref_mut()
                     .ok_or_else(|| anyhow::anyhow!("no MCP engine"))?
@@ -486,8 +501,10 @@ fn cmd_run(
 }
 
 /// The engine that sends every case through a real `repo-search mcp`.
-fn mcp_engine() -> Result<Box<dyn Engine>> {
-    Ok(Box::new(mcp_engine::McpEngine::new()?))
+fn mcp_engine(recency: &str) -> Result<Box<dyn Engine>> {
+    let mut engine = mcp_engine::McpEngine::new()?;
+    engine.recency = recency.to_string();
+    Ok(Box::new(engine))
 }
 
 /// Indexes a corpus with the library (incremental: an up-to-date index is
@@ -840,6 +857,7 @@ mod tests {
                 limit: 10,
                 version: "0".into(),
                 embed: "fast".into(),
+                recency: "auto".into(),
             },
             rows: vec![row],
             cases: vec![],

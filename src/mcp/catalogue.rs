@@ -446,6 +446,12 @@ const SEARCH: &[Param] = &[
         "Lines of context around each hit's snippet, read from the file; also lists the other definitions \
          of the hit's file as `file_symbols`. Implies `detail`. Not used by mode bm25.",
     ),
+    Param::new(
+        "recency",
+        Kind::Enum { values: &["auto", "on", "off"], default: Some("auto") },
+        "Prefer files the project's recent git commits changed: auto (default) only when the query asks about recent work \
+         (\"what changed recently in …\", \"latest work on …\"), on always, off never. No effect without git history.",
+    ),
     CHUNK_LIMIT,
     CHUNK_OFFSET,
     DETAIL,
@@ -463,6 +469,7 @@ pub struct SearchArgs {
     pub lang: Option<String>,
     pub scope: String,
     pub context: Option<usize>,
+    pub recency: String,
     pub limit: usize,
     pub offset: usize,
     pub detail: bool,

@@ -298,6 +298,9 @@ pub struct ChunkOut {
     /// The other definitions of the hit's file, e.g. `function parse (10-24)` (with `context`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub file_symbols: Vec<String>,
+    /// How much recency raised the hit's file (`0.12`: score × 1.12), when recently changed files were preferred.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recency: Option<f64>,
 }
 
 /// A ranked hit as compact answers show it (the default).
@@ -954,6 +957,7 @@ pub fn chunk_out(h: HybridHit, with_sources: bool) -> ChunkOut {
         snippet: h.snippet,
         sources,
         file_symbols: h.file_symbols,
+        recency: h.recency,
     }
 }
 

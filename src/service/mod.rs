@@ -46,7 +46,7 @@ pub use lookup::{
     DefinitionsAnswer, GraphAnswer, GraphRequest, OutlineAnswer, OutlineRequest, ReferencesAnswer,
     ReferencesRequest, StatusAnswer, SymbolsRequest,
 };
-pub use search::{Mode, SearchAnswer, SearchRequest, SimilarRequestSpec};
+pub use search::{Mode, Recency, SearchAnswer, SearchRequest, SimilarRequestSpec};
 
 /// Idle read connections kept open.
 const POOL_SIZE: usize = 4;
@@ -122,6 +122,8 @@ pub struct Service {
     /// one a background run embeds edited chunks with.
     models: crate::embed::Models,
     observer: Option<Observer>,
+    /// When the project's files last changed, read once per `HEAD` commit.
+    recency: Mutex<Option<Arc<crate::history::Recency>>>,
 }
 
 impl Service {
@@ -166,6 +168,7 @@ impl Service {
             hybrid: Mutex::new(None),
             models: crate::embed::Models::new(),
             observer: None,
+            recency: Mutex::new(None),
         }
     }
 
@@ -326,6 +329,25 @@ impl Service {
             Some(hybrid) => f(hybrid),
             None => Err(anyhow::anyhow!("hybrid searcher missing")),
         }
+    }
+
+    /// When the project's files last changed (`history::recency`), cached
+    /// per `HEAD` commit: a search costs a look at `HEAD`, and a new commit
+    /// reads the history again. Empty without git.
+    pub fn recency(&self) -> Arc<crate::history::Recency> {
+        let head = crate::history::head_commit(self.root());
+        let mut cached = self.recency.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = cached.as_ref()
+            && r.head == head
+        {
+            return r.clone();
+        }
+        let r = Arc::new(match head {
+            Some(_) => crate::history::recency(self.root(), crate::history::RECENCY_COMMITS),
+            None => crate::history::Recency::default(),
+        });
+        *cached = Some(r.clone());
+        r
     }
 
     pub(crate) fn with_semantic<R>(

@@ -12,7 +12,9 @@ use serde::Serialize;
 use super::{Freshness, Service, generation_of};
 use crate::error::{ErrorCode, UserError};
 use crate::search::bm25::{ChunkHit, search_bm25};
-use crate::search::hybrid::{Arm, ArmReport, HybridHit, HybridRequest, QueryKind, RRF_K, Source};
+use crate::search::hybrid::{
+    Arm, ArmReport, HybridHit, HybridRequest, QueryKind, RRF_K, Source, recency_boost, shown_boost,
+};
 use crate::search::semantic::{SemanticInfo, SimilarRequest, SimilarTo};
 use crate::search::{ChunkFilter, Scope};
 
@@ -70,6 +72,53 @@ impl Mode {
     }
 }
 
+/// Whether `search` prefers recently changed files (the project's git
+/// history; a project without it ranks the same either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recency {
+    /// Only when the query asks about recent work ("what changed recently
+    /// in …", "latest work on …"; `hybrid::asks_about_recent`).
+    #[default]
+    Auto,
+    /// Always.
+    On,
+    /// Never.
+    Off,
+}
+
+impl Recency {
+    pub const NAMES: [&'static str; 3] = ["auto", "on", "off"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Recency::Auto => "auto",
+            Recency::On => "on",
+            Recency::Off => "off",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Recency> {
+        [Recency::Auto, Recency::On, Recency::Off]
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| {
+                UserError::with_code(ErrorCode::InvalidQuery, format!("unknown recency `{s}`"))
+                    .hint(format!("use one of: {}", Recency::NAMES.join(", ")))
+                    .into()
+            })
+    }
+
+    /// Whether `query` is ranked with recency.
+    pub fn applies_to(self, query: &str) -> bool {
+        match self {
+            Recency::Auto => crate::search::hybrid::asks_about_recent(query),
+            Recency::On => true,
+            Recency::Off => false,
+        }
+    }
+}
+
 /// How a mode ranks: the one place that maps modes to arms.
 enum Ranking {
     /// The FTS5 ranking alone, without fusion.
@@ -109,6 +158,8 @@ pub struct SearchRequest {
     pub threshold: Option<f32>,
     /// The RRF constant (tuning runs).
     pub rrf_k: Option<f64>,
+    /// Whether recently changed files are preferred.
+    pub recency: Recency,
 }
 
 impl SearchRequest {
@@ -125,6 +176,7 @@ impl SearchRequest {
             snippet_lines: DEFAULT_SNIPPET_LINES,
             threshold: None,
             rrf_k: None,
+            recency: Recency::Auto,
         }
     }
 }
@@ -191,6 +243,7 @@ fn single_arm_hit(arm: Arm, rank: usize, h: ChunkHit) -> HybridHit {
         snippet_line: h.snippet_line,
         snippet: h.snippet,
         file_symbols: Vec::new(),
+        recency: None,
     }
 }
 
@@ -228,12 +281,26 @@ impl Service {
         }
         let depth = req.offset + req.limit + 1;
         let fresh = self.ensure_fresh()?;
+        let recency = req
+            .recency
+            .applies_to(&req.query)
+            .then(|| self.recency())
+            .filter(|r| !r.is_empty());
         let mut answer = SearchAnswer::empty(req.query.clone(), req.mode, req.offset, fresh);
         let found = self.with_store(|store| {
             let generation = generation_of(store);
             match ranking(req.mode) {
                 Ranking::Bm25 => {
-                    let hits = search_bm25(store, &req.query, &filter, depth, req.snippet_lines)?;
+                    let mut hits =
+                        search_bm25(store, &req.query, &filter, depth, req.snippet_lines)?;
+                    if let Some(r) = recency.as_deref() {
+                        // Fetched to the same depth as without: recency
+                        // re-orders what BM25 found.
+                        for h in &mut hits {
+                            h.score *= 1.0 + recency_boost(r, &h.path);
+                        }
+                        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+                    }
                     Ok((generation, Ranked::Hits(hits, Arm::Bm25)))
                 }
                 Ranking::Fused(only) => {
@@ -248,6 +315,7 @@ impl Service {
                         only,
                         k: req.rrf_k.unwrap_or(RRF_K),
                         threshold: req.threshold,
+                        recency: recency.clone(),
                     };
                     let r = self.with_hybrid(|h| h.search(store, self.root(), &hreq))?;
                     Ok((generation, Ranked::Fused(Box::new(r))))
@@ -265,7 +333,11 @@ impl Service {
             Ranked::Hits(hits, arm) => hits
                 .into_iter()
                 .enumerate()
-                .map(|(i, h)| single_arm_hit(arm, i, h))
+                .map(|(i, h)| {
+                    let mut hit = single_arm_hit(arm, i, h);
+                    hit.recency = recency.as_deref().and_then(|r| shown_boost(r, &hit.path));
+                    hit
+                })
                 .collect(),
             Ranked::Fused(r) => {
                 if req.mode == Mode::Semantic {
@@ -282,7 +354,13 @@ impl Service {
                         ),
                     });
                 }
-                answer.interpretation = Some(r.query_interpretation);
+                answer.interpretation = Some(match &recency {
+                    Some(_) => format!(
+                        "{}; recently changed files preferred",
+                        r.query_interpretation
+                    ),
+                    None => r.query_interpretation,
+                });
                 answer.query_kind = Some(r.query_kind);
                 answer.arms = r.arms;
                 answer.semantic_model = r.semantic_model;

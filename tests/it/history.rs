@@ -12,7 +12,7 @@ use crate::mcp::{Era, Mcp, error_text};
 /// A GitHub token shape the redaction knows (not a real token).
 const TOKEN: &str = "ghp_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c";
 
-fn git(p: &Project, args: &[&str]) -> String {
+pub(crate) fn git(p: &Project, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(args)
         .current_dir(p.root())
@@ -28,7 +28,7 @@ fn git(p: &Project, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn commit(p: &Project, author: &str, date: &str, message: &str) {
+pub(crate) fn commit(p: &Project, author: &str, date: &str, message: &str) {
     let email = format!("{}@example.com", author.to_lowercase());
     let out = Command::new("git")
         .args([

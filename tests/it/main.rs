@@ -18,5 +18,6 @@ mod index_cli;
 mod languages;
 mod mcp;
 mod parity;
+mod recency;
 mod redact;
 mod trust;

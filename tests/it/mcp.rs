@@ -1232,7 +1232,7 @@ fn hit_path(h: &Value) -> Option<String> {
     })
 }
 
-fn hit_paths(v: &Value) -> Vec<String> {
+pub(crate) fn hit_paths(v: &Value) -> Vec<String> {
     v["hits"]
         .as_array()
         .map(|a| a.iter().filter_map(hit_path).collect())

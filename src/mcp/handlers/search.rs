@@ -16,7 +16,7 @@ use crate::mcp::render;
 use crate::search::bound_line;
 use crate::search::hybrid::Arm;
 use crate::service::search::{DEFAULT_SNIPPET_LINES, parse_scope};
-use crate::service::{Mode, SearchRequest, Service};
+use crate::service::{Mode, Recency, SearchRequest, Service};
 
 pub fn search(svc: &Service, args: SearchArgs) -> Result<Answer> {
     let query = args.query;
@@ -45,6 +45,7 @@ pub fn search(svc: &Service, args: SearchArgs) -> Result<Answer> {
         snippet_lines: DEFAULT_SNIPPET_LINES,
         threshold: None,
         rrf_k: None,
+        recency: Recency::parse(&args.recency)?,
     };
     let Some(query) = query else {
         let queries = args.queries.unwrap_or_default();
