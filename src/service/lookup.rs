@@ -81,7 +81,7 @@ pub struct StatusAnswer {
 impl Service {
     /// Reads through the pool after [`Service::ensure_fresh`]; `None` when
     /// there is no index (an error under [`Policy::BuildIfMissing`]).
-    fn indexed<T>(
+    pub(super) fn indexed<T>(
         &self,
         mut f: impl FnMut(&crate::store::Store) -> Result<T>,
     ) -> Result<Indexed<T>> {
@@ -153,10 +153,7 @@ impl Service {
     pub fn outline(&self, req: &OutlineRequest) -> Result<OutlineAnswer> {
         let p = crate::paths::resolve_in_root(self.root(), &req.path)?;
         if p.abs.is_dir() {
-            return Err(UserError::new(format!("`{}` is a directory", p.rel))
-                .hint("give a file path; `repo-search keyword -g GLOB .` lists files")
-                .agent("give a file path; to find files use search_keyword with a glob, e.g. pattern \".\" and glob [\"src/*.rs\"]")
-                .into());
+            return Err(is_directory(&p.rel));
         }
         let found = self.indexed(|store| outline(store, &p.rel))?;
         let (value, generation, freshness) = (found.value, found.generation, found.freshness);
@@ -177,15 +174,7 @@ impl Service {
                 items: Vec::new(),
                 redacted: 0,
             }),
-            Some(None) => {
-                return Err(UserError::with_code(
-                    ErrorCode::NotFound,
-                    format!("`{}` is not in the index", p.rel),
-                )
-                .hint("only source files of supported languages (and docs) are indexed, and ignored files are not; `repo-search read` shows any file")
-                .agent("only source files of supported languages (and docs) are indexed, and ignored files are not; read it with read_file")
-                .into());
-            }
+            Some(None) => return Err(not_indexed(&p.rel)),
             None => None,
         };
         Ok(Indexed {
@@ -294,6 +283,22 @@ impl Service {
             config_error: self.config_error.clone(),
         })
     }
+}
+
+/// A directory where a file path was expected.
+pub(super) fn is_directory(rel: &str) -> anyhow::Error {
+    UserError::new(format!("`{rel}` is a directory"))
+        .hint("give a file path; `repo-search keyword -g GLOB .` lists files")
+        .agent("give a file path; to find files use search_keyword with a glob, e.g. pattern \".\" and glob [\"src/*.rs\"]")
+        .into()
+}
+
+/// `NOT_FOUND`: a file the index does not hold.
+pub(super) fn not_indexed(rel: &str) -> anyhow::Error {
+    UserError::with_code(ErrorCode::NotFound, format!("`{rel}` is not in the index"))
+        .hint("only source files of supported languages (and docs) are indexed, and ignored files are not; `repo-search read` shows any file")
+        .agent("only source files of supported languages (and docs) are indexed, and ignored files are not; read it with read_file")
+        .into()
 }
 
 /// Redacts the signatures of an outline and its nested items.

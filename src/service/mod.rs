@@ -15,9 +15,11 @@
 //! - [`search`] — ranked search in every mode (one mode → arm mapping) and
 //!   similar code.
 //! - [`lookup`] — symbols, references, outline, read, keyword, status.
+//! - [`graph`] — a file's imports and importers (the import graph).
 //! - [`trust`] — trusting a project's own config (the command line only).
 
 pub mod fresh;
+pub mod graph;
 pub mod lookup;
 pub mod search;
 pub mod trust;
@@ -38,6 +40,7 @@ pub use fresh::{
     Freshness, IndexEvent, IndexJob, IndexRun, IndexedBy, REFRESH_INTERVAL, REFRESH_WAIT, RunState,
     Vectors, phase_name,
 };
+pub use graph::{Direction, ImportsAnswer, ImportsRequest};
 pub use lookup::{
     DefinitionsAnswer, OutlineAnswer, OutlineRequest, ReferencesAnswer, ReferencesRequest,
     StatusAnswer, SymbolsRequest,
