@@ -12,6 +12,7 @@ mod frames;
 mod fssafe;
 mod fulltier;
 mod history;
+mod imports;
 mod index_cli;
 mod languages;
 mod mcp;

@@ -263,6 +263,7 @@ fn mcp_lists_tools_with_plain_schemas_in_both_eras() {
                 "file_history",
                 "find_references",
                 "find_symbol",
+                "imports",
                 "index_status",
                 "list_defs_in_file",
                 "read_file",
@@ -910,7 +911,7 @@ fn mcp_raw_jsonrpc_in_both_eras() {
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     assert_eq!(
         v["result"]["tools"].as_array().map(Vec::len),
-        Some(11),
+        Some(12),
         "{v}"
     );
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
@@ -952,7 +953,7 @@ fn mcp_raw_jsonrpc_in_both_eras() {
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": modern_meta()}}));
     assert_eq!(
         v["result"]["tools"].as_array().map(Vec::len),
-        Some(11),
+        Some(12),
         "{v}"
     );
     let v = raw.request(
