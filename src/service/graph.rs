@@ -132,6 +132,14 @@ fn project<'a>(svc: &Service, files: &'a HashMap<i64, (String, String)>, go: boo
     p
 }
 
+/// What the index says about one file's place in the graph.
+struct Found {
+    lang: Option<String>,
+    skipped: Option<String>,
+    imports: Vec<ImportEdge>,
+    importers: Vec<Importer>,
+}
+
 /// Both sides of the graph for one indexed file; `None` when the index
 /// does not hold it.
 fn lookup_imports(
@@ -139,14 +147,7 @@ fn lookup_imports(
     store: &Store,
     rel: &str,
     dir: Direction,
-) -> Result<
-    Option<(
-        Option<String>,
-        Option<String>,
-        Vec<ImportEdge>,
-        Vec<Importer>,
-    )>,
-> {
+) -> Result<Option<Found>> {
     let Some(record) = store.file_record(rel)? else {
         return Ok(None);
     };
@@ -157,12 +158,12 @@ fn lookup_imports(
         .filter(|l| !l.is_empty());
     let lang = lang_name.as_deref().and_then(Lang::from_name);
     let Some(lang) = lang else {
-        return Ok(Some((
-            lang_name,
-            record.skip_reason,
-            Vec::new(),
-            Vec::new(),
-        )));
+        return Ok(Some(Found {
+            lang: lang_name,
+            skipped: record.skip_reason,
+            imports: Vec::new(),
+            importers: Vec::new(),
+        }));
     };
     let proj = project(svc, &files, lang == Lang::Go);
 
@@ -233,7 +234,12 @@ fn lookup_imports(
             }
         }
     }
-    Ok(Some((lang_name, record.skip_reason, imports, importers)))
+    Ok(Some(Found {
+        lang: lang_name,
+        skipped: record.skip_reason,
+        imports,
+        importers,
+    }))
 }
 
 impl Service {
@@ -248,7 +254,12 @@ impl Service {
         }
         let found = self.indexed(|store| lookup_imports(self, store, &p.rel, req.direction))?;
         let value = match found.value {
-            Some(Some((lang, skipped, imports, importers))) => {
+            Some(Some(Found {
+                lang,
+                skipped,
+                imports,
+                importers,
+            })) => {
                 let (total_imports, total_imported_by) = (imports.len(), importers.len());
                 let page = |n: usize| n > req.offset + req.limit;
                 let truncated = page(total_imports) || page(total_imported_by);

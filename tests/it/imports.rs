@@ -117,10 +117,17 @@ fn imports_json(p: &Project, path: &str) -> Value {
     p.json(&["imports", path])
 }
 
+/// A file, its imports as `(module, resolved)`, the files that import it.
+type Case = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static [&'static str],
+);
+
 #[test]
 fn imports_cli_resolves_both_directions_in_every_language() {
     let p = project();
-    let cases: &[(&str, &[(&str, &str)], &[&str])] = &[
+    let cases: &[Case] = &[
         (
             "py/src/shop/views.py",
             &[
