@@ -335,12 +335,50 @@ fn rust(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
         }
         "use_declaration" => {
             if let Some(arg) = node.child_by_field_name("argument") {
+                let before = out.len();
                 rust_use(arg, node, src, &[], out);
+                let depth = inline_mods(node);
+                if depth > 0 {
+                    for i in &mut out[before..] {
+                        i.module = out_of_inline(&i.module, depth);
+                    }
+                }
             }
             true
         }
         _ => false,
     }
+}
+
+/// How many inline `mod x { … }` blocks enclose `node`.
+fn inline_mods(node: Node<'_>) -> usize {
+    let mut n = 0;
+    let mut cur = node.parent();
+    while let Some(p) = cur {
+        if p.kind() == "mod_item" {
+            n += 1;
+        }
+        cur = p.parent();
+    }
+    n
+}
+
+/// A `use` path written inside `depth` inline modules, as seen from the
+/// file's own module: each leading `super` that only climbs out of an
+/// inline block is dropped, and a path that stays inside the file (`use
+/// super::*` in `mod tests`) starts with `self`.
+fn out_of_inline(module: &str, depth: usize) -> String {
+    let segs: Vec<&str> = module.split("::").collect();
+    let supers = segs.iter().take_while(|s| **s == "super").count();
+    if supers == 0 {
+        return module.to_string();
+    }
+    if supers <= depth {
+        let mut v = vec!["self"];
+        v.extend(&segs[supers..]);
+        return v.join("::");
+    }
+    segs[depth..].join("::")
 }
 
 /// Expands a use tree (`a::{b, c::{d as e}, f::*}`) into one import per leaf.

@@ -2254,10 +2254,22 @@ export const x = 1;
 }
 
 #[test]
+fn rust_use_in_inline_modules_is_seen_from_the_file() {
+    let src = "pub struct S;\n#[cfg(test)]\nmod tests {\n    use super::*;\n    use super::super::Store;\n}\n";
+    assert_eq!(
+        imports("src/store/read.rs", src, Lang::Rust),
+        vec![
+            imp("self", "*", "", 4, "use"),
+            imp("super", "Store", "", 5, "use"),
+        ]
+    );
+}
+
+#[test]
 fn rust_mods_and_use_trees() {
     let src = r#"mod store;
 pub mod service;
-mod inline { use super::x::Y; }
+mod inline { use super::x::Y; mod deeper { use super::super::super::up::Z; } }
 use std::collections::{HashMap, hash_map::Entry as E};
 use crate::store::{self, read::*};
 use super::model::Lang;
@@ -2269,7 +2281,8 @@ fn f() { use crate::z::W; }
         vec![
             imp("store", "", "", 1, "mod"),
             imp("service", "", "", 2, "mod"),
-            imp("super::x", "Y", "", 3, "use"),
+            imp("self::x", "Y", "", 3, "use"),
+            imp("super::up", "Z", "", 3, "use"),
             imp("std::collections", "HashMap", "", 4, "use"),
             imp("std::collections::hash_map", "Entry", "E", 4, "use"),
             imp("crate", "store", "", 5, "use"),
