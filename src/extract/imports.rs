@@ -4,73 +4,138 @@
 //! `import(…)` are expressions). Modules are kept as written; resolving
 //! them to project files is `crate::graph`'s job, at query time.
 
-use tree_sitter::{Node, Tree};
+use std::sync::OnceLock;
+
+use tree_sitter::{Language, Node, Tree};
 
 use crate::model::{Import, Lang};
 
-/// Every import of a file in source order, or nothing for a language
-/// without import rules here.
-pub fn collect(lang: Lang, tree: &Tree, src: &str) -> Vec<Import> {
-    let mut out = Vec::new();
-    let descend: fn(&str) -> bool = match lang {
-        Lang::Python => |k| {
-            matches!(
-                k,
-                "module"
-                    | "block"
-                    | "if_statement"
-                    | "elif_clause"
-                    | "else_clause"
-                    | "try_statement"
-                    | "except_clause"
-                    | "except_group_clause"
-                    | "finally_clause"
-                    | "function_definition"
-                    | "class_definition"
-                    | "decorated_definition"
-                    | "with_statement"
-            )
-        },
+/// Per-grammar tables, indexed by node kind id: where imports are (their
+/// statement nodes) and which nodes may contain one. Looked up by id, so a
+/// node that is neither costs one array read.
+struct Table {
+    handle: Vec<bool>,
+    descend: Vec<bool>,
+}
+
+fn handles(lang: Lang, kind: &str) -> bool {
+    match lang {
+        Lang::Python => matches!(
+            kind,
+            "import_statement" | "import_from_statement" | "future_import_statement"
+        ),
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
-            |k| !matches!(k, "string" | "template_string" | "comment" | "regex")
-        }
-        Lang::Rust => |k| {
             matches!(
-                k,
-                "source_file"
-                    | "declaration_list"
-                    | "mod_item"
-                    | "function_item"
-                    | "block"
-                    | "impl_item"
-                    | "trait_item"
+                kind,
+                "import_statement" | "export_statement" | "call_expression"
             )
-        },
-        Lang::Go | Lang::Java => |k| matches!(k, "source_file" | "program"),
-        Lang::C | Lang::Cpp => |k| {
-            k.starts_with("preproc_")
+        }
+        Lang::Rust => matches!(kind, "mod_item" | "use_declaration"),
+        Lang::Go | Lang::Java => kind == "import_declaration",
+        _ => kind == "preproc_include",
+    }
+}
+
+fn descends(lang: Lang, kind: &str) -> bool {
+    match lang {
+        Lang::Python => matches!(
+            kind,
+            "module"
+                | "block"
+                | "if_statement"
+                | "elif_clause"
+                | "else_clause"
+                | "try_statement"
+                | "except_clause"
+                | "except_group_clause"
+                | "finally_clause"
+                | "function_definition"
+                | "class_definition"
+                | "decorated_definition"
+                | "with_statement"
+        ),
+        // `require(…)` and `import(…)` are expressions: everywhere.
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+            !matches!(kind, "string" | "template_string" | "comment" | "regex")
+        }
+        Lang::Rust => matches!(
+            kind,
+            "source_file"
+                | "declaration_list"
+                | "mod_item"
+                | "function_item"
+                | "block"
+                | "impl_item"
+                | "trait_item"
+        ),
+        Lang::Go | Lang::Java => matches!(kind, "source_file" | "program"),
+        _ => {
+            kind.starts_with("preproc_")
                 || matches!(
-                    k,
+                    kind,
                     "translation_unit"
                         | "declaration_list"
                         | "linkage_specification"
                         | "namespace_definition"
                 )
-        },
-        _ => return out,
+        }
+    }
+}
+
+/// The languages with import rules, in the order of [`TABLES`].
+const LANGS: [Lang; 9] = [
+    Lang::Python,
+    Lang::JavaScript,
+    Lang::TypeScript,
+    Lang::Tsx,
+    Lang::Rust,
+    Lang::Go,
+    Lang::Java,
+    Lang::C,
+    Lang::Cpp,
+];
+
+static TABLES: [OnceLock<Table>; 9] = [const { OnceLock::new() }; 9];
+
+fn table(lang: Lang, language: &Language) -> Option<&'static Table> {
+    let i = LANGS.iter().position(|l| *l == lang)?;
+    Some(TABLES[i].get_or_init(|| {
+        let n = language.node_kind_count();
+        let (mut handle, mut descend) = (vec![false; n], vec![false; n]);
+        for id in 0..n {
+            let kind = u16::try_from(id)
+                .ok()
+                .and_then(|id| language.node_kind_for_id(id))
+                .unwrap_or_default();
+            handle[id] = handles(lang, kind);
+            descend[id] = descends(lang, kind);
+        }
+        Table { handle, descend }
+    }))
+}
+
+/// Every import of a file in source order, or nothing for a language
+/// without import rules here. `language` is the grammar `tree` was parsed
+/// with.
+pub fn collect(lang: Lang, language: &Language, tree: &Tree, src: &str) -> Vec<Import> {
+    let mut out = Vec::new();
+    let Some(t) = table(lang, language) else {
+        return out;
     };
     let mut cursor = tree.walk();
     loop {
         let node = cursor.node();
-        let handled = match lang {
-            Lang::Python => python(node, src, &mut out),
-            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => js(node, src, &mut out),
-            Lang::Rust => rust(node, src, &mut out),
-            Lang::Go => go(node, src, &mut out),
-            Lang::Java => java(node, src, &mut out),
-            _ => c(node, src, &mut out),
-        };
-        if !handled && descend(node.kind()) && cursor.goto_first_child() {
+        let id = usize::from(node.kind_id());
+        let handled = t.handle.get(id).copied().unwrap_or(false)
+            && match lang {
+                Lang::Python => python(node, src, &mut out),
+                Lang::JavaScript | Lang::TypeScript | Lang::Tsx => js(node, src, &mut out),
+                Lang::Rust => rust(node, src, &mut out),
+                Lang::Go => go(node, src, &mut out),
+                Lang::Java => java(node, src, &mut out),
+                _ => c(node, src, &mut out),
+            };
+        if !handled && t.descend.get(id).copied().unwrap_or(false) && cursor.goto_first_child() {
             continue;
         }
         loop {

@@ -138,7 +138,7 @@ impl Extractor {
                     chunk::chunk_code(&lines, &tags.defs)
                 };
                 out.refs = tags.refs;
-                out.imports = imports::collect(lang, &tree, source);
+                out.imports = imports::collect(lang, &grammar.language, &tree, source);
                 pieces
             }
         };
