@@ -54,6 +54,7 @@ EXPECTED_TOOLS = {
     "find_symbol",
     "find_references",
     "list_defs_in_file",
+    "imports",
     "search",
     "search_semantic",
     "similar_code",

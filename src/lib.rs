@@ -13,6 +13,7 @@ pub mod error;
 pub mod eval;
 pub mod extract;
 pub mod fs_safe;
+pub mod graph;
 pub mod history;
 pub mod home_file;
 pub mod index;

@@ -190,10 +190,29 @@ pub struct Chunk {
     pub text: String,
 }
 
+/// One imported name (or a whole module) as the file writes it: `from a.b
+/// import c as d` is `{module: "a.b", name: "c", alias: "d", kind: "from"}`.
+/// Resolution to project files happens at query time (`crate::graph`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Import {
+    /// The module as written: `django.db.models`, `./util`, `crate::store`,
+    /// `fmt`, `java.util.List`, `stdio.h`, `.` (Python relative).
+    pub module: String,
+    /// What is imported from it (`c` above, `*` for a wildcard, `default`
+    /// for a JS default import), `None` for the module itself.
+    pub name: Option<String>,
+    pub alias: Option<String>,
+    /// 1-based line of the import statement.
+    pub line: u32,
+    /// import, from, require, dynamic, export, use, mod, include, static.
+    pub kind: &'static str,
+}
+
 /// Everything extraction learns about one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Extracted {
     pub symbols: Vec<Symbol>,
     pub refs: Vec<Reference>,
     pub chunks: Vec<Chunk>,
+    pub imports: Vec<Import>,
 }

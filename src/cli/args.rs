@@ -56,6 +56,9 @@ pub enum Command {
     Callees(GraphArgs),
     /// The definitions of one file, nested, in source order.
     Outline(OutlineArgs),
+    /// What a file imports (resolved to project files where possible) and
+    /// which files import it.
+    Imports(ImportsArgs),
     /// Print a slice of a file with line numbers.
     Read(ReadArgs),
     /// What surrounds a line (`PATH LINE` or `PATH:LINE`): the lines around
@@ -396,6 +399,23 @@ pub struct ContextArgs {
     /// Lines shown on each side of LINE (0 to 100).
     #[arg(short = 'C', long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub radius: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportsArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// A file inside the project.
+    pub file: String,
+    /// Which side: what the file imports, which files import it, or both.
+    #[arg(long, default_value = "both", value_parser = ["imports", "imported-by", "both"])]
+    pub direction: String,
+    /// At most N entries in each list.
+    #[arg(short = 'n', long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=10000))]
+    pub limit: u64,
+    /// Skip the first N entries of each list (paging).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub offset: u64,
 }
 
 #[derive(Debug, Args)]

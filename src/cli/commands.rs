@@ -45,6 +45,7 @@ pub fn run(cli: Cli) -> Result<Found> {
         Command::Similar(a) => cmd_similar(a),
         Command::Projects(a) => super::projects::cmd_projects(a),
         Command::History(a) => cmd_history(a),
+        Command::Imports(a) => cmd_imports(a),
         Command::Blame(a) => cmd_blame(a),
     }
 }
@@ -316,6 +317,30 @@ fn cmd_context(a: ContextArgs) -> Result<Found> {
         render::redacted_note(c.redacted)?;
     }
     Ok(Found::Yes)
+}
+
+fn cmd_imports(a: ImportsArgs) -> Result<Found> {
+    let svc = service(&a.common, &Overrides::default(), false)?;
+    let direction = crate::service::Direction::parse(&a.direction).ok_or_else(|| {
+        UserError::new(format!("unknown direction `{}`", a.direction))
+            .hint("use --direction imports, imported-by or both")
+    })?;
+    let r = svc.require(svc.imports(&crate::service::ImportsRequest {
+        path: a.file.clone(),
+        direction,
+        limit: a.limit as usize,
+        offset: a.offset as usize,
+    })?)?;
+    if let Some(reason) = &r.skipped {
+        eprintln!("note: `{}` was skipped by the indexer: {reason}", r.path);
+    }
+    if a.common.json {
+        render::json(&r)?;
+    } else {
+        render::imports(&r)?;
+        render::redacted_note(r.redacted)?;
+    }
+    Ok(found(!r.imports.is_empty() || !r.imported_by.is_empty()))
 }
 
 /// Parses `A:B`, `A:`, `:B` or `A`.

@@ -222,6 +222,47 @@ pub fn outline(items: &[OutlineItem]) -> Result<()> {
     with_stdout(|out| walk(out, items, 0))
 }
 
+/// `imports`: the file's imports (`line  module [names] -> resolved`),
+/// then the files that import it (`path:line  module [names]`); a cut
+/// list says so on stderr.
+pub fn imports(r: &crate::service::graph::ImportsResult) -> Result<()> {
+    use crate::service::Direction;
+    with_stdout(|out| {
+        if r.direction != Direction::ImportedBy {
+            writeln!(out, "{} imports ({}):", r.path, r.total_imports)?;
+            for e in &r.imports {
+                let names = if e.names.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [{}]", e.names.join(", "))
+                };
+                let to = e.resolved.as_deref().unwrap_or("(not in the project)");
+                writeln!(out, "{:>6}  {}{names} -> {to}", e.line, e.module)?;
+            }
+        }
+        if r.direction != Direction::Imports {
+            writeln!(out, "{} is imported by ({}):", r.path, r.total_imported_by)?;
+            for i in &r.imported_by {
+                let names = if i.names.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [{}]", i.names.join(", "))
+                };
+                writeln!(out, "  {}:{}  {}{names}", i.path, i.line, i.module)?;
+            }
+        }
+        Ok(())
+    })?;
+    if r.truncated {
+        writeln!(
+            io::stderr(),
+            "note: more entries: --offset {}",
+            r.offset + r.imports.len().max(r.imported_by.len())
+        )?;
+    }
+    Ok(())
+}
+
 pub fn read(r: &ReadResult) -> Result<()> {
     with_stdout(|out| {
         if let (Some(line), Some(count)) = (r.match_line, r.match_count) {

@@ -1,5 +1,5 @@
 //! Owns extraction: `(path, text, language) -> (symbols, references,
-//! chunks)` for one file. Does not read files, detect languages (that is
+//! chunks, imports)` for one file. Does not read files, detect languages (that is
 //! `lang`'s job) or store anything (that is `store`'s job).
 //!
 //! **Invariant**: extraction is pure and total: no I/O, no panics on any
@@ -18,6 +18,7 @@
 mod captures;
 mod chunk;
 mod fallback;
+mod imports;
 mod lang_rules;
 mod lines;
 mod python_tags;
@@ -137,6 +138,7 @@ impl Extractor {
                     chunk::chunk_code(&lines, &tags.defs)
                 };
                 out.refs = tags.refs;
+                out.imports = imports::collect(lang, &grammar.language, &tree, source);
                 pieces
             }
         };

@@ -2151,3 +2151,176 @@ let rec depth = function
 
 let answer = 42
 "#;
+
+// ---- imports ----
+
+/// `(module, name or "", alias or "", line, kind)` of every import.
+fn imports(path: &str, src: &str, lang: Lang) -> Vec<(String, String, String, u32, String)> {
+    extract(path, src, lang)
+        .imports
+        .into_iter()
+        .map(|i| {
+            (
+                i.module,
+                i.name.unwrap_or_default(),
+                i.alias.unwrap_or_default(),
+                i.line,
+                i.kind.to_string(),
+            )
+        })
+        .collect()
+}
+
+fn imp(
+    module: &str,
+    name: &str,
+    alias: &str,
+    line: u32,
+    kind: &str,
+) -> (String, String, String, u32, String) {
+    (module.into(), name.into(), alias.into(), line, kind.into())
+}
+
+#[test]
+fn python_imports_absolute_relative_aliased_nested() {
+    let src = r#"import os, a.b as ab
+from django.db import models, connection as conn
+from . import util
+from ..core.x import *
+from .sibling import (
+    one,
+    two,
+)
+from __future__ import annotations
+
+def f():
+    try:
+        import json
+    except ImportError:
+        json = None
+    x = "import nope"
+"#;
+    assert_eq!(
+        imports("pkg/mod.py", src, Lang::Python),
+        vec![
+            imp("os", "", "", 1, "import"),
+            imp("a.b", "", "ab", 1, "import"),
+            imp("django.db", "models", "", 2, "from"),
+            imp("django.db", "connection", "conn", 2, "from"),
+            imp(".", "util", "", 3, "from"),
+            imp("..core.x", "*", "", 4, "from"),
+            imp(".sibling", "one", "", 5, "from"),
+            imp(".sibling", "two", "", 5, "from"),
+            imp("json", "", "", 13, "import"),
+        ]
+    );
+}
+
+#[test]
+fn js_and_ts_imports_exports_requires_dynamic() {
+    let src = r#"import React, { useState as useS, useEffect } from "react";
+import * as util from './util';
+import './side-effect.css';
+export { a, b as c } from "./ab";
+export * from "./all";
+const fs = require("fs");
+async function g() { return import("./lazy"); }
+const notLiteral = require(name);
+export const x = 1;
+"#;
+    let want = vec![
+        imp("react", "default", "React", 1, "import"),
+        imp("react", "useState", "useS", 1, "import"),
+        imp("react", "useEffect", "", 1, "import"),
+        imp("./util", "*", "util", 2, "import"),
+        imp("./side-effect.css", "", "", 3, "import"),
+        imp("./ab", "a", "", 4, "export"),
+        imp("./ab", "b", "c", 4, "export"),
+        imp("./all", "*", "", 5, "export"),
+        imp("fs", "", "", 6, "require"),
+        imp("./lazy", "", "", 7, "dynamic"),
+    ];
+    assert_eq!(imports("a.js", src, Lang::JavaScript), want);
+    assert_eq!(imports("a.ts", src, Lang::TypeScript), want);
+    assert_eq!(imports("a.tsx", src, Lang::Tsx), want);
+    let ts = "import type { T } from './types';\nimport fs = require('fs');\n";
+    assert_eq!(
+        imports("b.ts", ts, Lang::TypeScript),
+        vec![
+            imp("./types", "T", "", 1, "import"),
+            imp("fs", "", "fs", 2, "require"),
+        ]
+    );
+}
+
+#[test]
+fn rust_use_in_inline_modules_is_seen_from_the_file() {
+    let src = "pub struct S;\n#[cfg(test)]\nmod tests {\n    use super::*;\n    use super::super::Store;\n}\n";
+    assert_eq!(
+        imports("src/store/read.rs", src, Lang::Rust),
+        vec![
+            imp("self", "*", "", 4, "use"),
+            imp("super", "Store", "", 5, "use"),
+        ]
+    );
+}
+
+#[test]
+fn rust_mods_and_use_trees() {
+    let src = r#"mod store;
+pub mod service;
+mod inline { use super::x::Y; mod deeper { use super::super::super::up::Z; } }
+use std::collections::{HashMap, hash_map::Entry as E};
+use crate::store::{self, read::*};
+use super::model::Lang;
+use anyhow;
+fn f() { use crate::z::W; }
+"#;
+    assert_eq!(
+        imports("src/lib.rs", src, Lang::Rust),
+        vec![
+            imp("store", "", "", 1, "mod"),
+            imp("service", "", "", 2, "mod"),
+            imp("self::x", "Y", "", 3, "use"),
+            imp("super::up", "Z", "", 3, "use"),
+            imp("std::collections", "HashMap", "", 4, "use"),
+            imp("std::collections::hash_map", "Entry", "E", 4, "use"),
+            imp("crate", "store", "", 5, "use"),
+            imp("crate::store::read", "*", "", 5, "use"),
+            imp("super::model", "Lang", "", 6, "use"),
+            imp("anyhow", "", "", 7, "use"),
+            imp("crate::z", "W", "", 8, "use"),
+        ]
+    );
+}
+
+#[test]
+fn go_java_c_imports() {
+    let go =
+        "package main\n\nimport \"fmt\"\nimport (\n\tu \"example.com/m/util\"\n\t_ \"embed\"\n)\n";
+    assert_eq!(
+        imports("main.go", go, Lang::Go),
+        vec![
+            imp("fmt", "", "", 3, "import"),
+            imp("example.com/m/util", "", "u", 5, "import"),
+            imp("embed", "", "_", 6, "import"),
+        ]
+    );
+    let java = "package a.b;\nimport java.util.List;\nimport static org.junit.Assert.assertEquals;\nimport a.c.*;\nclass X {}\n";
+    assert_eq!(
+        imports("a/b/X.java", java, Lang::Java),
+        vec![
+            imp("java.util.List", "", "", 2, "import"),
+            imp("org.junit.Assert", "assertEquals", "", 3, "static"),
+            imp("a.c", "*", "", 4, "import"),
+        ]
+    );
+    let c = "#include <stdio.h>\n#include \"util/str.h\"\n#ifdef X\n#include \"x.h\"\n#endif\nint main() { return 0; }\n";
+    let want = vec![
+        imp("stdio.h", "", "", 1, "include"),
+        imp("util/str.h", "", "", 2, "include"),
+        imp("x.h", "", "", 4, "include"),
+    ];
+    assert_eq!(imports("main.c", c, Lang::C), want);
+    assert_eq!(imports("main.cpp", c, Lang::Cpp), want);
+}

@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use super::out::{
     BlameOut, BulkSearchOut, CallGraphOut, CompactSearchOut, CompactSemanticOut, ContextOut,
-    DefsOut, HistoryOut, KeywordOut, ReadOut, RefsOut, SearchOut, SemanticOut, StatusOut,
-    SymbolsOut,
+    DefsOut, HistoryOut, ImportsOut, KeywordOut, ReadOut, RefsOut, SearchOut, SemanticOut,
+    StatusOut, SymbolsOut,
 };
 use super::params::{Kind, Param};
 use crate::search::symbol::KINDS;
@@ -24,6 +24,7 @@ pub enum ToolName {
     FindSymbol,
     FindReferences,
     ListDefsInFile,
+    Imports,
     Search,
     SearchSemantic,
     SimilarCode,
@@ -38,10 +39,11 @@ pub enum ToolName {
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 14] = [
+    pub const ALL: [ToolName; 15] = [
         ToolName::FindSymbol,
         ToolName::FindReferences,
         ToolName::ListDefsInFile,
+        ToolName::Imports,
         ToolName::Search,
         ToolName::SearchSemantic,
         ToolName::SimilarCode,
@@ -60,6 +62,7 @@ impl ToolName {
             ToolName::FindSymbol => "find_symbol",
             ToolName::FindReferences => "find_references",
             ToolName::ListDefsInFile => "list_defs_in_file",
+            ToolName::Imports => "imports",
             ToolName::Search => "search",
             ToolName::SearchSemantic => "search_semantic",
             ToolName::SimilarCode => "similar_code",
@@ -89,6 +92,7 @@ impl ToolName {
             ToolName::FindSymbol => "Find definitions by name",
             ToolName::FindReferences => "Find references of a name",
             ToolName::ListDefsInFile => "List the definitions in a file",
+            ToolName::Imports => "What a file imports and which files import it",
             ToolName::Search => "Ranked search for a concept",
             ToolName::SearchSemantic => "Search by meaning (embeddings)",
             ToolName::SimilarCode => "Find code similar to a snippet or location",
@@ -123,6 +127,13 @@ impl ToolName {
             ToolName::ListDefsInFile => {
                 "List the definitions (classes, functions, methods, ...) of one file in source order, nested by containment, with line ranges and signatures: \
                  a cheap outline to decide which lines to read with read_file instead of reading the whole file."
+            }
+            ToolName::Imports => {
+                "The import graph of one file: what it imports (each module as written, the imported names, the line, and `resolved`: \
+                 the project file it names, or null for the standard library and third-party code) and which project files import it \
+                 (path, line, module, names). Python, JS/TS, Rust (mod/use), Go (a package resolves to its directory and `files`), \
+                 Java, C/C++ includes. Use it for \"what depends on this file\", the impact of changing a module, or to follow a dependency. \
+                 `direction`: imports, imported_by or both (default)."
             }
             ToolName::Search => {
                 "Ranked search over code and docs in function/class-sized chunks. Default hybrid: full-text BM25 (stemmed, camelCase/snake_case split), \
@@ -197,6 +208,7 @@ impl ToolName {
             ToolName::FindSymbol => FIND_SYMBOL,
             ToolName::FindReferences => FIND_REFERENCES,
             ToolName::ListDefsInFile => LIST_DEFS,
+            ToolName::Imports => IMPORTS,
             ToolName::Search => SEARCH,
             ToolName::SearchSemantic => SEARCH_SEMANTIC,
             ToolName::SimilarCode => SIMILAR_CODE,
@@ -215,6 +227,7 @@ impl ToolName {
             ToolName::FindSymbol => output_schema::<SymbolsOut>(),
             ToolName::FindReferences => output_schema::<RefsOut>(),
             ToolName::ListDefsInFile => output_schema::<DefsOut>(),
+            ToolName::Imports => output_schema::<ImportsOut>(),
             ToolName::Search => any_of_schema(&[
                 output_schema::<CompactSearchOut>(),
                 output_schema::<SearchOut>(),
@@ -405,6 +418,51 @@ pub struct ListDefsArgs {
     pub path: String,
     pub offset: usize,
     pub detail: bool,
+}
+
+const IMPORTS: &[Param] = &[
+    Param::new(
+        "path",
+        Kind::Str { max_chars: 4096 },
+        "File path relative to the project root, e.g. `src/store/read.rs`.",
+    )
+    .required(),
+    Param::new(
+        "direction",
+        Kind::Enum {
+            values: &["imports", "imported_by", "both"],
+            default: Some("both"),
+        },
+        "imports: what the file imports; imported_by: the files that import it; both.",
+    ),
+    Param::new(
+        "limit",
+        Kind::Int {
+            min: 1,
+            max: 500,
+            default: Some(50),
+        },
+        "Most entries in each list.",
+    ),
+    Param::new(
+        "offset",
+        Kind::Int {
+            min: 0,
+            max: 1_000_000,
+            default: Some(0),
+        },
+        "Skip this many entries of each list (paging).",
+    ),
+];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct ImportsArgs {
+    pub path: String,
+    pub direction: String,
+    pub limit: usize,
+    pub offset: usize,
 }
 
 /// Most queries one `search` call answers.
@@ -989,6 +1047,7 @@ mod tests {
                 ToolName::FindReferences => check::<FindReferencesArgs>(t),
                 ToolName::Callers | ToolName::Callees => check::<CallGraphArgs>(t),
                 ToolName::ListDefsInFile => check::<ListDefsArgs>(t),
+                ToolName::Imports => check::<ImportsArgs>(t),
                 ToolName::Search => check::<SearchArgs>(t),
                 ToolName::SearchSemantic => check::<SearchSemanticArgs>(t),
                 ToolName::SimilarCode => check::<SimilarCodeArgs>(t),

@@ -53,7 +53,7 @@ use catalogue::ToolName;
 const INSTRUCTIONS: &str = "repo-search answers questions about this repository from a local index. \
 Pick the tool by what you know: a name -> find_symbol (definitions) or find_references (uses); \
 a concept in words -> search; exact text or a regex -> search_keyword (always current, no index needed); \
-a file's structure -> list_defs_in_file; the code itself -> read_file with a line range; \
+a file's structure -> list_defs_in_file; what a file imports or is imported by -> imports; the code itself -> read_file with a line range; \
 what surrounds a path:line (enclosing definition, callers, callees) -> context. \
 Paths are relative to the project root. Results are compact and bounded: `next_offset` (or `truncated` and a `hint`) says how to page or narrow; `detail: true` gives scores and whole snippets.";
 

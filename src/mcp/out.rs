@@ -278,6 +278,55 @@ pub struct DefsOut {
     pub paging: Paging,
 }
 
+/// One import of the file (`imports`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ImportOut {
+    pub line: u32,
+    /// The module as written (`django.db`, `./util`, `crate::store`).
+    pub module: String,
+    /// What is imported from it (`a`, `b as c`, `*`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
+    /// import, from, require, dynamic, export, use, mod, include, static.
+    pub kind: String,
+    /// The project file (or package directory) it names; null when it is
+    /// not in the project (standard library, third-party).
+    pub resolved: Option<String>,
+    /// The files of a resolved package directory (Go, Java wildcards).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+}
+
+/// A file that imports the asked one (`imports`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ImporterOut {
+    pub path: String,
+    pub line: u32,
+    pub module: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ImportsOut {
+    pub path: String,
+    /// What the file imports, in source order (direction imports or both).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imports: Option<Vec<ImportOut>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_imports: Option<u64>,
+    /// The project files that import it, by path (direction imported_by or both).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imported_by: Option<Vec<ImporterOut>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_imported_by: Option<u64>,
+    /// Why the indexer skipped this file, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    #[serde(flatten)]
+    pub paging: Paging,
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ChunkOut {
     pub path: String,

@@ -11,8 +11,8 @@ use std::fmt::Write as _;
 
 use super::out::{
     BlameOut, BulkEntry, BulkSearchOut, CallGraphOut, ChunkOut, CompactSearchOut,
-    CompactSemanticOut, ContextOut, DefsOut, HistoryOut, HitOut, KeywordOut, Paging, ReadOut,
-    RefsOut, SearchOut, SearchReply, SemanticOut, StatusOut, SymbolsOut,
+    CompactSemanticOut, ContextOut, DefsOut, HistoryOut, HitOut, ImportsOut, KeywordOut, Paging,
+    ReadOut, RefsOut, SearchOut, SearchReply, SemanticOut, StatusOut, SymbolsOut,
 };
 
 /// Compact hits: the header line, then the best lines.
@@ -339,6 +339,40 @@ pub fn defs(out: &DefsOut) -> String {
         );
     }
     paging_tail(&mut t, &out.paging, out.definitions.len());
+    finish(t)
+}
+
+/// `imports`: `line  module [names] -> resolved` per import, then
+/// `path:line  module [names]` per importer.
+pub fn imports(out: &ImportsOut) -> String {
+    let names = |n: &[String]| {
+        if n.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", n.join(", "))
+        }
+    };
+    let mut t = String::new();
+    if let Some(s) = &out.skipped {
+        let _ = writeln!(t, "{}: skipped by the indexer: {s}", out.path);
+    }
+    let mut shown = 0;
+    if let (Some(list), Some(total)) = (&out.imports, out.total_imports) {
+        let _ = writeln!(t, "{} imports ({total}):", out.path);
+        for e in list {
+            let to = e.resolved.as_deref().unwrap_or("(not in the project)");
+            let _ = writeln!(t, "{}\t{}{} -> {to}", e.line, e.module, names(&e.names));
+        }
+        shown = list.len();
+    }
+    if let (Some(list), Some(total)) = (&out.imported_by, out.total_imported_by) {
+        let _ = writeln!(t, "{} is imported by ({total}):", out.path);
+        for i in list {
+            let _ = writeln!(t, "{}:{}\t{}{}", i.path, i.line, i.module, names(&i.names));
+        }
+        shown = shown.max(list.len());
+    }
+    paging_tail(&mut t, &out.paging, shown);
     finish(t)
 }
 

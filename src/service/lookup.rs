@@ -342,7 +342,15 @@ impl Service {
     }
 }
 
-/// The error for a file the index does not hold.
+/// A directory where a file path was expected.
+pub(super) fn is_directory(rel: &str) -> anyhow::Error {
+    UserError::new(format!("`{rel}` is a directory"))
+        .hint("give a file path; `repo-search keyword -g GLOB .` lists files")
+        .agent("give a file path; to find files use search_keyword with a glob, e.g. pattern \".\" and glob [\"src/*.rs\"]")
+        .into()
+}
+
+/// `NOT_FOUND`: a file the index does not hold.
 pub(super) fn not_indexed(rel: &str) -> anyhow::Error {
     UserError::with_code(ErrorCode::NotFound, format!("`{rel}` is not in the index"))
         .hint("only source files of supported languages (and docs) are indexed, and ignored files are not; `repo-search read` shows any file")

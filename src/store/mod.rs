@@ -28,8 +28,8 @@ mod schema;
 mod write;
 
 pub use read::{
-    ChunkRow, ChunkText, Counts, FileRecord, FtsRow, GraphDef, GraphRef, NameMatch, OutlineRow,
-    PendingChunk, RefRow, SkipSummary, SpanRef, SymbolRow, VectorMatrix,
+    ChunkRow, ChunkText, Counts, FileRecord, FtsRow, GraphDef, GraphRef, ImportRow, NameMatch,
+    OutlineRow, PendingChunk, RefRow, SkipSummary, SpanRef, SymbolRow, VectorMatrix,
 };
 pub use schema::SCHEMA_VERSION;
 pub use write::{FileUpdate, PreparedChunk, Writer, prepare_chunks};

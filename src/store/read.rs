@@ -717,6 +717,66 @@ fn symbol_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
     })
 }
 
+/// An import row: the importing file (path, language) and what it imports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportRow {
+    pub path: String,
+    pub lang: String,
+    pub module: String,
+    pub name: Option<String>,
+    pub alias: Option<String>,
+    pub line: u32,
+    pub kind: String,
+}
+
+const IMPORT_COLUMNS: &str =
+    "f.path, coalesce(f.lang, ''), i.module, i.name, i.alias, i.line, i.kind
+     FROM imports i JOIN files f ON f.id = i.file_id";
+
+fn import_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ImportRow> {
+    Ok(ImportRow {
+        path: r.get(0)?,
+        lang: r.get(1)?,
+        module: r.get(2)?,
+        name: r.get(3)?,
+        alias: r.get(4)?,
+        line: r.get(5)?,
+        kind: r.get(6)?,
+    })
+}
+
+impl Store {
+    /// The imports of one file, in source order.
+    pub fn import_rows(&self, file_id: i64) -> rusqlite::Result<Vec<ImportRow>> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {IMPORT_COLUMNS} WHERE i.file_id = ?1 ORDER BY i.line, i.rowid"
+        ))?;
+        let rows = stmt.query_map([file_id], import_row)?;
+        rows.collect()
+    }
+
+    /// Import rows of other files whose lookup key or imported name is
+    /// one of `keys` (candidates for "who imports this file"), by path and
+    /// line, each row once.
+    pub fn import_rows_by_key(&self, keys: &[String]) -> rusqlite::Result<Vec<ImportRow>> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {IMPORT_COLUMNS} WHERE i.key = ?1
+             UNION SELECT {IMPORT_COLUMNS} WHERE i.name = ?1"
+        ))?;
+        let mut out = Vec::new();
+        for k in keys {
+            for row in stmt.query_map([k], import_row)? {
+                out.push(row?);
+            }
+        }
+        out.sort_by(|a, b| {
+            (&a.path, a.line, &a.module, &a.name).cmp(&(&b.path, b.line, &b.module, &b.name))
+        });
+        out.dedup();
+        Ok(out)
+    }
+}
+
 fn ref_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RefRow> {
     Ok(RefRow {
         path: r.get(0)?,

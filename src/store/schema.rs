@@ -15,14 +15,17 @@
 //!   get their own `files.lang` with symbols, references and symbol-aligned
 //!   chunks, and other code in a language the line heuristic knows (Perl,
 //!   R, Dart, …) gets symbols and chunks along them.
-//! - 4: `refs.qualifier` (the receiver or path written before the name:
+//! - 4 (development only), 5: `refs.qualifier` (the receiver or path written before the name:
 //!   `self`, `session`, `Kind`) and `refs.scope` (the symbol path of the
 //!   innermost enclosing function or type), what qualified references and
 //!   the call graph resolve with.
+//!   Also the imports table (`file_id`, `module` as written, `name`, `alias`,
+//!   `line`, `kind`, and `key`: the name under which the imported file is
+//!   looked up for "which files import this one", see `graph::row_key`).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -62,6 +65,18 @@ CREATE TABLE IF NOT EXISTS refs (
 );
 CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
 CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id);
+CREATE TABLE IF NOT EXISTS imports (
+    file_id INTEGER NOT NULL,
+    module TEXT NOT NULL,
+    name TEXT,
+    alias TEXT,
+    line INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
+CREATE INDEX IF NOT EXISTS imports_key ON imports(key);
+CREATE INDEX IF NOT EXISTS imports_name ON imports(name);
 CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY,
     file_id INTEGER NOT NULL,
@@ -91,12 +106,15 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 "#;
 
 /// Indexes that only speed up lookups (dropped during bulk loads).
-const SECONDARY_INDEXES: [&str; 6] = [
+const SECONDARY_INDEXES: [&str; 9] = [
     "symbols_name",
     "symbols_name_nocase",
     "symbols_file",
     "refs_name",
     "refs_file",
+    "imports_file",
+    "imports_key",
+    "imports_name",
     "chunks_file",
 ];
 
@@ -151,12 +169,12 @@ impl Store {
 
     pub(super) fn drop_all(&self) -> rusqlite::Result<()> {
         self.conn.execute_batch(
-            "DROP TABLE IF EXISTS embeddings; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS refs;
+            "DROP TABLE IF EXISTS embeddings; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS imports;
              DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta;",
         )
     }
 
-    /// Drops the lookup indexes of symbols, refs and chunks before a bulk
+    /// Drops the lookup indexes of symbols, refs, imports and chunks before a bulk
     /// load; [`Store::create_indexes`] builds them again.
     pub(super) fn drop_secondary_indexes(&self) -> rusqlite::Result<()> {
         for name in SECONDARY_INDEXES {

@@ -95,6 +95,8 @@ impl Writer<'_> {
             .execute([file_id])?;
         tx.prepare_cached("DELETE FROM refs WHERE file_id = ?1")?
             .execute([file_id])?;
+        tx.prepare_cached("DELETE FROM imports WHERE file_id = ?1")?
+            .execute([file_id])?;
         Ok(())
     }
 
@@ -189,6 +191,18 @@ impl Writer<'_> {
                 r.qualifier,
                 r.scope
             ])?;
+        }
+        if let Some(lang) = u.lang {
+            let mut im = tx.prepare_cached(
+                "INSERT INTO imports (file_id, module, name, alias, line, kind, key)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?;
+            for i in &u.extracted.imports {
+                let key = crate::graph::row_key(lang, u.path, &i.module);
+                im.execute(params![
+                    file_id, i.module, i.name, i.alias, i.line, i.kind, key
+                ])?;
+            }
         }
         let mut ch = tx.prepare_cached(
             "INSERT INTO chunks (file_id, start_line, end_line, symbol, kind, text, hash, embed_key)

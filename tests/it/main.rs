@@ -14,6 +14,7 @@ mod fssafe;
 mod fulltier;
 mod graph;
 mod history;
+mod imports;
 mod index_cli;
 mod languages;
 mod mcp;

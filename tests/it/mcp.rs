@@ -266,6 +266,7 @@ fn mcp_lists_tools_with_plain_schemas_in_both_eras() {
                 "file_history",
                 "find_references",
                 "find_symbol",
+                "imports",
                 "index_status",
                 "list_defs_in_file",
                 "read_file",
@@ -913,7 +914,7 @@ fn mcp_raw_jsonrpc_in_both_eras() {
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     assert_eq!(
         v["result"]["tools"].as_array().map(Vec::len),
-        Some(14),
+        Some(15),
         "{v}"
     );
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
@@ -955,7 +956,7 @@ fn mcp_raw_jsonrpc_in_both_eras() {
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": modern_meta()}}));
     assert_eq!(
         v["result"]["tools"].as_array().map(Vec::len),
-        Some(14),
+        Some(15),
         "{v}"
     );
     let v = raw.request(

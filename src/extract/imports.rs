@@ -1,0 +1,587 @@
+//! The imports of one file, read from the tree the tags query already ran
+//! on: one cursor walk that descends only where a language can put an
+//! import (statement blocks; every node in JS/TS, whose `require(…)` and
+//! `import(…)` are expressions). Modules are kept as written; resolving
+//! them to project files is `crate::graph`'s job, at query time.
+
+use std::sync::OnceLock;
+
+use tree_sitter::{Language, Node, Tree};
+
+use crate::model::{Import, Lang};
+
+/// Per-grammar tables, indexed by node kind id: where imports are (their
+/// statement nodes) and which nodes may contain one. Looked up by id, so a
+/// node that is neither costs one array read.
+struct Table {
+    handle: Vec<bool>,
+    descend: Vec<bool>,
+}
+
+fn handles(lang: Lang, kind: &str) -> bool {
+    match lang {
+        Lang::Python => matches!(
+            kind,
+            "import_statement" | "import_from_statement" | "future_import_statement"
+        ),
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+            matches!(
+                kind,
+                "import_statement" | "export_statement" | "call_expression"
+            )
+        }
+        Lang::Rust => matches!(kind, "mod_item" | "use_declaration"),
+        Lang::Go | Lang::Java => kind == "import_declaration",
+        _ => kind == "preproc_include",
+    }
+}
+
+fn descends(lang: Lang, kind: &str) -> bool {
+    match lang {
+        Lang::Python => matches!(
+            kind,
+            "module"
+                | "block"
+                | "if_statement"
+                | "elif_clause"
+                | "else_clause"
+                | "try_statement"
+                | "except_clause"
+                | "except_group_clause"
+                | "finally_clause"
+                | "function_definition"
+                | "class_definition"
+                | "decorated_definition"
+                | "with_statement"
+        ),
+        // `require(…)` and `import(…)` are expressions: everywhere.
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+            !matches!(kind, "string" | "template_string" | "comment" | "regex")
+        }
+        Lang::Rust => matches!(
+            kind,
+            "source_file"
+                | "declaration_list"
+                | "mod_item"
+                | "function_item"
+                | "block"
+                | "impl_item"
+                | "trait_item"
+        ),
+        Lang::Go | Lang::Java => matches!(kind, "source_file" | "program"),
+        _ => {
+            kind.starts_with("preproc_")
+                || matches!(
+                    kind,
+                    "translation_unit"
+                        | "declaration_list"
+                        | "linkage_specification"
+                        | "namespace_definition"
+                )
+        }
+    }
+}
+
+/// The languages with import rules, in the order of [`TABLES`].
+const LANGS: [Lang; 9] = [
+    Lang::Python,
+    Lang::JavaScript,
+    Lang::TypeScript,
+    Lang::Tsx,
+    Lang::Rust,
+    Lang::Go,
+    Lang::Java,
+    Lang::C,
+    Lang::Cpp,
+];
+
+static TABLES: [OnceLock<Table>; 9] = [const { OnceLock::new() }; 9];
+
+fn table(lang: Lang, language: &Language) -> Option<&'static Table> {
+    let i = LANGS.iter().position(|l| *l == lang)?;
+    Some(TABLES[i].get_or_init(|| {
+        let n = language.node_kind_count();
+        let (mut handle, mut descend) = (vec![false; n], vec![false; n]);
+        for id in 0..n {
+            let kind = u16::try_from(id)
+                .ok()
+                .and_then(|id| language.node_kind_for_id(id))
+                .unwrap_or_default();
+            handle[id] = handles(lang, kind);
+            descend[id] = descends(lang, kind);
+        }
+        Table { handle, descend }
+    }))
+}
+
+/// Every import of a file in source order, or nothing for a language
+/// without import rules here. `language` is the grammar `tree` was parsed
+/// with.
+pub fn collect(lang: Lang, language: &Language, tree: &Tree, src: &str) -> Vec<Import> {
+    let mut out = Vec::new();
+    let Some(t) = table(lang, language) else {
+        return out;
+    };
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        let id = usize::from(node.kind_id());
+        let handled = t.handle.get(id).copied().unwrap_or(false)
+            && match lang {
+                Lang::Python => python(node, src, &mut out),
+                Lang::JavaScript | Lang::TypeScript | Lang::Tsx => js(node, src, &mut out),
+                Lang::Rust => rust(node, src, &mut out),
+                Lang::Go => go(node, src, &mut out),
+                Lang::Java => java(node, src, &mut out),
+                _ => c(node, src, &mut out),
+            };
+        if !handled && t.descend.get(id).copied().unwrap_or(false) && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return out;
+            }
+        }
+    }
+}
+
+fn text<'s>(node: Node<'_>, src: &'s str) -> &'s str {
+    src.get(node.byte_range()).unwrap_or_default()
+}
+
+/// The text without whitespace (dotted names and paths may be split over lines).
+fn compact(node: Node<'_>, src: &str) -> String {
+    text(node, src)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
+
+fn line(node: Node<'_>) -> u32 {
+    u32::try_from(node.start_position().row + 1).unwrap_or(u32::MAX)
+}
+
+/// The content of a string literal: quotes (or `<>`) removed; `None` for
+/// an interpolated template or an empty string.
+fn literal(node: Node<'_>, src: &str) -> Option<String> {
+    if node.kind() == "template_string" && node.named_child_count() > 0 {
+        return None;
+    }
+    let t = text(node, src).trim();
+    let inner = t
+        .strip_prefix(['"', '\'', '`', '<'])
+        .and_then(|s| s.strip_suffix(['"', '\'', '`', '>']))
+        .unwrap_or(t);
+    (!inner.is_empty()).then(|| inner.to_string())
+}
+
+fn push(
+    out: &mut Vec<Import>,
+    node: Node<'_>,
+    module: String,
+    name: Option<String>,
+    alias: Option<String>,
+    kind: &'static str,
+) {
+    out.push(Import {
+        module,
+        name,
+        alias,
+        line: line(node),
+        kind,
+    });
+}
+
+fn python(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    let mut cur = node.walk();
+    match node.kind() {
+        "import_statement" => {
+            for n in node.children_by_field_name("name", &mut cur) {
+                let (module, alias) = python_name(n, src);
+                push(out, node, module, None, alias, "import");
+            }
+            true
+        }
+        "import_from_statement" => {
+            let Some(m) = node.child_by_field_name("module_name") else {
+                return true;
+            };
+            let module = compact(m, src);
+            let mut any = false;
+            for n in node.children_by_field_name("name", &mut cur) {
+                let (name, alias) = python_name(n, src);
+                push(out, node, module.clone(), Some(name), alias, "from");
+                any = true;
+            }
+            if !any {
+                // `from x import *`
+                push(out, node, module, Some("*".into()), None, "from");
+            }
+            true
+        }
+        "future_import_statement" => true,
+        _ => false,
+    }
+}
+
+/// `a.b` or `a.b as c`.
+fn python_name(n: Node<'_>, src: &str) -> (String, Option<String>) {
+    if n.kind() == "aliased_import" {
+        let name = n
+            .child_by_field_name("name")
+            .map(|x| compact(x, src))
+            .unwrap_or_default();
+        let alias = n.child_by_field_name("alias").map(|x| compact(x, src));
+        (name, alias)
+    } else {
+        (compact(n, src), None)
+    }
+}
+
+fn js(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    match node.kind() {
+        "import_statement" => {
+            let source = node.child_by_field_name("source").or_else(|| {
+                // TS `import x = require("y")`
+                let mut cur = node.walk();
+                node.named_children(&mut cur)
+                    .find(|c| c.kind() == "import_require_clause")
+                    .and_then(|c| c.child_by_field_name("source"))
+            });
+            let Some(module) = source.and_then(|s| literal(s, src)) else {
+                return true;
+            };
+            let before = out.len();
+            let mut cur = node.walk();
+            for child in node.named_children(&mut cur) {
+                match child.kind() {
+                    "import_clause" => js_clause(child, node, src, &module, out),
+                    "import_require_clause" => {
+                        let alias = child.named_child(0).map(|n| compact(n, src));
+                        push(out, node, module.clone(), None, alias, "require");
+                    }
+                    _ => {}
+                }
+            }
+            if out.len() == before {
+                push(out, node, module, None, None, "import");
+            }
+            true
+        }
+        "export_statement" => {
+            let Some(module) = node
+                .child_by_field_name("source")
+                .and_then(|s| literal(s, src))
+            else {
+                return false;
+            };
+            let before = out.len();
+            let mut cur = node.walk();
+            for child in node.children(&mut cur) {
+                match child.kind() {
+                    "export_clause" => js_specifiers(child, node, src, &module, "export", out),
+                    "namespace_export" => {
+                        let alias = child.named_child(0).map(|n| compact(n, src));
+                        push(out, node, module.clone(), Some("*".into()), alias, "export");
+                    }
+                    _ => {}
+                }
+            }
+            if out.len() == before {
+                push(out, node, module, Some("*".into()), None, "export");
+            }
+            true
+        }
+        "call_expression" => {
+            let Some(f) = node.child_by_field_name("function") else {
+                return false;
+            };
+            let kind = match (f.kind(), text(f, src)) {
+                ("import", _) => "dynamic",
+                ("identifier", "require") => "require",
+                _ => return false,
+            };
+            let Some(args) = node.child_by_field_name("arguments") else {
+                return false;
+            };
+            if args.named_child_count() != 1 {
+                return false;
+            }
+            match args
+                .named_child(0)
+                .filter(|a| matches!(a.kind(), "string" | "template_string"))
+                .and_then(|a| literal(a, src))
+            {
+                Some(module) => {
+                    push(out, node, module, None, None, kind);
+                    true
+                }
+                None => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+fn js_clause(clause: Node<'_>, stmt: Node<'_>, src: &str, module: &str, out: &mut Vec<Import>) {
+    let mut cur = clause.walk();
+    for c in clause.named_children(&mut cur) {
+        match c.kind() {
+            "identifier" => push(
+                out,
+                stmt,
+                module.to_string(),
+                Some("default".into()),
+                Some(compact(c, src)),
+                "import",
+            ),
+            "namespace_import" => {
+                let alias = c.named_child(0).map(|n| compact(n, src));
+                push(
+                    out,
+                    stmt,
+                    module.to_string(),
+                    Some("*".into()),
+                    alias,
+                    "import",
+                );
+            }
+            "named_imports" => js_specifiers(c, stmt, src, module, "import", out),
+            _ => {}
+        }
+    }
+}
+
+/// `{a, b as c}` of an import or an export … from.
+fn js_specifiers(
+    list: Node<'_>,
+    stmt: Node<'_>,
+    src: &str,
+    module: &str,
+    kind: &'static str,
+    out: &mut Vec<Import>,
+) {
+    let mut cur = list.walk();
+    for spec in list.named_children(&mut cur) {
+        if !matches!(spec.kind(), "import_specifier" | "export_specifier") {
+            continue;
+        }
+        let name = spec.child_by_field_name("name").map(|n| literal_or(n, src));
+        let alias = spec
+            .child_by_field_name("alias")
+            .map(|n| literal_or(n, src));
+        push(out, stmt, module.to_string(), name, alias, kind);
+    }
+}
+
+/// A name, or a string used as one (`import {"a-b" as c}`).
+fn literal_or(n: Node<'_>, src: &str) -> String {
+    if n.kind() == "string" {
+        literal(n, src).unwrap_or_default()
+    } else {
+        compact(n, src)
+    }
+}
+
+fn rust(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    match node.kind() {
+        "mod_item" => {
+            if node.child_by_field_name("body").is_some() {
+                return false;
+            }
+            if let Some(n) = node.child_by_field_name("name") {
+                push(out, node, compact(n, src), None, None, "mod");
+            }
+            true
+        }
+        "use_declaration" => {
+            if let Some(arg) = node.child_by_field_name("argument") {
+                let before = out.len();
+                rust_use(arg, node, src, &[], out);
+                let depth = inline_mods(node);
+                if depth > 0 {
+                    for i in &mut out[before..] {
+                        i.module = out_of_inline(&i.module, depth);
+                    }
+                }
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// How many inline `mod x { … }` blocks enclose `node`.
+fn inline_mods(node: Node<'_>) -> usize {
+    let mut n = 0;
+    let mut cur = node.parent();
+    while let Some(p) = cur {
+        if p.kind() == "mod_item" {
+            n += 1;
+        }
+        cur = p.parent();
+    }
+    n
+}
+
+/// A `use` path written inside `depth` inline modules, as seen from the
+/// file's own module: each leading `super` that only climbs out of an
+/// inline block is dropped, and a path that stays inside the file (`use
+/// super::*` in `mod tests`) starts with `self`.
+fn out_of_inline(module: &str, depth: usize) -> String {
+    let segs: Vec<&str> = module.split("::").collect();
+    let supers = segs.iter().take_while(|s| **s == "super").count();
+    if supers == 0 {
+        return module.to_string();
+    }
+    if supers <= depth {
+        let mut v = vec!["self"];
+        v.extend(&segs[supers..]);
+        return v.join("::");
+    }
+    segs[depth..].join("::")
+}
+
+/// Expands a use tree (`a::{b, c::{d as e}, f::*}`) into one import per leaf.
+fn rust_use(n: Node<'_>, stmt: Node<'_>, src: &str, prefix: &[String], out: &mut Vec<Import>) {
+    let with = |path: Option<Node<'_>>| -> Vec<String> {
+        let mut segs = prefix.to_vec();
+        if let Some(p) = path {
+            segs.extend(
+                compact(p, src)
+                    .split("::")
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string),
+            );
+        }
+        segs
+    };
+    match n.kind() {
+        "use_as_clause" => {
+            let segs = with(n.child_by_field_name("path"));
+            let alias = n.child_by_field_name("alias").map(|a| compact(a, src));
+            rust_emit(segs, alias, stmt, out);
+        }
+        "scoped_use_list" => {
+            let segs = with(n.child_by_field_name("path"));
+            if let Some(list) = n.child_by_field_name("list") {
+                rust_use(list, stmt, src, &segs, out);
+            }
+        }
+        "use_list" => {
+            let mut cur = n.walk();
+            for c in n.named_children(&mut cur) {
+                rust_use(c, stmt, src, prefix, out);
+            }
+        }
+        "use_wildcard" => {
+            let segs = with(n.named_child(0));
+            if !segs.is_empty() {
+                push(out, stmt, segs.join("::"), Some("*".into()), None, "use");
+            }
+        }
+        "identifier" | "scoped_identifier" | "crate" | "self" | "super" | "metavariable" => {
+            rust_emit(with(Some(n)), None, stmt, out);
+        }
+        _ => {}
+    }
+}
+
+/// `a::b::c` → module `a::b`, name `c`; a trailing `self` names its module.
+fn rust_emit(mut segs: Vec<String>, alias: Option<String>, stmt: Node<'_>, out: &mut Vec<Import>) {
+    if segs.len() > 1 && segs.last().is_some_and(|s| s == "self") {
+        segs.pop();
+    }
+    let Some(last) = segs.pop() else { return };
+    if segs.is_empty() {
+        push(out, stmt, last, None, alias, "use");
+    } else {
+        push(out, stmt, segs.join("::"), Some(last), alias, "use");
+    }
+}
+
+fn go(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    match node.kind() {
+        "import_declaration" => {
+            let mut cur = node.walk();
+            for c in node.named_children(&mut cur) {
+                match c.kind() {
+                    "import_spec" => go_spec(c, src, out),
+                    "import_spec_list" => {
+                        let mut cur2 = c.walk();
+                        for s in c.named_children(&mut cur2) {
+                            if s.kind() == "import_spec" {
+                                go_spec(s, src, out);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+fn go_spec(spec: Node<'_>, src: &str, out: &mut Vec<Import>) {
+    let Some(module) = spec
+        .child_by_field_name("path")
+        .and_then(|p| literal(p, src))
+    else {
+        return;
+    };
+    let alias = spec.child_by_field_name("name").map(|n| compact(n, src));
+    push(out, spec, module, None, alias, "import");
+}
+
+fn java(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    if node.kind() != "import_declaration" {
+        return false;
+    }
+    let mut is_static = false;
+    let mut path = String::new();
+    let mut cur = node.walk();
+    for c in node.children(&mut cur) {
+        match c.kind() {
+            "static" => is_static = true,
+            "identifier" | "scoped_identifier" => path = compact(c, src),
+            "asterisk" => path.push_str(".*"),
+            _ => {}
+        }
+    }
+    if path.is_empty() {
+        return true;
+    }
+    let kind = if is_static { "static" } else { "import" };
+    match path.rsplit_once('.') {
+        Some((module, name)) if is_static || name == "*" => push(
+            out,
+            node,
+            module.to_string(),
+            Some(name.to_string()),
+            None,
+            kind,
+        ),
+        _ => push(out, node, path, None, None, kind),
+    }
+    true
+}
+
+fn c(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    if node.kind() != "preproc_include" {
+        return false;
+    }
+    if let Some(module) = node
+        .child_by_field_name("path")
+        .filter(|p| matches!(p.kind(), "string_literal" | "system_lib_string"))
+        .and_then(|p| literal(p, src))
+    {
+        push(out, node, module, None, None, "include");
+    }
+    true
+}

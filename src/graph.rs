@@ -1,0 +1,775 @@
+//! The import graph's rules, pure: which project file an import names
+//! (resolved at query time against the indexed paths, so a moved or
+//! deleted target never leaves a stale edge), and the lookup keys that
+//! find the candidate importers of a file ([`row_key`] at index time,
+//! [`Project::target_keys`] at query time). Reading rows and go.mod files
+//! is the service's job (`service/graph.rs`).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::model::Lang;
+
+/// Extensions a relative JS/TS specifier may leave out, in the order tried.
+const JS_EXTS: [&str; 8] = [
+    ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".json",
+];
+
+/// What an import resolves to: a file, or a Go package (or Java wildcard):
+/// a directory and its source files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    File(String),
+    Package { dir: String, files: Vec<String> },
+}
+
+impl Target {
+    /// The file or directory path.
+    pub fn path(&self) -> &str {
+        match self {
+            Target::File(p) => p,
+            Target::Package { dir, .. } => dir,
+        }
+    }
+
+    pub fn contains(&self, file: &str) -> bool {
+        match self {
+            Target::File(p) => p == file,
+            Target::Package { files, .. } => files.iter().any(|f| f == file),
+        }
+    }
+}
+
+/// Languages whose imports can name each other's files.
+fn family(lang: Lang) -> u8 {
+    match lang {
+        Lang::Python => 1,
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => 2,
+        Lang::Rust => 3,
+        Lang::Go => 4,
+        Lang::Java => 5,
+        Lang::C | Lang::Cpp => 6,
+        _ => 0,
+    }
+}
+
+/// True when a file of `importer` language may import one of `target`.
+pub fn same_family(importer: Lang, target: Lang) -> bool {
+    let f = family(importer);
+    f != 0 && f == family(target)
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+fn base_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or(path, |(_, b)| b)
+}
+
+/// The file name without its extension (`a.d.ts` → `a`).
+fn stem_of(path: &str) -> &str {
+    let base = base_of(path);
+    let s = base.split_once('.').map_or(base, |(s, _)| s);
+    if s.is_empty() { base } else { s }
+}
+
+fn join(dir: &str, rest: &str) -> String {
+    if dir.is_empty() {
+        rest.to_string()
+    } else if rest.is_empty() {
+        dir.to_string()
+    } else {
+        format!("{dir}/{rest}")
+    }
+}
+
+/// `a/./b/../c` → `a/c`; `None` when `..` climbs above the root.
+fn normalize(path: &str) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            s => out.push(s),
+        }
+    }
+    Some(out.join("/"))
+}
+
+/// The ancestor `n` levels above `dir` (`n = 0` is `dir`).
+fn up(dir: &str, n: usize) -> Option<&str> {
+    let mut d = dir;
+    for _ in 0..n {
+        if d.is_empty() {
+            return None;
+        }
+        d = dir_of(d);
+    }
+    Some(d)
+}
+
+/// The key under which an import row of the file at `path` is found when
+/// asking who imports a file: the last segment of the module as written,
+/// without extension, or for a relative marker (`.`, `..`, `self`,
+/// `super`) the name of the directory it stands for. It is one of
+/// [`Project::target_keys`] of every file the import can resolve to (or
+/// the row's `name` is, for `from pkg import module` and `use a::{module}`).
+pub fn row_key(lang: Lang, path: &str, module: &str) -> String {
+    let dir = dir_of(path);
+    match family(lang) {
+        1 => {
+            let rest = module.trim_start_matches('.');
+            if rest.is_empty() {
+                let n = module.len();
+                return up(dir, n.saturating_sub(1))
+                    .map(base_of)
+                    .unwrap_or_default()
+                    .to_string();
+            }
+            rest.rsplit('.').next().unwrap_or(rest).to_string()
+        }
+        3 => {
+            let segs: Vec<&str> = module.split("::").collect();
+            let last = segs.last().copied().unwrap_or_default();
+            match last {
+                "crate" => "crate".into(),
+                "self" | "super" => {
+                    let supers = segs.iter().filter(|s| **s == "super").count();
+                    // The directory that holds the current module's children.
+                    let own = if matches!(stem_of(path), "mod" | "lib" | "main") {
+                        dir.to_string()
+                    } else {
+                        join(dir, stem_of(path))
+                    };
+                    up(&own, supers)
+                        .map(base_of)
+                        .unwrap_or_default()
+                        .to_string()
+                }
+                s => s.to_string(),
+            }
+        }
+        2 => {
+            let last = module
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or("");
+            if matches!(last, "" | "." | "..") {
+                "index".into()
+            } else {
+                stem_of(last).to_string()
+            }
+        }
+        4 => module.rsplit('/').next().unwrap_or(module).to_string(),
+        5 => module.rsplit('.').next().unwrap_or(module).to_string(),
+        6 => stem_of(module).to_string(),
+        _ => String::new(),
+    }
+}
+
+/// The indexed files of a project, with the lookups resolution needs.
+pub struct Project<'a> {
+    files: HashSet<&'a str>,
+    by_name: HashMap<&'a str, Vec<&'a str>>,
+    by_dir: HashMap<&'a str, Vec<&'a str>>,
+    /// Directory → the module path its `go.mod` declares.
+    go_mods: HashMap<String, String>,
+}
+
+impl<'a> Project<'a> {
+    pub fn new(paths: impl IntoIterator<Item = &'a str>) -> Project<'a> {
+        let mut p = Project {
+            files: HashSet::new(),
+            by_name: HashMap::new(),
+            by_dir: HashMap::new(),
+            go_mods: HashMap::new(),
+        };
+        for path in paths {
+            p.files.insert(path);
+            p.by_name.entry(base_of(path)).or_default().push(path);
+            p.by_dir.entry(dir_of(path)).or_default().push(path);
+        }
+        for v in p.by_dir.values_mut().chain(p.by_name.values_mut()) {
+            v.sort_unstable();
+        }
+        p
+    }
+
+    /// The directories whose `go.mod` (if any) Go resolution reads: those of
+    /// Go files and their ancestors.
+    pub fn go_dirs(&self) -> Vec<String> {
+        let mut dirs: HashSet<&str> = HashSet::new();
+        for f in self.files.iter().filter(|f| f.ends_with(".go")) {
+            let mut d = dir_of(f);
+            while dirs.insert(d) && !d.is_empty() {
+                d = dir_of(d);
+            }
+        }
+        let mut v: Vec<String> = dirs.into_iter().map(str::to_string).collect();
+        v.sort();
+        v
+    }
+
+    /// Records the module path of the `go.mod` in `dir`.
+    pub fn set_go_mod(&mut self, dir: String, module: String) {
+        self.go_mods.insert(dir, module);
+    }
+
+    fn has(&self, path: &str) -> bool {
+        self.files.contains(path)
+    }
+
+    /// The first of `candidates` that is a project file.
+    fn first(&self, candidates: impl IntoIterator<Item = String>) -> Option<Target> {
+        candidates
+            .into_iter()
+            .find(|c| self.has(c))
+            .map(Target::File)
+    }
+
+    /// Files whose path ends with `suffix` at a `/` boundary, nearest to
+    /// `importer` first (longest shared directory prefix, then shortest).
+    fn by_suffix(&self, suffix: &str, importer: &str) -> Vec<&'a str> {
+        let Some(list) = self.by_name.get(base_of(suffix)) else {
+            return Vec::new();
+        };
+        let mut hits: Vec<&'a str> = list
+            .iter()
+            .copied()
+            .filter(|p| {
+                *p == suffix
+                    || (p.len() > suffix.len()
+                        && p.ends_with(suffix)
+                        && p.as_bytes()[p.len() - suffix.len() - 1] == b'/')
+            })
+            .collect();
+        let shared = |p: &str| {
+            p.split('/')
+                .zip(importer.split('/'))
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        hits.sort_by_key(|p| (std::cmp::Reverse(shared(p)), p.len()));
+        hits
+    }
+
+    /// The source files directly in `dir` with extension `ext`, without
+    /// tests (`_test.go`).
+    fn package(&self, dir: &str, ext: &str) -> Option<Target> {
+        let files: Vec<String> = self
+            .by_dir
+            .get(dir)?
+            .iter()
+            .filter(|f| f.ends_with(ext) && !f.ends_with("_test.go"))
+            .map(|f| f.to_string())
+            .collect();
+        (!files.is_empty()).then(|| Target::Package {
+            dir: dir.to_string(),
+            files,
+        })
+    }
+
+    /// The project file (or package) an import of `importer` names, if it
+    /// names one.
+    pub fn resolve(
+        &self,
+        lang: Lang,
+        importer: &str,
+        module: &str,
+        name: Option<&str>,
+        kind: &str,
+    ) -> Option<Target> {
+        let t = match family(lang) {
+            1 => self.python(importer, module, name),
+            2 => self.js(importer, module),
+            3 => self.rust(importer, module, name, kind),
+            4 => self.go(importer, module),
+            5 => self.java(importer, module, name),
+            6 => self.include(importer, module),
+            _ => None,
+        }?;
+        (t.path() != importer).then_some(t)
+    }
+
+    fn python(&self, importer: &str, module: &str, name: Option<&str>) -> Option<Target> {
+        let sub = name.filter(|n| *n != "*");
+        let rest = module.trim_start_matches('.');
+        let dots = module.len() - rest.len();
+        let rel = rest.replace('.', "/");
+        let with_name = |base: &str| sub.map(|n| join(base, n));
+        if dots > 0 {
+            let base = join(up(dir_of(importer), dots - 1)?, &rel);
+            let mut cands = Vec::new();
+            if let Some(b) = with_name(&base) {
+                cands.push(format!("{b}.py"));
+                cands.push(join(&b, "__init__.py"));
+            }
+            if !rel.is_empty() {
+                cands.push(format!("{base}.py"));
+            }
+            cands.push(join(&base, "__init__.py"));
+            return self.first(cands);
+        }
+        let mut mods = Vec::new();
+        if let Some(b) = with_name(&rel) {
+            mods.push(b);
+        }
+        mods.push(rel);
+        for m in mods {
+            for suffix in [format!("{m}.py"), format!("{m}/__init__.py")] {
+                // The directory above the module's top package must be a
+                // source root (not a package itself): `tests/json.py` is
+                // not what `import json` names.
+                let top_depth = m.split('/').count() + usize::from(suffix.ends_with("__init__.py"));
+                if let Some(hit) = self.by_suffix(&suffix, importer).into_iter().find(|p| {
+                    let above = up(dir_of(p), top_depth - 1).unwrap_or_default();
+                    !self.has(&join(above, "__init__.py"))
+                }) {
+                    return Some(Target::File(hit.to_string()));
+                }
+            }
+        }
+        None
+    }
+
+    fn js(&self, importer: &str, module: &str) -> Option<Target> {
+        if !(module.starts_with("./")
+            || module.starts_with("../")
+            || module == "."
+            || module == "..")
+        {
+            return None;
+        }
+        let base = normalize(&join(dir_of(importer), module))?;
+        let mut cands = vec![base.clone()];
+        // `./x.js` written for a TypeScript source `x.ts`.
+        let stripped = [".js", ".jsx", ".mjs", ".cjs"]
+            .iter()
+            .find_map(|e| base.strip_suffix(e))
+            .map(str::to_string);
+        for b in std::iter::once(&base).chain(stripped.as_ref()) {
+            cands.extend(JS_EXTS.iter().map(|e| format!("{b}{e}")));
+        }
+        cands.extend(JS_EXTS.iter().map(|e| join(&base, &format!("index{e}"))));
+        self.first(cands)
+    }
+
+    /// The crate root directory of a Rust file, and whether the file is
+    /// itself a crate root.
+    fn rust_crate(&self, file: &str) -> (String, bool) {
+        let dir = dir_of(file);
+        let parent = base_of(dir);
+        if matches!(stem_of(file), "lib" | "main")
+            || matches!(parent, "bin" | "tests" | "examples" | "benches")
+            || file == "build.rs"
+            || file.ends_with("/build.rs")
+        {
+            return (dir.to_string(), true);
+        }
+        let mut d = dir;
+        loop {
+            if self.has(&join(d, "lib.rs")) || self.has(&join(d, "main.rs")) {
+                return (d.to_string(), false);
+            }
+            if d.is_empty() {
+                return (dir.to_string(), true);
+            }
+            d = dir_of(d);
+        }
+    }
+
+    /// The file of the module at `segs` below the crate root `root`.
+    fn rust_module_file(&self, root: &str, root_file: &str, segs: &[String]) -> Option<String> {
+        if segs.is_empty() {
+            return Some(root_file.to_string());
+        }
+        let p = join(root, &segs.join("/"));
+        [format!("{p}.rs"), join(&p, "mod.rs")]
+            .into_iter()
+            .find(|c| self.has(c))
+    }
+
+    fn rust(&self, importer: &str, module: &str, name: Option<&str>, kind: &str) -> Option<Target> {
+        let (root, is_root) = self.rust_crate(importer);
+        let stem = stem_of(importer);
+        // The directory holding this module's child modules.
+        let own_dir = if is_root || stem == "mod" {
+            dir_of(importer).to_string()
+        } else {
+            join(dir_of(importer), stem)
+        };
+        if kind == "mod" {
+            let p = join(&own_dir, module);
+            return self.first([format!("{p}.rs"), join(&p, "mod.rs")]);
+        }
+        let root_file = if is_root {
+            importer.to_string()
+        } else {
+            ["lib.rs", "main.rs"]
+                .iter()
+                .map(|f| join(&root, f))
+                .find(|c| self.has(c))?
+        };
+        // This module's path below the crate root.
+        let own: Vec<String> = if is_root {
+            Vec::new()
+        } else {
+            let rel = own_dir.strip_prefix(root.as_str())?.trim_start_matches('/');
+            rel.split('/')
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        let mut segs: Vec<&str> = module.split("::").collect();
+        if let Some(n) = name.filter(|n| *n != "*") {
+            segs.push(n);
+        }
+        let (mut path, rest): (Vec<String>, &[&str]) = match segs.first().copied() {
+            Some("crate") => (Vec::new(), &segs[1..]),
+            Some("self") => (own.clone(), &segs[1..]),
+            Some("super") => {
+                let mut p = own.clone();
+                let mut i = 0;
+                while segs.get(i) == Some(&"super") {
+                    p.pop()?;
+                    i += 1;
+                }
+                (p, &segs[i..])
+            }
+            // A child module of this one (2018 paths), else another crate.
+            Some(first) => {
+                let mut p = own.clone();
+                p.push(first.to_string());
+                self.rust_module_file(&root, &root_file, &p)?;
+                (own.clone(), &segs[..])
+            }
+            None => return None,
+        };
+        let anchored = path.len();
+        path.extend(rest.iter().map(|s| s.to_string()));
+        (anchored..=path.len())
+            .rev()
+            .find_map(|k| self.rust_module_file(&root, &root_file, &path[..k]))
+            .map(Target::File)
+    }
+
+    fn go(&self, importer: &str, module: &str) -> Option<Target> {
+        let mut d = dir_of(importer);
+        loop {
+            if let Some(m) = self.go_mods.get(d) {
+                if module == m {
+                    return self.package(d, ".go");
+                }
+                if let Some(rest) = module
+                    .strip_prefix(m.as_str())
+                    .and_then(|r| r.strip_prefix('/'))
+                {
+                    return self.package(&join(d, rest), ".go");
+                }
+                break;
+            }
+            if d.is_empty() {
+                break;
+            }
+            d = dir_of(d);
+        }
+        // Vendored or another module of the tree, by path suffix; standard
+        // library paths (no dot in their first element) never.
+        if !module.split('/').next().is_some_and(|s| s.contains('.')) {
+            return None;
+        }
+        let mut dirs: Vec<&&str> = self
+            .by_dir
+            .keys()
+            .filter(|d| **d == module || d.ends_with(&format!("/{module}")))
+            .collect();
+        dirs.sort();
+        dirs.into_iter().find_map(|d| self.package(d, ".go"))
+    }
+
+    fn java(&self, importer: &str, module: &str, name: Option<&str>) -> Option<Target> {
+        let segs: Vec<&str> = module.split('.').collect();
+        if name == Some("*") {
+            // A package: its directory, by suffix.
+            let rel = segs.join("/");
+            let mut dirs: Vec<&&str> = self
+                .by_dir
+                .keys()
+                .filter(|d| **d == rel || d.ends_with(&format!("/{rel}")))
+                .collect();
+            dirs.sort();
+            if let Some(t) = dirs.into_iter().find_map(|d| self.package(d, ".java")) {
+                return Some(t);
+            }
+        }
+        // A class, or a nested class's outer class.
+        (2..=segs.len()).rev().find_map(|k| {
+            let suffix = format!("{}.java", segs[..k].join("/"));
+            self.by_suffix(&suffix, importer)
+                .first()
+                .map(|p| Target::File(p.to_string()))
+        })
+    }
+
+    fn include(&self, importer: &str, module: &str) -> Option<Target> {
+        if let Some(p) = normalize(&join(dir_of(importer), module))
+            && self.has(&p)
+        {
+            return Some(Target::File(p));
+        }
+        let m = normalize(module)?;
+        self.by_suffix(&m, importer)
+            .first()
+            .map(|p| Target::File(p.to_string()))
+    }
+
+    /// The keys under which other files' import rows may name `path`
+    /// (see [`row_key`]): its stem, its directory's name, `crate` for a
+    /// Rust crate root, the last element of a Go module path.
+    pub fn target_keys(&self, lang: Lang, path: &str) -> Vec<String> {
+        let dir = dir_of(path);
+        let mut keys = vec![stem_of(path).to_string()];
+        if !dir.is_empty() {
+            keys.push(base_of(dir).to_string());
+        }
+        if lang == Lang::Rust && matches!(stem_of(path), "lib" | "main") {
+            keys.push("crate".into());
+        }
+        if lang == Lang::Go
+            && let Some(m) = self.go_mods.get(dir)
+        {
+            keys.push(m.rsplit('/').next().unwrap_or(m).to_string());
+        }
+        if family(lang) == 2 {
+            keys.push("index".into());
+        }
+        keys.sort();
+        keys.dedup();
+        keys
+    }
+}
+
+/// The module path a `go.mod` declares.
+pub fn go_mod_module(text: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let l = l.split("//").next().unwrap_or_default().trim();
+        let m = l.strip_prefix("module")?.trim().trim_matches('"');
+        (!m.is_empty()).then(|| m.to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(paths: &[&'static str]) -> Project<'static> {
+        Project::new(paths.iter().copied())
+    }
+
+    fn file(t: Option<Target>) -> Option<String> {
+        t.map(|t| t.path().to_string())
+    }
+
+    #[test]
+    fn python_absolute_relative_and_source_roots() {
+        let p = project(&[
+            "src/pkg/__init__.py",
+            "src/pkg/a.py",
+            "src/pkg/sub/__init__.py",
+            "src/pkg/sub/b.py",
+            "tests/__init__.py",
+            "tests/json.py",
+        ]);
+        let r =
+            |imp: &str, m: &str, n: Option<&str>| file(p.resolve(Lang::Python, imp, m, n, "from"));
+        assert_eq!(r("x.py", "pkg.a", None).as_deref(), Some("src/pkg/a.py"));
+        assert_eq!(
+            r("x.py", "pkg", Some("sub")).as_deref(),
+            Some("src/pkg/sub/__init__.py")
+        );
+        assert_eq!(
+            r("x.py", "pkg.sub", Some("b")).as_deref(),
+            Some("src/pkg/sub/b.py")
+        );
+        assert_eq!(
+            r("x.py", "pkg.sub", Some("Thing")).as_deref(),
+            Some("src/pkg/sub/__init__.py")
+        );
+        assert_eq!(
+            r("src/pkg/sub/b.py", ".", Some("x")).as_deref(),
+            Some("src/pkg/sub/__init__.py")
+        );
+        assert_eq!(
+            r("src/pkg/sub/b.py", "..", Some("a")).as_deref(),
+            Some("src/pkg/a.py")
+        );
+        assert_eq!(
+            r("src/pkg/sub/b.py", "..a", Some("f")).as_deref(),
+            Some("src/pkg/a.py")
+        );
+        assert_eq!(
+            r("x.py", "json", None),
+            None,
+            "tests/ is a package, not a root"
+        );
+        assert_eq!(r("x.py", "os", None), None);
+    }
+
+    #[test]
+    fn keys_of_rows_are_among_keys_of_their_targets() {
+        assert_eq!(row_key(Lang::Python, "a/b/c.py", "."), "b");
+        assert_eq!(row_key(Lang::Python, "a/b/c.py", ".."), "a");
+        assert_eq!(row_key(Lang::Python, "a/b/c.py", "x.y"), "y");
+        assert_eq!(row_key(Lang::Rust, "src/a/b.rs", "super"), "a");
+        assert_eq!(row_key(Lang::Rust, "src/a/mod.rs", "super"), "src");
+        assert_eq!(row_key(Lang::Rust, "src/a/b.rs", "self"), "b");
+        assert_eq!(row_key(Lang::TypeScript, "a.ts", "./x/y.js"), "y");
+        assert_eq!(row_key(Lang::TypeScript, "a.ts", "."), "index");
+        assert_eq!(row_key(Lang::Go, "a.go", "example.com/m/util"), "util");
+        assert_eq!(row_key(Lang::C, "a.c", "x/y.h"), "y");
+        let p = project(&["src/lib.rs", "src/a/mod.rs"]);
+        assert!(
+            p.target_keys(Lang::Rust, "src/a/mod.rs")
+                .contains(&"a".to_string())
+        );
+        assert!(
+            p.target_keys(Lang::Rust, "src/lib.rs")
+                .contains(&"crate".to_string())
+        );
+    }
+
+    #[test]
+    fn rust_mod_and_use() {
+        let p = project(&[
+            "src/lib.rs",
+            "src/store/mod.rs",
+            "src/store/read.rs",
+            "src/service.rs",
+            "src/service/lookup.rs",
+            "tests/it/main.rs",
+            "tests/it/common.rs",
+        ]);
+        let r = |imp: &str, m: &str, n: Option<&str>, k: &str| {
+            file(p.resolve(Lang::Rust, imp, m, n, k))
+        };
+        assert_eq!(
+            r("src/lib.rs", "store", None, "mod").as_deref(),
+            Some("src/store/mod.rs")
+        );
+        assert_eq!(
+            r("src/store/mod.rs", "read", None, "mod").as_deref(),
+            Some("src/store/read.rs")
+        );
+        assert_eq!(
+            r("src/service.rs", "lookup", None, "mod").as_deref(),
+            Some("src/service/lookup.rs")
+        );
+        assert_eq!(
+            r("tests/it/main.rs", "common", None, "mod").as_deref(),
+            Some("tests/it/common.rs")
+        );
+        assert_eq!(
+            r(
+                "src/service/lookup.rs",
+                "crate::store::read",
+                Some("Row"),
+                "use"
+            )
+            .as_deref(),
+            Some("src/store/read.rs")
+        );
+        assert_eq!(
+            r(
+                "src/service/lookup.rs",
+                "crate::store",
+                Some("Store"),
+                "use"
+            )
+            .as_deref(),
+            Some("src/store/mod.rs")
+        );
+        assert_eq!(
+            r("src/service/lookup.rs", "crate", Some("Thing"), "use").as_deref(),
+            Some("src/lib.rs")
+        );
+        assert_eq!(
+            r("src/store/read.rs", "super", Some("Store"), "use").as_deref(),
+            Some("src/store/mod.rs")
+        );
+        assert_eq!(
+            r(
+                "src/service/lookup.rs",
+                "super::super::store",
+                Some("read"),
+                "use"
+            )
+            .as_deref(),
+            Some("src/store/read.rs")
+        );
+        assert_eq!(
+            r("src/lib.rs", "store::read", Some("X"), "use").as_deref(),
+            Some("src/store/read.rs")
+        );
+        assert_eq!(
+            r("src/lib.rs", "std::collections", Some("HashMap"), "use"),
+            None
+        );
+    }
+
+    #[test]
+    fn js_go_java_c() {
+        let mut p = project(&[
+            "web/app.ts",
+            "web/lib/index.ts",
+            "web/util.js",
+            "go/main.go",
+            "go/util/a.go",
+            "go/util/a_test.go",
+            "java/a/b/C.java",
+            "java/a/b/D.java",
+            "c/main.c",
+            "c/include/util/str.h",
+        ]);
+        p.set_go_mod("go".into(), "example.com/m".into());
+        let js = |m: &str| file(p.resolve(Lang::TypeScript, "web/app.ts", m, None, "import"));
+        assert_eq!(js("./lib").as_deref(), Some("web/lib/index.ts"));
+        assert_eq!(js("./util").as_deref(), Some("web/util.js"));
+        assert_eq!(js("./util.js").as_deref(), Some("web/util.js"));
+        assert_eq!(js("react"), None);
+        let go = p.resolve(Lang::Go, "go/main.go", "example.com/m/util", None, "import");
+        assert_eq!(
+            go,
+            Some(Target::Package {
+                dir: "go/util".into(),
+                files: vec!["go/util/a.go".into()]
+            })
+        );
+        assert_eq!(
+            p.resolve(Lang::Go, "go/main.go", "fmt", None, "import"),
+            None
+        );
+        let java =
+            |m: &str, n: Option<&str>| file(p.resolve(Lang::Java, "java/x/Y.java", m, n, "import"));
+        assert_eq!(java("a.b.C", None).as_deref(), Some("java/a/b/C.java"));
+        assert_eq!(
+            java("a.b.C.Inner", None).as_deref(),
+            Some("java/a/b/C.java")
+        );
+        assert_eq!(java("a.b", Some("*")).as_deref(), Some("java/a/b"));
+        assert_eq!(java("java.util.List", None), None);
+        let c = |m: &str| file(p.resolve(Lang::C, "c/main.c", m, None, "include"));
+        assert_eq!(
+            c("include/util/str.h").as_deref(),
+            Some("c/include/util/str.h")
+        );
+        assert_eq!(c("util/str.h").as_deref(), Some("c/include/util/str.h"));
+        assert_eq!(c("stdio.h"), None);
+        assert_eq!(
+            go_mod_module("// x\nmodule example.com/m // c\n\ngo 1.22\n").as_deref(),
+            Some("example.com/m")
+        );
+    }
+}

@@ -1,0 +1,321 @@
+//! Owns the import graph lookup: what a file imports (resolved to project
+//! files where possible) and which files import it. The rules are
+//! `crate::graph` (pure); this reads the rows, the indexed paths and the
+//! `go.mod` files, resolves at query time, pages and redacts.
+
+use std::collections::HashMap;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::lookup::Indexed;
+use super::{Service, lookup};
+use crate::graph::{Project, Target, go_mod_module, same_family};
+use crate::model::Lang;
+use crate::store::ImportRow;
+use crate::store::Store;
+
+/// Which side of the graph to answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    Imports,
+    ImportedBy,
+    Both,
+}
+
+impl Direction {
+    /// `imports`, `imported-by` (or `imported_by`), `both`.
+    pub fn parse(s: &str) -> Option<Direction> {
+        match s {
+            "imports" => Some(Direction::Imports),
+            "imported-by" | "imported_by" => Some(Direction::ImportedBy),
+            "both" => Some(Direction::Both),
+            _ => None,
+        }
+    }
+
+    fn imports(self) -> bool {
+        self != Direction::ImportedBy
+    }
+
+    fn imported_by(self) -> bool {
+        self != Direction::Imports
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ImportsRequest {
+    /// A path as the user gave it (relative to the root, or absolute inside it).
+    pub path: String,
+    pub direction: Direction,
+    /// Page size of each list.
+    pub limit: usize,
+    pub offset: usize,
+}
+
+/// One import statement's module (or one of its targets), as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ImportEdge {
+    pub module: String,
+    /// What is imported from it (`a`, `b as c`, `*`); empty for the module itself.
+    pub names: Vec<String>,
+    pub line: u32,
+    pub kind: String,
+    /// The project file (or Go/Java package directory) it names; `None`
+    /// for the standard library, third-party code, or anything unresolved.
+    pub resolved: Option<String>,
+    /// The files of a resolved package directory.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resolved_files: Vec<String>,
+}
+
+/// A file that imports the asked one, and how.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Importer {
+    pub path: String,
+    pub line: u32,
+    pub module: String,
+    pub names: Vec<String>,
+    pub kind: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportsResult {
+    /// Root-relative path.
+    pub path: String,
+    pub lang: Option<String>,
+    pub direction: Direction,
+    pub offset: usize,
+    /// This page of the file's imports (empty unless asked for).
+    pub imports: Vec<ImportEdge>,
+    pub total_imports: usize,
+    /// This page of the files that import it.
+    pub imported_by: Vec<Importer>,
+    pub total_imported_by: usize,
+    /// More imports or importers exist past this page.
+    pub truncated: bool,
+    /// Why the indexer skipped the file, if it did (then it has no imports).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Secret values shown as `[redacted: …]` in module names.
+    pub redacted: usize,
+}
+
+pub type ImportsAnswer = Indexed<ImportsResult>;
+
+fn shown_name(r: &ImportRow) -> Option<String> {
+    let name = r.name.as_deref()?;
+    Some(match &r.alias {
+        Some(a) => format!("{name} as {a}"),
+        None => name.to_string(),
+    })
+}
+
+/// The indexed paths with the `go.mod` module paths Go resolution needs
+/// (read only when a Go file is involved).
+fn project<'a>(svc: &Service, files: &'a HashMap<i64, (String, String)>, go: bool) -> Project<'a> {
+    let mut p = Project::new(files.values().map(|(path, _)| path.as_str()));
+    if go {
+        for dir in p.go_dirs() {
+            let abs = svc.root().join(&dir).join("go.mod");
+            let small =
+                std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file() && m.len() < 1 << 20);
+            if small
+                && let Ok(text) = crate::fs_safe::read_regular_to_string(&abs)
+                && let Some(module) = go_mod_module(&text)
+            {
+                p.set_go_mod(dir, module);
+            }
+        }
+    }
+    p
+}
+
+/// What the index says about one file's place in the graph.
+struct Found {
+    lang: Option<String>,
+    skipped: Option<String>,
+    imports: Vec<ImportEdge>,
+    importers: Vec<Importer>,
+}
+
+/// Both sides of the graph for one indexed file; `None` when the index
+/// does not hold it.
+fn lookup_imports(
+    svc: &Service,
+    store: &Store,
+    rel: &str,
+    dir: Direction,
+) -> Result<Option<Found>> {
+    let Some(record) = store.file_record(rel)? else {
+        return Ok(None);
+    };
+    let files = store.file_paths()?;
+    let lang_name = files
+        .get(&record.id)
+        .map(|(_, l)| l.clone())
+        .filter(|l| !l.is_empty());
+    let lang = lang_name.as_deref().and_then(Lang::from_name);
+    let Some(lang) = lang else {
+        return Ok(Some(Found {
+            lang: lang_name,
+            skipped: record.skip_reason,
+            imports: Vec::new(),
+            importers: Vec::new(),
+        }));
+    };
+    let proj = project(svc, &files, lang == Lang::Go);
+
+    let mut imports: Vec<ImportEdge> = Vec::new();
+    if dir.imports() {
+        for r in store.import_rows(record.id)? {
+            let t = proj.resolve(lang, rel, &r.module, r.name.as_deref(), &r.kind);
+            let (resolved, resolved_files) = match t {
+                Some(Target::File(p)) => (Some(p), Vec::new()),
+                Some(Target::Package { dir, files }) => (Some(dir), files),
+                None => (None, Vec::new()),
+            };
+            let name = shown_name(&r);
+            match imports.last_mut() {
+                Some(e)
+                    if e.line == r.line
+                        && e.module == r.module
+                        && e.kind == r.kind
+                        && e.resolved == resolved =>
+                {
+                    e.names.extend(name);
+                }
+                _ => imports.push(ImportEdge {
+                    module: r.module,
+                    names: name.into_iter().collect(),
+                    line: r.line,
+                    kind: r.kind,
+                    resolved,
+                    resolved_files,
+                }),
+            }
+        }
+    }
+
+    let mut importers: Vec<Importer> = Vec::new();
+    if dir.imported_by() {
+        let keys = proj.target_keys(lang, rel);
+        for r in store.import_rows_by_key(&keys)? {
+            let Some(from) = Lang::from_name(&r.lang) else {
+                continue;
+            };
+            if r.path == rel || !same_family(from, lang) {
+                continue;
+            }
+            let hit = proj
+                .resolve(from, &r.path, &r.module, r.name.as_deref(), &r.kind)
+                .is_some_and(|t| t.contains(rel));
+            if !hit {
+                continue;
+            }
+            let name = shown_name(&r);
+            match importers.last_mut() {
+                Some(i)
+                    if i.path == r.path
+                        && i.line == r.line
+                        && i.module == r.module
+                        && i.kind == r.kind =>
+                {
+                    i.names.extend(name);
+                }
+                _ => importers.push(Importer {
+                    path: r.path,
+                    line: r.line,
+                    module: r.module,
+                    names: name.into_iter().collect(),
+                    kind: r.kind,
+                }),
+            }
+        }
+    }
+    Ok(Some(Found {
+        lang: lang_name,
+        skipped: record.skip_reason,
+        imports,
+        importers,
+    }))
+}
+
+impl Service {
+    /// What a file imports (resolved to project files where possible) and
+    /// which indexed files import it, each list paged by `limit`/`offset`.
+    /// A file the index does not hold is `NOT_FOUND`, except while an index
+    /// run may be adding it.
+    pub fn imports(&self, req: &ImportsRequest) -> Result<ImportsAnswer> {
+        let p = crate::paths::resolve_in_root(self.root(), &req.path)?;
+        if p.abs.is_dir() {
+            return Err(lookup::is_directory(&p.rel));
+        }
+        let found = self.indexed(|store| lookup_imports(self, store, &p.rel, req.direction))?;
+        let value = match found.value {
+            Some(Some(Found {
+                lang,
+                skipped,
+                imports,
+                importers,
+            })) => {
+                let (total_imports, total_imported_by) = (imports.len(), importers.len());
+                let page = |n: usize| n > req.offset + req.limit;
+                let truncated = page(total_imports) || page(total_imported_by);
+                let mut imports: Vec<ImportEdge> = imports
+                    .into_iter()
+                    .skip(req.offset)
+                    .take(req.limit)
+                    .collect();
+                let mut imported_by: Vec<Importer> = importers
+                    .into_iter()
+                    .skip(req.offset)
+                    .take(req.limit)
+                    .collect();
+                let mut red = self.redactor();
+                for e in &mut imports {
+                    red.text(&mut e.module);
+                    e.names.iter_mut().for_each(|n| red.text(n));
+                }
+                for i in &mut imported_by {
+                    red.text(&mut i.module);
+                    i.names.iter_mut().for_each(|n| red.text(n));
+                }
+                Some(ImportsResult {
+                    path: p.rel,
+                    lang,
+                    direction: req.direction,
+                    offset: req.offset,
+                    imports,
+                    total_imports,
+                    imported_by,
+                    total_imported_by,
+                    truncated,
+                    skipped,
+                    redacted: red.count(),
+                })
+            }
+            Some(None) if found.freshness.indexing => Some(ImportsResult {
+                path: p.rel,
+                lang: None,
+                direction: req.direction,
+                offset: req.offset,
+                imports: Vec::new(),
+                total_imports: 0,
+                imported_by: Vec::new(),
+                total_imported_by: 0,
+                truncated: false,
+                skipped: None,
+                redacted: 0,
+            }),
+            Some(None) => return Err(lookup::not_indexed(&p.rel)),
+            None => None,
+        };
+        Ok(Indexed {
+            value,
+            generation: found.generation,
+            freshness: found.freshness,
+        })
+    }
+}
