@@ -139,6 +139,8 @@ fn rust_fixture() {
             s("COUNTER", "variable", "", 5, 5),
             s("Config", "struct", "", 8, 12),
             s("Mode", "enum", "", 14, 17),
+            s("Fast", "constant", "Mode", 15, 15),
+            s("Slow", "constant", "Mode", 16, 16),
             s("Result", "type", "", 19, 19),
             s("Validate", "trait", "", 21, 26),
             s("validate", "method", "Validate", 22, 22),
@@ -323,6 +325,8 @@ fn typescript_fixture() {
             s("greet", "method", "User", 6, 6),
             s("UserId", "type", "", 9, 9),
             s("Role", "enum", "", 11, 14),
+            s("Admin", "constant", "Role", 12, 12),
+            s("Guest", "constant", "Role", 13, 13),
             s("Util", "namespace", "", 16, 20),
             s("clamp", "function", "Util", 17, 19),
             s("Repo", "class", "", 22, 30),
@@ -424,6 +428,8 @@ fn java_fixture() {
             s("Listener", "interface", "Main", 23, 25),
             s("onEvent", "method", "Listener", 24, 24),
             s("Color", "enum", "Main", 27, 27),
+            s("RED", "constant", "Color", 27, 27),
+            s("GREEN", "constant", "Color", 27, 27),
         ]
     );
     let run = symbol(&x, "run", "method");

@@ -363,7 +363,7 @@ impl<'a> Graph<'a> {
         }
         let by_module: Vec<GraphDef> = all
             .iter()
-            .filter(|d| d.kind != "impl" && module_keys(&d.path).iter().any(|k| *k == container))
+            .filter(|d| d.kind != "impl" && module_keys(&d.path).contains(&container))
             .cloned()
             .collect();
         if !by_module.is_empty() {
@@ -486,12 +486,12 @@ impl<'a> Graph<'a> {
         let defs = self.defs_of_file(file_id)?;
         Ok(defs
             .iter()
-            .filter(|d| {
+            .rev()
+            .find(|d| {
                 d.start_line <= line
                     && line <= d.end_line
                     && matches!(d.kind.as_str(), "function" | "method")
             })
-            .last()
             .cloned())
     }
 
@@ -501,12 +501,12 @@ impl<'a> Graph<'a> {
         let defs = self.defs_of_file(file_id)?;
         Ok(defs
             .iter()
-            .filter(|d| {
+            .rev()
+            .find(|d| {
                 d.start_line <= line
                     && line <= d.end_line
                     && (matches!(d.kind.as_str(), "function" | "method") || is_type_kind(&d.kind))
             })
-            .last()
             .cloned())
     }
 
@@ -808,10 +808,10 @@ impl<'a> Graph<'a> {
             if let Some(ty) = binding_in_line(line, q, &r.lang) {
                 return Ok(Some(ty));
             }
-            if let Some(callee) = call_bound_in_line(line, q) {
-                if let Some(ty) = self.return_type(&callee)? {
-                    return Ok(Some(ty));
-                }
+            if let Some(callee) = call_bound_in_line(line, q)
+                && let Some(ty) = self.return_type(&callee)?
+            {
+                return Ok(Some(ty));
             }
         }
         if !attr && from > 0 {
@@ -899,13 +899,13 @@ impl<'a> Graph<'a> {
                 let fdefs = self.defs_of_file(file_id)?;
                 let scope = fdefs
                     .iter()
-                    .filter(|d| {
+                    .rev()
+                    .find(|d| {
                         d.start_line <= line
                             && line <= d.end_line
                             && (matches!(d.kind.as_str(), "function" | "method")
                                 || is_type_kind(&d.kind))
                     })
-                    .last()
                     .map(|d| match &d.container {
                         Some(c) => format!("{c}.{}", d.name),
                         None => d.name.clone(),
@@ -1422,10 +1422,10 @@ fn binding_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
             }
             continue;
         }
-        if let Some(ann) = after.strip_prefix(':').filter(|r| !r.starts_with(':')) {
-            if let Some(t) = leading_type(ann) {
-                return Some(t);
-            }
+        if let Some(ann) = after.strip_prefix(':').filter(|r| !r.starts_with(':'))
+            && let Some(t) = leading_type(ann)
+        {
+            return Some(t);
         }
         if lang == "go"
             && let Some(t) = leading_type(after)
