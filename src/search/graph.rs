@@ -241,6 +241,9 @@ fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
 /// A file's text split in lines, read once per query.
 struct FileText {
     lines: Vec<String>,
+    /// Lines inside a Python triple-quoted string or a `/* … */` comment
+    /// (docstrings and doctests are not uses).
+    quoted: Vec<bool>,
     /// The indexes of the lines that look like imports ([`is_import_line`]).
     imports: Vec<usize>,
 }
@@ -435,7 +438,8 @@ impl<'a> Graph<'a> {
         if self.subclasses.is_none() {
             // One pass over every type's first line: base → subclasses.
             let mut map: HashMap<String, Vec<String>> = HashMap::new();
-            for d in self.store.graph_types()? {
+            for mut d in self.store.graph_types()? {
+                d.signature = self.header(&d);
                 for b in bases_of(&d) {
                     if b != d.name {
                         map.entry(b.to_string()).or_default().push(d.name.clone());
@@ -518,6 +522,42 @@ impl<'a> Graph<'a> {
             .any(|d| d.container.as_deref() == Some(class)))
     }
 
+    /// A definition's whole header when its first line does not end it
+    /// (`class ZodTuple<\n T …\n> extends ZodType<…> {`, a Python `def`
+    /// whose parameters span lines before `-> T:`): its lines from the
+    /// name's up to the one that opens the body, joined, at most 24.
+    fn header(&mut self, d: &GraphDef) -> String {
+        let sig = d.signature.trim_end();
+        let complete = sig.ends_with('{')
+            || sig.ends_with(':') && d.lang == "python"
+            || sig.ends_with(';')
+            || sig.ends_with("=>");
+        if complete {
+            return d.signature.clone();
+        }
+        let Some(text) = self.text(d.file_id, &d.path) else {
+            return d.signature.clone();
+        };
+        let from = d.name_line.max(1) as usize - 1;
+        let mut out = String::new();
+        for line in text.lines.iter().skip(from).take(24) {
+            let t = line.trim();
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(t);
+            let ends = if d.lang == "python" {
+                t.ends_with(':') && !t.ends_with("::")
+            } else {
+                t.ends_with('{') || t.ends_with(';') || t.ends_with("=>")
+            };
+            if ends {
+                break;
+            }
+        }
+        out
+    }
+
     /// The type the callables named `name` return, when their signatures
     /// say and agree (`-> T`, `): T`, Go's result, Java's return type).
     fn return_type(&mut self, name: &str) -> Result<Option<String>> {
@@ -529,9 +569,13 @@ impl<'a> Graph<'a> {
         let mut agree = true;
         for d in defs
             .iter()
+            .filter(|d| {
+                !d.signature.starts_with("@overload") && !d.signature.starts_with("@t.overload")
+            })
             .filter(|d| matches!(d.kind.as_str(), "function" | "method"))
         {
-            if let Some(t) = return_type_of(&d.signature, &d.name, &d.lang) {
+            let header = self.header(d);
+            if let Some(t) = return_type_of(&header, &d.name, &d.lang) {
                 match &found {
                     Some(f) if *f != t => agree = false,
                     _ => found = Some(t),
@@ -808,7 +852,7 @@ impl<'a> Graph<'a> {
             if let Some(ty) = binding_in_line(line, q, &r.lang) {
                 return Ok(Some(ty));
             }
-            if let Some(callee) = call_bound_in_line(line, q)
+            if let Some(callee) = call_bound_in_line(line, q).or_else(|| with_call_as(line, q))
                 && let Some(ty) = self.return_type(&callee)?
             {
                 return Ok(Some(ty));
@@ -887,6 +931,17 @@ impl<'a> Graph<'a> {
                 continue;
             };
             let line = u32::try_from(m.line).unwrap_or(u32::MAX);
+            if m.text.trim_start().starts_with(">>>") {
+                continue;
+            }
+            if let Some(t) = self.text(file_id, &m.path)
+                && t.quoted
+                    .get(m.line.saturating_sub(1) as usize)
+                    .copied()
+                    .unwrap_or(false)
+            {
+                continue;
+            }
             for &(start, _) in &m.submatches {
                 let Some(prefix) = m.text.get(..start) else {
                     continue;
@@ -1478,6 +1533,14 @@ fn call_bound_in_line(line: &str, q: &str) -> Option<String> {
     dotted_last(rhs[..end].trim_end()).map(str::to_string)
 }
 
+/// `with make_thing(…) as q:` → `make_thing`.
+fn with_call_as(line: &str, q: &str) -> Option<String> {
+    let t = line.trim_start().strip_prefix("with ")?;
+    let at = find_word(t, q, 0)?;
+    let expr = t[..at].trim_end().strip_suffix(" as")?.trim_end();
+    call_name(expr).map(str::to_string)
+}
+
 /// The called name of a receiver expression ending in a call: `z.string()`,
 /// `c.Flags()`, `setUp(&x)` → `string`, `Flags`, `setUp`. `None` when it
 /// does not end in a call of a plain dotted path.
@@ -1639,8 +1702,37 @@ fn leading_type(ann: &str) -> Option<String> {
         .position(|b| !(is_ident_byte(b) || b == b'.' || b == b':'))
         .unwrap_or(e.len());
     let ty = last_part(e[..end].trim_end_matches(':'));
+    // `t.Optional["Context"]`, `Awaitable[Response]`: the type inside.
+    if matches!(
+        ty,
+        "Optional" | "Final" | "ClassVar" | "Annotated" | "Awaitable" | "Promise"
+    ) && let Some(inner) = e[end..].strip_prefix(['[', '<'])
+    {
+        return leading_type(inner);
+    }
     ty.starts_with(|c: char| c.is_ascii_uppercase())
         .then(|| ty.to_string())
+}
+
+/// Which lines lie inside a triple-quoted string (Python) or a block
+/// comment (C-like languages), as far as a line scan can tell.
+fn quoted_lines(lines: &[String], path: &str) -> Vec<bool> {
+    let python = path.ends_with(".py") || path.ends_with(".pyi");
+    let mut out = Vec::with_capacity(lines.len());
+    let mut inside = false;
+    for l in lines {
+        let toggles = if python {
+            l.matches("\"\"\"").count() + l.matches("'''").count()
+        } else {
+            usize::from(l.contains("/*")) + usize::from(l.contains("*/"))
+        };
+        // A line that opens or closes the block counts as inside it.
+        out.push(inside || toggles % 2 == 1);
+        if toggles % 2 == 1 {
+            inside = !inside;
+        }
+    }
+    out
 }
 
 fn read_text(root: &Path, path: &str) -> Option<FileText> {
@@ -1658,7 +1750,12 @@ fn read_text(root: &Path, path: &str) -> Option<FileText> {
         .filter(|(_, l)| is_import_line(l))
         .map(|(i, _)| i)
         .collect();
-    Some(FileText { lines, imports })
+    let quoted = quoted_lines(&lines, path);
+    Some(FileText {
+        lines,
+        quoted,
+        imports,
+    })
 }
 
 #[cfg(test)]
@@ -1766,6 +1863,18 @@ mod tests {
             Some("Session")
         );
         assert_eq!(return_type_of("def f(x):", "f", "python"), None);
+        assert_eq!(
+            leading_type("t.Optional[\"Context\"]:").as_deref(),
+            Some("Context")
+        );
+        assert_eq!(
+            with_call_as(
+                "    with click.progressbar(x, length=3) as progress:",
+                "progress"
+            )
+            .as_deref(),
+            Some("progressbar")
+        );
         assert_eq!(call_name("z.string()"), Some("string"));
         assert_eq!(call_name("c.Flags().Lookup(name)"), Some("Lookup"));
         assert_eq!(call_name("unknown(x)"), Some("unknown"));
