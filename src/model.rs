@@ -192,7 +192,7 @@ pub struct Chunk {
 
 /// One imported name (or a whole module) as the file writes it: `from a.b
 /// import c as d` is `{module: "a.b", name: "c", alias: "d", kind: "from"}`.
-/// Resolution to project files happens at query time (`crate::graph`).
+/// Resolution to project files happens at query time (`crate::imports`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Import {
     /// The module as written: `django.db.models`, `./util`, `crate::store`,

@@ -225,7 +225,7 @@ pub fn outline(items: &[OutlineItem]) -> Result<()> {
 /// `imports`: the file's imports (`line  module [names] -> resolved`),
 /// then the files that import it (`path:line  module [names]`); a cut
 /// list says so on stderr.
-pub fn imports(r: &crate::service::graph::ImportsResult) -> Result<()> {
+pub fn imports(r: &crate::service::imports::ImportsResult) -> Result<()> {
     use crate::service::Direction;
     with_stdout(|out| {
         if r.direction != Direction::ImportedBy {

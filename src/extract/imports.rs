@@ -2,7 +2,7 @@
 //! on: one cursor walk that descends only where a language can put an
 //! import (statement blocks; every node in JS/TS, whose `require(…)` and
 //! `import(…)` are expressions). Modules are kept as written; resolving
-//! them to project files is `crate::graph`'s job, at query time.
+//! them to project files is `crate::imports`'s job, at query time.
 
 use std::sync::OnceLock;
 

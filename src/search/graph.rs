@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use crate::error::{ErrorCode, UserError};
 use crate::search::keyword::{CaseMode, KeywordRequest, search_keyword};
-use crate::search::symbol::split_qualified;
+use crate::search::split_qualified;
 use crate::store::{GraphDef, GraphRef, Store};
 use crate::walk::WalkOptions;
 

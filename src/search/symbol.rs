@@ -11,6 +11,8 @@ use serde::Serialize;
 
 use crate::error::{ErrorCode, UserError};
 use crate::search::graph::{Graph, Resolution};
+use crate::search::last_segment;
+pub use crate::search::split_qualified;
 use crate::search::{is_named_after, is_secondary_path, is_test_path};
 use crate::store::{NameMatch, Store, SymbolRow};
 
@@ -128,36 +130,6 @@ fn kind_rank(kind: &str) -> u8 {
         "field" | "variable" => 2,
         "impl" => 3,
         _ => 2,
-    }
-}
-
-const SEPARATORS: [&str; 4] = ["::", "->", "#", "."];
-
-/// The byte position and length of the rightmost qualifier separator.
-fn last_separator(s: &str) -> Option<(usize, usize)> {
-    SEPARATORS
-        .iter()
-        .filter_map(|sep| s.rfind(sep).map(|i| (i, sep.len())))
-        .max_by_key(|(i, _)| *i)
-}
-
-/// Splits `Config::parse` / `views.LoginView.post` / `Foo#bar` into
-/// (innermost container, name).
-pub fn split_qualified(q: &str) -> (Option<String>, String) {
-    let q = q.trim();
-    if let Some((i, len)) = last_separator(q) {
-        let (head, tail) = (&q[..i], &q[i + len..]);
-        if !head.is_empty() && !tail.is_empty() {
-            return (Some(last_segment(head).to_string()), tail.to_string());
-        }
-    }
-    (None, q.to_string())
-}
-
-fn last_segment(s: &str) -> &str {
-    match last_separator(s) {
-        Some((i, len)) if i + len < s.len() => &s[i + len..],
-        _ => s,
     }
 }
 

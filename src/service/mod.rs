@@ -17,12 +17,12 @@
 //! - [`lookup`] — symbols, references, outline, read, keyword, status.
 //! - [`context`] — the lines, enclosing definition, file digest and
 //!   callers/callees around one line.
-//! - [`graph`] — a file's imports and importers (the import graph).
+//! - [`imports`] — a file's imports and importers (the import graph).
 //! - [`trust`] — trusting a project's own config (the command line only).
 
 pub mod context;
 pub mod fresh;
-pub mod graph;
+pub mod imports;
 pub mod lookup;
 pub mod search;
 pub mod trust;
@@ -44,7 +44,7 @@ pub use fresh::{
     Freshness, IndexEvent, IndexJob, IndexRun, IndexedBy, REFRESH_INTERVAL, REFRESH_WAIT, RunState,
     Vectors, phase_name,
 };
-pub use graph::{Direction, ImportsAnswer, ImportsRequest};
+pub use imports::{Direction, ImportsAnswer, ImportsRequest};
 pub use lookup::{
     DefinitionsAnswer, GraphAnswer, GraphRequest, OutlineAnswer, OutlineRequest, ReferencesAnswer,
     ReferencesRequest, StatusAnswer, SymbolsRequest,

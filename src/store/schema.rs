@@ -21,7 +21,7 @@
 //!   the call graph resolve with.
 //!   Also the imports table (`file_id`, `module` as written, `name`, `alias`,
 //!   `line`, `kind`, and `key`: the name under which the imported file is
-//!   looked up for "which files import this one", see `graph::row_key`).
+//!   looked up for "which files import this one", see `imports::row_key`).
 
 use super::Store;
 

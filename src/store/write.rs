@@ -198,7 +198,7 @@ impl Writer<'_> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?;
             for i in &u.extracted.imports {
-                let key = crate::graph::row_key(lang, u.path, &i.module);
+                let key = crate::imports::row_key(lang, u.path, &i.module);
                 im.execute(params![
                     file_id, i.module, i.name, i.alias, i.line, i.kind, key
                 ])?;

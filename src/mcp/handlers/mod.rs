@@ -6,8 +6,8 @@
 mod calls;
 mod context;
 mod files;
-mod graph;
 mod history;
+mod imports;
 mod search;
 mod semantic;
 mod status;
@@ -32,7 +32,7 @@ pub fn call(svc: &Service, tool: ToolName, raw: Option<&JsonObject>) -> Result<A
         ToolName::FindSymbol => symbols::find_symbol(svc, args.into_typed()?),
         ToolName::FindReferences => symbols::find_references(svc, args.into_typed()?),
         ToolName::ListDefsInFile => symbols::list_defs(svc, args.into_typed()?),
-        ToolName::Imports => graph::imports(svc, args.into_typed()?),
+        ToolName::Imports => imports::imports(svc, args.into_typed()?),
         ToolName::Search => search::search(svc, args.into_typed()?),
         ToolName::SearchSemantic => semantic::search_semantic(svc, args.into_typed()?),
         ToolName::SimilarCode => semantic::similar_code(svc, args.into_typed()?),

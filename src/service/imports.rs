@@ -1,6 +1,6 @@
 //! Owns the import graph lookup: what a file imports (resolved to project
 //! files where possible) and which files import it. The rules are
-//! `crate::graph` (pure); this reads the rows, the indexed paths and the
+//! `crate::imports` (pure); this reads the rows, the indexed paths and the
 //! `go.mod` files, resolves at query time, pages and redacts.
 
 use std::collections::HashMap;
@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::lookup::Indexed;
 use super::{Service, lookup};
-use crate::graph::{Project, Target, go_mod_module, same_family};
+use crate::imports::{Project, Target, go_mod_module, same_family};
 use crate::model::Lang;
 use crate::store::ImportRow;
 use crate::store::Store;

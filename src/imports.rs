@@ -3,7 +3,7 @@
 //! deleted target never leaves a stale edge), and the lookup keys that
 //! find the candidate importers of a file ([`row_key`] at index time,
 //! [`Project::target_keys`] at query time). Reading rows and go.mod files
-//! is the service's job (`service/graph.rs`).
+//! is the service's job (`service/imports.rs`).
 
 use std::collections::{HashMap, HashSet};
 
