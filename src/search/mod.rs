@@ -404,6 +404,36 @@ pub fn arm_short_name(arm: hybrid::Arm) -> &'static str {
     }
 }
 
+const SEPARATORS: [&str; 4] = ["::", "->", "#", "."];
+
+/// The byte position and length of the rightmost qualifier separator.
+fn last_separator(s: &str) -> Option<(usize, usize)> {
+    SEPARATORS
+        .iter()
+        .filter_map(|sep| s.rfind(sep).map(|i| (i, sep.len())))
+        .max_by_key(|(i, _)| *i)
+}
+
+/// Splits `Config::parse` / `views.LoginView.post` / `Foo#bar` into
+/// (innermost container, name).
+pub fn split_qualified(q: &str) -> (Option<String>, String) {
+    let q = q.trim();
+    if let Some((i, len)) = last_separator(q) {
+        let (head, tail) = (&q[..i], &q[i + len..]);
+        if !head.is_empty() && !tail.is_empty() {
+            return (Some(last_segment(head).to_string()), tail.to_string());
+        }
+    }
+    (None, q.to_string())
+}
+
+pub(crate) fn last_segment(s: &str) -> &str {
+    match last_separator(s) {
+        Some((i, len)) if i + len < s.len() => &s[i + len..],
+        _ => s,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -507,35 +537,5 @@ mod tests {
             1.0
         );
         assert_eq!(chunk_prior("lib/tests.py", "python", Some("tests")), 1.0);
-    }
-}
-
-const SEPARATORS: [&str; 4] = ["::", "->", "#", "."];
-
-/// The byte position and length of the rightmost qualifier separator.
-fn last_separator(s: &str) -> Option<(usize, usize)> {
-    SEPARATORS
-        .iter()
-        .filter_map(|sep| s.rfind(sep).map(|i| (i, sep.len())))
-        .max_by_key(|(i, _)| *i)
-}
-
-/// Splits `Config::parse` / `views.LoginView.post` / `Foo#bar` into
-/// (innermost container, name).
-pub fn split_qualified(q: &str) -> (Option<String>, String) {
-    let q = q.trim();
-    if let Some((i, len)) = last_separator(q) {
-        let (head, tail) = (&q[..i], &q[i + len..]);
-        if !head.is_empty() && !tail.is_empty() {
-            return (Some(last_segment(head).to_string()), tail.to_string());
-        }
-    }
-    (None, q.to_string())
-}
-
-pub(crate) fn last_segment(s: &str) -> &str {
-    match last_separator(s) {
-        Some((i, len)) if i + len < s.len() => &s[i + len..],
-        _ => s,
     }
 }
