@@ -561,6 +561,16 @@ impl<'a> Graph<'a> {
     /// The type the callables named `name` return, when their signatures
     /// say and agree (`-> T`, `): T`, Go's result, Java's return type).
     fn return_type(&mut self, name: &str) -> Result<Option<String>> {
+        Ok(self.return_annotation(name)?.and_then(|a| leading_type(&a)))
+    }
+
+    /// What iterating over a call of `name` yields: `T` of `List[T]`,
+    /// `Iterator[T]`, `T[]`, `Array<T>`.
+    fn element_type(&mut self, name: &str) -> Result<Option<String>> {
+        Ok(self.return_annotation(name)?.and_then(|a| element_of(&a)))
+    }
+
+    fn return_annotation(&mut self, name: &str) -> Result<Option<String>> {
         if let Some(t) = self.returns.get(name) {
             return Ok(t.clone());
         }
@@ -848,7 +858,15 @@ impl<'a> Graph<'a> {
         };
         let from = from.max(1) as usize - 1;
         let to = (to as usize).min(text.lines.len());
-        for line in text.lines.get(from..to).unwrap_or(&[]).iter().rev() {
+        let lines: Vec<(usize, String)> = text
+            .lines
+            .get(from..to)
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (from + i, l.clone()))
+            .collect();
+        for (i, line) in lines.iter().rev() {
             if let Some(ty) = binding_in_line(line, q, &r.lang) {
                 return Ok(Some(ty));
             }
@@ -856,6 +874,22 @@ impl<'a> Graph<'a> {
                 && let Some(ty) = self.return_type(&callee)?
             {
                 return Ok(Some(ty));
+            }
+            if let Some(callee) = for_call_in(line, q)
+                && let Some(ty) = self.element_type(&callee)?
+            {
+                return Ok(Some(ty));
+            }
+            // `self.ctx = ctx`: the type of `ctx` where that line is.
+            if attr && let Some(name) = name_bound_in_line(line, q) {
+                let at = GraphRef {
+                    line: u32::try_from(i + 1).unwrap_or(u32::MAX),
+                    qualifier: None,
+                    ..r.clone()
+                };
+                if let Some(ty) = self.bound_type(&at, &name)? {
+                    return Ok(Some(ty));
+                }
             }
         }
         if !attr && from > 0 {
@@ -1533,6 +1567,74 @@ fn call_bound_in_line(line: &str, q: &str) -> Option<String> {
     dotted_last(rhs[..end].trim_end()).map(str::to_string)
 }
 
+/// `for q in self.get_params(ctx):` / `for (const q of items())` → the
+/// called name.
+fn for_call_in(line: &str, q: &str) -> Option<String> {
+    let t = line.trim_start();
+    let t = t.strip_prefix("for ")?.trim_start();
+    let t = t.strip_prefix('(').unwrap_or(t).trim_start();
+    let t = ["const ", "let ", "var "]
+        .iter()
+        .find_map(|k| t.strip_prefix(k))
+        .unwrap_or(t);
+    let rest = t.strip_prefix(q)?;
+    let rest = rest.trim_start();
+    let expr = rest
+        .strip_prefix("in ")
+        .or_else(|| rest.strip_prefix("of "))?
+        .trim();
+    let expr = expr.trim_end_matches(':').trim_end_matches('{').trim_end();
+    // `for (const f of items())`: the loop's own closing parenthesis.
+    let expr = if expr.matches(')').count() > expr.matches('(').count() {
+        expr.strip_suffix(')').unwrap_or(expr).trim_end()
+    } else {
+        expr
+    };
+    call_name(expr).map(str::to_string)
+}
+
+/// `self.ctx = ctx` → `ctx`: an attribute bound to a plain name.
+fn name_bound_in_line(line: &str, q: &str) -> Option<String> {
+    let t = line.trim_start();
+    let rest = t.strip_prefix(q)?.trim_start();
+    let rest = rest
+        .strip_prefix('=')
+        .filter(|r| !r.starts_with('='))?
+        .trim();
+    (!rest.is_empty() && rest.bytes().all(is_ident_byte) && rest != "None" && rest != "null")
+        .then(|| rest.to_string())
+}
+
+/// The element type of an iterable annotation: `t.List["Parameter"]`,
+/// `Iterator[Command]`, `Foo[]`, `Array<Foo>` → the element's type.
+fn element_of(ann: &str) -> Option<String> {
+    let a = ann.trim();
+    let a = a
+        .strip_prefix("t.")
+        .or_else(|| a.strip_prefix("typing."))
+        .unwrap_or(a);
+    for open in [
+        "List[",
+        "list[",
+        "Sequence[",
+        "Iterable[",
+        "Iterator[",
+        "Set[",
+        "set[",
+        "Generator[",
+        "Array<",
+        "ReadonlyArray<",
+        "Collection[",
+    ] {
+        if let Some(inner) = a.strip_prefix(open) {
+            return leading_type(inner);
+        }
+    }
+    let end = a.find(['{', ':', ';', '=']).unwrap_or(a.len());
+    let head = a[..end].trim();
+    head.strip_suffix("[]").and_then(leading_type)
+}
+
 /// `with make_thing(…) as q:` → `make_thing`.
 fn with_call_as(line: &str, q: &str) -> Option<String> {
     let t = line.trim_start().strip_prefix("with ")?;
@@ -1571,7 +1673,8 @@ fn dotted_last(head: &str) -> Option<&str> {
     (!name.is_empty() && name.bytes().all(is_ident_byte)).then_some(name)
 }
 
-/// The return type a callable's first line declares.
+/// The return annotation a callable's header declares, as written from
+/// its start (`t.List["Parameter"]:`, `*FlagSet {`), when it names a type.
 fn return_type_of(sig: &str, name: &str, lang: &str) -> Option<String> {
     let at = find_word(sig, name, 0)?;
     let rest = &sig[at + name.len()..];
@@ -1601,7 +1704,7 @@ fn return_type_of(sig: &str, name: &str, lang: &str) -> Option<String> {
                 .or_else(|| rest.strip_prefix(':'))
                 .unwrap_or(if lang == "go" { rest } else { "" });
             let rest = rest.trim_start().trim_start_matches('(');
-            leading_type(rest)
+            leading_type(rest).map(|_| rest.trim().to_string())
         }
     }
 }
@@ -1762,6 +1865,10 @@ fn read_text(root: &Path, path: &str) -> Option<FileText> {
 mod tests {
     use super::*;
 
+    fn rt(sig: &str, name: &str, lang: &str) -> Option<String> {
+        return_type_of(sig, name, lang).and_then(|a| leading_type(&a))
+    }
+
     #[test]
     fn bindings() {
         assert_eq!(
@@ -1819,7 +1926,7 @@ mod tests {
     #[test]
     fn return_types() {
         assert_eq!(
-            return_type_of(
+            rt(
                 "def make_config(self, instance_relative=False) -> Config:",
                 "make_config",
                 "python"
@@ -1828,7 +1935,7 @@ mod tests {
             Some("Config")
         );
         assert_eq!(
-            return_type_of(
+            rt(
                 "string(params?: RawCreateParams): ZodString {",
                 "string",
                 "typescript"
@@ -1837,11 +1944,11 @@ mod tests {
             Some("ZodString")
         );
         assert_eq!(
-            return_type_of("func (c *Command) Flags() *flag.FlagSet {", "Flags", "go").as_deref(),
+            rt("func (c *Command) Flags() *flag.FlagSet {", "Flags", "go").as_deref(),
             Some("FlagSet")
         );
         assert_eq!(
-            return_type_of(
+            rt(
                 "func setUp(sap *[]string) (*FlagSet, error) {",
                 "setUp",
                 "go"
@@ -1850,7 +1957,7 @@ mod tests {
             Some("FlagSet")
         );
         assert_eq!(
-            return_type_of(
+            rt(
                 "pub fn parse<T>(s: &str) -> Result<Config> {",
                 "parse",
                 "rust"
@@ -1859,10 +1966,10 @@ mod tests {
             Some("Result")
         );
         assert_eq!(
-            return_type_of("public static Session open(String x) {", "open", "java").as_deref(),
+            rt("public static Session open(String x) {", "open", "java").as_deref(),
             Some("Session")
         );
-        assert_eq!(return_type_of("def f(x):", "f", "python"), None);
+        assert_eq!(rt("def f(x):", "f", "python"), None);
         assert_eq!(
             leading_type("t.Optional[\"Context\"]:").as_deref(),
             Some("Context")
@@ -1874,6 +1981,23 @@ mod tests {
             )
             .as_deref(),
             Some("progressbar")
+        );
+        assert_eq!(
+            for_call_in("    for param in self.get_params(ctx):", "param").as_deref(),
+            Some("get_params")
+        );
+        assert_eq!(
+            for_call_in("  for (const f of this.flags()) {", "f").as_deref(),
+            Some("flags")
+        );
+        assert_eq!(
+            element_of("t.List[\"Parameter\"]:").as_deref(),
+            Some("Parameter")
+        );
+        assert_eq!(element_of("Command[] {").as_deref(), Some("Command"));
+        assert_eq!(
+            name_bound_in_line("        self.ctx = ctx", "self.ctx").as_deref(),
+            Some("ctx")
         );
         assert_eq!(call_name("z.string()"), Some("string"));
         assert_eq!(call_name("c.Flags().Lookup(name)"), Some("Lookup"));
