@@ -587,7 +587,8 @@ impl<'a> Graph<'a> {
             let header = self.header(d);
             if let Some(t) = return_type_of(&header, &d.name, &d.lang) {
                 match &found {
-                    Some(f) if *f != t => agree = false,
+                    // Overloads agree when they name the same type.
+                    Some(f) if leading_type(f) != leading_type(&t) => agree = false,
                     _ => found = Some(t),
                 }
             }
