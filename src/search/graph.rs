@@ -276,6 +276,8 @@ pub struct Graph<'a> {
     texts: HashMap<i64, Option<Rc<FileText>>>,
     file_defs: HashMap<i64, Rc<Vec<GraphDef>>>,
     defs_by_name: HashMap<String, Rc<Vec<GraphDef>>>,
+    /// Nesting of [`Graph::call_result`] through receivers.
+    call_depth: u32,
     /// Callable name → the type it returns, when its signatures agree.
     returns: HashMap<String, Option<String>>,
     /// Base name → the types that name it as a base, built on first use.
@@ -301,6 +303,7 @@ impl<'a> Graph<'a> {
             defs_by_name: HashMap::new(),
             subclasses: None,
             returns: HashMap::new(),
+            call_depth: 0,
         }
     }
 
@@ -564,6 +567,61 @@ impl<'a> Graph<'a> {
         Ok(self.return_annotation(name)?.and_then(|a| leading_type(&a)))
     }
 
+    /// The type a call evaluates to, from its head as written: a class
+    /// constructed (`FileError`), a method of the receiver's type
+    /// (`runner.invoke` with `runner` a `CliRunner`: `CliRunner.invoke`'s
+    /// return), else what every callable of that name agrees to return.
+    fn call_result(&mut self, r: &GraphRef, head: &str) -> Result<Option<String>> {
+        let Some(name) = dotted_last(head) else {
+            return Ok(None);
+        };
+        if name.starts_with(|c: char| c.is_ascii_uppercase()) && self.is_type_name(name)? {
+            return Ok(Some(name.to_string()));
+        }
+        let receiver = head[..head.len() - name.len()]
+            .trim_end_matches(['.', ':', '>', '-'])
+            .trim_end();
+        if !receiver.is_empty() && self.call_depth < 4 {
+            self.call_depth += 1;
+            let class = if is_self_word(receiver) {
+                self.enclosing_class(r.file_id, r.line)
+            } else {
+                self.bound_type(r, receiver)
+            };
+            self.call_depth -= 1;
+            if let Some(class) = class? {
+                let defs = self.defs_named(name)?;
+                let mut classes = vec![class];
+                // The method where the class or an ancestor defines it.
+                for _ in 0..8 {
+                    let Some(c) = classes.pop() else { break };
+                    if let Some(d) = defs
+                        .iter()
+                        .find(|d| d.container.as_deref() == Some(c.as_str()))
+                    {
+                        let d = d.clone();
+                        let header = self.header(&d);
+                        return Ok(return_type_of(&header, &d.name, &d.lang)
+                            .and_then(|a| leading_type(&a)));
+                    }
+                    let bases: Vec<String> = self
+                        .defs_named(&c)?
+                        .iter()
+                        .filter(|d| is_type_kind(&d.kind))
+                        .flat_map(|d| {
+                            bases_of(d)
+                                .into_iter()
+                                .map(str::to_string)
+                                .collect::<Vec<_>>()
+                        })
+                        .collect();
+                    classes.extend(bases);
+                }
+            }
+        }
+        self.return_type(name)
+    }
+
     /// What iterating over a call of `name` yields: `T` of `List[T]`,
     /// `Iterator[T]`, `T[]`, `Array<T>`.
     fn element_type(&mut self, name: &str) -> Result<Option<String>> {
@@ -773,10 +831,10 @@ impl<'a> Graph<'a> {
                 Verdict::NameOnly
             });
         }
-        let bound = match call_name(q) {
-            // `c.Flags().VisitAll(…)`, `z.string().readonly()`: what the
-            // call returns.
-            Some(callee) => self.return_type(callee)?,
+        let bound = match call_head(q) {
+            // `c.Flags().VisitAll(…)`, `z.string().readonly()`,
+            // `FileError(…).format_message()`: what the call returns.
+            Some(head) => self.call_result(r, head)?,
             None => match self.bound_type(r, q)? {
                 Some(ty) => Some(ty),
                 // `self.destination.error(…)`: a field's declared type.
@@ -871,8 +929,8 @@ impl<'a> Graph<'a> {
             if let Some(ty) = binding_in_line(line, q, &r.lang) {
                 return Ok(Some(ty));
             }
-            if let Some(callee) = call_bound_in_line(line, q).or_else(|| with_call_as(line, q))
-                && let Some(ty) = self.return_type(&callee)?
+            if let Some(head) = call_bound_in_line(line, q).or_else(|| with_call_as(line, q))
+                && let Some(ty) = self.call_result(r, &head)?
             {
                 return Ok(Some(ty));
             }
@@ -1551,8 +1609,9 @@ fn binding_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
     None
 }
 
-/// The function a line assigns a call of to `q`: `q = make(…)`,
-/// `q := setUp(&x)`, `q = self.get_thing(…)` → `make`, `setUp`, `get_thing`.
+/// The call a line assigns to `q`, as written up to its `(`: `q =
+/// make(…)`, `q := setUp(&x)`, `q = runner.invoke(…)` → `make`, `setUp`,
+/// `runner.invoke`.
 fn call_bound_in_line(line: &str, q: &str) -> Option<String> {
     let at = find_word(line, q, 0)?;
     if at > 0 && line.as_bytes()[at - 1] == b'.' {
@@ -1565,7 +1624,8 @@ fn call_bound_in_line(line: &str, q: &str) -> Option<String> {
         .trim_start();
     let rhs = rhs.strip_prefix("await ").unwrap_or(rhs);
     let end = rhs.find('(')?;
-    dotted_last(rhs[..end].trim_end()).map(str::to_string)
+    let head = rhs[..end].trim_end();
+    dotted_last(head).map(|_| head.to_string())
 }
 
 /// `for q in self.get_params(ctx):` / `for (const q of items())` → the
@@ -1636,18 +1696,26 @@ fn element_of(ann: &str) -> Option<String> {
     head.strip_suffix("[]").and_then(leading_type)
 }
 
-/// `with make_thing(…) as q:` → `make_thing`.
+/// `with click.progressbar(…) as q:` → `click.progressbar`.
 fn with_call_as(line: &str, q: &str) -> Option<String> {
     let t = line.trim_start().strip_prefix("with ")?;
     let at = find_word(t, q, 0)?;
     let expr = t[..at].trim_end().strip_suffix(" as")?.trim_end();
-    call_name(expr).map(str::to_string)
+    call_head(expr)
+        .filter(|h| dotted_last(h).is_some())
+        .map(str::to_string)
 }
 
 /// The called name of a receiver expression ending in a call: `z.string()`,
 /// `c.Flags()`, `setUp(&x)` → `string`, `Flags`, `setUp`. `None` when it
 /// does not end in a call of a plain dotted path.
 fn call_name(q: &str) -> Option<&str> {
+    call_head(q).and_then(dotted_last)
+}
+
+/// What a receiver expression ending in a call calls, as written:
+/// `runner.invoke(cli)` → `runner.invoke`, `FileError(x)` → `FileError`.
+fn call_head(q: &str) -> Option<&str> {
     let body = q.strip_suffix(')')?;
     let mut depth = 1i32;
     let mut open = None;
@@ -1664,8 +1732,7 @@ fn call_name(q: &str) -> Option<&str> {
             _ => {}
         }
     }
-    let head = &body[..open?];
-    dotted_last(head)
+    Some(body[..open?].trim_end())
 }
 
 /// The identifier after the last `.`/`::` (`a.b::c` → `c`, `f(x).g` → `g`).
@@ -1981,7 +2048,7 @@ mod tests {
                 "progress"
             )
             .as_deref(),
-            Some("progressbar")
+            Some("click.progressbar")
         );
         assert_eq!(
             for_call_in("    for param in self.get_params(ctx):", "param").as_deref(),
@@ -2010,8 +2077,9 @@ mod tests {
         );
         assert_eq!(
             call_bound_in_line("  r = self.get(url)", "r").as_deref(),
-            Some("get")
+            Some("self.get")
         );
+        assert_eq!(call_head("FileError(filename=x)"), Some("FileError"));
     }
 
     #[test]
