@@ -725,3 +725,59 @@ fn while_the_daemon_watches_an_edit_keeps_semantic_search_on_the_full_model() {
     });
     assert!(found.is_some(), "{last}\n{}", d.log());
 }
+
+/// The call graph is as fresh as the rest: a save that adds a call makes
+/// it a resolved caller, one that removes it or deletes the callee's file
+/// leaves no edge.
+#[test]
+fn the_daemon_keeps_callers_fresh() {
+    let p = indexed_project(None);
+    let home = p.home.path();
+    let d = Daemon::start(home);
+    d.wait_watching(&p.root());
+    let callers = |p: &Project| -> Vec<(String, String)> {
+        let r = rs(p, home, &["callers", "helper", "--json"]);
+        let v: Value = serde_json::from_str(&r.stdout()).unwrap_or(Value::Null);
+        v["edges"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|e| {
+                (
+                    format!("{}:{}", e["path"].as_str().unwrap_or(""), e["line"]),
+                    e["resolution"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    };
+    p.write(
+        "src/app.py",
+        "from .util import helper\n\n\ndef app_main():\n    return helper()\n",
+    );
+    let want = vec![("src/app.py:5".to_string(), "resolved".to_string())];
+    let mut last = Vec::new();
+    let got = poll_until(WAIT, || {
+        last = callers(&p);
+        (last == want).then_some(())
+    });
+    assert!(got.is_some(), "callers of helper: {last:?}\n{}", d.log());
+
+    p.write("src/app.py", py("app_main"));
+    let got = poll_until(WAIT, || {
+        last = callers(&p);
+        last.is_empty().then_some(())
+    });
+    assert!(got.is_some(), "a removed call stays an edge: {last:?}");
+
+    p.write("src/app.py", "from .util import helper\n\nhelper()\n");
+    poll_until(WAIT, || (!callers(&p).is_empty()).then_some(()))
+        .unwrap_or_else(|| panic!("call not seen again"));
+    p.remove("src/util.py");
+    let r = poll_until(WAIT, || {
+        let r = rs(&p, home, &["callers", "helper"]);
+        (r.code() == 2).then_some(r)
+    })
+    .unwrap_or_else(|| panic!("the deleted callee is still defined"));
+    assert!(r.stderr().contains("NOT_FOUND"), "{r}");
+}
