@@ -73,6 +73,20 @@ PATTERNS = [
     {"pattern": "select_for_update", "context": 2},
 ]
 
+# The code graph tools on Django (names and paths of django-5.1.15).
+GRAPH = [
+    ("find_references", {"name": "QuerySet.filter"}),
+    ("find_references", {"name": "Model.save"}),
+    ("find_references", {"name": "HttpRequest.get_host"}),
+    ("callers", {"name": "Query.add_q"}),
+    ("callers", {"name": "Model.full_clean", "depth": 2}),
+    ("callees", {"name": "QuerySet.filter"}),
+    ("callees", {"name": "Model.save_base"}),
+    ("context", {"path": "django/db/models/query.py", "line": 1480}),
+    ("imports", {"path": "django/db/models/query.py"}),
+    ("imports", {"path": "django/db/models/__init__.py", "direction": "imported_by"}),
+]
+
 
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
@@ -171,7 +185,7 @@ async def main() -> int:
                 t0 = time.perf_counter()
                 while True:
                     st = (await session.call_tool("index_status", {})).structured_content
-                    if st["exists"] and not st["indexing"]:
+                    if st and st["exists"] and not st["indexing"]:
                         break
                     await asyncio.sleep(0.2)
                 print(
@@ -203,10 +217,24 @@ async def main() -> int:
                         sizes.append(len(str(r.structured_content)))
                         dt, r = await timed(session, "search_semantic", {"query": q})
                         se.append(dt)
+                graph: dict[str, list[float]] = {}
+                graph_sizes: dict[str, int] = {}
+                if (Path(root) / "django/db/models/query.py").exists():
+                    for tool, a in GRAPH:
+                        await timed(session, tool, a)
+                    for _ in range(max(1, args.rounds // 2)):
+                        for tool, a in GRAPH:
+                            dt, r = await timed(session, tool, a)
+                            graph.setdefault(tool, []).append(dt)
+                            text = "".join(c.text for c in r.content if hasattr(c, "text"))
+                            graph_sizes[tool] = max(graph_sizes.get(tool, 0), len(str(r.structured_content)) + len(text))
                 report("find_symbol (back to back)", fs)
                 report("search_keyword (back to back)", kw)
                 report("search, hybrid (back to back)", hy)
                 report("search_semantic (back to back)", se)
+                for tool, values in graph.items():
+                    report(f"{tool} (graph, back to back)", values)
+                    print(f"    largest answer: {graph_sizes[tool]} characters (JSON + text)")
 
                 fs_sp, kw_sp = [], []
                 for i in range(args.spaced):

@@ -159,6 +159,24 @@ async def run_era(era: str, binary: str, root: Path, checks: Checks) -> None:
                     r.structured_content,
                 )
 
+                # The graph tools' answers validate against their output
+                # schemas (the SDK checks structuredContent), with nothing
+                # resolved (`import os`) as well as resolved edges.
+                for tool, args, want in [
+                    ("imports", {"path": "app/views.py"}, lambda v: v["imports"][0]["module"] == "os" and "resolved" not in v["imports"][0]),
+                    ("imports", {"path": "src/main.rs"}, lambda v: v["imports"][0].get("resolved") == "src/config.rs"),
+                    ("callers", {"name": "Config.parse_config"}, lambda v: v["edges"][0]["at"] == "src/main.rs:4"),
+                    ("callees", {"name": "main"}, lambda v: any(e["to"] == "Config::parse_config" for e in v["edges"])),
+                    ("context", {"path": "src/main.rs", "line": 4}, lambda v: v["enclosing"]["symbol"].endswith("main")),
+                ]:
+                    try:
+                        r = await call(session, tool, args)
+                        ok = not r.is_error and want(r.structured_content or {})
+                        got = r.structured_content
+                    except Exception as e:  # the SDK refuses content off its schema
+                        ok, got = False, repr(e)
+                    checks.check(f"{era}: {tool} {args}", ok, got)
+
                 r = await call(session, "list_defs_in_file", {"path": "app/views.py"})
                 # Compact answers leave out depth 0.
                 defs = [(d["name"], d.get("depth", 0)) for d in (r.structured_content or {}).get("definitions", [])]

@@ -289,8 +289,9 @@ pub struct ImportOut {
     pub names: Vec<String>,
     /// import, from, require, dynamic, export, use, mod, include, static.
     pub kind: String,
-    /// The project file (or package directory) it names; null when it is
-    /// not in the project (standard library, third-party).
+    /// The project file (or package directory) it names; left out when it
+    /// is not in the project (standard library, third-party).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub resolved: Option<String>,
     /// The files of a resolved package directory (Go, Java wildcards).
     #[serde(skip_serializing_if = "Vec::is_empty")]
