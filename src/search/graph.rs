@@ -222,18 +222,18 @@ fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
     }
     let bytes = text.as_bytes();
     let mut start = from;
-    while let Some(i) = text.get(start..).and_then(|t| t.find(word)) {
+    while let Some(i) = bytes
+        .get(start..)
+        .and_then(|t| memchr::memmem::find(t, word.as_bytes()))
+    {
         let at = start + i;
         let end = at + word.len();
         let before_ok = at == 0 || !is_ident_byte(bytes[at - 1]);
         let after_ok = end >= bytes.len() || !is_ident_byte(bytes[end]);
-        if before_ok && after_ok {
+        if before_ok && after_ok && text.is_char_boundary(at) {
             return Some(at);
         }
         start = at + 1;
-        while start < text.len() && !text.is_char_boundary(start) {
-            start += 1;
-        }
     }
     None
 }
@@ -276,6 +276,9 @@ pub struct Graph<'a> {
     texts: HashMap<i64, Option<Rc<FileText>>>,
     file_defs: HashMap<i64, Rc<Vec<GraphDef>>>,
     defs_by_name: HashMap<String, Rc<Vec<GraphDef>>>,
+    /// (file, scope's first line index or `usize::MAX` for module level,
+    /// receiver) → the lines binding it to a type, with the type.
+    bindings: HashMap<(i64, usize, String), Rc<Vec<(usize, String)>>>,
     /// Nesting of [`Graph::call_result`] through receivers.
     call_depth: u32,
     /// Callable name → the type it returns, when its signatures agree.
@@ -304,6 +307,7 @@ impl<'a> Graph<'a> {
             subclasses: None,
             returns: HashMap::new(),
             call_depth: 0,
+            bindings: HashMap::new(),
         }
     }
 
@@ -911,54 +915,50 @@ impl<'a> Graph<'a> {
             return Ok(None);
         };
         let attr = q.contains('.') || q.contains("->");
-        let (from, to) = match self.enclosing_callable(r.file_id, r.line)? {
-            Some(f) if !attr => (f.start_line, r.line),
-            _ => (1, u32::try_from(text.lines.len()).unwrap_or(u32::MAX)),
+        let n = text.lines.len();
+        let (from, end) = match self.enclosing_callable(r.file_id, r.line)? {
+            Some(f) if !attr => (
+                f.start_line.max(1) as usize - 1,
+                (f.end_line as usize).min(n),
+            ),
+            _ => (0, n),
         };
-        let from = from.max(1) as usize - 1;
-        let to = (to as usize).min(text.lines.len());
-        let lines: Vec<(usize, String)> = text
-            .lines
-            .get(from..to)
-            .unwrap_or(&[])
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (from + i, l.clone()))
-            .collect();
-        for (i, line) in lines.iter().rev() {
-            if let Some(ty) = binding_in_line(line, q, &r.lang) {
-                return Ok(Some(ty));
+        let key = (r.file_id, from, q.to_string());
+        let bindings = match self.bindings.get(&key) {
+            Some(b) => b.clone(),
+            None => {
+                let b = Rc::new(self.scope_bindings(r, q, &text, from, end, attr)?);
+                self.bindings.insert(key, b.clone());
+                b
             }
-            if let Some(head) = call_bound_in_line(line, q).or_else(|| with_call_as(line, q))
-                && let Some(ty) = self.call_result(r, &head)?
-            {
-                return Ok(Some(ty));
-            }
-            if let Some(callee) = for_call_in(line, q)
-                && let Some(ty) = self.element_type(&callee)?
-            {
-                return Ok(Some(ty));
-            }
-            // `self.ctx = ctx`: the type of `ctx` where that line is.
-            if attr && let Some(name) = name_bound_in_line(line, q) {
-                let at = GraphRef {
-                    line: u32::try_from(i + 1).unwrap_or(u32::MAX),
-                    qualifier: None,
-                    ..r.clone()
-                };
-                if let Some(ty) = self.bound_type(&at, &name)? {
-                    return Ok(Some(ty));
-                }
-            }
+        };
+        // The nearest binding before the use (for `self.x`, anywhere).
+        let before = if attr { usize::MAX } else { r.line as usize };
+        if let Some((_, ty)) = bindings.iter().rev().find(|(i, _)| *i < before) {
+            return Ok(Some(ty.clone()));
         }
         if !attr && from > 0 {
             // A module-level binding.
-            for line in text.lines.get(..from).unwrap_or(&[]).iter().rev() {
-                if line.starts_with(|c: char| !c.is_whitespace())
-                    && let Some(ty) = binding_in_line(line, q, &r.lang)
-                {
-                    return Ok(Some(ty));
+            let key = (r.file_id, usize::MAX, q.to_string());
+            let top = match self.bindings.get(&key) {
+                Some(b) => b.clone(),
+                None => {
+                    let mut b = Vec::new();
+                    for (i, line) in text.lines.iter().enumerate() {
+                        if line.starts_with(|c: char| !c.is_whitespace())
+                            && memchr::memmem::find(line.as_bytes(), q.as_bytes()).is_some()
+                            && let Some(ty) = binding_in_line(line, q, &r.lang)
+                        {
+                            b.push((i, ty));
+                        }
+                    }
+                    let b = Rc::new(b);
+                    self.bindings.insert(key, b.clone());
+                    b
                 }
+            };
+            if let Some((_, ty)) = top.last() {
+                return Ok(Some(ty.clone()));
             }
         }
         if !attr {
@@ -976,6 +976,49 @@ impl<'a> Graph<'a> {
             }
         }
         Ok(None)
+    }
+
+    /// Every line of `from..end` that binds `q` to a type, with its index.
+    fn scope_bindings(
+        &mut self,
+        r: &GraphRef,
+        q: &str,
+        text: &FileText,
+        from: usize,
+        end: usize,
+        attr: bool,
+    ) -> Result<Vec<(usize, String)>> {
+        let mut out = Vec::new();
+        for (i, line) in text.lines.iter().enumerate().take(end).skip(from) {
+            if memchr::memmem::find(line.as_bytes(), q.as_bytes()).is_none() {
+                continue;
+            }
+            let ty = if let Some(ty) = binding_in_line(line, q, &r.lang) {
+                Some(ty)
+            } else if let Some(head) = call_bound_in_line(line, q).or_else(|| with_call_as(line, q))
+                && let Some(ty) = self.call_result(r, &head)?
+            {
+                Some(ty)
+            } else if let Some(callee) = for_call_in(line, q)
+                && let Some(ty) = self.element_type(&callee)?
+            {
+                Some(ty)
+            } else if attr && let Some(name) = name_bound_in_line(line, q) {
+                // `self.ctx = ctx`: the type of `ctx` where that line is.
+                let at = GraphRef {
+                    line: u32::try_from(i + 1).unwrap_or(u32::MAX),
+                    qualifier: None,
+                    ..r.clone()
+                };
+                self.bound_type(&at, &name)?
+            } else {
+                None
+            };
+            if let Some(ty) = ty {
+                out.push((i, ty));
+            }
+        }
+        Ok(out)
     }
 
     /// Uses of a field, constant or variant: a word scan of the files of
@@ -1474,6 +1517,17 @@ fn same_dir(a: &str, b: &str) -> bool {
 
 fn is_import_line(l: &str) -> bool {
     let t = l.trim_start();
+    let Some(&first) = t.as_bytes().first() else {
+        return false;
+    };
+    // Every form below starts with one of these or calls `require(`.
+    if !matches!(
+        first,
+        b'i' | b'f' | b'u' | b'p' | b'#' | b'r' | b'e' | b'"' | b'c'
+    ) && memchr::memmem::find(t.as_bytes(), b"require").is_none()
+    {
+        return false;
+    }
     t.starts_with("import ")
         || t.starts_with("from ")
         || t.starts_with("use ")
@@ -1482,10 +1536,9 @@ fn is_import_line(l: &str) -> bool {
         || t.starts_with("using ")
         || t.starts_with("require")
         || t.starts_with("export ")
-        || t.contains("require(")
-        || t.contains("require_relative")
+        || memchr::memmem::find(t.as_bytes(), b"require(").is_some()
+        || memchr::memmem::find(t.as_bytes(), b"require_relative").is_some()
         || (t.starts_with('"') && t.ends_with('"'))
-        || t.starts_with("const ") && t.contains("require(")
 }
 
 /// Go's receiver name: `s` in `func (s *Server) Run()`.
@@ -1892,10 +1945,13 @@ fn quoted_lines(lines: &[String], path: &str) -> Vec<bool> {
     let mut out = Vec::with_capacity(lines.len());
     let mut inside = false;
     for l in lines {
+        let b = l.as_bytes();
         let toggles = if python {
-            l.matches("\"\"\"").count() + l.matches("'''").count()
+            memchr::memmem::find_iter(b, b"\"\"\"").count()
+                + memchr::memmem::find_iter(b, b"'''").count()
         } else {
-            usize::from(l.contains("/*")) + usize::from(l.contains("*/"))
+            usize::from(memchr::memmem::find(b, b"/*").is_some())
+                + usize::from(memchr::memmem::find(b, b"*/").is_some())
         };
         // A line that opens or closes the block counts as inside it.
         out.push(inside || toggles % 2 == 1);
