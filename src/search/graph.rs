@@ -238,6 +238,9 @@ fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
     None
 }
 
+/// Lines (by index) that bind a receiver, each with the type bound.
+type Bindings = Rc<Vec<(usize, String)>>;
+
 /// A file's text split in lines, read once per query.
 struct FileText {
     lines: Vec<String>,
@@ -278,7 +281,7 @@ pub struct Graph<'a> {
     defs_by_name: HashMap<String, Rc<Vec<GraphDef>>>,
     /// (file, scope's first line index or `usize::MAX` for module level,
     /// receiver) → the lines binding it to a type, with the type.
-    bindings: HashMap<(i64, usize, String), Rc<Vec<(usize, String)>>>,
+    bindings: HashMap<(i64, usize, String), Bindings>,
     /// Nesting of [`Graph::call_result`] through receivers.
     call_depth: u32,
     /// Callable name → the type it returns, when its signatures agree.
