@@ -495,33 +495,34 @@ impl<'a> Graph<'a> {
         Ok(method.and_then(|m| m.container.clone()))
     }
 
-    /// The innermost function or method around a line.
-    fn enclosing_callable(&mut self, file_id: i64, line: u32) -> Result<Option<GraphDef>> {
+    /// The innermost definition around a line that `keep` accepts.
+    fn innermost(
+        &mut self,
+        file_id: i64,
+        line: u32,
+        keep: impl Fn(&GraphDef) -> bool,
+    ) -> Result<Option<GraphDef>> {
         let defs = self.defs_of_file(file_id)?;
         Ok(defs
             .iter()
             .rev()
-            .find(|d| {
-                d.start_line <= line
-                    && line <= d.end_line
-                    && matches!(d.kind.as_str(), "function" | "method")
-            })
+            .find(|d| d.start_line <= line && line <= d.end_line && keep(d))
             .cloned())
+    }
+
+    /// The innermost function or method around a line.
+    fn enclosing_callable(&mut self, file_id: i64, line: u32) -> Result<Option<GraphDef>> {
+        self.innermost(file_id, line, |d| {
+            matches!(d.kind.as_str(), "function" | "method")
+        })
     }
 
     /// The innermost function, method or type around a line (the caller of
     /// a call there).
     fn scope_def(&mut self, file_id: i64, line: u32) -> Result<Option<GraphDef>> {
-        let defs = self.defs_of_file(file_id)?;
-        Ok(defs
-            .iter()
-            .rev()
-            .find(|d| {
-                d.start_line <= line
-                    && line <= d.end_line
-                    && (matches!(d.kind.as_str(), "function" | "method") || is_type_kind(&d.kind))
-            })
-            .cloned())
+        self.innermost(file_id, line, |d| {
+            matches!(d.kind.as_str(), "function" | "method") || is_type_kind(&d.kind)
+        })
     }
 
     /// Does `class` (or a type of that name) define a member `name`?
@@ -1090,20 +1091,10 @@ impl<'a> Graph<'a> {
                 {
                     continue;
                 }
-                let fdefs = self.defs_of_file(file_id)?;
-                let scope = fdefs
-                    .iter()
-                    .rev()
-                    .find(|d| {
-                        d.start_line <= line
-                            && line <= d.end_line
-                            && (matches!(d.kind.as_str(), "function" | "method")
-                                || is_type_kind(&d.kind))
-                    })
-                    .map(|d| match &d.container {
-                        Some(c) => format!("{c}.{}", d.name),
-                        None => d.name.clone(),
-                    });
+                let scope = self.scope_def(file_id, line)?.map(|d| match &d.container {
+                    Some(c) => format!("{c}.{}", d.name),
+                    None => d.name.clone(),
+                });
                 out.push(GraphRef {
                     file_id,
                     path: m.path.clone(),
