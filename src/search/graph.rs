@@ -290,6 +290,15 @@ pub struct Graph<'a> {
     subclasses: Option<HashMap<String, Rc<Vec<String>>>>,
 }
 
+/// Which uses of a member [`Graph::references`] looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uses {
+    /// Every use: calls, and reads found by a word scan.
+    All,
+    /// The stored references (calls, type uses) only.
+    Calls,
+}
+
 /// One reference found for a query, before rendering.
 #[derive(Debug, Clone)]
 pub struct Resolved {
@@ -1116,12 +1125,15 @@ impl<'a> Graph<'a> {
     /// definition are left out.
     ///
     /// With `keep_others` (a bare name was asked: every use of the name is
-    /// wanted) the uses of other definitions stay, as name-only.
+    /// wanted) the uses of other definitions stay, as name-only. With
+    /// `Uses::Calls` (callers, context) a member's reads without a call are
+    /// not scanned for; fields, constants and variants always are.
     pub fn references(
         &mut self,
         name: &str,
         targets: &[GraphDef],
         keep_others: bool,
+        uses: Uses,
     ) -> Result<Vec<Resolved>> {
         let name = name.to_string();
         if targets.is_empty() {
@@ -1145,7 +1157,7 @@ impl<'a> Graph<'a> {
         // passed along), which the tags queries do not tag.
         let scan_langs: HashSet<&'static str> = infos
             .iter()
-            .filter(|t| needs_scan(&t.def.kind) || t.class.is_some())
+            .filter(|t| needs_scan(&t.def.kind) || (uses == Uses::All && t.class.is_some()))
             .map(|t| &t.def)
             .flat_map(|d| lang_family(&d.lang).iter().copied())
             .collect();
@@ -1341,7 +1353,7 @@ pub fn call_graph(
                 let Some(first) = defs.first() else { continue };
                 // A bare name asks for every use of it, the first level at least.
                 let bare = d == 1 && split_qualified(name).0.is_none();
-                let found = g.references(&first.name.clone(), &defs, bare)?;
+                let found = g.references(&first.name.clone(), &defs, bare, Uses::Calls)?;
                 for f in found {
                     let to = defs.get(f.target).map(qualified).unwrap_or_default();
                     let caller = g.scope_def(f.r.file_id, f.r.line)?;

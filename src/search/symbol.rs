@@ -10,7 +10,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::error::{ErrorCode, UserError};
-use crate::search::graph::{Graph, Resolution};
+use crate::search::graph::{Graph, Resolution, Uses};
 use crate::search::last_segment;
 pub use crate::search::split_qualified;
 use crate::search::{is_named_after, is_secondary_path, is_test_path};
@@ -474,7 +474,7 @@ pub fn find_references(
         Vec::new()
     } else {
         let (container, bare_name) = split_qualified(name);
-        graph.references(&bare_name, &targets, container.is_none())?
+        graph.references(&bare_name, &targets, container.is_none(), Uses::All)?
     };
     let mut refs: Vec<RefHit> = found
         .into_iter()

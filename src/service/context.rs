@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::Service;
 use super::lookup::{Indexed, not_indexed};
 use crate::error::{ErrorCode, UserError};
-use crate::search::graph::Graph;
+use crate::search::graph::{Graph, Uses};
 use crate::search::read::{Line, ReadRequest, read_file};
 use crate::store::{GraphDef, Store, SymbolRow};
 
@@ -380,7 +380,7 @@ fn graph_summary(
         name_col: def.name_col,
     };
     let mut g = Graph::new(store, root);
-    let mut uses = g.references(&def.name, std::slice::from_ref(&target), false)?;
+    let mut uses = g.references(&def.name, std::slice::from_ref(&target), false, Uses::Calls)?;
     uses.sort_by(|a, b| {
         (a.resolution, &a.r.path, a.r.line).cmp(&(b.resolution, &b.r.path, b.r.line))
     });
