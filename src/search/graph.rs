@@ -27,7 +27,7 @@ use serde::Serialize;
 use crate::error::{ErrorCode, UserError};
 use crate::search::keyword::{CaseMode, KeywordRequest, search_keyword};
 use crate::search::split_qualified;
-use crate::store::{GraphDef, GraphRef, Store};
+use crate::store::{GraphDef, GraphRef, ImportRow, Store};
 use crate::walk::WalkOptions;
 
 /// How sure the index is that a reference or edge reaches the definition.
@@ -282,6 +282,8 @@ pub struct Graph<'a> {
     /// (file, scope's first line index or `usize::MAX` for module level,
     /// receiver) → the lines binding it to a type, with the type.
     bindings: HashMap<(i64, usize, String), Bindings>,
+    /// File → its import rows.
+    imports: HashMap<i64, Rc<Vec<ImportRow>>>,
     /// Nesting of [`Graph::call_result`] through receivers.
     call_depth: u32,
     /// Callable name → the type it returns, when its signatures agree.
@@ -319,6 +321,7 @@ impl<'a> Graph<'a> {
             subclasses: None,
             returns: HashMap::new(),
             call_depth: 0,
+            imports: HashMap::new(),
             bindings: HashMap::new(),
         }
     }
@@ -893,6 +896,15 @@ impl<'a> Graph<'a> {
 
     /// Does the reference's file import `name` from the target's module?
     fn imports_name(&mut self, r: &GraphRef, name: &str, t: &TargetInfo) -> bool {
+        // The import rows the index keeps (multi-line `from x import (…)`
+        // included): `name` imported from a module named like the target's.
+        let rows = self.import_rows(r.file_id);
+        if rows.iter().any(|i| {
+            i.name.as_deref() == Some(name)
+                && t.module_keys.iter().any(|k| module_last(&i.module) == k)
+        }) {
+            return true;
+        }
         let Some(text) = self.text(r.file_id, &r.path) else {
             return false;
         };
@@ -900,6 +912,16 @@ impl<'a> Graph<'a> {
             find_word(l, name, 0).is_some()
                 && t.module_keys.iter().any(|k| find_word(l, k, 0).is_some())
         })
+    }
+
+    /// The import rows of a file, read once per query.
+    fn import_rows(&mut self, file_id: i64) -> Rc<Vec<ImportRow>> {
+        if let Some(rows) = self.imports.get(&file_id) {
+            return rows.clone();
+        }
+        let rows = Rc::new(self.store.import_rows(file_id).unwrap_or_default());
+        self.imports.insert(file_id, rows.clone());
+        rows
     }
 
     /// Is `q` the target's module, as named or as an import alias of it?
@@ -1515,6 +1537,21 @@ fn module_keys(path: &str) -> Vec<String> {
         keys.push(dir.to_string());
     }
     keys
+}
+
+/// The last part of a module as written: `django.utils.crypto` →
+/// `crypto`, `./util` → `util`, `crate::store::read` → `read`; empty for
+/// a bare relative `.`.
+fn module_last(module: &str) -> &str {
+    let m = module.trim_end_matches(['/', '.']);
+    if let Some(i) = m.rfind('/') {
+        let seg = &m[i + 1..];
+        return seg.split('.').next().unwrap_or(seg);
+    }
+    if let Some(i) = m.rfind("::") {
+        return &m[i + 2..];
+    }
+    m.rsplit('.').next().unwrap_or(m)
 }
 
 fn same_dir(a: &str, b: &str) -> bool {
@@ -2150,6 +2187,9 @@ mod tests {
         assert_eq!(qualifier_before("x = Kind::").as_deref(), Some("Kind"));
         assert_eq!(qualifier_before("  return a.b.").as_deref(), Some("a.b"));
         assert_eq!(qualifier_before("  foo("), None);
+        assert_eq!(module_last("django.utils.crypto"), "crypto");
+        assert_eq!(module_last("./util.js"), "util");
+        assert_eq!(module_last("crate::store::read"), "read");
         assert_eq!(last_part("os.path"), "path");
         assert_eq!(last_part("super()"), "super");
         assert_eq!(go_receiver_name("func (s *Server) Run() {"), Some("s"));

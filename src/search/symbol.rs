@@ -490,7 +490,12 @@ pub fn find_references(
             text: None,
         })
         .collect();
-    refs.sort_by_key(|h| h.resolution);
+    // A qualified name lists its resolved uses first, the name-only ones
+    // apart after them; a bare name asked for every use of the name, in
+    // path order, each still marked.
+    if split_qualified(name).0.is_some() {
+        refs.sort_by_key(|h| h.resolution);
+    }
     let references = refs
         .iter()
         .filter(|h| h.resolution == Some(Resolution::Resolved))
