@@ -905,11 +905,17 @@ impl<'a> Graph<'a> {
         }) {
             return true;
         }
+        self.import_line_names(r, name, t)
+    }
+
+    /// Does an import line of the reference's file name `word` and the
+    /// target's module?
+    fn import_line_names(&mut self, r: &GraphRef, word: &str, t: &TargetInfo) -> bool {
         let Some(text) = self.text(r.file_id, &r.path) else {
             return false;
         };
         text.import_lines().any(|l| {
-            find_word(l, name, 0).is_some()
+            find_word(l, word, 0).is_some()
                 && t.module_keys.iter().any(|k| find_word(l, k, 0).is_some())
         })
     }
@@ -927,16 +933,7 @@ impl<'a> Graph<'a> {
     /// Is `q` the target's module, as named or as an import alias of it?
     fn module_alias(&mut self, r: &GraphRef, q: &str, t: &TargetInfo) -> bool {
         let last = last_part(q);
-        if t.module_keys.iter().any(|k| k == last) {
-            return true;
-        }
-        let Some(text) = self.text(r.file_id, &r.path) else {
-            return false;
-        };
-        text.import_lines().any(|l| {
-            find_word(l, last, 0).is_some()
-                && t.module_keys.iter().any(|k| find_word(l, k, 0).is_some())
-        })
+        t.module_keys.iter().any(|k| k == last) || self.import_line_names(r, last, t)
     }
 
     /// The type a variable (or `self.attr`) is bound to before the
