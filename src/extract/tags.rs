@@ -1100,12 +1100,20 @@ fn qualifier_of(src: &str, name: Node<'_>) -> Option<String> {
 /// The innermost definition that opens a scope (a function, method, type,
 /// impl or module) around `byte`.
 fn enclosing_scope(defs: &[Def], byte: usize) -> Option<&Def> {
+    innermost_around(defs, byte, opens_named_scope).map(|i| &defs[i])
+}
+
+/// The index of the innermost definition around `byte` that `keep`
+/// accepts: from the last one starting before it up its parent links
+/// (`defs` sorted by start, outer spans first), without walking the tree.
+fn innermost_around(defs: &[Def], byte: usize, keep: impl Fn(&Def) -> bool) -> Option<usize> {
     let k = defs.partition_point(|d| d.start_byte <= byte);
     let mut at = k.checked_sub(1);
     for _ in 0..MAX_ANCESTOR_STEPS {
-        let d = &defs[at?];
-        if d.start_byte <= byte && byte < d.end_byte && opens_named_scope(d) {
-            return Some(d);
+        let i = at?;
+        let d = &defs[i];
+        if d.start_byte <= byte && byte < d.end_byte && keep(d) {
+            return Some(i);
         }
         at = d.parent;
     }
@@ -1187,16 +1195,6 @@ impl<'d> LocalScopes<'d> {
         if !self.enabled {
             return 0;
         }
-        let k = self.defs.partition_point(|d| d.start_byte <= byte);
-        let mut at = k.checked_sub(1);
-        for _ in 0..MAX_ANCESTOR_STEPS {
-            let Some(i) = at else { return 0 };
-            let d = &self.defs[i];
-            if d.start_byte <= byte && byte < d.end_byte && Self::opens_scope(d) {
-                return i + 1;
-            }
-            at = d.parent;
-        }
-        0
+        innermost_around(self.defs, byte, Self::opens_scope).map_or(0, |i| i + 1)
     }
 }

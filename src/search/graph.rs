@@ -282,6 +282,8 @@ pub struct Graph<'a> {
     /// (file, scope's first line index or `usize::MAX` for module level,
     /// receiver) → the lines binding it to a type, with the type.
     bindings: HashMap<(i64, usize, String), Bindings>,
+    /// Definition (file, name line and column) → what it is resolved against.
+    infos: HashMap<(i64, u32, u32), Rc<TargetInfo>>,
     /// File → its import rows.
     imports: HashMap<i64, Rc<Vec<ImportRow>>>,
     /// Nesting of [`Graph::call_result`] through receivers.
@@ -322,6 +324,7 @@ impl<'a> Graph<'a> {
             returns: HashMap::new(),
             call_depth: 0,
             imports: HashMap::new(),
+            infos: HashMap::new(),
             bindings: HashMap::new(),
         }
     }
@@ -397,7 +400,19 @@ impl<'a> Graph<'a> {
         Err(not_found(&name, Some(&container), &all))
     }
 
-    fn target_info(&mut self, def: &GraphDef) -> Result<TargetInfo> {
+    /// [`Graph::compute_target_info`], once per definition per query (a
+    /// callee's candidates recur at every call of the same name).
+    fn target_info(&mut self, def: &GraphDef) -> Result<Rc<TargetInfo>> {
+        let key = (def.file_id, def.name_line, def.name_col);
+        if let Some(t) = self.infos.get(&key) {
+            return Ok(t.clone());
+        }
+        let t = Rc::new(self.compute_target_info(def)?);
+        self.infos.insert(key, t.clone());
+        Ok(t)
+    }
+
+    fn compute_target_info(&mut self, def: &GraphDef) -> Result<TargetInfo> {
         let class = self.class_of(def)?;
         let mut same = HashSet::new();
         let mut family = HashSet::new();
@@ -595,7 +610,7 @@ impl<'a> Graph<'a> {
         let Some(name) = dotted_last(head) else {
             return Ok(None);
         };
-        if name.starts_with(|c: char| c.is_ascii_uppercase()) && self.is_type_name(name)? {
+        if capitalized(name) && self.is_type_name(name)? {
             return Ok(Some(name.to_string()));
         }
         let receiver = head[..head.len() - name.len()]
@@ -1119,10 +1134,7 @@ impl<'a> Graph<'a> {
                 {
                     continue;
                 }
-                let scope = self.scope_def(file_id, line)?.map(|d| match &d.container {
-                    Some(c) => format!("{c}.{}", d.name),
-                    None => d.name.clone(),
-                });
+                let scope = self.scope_def(file_id, line)?.as_ref().map(qualified);
                 out.push(GraphRef {
                     file_id,
                     path: m.path.clone(),
@@ -1167,7 +1179,7 @@ impl<'a> Graph<'a> {
                 })
                 .collect());
         }
-        let infos: Vec<TargetInfo> = targets
+        let infos: Vec<Rc<TargetInfo>> = targets
             .iter()
             .map(|d| self.target_info(d))
             .collect::<Result<_>>()?;
@@ -1470,7 +1482,7 @@ pub fn call_graph(
 }
 
 /// Reference kinds that stand for a call.
-pub fn is_call_kind(kind: &str) -> bool {
+fn is_call_kind(kind: &str) -> bool {
     matches!(kind, "call" | "macro" | "send" | "method" | "function")
 }
 
@@ -1686,7 +1698,7 @@ fn binding_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
             .map_or(0, |i| i + 1);
         let ty = last_part(&before[word_start..]);
         if !ty.is_empty()
-            && ty.starts_with(|c: char| c.is_ascii_uppercase())
+            && capitalized(ty)
             && (after.starts_with(['=', ';', ',', ')', ':']) || after.is_empty())
         {
             return Some(ty.to_string());
@@ -1848,8 +1860,7 @@ fn return_type_of(sig: &str, name: &str, lang: &str) -> Option<String> {
                 .rposition(|b| !(is_ident_byte(b) || b == b'.'))
                 .map_or(0, |i| i + 1);
             let ty = last_part(&before[start..]);
-            ty.starts_with(|c: char| c.is_ascii_uppercase())
-                .then(|| ty.to_string())
+            capitalized(ty).then(|| ty.to_string())
         }
         _ => {
             // Skip the generic parameters and the parameter list.
@@ -1910,21 +1921,38 @@ fn strip_generics(s: &str) -> &str {
     s
 }
 
-/// The type an expression constructs: `Session(…)`, `new Session(…)`,
-/// `&Server{…}`, `Server::new(…)`, `sessions.Session(…)`, Go `NewServer(…)`.
-fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
-    let mut e = rhs.trim_start();
-    for p in ["new ", "await ", "&mut ", "&", "*"] {
+/// Starts with a capital letter, as type names by convention do.
+fn capitalized(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// `text` without the listed prefixes, each taken once, in order, with the
+/// spaces after it.
+fn strip_prefixes<'a>(text: &'a str, prefixes: &[&str]) -> &'a str {
+    let mut e = text.trim_start();
+    for p in prefixes {
         if let Some(s) = e.strip_prefix(p) {
             e = s.trim_start();
         }
     }
-    let end = e
+    e
+}
+
+/// The dotted or `::` path `text` starts with, and what follows it.
+fn split_path(text: &str) -> (&str, &str) {
+    let end = text
         .bytes()
         .position(|b| !(is_ident_byte(b) || b == b'.' || b == b':'))
-        .unwrap_or(e.len());
-    let path = &e[..end];
-    let rest = e[end..].trim_start();
+        .unwrap_or(text.len());
+    text.split_at(end)
+}
+
+/// The type an expression constructs: `Session(…)`, `new Session(…)`,
+/// `&Server{…}`, `Server::new(…)`, `sessions.Session(…)`, Go `NewServer(…)`.
+fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
+    let e = strip_prefixes(rhs, &["new ", "await ", "&mut ", "&", "*"]);
+    let (path, rest) = split_path(e);
+    let rest = rest.trim_start();
     if path.is_empty() {
         return None;
     }
@@ -1932,7 +1960,7 @@ fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
     if let Some(i) = path.rfind("::") {
         let head = &path[..i];
         let ty = last_part(head);
-        if ty.starts_with(|c: char| c.is_ascii_uppercase()) {
+        if capitalized(ty) {
             return Some(ty.to_string());
         }
     }
@@ -1944,38 +1972,31 @@ fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
     }
     if lang == "go"
         && let Some(t) = ty.strip_prefix("New")
-        && t.starts_with(|c: char| c.is_ascii_uppercase())
+        && capitalized(t)
     {
         return Some(t.to_string());
     }
-    ty.starts_with(|c: char| c.is_ascii_uppercase())
-        .then(|| ty.to_string())
+    capitalized(ty).then(|| ty.to_string())
 }
 
 /// The type at the start of an annotation: `Session`, `&mut Session`,
 /// `*Server`, `Optional[Session]`, `sessions.Session`.
 fn leading_type(ann: &str) -> Option<String> {
-    let mut e = ann.trim_start();
-    for p in ["&mut ", "&", "*", "mut ", "Optional[", "?", "\"", "'"] {
-        if let Some(s) = e.strip_prefix(p) {
-            e = s.trim_start();
-        }
-    }
-    let end = e
-        .bytes()
-        .position(|b| !(is_ident_byte(b) || b == b'.' || b == b':'))
-        .unwrap_or(e.len());
-    let ty = last_part(e[..end].trim_end_matches(':'));
+    let e = strip_prefixes(
+        ann,
+        &["&mut ", "&", "*", "mut ", "Optional[", "?", "\"", "'"],
+    );
+    let (path, rest) = split_path(e);
+    let ty = last_part(path.trim_end_matches(':'));
     // `t.Optional["Context"]`, `Awaitable[Response]`: the type inside.
     if matches!(
         ty,
         "Optional" | "Final" | "ClassVar" | "Annotated" | "Awaitable" | "Promise"
-    ) && let Some(inner) = e[end..].strip_prefix(['[', '<'])
+    ) && let Some(inner) = rest.strip_prefix(['[', '<'])
     {
         return leading_type(inner);
     }
-    ty.starts_with(|c: char| c.is_ascii_uppercase())
-        .then(|| ty.to_string())
+    capitalized(ty).then(|| ty.to_string())
 }
 
 /// Which lines lie inside a triple-quoted string (Python) or a block
@@ -2003,13 +2024,7 @@ fn quoted_lines(lines: &[String], path: &str) -> Vec<bool> {
 }
 
 fn read_text(root: &Path, path: &str) -> Option<FileText> {
-    let p = crate::paths::resolve_in_root(root, path).ok()?;
-    let md = std::fs::metadata(&p.abs).ok()?;
-    if md.len() > MAX_READ_BYTES {
-        return None;
-    }
-    let bytes = crate::fs_safe::read_regular(&p.abs).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = crate::search::read_project_text(root, path, MAX_READ_BYTES)?;
     let lines: Vec<String> = text.lines().map(str::to_string).collect();
     let imports = lines
         .iter()

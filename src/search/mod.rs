@@ -404,6 +404,22 @@ pub fn arm_short_name(arm: hybrid::Arm) -> &'static str {
     }
 }
 
+/// The text of a project file (a path relative to `root`), lossy UTF-8;
+/// `None` when it is outside the root, gone, not a regular file or larger
+/// than `max_bytes`.
+pub(crate) fn read_project_text(
+    root: &std::path::Path,
+    rel: &str,
+    max_bytes: u64,
+) -> Option<String> {
+    let p = crate::paths::resolve_in_root(root, rel).ok()?;
+    if std::fs::metadata(&p.abs).ok()?.len() > max_bytes {
+        return None;
+    }
+    let bytes = crate::fs_safe::read_regular(&p.abs).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 const SEPARATORS: [&str; 4] = ["::", "->", "#", "."];
 
 /// The byte position and length of the rightmost qualifier separator.

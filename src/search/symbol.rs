@@ -355,19 +355,9 @@ pub fn source_lines<T: SourceLine>(root: &std::path::Path, hits: &mut [T]) {
         by_file.entry(h.at().0.to_string()).or_default().push(i);
     }
     for (path, idx) in by_file {
-        let Ok(p) = crate::paths::resolve_in_root(root, &path) else {
+        let Some(text) = crate::search::read_project_text(root, &path, 8 << 20) else {
             continue;
         };
-        let Ok(md) = std::fs::metadata(&p.abs) else {
-            continue;
-        };
-        if md.len() > 8 << 20 {
-            continue;
-        }
-        let Ok(bytes) = crate::fs_safe::read_regular(&p.abs) else {
-            continue;
-        };
-        let text = String::from_utf8_lossy(&bytes);
         let all: Vec<&str> = text.lines().collect();
         for i in idx {
             let n = hits[i].at().1;

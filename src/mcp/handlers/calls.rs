@@ -9,7 +9,7 @@ use crate::mcp::out::{
     Answer, BUDGET_CHARS, CallGraphOut, EdgeOut, OVERHEAD_CHARS, Page, Paging, answer,
 };
 use crate::mcp::render;
-use crate::search::graph::{Direction, Resolution};
+use crate::search::graph::Direction;
 use crate::search::{BEST_LINE_CHARS, bound_line};
 use crate::service::{GraphRequest, Service};
 
@@ -55,10 +55,7 @@ pub fn call_graph(svc: &Service, direction: Direction, args: CallGraphArgs) -> R
         at: format!("{}:{}", e.path, e.line),
         from: e.from,
         to: e.to,
-        resolution: match e.resolution {
-            Resolution::Resolved => "resolved".into(),
-            Resolution::NameOnly => "name_only".into(),
-        },
+        resolution: e.resolution.as_str().into(),
         depth: (many_depths || detail).then_some(e.depth),
         defined_at: e.defined_at,
         qualifier: e.qualifier.filter(|_| detail),
