@@ -1061,8 +1061,14 @@ const RECEIVER_FIELDS: [&str; 11] = [
 /// receiver-like field of its parent that ends before the name. Kotlin and
 /// Swift have no such fields: their navigation node's first child is it.
 fn qualifier_of(src: &str, name: Node<'_>) -> Option<String> {
-    let parent = name.parent()?;
     let start = name.start_byte();
+    // Every receiver is written with `.`, `::`, `->` or `:` right before
+    // the name; a bare name skips the parent lookup (O(depth) per call).
+    let before = src.get(..start)?.trim_end();
+    if !before.ends_with(['.', ':', '>']) {
+        return None;
+    }
+    let parent = name.parent()?;
     let mut recv = RECEIVER_FIELDS
         .iter()
         .filter_map(|f| parent.child_by_field_name(f))
