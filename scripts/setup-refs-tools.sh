@@ -13,6 +13,13 @@
 #   corpus: spf13/cobra and spf13/pflag from Debian's golang-*-dev packages
 #   (/usr/share/gocode), which need nothing outside the standard library.
 #
+# A second, held-out corpus per language (compare-refs.py --set check), fetched
+# the same ways; nobody tunes the resolver on these:
+# - Python: the httpx and attrs sdists (pinned), with their tests.
+# - TypeScript: mobx's and @tanstack/query-core's own .ts sources (src/).
+# - Go: gorilla/mux and gorilla/websocket from Debian's golang-*-dev packages
+#   (standard library only, as cobra and pflag).
+#
 # Each corpus is unpacked once under corpora/; compare-refs.py copies it into
 # a scratch directory before indexing, so nothing here is ever written to.
 set -euo pipefail
@@ -23,6 +30,11 @@ REQUESTS_VERSION=2.32.3
 CLICK_VERSION=8.1.8
 RXJS_VERSION=7.8.2
 ZOD_VERSION=3.25.76
+# held-out (--set check)
+HTTPX_VERSION=0.28.1
+ATTRS_VERSION=25.3.0
+MOBX_VERSION=6.13.7
+QUERY_CORE_VERSION=5.83.0
 
 CACHE=${REPO_SEARCH_REFS_TOOLS:-$HOME/.cache/repo-search-refs-tools}
 mkdir -p "$CACHE/corpora"
@@ -42,14 +54,17 @@ if [ "$(node -p "require('$CACHE/npm/node_modules/typescript/package.json').vers
     npm install --silent --no-audit --no-fund --prefix "$CACHE/npm" "typescript@$TYPESCRIPT_VERSION" >&2
 fi
 
-# --- Go: gopls, the toolchain, cobra and pflag -------------------------------
+# --- Go: gopls, the toolchain, cobra and pflag, gorilla's mux and websocket ----
 GOCODE=/usr/share/gocode/src/github.com/spf13
-if ! command -v gopls >/dev/null || ! command -v go >/dev/null || [ ! -d "$GOCODE/cobra" ] || [ ! -d "$GOCODE/pflag" ]; then
-    say "gopls, golang-go, cobra and pflag sources from Debian's packages"
-    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev yourself)"; exit 1; }
+GORILLA=/usr/share/gocode/src/github.com/gorilla
+if ! command -v gopls >/dev/null || ! command -v go >/dev/null || [ ! -d "$GOCODE/cobra" ] || [ ! -d "$GOCODE/pflag" ] \
+    || [ ! -d "$GORILLA/mux" ] || [ ! -d "$GORILLA/websocket" ]; then
+    say "gopls, golang-go, cobra, pflag, mux and websocket sources from Debian's packages"
+    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev yourself)"; exit 1; }
     apt-get update -qq >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gopls golang-go \
-        golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev >&2
+        golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev \
+        golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev >&2
 fi
 
 # --- corpora -----------------------------------------------------------------
@@ -100,6 +115,48 @@ if [ ! -f "$GO_DIR/go.mod" ]; then
     rm -rf "$GO_DIR" && mv "$GO_DIR.part" "$GO_DIR"
 fi
 
+# --- held-out corpora (compare-refs.py --set check) ---------------------------
+# Python: the httpx and attrs sdists side by side (httpx/httpx with its tests
+# in httpx/tests; attrs/src/attr{,s} with attrs/tests).
+PY_CHECK_DIR="$CACHE/corpora/python-httpx-$HTTPX_VERSION-attrs-$ATTRS_VERSION"
+if [ ! -d "$PY_CHECK_DIR/httpx/httpx" ] || [ ! -d "$PY_CHECK_DIR/attrs/src/attr" ]; then
+    say "httpx $HTTPX_VERSION and attrs $ATTRS_VERSION sdists"
+    tmp=$(mktemp -d)
+    "$CACHE/venv/bin/pip" download --quiet --disable-pip-version-check --no-binary :all: --no-deps \
+        -d "$tmp" "httpx==$HTTPX_VERSION" "attrs==$ATTRS_VERSION" >&2
+    rm -rf "$PY_CHECK_DIR.part" && mkdir -p "$PY_CHECK_DIR.part/httpx" "$PY_CHECK_DIR.part/attrs"
+    tar xzf "$tmp/httpx-$HTTPX_VERSION.tar.gz" -C "$PY_CHECK_DIR.part/httpx" --strip-components=1
+    tar xzf "$tmp/attrs-$ATTRS_VERSION.tar.gz" -C "$PY_CHECK_DIR.part/attrs" --strip-components=1
+    rm -rf "$tmp" "$PY_CHECK_DIR" && mv "$PY_CHECK_DIR.part" "$PY_CHECK_DIR"
+fi
+
+# TypeScript: mobx's src/ and @tanstack/query-core's src/, side by side, only
+# the .ts sources (mobx's global.d.ts declares __DEV__). Neither imports itself
+# by package name, so nothing is rewritten; neither tarball ships tests.
+TS_CHECK_DIR="$CACHE/corpora/ts-mobx-$MOBX_VERSION-query-core-$QUERY_CORE_VERSION"
+if [ ! -d "$TS_CHECK_DIR/mobx/core" ] || [ ! -f "$TS_CHECK_DIR/query-core/queryClient.ts" ]; then
+    say "mobx $MOBX_VERSION and @tanstack/query-core $QUERY_CORE_VERSION sources"
+    tmp=$(mktemp -d)
+    (cd "$tmp" && npm pack --silent "mobx@$MOBX_VERSION" "@tanstack/query-core@$QUERY_CORE_VERSION" >/dev/null)
+    rm -rf "$TS_CHECK_DIR.part" && mkdir -p "$TS_CHECK_DIR.part/mobx" "$TS_CHECK_DIR.part/query-core"
+    tar xzf "$tmp/mobx-$MOBX_VERSION.tgz" -C "$TS_CHECK_DIR.part/mobx" --strip-components=2 package/src
+    tar xzf "$tmp/tanstack-query-core-$QUERY_CORE_VERSION.tgz" -C "$TS_CHECK_DIR.part/query-core" --strip-components=2 package/src
+    find "$TS_CHECK_DIR.part" -type f ! -name '*.ts' -delete
+    rm -rf "$tmp" "$TS_CHECK_DIR" && mv "$TS_CHECK_DIR.part" "$TS_CHECK_DIR"
+fi
+
+# Go: one module `github.com/gorilla` holding mux/ and websocket/ (each with
+# its tests; both need only the standard library).
+GO_CHECK_DIR="$CACHE/corpora/gorilla-go"
+if [ ! -f "$GO_CHECK_DIR/go.mod" ]; then
+    say "mux + websocket module"
+    rm -rf "$GO_CHECK_DIR.part" && mkdir -p "$GO_CHECK_DIR.part"
+    cp -rL "$GORILLA/mux" "$GORILLA/websocket" "$GO_CHECK_DIR.part/"
+    rm -f "$GO_CHECK_DIR.part"/*/go.mod "$GO_CHECK_DIR.part"/*/go.sum
+    printf 'module github.com/gorilla\n\ngo 1.19\n' > "$GO_CHECK_DIR.part/go.mod"
+    rm -rf "$GO_CHECK_DIR" && mv "$GO_CHECK_DIR.part" "$GO_CHECK_DIR"
+fi
+
 cat <<EOF
 cache	$CACHE
 python	$CACHE/venv/bin/python
@@ -108,4 +165,7 @@ gopls	$(command -v gopls)
 corpus-python	$PY_DIR
 corpus-ts	$TS_DIR
 corpus-go	$GO_DIR
+check-python	$PY_CHECK_DIR
+check-ts	$TS_CHECK_DIR
+check-go	$GO_CHECK_DIR
 EOF
