@@ -84,9 +84,11 @@ fi
 
 # TypeScript: rxjs's src/ and zod's v3 src/ (zod 3.25 ships v3 and v4; v3 is
 # the class-based one), side by side; no dist/ .js or .d.ts copies, only the
-# .ts sources. zod's v3 tests import the package by name ("zod/v3"): that
-# import is rewritten to the relative "../index.js", so that it resolves
-# without a package install or tsconfig paths, for the resolver and for us.
+# .ts sources. zod's v3 tests and benchmarks import the package by name
+# ("zod/v3"): that import is rewritten to the relative "../index.js", so that
+# it resolves without a package install or tsconfig paths, for the resolver
+# and for us (benchmarks/ was missed at first: the rewrite also runs on a
+# corpus unpacked before, and is idempotent).
 TS_DIR="$CACHE/corpora/ts-rxjs-$RXJS_VERSION-zod-$ZOD_VERSION"
 if [ ! -d "$TS_DIR/rxjs/internal" ] || [ ! -d "$TS_DIR/zod-v3/tests" ]; then
     say "rxjs $RXJS_VERSION and zod $ZOD_VERSION sources"
@@ -96,9 +98,9 @@ if [ ! -d "$TS_DIR/rxjs/internal" ] || [ ! -d "$TS_DIR/zod-v3/tests" ]; then
     tar xzf "$tmp/rxjs-$RXJS_VERSION.tgz" -C "$TS_DIR.part/rxjs" --strip-components=2 package/src
     tar xzf "$tmp/zod-$ZOD_VERSION.tgz" -C "$TS_DIR.part/zod-v3" --strip-components=3 package/src/v3
     find "$TS_DIR.part" -type f ! -name '*.ts' -delete
-    find "$TS_DIR.part/zod-v3/tests" -name '*.ts' -exec sed -i 's#from "zod/v3"#from "../index.js"#' {} +
     rm -rf "$tmp" "$TS_DIR" && mv "$TS_DIR.part" "$TS_DIR"
 fi
+find "$TS_DIR/zod-v3/tests" "$TS_DIR/zod-v3/benchmarks" -name '*.ts' -exec sed -i 's#from "zod/v3"#from "../index.js"#' {} +
 
 # Go: one module `github.com/spf13` holding cobra/ and pflag/, so cobra's
 # `import "github.com/spf13/pflag"` resolves inside it with no module proxy.
