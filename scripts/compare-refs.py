@@ -4,6 +4,7 @@
     scripts/setup-refs-tools.sh          # once: jedi, typescript, gopls and the corpora
     scripts/compare-refs.py [--set tune|check] [--lang python|ts|go|all] [--sample 100] [--seed 1]
                             [--bin target/release/repo-search] [--json OUT] [--timeout 60]
+                            [--scratch DIR]
 
 Two sets of corpora, one corpus per language in each, none of them written here
 (see setup-refs-tools.sh):
@@ -18,8 +19,9 @@ Two sets of corpora, one corpus per language in each, none of them written here
   are otherwise identical.
 
 For each language the set's corpus is
-copied into a scratch directory and indexed with `--bin` (`index --no-embed`,
-with a private REPO_SEARCH_HOME). The resolver itself lists the methods
+copied into a scratch directory (`--scratch`, default `$CACHE/scratch`; two
+runs at once need different ones, as each starts by emptying its copy) and
+indexed with `--bin` (`index --no-embed`, with a private REPO_SEARCH_HOME). The resolver itself lists the methods
 (jedi `get_names`, the TypeScript language service's navigation tree, gopls
 `textDocument/documentSymbol`); the qualified names (`Class.method`,
 `Type.Method`) are shuffled with `--seed`, and the first `--sample` names the
@@ -52,6 +54,23 @@ What counts as a reference, on both sides:
   work) count as resolved; hits with `"resolution": "name_only"` are reported
   apart: how many of them the resolver confirms, and what share of the
   resolver's references we only had as name-only.
+
+Reference lists are incomplete, so a false positive may be the resolver's
+miss rather than ours: jedi's `get_references(scope="project")` leaves out
+`s.get(...)` at requests/tests/test_requests.py:386 (`s = requests.session()`)
+although jedi's own `goto` there gives `Session.get`. So for every FP (our
+resolved hit, not in the resolver's set) the same resolver is asked for the
+definition at that exact position, each of our hits on that line at its column
+(jedi `Script.goto(follow_imports=True)`, TypeScript
+`getDefinitionAtPosition`, gopls `textDocument/definition`). The FP is
+*confirmed* when a definition it returns is one of the name's definition sites
+the resolver listed (same file and line; TypeScript: the line of the
+definition's name span). Nothing is moved: `P micro` still counts every FP
+against us; `P goto` = (TP + confirmed FP) / ours is printed beside it, the
+worst names mark `FP (goto confirms)`, and the JSON has per name
+`fp_confirmed` and per language `precision_goto`, `fp_confirmed` and
+`goto_errors` (positions where goto failed or timed out: not confirmed).
+Recall and the FN side are untouched.
 
 Prints a table per language and the ten worst names with examples of false
 positives (FP: ours, not theirs) and false negatives (FN: theirs, not ours) on
@@ -198,11 +217,31 @@ def refs(path, line, col):
         out.append([rel(mp), r.line, r.column + 1, bool(r.is_definition()), True])
     return out
 
+def goto(positions):
+    # per position: the definitions in the corpus jedi goes to, as [path, line];
+    # None when jedi fails on that position
+    out, scripts = [], {}
+    for path, line, col in positions:
+        try:
+            if path not in scripts:
+                scripts[path] = jedi.Script(path=os.path.join(root, path), project=project)
+            defs = []
+            for d in scripts[path].goto(line, col - 1, follow_imports=True):
+                mp = str(d.module_path) if d.module_path else ""
+                if mp.startswith(root + os.sep) and d.line is not None:
+                    defs.append([rel(mp), d.line])
+            out.append(defs)
+        except Exception:
+            out.append(None)
+    return out
+
 for line in sys.stdin:
     try:
         req = json.loads(line)
         if req["op"] == "methods":
             res = methods()
+        elif req["op"] == "goto":
+            res = goto(req["positions"])
         else:
             res = refs(req["path"], req["line"], req["col"])
         print(json.dumps({"result": res}), flush=True)
@@ -283,11 +322,30 @@ function refs(p, line, col) {
   }
   return out;
 }
+// per position: where getDefinitionAtPosition goes in the corpus, as [path, line of
+// the definition's name span]; null when the language service fails there
+function gotoDefs(positions) {
+  const prog = ls.getProgram();
+  return positions.map(([p, line, col]) => {
+    try {
+      const abs = path.join(root, p);
+      const pos = prog.getSourceFile(abs).getPositionOfLineAndCharacter(line - 1, col - 1);
+      const out = [];
+      for (const d of ls.getDefinitionAtPosition(abs, pos) || []) {
+        if (!inRoot(d.fileName)) continue;
+        out.push([rel(d.fileName), lc(prog.getSourceFile(d.fileName), d.textSpan.start)[0]]);
+      }
+      return out;
+    } catch (e) {
+      return null;
+    }
+  });
+}
 require("readline").createInterface({ input: process.stdin }).on("line", (line) => {
   let ans;
   try {
     const req = JSON.parse(line);
-    ans = { result: req.op === "methods" ? methods() : refs(req.path, req.line, req.col) };
+    ans = { result: req.op === "methods" ? methods() : req.op === "goto" ? gotoDefs(req.positions) : refs(req.path, req.line, req.col) };
   } catch (e) {
     ans = { error: String(e && e.stack ? e.stack.split("\n")[0] : e) };
   }
@@ -429,6 +487,8 @@ class Gopls:
                         continue
                     out.append([name, cls, p, start["line"] + 1, start["character"] + 1])
             return out
+        if req["op"] == "goto":
+            return [self._definition(*pos, timeout) for pos in req["positions"]]
         own = self._refs(req["path"], req["line"], req["col"], timeout)
         # gopls counts a call through an interface (`flag.Value.Type()`) as a
         # reference of every method that implements it; like the TypeScript
@@ -452,6 +512,28 @@ class Gopls:
             p = self.rel(loc["uri"])
             if p is not None:
                 out.append((p, loc["range"]["start"]["line"] + 1, loc["range"]["start"]["character"] + 1))
+        return out
+
+    def _definition(self, path, line, col, timeout):
+        """Where textDocument/definition goes in the corpus, as [path, line]
+        (an error answer at one position is None; a timeout fails the call)."""
+        try:
+            res = self.request("textDocument/definition", {
+                "textDocument": {"uri": self.uri(path)},
+                "position": {"line": line - 1, "character": col - 1},
+            }, timeout)
+        except ResolverError as e:
+            if str(e).startswith("timed out") or self.proc.poll() is not None:
+                raise
+            return None
+        if isinstance(res, dict):
+            res = [res]
+        out = []
+        for loc in res or []:
+            uri, rng = loc.get("uri") or loc.get("targetUri"), loc.get("range") or loc.get("targetSelectionRange")
+            p = self.rel(uri) if uri else None
+            if p is not None and rng:
+                out.append([p, rng["start"]["line"] + 1])
         return out
 
     def close(self):
@@ -528,13 +610,53 @@ class Lines:
         text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
         return text if len(text) <= 100 else text[:97] + "..."
 
+    def column(self, path, line, byte_col, utf16):
+        """Our 1-based byte column as the resolver counts: code points (jedi)
+        or UTF-16 units (TypeScript, gopls), 1-based."""
+        if (path, None) not in self.cache:
+            try:
+                with open(os.path.join(self.root, path), "rb") as f:
+                    self.cache[path, None] = f.read().split(b"\n")
+            except OSError:
+                self.cache[path, None] = []
+        lines = self.cache[path, None]
+        if not 0 < line <= len(lines):
+            return byte_col
+        prefix = lines[line - 1][:byte_col - 1].decode("utf-8", "replace")
+        return 1 + (len(prefix.encode("utf-16-le")) // 2 if utf16 else len(prefix))
+
+
+GOTO_BATCH = 50  # positions per goto call
+
+
+def goto_confirmed(resolver, lang, lines, targets, positions, timeout):
+    """The (path, line) of `positions` (our hits: path, line, byte column) where
+    the resolver's own go-to-definition lands on one of `targets` (the
+    qualified name's definition sites, (path, line)); and how many positions
+    it failed on (error or timeout: not confirmed)."""
+    confirmed, errors = set(), 0
+    for i in range(0, len(positions), GOTO_BATCH):
+        batch = positions[i:i + GOTO_BATCH]
+        req = [[p, l, lines.column(p, l, c, utf16=lang != "python")] for p, l, c in batch]
+        try:
+            answers = resolver.call({"op": "goto", "positions": req}, timeout)
+        except ResolverError:
+            errors += len(batch)
+            continue
+        for (p, l, _c), defs in zip(batch, answers):
+            if defs is None:
+                errors += 1
+            elif any((dp, dl) in targets for dp, dl in defs):
+                confirmed.add((p, l))
+    return confirmed, errors
+
 
 def compare_lang(lang, args, env):
     corpus_dir, corpus_desc, sys_path = CORPORA[args.set][lang]
     src = os.path.join(CACHE, "corpora", corpus_dir)
     if not os.path.isdir(src):
         sys.exit(f"compare-refs: {src} is missing; run scripts/setup-refs-tools.sh first")
-    root = os.path.join(CACHE, "scratch", lang if args.set == "tune" else f"{args.set}-{lang}")
+    root = os.path.join(args.scratch, lang if args.set == "tune" else f"{args.set}-{lang}")
     shutil.rmtree(root, ignore_errors=True)
     shutil.copytree(src, root, symlinks=False)
 
@@ -563,7 +685,7 @@ def compare_lang(lang, args, env):
     names = sorted(by_qname)
     random.Random(args.seed).shuffle(names)
     lines = Lines(root)
-    results, skipped, unreferenced, tried = [], [], 0, 0
+    results, skipped, unreferenced, tried, goto_errors = [], [], 0, 0, 0
     t0 = time.monotonic()
     for qname in names:
         if len(results) >= args.sample:
@@ -592,13 +714,21 @@ def compare_lang(lang, args, env):
         ours_res = {(h["path"], h["line"]) for h in refs if h.get("resolution", "resolved") != "name_only"} - excluded
         ours_no = {(h["path"], h["line"]) for h in refs if h.get("resolution") == "name_only"} - excluded - ours_res
         tp, fp, fn = ours_res & theirs, ours_res - theirs, theirs - ours_res
+        # the resolver's own go-to-definition at each FP of ours (every hit of
+        # ours on that line): a reference its reference list missed?
+        fp_pos = sorted({(h["path"], h["line"], h["column"]) for h in refs
+                         if (h["path"], h["line"]) in fp and h.get("column")})
+        fp_ok, goto_err = goto_confirmed(resolver, lang, lines, {(p, l) for p, l, _ in by_qname[qname]},
+                                         fp_pos, args.timeout)
+        goto_errors += goto_err
         results.append({
             "name": qname, "definitions": [f"{p}:{l}" for p, l, _ in by_qname[qname]],
             "theirs": len(theirs), "ours_resolved": len(ours_res), "ours_name_only": len(ours_no),
-            "tp": len(tp), "fp": sorted(fp), "fn": sorted(fn),
+            "tp": len(tp), "fp": sorted(fp), "fn": sorted(fn), "fp_confirmed": sorted(fp_ok),
             "name_only_confirmed": len(ours_no & theirs), "theirs_only_name_only": len(theirs & ours_no),
             "tp_any": len((ours_res | ours_no) & theirs),
             "precision": ratio(len(tp), len(ours_res)), "recall": ratio(len(tp), len(theirs)),
+            "precision_goto": ratio(len(tp) + len(fp_ok), len(ours_res)),
             "ours_error": our_err,
             "theirs_refs": sorted(theirs), "ours_resolved_refs": sorted(ours_res), "ours_name_only_refs": sorted(ours_no),
         })
@@ -613,6 +743,9 @@ def compare_lang(lang, args, env):
         "ours_errors": sum(1 for r in results if r["ours_error"]),
         "theirs": theirs_n, "ours_resolved": ours_res_n, "tp": tp_n,
         "precision_micro": ratio(tp_n, ours_res_n), "recall_micro": ratio(tp_n, theirs_n),
+        "fp": sum(len(r["fp"]) for r in results), "fp_confirmed": sum(len(r["fp_confirmed"]) for r in results),
+        "goto_errors": goto_errors,
+        "precision_goto": ratio(tp_n + sum(len(r["fp_confirmed"]) for r in results), ours_res_n),
         "precision_macro": mean(r["precision"] for r in results), "recall_macro": mean(r["recall"] for r in results),
         "names_without_resolved": sum(1 for r in results if not r["ours_resolved"]),
         "ours_name_only": s("ours_name_only"), "name_only_confirmed": s("name_only_confirmed"),
@@ -633,12 +766,14 @@ def compare_lang(lang, args, env):
         worst.append({
             "name": r["name"], "precision": r["precision"], "recall": r["recall"],
             "theirs": r["theirs"], "ours_resolved": r["ours_resolved"], "fp_count": len(r["fp"]), "fn_count": len(r["fn"]),
-            "fp": [f"{p}:{l}: {lines.get(p, l)}" for p, l in r["fp"][:3]],
+            "fp_confirmed_count": len(r["fp_confirmed"]),
+            "fp": [("FP (goto confirms) " if (p, l) in r["fp_confirmed"] else "FP ") + f"{p}:{l}: {lines.get(p, l)}"
+                   for p, l in r["fp"][:3]],
             "fn": [f"{p}:{l}: {lines.get(p, l)}" for p, l in r["fn"][:3]],
             "ours_error": r["ours_error"],
         })
     for r in results:
-        for k in ("fp", "fn", "theirs_refs", "ours_resolved_refs", "ours_name_only_refs"):
+        for k in ("fp", "fn", "fp_confirmed", "theirs_refs", "ours_resolved_refs", "ours_name_only_refs"):
             r[k] = [f"{p}:{l}" for p, l in r[k]]
     return {"summary": summary, "worst": worst, "names": results, "resolver_errors": skipped}
 
@@ -647,13 +782,14 @@ def print_report(reports, corpus_set):
     print("repo-search refs vs real resolvers: sets of (path, line), columns not compared; definition sites excluded"
           + ("" if corpus_set == "tune" else f"; held-out corpora (--set {corpus_set}), never tuned on"))
     print()
-    hdr = ("lang", "corpus", "names", "skip", "theirs", "ours", "TP", "P micro", "R micro", "P macro", "R macro",
+    hdr = ("lang", "corpus", "names", "skip", "theirs", "ours", "TP", "P micro", "P goto", "R micro", "P macro", "R macro",
            "NO", "NO prec", "theirs only NO", "P any", "R any")
     rows = []
     for rep in reports:
         s = rep["summary"]
         rows.append((s["lang"], s["corpus"], str(s["sample"]), str(s["resolver_errors"]), str(s["theirs"]),
-                     str(s["ours_resolved"]), str(s["tp"]), fmt(s["precision_micro"]), fmt(s["recall_micro"]),
+                     str(s["ours_resolved"]), str(s["tp"]), fmt(s["precision_micro"]), fmt(s["precision_goto"]),
+                     fmt(s["recall_micro"]),
                      fmt(s["precision_macro"]), fmt(s["recall_macro"]), str(s["ours_name_only"]),
                      fmt(s["name_only_precision"]), fmt(s["theirs_only_as_name_only"]),
                      fmt(s["precision_any"]), fmt(s["recall_any"])))
@@ -662,7 +798,8 @@ def print_report(reports, corpus_set):
         print("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
     print()
     print("names: sampled qualified names with >=1 resolver reference; skip: resolver errors/timeouts (not sampled);")
-    print("theirs/ours/TP: references (ours = resolved only); P/R macro: mean over names (P over names where we")
+    print("theirs/ours/TP: references (ours = resolved only); P goto: (TP + our FPs where the resolver's own")
+    print("go-to-definition lands on the name's definition) / ours; P/R macro: mean over names (P over names where we")
     print("resolved any); NO: our name-only candidates; NO prec: share of them the resolver confirms;")
     print("theirs only NO: share of the resolver's references we had only as name-only; P/R any: micro, with every")
     print("candidate of ours taken, resolved and name-only alike (what a bare-name match gives).")
@@ -671,13 +808,16 @@ def print_report(reports, corpus_set):
         print()
         print(f"== {s['lang']}: {s['corpus']}: {s['sample']} names sampled from {s['qualified_names']} "
               f"({s['tried']} tried, {s['no_references']} without references, {s['resolver_errors']} resolver errors, "
-              f"{s['names_without_resolved']} with no resolved reference of ours, {s['ours_errors']} errors of ours)")
+              f"{s['names_without_resolved']} with no resolved reference of ours, {s['ours_errors']} errors of ours; "
+              f"goto confirms {s['fp_confirmed']} of {s['fp']} FPs, {s['goto_errors']} goto errors)")
         for w in rep["worst"]:
             print(f"  {w['name']}: P {fmt(w['precision'])} R {fmt(w['recall'])}  theirs {w['theirs']} "
-                  f"ours {w['ours_resolved']} FP {w['fp_count']} FN {w['fn_count']}"
+                  f"ours {w['ours_resolved']} FP {w['fp_count']}"
+                  + (f" (goto confirms {w['fp_confirmed_count']})" if w["fp_confirmed_count"] else "")
+                  + f" FN {w['fn_count']}"
                   + (f"  (ours failed: {w['ours_error']})" if w["ours_error"] else ""))
             for x in w["fp"]:
-                print(f"      FP {x}")
+                print(f"      {x}")
             for x in w["fn"]:
                 print(f"      FN {x}")
 
@@ -692,8 +832,12 @@ def main():
     ap.add_argument("--bin", default=os.path.join(HERE, "..", "target", "release", "repo-search"))
     ap.add_argument("--json", metavar="OUT")
     ap.add_argument("--timeout", type=float, default=60, help="seconds per resolver call (default 60)")
+    ap.add_argument("--scratch", metavar="DIR", default=os.path.join(CACHE, "scratch"),
+                    help="where the corpora are copied and indexed (default $CACHE/scratch); "
+                         "give two runs at once different ones")
     args = ap.parse_args()
     args.bin = os.path.abspath(args.bin)
+    args.scratch = os.path.abspath(args.scratch)
     if not os.access(args.bin, os.X_OK):
         sys.exit(f"compare-refs: {args.bin} is not an executable (build it, or pass --bin)")
     home = os.path.join(CACHE, "home")
