@@ -215,6 +215,48 @@ fn bases_of(def: &GraphDef) -> Vec<&str> {
     out
 }
 
+/// A Go field declaration's names and type: `a, b *Matcher` →
+/// (`[a, b]`, `*Matcher`).
+fn go_field_names(line: &str) -> Option<(Vec<&str>, &str)> {
+    let mut rest = line.trim();
+    let mut names = Vec::new();
+    loop {
+        let end = rest
+            .bytes()
+            .position(|b| !is_ident_byte(b))
+            .unwrap_or(rest.len());
+        if end == 0 {
+            return None;
+        }
+        names.push(&rest[..end]);
+        let after = rest[end..].trim_start();
+        match after.strip_prefix(',') {
+            Some(more) => rest = more.trim_start(),
+            None => {
+                // A name needs a type after it, separated by a space.
+                let ty = after.trim();
+                return (end < rest.len()
+                    && !ty.is_empty()
+                    && rest[end..].starts_with(char::is_whitespace))
+                .then_some((names, ty));
+            }
+        }
+    }
+}
+
+/// The type a Go struct or interface body line embeds: `routeConf`,
+/// `*Router`, `sync.Mutex`, `io.Reader \`json:"-"\`` → its name.
+fn go_embedded(line: &str) -> Option<&str> {
+    // Before a struct tag or a comment (`*sync.Mutex // guards`).
+    let t = line.split(['`', '/']).next().unwrap_or(line).trim();
+    let t = t.strip_prefix('*').unwrap_or(t);
+    if t.is_empty() || !t.bytes().all(|b| is_ident_byte(b) || b == b'.') {
+        return None;
+    }
+    let name = last_part(t);
+    (!name.is_empty() && name.bytes().all(is_ident_byte)).then_some(name)
+}
+
 /// The byte offset of `word` in `text` at or after `from`, as a whole identifier.
 fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
     if word.is_empty() {
@@ -237,6 +279,10 @@ fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
     }
     None
 }
+
+/// How deep type inference follows calls, receivers and `return`s
+/// (`requests.get` → `request` → `Session.request` → `send` → …).
+const INFER_DEPTH: u32 = 10;
 
 /// Lines (by index) that bind a receiver, each with the type bound.
 type Bindings = Rc<Vec<(usize, String)>>;
@@ -290,6 +336,8 @@ pub struct Graph<'a> {
     call_depth: u32,
     /// Callable name → the type it returns, when its signatures agree.
     returns: HashMap<String, Option<String>>,
+    /// Definition → the type its `return` statements agree on.
+    inferred: HashMap<(i64, u32, u32), Option<String>>,
     /// Base name → the types that name it as a base, built on first use.
     subclasses: Option<HashMap<String, Rc<Vec<String>>>>,
 }
@@ -322,6 +370,7 @@ impl<'a> Graph<'a> {
             defs_by_name: HashMap::new(),
             subclasses: None,
             returns: HashMap::new(),
+            inferred: HashMap::new(),
             call_depth: 0,
             imports: HashMap::new(),
             infos: HashMap::new(),
@@ -471,15 +520,52 @@ impl<'a> Graph<'a> {
         Ok(None)
     }
 
+    /// The bases a type names in its header (`class B(A)`, `extends A`),
+    /// and for Go the types its struct or interface embeds, whose methods
+    /// it is promoted.
+    fn bases(&mut self, d: &GraphDef) -> Vec<String> {
+        let header = self.header(d);
+        let mut out: Vec<String> = bases_of(&GraphDef {
+            signature: header,
+            ..d.clone()
+        })
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+        if d.lang == "go"
+            && (d.signature.contains("struct") || d.signature.contains("interface"))
+            && let Some(text) = self.text(d.file_id, &d.path)
+        {
+            out.retain(|b| b != "struct" && b != "interface" && b != "type");
+            let from = d.name_line as usize;
+            let end = (d.end_line as usize).min(text.lines.len());
+            for line in text.lines.get(from..end).unwrap_or_default() {
+                if let Some(t) = go_embedded(line) {
+                    out.push(t.to_string());
+                }
+            }
+        }
+        out
+    }
+
+    /// [`Graph::bases`] of every type definition named `class`.
+    fn bases_named(&mut self, class: &str) -> Result<Vec<String>> {
+        let defs = self.defs_named(class)?;
+        Ok(defs
+            .iter()
+            .filter(|d| is_type_kind(&d.kind))
+            .flat_map(|d| self.bases(d))
+            .collect())
+    }
+
     fn subclasses_of(&mut self, class: &str) -> Result<Rc<Vec<String>>> {
         if self.subclasses.is_none() {
             // One pass over every type's first line: base → subclasses.
             let mut map: HashMap<String, Vec<String>> = HashMap::new();
-            for mut d in self.store.graph_types()? {
-                d.signature = self.header(&d);
-                for b in bases_of(&d) {
+            for d in self.store.graph_types()? {
+                for b in self.bases(&d) {
                     if b != d.name {
-                        map.entry(b.to_string()).or_default().push(d.name.clone());
+                        map.entry(b).or_default().push(d.name.clone());
                     }
                 }
             }
@@ -598,8 +684,116 @@ impl<'a> Graph<'a> {
 
     /// The type the callables named `name` return, when their signatures
     /// say and agree (`-> T`, `): T`, Go's result, Java's return type).
-    fn return_type(&mut self, name: &str) -> Result<Option<String>> {
-        Ok(self.return_annotation(name)?.and_then(|a| leading_type(&a)))
+    fn return_type(&mut self, name: &str, top_only: bool) -> Result<Option<String>> {
+        if !top_only && let Some(t) = self.return_annotation(name)?.and_then(|a| leading_type(&a)) {
+            return Ok(Some(t));
+        }
+        // No annotation: what the bodies return, when they agree.
+        let defs = self.defs_named(name)?;
+        let mut found: Option<String> = None;
+        for d in defs.iter().filter(|d| {
+            matches!(d.kind.as_str(), "function" | "method") && (!top_only || d.container.is_none())
+        }) {
+            let header = self.header(d);
+            let ty = match return_type_of(&header, &d.name, &d.lang) {
+                // `T[]` of `array<T>(…)`: a type parameter says nothing.
+                Some(a) => type_in(&a, &d.lang).filter(|t| !is_type_param(&header, &d.name, t)),
+                None => self.inferred_return(d)?,
+            };
+            match (&found, ty) {
+                (_, None) => {}
+                (Some(f), Some(t)) if *f != t => return Ok(None),
+                (_, Some(t)) => found = Some(t),
+            }
+        }
+        Ok(found)
+    }
+
+    /// The type an un-annotated callable returns, from its `return`
+    /// statements: every one that says something (`None`/`null` aside)
+    /// must evaluate to the same type (`return Response()`, `return
+    /// session.request(…)`, `return resp` with `resp = self.send(…)`).
+    fn inferred_return(&mut self, d: &GraphDef) -> Result<Option<String>> {
+        let key = (d.file_id, d.name_line, d.name_col);
+        if let Some(t) = self.inferred.get(&key) {
+            return Ok(t.clone());
+        }
+        // In progress: a recursive call says nothing.
+        self.inferred.insert(key, None);
+        if self.call_depth >= INFER_DEPTH {
+            return Ok(None);
+        }
+        let Some(text) = self.text(d.file_id, &d.path) else {
+            return Ok(None);
+        };
+        let mut found: Option<String> = None;
+        let mut unknown = false;
+        let from = d.name_line.max(1) as usize;
+        let end = (d.end_line as usize).min(text.lines.len());
+        for i in from..end {
+            let line = text.lines[i].trim();
+            let Some(expr) = line
+                .strip_prefix("return ")
+                .map(|e| e.trim().trim_end_matches(';').trim_end())
+            else {
+                continue;
+            };
+            if text.quoted.get(i).copied().unwrap_or(false)
+                || matches!(expr, "None" | "null" | "undefined" | "nil" | "")
+            {
+                continue;
+            }
+            let at_line = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            // A return of a nested function is not this one's.
+            match self.enclosing_callable(d.file_id, at_line)? {
+                Some(e) if e.name_line != d.name_line || e.name_col != d.name_col => continue,
+                _ => {}
+            }
+            let at = GraphRef {
+                file_id: d.file_id,
+                path: d.path.clone(),
+                lang: d.lang.clone(),
+                name: d.name.clone(),
+                kind: "call".to_string(),
+                line: at_line,
+                col: 0,
+                qualifier: None,
+                scope: None,
+            };
+            self.call_depth += 1;
+            let ty = self.expr_type(&at, expr);
+            self.call_depth -= 1;
+            match ty? {
+                Some(t) if found.as_ref().is_none_or(|f| *f == t) => found = Some(t),
+                _ => {
+                    unknown = true;
+                    break;
+                }
+            }
+        }
+        let t = if unknown { None } else { found };
+        self.inferred.insert(key, t.clone());
+        Ok(t)
+    }
+
+    /// The type of an expression as written at a reference: `self`, a
+    /// construction, a call's result, a bound name.
+    fn expr_type(&mut self, r: &GraphRef, expr: &str) -> Result<Option<String>> {
+        if is_self_word(expr) {
+            return self.enclosing_class(r.file_id, r.line);
+        }
+        if let Some(t) = type_of_expr(expr, &r.lang)
+            && self.is_type_name(&t)?
+        {
+            return Ok(Some(t));
+        }
+        if let Some(head) = call_head(expr) {
+            return self.call_result(r, head);
+        }
+        if expr.bytes().all(|b| is_ident_byte(b) || b == b'.') {
+            return self.bound_type(r, expr);
+        }
+        Ok(None)
     }
 
     /// The type a call evaluates to, from its head as written: a class
@@ -616,45 +810,179 @@ impl<'a> Graph<'a> {
         let receiver = head[..head.len() - name.len()]
             .trim_end_matches(['.', ':', '>', '-'])
             .trim_end();
-        if !receiver.is_empty() && self.call_depth < 4 {
-            self.call_depth += 1;
-            let class = if is_self_word(receiver) {
-                self.enclosing_class(r.file_id, r.line)
-            } else {
-                self.bound_type(r, receiver)
+        if !receiver.is_empty()
+            && let Some(class) = self.receiver_class(r, receiver)?
+            && let Some(d) = self.member_def(&class, name)?
+        {
+            let header = self.header(&d);
+            let ann = return_type_of(&header, &d.name, &d.lang);
+            // `-> Self`, `): this`: the receiver's own class.
+            if ann.as_deref().is_some_and(|a| {
+                let w = a.split(|c: char| !(c.is_alphanumeric() || c == '_')).next();
+                matches!(w, Some("Self" | "this"))
+            }) {
+                return Ok(Some(class));
+            }
+            return match ann {
+                Some(a) => Ok(type_in(&a, &d.lang)),
+                None => self.inferred_return(&d),
             };
+        }
+        // `requests.get(…)`: a function of an imported module.
+        let top_only = !receiver.is_empty() && self.is_module(r, receiver)?;
+        if let Some(ty) = self.return_type(name, top_only)? {
+            return Ok(Some(ty));
+        }
+        // `z.string()` with `export { stringType as string }` and `const
+        // stringType = ZodString.create`: what the aliased callable returns.
+        if (receiver.is_empty() || !self.is_receiver(r, receiver)?)
+            && let Some(target) = self.value_alias(name)?
+            && self.call_depth < INFER_DEPTH
+        {
+            self.call_depth += 1;
+            let ty = self.call_result(r, &target);
             self.call_depth -= 1;
-            if let Some(class) = class? {
-                let defs = self.defs_named(name)?;
-                let mut classes = vec![class];
-                // The method where the class or an ancestor defines it.
-                for _ in 0..8 {
-                    let Some(c) = classes.pop() else { break };
-                    if let Some(d) = defs
-                        .iter()
-                        .find(|d| d.container.as_deref() == Some(c.as_str()))
-                    {
-                        let d = d.clone();
-                        let header = self.header(&d);
-                        return Ok(return_type_of(&header, &d.name, &d.lang)
-                            .and_then(|a| leading_type(&a)));
-                    }
-                    let bases: Vec<String> = self
-                        .defs_named(&c)?
-                        .iter()
-                        .filter(|d| is_type_kind(&d.kind))
-                        .flat_map(|d| {
-                            bases_of(d)
-                                .into_iter()
-                                .map(str::to_string)
-                                .collect::<Vec<_>>()
-                        })
-                        .collect();
-                    classes.extend(bases);
+            return ty;
+        }
+        Ok(None)
+    }
+
+    /// The class of a receiver as written: `self`, a call's result
+    /// (`z.string()`), a class named for a static method (`ZodString`), or
+    /// a bound variable.
+    fn receiver_class(&mut self, r: &GraphRef, receiver: &str) -> Result<Option<String>> {
+        if self.call_depth >= INFER_DEPTH {
+            return Ok(None);
+        }
+        self.call_depth += 1;
+        let class = if is_self_word(receiver) {
+            self.enclosing_class(r.file_id, r.line)
+        } else if let Some(inner) = call_head(receiver) {
+            self.call_result(r, inner)
+        } else if capitalized(last_part(receiver)) && self.is_type_name(last_part(receiver))? {
+            Ok(Some(last_part(receiver).to_string()))
+        } else {
+            self.bound_type(r, receiver)
+        };
+        self.call_depth -= 1;
+        class
+    }
+
+    /// The member `name` where `class` or its nearest ancestor defines it.
+    fn member_def(&mut self, class: &str, name: &str) -> Result<Option<GraphDef>> {
+        let defs = self.defs_named(name)?;
+        let mut classes = vec![class.to_string()];
+        for _ in 0..8 {
+            let Some(c) = classes.pop() else { break };
+            if let Some(d) = defs
+                .iter()
+                .find(|d| d.container.as_deref() == Some(c.as_str()))
+            {
+                return Ok(Some(d.clone()));
+            }
+            classes.extend(self.bases_named(&c)?);
+        }
+        Ok(None)
+    }
+
+    /// The type of a lambda's parameter `q` from the callable the lambda is
+    /// passed to: `new Observable((subscriber) => …)` with `constructor(
+    /// subscribe?: (this: Observable<T>, subscriber: Subscriber<T>) => …)`,
+    /// `operate((source, subscriber) => …)`.
+    fn lambda_param_type(
+        &mut self,
+        r: &GraphRef,
+        lines: &[String],
+        i: usize,
+        q: &str,
+    ) -> Result<Option<String>> {
+        let line = &lines[i];
+        let joined;
+        let site = match lambda_site(line, 0, q) {
+            Some(site) => site,
+            None => {
+                // `new Observable(\n  scheduler\n  ? (subscriber) => {`: the
+                // call opens a few lines up.
+                let mut text = String::new();
+                for l in &lines[i.saturating_sub(3)..i] {
+                    text.push_str(strip_line_comment(l));
+                    text.push(' ');
                 }
+                let from = text.len();
+                text.push_str(line);
+                joined = text;
+                let Some(site) = lambda_site(&joined, from, q) else {
+                    return Ok(None);
+                };
+                site
+            }
+        };
+        let name = site.callee.rsplit(['.', ':']).next().unwrap_or(site.callee);
+        let receiver = site.callee[..site.callee.len() - name.len()]
+            .trim_end_matches(['.', ':', '?'])
+            .trim_end();
+        let defs: Vec<GraphDef> = if site.new || capitalized(name) && self.is_type_name(name)? {
+            self.defs_named("constructor")?
+                .iter()
+                .filter(|d| d.container.as_deref() == Some(name))
+                .cloned()
+                .collect()
+        } else if receiver.is_empty() {
+            self.defs_named(name)?
+                .iter()
+                .filter(|d| d.container.is_none() && d.kind == "function")
+                .cloned()
+                .collect()
+        } else {
+            match self.receiver_class(r, receiver)? {
+                Some(class) => self.member_def(&class, name)?.into_iter().collect(),
+                None => Vec::new(),
+            }
+        };
+        for d in defs {
+            let header = self.header(&d);
+            let Some(params) = params_of(&header, &d.name) else {
+                continue;
+            };
+            let Some(ann) = params.get(site.arg).and_then(|p| p.1) else {
+                continue;
+            };
+            let ann = ann.trim();
+            let Some(inner) = ann.strip_prefix('(').and_then(|_| params_of(ann, "")) else {
+                continue;
+            };
+            let inner: Vec<_> = inner.into_iter().filter(|p| p.0 != "this").collect();
+            if let Some(ty) = inner
+                .get(site.param)
+                .and_then(|p| p.1)
+                .and_then(leading_type)
+            {
+                return Ok(Some(ty));
             }
         }
-        self.return_type(name)
+        Ok(None)
+    }
+
+    /// The callable a top-level name stands for when it is only another
+    /// name for one: `export { stringType as string }` → `stringType`,
+    /// `const stringType = ZodString.create;` → `ZodString.create`. `None`
+    /// unless every such definition of `name` agrees.
+    fn value_alias(&mut self, name: &str) -> Result<Option<String>> {
+        let defs = self.defs_named(name)?;
+        let mut found: Option<String> = None;
+        for d in defs
+            .iter()
+            .filter(|d| d.container.is_none() && matches!(d.kind.as_str(), "constant" | "variable"))
+        {
+            let Some(target) = alias_in(&d.signature, name) else {
+                continue;
+            };
+            match &found {
+                Some(f) if *f != target => return Ok(None),
+                _ => found = Some(target),
+            }
+        }
+        Ok(found.filter(|t| t != name))
     }
 
     /// What iterating over a call of `name` yields: `T` of `List[T]`,
@@ -675,7 +1003,11 @@ impl<'a> Graph<'a> {
             .filter(|d| {
                 !d.signature.starts_with("@overload") && !d.signature.starts_with("@t.overload")
             })
-            .filter(|d| matches!(d.kind.as_str(), "function" | "method"))
+            .filter(|d| {
+                matches!(d.kind.as_str(), "function" | "method")
+                    // `static create = (…): ZodString => …`
+                    || d.signature.contains("=>")
+            })
         {
             let header = self.header(d);
             if let Some(t) = return_type_of(&header, &d.name, &d.lang) {
@@ -701,11 +1033,40 @@ impl<'a> Graph<'a> {
         if field.is_empty() || !field.bytes().all(is_ident_byte) {
             return Ok(None);
         }
-        let class = if is_self_word(head) {
+        let class = if is_self_word(head) || self.is_receiver(r, head)? {
             self.enclosing_class(r.file_id, r.line)?
         } else {
             None
         };
+        // `resp.raw.read()`, `r.routeConf.regexp`: the member where the
+        // receiver's class (or an ancestor) declares it.
+        let owner = match &class {
+            Some(c) => Some(c.clone()),
+            None => self.receiver_class(r, head)?,
+        };
+        if let Some(owner) = owner {
+            if let Some(d) = self.member_def(&owner, field)? {
+                if matches!(
+                    d.kind.as_str(),
+                    "field" | "variable" | "constant" | "property"
+                ) {
+                    return Ok(binding_in_line(&d.signature, field, &d.lang));
+                }
+                // A property (`@property def headers(self) -> Headers`, a
+                // TypeScript `get headers(): Headers`): what it returns.
+                let header = self.header(&d);
+                let accessor = header.trim_start().starts_with("@property")
+                    || header.contains("@cached_property")
+                    || header.trim_start().starts_with("get ");
+                return Ok(accessor
+                    .then(|| return_type_of(&header, field, &d.lang))
+                    .flatten()
+                    .and_then(|a| leading_type(&a)));
+            }
+            if r.lang == "go" {
+                return self.go_field_type(&owner, field);
+            }
+        }
         let defs = self.defs_named(field)?;
         let fields: Vec<&GraphDef> = defs
             .iter()
@@ -723,6 +1084,40 @@ impl<'a> Graph<'a> {
         Ok(binding_in_line(&f.signature, field, &f.lang))
     }
 
+    /// The type of a Go struct's field, from the struct's body (`name
+    /// *Router`, `a, b Matcher`), or of a struct it embeds.
+    fn go_field_type(&mut self, class: &str, field: &str) -> Result<Option<String>> {
+        let mut todo = vec![class.to_string()];
+        let mut seen = HashSet::new();
+        while let Some(c) = todo.pop() {
+            if !seen.insert(c.clone()) || seen.len() > 16 {
+                continue;
+            }
+            let defs = self.defs_named(&c)?;
+            for d in defs
+                .iter()
+                .filter(|d| d.lang == "go" && is_type_kind(&d.kind))
+            {
+                let Some(text) = self.text(d.file_id, &d.path) else {
+                    continue;
+                };
+                let from = d.name_line as usize;
+                let end = (d.end_line as usize).min(text.lines.len());
+                for line in text.lines.get(from..end).unwrap_or_default() {
+                    let decl = line.split(['`', '/']).next().unwrap_or(line);
+                    if let Some((names, ty)) = go_field_names(decl)
+                        && names.contains(&field)
+                        && let Some(ty) = type_in(ty, "go")
+                    {
+                        return Ok(Some(ty));
+                    }
+                }
+            }
+            todo.extend(self.bases_named(&c)?);
+        }
+        Ok(None)
+    }
+
     /// Does `class` or one of its ancestors (by the bases its definitions
     /// name) define a member `name`?
     fn inherits_member(&mut self, class: &str, name: &str) -> Result<bool> {
@@ -735,12 +1130,9 @@ impl<'a> Graph<'a> {
             if seen.len() > 64 {
                 break;
             }
-            let defs = self.defs_named(&c)?;
-            for d in defs.iter().filter(|d| is_type_kind(&d.kind)) {
-                for b in bases_of(d) {
-                    if seen.insert(b.to_string()) {
-                        todo.push(b.to_string());
-                    }
+            for b in self.bases_named(&c)? {
+                if seen.insert(b.clone()) {
+                    todo.push(b);
                 }
             }
         }
@@ -846,11 +1238,21 @@ impl<'a> Graph<'a> {
             let Some(e) = self.enclosing_class(r.file_id, r.line)? else {
                 return Ok(Verdict::NameOnly);
             };
-            return Ok(if t.family.contains(&e) && e != class {
-                Verdict::Resolved
-            } else {
-                Verdict::NameOnly
-            });
+            if !t.family.contains(&e) || e == class {
+                return Ok(Verdict::NameOnly);
+            }
+            // `super.schedule(…)` reaches the nearest ancestor defining it,
+            // which may be a class between this one and the target's.
+            for b in self.bases_named(&e)? {
+                if let Some(d) = self.member_def(&b, name)? {
+                    return Ok(if d.container.as_deref() == Some(class) {
+                        Verdict::Resolved
+                    } else {
+                        Verdict::Other
+                    });
+                }
+            }
+            return Ok(Verdict::NameOnly);
         }
         let last = last_part(q);
         if t.same.contains(last) {
@@ -963,26 +1365,48 @@ impl<'a> Graph<'a> {
         };
         let attr = q.contains('.') || q.contains("->");
         let n = text.lines.len();
-        let (from, end) = match self.enclosing_callable(r.file_id, r.line)? {
-            Some(f) if !attr => (
-                f.start_line.max(1) as usize - 1,
-                (f.end_line as usize).min(n),
-            ),
-            _ => (0, n),
-        };
-        let key = (r.file_id, from, q.to_string());
-        let bindings = match self.bindings.get(&key) {
-            Some(b) => b.clone(),
-            None => {
-                let b = Rc::new(self.scope_bindings(r, q, &text, from, end, attr)?);
-                self.bindings.insert(key, b.clone());
-                b
+        // The enclosing functions, innermost first: a closure sees the
+        // bindings of the functions around it.
+        let scopes: Vec<(usize, usize)> = if attr {
+            vec![(0, n)]
+        } else {
+            let defs = self.defs_of_file(r.file_id)?;
+            let mut s: Vec<(usize, usize)> = defs
+                .iter()
+                .filter(|d| {
+                    d.start_line <= r.line
+                        && r.line <= d.end_line
+                        && matches!(d.kind.as_str(), "function" | "method")
+                })
+                .map(|d| {
+                    (
+                        d.start_line.max(1) as usize - 1,
+                        (d.end_line as usize).min(n),
+                    )
+                })
+                .collect();
+            s.sort_by_key(|&(from, _)| std::cmp::Reverse(from));
+            if s.is_empty() {
+                s.push((0, n));
             }
+            s
         };
-        // The nearest binding before the use (for `self.x`, anywhere).
-        let before = if attr { usize::MAX } else { r.line as usize };
-        if let Some((_, ty)) = bindings.iter().rev().find(|(i, _)| *i < before) {
-            return Ok(Some(ty.clone()));
+        let from = scopes.last().map_or(0, |s| s.0);
+        for &(from, end) in &scopes {
+            let key = (r.file_id, from, q.to_string());
+            let bindings = match self.bindings.get(&key) {
+                Some(b) => b.clone(),
+                None => {
+                    let b = Rc::new(self.scope_bindings(r, q, &text, from, end, attr)?);
+                    self.bindings.insert(key, b.clone());
+                    b
+                }
+            };
+            // The nearest binding before the use (for `self.x`, anywhere).
+            let before = if attr { usize::MAX } else { r.line as usize };
+            if let Some((_, ty)) = bindings.iter().rev().find(|(i, _)| *i < before) {
+                return Ok(Some(ty.clone()));
+            }
         }
         if !attr && from > 0 {
             // A module-level binding.
@@ -1048,6 +1472,12 @@ impl<'a> Graph<'a> {
                 Some(ty)
             } else if let Some(callee) = for_call_in(line, q)
                 && let Some(ty) = self.element_type(&callee)?
+            {
+                Some(ty)
+            } else if !attr
+                && matches!(r.lang.as_str(), "typescript" | "tsx" | "javascript")
+                && memchr::memmem::find(line.as_bytes(), b"=>").is_some()
+                && let Some(ty) = self.lambda_param_type(r, &text.lines, i, q)?
             {
                 Some(ty)
             } else if attr && let Some(name) = name_bound_in_line(line, q) {
@@ -1675,14 +2105,24 @@ fn binding_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
             }
             continue;
         }
-        if let Some(ann) = after.strip_prefix(':').filter(|r| !r.starts_with(':'))
+        let ann = after
+            .strip_prefix(':')
+            .filter(|r| !r.starts_with(':'))
+            .or_else(|| {
+                // `destination?: Subscriber<T>` (TypeScript's optional binding).
+                matches!(lang, "typescript" | "tsx")
+                    .then(|| after.strip_prefix("?:"))
+                    .flatten()
+            });
+        if let Some(ann) = ann
             && let Some(t) = leading_type(ann)
         {
             return Some(t);
         }
         if lang == "go"
-            && let Some(t) = leading_type(after)
-            && !after.starts_with(['(', '.', ',', ')'])
+            && let Some(t) = type_in(after, lang)
+            && !after.starts_with(['(', '.', ',', ')', '=', ':', '['])
+            && !in_comment_or_string(line, at)
         {
             return Some(t);
         }
@@ -1863,6 +2303,14 @@ fn return_type_of(sig: &str, name: &str, lang: &str) -> Option<String> {
             capitalized(ty).then(|| ty.to_string())
         }
         _ => {
+            // `create = async <T>(…): T =>`, `f = function (…): T {`: the
+            // function the name is bound to.
+            let rest = match rest.trim_start().strip_prefix('=') {
+                Some(value) if !value.starts_with(['=', '>']) => {
+                    strip_prefixes(value, &["async ", "function"])
+                }
+                _ => rest,
+            };
             // Skip the generic parameters and the parameter list.
             let rest = rest.trim_start();
             let rest = if rest.starts_with('<') {
@@ -1876,9 +2324,218 @@ fn return_type_of(sig: &str, name: &str, lang: &str) -> Option<String> {
                 .or_else(|| rest.strip_prefix(':'))
                 .unwrap_or(if lang == "go" { rest } else { "" });
             let rest = rest.trim_start().trim_start_matches('(');
-            leading_type(rest).map(|_| rest.trim().to_string())
+            let this = rest.strip_prefix("this").is_some_and(|t| {
+                !t.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
+            });
+            (this || leading_type(rest).is_some()).then(|| rest.trim().to_string())
         }
     }
+}
+
+/// Is `t` a type parameter the header declares after `name` (`array<T>(`)?
+fn is_type_param(header: &str, name: &str, t: &str) -> bool {
+    let Some(at) = find_word(header, name, 0) else {
+        return false;
+    };
+    let rest = header[at + name.len()..].trim_start();
+    let Some(after) = skip_balanced(rest, '<', '>') else {
+        return false;
+    };
+    let params = &rest[1..rest.len() - after.len() - 1];
+    split_top(params).iter().any(|p| {
+        p.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .find(|w| !w.is_empty())
+            == Some(t)
+    })
+}
+
+/// Where a line passes a lambda with parameter `q` to a call.
+struct LambdaSite<'l> {
+    /// The called path as written (`operate`, `this.schedule`,
+    /// `Observable`), generic arguments dropped.
+    callee: &'l str,
+    /// Written with `new`.
+    new: bool,
+    /// The lambda's argument position, and `q`'s among its parameters.
+    arg: usize,
+    param: usize,
+}
+
+/// Finds `(a, q) =>` or `q =>` (parameters without annotations) on a
+/// line and the call it is an argument of, when that call opens on the
+/// same line: `operate((source, subscriber) => {`.
+fn lambda_site<'l>(line: &'l str, from: usize, q: &str) -> Option<LambdaSite<'l>> {
+    let mut from = from;
+    while let Some(at) = memchr::memmem::find(&line.as_bytes()[from..], b"=>") {
+        let arrow = from + at;
+        from = arrow + 2;
+        let before = line[..arrow].trim_end();
+        let found = if let Some(list) = before.strip_suffix(')') {
+            matching_open(list).and_then(|open| {
+                split_top(&list[open + 1..])
+                    .iter()
+                    .position(|p| {
+                        let p = p.trim().trim_start_matches("...");
+                        p == q || p.strip_prefix(q).is_some_and(|t| t.trim_start() == "?")
+                    })
+                    .map(|i| (open, i))
+            })
+        } else if before.ends_with(q) && find_word(before, q, before.len() - q.len()).is_some() {
+            Some((before.len() - q.len(), 0))
+        } else {
+            None
+        };
+        let Some((start, param)) = found else {
+            continue;
+        };
+        let head = line[..start].trim_end();
+        let head = head.strip_suffix("async").unwrap_or(head).trim_end();
+        // The argument position: commas back to the call's `(`.
+        let mut depth = 0i32;
+        let mut arg = 0;
+        let mut open = None;
+        for (i, c) in head.char_indices().rev() {
+            match c {
+                ')' | ']' | '}' => depth += 1,
+                '(' | '[' | '{' if depth > 0 => depth -= 1,
+                '(' => {
+                    open = Some(i);
+                    break;
+                }
+                '[' | '{' => return None,
+                ',' if depth == 0 => arg += 1,
+                _ => {}
+            }
+        }
+        let callee = strip_generics(head[..open?].trim_end());
+        let begin = callee
+            .bytes()
+            .rposition(|b| !(is_ident_byte(b) || b == b'.' || b == b'?'))
+            .map_or(0, |i| i + 1);
+        let new = callee[..begin].trim_end().ends_with("new");
+        let callee = &callee[begin..];
+        dotted_last(callee)?;
+        return Some(LambdaSite {
+            callee,
+            new,
+            arg,
+            param,
+        });
+    }
+    None
+}
+
+/// A line without its trailing `// …` comment.
+fn strip_line_comment(line: &str) -> &str {
+    match line.find("//") {
+        Some(at) if !in_comment_or_string(line, at) => &line[..at],
+        _ => line,
+    }
+}
+
+/// The index of the `(` that the `)` just after `s` closes.
+fn matching_open(s: &str) -> Option<usize> {
+    let mut depth = 1i32;
+    for (i, c) in s.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `s` split at its top-level commas (not inside `()`, `<>`, `[]`, `{}`).
+fn split_top(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    let bytes = s.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            // `=>` is not a closing bracket.
+            b'>' if i > 0 && bytes[i - 1] == b'=' => {}
+            b')' | b']' | b'}' | b'>' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !s[start..].trim().is_empty() {
+        out.push(&s[start..]);
+    }
+    out
+}
+
+/// The parameters of a callable's header, each as (name, annotation):
+/// `create<T>(a: A, b?: B)` → `[("a", Some("A")), ("b", Some("B"))]`.
+/// With `name` empty, the header starts with the parameter list (a
+/// function type `(a: A) => R`).
+fn params_of<'h>(header: &'h str, name: &str) -> Option<Vec<(&'h str, Option<&'h str>)>> {
+    let rest = if name.is_empty() {
+        header
+    } else {
+        let at = find_word(header, name, 0)?;
+        let rest = header[at + name.len()..].trim_start();
+        let rest = match rest.strip_prefix('=') {
+            Some(v) => strip_prefixes(v, &["async ", "function"]),
+            None => rest,
+        };
+        if rest.starts_with('<') {
+            skip_balanced(rest, '<', '>')?.trim_start()
+        } else {
+            rest
+        }
+    };
+    let after = skip_balanced(rest, '(', ')')?;
+    let list = &rest[1..rest.len() - after.len() - 1];
+    Some(
+        split_top(list)
+            .into_iter()
+            .map(|p| {
+                let p = strip_prefixes(p, &["public ", "private ", "protected ", "readonly "]);
+                let p = p.trim_start_matches("...");
+                match p.split_once(':') {
+                    Some((n, ann)) => (n.trim().trim_end_matches('?'), Some(ann.trim())),
+                    None => (p.trim(), None),
+                }
+            })
+            .collect(),
+    )
+}
+
+/// What a top-level definition's line makes `name` another name for:
+/// `stringType as string,` → `stringType`; `const stringType =
+/// ZodString.create;` → `ZodString.create` (a path, not a call).
+fn alias_in(sig: &str, name: &str) -> Option<String> {
+    let at = find_word(sig, name, 0)?;
+    let before = sig[..at].trim_end();
+    if let Some(orig) = before.strip_suffix(" as") {
+        let orig = orig.trim_end();
+        let start = orig
+            .bytes()
+            .rposition(|b| !is_ident_byte(b))
+            .map_or(0, |i| i + 1);
+        let orig = &orig[start..];
+        return (!orig.is_empty() && orig != "default").then(|| orig.to_string());
+    }
+    let value = sig[at + name.len()..]
+        .trim_start()
+        .strip_prefix('=')
+        .filter(|v| !v.starts_with(['=', '>']))?
+        .trim();
+    let value = value.strip_suffix(';').unwrap_or(value).trim_end();
+    let (path, rest) = split_path(value);
+    (rest.is_empty() && dotted_last(path).is_some()).then(|| path.to_string())
 }
 
 /// The text after a balanced `open … close` group that `s` starts with.
@@ -1977,6 +2634,51 @@ fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
         return Some(t.to_string());
     }
     capitalized(ty).then(|| ty.to_string())
+}
+
+/// [`leading_type`] for a language: Go's unexported types are lower case
+/// (`*routeConf`), so there any name but a predeclared one is a type.
+fn type_in(ann: &str, lang: &str) -> Option<String> {
+    if lang != "go" {
+        return leading_type(ann);
+    }
+    let e = strip_prefixes(ann, &["*", "&"]);
+    let (path, _) = split_path(e);
+    let ty = last_part(path);
+    let predeclared = matches!(
+        ty,
+        "bool"
+            | "byte"
+            | "complex64"
+            | "complex128"
+            | "error"
+            | "float32"
+            | "float64"
+            | "int"
+            | "int8"
+            | "int16"
+            | "int32"
+            | "int64"
+            | "rune"
+            | "string"
+            | "uint"
+            | "uint8"
+            | "uint16"
+            | "uint32"
+            | "uint64"
+            | "uintptr"
+            | "any"
+            | "func"
+            | "chan"
+            | "map"
+            | "struct"
+            | "interface"
+    );
+    (!ty.is_empty()
+        && !predeclared
+        && ty.bytes().all(is_ident_byte)
+        && !ty.starts_with(|c: char| c.is_ascii_digit()))
+    .then(|| ty.to_string())
 }
 
 /// The type at the start of an annotation: `Session`, `&mut Session`,
@@ -2238,5 +2940,104 @@ mod tests {
             vec!["A", "I"]
         );
         assert_eq!(bases_of(&def("B", "class B < A", "class")), vec!["A"]);
+    }
+
+    #[test]
+    fn aliases() {
+        assert_eq!(
+            alias_in("  stringType as string,", "string").as_deref(),
+            Some("stringType")
+        );
+        assert_eq!(
+            alias_in("const stringType = ZodString.create;", "stringType").as_deref(),
+            Some("ZodString.create")
+        );
+        // A call, a default export and a literal are not aliases.
+        assert_eq!(alias_in("const s = make();", "s"), None);
+        assert_eq!(alias_in("  default as string,", "string"), None);
+        assert_eq!(alias_in("const n = 1 + 2;", "n"), None);
+    }
+
+    #[test]
+    fn lambda_sites() {
+        let s = lambda_site(
+            "  return operate((source, subscriber) => {",
+            0,
+            "subscriber",
+        )
+        .expect("site");
+        assert_eq!((s.callee, s.new, s.arg, s.param), ("operate", false, 0, 1));
+        let s = lambda_site(
+            "return new Observable<T>((subscriber) => {",
+            0,
+            "subscriber",
+        )
+        .expect("site");
+        assert_eq!(
+            (s.callee, s.new, s.arg, s.param),
+            ("Observable", true, 0, 0)
+        );
+        let s = lambda_site("x.pipe(a, async v => v.go())", 0, "v").expect("site");
+        assert_eq!((s.callee, s.arg, s.param), ("x.pipe", 1, 0));
+        // An annotated or unrelated parameter is not this one.
+        assert!(lambda_site("f((a) => a)", 0, "b").is_none());
+        // The call opens on an earlier line: not found on this one alone.
+        assert!(lambda_site("  ? (subscriber) => {", 0, "subscriber").is_none());
+        let joined = "return new Observable( scheduler   ? (subscriber) => {";
+        let s = lambda_site(joined, 30, "subscriber").expect("site");
+        assert_eq!((s.callee, s.arg), ("Observable", 0));
+    }
+
+    #[test]
+    fn parameters() {
+        let p = params_of(
+            "constructor(subscribe?: (this: Observable<T>, subscriber: Subscriber<T>) => X) {",
+            "constructor",
+        )
+        .expect("params");
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].0, "subscribe");
+        let inner = params_of(p[0].1.expect("annotation"), "").expect("inner");
+        assert_eq!(
+            inner,
+            vec![
+                ("this", Some("Observable<T>")),
+                ("subscriber", Some("Subscriber<T>"))
+            ]
+        );
+        let p =
+            params_of("static create = <T>(a: A, ...rest: B[]): Z => {", "create").expect("params");
+        assert_eq!(p, vec![("a", Some("A")), ("rest", Some("B[]"))]);
+        assert!(is_type_param(
+            "function array<T>(fn: () => T): T[] {",
+            "array",
+            "T"
+        ));
+        assert!(!is_type_param(
+            "function array<T>(fn: () => T): U[] {",
+            "array",
+            "U"
+        ));
+    }
+
+    #[test]
+    fn go_structs() {
+        assert_eq!(go_embedded("\trouteConf"), Some("routeConf"));
+        assert_eq!(go_embedded("\t*sync.Mutex // guards"), Some("Mutex"));
+        assert_eq!(go_embedded("\tio.Reader `json:\"-\"`"), Some("Reader"));
+        assert_eq!(go_embedded("\tname string"), None);
+        assert_eq!(go_embedded("}"), None);
+        assert_eq!(
+            go_field_names("\tparent, current *Route"),
+            Some((vec!["parent", "current"], "*Route"))
+        );
+        assert_eq!(
+            go_field_names("\tconf routeConf"),
+            Some((vec!["conf"], "routeConf"))
+        );
+        assert_eq!(go_field_names("\trouteConf"), None);
+        assert_eq!(type_in("*routeConf", "go").as_deref(), Some("routeConf"));
+        assert_eq!(type_in("string", "go"), None);
+        assert_eq!(type_in("routeConf", "python"), None);
     }
 }

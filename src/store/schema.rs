@@ -22,10 +22,13 @@
 //!   Also the imports table (`file_id`, `module` as written, `name`, `alias`,
 //!   `line`, `kind`, and `key`: the name under which the imported file is
 //!   looked up for "which files import this one", see `imports::row_key`).
+//! - 6: no table change; rows change: JavaScript/TypeScript export aliases
+//!   (`export { stringType as string }`) are definitions (kind `constant`)
+//!   of the exported name, which call results are typed through.
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -415,3 +415,175 @@ fn mcp_find_references_callers_and_callees() {
     let (error, _) = m.tool_error("callees", json!({"name": "Session.send", "depth": 9}));
     assert!(error.contains("depth"), "{error}");
 }
+
+const SCHEMA_TS: &str = r#"export class ZodType {
+  optional(): ZodOptional {
+    return new ZodOptional();
+  }
+}
+export class ZodOptional extends ZodType {}
+export class ZodString extends ZodType {
+  trim(): this {
+    return this;
+  }
+  static create = (params?: string): ZodString => {
+    return new ZodString();
+  };
+}
+const stringType = ZodString.create;
+export { stringType as string };
+"#;
+
+const USE_TS: &str = r#"import * as z from "./schema";
+
+const name = z.string().optional();
+const trimmed = z.string().trim().trim();
+"#;
+
+const OBSERVABLE_TS: &str = r#"export class Subscriber {
+  next(value: number): void {}
+}
+export class Observable {
+  constructor(subscribe?: (this: Observable, subscriber: Subscriber) => void) {}
+}
+export function operate(init: (source: Observable, subscriber: Subscriber) => void): void {}
+
+export function range(n: number) {
+  return new Observable((subscriber) => {
+    subscriber.next(n);
+  });
+}
+
+export function take(n: number) {
+  return operate((source, subscriber) => {
+    const done = () => {
+      subscriber.next(n);
+    };
+  });
+}
+"#;
+
+const CLIENT_PY: &str = r#"class Response:
+    def json(self):
+        return {}
+
+
+class Session:
+    def send(self):
+        resp = Response()
+        return resp
+
+    def request(self):
+        return self.send()
+
+
+def session():
+    return Session()
+
+
+def get():
+    with session() as s:
+        return s.request()
+
+
+def check():
+    r = get()
+    return r.json()
+"#;
+
+const ROUTE_GO: &str = r#"package mux
+
+type routeConf struct {
+	regexp string
+}
+
+func (r *routeConf) copy() routeConf { return *r }
+
+type Route struct {
+	routeConf
+	name string
+}
+
+type Router struct {
+	parent, current *Route
+	conf            routeConf
+}
+
+func (rt *Router) walk() {
+	rt.current.copy()
+	rt.conf.copy()
+}
+"#;
+
+const ACTIONS_TS: &str = r#"export class Action {
+  schedule(): Action {
+    return this;
+  }
+}
+export class AsyncAction extends Action {
+  schedule(): Action {
+    return super.schedule();
+  }
+}
+export class QueueAction extends AsyncAction {
+  schedule(): Action {
+    return super.schedule();
+  }
+}
+"#;
+
+#[test]
+fn types_flow_through_aliases_returns_lambdas_and_embedding() {
+    let p = Project::new();
+    p.write("ts/schema.ts", SCHEMA_TS)
+        .write("ts/use.ts", USE_TS)
+        .write("ts/observable.ts", OBSERVABLE_TS)
+        .write("ts/actions.ts", ACTIONS_TS)
+        .write("py/client.py", CLIENT_PY)
+        .write("mux/route.go", ROUTE_GO);
+    p.run(&["index", "--offline"]).ok();
+
+    // `export { stringType as string }`, `const stringType =
+    // ZodString.create`, `static create = (…): ZodString => …`; a method
+    // returning `this` keeps the receiver's class.
+    let v = p.json(&["refs", "ZodType.optional"]);
+    assert_eq!(refs(&v), pairs(&[("ts/use.ts:3", "resolved")]), "{v}");
+    let v = p.json(&["refs", "ZodString.trim"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[("ts/use.ts:4", "resolved"), ("ts/use.ts:4", "resolved")]),
+        "{v}"
+    );
+
+    // A lambda's parameter typed by the parameter of the callable it is
+    // passed to (`this:` is not a parameter), also from a closure inside.
+    let v = p.json(&["refs", "Subscriber.next"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("ts/observable.ts:11", "resolved"),
+            ("ts/observable.ts:18", "resolved")
+        ]),
+        "{v}"
+    );
+
+    // `super.schedule()` reaches the nearest ancestor that defines it.
+    let v = p.json(&["refs", "Action.schedule"]);
+    assert_eq!(refs(&v), pairs(&[("ts/actions.ts:8", "resolved")]), "{v}");
+
+    // Un-annotated Python: what `return` statements give, through calls.
+    let v = p.json(&["refs", "Response.json"]);
+    assert_eq!(refs(&v), pairs(&[("py/client.py:26", "resolved")]), "{v}");
+
+    // Go: a method promoted from an embedded struct; a field's type from
+    // the struct body, an unexported (lower-case) type included.
+    let v = p.json(&["refs", "routeConf.copy"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("mux/route.go:20", "resolved"),
+            ("mux/route.go:21", "resolved")
+        ]),
+        "{v}"
+    );
+}
