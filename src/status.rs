@@ -12,6 +12,10 @@ pub struct IndexStatus {
     pub root: String,
     pub index_path: String,
     pub exists: bool,
+    /// An index of an older schema is there (an earlier repo-search wrote
+    /// it); the next index run rebuilds it. `exists` is false then.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub outdated: bool,
     pub files: u64,
     pub symbols: u64,
     pub refs: u64,
@@ -84,6 +88,7 @@ pub fn index_status(settings: &Settings, check_stale: bool) -> Result<IndexStatu
         root: root.display().to_string(),
         index_path: db.display().to_string(),
         exists: false,
+        outdated: crate::store::is_outdated(root),
         files: 0,
         symbols: 0,
         refs: 0,

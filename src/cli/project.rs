@@ -56,6 +56,15 @@ pub(crate) fn observer(quiet: bool) -> crate::service::Observer {
                 });
             }
         }
+        IndexEvent::Rebuilding => {
+            if !quiet {
+                pb().suspend(|| {
+                    eprintln!(
+                        "the index was written by an older repo-search: rebuilding it now (`repo-search index` does this explicitly)"
+                    )
+                });
+            }
+        }
         IndexEvent::Progress(p) => match p.phase {
             Phase::Walking => pb().set_message("walking"),
             Phase::Indexing => {

@@ -628,6 +628,13 @@ pub fn status(s: &IndexStatus) -> Result<()> {
         if s.config_trust.state != crate::settings::TrustState::NoConfig {
             writeln!(out, "config:   {}", trust_line(&s.config_trust))?;
         }
+        if !s.exists && s.outdated {
+            writeln!(
+                out,
+                "index:    written by an older repo-search; the next search or `repo-search index` rebuilds it"
+            )?;
+            return Ok(());
+        }
         if !s.exists {
             writeln!(out, "index:    none yet (run `repo-search index`)")?;
             return Ok(());

@@ -244,6 +244,81 @@ fn go_field_names(line: &str) -> Option<(Vec<&str>, &str)> {
     }
 }
 
+/// `for _, q := range EXPR {` (also `=`) → `EXPR`: `q` is the value of
+/// a slice, array or map element.
+fn go_range_value(line: &str, q: &str) -> Option<String> {
+    let t = line.trim_start().strip_prefix("for ")?;
+    let (lhs, rest) = t.split_once(":=").or_else(|| t.split_once('='))?;
+    let mut vars = lhs.split(',').map(str::trim);
+    let (_, value) = (vars.next()?, vars.next()?);
+    if value != q {
+        return None;
+    }
+    let expr = rest.trim_start().strip_prefix("range ")?;
+    let expr = expr.trim().trim_end_matches('{').trim_end();
+    (!expr.is_empty()).then(|| expr.to_string())
+}
+
+/// `q, err := f(…)` / `q, _ = x.f(…)` → `f` / `x.f`: `q` is the first
+/// result of a Go call.
+fn go_first_of_call(line: &str, q: &str) -> Option<String> {
+    let t = line.trim_start();
+    let t = t.strip_prefix("var ").unwrap_or(t);
+    let rest = t.strip_prefix(q)?.trim_start().strip_prefix(',')?;
+    let (_, rhs) = rest.split_once(":=").or_else(|| rest.split_once('='))?;
+    let rhs = rhs.trim_start();
+    let end = rhs.find('(')?;
+    let head = rhs[..end].trim_end();
+    dotted_last(head).map(|_| head.to_string())
+}
+
+/// The slice, array or map type a Go line declares `q` with, as written:
+/// `q []*Conn`, `var q map[string]*Conn`, `q := []*Conn{…}`.
+fn go_declared_ann(line: &str, q: &str) -> Option<String> {
+    let mut from = 0;
+    while let Some(at) = find_word(line, q, from) {
+        from = at + q.len();
+        if at > 0 && line.as_bytes()[at - 1] == b'.' {
+            continue;
+        }
+        let after = line[at + q.len()..].trim_start();
+        let after = after
+            .strip_prefix(":=")
+            .or_else(|| after.strip_prefix('=').filter(|a| !a.starts_with('=')))
+            .map_or(after, str::trim_start);
+        if after.starts_with("[]") || after.starts_with("map[") || after.starts_with('[') {
+            let end = after
+                .find(|c: char| matches!(c, '{' | ',' | ')' | '=') || c.is_whitespace())
+                .unwrap_or(after.len());
+            return Some(after[..end].to_string());
+        }
+    }
+    None
+}
+
+/// The element type of a Go slice, array or map type: `[]*Conn`,
+/// `[4]Conn`, `map[string]*Conn` → `Conn`.
+fn go_elem(ann: &str) -> Option<String> {
+    let a = ann.trim();
+    let inner = if let Some(m) = a.strip_prefix("map[") {
+        // Past the key type's closing bracket.
+        let mut depth = 1i32;
+        let end = m.char_indices().find_map(|(i, c)| {
+            match c {
+                '[' => depth += 1,
+                ']' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(i)
+        })?;
+        &m[end + 1..]
+    } else {
+        let close = a.strip_prefix('[')?.find(']')?;
+        &a[close + 2..]
+    };
+    type_in(inner.trim(), "go")
+}
+
 /// The type a Go struct or interface body line embeds: `routeConf`,
 /// `*Router`, `sync.Mutex`, `io.Reader \`json:"-"\`` → its name.
 fn go_embedded(line: &str) -> Option<&str> {
@@ -1087,6 +1162,13 @@ impl<'a> Graph<'a> {
     /// The type of a Go struct's field, from the struct's body (`name
     /// *Router`, `a, b Matcher`), or of a struct it embeds.
     fn go_field_type(&mut self, class: &str, field: &str) -> Result<Option<String>> {
+        Ok(self
+            .go_field_ann(class, field)?
+            .and_then(|a| type_in(&a, "go")))
+    }
+
+    /// The declared type of a Go struct's field as written (`[]*Route`).
+    fn go_field_ann(&mut self, class: &str, field: &str) -> Result<Option<String>> {
         let mut todo = vec![class.to_string()];
         let mut seen = HashSet::new();
         while let Some(c) = todo.pop() {
@@ -1107,15 +1189,50 @@ impl<'a> Graph<'a> {
                     let decl = line.split(['`', '/']).next().unwrap_or(line);
                     if let Some((names, ty)) = go_field_names(decl)
                         && names.contains(&field)
-                        && let Some(ty) = type_in(ty, "go")
                     {
-                        return Ok(Some(ty));
+                        return Ok(Some(ty.trim().to_string()));
                     }
                 }
             }
             todo.extend(self.bases_named(&c)?);
         }
         Ok(None)
+    }
+
+    /// The element type of what a Go `range` walks: a field (`p.conns`
+    /// of type `[]*Conn`), a call's result, or a variable or parameter
+    /// declared with a slice, array or map type in the function.
+    fn go_elem_type(
+        &mut self,
+        r: &GraphRef,
+        expr: &str,
+        text: &FileText,
+        from: usize,
+    ) -> Result<Option<String>> {
+        let ann = if let Some(head) = call_head(expr) {
+            match dotted_last(head) {
+                Some(name) => self.return_annotation(name)?,
+                None => None,
+            }
+        } else if let Some((head, field)) = expr.rsplit_once('.') {
+            let owner = if self.is_receiver(r, head)? {
+                self.enclosing_class(r.file_id, r.line)?
+            } else {
+                self.receiver_class(r, head)?
+            };
+            match owner {
+                Some(o) => self.go_field_ann(&o, field)?,
+                None => None,
+            }
+        } else {
+            // `conns []*Conn` (a parameter or `var`), `conns := []*Conn{…}`.
+            let end = (r.line as usize).min(text.lines.len());
+            text.lines[from..end]
+                .iter()
+                .rev()
+                .find_map(|l| go_declared_ann(l, expr))
+        };
+        Ok(ann.and_then(|a| go_elem(&a)))
     }
 
     /// Does `class` or one of its ancestors (by the bases its definitions
@@ -1464,9 +1581,19 @@ impl<'a> Graph<'a> {
             if memchr::memmem::find(line.as_bytes(), q.as_bytes()).is_none() {
                 continue;
             }
+            let go = r.lang == "go";
             let ty = if let Some(ty) = binding_in_line(line, q, &r.lang) {
                 Some(ty)
-            } else if let Some(head) = call_bound_in_line(line, q).or_else(|| with_call_as(line, q))
+            } else if go && let Some(expr) = go_range_value(line, q) {
+                let at = GraphRef {
+                    line: u32::try_from(i + 1).unwrap_or(u32::MAX),
+                    qualifier: None,
+                    ..r.clone()
+                };
+                self.go_elem_type(&at, &expr, text, from)?
+            } else if let Some(head) = call_bound_in_line(line, q)
+                .or_else(|| with_call_as(line, q))
+                .or_else(|| go.then(|| go_first_of_call(line, q)).flatten())
                 && let Some(ty) = self.call_result(r, &head)?
             {
                 Some(ty)
@@ -2633,6 +2760,14 @@ fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
     {
         return Some(t.to_string());
     }
+    // `v.(*Conn)`: a type assertion.
+    if lang == "go"
+        && path.ends_with('.')
+        && let Some(inner) = rest.strip_prefix('(')
+        && let Some(end) = inner.find(')')
+    {
+        return type_in(&inner[..end], lang).filter(|t| t != "type");
+    }
     capitalized(ty).then(|| ty.to_string())
 }
 
@@ -3039,5 +3174,33 @@ mod tests {
         assert_eq!(type_in("*routeConf", "go").as_deref(), Some("routeConf"));
         assert_eq!(type_in("string", "go"), None);
         assert_eq!(type_in("routeConf", "python"), None);
+    }
+
+    #[test]
+    fn go_idioms() {
+        assert_eq!(
+            go_range_value("\tfor _, r := range p.routes {", "r").as_deref(),
+            Some("p.routes")
+        );
+        assert_eq!(go_range_value("\tfor i := range xs {", "i"), None);
+        assert_eq!(
+            go_first_of_call("\tc, err := pool.Get(ctx)", "c").as_deref(),
+            Some("pool.Get")
+        );
+        assert_eq!(go_first_of_call("\terr, c := f()", "c"), None);
+        assert_eq!(
+            go_declared_ann("func (p *Pool) all(extra []*Route) {", "extra").as_deref(),
+            Some("[]*Route")
+        );
+        assert_eq!(
+            go_declared_ann("\tm := map[string]*Conn{}", "m").as_deref(),
+            Some("map[string]*Conn")
+        );
+        assert_eq!(go_elem("[]*Route").as_deref(), Some("Route"));
+        assert_eq!(go_elem("[4]conn").as_deref(), Some("conn"));
+        assert_eq!(go_elem("map[key]*Conn").as_deref(), Some("Conn"));
+        assert_eq!(go_elem("[]string"), None);
+        assert_eq!(type_of_expr("v.(*Conn)", "go").as_deref(), Some("Conn"));
+        assert_eq!(type_of_expr("v.(type)", "go"), None);
     }
 }

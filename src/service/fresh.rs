@@ -47,6 +47,9 @@ const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(30);
 pub enum IndexEvent {
     /// There is no index yet: an answer needs it, so it is built now.
     Building,
+    /// The index was written by an earlier repo-search (an older schema):
+    /// it is rebuilt now.
+    Rebuilding,
     Progress(Progress),
     /// Another process (its pid when known) holds the writer lock.
     Waiting(Option<u32>),
@@ -198,14 +201,19 @@ impl Service {
 
     /// Builds a missing index in the foreground (a CLI command).
     fn build_if_missing(&self) -> Result<Freshness> {
-        if !self.index_exists() {
+        let outdated = crate::store::is_outdated(self.root());
+        if !self.index_exists() || outdated {
             let job = IndexJob {
                 opts: IndexOptions::default(),
                 register: true,
                 vectors: Vectors::IfChanged,
             };
             let observer = self.observer.as_deref().unwrap_or(&|_| {});
-            observer(IndexEvent::Building);
+            observer(if outdated {
+                IndexEvent::Rebuilding
+            } else {
+                IndexEvent::Building
+            });
             self.index(&job, observer)?;
         }
         Ok(self.freshness())
@@ -227,7 +235,7 @@ impl Service {
         if crate::lock::current_writer(self.root()).is_some() {
             return;
         }
-        let initial = !self.index_exists();
+        let initial = !self.index_exists() || crate::store::is_outdated(self.root());
         // The first run of this server also fills in missing fast-tier
         // vectors (an index built by `init` or `index --no-embed`).
         let first_run = st.runs == 0;

@@ -323,7 +323,8 @@ impl Store {
     }
 
     /// Opens an existing index read-only. Returns `Ok(None)` when there is no
-    /// index yet.
+    /// index yet, or only one of an older schema (which the next index run
+    /// rebuilds).
     pub fn open_ro(root: &Path) -> Result<Option<Store>> {
         check_index_paths(root)?;
         if index_dir_checked(root, DirUse::Read)?.is_none() {
@@ -362,17 +363,10 @@ impl Store {
         }
         if version < SCHEMA_VERSION {
             // Version 0 also covers a database another writer is creating
-            // right now: treat it as "no index yet".
-            if version == 0 {
-                return Ok(None);
-            }
-            return Err(UserError::with_code(ErrorCode::IndexCorrupt, format!(
-                "the index `{}` has an old schema ({version}, this build uses {SCHEMA_VERSION})",
-                db.display()
-            ))
-            .hint("run `repo-search index` to rebuild it")
-            .agent("the index is rebuilt by the next update: retry in a few seconds; index_status shows progress")
-            .into());
+            // right now; an older schema (an index of an earlier
+            // repo-search) is rebuilt by the next index run: both read as
+            // "no index yet" (see [`is_outdated`]).
+            return Ok(None);
         }
         Ok(Some(store))
     }
@@ -445,6 +439,19 @@ fn open_immutable(db: &Path) -> rusqlite::Result<Connection> {
     )?;
     conn.query_row("PRAGMA schema_version", [], |_| Ok(()))?;
     Ok(conn)
+}
+
+/// Is there an index of an older schema at `root` (written by an earlier
+/// repo-search), which the next index run rebuilds? Anything unreadable
+/// says no: opening the index reports it.
+pub fn is_outdated(root: &Path) -> bool {
+    let db = nofollow_db_path(root);
+    if !db.exists() {
+        return false;
+    }
+    Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_ONLY | NOFOLLOW)
+        .and_then(|c| c.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0)))
+        .is_ok_and(|v| v > 0 && v < SCHEMA_VERSION)
 }
 
 fn newer_schema(db: &Path, version: i64) -> anyhow::Error {

@@ -361,6 +361,25 @@ fn bad_input_gets_error_and_hint_and_changes_nothing() {
 }
 
 #[test]
+fn an_index_of_an_older_schema_is_rebuilt_by_the_next_search() {
+    let p = sample();
+    p.run(&["index"]).ok();
+    {
+        let conn = rusqlite::Connection::open(p.path(".repo_search/index.db")).expect("open");
+        conn.pragma_update(None, "user_version", repo_search::store::SCHEMA_VERSION - 1)
+            .expect("set an older version");
+    }
+    // Status says so (exit 1 as with no index); the next answer rebuilds it.
+    let r = p.run(&["status"]);
+    assert!(r.stdout().contains("older repo-search"), "{r}");
+    let r = p.run(&["symbol", "Config"]).ok();
+    assert!(r.stderr().contains("older repo-search: rebuilding"), "{r}");
+    assert!(r.stdout().contains("Config"), "{r}");
+    let v = p.json(&["status"]);
+    assert_eq!(v["exists"], true, "{v}");
+}
+
+#[test]
 fn newer_schema_is_reported_and_a_corrupt_index_rebuilt() {
     let p = sample();
     p.run(&["index"]).ok();
