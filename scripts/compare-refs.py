@@ -2,15 +2,20 @@
 """Compares `repo-search refs Class.method` with real reference resolvers.
 
     scripts/setup-refs-tools.sh          # once: jedi, typescript, gopls and the corpora
-    scripts/compare-refs.py [--set tune|check] [--lang python|ts|go|all] [--sample 100] [--seed 1]
+    scripts/compare-refs.py [--set tune|tune2|check] [--lang python|ts|go|all] [--sample 100] [--seed 1]
                             [--bin target/release/repo-search] [--json OUT] [--timeout 60]
                             [--scratch DIR]
 
-Two sets of corpora, one corpus per language in each, none of them written here
+Three sets of corpora, one corpus per language in each, none of them written here
 (see setup-refs-tools.sh):
 - `--set tune` (the default): requests + click for Python, rxjs's .ts and zod's
   v3 .ts sources for TypeScript, cobra + pflag for Go. The resolver is tuned
   on these; look at their worst names freely.
+- `--set tune2`: a second set to tune on, different in style: marshmallow +
+  jinja2 for Python, @tanstack/form-core's .ts sources (with the
+  @tanstack/store they import) and prosemirror-model's for TypeScript,
+  yaml.v2 + BurntSushi/toml (mostly unexported types) for Go. Tuned on as
+  freely as `tune`.
 - `--set check`: the held-out set, httpx + attrs for Python, mobx's and
   @tanstack/query-core's .ts sources for TypeScript, gorilla/mux +
   gorilla/websocket for Go. Never tuned on: it is only run to report numbers,
@@ -109,6 +114,14 @@ CORPORA = {
                    ["httpx", "attrs/src"]),
         "ts": ("ts-mobx-6.13.7-query-core-5.83.0", "mobx 6.13.7 + @tanstack/query-core 5.83.0 (src .ts)", None),
         "go": ("gorilla-go", "gorilla/mux 1.8.0 + gorilla/websocket 1.5.0 (Debian)", None),
+    },
+    # a second set to tune on, different in style from both
+    "tune2": {
+        "python": ("python-marshmallow-4.4.0-jinja2-3.1.6", "marshmallow 4.4.0 + jinja2 3.1.6 (sdists)",
+                   ["marshmallow/src", "jinja2/src", "marshmallow"]),
+        "ts": ("ts-form-core-1.33.5-store-0.11.2-prosemirror-model-1.25.13",
+               "@tanstack/form-core 1.33.5 + store 0.11.2 + prosemirror-model 1.25.13 (src .ts)", None),
+        "go": ("yaml-toml-go", "yaml.v2 2.4.0 + BurntSushi/toml 1.2.0 (Debian)", None),
     },
 }
 

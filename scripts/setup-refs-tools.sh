@@ -20,6 +20,14 @@
 # - Go: gorilla/mux and gorilla/websocket from Debian's golang-*-dev packages
 #   (standard library only, as cobra and pflag).
 #
+# A second tuning set (compare-refs.py --set tune2), for variety to tune on
+# without touching check, fetched the same ways:
+# - Python: the marshmallow and jinja2 sdists (pinned), with their tests.
+# - TypeScript: @tanstack/form-core's .ts sources with those of the
+#   @tanstack/store they import, and prosemirror-model's (src/).
+# - Go: gopkg.in/yaml.v2 and BurntSushi/toml from Debian's golang-*-dev
+#   packages (standard library only; mostly unexported types and methods).
+#
 # Each corpus is unpacked once under corpora/; compare-refs.py copies it into
 # a scratch directory before indexing, so nothing here is ever written to.
 set -euo pipefail
@@ -35,6 +43,12 @@ HTTPX_VERSION=0.28.1
 ATTRS_VERSION=25.3.0
 MOBX_VERSION=6.13.7
 QUERY_CORE_VERSION=5.83.0
+# second tuning set (--set tune2)
+MARSHMALLOW_VERSION=4.4.0
+JINJA2_VERSION=3.1.6
+FORM_CORE_VERSION=1.33.5
+TANSTACK_STORE_VERSION=0.11.2
+PROSEMIRROR_MODEL_VERSION=1.25.13
 
 CACHE=${REPO_SEARCH_REFS_TOOLS:-$HOME/.cache/repo-search-refs-tools}
 mkdir -p "$CACHE/corpora"
@@ -54,17 +68,21 @@ if [ "$(node -p "require('$CACHE/npm/node_modules/typescript/package.json').vers
     npm install --silent --no-audit --no-fund --prefix "$CACHE/npm" "typescript@$TYPESCRIPT_VERSION" >&2
 fi
 
-# --- Go: gopls, the toolchain, cobra and pflag, gorilla's mux and websocket ----
+# --- Go: gopls, the toolchain, cobra and pflag, gorilla's mux and websocket,
+# yaml.v2 and toml ---------------------------------------------------------------
 GOCODE=/usr/share/gocode/src/github.com/spf13
 GORILLA=/usr/share/gocode/src/github.com/gorilla
+YAML_V2=/usr/share/gocode/src/gopkg.in/yaml.v2
+BURNTSUSHI_TOML=/usr/share/gocode/src/github.com/BurntSushi/toml
 if ! command -v gopls >/dev/null || ! command -v go >/dev/null || [ ! -d "$GOCODE/cobra" ] || [ ! -d "$GOCODE/pflag" ] \
-    || [ ! -d "$GORILLA/mux" ] || [ ! -d "$GORILLA/websocket" ]; then
-    say "gopls, golang-go, cobra, pflag, mux and websocket sources from Debian's packages"
-    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev yourself)"; exit 1; }
+    || [ ! -d "$GORILLA/mux" ] || [ ! -d "$GORILLA/websocket" ] || [ ! -d "$YAML_V2" ] || [ ! -d "$BURNTSUSHI_TOML" ]; then
+    say "gopls, golang-go, cobra, pflag, mux, websocket, yaml.v2 and toml sources from Debian's packages"
+    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev yourself)"; exit 1; }
     apt-get update -qq >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gopls golang-go \
         golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev \
-        golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev >&2
+        golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev \
+        golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev >&2
 fi
 
 # --- corpora -----------------------------------------------------------------
@@ -159,6 +177,65 @@ if [ ! -f "$GO_CHECK_DIR/go.mod" ]; then
     rm -rf "$GO_CHECK_DIR" && mv "$GO_CHECK_DIR.part" "$GO_CHECK_DIR"
 fi
 
+# --- second tuning set (compare-refs.py --set tune2) ---------------------------
+# Python: the marshmallow and jinja2 sdists side by side (src/ layout each, with
+# tests/; marshmallow's tests import `tests.base`).
+PY_TUNE2_DIR="$CACHE/corpora/python-marshmallow-$MARSHMALLOW_VERSION-jinja2-$JINJA2_VERSION"
+if [ ! -d "$PY_TUNE2_DIR/marshmallow/src/marshmallow" ] || [ ! -d "$PY_TUNE2_DIR/jinja2/src/jinja2" ]; then
+    say "marshmallow $MARSHMALLOW_VERSION and jinja2 $JINJA2_VERSION sdists"
+    tmp=$(mktemp -d)
+    "$CACHE/venv/bin/pip" download --quiet --disable-pip-version-check --no-binary :all: --no-deps \
+        -d "$tmp" "marshmallow==$MARSHMALLOW_VERSION" "jinja2==$JINJA2_VERSION" >&2
+    rm -rf "$PY_TUNE2_DIR.part" && mkdir -p "$PY_TUNE2_DIR.part/marshmallow" "$PY_TUNE2_DIR.part/jinja2"
+    tar xzf "$tmp/marshmallow-$MARSHMALLOW_VERSION.tar.gz" -C "$PY_TUNE2_DIR.part/marshmallow" --strip-components=1
+    tar xzf "$tmp/jinja2-$JINJA2_VERSION.tar.gz" -C "$PY_TUNE2_DIR.part/jinja2" --strip-components=1
+    rm -rf "$tmp" "$PY_TUNE2_DIR" && mv "$PY_TUNE2_DIR.part" "$PY_TUNE2_DIR"
+fi
+
+# TypeScript: @tanstack/form-core's src/ (classes whose methods are mostly
+# arrow-function fields, which the navigation tree lists as properties, so few
+# of them are sampled), the src/ of the @tanstack/store it imports, and
+# prosemirror-model's src/ (most sampled names), side by side, only the .ts
+# sources. form-core imports the store by
+# package name: rewritten to the relative "../store/index", as zod's "zod/v3"
+# (idempotent). Its other imports (@tanstack/devtools-event-client,
+# @tanstack/pacer-lite) and prosemirror-model's orderedmap stay unresolved.
+# None of the tarballs ships tests.
+TS_TUNE2_DIR="$CACHE/corpora/ts-form-core-$FORM_CORE_VERSION-store-$TANSTACK_STORE_VERSION-prosemirror-model-$PROSEMIRROR_MODEL_VERSION"
+if [ ! -f "$TS_TUNE2_DIR/form-core/FormApi.ts" ] || [ ! -f "$TS_TUNE2_DIR/store/index.ts" ] \
+    || [ ! -f "$TS_TUNE2_DIR/prosemirror-model/node.ts" ]; then
+    say "@tanstack/form-core $FORM_CORE_VERSION, @tanstack/store $TANSTACK_STORE_VERSION and prosemirror-model $PROSEMIRROR_MODEL_VERSION sources"
+    tmp=$(mktemp -d)
+    (cd "$tmp" && npm pack --silent "@tanstack/form-core@$FORM_CORE_VERSION" "@tanstack/store@$TANSTACK_STORE_VERSION" \
+        "prosemirror-model@$PROSEMIRROR_MODEL_VERSION" >/dev/null)
+    rm -rf "$TS_TUNE2_DIR.part" && mkdir -p "$TS_TUNE2_DIR.part/form-core" "$TS_TUNE2_DIR.part/store" "$TS_TUNE2_DIR.part/prosemirror-model"
+    tar xzf "$tmp/tanstack-form-core-$FORM_CORE_VERSION.tgz" -C "$TS_TUNE2_DIR.part/form-core" --strip-components=2 package/src
+    tar xzf "$tmp/tanstack-store-$TANSTACK_STORE_VERSION.tgz" -C "$TS_TUNE2_DIR.part/store" --strip-components=2 package/src
+    tar xzf "$tmp/prosemirror-model-$PROSEMIRROR_MODEL_VERSION.tgz" -C "$TS_TUNE2_DIR.part/prosemirror-model" --strip-components=2 package/src
+    find "$TS_TUNE2_DIR.part" -type f ! -name '*.ts' -delete
+    rm -rf "$tmp" "$TS_TUNE2_DIR" && mv "$TS_TUNE2_DIR.part" "$TS_TUNE2_DIR"
+fi
+find "$TS_TUNE2_DIR/form-core" -name '*.ts' -exec sed -i "s#from '@tanstack/store'#from '../store/index'#" {} +
+
+# Go: one module `corpus` holding yaml/ (gopkg.in/yaml.v2) and toml/
+# (BurntSushi/toml with its internal/ packages and the embedded toml-test
+# suite), imports of either by its own path rewritten to corpus/yaml and
+# corpus/toml. Left out: yaml.v2's tests on gopkg.in/check.v1 (all but the
+# embedded-struct example), which is not in the standard library.
+GO_TUNE2_DIR="$CACHE/corpora/yaml-toml-go"
+if [ ! -f "$GO_TUNE2_DIR/go.mod" ]; then
+    say "yaml.v2 + toml module"
+    rm -rf "$GO_TUNE2_DIR.part" && mkdir -p "$GO_TUNE2_DIR.part"
+    cp -rL "$YAML_V2" "$GO_TUNE2_DIR.part/yaml"
+    cp -rL "$BURNTSUSHI_TOML" "$GO_TUNE2_DIR.part/toml"
+    rm -f "$GO_TUNE2_DIR.part"/*/go.mod "$GO_TUNE2_DIR.part"/*/go.sum
+    grep -l 'gopkg.in/check.v1' "$GO_TUNE2_DIR.part"/yaml/*_test.go | xargs rm -f
+    find "$GO_TUNE2_DIR.part" -name '*.go' -exec sed -i \
+        -e 's#"gopkg.in/yaml.v2"#"corpus/yaml"#' -e 's#"github.com/BurntSushi/toml#"corpus/toml#' {} +
+    printf 'module corpus\n\ngo 1.19\n' > "$GO_TUNE2_DIR.part/go.mod"
+    rm -rf "$GO_TUNE2_DIR" && mv "$GO_TUNE2_DIR.part" "$GO_TUNE2_DIR"
+fi
+
 cat <<EOF
 cache	$CACHE
 python	$CACHE/venv/bin/python
@@ -170,4 +247,7 @@ corpus-go	$GO_DIR
 check-python	$PY_CHECK_DIR
 check-ts	$TS_CHECK_DIR
 check-go	$GO_CHECK_DIR
+tune2-python	$PY_TUNE2_DIR
+tune2-ts	$TS_TUNE2_DIR
+tune2-go	$GO_TUNE2_DIR
 EOF
