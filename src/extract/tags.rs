@@ -1086,7 +1086,13 @@ fn qualifier_of(src: &str, name: Node<'_>) -> Option<String> {
     }
     let text = node_text(src, recv?);
     let mut out = String::with_capacity(text.len().min(crate::model::MAX_QUALIFIER_BYTES));
+    // Line breaks and indentation of a chain go (`z\n  .array(…)` →
+    // `z.array(…)`); a space between two words stays (`(last as T)`).
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     for word in text.split_whitespace() {
+        if out.ends_with(ident) && word.starts_with(ident) {
+            out.push(' ');
+        }
         out.push_str(word);
     }
     if out.is_empty() {

@@ -882,6 +882,10 @@ impl<'a> Graph<'a> {
         if capitalized(name) && self.is_type_name(name)? {
             return Ok(Some(name.to_string()));
         }
+        // `return cls(…)` in a class method.
+        if name == head && matches!(name, "cls" | "Self") {
+            return self.enclosing_class(r.file_id, r.line);
+        }
         let receiver = head[..head.len() - name.len()]
             .trim_end_matches(['.', ':', '>', '-'])
             .trim_end();
@@ -930,17 +934,50 @@ impl<'a> Graph<'a> {
             return Ok(None);
         }
         self.call_depth += 1;
-        let class = if is_self_word(receiver) {
-            self.enclosing_class(r.file_id, r.line)
-        } else if let Some(inner) = call_head(receiver) {
-            self.call_result(r, inner)
-        } else if capitalized(last_part(receiver)) && self.is_type_name(last_part(receiver))? {
-            Ok(Some(last_part(receiver).to_string()))
-        } else {
-            self.bound_type(r, receiver)
-        };
+        let class = self.receiver_class_inner(r, receiver);
         self.call_depth -= 1;
         class
+    }
+
+    fn receiver_class_inner(&mut self, r: &GraphRef, receiver: &str) -> Result<Option<String>> {
+        let receiver = receiver.trim().trim_end_matches(['!', '?']);
+        if is_self_word(receiver) {
+            return self.enclosing_class(r.file_id, r.line);
+        }
+        // `(last as TextNode)`: a TypeScript cast says the type.
+        let inner = receiver
+            .strip_prefix('(')
+            .and_then(|x| x.strip_suffix(')'))
+            .unwrap_or(receiver);
+        if let Some((_, ty)) = inner.rsplit_once(" as ") {
+            return Ok(leading_type(ty));
+        }
+        // `this.nodes[i]`, `self.items[0]`: an element of what is indexed.
+        if let Some(base) = receiver.strip_suffix(']')
+            && let Some(open) = base.rfind('[')
+        {
+            let base = base[..open].trim_end();
+            let Some(text) = self.text(r.file_id, &r.path) else {
+                return Ok(None);
+            };
+            let line = (r.line as usize).saturating_sub(1);
+            let from = match self.enclosing_callable(r.file_id, r.line)? {
+                Some(f) => f.start_line.max(1) as usize - 1,
+                None => 0,
+            };
+            return self.iterable_elem(r, base, &text, from, line);
+        }
+        if let Some(inner) = call_head(receiver) {
+            return self.call_result(r, inner);
+        }
+        if capitalized(last_part(receiver)) && self.is_type_name(last_part(receiver))? {
+            return Ok(Some(last_part(receiver).to_string()));
+        }
+        match self.bound_type(r, receiver)? {
+            Some(t) => Ok(Some(t)),
+            // `this.form.baseStore`: a field's declared type.
+            None => self.field_type(r, receiver),
+        }
     }
 
     /// The member `name` where `class` or its nearest ancestor defines it.
@@ -1133,10 +1170,14 @@ impl<'a> Graph<'a> {
                 let accessor = header.trim_start().starts_with("@property")
                     || header.contains("@cached_property")
                     || header.trim_start().starts_with("get ");
-                return Ok(accessor
-                    .then(|| return_type_of(&header, field, &d.lang))
-                    .flatten()
-                    .and_then(|a| leading_type(&a)));
+                if !accessor {
+                    return Ok(None);
+                }
+                return match return_type_of(&header, field, &d.lang) {
+                    Some(a) => Ok(type_in(&a, &d.lang)),
+                    // `get parent() { return this.node(this.depth) }`
+                    None => self.inferred_return(&d),
+                };
             }
             if r.lang == "go" {
                 return self.go_field_type(&owner, field);
@@ -1197,6 +1238,45 @@ impl<'a> Graph<'a> {
             todo.extend(self.bases_named(&c)?);
         }
         Ok(None)
+    }
+
+    /// The element type of an iterable name or attribute by its annotation:
+    /// `self.params` with `params: list[Parameter]` in the class (or an
+    /// ancestor), `items` with `items: Item[]` as a parameter or variable
+    /// of the function (lines `from..=upto`).
+    fn iterable_elem(
+        &mut self,
+        r: &GraphRef,
+        expr: &str,
+        text: &FileText,
+        from: usize,
+        upto: usize,
+    ) -> Result<Option<String>> {
+        if !expr.bytes().all(|b| is_ident_byte(b) || b == b'.') || expr.is_empty() {
+            return Ok(None);
+        }
+        let ann = if let Some((head, field)) = expr.rsplit_once('.') {
+            let owner = if is_self_word(head) {
+                self.enclosing_class(r.file_id, r.line)?
+            } else {
+                self.receiver_class(r, head)?
+            };
+            match owner {
+                Some(o) => self
+                    .member_def(&o, field)?
+                    .and_then(|d| annotation_in_line(&d.signature, field)),
+                None => None,
+            }
+        } else {
+            let upto = upto.min(text.lines.len().saturating_sub(1));
+            text.lines
+                .get(from..=upto)
+                .unwrap_or_default()
+                .iter()
+                .rev()
+                .find_map(|l| annotation_in_line(l, expr))
+        };
+        Ok(ann.and_then(|a| element_of(&a)))
     }
 
     /// The element type of what a Go `range` walks: a field (`p.conns`
@@ -1385,16 +1465,10 @@ impl<'a> Graph<'a> {
                 Verdict::NameOnly
             });
         }
-        let bound = match call_head(q) {
-            // `c.Flags().VisitAll(…)`, `z.string().readonly()`,
-            // `FileError(…).format_message()`: what the call returns.
-            Some(head) => self.call_result(r, head)?,
-            None => match self.bound_type(r, q)? {
-                Some(ty) => Some(ty),
-                // `self.destination.error(…)`: a field's declared type.
-                None => self.field_type(r, q)?,
-            },
-        };
+        // `c.Flags().VisitAll(…)`, `z.string().readonly()`: what the call
+        // returns; `self.destination.error(…)`: a field's declared type;
+        // a variable's binding; a cast; an element of an indexed list.
+        let bound = self.receiver_class(r, q)?;
         match bound {
             Some(ty) if t.same.contains(&ty) => Ok(Verdict::Resolved),
             Some(ty) if t.family.contains(&ty) || self.inherits_member(&ty, name)? => {
@@ -1597,9 +1671,28 @@ impl<'a> Graph<'a> {
                 && let Some(ty) = self.call_result(r, &head)?
             {
                 Some(ty)
+            } else if let Some(rhs) = value_bound_in_line(line, q)
+                && let Some(ty) = {
+                    // `let parent = this.parent`, `found = this.content[i]`,
+                    // `text = last as TextNode`: the value's type.
+                    let at = GraphRef {
+                        line: u32::try_from(i + 1).unwrap_or(u32::MAX),
+                        qualifier: None,
+                        ..r.clone()
+                    };
+                    self.receiver_class(&at, &rhs)?
+                }
+            {
+                Some(ty)
             } else if let Some(callee) = for_call_in(line, q)
                 && let Some(ty) = self.element_type(&callee)?
             {
+                Some(ty)
+            } else if let Some(expr) = for_iterable(line, q)
+                && !expr.ends_with(')')
+                && let Some(ty) = self.iterable_elem(r, &expr, text, from, i)?
+            {
+                // `for p in self.params:` with `params: list[Parameter]`.
                 Some(ty)
             } else if !attr
                 && matches!(r.lang.as_str(), "typescript" | "tsx" | "javascript")
@@ -2236,9 +2329,14 @@ fn binding_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
             .strip_prefix(':')
             .filter(|r| !r.starts_with(':'))
             .or_else(|| {
-                // `destination?: Subscriber<T>` (TypeScript's optional binding).
+                // `destination?: Subscriber<T>`, `baseStore!: Store<T>`
+                // (TypeScript's optional and definitely assigned bindings).
                 matches!(lang, "typescript" | "tsx")
-                    .then(|| after.strip_prefix("?:"))
+                    .then(|| {
+                        after
+                            .strip_prefix("?:")
+                            .or_else(|| after.strip_prefix("!:"))
+                    })
                     .flatten()
             });
         if let Some(ann) = ann
@@ -2272,7 +2370,10 @@ fn binding_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
         }
         // `with Session() as s`.
         if before.ends_with(" as")
-            && let Some(w) = before.trim_start().strip_prefix("with ")
+            && let Some(w) = before
+                .trim_start()
+                .strip_prefix("with ")
+                .or_else(|| before.trim_start().strip_prefix("async with "))
             && let Some(t) = type_of_expr(w, lang)
         {
             return Some(t);
@@ -2303,7 +2404,14 @@ fn call_bound_in_line(line: &str, q: &str) -> Option<String> {
 /// `for q in self.get_params(ctx):` / `for (const q of items())` → the
 /// called name.
 fn for_call_in(line: &str, q: &str) -> Option<String> {
+    let expr = for_iterable(line, q)?;
+    call_name(&expr).map(str::to_string)
+}
+
+/// `for q in EXPR:` / `for (const q of EXPR)` / `async for` → `EXPR`.
+fn for_iterable(line: &str, q: &str) -> Option<String> {
     let t = line.trim_start();
+    let t = t.strip_prefix("async ").unwrap_or(t);
     let t = t.strip_prefix("for ")?.trim_start();
     let t = t.strip_prefix('(').unwrap_or(t).trim_start();
     let t = ["const ", "let ", "var "]
@@ -2323,7 +2431,83 @@ fn for_call_in(line: &str, q: &str) -> Option<String> {
     } else {
         expr
     };
-    call_name(expr).map(str::to_string)
+    Some(expr.to_string())
+}
+
+/// The annotation a line gives `q` (a parameter or an annotated
+/// variable), as written up to the next top-level `,`, `)` or `=`:
+/// `items: list[Item],` → `list[Item]`.
+fn annotation_in_line(line: &str, q: &str) -> Option<String> {
+    let mut from = 0;
+    while let Some(at) = find_word(line, q, from) {
+        from = at + q.len();
+        if at > 0 && line.as_bytes()[at - 1] == b'.' {
+            continue;
+        }
+        let after = line[at + q.len()..].trim_start();
+        let Some(ann) = after
+            .strip_prefix(':')
+            .or_else(|| after.strip_prefix("?:"))
+            .filter(|a| !a.starts_with(':'))
+        else {
+            continue;
+        };
+        let ann = ann.trim_start();
+        let mut depth = 0i32;
+        let end = ann
+            .char_indices()
+            .find_map(|(i, c)| {
+                match c {
+                    '[' | '(' | '<' | '{' => depth += 1,
+                    ']' | ')' | '>' | '}' if depth > 0 => depth -= 1,
+                    ',' | ')' | '=' | ';' if depth == 0 => return Some(i),
+                    _ => {}
+                }
+                None
+            })
+            .unwrap_or(ann.len());
+        let ann = ann[..end].trim();
+        if !ann.is_empty() {
+            return Some(ann.to_string());
+        }
+    }
+    None
+}
+
+/// The value a line assigns to `q` when it is a path, an element or a
+/// cast (`q = this.parent`, `let q = this.content[i], r = …`, `q = x as
+/// T`), not a call or an operation: as written, up to a top-level `,` or
+/// `;`.
+fn value_bound_in_line(line: &str, q: &str) -> Option<String> {
+    let mut from = 0;
+    while let Some(at) = find_word(line, q, from) {
+        from = at + q.len();
+        if at > 0 && line.as_bytes()[at - 1] == b'.' {
+            continue;
+        }
+        let after = line[at + q.len()..].trim_start();
+        let Some(rhs) = after.strip_prefix(":=").or_else(|| {
+            after
+                .strip_prefix('=')
+                .filter(|r| !r.starts_with(['=', '>']))
+        }) else {
+            continue;
+        };
+        let rhs = rhs.trim_start();
+        let rhs = rhs.split(['\n', ';']).next().unwrap_or(rhs);
+        let rhs = split_top(rhs).first().map_or("", |v| v.trim());
+        let rhs = rhs.trim_end_matches(['!', ':', '{']).trim_end();
+        let simple = !rhs.is_empty()
+            && rhs
+                .bytes()
+                .all(|b| is_ident_byte(b) || matches!(b, b'.' | b'[' | b']' | b' ' | b'-' | b'+'))
+            && !rhs.starts_with(|c: char| c.is_ascii_digit())
+            && (rhs.contains('.') || rhs.contains('[') || rhs.contains(" as "))
+            && !rhs.contains(" + ")
+            && !rhs.contains(" - ");
+        return simple.then(|| rhs.to_string());
+    }
+    None
 }
 
 /// `self.ctx = ctx` → `ctx`: an attribute bound to a plain name.
@@ -2342,6 +2526,7 @@ fn name_bound_in_line(line: &str, q: &str) -> Option<String> {
 /// `Iterator[Command]`, `Foo[]`, `Array<Foo>` → the element's type.
 fn element_of(ann: &str) -> Option<String> {
     let a = ann.trim();
+    let a = a.strip_prefix("readonly ").unwrap_or(a);
     let a = a
         .strip_prefix("t.")
         .or_else(|| a.strip_prefix("typing."))
@@ -2370,7 +2555,11 @@ fn element_of(ann: &str) -> Option<String> {
 
 /// `with click.progressbar(…) as q:` → `click.progressbar`.
 fn with_call_as(line: &str, q: &str) -> Option<String> {
-    let t = line.trim_start().strip_prefix("with ")?;
+    let t = line.trim_start();
+    let t = t
+        .strip_prefix("async ")
+        .unwrap_or(t)
+        .strip_prefix("with ")?;
     let at = find_word(t, q, 0)?;
     let expr = t[..at].trim_end().strip_suffix(" as")?.trim_end();
     call_head(expr)

@@ -532,6 +532,98 @@ export class QueueAction extends AsyncAction {
 }
 "#;
 
+const DOC_TS: &str = r#"export class Node {
+  readonly content: readonly Node[] = [];
+  check(): void {}
+  child(index: number) {
+    let found = this.content[index];
+    return found;
+  }
+}
+export class TextNode extends Node {
+  withText(text: string): TextNode {
+    return this;
+  }
+}
+export class Store {
+  setState(): void {}
+}
+export class Form {
+  baseStore!: Store;
+}
+export class Pos {
+  form: Form;
+  nodes: Node[];
+  get parent() {
+    return this.node();
+  }
+  node(): Node {
+    return this.nodes[0];
+  }
+  run(last: Node) {
+    this.form.baseStore.setState();
+    this.nodes[1].check();
+    (last as TextNode).withText("x");
+    let parent = this.parent, other = 1;
+    parent.child(0).check();
+  }
+}
+"#;
+
+const PARAMS_PY: &str = r#"class Param:
+    def check(self):
+        pass
+
+
+class Command:
+    params: list[Param]
+
+    def run(self, extra: list[Param]):
+        for p in self.params:
+            p.check()
+        for q in extra:
+            q.check()
+
+
+async def go(factory):
+    async with Param() as p:
+        p.check()
+"#;
+
+#[test]
+fn receivers_typed_through_fields_getters_casts_elements_and_loops() {
+    let p = Project::new();
+    p.write("ts/doc.ts", DOC_TS)
+        .write("py/params.py", PARAMS_PY);
+    p.run(&["index", "--offline"]).ok();
+    // `this.form.baseStore` (a field of a field, `!:`), `this.nodes[1]`
+    // (an element of a `Node[]` field), `let parent = this.parent` (an
+    // un-annotated getter), `.child(0)` (an un-annotated method returning
+    // an element of a `readonly Node[]`).
+    let v = p.json(&["refs", "Store.setState"]);
+    assert_eq!(refs(&v), pairs(&[("ts/doc.ts:30", "resolved")]), "{v}");
+    let v = p.json(&["refs", "Node.check"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[("ts/doc.ts:31", "resolved"), ("ts/doc.ts:34", "resolved")]),
+        "{v}"
+    );
+    // `(last as TextNode)`: the cast's type.
+    let v = p.json(&["refs", "TextNode.withText"]);
+    assert_eq!(refs(&v), pairs(&[("ts/doc.ts:32", "resolved")]), "{v}");
+    // Loops over an annotated attribute or parameter; `async with`.
+    let v = p.json(&["refs", "Param.check"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("py/params.py:11", "resolved"),
+            ("py/params.py:13", "resolved"),
+            ("py/params.py:18", "resolved"),
+        ]),
+        "{v}"
+    );
+}
+
 #[test]
 fn types_flow_through_aliases_returns_lambdas_and_embedding() {
     let p = Project::new();
