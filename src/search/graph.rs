@@ -2949,6 +2949,11 @@ fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
     {
         return Some(t.to_string());
     }
+    // Go: `cmd.Flags()` is a call of an exported function, not a type;
+    // only a composite literal (`&Server{…}`) says the type here.
+    if lang == "go" && rest.starts_with('(') && !path.ends_with('.') {
+        return None;
+    }
     // `v.(*Conn)`: a type assertion.
     if lang == "go"
         && path.ends_with('.')
@@ -3391,5 +3396,8 @@ mod tests {
         assert_eq!(go_elem("[]string"), None);
         assert_eq!(type_of_expr("v.(*Conn)", "go").as_deref(), Some("Conn"));
         assert_eq!(type_of_expr("v.(type)", "go"), None);
+        // An exported function's call is not a construction.
+        assert_eq!(type_of_expr("cmd.Flags()", "go"), None);
+        assert_eq!(type_of_expr("&Server{}", "go").as_deref(), Some("Server"));
     }
 }
