@@ -801,6 +801,12 @@ impl<'a> Graph<'a> {
         let Some(text) = self.text(d.file_id, &d.path) else {
             return Ok(None);
         };
+        // What the documentation says: `:rtype: requests.Response` in a
+        // Python docstring, `@returns {Node}` in the JSDoc above.
+        if let Some(t) = documented_return(&text.lines, d) {
+            self.inferred.insert(key, Some(t.clone()));
+            return Ok(Some(t));
+        }
         let mut found: Option<String> = None;
         let mut unknown = false;
         let from = d.name_line.max(1) as usize;
@@ -2665,6 +2671,39 @@ fn is_type_param(header: &str, name: &str, t: &str) -> bool {
     })
 }
 
+/// The return type a callable's documentation gives: Sphinx `:rtype: T`
+/// in a Python docstring (its first 60 lines), JSDoc `@returns {T}` /
+/// `@return {T}` in the comment just above a JS/TS definition.
+fn documented_return(lines: &[String], d: &GraphDef) -> Option<String> {
+    let at = d.name_line.max(1) as usize - 1;
+    if d.lang == "python" {
+        let end = (d.end_line as usize).min(lines.len()).min(at + 60);
+        return lines.get(at + 1..end)?.iter().find_map(|l| {
+            let t = l.trim_start();
+            let rest = t.strip_prefix(":rtype:")?;
+            leading_type(rest.trim())
+        });
+    }
+    if !matches!(d.lang.as_str(), "javascript" | "typescript" | "tsx") {
+        return None;
+    }
+    for l in lines.get(at.saturating_sub(30)..at)?.iter().rev() {
+        let t = l.trim_start();
+        if !(t.starts_with('*') || t.starts_with("/**") || t.starts_with('@')) {
+            break;
+        }
+        let t = t.trim_start_matches(['/', '*']).trim_start();
+        if let Some(rest) = t
+            .strip_prefix("@returns")
+            .or_else(|| t.strip_prefix("@return"))
+        {
+            let rest = rest.trim_start().strip_prefix('{')?;
+            return leading_type(rest.split('}').next()?);
+        }
+    }
+    None
+}
+
 /// Where a line passes a lambda with parameter `q` to a call.
 struct LambdaSite<'l> {
     /// The called path as written (`operate`, `this.schedule`,
@@ -3396,6 +3435,30 @@ mod tests {
         assert_eq!(go_elem("[]string"), None);
         assert_eq!(type_of_expr("v.(*Conn)", "go").as_deref(), Some("Conn"));
         assert_eq!(type_of_expr("v.(type)", "go"), None);
+        let lines: Vec<String> = [
+            "/**",
+            " * Finds it.",
+            " * @returns {Node} the node",
+            " */",
+            "function find(x) {",
+        ]
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+        let d = GraphDef {
+            file_id: 1,
+            path: "a.js".into(),
+            lang: "javascript".into(),
+            name: "find".into(),
+            kind: "function".into(),
+            container: None,
+            signature: "function find(x) {".into(),
+            start_line: 5,
+            end_line: 5,
+            name_line: 5,
+            name_col: 10,
+        };
+        assert_eq!(documented_return(&lines, &d).as_deref(), Some("Node"));
         // An exported function's call is not a construction.
         assert_eq!(type_of_expr("cmd.Flags()", "go"), None);
         assert_eq!(type_of_expr("&Server{}", "go").as_deref(), Some("Server"));

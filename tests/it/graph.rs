@@ -588,6 +588,18 @@ class Command:
 async def go(factory):
     async with Param() as p:
         p.check()
+
+
+def make(kind):
+    """Builds one.
+
+    :rtype: Param
+    """
+    return factory_for(kind)()
+
+
+def use():
+    make("x").check()
 "#;
 
 #[test]
@@ -619,6 +631,8 @@ fn receivers_typed_through_fields_getters_casts_elements_and_loops() {
             ("py/params.py:11", "resolved"),
             ("py/params.py:13", "resolved"),
             ("py/params.py:18", "resolved"),
+            // Un-annotated, but the docstring's `:rtype:` says.
+            ("py/params.py:30", "resolved"),
         ]),
         "{v}"
     );
