@@ -85,19 +85,29 @@ if ! command -v gopls >/dev/null || ! command -v go >/dev/null || [ ! -d "$GOCOD
         golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev >&2
 fi
 
+# Unpacks the sdists NAME==VERSION ... side by side into DIR/NAME, built in
+# DIR.part and moved in place at the end (an interrupted run leaves no DIR).
+sdists() {
+    local dir=$1 tmp spec
+    shift
+    tmp=$(mktemp -d)
+    "$CACHE/venv/bin/pip" download --quiet --disable-pip-version-check --no-binary :all: --no-deps \
+        -d "$tmp" "$@" >&2
+    rm -rf "$dir.part"
+    for spec in "$@"; do
+        mkdir -p "$dir.part/${spec%%==*}"
+        tar xzf "$tmp/${spec%%==*}-${spec##*==}.tar.gz" -C "$dir.part/${spec%%==*}" --strip-components=1
+    done
+    rm -rf "$tmp" "$dir" && mv "$dir.part" "$dir"
+}
+
 # --- corpora -----------------------------------------------------------------
 # Python: the requests and click sdists side by side (library in src/, its
 # tests in tests/), 100+ referenced methods together.
 PY_DIR="$CACHE/corpora/python-requests-$REQUESTS_VERSION-click-$CLICK_VERSION"
 if [ ! -d "$PY_DIR/requests/src/requests" ] || [ ! -d "$PY_DIR/click/src/click" ]; then
     say "requests $REQUESTS_VERSION and click $CLICK_VERSION sdists"
-    tmp=$(mktemp -d)
-    "$CACHE/venv/bin/pip" download --quiet --disable-pip-version-check --no-binary :all: --no-deps \
-        -d "$tmp" "requests==$REQUESTS_VERSION" "click==$CLICK_VERSION" >&2
-    rm -rf "$PY_DIR.part" && mkdir -p "$PY_DIR.part/requests" "$PY_DIR.part/click"
-    tar xzf "$tmp/requests-$REQUESTS_VERSION.tar.gz" -C "$PY_DIR.part/requests" --strip-components=1
-    tar xzf "$tmp/click-$CLICK_VERSION.tar.gz" -C "$PY_DIR.part/click" --strip-components=1
-    rm -rf "$tmp" "$PY_DIR" && mv "$PY_DIR.part" "$PY_DIR"
+    sdists "$PY_DIR" "requests==$REQUESTS_VERSION" "click==$CLICK_VERSION"
 fi
 
 # TypeScript: rxjs's src/ and zod's v3 src/ (zod 3.25 ships v3 and v4; v3 is
@@ -141,13 +151,7 @@ fi
 PY_CHECK_DIR="$CACHE/corpora/python-httpx-$HTTPX_VERSION-attrs-$ATTRS_VERSION"
 if [ ! -d "$PY_CHECK_DIR/httpx/httpx" ] || [ ! -d "$PY_CHECK_DIR/attrs/src/attr" ]; then
     say "httpx $HTTPX_VERSION and attrs $ATTRS_VERSION sdists"
-    tmp=$(mktemp -d)
-    "$CACHE/venv/bin/pip" download --quiet --disable-pip-version-check --no-binary :all: --no-deps \
-        -d "$tmp" "httpx==$HTTPX_VERSION" "attrs==$ATTRS_VERSION" >&2
-    rm -rf "$PY_CHECK_DIR.part" && mkdir -p "$PY_CHECK_DIR.part/httpx" "$PY_CHECK_DIR.part/attrs"
-    tar xzf "$tmp/httpx-$HTTPX_VERSION.tar.gz" -C "$PY_CHECK_DIR.part/httpx" --strip-components=1
-    tar xzf "$tmp/attrs-$ATTRS_VERSION.tar.gz" -C "$PY_CHECK_DIR.part/attrs" --strip-components=1
-    rm -rf "$tmp" "$PY_CHECK_DIR" && mv "$PY_CHECK_DIR.part" "$PY_CHECK_DIR"
+    sdists "$PY_CHECK_DIR" "httpx==$HTTPX_VERSION" "attrs==$ATTRS_VERSION"
 fi
 
 # TypeScript: mobx's src/ and @tanstack/query-core's src/, side by side, only
@@ -183,13 +187,7 @@ fi
 PY_TUNE2_DIR="$CACHE/corpora/python-marshmallow-$MARSHMALLOW_VERSION-jinja2-$JINJA2_VERSION"
 if [ ! -d "$PY_TUNE2_DIR/marshmallow/src/marshmallow" ] || [ ! -d "$PY_TUNE2_DIR/jinja2/src/jinja2" ]; then
     say "marshmallow $MARSHMALLOW_VERSION and jinja2 $JINJA2_VERSION sdists"
-    tmp=$(mktemp -d)
-    "$CACHE/venv/bin/pip" download --quiet --disable-pip-version-check --no-binary :all: --no-deps \
-        -d "$tmp" "marshmallow==$MARSHMALLOW_VERSION" "jinja2==$JINJA2_VERSION" >&2
-    rm -rf "$PY_TUNE2_DIR.part" && mkdir -p "$PY_TUNE2_DIR.part/marshmallow" "$PY_TUNE2_DIR.part/jinja2"
-    tar xzf "$tmp/marshmallow-$MARSHMALLOW_VERSION.tar.gz" -C "$PY_TUNE2_DIR.part/marshmallow" --strip-components=1
-    tar xzf "$tmp/jinja2-$JINJA2_VERSION.tar.gz" -C "$PY_TUNE2_DIR.part/jinja2" --strip-components=1
-    rm -rf "$tmp" "$PY_TUNE2_DIR" && mv "$PY_TUNE2_DIR.part" "$PY_TUNE2_DIR"
+    sdists "$PY_TUNE2_DIR" "marshmallow==$MARSHMALLOW_VERSION" "jinja2==$JINJA2_VERSION"
 fi
 
 # TypeScript: @tanstack/form-core's src/ (classes whose methods are mostly

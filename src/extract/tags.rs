@@ -1152,7 +1152,7 @@ fn opens_named_scope(d: &Def) -> bool {
 }
 
 /// Go's predeclared types: uses of `string` or `error` are not worth indexing.
-fn is_go_predeclared_type(name: &str) -> bool {
+pub(crate) fn is_go_predeclared_type(name: &str) -> bool {
     matches!(
         name,
         "any"

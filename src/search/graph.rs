@@ -275,13 +275,7 @@ fn go_first_of_call(line: &str, q: &str) -> Option<String> {
 /// The slice, array or map type a Go line declares `q` with, as written:
 /// `q []*Conn`, `var q map[string]*Conn`, `q := []*Conn{…}`.
 fn go_declared_ann(line: &str, q: &str) -> Option<String> {
-    let mut from = 0;
-    while let Some(at) = find_word(line, q, from) {
-        from = at + q.len();
-        if at > 0 && line.as_bytes()[at - 1] == b'.' {
-            continue;
-        }
-        let after = line[at + q.len()..].trim_start();
+    for (_, after) in name_uses(line, q) {
         let after = after
             .strip_prefix(":=")
             .or_else(|| after.strip_prefix('=').filter(|a| !a.starts_with('=')))
@@ -330,6 +324,23 @@ fn go_embedded(line: &str) -> Option<&str> {
     }
     let name = last_part(t);
     (!name.is_empty() && name.bytes().all(is_ident_byte)).then_some(name)
+}
+
+/// Each whole-word occurrence of `q` in `line` that is not an attribute
+/// of something else (`self.session` inside `other.self.session`), with
+/// the text after it, leading spaces trimmed.
+fn name_uses<'l>(line: &'l str, q: &'l str) -> impl Iterator<Item = (usize, &'l str)> + 'l {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        while let Some(at) = find_word(line, q, from) {
+            from = at + q.len();
+            if at > 0 && line.as_bytes()[at - 1] == b'.' {
+                continue;
+            }
+            return Some((at, line[at + q.len()..].trim_start()));
+        }
+        None
+    })
 }
 
 /// The byte offset of `word` in `text` at or after `from`, as a whole identifier.
@@ -2314,14 +2325,7 @@ fn in_comment_or_string(line: &str, at: usize) -> bool {
 /// `q = new T(…)`, `q: T`, `T q`, `q *T` (Go), `let q = T::new(…)`,
 /// `with T(…) as q`, Go's `q := NewT(…)`.
 fn binding_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
-    let mut from = 0;
-    while let Some(at) = find_word(line, q, from) {
-        from = at + q.len();
-        // `self.session` must not match inside `other.self.session`.
-        if at > 0 && line.as_bytes()[at - 1] == b'.' {
-            continue;
-        }
-        let after = line[at + q.len()..].trim_start();
+    for (at, after) in name_uses(line, q) {
         if let Some(rhs) = after
             .strip_prefix(":=")
             .or_else(|| after.strip_prefix('=').filter(|r| !r.starts_with('=')))
@@ -2444,13 +2448,7 @@ fn for_iterable(line: &str, q: &str) -> Option<String> {
 /// variable), as written up to the next top-level `,`, `)` or `=`:
 /// `items: list[Item],` → `list[Item]`.
 fn annotation_in_line(line: &str, q: &str) -> Option<String> {
-    let mut from = 0;
-    while let Some(at) = find_word(line, q, from) {
-        from = at + q.len();
-        if at > 0 && line.as_bytes()[at - 1] == b'.' {
-            continue;
-        }
-        let after = line[at + q.len()..].trim_start();
+    for (_, after) in name_uses(line, q) {
         let Some(ann) = after
             .strip_prefix(':')
             .or_else(|| after.strip_prefix("?:"))
@@ -2485,13 +2483,7 @@ fn annotation_in_line(line: &str, q: &str) -> Option<String> {
 /// T`), not a call or an operation: as written, up to a top-level `,` or
 /// `;`.
 fn value_bound_in_line(line: &str, q: &str) -> Option<String> {
-    let mut from = 0;
-    while let Some(at) = find_word(line, q, from) {
-        from = at + q.len();
-        if at > 0 && line.as_bytes()[at - 1] == b'.' {
-            continue;
-        }
-        let after = line[at + q.len()..].trim_start();
+    for (_, after) in name_uses(line, q) {
         let Some(rhs) = after.strip_prefix(":=").or_else(|| {
             after
                 .strip_prefix('=')
@@ -3013,35 +3005,8 @@ fn type_in(ann: &str, lang: &str) -> Option<String> {
     let e = strip_prefixes(ann, &["*", "&"]);
     let (path, _) = split_path(e);
     let ty = last_part(path);
-    let predeclared = matches!(
-        ty,
-        "bool"
-            | "byte"
-            | "complex64"
-            | "complex128"
-            | "error"
-            | "float32"
-            | "float64"
-            | "int"
-            | "int8"
-            | "int16"
-            | "int32"
-            | "int64"
-            | "rune"
-            | "string"
-            | "uint"
-            | "uint8"
-            | "uint16"
-            | "uint32"
-            | "uint64"
-            | "uintptr"
-            | "any"
-            | "func"
-            | "chan"
-            | "map"
-            | "struct"
-            | "interface"
-    );
+    let predeclared = crate::extract::is_go_predeclared_type(ty)
+        || matches!(ty, "func" | "chan" | "map" | "struct" | "interface");
     (!ty.is_empty()
         && !predeclared
         && ty.bytes().all(is_ident_byte)
