@@ -751,7 +751,15 @@ impl<'a> Graph<'a> {
         let from = d.name_line.max(1) as usize - 1;
         let mut out = String::new();
         for line in text.lines.iter().skip(from).take(24) {
-            let t = line.trim();
+            // `// The parser we are using.` between parameters is not one.
+            let t = if d.lang == "python" {
+                line.trim()
+            } else {
+                strip_line_comment(line).trim()
+            };
+            if t.is_empty() {
+                continue;
+            }
             if !out.is_empty() {
                 out.push(' ');
             }
@@ -882,8 +890,13 @@ impl<'a> Graph<'a> {
         if let Some(head) = call_head(expr) {
             return self.call_result(r, head);
         }
-        if expr.bytes().all(|b| is_ident_byte(b) || b == b'.') {
-            return self.bound_type(r, expr);
+        // `resp`, `this.nodes[this.open]`, `this.form.store`: a binding,
+        // an element, a field.
+        if expr
+            .bytes()
+            .all(|b| is_ident_byte(b) || matches!(b, b'.' | b'[' | b']'))
+        {
+            return self.receiver_class(r, expr);
         }
         Ok(None)
     }
@@ -1198,6 +1211,18 @@ impl<'a> Graph<'a> {
             }
             if r.lang == "go" {
                 return self.go_field_type(&owner, field);
+            }
+            // `constructor(readonly parser: DOMParser)`: a TypeScript
+            // parameter property is a field.
+            if matches!(r.lang.as_str(), "typescript" | "tsx")
+                && let Some(ctor) = self.member_def(&owner, "constructor")?
+            {
+                let header = self.header(&ctor);
+                if let Some(params) = params_of(&header, "constructor")
+                    && let Some((_, Some(ann))) = params.iter().find(|p| p.0 == field)
+                {
+                    return Ok(leading_type(ann));
+                }
             }
         }
         let defs = self.defs_named(field)?;

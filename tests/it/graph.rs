@@ -568,6 +568,20 @@ export class Pos {
     parent.child(0).check();
   }
 }
+export class Ctx {
+  constructor(
+    // The store we write to.
+    readonly store: Store,
+  ) {}
+  get top() {
+    return this.nodes[0];
+  }
+  nodes: Node[] = [];
+  go() {
+    this.store.setState();
+    this.top.check();
+  }
+}
 "#;
 
 const PARAMS_PY: &str = r#"class Param:
@@ -612,12 +626,22 @@ fn receivers_typed_through_fields_getters_casts_elements_and_loops() {
     // (an element of a `Node[]` field), `let parent = this.parent` (an
     // un-annotated getter), `.child(0)` (an un-annotated method returning
     // an element of a `readonly Node[]`).
+    // A parameter property (`constructor(readonly store: Store)`, a
+    // comment between the parameters), a getter returning an element.
     let v = p.json(&["refs", "Store.setState"]);
-    assert_eq!(refs(&v), pairs(&[("ts/doc.ts:30", "resolved")]), "{v}");
+    assert_eq!(
+        refs(&v),
+        pairs(&[("ts/doc.ts:30", "resolved"), ("ts/doc.ts:47", "resolved")]),
+        "{v}"
+    );
     let v = p.json(&["refs", "Node.check"]);
     assert_eq!(
         refs(&v),
-        pairs(&[("ts/doc.ts:31", "resolved"), ("ts/doc.ts:34", "resolved")]),
+        pairs(&[
+            ("ts/doc.ts:31", "resolved"),
+            ("ts/doc.ts:34", "resolved"),
+            ("ts/doc.ts:48", "resolved")
+        ]),
         "{v}"
     );
     // `(last as TextNode)`: the cast's type.
