@@ -66,6 +66,10 @@ struct State {
     /// Why the project cannot be kept fresh right now (root gone, watch
     /// failed, last run failed).
     error: Option<String>,
+    /// A run found the root missing: whatever the watcher held is gone
+    /// with it, even if the directory is back (with the same inode, which
+    /// a file system may reuse) before the next health check.
+    root_gone: bool,
     watching: bool,
     stop: bool,
     /// (when, how many paths) per watcher batch, for the last minute.
@@ -229,7 +233,8 @@ impl Project {
             return;
         }
         let id = dir_identity(&root);
-        if self.watched && id != self.watched_id {
+        let came_back = std::mem::take(&mut self.lock().root_gone);
+        if self.watched && (id != self.watched_id || came_back) {
             tracing::info!("`{}` was replaced; watching it again", root.display());
             self.stop_watching();
             self.retry_at = None;
@@ -625,6 +630,9 @@ fn finish_batch(
                 let msg = format!("{e:#}");
                 tracing::warn!("`{}`: index run failed: {msg}", root.display());
                 st.error = Some(msg.clone());
+                if !root.is_dir() {
+                    st.root_gone = true;
+                }
                 let hint = crate::error::find_user_error(e).and_then(|u| u.hint.clone());
                 Response {
                     handled: Some(true),
