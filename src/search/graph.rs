@@ -1063,6 +1063,32 @@ impl<'a> Graph<'a> {
         let receiver = site.callee[..site.callee.len() - name.len()]
             .trim_end_matches(['.', ':', '?'])
             .trim_end();
+        // `this.content.forEach(node => …)`: an array method's callback
+        // gets the array's elements first.
+        if site.arg == 0
+            && site.param == 0
+            && !receiver.is_empty()
+            && matches!(
+                name,
+                "forEach" | "map" | "filter" | "find" | "findLast" | "some" | "every" | "flatMap"
+            )
+        {
+            let Some(text) = self.text(r.file_id, &r.path) else {
+                return Ok(None);
+            };
+            let at = GraphRef {
+                line: u32::try_from(i + 1).unwrap_or(u32::MAX),
+                qualifier: None,
+                ..r.clone()
+            };
+            let from = match self.enclosing_callable(r.file_id, at.line)? {
+                Some(f) => f.start_line.max(1) as usize - 1,
+                None => 0,
+            };
+            if let Some(ty) = self.iterable_elem(&at, receiver, &text, from, i)? {
+                return Ok(Some(ty));
+            }
+        }
         let defs: Vec<GraphDef> = if site.new || capitalized(name) && self.is_type_name(name)? {
             self.defs_named("constructor")?
                 .iter()
@@ -1304,9 +1330,7 @@ impl<'a> Graph<'a> {
                 self.receiver_class(r, head)?
             };
             match owner {
-                Some(o) => self
-                    .member_def(&o, field)?
-                    .and_then(|d| annotation_in_line(&d.signature, field)),
+                Some(o) => self.member_annotation(&o, field)?,
                 None => None,
             }
         } else {
@@ -1319,6 +1343,25 @@ impl<'a> Graph<'a> {
                 .find_map(|l| annotation_in_line(l, expr))
         };
         Ok(ann.and_then(|a| element_of(&a)))
+    }
+
+    /// A member's declared type as written: `params: list[Param]` on its
+    /// definition, or a TypeScript constructor parameter property
+    /// (`constructor(readonly marks: readonly Mark[])`).
+    fn member_annotation(&mut self, owner: &str, field: &str) -> Result<Option<String>> {
+        if let Some(d) = self.member_def(owner, field)? {
+            return Ok(annotation_in_line(&d.signature, field));
+        }
+        let Some(ctor) = self.member_def(owner, "constructor")? else {
+            return Ok(None);
+        };
+        let header = self.header(&ctor);
+        Ok(params_of(&header, "constructor").and_then(|params| {
+            params
+                .into_iter()
+                .find(|p| p.0 == field)
+                .and_then(|p| p.1.map(str::to_string))
+        }))
     }
 
     /// The element type of what a Go `range` walks: a field (`p.conns`

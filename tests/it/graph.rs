@@ -580,6 +580,7 @@ export class Ctx {
   go() {
     this.store.setState();
     this.top.check();
+    this.nodes.forEach((n) => n.check());
   }
 }
 "#;
@@ -640,7 +641,9 @@ fn receivers_typed_through_fields_getters_casts_elements_and_loops() {
         pairs(&[
             ("ts/doc.ts:31", "resolved"),
             ("ts/doc.ts:34", "resolved"),
-            ("ts/doc.ts:48", "resolved")
+            ("ts/doc.ts:48", "resolved"),
+            // An array method's callback gets the elements.
+            ("ts/doc.ts:49", "resolved")
         ]),
         "{v}"
     );
