@@ -991,10 +991,7 @@ impl<'a> Graph<'a> {
                 return Ok(None);
             };
             let line = (r.line as usize).saturating_sub(1);
-            let from = match self.enclosing_callable(r.file_id, r.line)? {
-                Some(f) => f.start_line.max(1) as usize - 1,
-                None => 0,
-            };
+            let from = self.scope_start(r.file_id, r.line)?;
             return self.iterable_elem(r, base, &text, from, line);
         }
         if let Some(inner) = call_head(receiver) {
@@ -1076,15 +1073,8 @@ impl<'a> Graph<'a> {
             let Some(text) = self.text(r.file_id, &r.path) else {
                 return Ok(None);
             };
-            let at = GraphRef {
-                line: u32::try_from(i + 1).unwrap_or(u32::MAX),
-                qualifier: None,
-                ..r.clone()
-            };
-            let from = match self.enclosing_callable(r.file_id, at.line)? {
-                Some(f) => f.start_line.max(1) as usize - 1,
-                None => 0,
-            };
+            let at = at_line(r, i);
+            let from = self.scope_start(r.file_id, at.line)?;
             if let Some(ty) = self.iterable_elem(&at, receiver, &text, from, i)? {
                 return Ok(Some(ty));
             }
@@ -1201,7 +1191,7 @@ impl<'a> Graph<'a> {
         if field.is_empty() || !field.bytes().all(is_ident_byte) {
             return Ok(None);
         }
-        let class = if is_self_word(head) || self.is_receiver(r, head)? {
+        let class = if self.is_receiver(r, head)? {
             self.enclosing_class(r.file_id, r.line)?
         } else {
             None
@@ -1311,7 +1301,9 @@ impl<'a> Graph<'a> {
     /// The element type of an iterable name or attribute by its annotation:
     /// `self.params` with `params: list[Parameter]` in the class (or an
     /// ancestor), `items` with `items: Item[]` as a parameter or variable
-    /// of the function (lines `from..=upto`).
+    /// of the function (lines `from..=upto`); for Go, what a `range` walks:
+    /// a field (`p.conns` of type `[]*Conn`), a call's result, a variable
+    /// or parameter declared with a slice, array or map type.
     fn iterable_elem(
         &mut self,
         r: &GraphRef,
@@ -1320,29 +1312,57 @@ impl<'a> Graph<'a> {
         from: usize,
         upto: usize,
     ) -> Result<Option<String>> {
-        if !expr.bytes().all(|b| is_ident_byte(b) || b == b'.') || expr.is_empty() {
+        let go = r.lang == "go";
+        let ann = if go && let Some(head) = call_head(expr) {
+            match dotted_last(head) {
+                Some(name) => self.return_annotation(name)?,
+                None => None,
+            }
+        } else if !expr.bytes().all(|b| is_ident_byte(b) || b == b'.') || expr.is_empty() {
             return Ok(None);
-        }
-        let ann = if let Some((head, field)) = expr.rsplit_once('.') {
-            let owner = if is_self_word(head) {
-                self.enclosing_class(r.file_id, r.line)?
-            } else {
-                self.receiver_class(r, head)?
-            };
-            match owner {
+        } else if let Some((head, field)) = expr.rsplit_once('.') {
+            match self.owner_of(r, head)? {
+                Some(o) if go => self.go_field_ann(&o, field)?,
                 Some(o) => self.member_annotation(&o, field)?,
                 None => None,
             }
         } else {
+            // `items: list[Item]`, Go's `conns []*Conn` (a parameter or
+            // `var`) or `conns := []*Conn{…}`.
             let upto = upto.min(text.lines.len().saturating_sub(1));
             text.lines
                 .get(from..=upto)
                 .unwrap_or_default()
                 .iter()
                 .rev()
-                .find_map(|l| annotation_in_line(l, expr))
+                .find_map(|l| {
+                    if go {
+                        go_declared_ann(l, expr)
+                    } else {
+                        annotation_in_line(l, expr)
+                    }
+                })
         };
-        Ok(ann.and_then(|a| element_of(&a)))
+        Ok(ann.and_then(|a| if go { go_elem(&a) } else { element_of(&a) }))
+    }
+
+    /// The class a receiver written before a member belongs to: the
+    /// enclosing one for `self`/`this`/a Go receiver, else as
+    /// [`Graph::receiver_class`] types it.
+    fn owner_of(&mut self, r: &GraphRef, head: &str) -> Result<Option<String>> {
+        if self.is_receiver(r, head)? {
+            self.enclosing_class(r.file_id, r.line)
+        } else {
+            self.receiver_class(r, head)
+        }
+    }
+
+    /// The first line index of the function around a line (0 outside any).
+    fn scope_start(&mut self, file_id: i64, line: u32) -> Result<usize> {
+        Ok(match self.enclosing_callable(file_id, line)? {
+            Some(f) => f.start_line.max(1) as usize - 1,
+            None => 0,
+        })
     }
 
     /// A member's declared type as written: `params: list[Param]` on its
@@ -1362,42 +1382,6 @@ impl<'a> Graph<'a> {
                 .find(|p| p.0 == field)
                 .and_then(|p| p.1.map(str::to_string))
         }))
-    }
-
-    /// The element type of what a Go `range` walks: a field (`p.conns`
-    /// of type `[]*Conn`), a call's result, or a variable or parameter
-    /// declared with a slice, array or map type in the function.
-    fn go_elem_type(
-        &mut self,
-        r: &GraphRef,
-        expr: &str,
-        text: &FileText,
-        from: usize,
-    ) -> Result<Option<String>> {
-        let ann = if let Some(head) = call_head(expr) {
-            match dotted_last(head) {
-                Some(name) => self.return_annotation(name)?,
-                None => None,
-            }
-        } else if let Some((head, field)) = expr.rsplit_once('.') {
-            let owner = if self.is_receiver(r, head)? {
-                self.enclosing_class(r.file_id, r.line)?
-            } else {
-                self.receiver_class(r, head)?
-            };
-            match owner {
-                Some(o) => self.go_field_ann(&o, field)?,
-                None => None,
-            }
-        } else {
-            // `conns []*Conn` (a parameter or `var`), `conns := []*Conn{…}`.
-            let end = (r.line as usize).min(text.lines.len());
-            text.lines[from..end]
-                .iter()
-                .rev()
-                .find_map(|l| go_declared_ann(l, expr))
-        };
-        Ok(ann.and_then(|a| go_elem(&a)))
     }
 
     /// Does `class` or one of its ancestors (by the bases its definitions
@@ -1744,12 +1728,7 @@ impl<'a> Graph<'a> {
             let ty = if let Some(ty) = binding_in_line(line, q, &r.lang) {
                 Some(ty)
             } else if go && let Some(expr) = go_range_value(line, q) {
-                let at = GraphRef {
-                    line: u32::try_from(i + 1).unwrap_or(u32::MAX),
-                    qualifier: None,
-                    ..r.clone()
-                };
-                self.go_elem_type(&at, &expr, text, from)?
+                self.iterable_elem(&at_line(r, i), &expr, text, from, i)?
             } else if let Some(head) = call_bound_in_line(line, q)
                 .or_else(|| with_call_as(line, q))
                 .or_else(|| go.then(|| go_first_of_call(line, q)).flatten())
@@ -1760,12 +1739,7 @@ impl<'a> Graph<'a> {
                 && let Some(ty) = {
                     // `let parent = this.parent`, `found = this.content[i]`,
                     // `text = last as TextNode`: the value's type.
-                    let at = GraphRef {
-                        line: u32::try_from(i + 1).unwrap_or(u32::MAX),
-                        qualifier: None,
-                        ..r.clone()
-                    };
-                    self.receiver_class(&at, &rhs)?
+                    self.receiver_class(&at_line(r, i), &rhs)?
                 }
             {
                 Some(ty)
@@ -1787,12 +1761,7 @@ impl<'a> Graph<'a> {
                 Some(ty)
             } else if attr && let Some(name) = name_bound_in_line(line, q) {
                 // `self.ctx = ctx`: the type of `ctx` where that line is.
-                let at = GraphRef {
-                    line: u32::try_from(i + 1).unwrap_or(u32::MAX),
-                    qualifier: None,
-                    ..r.clone()
-                };
-                self.bound_type(&at, &name)?
+                self.bound_type(&at_line(r, i), &name)?
             } else {
                 None
             };
@@ -2685,22 +2654,8 @@ fn return_type_of(sig: &str, name: &str, lang: &str) -> Option<String> {
             capitalized(ty).then(|| ty.to_string())
         }
         _ => {
-            // `create = async <T>(…): T =>`, `f = function (…): T {`: the
-            // function the name is bound to.
-            let rest = match rest.trim_start().strip_prefix('=') {
-                Some(value) if !value.starts_with(['=', '>']) => {
-                    strip_prefixes(value, &["async ", "function"])
-                }
-                _ => rest,
-            };
-            // Skip the generic parameters and the parameter list.
-            let rest = rest.trim_start();
-            let rest = if rest.starts_with('<') {
-                skip_balanced(rest, '<', '>')?
-            } else {
-                rest
-            };
-            let rest = skip_balanced(rest.trim_start(), '(', ')')?.trim_start();
+            // Past the parameter list.
+            let rest = skip_balanced(params_start(rest)?, '(', ')')?.trim_start();
             let rest = rest
                 .strip_prefix("->")
                 .or_else(|| rest.strip_prefix(':'))
@@ -2712,6 +2667,25 @@ fn return_type_of(sig: &str, name: &str, lang: &str) -> Option<String> {
             (this || leading_type(rest).is_some()).then(|| rest.trim().to_string())
         }
     }
+}
+
+/// A callable's header from the `(` of its parameter list, given the text
+/// after its name: past `= async function` or `=` of a bound arrow
+/// (`create = async <T>(…): T =>`, `f = function (…): T {`) and past the
+/// generic parameters.
+fn params_start(after_name: &str) -> Option<&str> {
+    let rest = after_name.trim_start();
+    let rest = match rest.strip_prefix('=') {
+        Some(value) if !value.starts_with(['=', '>']) => {
+            strip_prefixes(value, &["async ", "function"])
+        }
+        _ => rest,
+    };
+    Some(if rest.starts_with('<') {
+        skip_balanced(rest, '<', '>')?.trim_start()
+    } else {
+        rest
+    })
 }
 
 /// Is `t` a type parameter the header declares after `name` (`array<T>(`)?
@@ -2762,6 +2736,16 @@ fn documented_return(lines: &[String], d: &GraphDef) -> Option<String> {
         }
     }
     None
+}
+
+/// `r` moved to the line with index `i` (a binding's line), without its
+/// receiver.
+fn at_line(r: &GraphRef, i: usize) -> GraphRef {
+    GraphRef {
+        line: u32::try_from(i + 1).unwrap_or(u32::MAX),
+        qualifier: None,
+        ..r.clone()
+    }
 }
 
 /// Where a line passes a lambda with parameter `q` to a call.
@@ -2900,16 +2884,7 @@ fn params_of<'h>(header: &'h str, name: &str) -> Option<Vec<(&'h str, Option<&'h
         header
     } else {
         let at = find_word(header, name, 0)?;
-        let rest = header[at + name.len()..].trim_start();
-        let rest = match rest.strip_prefix('=') {
-            Some(v) => strip_prefixes(v, &["async ", "function"]),
-            None => rest,
-        };
-        if rest.starts_with('<') {
-            skip_balanced(rest, '<', '>')?.trim_start()
-        } else {
-            rest
-        }
+        params_start(&header[at + name.len()..])?
     };
     let after = skip_balanced(rest, '(', ')')?;
     let list = &rest[1..rest.len() - after.len() - 1];
