@@ -1,9 +1,13 @@
 //! Owns semantic search: a query (or a piece of code) embedded with the
 //! model whose vectors cover the index best, compared with every stored
-//! chunk vector (brute force over one contiguous in-memory f32 matrix; an
-//! ANN structure is not needed below ~1M chunks, see
-//! `scripts/bench-embed.sh`), top-k with path/language/scope filters and a
-//! similarity threshold.
+//! chunk vector, top-k with path/language/scope filters and a similarity
+//! threshold. Brute force, no ANN structure: a scan of int8 codes
+//! ([`super::quantized`], a quarter of the f32 bytes; split over the cores
+//! past [`PARALLEL_ROWS`] rows) picks several times `k` candidates, which
+//! are re-scored with the exact f32 vectors, so answers equal an exact scan
+//! (`scripts/bench-embed.sh` times it up to 1M vectors). The exact vectors
+//! stay in memory up to [`EXACT_IN_MEMORY_BYTES`]; past that (a kernel-sized
+//! index) the candidates' vectors are read from the index instead.
 //!
 //! Which vectors: the best configured tier (full, then fast) whose vectors
 //! cover every chunk, or nearly every chunk (an edit's few new chunks are
@@ -27,6 +31,10 @@ use serde::Serialize;
 use crate::embed::{self, Embedder, Tier, TierSpec};
 use crate::error::{ErrorCode, UserError};
 use crate::search::bm25::ChunkHit;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::search::quantized::{self, Quantized};
 use crate::search::{ChunkFilter, best_snippet};
 use crate::settings::EmbedSettings;
 use crate::store::{self, Store, meta};
@@ -245,8 +253,28 @@ pub struct SemanticIndex {
     file_of: Vec<u32>,
     /// (path, language) of each file with vectors.
     files: Vec<(String, String)>,
-    matrix: Vec<f32>,
+    /// What the scan reads.
+    quant: Quantized,
+    /// The exact rows, row-major, when they fit in [`EXACT_IN_MEMORY_BYTES`].
+    exact: Option<Vec<f32>>,
 }
+
+/// Exact vectors larger than this are not kept in memory: the candidates'
+/// vectors are read from the index for the re-score (1M 256-d vectors are
+/// 1 GiB in f32, 250 MiB as int8).
+pub const EXACT_IN_MEMORY_BYTES: usize = 256 << 20;
+
+/// From this many rows on, the scan is split over the available cores.
+pub const PARALLEL_ROWS: usize = 131_072;
+
+/// Candidates the int8 scan keeps for the exact re-score, for `k` answers.
+fn candidates_for(k: usize) -> usize {
+    (k * 4).max(k + 32)
+}
+
+/// Widening of a similarity threshold for the int8 scan (its scores are off
+/// by well under this), so no row at the threshold is lost before the re-score.
+const THRESHOLD_SLACK: f32 = 0.05;
 
 fn generations(store: &Store) -> (u64, u64) {
     let get = |k: &str| {
@@ -282,6 +310,8 @@ impl SemanticIndex {
             })
             .collect();
         let (dim, chunk_ids, matrix) = (vectors.dim, vectors.chunk_ids, vectors.data);
+        let quant = Quantized::from_f32(dim, &matrix);
+        let exact = (matrix.len() * 4 <= EXACT_IN_MEMORY_BYTES).then_some(matrix);
         Ok(SemanticIndex {
             model: model.to_string(),
             dim,
@@ -289,7 +319,8 @@ impl SemanticIndex {
             chunk_ids,
             file_of,
             files,
-            matrix,
+            quant,
+            exact,
         })
     }
 
@@ -304,8 +335,10 @@ impl SemanticIndex {
             chunk_ids: Vec::with_capacity(rows.len()),
             file_of: Vec::with_capacity(rows.len()),
             files: Vec::new(),
-            matrix: Vec::with_capacity(rows.len() * dim),
+            quant: Quantized::from_f32(dim, &[]),
+            exact: None,
         };
+        let mut matrix: Vec<f32> = Vec::with_capacity(rows.len() * dim);
         for (id, path, v) in rows {
             if v.len() != dim {
                 continue;
@@ -316,10 +349,24 @@ impl SemanticIndex {
             });
             idx.chunk_ids.push(id);
             idx.file_of.push(slot);
-            idx.matrix.extend_from_slice(&v);
+            idx.quant.push(&v);
+            matrix.extend_from_slice(&v);
         }
         idx.files = files;
+        idx.exact = (matrix.len() * 4 <= EXACT_IN_MEMORY_BYTES).then_some(matrix);
         idx
+    }
+
+    /// Drops the exact rows, as for an index past [`EXACT_IN_MEMORY_BYTES`]
+    /// (benchmarks and tests of that path).
+    pub fn without_exact_rows(mut self) -> SemanticIndex {
+        self.exact = None;
+        self
+    }
+
+    /// Bytes of the vectors held in memory (int8 codes, scales, exact rows).
+    pub fn memory_bytes(&self) -> usize {
+        self.quant.bytes() + self.exact.as_ref().map_or(0, |m| m.len() * 4)
     }
 
     pub fn len(&self) -> usize {
@@ -333,13 +380,18 @@ impl SemanticIndex {
     /// The `k` best (chunk id, cosine) pairs for `query`, best first,
     /// among rows whose file passes `filter`, above `threshold`, and not
     /// excluded by `skip` (called with the chunk id and path).
+    ///
+    /// Scores are exact: the int8 scan's candidates are re-scored with the
+    /// exact rows, from memory or, when they are not kept, from `store`
+    /// (without either, e.g. in a benchmark, the int8 scores are returned).
     pub fn top_k(
         &self,
         query: &[f32],
         filter: &ChunkFilter,
         k: usize,
         threshold: Option<f32>,
-        skip: &dyn Fn(i64, &str) -> bool,
+        skip: &(dyn Fn(i64, &str) -> bool + Sync),
+        store: Option<&Store>,
     ) -> Vec<(i64, f32)> {
         if query.len() != self.dim || k == 0 || self.dim == 0 {
             return Vec::new();
@@ -350,33 +402,96 @@ impl SemanticIndex {
             .iter()
             .map(|(p, l)| filter.accepts(p, l))
             .collect();
-        let min = threshold.unwrap_or(f32::NEG_INFINITY);
-        // A min-heap of the best k by score.
-        let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<Scored>> =
-            std::collections::BinaryHeap::with_capacity(k + 1);
-        for (row, v) in self.matrix.chunks_exact(self.dim).enumerate() {
-            let file = self.file_of[row] as usize;
-            if !allowed[file] {
-                continue;
+        let (qc, qs) = quantized::quantize(query);
+        let loose = threshold.map_or(f32::NEG_INFINITY, |t| t - THRESHOLD_SLACK);
+        let want = candidates_for(k);
+        let rows = self.quant.rows();
+        let scan = |from: usize, to: usize| -> Vec<(usize, f32)> {
+            let mut heap: BinaryHeap<Reverse<Scored>> = BinaryHeap::with_capacity(want + 1);
+            for row in from..to {
+                let file = self.file_of[row] as usize;
+                if !allowed[file] {
+                    continue;
+                }
+                let s = self.quant.score(row, &qc, qs);
+                if s < loose || (heap.len() == want && heap.peek().is_some_and(|w| s <= w.0.score))
+                {
+                    continue;
+                }
+                if skip(self.chunk_ids[row], &self.files[file].0) {
+                    continue;
+                }
+                heap.push(Reverse(Scored {
+                    score: s,
+                    id: row as i64,
+                }));
+                if heap.len() > want {
+                    heap.pop();
+                }
             }
-            let s = dot(query, v);
-            if s < min {
-                continue;
+            heap.into_iter()
+                .map(|r| (r.0.id as usize, r.0.score))
+                .collect()
+        };
+        let threads = if rows >= PARALLEL_ROWS {
+            std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .min(8)
+        } else {
+            1
+        };
+        let mut cands: Vec<(usize, f32)> = if threads > 1 {
+            let per = rows.div_ceil(threads);
+            std::thread::scope(|sc| {
+                let parts: Vec<_> = (0..threads)
+                    .map(|t| {
+                        let scan = &scan;
+                        sc.spawn(move || scan(t * per, ((t + 1) * per).min(rows)))
+                    })
+                    .collect();
+                parts
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap_or_default())
+                    .collect()
+            })
+        } else {
+            scan(0, rows)
+        };
+        // The exact scores of the candidates.
+        match (&self.exact, store) {
+            (Some(m), _) => {
+                for (row, s) in &mut cands {
+                    *s = dot(query, &m[*row * self.dim..(*row + 1) * self.dim]);
+                }
             }
-            if heap.len() == k && heap.peek().is_some_and(|w| s <= w.0.score) {
-                continue;
+            (None, Some(store)) => {
+                let ids: Vec<i64> = cands.iter().map(|(row, _)| self.chunk_ids[*row]).collect();
+                match store.chunk_vectors(&self.model, &ids) {
+                    Ok(exact) => {
+                        for (row, s) in &mut cands {
+                            if let Some(v) = exact
+                                .get(&self.chunk_ids[*row])
+                                .filter(|v| v.len() == self.dim)
+                            {
+                                *s = dot(query, v);
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!("semantic re-score read failed, int8 scores kept: {e}")
+                    }
+                }
             }
-            let id = self.chunk_ids[row];
-            if skip(id, &self.files[file].0) {
-                continue;
-            }
-            heap.push(std::cmp::Reverse(Scored { score: s, id }));
-            if heap.len() > k {
-                heap.pop();
-            }
+            (None, None) => {}
         }
-        let mut out: Vec<(i64, f32)> = heap.into_iter().map(|r| (r.0.id, r.0.score)).collect();
+        let min = threshold.unwrap_or(f32::NEG_INFINITY);
+        let mut out: Vec<(i64, f32)> = cands
+            .into_iter()
+            .filter(|(_, s)| *s >= min)
+            .map(|(row, s)| (self.chunk_ids[row], s))
+            .collect();
         out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out.truncate(k);
         out
     }
 }
@@ -620,7 +735,14 @@ impl SemanticSearcher {
                     .agent("retry in a few seconds; index_status shows the embedding state"),
             );
         };
-        let top = index.top_k(&qv, &req.filter, req.limit, req.threshold, &|_, _| false);
+        let top = index.top_k(
+            &qv,
+            &req.filter,
+            req.limit,
+            req.threshold,
+            &|_, _| false,
+            Some(store),
+        );
         let terms = crate::text::query_terms(&req.query);
         let hits = render_hits(store, &db, &top, &terms, req.snippet_lines)?;
         Ok(found(&choice, hits))
@@ -720,9 +842,14 @@ impl SemanticSearcher {
             );
         };
         let exclude = req.exclude_path.as_deref();
-        let top = index.top_k(&qv, &req.filter, req.limit, req.threshold, &|id, path| {
-            Some(id) == origin || exclude.is_some_and(|x| x == path)
-        });
+        let top = index.top_k(
+            &qv,
+            &req.filter,
+            req.limit,
+            req.threshold,
+            &|id, path| Some(id) == origin || exclude.is_some_and(|x| x == path),
+            Some(store),
+        );
         let hits = render_hits(store, &db, &top, &[], req.snippet_lines)?;
         Ok(found(&choice, hits))
     }
@@ -805,18 +932,55 @@ mod tests {
         ];
         let ix = SemanticIndex::from_rows("m", 2, rows);
         let all = ChunkFilter::default();
-        let top = ix.top_k(&[1.0, 0.0], &all, 2, None, &|_, _| false);
+        let top = ix.top_k(&[1.0, 0.0], &all, 2, None, &|_, _| false, None);
         assert_eq!(top.iter().map(|t| t.0).collect::<Vec<_>>(), [1, 3]);
         let no_tests = ChunkFilter::new(&["!tests/**".into()], None, Scope::All).expect("filter");
-        let top = ix.top_k(&[1.0, 0.0], &no_tests, 2, None, &|_, _| false);
+        let top = ix.top_k(&[1.0, 0.0], &no_tests, 2, None, &|_, _| false, None);
         assert_eq!(top.iter().map(|t| t.0).collect::<Vec<_>>(), [1, 2]);
-        let top = ix.top_k(&[1.0, 0.0], &all, 10, Some(0.5), &|id, _| id == 1);
+        let top = ix.top_k(&[1.0, 0.0], &all, 10, Some(0.5), &|id, _| id == 1, None);
         assert_eq!(top.iter().map(|t| t.0).collect::<Vec<_>>(), [3, 2]);
         assert!(
-            ix.top_k(&[1.0, 0.0, 0.0], &all, 3, None, &|_, _| false)
+            ix.top_k(&[1.0, 0.0, 0.0], &all, 3, None, &|_, _| false, None)
                 .is_empty(),
             "wrong dimension"
         );
+    }
+
+    #[test]
+    fn the_split_scan_equals_the_exact_ranking() {
+        // Enough rows for the scan to be split over threads. Rows `[x, 0]`
+        // quantize exactly (code 127), so this checks the split and merge
+        // alone; the best rows are spread over every part.
+        let n = PARALLEL_ROWS + 1001;
+        let rows: Vec<(i64, String, Vec<f32>)> = (0..n)
+            .map(|i| {
+                let x = ((i * 7919) % n) as f32 / n as f32;
+                (i as i64 + 1, format!("src/f{}.rs", i % 97), vec![x, 0.0])
+            })
+            .collect();
+        let ix = SemanticIndex::from_rows("m", 2, rows.clone());
+        let q = [0.6f32, 0.8];
+        let mut exact: Vec<(i64, f32)> = rows.iter().map(|(id, _, v)| (*id, dot(&q, v))).collect();
+        exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let all = ChunkFilter::default();
+        let top = ix.top_k(&q, &all, 25, None, &|_, _| false, None);
+        assert_eq!(top, exact[..25].to_vec());
+        // A filter and a skip hold in every part of the split scan.
+        let top = ix.top_k(
+            &q,
+            &all,
+            25,
+            None,
+            &|id, path| id % 2 == 0 || path == "src/f3.rs",
+            None,
+        );
+        let want: Vec<(i64, f32)> = exact
+            .iter()
+            .filter(|(id, _)| id % 2 == 1 && (id - 1) % 97 != 3)
+            .take(25)
+            .copied()
+            .collect();
+        assert_eq!(top, want);
     }
 
     #[test]

@@ -325,6 +325,32 @@ impl Store {
     /// matrix. The first row (in chunk id order) sets the dimension; rows
     /// of another length, or not a whole number of f32 (a corrupt row),
     /// are left out.
+    /// The `model` vectors of the chunks `ids` (by chunk id); chunks without
+    /// one, or with a malformed blob, are left out. For re-scoring a few
+    /// hundred candidates when the whole matrix is not kept in memory.
+    pub fn chunk_vectors(
+        &self,
+        model: &str,
+        ids: &[i64],
+    ) -> rusqlite::Result<HashMap<i64, Vec<f32>>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT e.vector FROM chunks c JOIN embeddings e ON e.model = ?1 AND e.key = c.embed_key
+             WHERE c.id = ?2",
+        )?;
+        let mut out = HashMap::with_capacity(ids.len());
+        for &id in ids {
+            let mut rows = stmt.query(rusqlite::params![model, id])?;
+            if let Some(r) = rows.next()? {
+                let blob = r.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?;
+                let mut v = Vec::with_capacity(blob.len() / 4);
+                if super::blob_to_vector(blob, &mut v).is_some() {
+                    out.insert(id, v);
+                }
+            }
+        }
+        Ok(out)
+    }
+
     pub fn load_vectors(&self, model: &str) -> rusqlite::Result<VectorMatrix> {
         // Two plain scans joined here instead of one SQL join: the join
         // probed `chunks` once per vector and sorted every blob through a

