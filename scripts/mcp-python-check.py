@@ -168,6 +168,8 @@ async def run_era(era: str, binary: str, root: Path, checks: Checks) -> None:
                     ("callers", {"name": "Config.parse_config"}, lambda v: v["edges"][0]["at"] == "src/main.rs:4"),
                     ("callees", {"name": "main"}, lambda v: any(e["to"] == "Config::parse_config" for e in v["edges"])),
                     ("context", {"path": "src/main.rs", "line": 4}, lambda v: v["enclosing"]["symbol"].endswith("main")),
+                    ("index_status", {"sizes": True}, lambda v: v["sizes"]["db_bytes"] >= sum(t["bytes"] + t["index_bytes"] for t in v["sizes"]["tables"]) > 0
+                        and {"chunks", "chunks_fts", "symbols"} <= {t["name"] for t in v["sizes"]["tables"]}),
                 ]:
                     try:
                         r = await call(session, tool, args)

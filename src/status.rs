@@ -39,6 +39,9 @@ pub struct IndexStatus {
     /// Whether the project's own config may use the settings that need
     /// trust (`repo-search trust`), and which ones it asked for in vain.
     pub config_trust: crate::settings::ConfigTrust,
+    /// Bytes per table (only when asked: it reads every page).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<store::Sizes>,
 }
 
 /// How many chunks have a vector from one model.
@@ -78,9 +81,17 @@ fn file_size(p: &std::path::Path) -> u64 {
     std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
 }
 
-/// Reads the status of the project's index. `check_stale` walks the
-/// project to count changed files (costs a walk).
-pub fn index_status(settings: &Settings, check_stale: bool) -> Result<IndexStatus> {
+/// What a status call computes beyond the counts.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StatusDepth {
+    /// Walk the project to count changed files.
+    pub stale: bool,
+    /// Read every page of the index for its size per table.
+    pub sizes: bool,
+}
+
+/// Reads the status of the project's index, as deep as `depth` asks.
+pub fn index_status(settings: &Settings, depth: StatusDepth) -> Result<IndexStatus> {
     let root = &settings.root;
     let db = store::db_path(root);
     let writer = crate::lock::current_writer(root);
@@ -109,6 +120,7 @@ pub fn index_status(settings: &Settings, check_stale: bool) -> Result<IndexStatu
         embeddings: Vec::new(),
         embedding: None,
         config_trust: settings.trust.clone(),
+        sizes: None,
     };
     let Some(store) = Store::open_ro(root)? else {
         return Ok(st);
@@ -184,7 +196,10 @@ pub fn index_status(settings: &Settings, check_stale: bool) -> Result<IndexStatu
             eta_s: (rate > 0.0).then(|| total.saturating_sub(done) as f64 / rate),
         });
     }
-    if check_stale {
+    if depth.sizes {
+        st.sizes = Some(store.sizes().map_err(|e| store::explain(e, &db))?);
+    }
+    if depth.stale {
         let s = crate::index::staleness(settings, &store)?;
         st.stale_files = Some(s.stale_files);
         st.stale_examples = s.examples;

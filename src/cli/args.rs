@@ -491,6 +491,11 @@ pub struct SearchArgs {
 pub struct StatusArgs {
     #[command(flatten)]
     pub common: Common,
+    /// Also the index's size per table (data and indexes) against the
+    /// indexed source's size; reads every page of the index (seconds on a
+    /// multi-GB index)
+    #[arg(long)]
+    pub sizes: bool,
 }
 
 #[derive(Debug, Args)]

@@ -488,7 +488,12 @@ fn service_as_is(common: &Common) -> Result<Service> {
 
 fn cmd_status(a: StatusArgs) -> Result<Found> {
     let svc = service_as_is(&a.common)?;
-    let st = svc.status(true)?.status;
+    let st = svc
+        .status(crate::status::StatusDepth {
+            stale: true,
+            sizes: a.sizes,
+        })?
+        .status;
     if a.common.json {
         render::json(&st)?;
     } else {

@@ -269,7 +269,7 @@ fn cmd_model_status(a: ModelStatusArgs) -> Result<Found> {
     let models = fetch::status(&es);
     let mut coverage = Vec::new();
     if let Some(svc) = &svc
-        && let Ok(answer) = svc.status(false)
+        && let Ok(answer) = svc.status(crate::status::StatusDepth::default())
         && answer.status.exists
     {
         for e in answer.status.embeddings {

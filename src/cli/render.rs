@@ -706,6 +706,43 @@ pub fn status(s: &IndexStatus) -> Result<()> {
                 writeln!(out, "          {e}")?;
             }
         }
+        if let Some(z) = &s.sizes {
+            let mib = |b: u64| b as f64 / 1048576.0;
+            let ratio = |b: u64| {
+                if z.source_bytes > 0 {
+                    format!("{:.2}x", b as f64 / z.source_bytes as f64)
+                } else {
+                    "-".into()
+                }
+            };
+            writeln!(
+                out,
+                "sizes:    database {:.1} MiB = {} the {:.1} MiB of indexed source",
+                mib(z.db_bytes),
+                ratio(z.db_bytes),
+                mib(z.source_bytes)
+            )?;
+            writeln!(
+                out,
+                "          {:<16} {:>10} {:>10} {:>7}",
+                "table", "data MiB", "index MiB", "share"
+            )?;
+            for t in &z.tables {
+                let share = if z.db_bytes > 0 {
+                    100.0 * (t.bytes + t.index_bytes) as f64 / z.db_bytes as f64
+                } else {
+                    0.0
+                };
+                writeln!(
+                    out,
+                    "          {:<16} {:>10.2} {:>10.2} {:>6.1}%",
+                    t.name,
+                    mib(t.bytes),
+                    mib(t.index_bytes),
+                    share
+                )?;
+            }
+        }
         Ok(())
     })
 }

@@ -198,7 +198,7 @@ impl ToolName {
             }
             ToolName::IndexStatus => {
                 "Show what the search index holds (files, symbols, chunks, files skipped and why), when it was last updated, whether indexing is \
-                 running and how far it is, and how many files changed since. Use it when symbol or search results look incomplete."
+                 running and how far it is, and how many files changed since (`sizes: true`: bytes per table). Use it when symbol or search results look incomplete."
             }
         }
     }
@@ -218,7 +218,7 @@ impl ToolName {
             ToolName::Context => CONTEXT,
             ToolName::FileHistory => FILE_HISTORY,
             ToolName::Blame => BLAME,
-            ToolName::IndexStatus => &[],
+            ToolName::IndexStatus => INDEX_STATUS,
         }
     }
 
@@ -912,11 +912,19 @@ pub struct BlameArgs {
     pub end_line: u64,
 }
 
-/// `index_status` takes no arguments.
+const INDEX_STATUS: &[Param] = &[Param::new(
+    "sizes",
+    Kind::Bool { default: false },
+    "Also the index's size per table (data and indexes) against the indexed source's size; reads every page of the index.",
+)];
+
 #[derive(Debug, Deserialize)]
 #[cfg_attr(test, derive(serde::Serialize))]
 #[serde(deny_unknown_fields)]
-pub struct IndexStatusArgs {}
+pub struct IndexStatusArgs {
+    #[serde(default)]
+    pub sizes: bool,
+}
 
 /// The schema of what `T` serializes to, self-contained (no `$ref`) and
 /// without the numeric `format`s schemars adds (`uint32`, `double`...),

@@ -786,6 +786,28 @@ pub struct StatusOut {
     /// The settings of the project's config that were ignored because it is not trusted, and what the user can do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config_warning: Option<String>,
+    /// Bytes per table, when asked with `sizes: true`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<SizesOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SizesOut {
+    /// Every page of the database file.
+    pub db_bytes: u64,
+    /// Bytes of the indexed files.
+    pub source_bytes: u64,
+    /// Largest first; `(free pages)` is what a VACUUM would return.
+    pub tables: Vec<TableSizeOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TableSizeOut {
+    pub name: String,
+    /// The table's own pages (FTS5 shadow tables count as the FTS table's).
+    pub bytes: u64,
+    /// Pages of its indexes.
+    pub index_bytes: u64,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

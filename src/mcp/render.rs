@@ -611,6 +611,20 @@ pub fn status(s: &StatusOut) -> String {
     if let Some(r) = &s.embedding {
         let _ = writeln!(t, "embedding: {} {}/{}", r.model, r.done, r.total);
     }
+    if let Some(z) = &s.sizes {
+        let _ = writeln!(
+            t,
+            "size: {} bytes for {} bytes of source",
+            z.db_bytes, z.source_bytes
+        );
+        for tb in &z.tables {
+            let _ = writeln!(
+                t,
+                "  {}: {} + {} index bytes",
+                tb.name, tb.bytes, tb.index_bytes
+            );
+        }
+    }
     for (label, v) in [
         ("last error", &s.last_error),
         ("config error", &s.config_error),

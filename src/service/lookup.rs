@@ -289,11 +289,14 @@ impl Service {
     }
 
     /// What the index holds, whether a writer runs, vectors, staleness
-    /// (`check_stale` walks the tree: skipped while indexing).
-    pub fn status(&self, check_stale: bool) -> Result<StatusAnswer> {
+    /// (`depth.stale` walks the tree: skipped while indexing) and sizes.
+    pub fn status(&self, depth: crate::status::StatusDepth) -> Result<StatusAnswer> {
         let freshness = self.freshness();
         let run = self.run_state();
-        let check = check_stale && !freshness.indexing;
+        let check = crate::status::StatusDepth {
+            stale: depth.stale && !freshness.indexing,
+            ..depth
+        };
         let mut attempt = 0;
         let status = loop {
             match crate::status::index_status(&self.settings, check) {

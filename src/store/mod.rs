@@ -29,7 +29,8 @@ mod write;
 
 pub use read::{
     ChunkRow, ChunkText, Counts, FileRecord, FtsRow, GraphDef, GraphRef, ImportRow, NameMatch,
-    OutlineRow, PendingChunk, RefRow, SkipSummary, SpanRef, SymbolRow, VectorMatrix,
+    OutlineRow, PendingChunk, RefRow, Sizes, SkipSummary, SpanRef, SymbolRow, TableSize,
+    VectorMatrix,
 };
 pub use schema::SCHEMA_VERSION;
 pub use write::{FileUpdate, PreparedChunk, Writer, prepare_chunks};

@@ -28,6 +28,26 @@ pub struct Counts {
     pub chunks: u64,
 }
 
+/// What one table of the index costs on disk: its own pages and those of
+/// its indexes (FTS5 shadow tables count as the FTS table's own).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TableSize {
+    pub name: String,
+    pub bytes: u64,
+    pub index_bytes: u64,
+}
+
+/// The index's size by table, and what it indexes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Sizes {
+    /// Largest first; `(free pages)` is space a `VACUUM` would return.
+    pub tables: Vec<TableSize>,
+    /// Every page of the database file (the WAL not included).
+    pub db_bytes: u64,
+    /// Bytes of the indexed files (skipped files not included).
+    pub source_bytes: u64,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct SkipSummary {
     pub reason: String,
@@ -325,6 +345,85 @@ impl Store {
     /// matrix. The first row (in chunk id order) sets the dimension; rows
     /// of another length, or not a whole number of f32 (a corrupt row),
     /// are left out.
+    /// Bytes per table from SQLite's `dbstat` (reads every page: seconds on
+    /// a multi-GB index, so only on request).
+    pub fn sizes(&self) -> rusqlite::Result<Sizes> {
+        // btree name -> (owning table, is an index)
+        let mut owner: HashMap<String, (String, bool)> = HashMap::new();
+        {
+            let mut stmt = self.conn.prepare(
+                "SELECT name, tbl_name, type FROM sqlite_master WHERE type IN ('table', 'index')",
+            )?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                let (name, table, kind): (String, String, String) =
+                    (r.get(0)?, r.get(1)?, r.get(2)?);
+                owner.insert(name, (table, kind == "index"));
+            }
+        }
+        // FTS5 keeps its data in shadow tables named `<table>_<part>`.
+        let fts: Vec<String> = owner
+            .iter()
+            .filter(|(name, (table, _))| {
+                name == &table && owner.contains_key(&format!("{name}_config"))
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        let mut by_table: HashMap<String, TableSize> = HashMap::new();
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name, sum(pgsize) FROM dbstat GROUP BY name")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let (name, bytes): (String, i64) = (r.get(0)?, r.get(1)?);
+            let (mut table, is_index) = owner.get(&name).cloned().unwrap_or((name.clone(), false));
+            if let Some(f) = fts.iter().find(|f| table.starts_with(&format!("{f}_"))) {
+                table = f.clone();
+            }
+            let e = by_table.entry(table.clone()).or_insert(TableSize {
+                name: table,
+                bytes: 0,
+                index_bytes: 0,
+            });
+            if is_index {
+                e.index_bytes += bytes.max(0) as u64;
+            } else {
+                e.bytes += bytes.max(0) as u64;
+            }
+        }
+        let page: i64 = self.conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+        let pages: i64 = self.conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+        let free: i64 = self
+            .conn
+            .query_row("PRAGMA freelist_count", [], |r| r.get(0))?;
+        if free > 0 {
+            by_table.insert(
+                "(free pages)".into(),
+                TableSize {
+                    name: "(free pages)".into(),
+                    bytes: (free * page) as u64,
+                    index_bytes: 0,
+                },
+            );
+        }
+        let mut tables: Vec<TableSize> = by_table.into_values().collect();
+        tables.sort_by(|a, b| {
+            (b.bytes + b.index_bytes)
+                .cmp(&(a.bytes + a.index_bytes))
+                .then(a.name.cmp(&b.name))
+        });
+        let source: i64 = self.conn.query_row(
+            "SELECT coalesce(sum(size), 0) FROM files WHERE skip_reason IS NULL",
+            [],
+            |r| r.get(0),
+        )?;
+        Ok(Sizes {
+            tables,
+            db_bytes: (page * pages).max(0) as u64,
+            source_bytes: source.max(0) as u64,
+        })
+    }
+
     /// The `model` vectors of the chunks `ids` (by chunk id); chunks without
     /// one, or with a malformed blob, are left out. For re-scoring a few
     /// hundred candidates when the whole matrix is not kept in memory.

@@ -590,3 +590,51 @@ fn quoted_phrases_show_their_matching_lines() {
         );
     }
 }
+
+/// `status --sizes` reads what each table costs from the real database, in
+/// JSON and in text; a plain `status` does not compute it.
+#[test]
+fn status_sizes_break_the_index_down_by_table() {
+    let p = sample();
+    p.json(&["index", "--no-embed"]);
+    let plain = p.json(&["status"]);
+    assert!(plain.get("sizes").is_none(), "{plain}");
+    let s = p.json(&["status", "--sizes"]);
+    let z = &s["sizes"];
+    let tables = z["tables"].as_array().expect("tables");
+    let names: Vec<&str> = tables.iter().filter_map(|t| t["name"].as_str()).collect();
+    for want in ["chunks", "chunks_fts", "symbols", "refs", "files"] {
+        assert!(names.contains(&want), "{want} missing: {names:?}");
+    }
+    // FTS5 shadow tables and indexes are folded into their tables.
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("chunks_fts_") || *n == "symbols_name"),
+        "{names:?}"
+    );
+    let sum: u64 = tables
+        .iter()
+        .map(|t| t["bytes"].as_u64().unwrap_or(0) + t["index_bytes"].as_u64().unwrap_or(0))
+        .sum();
+    let db = z["db_bytes"].as_u64().expect("db_bytes");
+    assert!(sum > 0 && sum <= db, "{sum} of {db}");
+    let symbols = tables
+        .iter()
+        .find(|t| t["name"] == "symbols")
+        .expect("symbols");
+    assert!(
+        symbols["index_bytes"].as_u64().unwrap_or(0) > 0,
+        "{symbols}"
+    );
+    let source: u64 = ["src/main.rs", "app/views.py"]
+        .iter()
+        .map(|f| std::fs::metadata(p.path(f)).map(|m| m.len()).unwrap_or(0))
+        .sum();
+    assert!(z["source_bytes"].as_u64().unwrap_or(0) >= source, "{z}");
+    let text = p.run(&["status", "--sizes"]).ok().stdout();
+    assert!(
+        text.contains("sizes:    database") && text.contains("chunks_fts"),
+        "{text}"
+    );
+}

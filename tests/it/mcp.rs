@@ -1019,6 +1019,21 @@ fn mcp_builds_a_missing_index_in_the_background() {
     .expect("the background build finishes");
     eprintln!("background build: progress observed while indexing: {saw_progress}; {status}");
     assert_eq!(status["symbols"].as_u64(), Some(n * 3), "{status}");
+    assert!(
+        status.get("sizes").is_none(),
+        "sizes only when asked: {status}"
+    );
+    let sized = m.ok("index_status", json!({"sizes": true}));
+    let tables = sized["sizes"]["tables"].as_array().expect("sizes.tables");
+    let chunks = tables
+        .iter()
+        .find(|t| t["name"] == "chunks")
+        .expect("chunks row");
+    assert!(chunks["bytes"].as_u64().unwrap_or(0) > 0, "{sized}");
+    assert!(
+        sized["sizes"]["source_bytes"].as_u64().unwrap_or(0) > 0,
+        "{sized}"
+    );
     let v = m.ok("find_symbol", json!({"name": "Thing777"}));
     assert_eq!(
         paths_lines(&v, "symbols"),

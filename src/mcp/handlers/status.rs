@@ -4,14 +4,15 @@ use anyhow::Result;
 
 use crate::mcp::catalogue::IndexStatusArgs;
 use crate::mcp::out::{
-    Answer, EmbeddingOut, EmbeddingRunOut, LINE_CHARS, ProgressOut, SkipOut, StatusOut, answer,
+    Answer, EmbeddingOut, EmbeddingRunOut, LINE_CHARS, ProgressOut, SizesOut, SkipOut, StatusOut,
+    TableSizeOut, answer,
 };
 use crate::mcp::render;
 use crate::search::bound_line;
 use crate::service::{Service, StatusAnswer, phase_name};
 
-/// `index_status` (it takes no arguments).
-pub fn index_status(svc: &Service, _args: IndexStatusArgs) -> Result<Answer> {
+/// `index_status`.
+pub fn index_status(svc: &Service, args: IndexStatusArgs) -> Result<Answer> {
     // Counting stale files costs a walk; while indexing the number means little
     // (the service skips it then).
     let StatusAnswer {
@@ -19,7 +20,10 @@ pub fn index_status(svc: &Service, _args: IndexStatusArgs) -> Result<Answer> {
         freshness: fresh,
         run: own,
         config_error,
-    } = svc.status(true)?;
+    } = svc.status(crate::status::StatusDepth {
+        stale: true,
+        sizes: args.sizes,
+    })?;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
@@ -90,6 +94,19 @@ pub fn index_status(svc: &Service, _args: IndexStatusArgs) -> Result<Answer> {
         config_error,
         config_trust: st.config_trust.state.name().to_string(),
         config_warning: st.config_trust.warning.clone(),
+        sizes: st.sizes.as_ref().map(|z| SizesOut {
+            db_bytes: z.db_bytes,
+            source_bytes: z.source_bytes,
+            tables: z
+                .tables
+                .iter()
+                .map(|t| TableSizeOut {
+                    name: t.name.clone(),
+                    bytes: t.bytes,
+                    index_bytes: t.index_bytes,
+                })
+                .collect(),
+        }),
     };
     answer(&out, render::status(&out))
 }
