@@ -1979,10 +1979,19 @@ impl<'a> Graph<'a> {
                     continue;
                 };
                 let col = u32::try_from(start + 1).unwrap_or(u32::MAX);
-                if def_sites.contains(&(file_id, line, col)) || in_comment_or_string(&m.text, start)
-                {
+                if def_sites.contains(&(file_id, line, col)) {
                     continue;
                 }
+                // `Editor['chain']` (an indexed access type), `obj["name"]`:
+                // a JS/TS member named by a string literal.
+                let quoted = matches!(lang, "typescript" | "tsx" | "javascript")
+                    .then(|| quoted_member(&m.text, start, name))
+                    .flatten();
+                let qualifier = match quoted {
+                    Some(q) => Some(q),
+                    None if in_comment_or_string(&m.text, start) => continue,
+                    None => qualifier_before(prefix),
+                };
                 let scope = self.scope_def(file_id, line)?.as_ref().map(qualified);
                 out.push(GraphRef {
                     file_id,
@@ -1992,7 +2001,7 @@ impl<'a> Graph<'a> {
                     kind: "use".to_string(),
                     line,
                     col,
-                    qualifier: qualifier_before(prefix),
+                    qualifier,
                     scope,
                 });
             }
@@ -2494,6 +2503,26 @@ fn uses_first(lines: &[String], r: &GraphRef, q: &str) -> bool {
             .and_then(|a| a.strip_prefix(r.name.as_str()))
             .is_some_and(|a| !a.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
     })
+}
+
+/// The receiver of a member named by a string literal in brackets at
+/// byte `at` of a line: `Editor['chain']`, `this.hooks["x"]` → `Editor`,
+/// `this.hooks`; not in a comment.
+fn quoted_member(line: &str, at: usize, name: &str) -> Option<String> {
+    let before = &line[..at];
+    let quote = before
+        .chars()
+        .next_back()
+        .filter(|c| matches!(c, '\'' | '"'))?;
+    let open = before[..before.len() - 1].strip_suffix('[')?;
+    let after = &line[at + name.len()..];
+    after.strip_prefix(quote)?.strip_prefix(']')?;
+    let t = open.trim_start();
+    if t.starts_with("//") || t.starts_with('*') || t.starts_with("/*") || open.contains(" // ") {
+        return None;
+    }
+    // `Store<T>['setState']`: the type's name.
+    qualifier_before(&format!("{}.", strip_generics(open.trim_end())))
 }
 
 /// A crude check that a match sits in a line comment or a string literal:
@@ -3609,6 +3638,25 @@ mod tests {
         assert_eq!(type_in("*routeConf", "go").as_deref(), Some("routeConf"));
         assert_eq!(type_in("string", "go"), None);
         assert_eq!(type_in("routeConf", "python"), None);
+    }
+
+    #[test]
+    fn quoted_members() {
+        assert_eq!(
+            quoted_member("  let chain: ReturnType<Editor['chain']>", 32, "chain").as_deref(),
+            Some("Editor")
+        );
+        assert_eq!(
+            quoted_member("  this.hooks[\"run\"](x)", 14, "run").as_deref(),
+            Some("this.hooks")
+        );
+        assert_eq!(
+            quoted_member("  setState: Store<T>['setState']", 22, "setState").as_deref(),
+            Some("Store")
+        );
+        // A string, not an element access; a comment.
+        assert_eq!(quoted_member("  emit('chain')", 8, "chain"), None);
+        assert_eq!(quoted_member("  // Editor['chain']", 13, "chain"), None);
     }
 
     #[test]

@@ -798,11 +798,22 @@ class Holder:
         loader.register(4)
 "#;
 
+const EDITOR_TS: &str = r#"export class Editor {
+  chain(): number {
+    return 1
+  }
+}
+
+let chain: ReturnType<Editor['chain']> | undefined
+const label = 'chain'
+"#;
+
 #[test]
-fn receivers_typed_through_constructors_and_class_values() {
+fn receivers_typed_through_constructors_class_values_and_quoted_members() {
     let p = Project::new();
     p.write("chi/mux.go", CHI_GO)
-        .write("py/headers.py", HEADERS_PY);
+        .write("py/headers.py", HEADERS_PY)
+        .write("ts/editor.ts", EDITOR_TS);
     p.run(&["index", "--offline"]).ok();
 
     // Go: `NewRouter()` returns a `*Mux` by its declaration, not a
@@ -847,4 +858,9 @@ fn receivers_typed_through_constructors_and_class_values() {
         refs(&v).contains(&("py/headers.py:15".to_string(), "resolved".to_string())),
         "{v}"
     );
+
+    // TypeScript: `Editor['chain']`, an indexed access type; a plain
+    // string is not a use.
+    let v = p.json(&["refs", "Editor.chain"]);
+    assert_eq!(refs(&v), pairs(&[("ts/editor.ts:7", "resolved")]), "{v}");
 }
