@@ -2,11 +2,11 @@
 """Compares `repo-search refs Class.method` with real reference resolvers.
 
     scripts/setup-refs-tools.sh          # once: jedi, typescript, gopls and the corpora
-    scripts/compare-refs.py [--set tune|tune2|check] [--lang python|ts|go|all] [--sample 100] [--seed 1]
+    scripts/compare-refs.py [--set tune|tune2|tune3|check] [--lang python|ts|go|all] [--sample 100] [--seed 1]
                             [--bin target/release/repo-search] [--json OUT] [--timeout 60]
                             [--scratch DIR]
 
-Three sets of corpora, one corpus per language in each, none of them written here
+Four sets of corpora, one corpus per language in each, none of them written here
 (see setup-refs-tools.sh):
 - `--set tune` (the default): requests + click for Python, rxjs's .ts and zod's
   v3 .ts sources for TypeScript, cobra + pflag for Go. The resolver is tuned
@@ -16,6 +16,10 @@ Three sets of corpora, one corpus per language in each, none of them written her
   @tanstack/store they import) and prosemirror-model's for TypeScript,
   yaml.v2 + BurntSushi/toml (mostly unexported types) for Go. Tuned on as
   freely as `tune`.
+- `--set tune3`: a third set to tune on, different in style again: werkzeug +
+  pluggy for Python, @tiptap/core's and @uppy/core's .ts sources for
+  TypeScript, go-chi/chi + urfave/cli v2 (routers and flags behind
+  interfaces) for Go. Tuned on as freely as `tune`.
 - `--set check`: the held-out set, httpx + attrs for Python, mobx's and
   @tanstack/query-core's .ts sources for TypeScript, gorilla/mux +
   gorilla/websocket for Go. Never tuned on: it is only run to report numbers,
@@ -122,6 +126,13 @@ CORPORA = {
         "ts": ("ts-form-core-1.33.5-store-0.11.2-prosemirror-model-1.25.13",
                "@tanstack/form-core 1.33.5 + store 0.11.2 + prosemirror-model 1.25.13 (src .ts)", None),
         "go": ("yaml-toml-go", "yaml.v2 2.4.0 + BurntSushi/toml 1.2.0 (Debian)", None),
+    },
+    # a third set to tune on, different in style from the others
+    "tune3": {
+        "python": ("python-werkzeug-3.1.9-pluggy-1.7.0", "werkzeug 3.1.9 + pluggy 1.7.0 (sdists)",
+                   ["werkzeug/src", "pluggy/src"]),
+        "ts": ("ts-tiptap-core-3.34.0-uppy-core-6.3.1", "@tiptap/core 3.34.0 + @uppy/core 6.3.1 (src .ts)", None),
+        "go": ("chi-cli-go", "go-chi/chi 5.0.7 + urfave/cli 2.3.0 (Debian)", None),
     },
 }
 
@@ -840,7 +851,7 @@ def print_report(reports, corpus_set):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--set", choices=sorted(CORPORA), default="tune",
-                    help="tune (default), tune2: the corpora the resolver is tuned on; check: the held-out ones, never tuned on")
+                    help="tune (default), tune2, tune3: the corpora the resolver is tuned on; check: the held-out ones, never tuned on")
     ap.add_argument("--lang", choices=["python", "ts", "go", "all"], default="all")
     ap.add_argument("--sample", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)

@@ -28,6 +28,15 @@
 # - Go: gopkg.in/yaml.v2 and BurntSushi/toml from Debian's golang-*-dev
 #   packages (standard library only; mostly unexported types and methods).
 #
+# A third tuning set (compare-refs.py --set tune3), different in style again:
+# - Python: the werkzeug and pluggy sdists (pinned), with their tests
+#   (typed library code; untyped pytest fixtures in the tests).
+# - TypeScript: @tiptap/core's .ts sources with their tests and @uppy/core's
+#   (src/): an editor and an uploader, classes with plugins and extensions.
+# - Go: go-chi/chi v5 and urfave/cli v2 from Debian's golang-*-dev packages
+#   (standard library only once cli's docs.go, which needs go-md2man, is out):
+#   a router behind interfaces, and many flag types implementing one.
+#
 # Each corpus is unpacked once under corpora/; compare-refs.py copies it into
 # a scratch directory before indexing, so nothing here is ever written to.
 set -euo pipefail
@@ -49,6 +58,11 @@ JINJA2_VERSION=3.1.6
 FORM_CORE_VERSION=1.33.5
 TANSTACK_STORE_VERSION=0.11.2
 PROSEMIRROR_MODEL_VERSION=1.25.13
+# third tuning set (--set tune3)
+WERKZEUG_VERSION=3.1.9
+PLUGGY_VERSION=1.7.0
+TIPTAP_CORE_VERSION=3.34.0
+UPPY_CORE_VERSION=6.3.1
 
 CACHE=${REPO_SEARCH_REFS_TOOLS:-$HOME/.cache/repo-search-refs-tools}
 mkdir -p "$CACHE/corpora"
@@ -69,20 +83,24 @@ if [ "$(node -p "require('$CACHE/npm/node_modules/typescript/package.json').vers
 fi
 
 # --- Go: gopls, the toolchain, cobra and pflag, gorilla's mux and websocket,
-# yaml.v2 and toml ---------------------------------------------------------------
+# yaml.v2 and toml, chi and urfave/cli ------------------------------------------
 GOCODE=/usr/share/gocode/src/github.com/spf13
 GORILLA=/usr/share/gocode/src/github.com/gorilla
 YAML_V2=/usr/share/gocode/src/gopkg.in/yaml.v2
 BURNTSUSHI_TOML=/usr/share/gocode/src/github.com/BurntSushi/toml
+CHI=/usr/share/gocode/src/github.com/go-chi/chi
+URFAVE_CLI=/usr/share/gocode/src/github.com/urfave/cli/v2
 if ! command -v gopls >/dev/null || ! command -v go >/dev/null || [ ! -d "$GOCODE/cobra" ] || [ ! -d "$GOCODE/pflag" ] \
-    || [ ! -d "$GORILLA/mux" ] || [ ! -d "$GORILLA/websocket" ] || [ ! -d "$YAML_V2" ] || [ ! -d "$BURNTSUSHI_TOML" ]; then
-    say "gopls, golang-go, cobra, pflag, mux, websocket, yaml.v2 and toml sources from Debian's packages"
-    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev yourself)"; exit 1; }
+    || [ ! -d "$GORILLA/mux" ] || [ ! -d "$GORILLA/websocket" ] || [ ! -d "$YAML_V2" ] || [ ! -d "$BURNTSUSHI_TOML" ] \
+    || [ ! -d "$CHI" ] || [ ! -d "$URFAVE_CLI" ]; then
+    say "gopls, golang-go, cobra, pflag, mux, websocket, yaml.v2, toml, chi and urfave/cli sources from Debian's packages"
+    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev golang-github-go-chi-chi-dev golang-github-urfave-cli-v2-dev yourself)"; exit 1; }
     apt-get update -qq >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gopls golang-go \
         golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev \
         golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev \
-        golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev >&2
+        golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev \
+        golang-github-go-chi-chi-dev golang-github-urfave-cli-v2-dev >&2
 fi
 
 # Unpacks the sdists NAME==VERSION ... side by side into DIR/NAME, built in
@@ -234,6 +252,58 @@ if [ ! -f "$GO_TUNE2_DIR/go.mod" ]; then
     rm -rf "$GO_TUNE2_DIR" && mv "$GO_TUNE2_DIR.part" "$GO_TUNE2_DIR"
 fi
 
+# --- third tuning set (compare-refs.py --set tune3) ----------------------------
+# Python: the werkzeug and pluggy sdists side by side (src/ layout each;
+# werkzeug's tests/ and examples/, pluggy's testing/).
+PY_TUNE3_DIR="$CACHE/corpora/python-werkzeug-$WERKZEUG_VERSION-pluggy-$PLUGGY_VERSION"
+if [ ! -d "$PY_TUNE3_DIR/werkzeug/src/werkzeug" ] || [ ! -d "$PY_TUNE3_DIR/pluggy/src/pluggy" ]; then
+    say "werkzeug $WERKZEUG_VERSION and pluggy $PLUGGY_VERSION sdists"
+    sdists "$PY_TUNE3_DIR" "werkzeug==$WERKZEUG_VERSION" "pluggy==$PLUGGY_VERSION"
+fi
+
+# TypeScript: @tiptap/core's src/ (an editor and its extension classes, with
+# its tests) and @uppy/core's src/ (an uploader and its plugin classes), side
+# by side, only the .ts sources (uppy's .tsx views are out). tiptap's own
+# files import the package by name ('@tiptap/core'): rewritten to the relative
+# path of its index.js, as zod's "zod/v3" (idempotent). Their imports of
+# prosemirror (@tiptap/pm), preact and the rest stay unresolved.
+TS_TUNE3_DIR="$CACHE/corpora/ts-tiptap-core-$TIPTAP_CORE_VERSION-uppy-core-$UPPY_CORE_VERSION"
+if [ ! -f "$TS_TUNE3_DIR/tiptap/Editor.ts" ] || [ ! -f "$TS_TUNE3_DIR/uppy/Uppy.ts" ]; then
+    say "@tiptap/core $TIPTAP_CORE_VERSION and @uppy/core $UPPY_CORE_VERSION sources"
+    tmp=$(mktemp -d)
+    (cd "$tmp" && npm pack --silent "@tiptap/core@$TIPTAP_CORE_VERSION" "@uppy/core@$UPPY_CORE_VERSION" >/dev/null)
+    rm -rf "$TS_TUNE3_DIR.part" && mkdir -p "$TS_TUNE3_DIR.part/tiptap" "$TS_TUNE3_DIR.part/uppy"
+    tar xzf "$tmp/tiptap-core-$TIPTAP_CORE_VERSION.tgz" -C "$TS_TUNE3_DIR.part/tiptap" --strip-components=2 package/src
+    tar xzf "$tmp/uppy-core-$UPPY_CORE_VERSION.tgz" -C "$TS_TUNE3_DIR.part/uppy" --strip-components=2 package/src
+    find "$TS_TUNE3_DIR.part" -type f ! -name '*.ts' -delete
+    rm -rf "$tmp" "$TS_TUNE3_DIR" && mv "$TS_TUNE3_DIR.part" "$TS_TUNE3_DIR"
+fi
+grep -rl "from '@tiptap/core'" "$TS_TUNE3_DIR/tiptap" | while read -r f; do
+    rel=$(realpath -m --relative-to="$(dirname "$f")" "$TS_TUNE3_DIR/tiptap/index.js")
+    case $rel in .*) ;; *) rel=./$rel ;; esac
+    sed -i "s#from '@tiptap/core'#from '$rel'#" "$f"
+done
+
+# Go: one module `corpus` holding chi/ (go-chi/chi v5 with middleware/ and
+# its tests) and cli/ (urfave/cli v2), imports of either by its own path
+# rewritten to corpus/chi and corpus/cli. Left out: chi's _examples (the go
+# tool skips _ directories; some need render, docgen or logrus) and cli's
+# docs.go (needs go-md2man) with docs_test.go and fish_test.go (which uses
+# docs_test.go's testApp).
+GO_TUNE3_DIR="$CACHE/corpora/chi-cli-go"
+if [ ! -f "$GO_TUNE3_DIR/go.mod" ]; then
+    say "chi + urfave/cli module"
+    rm -rf "$GO_TUNE3_DIR.part" && mkdir -p "$GO_TUNE3_DIR.part"
+    cp -rL "$CHI" "$GO_TUNE3_DIR.part/chi"
+    cp -rL "$URFAVE_CLI" "$GO_TUNE3_DIR.part/cli"
+    rm -rf "$GO_TUNE3_DIR.part/chi/_examples" "$GO_TUNE3_DIR.part"/cli/docs.go "$GO_TUNE3_DIR.part"/cli/docs_test.go \
+        "$GO_TUNE3_DIR.part"/cli/fish_test.go "$GO_TUNE3_DIR.part"/*/go.mod "$GO_TUNE3_DIR.part"/*/go.sum
+    find "$GO_TUNE3_DIR.part" -name '*.go' -exec sed -i \
+        -e 's#"github.com/go-chi/chi/v5#"corpus/chi#' -e 's#"github.com/urfave/cli/v2#"corpus/cli#' {} +
+    printf 'module corpus\n\ngo 1.19\n' > "$GO_TUNE3_DIR.part/go.mod"
+    rm -rf "$GO_TUNE3_DIR" && mv "$GO_TUNE3_DIR.part" "$GO_TUNE3_DIR"
+fi
+
 cat <<EOF
 cache	$CACHE
 python	$CACHE/venv/bin/python
@@ -248,4 +318,7 @@ check-go	$GO_CHECK_DIR
 tune2-python	$PY_TUNE2_DIR
 tune2-ts	$TS_TUNE2_DIR
 tune2-go	$GO_TUNE2_DIR
+tune3-python	$PY_TUNE3_DIR
+tune3-ts	$TS_TUNE3_DIR
+tune3-go	$GO_TUNE3_DIR
 EOF

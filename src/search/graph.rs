@@ -272,6 +272,21 @@ fn go_first_of_call(line: &str, q: &str) -> Option<String> {
     dotted_last(head).map(|_| head.to_string())
 }
 
+/// `q, ok := v.(*Conn)` (also after `if`, up to a `;`) → `Conn`: the
+/// comma-ok form of a Go type assertion.
+fn go_comma_ok_assert(line: &str, q: &str) -> Option<String> {
+    let t = line.trim_start();
+    let t = t.strip_prefix("if ").unwrap_or(t).trim_start();
+    let rest = t.strip_prefix(q)?.trim_start().strip_prefix(',')?;
+    let (_, rhs) = rest.split_once(":=").or_else(|| rest.split_once('='))?;
+    let rhs = rhs.split(';').next().unwrap_or(rhs).trim();
+    let rhs = rhs.strip_suffix('{').unwrap_or(rhs).trim_end();
+    let body = rhs.strip_suffix(')')?;
+    let open = matching_open(body)?;
+    body[..open].ends_with('.').then_some(())?;
+    type_in(&body[open + 1..], "go").filter(|t| t != "type")
+}
+
 /// The slice, array or map type a Go line declares `q` with, as written:
 /// `q []*Conn`, `var q map[string]*Conn`, `q := []*Conn{…}`.
 fn go_declared_ann(line: &str, q: &str) -> Option<String> {
@@ -916,6 +931,13 @@ impl<'a> Graph<'a> {
         if name == head && matches!(name, "cls" | "Self") {
             return self.enclosing_class(r.file_id, r.line);
         }
+        // `self.storage_class(…)`, `response_class(…)`: a class held by an
+        // attribute or a variable, called.
+        if r.lang == "python"
+            && let Some(t) = self.class_value(r, head)?
+        {
+            return Ok(Some(t));
+        }
         let receiver = head[..head.len() - name.len()]
             .trim_end_matches(['.', ':', '>', '-'])
             .trim_end();
@@ -926,9 +948,10 @@ impl<'a> Graph<'a> {
             let header = self.header(&d);
             let ann = return_type_of(&header, &d.name, &d.lang);
             // `-> Self`, `): this`: the receiver's own class.
+            // `-> te.Self`, `-> typing.Self` too.
             if ann.as_deref().is_some_and(|a| {
-                let w = a.split(|c: char| !(c.is_alphanumeric() || c == '_')).next();
-                matches!(w, Some("Self" | "this"))
+                let (path, _) = split_path(a.trim_start());
+                matches!(last_part(path.trim_end_matches(':')), "Self" | "this")
             }) {
                 return Ok(Some(class));
             }
@@ -952,6 +975,74 @@ impl<'a> Graph<'a> {
             let ty = self.call_result(r, &target);
             self.call_depth -= 1;
             return ty;
+        }
+        Ok(None)
+    }
+
+    /// The class a Python attribute or variable holds (not an instance of
+    /// it): `self.storage_class` with `storage_class = ds.MultiDict` in
+    /// the class (or an ancestor), a name (a parameter) annotated
+    /// `type[Response]` or bound to `Response` earlier in its function.
+    fn class_value(&mut self, r: &GraphRef, head: &str) -> Result<Option<String>> {
+        let class_in = |this: &mut Self, t: &str| -> Result<Option<String>> {
+            let t = t.trim();
+            let inner = ["type[", "Type[", "t.Type[", "typing.Type[", "t.type["]
+                .iter()
+                .find_map(|p| t.strip_prefix(p));
+            let ty = match inner {
+                Some(inner) => leading_type(inner),
+                None => {
+                    let (path, rest) = split_path(t);
+                    let ty = last_part(path);
+                    (rest.trim().is_empty() && capitalized(ty)).then(|| ty.to_string())
+                }
+            };
+            Ok(match ty {
+                Some(ty) if this.is_type_name(&ty)? => Some(ty),
+                _ => None,
+            })
+        };
+        if let Some((recv, attr)) = head.split_once('.') {
+            if !matches!(recv, "self" | "cls") || !attr.bytes().all(is_ident_byte) {
+                return Ok(None);
+            }
+            let Some(class) = self.enclosing_class(r.file_id, r.line)? else {
+                return Ok(None);
+            };
+            let Some(d) = self.member_def(&class, attr)? else {
+                return Ok(None);
+            };
+            if !matches!(d.kind.as_str(), "field" | "variable" | "constant") {
+                return Ok(None);
+            }
+            // The class assigned (`storage_class = ds.MultiDict`); an
+            // annotation alone (`storage_class: type[MultiDict]` in a base
+            // whose subclasses assign it) does not say which.
+            let value = d
+                .signature
+                .split_once('=')
+                .filter(|(_, v)| !v.starts_with('='))
+                .map(|(_, v)| v.trim());
+            return match value {
+                Some(v) => class_in(self, v),
+                None => Ok(None),
+            };
+        }
+        if !head.bytes().all(is_ident_byte) || capitalized(head) {
+            return Ok(None);
+        }
+        let Some(text) = self.text(r.file_id, &r.path) else {
+            return Ok(None);
+        };
+        let from = self.scope_start(r.file_id, r.line)?;
+        let upto = (r.line as usize).saturating_sub(1).min(text.lines.len());
+        for line in text.lines[from.min(upto)..upto].iter().rev() {
+            if let Some(ann) = annotation_in_line(line, head) {
+                return class_in(self, &ann);
+            }
+            if let Some(value) = name_bound_in_line(line, head) {
+                return class_in(self, &value);
+            }
         }
         Ok(None)
     }
@@ -1492,7 +1583,7 @@ impl<'a> Graph<'a> {
             }
         };
         let Some(q) = q else {
-            if implicit_this(&r.lang) {
+            if implicit_this(&r.lang) || self.is_property_decorator(r, name) {
                 return in_class(self);
             }
             return Ok(Verdict::Other);
@@ -1548,6 +1639,29 @@ impl<'a> Graph<'a> {
             None if self.is_module(r, q)? => Ok(Verdict::Other),
             None => Ok(Verdict::NameOnly),
         }
+    }
+
+    /// Is the reference a Python property's `@name.setter` (`.deleter`,
+    /// `.getter`) decorator, a use of the property defined above it?
+    fn is_property_decorator(&mut self, r: &GraphRef, name: &str) -> bool {
+        if r.lang != "python" {
+            return false;
+        }
+        let Some(text) = self.text(r.file_id, &r.path) else {
+            return false;
+        };
+        let Some(line) = text.lines.get((r.line as usize).saturating_sub(1)) else {
+            return false;
+        };
+        line.trim_start()
+            .strip_prefix('@')
+            .and_then(|t| t.strip_prefix(name))
+            .and_then(|t| t.strip_prefix('.'))
+            .is_some_and(|t| {
+                ["setter", "deleter", "getter"]
+                    .iter()
+                    .any(|w| t.trim_end() == *w)
+            })
     }
 
     /// Is `q` (its first part) a name the reference's file imports: a
@@ -1662,8 +1776,16 @@ impl<'a> Graph<'a> {
                     b
                 }
             };
-            // The nearest binding before the use (for `self.x`, anywhere).
-            let before = if attr { usize::MAX } else { r.line as usize };
+            // The nearest binding before the use (for `self.x`, anywhere);
+            // one on the use's own line only when it comes first there:
+            // `r.Route("/x", func(r Router) {` uses the outer `r`.
+            let before = if attr {
+                usize::MAX
+            } else if uses_first(&text.lines, r, q) {
+                r.line.saturating_sub(1) as usize
+            } else {
+                r.line as usize
+            };
             if let Some((_, ty)) = bindings.iter().rev().find(|(i, _)| *i < before) {
                 return Ok(Some(ty.clone()));
             }
@@ -1725,7 +1847,11 @@ impl<'a> Graph<'a> {
                 continue;
             }
             let go = r.lang == "go";
-            let ty = if let Some(ty) = binding_in_line(line, q, &r.lang) {
+            let ty = if go && let Some(ty) = self.go_constructor_result(r, line, q)? {
+                Some(ty)
+            } else if let Some(ty) = binding_in_line(line, q, &r.lang) {
+                Some(ty)
+            } else if go && let Some(ty) = go_comma_ok_assert(line, q) {
                 Some(ty)
             } else if go && let Some(expr) = go_range_value(line, q) {
                 self.iterable_elem(&at_line(r, i), &expr, text, from, i)?
@@ -1770,6 +1896,25 @@ impl<'a> Graph<'a> {
             }
         }
         Ok(out)
+    }
+
+    /// What `q := NewT(…)` (a Go constructor function) returns by its
+    /// declaration when the project has it: `chi.NewRouter()` gives a
+    /// `*Mux`, `NewRouteContext()` a `*Context`, not a `Router` or a
+    /// `RouteContext` as the name would say.
+    fn go_constructor_result(
+        &mut self,
+        r: &GraphRef,
+        line: &str,
+        q: &str,
+    ) -> Result<Option<String>> {
+        let Some(head) = call_bound_in_line(line, q) else {
+            return Ok(None);
+        };
+        if !dotted_last(&head).is_some_and(|n| n.starts_with("New")) {
+            return Ok(None);
+        }
+        self.call_result(r, &head)
     }
 
     /// Uses of a field, constant or variant: a word scan of the files of
@@ -1834,10 +1979,19 @@ impl<'a> Graph<'a> {
                     continue;
                 };
                 let col = u32::try_from(start + 1).unwrap_or(u32::MAX);
-                if def_sites.contains(&(file_id, line, col)) || in_comment_or_string(&m.text, start)
-                {
+                if def_sites.contains(&(file_id, line, col)) {
                     continue;
                 }
+                // `Editor['chain']` (an indexed access type), `obj["name"]`:
+                // a JS/TS member named by a string literal.
+                let quoted = matches!(lang, "typescript" | "tsx" | "javascript")
+                    .then(|| quoted_member(&m.text, start, name))
+                    .flatten();
+                let qualifier = match quoted {
+                    Some(q) => Some(q),
+                    None if in_comment_or_string(&m.text, start) => continue,
+                    None => qualifier_before(prefix),
+                };
                 let scope = self.scope_def(file_id, line)?.as_ref().map(qualified);
                 out.push(GraphRef {
                     file_id,
@@ -1847,7 +2001,7 @@ impl<'a> Graph<'a> {
                     kind: "use".to_string(),
                     line,
                     col,
-                    qualifier: qualifier_before(prefix),
+                    qualifier,
                     scope,
                 });
             }
@@ -2337,6 +2491,40 @@ fn qualifier_before(prefix: &str) -> Option<String> {
     (!q.is_empty()).then(|| q.to_string())
 }
 
+/// Is the first mention of `q` on the reference's line the reference's
+/// own receiver (`q.name`), so that a binding later on the line is not its?
+fn uses_first(lines: &[String], r: &GraphRef, q: &str) -> bool {
+    let Some(line) = lines.get((r.line as usize).saturating_sub(1)) else {
+        return false;
+    };
+    name_uses(line, q).next().is_some_and(|(_, after)| {
+        after
+            .strip_prefix('.')
+            .and_then(|a| a.strip_prefix(r.name.as_str()))
+            .is_some_and(|a| !a.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+    })
+}
+
+/// The receiver of a member named by a string literal in brackets at
+/// byte `at` of a line: `Editor['chain']`, `this.hooks["x"]` → `Editor`,
+/// `this.hooks`; not in a comment.
+fn quoted_member(line: &str, at: usize, name: &str) -> Option<String> {
+    let before = &line[..at];
+    let quote = before
+        .chars()
+        .next_back()
+        .filter(|c| matches!(c, '\'' | '"'))?;
+    let open = before[..before.len() - 1].strip_suffix('[')?;
+    let after = &line[at + name.len()..];
+    after.strip_prefix(quote)?.strip_prefix(']')?;
+    let t = open.trim_start();
+    if t.starts_with("//") || t.starts_with('*') || t.starts_with("/*") || open.contains(" // ") {
+        return None;
+    }
+    // `Store<T>['setState']`: the type's name.
+    qualifier_before(&format!("{}.", strip_generics(open.trim_end())))
+}
+
 /// A crude check that a match sits in a line comment or a string literal:
 /// an odd number of quotes before it, or a comment opener.
 fn in_comment_or_string(line: &str, at: usize) -> bool {
@@ -2515,10 +2703,10 @@ fn annotation_in_line(line: &str, q: &str) -> Option<String> {
     None
 }
 
-/// The value a line assigns to `q` when it is a path, an element or a
-/// cast (`q = this.parent`, `let q = this.content[i], r = …`, `q = x as
-/// T`), not a call or an operation: as written, up to a top-level `,` or
-/// `;`.
+/// The value a line assigns to `q` when it is a name, a path, an element
+/// or a cast (`nn := n`, `q = this.parent`, `let q = this.content[i], r =
+/// …`, `q = x as T`), not a call or an operation: as written, up to a
+/// top-level `,` or `;`.
 fn value_bound_in_line(line: &str, q: &str) -> Option<String> {
     for (_, after) in name_uses(line, q) {
         let Some(rhs) = after.strip_prefix(":=").or_else(|| {
@@ -2537,7 +2725,15 @@ fn value_bound_in_line(line: &str, q: &str) -> Option<String> {
                 .bytes()
                 .all(|b| is_ident_byte(b) || matches!(b, b'.' | b'[' | b']' | b' ' | b'-' | b'+'))
             && !rhs.starts_with(|c: char| c.is_ascii_digit())
-            && (rhs.contains('.') || rhs.contains('[') || rhs.contains(" as "))
+            && (rhs.contains('.') || rhs.contains('[') || rhs.contains(" as ") || {
+                // `nn := n`, `parent = node`: another name for a value.
+                rhs != q
+                    && rhs.bytes().all(is_ident_byte)
+                    && !matches!(
+                        rhs,
+                        "None" | "True" | "False" | "null" | "undefined" | "true" | "false" | "nil"
+                    )
+            })
             && !rhs.contains(" + ")
             && !rhs.contains(" - ");
         return simple.then(|| rhs.to_string());
@@ -2968,9 +3164,11 @@ fn strip_generics(s: &str) -> &str {
     s
 }
 
-/// Starts with a capital letter, as type names by convention do.
+/// Starts with a capital letter, as type names by convention do (after
+/// the underscores of a private one: `_OrderedMultiDict`).
 fn capitalized(name: &str) -> bool {
-    name.starts_with(|c: char| c.is_ascii_uppercase())
+    name.trim_start_matches('_')
+        .starts_with(|c: char| c.is_ascii_uppercase())
 }
 
 /// `text` without the listed prefixes, each taken once, in order, with the
@@ -3016,6 +3214,18 @@ fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
     let unit = lang == "rust" && (rest.starts_with(';') || rest.is_empty());
     if !(unit || rest.starts_with('(') || rest.starts_with('{') || rest.starts_with('<')) {
         return None;
+    }
+    // `mx.pool.Get().(*Context)`: a type assertion ends the expression.
+    if lang == "go"
+        && let Some(body) = e.trim_end().strip_suffix(')')
+        && let Some(open) = matching_open(body)
+        && body[..open].ends_with('.')
+    {
+        return type_in(&body[open + 1..], lang).filter(|t| t != "type");
+    }
+    // `&node{…}`: a composite literal of an unexported type.
+    if lang == "go" && rest.starts_with('{') && !path.ends_with('.') {
+        return type_in(path, lang);
     }
     if lang == "go"
         && let Some(t) = ty.strip_prefix("New")
@@ -3178,6 +3388,19 @@ mod tests {
             binding_in_line("  self.s = Session()", "self.s", "python").as_deref(),
             Some("Session")
         );
+        // Go: a composite literal of an unexported type.
+        assert_eq!(
+            binding_in_line("\ttr := &node{}", "tr", "go").as_deref(),
+            Some("node")
+        );
+        // Another name for a value; not a constant, not itself.
+        assert_eq!(value_bound_in_line("\tnn := n", "nn").as_deref(), Some("n"));
+        assert_eq!(
+            value_bound_in_line("    parent = node", "parent").as_deref(),
+            Some("node")
+        );
+        assert_eq!(value_bound_in_line("    x = None", "x"), None);
+        assert_eq!(value_bound_in_line("    x = x", "x"), None);
     }
 
     #[test]
@@ -3418,6 +3641,25 @@ mod tests {
     }
 
     #[test]
+    fn quoted_members() {
+        assert_eq!(
+            quoted_member("  let chain: ReturnType<Editor['chain']>", 32, "chain").as_deref(),
+            Some("Editor")
+        );
+        assert_eq!(
+            quoted_member("  this.hooks[\"run\"](x)", 14, "run").as_deref(),
+            Some("this.hooks")
+        );
+        assert_eq!(
+            quoted_member("  setState: Store<T>['setState']", 22, "setState").as_deref(),
+            Some("Store")
+        );
+        // A string, not an element access; a comment.
+        assert_eq!(quoted_member("  emit('chain')", 8, "chain"), None);
+        assert_eq!(quoted_member("  // Editor['chain']", 13, "chain"), None);
+    }
+
+    #[test]
     fn go_idioms() {
         assert_eq!(
             go_range_value("\tfor _, r := range p.routes {", "r").as_deref(),
@@ -3443,6 +3685,26 @@ mod tests {
         assert_eq!(go_elem("[]string"), None);
         assert_eq!(type_of_expr("v.(*Conn)", "go").as_deref(), Some("Conn"));
         assert_eq!(type_of_expr("v.(type)", "go"), None);
+        // A type assertion ends a chain of calls; a call of an assertion
+        // is not one.
+        assert_eq!(
+            type_of_expr("mx.pool.Get().(*Context)", "go").as_deref(),
+            Some("Context")
+        );
+        assert_eq!(type_of_expr("f(v.(*Conn))", "go"), None);
+        assert_eq!(
+            go_comma_ok_assert(
+                "\tif rctx, ok := r.Context().Value(key).(*Context); ok {",
+                "rctx"
+            )
+            .as_deref(),
+            Some("Context")
+        );
+        assert_eq!(
+            go_comma_ok_assert("\tc, ok := v.(*conn)", "c").as_deref(),
+            Some("conn")
+        );
+        assert_eq!(go_comma_ok_assert("\tc, err := f(v)", "c"), None);
         let lines: Vec<String> = [
             "/**",
             " * Finds it.",

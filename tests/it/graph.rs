@@ -720,3 +720,147 @@ fn types_flow_through_aliases_returns_lambdas_and_embedding() {
         "{v}"
     );
 }
+
+const CHI_GO: &str = r#"package chi
+
+import "sync"
+
+type Router interface {
+	Get(pattern string)
+}
+
+type Mux struct {
+	pool *sync.Pool
+}
+
+func NewRouter() *Mux { return &Mux{} }
+
+func (mx *Mux) Get(pattern string) {}
+
+func (mx *Mux) Route(pattern string, fn func(r Router)) {}
+
+type node struct{}
+
+func (n *node) insert() {}
+
+func use(v interface{}, mx *Mux) {
+	r := NewRouter()
+	r.Get("/")
+	r.Route("/x", func(r Router) {
+		r.Get("/y")
+	})
+	tr := &node{}
+	nn := tr
+	nn.insert()
+	if m, ok := v.(*Mux); ok {
+		m.Get("/z")
+	}
+	p := mx.pool.Get().(*Mux)
+	p.Get("/p")
+}
+"#;
+
+const HEADERS_PY: &str = r#"import typing_extensions as te
+
+
+class Headers:
+    def copy(self) -> te.Self:
+        return self
+
+    def update(self, x):
+        pass
+
+    @property
+    def mimetype(self):
+        return ""
+
+    @mimetype.setter
+    def mimetype(self, value):
+        pass
+
+
+class _Loader:
+    def register(self, code):
+        pass
+
+
+class Holder:
+    storage_class = Headers
+
+    def go(self, response_class: type[Headers]):
+        h = self.storage_class()
+        h.update(1)
+        r = response_class()
+        r.update(2)
+        c = h.copy()
+        c.update(3)
+        loader = _Loader()
+        loader.register(4)
+"#;
+
+const EDITOR_TS: &str = r#"export class Editor {
+  chain(): number {
+    return 1
+  }
+}
+
+let chain: ReturnType<Editor['chain']> | undefined
+const label = 'chain'
+"#;
+
+#[test]
+fn receivers_typed_through_constructors_class_values_and_quoted_members() {
+    let p = Project::new();
+    p.write("chi/mux.go", CHI_GO)
+        .write("py/headers.py", HEADERS_PY)
+        .write("ts/editor.ts", EDITOR_TS);
+    p.run(&["index", "--offline"]).ok();
+
+    // Go: `NewRouter()` returns a `*Mux` by its declaration, not a
+    // `Router`; the outer `r` before a `func(r Router)` on its line (the
+    // inner `r.Get` is the interface's); comma-ok and chained type
+    // assertions.
+    let v = p.json(&["refs", "Mux.Get"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("chi/mux.go:25", "resolved"),
+            ("chi/mux.go:33", "resolved"),
+            // `sync.Pool`'s `Get`: a type outside the project.
+            ("chi/mux.go:35", "name_only"),
+            ("chi/mux.go:36", "resolved")
+        ]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "Mux.Route"]);
+    assert_eq!(refs(&v), pairs(&[("chi/mux.go:26", "resolved")]), "{v}");
+    // A composite literal of an unexported type, then another name for it.
+    let v = p.json(&["refs", "node.insert"]);
+    assert_eq!(refs(&v), pairs(&[("chi/mux.go:31", "resolved")]), "{v}");
+
+    // Python: a class held by a class attribute or a `type[T]` parameter,
+    // called; `-> te.Self`; a private (underscored) class.
+    let v = p.json(&["refs", "Headers.update"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("py/headers.py:30", "resolved"),
+            ("py/headers.py:32", "resolved"),
+            ("py/headers.py:34", "resolved")
+        ]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "_Loader.register"]);
+    assert_eq!(refs(&v), pairs(&[("py/headers.py:36", "resolved")]), "{v}");
+    // A property's `@mimetype.setter` uses it.
+    let v = p.json(&["refs", "Headers.mimetype"]);
+    assert!(
+        refs(&v).contains(&("py/headers.py:15".to_string(), "resolved".to_string())),
+        "{v}"
+    );
+
+    // TypeScript: `Editor['chain']`, an indexed access type; a plain
+    // string is not a use.
+    let v = p.json(&["refs", "Editor.chain"]);
+    assert_eq!(refs(&v), pairs(&[("ts/editor.ts:7", "resolved")]), "{v}");
+}
