@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# The Linux kernel as a daily driver (issue 17): one run prints, side by side,
+#   - full index wall time and peak RSS vs `ctags -R` (fast-tier vectors as
+#     the separate phase they are, timed apart);
+#   - index size / source size, and the size per table (`status --sizes`);
+#   - a re-scan with no change;
+#   - keyword search vs `rg` on patterns from selective literals to
+#     unselective regexes: identical output (path:line sets) and the time
+#     ratio, medians of interleaved rounds;
+#   - MCP latencies through a real client (scripts/bench-mcp.py), when the
+#     test venv exists.
+#
+# Usage: scripts/bench-linux.sh [--rounds N] [--skip-index] [BIN]
+#   BIN defaults to target/release/repo-search. Needs rg, ctags, xz, GNU time.
+# The source comes from Debian's `linux-source-6.1` package (installed with
+# apt-get when missing: root only) and is unpacked once under
+# $REPO_SEARCH_BENCH_CACHE (default ~/.cache/repo-search-bench/linux-6.1).
+# The index lives in that tree's .repo_search/ with a private REPO_SEARCH_HOME.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=5
+SKIP_INDEX=0
+BIN=target/release/repo-search
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --rounds) ROUNDS=$2; shift 2 ;;
+        --skip-index) SKIP_INDEX=1; shift ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        *) BIN=$1; shift ;;
+    esac
+done
+[[ -x $BIN ]] || { echo "error: \`$BIN\` is not an executable" >&2; echo "hint: cargo build --release" >&2; exit 2; }
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+for tool in rg ctags xz /usr/bin/time; do
+    command -v "$tool" >/dev/null || { echo "error: \`$tool\` is not installed" >&2; exit 2; }
+done
+
+CACHE=${REPO_SEARCH_BENCH_CACHE:-$HOME/.cache/repo-search-bench}
+TREE=$CACHE/linux-6.1
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+if [[ ! -d $TREE ]]; then
+    if [[ ! -f $TARBALL ]]; then
+        [[ $(id -u) -eq 0 ]] || { echo "error: $TARBALL is missing" >&2; echo "hint: sudo apt-get install linux-source-6.1" >&2; exit 2; }
+        apt-get install -y -q linux-source-6.1 >&2
+    fi
+    mkdir -p "$CACHE.tmp" && rm -rf "$CACHE.tmp/linux-source-6.1"
+    echo "unpacking $TARBALL ..." >&2
+    tar -C "$CACHE.tmp" -xJf "$TARBALL"
+    mkdir -p "$CACHE" && mv "$CACHE.tmp/linux-source-6.1" "$TREE" && rmdir "$CACHE.tmp"
+fi
+export REPO_SEARCH_HOME=$CACHE/home
+mkdir -p "$REPO_SEARCH_HOME" && chmod 700 "$REPO_SEARCH_HOME"
+export REPO_SEARCH_MODEL_CACHE=${REPO_SEARCH_MODEL_CACHE:-$HOME/.cache/repo-search-test-home/models}
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+
+files=$(cd "$TREE" && rg --files | wc -l)
+src_bytes=$(cd "$TREE" && rg --files -0 | xargs -0 stat -c %s | awk '{s+=$1} END {print s}')
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "tree: $TREE: $files files (rg --files), $(awk -v b="$src_bytes" 'BEGIN {printf "%.1f MiB", b/1048576}')"
+echo
+
+timed() { # label, command...: prints wall seconds and peak RSS
+    local label=$1; shift
+    /usr/bin/time -f "%e %M" -o "$TMP/time" "$@" >"$TMP/out" 2>"$TMP/err" || { echo "$label failed:" >&2; tail -5 "$TMP/err" >&2; return 1; }
+    read -r wall rss <"$TMP/time"
+    printf '%-44s %8.1f s  %8.0f MiB peak RSS\n' "$label" "$wall" "$((rss / 1024))"
+}
+
+if [[ $SKIP_INDEX -eq 0 ]]; then
+    echo "== index build"
+    rm -rf "$TMP/tags"
+    timed "ctags -R" ctags -R -f "$TMP/tags" "$TREE"
+    ctags_wall=$wall
+    rm -rf "$TREE/.repo_search"
+    timed "repo-search index --no-embed (full)" "$BIN" index --root "$TREE" --no-embed --quiet
+    index_wall=$wall
+    timed "repo-search index --embed-tier fast" "$BIN" index --root "$TREE" --embed-tier fast --quiet
+    awk -v a="$index_wall" -v b="$ctags_wall" 'BEGIN {printf "index / ctags wall: %.2fx (target <= 2x)\n", a/b}'
+    echo
+fi
+
+echo "== no-change re-scan (median of 3)"
+for i in 1 2 3; do
+    /usr/bin/time -f "%e" -o "$TMP/t$i" "$BIN" index --root "$TREE" --no-embed --quiet >/dev/null 2>&1
+done
+sort -n "$TMP"/t[123] | sed -n 2p | awk '{printf "re-scan, nothing changed: %.2f s (target <= 1 s)\n", $1}'
+echo
+
+echo "== size"
+"$BIN" status --root "$TREE" --sizes | sed -n '/^sizes:/,$p'
+db=$(stat -c %s "$TREE/.repo_search/index.db")
+awk -v d="$db" -v s="$src_bytes" 'BEGIN {printf "index.db / source: %.2fx (target <= 1.0x)\n", d/s}'
+echo
+
+echo "== keyword search vs rg (median of $ROUNDS interleaved rounds; output compared as path:line sets)"
+# One pattern per line, handed to both tools with -e (and the same flags).
+PATTERNS=$(cat <<'EOF'
+-e 'EXPORT_SYMBOL_GPL\(kvm_'
+-e 'spin_lock_irqsave'
+-e 'CONFIG_NUMA_BALANCING'
+-e 'struct task_struct \*'
+-e '#include <linux/module.h>'
+-i -e 'syzbot'
+-e 'static int __init \w+_init\(void\)'
+-e '\bkmalloc\([^,]+, GFP_ATOMIC\)'
+-e 'TODO'
+-e '^\}'
+-e '\w+_ops = \{'
+-e 'return -E[A-Z]+;'
+EOF
+)
+printf '%-44s %10s %10s %8s %s\n' "pattern" "rg ms" "ours ms" "ratio" "same output"
+while IFS= read -r line; do
+    eval "args=($line)"
+    rg_times=(); our_times=()
+    for ((r = 0; r < ROUNDS; r++)); do
+        s=$(date +%s%N); (cd "$TREE" && rg --no-config -n --no-heading --with-filename --color never "${args[@]}" -- ./ </dev/null >"$TMP/rg.out" 2>/dev/null) || true; e=$(date +%s%N)
+        rg_times+=($(( (e - s) / 1000000 )))
+        s=$(date +%s%N); (cd "$TREE" && "$BIN" keyword --max-results 100000000 "${args[@]}" </dev/null >"$TMP/ours.out" 2>/dev/null) || true; e=$(date +%s%N)
+        our_times+=($(( (e - s) / 1000000 )))
+    done
+    rg_med=$(printf '%s\n' "${rg_times[@]}" | sort -n | sed -n "$(( (ROUNDS + 1) / 2 ))p")
+    our_med=$(printf '%s\n' "${our_times[@]}" | sort -n | sed -n "$(( (ROUNDS + 1) / 2 ))p")
+    { grep -aE '^[^:]+:[0-9]+:' "$TMP/rg.out" || true; } | sed 's#^\./##' | cut -d: -f1,2 | sort -u >"$TMP/rg.set"
+    { grep -aE '^[^:]+:[0-9]+:' "$TMP/ours.out" || true; } | cut -d: -f1,2 | sort -u >"$TMP/ours.set"
+    if cmp -s "$TMP/rg.set" "$TMP/ours.set"; then same="yes ($(wc -l <"$TMP/rg.set") lines)"; else same="NO: rg $(wc -l <"$TMP/rg.set"), ours $(wc -l <"$TMP/ours.set")"; fi
+    awk -v p="$line" -v a="$rg_med" -v b="$our_med" -v s="$same" 'BEGIN {printf "%-44s %10d %10d %7.2fx %s\n", substr(p, 1, 44), a, b, (b > 0 ? a / b : 0), s}'
+done <<<"$PATTERNS"
+echo
+
+if [[ -x .venv-test/bin/python ]]; then
+    echo "== MCP through a real client (scripts/bench-mcp.py)"
+    .venv-test/bin/python scripts/bench-mcp.py --binary "$BIN" --root "$TREE" --rounds 3 2>&1 | grep -E "initialize|index ready|find_symbol \(back|search_keyword \(back|search, hybrid|search_semantic|memory|RSS" || true
+else
+    echo "(no .venv-test: run scripts/setup-test-deps.sh for the MCP latencies)"
+fi
