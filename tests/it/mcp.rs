@@ -766,7 +766,7 @@ fn mcp_bad_calls_are_tool_errors_with_hints() {
             "index_status",
             json!({"verbose": true}),
             "unknown argument `verbose`",
-            "no arguments",
+            "accepted arguments: sizes",
         ),
     ];
     for (tool, args, want_error, want_hint) in cases {
