@@ -53,6 +53,10 @@ impl Quantized {
         self.scales.push(scale);
     }
 
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
     pub fn rows(&self) -> usize {
         self.scales.len()
     }
@@ -68,6 +72,31 @@ impl Quantized {
     pub fn score(&self, row: usize, q: &[i8], q_scale: f32) -> f32 {
         let codes = &self.codes[row * self.dim..(row + 1) * self.dim];
         dot_i8(codes, q) as f32 * self.scales[row] * q_scale
+    }
+}
+
+/// Filled straight from the index (`Store::load_vectors_into`), so a large
+/// matrix never exists in f32.
+impl crate::store::RowSink for Quantized {
+    fn start(&mut self, rows: usize, dim: usize) {
+        self.dim = dim;
+        self.codes = vec![0; rows * dim];
+        self.scales = vec![0.0; rows];
+    }
+    fn put(&mut self, slot: usize, row: &[f32]) {
+        let d = self.dim;
+        let (codes, scale) = quantize(&row[..d]);
+        self.codes[slot * d..(slot + 1) * d].copy_from_slice(&codes);
+        self.scales[slot] = scale;
+    }
+    fn copy(&mut self, from: usize, to: usize) {
+        let d = self.dim;
+        self.codes.copy_within(from * d..(from + 1) * d, to * d);
+        self.scales[to] = self.scales[from];
+    }
+    fn truncate(&mut self, rows: usize) {
+        self.codes.truncate(rows * self.dim);
+        self.scales.truncate(rows);
     }
 }
 

@@ -294,13 +294,25 @@ impl SemanticIndex {
     pub fn load(store: &Store, db: &std::path::Path, model: &str) -> Result<SemanticIndex> {
         let generation = generations(store);
         let paths = store.file_paths().map_err(|e| store::explain(e, db))?;
-        let vectors = store
-            .load_vectors(model)
-            .map_err(|e| store::explain(e, db))?;
+        let explain = |e| store::explain(e, db);
+        let (count, width) = store.vector_extent(model).map_err(explain)?;
+        // Small enough: f32 rows kept for the exact re-score, int8 codes
+        // made from them. Larger: int8 codes filled straight from the
+        // index, the f32 matrix never held (the re-score reads its few rows).
+        let (dim, chunk_ids, file_ids, quant, exact) =
+            if count as usize * width * 4 <= EXACT_IN_MEMORY_BYTES {
+                let v = store.load_vectors(model).map_err(explain)?;
+                let quant = Quantized::from_f32(v.dim, &v.data);
+                (v.dim, v.chunk_ids, v.file_ids, quant, Some(v.data))
+            } else {
+                let (q, chunk_ids, file_ids) = store
+                    .load_vectors_into(model, Quantized::from_f32(0, &[]))
+                    .map_err(explain)?;
+                (q.dim(), chunk_ids, file_ids, q, None)
+            };
         let mut file_slot: HashMap<i64, u32> = HashMap::new();
         let mut files = Vec::new();
-        let file_of = vectors
-            .file_ids
+        let file_of = file_ids
             .iter()
             .map(|file_id| {
                 *file_slot.entry(*file_id).or_insert_with(|| {
@@ -309,9 +321,6 @@ impl SemanticIndex {
                 })
             })
             .collect();
-        let (dim, chunk_ids, matrix) = (vectors.dim, vectors.chunk_ids, vectors.data);
-        let quant = Quantized::from_f32(dim, &matrix);
-        let exact = (matrix.len() * 4 <= EXACT_IN_MEMORY_BYTES).then_some(matrix);
         Ok(SemanticIndex {
             model: model.to_string(),
             dim,

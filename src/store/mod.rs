@@ -28,9 +28,9 @@ mod schema;
 mod write;
 
 pub use read::{
-    ChunkRow, ChunkText, Counts, FileRecord, FtsRow, GraphDef, GraphRef, ImportRow, NameMatch,
-    OutlineRow, PendingChunk, RefRow, Sizes, SkipSummary, SpanRef, SymbolRow, TableSize,
-    VectorMatrix,
+    ChunkRow, ChunkText, Counts, F32Rows, FileRecord, FtsRow, GraphDef, GraphRef, ImportRow,
+    NameMatch, OutlineRow, PendingChunk, RefRow, RowSink, Sizes, SkipSummary, SpanRef, SymbolRow,
+    TableSize, VectorMatrix,
 };
 pub use schema::SCHEMA_VERSION;
 pub use write::{FileUpdate, PreparedChunk, Writer, prepare_chunks};

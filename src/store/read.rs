@@ -167,6 +167,41 @@ pub struct FtsRow<'a> {
     pub score: f64,
 }
 
+/// Where [`Store::load_vectors_into`] writes rows: `start` sizes it for
+/// `rows` rows of `dim` values (all zero), `put` sets one, `copy` copies row
+/// `from` over row `to`, `truncate` keeps the first `rows`.
+pub trait RowSink {
+    fn start(&mut self, rows: usize, dim: usize);
+    fn put(&mut self, slot: usize, row: &[f32]);
+    fn copy(&mut self, from: usize, to: usize);
+    fn truncate(&mut self, rows: usize);
+}
+
+/// Plain f32 rows, row-major.
+#[derive(Debug, Default)]
+pub struct F32Rows {
+    pub dim: usize,
+    pub data: Vec<f32>,
+}
+
+impl RowSink for F32Rows {
+    fn start(&mut self, rows: usize, dim: usize) {
+        self.dim = dim;
+        self.data = vec![0.0; rows * dim];
+    }
+    fn put(&mut self, slot: usize, row: &[f32]) {
+        let d = self.dim;
+        self.data[slot * d..(slot + 1) * d].copy_from_slice(&row[..d]);
+    }
+    fn copy(&mut self, from: usize, to: usize) {
+        let d = self.dim;
+        self.data.copy_within(from * d..(from + 1) * d, to * d);
+    }
+    fn truncate(&mut self, rows: usize) {
+        self.data.truncate(rows * self.dim);
+    }
+}
+
 /// The vectors of one model, as [`Store::load_vectors`] reads them.
 #[derive(Debug, Default)]
 pub struct VectorMatrix {
@@ -451,6 +486,38 @@ impl Store {
     }
 
     pub fn load_vectors(&self, model: &str) -> rusqlite::Result<VectorMatrix> {
+        let (rows, chunk_ids, file_ids) = self.load_vectors_into(model, F32Rows::default())?;
+        Ok(VectorMatrix {
+            dim: rows.dim,
+            chunk_ids,
+            file_ids,
+            data: rows.data,
+        })
+    }
+
+    /// How many vectors `model` has and their largest dimension (cheap: the
+    /// `(model, key)` index), to size what [`Store::load_vectors_into`] fills.
+    pub fn vector_extent(&self, model: &str) -> rusqlite::Result<(u64, usize)> {
+        self.conn.query_row(
+            "SELECT count(*), coalesce(max(dim), 0) FROM embeddings WHERE model = ?1",
+            [model],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?.max(0) as u64,
+                    r.get::<_, i64>(1)?.max(0) as usize,
+                ))
+            },
+        )
+    }
+
+    /// Every vector of `model`, one row per chunk that has one (chunk id
+    /// order), written into `sink` (f32 rows, or a compact form that never
+    /// holds the whole f32 matrix); returns it with each row's chunk and file.
+    pub fn load_vectors_into<S: RowSink>(
+        &self,
+        model: &str,
+        mut sink: S,
+    ) -> rusqlite::Result<(S, Vec<i64>, Vec<i64>)> {
         // Two plain scans joined here instead of one SQL join: the join
         // probed `chunks` once per vector and sorted every blob through a
         // temporary b-tree (3-5x slower on a cold start). Each blob is
@@ -484,8 +551,8 @@ impl Store {
         // Byte length of each chunk's vector (0: none).
         let mut len_of: Vec<usize> = vec![0; chunks.len()];
         let mut width = 0usize;
-        let mut data: Vec<f32> = Vec::new();
         let mut mixed = false;
+        let mut row: Vec<f32> = Vec::new();
         {
             let mut stmt = self
                 .conn
@@ -502,64 +569,60 @@ impl Store {
                 }
                 if width == 0 {
                     width = blob.len();
-                    data = vec![0.0; chunks.len() * (width / 4)];
+                    sink.start(chunks.len(), width / 4);
                 }
                 len_of[slot as usize] = blob.len();
                 if blob.len() != width {
                     mixed = true;
                     continue;
                 }
-                let d = width / 4;
-                let row = &mut data[slot as usize * d..(slot as usize + 1) * d];
-                for (x, b) in row.iter_mut().zip(blob.chunks_exact(4)) {
-                    *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                }
+                row.clear();
+                blob_to_vector(blob, &mut row);
+                sink.put(slot as usize, &row);
             }
         }
         if width == 0 {
-            return Ok(VectorMatrix::default());
+            sink.start(0, 0);
+            return Ok((sink, Vec::new(), Vec::new()));
         }
-        let d = width / 4;
         for &(later, first) in &shared {
             len_of[later as usize] = len_of[first as usize];
             if len_of[first as usize] == width {
-                data.copy_within(
-                    first as usize * d..(first as usize + 1) * d,
-                    later as usize * d,
-                );
+                sink.copy(first as usize, later as usize);
             }
         }
         if mixed {
             // A corrupt row came first in table order: the rows whose length
             // is that of the first chunk (in id order) with a vector win.
             let Some(first) = len_of.iter().copied().find(|&l| l > 0) else {
-                return Ok(VectorMatrix::default());
+                sink.start(0, 0);
+                return Ok((sink, Vec::new(), Vec::new()));
             };
             if first != width {
-                drop(data);
-                return self.load_vectors_of_length(model, &chunks, &slot_of, &shared, first);
+                let m = self.load_vectors_of_length(model, &chunks, &slot_of, &shared, first)?;
+                sink.start(m.chunk_ids.len(), m.dim);
+                for (i, r) in m.data.chunks_exact(m.dim.max(1)).enumerate() {
+                    sink.put(i, r);
+                }
+                return Ok((sink, m.chunk_ids, m.file_ids));
             }
         }
         // Compact: drop the rows of chunks without a vector of this length.
-        let mut out = VectorMatrix {
-            dim: d,
-            ..VectorMatrix::default()
-        };
+        let (mut chunk_ids, mut file_ids) = (Vec::new(), Vec::new());
         let mut kept = 0usize;
         for (slot, &(chunk_id, file_id)) in chunks.iter().enumerate() {
             if len_of[slot] != width {
                 continue;
             }
             if kept != slot {
-                data.copy_within(slot * d..(slot + 1) * d, kept * d);
+                sink.copy(slot, kept);
             }
-            out.chunk_ids.push(chunk_id);
-            out.file_ids.push(file_id);
+            chunk_ids.push(chunk_id);
+            file_ids.push(file_id);
             kept += 1;
         }
-        data.truncate(kept * d);
-        out.data = data;
-        Ok(out)
+        sink.truncate(kept);
+        Ok((sink, chunk_ids, file_ids))
     }
 
     /// [`Store::load_vectors`] keeping only blobs of `width` bytes (the
@@ -1027,6 +1090,19 @@ mod tests {
         assert_eq!(m.data, [1.0, 0.0, 0.0, 1.0, 1.0, 0.0]);
         let none = store.load_vectors("absent").expect("load");
         assert_eq!((none.dim, none.chunk_ids.len()), (0, 0));
+        assert_eq!(store.vector_extent("m").expect("extent"), (3, 3));
+        // The same rows through another sink (the int8 codes semantic search
+        // fills straight from the index for a large matrix).
+        let (q, ids, files) = store
+            .load_vectors_into("m", crate::search::quantized::Quantized::from_f32(0, &[]))
+            .expect("load");
+        assert_eq!((ids, files), (vec![1, 2, 4], vec![1, 1, 1]));
+        let same = crate::search::quantized::Quantized::from_f32(2, &m.data);
+        let (qc, qs) = crate::search::quantized::quantize(&[0.6, 0.8]);
+        assert_eq!(q.rows(), 3);
+        for r in 0..3 {
+            assert_eq!(q.score(r, &qc, qs), same.score(r, &qc, qs), "row {r}");
+        }
     }
 }
 
