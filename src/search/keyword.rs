@@ -1,7 +1,10 @@
 //! Owns keyword search: ripgrep's matcher (`grep-regex`) and searcher
 //! (`grep-searcher`) run over the shared walk ([`crate::walk`]) in parallel,
 //! with results that are the same lines `rg -n` prints for the same flags.
-//! Does not rank, read the index or know any wire format (the CLI and MCP
+//! Does not rank, read the index or know any wire format (the caller may
+//! hand over an [`IndexFilter`] built from the index's trigram postings: a
+//! file it rules out is counted as searched without being opened, which
+//! cannot change a result, see `search::ngram`; nor (the CLI and MCP
 //! layers own JSON shapes; the result types only derive `Serialize` so they
 //! can be passed through as-is).
 //!
@@ -32,6 +35,7 @@ use ignore::{DirEntry, WalkState};
 use serde::Serialize;
 
 use crate::error::{ErrorCode, UserError};
+use crate::search::ngram::IndexFilter;
 use crate::walk::{self, WalkOptions};
 
 /// Longest pattern accepted, in characters.
@@ -90,6 +94,10 @@ pub struct KeywordRequest {
     /// (absolute, validated by the caller). Empty means the whole root. Files
     /// named here are searched even if ignored, as in ripgrep.
     pub paths: Vec<PathBuf>,
+    /// Read every file even when the index's trigram postings could rule
+    /// some out (`--no-index`); the service consults it, the search itself
+    /// only uses the filter it is given.
+    pub no_index: bool,
 }
 
 /// A matched line.
@@ -155,6 +163,10 @@ pub struct KeywordResult {
     /// Secret values shown as `[redacted: …]` in these lines (filled in by
     /// the service; matching ran on the real text).
     pub redacted: usize,
+    /// Files counted in `files_searched` that the index's postings ruled
+    /// out without opening them (not part of any answer's shape).
+    #[serde(skip)]
+    pub index_ruled_out: usize,
 }
 
 /// Searches `root` (absolute) for `req`, like `rg -n` run from `root`.
@@ -163,6 +175,17 @@ pub struct KeywordResult {
 /// returns a [`UserError`] with a hint. Unreadable files are recorded in
 /// [`KeywordResult::skipped`] and do not stop the search.
 pub fn search_keyword(root: &Path, req: &KeywordRequest) -> anyhow::Result<KeywordResult> {
+    search_keyword_with(root, req, None)
+}
+
+/// [`search_keyword`], skipping the files `filter` rules out (a covered file
+/// unchanged since the postings were written and holding none of the
+/// trigrams every match needs). The result is the same as without it.
+pub fn search_keyword_with(
+    root: &Path,
+    req: &KeywordRequest,
+    filter: Option<&IndexFilter>,
+) -> anyhow::Result<KeywordResult> {
     let matcher = build_matcher(req)?;
     // Explicit paths inside our own index directory are dropped, like walked
     // ones; asking only for those is an empty search.
@@ -208,6 +231,7 @@ pub fn search_keyword(root: &Path, req: &KeywordRequest) -> anyhow::Result<Keywo
         root,
         max_results: req.max_results,
         slice_explicit,
+        filter,
         outputs: Mutex::new(Vec::new()),
     };
     builder.build_parallel().run(|| {
@@ -352,6 +376,8 @@ struct Shared<'a> {
     max_results: Option<usize>,
     /// Search explicit files as one in-memory slice (ripgrep's memory maps).
     slice_explicit: bool,
+    /// Files the index's postings rule out are not opened.
+    filter: Option<&'a IndexFilter>,
     outputs: Mutex<Vec<ThreadOutput>>,
 }
 
@@ -369,6 +395,7 @@ struct ThreadOutput {
     binary_matched: Vec<String>,
     skipped: Vec<Skipped>,
     skipped_count: usize,
+    index_ruled_out: usize,
 }
 
 impl ThreadOutput {
@@ -475,6 +502,15 @@ impl Worker<'_> {
         let explicit = walk::is_explicit_file(entry);
         let path = entry.path();
         let rel = walk::rel_path(shared.root, path);
+        if let Some(filter) = shared.filter
+            && filter.rules_out(&rel, || entry.metadata().ok())
+        {
+            // Searching it would find nothing: count it as searched so the
+            // result is the one a full scan gives.
+            self.out.files_searched += 1;
+            self.out.index_ruled_out += 1;
+            return;
+        }
         self.searcher.set_binary_detection(if explicit {
             BinaryDetection::convert(b'\0')
         } else {
@@ -793,6 +829,7 @@ fn merge(outputs: Vec<ThreadOutput>, max_results: Option<usize>) -> KeywordResul
         result.files_searched += out.files_searched;
         result.files_matched += out.files_matched;
         result.total_matches += out.total_matches;
+        result.index_ruled_out += out.index_ruled_out;
         result.binary_matched.extend(out.binary_matched);
         result.skipped_count += out.skipped_count;
         for skipped in out.skipped {
