@@ -163,17 +163,19 @@ fn flush(w: &store::Writer<'_>, pending: &mut HashMap<Trigram, Vec<u32>>) -> Res
     Ok(())
 }
 
-/// Reads a batch in parallel: per file, when its content was read and its
-/// trigrams, or `None` when it is not covered.
-fn read_batch(batch: &[&WalkedFile], max_size: u64) -> Vec<(i64, Option<Vec<Trigram>>)> {
+/// When a file's content was read, and its trigrams (`None`: not covered).
+type Read = (i64, Option<Vec<Trigram>>);
+
+/// Reads a batch in parallel, in the batch's order.
+fn read_batch(batch: &[&WalkedFile], max_size: u64) -> Vec<Read> {
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2)
         .clamp(1, 8)
         .min(batch.len().max(1));
     let next = AtomicUsize::new(0);
-    let mut out: Vec<(i64, Option<Vec<Trigram>>)> = vec![(0, None); batch.len()];
-    let parts: Vec<Vec<(usize, i64, Option<Vec<Trigram>>)>> = std::thread::scope(|scope| {
+    let mut out: Vec<Read> = vec![(0, None); batch.len()];
+    let parts: Vec<Vec<(usize, Read)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
@@ -182,7 +184,7 @@ fn read_batch(batch: &[&WalkedFile], max_size: u64) -> Vec<(i64, Option<Vec<Trig
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(file) = batch.get(i) else { break };
                         let indexed_at = crate::index::now_ns();
-                        mine.push((i, indexed_at, file_grams(file, max_size)));
+                        mine.push((i, (indexed_at, file_grams(file, max_size))));
                     }
                     mine
                 })
@@ -193,8 +195,8 @@ fn read_batch(batch: &[&WalkedFile], max_size: u64) -> Vec<(i64, Option<Vec<Trig
             .map(|h| h.join().unwrap_or_default())
             .collect()
     });
-    for (i, at, grams) in parts.into_iter().flatten() {
-        out[i] = (at, grams);
+    for (i, read) in parts.into_iter().flatten() {
+        out[i] = read;
     }
     out
 }

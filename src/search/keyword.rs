@@ -2,7 +2,7 @@
 //! (`grep-searcher`) run over the shared walk ([`crate::walk`]) in parallel,
 //! with results that are the same lines `rg -n` prints for the same flags.
 //! Does not rank, read the index or know any wire format (the caller may
-//! hand over an [`IndexFilter`] built from the index's trigram postings: a
+//! hand over a [`RuleOut`], the index's trigram postings in practice: a
 //! file it rules out is counted as searched without being opened, which
 //! cannot change a result, see `search::ngram`; nor (the CLI and MCP
 //! layers own JSON shapes; the result types only derive `Serialize` so they
@@ -35,7 +35,6 @@ use ignore::{DirEntry, WalkState};
 use serde::Serialize;
 
 use crate::error::{ErrorCode, UserError};
-use crate::search::ngram::IndexFilter;
 use crate::walk::{self, WalkOptions};
 
 /// Longest pattern accepted, in characters.
@@ -98,6 +97,14 @@ pub struct KeywordRequest {
     /// some out (`--no-index`); the service consults it, the search itself
     /// only uses the filter it is given.
     pub no_index: bool,
+}
+
+/// Rules out files that cannot hold a match without opening them (the
+/// index's trigram postings: `search::ngram::IndexFilter`).
+pub trait RuleOut: Sync {
+    /// True when the file at `rel` (root-relative, `/`-separated) cannot
+    /// hold a match; `metadata` stats it when the answer depends on it.
+    fn rules_out(&self, rel: &str, metadata: &dyn Fn() -> Option<std::fs::Metadata>) -> bool;
 }
 
 /// A matched line.
@@ -178,13 +185,14 @@ pub fn search_keyword(root: &Path, req: &KeywordRequest) -> anyhow::Result<Keywo
     search_keyword_with(root, req, None)
 }
 
-/// [`search_keyword`], skipping the files `filter` rules out (a covered file
-/// unchanged since the postings were written and holding none of the
-/// trigrams every match needs). The result is the same as without it.
+/// [`search_keyword`], skipping the files `filter` rules out (with the
+/// postings: a covered file unchanged since they were written and holding
+/// none of the trigrams every match needs). The result is the same as
+/// without it.
 pub fn search_keyword_with(
     root: &Path,
     req: &KeywordRequest,
-    filter: Option<&IndexFilter>,
+    filter: Option<&dyn RuleOut>,
 ) -> anyhow::Result<KeywordResult> {
     let matcher = build_matcher(req)?;
     // Explicit paths inside our own index directory are dropped, like walked
@@ -377,7 +385,7 @@ struct Shared<'a> {
     /// Search explicit files as one in-memory slice (ripgrep's memory maps).
     slice_explicit: bool,
     /// Files the index's postings rule out are not opened.
-    filter: Option<&'a IndexFilter>,
+    filter: Option<&'a dyn RuleOut>,
     outputs: Mutex<Vec<ThreadOutput>>,
 }
 
@@ -503,7 +511,7 @@ impl Worker<'_> {
         let path = entry.path();
         let rel = walk::rel_path(shared.root, path);
         if let Some(filter) = shared.filter
-            && filter.rules_out(&rel, || entry.metadata().ok())
+            && filter.rules_out(&rel, &|| entry.metadata().ok())
         {
             // Searching it would find nothing: count it as searched so the
             // result is the one a full scan gives.

@@ -26,7 +26,7 @@ use std::time::UNIX_EPOCH;
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
-use super::keyword::{CaseMode, KeywordRequest};
+use super::keyword::{CaseMode, KeywordRequest, RuleOut};
 use crate::store::{NgramDoc, Store};
 
 /// A trigram packed as `b0 << 16 | b1 << 8 | b2` over lowercased bytes.
@@ -90,14 +90,13 @@ impl IndexFilter {
     pub fn counts(&self) -> (usize, usize) {
         (self.docs.len(), self.candidates.len())
     }
+}
 
-    /// True when the file at `rel` (root-relative, `/`-separated) cannot
-    /// hold a match. `metadata` is asked only for covered non-candidates.
-    pub fn rules_out(
-        &self,
-        rel: &str,
-        metadata: impl FnOnce() -> Option<std::fs::Metadata>,
-    ) -> bool {
+impl RuleOut for IndexFilter {
+    /// A file is ruled out only when it is covered, not a candidate, and
+    /// its size and mtime on disk are the version the postings describe,
+    /// read long enough after that mtime (not racy).
+    fn rules_out(&self, rel: &str, metadata: &dyn Fn() -> Option<std::fs::Metadata>) -> bool {
         let Some(d) = self.docs.get(rel) else {
             return false;
         };
@@ -896,6 +895,76 @@ mod tests {
             for text in *texts {
                 assert!(re.is_match(text), "{pattern} vs {text}");
                 assert!(admits(&q, text), "{pattern} must admit {text}: {q:?}");
+            }
+        }
+    }
+
+    /// Every line of this crate's sources (plus some Unicode) that a
+    /// pattern matches must be admitted by its plan, in every case mode.
+    #[test]
+    fn plans_admit_every_matching_line_of_real_code() {
+        fn rs_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).expect("read src dir").flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    rs_files(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        rs_files(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut files,
+        );
+        let mut lines: Vec<String> = files
+            .iter()
+            .flat_map(|f| {
+                std::fs::read_to_string(f)
+                    .unwrap_or_default()
+                    .lines()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        lines.extend(
+            [
+                "STRASSE Straße STRAẞE",
+                "\u{212A}elvin KELVIN",
+                "ſelf.name",
+                "ΣΊΣΥΦΟΣ σίσυφος",
+            ]
+            .map(String::from),
+        );
+        let patterns = [
+            "fn [a-z_]+\\(",
+            "pub (fn|struct|enum) \\w+",
+            "Result<\\w+>",
+            "(?i)self",
+            "k[a-z]+s",
+            "straße",
+            "σίσυφος",
+            "unwrap_or(_else|_default)?\\(",
+            "[A-Z][a-z]+Error",
+            "\\.iter\\(\\)\\.map",
+            "(abc|def|ghi)+",
+            "x{2,}y",
+            "struct\\s+[A-Z]",
+            "elvin",
+            "assert(_eq|_ne)?!",
+        ];
+        for pattern in patterns {
+            for case in [CaseMode::Sensitive, CaseMode::Insensitive, CaseMode::Smart] {
+                let q = plan(&req_with(&[pattern], case, false));
+                let re = regex::RegexBuilder::new(pattern)
+                    .case_insensitive(case != CaseMode::Sensitive)
+                    .multi_line(true)
+                    .build()
+                    .expect("valid pattern");
+                for line in lines.iter().filter(|l| re.is_match(l)) {
+                    assert!(admits(&q, line), "{pattern} ({case:?}) must admit {line:?}");
+                }
             }
         }
     }

@@ -11,7 +11,7 @@ use super::{Freshness, Policy, RunState, Service, generation_of};
 use crate::error::{ErrorCode, UserError};
 use crate::history::{BlameRequest, BlameResult, HistoryRequest, HistoryResult};
 use crate::search::graph::{Direction, GraphResult, call_graph};
-use crate::search::keyword::{KeywordRequest, KeywordResult, search_keyword_with};
+use crate::search::keyword::{KeywordRequest, KeywordResult, RuleOut, search_keyword_with};
 use crate::search::ngram::IndexFilter;
 use crate::search::read::{ReadRequest, ReadResult, read_file};
 use crate::search::symbol::{
@@ -271,7 +271,11 @@ impl Service {
         } else {
             self.keyword_filter(&req)
         };
-        let mut r = search_keyword_with(self.root(), &req, filter.as_ref())?;
+        let mut r = search_keyword_with(
+            self.root(),
+            &req,
+            filter.as_ref().map(|f| f as &dyn RuleOut),
+        )?;
         if filter.is_some() {
             tracing::debug!(
                 ruled_out = r.index_ruled_out,
