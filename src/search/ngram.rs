@@ -67,6 +67,10 @@ impl IndexFilter {
         if query.is_all() {
             return Ok(None);
         }
+        store.ngram_snapshot(|store| Self::load_planned(store, &query))
+    }
+
+    fn load_planned(store: &Store, query: &Query) -> rusqlite::Result<Option<IndexFilter>> {
         let docs = store.ngram_docs()?;
         if docs.is_empty() {
             return Ok(None);

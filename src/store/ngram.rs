@@ -37,6 +37,28 @@ pub struct NgramSizes {
 }
 
 impl Store {
+    /// Runs `f` in one read transaction: the docs and the posting lists it
+    /// reads come from the same snapshot. Needed because a rebuild by a
+    /// concurrent writer reuses doc ids: ids from one snapshot looked up in
+    /// another's docs could name other files.
+    pub fn ngram_snapshot<R>(
+        &self,
+        f: impl FnOnce(&Store) -> rusqlite::Result<R>,
+    ) -> rusqlite::Result<R> {
+        self.conn.execute_batch("BEGIN")?;
+        match f(self) {
+            Ok(out) => {
+                self.conn.execute_batch("COMMIT")?;
+                Ok(out)
+            }
+            Err(e) => {
+                // The read's error is the one to report.
+                let _ = self.conn.execute_batch("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
     /// Every file version in the postings, keyed by root-relative path.
     pub fn ngram_docs(&self) -> rusqlite::Result<HashMap<String, NgramDoc>> {
         let mut stmt = self
