@@ -88,7 +88,11 @@ pub fn refresh(
         .collect();
     let live = (docs.len() - gone.len()) as u64;
     let dead = next_doc.saturating_sub(live);
-    let rebuild = full_walk && (docs.is_empty() || dead > live / 4 + MERGE_AT as u64);
+    // An empty project has nothing to build (and a run must write nothing
+    // when nothing changed).
+    let rebuild = full_walk
+        && !(docs.is_empty() && walked.is_empty())
+        && (docs.is_empty() || dead > live / 4 + MERGE_AT as u64);
     let todo: Vec<&WalkedFile> = if rebuild {
         walked.iter().collect()
     } else if dirty.len() >= merge_at {

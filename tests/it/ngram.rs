@@ -142,6 +142,9 @@ fn tree() -> Project {
 
 const CASES: &[&[&str]] = &[
     &["alpha_function"],
+    // After the edits, alpha.py holds it at the same size: only its mtime
+    // tells it changed.
+    &["omega_function"],
     &["-i", "ALPHA"],
     &["-S", "alpha"],
     &["-S", "Alpha"],
@@ -234,6 +237,8 @@ fn indexed_search_equals_scan_before_and_after_edits() {
     );
     let (_, v) = same_as_scan(&p, &["unique_marker_word"]);
     assert_eq!(matched(&v), ["big/renamed.txt:1", "src/fresh.py:1"]);
+    let (_, v) = same_as_scan(&p, &["omega_function"]);
+    assert_eq!(matched(&v), ["src/alpha.py:1"], "a same-size edit is seen");
     let (_, v) = same_as_scan(&p, &["ΑΛΦΑ"]);
     assert!(matched(&v).is_empty());
 
