@@ -81,6 +81,7 @@ pub struct IndexSummary {
 }
 
 mod embedding;
+pub mod ngram;
 pub use embedding::{
     EmbedPlan, EmbedProgress, EmbedSummary, embed_pending, embed_pending_until, embed_project,
 };
@@ -119,7 +120,7 @@ enum Outcome {
     },
 }
 
-fn now_ns() -> i64 {
+pub(crate) fn now_ns() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos() as i64)
@@ -205,7 +206,7 @@ fn index_locked_once(
         done: 0,
         total: 0,
     });
-    let candidates = walk_candidates(settings, &opts.only)?;
+    let (candidates, walked) = walk_candidates(settings, &opts.only)?;
     let walk_seconds = started.elapsed().as_secs_f64();
 
     let plan = plan_changes(&records, &candidates, &opts.only, true);
@@ -253,6 +254,19 @@ fn index_locked_once(
         );
     }
     let (changed, touched) = written?;
+    ngram::refresh(
+        &mut store,
+        &walked,
+        opts.only.is_empty(),
+        &|p: &str| in_scope(&opts.only, p),
+        settings.max_file_size,
+        ngram::MERGE_AT,
+    )
+    .map_err(|e| store::explain_write(e, root))?;
+    tracing::debug!(
+        seconds = started.elapsed().as_secs_f64(),
+        "trigram postings done"
+    );
 
     if !idle {
         let w = store.begin().map_err(|e| store::explain(e, &db))?;
@@ -321,19 +335,9 @@ fn plan_changes<'a>(
             todo.push((c, rec));
         }
     }
-    let in_scope = |path: &str| {
-        only.is_empty()
-            || only.iter().any(|o| {
-                o.is_empty()
-                    || path == o
-                    || path
-                        .strip_prefix(o.as_str())
-                        .is_some_and(|r| r.starts_with('/'))
-            })
-    };
     let mut removed: Vec<i64> = records
         .iter()
-        .filter(|(p, _)| in_scope(p) && !seen.contains(p.as_str()))
+        .filter(|(p, _)| in_scope(only, p) && !seen.contains(p.as_str()))
         .map(|(_, r)| r.id)
         .collect();
     removed.sort_unstable();
@@ -342,6 +346,18 @@ fn plan_changes<'a>(
         removed,
         unchanged,
     }
+}
+
+/// Whether `path` lies within the run's `only` paths (all paths when none).
+fn in_scope(only: &[String], path: &str) -> bool {
+    only.is_empty()
+        || only.iter().any(|o| {
+            o.is_empty()
+                || path == o
+                || path
+                    .strip_prefix(o.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+        })
 }
 
 /// Files that changed on disk since they were indexed.
@@ -357,7 +373,7 @@ pub struct Staleness {
 pub fn staleness(settings: &Settings, store: &Store) -> Result<Staleness> {
     let db = store::db_path(&settings.root);
     let records = store.file_records().map_err(|e| store::explain(e, &db))?;
-    let candidates = walk_candidates(settings, &[])?;
+    let (candidates, _) = walk_candidates(settings, &[])?;
     let plan = plan_changes(&records, &candidates, &[], false);
     let mut examples: Vec<String> = plan
         .todo
@@ -381,8 +397,12 @@ pub fn staleness(settings: &Settings, store: &Store) -> Result<Staleness> {
     })
 }
 
-/// Walks the project (in parallel) and returns every indexable file.
-fn walk_candidates(settings: &Settings, only: &[String]) -> Result<Vec<Candidate>> {
+/// Walks the project (in parallel) and returns every indexable file, and
+/// every regular file (for the trigram postings), both sorted by path.
+fn walk_candidates(
+    settings: &Settings,
+    only: &[String],
+) -> Result<(Vec<Candidate>, Vec<ngram::WalkedFile>)> {
     let root = &settings.root;
     let mut builder = crate::walk::walk_builder(root, &settings.walk)?;
     if !only.is_empty() {
@@ -402,22 +422,24 @@ fn walk_candidates(settings: &Settings, only: &[String]) -> Result<Vec<Candidate
             }
         }
         if !any {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         }
     }
-    let out: Mutex<Vec<Candidate>> = Mutex::new(Vec::new());
+    type Found = (Vec<Candidate>, Vec<ngram::WalkedFile>);
+    let out: Mutex<Found> = Mutex::new((Vec::new(), Vec::new()));
     builder.build_parallel().run(|| {
         let out = &out;
         // Flush this thread's files when the closure is dropped.
-        struct Flush<'a>(&'a Mutex<Vec<Candidate>>, Vec<Candidate>);
+        struct Flush<'a>(&'a Mutex<Found>, Found);
         impl Drop for Flush<'_> {
             fn drop(&mut self) {
                 if let Ok(mut v) = self.0.lock() {
-                    v.append(&mut self.1);
+                    v.0.append(&mut self.1.0);
+                    v.1.append(&mut self.1.1);
                 }
             }
         }
-        let mut flush = Flush(out, Vec::new());
+        let mut flush = Flush(out, (Vec::new(), Vec::new()));
         Box::new(move |entry| {
             let Ok(entry) = entry else {
                 return ignore::WalkState::Continue;
@@ -426,26 +448,35 @@ fn walk_candidates(settings: &Settings, only: &[String]) -> Result<Vec<Candidate
                 return ignore::WalkState::Continue;
             }
             let path = entry.path();
-            let Some(lang) = detect_lang(path).or_else(|| sniff_script(path)) else {
-                return ignore::WalkState::Continue;
-            };
             let Ok(md) = entry.metadata() else {
                 return ignore::WalkState::Continue;
             };
-            flush.1.push(Candidate {
-                rel: crate::paths::rel_string(root, path),
+            let rel = crate::paths::rel_string(root, path);
+            let (size, mtime_ns) = (md.len(), mtime_ns(&md));
+            if let Some(lang) = detect_lang(path).or_else(|| sniff_script(path)) {
+                flush.1.0.push(Candidate {
+                    rel: rel.clone(),
+                    abs: path.to_path_buf(),
+                    lang,
+                    size,
+                    mtime_ns,
+                });
+            }
+            flush.1.1.push(ngram::WalkedFile {
+                rel,
                 abs: path.to_path_buf(),
-                lang,
-                size: md.len(),
-                mtime_ns: mtime_ns(&md),
+                size,
+                mtime_ns,
             });
             ignore::WalkState::Continue
         })
     });
-    let mut v = out.into_inner().unwrap_or_else(|e| e.into_inner());
+    let (mut v, mut all) = out.into_inner().unwrap_or_else(|e| e.into_inner());
     v.sort_by(|a, b| a.rel.cmp(&b.rel));
     v.dedup_by(|a, b| a.rel == b.rel);
-    Ok(v)
+    all.sort_by(|a, b| a.rel.cmp(&b.rel));
+    all.dedup_by(|a, b| a.rel == b.rel);
+    Ok((v, all))
 }
 
 /// The language of an extension-less script by its first line, a `#!` line

@@ -377,7 +377,12 @@ fn cut_ends(line: &str, found: &[Found]) -> Vec<Found> {
     let free = |s: usize, e: usize| !found.iter().any(|f| s < f.end && f.start < e);
     let mut out = Vec::new();
     if let Some(body) = line.strip_suffix('…') {
-        let start = body.rfind(|c: char| !token_char(c)).map_or(0, |i| i + 1);
+        // After the last non-token character, which may be multi-byte.
+        let start = body
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !token_char(c))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let token = &body[start..];
         let prefixed = token.len() > 4 && PREFIXES.iter().any(|p| token.starts_with(p));
         if (prefixed || random(token)) && free(start, body.len()) {
@@ -807,6 +812,11 @@ mod tests {
         assert_eq!(find_in_line("see the docs for more…"), Vec::new());
         let minified = "var a=\"Zk3qP9vX2mL8rT4w…";
         assert_eq!(rules_of(minified), vec!["cut-value"]);
+        // A multi-byte character before the cut token (a Unicode table in
+        // minified code) is a boundary, not a place to slice inside.
+        let unicode = "bmp:\"ࠀ-ࠕࠚࠤZk3qP9vX2mL8rT4w…";
+        assert_eq!(rules_of(unicode), vec!["cut-value"]);
+        assert_eq!(find_in_line("ዘ…"), Vec::new());
         let head = "…Zk3qP9vX2mL8rT4wQ1\", other";
         assert_eq!(redact(head), "…[redacted: cut-value]\", other");
     }

@@ -310,6 +310,10 @@ pub struct KeywordArgs {
     /// output says how many there are in all).
     #[arg(long, value_name = "N")]
     pub max_results: Option<usize>,
+    /// Read every file, without the index's trigram postings (the result
+    /// is the same; for comparisons and benchmarks).
+    #[arg(long)]
+    pub no_index: bool,
 }
 
 #[derive(Debug, Args)]

@@ -182,6 +182,7 @@ fn cmd_keyword(a: KeywordArgs) -> Result<Found> {
             ..WalkOptions::default()
         },
         paths: Vec::new(),
+        no_index: a.no_index,
     };
     let result = svc.keyword(&req, &paths)?;
     if a.common.json {

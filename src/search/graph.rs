@@ -1950,6 +1950,7 @@ impl<'a> Graph<'a> {
                 ..WalkOptions::default()
             },
             paths: Vec::new(),
+            no_index: false,
         };
         let found = search_keyword(self.root, &req)?;
         let defs = self.defs_named(name)?;

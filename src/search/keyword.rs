@@ -1,7 +1,10 @@
 //! Owns keyword search: ripgrep's matcher (`grep-regex`) and searcher
 //! (`grep-searcher`) run over the shared walk ([`crate::walk`]) in parallel,
 //! with results that are the same lines `rg -n` prints for the same flags.
-//! Does not rank, read the index or know any wire format (the CLI and MCP
+//! Does not rank, read the index or know any wire format (the caller may
+//! hand over a [`RuleOut`], the index's trigram postings in practice: a
+//! file it rules out is counted as searched without being opened, which
+//! cannot change a result, see `search::ngram`; nor (the CLI and MCP
 //! layers own JSON shapes; the result types only derive `Serialize` so they
 //! can be passed through as-is).
 //!
@@ -90,6 +93,18 @@ pub struct KeywordRequest {
     /// (absolute, validated by the caller). Empty means the whole root. Files
     /// named here are searched even if ignored, as in ripgrep.
     pub paths: Vec<PathBuf>,
+    /// Read every file even when the index's trigram postings could rule
+    /// some out (`--no-index`); the service consults it, the search itself
+    /// only uses the filter it is given.
+    pub no_index: bool,
+}
+
+/// Rules out files that cannot hold a match without opening them (the
+/// index's trigram postings: `search::ngram::IndexFilter`).
+pub trait RuleOut: Sync {
+    /// True when the file at `rel` (root-relative, `/`-separated) cannot
+    /// hold a match; `metadata` stats it when the answer depends on it.
+    fn rules_out(&self, rel: &str, metadata: &dyn Fn() -> Option<std::fs::Metadata>) -> bool;
 }
 
 /// A matched line.
@@ -155,6 +170,10 @@ pub struct KeywordResult {
     /// Secret values shown as `[redacted: …]` in these lines (filled in by
     /// the service; matching ran on the real text).
     pub redacted: usize,
+    /// Files counted in `files_searched` that the index's postings ruled
+    /// out without opening them (not part of any answer's shape).
+    #[serde(skip)]
+    pub index_ruled_out: usize,
 }
 
 /// Searches `root` (absolute) for `req`, like `rg -n` run from `root`.
@@ -163,6 +182,18 @@ pub struct KeywordResult {
 /// returns a [`UserError`] with a hint. Unreadable files are recorded in
 /// [`KeywordResult::skipped`] and do not stop the search.
 pub fn search_keyword(root: &Path, req: &KeywordRequest) -> anyhow::Result<KeywordResult> {
+    search_keyword_with(root, req, None)
+}
+
+/// [`search_keyword`], skipping the files `filter` rules out (with the
+/// postings: a covered file unchanged since they were written and holding
+/// none of the trigrams every match needs). The result is the same as
+/// without it.
+pub fn search_keyword_with(
+    root: &Path,
+    req: &KeywordRequest,
+    filter: Option<&dyn RuleOut>,
+) -> anyhow::Result<KeywordResult> {
     let matcher = build_matcher(req)?;
     // Explicit paths inside our own index directory are dropped, like walked
     // ones; asking only for those is an empty search.
@@ -208,6 +239,7 @@ pub fn search_keyword(root: &Path, req: &KeywordRequest) -> anyhow::Result<Keywo
         root,
         max_results: req.max_results,
         slice_explicit,
+        filter,
         outputs: Mutex::new(Vec::new()),
     };
     builder.build_parallel().run(|| {
@@ -352,6 +384,8 @@ struct Shared<'a> {
     max_results: Option<usize>,
     /// Search explicit files as one in-memory slice (ripgrep's memory maps).
     slice_explicit: bool,
+    /// Files the index's postings rule out are not opened.
+    filter: Option<&'a dyn RuleOut>,
     outputs: Mutex<Vec<ThreadOutput>>,
 }
 
@@ -369,6 +403,7 @@ struct ThreadOutput {
     binary_matched: Vec<String>,
     skipped: Vec<Skipped>,
     skipped_count: usize,
+    index_ruled_out: usize,
 }
 
 impl ThreadOutput {
@@ -475,6 +510,15 @@ impl Worker<'_> {
         let explicit = walk::is_explicit_file(entry);
         let path = entry.path();
         let rel = walk::rel_path(shared.root, path);
+        if let Some(filter) = shared.filter
+            && filter.rules_out(&rel, &|| entry.metadata().ok())
+        {
+            // Searching it would find nothing: count it as searched so the
+            // result is the one a full scan gives.
+            self.out.files_searched += 1;
+            self.out.index_ruled_out += 1;
+            return;
+        }
         self.searcher.set_binary_detection(if explicit {
             BinaryDetection::convert(b'\0')
         } else {
@@ -793,6 +837,7 @@ fn merge(outputs: Vec<ThreadOutput>, max_results: Option<usize>) -> KeywordResul
         result.files_searched += out.files_searched;
         result.files_matched += out.files_matched;
         result.total_matches += out.total_matches;
+        result.index_ruled_out += out.index_ruled_out;
         result.binary_matched.extend(out.binary_matched);
         result.skipped_count += out.skipped_count;
         for skipped in out.skipped {

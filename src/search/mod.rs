@@ -6,6 +6,7 @@ pub mod bm25;
 pub mod graph;
 pub mod hybrid;
 pub mod keyword;
+pub mod ngram;
 pub mod quantized;
 pub mod read;
 pub mod semantic;

@@ -11,7 +11,8 @@ use super::{Freshness, Policy, RunState, Service, generation_of};
 use crate::error::{ErrorCode, UserError};
 use crate::history::{BlameRequest, BlameResult, HistoryRequest, HistoryResult};
 use crate::search::graph::{Direction, GraphResult, call_graph};
-use crate::search::keyword::{KeywordRequest, KeywordResult, search_keyword};
+use crate::search::keyword::{KeywordRequest, KeywordResult, RuleOut, search_keyword_with};
+use crate::search::ngram::IndexFilter;
 use crate::search::read::{ReadRequest, ReadResult, read_file};
 use crate::search::symbol::{
     OutlineItem, RefResult, RefType, SymbolQuery, SymbolResult, find_references, find_symbols,
@@ -265,7 +266,23 @@ impl Service {
             abs.push(crate::paths::resolve_in_root(self.root(), p)?.abs);
         }
         req.paths = abs;
-        let mut r = search_keyword(self.root(), &req)?;
+        let filter = if req.no_index {
+            None
+        } else {
+            self.keyword_filter(&req)
+        };
+        let mut r = search_keyword_with(
+            self.root(),
+            &req,
+            filter.as_ref().map(|f| f as &dyn RuleOut),
+        )?;
+        if filter.is_some() {
+            tracing::debug!(
+                ruled_out = r.index_ruled_out,
+                searched = r.files_searched,
+                "keyword: files the postings ruled out"
+            );
+        }
         let mut red = self.redactor();
         for m in &mut r.matches {
             for c in &mut m.before {
@@ -286,6 +303,33 @@ impl Service {
         }
         r.redacted = red.count();
         Ok(r)
+    }
+
+    /// The index's trigram postings for a keyword search, when the project
+    /// has them and the patterns narrow anything. Never builds an index and
+    /// never fails the search: a problem reading the postings means reading
+    /// every file.
+    fn keyword_filter(&self, req: &KeywordRequest) -> Option<IndexFilter> {
+        let started = std::time::Instant::now();
+        match self.with_store(|s| Ok(IndexFilter::load(s, req)?)) {
+            Ok(found) => {
+                let filter = found.flatten();
+                if let Some(f) = &filter {
+                    let (docs, candidates) = f.counts();
+                    tracing::debug!(
+                        docs,
+                        candidates,
+                        ms = started.elapsed().as_secs_f64() * 1e3,
+                        "keyword: trigram candidates"
+                    );
+                }
+                filter
+            }
+            Err(e) => {
+                tracing::debug!("keyword: postings not used: {e:#}");
+                None
+            }
+        }
     }
 
     /// What the index holds, whether a writer runs, vectors, staleness

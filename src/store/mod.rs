@@ -23,10 +23,12 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::error::{ErrorCode, UserError};
 
+mod ngram;
 mod read;
 mod schema;
 mod write;
 
+pub use ngram::{NgramDoc, NgramSizes, Trigram};
 pub use read::{
     ChunkRow, ChunkText, Counts, F32Rows, FileRecord, FtsRow, GraphDef, GraphRef, ImportRow,
     NameMatch, OutlineRow, PendingChunk, RefRow, RowSink, Sizes, SkipSummary, SpanRef, SymbolRow,
@@ -469,6 +471,9 @@ fn newer_schema(db: &Path, version: i64) -> anyhow::Error {
 pub mod meta {
     /// Unix seconds of the last completed index run.
     pub const LAST_INDEXED: &str = "last_indexed";
+    /// The next id for a trigram-postings doc: ids only grow until the
+    /// postings are rebuilt, so an id in a posting list names one version.
+    pub const NGRAM_NEXT_DOC: &str = "ngram_next_doc";
     /// Incremented by every committed batch; readers use it to notice changes.
     pub const GENERATION: &str = "generation";
     /// "running" while an index run is in progress, "idle" after.

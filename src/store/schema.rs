@@ -25,10 +25,17 @@
 //! - 6: no table change; rows change: JavaScript/TypeScript export aliases
 //!   (`export { stringType as string }`) are definitions (kind `constant`)
 //!   of the exported name, which call results are typed through.
+//! - 7: trigram postings for index-accelerated keyword search:
+//!   `ngram_docs(doc, path, size, mtime_ns, indexed_at_ns, covered)` (the
+//!   file versions the postings describe; `covered = 0` for files kept out,
+//!   binary, UTF-16 or too large, which keyword search always reads) and
+//!   `ngram_postings(gram, docs)` (one row per trigram, the gram as rowid:
+//!   ascending doc ids as LEB128 gaps, so new docs are appended; a rowid
+//!   table measured 30% smaller than `WITHOUT ROWID` on Django).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -101,6 +108,18 @@ CREATE TABLE IF NOT EXISTS embeddings (
     vector BLOB NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS embeddings_model_key ON embeddings(model, key);
+CREATE TABLE IF NOT EXISTS ngram_docs (
+    doc INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    indexed_at_ns INTEGER NOT NULL,
+    covered INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ngram_postings (
+    gram INTEGER PRIMARY KEY,
+    docs BLOB NOT NULL
+);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     body, symbol, path,
     content='', contentless_delete=1,
@@ -172,7 +191,7 @@ impl Store {
 
     pub(super) fn drop_all(&self) -> rusqlite::Result<()> {
         self.conn.execute_batch(
-            "DROP TABLE IF EXISTS embeddings; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS imports;
+            "DROP TABLE IF EXISTS ngram_postings; DROP TABLE IF EXISTS ngram_docs; DROP TABLE IF EXISTS embeddings; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS imports;
              DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta;",
         )
     }

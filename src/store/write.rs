@@ -73,7 +73,7 @@ impl Store {
 /// Writes inside one transaction, from [`Store::begin`] to
 /// [`Writer::commit`]. Every method keeps a file's rows together.
 pub struct Writer<'c> {
-    tx: rusqlite::Transaction<'c>,
+    pub(super) tx: rusqlite::Transaction<'c>,
 }
 
 impl Writer<'_> {

@@ -18,6 +18,7 @@ mod imports;
 mod index_cli;
 mod languages;
 mod mcp;
+mod ngram;
 mod parity;
 mod recency;
 mod redact;

@@ -69,6 +69,7 @@ pub fn search_keyword(svc: &Service, args: SearchKeywordArgs) -> Result<Answer> 
             ..WalkOptions::default()
         },
         paths: Vec::new(),
+        no_index: false,
     };
     let result = svc.keyword(&req, &[])?;
     let ctx = |c: &crate::search::keyword::ContextLine| LineOut {

@@ -1,0 +1,227 @@
+//! Owns keeping the trigram postings (`store`'s `ngram_docs` and
+//! `ngram_postings`) in step with the files on disk, at the end of an index
+//! run. The postings cover every file the project's walk yields (not only
+//! code: keyword search reads them all), except binary, UTF-16 and too large
+//! files, which are recorded as not covered. Does not plan queries or search
+//! (that is `search::ngram` and `search::keyword`).
+//!
+//! **Invariant: never stale.** A doc row names the exact file version (size,
+//! mtime) whose trigrams are in the posting lists, written in the same
+//! transaction; keyword search skips a file only when its version on disk is
+//! that one. A file changed, added or renamed since is simply read at search
+//! time, so a run may leave such "dirty" files alone: they are merged once
+//! there are [`MERGE_AT`] of them. Doc ids only grow, so a new version is
+//! appended to the lists and an old id left in them names no row; the lists
+//! are rebuilt when such dead ids outnumber a quarter of the live ones.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use anyhow::Result;
+
+use crate::search::ngram::{RACY_NS, file_trigrams};
+use crate::store::{self, NgramDoc, Store, Trigram, meta};
+
+/// Dirty files (read at search time) tolerated before they are merged into
+/// the postings.
+pub const MERGE_AT: usize = 128;
+/// Files read per batch (bounds memory for their trigram sets).
+const BATCH_FILES: usize = 1024;
+/// Posting entries held in memory before they are appended to the store.
+const FLUSH_ENTRIES: usize = 16 << 20;
+
+/// A walked regular file, as the postings need it.
+#[derive(Debug, Clone)]
+pub struct WalkedFile {
+    pub rel: String,
+    pub abs: PathBuf,
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+/// What a refresh did.
+#[derive(Debug, Clone, Default)]
+pub struct NgramSummary {
+    /// Files read into the postings.
+    pub read: u64,
+    /// Files changed since the postings, left to be read at search time.
+    pub dirty: u64,
+    pub rebuilt: bool,
+    pub seconds: f64,
+}
+
+/// Brings the postings up to date for the walked files. `walked` holds
+/// every file the walk yielded within `in_scope` (all of them when `full_walk`);
+/// stored docs in scope that were not walked are forgotten. Writes nothing
+/// when nothing is to be merged or forgotten.
+pub fn refresh(
+    store: &mut Store,
+    walked: &[WalkedFile],
+    full_walk: bool,
+    in_scope: &dyn Fn(&str) -> bool,
+    max_size: u64,
+    merge_at: usize,
+) -> Result<NgramSummary> {
+    let started = Instant::now();
+    let docs = store.ngram_docs()?;
+    let next_doc: u64 = store
+        .get_meta(meta::NGRAM_NEXT_DOC)?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let seen: HashSet<&str> = walked.iter().map(|f| f.rel.as_str()).collect();
+    let dirty: Vec<&WalkedFile> = walked
+        .iter()
+        .filter(|f| {
+            docs.get(&f.rel).is_none_or(|d| {
+                d.size != f.size
+                    || d.mtime_ns != f.mtime_ns
+                    || d.mtime_ns >= d.indexed_at_ns - RACY_NS
+            })
+        })
+        .collect();
+    let gone: Vec<&str> = docs
+        .keys()
+        .map(String::as_str)
+        .filter(|p| in_scope(p) && !seen.contains(p))
+        .collect();
+    let live = (docs.len() - gone.len()) as u64;
+    let dead = next_doc.saturating_sub(live);
+    // An empty project has nothing to build (and a run must write nothing
+    // when nothing changed).
+    let rebuild = full_walk
+        && !(docs.is_empty() && walked.is_empty())
+        && (docs.is_empty() || dead > live / 4 + MERGE_AT as u64);
+    let todo: Vec<&WalkedFile> = if rebuild {
+        walked.iter().collect()
+    } else if dirty.len() >= merge_at {
+        dirty.clone()
+    } else {
+        Vec::new()
+    };
+    let mut summary = NgramSummary {
+        dirty: (dirty.len() - if rebuild { dirty.len() } else { todo.len() }) as u64,
+        rebuilt: rebuild,
+        ..NgramSummary::default()
+    };
+    if todo.is_empty() && gone.is_empty() && !rebuild {
+        return Ok(summary);
+    }
+
+    let w = store.begin()?;
+    let mut next = next_doc;
+    if rebuild {
+        w.ngram_clear()?;
+        next = 0;
+    } else {
+        for path in &gone {
+            w.ngram_delete_doc(path)?;
+        }
+    }
+    let mut pending: HashMap<Trigram, Vec<u32>> = HashMap::new();
+    let mut held = 0usize;
+    for batch in todo.chunks(BATCH_FILES) {
+        for (file, read) in batch.iter().zip(read_batch(batch, max_size)) {
+            let doc = u32::try_from(next).unwrap_or(u32::MAX);
+            next += 1;
+            let (indexed_at_ns, grams) = read;
+            let covered = grams.is_some();
+            w.ngram_put_doc(
+                &file.rel,
+                &NgramDoc {
+                    doc,
+                    size: file.size,
+                    mtime_ns: file.mtime_ns,
+                    indexed_at_ns,
+                    covered,
+                },
+            )?;
+            if let Some(grams) = grams {
+                summary.read += 1;
+                held += grams.len();
+                for g in grams {
+                    pending.entry(g).or_default().push(doc);
+                }
+            }
+            if held >= FLUSH_ENTRIES {
+                flush(&w, &mut pending)?;
+                held = 0;
+            }
+        }
+    }
+    flush(&w, &mut pending)?;
+    w.set_meta(meta::NGRAM_NEXT_DOC, &next.to_string())?;
+    w.commit()?;
+    summary.seconds = started.elapsed().as_secs_f64();
+    tracing::debug!(?summary, "trigram postings refreshed");
+    Ok(summary)
+}
+
+fn flush(w: &store::Writer<'_>, pending: &mut HashMap<Trigram, Vec<u32>>) -> Result<()> {
+    let mut grams: Vec<(Trigram, Vec<u32>)> = pending.drain().collect();
+    grams.sort_unstable_by_key(|(g, _)| *g);
+    for (g, ids) in grams {
+        w.ngram_append(g, &ids)?;
+    }
+    Ok(())
+}
+
+/// When a file's content was read, and its trigrams (`None`: not covered).
+type Read = (i64, Option<Vec<Trigram>>);
+
+/// Reads a batch in parallel, in the batch's order.
+fn read_batch(batch: &[&WalkedFile], max_size: u64) -> Vec<Read> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(1, 8)
+        .min(batch.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut out: Vec<Read> = vec![(0, None); batch.len()];
+    let parts: Vec<Vec<(usize, Read)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(file) = batch.get(i) else { break };
+                        let indexed_at = crate::index::now_ns();
+                        mine.push((i, (indexed_at, file_grams(file, max_size))));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    for (i, read) in parts.into_iter().flatten() {
+        out[i] = read;
+    }
+    out
+}
+
+/// The trigrams of a file keyword search would read as text, or `None`
+/// for one kept out: too large, unreadable, binary (a NUL byte: the search
+/// stops there or converts it) or UTF-16 (the search transcodes it, so its
+/// bytes are not the text matched).
+fn file_grams(file: &WalkedFile, max_size: u64) -> Option<Vec<Trigram>> {
+    if file.size > max_size {
+        return None;
+    }
+    let bytes = crate::fs_safe::read_regular(&file.abs).ok()?;
+    if bytes.len() as u64 > max_size
+        || bytes.starts_with(&[0xFF, 0xFE])
+        || bytes.starts_with(&[0xFE, 0xFF])
+        || memchr::memchr(0, &bytes).is_some()
+    {
+        return None;
+    }
+    let mut grams = Vec::new();
+    file_trigrams(&bytes, &mut grams);
+    Some(grams)
+}
