@@ -119,6 +119,37 @@ sdists() {
     rm -rf "$tmp" "$dir" && mv "$dir.part" "$dir"
 }
 
+# npm_srcs DIR SUB=SPEC[:PATH]...: `npm pack`s each package SPEC (name@version)
+# and unpacks its PATH (default package/src) into DIR/SUB, only the .ts files;
+# all or nothing (DIR.part, then renamed).
+npm_srcs() {
+    local dir=$1 tmp arg sub spec path name ver
+    local specs=()
+    shift
+    for arg in "$@"; do
+        spec=${arg#*=}
+        specs+=("${spec%%:*}")
+    done
+    tmp=$(mktemp -d)
+    (cd "$tmp" && npm pack --silent "${specs[@]}" >/dev/null)
+    rm -rf "$dir.part"
+    for arg in "$@"; do
+        sub=${arg%%=*}
+        spec=${arg#*=}
+        path=package/src
+        [[ $spec == *:* ]] && path=${spec#*:}
+        spec=${spec%%:*}
+        name=${spec%@*}
+        ver=${spec##*@}
+        name=${name#@}
+        mkdir -p "$dir.part/$sub"
+        tar xzf "$tmp/${name//\//-}-$ver.tgz" -C "$dir.part/$sub" \
+            --strip-components="$(awk -F/ '{print NF}' <<<"$path")" "$path"
+    done
+    find "$dir.part" -type f ! -name '*.ts' -delete
+    rm -rf "$tmp" "$dir" && mv "$dir.part" "$dir"
+}
+
 # --- corpora -----------------------------------------------------------------
 # Python: the requests and click sdists side by side (library in src/, its
 # tests in tests/), 100+ referenced methods together.
@@ -138,13 +169,7 @@ fi
 TS_DIR="$CACHE/corpora/ts-rxjs-$RXJS_VERSION-zod-$ZOD_VERSION"
 if [ ! -d "$TS_DIR/rxjs/internal" ] || [ ! -d "$TS_DIR/zod-v3/tests" ]; then
     say "rxjs $RXJS_VERSION and zod $ZOD_VERSION sources"
-    tmp=$(mktemp -d)
-    (cd "$tmp" && npm pack --silent "rxjs@$RXJS_VERSION" "zod@$ZOD_VERSION" >/dev/null)
-    rm -rf "$TS_DIR.part" && mkdir -p "$TS_DIR.part/rxjs" "$TS_DIR.part/zod-v3"
-    tar xzf "$tmp/rxjs-$RXJS_VERSION.tgz" -C "$TS_DIR.part/rxjs" --strip-components=2 package/src
-    tar xzf "$tmp/zod-$ZOD_VERSION.tgz" -C "$TS_DIR.part/zod-v3" --strip-components=3 package/src/v3
-    find "$TS_DIR.part" -type f ! -name '*.ts' -delete
-    rm -rf "$tmp" "$TS_DIR" && mv "$TS_DIR.part" "$TS_DIR"
+    npm_srcs "$TS_DIR" "rxjs=rxjs@$RXJS_VERSION" "zod-v3=zod@$ZOD_VERSION:package/src/v3"
 fi
 find "$TS_DIR/zod-v3/tests" "$TS_DIR/zod-v3/benchmarks" -name '*.ts' -exec sed -i 's#from "zod/v3"#from "../index.js"#' {} +
 
@@ -178,13 +203,7 @@ fi
 TS_CHECK_DIR="$CACHE/corpora/ts-mobx-$MOBX_VERSION-query-core-$QUERY_CORE_VERSION"
 if [ ! -d "$TS_CHECK_DIR/mobx/core" ] || [ ! -f "$TS_CHECK_DIR/query-core/queryClient.ts" ]; then
     say "mobx $MOBX_VERSION and @tanstack/query-core $QUERY_CORE_VERSION sources"
-    tmp=$(mktemp -d)
-    (cd "$tmp" && npm pack --silent "mobx@$MOBX_VERSION" "@tanstack/query-core@$QUERY_CORE_VERSION" >/dev/null)
-    rm -rf "$TS_CHECK_DIR.part" && mkdir -p "$TS_CHECK_DIR.part/mobx" "$TS_CHECK_DIR.part/query-core"
-    tar xzf "$tmp/mobx-$MOBX_VERSION.tgz" -C "$TS_CHECK_DIR.part/mobx" --strip-components=2 package/src
-    tar xzf "$tmp/tanstack-query-core-$QUERY_CORE_VERSION.tgz" -C "$TS_CHECK_DIR.part/query-core" --strip-components=2 package/src
-    find "$TS_CHECK_DIR.part" -type f ! -name '*.ts' -delete
-    rm -rf "$tmp" "$TS_CHECK_DIR" && mv "$TS_CHECK_DIR.part" "$TS_CHECK_DIR"
+    npm_srcs "$TS_CHECK_DIR" "mobx=mobx@$MOBX_VERSION" "query-core=@tanstack/query-core@$QUERY_CORE_VERSION"
 fi
 
 # Go: one module `github.com/gorilla` holding mux/ and websocket/ (each with
@@ -221,15 +240,8 @@ TS_TUNE2_DIR="$CACHE/corpora/ts-form-core-$FORM_CORE_VERSION-store-$TANSTACK_STO
 if [ ! -f "$TS_TUNE2_DIR/form-core/FormApi.ts" ] || [ ! -f "$TS_TUNE2_DIR/store/index.ts" ] \
     || [ ! -f "$TS_TUNE2_DIR/prosemirror-model/node.ts" ]; then
     say "@tanstack/form-core $FORM_CORE_VERSION, @tanstack/store $TANSTACK_STORE_VERSION and prosemirror-model $PROSEMIRROR_MODEL_VERSION sources"
-    tmp=$(mktemp -d)
-    (cd "$tmp" && npm pack --silent "@tanstack/form-core@$FORM_CORE_VERSION" "@tanstack/store@$TANSTACK_STORE_VERSION" \
-        "prosemirror-model@$PROSEMIRROR_MODEL_VERSION" >/dev/null)
-    rm -rf "$TS_TUNE2_DIR.part" && mkdir -p "$TS_TUNE2_DIR.part/form-core" "$TS_TUNE2_DIR.part/store" "$TS_TUNE2_DIR.part/prosemirror-model"
-    tar xzf "$tmp/tanstack-form-core-$FORM_CORE_VERSION.tgz" -C "$TS_TUNE2_DIR.part/form-core" --strip-components=2 package/src
-    tar xzf "$tmp/tanstack-store-$TANSTACK_STORE_VERSION.tgz" -C "$TS_TUNE2_DIR.part/store" --strip-components=2 package/src
-    tar xzf "$tmp/prosemirror-model-$PROSEMIRROR_MODEL_VERSION.tgz" -C "$TS_TUNE2_DIR.part/prosemirror-model" --strip-components=2 package/src
-    find "$TS_TUNE2_DIR.part" -type f ! -name '*.ts' -delete
-    rm -rf "$tmp" "$TS_TUNE2_DIR" && mv "$TS_TUNE2_DIR.part" "$TS_TUNE2_DIR"
+    npm_srcs "$TS_TUNE2_DIR" "form-core=@tanstack/form-core@$FORM_CORE_VERSION" \
+        "store=@tanstack/store@$TANSTACK_STORE_VERSION" "prosemirror-model=prosemirror-model@$PROSEMIRROR_MODEL_VERSION"
 fi
 find "$TS_TUNE2_DIR/form-core" -name '*.ts' -exec sed -i "s#from '@tanstack/store'#from '../store/index'#" {} +
 
@@ -270,13 +282,7 @@ fi
 TS_TUNE3_DIR="$CACHE/corpora/ts-tiptap-core-$TIPTAP_CORE_VERSION-uppy-core-$UPPY_CORE_VERSION"
 if [ ! -f "$TS_TUNE3_DIR/tiptap/Editor.ts" ] || [ ! -f "$TS_TUNE3_DIR/uppy/Uppy.ts" ]; then
     say "@tiptap/core $TIPTAP_CORE_VERSION and @uppy/core $UPPY_CORE_VERSION sources"
-    tmp=$(mktemp -d)
-    (cd "$tmp" && npm pack --silent "@tiptap/core@$TIPTAP_CORE_VERSION" "@uppy/core@$UPPY_CORE_VERSION" >/dev/null)
-    rm -rf "$TS_TUNE3_DIR.part" && mkdir -p "$TS_TUNE3_DIR.part/tiptap" "$TS_TUNE3_DIR.part/uppy"
-    tar xzf "$tmp/tiptap-core-$TIPTAP_CORE_VERSION.tgz" -C "$TS_TUNE3_DIR.part/tiptap" --strip-components=2 package/src
-    tar xzf "$tmp/uppy-core-$UPPY_CORE_VERSION.tgz" -C "$TS_TUNE3_DIR.part/uppy" --strip-components=2 package/src
-    find "$TS_TUNE3_DIR.part" -type f ! -name '*.ts' -delete
-    rm -rf "$tmp" "$TS_TUNE3_DIR" && mv "$TS_TUNE3_DIR.part" "$TS_TUNE3_DIR"
+    npm_srcs "$TS_TUNE3_DIR" "tiptap=@tiptap/core@$TIPTAP_CORE_VERSION" "uppy=@uppy/core@$UPPY_CORE_VERSION"
 fi
 grep -rl "from '@tiptap/core'" "$TS_TUNE3_DIR/tiptap" | while read -r f; do
     rel=$(realpath -m --relative-to="$(dirname "$f")" "$TS_TUNE3_DIR/tiptap/index.js")
