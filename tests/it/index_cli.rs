@@ -638,3 +638,25 @@ fn status_sizes_break_the_index_down_by_table() {
         "{text}"
     );
 }
+
+/// In the default mode fuzzy matches only stand in for a name that exists
+/// in no case ("did you mean"); next to the definitions asked for they are
+/// left out.
+#[test]
+fn fuzzy_matches_fill_only_for_an_unknown_name() {
+    let p = sample();
+    p.json(&["index", "--no-embed"]);
+    // `Config` exists; `parse_config` is a fuzzy match of it (the
+    // default mode used to add it after the struct).
+    let v = p.json(&["symbol", "Config"]);
+    let kinds: Vec<&str> = v["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .filter_map(|h| h["match"].as_str())
+        .collect();
+    assert!(!kinds.is_empty() && !kinds.contains(&"fuzzy"), "{v}");
+    let v = p.json(&["symbol", "parse_cnfig"]);
+    assert_eq!(v["hits"][0]["name"], "parse_config", "{v}");
+    assert_eq!(v["hits"][0]["match"], "fuzzy", "{v}");
+}
