@@ -312,7 +312,7 @@ const FIND_SYMBOL: &[Param] = &[
     Param::new(
         "match",
         Kind::Enum { values: &["auto", "exact", "prefix", "fuzzy"], default: Some("auto") },
-        "auto: exact, then case-insensitive, prefix and fuzzy matches to fill the limit; exact: the exact name only; \
+        "auto: exact, then case-insensitive and prefix matches; fuzzy matches only when the name exists in no case; exact: the exact name only; \
          prefix: names starting with it (case-insensitive); fuzzy: subsequence matches for a half-remembered name.",
     ),
     Param::new("limit", Kind::Int { min: 1, max: 200, default: Some(20) }, "Most definitions returned."),
