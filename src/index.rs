@@ -206,7 +206,7 @@ fn index_locked_once(
         done: 0,
         total: 0,
     });
-    let (candidates, walked) = walk_candidates(settings, &opts.only)?;
+    let (candidates, walked) = walk_candidates(settings, &opts.only, true)?;
     let walk_seconds = started.elapsed().as_secs_f64();
 
     let plan = plan_changes(&records, &candidates, &opts.only, true);
@@ -373,7 +373,7 @@ pub struct Staleness {
 pub fn staleness(settings: &Settings, store: &Store) -> Result<Staleness> {
     let db = store::db_path(&settings.root);
     let records = store.file_records().map_err(|e| store::explain(e, &db))?;
-    let (candidates, _) = walk_candidates(settings, &[])?;
+    let (candidates, _) = walk_candidates(settings, &[], false)?;
     let plan = plan_changes(&records, &candidates, &[], false);
     let mut examples: Vec<String> = plan
         .todo
@@ -397,11 +397,14 @@ pub fn staleness(settings: &Settings, store: &Store) -> Result<Staleness> {
     })
 }
 
-/// Walks the project (in parallel) and returns every indexable file, and
-/// every regular file (for the trigram postings), both sorted by path.
+/// Walks the project (in parallel) and returns every indexable file and,
+/// with `all_files`, every regular file (for the trigram postings; a
+/// staleness count does not need them, nor the stat of files that are not
+/// code), both sorted by path.
 fn walk_candidates(
     settings: &Settings,
     only: &[String],
+    all_files: bool,
 ) -> Result<(Vec<Candidate>, Vec<ngram::WalkedFile>)> {
     let root = &settings.root;
     let mut builder = crate::walk::walk_builder(root, &settings.walk)?;
@@ -448,12 +451,16 @@ fn walk_candidates(
                 return ignore::WalkState::Continue;
             }
             let path = entry.path();
+            let lang = detect_lang(path).or_else(|| sniff_script(path));
+            if lang.is_none() && !all_files {
+                return ignore::WalkState::Continue;
+            }
             let Ok(md) = entry.metadata() else {
                 return ignore::WalkState::Continue;
             };
             let rel = crate::paths::rel_string(root, path);
             let (size, mtime_ns) = (md.len(), mtime_ns(&md));
-            if let Some(lang) = detect_lang(path).or_else(|| sniff_script(path)) {
+            if let Some(lang) = lang {
                 flush.1.0.push(Candidate {
                     rel: rel.clone(),
                     abs: path.to_path_buf(),
@@ -462,12 +469,14 @@ fn walk_candidates(
                     mtime_ns,
                 });
             }
-            flush.1.1.push(ngram::WalkedFile {
-                rel,
-                abs: path.to_path_buf(),
-                size,
-                mtime_ns,
-            });
+            if all_files {
+                flush.1.1.push(ngram::WalkedFile {
+                    rel,
+                    abs: path.to_path_buf(),
+                    size,
+                    mtime_ns,
+                });
+            }
             ignore::WalkState::Continue
         })
     });
