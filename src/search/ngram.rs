@@ -176,13 +176,7 @@ impl Query {
                 q => parts.push(q),
             }
         }
-        parts.sort();
-        parts.dedup();
-        match parts.len() {
-            0 => Query::All,
-            1 => parts.pop().unwrap_or(Query::All),
-            _ => Query::And(parts),
-        }
+        Query::joined(parts, Query::And)
     }
 
     fn or(qs: impl IntoIterator<Item = Query>) -> Query {
@@ -194,14 +188,20 @@ impl Query {
                 q => parts.push(q),
             }
         }
+        // No alternative at all (an empty `parts`): only a pattern that can
+        // never match gets here; "every file" is still a correct answer.
+        Query::joined(parts, Query::Or)
+    }
+
+    /// `parts` sorted and deduplicated, joined by `many` when there are
+    /// several: none is `All`, one is itself.
+    fn joined(mut parts: Vec<Query>, many: fn(Vec<Query>) -> Query) -> Query {
         parts.sort();
         parts.dedup();
         match parts.len() {
-            // No alternative at all: only a pattern that can never match
-            // gets here; "every file" is still a correct answer.
             0 => Query::All,
             1 => parts.pop().unwrap_or(Query::All),
-            _ => Query::Or(parts),
+            _ => many(parts),
         }
     }
 

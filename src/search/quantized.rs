@@ -11,6 +11,7 @@
 //! int8 scan than it returns and re-scores them with the exact vectors.
 
 /// Row-major int8 codes with one scale per row.
+#[derive(Default)]
 pub struct Quantized {
     dim: usize,
     codes: Vec<i8>,

@@ -306,7 +306,7 @@ impl SemanticIndex {
                 (v.dim, v.chunk_ids, v.file_ids, quant, Some(v.data))
             } else {
                 let (q, chunk_ids, file_ids) = store
-                    .load_vectors_into(model, Quantized::from_f32(0, &[]))
+                    .load_vectors_into(model, Quantized::default())
                     .map_err(explain)?;
                 (q.dim(), chunk_ids, file_ids, q, None)
             };

@@ -1094,7 +1094,7 @@ mod tests {
         // The same rows through another sink (the int8 codes semantic search
         // fills straight from the index for a large matrix).
         let (q, ids, files) = store
-            .load_vectors_into("m", crate::search::quantized::Quantized::from_f32(0, &[]))
+            .load_vectors_into("m", crate::search::quantized::Quantized::default())
             .expect("load");
         assert_eq!((ids, files), (vec![1, 2, 4], vec![1, 1, 1]));
         let same = crate::search::quantized::Quantized::from_f32(2, &m.data);
