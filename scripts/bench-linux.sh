@@ -5,13 +5,14 @@
 #   - index size / source size, and the size per table (`status --sizes`);
 #   - a re-scan with no change;
 #   - keyword search vs `rg` on patterns from selective literals to
-#     unselective regexes: identical output (path:line sets) and the time
-#     ratio, medians of interleaved rounds;
+#     unselective regexes, through scripts/bench-ngram.sh: identical output
+#     (path:line sets) and the time ratio, medians of interleaved rounds;
 #   - MCP latencies through a real client (scripts/bench-mcp.py), when the
 #     test venv exists.
 #
 # Usage: scripts/bench-linux.sh [--rounds N] [--skip-index] [BIN]
-#   BIN defaults to target/release/repo-search. Needs rg, ctags, xz, GNU time.
+#   BIN defaults to target/release/repo-search. Needs rg, ctags, xz, GNU time,
+#   and sqlite3 and jq for scripts/bench-ngram.sh.
 # The source comes from Debian's `linux-source-6.1` package (installed with
 # apt-get when missing: root only) and is unpacked once under
 # $REPO_SEARCH_BENCH_CACHE (default ~/.cache/repo-search-bench/linux-6.1).
@@ -92,9 +93,9 @@ db=$(stat -c %s "$TREE/.repo_search/index.db")
 awk -v d="$db" -v s="$src_bytes" 'BEGIN {printf "index.db / source: %.2fx (target <= 1.0x)\n", d/s}'
 echo
 
-echo "== keyword search vs rg (median of $ROUNDS interleaved rounds; output compared as path:line sets)"
-# One pattern per line, handed to both tools with -e (and the same flags).
-PATTERNS=$(cat <<'EOF'
+echo "== keyword search vs rg (scripts/bench-ngram.sh with the kernel's patterns: medians of $ROUNDS interleaved rounds, with and without the trigram postings; path:line sets compared)"
+# One case per line, shell-quoted, as rg arguments.
+cat >"$TMP/cases" <<'EOF'
 -e 'EXPORT_SYMBOL_GPL\(kvm_'
 -e 'spin_lock_irqsave'
 -e 'CONFIG_NUMA_BALANCING'
@@ -108,24 +109,8 @@ PATTERNS=$(cat <<'EOF'
 -e '\w+_ops = \{'
 -e 'return -E[A-Z]+;'
 EOF
-)
-printf '%-44s %10s %10s %8s %s\n' "pattern" "rg ms" "ours ms" "ratio" "same output"
-while IFS= read -r line; do
-    eval "args=($line)"
-    rg_times=(); our_times=()
-    for ((r = 0; r < ROUNDS; r++)); do
-        s=$(date +%s%N); (cd "$TREE" && rg --no-config -n --no-heading --with-filename --color never "${args[@]}" -- ./ </dev/null >"$TMP/rg.out" 2>/dev/null) || true; e=$(date +%s%N)
-        rg_times+=($(( (e - s) / 1000000 )))
-        s=$(date +%s%N); (cd "$TREE" && "$BIN" keyword --max-results 100000000 "${args[@]}" </dev/null >"$TMP/ours.out" 2>/dev/null) || true; e=$(date +%s%N)
-        our_times+=($(( (e - s) / 1000000 )))
-    done
-    rg_med=$(printf '%s\n' "${rg_times[@]}" | sort -n | sed -n "$(( (ROUNDS + 1) / 2 ))p")
-    our_med=$(printf '%s\n' "${our_times[@]}" | sort -n | sed -n "$(( (ROUNDS + 1) / 2 ))p")
-    { grep -aE '^[^:]+:[0-9]+:' "$TMP/rg.out" || true; } | sed 's#^\./##' | cut -d: -f1,2 | sort -u >"$TMP/rg.set"
-    { grep -aE '^[^:]+:[0-9]+:' "$TMP/ours.out" || true; } | cut -d: -f1,2 | sort -u >"$TMP/ours.set"
-    if cmp -s "$TMP/rg.set" "$TMP/ours.set"; then same="yes ($(wc -l <"$TMP/rg.set") lines)"; else same="NO: rg $(wc -l <"$TMP/rg.set"), ours $(wc -l <"$TMP/ours.set")"; fi
-    awk -v p="$line" -v a="$rg_med" -v b="$our_med" -v s="$same" 'BEGIN {printf "%-44s %10d %10d %7.2fx %s\n", substr(p, 1, 44), a, b, (b > 0 ? a / b : 0), s}'
-done <<<"$PATTERNS"
+REINDEX=0 CASES_FILE="$TMP/cases" scripts/bench-ngram.sh "$TREE" "$BIN" "$ROUNDS" \
+    || echo "(a result set differs from rg's: see the table)"
 echo
 
 if [[ -x .venv-test/bin/python ]]; then
