@@ -521,9 +521,9 @@ impl Store {
         // Two plain scans joined here instead of one SQL join: the join
         // probed `chunks` once per vector and sorted every blob through a
         // temporary b-tree (3-5x slower on a cold start). Each blob is
-        // decoded straight into its chunk's row: on a cold search the
-        // page faults of every extra copy of the matrix cost more than
-        // reading it.
+        // decoded into one reused row and handed to the sink for its
+        // chunk's slot: on a cold search the page faults of every extra
+        // copy of the matrix cost more than reading it.
         let mut chunks: Vec<(i64, i64)> = Vec::new();
         let mut slot_of: HashMap<i64, u32> = HashMap::new();
         // Keys shared by several chunks (identical path, symbol and text):
