@@ -637,39 +637,37 @@ fn alternate(subs: Vec<Info>) -> Info {
 /// A class: the set of its characters' lowercased UTF-8 (or byte) strings
 /// when small, else "any character".
 fn class_info(class: &Class) -> Info {
+    // (first, last) code point or byte of each range, and whether they are
+    // code points (encoded as UTF-8) or bytes.
+    let (spans, unicode): (Vec<(u32, u32)>, bool) = match class {
+        Class::Unicode(c) => (
+            c.ranges()
+                .iter()
+                .map(|r| (u32::from(r.start()), u32::from(r.end())))
+                .collect(),
+            true,
+        ),
+        Class::Bytes(c) => (
+            c.ranges()
+                .iter()
+                .map(|r| (u32::from(r.start()), u32::from(r.end())))
+                .collect(),
+            false,
+        ),
+    };
+    let count: u32 = spans.iter().map(|(start, end)| end - start + 1).sum();
+    if count > MAX_CLASS_CHARS {
+        return Info::any();
+    }
     let mut set = Set::new();
-    match class {
-        Class::Unicode(c) => {
-            let count: u32 = c
-                .ranges()
-                .iter()
-                .map(|r| u32::from(r.end()) - u32::from(r.start()) + 1)
-                .sum();
-            if count > MAX_CLASS_CHARS {
-                return Info::any();
-            }
-            let mut buf = [0u8; 4];
-            for r in c.ranges() {
-                for cp in u32::from(r.start())..=u32::from(r.end()) {
-                    if let Some(ch) = char::from_u32(cp) {
-                        set.insert(lower(ch.encode_utf8(&mut buf).as_bytes()));
-                    }
-                }
-            }
-        }
-        Class::Bytes(c) => {
-            let count: u32 = c
-                .ranges()
-                .iter()
-                .map(|r| u32::from(r.end()) - u32::from(r.start()) + 1)
-                .sum();
-            if count > MAX_CLASS_CHARS {
-                return Info::any();
-            }
-            for r in c.ranges() {
-                for b in r.start()..=r.end() {
-                    set.insert(vec![b.to_ascii_lowercase()]);
-                }
+    let mut buf = [0u8; 4];
+    for (start, end) in spans {
+        for v in start..=end {
+            if !unicode {
+                // A byte range holds values below 256.
+                set.insert(vec![(v as u8).to_ascii_lowercase()]);
+            } else if let Some(ch) = char::from_u32(v) {
+                set.insert(lower(ch.encode_utf8(&mut buf).as_bytes()));
             }
         }
     }
