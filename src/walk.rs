@@ -17,7 +17,8 @@
 //! **Invariant**: the project's own index directory (`.repo_search/`) is never
 //! walked, whatever the options (`--hidden`, `--no-ignore`, globs).
 
-use std::path::{Component, Path};
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
 
 use ignore::overrides::{Override, OverrideBuilder};
 use ignore::{DirEntry, WalkBuilder};
@@ -235,6 +236,99 @@ pub fn rel_path(root: &Path, path: &Path) -> String {
         out.push('.');
     }
     out
+}
+
+/// Where a path stands with respect to the walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    /// The walk reaches it.
+    Visible { is_dir: bool },
+    /// It exists, but the walk skips it or one of its parent directories.
+    Ignored,
+    /// It does not exist (any more).
+    Missing,
+}
+
+/// Answers "would the walk reach this path" with the walker's own rules:
+/// for `a/b/c.rs`, lists `""`, `a` and `a/b` one level deep with
+/// [`walk_builder_for`] (the root's rules, parents included) and checks
+/// that each component is among the entries the walker yields. Listings are
+/// cached, so many paths in a few directories cost a few directory reads.
+pub struct Visibility<'a> {
+    root: &'a Path,
+    opts: &'a WalkOptions,
+    /// Directory (root-relative) → names the walker yields in it, or `None`
+    /// if it is not a directory.
+    listings: HashMap<String, Option<HashSet<String>>>,
+}
+
+impl<'a> Visibility<'a> {
+    pub fn new(root: &'a Path, opts: &'a WalkOptions) -> Visibility<'a> {
+        Visibility {
+            root,
+            opts,
+            listings: HashMap::new(),
+        }
+    }
+
+    pub fn check(&mut self, rel: &str) -> Seen {
+        let root = self.root;
+        let mut parent = String::new();
+        for name in rel.split('/').filter(|c| !c.is_empty()) {
+            match self.listing(&parent) {
+                None => return Seen::Missing,
+                Some(names) if !names.contains(name) => {
+                    let abs = root.join(&parent).join(name);
+                    return if abs.symlink_metadata().is_ok() {
+                        Seen::Ignored
+                    } else {
+                        Seen::Missing
+                    };
+                }
+                Some(_) => {}
+            }
+            if !parent.is_empty() {
+                parent.push('/');
+            }
+            parent.push_str(name);
+        }
+        match std::fs::metadata(root.join(rel)) {
+            Ok(md) => Seen::Visible {
+                is_dir: md.is_dir(),
+            },
+            Err(_) => Seen::Missing,
+        }
+    }
+
+    fn listing(&mut self, dir: &str) -> Option<&HashSet<String>> {
+        let (root, opts) = (self.root, self.opts);
+        self.listings
+            .entry(dir.to_string())
+            .or_insert_with(|| list_dir(root, opts, dir))
+            .as_ref()
+    }
+}
+
+/// The names the walk yields directly inside `dir` (root-relative).
+fn list_dir(root: &Path, opts: &WalkOptions, dir: &str) -> Option<HashSet<String>> {
+    let abs: PathBuf = if dir.is_empty() {
+        root.to_path_buf()
+    } else {
+        root.join(dir)
+    };
+    if !abs.is_dir() {
+        return None;
+    }
+    let mut builder = walk_builder_for(root, &abs, opts).ok()?;
+    builder.max_depth(Some(1)).threads(1);
+    Some(
+        builder
+            .build()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.depth() == 1)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect(),
+    )
 }
 
 #[cfg(test)]

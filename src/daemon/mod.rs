@@ -18,7 +18,7 @@ use crate::daemon_client::DaemonHome;
 
 /// `info` for the daemon; notify logs every watch it cannot remove (normal
 /// when a directory is deleted) at info, so only its warnings.
-const DEFAULT_LOG_FILTER: &str = "info,notify=warn,notify_debouncer_full=warn";
+const DEFAULT_LOG_FILTER: &str = "info,notify=warn";
 
 /// Runs the daemon of `home` in this process until it is told to stop,
 /// logging to `daemon.log` (or stderr), filtered by `REPO_SEARCH_LOG`

@@ -12,7 +12,7 @@
 //! requests, which join the queue like watcher events and are answered by
 //! the run that covers them.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -82,6 +82,23 @@ struct State {
     last_indexed: Option<i64>,
     /// The index changed since the embedder last looked (or it never did).
     embed_wanted: bool,
+    /// What changed since the index last looked, from every raw watcher
+    /// event at once (see [`Shared::changed`]): path → the `heard` count
+    /// of its latest event. A run that covered a path and started after
+    /// that event removes it.
+    dirty: HashMap<String, u64>,
+    /// Raw events heard so far (the clock `dirty` and runs are read on).
+    heard: u64,
+    /// A reconcile started after the watch began has finished: from then
+    /// on, the index plus `dirty` is the project's exact state.
+    reconciled: bool,
+    /// The OS dropped events at this count: nothing is known until a
+    /// reconcile that started after it.
+    lost_at: Option<u64>,
+    /// Changed paths that alter which files belong to the project (ignore
+    /// files, the config): the file list is not trusted until a run looked
+    /// at them.
+    unsettled: HashSet<String>,
     /// What the embedder is doing or did last, for `status`.
     embed: Option<WireEmbed>,
 }
@@ -104,6 +121,69 @@ impl Shared {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// What changed since the index's last run, for searches that list
+    /// the index's files instead of walking: `None` unless the index plus
+    /// these paths is known to be the project's exact state (watching, a
+    /// reconcile done since the watch began, no events lost, no ignore file
+    /// or config edit waiting for its run).
+    pub fn changed(&self) -> Option<Vec<String>> {
+        let st = self.lock();
+        let trusted = st.watching
+            && st.reconciled
+            && st.lost_at.is_none()
+            && st.unsettled.is_empty()
+            && !st.pending.reconcile
+            && !st.pending.rebuild;
+        trusted.then(|| st.dirty.keys().cloned().collect())
+    }
+
+    /// Forgets what a successful run started at `started` (a `heard`
+    /// count) covered: every path for a reconcile, else the batch's own.
+    fn covered(&self, started: u64, reconcile: bool, paths: &BTreeSet<String>) {
+        let mut st = self.lock();
+        if reconcile {
+            st.dirty.retain(|_, at| *at > started);
+            st.reconciled = true;
+            if st.lost_at.is_some_and(|at| at <= started) {
+                st.lost_at = None;
+            }
+        } else {
+            for p in paths {
+                if st.dirty.get(p).is_some_and(|at| *at <= started) {
+                    st.dirty.remove(p);
+                }
+            }
+        }
+        let State {
+            unsettled, dirty, ..
+        } = &mut *st;
+        unsettled.retain(|p| dirty.contains_key(p));
+    }
+}
+
+impl Sink for Shared {
+    /// Records raw events at once (on the watcher's thread).
+    fn heard(&self, paths: &[String], rescan: bool) {
+        let mut st = self.lock();
+        st.heard += 1;
+        let at = st.heard;
+        for p in paths {
+            st.dirty.insert(p.clone(), at);
+            if watch::alters_file_set(p) {
+                st.unsettled.insert(p.clone());
+            }
+        }
+        if rescan {
+            st.lost_at = Some(at);
+        }
+    }
+
+    fn changes(&self, changes: Changes) {
+        self.add_changes(changes);
+    }
+}
+
+impl Shared {
     /// Queues watcher changes (called on the watcher's thread).
     fn add_changes(&self, changes: Changes) {
         for e in &changes.errors {
@@ -214,6 +294,11 @@ impl Project {
         self.watched
     }
 
+    /// See [`Shared::changed`].
+    pub fn changed(&self) -> Option<Vec<String>> {
+        self.shared.changed()
+    }
+
     /// Re-checks that the root exists and the watcher runs; starts the
     /// watcher (with a reconcile) when it can, marks an error when not.
     pub fn check_health(&mut self) {
@@ -242,8 +327,10 @@ impl Project {
         if self.watched || self.retry_at.is_some_and(|t| Instant::now() < t) {
             return;
         }
-        let shared = Arc::clone(&self.shared);
-        let sink: Sink = Arc::new(move |c| shared.add_changes(c));
+        // A new watch knows nothing of what changed before it: the
+        // reconcile it queues must finish before the file list is trusted.
+        self.lock().reconciled = false;
+        let sink: Arc<dyn Sink> = Arc::clone(&self.shared) as Arc<dyn Sink>;
         match self.watcher.watch(&root, sink) {
             Ok(()) => {
                 tracing::info!("watching `{}`", root.display());
@@ -456,8 +543,9 @@ fn run_worker(shared: &Shared) {
                 done: 0,
                 total: 0,
             });
-            std::mem::take(&mut st.pending)
+            (st.heard, std::mem::take(&mut st.pending))
         };
+        let (started, batch) = batch;
         let waiters = batch.waiters.len();
         let result =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_batch(shared, &batch)))
@@ -466,6 +554,14 @@ fn run_worker(shared: &Shared) {
                         "internal error while indexing (see the daemon log)"
                     ))
                 });
+        if let Ok(done) = &result {
+            shared.covered(
+                started,
+                batch.rebuild || batch.reconcile || done.as_ref().is_some_and(|d| d.1),
+                &batch.paths,
+            );
+        }
+        let result = result.map(|done| done.map(|d| d.0));
         finish_batch(shared, batch.waiters, result);
         tracing::debug!(
             "`{}`: run done ({waiters} waiting requests answered)",
@@ -518,8 +614,9 @@ fn stopped() -> Response {
     )
 }
 
-/// One index run over a batch. `Ok(None)`: nothing to do.
-fn run_batch(shared: &Shared, batch: &Pending) -> Result<Option<IndexSummary>> {
+/// One index run over a batch, and whether it walked the whole project.
+/// `Ok(None)`: nothing to do.
+fn run_batch(shared: &Shared, batch: &Pending) -> Result<Option<(IndexSummary, bool)>> {
     let root = &shared.root;
     if !root.is_dir() {
         anyhow::bail!("project root `{}` does not exist", root.display());
@@ -547,6 +644,7 @@ fn run_batch(shared: &Shared, batch: &Pending) -> Result<Option<IndexSummary>> {
             format!("{} paths", work.only.len())
         }
     );
+    let reconcile = work.reconcile;
     let opts = IndexOptions {
         full: batch.rebuild,
         no_wait: false,
@@ -565,7 +663,7 @@ fn run_batch(shared: &Shared, batch: &Pending) -> Result<Option<IndexSummary>> {
         let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
         tracing::info!("`{}`: waiting for another writer{who}", root.display());
     })?;
-    Ok(Some(summary))
+    Ok(Some((summary, reconcile)))
 }
 
 fn finish_batch(

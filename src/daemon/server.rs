@@ -22,7 +22,9 @@ use super::project::{self, Project};
 use super::watch::Watcher;
 use crate::daemon_client::DaemonHome;
 use crate::daemon_client::ipc;
-use crate::daemon_client::protocol::{DaemonStatus, Envelope, PROTOCOL_VERSION, Request, Response};
+use crate::daemon_client::protocol::{
+    DaemonStatus, Envelope, PROTOCOL_VERSION, Request, Response, WireChanged,
+};
 use crate::error::{ErrorCode, UserError};
 use crate::registry::{Registry, unix_now};
 
@@ -231,6 +233,20 @@ impl Daemon {
                         let hint = crate::error::find_user_error(&e).and_then(|u| u.hint.clone());
                         Response::error(format!("{e:#}"), hint)
                     }
+                }
+            }
+            Request::Changed { root } => {
+                let paths = self
+                    .projects
+                    .get(&root)
+                    .filter(|p| p.is_watching())
+                    .and_then(|p| p.changed());
+                Response {
+                    changed: Some(WireChanged {
+                        trusted: paths.is_some(),
+                        paths: paths.unwrap_or_default(),
+                    }),
+                    ..Response::ok()
                 }
             }
             Request::Watch { root } => self.set_watch(&root, true),

@@ -1,7 +1,8 @@
 //! Owns turning file-system events into index work: one recursive `notify`
-//! watcher with a short debounce for all watched projects, routing each
-//! changed path to the project(s) it belongs to, and [`plan_work`], which
-//! decides which changed paths the index must look at, by the same ignore
+//! watcher with a short per-path debounce for all watched projects, routing
+//! each changed path to the project(s) it belongs to (at once, so they know
+//! what changed since their last run, and debounced, as work), and
+//! [`plan_work`], which decides which changed paths the index must look at, by the same ignore
 //! rules as the walk. Does not index (that is `project`, through `index`).
 //!
 //! One watcher for all projects, not one each: every watcher is an inotify
@@ -17,18 +18,19 @@
 //! the walker yields. Listings are cached for one batch, so a burst of a
 //! thousand files in a few directories costs a few directory reads.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use notify::event::{AccessKind, AccessMode, EventKind};
-use notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer_opt};
+use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use crate::error::UserError;
 use crate::settings::Settings;
+use crate::walk::{Seen, Visibility};
 
 /// Quiet time after a path's last event before it is reported. Short,
 /// because save→searchable must stay well under 200 ms; editors that write
@@ -59,52 +61,130 @@ impl Changes {
     }
 }
 
-/// Where a project's changes go. Called on the watcher's thread: it must
-/// be quick (queue the work, do not do it).
-pub type Sink = Arc<dyn Fn(Changes) + Send + Sync>;
+/// Where a project's changes go. Called on the watcher's threads: both
+/// must be quick (record or queue the work, do not do it).
+pub trait Sink: Send + Sync {
+    /// At once, for every event: these paths may have changed (and with
+    /// `rescan`, anything may have). What keeps "changed since the last
+    /// run" exact for searches that trust the watcher instead of walking.
+    fn heard(&self, paths: &[String], rescan: bool);
+    /// A debounced batch: the work to queue.
+    fn changes(&self, changes: Changes);
+}
 
 struct Route {
     root: PathBuf,
-    sink: Sink,
+    sink: Arc<dyn Sink>,
 }
 
-/// The daemon's one file watcher.
+/// Events waiting for their quiet time.
+#[derive(Default)]
+struct Queue {
+    /// Path → when its latest event arrived.
+    paths: HashMap<PathBuf, Instant>,
+    rescan: bool,
+    errors: Vec<String>,
+}
+
+/// The daemon's one file watcher: a raw `notify` watcher whose events
+/// reach each project twice, at once (`Sink::heard`) and after
+/// [`DEBOUNCE`] of quiet per path (`Sink::changes`, from a ticker thread).
 pub struct Watcher {
-    debouncer: Mutex<Debouncer<RecommendedWatcher, RecommendedCache>>,
+    inner: Mutex<RecommendedWatcher>,
     routes: Arc<RwLock<Vec<Route>>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
 }
 
 impl Watcher {
     pub fn new() -> Result<Watcher> {
         let routes: Arc<RwLock<Vec<Route>>> = Arc::new(RwLock::new(Vec::new()));
-        let table = Arc::clone(&routes);
-        let handler = move |result: DebounceEventResult| {
-            let routes = table.read().unwrap_or_else(|e| e.into_inner());
-            for (route, changes) in routes.iter().zip(route_changes(&routes, result)) {
-                if !changes.is_empty() {
-                    (route.sink)(changes);
+        let queue: Arc<Mutex<Queue>> = Arc::new(Mutex::new(Queue::default()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (table, waiting) = (Arc::clone(&routes), Arc::clone(&queue));
+        let handler = move |result: notify::Result<notify::Event>| {
+            let (paths, rescan, error) = match result {
+                Ok(ev) => {
+                    let rescan = ev.need_rescan();
+                    let paths = if is_content_event(&ev.kind) {
+                        ev.paths
+                    } else {
+                        Vec::new()
+                    };
+                    (paths, rescan, None)
+                }
+                // An error about a path (say, a directory that vanished
+                // before it could be watched) is re-examined as a change to
+                // that path; ignored directories thus cost nothing. Without
+                // a path we cannot know what we missed: reconcile.
+                Err(e) if e.paths.is_empty() => (Vec::new(), true, Some(e.to_string())),
+                Err(e) => {
+                    tracing::debug!("watcher: {e}");
+                    (e.paths, false, None)
+                }
+            };
+            if paths.is_empty() && !rescan {
+                return;
+            }
+            {
+                let routes = table.read().unwrap_or_else(|e| e.into_inner());
+                for route in routes.iter() {
+                    let rel = route_paths(&route.root, &paths);
+                    if !rel.is_empty() || rescan {
+                        route.sink.heard(&rel, rescan);
+                    }
                 }
             }
+            let now = Instant::now();
+            let mut q = waiting.lock().unwrap_or_else(|e| e.into_inner());
+            for p in paths {
+                q.paths.insert(p, now);
+            }
+            q.rescan |= rescan;
+            q.errors.extend(error);
         };
         // Symlinks are not followed, as in the walk: a link to `/` must
         // not make us watch the whole disk.
         let config = notify::Config::default().with_follow_symlinks(false);
-        let debouncer = new_debouncer_opt(
-            DEBOUNCE,
-            Some(TICK),
-            handler,
-            RecommendedCache::new(),
-            config,
-        )
-        .context("cannot start the file watcher")?;
+        let inner =
+            RecommendedWatcher::new(handler, config).context("cannot start the file watcher")?;
+        let (table, waiting, stopped) = (Arc::clone(&routes), queue, Arc::clone(&stop));
+        std::thread::Builder::new()
+            .name("debounce".into())
+            .spawn(move || {
+                while !stopped.load(Ordering::Relaxed) {
+                    std::thread::sleep(TICK);
+                    let due = take_due(&waiting, Instant::now());
+                    if let Some((paths, rescan, errors)) = due {
+                        let routes = table.read().unwrap_or_else(|e| e.into_inner());
+                        for route in routes.iter() {
+                            let changes = Changes {
+                                paths: route_paths(&route.root, &paths),
+                                rescan,
+                                errors: if rescan { errors.clone() } else { Vec::new() },
+                            };
+                            if !changes.is_empty() {
+                                route.sink.changes(changes);
+                            }
+                        }
+                    }
+                }
+            })
+            .context("cannot start the watcher's debounce thread")?;
         Ok(Watcher {
-            debouncer: Mutex::new(debouncer),
+            inner: Mutex::new(inner),
             routes,
+            stop,
         })
     }
 
     /// Watches `root` recursively, sending its changes to `sink`.
-    pub fn watch(&self, root: &Path, sink: Sink) -> Result<()> {
+    pub fn watch(&self, root: &Path, sink: Arc<dyn Sink>) -> Result<()> {
         let covered = {
             let mut routes = self.routes.write().unwrap_or_else(|e| e.into_inner());
             routes.retain(|r| r.root != root);
@@ -121,11 +201,11 @@ impl Watcher {
         if covered {
             return Ok(());
         }
-        let mut debouncer = self.debouncer.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         // A root deleted and created again: forget the dead watch first.
-        let _ = debouncer.unwatch(root);
-        if let Err(e) = debouncer.watch(root, RecursiveMode::Recursive) {
-            drop(debouncer);
+        let _ = inner.unwatch(root);
+        if let Err(e) = inner.watch(root, RecursiveMode::Recursive) {
+            drop(inner);
             self.unwatch(root);
             return Err(watch_error(root, e));
         }
@@ -134,7 +214,7 @@ impl Watcher {
 
     /// Stops watching `root` (a no-op if it is not watched).
     pub fn unwatch(&self, root: &Path) {
-        let (covered, inner): (bool, Vec<PathBuf>) = {
+        let (covered, nested): (bool, Vec<PathBuf>) = {
             let mut routes = self.routes.write().unwrap_or_else(|e| e.into_inner());
             routes.retain(|r| r.root != root);
             (
@@ -149,68 +229,46 @@ impl Watcher {
         if covered {
             return;
         }
-        let mut debouncer = self.debouncer.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         // Fails when the root is gone (the OS dropped the watch): fine.
-        let _ = debouncer.unwatch(root);
+        let _ = inner.unwatch(root);
         // Projects inside it were covered by its watch; they need their own now.
-        for r in inner {
-            if let Err(e) = debouncer.watch(&r, RecursiveMode::Recursive) {
+        for r in nested {
+            if let Err(e) = inner.watch(&r, RecursiveMode::Recursive) {
                 tracing::warn!("{:#}", watch_error(&r, e));
             }
         }
     }
 }
 
-/// Splits one debounced batch into per-route changes (same order as
-/// `routes`). A path under nested roots goes to each of them.
-fn route_changes(routes: &[Route], result: DebounceEventResult) -> Vec<Changes> {
-    let mut out: Vec<Changes> = routes.iter().map(|_| Changes::default()).collect();
-    match result {
-        Ok(events) => {
-            let mut rescan = false;
-            for ev in &events {
-                rescan |= ev.event.need_rescan();
-                if is_content_event(&ev.event.kind) {
-                    for p in &ev.event.paths {
-                        add_path(routes, &mut out, p);
-                    }
-                }
-            }
-            if rescan {
-                out.iter_mut().for_each(|c| c.rescan = true);
-            }
-        }
-        Err(errors) => {
-            for e in errors {
-                // An error about a path (say, a directory that vanished
-                // before it could be watched) is re-examined as a change to
-                // that path; ignored directories thus cost nothing. Without
-                // a path we cannot know what we missed: reconcile.
-                if e.paths.is_empty() {
-                    for c in &mut out {
-                        c.rescan = true;
-                        c.errors.push(e.to_string());
-                    }
-                } else {
-                    tracing::debug!("watcher: {e}");
-                    for p in &e.paths {
-                        add_path(routes, &mut out, p);
-                    }
-                }
-            }
-        }
+/// The paths quiet for [`DEBOUNCE`] (taken out of the queue), with the
+/// rescan flag and errors; `None` when nothing is due.
+type Due = (Vec<PathBuf>, bool, Vec<String>);
+
+fn take_due(queue: &Mutex<Queue>, now: Instant) -> Option<Due> {
+    let mut q = queue.lock().unwrap_or_else(|e| e.into_inner());
+    let due: Vec<PathBuf> = q
+        .paths
+        .iter()
+        .filter(|(_, t)| now.duration_since(**t) >= DEBOUNCE)
+        .map(|(p, _)| p.clone())
+        .collect();
+    for p in &due {
+        q.paths.remove(p);
     }
-    out
+    let rescan = std::mem::take(&mut q.rescan);
+    let errors = std::mem::take(&mut q.errors);
+    (!due.is_empty() || rescan || !errors.is_empty()).then_some((due, rescan, errors))
 }
 
-fn add_path(routes: &[Route], out: &mut [Changes], path: &Path) {
-    for (route, changes) in routes.iter().zip(out.iter_mut()) {
-        if let Some(rel) = relative(&route.root, path)
-            && !is_index_dir_noise(&rel)
-        {
-            changes.paths.push(rel);
-        }
-    }
+/// The root-relative forms of `paths` under `root`, without the index
+/// directory's own churn.
+fn route_paths(root: &Path, paths: &[PathBuf]) -> Vec<String> {
+    paths
+        .iter()
+        .filter_map(|p| relative(root, p))
+        .filter(|rel| !is_index_dir_noise(rel))
+        .collect()
 }
 
 fn watch_error(root: &Path, e: notify::Error) -> anyhow::Error {
@@ -258,6 +316,17 @@ fn is_in_index_dir(rel: &str) -> bool {
     crate::walk::is_in_index_dir(Path::new(""), Path::new(rel))
 }
 
+/// A change to this path may alter which files belong to the project (the
+/// root itself, an ignore file, the config, git's exclude file): until a
+/// run has looked at it, the index's file list is not to be trusted.
+pub fn alters_file_set(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    rel.is_empty()
+        || rel == CONFIG_REL
+        || rel == ".git/info/exclude"
+        || IGNORE_FILE_NAMES.contains(&name)
+}
+
 /// The index run a batch of changed paths calls for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Work {
@@ -277,7 +346,7 @@ impl Work {
 
 /// Decides what to re-index for `changed` (root-relative paths).
 pub fn plan_work(settings: &Settings, changed: &BTreeSet<String>) -> Work {
-    let mut vis = Visibility::new(settings);
+    let mut vis = Visibility::new(&settings.root, &settings.walk);
     let mut only: Vec<String> = Vec::new();
     for rel in changed {
         if rel.is_empty() || rel == CONFIG_REL {
@@ -309,13 +378,10 @@ pub fn plan_work(settings: &Settings, changed: &BTreeSet<String>) -> Work {
         }
         match vis.check(rel) {
             Seen::Ignored => {}
-            // An extension-less name may be a script: the index run reads
-            // first line (`#!`, Emacs mode line).
-            Seen::Visible { is_dir: false }
-                if crate::lang::detect_lang(Path::new(name)).is_none()
-                    && !crate::lang::may_be_script(Path::new(name)) => {}
-            // Deleted paths may have been files or whole directories: the
-            // index removes whatever it holds under them.
+            // Every visible file, code or not: keyword search's trigram
+            // docs list them all. Deleted paths may have been files or
+            // whole directories: the index removes whatever it holds under
+            // them.
             Seen::Visible { .. } | Seen::Missing => only.push(rel.clone()),
         }
     }
@@ -340,94 +406,6 @@ pub fn plan_work(settings: &Settings, changed: &BTreeSet<String>) -> Work {
         reconcile: false,
         only: kept,
     }
-}
-
-/// Where a path stands with respect to the walk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Seen {
-    /// The walk reaches it.
-    Visible { is_dir: bool },
-    /// It exists, but the walk skips it or one of its parent directories.
-    Ignored,
-    /// It does not exist (any more).
-    Missing,
-}
-
-/// Answers "would the walk reach this path" with the walker's own rules.
-pub struct Visibility<'a> {
-    settings: &'a Settings,
-    /// Directory (root-relative) → names the walker yields in it, or `None`
-    /// if it is not a directory.
-    listings: HashMap<String, Option<HashSet<String>>>,
-}
-
-impl<'a> Visibility<'a> {
-    pub fn new(settings: &'a Settings) -> Visibility<'a> {
-        Visibility {
-            settings,
-            listings: HashMap::new(),
-        }
-    }
-
-    pub fn check(&mut self, rel: &str) -> Seen {
-        let root = self.settings.root.clone();
-        let mut parent = String::new();
-        for name in rel.split('/').filter(|c| !c.is_empty()) {
-            match self.listing(&parent) {
-                None => return Seen::Missing,
-                Some(names) if !names.contains(name) => {
-                    let abs = root.join(&parent).join(name);
-                    return if abs.symlink_metadata().is_ok() {
-                        Seen::Ignored
-                    } else {
-                        Seen::Missing
-                    };
-                }
-                Some(_) => {}
-            }
-            if !parent.is_empty() {
-                parent.push('/');
-            }
-            parent.push_str(name);
-        }
-        match std::fs::metadata(root.join(rel)) {
-            Ok(md) => Seen::Visible {
-                is_dir: md.is_dir(),
-            },
-            Err(_) => Seen::Missing,
-        }
-    }
-
-    fn listing(&mut self, dir: &str) -> Option<&HashSet<String>> {
-        let settings = self.settings;
-        self.listings
-            .entry(dir.to_string())
-            .or_insert_with(|| list_dir(settings, dir))
-            .as_ref()
-    }
-}
-
-/// The names the walk yields directly inside `dir` (root-relative).
-fn list_dir(settings: &Settings, dir: &str) -> Option<HashSet<String>> {
-    let root = &settings.root;
-    let abs: PathBuf = if dir.is_empty() {
-        root.clone()
-    } else {
-        root.join(dir)
-    };
-    if !abs.is_dir() {
-        return None;
-    }
-    let mut builder = crate::walk::walk_builder_for(root, &abs, &settings.walk).ok()?;
-    builder.max_depth(Some(1)).threads(1);
-    Some(
-        builder
-            .build()
-            .filter_map(|e| e.ok())
-            .filter(|e| e.depth() == 1)
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect(),
-    )
 }
 
 #[cfg(test)]
@@ -474,7 +452,7 @@ mod tests {
             w,
             Work {
                 reconcile: false,
-                only: vec!["gone.py".into(), "src/a.py".into()]
+                only: vec!["gone.py".into(), "img.png".into(), "src/a.py".into()]
             }
         );
 
@@ -495,7 +473,7 @@ mod tests {
         assert!(plan_work(&s, &set(&[".repo_search/config.toml"])).reconcile);
         assert!(plan_work(&s, &set(&["gen/.gitignore"])).is_empty());
 
-        let mut vis = Visibility::new(&s);
+        let mut vis = Visibility::new(&s.root, &s.walk);
         assert_eq!(vis.check("gen/c.py"), Seen::Ignored);
         assert_eq!(vis.check("gen/none.py"), Seen::Ignored);
         assert_eq!(vis.check("src/a.py"), Seen::Visible { is_dir: false });

@@ -129,6 +129,26 @@ pub fn request_index(
 /// Tells a running daemon that a project's watch flag changed, so it
 /// applies at once (it would notice within a second anyway). `Ok(None)`:
 /// no daemon runs.
+/// Longest wait for a `changed` answer: a search asks on every call, and
+/// walking is always a correct answer when the daemon is slow.
+const CHANGED_TIMEOUT: Duration = Duration::from_millis(200);
+
+/// What changed in `root` since its index's last run, when a running
+/// daemon watches it and can vouch for the index's file list; `None` when
+/// it cannot (not running, not watching, not reconciled yet, events lost)
+/// or does not answer in time.
+pub fn changed(home: &DaemonHome, root: &Path) -> Option<Vec<String>> {
+    let request = Request::Changed {
+        root: root.to_path_buf(),
+    };
+    match call(home, request, Some(CHANGED_TIMEOUT)) {
+        Ok(Some(Response {
+            changed: Some(c), ..
+        })) if c.trusted => Some(c.paths),
+        _ => None,
+    }
+}
+
 pub fn notify_watch(home: &DaemonHome, root: &Path, watch: bool) -> Result<Option<bool>> {
     let request = if watch {
         Request::Watch {

@@ -10,6 +10,9 @@
 //! Protocol changelog (bump [`PROTOCOL_VERSION`] on every change):
 //! - 1: requests `ping`, `status`, `stop`, `reindex {root, paths, full}`,
 //!   `watch {root}`, `unwatch {root}`.
+//! - 2: `changed {root}`, answered by `changed {trusted, paths}`: what
+//!   changed in a watched project since its index's last run, so keyword
+//!   search can list the index's files instead of walking.
 //!
 //! ```text
 //! → {"version":1,"request":"reindex","root":"/src/app","paths":["src/a.rs"]}
@@ -23,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::index::IndexSummary;
 
 /// Version of the request/response format (see the changelog above).
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// A request with its protocol version.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -65,6 +68,20 @@ pub enum Request {
     Watch { root: PathBuf },
     /// Turn watching off for a project and apply at once.
     Unwatch { root: PathBuf },
+    /// What changed in a watched project since its index's last run.
+    Changed { root: PathBuf },
+}
+
+/// `changed`: whether the index plus `paths` is the project's exact state
+/// (`trusted`: watched, reconciled since the watch began, no events lost,
+/// no ignore-file or config edit waiting), and the root-relative paths
+/// changed since the index last looked at them (files or directories,
+/// existing or not).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WireChanged {
+    pub trusted: bool,
+    #[serde(default)]
+    pub paths: Vec<String>,
 }
 
 /// The answer to any request; fields not relevant to it are absent.
@@ -90,6 +107,8 @@ pub struct Response {
     pub handled: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<WireSummary>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<WireChanged>,
 }
 
 impl Response {
@@ -275,7 +294,7 @@ mod tests {
         let line = serde_json::to_string(&r).expect("serialize");
         assert_eq!(
             line,
-            r#"{"version":1,"request":"reindex","root":"/p","paths":["a.rs"],"full":false}"#
+            r#"{"version":2,"request":"reindex","root":"/p","paths":["a.rs"],"full":false}"#
         );
         assert_eq!(serde_json::from_str::<Envelope>(&line).expect("parse"), r);
         let ping: Envelope =
@@ -298,7 +317,23 @@ mod tests {
     #[test]
     fn responses_omit_absent_fields() {
         let line = serde_json::to_string(&Response::ok()).expect("serialize");
-        assert_eq!(line, r#"{"version":1,"ok":true}"#);
+        assert_eq!(line, r#"{"version":2,"ok":true}"#);
+        let c = Response {
+            changed: Some(WireChanged {
+                trusted: true,
+                paths: vec!["src/a.rs".into()],
+            }),
+            ..Response::ok()
+        };
+        let line = serde_json::to_string(&c).expect("serialize");
+        assert_eq!(
+            line,
+            r#"{"version":2,"ok":true,"changed":{"trusted":true,"paths":["src/a.rs"]}}"#
+        );
+        let asked: Envelope =
+            serde_json::from_str(r#"{"version":2,"request":"changed","root":"/p"}"#)
+                .expect("changed");
+        assert_eq!(asked.request, Request::Changed { root: "/p".into() });
         let e = Response::error("bad", Some("fix it".into()));
         let back: Response =
             serde_json::from_str(&serde_json::to_string(&e).expect("ser")).expect("parse");

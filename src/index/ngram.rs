@@ -10,7 +10,11 @@
 //! transaction; keyword search skips a file only when its version on disk is
 //! that one. A file changed, added or renamed since is simply read at search
 //! time, so a run may leave such "dirty" files alone: they are merged once
-//! there are [`MERGE_AT`] of them. Doc ids only grow, so a new version is
+//! there are [`MERGE_AT`] of them. Until then each has a *pending* row (not
+//! covered, no size: read by every search, found dirty by every run), so
+//! the docs always list every file the last run walked: a search that
+//! trusts a watcher instead of walking (`search::ngram::Listed`) needs
+//! that. Doc ids only grow, so a new version is
 //! appended to the lists and an old id left in them names no row; the lists
 //! are rebuilt when such dead ids outnumber a quarter of the live ones.
 
@@ -100,12 +104,26 @@ pub fn refresh(
     } else {
         Vec::new()
     };
+    // Dirty files left unmerged get a pending row (once per version), so the
+    // docs list every walked file and name the ones to read.
+    let pending: Vec<&WalkedFile> = if todo.is_empty() {
+        dirty
+            .iter()
+            .copied()
+            .filter(|f| {
+                docs.get(&f.rel)
+                    .is_none_or(|d| !d.is_pending() || d.mtime_ns != f.mtime_ns)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut summary = NgramSummary {
         dirty: (dirty.len() - if rebuild { dirty.len() } else { todo.len() }) as u64,
         rebuilt: rebuild,
         ..NgramSummary::default()
     };
-    if todo.is_empty() && gone.is_empty() && !rebuild {
+    if todo.is_empty() && gone.is_empty() && pending.is_empty() && !rebuild {
         return Ok(summary);
     }
 
@@ -119,7 +137,12 @@ pub fn refresh(
             w.ngram_delete_doc(path)?;
         }
     }
-    let mut pending: HashMap<Trigram, Vec<u32>> = HashMap::new();
+    for file in &pending {
+        let doc = u32::try_from(next).unwrap_or(u32::MAX);
+        next += 1;
+        w.ngram_put_doc(&file.rel, &NgramDoc::pending(doc, file.mtime_ns))?;
+    }
+    let mut grams_held: HashMap<Trigram, Vec<u32>> = HashMap::new();
     let mut held = 0usize;
     for batch in todo.chunks(BATCH_FILES) {
         for (file, read) in batch.iter().zip(read_batch(batch, max_size)) {
@@ -141,16 +164,16 @@ pub fn refresh(
                 summary.read += 1;
                 held += grams.len();
                 for g in grams {
-                    pending.entry(g).or_default().push(doc);
+                    grams_held.entry(g).or_default().push(doc);
                 }
             }
             if held >= FLUSH_ENTRIES {
-                flush(&w, &mut pending)?;
+                flush(&w, &mut grams_held)?;
                 held = 0;
             }
         }
     }
-    flush(&w, &mut pending)?;
+    flush(&w, &mut grams_held)?;
     w.set_meta(meta::NGRAM_NEXT_DOC, &next.to_string())?;
     w.commit()?;
     summary.seconds = started.elapsed().as_secs_f64();

@@ -223,18 +223,7 @@ pub fn search_keyword_with(
     let slice_explicit =
         !paths.is_empty() && paths.len() <= MAX_SLICE_FILES && paths.iter().all(|p| p.is_file());
 
-    let mut searcher_builder = SearcherBuilder::new();
-    searcher_builder
-        .line_terminator(grep_matcher::LineTerminator::byte(b'\n'))
-        .line_number(true)
-        .multi_line(false)
-        .before_context(req.before_context)
-        .after_context(req.after_context)
-        .max_matches(req.max_count)
-        .bom_sniffing(true)
-        .binary_detection(BinaryDetection::quit(b'\0'));
-    let searcher = searcher_builder.build();
-
+    let searcher = build_searcher(req);
     let shared = Shared {
         root,
         max_results: req.max_results,
@@ -257,6 +246,78 @@ pub fn search_keyword_with(
         .into_inner()
         .unwrap_or_else(|e| e.into_inner());
     Ok(merge(outputs, req.max_results))
+}
+
+/// Searches the given files (root-relative, regular files the walk would
+/// yield: in practice the index's docs a watcher vouches for, see
+/// `search::ngram::Listed`) as a walk would, counting `ruled_out` more files
+/// as searched without opening them. The result is the walk's when the
+/// list is the walk's files minus ruled-out ones.
+pub fn search_keyword_listed(
+    root: &Path,
+    req: &KeywordRequest,
+    files: &[String],
+    ruled_out: usize,
+) -> anyhow::Result<KeywordResult> {
+    let matcher = build_matcher(req)?;
+    if req.max_count == Some(0) {
+        return Ok(KeywordResult::default());
+    }
+    let searcher = build_searcher(req);
+    let shared = Shared {
+        root,
+        max_results: req.max_results,
+        slice_explicit: false,
+        filter: None,
+        outputs: Mutex::new(Vec::new()),
+    };
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = walk::effective_threads(req.walk.threads)
+        .min(files.len())
+        .max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            // The searcher's buffers are per thread, not shareable.
+            let searcher = searcher.clone();
+            let (shared, matcher, next) = (&shared, &matcher, &next);
+            scope.spawn(move || {
+                let mut worker = Worker {
+                    shared,
+                    matcher: matcher.clone(),
+                    searcher,
+                    out: ThreadOutput::default(),
+                };
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(rel) = files.get(i) else { break };
+                    worker.search_path(&root.join(rel), rel.clone(), false);
+                }
+            });
+        }
+    });
+    let outputs = shared
+        .outputs
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    let mut result = merge(outputs, req.max_results);
+    result.files_searched += ruled_out;
+    result.index_ruled_out += ruled_out;
+    Ok(result)
+}
+
+/// The searcher ripgrep configures for the request's flags (walked files:
+/// binary detection by quitting at a NUL byte).
+fn build_searcher(req: &KeywordRequest) -> Searcher {
+    SearcherBuilder::new()
+        .line_terminator(grep_matcher::LineTerminator::byte(b'\n'))
+        .line_number(true)
+        .multi_line(false)
+        .before_context(req.before_context)
+        .after_context(req.after_context)
+        .max_matches(req.max_count)
+        .bom_sniffing(true)
+        .binary_detection(BinaryDetection::quit(b'\0'))
+        .build()
 }
 
 /// Builds the matcher exactly as ripgrep's `matcher_rust` does for the
@@ -519,6 +580,11 @@ impl Worker<'_> {
             self.out.index_ruled_out += 1;
             return;
         }
+        self.search_path(path, rel, explicit);
+    }
+
+    fn search_path(&mut self, path: &Path, rel: String, explicit: bool) {
+        let shared = self.shared;
         self.searcher.set_binary_detection(if explicit {
             BinaryDetection::convert(b'\0')
         } else {

@@ -21,7 +21,7 @@
 //! `[Kk\u{212A}]`), and a class becomes a small set of alternative byte
 //! strings or, when large, "any character".
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::time::UNIX_EPOCH;
 
 use regex_syntax::hir::{Class, Hir, HirKind};
@@ -115,6 +115,211 @@ impl RuleOut for IndexFilter {
             && mtime_ns(&md) == d.mtime_ns
             && d.mtime_ns < d.indexed_at_ns - RACY_NS
     }
+}
+
+/// Candidates looked up one by one; with more, every doc is read.
+const LIST_BY_ID: usize = 4096;
+/// More changed paths than this (a checkout being indexed): walk instead.
+pub const MAX_CHANGED: usize = 1024;
+
+/// A keyword search without a walk: the files the index's docs list (every
+/// file the last index run walked, see `index::ngram`), trusted because a
+/// watcher vouches that nothing changed since but `changed`. Only for a
+/// request whose walk is the index's own (the caller checks: same ignore
+/// and hidden rules, no explicit paths, extra globs only excluding).
+#[derive(Debug)]
+pub struct Listed {
+    /// Root-relative paths to read, sorted: candidates, files the postings
+    /// do not cover, and changed files the walk would yield.
+    pub files: Vec<String>,
+    /// Listed files not read: no match is possible in them.
+    pub ruled_out: usize,
+}
+
+impl Listed {
+    /// `Ok(None)` when listing cannot stand in for the walk: no postings,
+    /// too many changes, a changed directory (whose files no event named),
+    /// or globs that could add files the index left out.
+    pub fn load(
+        store: &Store,
+        root: &std::path::Path,
+        walk: &crate::walk::WalkOptions,
+        req: &KeywordRequest,
+        changed: &[String],
+    ) -> anyhow::Result<Option<Listed>> {
+        if changed.len() > MAX_CHANGED || req.walk.globs.iter().any(|g| !g.starts_with('!')) {
+            return Ok(None);
+        }
+        let excluded = exclusions(root, &req.walk.globs)?;
+        let query = plan(req);
+        let Some(snap) = store
+            .ngram_snapshot(|store| Snapshot::read(store, &query, changed, excluded.is_some()))?
+        else {
+            return Ok(None);
+        };
+        let allowed = |rel: &str| excluded.as_ref().is_none_or(|o| !is_excluded(o, rel));
+        let mut files: Vec<String> = Vec::with_capacity(snap.read.len() + changed.len());
+        let mut listed = 0usize;
+        match &snap.all {
+            Some(all) => {
+                for (rel, read) in all {
+                    if snap.changed_docs.contains(rel.as_str()) || !allowed(rel) {
+                        continue;
+                    }
+                    listed += 1;
+                    if *read {
+                        files.push(rel.clone());
+                    }
+                }
+            }
+            None => {
+                listed = snap.total - snap.changed_docs.len();
+                files.extend(
+                    snap.read
+                        .into_iter()
+                        .filter(|rel| !snap.changed_docs.contains(rel.as_str())),
+                );
+            }
+        }
+        let doc_reads = files.len();
+        let mut vis = crate::walk::Visibility::new(root, walk);
+        for rel in changed {
+            let abs = root.join(rel);
+            let Ok(md) = std::fs::symlink_metadata(&abs) else {
+                continue; // gone
+            };
+            if md.is_dir() {
+                // Moved or created whole: its files raised no events.
+                return Ok(None);
+            }
+            let known = snap.changed_docs.contains(rel.as_str());
+            let walked =
+                known || matches!(vis.check(rel), crate::walk::Seen::Visible { is_dir: false });
+            // A symlink is not followed by the walk, so not searched.
+            if walked && allowed(rel) && md.is_file() {
+                files.push(rel.clone());
+            }
+        }
+        files.sort_unstable();
+        files.dedup();
+        Ok(Some(Listed {
+            files,
+            ruled_out: listed.saturating_sub(doc_reads),
+        }))
+    }
+}
+
+/// What one snapshot of the docs says about a search.
+struct Snapshot {
+    total: usize,
+    /// Without `all`: the candidates and uncovered docs.
+    read: Vec<String>,
+    /// Every doc with whether it is to be read (when the candidates are
+    /// many, the query narrows nothing, or globs must see every path).
+    all: Option<Vec<(String, bool)>>,
+    /// Changed paths the docs list (their rows say nothing about the
+    /// files now: read them if they still exist).
+    changed_docs: HashSet<String>,
+}
+
+impl Snapshot {
+    fn read(
+        store: &Store,
+        query: &Query,
+        changed: &[String],
+        every_path: bool,
+    ) -> rusqlite::Result<Option<Snapshot>> {
+        let total = store.ngram_doc_count()?;
+        if total == 0 {
+            return Ok(None);
+        }
+        let mut changed_docs = HashSet::new();
+        for rel in changed {
+            if store.ngram_has_under(rel)? {
+                return Ok(None);
+            }
+            if store.ngram_has_path(rel)? {
+                changed_docs.insert(rel.clone());
+            }
+        }
+        let mut failed = None;
+        let mut fetch = |t: Trigram| {
+            store.ngram_postings(t).unwrap_or_else(|e| {
+                failed.get_or_insert(e);
+                Vec::new()
+            })
+        };
+        let candidates = query.eval(&mut fetch);
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let snap = match candidates {
+            Some(ids) if ids.len() <= LIST_BY_ID && !every_path => {
+                let mut read = store.ngram_uncovered()?;
+                for id in ids {
+                    if let Some((path, true)) = store.ngram_doc_path(id)? {
+                        read.push(path);
+                    }
+                }
+                Snapshot {
+                    total,
+                    read,
+                    all: None,
+                    changed_docs,
+                }
+            }
+            candidates => {
+                let all = store
+                    .ngram_docs()?
+                    .into_iter()
+                    .map(|(path, d)| {
+                        let read = !d.covered
+                            || candidates
+                                .as_ref()
+                                .is_none_or(|c| c.binary_search(&d.doc).is_ok());
+                        (path, read)
+                    })
+                    .collect();
+                Snapshot {
+                    total,
+                    read: Vec::new(),
+                    all: Some(all),
+                    changed_docs,
+                }
+            }
+        };
+        Ok(Some(snap))
+    }
+}
+
+/// The request's excluding globs (`!pattern`) as an override matcher, or
+/// `None` when it has none.
+fn exclusions(
+    root: &std::path::Path,
+    globs: &[String],
+) -> anyhow::Result<Option<ignore::overrides::Override>> {
+    if globs.is_empty() {
+        return Ok(None);
+    }
+    let mut builder = ignore::overrides::OverrideBuilder::new(root);
+    for g in globs {
+        builder.add(g)?;
+    }
+    Ok(Some(builder.build()?))
+}
+
+/// Whether the walk would skip `rel` for an excluding glob: the file or
+/// one of its directories matches one.
+fn is_excluded(o: &ignore::overrides::Override, rel: &str) -> bool {
+    let mut end = 0;
+    while let Some(i) = rel[end..].find('/') {
+        end += i;
+        if o.matched(&rel[..end], true).is_ignore() {
+            return true;
+        }
+        end += 1;
+    }
+    o.matched(rel, false).is_ignore()
 }
 
 /// Largest set of alternative strings tracked exactly; beyond it the set is

@@ -11,8 +11,10 @@ use super::{Freshness, Policy, RunState, Service, generation_of};
 use crate::error::{ErrorCode, UserError};
 use crate::history::{BlameRequest, BlameResult, HistoryRequest, HistoryResult};
 use crate::search::graph::{Direction, GraphResult, call_graph};
-use crate::search::keyword::{KeywordRequest, KeywordResult, RuleOut, search_keyword_with};
-use crate::search::ngram::IndexFilter;
+use crate::search::keyword::{
+    KeywordRequest, KeywordResult, RuleOut, search_keyword_listed, search_keyword_with,
+};
+use crate::search::ngram::{IndexFilter, Listed};
 use crate::search::read::{ReadRequest, ReadResult, read_file};
 use crate::search::symbol::{
     OutlineItem, RefResult, RefType, SymbolQuery, SymbolResult, find_references, find_symbols,
@@ -266,17 +268,31 @@ impl Service {
             abs.push(crate::paths::resolve_in_root(self.root(), p)?.abs);
         }
         req.paths = abs;
-        let filter = if req.no_index {
+        let listed = if req.no_index {
             None
         } else {
-            self.keyword_filter(&req)
+            self.keyword_listed(&req)
         };
-        let mut r = search_keyword_with(
-            self.root(),
-            &req,
-            filter.as_ref().map(|f| f as &dyn RuleOut),
-        )?;
-        if filter.is_some() {
+        let (mut r, used_postings) = match listed {
+            Some(listed) => (
+                search_keyword_listed(self.root(), &req, &listed.files, listed.ruled_out)?,
+                true,
+            ),
+            None => {
+                let filter = if req.no_index {
+                    None
+                } else {
+                    self.keyword_filter(&req)
+                };
+                let r = search_keyword_with(
+                    self.root(),
+                    &req,
+                    filter.as_ref().map(|f| f as &dyn RuleOut),
+                )?;
+                (r, filter.is_some())
+            }
+        };
+        if used_postings {
             tracing::debug!(
                 ruled_out = r.index_ruled_out,
                 searched = r.files_searched,
@@ -303,6 +319,51 @@ impl Service {
         }
         r.redacted = red.count();
         Ok(r)
+    }
+
+    /// The files a keyword search must read, from the index's docs instead
+    /// of a walk: only when the running daemon watches the project and
+    /// vouches for the index's file list (what changed since its last run
+    /// is read directly), and the request walks as the index does (its
+    /// ignore and hidden rules, the whole root, extra globs only
+    /// excluding). Never fails the search: `None` means walk.
+    fn keyword_listed(&self, req: &KeywordRequest) -> Option<Listed> {
+        let (ours, theirs) = (&self.settings.walk, &req.walk);
+        let same_walk = req.paths.is_empty()
+            && ours.globs.is_empty()
+            && ours.hidden == theirs.hidden
+            && ours.no_ignore == theirs.no_ignore
+            && ours.require_git == theirs.require_git
+            && ours.follow_links == theirs.follow_links
+            && ours.max_filesize == theirs.max_filesize;
+        if !same_walk {
+            return None;
+        }
+        let started = std::time::Instant::now();
+        let home = crate::daemon_client::DaemonHome::from_env();
+        let changed = crate::daemon_client::changed(&home, self.root())?;
+        let asked = started.elapsed();
+        match self
+            .with_store(|s| Listed::load(s, self.root(), ours, req, &changed))
+            .map(Option::flatten)
+        {
+            Ok(Some(listed)) => {
+                tracing::debug!(
+                    changed = changed.len(),
+                    read = listed.files.len(),
+                    ruled_out = listed.ruled_out,
+                    daemon_ms = asked.as_secs_f64() * 1e3,
+                    ms = started.elapsed().as_secs_f64() * 1e3,
+                    "keyword: listed from the index"
+                );
+                Some(listed)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                tracing::debug!("keyword: index list not used: {e:#}");
+                None
+            }
+        }
     }
 
     /// The index's trigram postings for a keyword search, when the project

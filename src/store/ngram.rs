@@ -26,6 +26,28 @@ pub struct NgramDoc {
     pub covered: bool,
 }
 
+impl NgramDoc {
+    /// Size stored for a pending row: no file has it, so the version never
+    /// matches and the file is read until it is merged.
+    const PENDING_SIZE: u64 = u64::MAX;
+
+    /// A file the last run saw changed or new but did not read into the
+    /// postings: listed, never ruled out, merged by a later run.
+    pub fn pending(doc: u32, mtime_ns: i64) -> NgramDoc {
+        NgramDoc {
+            doc,
+            size: Self::PENDING_SIZE,
+            mtime_ns,
+            indexed_at_ns: 0,
+            covered: false,
+        }
+    }
+
+    pub fn is_pending(&self) -> bool {
+        !self.covered && self.size == Self::PENDING_SIZE
+    }
+}
+
 /// What the postings cost, for status and benchmarks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct NgramSizes {
@@ -77,6 +99,57 @@ impl Store {
             ))
         })?;
         rows.collect()
+    }
+
+    /// How many file versions the docs list.
+    pub fn ngram_doc_count(&self) -> rusqlite::Result<usize> {
+        self.conn
+            .query_row("SELECT count(*) FROM ngram_docs", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| n as usize)
+    }
+
+    /// The path and coverage of the doc with this id, if it still has a row
+    /// (an id in a posting list may name a replaced version).
+    pub fn ngram_doc_path(&self, doc: u32) -> rusqlite::Result<Option<(String, bool)>> {
+        self.conn
+            .prepare_cached("SELECT path, covered FROM ngram_docs WHERE doc = ?1")?
+            .query_row([i64::from(doc)], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? != 0))
+            })
+            .optional()
+    }
+
+    /// The paths of docs not covered by the postings (kept out or pending):
+    /// keyword search always reads them.
+    pub fn ngram_uncovered(&self) -> rusqlite::Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT path FROM ngram_docs WHERE covered = 0")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        rows.collect()
+    }
+
+    /// Whether the docs list this path.
+    pub fn ngram_has_path(&self, path: &str) -> rusqlite::Result<bool> {
+        self.conn
+            .prepare_cached("SELECT 1 FROM ngram_docs WHERE path = ?1")?
+            .query_row([path], |_| Ok(()))
+            .optional()
+            .map(|r| r.is_some())
+    }
+
+    /// Whether the docs list a path inside directory `dir` (root-relative,
+    /// no trailing `/`).
+    pub fn ngram_has_under(&self, dir: &str) -> rusqlite::Result<bool> {
+        // Paths under `dir/` sort between `dir/` and `dir0` ('0' follows '/').
+        let (lo, hi) = (format!("{dir}/"), format!("{dir}0"));
+        self.conn
+            .prepare_cached("SELECT 1 FROM ngram_docs WHERE path >= ?1 AND path < ?2 LIMIT 1")?
+            .query_row([lo, hi], |_| Ok(()))
+            .optional()
+            .map(|r| r.is_some())
     }
 
     /// The ascending doc ids holding `gram` (empty when none does).

@@ -781,3 +781,119 @@ fn the_daemon_keeps_callers_fresh() {
     .unwrap_or_else(|| panic!("the deleted callee is still defined"));
     assert!(r.stderr().contains("NOT_FOUND"), "{r}");
 }
+
+/// `keyword --json -vv` and whether it listed the index's files instead of
+/// walking (from the service's debug line).
+fn keyword_listed(p: &Project, home: &Path, args: &[&str]) -> (Value, bool) {
+    let mut a = vec!["keyword", "--json", "-vv"];
+    a.extend_from_slice(args);
+    let r = rs(p, home, &a);
+    assert!(r.code() <= 1, "{r}");
+    let v: Value =
+        serde_json::from_str(&r.stdout()).unwrap_or_else(|e| panic!("bad JSON: {e}\n{r}"));
+    (v, r.stderr().contains("listed from the index"))
+}
+
+/// While the daemon watches, keyword search lists the index's files and
+/// reads only candidates plus what changed since the last run, which the
+/// daemon hears at once: right after each change, before any run took it
+/// in, the answer is the full scan's.
+#[test]
+fn keyword_search_trusts_the_watcher_and_is_never_stale() {
+    let p = Project::new();
+    p.git_init();
+    p.write(".gitignore", "build/\n")
+        .write("src/app.py", py("app_main"))
+        .write("src/util.py", py("helper"))
+        .write("docs/guide.md", "How to call app_main.\n")
+        .write("build/out.py", py("app_main"));
+    for rel in [
+        ".gitignore",
+        "src/app.py",
+        "src/util.py",
+        "docs/guide.md",
+        "build/out.py",
+    ] {
+        let f = std::fs::File::options()
+            .write(true)
+            .open(p.path(rel))
+            .expect("open");
+        f.set_modified(std::time::SystemTime::now() - Duration::from_secs(3600))
+            .expect("age");
+    }
+    let home = p.home.path();
+    rs(&p, home, &["index", "--quiet", "--no-embed"]).ok();
+    let d = Daemon::start(home);
+    d.wait_watching(&p.root());
+    let same = |args: &[&str]| -> (Value, bool) {
+        let (with, listed) = keyword_listed(&p, home, args);
+        let mut scan = args.to_vec();
+        scan.push("--no-index");
+        let (without, _) = keyword_listed(&p, home, &scan);
+        assert_eq!(with, without, "listed and scanned differ for {args:?}");
+        (with, listed)
+    };
+    let paths = |v: &Value| -> Vec<String> {
+        v["matches"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|m| m["path"].as_str().unwrap_or("").to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let listed_ok = poll_until(WAIT, || same(&["app_main"]).1.then_some(()));
+    assert!(
+        listed_ok.is_some(),
+        "the watched index is never listed\n{}",
+        d.log()
+    );
+    let (v, _) = same(&["app_main"]);
+    assert_eq!(paths(&v), ["docs/guide.md", "src/app.py"]);
+
+    let mut listed_runs = 0;
+    let mut check = |args: &[&str], want: &[&str]| {
+        let (v, listed) = same(args);
+        listed_runs += usize::from(listed);
+        assert_eq!(paths(&v), want, "{args:?}");
+    };
+    // An edit, a new code file, a new text file, a deletion: each searched
+    // at once, before the daemon's run.
+    p.write("src/util.py", "def helper():\n    return app_main()\n");
+    check(
+        &["app_main"],
+        &["docs/guide.md", "src/app.py", "src/util.py"],
+    );
+    p.write("src/new.py", py("fresh_fn"));
+    check(&["fresh_fn"], &["src/new.py"]);
+    p.write("notes.txt", "fresh_fn in a note\n");
+    check(&["fresh_fn"], &["notes.txt", "src/new.py"]);
+    p.remove("src/new.py");
+    check(&["fresh_fn"], &["notes.txt"]);
+    // Ignored files stay out; a rename is read under its new name.
+    p.write("build/more.py", py("fresh_fn"));
+    check(&["fresh_fn"], &["notes.txt"]);
+    std::fs::rename(p.path("notes.txt"), p.path("docs/notes.txt")).expect("rename");
+    check(&["fresh_fn"], &["docs/notes.txt"]);
+    // A directory moved in whole (no event names its files) and an ignore
+    // rule changed: answers stay the scan's (by walking until a run).
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(outside.path().join("pkg")).expect("mkdir");
+    std::fs::write(outside.path().join("pkg/m.py"), py("fresh_fn")).expect("write");
+    std::fs::rename(outside.path().join("pkg"), p.path("pkg")).expect("move in");
+    check(&["fresh_fn"], &["docs/notes.txt", "pkg/m.py"]);
+    p.write(".gitignore", "");
+    check(
+        &["fresh_fn"],
+        &["build/more.py", "docs/notes.txt", "pkg/m.py"],
+    );
+    // Once the daemon caught up, the list is trusted again.
+    let caught_up = poll_until(WAIT, || same(&["fresh_fn"]).1.then_some(()));
+    assert!(caught_up.is_some(), "never listed again\n{}", d.log());
+    check(
+        &["-i", "FRESH_FN"],
+        &["build/more.py", "docs/notes.txt", "pkg/m.py"],
+    );
+    assert!(listed_runs >= 4, "listed only {listed_runs} times");
+}
