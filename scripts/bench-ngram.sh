@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Index-accelerated keyword search on a real tree: per pattern, the wall time
-# of `rg`, of `repo-search keyword` with the index's trigram postings and
-# with `--no-index` (a full scan), run interleaved, the median of ROUNDS
-# rounds; and whether all three print the same `path:line` set. Then what
+# of `rg`, of `repo-search keyword` while `repo-search-daemon` watches the
+# tree (the index's file list, no walk), with the index's trigram postings
+# but no daemon (walk + stat, postings skip files) and with `--no-index` (a
+# full scan), run interleaved, the median of ROUNDS rounds; and whether all
+# four print the same `path:line` set. Then what
 # the postings cost: index build time (full, no vectors) and the size of
 # each postings table against the source bytes they cover.
 #
@@ -13,6 +15,9 @@
 #   ROUNDS  timing rounds per pattern (default 5)
 #   REINDEX=0 in the environment keeps the tree's existing index;
 #   CASES_FILE names a file of other cases (one line of rg arguments each).
+#
+# The daemon runs in a private REPO_SEARCH_HOME for the run and is stopped at
+# the end; without a `repo-search-daemon` next to BIN that column is "-".
 #
 # Needs: rg, sqlite3 (with dbstat), awk, jq. Exit status 1 when a result set
 # differs, 2 on a usage or setup error.
@@ -51,7 +56,10 @@ EOF2
 [[ -n ${CASES_FILE:-} ]] && CASES=$(cat "$CASES_FILE")
 
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+DAEMON=$(dirname "$BIN")/repo-search-daemon
+WHOME=$TMP/home
+stop_daemon() { [[ -x $DAEMON && -d $WHOME ]] && REPO_SEARCH_HOME=$WHOME "$DAEMON" stop >/dev/null 2>&1; }
+trap 'stop_daemon; rm -rf "$TMP"' EXIT
 now_ns() { date +%s%N; }
 ms_of() { awk -v ns="$1" 'BEGIN { printf "%.1f", ns / 1e6 }'; }
 
@@ -90,6 +98,26 @@ sqlite3 "$db" "SELECT
 start=$(now_ns); rg --files "$TREE" >/dev/null; end=$(now_ns)
 echo "rg --files (the walk alone): $(ms_of $((end - start))) ms"
 
+# The watched column: a daemon in a private home watching the tree, ready
+# once a search lists the index's files (its first reconcile is done).
+watched=no
+if [[ -x $DAEMON ]]; then
+    mkdir -m 700 "$WHOME"
+    REPO_SEARCH_HOME=$WHOME "$BIN" projects watch "$TREE" >/dev/null 2>&1
+    REPO_SEARCH_HOME=$WHOME "$DAEMON" start >/dev/null 2>&1 || { echo "error: the daemon did not start" >&2; exit 2; }
+    start=$(now_ns)
+    for _ in $(seq 600); do
+        # (It finds nothing and exits 1: read its log, not its status.)
+        probe=$(REPO_SEARCH_HOME=$WHOME "$BIN" keyword --root "$TREE" -vv -e zzz_ready_probe 2>&1 >/dev/null)
+        if [[ $probe == *"listed from the index"* ]]; then
+            watched=yes
+            break
+        fi
+        sleep 0.5
+    done
+    echo "daemon watching: $watched (ready after $(ms_of $(($(now_ns) - start))) ms)"
+fi
+
 # `path:line` sets printed by each.
 set_rg() { (cd "$TREE" && rg --no-config -n --no-heading --with-filename --null --color never "$@" -- ./ </dev/null) \
     | tr '\0' '\001' | awk '{ n = index($0, "\001"); if (!n) next; p = substr($0, 1, n - 1); sub(/^\.\//, "", p);
@@ -98,12 +126,15 @@ set_ours() { "$BIN" keyword --json --root "$TREE" "$@" </dev/null 2>/dev/null \
     | jq -r '.matches[] | "\(.path):\(.line):"' | LC_ALL=C sort -u; }
 
 run_rg() { (cd "$TREE" && rg --no-config -n --no-heading --with-filename --color never "$@" -- ./); }
+run_watched() { REPO_SEARCH_HOME=$WHOME "$BIN" keyword --root "$TREE" "$@"; }
 run_idx() { "$BIN" keyword --root "$TREE" "$@"; }
 run_scan() { "$BIN" keyword --root "$TREE" --no-index "$@"; }
 time_ns() { local s e; s=$(now_ns); "$@" </dev/null >"$TMP/out" 2>&1; e=$(now_ns); echo $((e - s)); }
 median() { LC_ALL=C sort -n | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
 
-printf '%-44s %8s %9s %9s %7s %7s  %s\n' pattern "rg ms" "index ms" "scan ms" "rg/idx" lines equal
+ratio() { awk -v r="$1" -v i="$2" 'BEGIN { printf "%.2f", r / i }'; }
+printf '%-44s %8s %10s %9s %9s %10s %7s %7s  %s\n' pattern "rg ms" "watched ms" "index ms" "scan ms" \
+    "rg/watched" "rg/idx" lines equal
 failed=0
 while IFS= read -r line; do
     [[ -z $line ]] && continue
@@ -112,15 +143,25 @@ while IFS= read -r line; do
     set_ours "${args[@]}" >"$TMP/idx"
     set_ours --no-index "${args[@]}" >"$TMP/scan"
     equal=yes
-    cmp -s "$TMP/rg" "$TMP/idx" && cmp -s "$TMP/rg" "$TMP/scan" || { equal=NO; failed=$((failed + 1)); }
-    : >"$TMP/t_rg"; : >"$TMP/t_idx"; : >"$TMP/t_scan"
+    cmp -s "$TMP/rg" "$TMP/idx" && cmp -s "$TMP/rg" "$TMP/scan" || equal=NO
+    if [[ $watched == yes ]]; then
+        REPO_SEARCH_HOME=$WHOME set_ours "${args[@]}" >"$TMP/watched"
+        cmp -s "$TMP/rg" "$TMP/watched" || equal=NO
+    fi
+    [[ $equal == yes ]] || failed=$((failed + 1))
+    : >"$TMP/t_rg"; : >"$TMP/t_w"; : >"$TMP/t_idx"; : >"$TMP/t_scan"
     for _ in $(seq "$ROUNDS"); do
         time_ns run_rg "${args[@]}" >>"$TMP/t_rg"
+        [[ $watched == yes ]] && time_ns run_watched "${args[@]}" >>"$TMP/t_w"
         time_ns run_idx "${args[@]}" >>"$TMP/t_idx"
         time_ns run_scan "${args[@]}" >>"$TMP/t_scan"
     done
     rg_ns=$(median <"$TMP/t_rg"); idx_ns=$(median <"$TMP/t_idx"); scan_ns=$(median <"$TMP/t_scan")
-    printf '%-44s %8s %9s %9s %7s %7s  %s\n' "$line" "$(ms_of "$rg_ns")" "$(ms_of "$idx_ns")" "$(ms_of "$scan_ns")" \
-        "$(awk -v r="$rg_ns" -v i="$idx_ns" 'BEGIN { printf "%.2f", r / i }')" "$(wc -l <"$TMP/rg")" "$equal"
+    w_ms=-; w_ratio=-
+    if [[ $watched == yes ]]; then
+        w_ns=$(median <"$TMP/t_w"); w_ms=$(ms_of "$w_ns"); w_ratio=$(ratio "$rg_ns" "$w_ns")
+    fi
+    printf '%-44s %8s %10s %9s %9s %10s %7s %7s  %s\n' "$line" "$(ms_of "$rg_ns")" "$w_ms" "$(ms_of "$idx_ns")" \
+        "$(ms_of "$scan_ns")" "$w_ratio" "$(ratio "$rg_ns" "$idx_ns")" "$(wc -l <"$TMP/rg")" "$equal"
 done <<<"$CASES"
 [[ $failed -eq 0 ]]

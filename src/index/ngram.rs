@@ -31,6 +31,11 @@ use crate::store::{self, NgramDoc, Store, Trigram, meta};
 /// Dirty files (read at search time) tolerated before they are merged into
 /// the postings.
 pub const MERGE_AT: usize = 128;
+/// Text files up to this size are covered even when they are too large for
+/// symbols and chunks (`index.max_file_size`): keyword search reads every
+/// file it is not told to skip, and the kernel's generated register headers
+/// (43 files, 290 MB) were read by every search.
+pub const COVER_AT_LEAST: u64 = 64 << 20;
 /// Files read per batch (bounds memory for their trigram sets).
 const BATCH_FILES: usize = 1024;
 /// Posting entries held in memory before they are appended to the store.
@@ -92,11 +97,15 @@ pub fn refresh(
         .collect();
     let live = (docs.len() - gone.len()) as u64;
     let dead = next_doc.saturating_sub(live);
+    let max_size = max_size.max(COVER_AT_LEAST);
+    let limit_changed = store
+        .get_meta(meta::NGRAM_MAX_SIZE)?
+        .is_none_or(|v| v != max_size.to_string());
     // An empty project has nothing to build (and a run must write nothing
     // when nothing changed).
     let rebuild = full_walk
         && !(docs.is_empty() && walked.is_empty())
-        && (docs.is_empty() || dead > live / 4 + MERGE_AT as u64);
+        && (docs.is_empty() || limit_changed || dead > live / 4 + MERGE_AT as u64);
     let todo: Vec<&WalkedFile> = if rebuild {
         walked.iter().collect()
     } else if dirty.len() >= merge_at {
@@ -175,6 +184,9 @@ pub fn refresh(
     }
     flush(&w, &mut grams_held)?;
     w.set_meta(meta::NGRAM_NEXT_DOC, &next.to_string())?;
+    if rebuild {
+        w.set_meta(meta::NGRAM_MAX_SIZE, &max_size.to_string())?;
+    }
     w.commit()?;
     summary.seconds = started.elapsed().as_secs_f64();
     tracing::debug!(?summary, "trigram postings refreshed");

@@ -152,11 +152,17 @@ impl Listed {
         }
         let excluded = exclusions(root, &req.walk.globs)?;
         let query = plan(req);
+        let started = std::time::Instant::now();
         let Some(snap) = store
             .ngram_snapshot(|store| Snapshot::read(store, &query, changed, excluded.is_some()))?
         else {
             return Ok(None);
         };
+        tracing::debug!(
+            ms = started.elapsed().as_secs_f64() * 1e3,
+            every_doc = snap.all.is_some(),
+            "keyword: docs snapshot read"
+        );
         let allowed = |rel: &str| excluded.as_ref().is_none_or(|o| !is_excluded(o, rel));
         let mut files: Vec<String> = Vec::with_capacity(snap.read.len() + changed.len());
         let mut listed = 0usize;

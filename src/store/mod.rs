@@ -474,6 +474,9 @@ pub mod meta {
     /// The next id for a trigram-postings doc: ids only grow until the
     /// postings are rebuilt, so an id in a posting list names one version.
     pub const NGRAM_NEXT_DOC: &str = "ngram_next_doc";
+    /// The largest file (bytes) the trigram postings cover; postings built
+    /// with another limit are rebuilt by the next full walk.
+    pub const NGRAM_MAX_SIZE: &str = "ngram_max_size";
     /// Incremented by every committed batch; readers use it to notice changes.
     pub const GENERATION: &str = "generation";
     /// "running" while an index run is in progress, "idle" after.

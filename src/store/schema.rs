@@ -32,6 +32,11 @@
 //!   `ngram_postings(gram, docs)` (one row per trigram, the gram as rowid:
 //!   ascending doc ids as LEB128 gaps, so new docs are appended; a rowid
 //!   table measured 30% smaller than `WITHOUT ROWID` on Django).
+//!   Later, without a version change (an index opened by a newer binary
+//!   gains them, an older binary reads them right): pending doc rows
+//!   (`covered = 0`, size -1: changed files a run left unmerged), the
+//!   partial index `ngram_docs_uncovered`, and meta `ngram_max_size` (the
+//!   coverage limit, at least 64 MiB; another one rebuilds the postings).
 
 use super::Store;
 
@@ -116,6 +121,7 @@ CREATE TABLE IF NOT EXISTS ngram_docs (
     indexed_at_ns INTEGER NOT NULL,
     covered INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS ngram_docs_uncovered ON ngram_docs(doc) WHERE covered = 0;
 CREATE TABLE IF NOT EXISTS ngram_postings (
     gram INTEGER PRIMARY KEY,
     docs BLOB NOT NULL
@@ -128,7 +134,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 "#;
 
 /// Indexes that only speed up lookups (dropped during bulk loads).
-const SECONDARY_INDEXES: [&str; 9] = [
+const SECONDARY_INDEXES: [&str; 10] = [
+    "ngram_docs_uncovered",
     "symbols_name",
     "symbols_name_nocase",
     "symbols_file",
