@@ -740,7 +740,12 @@ impl Store {
         limit: usize,
     ) -> rusqlite::Result<Vec<SymbolRow>> {
         let (sql, arg) = match how {
-            NameMatch::Exact => (symbols_where!("s.name = ?1 LIMIT ?2"), name.to_string()),
+            // Exact names go through the one name index too (NOCASE:
+            // it also serves the case-insensitive and prefix lookups).
+            NameMatch::Exact => (
+                symbols_where!("s.name = ?1 COLLATE NOCASE AND s.name = ?1 LIMIT ?2"),
+                name.to_string(),
+            ),
             NameMatch::CaseInsensitive => (
                 symbols_where!("s.name = ?1 COLLATE NOCASE AND s.name != ?1 LIMIT ?2"),
                 name.to_string(),
@@ -760,14 +765,26 @@ impl Store {
         rows.collect()
     }
 
-    /// Calls `f` with every distinct symbol name.
+    /// Calls `f` with every distinct symbol name (in no particular order).
     pub fn scan_symbol_names(&self, mut f: impl FnMut(&str)) -> rusqlite::Result<()> {
+        // The NOCASE name index in its order, no `DISTINCT` (its temporary
+        // b-tree cost more than the scan): equal names sit in one run of
+        // names equal but for ASCII case, so a name is new when the run
+        // has not had it yet.
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT DISTINCT name FROM symbols")?;
+            .prepare_cached("SELECT name FROM symbols ORDER BY name COLLATE NOCASE")?;
         let mut rows = stmt.query([])?;
+        let mut run: Vec<String> = Vec::new();
         while let Some(r) = rows.next()? {
-            f(r.get_ref(0)?.as_str()?);
+            let name = r.get_ref(0)?.as_str()?;
+            if run.first().is_some_and(|n| !n.eq_ignore_ascii_case(name)) {
+                run.clear();
+            }
+            if !run.iter().any(|n| n == name) {
+                f(name);
+                run.push(name.to_string());
+            }
         }
         Ok(())
     }
@@ -776,7 +793,7 @@ impl Store {
     pub fn definition_rows(&self, name: &str) -> rusqlite::Result<Vec<RefRow>> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT f.path, s.name_line, s.name_col, s.kind, s.container FROM symbols s JOIN files f ON f.id = s.file_id
-             WHERE s.name = ?1 ORDER BY f.path, s.name_line",
+             WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.name_line",
         )?;
         let rows = stmt.query_map([name], ref_row)?;
         rows.collect()
@@ -1018,6 +1035,104 @@ mod tests {
         }
     }
 
+    /// A reference's scope comes back as written, stored once per file
+    /// (`ref_scopes`); rewriting or deleting the file leaves none behind.
+    #[test]
+    fn ref_scopes_round_trip_per_file() {
+        use crate::model::Reference;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open_rw(dir.path()).expect("open");
+        let r = |name: &str, line: u32, scope: Option<&str>| Reference {
+            name: name.to_string(),
+            kind: "call".to_string(),
+            line,
+            column: 1,
+            qualifier: None,
+            scope: scope.map(str::to_string),
+        };
+        let put = |store: &mut Store, path: &str, existing: Option<i64>, refs: Vec<Reference>| {
+            let extracted = Extracted {
+                refs,
+                ..Extracted::default()
+            };
+            let w = store.begin().expect("begin");
+            let id = w
+                .put_file(
+                    existing,
+                    &FileUpdate {
+                        path,
+                        lang: Some(Lang::Python),
+                        size: 1,
+                        mtime_ns: 1,
+                        hash: 1,
+                        skip_reason: None,
+                        extracted: &extracted,
+                        prepared: None,
+                    },
+                    1,
+                )
+                .expect("put");
+            w.commit().expect("commit");
+            id
+        };
+        let a = put(
+            &mut store,
+            "a.py",
+            None,
+            vec![
+                r("run", 2, Some("Job.start")),
+                r("run", 3, None),
+                r("run", 4, Some("main")),
+                r("run", 5, Some("Job.start")),
+            ],
+        );
+        put(&mut store, "b.py", None, vec![r("run", 1, Some("main"))]);
+        let scopes = |store: &Store| -> Vec<(String, u32, Option<String>)> {
+            store
+                .graph_refs("run")
+                .expect("refs")
+                .into_iter()
+                .map(|g| (g.path, g.line, g.scope))
+                .collect()
+        };
+        let s = |x: &str| Some(x.to_string());
+        assert_eq!(
+            scopes(&store),
+            [
+                ("a.py".into(), 2, s("Job.start")),
+                ("a.py".into(), 3, None),
+                ("a.py".into(), 4, s("main")),
+                ("a.py".into(), 5, s("Job.start")),
+                ("b.py".into(), 1, s("main")),
+            ]
+        );
+        let stored = |store: &Store| -> i64 {
+            store
+                .conn
+                .query_row("SELECT count(*) FROM ref_scopes", [], |r| r.get(0))
+                .expect("count")
+        };
+        assert_eq!(stored(&store), 3, "each file's scopes once");
+        put(
+            &mut store,
+            "a.py",
+            Some(a),
+            vec![r("run", 9, Some("other"))],
+        );
+        assert_eq!(
+            scopes(&store),
+            [
+                ("a.py".into(), 9, s("other")),
+                ("b.py".into(), 1, s("main"))
+            ]
+        );
+        assert_eq!(stored(&store), 2);
+        let w = store.begin().expect("begin");
+        w.delete_file(a).expect("delete");
+        w.commit().expect("commit");
+        assert_eq!(stored(&store), 1);
+    }
+
     /// Chunks in id order keep their vectors; a chunk without one is left
     /// out; two chunks with the same key share it; a row of another length
     /// than the first chunk's is skipped, even when the table lists it
@@ -1137,8 +1252,9 @@ macro_rules! graph_defs_where {
 macro_rules! graph_refs_where {
     ($cond:literal) => {
         concat!(
-            "SELECT r.file_id, f.path, coalesce(f.lang, ''), r.name, r.kind, r.line, r.col, r.qualifier, r.scope
-             FROM refs r JOIN files f ON f.id = r.file_id WHERE ",
+            "SELECT r.file_id, f.path, coalesce(f.lang, ''), r.name, r.kind, r.line, r.col, r.qualifier, rs.scope
+             FROM refs r JOIN files f ON f.id = r.file_id
+             LEFT JOIN ref_scopes rs ON rs.file_id = r.file_id AND rs.n = r.scope WHERE ",
             $cond
         )
     };
@@ -1178,7 +1294,7 @@ impl Store {
     /// Every definition named exactly `name`, by path and line.
     pub fn graph_defs(&self, name: &str) -> rusqlite::Result<Vec<GraphDef>> {
         let mut stmt = self.conn.prepare_cached(graph_defs_where!(
-            "s.name = ?1 ORDER BY f.path, s.name_line"
+            "s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.name_line"
         ))?;
         let rows = stmt.query_map([name], graph_def)?;
         rows.collect()
