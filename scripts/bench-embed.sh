@@ -4,8 +4,8 @@
 # chunks, next to sentence-transformers (PyTorch CPU) when its venv exists
 # (`scripts/check-embeddings.sh` creates it), and brute-force top-10
 # latency over 10k/100k/1M synthetic 256-d and 384-d vectors: the old exact
-# f32 scan next to the shipped int8 scan with exact re-score (and whether
-# their top-10s agree), interleaved per query, medians.
+# f32 scan next to the shipped int8 scan with its re-score of the stored codes
+# (and how far their top-10s agree), interleaved per query, medians.
 #
 # Usage: scripts/bench-embed.sh [TREE] [N]
 #   TREE: a source tree to take chunks from (default: this repository's

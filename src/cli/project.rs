@@ -60,7 +60,7 @@ pub(crate) fn observer(quiet: bool) -> crate::service::Observer {
             if !quiet {
                 pb().suspend(|| {
                     eprintln!(
-                        "the index was written by an older repo-search: rebuilding it now (`repo-search index` does this explicitly)"
+                        "the index was written by an older repo-search: updating it now (vectors are kept; `repo-search index` does this explicitly)"
                     )
                 });
             }

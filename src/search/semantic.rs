@@ -2,12 +2,11 @@
 //! model whose vectors cover the index best, compared with every stored
 //! chunk vector, top-k with path/language/scope filters and a similarity
 //! threshold. Brute force, no ANN structure: a scan of int8 codes
-//! ([`super::quantized`], a quarter of the f32 bytes; split over the cores
-//! past [`PARALLEL_ROWS`] rows) picks several times `k` candidates, which
-//! are re-scored with the exact f32 vectors, so answers equal an exact scan
-//! (`scripts/bench-embed.sh` times it up to 1M vectors). The exact vectors
-//! stay in memory up to [`EXACT_IN_MEMORY_BYTES`]; past that (a kernel-sized
-//! index) the candidates' vectors are read from the index instead.
+//! ([`super::quantized`], the form the index stores vectors in, a quarter of
+//! the f32 bytes; split over the cores past [`PARALLEL_ROWS`] rows) with an
+//! int8 query picks several times `k` candidates, which are re-scored with
+//! the f32 query against their codes, so answers equal an exact scan of the
+//! stored vectors (`scripts/bench-embed.sh` times it up to 1M vectors).
 //!
 //! Which vectors: the best configured tier (full, then fast) whose vectors
 //! cover every chunk, or nearly every chunk (an edit's few new chunks are
@@ -253,21 +252,15 @@ pub struct SemanticIndex {
     file_of: Vec<u32>,
     /// (path, language) of each file with vectors.
     files: Vec<(String, String)>,
-    /// What the scan reads.
+    /// The stored vectors: what the scan and the re-score read (1M 256-d
+    /// vectors are 250 MiB, 1 GiB in f32).
     quant: Quantized,
-    /// The exact rows, row-major, when they fit in [`EXACT_IN_MEMORY_BYTES`].
-    exact: Option<Vec<f32>>,
 }
-
-/// Exact vectors larger than this are not kept in memory: the candidates'
-/// vectors are read from the index for the re-score (1M 256-d vectors are
-/// 1 GiB in f32, 250 MiB as int8).
-pub const EXACT_IN_MEMORY_BYTES: usize = 256 << 20;
 
 /// From this many rows on, the scan is split over the available cores.
 pub const PARALLEL_ROWS: usize = 131_072;
 
-/// Candidates the int8 scan keeps for the exact re-score, for `k` answers.
+/// Candidates the int8 scan keeps for the re-score, for `k` answers.
 fn candidates_for(k: usize) -> usize {
     (k * 4).max(k + 32)
 }
@@ -295,21 +288,11 @@ impl SemanticIndex {
         let generation = generations(store);
         let paths = store.file_paths().map_err(|e| store::explain(e, db))?;
         let explain = |e| store::explain(e, db);
-        let (count, width) = store.vector_extent(model).map_err(explain)?;
-        // Small enough: f32 rows kept for the exact re-score, int8 codes
-        // made from them. Larger: int8 codes filled straight from the
-        // index, the f32 matrix never held (the re-score reads its few rows).
-        let (dim, chunk_ids, file_ids, quant, exact) =
-            if count as usize * width * 4 <= EXACT_IN_MEMORY_BYTES {
-                let v = store.load_vectors(model).map_err(explain)?;
-                let quant = Quantized::from_f32(v.dim, &v.data);
-                (v.dim, v.chunk_ids, v.file_ids, quant, Some(v.data))
-            } else {
-                let (q, chunk_ids, file_ids) = store
-                    .load_vectors_into(model, Quantized::default())
-                    .map_err(explain)?;
-                (q.dim(), chunk_ids, file_ids, q, None)
-            };
+        // The stored codes, copied as they are: no f32 matrix is held.
+        let (quant, chunk_ids, file_ids) = store
+            .load_vectors_into(model, Quantized::default())
+            .map_err(explain)?;
+        let dim = quant.dim();
         let mut file_slot: HashMap<i64, u32> = HashMap::new();
         let mut files = Vec::new();
         let file_of = file_ids
@@ -329,7 +312,6 @@ impl SemanticIndex {
             file_of,
             files,
             quant,
-            exact,
         })
     }
 
@@ -345,9 +327,7 @@ impl SemanticIndex {
             file_of: Vec::with_capacity(rows.len()),
             files: Vec::new(),
             quant: Quantized::from_f32(dim, &[]),
-            exact: None,
         };
-        let mut matrix: Vec<f32> = Vec::with_capacity(rows.len() * dim);
         for (id, path, v) in rows {
             if v.len() != dim {
                 continue;
@@ -359,23 +339,14 @@ impl SemanticIndex {
             idx.chunk_ids.push(id);
             idx.file_of.push(slot);
             idx.quant.push(&v);
-            matrix.extend_from_slice(&v);
         }
         idx.files = files;
-        idx.exact = (matrix.len() * 4 <= EXACT_IN_MEMORY_BYTES).then_some(matrix);
         idx
     }
 
-    /// Drops the exact rows, as for an index past [`EXACT_IN_MEMORY_BYTES`]
-    /// (benchmarks and tests of that path).
-    pub fn without_exact_rows(mut self) -> SemanticIndex {
-        self.exact = None;
-        self
-    }
-
-    /// Bytes of the vectors held in memory (int8 codes, scales, exact rows).
+    /// Bytes of the vectors held in memory (int8 codes and scales).
     pub fn memory_bytes(&self) -> usize {
-        self.quant.bytes() + self.exact.as_ref().map_or(0, |m| m.len() * 4)
+        self.quant.bytes()
     }
 
     pub fn len(&self) -> usize {
@@ -390,9 +361,8 @@ impl SemanticIndex {
     /// among rows whose file passes `filter`, above `threshold`, and not
     /// excluded by `skip` (called with the chunk id and path).
     ///
-    /// Scores are exact: the int8 scan's candidates are re-scored with the
-    /// exact rows, from memory or, when they are not kept, from `store`
-    /// (without either, e.g. in a benchmark, the int8 scores are returned).
+    /// Scores are exact for the stored vectors: the int8 scan's candidates
+    /// are re-scored with the f32 query against their codes.
     pub fn top_k(
         &self,
         query: &[f32],
@@ -400,7 +370,6 @@ impl SemanticIndex {
         k: usize,
         threshold: Option<f32>,
         skip: &(dyn Fn(i64, &str) -> bool + Sync),
-        store: Option<&Store>,
     ) -> Vec<(i64, f32)> {
         if query.len() != self.dim || k == 0 || self.dim == 0 {
             return Vec::new();
@@ -466,32 +435,9 @@ impl SemanticIndex {
         } else {
             scan(0, rows)
         };
-        // The exact scores of the candidates.
-        match (&self.exact, store) {
-            (Some(m), _) => {
-                for (row, s) in &mut cands {
-                    *s = dot(query, &m[*row * self.dim..(*row + 1) * self.dim]);
-                }
-            }
-            (None, Some(store)) => {
-                let ids: Vec<i64> = cands.iter().map(|(row, _)| self.chunk_ids[*row]).collect();
-                match store.chunk_vectors(&self.model, &ids) {
-                    Ok(exact) => {
-                        for (row, s) in &mut cands {
-                            if let Some(v) = exact
-                                .get(&self.chunk_ids[*row])
-                                .filter(|v| v.len() == self.dim)
-                            {
-                                *s = dot(query, v);
-                            }
-                        }
-                    }
-                    Err(e) => {
-                        tracing::warn!("semantic re-score read failed, int8 scores kept: {e}")
-                    }
-                }
-            }
-            (None, None) => {}
+        // The exact scores of the candidates (of the stored vectors).
+        for (row, s) in &mut cands {
+            *s = self.quant.score_f32(*row, query);
         }
         let min = threshold.unwrap_or(f32::NEG_INFINITY);
         let mut out: Vec<(i64, f32)> = cands
@@ -744,14 +690,7 @@ impl SemanticSearcher {
                     .agent("retry in a few seconds; index_status shows the embedding state"),
             );
         };
-        let top = index.top_k(
-            &qv,
-            &req.filter,
-            req.limit,
-            req.threshold,
-            &|_, _| false,
-            Some(store),
-        );
+        let top = index.top_k(&qv, &req.filter, req.limit, req.threshold, &|_, _| false);
         let terms = crate::text::query_terms(&req.query);
         let hits = render_hits(store, &db, &top, &terms, req.snippet_lines)?;
         Ok(found(&choice, hits))
@@ -851,14 +790,9 @@ impl SemanticSearcher {
             );
         };
         let exclude = req.exclude_path.as_deref();
-        let top = index.top_k(
-            &qv,
-            &req.filter,
-            req.limit,
-            req.threshold,
-            &|id, path| Some(id) == origin || exclude.is_some_and(|x| x == path),
-            Some(store),
-        );
+        let top = index.top_k(&qv, &req.filter, req.limit, req.threshold, &|id, path| {
+            Some(id) == origin || exclude.is_some_and(|x| x == path)
+        });
         let hits = render_hits(store, &db, &top, &[], req.snippet_lines)?;
         Ok(found(&choice, hits))
     }
@@ -941,15 +875,15 @@ mod tests {
         ];
         let ix = SemanticIndex::from_rows("m", 2, rows);
         let all = ChunkFilter::default();
-        let top = ix.top_k(&[1.0, 0.0], &all, 2, None, &|_, _| false, None);
+        let top = ix.top_k(&[1.0, 0.0], &all, 2, None, &|_, _| false);
         assert_eq!(top.iter().map(|t| t.0).collect::<Vec<_>>(), [1, 3]);
         let no_tests = ChunkFilter::new(&["!tests/**".into()], None, Scope::All).expect("filter");
-        let top = ix.top_k(&[1.0, 0.0], &no_tests, 2, None, &|_, _| false, None);
+        let top = ix.top_k(&[1.0, 0.0], &no_tests, 2, None, &|_, _| false);
         assert_eq!(top.iter().map(|t| t.0).collect::<Vec<_>>(), [1, 2]);
-        let top = ix.top_k(&[1.0, 0.0], &all, 10, Some(0.5), &|id, _| id == 1, None);
+        let top = ix.top_k(&[1.0, 0.0], &all, 10, Some(0.5), &|id, _| id == 1);
         assert_eq!(top.iter().map(|t| t.0).collect::<Vec<_>>(), [3, 2]);
         assert!(
-            ix.top_k(&[1.0, 0.0, 0.0], &all, 3, None, &|_, _| false, None)
+            ix.top_k(&[1.0, 0.0, 0.0], &all, 3, None, &|_, _| false)
                 .is_empty(),
             "wrong dimension"
         );
@@ -958,8 +892,9 @@ mod tests {
     #[test]
     fn the_split_scan_equals_the_exact_ranking() {
         // Enough rows for the scan to be split over threads. Rows `[x, 0]`
-        // quantize exactly (code 127), so this checks the split and merge
-        // alone; the best rows are spread over every part.
+        // quantize exactly (code 127, up to the last bit of the scale), so
+        // this checks the split and merge alone; the best rows are spread
+        // over every part.
         let n = PARALLEL_ROWS + 1001;
         let rows: Vec<(i64, String, Vec<f32>)> = (0..n)
             .map(|i| {
@@ -972,24 +907,28 @@ mod tests {
         let mut exact: Vec<(i64, f32)> = rows.iter().map(|(id, _, v)| (*id, dot(&q, v))).collect();
         exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let all = ChunkFilter::default();
-        let top = ix.top_k(&q, &all, 25, None, &|_, _| false, None);
-        assert_eq!(top, exact[..25].to_vec());
+        let same = |top: &[(i64, f32)], want: &[(i64, f32)]| {
+            assert_eq!(top.len(), want.len());
+            for (t, w) in top.iter().zip(want) {
+                assert!(
+                    t.0 == w.0 && (t.1 - w.1).abs() < 1e-6,
+                    "{top:?} vs {want:?}"
+                );
+            }
+        };
+        let top = ix.top_k(&q, &all, 25, None, &|_, _| false);
+        same(&top, &exact[..25]);
         // A filter and a skip hold in every part of the split scan.
-        let top = ix.top_k(
-            &q,
-            &all,
-            25,
-            None,
-            &|id, path| id % 2 == 0 || path == "src/f3.rs",
-            None,
-        );
+        let top = ix.top_k(&q, &all, 25, None, &|id, path| {
+            id % 2 == 0 || path == "src/f3.rs"
+        });
         let want: Vec<(i64, f32)> = exact
             .iter()
             .filter(|(id, _)| id % 2 == 1 && (id - 1) % 97 != 3)
             .take(25)
             .copied()
             .collect();
-        assert_eq!(top, want);
+        same(&top, &want);
     }
 
     #[test]

@@ -316,10 +316,11 @@ impl Store {
         }
         if version != SCHEMA_VERSION && version != 0 {
             tracing::warn!(
-                "index schema {version} is older than {SCHEMA_VERSION}: rebuilding `{}`",
+                "index schema {version} is older than {SCHEMA_VERSION}: upgrading `{}` (vectors are kept, what changed is rebuilt)",
                 db.display()
             );
-            store.drop_all().map_err(|e| explain(e, &db))?;
+            let kept = store.upgrade(version).map_err(|e| explain(e, &db))?;
+            tracing::info!("kept {kept} vectors, now int8");
         }
         store.ensure_schema(version).map_err(|e| explain(e, &db))?;
         Ok(store)
@@ -524,24 +525,73 @@ pub fn embed_key(path: &str, symbol: Option<&str>, text: &str) -> u64 {
     h.digest()
 }
 
-/// Vectors are stored as little-endian f32.
-pub fn vector_to_blob(v: &[f32]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(v.len() * 4);
-    for x in v {
-        out.extend_from_slice(&x.to_le_bytes());
+/// Codes and scale of one vector, as it is stored and scanned:
+/// `v[i] ≈ codes[i] * scale`, symmetric, one scale per vector
+/// (`max|x| / 127`), so each component is off by at most `scale / 2`. A
+/// zero or non-finite vector is all zero codes with scale 0.
+pub fn quantize(v: &[f32]) -> (Vec<i8>, f32) {
+    let max = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+    if max == 0.0 || !max.is_finite() {
+        return (vec![0; v.len()], 0.0);
     }
+    let scale = max / 127.0;
+    let codes = v
+        .iter()
+        .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8)
+        .collect();
+    (codes, scale)
+}
+
+/// Bytes in front of a stored vector's codes: its scale.
+const SCALE_BYTES: usize = 4;
+
+/// Vectors are stored as int8 codes with one scale ([`quantize`]): the
+/// scale as a little-endian f32, then one signed byte per dimension
+/// (260 bytes for 256 dimensions, a quarter of the f32 form schema 7 kept).
+pub fn vector_to_blob(v: &[f32]) -> Vec<u8> {
+    let (codes, scale) = quantize(v);
+    codes_to_blob(&codes, scale)
+}
+
+/// The stored form of codes and their scale.
+fn codes_to_blob(codes: &[i8], scale: f32) -> Vec<u8> {
+    let mut out = Vec::with_capacity(SCALE_BYTES + codes.len());
+    out.extend_from_slice(&scale.to_le_bytes());
+    out.extend(codes.iter().map(|&c| c as u8));
     out
 }
 
-/// Appends the f32 values of a blob to `out`; `None` if the length is not
-/// a multiple of 4.
-pub fn blob_to_vector(blob: &[u8], out: &mut Vec<f32>) -> Option<()> {
-    if !blob.len().is_multiple_of(4) {
+/// The codes (as bytes: each one an `i8`, `byte as i8`) and scale of a
+/// stored vector; `None` for a blob too short to hold one dimension (a
+/// corrupt row).
+pub fn blob_to_codes(blob: &[u8]) -> Option<(&[u8], f32)> {
+    if blob.len() <= SCALE_BYTES {
         return None;
     }
-    out.extend(
-        blob.chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-    );
+    let (head, codes) = blob.split_at(SCALE_BYTES);
+    let scale = f32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+    Some((codes, scale))
+}
+
+/// Dimensions of a stored vector of `bytes` bytes.
+pub fn blob_dim(bytes: usize) -> usize {
+    bytes.saturating_sub(SCALE_BYTES)
+}
+
+/// Appends the values a stored vector stands for (codes times scale) to
+/// `out`; `None` for a malformed blob.
+pub fn blob_to_vector(blob: &[u8], out: &mut Vec<f32>) -> Option<()> {
+    let (codes, scale) = blob_to_codes(blob)?;
+    out.extend(codes.iter().map(|&c| f32::from(c as i8) * scale));
     Some(())
+}
+
+/// A schema-7 vector blob (little-endian f32 values, a whole number of
+/// them) in today's form, for [`Store::upgrade`]'s in-place conversion.
+fn f32_blob_to_blob(blob: &[u8]) -> Vec<u8> {
+    let v: Vec<f32> = blob
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    vector_to_blob(&v)
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, params};
 
-use super::{Store, blob_to_vector};
+use super::{Store, blob_dim, blob_to_codes, blob_to_vector};
 
 /// What the store remembers about an indexed (or skipped) file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,16 +168,18 @@ pub struct FtsRow<'a> {
 }
 
 /// Where [`Store::load_vectors_into`] writes rows: `start` sizes it for
-/// `rows` rows of `dim` values (all zero), `put` sets one, `copy` copies row
-/// `from` over row `to`, `truncate` keeps the first `rows`.
+/// `rows` rows of `dim` values (all zero), `put` sets one from its stored
+/// form (`dim` int8 codes as bytes, `code as i8`, and the scale they are
+/// multiplied by, see [`super::quantize`]), `copy` copies row `from` over
+/// row `to`, `truncate` keeps the first `rows`.
 pub trait RowSink {
     fn start(&mut self, rows: usize, dim: usize);
-    fn put(&mut self, slot: usize, row: &[f32]);
+    fn put(&mut self, slot: usize, codes: &[u8], scale: f32);
     fn copy(&mut self, from: usize, to: usize);
     fn truncate(&mut self, rows: usize);
 }
 
-/// Plain f32 rows, row-major.
+/// Plain f32 rows, row-major: the values the stored codes stand for.
 #[derive(Debug, Default)]
 pub struct F32Rows {
     pub dim: usize,
@@ -189,9 +191,11 @@ impl RowSink for F32Rows {
         self.dim = dim;
         self.data = vec![0.0; rows * dim];
     }
-    fn put(&mut self, slot: usize, row: &[f32]) {
+    fn put(&mut self, slot: usize, codes: &[u8], scale: f32) {
         let d = self.dim;
-        self.data[slot * d..(slot + 1) * d].copy_from_slice(&row[..d]);
+        for (x, &c) in self.data[slot * d..(slot + 1) * d].iter_mut().zip(codes) {
+            *x = f32::from(c as i8) * scale;
+        }
     }
     fn copy(&mut self, from: usize, to: usize) {
         let d = self.dim;
@@ -376,10 +380,6 @@ impl Store {
         Ok((embedded as u64, total as u64))
     }
 
-    /// Every chunk vector of `model`, in chunk id order, as one row-major
-    /// matrix. The first row (in chunk id order) sets the dimension; rows
-    /// of another length, or not a whole number of f32 (a corrupt row),
-    /// are left out.
     /// Bytes per table from SQLite's `dbstat` (reads every page: seconds on
     /// a multi-GB index, so only on request).
     pub fn sizes(&self) -> rusqlite::Result<Sizes> {
@@ -459,9 +459,9 @@ impl Store {
         })
     }
 
-    /// The `model` vectors of the chunks `ids` (by chunk id); chunks without
-    /// one, or with a malformed blob, are left out. For re-scoring a few
-    /// hundred candidates when the whole matrix is not kept in memory.
+    /// The `model` vectors of the chunks `ids` (by chunk id; the values the
+    /// stored codes stand for); chunks without one, or with a malformed
+    /// blob, are left out.
     pub fn chunk_vectors(
         &self,
         model: &str,
@@ -476,8 +476,8 @@ impl Store {
             let mut rows = stmt.query(rusqlite::params![model, id])?;
             if let Some(r) = rows.next()? {
                 let blob = r.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?;
-                let mut v = Vec::with_capacity(blob.len() / 4);
-                if super::blob_to_vector(blob, &mut v).is_some() {
+                let mut v = Vec::with_capacity(blob_dim(blob.len()));
+                if blob_to_vector(blob, &mut v).is_some() {
                     out.insert(id, v);
                 }
             }
@@ -485,6 +485,10 @@ impl Store {
         Ok(out)
     }
 
+    /// Every chunk vector of `model` (the values its stored codes stand
+    /// for), in chunk id order, as one row-major matrix. The first row (in
+    /// chunk id order) sets the dimension; rows of another length, or too
+    /// short to hold a vector (a corrupt row), are left out.
     pub fn load_vectors(&self, model: &str) -> rusqlite::Result<VectorMatrix> {
         let (rows, chunk_ids, file_ids) = self.load_vectors_into(model, F32Rows::default())?;
         Ok(VectorMatrix {
@@ -493,21 +497,6 @@ impl Store {
             file_ids,
             data: rows.data,
         })
-    }
-
-    /// How many vectors `model` has and their largest dimension (cheap: the
-    /// `(model, key)` index), to size what [`Store::load_vectors_into`] fills.
-    pub fn vector_extent(&self, model: &str) -> rusqlite::Result<(u64, usize)> {
-        self.conn.query_row(
-            "SELECT count(*), coalesce(max(dim), 0) FROM embeddings WHERE model = ?1",
-            [model],
-            |r| {
-                Ok((
-                    r.get::<_, i64>(0)?.max(0) as u64,
-                    r.get::<_, i64>(1)?.max(0) as usize,
-                ))
-            },
-        )
     }
 
     /// Every vector of `model`, one row per chunk that has one (chunk id
@@ -552,7 +541,6 @@ impl Store {
         let mut len_of: Vec<usize> = vec![0; chunks.len()];
         let mut width = 0usize;
         let mut mixed = false;
-        let mut row: Vec<f32> = Vec::new();
         {
             let mut stmt = self
                 .conn
@@ -564,21 +552,19 @@ impl Store {
                     continue;
                 };
                 let blob = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
-                if blob.is_empty() || !blob.len().is_multiple_of(4) {
+                let Some((codes, scale)) = blob_to_codes(blob) else {
                     continue;
-                }
+                };
                 if width == 0 {
                     width = blob.len();
-                    sink.start(chunks.len(), width / 4);
+                    sink.start(chunks.len(), blob_dim(width));
                 }
                 len_of[slot as usize] = blob.len();
                 if blob.len() != width {
                     mixed = true;
                     continue;
                 }
-                row.clear();
-                blob_to_vector(blob, &mut row);
-                sink.put(slot as usize, &row);
+                sink.put(slot as usize, codes, scale);
             }
         }
         if width == 0 {
@@ -599,12 +585,15 @@ impl Store {
                 return Ok((sink, Vec::new(), Vec::new()));
             };
             if first != width {
-                let m = self.load_vectors_of_length(model, &chunks, &slot_of, &shared, first)?;
-                sink.start(m.chunk_ids.len(), m.dim);
-                for (i, r) in m.data.chunks_exact(m.dim.max(1)).enumerate() {
-                    sink.put(i, r);
+                let (rows, chunk_ids, file_ids) =
+                    self.load_vectors_of_length(model, &chunks, &slot_of, &shared, first)?;
+                sink.start(chunk_ids.len(), blob_dim(first));
+                for (i, blob) in rows.iter().enumerate() {
+                    if let Some((codes, scale)) = blob_to_codes(blob) {
+                        sink.put(i, codes, scale);
+                    }
                 }
-                return Ok((sink, m.chunk_ids, m.file_ids));
+                return Ok((sink, chunk_ids, file_ids));
             }
         }
         // Compact: drop the rows of chunks without a vector of this length.
@@ -626,7 +615,9 @@ impl Store {
     }
 
     /// [`Store::load_vectors`] keeping only blobs of `width` bytes (the
-    /// rare path of a corrupt row).
+    /// rare path of a corrupt row): the stored rows with their chunk and
+    /// file ids.
+    #[allow(clippy::type_complexity)]
     fn load_vectors_of_length(
         &self,
         model: &str,
@@ -634,8 +625,8 @@ impl Store {
         slot_of: &HashMap<i64, u32>,
         shared: &[(u32, u32)],
         width: usize,
-    ) -> rusqlite::Result<VectorMatrix> {
-        let mut rows_of: Vec<Option<Vec<f32>>> = vec![None; chunks.len()];
+    ) -> rusqlite::Result<(Vec<Vec<u8>>, Vec<i64>, Vec<i64>)> {
+        let mut rows_of: Vec<Option<Vec<u8>>> = vec![None; chunks.len()];
         let mut stmt = self
             .conn
             .prepare("SELECT key, vector FROM embeddings WHERE model = ?1")?;
@@ -647,26 +638,21 @@ impl Store {
             };
             let blob = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
             if blob.len() == width {
-                let mut v = Vec::with_capacity(width / 4);
-                blob_to_vector(blob, &mut v);
-                rows_of[slot as usize] = Some(v);
+                rows_of[slot as usize] = Some(blob.to_vec());
             }
         }
         for &(later, first) in shared {
             rows_of[later as usize] = rows_of[first as usize].clone();
         }
-        let mut out = VectorMatrix {
-            dim: width / 4,
-            ..VectorMatrix::default()
-        };
+        let (mut rows, mut chunk_ids, mut file_ids) = (Vec::new(), Vec::new(), Vec::new());
         for (slot, row) in rows_of.into_iter().enumerate() {
             if let Some(v) = row {
-                out.chunk_ids.push(chunks[slot].0);
-                out.file_ids.push(chunks[slot].1);
-                out.data.extend_from_slice(&v);
+                chunk_ids.push(chunks[slot].0);
+                file_ids.push(chunks[slot].1);
+                rows.push(v);
             }
         }
-        Ok(out)
+        Ok((rows, chunk_ids, file_ids))
     }
 
     /// Path and language of every file, by id.
@@ -689,7 +675,7 @@ impl Store {
             )
             .optional()?;
         Ok(blob.and_then(|b| {
-            let mut v = Vec::with_capacity(b.len() / 4);
+            let mut v = Vec::with_capacity(blob_dim(b.len()));
             blob_to_vector(&b, &mut v).map(|_| v)
         }))
     }
@@ -754,7 +740,12 @@ impl Store {
         limit: usize,
     ) -> rusqlite::Result<Vec<SymbolRow>> {
         let (sql, arg) = match how {
-            NameMatch::Exact => (symbols_where!("s.name = ?1 LIMIT ?2"), name.to_string()),
+            // Exact names go through the one name index too (NOCASE:
+            // it also serves the case-insensitive and prefix lookups).
+            NameMatch::Exact => (
+                symbols_where!("s.name = ?1 COLLATE NOCASE AND s.name = ?1 LIMIT ?2"),
+                name.to_string(),
+            ),
             NameMatch::CaseInsensitive => (
                 symbols_where!("s.name = ?1 COLLATE NOCASE AND s.name != ?1 LIMIT ?2"),
                 name.to_string(),
@@ -774,14 +765,26 @@ impl Store {
         rows.collect()
     }
 
-    /// Calls `f` with every distinct symbol name.
+    /// Calls `f` with every distinct symbol name (in no particular order).
     pub fn scan_symbol_names(&self, mut f: impl FnMut(&str)) -> rusqlite::Result<()> {
+        // The NOCASE name index in its order, no `DISTINCT` (its temporary
+        // b-tree cost more than the scan): equal names sit in one run of
+        // names equal but for ASCII case, so a name is new when the run
+        // has not had it yet.
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT DISTINCT name FROM symbols")?;
+            .prepare_cached("SELECT name FROM symbols ORDER BY name COLLATE NOCASE")?;
         let mut rows = stmt.query([])?;
+        let mut run: Vec<String> = Vec::new();
         while let Some(r) = rows.next()? {
-            f(r.get_ref(0)?.as_str()?);
+            let name = r.get_ref(0)?.as_str()?;
+            if run.first().is_some_and(|n| !n.eq_ignore_ascii_case(name)) {
+                run.clear();
+            }
+            if !run.iter().any(|n| n == name) {
+                f(name);
+                run.push(name.to_string());
+            }
         }
         Ok(())
     }
@@ -790,7 +793,7 @@ impl Store {
     pub fn definition_rows(&self, name: &str) -> rusqlite::Result<Vec<RefRow>> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT f.path, s.name_line, s.name_col, s.kind, s.container FROM symbols s JOIN files f ON f.id = s.file_id
-             WHERE s.name = ?1 ORDER BY f.path, s.name_line",
+             WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.name_line",
         )?;
         let rows = stmt.query_map([name], ref_row)?;
         rows.collect()
@@ -1032,6 +1035,104 @@ mod tests {
         }
     }
 
+    /// A reference's scope comes back as written, stored once per file
+    /// (`ref_scopes`); rewriting or deleting the file leaves none behind.
+    #[test]
+    fn ref_scopes_round_trip_per_file() {
+        use crate::model::Reference;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open_rw(dir.path()).expect("open");
+        let r = |name: &str, line: u32, scope: Option<&str>| Reference {
+            name: name.to_string(),
+            kind: "call".to_string(),
+            line,
+            column: 1,
+            qualifier: None,
+            scope: scope.map(str::to_string),
+        };
+        let put = |store: &mut Store, path: &str, existing: Option<i64>, refs: Vec<Reference>| {
+            let extracted = Extracted {
+                refs,
+                ..Extracted::default()
+            };
+            let w = store.begin().expect("begin");
+            let id = w
+                .put_file(
+                    existing,
+                    &FileUpdate {
+                        path,
+                        lang: Some(Lang::Python),
+                        size: 1,
+                        mtime_ns: 1,
+                        hash: 1,
+                        skip_reason: None,
+                        extracted: &extracted,
+                        prepared: None,
+                    },
+                    1,
+                )
+                .expect("put");
+            w.commit().expect("commit");
+            id
+        };
+        let a = put(
+            &mut store,
+            "a.py",
+            None,
+            vec![
+                r("run", 2, Some("Job.start")),
+                r("run", 3, None),
+                r("run", 4, Some("main")),
+                r("run", 5, Some("Job.start")),
+            ],
+        );
+        put(&mut store, "b.py", None, vec![r("run", 1, Some("main"))]);
+        let scopes = |store: &Store| -> Vec<(String, u32, Option<String>)> {
+            store
+                .graph_refs("run")
+                .expect("refs")
+                .into_iter()
+                .map(|g| (g.path, g.line, g.scope))
+                .collect()
+        };
+        let s = |x: &str| Some(x.to_string());
+        assert_eq!(
+            scopes(&store),
+            [
+                ("a.py".into(), 2, s("Job.start")),
+                ("a.py".into(), 3, None),
+                ("a.py".into(), 4, s("main")),
+                ("a.py".into(), 5, s("Job.start")),
+                ("b.py".into(), 1, s("main")),
+            ]
+        );
+        let stored = |store: &Store| -> i64 {
+            store
+                .conn
+                .query_row("SELECT count(*) FROM ref_scopes", [], |r| r.get(0))
+                .expect("count")
+        };
+        assert_eq!(stored(&store), 3, "each file's scopes once");
+        put(
+            &mut store,
+            "a.py",
+            Some(a),
+            vec![r("run", 9, Some("other"))],
+        );
+        assert_eq!(
+            scopes(&store),
+            [
+                ("a.py".into(), 9, s("other")),
+                ("b.py".into(), 1, s("main"))
+            ]
+        );
+        assert_eq!(stored(&store), 2);
+        let w = store.begin().expect("begin");
+        w.delete_file(a).expect("delete");
+        w.commit().expect("commit");
+        assert_eq!(stored(&store), 1);
+    }
+
     /// Chunks in id order keep their vectors; a chunk without one is left
     /// out; two chunks with the same key share it; a row of another length
     /// than the first chunk's is skipped, even when the table lists it
@@ -1090,7 +1191,6 @@ mod tests {
         assert_eq!(m.data, [1.0, 0.0, 0.0, 1.0, 1.0, 0.0]);
         let none = store.load_vectors("absent").expect("load");
         assert_eq!((none.dim, none.chunk_ids.len()), (0, 0));
-        assert_eq!(store.vector_extent("m").expect("extent"), (3, 3));
         // The same rows through another sink (the int8 codes semantic search
         // fills straight from the index for a large matrix).
         let (q, ids, files) = store
@@ -1152,8 +1252,9 @@ macro_rules! graph_defs_where {
 macro_rules! graph_refs_where {
     ($cond:literal) => {
         concat!(
-            "SELECT r.file_id, f.path, coalesce(f.lang, ''), r.name, r.kind, r.line, r.col, r.qualifier, r.scope
-             FROM refs r JOIN files f ON f.id = r.file_id WHERE ",
+            "SELECT r.file_id, f.path, coalesce(f.lang, ''), r.name, r.kind, r.line, r.col, r.qualifier, rs.scope
+             FROM refs r JOIN files f ON f.id = r.file_id
+             LEFT JOIN ref_scopes rs ON rs.file_id = r.file_id AND rs.n = r.scope WHERE ",
             $cond
         )
     };
@@ -1193,7 +1294,7 @@ impl Store {
     /// Every definition named exactly `name`, by path and line.
     pub fn graph_defs(&self, name: &str) -> rusqlite::Result<Vec<GraphDef>> {
         let mut stmt = self.conn.prepare_cached(graph_defs_where!(
-            "s.name = ?1 ORDER BY f.path, s.name_line"
+            "s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.name_line"
         ))?;
         let rows = stmt.query_map([name], graph_def)?;
         rows.collect()

@@ -37,10 +37,28 @@
 //!   (`covered = 0`, size -1: changed files a run left unmerged), the
 //!   partial index `ngram_docs_uncovered`, and meta `ngram_max_size` (the
 //!   coverage limit, at least 64 MiB; another one rebuilds the postings).
+//! - 8: `embeddings.vector` holds int8 codes with one scale per vector
+//!   (the scale as a little-endian f32, then one byte per dimension:
+//!   `store::quantize`), not f32 values: 260 bytes for 256 dimensions
+//!   instead of 1024. An index of schema 2 to 7 is upgraded in place
+//!   ([`Store::upgrade`]): its vectors are converted, not recomputed.
+//! - 9: `refs.scope` is a number, the `n` of the file's row in
+//!   `ref_scopes(file_id, n, scope)` (each distinct enclosing symbol path
+//!   of a file stored once: refs 25% smaller on Django). `symbols_name`
+//!   is gone: exact lookups go through `symbols_name_nocase` too.
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 9;
+
+/// The first schema with today's `embeddings(model, key, dim, vector)`,
+/// whose vectors (f32 before schema 8) an upgrade converts and keeps.
+const FIRST_WITH_VECTORS: i64 = 2;
+
+/// The last schema whose other tables hold what this one's do: an index of
+/// it keeps them through the upgrade (older ones are rebuilt by the next
+/// index run, their vectors kept).
+const SAME_ROWS_SINCE: i64 = 9;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,7 +84,6 @@ CREATE TABLE IF NOT EXISTS symbols (
     name_line INTEGER NOT NULL,
     name_col INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);
 CREATE INDEX IF NOT EXISTS symbols_name_nocase ON symbols(name COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
 CREATE TABLE IF NOT EXISTS refs (
@@ -76,8 +93,14 @@ CREATE TABLE IF NOT EXISTS refs (
     line INTEGER NOT NULL,
     col INTEGER NOT NULL,
     qualifier TEXT,
-    scope TEXT
+    scope INTEGER
 );
+CREATE TABLE IF NOT EXISTS ref_scopes (
+    file_id INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    scope TEXT NOT NULL,
+    PRIMARY KEY (file_id, n)
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
 CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id);
 CREATE TABLE IF NOT EXISTS imports (
@@ -134,9 +157,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 "#;
 
 /// Indexes that only speed up lookups (dropped during bulk loads).
-const SECONDARY_INDEXES: [&str; 10] = [
+const SECONDARY_INDEXES: [&str; 9] = [
     "ngram_docs_uncovered",
-    "symbols_name",
     "symbols_name_nocase",
     "symbols_file",
     "refs_name",
@@ -196,9 +218,94 @@ impl Store {
         Ok(())
     }
 
+    /// Brings an index of an older schema (`version`, not 0) to this one,
+    /// keeping what costs most to recompute: the vectors, which are keyed
+    /// by content (`chunks.embed_key`), converted from f32 to int8 in place
+    /// (schemas 2 to 7; schema 8's are int8 already). Tables whose rows changed since `version` are
+    /// dropped (the next index run rebuilds them from the files); a schema
+    /// without vectors is dropped whole. The conversion, the new tables
+    /// and the version commit together (a killed upgrade leaves the old
+    /// index, which the next open upgrades again); then the file is
+    /// compacted (`VACUUM`: the f32 vectors' pages are freed; a failure
+    /// there only leaves free pages). Returns the vectors kept.
+    pub(super) fn upgrade(&self, version: i64) -> rusqlite::Result<u64> {
+        if !(FIRST_WITH_VECTORS..SCHEMA_VERSION).contains(&version) {
+            self.drop_all()?;
+            return Ok(0);
+        }
+        self.conn.execute_batch("BEGIN")?;
+        let kept = (|| {
+            if version < SAME_ROWS_SINCE {
+                self.drop_all_but_vectors()?;
+            }
+            let kept = self.upgrade_vectors()?;
+            self.conn
+                .execute_batch(&format!("{SCHEMA} PRAGMA user_version = {SCHEMA_VERSION};"))?;
+            Ok(kept)
+        })();
+        match kept {
+            Ok(kept) => {
+                self.conn.execute_batch("COMMIT")?;
+                if let Err(e) = self.conn.execute_batch("VACUUM") {
+                    tracing::warn!("the upgraded index was not compacted: {e}");
+                }
+                Ok(kept)
+            }
+            Err(e) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
+    /// Rewrites every f32 vector blob (schema 2 to 7: `4 × dim` bytes) as
+    /// int8 codes with their scale ([`super::vector_to_blob`]); a blob
+    /// already in that form (`dim + 4` bytes: the two lengths never agree)
+    /// is kept as it is, any other row (corrupt) is deleted. Inside the
+    /// caller's transaction. Returns the rows kept.
+    pub(super) fn upgrade_vectors(&self) -> rusqlite::Result<u64> {
+        let mut converted = 0u64;
+        let mut last = i64::MIN;
+        let mut read = self.conn.prepare(
+            "SELECT id, dim, vector FROM embeddings WHERE id > ?1 ORDER BY id LIMIT 4096",
+        )?;
+        let mut update = self
+            .conn
+            .prepare("UPDATE embeddings SET vector = ?2 WHERE id = ?1")?;
+        let mut delete = self.conn.prepare("DELETE FROM embeddings WHERE id = ?1")?;
+        loop {
+            let batch: Vec<(i64, i64, Vec<u8>)> = read
+                .query_map([last], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<rusqlite::Result<_>>()?;
+            let Some(&(end, _, _)) = batch.last() else {
+                break;
+            };
+            for (id, dim, blob) in batch {
+                let dim = usize::try_from(dim).unwrap_or(0);
+                if dim > 0 && blob.len() == dim * 4 {
+                    update.execute(rusqlite::params![id, super::f32_blob_to_blob(&blob)])?;
+                    converted += 1;
+                } else if dim > 0 && super::blob_dim(blob.len()) == dim {
+                    converted += 1;
+                } else {
+                    delete.execute([id])?;
+                }
+            }
+            last = end;
+        }
+        Ok(converted)
+    }
+
+    fn drop_all_but_vectors(&self) -> rusqlite::Result<()> {
+        self.conn.execute_batch(
+            "DROP TABLE IF EXISTS ngram_postings; DROP TABLE IF EXISTS ngram_docs; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS ref_scopes; DROP TABLE IF EXISTS imports;
+             DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta;",
+        )
+    }
+
     pub(super) fn drop_all(&self) -> rusqlite::Result<()> {
         self.conn.execute_batch(
-            "DROP TABLE IF EXISTS ngram_postings; DROP TABLE IF EXISTS ngram_docs; DROP TABLE IF EXISTS embeddings; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS imports;
+            "DROP TABLE IF EXISTS ngram_postings; DROP TABLE IF EXISTS ngram_docs; DROP TABLE IF EXISTS embeddings; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS ref_scopes; DROP TABLE IF EXISTS imports;
              DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta;",
         )
     }
@@ -216,5 +323,177 @@ impl Store {
     /// Creates every missing table and index of the current schema.
     pub fn create_indexes(&self) -> rusqlite::Result<()> {
         self.conn.execute_batch(SCHEMA)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{FileUpdate, Store, embed_key, vector_to_blob};
+    use super::SCHEMA_VERSION;
+    use crate::model::{Chunk, Extracted, Lang};
+
+    /// A vector of `dim` values that is not a multiple of its largest one.
+    fn vector(seed: u32, dim: usize) -> Vec<f32> {
+        let v: Vec<f32> = (0..dim)
+            .map(|i| {
+                (((i as u32).wrapping_mul(2654435761) ^ seed.wrapping_mul(40503)) % 1000) as f32
+                    / 1000.0
+                    - 0.5
+            })
+            .collect();
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter().map(|x| x / n).collect()
+    }
+
+    /// An index with chunks "a".."d" of one file and model `m`'s vectors
+    /// for them, written as schema `version` wrote them (f32 blobs), plus a
+    /// corrupt row.
+    fn old_index(dir: &std::path::Path, version: i64) -> Vec<(u64, Vec<f32>)> {
+        let mut store = Store::open_rw(dir).expect("open");
+        let texts = ["a", "b", "c", "d"];
+        let extracted = Extracted {
+            chunks: texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Chunk {
+                    start_line: i as u32 + 1,
+                    end_line: i as u32 + 1,
+                    symbol: None,
+                    kind: None,
+                    text: t.to_string(),
+                })
+                .collect(),
+            ..Extracted::default()
+        };
+        let vectors: Vec<(u64, Vec<f32>)> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (embed_key("a.py", None, t), vector(i as u32, 256)))
+            .collect();
+        let w = store.begin().expect("begin");
+        w.put_file(
+            None,
+            &FileUpdate {
+                path: "a.py",
+                lang: Some(Lang::Python),
+                size: 1,
+                mtime_ns: 1,
+                hash: 1,
+                skip_reason: None,
+                extracted: &extracted,
+                prepared: None,
+            },
+            1,
+        )
+        .expect("put file");
+        let rows: Vec<(u64, &[f32])> = vectors.iter().map(|(k, v)| (*k, &v[..])).collect();
+        w.put_embeddings("m", &rows).expect("put");
+        w.put_embeddings("m", &[(42, &[1.0, 2.0][..])])
+            .expect("put");
+        w.commit().expect("commit");
+        // What schema 7 and older stored: little-endian f32 values; and a
+        // row that is neither form.
+        for (k, v) in &vectors {
+            let blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+            store
+                .conn
+                .execute(
+                    "UPDATE embeddings SET vector = ?2 WHERE key = ?1",
+                    rusqlite::params![*k as i64, blob],
+                )
+                .expect("f32 blob");
+        }
+        store
+            .conn
+            .execute(
+                "UPDATE embeddings SET vector = x'0102030405' WHERE key = 42",
+                [],
+            )
+            .expect("corrupt row");
+        store
+            .conn
+            .pragma_update(None, "user_version", version)
+            .expect("old version");
+        vectors
+    }
+
+    /// A schema-7 index opens upgraded: its f32 vectors are now the int8
+    /// codes a fresh index would store for them, its other rows (whose
+    /// form changed: `refs.scope`) are left for the next index run to
+    /// rebuild, the corrupt vector is gone and the free pages were given
+    /// back.
+    #[test]
+    fn a_schema_7_index_keeps_its_vectors_converted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let vectors = old_index(dir.path(), 7);
+        let store = Store::open_rw(dir.path()).expect("upgrade");
+        assert_eq!(store.user_version().expect("version"), SCHEMA_VERSION);
+        assert_eq!(store.counts().expect("counts").chunks, 0, "rebuilt");
+        for (i, (k, v)) in vectors.iter().enumerate() {
+            let stored = store.vector("m", *k).expect("read").expect("a vector");
+            let mut fresh = Vec::new();
+            super::super::blob_to_vector(&vector_to_blob(v), &mut fresh).expect("decode");
+            assert_eq!(stored, fresh, "vector {i} as a new index stores it");
+            let err = v.iter().zip(&stored).map(|(a, b)| (a - b).abs());
+            assert!(err.fold(0.0f32, f32::max) < 0.005, "vector {i}");
+        }
+        assert_eq!(store.vector("m", 42).expect("read"), None, "corrupt row");
+        let free: i64 = store
+            .conn
+            .query_row("PRAGMA freelist_count", [], |r| r.get(0))
+            .expect("free");
+        assert_eq!(free, 0, "compacted");
+        drop(store);
+        // Opening again changes nothing (the version says it is done).
+        let store = Store::open_rw(dir.path()).expect("open");
+        let (k, v) = &vectors[0];
+        let mut fresh = Vec::new();
+        super::super::blob_to_vector(&vector_to_blob(v), &mut fresh).expect("decode");
+        assert_eq!(store.vector("m", *k).expect("read"), Some(fresh));
+    }
+
+    /// An older schema (rows changed since) keeps only its vectors, which
+    /// the next index run finds again by their keys; a converted blob met
+    /// again (an upgrade interrupted after it) is kept as it is.
+    #[test]
+    fn an_older_schema_keeps_only_its_vectors() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let vectors = old_index(dir.path(), 5);
+        {
+            let store = Store::open_rw(dir.path()).expect("open");
+            let (k, v) = &vectors[0];
+            store
+                .conn
+                .execute(
+                    "UPDATE embeddings SET vector = ?2 WHERE key = ?1",
+                    rusqlite::params![*k as i64, vector_to_blob(v)],
+                )
+                .expect("already converted");
+            store
+                .conn
+                .pragma_update(None, "user_version", 5)
+                .expect("old version");
+        }
+        let store = Store::open_rw(dir.path()).expect("upgrade");
+        assert_eq!(store.user_version().expect("version"), SCHEMA_VERSION);
+        assert_eq!(store.counts().expect("counts").chunks, 0, "rebuilt");
+        assert_eq!(store.file_records().expect("files").len(), 0);
+        for (k, v) in &vectors {
+            let stored = store.vector("m", *k).expect("read").expect("kept");
+            let mut fresh = Vec::new();
+            super::super::blob_to_vector(&vector_to_blob(v), &mut fresh).expect("decode");
+            assert_eq!(stored, fresh);
+        }
+        assert_eq!(store.vector("m", 42).expect("read"), None);
+    }
+
+    /// A schema without vectors (1) is rebuilt whole.
+    #[test]
+    fn a_schema_without_vectors_is_dropped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        old_index(dir.path(), 1);
+        let store = Store::open_rw(dir.path()).expect("open");
+        assert_eq!(store.user_version().expect("version"), SCHEMA_VERSION);
+        assert_eq!(store.load_vectors("m").expect("load").chunk_ids.len(), 0);
     }
 }

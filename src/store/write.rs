@@ -95,6 +95,8 @@ impl Writer<'_> {
             .execute([file_id])?;
         tx.prepare_cached("DELETE FROM refs WHERE file_id = ?1")?
             .execute([file_id])?;
+        tx.prepare_cached("DELETE FROM ref_scopes WHERE file_id = ?1")?
+            .execute([file_id])?;
         tx.prepare_cached("DELETE FROM imports WHERE file_id = ?1")?
             .execute([file_id])?;
         Ok(())
@@ -181,7 +183,24 @@ impl Writer<'_> {
         let mut rf = tx.prepare_cached(
             "INSERT INTO refs (file_id, name, kind, line, col, qualifier, scope) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
+        // Each distinct enclosing scope of the file once, numbered in order
+        // of first use; a reference stores its number.
+        let mut scopes: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
+        let mut sc =
+            tx.prepare_cached("INSERT INTO ref_scopes (file_id, n, scope) VALUES (?1, ?2, ?3)")?;
         for r in &u.extracted.refs {
+            let scope = match r.scope.as_deref() {
+                Some(s) => Some(match scopes.get(s) {
+                    Some(&n) => n,
+                    None => {
+                        let n = scopes.len() as i64;
+                        sc.execute(params![file_id, n, s])?;
+                        scopes.insert(s, n);
+                        n
+                    }
+                }),
+                None => None,
+            };
             rf.execute(params![
                 file_id,
                 r.name,
@@ -189,7 +208,7 @@ impl Writer<'_> {
                 r.line,
                 r.column,
                 r.qualifier,
-                r.scope
+                scope
             ])?;
         }
         if let Some(lang) = u.lang {

