@@ -16,6 +16,10 @@ Three situations are measured:
 - raw: the back-to-back calls again as plain JSON-RPC lines in the stateless
   2026-07-28 era, without the SDK, which is what the server itself costs.
 
+Every call must succeed; answers with no hits are counted per tool and
+printed (a fast empty answer is not a fast answer). `--names kernel` uses
+query lists for the Linux kernel instead of Django's.
+
 Usage (scripts/setup-test-deps.sh creates .venv-test):
   .venv-test/bin/python scripts/bench-mcp.py --binary target/release/repo-search --root /tmp/corpora/django-5.1.15
 The Django sdist: `pip download --no-binary :all: --no-deps django==5.1.15 -d /tmp/corpora`
@@ -73,6 +77,42 @@ PATTERNS = [
     {"pattern": "select_for_update", "context": 2},
 ]
 
+# `--names kernel`: the same kinds of calls on the Linux kernel (Debian's
+# linux-source-6.1, as scripts/bench-linux.sh unpacks it).
+KERNEL_SYMBOLS = [
+    "task_struct",
+    "kmalloc",
+    "spin_lock_irqsave",
+    "mutex_lock",
+    "copy_from_user",
+    "schedule",
+    "list_add",
+    "kfree",
+    "file_operations",
+    "platform_driver_register",
+    "dev_err",
+    "vm_area_struct",
+    "alloc_pages",
+    "wake_up_process",
+    "sk_buff",
+]
+KERNEL_QUERIES = [
+    "where is a page fault handled",
+    "how does a network driver receive packets",
+    "allocate memory in interrupt context",
+    "the scheduler picks the next task to run",
+    "register a character device",
+    "kmalloc",
+]
+KERNEL_PATTERNS = [
+    {"pattern": r"EXPORT_SYMBOL_GPL\(kvm_"},
+    {"pattern": "CONFIG_NUMA_BALANCING"},
+    {"pattern": "syzbot", "case_insensitive": True},
+    {"pattern": r"kmalloc\([^,]+, GFP_ATOMIC\)"},
+    {"pattern": "spin_lock_irqsave", "glob": ["!drivers/**"]},
+    {"pattern": "copy_from_user", "context": 2},
+]
+
 # The code graph tools on Django (names and paths of django-5.1.15).
 GRAPH = [
     ("find_references", {"name": "QuerySet.filter"}),
@@ -102,12 +142,21 @@ def report(name: str, values: list[float]) -> None:
     )
 
 
+# Answers with nothing in them, per tool: a fast empty answer is not a fast
+# answer (a semantic search without vectors, a symbol that is not there).
+EMPTY: dict[str, int] = {}
+
+
 async def timed(session: ClientSession, tool: str, args: dict) -> tuple[float, object]:
     t = time.perf_counter()
     r = await session.call_tool(tool, args)
     dt = time.perf_counter() - t
     if r.is_error:
         raise RuntimeError(f"{tool} {args} failed: {r.content}")
+    sc = r.structured_content or {}
+    lists = [v for k, v in sc.items() if k in ("hits", "matches", "results", "symbols", "references") and isinstance(v, list)]
+    if lists and not any(lists):
+        EMPTY[tool] = EMPTY.get(tool, 0) + 1
     return dt, r
 
 
@@ -171,9 +220,13 @@ async def main() -> int:
     ap.add_argument("--root", required=True)
     ap.add_argument("--rounds", type=int, default=10, help="back-to-back rounds over the query lists")
     ap.add_argument("--spaced", type=int, default=12, help="spaced calls per tool (2.5 s apart)")
+    ap.add_argument("--names", choices=["django", "kernel"], default="django", help="which tree the query lists are for")
     args = ap.parse_args()
+    if args.names == "kernel":
+        global SYMBOLS, QUERIES, PATTERNS
+        SYMBOLS, QUERIES, PATTERNS = KERNEL_SYMBOLS, KERNEL_QUERIES, KERNEL_PATTERNS
     root = str(Path(args.root).resolve())
-    env = {k: os.environ[k] for k in ("REPO_SEARCH_HOME",) if k in os.environ}
+    env = {k: os.environ[k] for k in ("REPO_SEARCH_HOME", "REPO_SEARCH_MODEL_CACHE", "REPO_SEARCH_OFFLINE") if k in os.environ}
     params = StdioServerParameters(command=str(Path(args.binary).resolve()), args=["mcp", "--root", root], env=env, cwd=root)
     with open(os.devnull, "w") as devnull:
         async with stdio_client(params, errlog=devnull) as (read, write):
@@ -246,6 +299,7 @@ async def main() -> int:
                 report("find_symbol (2.5 s apart: re-check)", fs_sp)
                 report("search_keyword (2.5 s apart)", kw_sp)
                 print(f"result size: max {max(sizes)} characters")
+                print("empty answers (of all calls, warm-up included): " + (", ".join(f"{t} {n}" for t, n in sorted(EMPTY.items())) or "none"))
     bench_raw(str(Path(args.binary).resolve()), root, env, args.rounds)
     return 0
 

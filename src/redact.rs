@@ -412,7 +412,7 @@ fn longest_base64_run(s: &str) -> usize {
     let mut best = 0;
     let mut run = 0;
     for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=' {
+        if is_base64_byte(b) {
             run += 1;
             best = best.max(run);
         } else {
@@ -498,14 +498,18 @@ pub fn key_block_bodies(text: &str) -> Vec<(u64, u64)> {
 /// of base64, or a line of nothing but base64 with a digit or `+`/`/` (a
 /// block's body, perhaps its short last line, seen without its markers).
 fn may_be_in_key_block(line: &str) -> bool {
-    if line.contains("PRIVATE KEY-----") || longest_base64_run(line) >= 40 {
+    if line.contains("PRIVATE KEY-----") || (line.len() >= 40 && longest_base64_run(line) >= 40) {
         return true;
     }
     let t = line.trim();
     t.len() >= 8
-        && longest_base64_run(t) == t.len()
+        && t.bytes().all(is_base64_byte)
         && t.bytes()
             .any(|b| b.is_ascii_digit() || b == b'+' || b == b'/')
+}
+
+fn is_base64_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'='
 }
 
 /// Redacts one answer's text: every text field of an answer passes through

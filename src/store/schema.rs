@@ -46,6 +46,8 @@
 //!   `ref_scopes(file_id, n, scope)` (each distinct enclosing symbol path
 //!   of a file stored once: refs 25% smaller on Django). `symbols_name`
 //!   is gone: exact lookups go through `symbols_name_nocase` too.
+//!   `chunks_embed_key` is on `(embed_key, file_id)`: loading the vectors
+//!   scans it instead of the chunks table and its text.
 
 use super::Store;
 
@@ -127,7 +129,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     embed_key INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
-CREATE INDEX IF NOT EXISTS chunks_embed_key ON chunks(embed_key);
+CREATE INDEX IF NOT EXISTS chunks_embed_key ON chunks(embed_key, file_id);
 CREATE TABLE IF NOT EXISTS embeddings (
     id INTEGER PRIMARY KEY,
     model TEXT NOT NULL,
