@@ -115,7 +115,15 @@ echo
 
 if [[ -x .venv-test/bin/python ]]; then
     echo "== MCP through a real client (scripts/bench-mcp.py)"
-    .venv-test/bin/python scripts/bench-mcp.py --binary "$BIN" --root "$TREE" --rounds 3 2>&1 | grep -E "initialize|index ready|find_symbol \(back|search_keyword \(back|search, hybrid|search_semantic|memory|RSS" || true
+    # As an agent uses it: the daemon watches the tree (its embedder finds
+    # no models here, so it computes no vectors meanwhile).
+    DAEMON=$(dirname "$BIN")/repo-search-daemon
+    REPO_SEARCH_MODEL_CACHE=$TMP/no-models REPO_SEARCH_OFFLINE=1 "$DAEMON" start >/dev/null 2>&1
+    "$BIN" projects watch "$TREE" >/dev/null 2>&1
+    sleep 5
+    .venv-test/bin/python scripts/bench-mcp.py --binary "$BIN" --root "$TREE" --rounds 3 --spaced 4 --names kernel 2>&1 \
+        | grep -E "initialize|index ready|find_symbol \(|search_keyword \(|search, hybrid|search_semantic|empty|memory|RSS" || true
+    "$DAEMON" stop >/dev/null 2>&1
 else
     echo "(no .venv-test: run scripts/setup-test-deps.sh for the MCP latencies)"
 fi

@@ -209,6 +209,19 @@ def bench_raw(binary: str, root: str, env: dict, rounds: int) -> None:
             kw += [call("search_keyword", p) for p in PATTERNS]
         report("find_symbol (raw JSON-RPC, 2026-07-28)", fs)
         report("search_keyword (raw JSON-RPC, 2026-07-28)", kw)
+        # The server's memory once it holds the vector matrix too.
+        call("search_semantic", {"query": QUERIES[0]})
+        call("search", {"query": QUERIES[0]})
+        try:
+            status = open(f"/proc/{proc.pid}/status").read().splitlines()
+            kib = {l.split(":")[0]: int(l.split()[1]) for l in status if l.startswith(("VmHWM", "VmRSS", "RssAnon", "RssFile"))}
+            print(
+                f"server memory after semantic + hybrid: RSS {kib['VmRSS'] / 1024:.0f} MiB "
+                f"(private {kib['RssAnon'] / 1024:.0f} MiB, mapped index {kib['RssFile'] / 1024:.0f} MiB), "
+                f"peak {kib['VmHWM'] / 1024:.0f} MiB"
+            )
+        except (OSError, KeyError, ValueError):
+            pass
     finally:
         proc.stdin.close()
         proc.wait(timeout=10)
