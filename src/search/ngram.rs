@@ -75,17 +75,7 @@ impl IndexFilter {
         if docs.is_empty() {
             return Ok(None);
         }
-        let mut failed = None;
-        let mut fetch = |t: Trigram| {
-            store.ngram_postings(t).unwrap_or_else(|e| {
-                failed.get_or_insert(e);
-                Vec::new()
-            })
-        };
-        let candidates = query.eval(&mut fetch);
-        if let Some(e) = failed {
-            return Err(e);
-        }
+        let candidates = eval_stored(store, query)?;
         Ok(candidates.map(|candidates| IndexFilter { docs, candidates }))
     }
 
@@ -114,6 +104,23 @@ impl RuleOut for IndexFilter {
             && md.len() == d.size
             && mtime_ns(&md) == d.mtime_ns
             && d.mtime_ns < d.indexed_at_ns - RACY_NS
+    }
+}
+
+/// The doc ids `query` admits, from the store's posting lists (`None`:
+/// every doc); the first error reading a list fails it.
+fn eval_stored(store: &Store, query: &Query) -> rusqlite::Result<Option<Vec<u32>>> {
+    let mut failed = None;
+    let mut fetch = |t: Trigram| {
+        store.ngram_postings(t).unwrap_or_else(|e| {
+            failed.get_or_insert(e);
+            Vec::new()
+        })
+    };
+    let candidates = query.eval(&mut fetch);
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(candidates),
     }
 }
 
@@ -248,17 +255,7 @@ impl Snapshot {
                 changed_docs.insert(rel.clone());
             }
         }
-        let mut failed = None;
-        let mut fetch = |t: Trigram| {
-            store.ngram_postings(t).unwrap_or_else(|e| {
-                failed.get_or_insert(e);
-                Vec::new()
-            })
-        };
-        let candidates = query.eval(&mut fetch);
-        if let Some(e) = failed {
-            return Err(e);
-        }
+        let candidates = eval_stored(store, query)?;
         let snap = match candidates {
             Some(ids) if ids.len() <= LIST_BY_ID && !every_path => {
                 let mut read = store.ngram_uncovered()?;

@@ -618,6 +618,32 @@ impl Store {
         let mut len_of: Vec<usize> = vec![0; slots];
         let mut width = 0usize;
         let mut mixed = false;
+        self.each_vector(model, slot_of, |slot, blob| {
+            let Some((codes, scale)) = blob_to_codes(blob) else {
+                return;
+            };
+            if width == 0 {
+                width = blob.len();
+                sink.start(slots, blob_dim(width));
+            }
+            len_of[slot as usize] = blob.len();
+            if blob.len() != width {
+                mixed = true;
+                return;
+            }
+            sink.put(slot as usize, codes, scale);
+        })?;
+        Ok((len_of, width, mixed))
+    }
+
+    /// Calls `f` with the slot and blob of every vector of `model` whose
+    /// key a chunk has (`slot_of`).
+    fn each_vector(
+        &self,
+        model: &str,
+        slot_of: &HashMap<i64, u32>,
+        mut f: impl FnMut(u32, &[u8]),
+    ) -> rusqlite::Result<()> {
         let mut stmt = self
             .conn
             .prepare("SELECT key, vector FROM embeddings WHERE model = ?1")?;
@@ -627,22 +653,12 @@ impl Store {
             let Some(&slot) = slot_of.get(&key) else {
                 continue;
             };
-            let blob = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
-            let Some((codes, scale)) = blob_to_codes(blob) else {
-                continue;
-            };
-            if width == 0 {
-                width = blob.len();
-                sink.start(slots, blob_dim(width));
-            }
-            len_of[slot as usize] = blob.len();
-            if blob.len() != width {
-                mixed = true;
-                continue;
-            }
-            sink.put(slot as usize, codes, scale);
+            f(
+                slot,
+                r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?,
+            );
         }
-        Ok((len_of, width, mixed))
+        Ok(())
     }
 
     /// [`Store::load_vectors`] keeping only blobs of `width` bytes (the
@@ -658,20 +674,11 @@ impl Store {
         width: usize,
     ) -> rusqlite::Result<(Vec<Vec<u8>>, Vec<i64>, Vec<i64>)> {
         let mut rows_of: Vec<Option<Vec<u8>>> = vec![None; chunks.len()];
-        let mut stmt = self
-            .conn
-            .prepare("SELECT key, vector FROM embeddings WHERE model = ?1")?;
-        let mut rows = stmt.query([model])?;
-        while let Some(r) = rows.next()? {
-            let key: i64 = r.get(0)?;
-            let Some(&slot) = slot_of.get(&key) else {
-                continue;
-            };
-            let blob = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
+        self.each_vector(model, slot_of, |slot, blob| {
             if blob.len() == width {
                 rows_of[slot as usize] = Some(blob.to_vec());
             }
-        }
+        })?;
         for &(later, first) in shared {
             rows_of[later as usize] = rows_of[first as usize].clone();
         }
