@@ -525,6 +525,9 @@ pub fn file_trigrams(bytes: &[u8], out: &mut Vec<Trigram>) {
     if bytes.len() < 3 {
         return;
     }
+    if bytes.len() >= BITMAP_FROM {
+        return bitmap_trigrams(bytes, out);
+    }
     out.reserve(bytes.len().min(1 << 16));
     let mut t =
         (u32::from(bytes[0].to_ascii_lowercase()) << 8) | u32::from(bytes[1].to_ascii_lowercase());
@@ -534,6 +537,30 @@ pub fn file_trigrams(bytes: &[u8], out: &mut Vec<Trigram>) {
     }
     out.sort_unstable();
     out.dedup();
+}
+
+/// Files at least this large collect their trigrams in a bitmap of all
+/// 2^24 (2 MiB) instead of a list of every position (4 bytes per byte of
+/// the file: 96 MB for one of the kernel's 24 MB generated headers).
+const BITMAP_FROM: usize = 1 << 20;
+
+/// [`file_trigrams`] through a bitmap: the set bits, in order, are the
+/// sorted distinct trigrams.
+fn bitmap_trigrams(bytes: &[u8], out: &mut Vec<Trigram>) {
+    let mut bits = vec![0u64; (1 << 24) / 64];
+    let mut t =
+        (u32::from(bytes[0].to_ascii_lowercase()) << 8) | u32::from(bytes[1].to_ascii_lowercase());
+    for &b in &bytes[2..] {
+        t = ((t << 8) | u32::from(b.to_ascii_lowercase())) & 0xFF_FFFF;
+        bits[(t >> 6) as usize] |= 1 << (t & 63);
+    }
+    for (i, &word) in bits.iter().enumerate() {
+        let mut w = word;
+        while w != 0 {
+            out.push(((i as u32) << 6) | w.trailing_zeros());
+            w &= w - 1;
+        }
+    }
 }
 
 /// The trigram query every file with a match of `req` satisfies. Patterns
@@ -1177,6 +1204,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn large_files_collect_the_same_trigrams_through_a_bitmap() {
+        let unit = b"Fn parse_Args(x) { return X; }\n\t\xc3\xa9";
+        let text: Vec<u8> = (0..BITMAP_FROM + 4096)
+            .map(|i| unit[(i * 7 + i / 97) % unit.len()])
+            .collect();
+        let mut sorted: Vec<Trigram> = text
+            .windows(3)
+            .map(|w| pack(&w.to_ascii_lowercase()))
+            .collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let mut got = Vec::new();
+        file_trigrams(&text, &mut got);
+        assert_eq!(got, sorted);
     }
 
     #[test]
