@@ -200,6 +200,29 @@ fn bases_of(def: &GraphDef) -> Vec<&str> {
     };
     let rest = &sig[at + def.name.len()..];
     let rest = rest.split(['{', '\n']).next().unwrap_or(rest);
+    // `class UIPlugin<Opts extends UIPluginOptions, …> extends
+    // BasePlugin<Opts, M, B>`: type parameters, their constraints and
+    // generic arguments are no bases.
+    let mut depth = 0i32;
+    let mut prev = ' ';
+    let rest: String = rest
+        .chars()
+        .filter(|&c| {
+            let keep = match c {
+                '<' => {
+                    depth += 1;
+                    false
+                }
+                '>' if prev != '=' && prev != '-' && depth > 0 => {
+                    depth -= 1;
+                    false
+                }
+                _ => depth == 0,
+            };
+            prev = c;
+            keep
+        })
+        .collect();
     let mut out = Vec::new();
     for word in rest.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
         if word.is_empty()
@@ -208,7 +231,10 @@ fn bases_of(def: &GraphDef) -> Vec<&str> {
         {
             continue;
         }
-        out.push(word);
+        // A slice of `sig`: the words are the same after the filter.
+        if let Some(at) = find_word(sig, word, 0) {
+            out.push(&sig[at..at + word.len()]);
+        }
     }
     if def.kind == "impl" {
         // `impl Trait for Type`: the impl is named after the type; its
@@ -1161,9 +1187,10 @@ impl<'a> Graph<'a> {
             Some(site) => site,
             None => {
                 // `new Observable(\n  scheduler\n  ? (subscriber) => {`: the
-                // call opens a few lines up.
+                // call opens a few lines up, maybe before another lambda
+                // (`? (s) => {…}\n : (s) => {`), whose brackets balance.
                 let mut text = String::new();
-                for l in &lines[i.saturating_sub(3)..i] {
+                for l in &lines[i.saturating_sub(24)..i] {
                     text.push_str(strip_line_comment(l));
                     text.push(' ');
                 }
@@ -2001,6 +2028,12 @@ impl<'a> Graph<'a> {
                 && let Some(ty) = self.call_result(r, &head)?
             {
                 Some(ty)
+            } else if !attr
+                && matches!(r.lang.as_str(), "typescript" | "tsx" | "javascript")
+                && let Some((prop, rhs)) = destructured_in_line(line, q)
+                && let Some(ty) = self.destructured_type(&at_line(r, i), &prop, &rhs)?
+            {
+                Some(ty)
             } else if let Some(rhs) = value_bound_in_line(line, q)
                 && let Some(ty) = {
                     // `let parent = this.parent`, `found = this.content[i]`,
@@ -2047,6 +2080,61 @@ impl<'a> Graph<'a> {
             }
         }
         Ok(out)
+    }
+
+    /// The type of property `prop` of what `rhs` evaluates to, for `const
+    /// { prop } = rhs`: a member of the class or interface it has (`const {
+    /// plugins } = this.uppy.getState()`), or of the object type a callable
+    /// declares inline (`_process(): { status: ParseStatus; ctx: Ctx } {`).
+    fn destructured_type(&mut self, r: &GraphRef, prop: &str, rhs: &str) -> Result<Option<String>> {
+        if let Some(owner) = self.expr_type(r, rhs)? {
+            return Ok(self
+                .member_annotation(&owner, prop)?
+                .and_then(|a| leading_type(&a)));
+        }
+        let Some(head) = call_head(rhs) else {
+            return Ok(None);
+        };
+        let Some(name) = dotted_last(head) else {
+            return Ok(None);
+        };
+        let receiver = head[..head.len() - name.len()]
+            .trim_end_matches(['.', '?'])
+            .trim_end();
+        let def = if receiver.is_empty() {
+            let defs = self.defs_named(name)?;
+            let top: Vec<&GraphDef> = defs
+                .iter()
+                .filter(|d| d.container.is_none() && d.kind == "function")
+                .collect();
+            match top.as_slice() {
+                [d] => Some((*d).clone()),
+                _ => None,
+            }
+        } else {
+            match self.receiver_class(r, receiver)? {
+                Some(class) => self.member_def(&class, name)?,
+                None => None,
+            }
+        };
+        let Some(d) = def else { return Ok(None) };
+        let Some(text) = self.text(d.file_id, &d.path) else {
+            return Ok(None);
+        };
+        let from = d.name_line.max(1) as usize - 1;
+        let end = (d.end_line as usize).min(text.lines.len()).min(from + 40);
+        let mut joined = String::new();
+        for l in text.lines.get(from..end).unwrap_or_default() {
+            joined.push_str(strip_line_comment(l));
+            joined.push('\n');
+        }
+        let Some(ret) = inline_object_return(&joined, name) else {
+            return Ok(None);
+        };
+        Ok(ret.split([';', ',', '\n']).find_map(|m| {
+            let (n, ann) = m.split_once(':')?;
+            (n.trim().trim_end_matches('?') == prop).then(|| leading_type(ann))?
+        }))
     }
 
     /// What `q := NewT(…)` (a Go constructor function) returns by its
@@ -2892,6 +2980,46 @@ fn value_bound_in_line(line: &str, q: &str) -> Option<String> {
         return simple.then(|| rhs.to_string());
     }
     None
+}
+
+/// `const { a, b: q } = rhs` (also `let`, `var`) → (`b`, `rhs`) for `q`:
+/// the property a destructuring binds `q` to, and the value destructured.
+fn destructured_in_line(line: &str, q: &str) -> Option<(String, String)> {
+    let t = line.trim_start();
+    let t = ["const ", "let ", "var "]
+        .iter()
+        .find_map(|k| t.strip_prefix(k))?
+        .trim_start();
+    let after = skip_balanced(t, '{', '}')?;
+    let inner = &t[1..t.len() - after.len() - 1];
+    let rhs = after
+        .trim_start()
+        .strip_prefix('=')
+        .filter(|r| !r.starts_with(['=', '>']))?
+        .trim();
+    let rhs = rhs.strip_prefix("await ").unwrap_or(rhs);
+    let rhs = rhs.trim_end_matches(';').trim_end();
+    for item in split_top(inner) {
+        let item = item.split('=').next().unwrap_or(item).trim();
+        let (prop, local) = match item.split_once(':') {
+            Some((p, l)) => (p.trim(), l.trim()),
+            None => (item, item),
+        };
+        if local == q && prop.bytes().all(is_ident_byte) && !prop.is_empty() {
+            return (!rhs.is_empty()).then(|| (prop.to_string(), rhs.to_string()));
+        }
+    }
+    None
+}
+
+/// The inline object type a callable's header declares it returns, its
+/// members as written: `f(x: X): {\n a: A\n b: B\n} {` → `a: A\n b: B`.
+fn inline_object_return(header: &str, name: &str) -> Option<String> {
+    let at = find_word(header, name, 0)?;
+    let rest = skip_balanced(params_start(&header[at + name.len()..])?, '(', ')')?;
+    let rest = rest.trim_start().strip_prefix(':')?.trim_start();
+    let after = skip_balanced(rest, '{', '}')?;
+    Some(rest[1..rest.len() - after.len() - 1].to_string())
 }
 
 /// `self.ctx = ctx` → `ctx`: an attribute bound to a plain name.
