@@ -203,8 +203,10 @@ fn bases_of(def: &GraphDef) -> Vec<&str> {
     // `class UIPlugin<Opts extends UIPluginOptions, …> extends
     // BasePlugin<Opts, M, B>`: type parameters, their constraints and
     // generic arguments are no bases.
+    // (Ruby's `class B < A` has no closing `>`.)
     let mut depth = 0i32;
     let mut prev = ' ';
+    let generic = rest.contains('>');
     let rest: String = rest
         .chars()
         .filter(|&c| {
@@ -220,7 +222,7 @@ fn bases_of(def: &GraphDef) -> Vec<&str> {
                 _ => depth == 0,
             };
             prev = c;
-            keep
+            keep || !generic
         })
         .collect();
     let mut out = Vec::new();
@@ -3956,6 +3958,15 @@ mod tests {
             vec!["A", "I"]
         );
         assert_eq!(bases_of(&def("B", "class B < A", "class")), vec!["A"]);
+        // Type parameters, constraints and generic arguments are no bases.
+        assert_eq!(
+            bases_of(&def(
+                "UIPlugin",
+                "class UIPlugin<Opts extends Options, M = Record<string, M>> extends BasePlugin<Opts, M> {",
+                "class"
+            )),
+            vec!["BasePlugin"]
+        );
     }
 
     #[test]
@@ -4146,6 +4157,77 @@ mod tests {
             name_col: 10,
         };
         assert_eq!(documented_return(&lines, &d).as_deref(), Some("Node"));
+        // Results of unexported, slice and named types.
+        assert_eq!(
+            return_type_of("func (n *node) addChild(c *node) *node {", "addChild", "go").as_deref(),
+            Some("*node")
+        );
+        assert_eq!(
+            return_type_of(
+                "func (c *Command) Commands() []*Command {",
+                "Commands",
+                "go"
+            )
+            .as_deref(),
+            Some("[]*Command")
+        );
+        assert_eq!(
+            return_type_of("func Decode(s string) (MetaData, error) {", "Decode", "go").as_deref(),
+            Some("MetaData")
+        );
+        assert_eq!(
+            return_type_of(
+                "func (d *Decoder) Decode(v any) (err error) {",
+                "Decode",
+                "go"
+            )
+            .as_deref(),
+            None
+        );
+        assert_eq!(
+            return_type_of("func (d *Decoder) Close() {", "Close", "go"),
+            None
+        );
+        // A named result's type, not its name.
+        assert_eq!(
+            return_type_of("func newNode() (nn *node, err error) {", "newNode", "go").as_deref(),
+            Some("*node")
+        );
+        assert!(is_super_word("parent", "php") && !is_super_word("parent", "go"));
+        assert!(is_super_word("base", "csharp") && !is_super_word("base", "typescript"));
+        // A function literal's parameter is seen in its body only.
+        let lines: Vec<String> = [
+            "\tr.Get(\"/\", func(w http.ResponseWriter, r *http.Request) {",
+            "\t\tw.Write(nil)",
+            "\t})",
+            "\tr.Route(\"/x\", nil)",
+        ]
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+        assert_eq!(literal_param_end(&lines, 0, "r", "go"), Some(2));
+        assert_eq!(literal_param_end(&lines, 3, "r", "go"), None);
+        let ts: Vec<String> = ["xs.map((x: Item) => x.id), other)", "{"]
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        assert_eq!(literal_param_end(&ts, 0, "x", "typescript"), Some(0));
+        assert_eq!(
+            destructured_in_line("    const { status, ctx: c } = this.parse(input);", "c"),
+            Some(("ctx".to_string(), "this.parse(input)".to_string()))
+        );
+        assert_eq!(
+            destructured_in_line("    const c = this.parse(input);", "c"),
+            None
+        );
+        assert_eq!(
+            inline_object_return(
+                "_parse(input: X): {\n status: Status;\n ctx: Ctx\n} {",
+                "_parse"
+            )
+            .as_deref(),
+            Some("\n status: Status;\n ctx: Ctx\n")
+        );
         // An exported function's call is not a construction.
         assert_eq!(type_of_expr("cmd.Flags()", "go"), None);
         assert_eq!(type_of_expr("&Server{}", "go").as_deref(), Some("Server"));
