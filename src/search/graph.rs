@@ -138,8 +138,13 @@ fn is_self_word(q: &str) -> bool {
     )
 }
 
-fn is_super_word(q: &str) -> bool {
-    q == "super" || q.starts_with("super(") || q == "base" || q == "parent"
+/// `super` (Python's `super()`), C#'s `base`, PHP's `parent`: elsewhere
+/// `base` and `parent` are ordinary variables (`parent := &Command{…}`).
+fn is_super_word(q: &str, lang: &str) -> bool {
+    q == "super"
+        || q.starts_with("super(")
+        || (q == "base" && lang == "csharp")
+        || (q == "parent" && lang == "php")
 }
 
 /// `os.path` → `path`, `Foo::Bar` → `Bar`, `get_x()` → `get_x`.
@@ -195,6 +200,31 @@ fn bases_of(def: &GraphDef) -> Vec<&str> {
     };
     let rest = &sig[at + def.name.len()..];
     let rest = rest.split(['{', '\n']).next().unwrap_or(rest);
+    // `class UIPlugin<Opts extends UIPluginOptions, …> extends
+    // BasePlugin<Opts, M, B>`: type parameters, their constraints and
+    // generic arguments are no bases.
+    // (Ruby's `class B < A` has no closing `>`.)
+    let mut depth = 0i32;
+    let mut prev = ' ';
+    let generic = rest.contains('>');
+    let rest: String = rest
+        .chars()
+        .filter(|&c| {
+            let keep = match c {
+                '<' => {
+                    depth += 1;
+                    false
+                }
+                '>' if prev != '=' && prev != '-' && depth > 0 => {
+                    depth -= 1;
+                    false
+                }
+                _ => depth == 0,
+            };
+            prev = c;
+            keep || !generic
+        })
+        .collect();
     let mut out = Vec::new();
     for word in rest.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
         if word.is_empty()
@@ -203,7 +233,10 @@ fn bases_of(def: &GraphDef) -> Vec<&str> {
         {
             continue;
         }
-        out.push(word);
+        // A slice of `sig`: the words are the same after the filter.
+        if let Some(at) = find_word(sig, word, 0) {
+            out.push(&sig[at..at + word.len()]);
+        }
     }
     if def.kind == "impl" {
         // `impl Trait for Type`: the impl is named after the type; its
@@ -385,8 +418,10 @@ fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
 /// (`requests.get` → `request` → `Session.request` → `send` → …).
 const INFER_DEPTH: u32 = 10;
 
-/// Lines (by index) that bind a receiver, each with the type bound.
-type Bindings = Rc<Vec<(usize, String)>>;
+/// Lines (by index) that bind a receiver, each with the last line index
+/// the binding is seen on (a closure's parameter: its body's last line;
+/// else `usize::MAX`) and the type bound.
+type Bindings = Rc<Vec<(usize, usize, String)>>;
 
 /// A file's text split in lines, read once per query.
 struct FileText {
@@ -924,7 +959,18 @@ impl<'a> Graph<'a> {
         let Some(name) = dotted_last(head) else {
             return Ok(None);
         };
-        if capitalized(name) && self.is_type_name(name)? {
+        // `r.Context()` in Go is a method call whatever types the project
+        // has: a conversion is `Context(x)` or `pkg.Context(x)`.
+        let go_method = r.lang == "go" && name != head && {
+            let recv = head[..head.len() - name.len()].trim_end_matches('.');
+            !self.is_module(r, recv)?
+        };
+        if capitalized(name) && !go_method && self.is_type_name(name)? {
+            return Ok(Some(name.to_string()));
+        }
+        // `byIndex(x)`: a Go conversion to a (here unexported) type, which
+        // no function of the package can be named like.
+        if r.lang == "go" && name == head && self.is_go_type_only(name)? {
             return Ok(Some(name.to_string()));
         }
         // `return cls(…)` in a class method.
@@ -941,8 +987,19 @@ impl<'a> Graph<'a> {
         let receiver = head[..head.len() - name.len()]
             .trim_end_matches(['.', ':', '>', '-'])
             .trim_end();
-        if !receiver.is_empty()
-            && let Some(class) = self.receiver_class(r, receiver)?
+        let receiver_type = match receiver.is_empty() {
+            true => None,
+            false => self.receiver_class(r, receiver)?,
+        };
+        if let Some(class) = &receiver_type
+            && !self.is_project_type(class)?
+        {
+            // `r.Context()` with `r *http.Request`: a method of a type the
+            // project does not define says nothing about the project's
+            // callables of that name.
+            return Ok(None);
+        }
+        if let Some(class) = receiver_type
             && let Some(d) = self.member_def(&class, name)?
         {
             let header = self.header(&d);
@@ -1132,9 +1189,10 @@ impl<'a> Graph<'a> {
             Some(site) => site,
             None => {
                 // `new Observable(\n  scheduler\n  ? (subscriber) => {`: the
-                // call opens a few lines up.
+                // call opens a few lines up, maybe before another lambda
+                // (`? (s) => {…}\n : (s) => {`), whose brackets balance.
                 let mut text = String::new();
-                for l in &lines[i.saturating_sub(3)..i] {
+                for l in &lines[i.saturating_sub(24)..i] {
                     text.push_str(strip_line_comment(l));
                     text.push(' ');
                 }
@@ -1496,6 +1554,71 @@ impl<'a> Graph<'a> {
         Ok(false)
     }
 
+    /// A Go type `ty` a line names as `pkg.ty` where the project has no
+    /// `ty` in a directory `pkg` (`ctx context.Context` in a project with
+    /// its own `Context`): `pkg.ty`, which is no project type; else `ty`.
+    fn go_package_type(&mut self, r: &GraphRef, line: &str, ty: String) -> Result<String> {
+        let Some(at) = find_word(line, &ty, 0) else {
+            return Ok(ty);
+        };
+        let Some(before) = line[..at].strip_suffix('.') else {
+            return Ok(ty);
+        };
+        let start = before
+            .bytes()
+            .rposition(|b| !is_ident_byte(b))
+            .map_or(0, |i| i + 1);
+        let pkg = &before[start..];
+        if pkg.is_empty() || before[..start].ends_with('.') {
+            return Ok(ty);
+        }
+        // `flag "…/pflag"`: an import alias names the package's directory.
+        let dir = self
+            .text(r.file_id, &r.path)
+            .and_then(|text| {
+                // The import block comes before any declaration.
+                text.lines
+                    .iter()
+                    .take_while(|l| !l.starts_with("func "))
+                    .find_map(|l| {
+                        let rest = l
+                            .trim_start()
+                            .strip_prefix("import")
+                            .unwrap_or(l)
+                            .trim_start();
+                        let path = rest.strip_prefix(pkg)?.trim_start().strip_prefix('"')?;
+                        let path = path.split('"').next()?;
+                        Some(path.rsplit('/').next().unwrap_or(path).to_string())
+                    })
+            })
+            .unwrap_or_else(|| pkg.to_string());
+        let in_pkg = self.defs_named(&ty)?.iter().any(|d| {
+            d.lang == "go"
+                && Path::new(&d.path)
+                    .parent()
+                    .and_then(|p| p.file_name())
+                    .is_some_and(|n| *n == *dir)
+        });
+        Ok(if in_pkg { ty } else { format!("{pkg}.{ty}") })
+    }
+
+    /// Does the project define a type `name` (a Go `type x []T` too)?
+    fn is_project_type(&mut self, name: &str) -> Result<bool> {
+        Ok(self
+            .defs_named(name)?
+            .iter()
+            .any(|d| is_type_kind(&d.kind) || d.kind == "type"))
+    }
+
+    /// Is `name` a Go type and no Go function?
+    fn is_go_type_only(&mut self, name: &str) -> Result<bool> {
+        let defs = self.defs_named(name)?;
+        let go = || defs.iter().filter(|d| d.lang == "go");
+        // `type byIndex []field` is a `type`, not a `struct`.
+        Ok(go().any(|d| is_type_kind(&d.kind) || d.kind == "type")
+            && !go().any(|d| matches!(d.kind.as_str(), "function" | "method")))
+    }
+
     fn is_type_name(&mut self, name: &str) -> Result<bool> {
         if !name
             .chars()
@@ -1591,7 +1714,7 @@ impl<'a> Graph<'a> {
         if self.is_receiver(r, q)? {
             return in_class(self);
         }
-        if is_super_word(q) {
+        if is_super_word(q, &r.lang) {
             let Some(e) = self.enclosing_class(r.file_id, r.line)? else {
                 return Ok(Verdict::NameOnly);
             };
@@ -1612,6 +1735,16 @@ impl<'a> Graph<'a> {
             return Ok(Verdict::NameOnly);
         }
         let last = last_part(q);
+        // `r.Context().Value(…)`: in Go a call through a value is a method's
+        // result, not a conversion to a type named like the method.
+        let go_call = r.lang == "go" && q.ends_with(')') && {
+            let head = call_head(q).unwrap_or(q);
+            let recv = head[..head.len() - last.len().min(head.len())].trim_end_matches('.');
+            !recv.is_empty() && !self.is_module(r, recv)?
+        };
+        if go_call {
+            return self.bound_verdict(r, t, name, q);
+        }
         if t.same.contains(last) {
             return Ok(Verdict::Resolved);
         }
@@ -1625,6 +1758,17 @@ impl<'a> Graph<'a> {
                 Verdict::NameOnly
             });
         }
+        self.bound_verdict(r, t, name, q)
+    }
+
+    /// The verdict by the type a receiver expression evaluates to.
+    fn bound_verdict(
+        &mut self,
+        r: &GraphRef,
+        t: &TargetInfo,
+        name: &str,
+        q: &str,
+    ) -> Result<Verdict> {
         // `c.Flags().VisitAll(…)`, `z.string().readonly()`: what the call
         // returns; `self.destination.error(…)`: a field's declared type;
         // a variable's binding; a cast; an element of an indexed list.
@@ -1786,7 +1930,12 @@ impl<'a> Graph<'a> {
             } else {
                 r.line as usize
             };
-            if let Some((_, ty)) = bindings.iter().rev().find(|(i, _)| *i < before) {
+            let at = (r.line as usize).saturating_sub(1);
+            if let Some((_, _, ty)) = bindings
+                .iter()
+                .rev()
+                .find(|(i, until, _)| *i < before && at <= *until)
+            {
                 return Ok(Some(ty.clone()));
             }
         }
@@ -1802,7 +1951,7 @@ impl<'a> Graph<'a> {
                             && memchr::memmem::find(line.as_bytes(), q.as_bytes()).is_some()
                             && let Some(ty) = binding_in_line(line, q, &r.lang)
                         {
-                            b.push((i, ty));
+                            b.push((i, usize::MAX, ty));
                         }
                     }
                     let b = Rc::new(b);
@@ -1810,7 +1959,7 @@ impl<'a> Graph<'a> {
                     b
                 }
             };
-            if let Some((_, ty)) = top.last() {
+            if let Some((_, _, ty)) = top.last() {
                 return Ok(Some(ty.clone()));
             }
         }
@@ -1825,7 +1974,27 @@ impl<'a> Graph<'a> {
                 })
                 .collect();
             if let [v] = vars.as_slice() {
-                return Ok(binding_in_line(&v.signature, q, &v.lang));
+                let v = (*v).clone();
+                if let Some(t) = binding_in_line(&v.signature, q, &v.lang) {
+                    return Ok(Some(t));
+                }
+                // `export const Bold = Mark.create({…})`: what the call
+                // returns, read where the variable is defined.
+                let Some(head) = call_bound_in_line(&v.signature, q) else {
+                    return Ok(None);
+                };
+                let at = GraphRef {
+                    file_id: v.file_id,
+                    path: v.path.clone(),
+                    lang: v.lang.clone(),
+                    name: v.name.clone(),
+                    kind: "call".to_string(),
+                    line: v.name_line,
+                    col: 0,
+                    qualifier: None,
+                    scope: None,
+                };
+                return self.call_result(&at, &head);
             }
         }
         Ok(None)
@@ -1840,7 +2009,7 @@ impl<'a> Graph<'a> {
         from: usize,
         end: usize,
         attr: bool,
-    ) -> Result<Vec<(usize, String)>> {
+    ) -> Result<Vec<(usize, usize, String)>> {
         let mut out = Vec::new();
         for (i, line) in text.lines.iter().enumerate().take(end).skip(from) {
             if memchr::memmem::find(line.as_bytes(), q.as_bytes()).is_none() {
@@ -1859,6 +2028,12 @@ impl<'a> Graph<'a> {
                 .or_else(|| with_call_as(line, q))
                 .or_else(|| go.then(|| go_first_of_call(line, q)).flatten())
                 && let Some(ty) = self.call_result(r, &head)?
+            {
+                Some(ty)
+            } else if !attr
+                && matches!(r.lang.as_str(), "typescript" | "tsx" | "javascript")
+                && let Some((prop, rhs)) = destructured_in_line(line, q)
+                && let Some(ty) = self.destructured_type(&at_line(r, i), &prop, &rhs)?
             {
                 Some(ty)
             } else if let Some(rhs) = value_bound_in_line(line, q)
@@ -1891,11 +2066,77 @@ impl<'a> Graph<'a> {
             } else {
                 None
             };
+            let ty = match ty {
+                Some(t) if go => Some(self.go_package_type(r, line, t)?),
+                t => t,
+            };
             if let Some(ty) = ty {
-                out.push((i, ty));
+                // `func(w http.ResponseWriter, r *http.Request) {…}` binds
+                // `r` in its body only.
+                let until = if attr {
+                    usize::MAX
+                } else {
+                    literal_param_end(&text.lines, i, q, &r.lang).unwrap_or(usize::MAX)
+                };
+                out.push((i, until, ty));
             }
         }
         Ok(out)
+    }
+
+    /// The type of property `prop` of what `rhs` evaluates to, for `const
+    /// { prop } = rhs`: a member of the class or interface it has (`const {
+    /// plugins } = this.uppy.getState()`), or of the object type a callable
+    /// declares inline (`_process(): { status: ParseStatus; ctx: Ctx } {`).
+    fn destructured_type(&mut self, r: &GraphRef, prop: &str, rhs: &str) -> Result<Option<String>> {
+        if let Some(owner) = self.expr_type(r, rhs)? {
+            return Ok(self
+                .member_annotation(&owner, prop)?
+                .and_then(|a| leading_type(&a)));
+        }
+        let Some(head) = call_head(rhs) else {
+            return Ok(None);
+        };
+        let Some(name) = dotted_last(head) else {
+            return Ok(None);
+        };
+        let receiver = head[..head.len() - name.len()]
+            .trim_end_matches(['.', '?'])
+            .trim_end();
+        let def = if receiver.is_empty() {
+            let defs = self.defs_named(name)?;
+            let top: Vec<&GraphDef> = defs
+                .iter()
+                .filter(|d| d.container.is_none() && d.kind == "function")
+                .collect();
+            match top.as_slice() {
+                [d] => Some((*d).clone()),
+                _ => None,
+            }
+        } else {
+            match self.receiver_class(r, receiver)? {
+                Some(class) => self.member_def(&class, name)?,
+                None => None,
+            }
+        };
+        let Some(d) = def else { return Ok(None) };
+        let Some(text) = self.text(d.file_id, &d.path) else {
+            return Ok(None);
+        };
+        let from = d.name_line.max(1) as usize - 1;
+        let end = (d.end_line as usize).min(text.lines.len()).min(from + 40);
+        let mut joined = String::new();
+        for l in text.lines.get(from..end).unwrap_or_default() {
+            joined.push_str(strip_line_comment(l));
+            joined.push('\n');
+        }
+        let Some(ret) = inline_object_return(&joined, name) else {
+            return Ok(None);
+        };
+        Ok(ret.split([';', ',', '\n']).find_map(|m| {
+            let (n, ann) = m.split_once(':')?;
+            (n.trim().trim_end_matches('?') == prop).then(|| leading_type(ann))?
+        }))
     }
 
     /// What `q := NewT(…)` (a Go constructor function) returns by its
@@ -2633,7 +2874,8 @@ fn call_bound_in_line(line: &str, q: &str) -> Option<String> {
         .trim_start();
     let rhs = rhs.strip_prefix("await ").unwrap_or(rhs);
     let end = rhs.find('(')?;
-    let head = rhs[..end].trim_end();
+    // `Extension.create<Options>({`: the generic arguments say nothing.
+    let head = strip_generics(rhs[..end].trim_end());
     dotted_last(head).map(|_| head.to_string())
 }
 
@@ -2740,6 +2982,46 @@ fn value_bound_in_line(line: &str, q: &str) -> Option<String> {
         return simple.then(|| rhs.to_string());
     }
     None
+}
+
+/// `const { a, b: q } = rhs` (also `let`, `var`) → (`b`, `rhs`) for `q`:
+/// the property a destructuring binds `q` to, and the value destructured.
+fn destructured_in_line(line: &str, q: &str) -> Option<(String, String)> {
+    let t = line.trim_start();
+    let t = ["const ", "let ", "var "]
+        .iter()
+        .find_map(|k| t.strip_prefix(k))?
+        .trim_start();
+    let after = skip_balanced(t, '{', '}')?;
+    let inner = &t[1..t.len() - after.len() - 1];
+    let rhs = after
+        .trim_start()
+        .strip_prefix('=')
+        .filter(|r| !r.starts_with(['=', '>']))?
+        .trim();
+    let rhs = rhs.strip_prefix("await ").unwrap_or(rhs);
+    let rhs = rhs.trim_end_matches(';').trim_end();
+    for item in split_top(inner) {
+        let item = item.split('=').next().unwrap_or(item).trim();
+        let (prop, local) = match item.split_once(':') {
+            Some((p, l)) => (p.trim(), l.trim()),
+            None => (item, item),
+        };
+        if local == q && prop.bytes().all(is_ident_byte) && !prop.is_empty() {
+            return (!rhs.is_empty()).then(|| (prop.to_string(), rhs.to_string()));
+        }
+    }
+    None
+}
+
+/// The inline object type a callable's header declares it returns, its
+/// members as written: `f(x: X): {\n a: A\n b: B\n} {` → `a: A\n b: B`.
+fn inline_object_return(header: &str, name: &str) -> Option<String> {
+    let at = find_word(header, name, 0)?;
+    let rest = skip_balanced(params_start(&header[at + name.len()..])?, '(', ')')?;
+    let rest = rest.trim_start().strip_prefix(':')?.trim_start();
+    let after = skip_balanced(rest, '{', '}')?;
+    Some(rest[1..rest.len() - after.len() - 1].to_string())
 }
 
 /// `self.ctx = ctx` → `ctx`: an attribute bound to a plain name.
@@ -2853,6 +3135,12 @@ fn return_type_of(sig: &str, name: &str, lang: &str) -> Option<String> {
         _ => {
             // Past the parameter list.
             let rest = skip_balanced(params_start(rest)?, '(', ')')?.trim_start();
+            if lang == "go" {
+                // Go's results name unexported types (`*node`) and slices
+                // or maps of them (`[]*Command`).
+                let t = go_first_result(rest)?;
+                return (type_in(t, lang).is_some() || go_elem(t).is_some()).then(|| t.to_string());
+            }
             let rest = rest
                 .strip_prefix("->")
                 .or_else(|| rest.strip_prefix(':'))
@@ -2864,6 +3152,35 @@ fn return_type_of(sig: &str, name: &str, lang: &str) -> Option<String> {
             (this || leading_type(rest).is_some()).then(|| rest.trim().to_string())
         }
     }
+}
+
+/// `err error` → `error`: a named result's type (a result's own type has
+/// a space only after `func`, `chan` and the like).
+fn go_named_result(p: &str) -> Option<&str> {
+    let (name, ty) = p.split_once(' ')?;
+    (name.bytes().all(is_ident_byte) && !matches!(name, "func" | "chan" | "struct" | "interface"))
+        .then(|| ty.trim())
+}
+
+/// The type of a Go function's first result, given the header after its
+/// parameters: `*node {` → `*node`, `(MetaData, error) {` → `MetaData`,
+/// `(err error) {` → `error` (named results).
+fn go_first_result(rest: &str) -> Option<&str> {
+    let rest = rest.trim_start();
+    if !rest.starts_with('(') {
+        let t = rest.split('{').next().unwrap_or(rest).trim();
+        return (!t.is_empty()).then_some(t);
+    }
+    let after = skip_balanced(rest, '(', ')')?;
+    let inner = &rest[1..rest.len() - after.len() - 1];
+    let parts: Vec<&str> = split_top(inner).into_iter().map(str::trim).collect();
+    // A result's own type has a space only after `func`, `chan` or inside
+    // brackets; `err error` is a name and its type.
+    if parts.iter().any(|p| go_named_result(p).is_some()) {
+        // `(a, b *T, err error)`: the first name's type is the next one given.
+        return parts.iter().find_map(|p| go_named_result(p));
+    }
+    parts.first().copied().filter(|t| !t.is_empty())
 }
 
 /// A callable's header from the `(` of its parameter list, given the text
@@ -3019,6 +3336,107 @@ fn lambda_site<'l>(line: &'l str, from: usize, q: &str) -> Option<LambdaSite<'l>
         });
     }
     None
+}
+
+/// The last line index a function literal's parameter `q` on line `i` is
+/// seen on, when `q` is one: Go's `func(w http.ResponseWriter, r
+/// *http.Request) {…}`, a JS/TS arrow `(x: T) => …` or `function (x) {…}`.
+/// The literal's body ends where its braces close or, for an arrow without
+/// braces, at the `,`/`;` or the bracket closing the call around it.
+fn literal_param_end(lines: &[String], i: usize, q: &str, lang: &str) -> Option<usize> {
+    let line = lines.get(i)?;
+    let js = matches!(lang, "typescript" | "tsx" | "javascript");
+    if !(lang == "go" || js) {
+        return None;
+    }
+    for (at, _) in name_uses(line, q) {
+        // The innermost `(` still open before `q`.
+        let mut depth = 0i32;
+        let mut open = None;
+        for (j, c) in line[..at].char_indices().rev() {
+            match c {
+                ')' | ']' | '}' => depth += 1,
+                '(' | '[' | '{' if depth > 0 => depth -= 1,
+                '(' => {
+                    open = Some(j);
+                    break;
+                }
+                '[' | '{' => break,
+                _ => {}
+            }
+        }
+        let Some(open) = open else { continue };
+        let head = line[..open].trim_end();
+        let word_start = head
+            .bytes()
+            .rposition(|b| !is_ident_byte(b))
+            .map_or(0, |k| k + 1);
+        let word = &head[word_start..];
+        let before_word = head[..word_start].trim_end();
+        let literal = if lang == "go" {
+            word == "func"
+        } else {
+            word == "function"
+                || before_word.ends_with("function")
+                || skip_balanced(&line[open..], '(', ')').is_some_and(|rest| {
+                    let rest = rest.trim_start();
+                    rest.starts_with("=>") || rest.starts_with(':') && rest.contains("=>")
+                })
+        };
+        if literal {
+            return Some(literal_end(lines, i, open));
+        }
+    }
+    None
+}
+
+/// The line index where the function literal whose parameter list opens at
+/// byte `open` of line `i` ends (see [`literal_param_end`]).
+fn literal_end(lines: &[String], i: usize, open: usize) -> usize {
+    let mut depth = 0i32;
+    let mut params_closed = false;
+    let mut body = false;
+    let mut quote: Option<char> = None;
+    for (k, line) in lines.iter().enumerate().skip(i).take(5000) {
+        let text = if k == i { &line[open..] } else { line.as_str() };
+        let mut prev = ' ';
+        for c in text.chars() {
+            if let Some(qc) = quote {
+                if c == qc && prev != '\\' {
+                    quote = None;
+                }
+                prev = if prev == '\\' { ' ' } else { c };
+                continue;
+            }
+            match c {
+                '"' | '\'' | '`' => quote = Some(c),
+                '/' if prev == '/' => break,
+                '(' | '[' | '{' => {
+                    depth += 1;
+                    if c == '{' && depth == 1 && params_closed {
+                        body = true;
+                    }
+                }
+                ')' | ']' | '}' => {
+                    depth -= 1;
+                    if depth < 0 || depth == 0 && body {
+                        return k;
+                    }
+                    if depth == 0 {
+                        params_closed = true;
+                    }
+                }
+                ',' | ';' if depth == 0 && params_closed => return k,
+                _ => {}
+            }
+            prev = c;
+        }
+        // A string other than a template literal ends with its line.
+        if quote != Some('`') {
+            quote = None;
+        }
+    }
+    lines.len().saturating_sub(1)
 }
 
 /// A line without its trailing `// …` comment.
@@ -3540,6 +3958,15 @@ mod tests {
             vec!["A", "I"]
         );
         assert_eq!(bases_of(&def("B", "class B < A", "class")), vec!["A"]);
+        // Type parameters, constraints and generic arguments are no bases.
+        assert_eq!(
+            bases_of(&def(
+                "UIPlugin",
+                "class UIPlugin<Opts extends Options, M = Record<string, M>> extends BasePlugin<Opts, M> {",
+                "class"
+            )),
+            vec!["BasePlugin"]
+        );
     }
 
     #[test]
@@ -3730,6 +4157,77 @@ mod tests {
             name_col: 10,
         };
         assert_eq!(documented_return(&lines, &d).as_deref(), Some("Node"));
+        // Results of unexported, slice and named types.
+        assert_eq!(
+            return_type_of("func (n *node) addChild(c *node) *node {", "addChild", "go").as_deref(),
+            Some("*node")
+        );
+        assert_eq!(
+            return_type_of(
+                "func (c *Command) Commands() []*Command {",
+                "Commands",
+                "go"
+            )
+            .as_deref(),
+            Some("[]*Command")
+        );
+        assert_eq!(
+            return_type_of("func Decode(s string) (MetaData, error) {", "Decode", "go").as_deref(),
+            Some("MetaData")
+        );
+        assert_eq!(
+            return_type_of(
+                "func (d *Decoder) Decode(v any) (err error) {",
+                "Decode",
+                "go"
+            )
+            .as_deref(),
+            None
+        );
+        assert_eq!(
+            return_type_of("func (d *Decoder) Close() {", "Close", "go"),
+            None
+        );
+        // A named result's type, not its name.
+        assert_eq!(
+            return_type_of("func newNode() (nn *node, err error) {", "newNode", "go").as_deref(),
+            Some("*node")
+        );
+        assert!(is_super_word("parent", "php") && !is_super_word("parent", "go"));
+        assert!(is_super_word("base", "csharp") && !is_super_word("base", "typescript"));
+        // A function literal's parameter is seen in its body only.
+        let lines: Vec<String> = [
+            "\tr.Get(\"/\", func(w http.ResponseWriter, r *http.Request) {",
+            "\t\tw.Write(nil)",
+            "\t})",
+            "\tr.Route(\"/x\", nil)",
+        ]
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+        assert_eq!(literal_param_end(&lines, 0, "r", "go"), Some(2));
+        assert_eq!(literal_param_end(&lines, 3, "r", "go"), None);
+        let ts: Vec<String> = ["xs.map((x: Item) => x.id), other)", "{"]
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        assert_eq!(literal_param_end(&ts, 0, "x", "typescript"), Some(0));
+        assert_eq!(
+            destructured_in_line("    const { status, ctx: c } = this.parse(input);", "c"),
+            Some(("ctx".to_string(), "this.parse(input)".to_string()))
+        );
+        assert_eq!(
+            destructured_in_line("    const c = this.parse(input);", "c"),
+            None
+        );
+        assert_eq!(
+            inline_object_return(
+                "_parse(input: X): {\n status: Status;\n ctx: Ctx\n} {",
+                "_parse"
+            )
+            .as_deref(),
+            Some("\n status: Status;\n ctx: Ctx\n")
+        );
         // An exported function's call is not a construction.
         assert_eq!(type_of_expr("cmd.Flags()", "go"), None);
         assert_eq!(type_of_expr("&Server{}", "go").as_deref(), Some("Server"));

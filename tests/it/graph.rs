@@ -864,3 +864,109 @@ fn receivers_typed_through_constructors_class_values_and_quoted_members() {
     let v = p.json(&["refs", "Editor.chain"]);
     assert_eq!(refs(&v), pairs(&[("ts/editor.ts:7", "resolved")]), "{v}");
 }
+
+const TREE_GO: &str = r#"package tree
+
+import (
+	"context"
+	"net/http"
+)
+
+type Context struct{}
+
+func (c *Context) Value(key string) string { return "" }
+
+type node struct{}
+
+func (n *node) addChild() *node { return n }
+
+func (n *node) walk() {}
+
+type byIndex []int
+
+func (x byIndex) Less(i, j int) bool { return false }
+
+func newNode() (nn *node, err error) { return &node{}, nil }
+
+func do(f func(n *http.Request)) {}
+
+func use(ctx context.Context, r *http.Request, xs []int) {
+	parent := &node{}
+	hn := parent.addChild()
+	hn.walk()
+	byIndex(xs).Less(0, 1)
+	ctx.Value("k")
+	r.Context().Value("k")
+	n, _ := newNode()
+	do(func(n *http.Request) {
+	})
+	n.walk()
+}
+"#;
+
+const PLUGIN_TS: &str = r#"export class Status {
+  dirty(): void {}
+}
+export class Store {
+  get(): number { return 1 }
+}
+export class Base<Opts, M> {
+  store: Store
+  process(): { status: Status; ctx: number } {
+    return { status: new Status(), ctx: 1 }
+  }
+}
+export class Plugin<O, M> extends Base<O, M> {
+  run() {
+    const { status, ctx } = this.process()
+    status.dirty()
+    const { store: s } = this
+    s.get()
+  }
+}
+"#;
+
+#[test]
+fn go_results_closures_conversions_and_ts_destructuring() {
+    let p = Project::new();
+    p.write("tree/tree.go", TREE_GO)
+        .write("ts/plugin.ts", PLUGIN_TS);
+    p.run(&["index", "--offline"]).ok();
+
+    // A variable named `parent` is no `super`; a method's unexported
+    // result types the next call.
+    let v = p.json(&["refs", "node.addChild"]);
+    assert_eq!(refs(&v), pairs(&[("tree/tree.go:28", "resolved")]), "{v}");
+    // `*node` and a named result `(nn *node, err error)`; the closure's
+    // `n *http.Request` binds only inside its body.
+    let v = p.json(&["refs", "node.walk"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("tree/tree.go:29", "resolved"),
+            ("tree/tree.go:36", "resolved")
+        ]),
+        "{v}"
+    );
+    // A conversion to an unexported type.
+    let v = p.json(&["refs", "byIndex.Less"]);
+    assert_eq!(refs(&v), pairs(&[("tree/tree.go:30", "resolved")]), "{v}");
+    // `context.Context` is not the project's `Context`, and `r.Context()`
+    // is a method of `*http.Request`, not a conversion.
+    let v = p.json(&["refs", "Context.Value"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("tree/tree.go:31", "name_only"),
+            ("tree/tree.go:32", "name_only")
+        ]),
+        "{v}"
+    );
+
+    // TypeScript destructuring: a callable's inline object return type,
+    // and a member of the value's class (declared in a generic base).
+    let v = p.json(&["refs", "Status.dirty"]);
+    assert_eq!(refs(&v), pairs(&[("ts/plugin.ts:16", "resolved")]), "{v}");
+    let v = p.json(&["refs", "Store.get"]);
+    assert_eq!(refs(&v), pairs(&[("ts/plugin.ts:18", "resolved")]), "{v}");
+}
