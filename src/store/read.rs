@@ -1097,16 +1097,7 @@ mod tests {
             let id = w
                 .put_file(
                     existing,
-                    &FileUpdate {
-                        path,
-                        lang: Some(Lang::Python),
-                        size: 1,
-                        mtime_ns: 1,
-                        hash: 1,
-                        skip_reason: None,
-                        extracted: &extracted,
-                        prepared: None,
-                    },
+                    &FileUpdate::for_test(path, Lang::Python, &extracted),
                     1,
                 )
                 .expect("put");
@@ -1193,16 +1184,7 @@ mod tests {
             let w = store.begin().expect("begin");
             w.put_file(
                 None,
-                &FileUpdate {
-                    path: "a.rs",
-                    lang: Some(Lang::Rust),
-                    size: 1,
-                    mtime_ns: 1,
-                    hash: 1,
-                    skip_reason: None,
-                    extracted: &extracted,
-                    prepared: None,
-                },
+                &FileUpdate::for_test("a.rs", Lang::Rust, &extracted),
                 1,
             )
             .expect("put file");

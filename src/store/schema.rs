@@ -375,16 +375,7 @@ mod tests {
         let w = store.begin().expect("begin");
         w.put_file(
             None,
-            &FileUpdate {
-                path: "a.py",
-                lang: Some(Lang::Python),
-                size: 1,
-                mtime_ns: 1,
-                hash: 1,
-                skip_reason: None,
-                extracted: &extracted,
-                prepared: None,
-            },
+            &FileUpdate::for_test("a.py", Lang::Python, &extracted),
             1,
         )
         .expect("put file");

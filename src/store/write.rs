@@ -21,6 +21,24 @@ pub struct FileUpdate<'a> {
     pub prepared: Option<&'a [PreparedChunk]>,
 }
 
+#[cfg(test)]
+impl<'a> FileUpdate<'a> {
+    /// A file with these rows, for the store's own tests (size, mtime and
+    /// hash 1, nothing skipped, chunks prepared by the writer).
+    pub(super) fn for_test(path: &'a str, lang: Lang, extracted: &'a Extracted) -> FileUpdate<'a> {
+        FileUpdate {
+            path,
+            lang: Some(lang),
+            size: 1,
+            mtime_ns: 1,
+            hash: 1,
+            skip_reason: None,
+            extracted,
+            prepared: None,
+        }
+    }
+}
+
 /// What the writer stores for a chunk beyond the chunk itself: hashes and
 /// the text given to the full-text index. Computed by [`prepare_chunks`],
 /// which indexing workers call in parallel so the single writer thread only

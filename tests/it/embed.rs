@@ -534,24 +534,33 @@ pub(crate) fn test_models() -> Option<PathBuf> {
     None
 }
 
+/// Views, math and a payment retry: a small project both tiers embed.
+fn payments_project() -> Project {
+    let p = Project::new();
+    p.write("app/views.py", VIEWS).write("app/math.py", MATH).write(
+        "app/retry.py",
+        "def retry_failed_payment(payment, attempts=3):\n    \"\"\"Charge the card again after a failure.\"\"\"\n    for _ in range(attempts):\n        if payment.charge():\n            return True\n    return False\n",
+    );
+    p
+}
+
+/// `args --json` with the test models, parsed (exit 0 or 1).
+fn run_with_models(p: &Project, models: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let r = p.run_env(&a, &[("REPO_SEARCH_MODEL_CACHE", models.as_os_str())]);
+    assert!(r.code() <= 1, "{r}");
+    serde_json::from_str(&r.stdout()).unwrap_or_else(|e| panic!("bad JSON: {e}\n{r}"))
+}
+
 /// An index written before schema 8 (f32 vectors of both tiers) is
 /// upgraded in place by the next command: its vectors are converted to
 /// int8, not recomputed, and semantic search answers as before.
 #[test]
 fn an_index_with_f32_vectors_is_upgraded_in_place_and_answers_the_same() {
     let Some(models) = test_models() else { return };
-    let p = Project::new();
-    p.write("app/views.py", VIEWS).write("app/math.py", MATH).write(
-        "app/retry.py",
-        "def retry_failed_payment(payment, attempts=3):\n    \"\"\"Charge the card again after a failure.\"\"\"\n    for _ in range(attempts):\n        if payment.charge():\n            return True\n    return False\n",
-    );
-    let run = |args: &[&str]| -> serde_json::Value {
-        let mut a = args.to_vec();
-        a.push("--json");
-        let r = p.run_env(&a, &[("REPO_SEARCH_MODEL_CACHE", models.as_os_str())]);
-        assert!(r.code() <= 1, "{r}");
-        serde_json::from_str(&r.stdout()).unwrap_or_else(|e| panic!("bad JSON: {e}\n{r}"))
-    };
+    let p = payments_project();
+    let run = |args: &[&str]| run_with_models(&p, &models, args);
     run(&["index", "--embed-tier", "all"]);
     // Per query: the model, and each hit's path, start line and score.
     type Answer = (String, Vec<(String, u64, f64)>);
@@ -640,18 +649,8 @@ fn an_index_with_f32_vectors_is_upgraded_in_place_and_answers_the_same() {
 #[test]
 fn embedded_models_index_search_and_upgrade_tiers() {
     let Some(models) = test_models() else { return };
-    let p = Project::new();
-    p.write("app/views.py", VIEWS).write("app/math.py", MATH).write(
-        "app/retry.py",
-        "def retry_failed_payment(payment, attempts=3):\n    \"\"\"Charge the card again after a failure.\"\"\"\n    for _ in range(attempts):\n        if payment.charge():\n            return True\n    return False\n",
-    );
-    let run = |args: &[&str]| -> serde_json::Value {
-        let mut a = args.to_vec();
-        a.push("--json");
-        let r = p.run_env(&a, &[("REPO_SEARCH_MODEL_CACHE", models.as_os_str())]);
-        assert!(r.code() <= 1, "{r}");
-        serde_json::from_str(&r.stdout()).unwrap_or_else(|e| panic!("bad JSON: {e}\n{r}"))
-    };
+    let p = payments_project();
+    let run = |args: &[&str]| run_with_models(&p, &models, args);
     // Fast tier only: search uses potion, complete.
     let s = run(&["index", "--embed-tier", "fast"]);
     assert_eq!(s["embed"][0]["model"], "minishlab/potion-base-8M", "{s}");
