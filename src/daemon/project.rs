@@ -523,7 +523,7 @@ pub fn unwatched_status(e: &ProjectEntry) -> ProjectStatus {
 
 fn run_worker(shared: &Shared) {
     loop {
-        let batch = {
+        let (started, batch) = {
             let mut st = shared.lock();
             loop {
                 if st.stop {
@@ -545,7 +545,6 @@ fn run_worker(shared: &Shared) {
             });
             (st.heard, std::mem::take(&mut st.pending))
         };
-        let (started, batch) = batch;
         let waiters = batch.waiters.len();
         let result =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_batch(shared, &batch)))

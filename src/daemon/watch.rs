@@ -349,32 +349,23 @@ pub fn plan_work(settings: &Settings, changed: &BTreeSet<String>) -> Work {
     let mut vis = Visibility::new(&settings.root, &settings.walk);
     let mut only: Vec<String> = Vec::new();
     for rel in changed {
-        if rel.is_empty() || rel == CONFIG_REL {
-            return Work {
-                reconcile: true,
-                only: Vec::new(),
-            };
-        }
-        if is_in_index_dir(rel) {
+        if is_index_dir_noise(rel) {
             continue;
         }
-        let (parent, name) = rel.rsplit_once('/').unwrap_or(("", rel.as_str()));
-        if rel == ".git/info/exclude" {
-            return Work {
-                reconcile: true,
-                only: Vec::new(),
-            };
-        }
-        if IGNORE_FILE_NAMES.contains(&name) {
+        if alters_file_set(rel) {
             // An ignore file inside an ignored directory (say, in
             // `node_modules/`) changes nothing we index.
-            if parent.is_empty() || matches!(vis.check(parent), Seen::Visible { .. }) {
-                return Work {
-                    reconcile: true,
-                    only: Vec::new(),
-                };
+            let (parent, name) = rel.rsplit_once('/').unwrap_or(("", rel.as_str()));
+            let inert = IGNORE_FILE_NAMES.contains(&name)
+                && !parent.is_empty()
+                && !matches!(vis.check(parent), Seen::Visible { .. });
+            if inert {
+                continue;
             }
-            continue;
+            return Work {
+                reconcile: true,
+                only: Vec::new(),
+            };
         }
         match vis.check(rel) {
             Seen::Ignored => {}

@@ -126,9 +126,6 @@ pub fn request_index(
     Ok(response.summary.map(IndexSummary::from))
 }
 
-/// Tells a running daemon that a project's watch flag changed, so it
-/// applies at once (it would notice within a second anyway). `Ok(None)`:
-/// no daemon runs.
 /// Longest wait for a `changed` answer: a search asks on every call, and
 /// walking is always a correct answer when the daemon is slow.
 const CHANGED_TIMEOUT: Duration = Duration::from_millis(200);
@@ -149,6 +146,9 @@ pub fn changed(home: &DaemonHome, root: &Path) -> Option<Vec<String>> {
     }
 }
 
+/// Tells a running daemon that a project's watch flag changed, so it
+/// applies at once (it would notice within a second anyway). `Ok(None)`:
+/// no daemon runs.
 pub fn notify_watch(home: &DaemonHome, root: &Path, watch: bool) -> Result<Option<bool>> {
     let request = if watch {
         Request::Watch {

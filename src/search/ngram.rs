@@ -132,8 +132,7 @@ pub const MAX_CHANGED: usize = 1024;
 /// A keyword search without a walk: the files the index's docs list (every
 /// file the last index run walked, see `index::ngram`), trusted because a
 /// watcher vouches that nothing changed since but `changed`. Only for a
-/// request whose walk is the index's own (the caller checks: same ignore
-/// and hidden rules, no explicit paths, extra globs only excluding).
+/// request whose walk is the index's own ([`Listed::can_stand_in`]).
 #[derive(Debug)]
 pub struct Listed {
     /// Root-relative paths to read, sorted: candidates, files the postings
@@ -144,9 +143,26 @@ pub struct Listed {
 }
 
 impl Listed {
-    /// `Ok(None)` when listing cannot stand in for the walk: no postings,
-    /// too many changes, a changed directory (whose files no event named),
-    /// or globs that could add files the index left out.
+    /// Whether the index's files, walked with `walk`, are the files `req`
+    /// would walk (less those its globs exclude): the same ignore, hidden,
+    /// link and size rules, the whole root, no configured excludes, and
+    /// extra globs only excluding (an including glob can bring back an
+    /// ignored file the index left out).
+    pub fn can_stand_in(walk: &crate::walk::WalkOptions, req: &KeywordRequest) -> bool {
+        let theirs = &req.walk;
+        req.paths.is_empty()
+            && walk.globs.is_empty()
+            && walk.hidden == theirs.hidden
+            && walk.no_ignore == theirs.no_ignore
+            && walk.require_git == theirs.require_git
+            && walk.follow_links == theirs.follow_links
+            && walk.max_filesize == theirs.max_filesize
+            && theirs.globs.iter().all(|g| g.starts_with('!'))
+    }
+
+    /// `Ok(None)` when listing cannot stand in for the walk: another walk
+    /// ([`Listed::can_stand_in`]), no postings, too many changes, or a
+    /// changed directory (whose files no event named).
     pub fn load(
         store: &Store,
         root: &std::path::Path,
@@ -154,7 +170,7 @@ impl Listed {
         req: &KeywordRequest,
         changed: &[String],
     ) -> anyhow::Result<Option<Listed>> {
-        if changed.len() > MAX_CHANGED || req.walk.globs.iter().any(|g| !g.starts_with('!')) {
+        if changed.len() > MAX_CHANGED || !Self::can_stand_in(walk, req) {
             return Ok(None);
         }
         let excluded = exclusions(root, &req.walk.globs)?;
@@ -529,14 +545,19 @@ pub fn file_trigrams(bytes: &[u8], out: &mut Vec<Trigram>) {
         return bitmap_trigrams(bytes, out);
     }
     out.reserve(bytes.len().min(1 << 16));
-    let mut t =
-        (u32::from(bytes[0].to_ascii_lowercase()) << 8) | u32::from(bytes[1].to_ascii_lowercase());
-    for &b in &bytes[2..] {
-        t = ((t << 8) | u32::from(b.to_ascii_lowercase())) & 0xFF_FFFF;
-        out.push(t);
-    }
+    out.extend(each_trigram(bytes));
     out.sort_unstable();
     out.dedup();
+}
+
+/// The trigram at every position of `bytes` (at least 3 long), lowercased.
+fn each_trigram(bytes: &[u8]) -> impl Iterator<Item = Trigram> + '_ {
+    let mut t =
+        (u32::from(bytes[0].to_ascii_lowercase()) << 8) | u32::from(bytes[1].to_ascii_lowercase());
+    bytes[2..].iter().map(move |&b| {
+        t = ((t << 8) | u32::from(b.to_ascii_lowercase())) & 0xFF_FFFF;
+        t
+    })
 }
 
 /// Files at least this large collect their trigrams in a bitmap of all
@@ -548,10 +569,7 @@ const BITMAP_FROM: usize = 1 << 20;
 /// sorted distinct trigrams.
 fn bitmap_trigrams(bytes: &[u8], out: &mut Vec<Trigram>) {
     let mut bits = vec![0u64; (1 << 24) / 64];
-    let mut t =
-        (u32::from(bytes[0].to_ascii_lowercase()) << 8) | u32::from(bytes[1].to_ascii_lowercase());
-    for &b in &bytes[2..] {
-        t = ((t << 8) | u32::from(b.to_ascii_lowercase())) & 0xFF_FFFF;
+    for t in each_trigram(bytes) {
         bits[(t >> 6) as usize] |= 1 << (t & 63);
     }
     for (i, &word) in bits.iter().enumerate() {

@@ -268,29 +268,21 @@ impl Service {
             abs.push(crate::paths::resolve_in_root(self.root(), p)?.abs);
         }
         req.paths = abs;
-        let listed = if req.no_index {
-            None
-        } else {
-            self.keyword_listed(&req)
-        };
-        let (mut r, used_postings) = match listed {
-            Some(listed) => (
+        let (mut r, used_postings) = if req.no_index {
+            (search_keyword_with(self.root(), &req, None)?, false)
+        } else if let Some(listed) = self.keyword_listed(&req) {
+            (
                 search_keyword_listed(self.root(), &req, &listed.files, listed.ruled_out)?,
                 true,
-            ),
-            None => {
-                let filter = if req.no_index {
-                    None
-                } else {
-                    self.keyword_filter(&req)
-                };
-                let r = search_keyword_with(
-                    self.root(),
-                    &req,
-                    filter.as_ref().map(|f| f as &dyn RuleOut),
-                )?;
-                (r, filter.is_some())
-            }
+            )
+        } else {
+            let filter = self.keyword_filter(&req);
+            let r = search_keyword_with(
+                self.root(),
+                &req,
+                filter.as_ref().map(|f| f as &dyn RuleOut),
+            )?;
+            (r, filter.is_some())
         };
         if used_postings {
             tracing::debug!(
@@ -324,19 +316,11 @@ impl Service {
     /// The files a keyword search must read, from the index's docs instead
     /// of a walk: only when the running daemon watches the project and
     /// vouches for the index's file list (what changed since its last run
-    /// is read directly), and the request walks as the index does (its
-    /// ignore and hidden rules, the whole root, extra globs only
-    /// excluding). Never fails the search: `None` means walk.
+    /// is read directly), and the request walks as the index does
+    /// (`Listed::load` decides). Never fails the search: `None` means walk.
     fn keyword_listed(&self, req: &KeywordRequest) -> Option<Listed> {
-        let (ours, theirs) = (&self.settings.walk, &req.walk);
-        let same_walk = req.paths.is_empty()
-            && ours.globs.is_empty()
-            && ours.hidden == theirs.hidden
-            && ours.no_ignore == theirs.no_ignore
-            && ours.require_git == theirs.require_git
-            && ours.follow_links == theirs.follow_links
-            && ours.max_filesize == theirs.max_filesize;
-        if !same_walk {
+        let ours = &self.settings.walk;
+        if !Listed::can_stand_in(ours, req) {
             return None;
         }
         let started = std::time::Instant::now();
