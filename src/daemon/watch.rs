@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use notify::event::{AccessKind, AccessMode, EventKind};
-use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
+use notify::{EventKindMask, RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use crate::error::UserError;
 use crate::settings::Settings;
@@ -149,8 +149,13 @@ impl Watcher {
             q.errors.extend(error);
         };
         // Symlinks are not followed, as in the walk: a link to `/` must
-        // not make us watch the whole disk.
-        let config = notify::Config::default().with_follow_symlinks(false);
+        // not make us watch the whole disk. Opening or reading a file is
+        // not asked for: every read of the tree (a build, `rg`, our own
+        // searches) would wake the watcher once per file, on the kernel
+        // half a CPU-second per whole-tree search.
+        let config = notify::Config::default()
+            .with_follow_symlinks(false)
+            .with_event_kinds(EventKindMask::CORE | EventKindMask::ACCESS_CLOSE);
         let inner =
             RecommendedWatcher::new(handler, config).context("cannot start the file watcher")?;
         let (table, waiting, stopped) = (Arc::clone(&routes), queue, Arc::clone(&stop));
