@@ -118,6 +118,16 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     if let Some(kind) = special_kind(&md) {
         return Err(not_regular_io(kind));
     }
+    open_listed_regular(path)
+}
+
+/// [`open_regular`] for a path a directory listing (or the index, checked
+/// since by the watcher) just said is a regular file: only the opened
+/// handle is checked. Saves a `stat` per file on a whole-tree search (10%
+/// of it on the kernel). Only a device node swapped in between the listing
+/// and the open is opened before being refused; making one takes
+/// privileges no repository has (git and tar as a user cannot create them).
+pub fn open_listed_regular(path: &Path) -> io::Result<File> {
     let mut opts = OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]

@@ -184,14 +184,22 @@ fn cmd_keyword(a: KeywordArgs) -> Result<Found> {
         paths: Vec::new(),
         no_index: a.no_index,
     };
-    let result = svc.keyword(&req, &paths)?;
     if a.common.json {
+        let result = svc.keyword(&req, &paths)?;
         render::json(&result)?;
-    } else {
-        render::keyword(&result)?;
-        render::redacted_note(result.redacted)?;
+        return Ok(found(!result.matches.is_empty()));
     }
-    Ok(found(!result.matches.is_empty()))
+    let mut printer = render::KeywordPrinter::new();
+    let result = match svc.keyword_each(&req, &paths, &mut |path, matches| {
+        Ok(printer.file(path, matches)?)
+    }) {
+        Ok(r) => r,
+        Err(e) if render::is_closed_pipe(&e) => return Ok(found(true)),
+        Err(e) => return Err(e),
+    };
+    let shown = printer.finish(&result)?;
+    render::redacted_note(result.redacted)?;
+    Ok(found(shown > 0))
 }
 
 fn cmd_symbol(a: SymbolArgs) -> Result<Found> {

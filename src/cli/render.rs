@@ -11,7 +11,7 @@ use crate::history::{BlameResult, HistoryResult};
 use crate::index::IndexSummary;
 use crate::registry::ProjectEntry;
 use crate::search::graph::{GraphResult, Resolution};
-use crate::search::keyword::KeywordResult;
+use crate::search::keyword::{KeywordMatch, KeywordResult};
 use crate::search::read::ReadResult;
 use crate::search::symbol::{OutlineItem, RefResult, SymbolResult};
 use crate::search::{BEST_LINE_CHARS, arm_short_name, best_lines};
@@ -48,40 +48,96 @@ pub fn index_summary(s: &IndexSummary) -> Result<()> {
     with_stdout(|out| writeln!(out, "{}", summary_line(s)))
 }
 
-pub fn keyword(r: &KeywordResult) -> Result<()> {
-    with_stdout(|out| {
-        let mut last: Option<(&str, u64)> = None;
-        for m in &r.matches {
+/// Prints keyword matches like `rg -n --column`, file by file as the
+/// search hands them over (`Service::keyword_each`), so a million matching
+/// lines are written, not held.
+pub struct KeywordPrinter {
+    /// Not the locked handle: the search's threads print through it.
+    out: BufWriter<io::Stdout>,
+    /// Path and last line printed, for `--` between context groups.
+    last: Option<(String, u64)>,
+    shown: usize,
+}
+
+impl KeywordPrinter {
+    #[allow(clippy::disallowed_methods)] // the renderer: stdout is its output
+    pub fn new() -> KeywordPrinter {
+        KeywordPrinter {
+            out: BufWriter::with_capacity(64 * 1024, io::stdout()),
+            last: None,
+            shown: 0,
+        }
+    }
+
+    /// One file's matches, in order.
+    pub fn file(&mut self, path: &str, matches: &[KeywordMatch]) -> io::Result<()> {
+        let out = &mut self.out;
+        for m in matches {
             let first_line = m.before.first().map(|c| c.line).unwrap_or(m.line);
             let separate = (!m.before.is_empty() || !m.after.is_empty())
-                && last.is_some_and(|(p, l)| p != m.path || first_line > l + 1);
+                && self
+                    .last
+                    .as_ref()
+                    .is_some_and(|(p, l)| p != path || first_line > l + 1);
             if separate {
                 writeln!(out, "--")?;
             }
             for c in &m.before {
-                if last.is_some_and(|(p, l)| p == m.path && c.line <= l) {
+                if self
+                    .last
+                    .as_ref()
+                    .is_some_and(|(p, l)| p == path && c.line <= *l)
+                {
                     continue;
                 }
-                writeln!(out, "{}-{}-{}", m.path, c.line, c.text)?;
+                writeln!(out, "{path}-{}-{}", c.line, c.text)?;
             }
-            writeln!(out, "{}:{}:{}:{}", m.path, m.line, m.column, m.text)?;
+            writeln!(out, "{path}:{}:{}:{}", m.line, m.column, m.text)?;
             let mut end = m.line;
             for c in &m.after {
-                writeln!(out, "{}-{}-{}", m.path, c.line, c.text)?;
+                writeln!(out, "{path}-{}-{}", c.line, c.text)?;
                 end = c.line;
             }
-            last = Some((&m.path, end));
+            match &mut self.last {
+                Some((p, l)) if p == path => *l = end,
+                last => *last = Some((path.to_string(), end)),
+            }
+        }
+        self.shown += matches.len();
+        Ok(())
+    }
+
+    /// Flushes, then notes on stderr when the answer was cut. Answers the
+    /// number of matches printed.
+    pub fn finish(mut self, r: &KeywordResult) -> Result<usize> {
+        match self.out.flush() {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(self.shown),
+            other => other?,
         }
         if r.truncated {
-            out.flush()?;
             writeln!(
                 io::stderr(),
                 "(the first {} of {} matching lines; raise --max-results or narrow with -g)",
-                r.matches.len(),
+                self.shown,
                 r.total_matches
             )?;
         }
-        Ok(())
+        Ok(self.shown)
+    }
+}
+
+impl Default for KeywordPrinter {
+    fn default() -> Self {
+        KeywordPrinter::new()
+    }
+}
+
+/// True when `e` is a closed stdout (`| head`): output ends quietly, as
+/// with `rg`.
+pub fn is_closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
     })
 }
 

@@ -12,7 +12,8 @@ use crate::error::{ErrorCode, UserError};
 use crate::history::{BlameRequest, BlameResult, HistoryRequest, HistoryResult};
 use crate::search::graph::{Direction, GraphResult, call_graph};
 use crate::search::keyword::{
-    KeywordRequest, KeywordResult, RuleOut, search_keyword_listed, search_keyword_with,
+    KeywordMatch, KeywordRequest, KeywordResult, RuleOut, search_keyword_listed,
+    search_keyword_listed_each, search_keyword_with,
 };
 use crate::search::ngram::{IndexFilter, Listed};
 use crate::search::read::{ReadRequest, ReadResult, read_file};
@@ -21,6 +22,10 @@ use crate::search::symbol::{
     outline, source_lines,
 };
 use crate::status::IndexStatus;
+
+/// Receives one file's keyword matches (path, matches), see
+/// [`Service::keyword_each`].
+pub type EachFile<'a> = dyn FnMut(&str, &[KeywordMatch]) -> Result<()> + Send + 'a;
 
 /// An answer read from the index: `value` is `None` when there is no index
 /// yet (a server answers that, with what it is doing about it; a command
@@ -262,19 +267,55 @@ impl Service {
     /// Keyword search over the files on disk, exactly as `rg` would.
     /// `paths` are checked to lie inside the root.
     pub fn keyword(&self, req: &KeywordRequest, paths: &[String]) -> Result<KeywordResult> {
+        self.keyword_run(req, paths, None)
+    }
+
+    /// [`Service::keyword`] handing each file's matches (path, matches,
+    /// redacted) to `each` in the answer's order instead of keeping them:
+    /// the answer has the counts and no `matches`. Where the index lists
+    /// the files (a watched project) they are handed over while the search
+    /// runs, so a million matching lines are never all held (the CLI's text
+    /// output); otherwise once it is done. An error from `each` stops the
+    /// search and is returned.
+    pub fn keyword_each(
+        &self,
+        req: &KeywordRequest,
+        paths: &[String],
+        each: &mut EachFile<'_>,
+    ) -> Result<KeywordResult> {
+        self.keyword_run(req, paths, Some(each))
+    }
+
+    fn keyword_run(
+        &self,
+        req: &KeywordRequest,
+        paths: &[String],
+        mut each: Option<&mut EachFile<'_>>,
+    ) -> Result<KeywordResult> {
         let mut req = req.clone();
         let mut abs: Vec<PathBuf> = Vec::with_capacity(paths.len());
         for p in paths {
             abs.push(crate::paths::resolve_in_root(self.root(), p)?.abs);
         }
         req.paths = abs;
+        let mut red = self.redactor();
         let (mut r, used_postings) = if req.no_index {
             (search_keyword_with(self.root(), &req, None)?, false)
         } else if let Some(listed) = self.keyword_listed(&req) {
-            (
-                search_keyword_listed(self.root(), &req, &listed.files, listed.ruled_out)?,
-                true,
-            )
+            let r = match each.as_mut() {
+                Some(each) => search_keyword_listed_each(
+                    self.root(),
+                    &req,
+                    &listed.files,
+                    listed.ruled_out,
+                    &mut |path, mut matches| {
+                        redact_matches(&mut red, &mut matches);
+                        each(&path, &matches)
+                    },
+                )?,
+                None => search_keyword_listed(self.root(), &req, &listed.files, listed.ruled_out)?,
+            };
+            (r, true)
         } else {
             let filter = self.keyword_filter(&req);
             let r = search_keyword_with(
@@ -291,22 +332,11 @@ impl Service {
                 "keyword: files the postings ruled out"
             );
         }
-        let mut red = self.redactor();
-        for m in &mut r.matches {
-            for c in &mut m.before {
-                red.line(&m.path, c.line, &mut c.text);
-            }
-            let found = red.line(&m.path, m.line, &mut m.text);
-            if !found.is_empty() {
-                for s in &mut m.submatches {
-                    *s = (
-                        crate::redact::remap(s.0, &found, false),
-                        crate::redact::remap(s.1, &found, true),
-                    );
-                }
-            }
-            for c in &mut m.after {
-                red.line(&m.path, c.line, &mut c.text);
+        redact_matches(&mut red, &mut r.matches);
+        if let Some(each) = each {
+            let matches = std::mem::take(&mut r.matches);
+            for file in matches.chunk_by(|a, b| a.path == b.path) {
+                each(&file[0].path, file)?;
             }
         }
         r.redacted = red.count();
@@ -455,5 +485,27 @@ fn redact_outline(red: &mut crate::redact::Redactor, items: &mut [OutlineItem]) 
     for item in items {
         red.text(&mut item.signature);
         redact_outline(red, &mut item.children);
+    }
+}
+
+/// Shows secret values in matched and context lines as `[redacted: …]`,
+/// keeping the submatch ranges on the text they point at.
+fn redact_matches(red: &mut crate::redact::Redactor, matches: &mut [KeywordMatch]) {
+    for m in matches {
+        for c in &mut m.before {
+            red.line(&m.path, c.line, &mut c.text);
+        }
+        let found = red.line(&m.path, m.line, &mut m.text);
+        if !found.is_empty() {
+            for s in &mut m.submatches {
+                *s = (
+                    crate::redact::remap(s.0, &found, false),
+                    crate::redact::remap(s.1, &found, true),
+                );
+            }
+        }
+        for c in &mut m.after {
+            red.line(&m.path, c.line, &mut c.text);
+        }
     }
 }

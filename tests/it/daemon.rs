@@ -896,4 +896,39 @@ fn keyword_search_trusts_the_watcher_and_is_never_stale() {
         &["build/more.py", "docs/notes.txt", "pkg/m.py"],
     );
     assert!(listed_runs >= 4, "listed only {listed_runs} times");
+    // Text output is printed file by file while the search runs when the
+    // files are listed: the scan's lines, context separators and cut.
+    p.write(
+        "src/more.py",
+        "x = 1\n# fresh_fn\ny = 2\n\n\nz = fresh_fn\n",
+    );
+    for args in [
+        &["-C", "1", "fresh_fn"][..],
+        &["--max-results", "2", "-e", "fresh_fn", "-e", "def"],
+    ] {
+        let text = |extra: &[&str]| {
+            let mut a = vec!["keyword", "-vv"];
+            a.extend_from_slice(args);
+            a.extend_from_slice(extra);
+            let r = rs(&p, home, &a);
+            assert_eq!(r.code(), 0, "{r}");
+            let notes: Vec<String> = r
+                .stderr()
+                .lines()
+                .filter(|l| l.starts_with("(the first"))
+                .map(str::to_string)
+                .collect();
+            (
+                r.stdout(),
+                notes,
+                r.stderr().contains("listed from the index"),
+            )
+        };
+        let (listed, listed_notes, was_listed) = text(&[]);
+        let (scanned, scanned_notes, _) = text(&["--no-index"]);
+        assert!(was_listed, "{args:?} not listed");
+        assert_eq!(listed, scanned, "{args:?}");
+        assert_eq!(listed_notes, scanned_notes, "{args:?}");
+        assert!(listed.lines().count() >= 2, "{args:?}: {listed}");
+    }
 }
