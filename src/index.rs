@@ -279,6 +279,10 @@ fn index_locked_once(
         w.set_meta(meta::PROGRESS_TOTAL, &total.to_string())?;
         w.commit().map_err(|e| store::explain(e, &db))?;
     }
+    // What the run wrote is committed: a failed merge only waits for the next run.
+    if !idle && let Err(e) = store.merge_fts() {
+        tracing::warn!("merging the full-text index: {e}");
+    }
     progress(Progress {
         phase: Phase::Done,
         done: total,

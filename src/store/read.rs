@@ -1075,6 +1075,57 @@ mod tests {
         }
     }
 
+    /// Rewriting files counts the full-text rows their old chunks leave as
+    /// tombstones; at 1,000 (1% of a small index) `merge_fts` merges the
+    /// index whole and starts counting again, and queries answer the same.
+    #[test]
+    fn full_text_tombstones_are_counted_then_merged_away() {
+        use super::super::meta;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open_rw(dir.path()).expect("open");
+        let put = |store: &mut Store, existing: Option<i64>, word: &str| {
+            let extracted = Extracted {
+                chunks: (1..=600)
+                    .map(|i| chunk(i, &format!("{word} number{i}")))
+                    .collect(),
+                ..Extracted::default()
+            };
+            let w = store.begin().expect("begin");
+            let id = w
+                .put_file(
+                    existing,
+                    &FileUpdate::for_test("a.py", Lang::Python, &extracted),
+                    1,
+                )
+                .expect("put");
+            w.commit().expect("commit");
+            id
+        };
+        let hits = |store: &Store, q: &str| {
+            let mut n = 0;
+            store
+                .fts_chunks(q, (1.0, 1.0, 1.0), 10_000, |_| n += 1)
+                .expect("query");
+            n
+        };
+        let deleted = |store: &Store| store.get_meta(meta::FTS_DELETED).expect("meta");
+        let id = put(&mut store, None, "alpha");
+        assert_eq!(deleted(&store), None);
+        put(&mut store, Some(id), "beta");
+        assert_eq!(deleted(&store).as_deref(), Some("600"));
+        assert!(
+            !store.merge_fts().expect("merge"),
+            "600 is under the threshold"
+        );
+        put(&mut store, Some(id), "gamma");
+        assert_eq!(deleted(&store).as_deref(), Some("1200"));
+        assert!(store.merge_fts().expect("merge"));
+        assert_eq!(deleted(&store).as_deref(), Some("0"));
+        assert_eq!((hits(&store, "alpha"), hits(&store, "beta")), (0, 0));
+        assert_eq!(hits(&store, "gamma"), 600);
+        assert_eq!(hits(&store, "number7"), 1);
+    }
+
     /// A reference's scope comes back as written, stored once per file
     /// (`ref_scopes`); rewriting or deleting the file leaves none behind.
     #[test]
