@@ -230,6 +230,7 @@ pub fn search_keyword_with(
         slice_explicit,
         filter,
         outputs: Mutex::new(Vec::new()),
+        shown_all: std::sync::atomic::AtomicBool::new(false),
     };
     builder.build_parallel().run(|| {
         let mut worker = Worker {
@@ -259,50 +260,12 @@ pub fn search_keyword_listed(
     files: &[String],
     ruled_out: usize,
 ) -> anyhow::Result<KeywordResult> {
-    let matcher = build_matcher(req)?;
-    if req.max_count == Some(0) {
-        return Ok(KeywordResult::default());
-    }
-    let searcher = build_searcher(req);
-    let shared = Shared {
-        root,
-        max_results: req.max_results,
-        slice_explicit: false,
-        filter: None,
-        outputs: Mutex::new(Vec::new()),
-    };
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let threads = walk::effective_threads(req.walk.threads)
-        .min(files.len())
-        .max(1);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            // The searcher's buffers are per thread, not shareable.
-            let searcher = searcher.clone();
-            let (shared, matcher, next) = (&shared, &matcher, &next);
-            scope.spawn(move || {
-                let mut worker = Worker {
-                    shared,
-                    matcher: matcher.clone(),
-                    searcher,
-                    out: ThreadOutput::default(),
-                };
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(rel) = files.get(i) else { break };
-                    let hits = worker.search_path(&root.join(rel), rel.clone(), false, true);
-                    worker.keep(hits);
-                }
-            });
-        }
-    });
-    let outputs = shared
-        .outputs
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner());
-    let mut result = merge(outputs, req.max_results);
-    result.files_searched += ruled_out;
-    result.index_ruled_out += ruled_out;
+    let mut matches = Vec::new();
+    let mut result = search_keyword_listed_each(root, req, files, ruled_out, &mut |_, found| {
+        matches.extend(found);
+        Ok(())
+    })?;
+    result.matches = matches;
     Ok(result)
 }
 
@@ -336,6 +299,7 @@ pub fn search_keyword_listed_each(
         slice_explicit: false,
         filter: None,
         outputs: Mutex::new(Vec::new()),
+        shown_all: std::sync::atomic::AtomicBool::new(false),
     };
     let (next, stop) = (AtomicUsize::new(0), AtomicBool::new(false));
     let threads = walk::effective_threads(req.walk.threads)
@@ -389,6 +353,9 @@ pub fn search_keyword_listed_each(
                     };
                     if !em.hand_over(done, false) {
                         stop.store(true, Ordering::Relaxed);
+                    }
+                    if em.room == 0 {
+                        shared.shown_all.store(true, Ordering::Relaxed);
                     }
                 }
             });
@@ -599,6 +566,9 @@ struct Shared<'a> {
     /// Files the index's postings rule out are not opened.
     filter: Option<&'a dyn RuleOut>,
     outputs: Mutex<Vec<ThreadOutput>>,
+    /// Set once every match that will be shown is found (files handed over
+    /// in order, `max_results` reached): later files are only counted.
+    shown_all: std::sync::atomic::AtomicBool,
 }
 
 /// What one walker thread found; merged once all threads are done.
@@ -752,7 +722,11 @@ impl Worker<'_> {
         } else {
             BinaryDetection::quit(b'\0')
         });
-        let room = self.out.room_for(&rel, shared.max_results);
+        let room = if shared.shown_all.load(std::sync::atomic::Ordering::Relaxed) {
+            0
+        } else {
+            self.out.room_for(&rel, shared.max_results)
+        };
         let mut sink = FileSink {
             matcher: &self.matcher,
             room,
@@ -1126,7 +1100,7 @@ mod tests {
     }
 
     /// Handing matches over file by file, in order, as the workers finish
-    /// them out of order, gives the collected answer: same matches, same
+    /// them out of order, gives the walk's answer: same matches, same
     /// order, same counts and cut (run many times: the hand-over races).
     #[test]
     fn listed_each_hands_over_the_collected_answer_in_order() {
@@ -1150,10 +1124,10 @@ mod tests {
             r.before_context = 1;
             r.max_results = max;
             r.walk.threads = 4;
-            let want = search_keyword_listed(root, &r, &files, 3).expect("collected");
+            let want = search_keyword(root, &r).expect("walked");
             for _ in 0..20 {
                 let mut got: Vec<KeywordMatch> = Vec::new();
-                let result = search_keyword_listed_each(root, &r, &files, 3, &mut |path, ms| {
+                let result = search_keyword_listed_each(root, &r, &files, 0, &mut |path, ms| {
                     assert!(ms.iter().all(|m| m.path == path));
                     got.extend(ms);
                     Ok(())
