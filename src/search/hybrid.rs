@@ -402,7 +402,7 @@ impl Hybrid {
             let before = cands.len();
             match arm {
                 Arm::Bm25 => {
-                    match search_bm25(store, query, &req.filter, cand_n, req.snippet_lines) {
+                    match search_bm25(store, root, query, &req.filter, cand_n, req.snippet_lines) {
                         Ok(hits) => cands.extend(
                             hits.into_iter()
                                 .enumerate()

@@ -242,8 +242,8 @@ impl Writer<'_> {
             }
         }
         let mut ch = tx.prepare_cached(
-            "INSERT INTO chunks (file_id, start_line, end_line, symbol, kind, text, hash, embed_key)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            "INSERT INTO chunks (file_id, start_line, end_line, symbol, kind, start_byte, end_byte, hash, embed_key)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )?;
         let mut fts = tx.prepare_cached(
             "INSERT INTO chunks_fts (rowid, body, symbol, path) VALUES (?1, ?2, ?3, ?4)",
@@ -264,7 +264,8 @@ impl Writer<'_> {
                 c.end_line,
                 c.symbol,
                 c.kind,
-                c.text,
+                c.start_byte as i64,
+                c.end_byte as i64,
                 p.hash as i64,
                 p.embed_key as i64
             ])?;

@@ -660,3 +660,49 @@ fn fuzzy_matches_fill_only_for_an_unknown_name() {
     assert_eq!(v["hits"][0]["name"], "parse_config", "{v}");
     assert_eq!(v["hits"][0]["match"], "fuzzy", "{v}");
 }
+
+/// The index keeps no chunk text (schema 10): BM25 snippets are read from
+/// the files. A file edited since it was indexed shows its lines as they
+/// are now, never the old text; a deleted one's hits drop out; the next
+/// index run brings the index back in step.
+#[test]
+fn bm25_snippets_come_from_the_files_as_they_are() {
+    let p = Project::new();
+    let pay = |body: &str| {
+        format!(
+            "def charge_card(amount):\n    return gateway.charge(amount)\n\n\ndef refund_card(amount):\n    return {body}\n"
+        )
+    };
+    p.write("app/pay.py", pay("gateway.refund(amount)"));
+    p.write("app/fees.py", "def refund_fee():\n    return 1\n");
+    assert_eq!(p.run(&["index", "--quiet"]).code(), 0);
+    let snippet_of = |v: &serde_json::Value, path: &str| -> Option<String> {
+        v["hits"]
+            .as_array()?
+            .iter()
+            .find(|h| h["path"] == path)
+            .and_then(|h| h["snippet"].as_str().map(String::from))
+    };
+    let v = p.json(&["search", "refund card", "--mode", "bm25"]);
+    let s = snippet_of(&v, "app/pay.py").expect("a hit in pay.py");
+    assert!(s.contains("gateway.refund(amount)"), "{v}");
+
+    // Same lines, other text: the hit shows what the file holds now.
+    p.write("app/pay.py", pay("ledger.reverse(amount)"));
+    let v = p.json(&["search", "refund card", "--mode", "bm25"]);
+    let s = snippet_of(&v, "app/pay.py").expect("still a hit in pay.py");
+    assert!(
+        s.contains("ledger.reverse(amount)") && !s.contains("gateway.refund"),
+        "{v}"
+    );
+
+    std::fs::remove_file(p.path("app/pay.py")).expect("delete");
+    let v = p.json(&["search", "refund", "--mode", "bm25"]);
+    assert_eq!(hit_paths(&v, "hits"), ["app/fees.py"], "{v}");
+
+    p.write("app/pay.py", pay("ledger.reverse(amount)"));
+    assert_eq!(p.run(&["index", "--quiet"]).code(), 0);
+    let v = p.json(&["search", "ledger reverse", "--mode", "bm25"]);
+    let s = snippet_of(&v, "app/pay.py").expect("indexed again");
+    assert!(s.contains("ledger.reverse(amount)"), "{v}");
+}
