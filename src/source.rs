@@ -24,8 +24,10 @@ use crate::store::ChunkSpan;
 /// source file should not hide the whole file.
 const MAX_INVALID_PERCENT: usize = 1;
 
-/// The least a file may hold and still be read back (the indexer's default
-/// size limit); a file indexed when larger may grow to its indexed size.
+/// The most a file is read back with when it was indexed smaller (the
+/// trigram index's coverage limit, far above `index.max_file_size`'s
+/// default): one that grew past it since is stale, not read. A file indexed
+/// larger (a raised `index.max_file_size`) is read up to its indexed size.
 const MIN_READ_LIMIT: u64 = 64 << 20;
 
 /// Decodes file bytes as text, or says why the file is skipped: a UTF-16
@@ -103,8 +105,8 @@ impl<'r> Sources<'r> {
     }
 
     /// The decoded text of `path` as it is now. `indexed_size` is the size
-    /// the index recorded: a file may hold the larger of it and the
-    /// indexer's default limit, more is not read.
+    /// the index recorded: a file may hold the larger of it and
+    /// `MIN_READ_LIMIT`, more is not read.
     pub fn file(&mut self, path: &str, indexed_size: u64) -> Option<&str> {
         if !self.files.contains_key(path) {
             let text = read_decoded(self.root, path, indexed_size.max(MIN_READ_LIMIT));
