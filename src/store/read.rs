@@ -552,9 +552,10 @@ impl Store {
         let mut shared: Vec<(u32, u32)> = Vec::new();
         {
             // No ORDER BY: the scan then reads the covering index
-            // `chunks_embed_key (embed_key, file_id)`, not the table with
-            // every chunk's text (1.2 GB on the Linux kernel, which would
-            // stay mapped in a server's memory); sorted here instead.
+            // `chunks_embed_key (embed_key, file_id)`, not the table
+            // (which held every chunk's text before schema 10, 1.2 GB on
+            // the Linux kernel, and would stay mapped in a server's
+            // memory); sorted here instead.
             let mut stmt = self
                 .conn
                 .prepare("SELECT id, file_id, embed_key FROM chunks")?;
