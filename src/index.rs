@@ -113,6 +113,8 @@ enum Outcome {
         hash: u64,
         extracted: Extracted,
         prepared: Vec<store::PreparedChunk>,
+        /// See `FileUpdate::line_signatures`.
+        line_signatures: Vec<bool>,
     },
     Skipped {
         hash: u64,
@@ -636,6 +638,7 @@ fn write_one(w: &Writer<'_>, item: &Processed) -> Result<()> {
             hash,
             extracted,
             prepared,
+            line_signatures,
         } => {
             w.put_file(
                 item.existing,
@@ -648,6 +651,7 @@ fn write_one(w: &Writer<'_>, item: &Processed) -> Result<()> {
                     skip_reason: None,
                     extracted,
                     prepared: Some(prepared),
+                    line_signatures: Some(line_signatures),
                 },
                 now,
             )?;
@@ -665,6 +669,7 @@ fn write_one(w: &Writer<'_>, item: &Processed) -> Result<()> {
                     skip_reason: Some(reason),
                     extracted: &empty,
                     prepared: None,
+                    line_signatures: None,
                 },
                 now,
             )?;
@@ -740,10 +745,12 @@ fn process_file(
     p.outcome = match result {
         Ok(Ok(extracted)) => {
             let prepared = store::prepare_chunks(&cand.rel, &extracted.chunks);
+            let line_signatures = crate::source::line_signatures(&text, &extracted.symbols);
             Outcome::Indexed {
                 hash,
                 extracted,
                 prepared,
+                line_signatures,
             }
         }
         Ok(Err(e)) => Outcome::Skipped {

@@ -103,6 +103,32 @@ pub struct ChunkRow {
     pub key: u64,
 }
 
+/// A definition whose signature the index keeps as a position (schema 10):
+/// its signature is the trimmed line `name_line` of its file, read back by
+/// `source::Sources::line_signature` (the file read up to the larger of its
+/// indexed size and the reader's limit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineSignature {
+    pub file_size: u64,
+}
+
+/// A stored signature (column `at`), or the empty string and where to
+/// read it (`NULL`: the name's line; the file's size at column `at + 1`).
+fn signature_at(
+    r: &rusqlite::Row<'_>,
+    at: usize,
+) -> rusqlite::Result<(String, Option<LineSignature>)> {
+    Ok(match r.get::<_, Option<String>>(at)? {
+        Some(s) => (s, None),
+        None => (
+            String::new(),
+            Some(LineSignature {
+                file_size: r.get::<_, i64>(at + 1)?.max(0) as u64,
+            }),
+        ),
+    })
+}
+
 /// The columns a [`ChunkSpan`] is read from, in its fields' order.
 const SPAN_COLUMNS: &str = "c.start_byte, c.end_byte, c.hash, f.size";
 
@@ -133,7 +159,9 @@ pub struct SymbolRow {
     pub name: String,
     pub kind: String,
     pub container: Option<String>,
+    /// Empty while `line_signature` says it is to be read from the file.
     pub signature: String,
+    pub line_signature: Option<LineSignature>,
     /// Empty when the file's language is unknown.
     pub lang: String,
     pub path: String,
@@ -163,9 +191,12 @@ pub struct RefRow {
 pub struct OutlineRow {
     pub name: String,
     pub kind: String,
+    /// Empty while `line_signature` says it is to be read from the file.
     pub signature: String,
+    pub line_signature: Option<LineSignature>,
     pub start_line: u32,
     pub end_line: u32,
+    pub name_line: u32,
 }
 
 /// A reference inside a line span of one file, for the callees of a
@@ -796,7 +827,7 @@ fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
 macro_rules! symbols_where {
     ($cond:literal) => {
         concat!(
-            "SELECT s.name, s.kind, s.container, s.signature, f.lang, f.path, s.start_line, s.end_line, s.name_line, s.name_col
+            "SELECT s.name, s.kind, s.container, s.signature, f.size, f.lang, f.path, s.start_line, s.end_line, s.name_line, s.name_col
              FROM symbols s JOIN files f ON f.id = s.file_id WHERE ",
             $cond
         )
@@ -949,16 +980,20 @@ impl Store {
     /// The definitions of one file, by start line, longest first.
     pub fn outline_rows(&self, file_id: i64) -> rusqlite::Result<Vec<OutlineRow>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT name, kind, signature, start_line, end_line FROM symbols WHERE file_id = ?1
-         ORDER BY start_line, end_line DESC, id",
+            "SELECT s.name, s.kind, s.signature, f.size, s.start_line, s.end_line, s.name_line
+             FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.file_id = ?1
+             ORDER BY s.start_line, s.end_line DESC, s.id",
         )?;
         let rows = stmt.query_map([file_id], |r| {
+            let (signature, line_signature) = signature_at(r, 2)?;
             Ok(OutlineRow {
                 name: r.get(0)?,
                 kind: r.get(1)?,
-                signature: r.get(2)?,
-                start_line: r.get(3)?,
-                end_line: r.get(4)?,
+                signature,
+                line_signature,
+                start_line: r.get(4)?,
+                end_line: r.get(5)?,
+                name_line: r.get(6)?,
             })
         })?;
         rows.collect()
@@ -967,17 +1002,19 @@ impl Store {
 
 /// A row of `symbols_where!`.
 fn symbol_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
+    let (signature, line_signature) = signature_at(r, 3)?;
     Ok(SymbolRow {
         name: r.get(0)?,
         kind: r.get(1)?,
         container: r.get(2)?,
-        signature: r.get(3)?,
-        lang: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
-        path: r.get(5)?,
-        start_line: r.get(6)?,
-        end_line: r.get(7)?,
-        name_line: r.get(8)?,
-        name_col: r.get(9)?,
+        signature,
+        line_signature,
+        lang: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+        path: r.get(6)?,
+        start_line: r.get(7)?,
+        end_line: r.get(8)?,
+        name_line: r.get(9)?,
+        name_col: r.get(10)?,
     })
 }
 
@@ -1274,7 +1311,9 @@ pub struct GraphDef {
     pub name: String,
     pub kind: String,
     pub container: Option<String>,
+    /// Empty while `line_signature` says it is to be read from the file.
     pub signature: String,
+    pub line_signature: Option<LineSignature>,
     pub start_line: u32,
     pub end_line: u32,
     pub name_line: u32,
@@ -1298,7 +1337,7 @@ pub struct GraphRef {
 macro_rules! graph_defs_where {
     ($cond:literal) => {
         concat!(
-            "SELECT s.file_id, f.path, coalesce(f.lang, ''), s.name, s.kind, s.container, s.signature,
+            "SELECT s.file_id, f.path, coalesce(f.lang, ''), s.name, s.kind, s.container, s.signature, f.size,
                     s.start_line, s.end_line, s.name_line, s.name_col
              FROM symbols s JOIN files f ON f.id = s.file_id WHERE ",
             $cond
@@ -1318,6 +1357,7 @@ macro_rules! graph_refs_where {
 }
 
 fn graph_def(r: &rusqlite::Row<'_>) -> rusqlite::Result<GraphDef> {
+    let (signature, line_signature) = signature_at(r, 6)?;
     Ok(GraphDef {
         file_id: r.get(0)?,
         path: r.get(1)?,
@@ -1325,11 +1365,12 @@ fn graph_def(r: &rusqlite::Row<'_>) -> rusqlite::Result<GraphDef> {
         name: r.get(3)?,
         kind: r.get(4)?,
         container: r.get(5)?,
-        signature: r.get(6)?,
-        start_line: r.get(7)?,
-        end_line: r.get(8)?,
-        name_line: r.get(9)?,
-        name_col: r.get(10)?,
+        signature,
+        line_signature,
+        start_line: r.get(8)?,
+        end_line: r.get(9)?,
+        name_line: r.get(10)?,
+        name_col: r.get(11)?,
     })
 }
 

@@ -56,6 +56,10 @@
 //!   (1.2 GB of 3.0 GB on the Linux kernel). An older index's rows are
 //!   rebuilt by the next index run; its vectors are kept (`embed_key` is
 //!   computed from the same text, so they are found again).
+//!   `symbols.signature` may be `NULL`: a macro, field, constant or
+//!   variable whose signature is its name's line, trimmed (99.7% of all
+//!   signatures on the kernel), is read back from that line
+//!   (`source::Sources::line_signature`; 198 of 248 MiB of signatures).
 
 use super::Store;
 
@@ -88,7 +92,7 @@ CREATE TABLE IF NOT EXISTS symbols (
     name TEXT NOT NULL,
     kind TEXT NOT NULL,
     container TEXT,
-    signature TEXT NOT NULL,
+    signature TEXT,
     start_line INTEGER NOT NULL,
     end_line INTEGER NOT NULL,
     name_line INTEGER NOT NULL,
