@@ -103,10 +103,19 @@ fn main() -> Result<()> {
             .take(a.n)
             .map(|p| p.chunk_id)
             .collect();
-        let chunks = store.chunk_texts(&ids)?;
+        let chunks = store.chunk_sources(&ids)?;
+        let mut sources = repo_search::source::Sources::new(&root);
         let inputs: Vec<String> = chunks
             .iter()
-            .map(|c| embed::chunk_input(&c.path, c.symbol.as_deref(), c.kind.as_deref(), &c.text))
+            .filter_map(|c| {
+                let text = sources.chunk(&c.path, &c.span)?;
+                Some(embed::chunk_input(
+                    &c.path,
+                    c.symbol.as_deref(),
+                    c.kind.as_deref(),
+                    text,
+                ))
+            })
             .collect();
         let refs: Vec<&str> = inputs.iter().map(String::as_str).collect();
         println!("chunks: {} from `{}`", refs.len(), root.display());

@@ -113,6 +113,8 @@ enum Outcome {
         hash: u64,
         extracted: Extracted,
         prepared: Vec<store::PreparedChunk>,
+        /// See `FileUpdate::line_signatures`.
+        line_signatures: Vec<bool>,
     },
     Skipped {
         hash: u64,
@@ -640,6 +642,7 @@ fn write_one(w: &Writer<'_>, item: &Processed) -> Result<()> {
             hash,
             extracted,
             prepared,
+            line_signatures,
         } => {
             w.put_file(
                 item.existing,
@@ -652,6 +655,7 @@ fn write_one(w: &Writer<'_>, item: &Processed) -> Result<()> {
                     skip_reason: None,
                     extracted,
                     prepared: Some(prepared),
+                    line_signatures: Some(line_signatures),
                 },
                 now,
             )?;
@@ -669,6 +673,7 @@ fn write_one(w: &Writer<'_>, item: &Processed) -> Result<()> {
                     skip_reason: Some(reason),
                     extracted: &empty,
                     prepared: None,
+                    line_signatures: None,
                 },
                 now,
             )?;
@@ -676,11 +681,6 @@ fn write_one(w: &Writer<'_>, item: &Processed) -> Result<()> {
     }
     Ok(())
 }
-
-/// Bytes a file may have in invalid UTF-8 sequences (per 100 bytes) and
-/// still be indexed with replacement characters: a Latin-1 comment in a
-/// source file should not hide the whole file.
-const MAX_INVALID_PERCENT: usize = 1;
 
 fn process_file(
     extractor: &mut Extractor,
@@ -734,7 +734,7 @@ fn process_file(
     {
         return p;
     }
-    let text = match decode(&bytes) {
+    let text = match crate::source::decode(&bytes) {
         Ok(t) => t,
         Err(reason) => {
             p.outcome = Outcome::Skipped { hash, reason };
@@ -749,10 +749,12 @@ fn process_file(
     p.outcome = match result {
         Ok(Ok(extracted)) => {
             let prepared = store::prepare_chunks(&cand.rel, &extracted.chunks);
+            let line_signatures = crate::source::line_signatures(&text, &extracted.symbols);
             Outcome::Indexed {
                 hash,
                 extracted,
                 prepared,
+                line_signatures,
             }
         }
         Ok(Err(e)) => Outcome::Skipped {
@@ -768,62 +770,4 @@ fn process_file(
         }
     };
     p
-}
-
-/// Decodes file bytes as text, or says why the file is skipped.
-fn decode(bytes: &[u8]) -> std::result::Result<String, String> {
-    // The same rule as ripgrep and git: a NUL byte early on means binary.
-    let head = &bytes[..bytes.len().min(8192)];
-    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
-        return decode_utf16(bytes);
-    }
-    if head.contains(&0) {
-        return Err("binary: NUL byte in the first 8 KiB".into());
-    }
-    let bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
-    match std::str::from_utf8(bytes) {
-        Ok(s) => Ok(s.to_string()),
-        Err(_) => {
-            let lossy = String::from_utf8_lossy(bytes);
-            let bad = lossy.matches('\u{FFFD}').count();
-            if bad * 100 <= bytes.len() * MAX_INVALID_PERCENT {
-                Ok(lossy.into_owned())
-            } else {
-                Err(format!("invalid UTF-8: {bad} undecodable sequences"))
-            }
-        }
-    }
-}
-
-fn decode_utf16(bytes: &[u8]) -> std::result::Result<String, String> {
-    let le = bytes.starts_with(&[0xFF, 0xFE]);
-    let units: Vec<u16> = bytes[2..]
-        .chunks_exact(2)
-        .map(|c| {
-            if le {
-                u16::from_le_bytes([c[0], c[1]])
-            } else {
-                u16::from_be_bytes([c[0], c[1]])
-            }
-        })
-        .collect();
-    String::from_utf16(&units).map_err(|_| "invalid UTF-16: undecodable text".to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn decode_rules() {
-        assert_eq!(decode(b"fn main() {}").as_deref(), Ok("fn main() {}"));
-        assert!(decode(b"abc\0def").unwrap_err().starts_with("binary"));
-        let mut latin = b"// caf\xe9\n".to_vec();
-        latin.extend(std::iter::repeat_n(b'x', 200));
-        assert!(decode(&latin).is_ok(), "one bad byte is tolerated");
-        assert!(decode(b"\x80\x81\x82\x83abc").is_err());
-        assert_eq!(decode(b"\xEF\xBB\xBFhi").as_deref(), Ok("hi"));
-        let utf16: Vec<u8> = [0xFF, 0xFE, b'h', 0, b'i', 0].to_vec();
-        assert_eq!(decode(&utf16).as_deref(), Ok("hi"));
-    }
 }

@@ -29,6 +29,7 @@ pub mod registry;
 pub mod search;
 pub mod service;
 pub mod settings;
+pub mod source;
 pub mod status;
 pub mod store;
 pub mod text;

@@ -187,6 +187,11 @@ pub struct Chunk {
     pub symbol: Option<String>,
     /// Kind of the enclosing symbol, if any.
     pub kind: Option<String>,
+    /// Where `text` lies in the file's decoded text (`source::decode`):
+    /// byte offsets, end exclusive. The index stores these, not the text,
+    /// and reads the text back from the file (`source::Sources`).
+    pub start_byte: usize,
+    pub end_byte: usize,
     pub text: String,
 }
 

@@ -534,7 +534,7 @@ pub(crate) fn finish(lines: &Lines<'_>, mut pieces: Vec<Piece>) -> Vec<Chunk> {
     for p in pieces {
         let text = lines.text(p.start, p.end);
         if text.len() <= MAX_CHUNK_BYTES {
-            chunks.push(make_chunk(&p, p.start, p.end, text));
+            chunks.push(make_chunk(lines, &p, p.start, p.end, text));
             continue;
         }
         let mut row = p.start;
@@ -542,7 +542,7 @@ pub(crate) fn finish(lines: &Lines<'_>, mut pieces: Vec<Piece>) -> Vec<Chunk> {
             if lines.len_of(row) > SLICE_BYTES {
                 for slice in slice_line(lines.line(row), SLICE_BYTES) {
                     if !slice.trim().is_empty() {
-                        chunks.push(make_chunk(&p, row, row, slice));
+                        chunks.push(make_chunk(lines, &p, row, row, slice));
                     }
                 }
                 row += 1;
@@ -558,7 +558,7 @@ pub(crate) fn finish(lines: &Lines<'_>, mut pieces: Vec<Piece>) -> Vec<Chunk> {
                 bytes += lines.len_of(row) + 1;
             }
             if let Some((a, b)) = trim_blank(lines, first, row) {
-                chunks.push(make_chunk(&p, a, b, lines.text(a, b)));
+                chunks.push(make_chunk(lines, &p, a, b, lines.text(a, b)));
             }
             row += 1;
         }
@@ -566,12 +566,16 @@ pub(crate) fn finish(lines: &Lines<'_>, mut pieces: Vec<Piece>) -> Vec<Chunk> {
     chunks
 }
 
-fn make_chunk(p: &Piece, start: usize, end: usize, text: &str) -> Chunk {
+/// A chunk of `text`, a slice of the file's text `lines` holds.
+fn make_chunk(lines: &Lines<'_>, p: &Piece, start: usize, end: usize, text: &str) -> Chunk {
+    let start_byte = lines.offset_of(text);
     Chunk {
         start_line: super::tags::to_line(start),
         end_line: super::tags::to_line(end),
         symbol: p.symbol.clone(),
         kind: p.kind.map(str::to_string),
+        start_byte,
+        end_byte: start_byte + text.len(),
         text: text.to_string(),
     }
 }

@@ -80,6 +80,18 @@ impl<'a> Lines<'a> {
         self.src.get(start..end).unwrap_or("")
     }
 
+    /// Where `part`, a slice of this text (every line and span handed out
+    /// here is one), starts in it. An empty string from elsewhere (the
+    /// `""` handed out past the end) is at 0.
+    pub(crate) fn offset_of(&self, part: &str) -> usize {
+        let at = (part.as_ptr() as usize).wrapping_sub(self.src.as_ptr() as usize);
+        let inside = at
+            .checked_add(part.len())
+            .is_some_and(|end| end <= self.src.len());
+        debug_assert!(inside || part.is_empty(), "not a slice of the text");
+        if inside { at } else { 0 }
+    }
+
     /// Bytes of lines `first..=last` (terminators included but the last).
     pub(crate) fn bytes_between(&self, first: usize, last: usize) -> usize {
         self.text(first, last).len()
@@ -106,6 +118,16 @@ mod tests {
         assert_eq!(l.text(0, 1), "a\r\nbb");
         assert_eq!(l.text(1, 3), "bb\n\nccc");
         assert_eq!(l.line(9), "");
+        let src = l.src();
+        for (part, at) in [
+            (l.line(1), 3),
+            (l.text(1, 3), 3),
+            (l.line(3), 7),
+            (l.line(9), 10),
+        ] {
+            assert_eq!(l.offset_of(part), at);
+            assert_eq!(&src[at..at + part.len()], part);
+        }
         assert_eq!(Lines::new("").count(), 0);
         assert_eq!(Lines::new("x\n").count(), 1);
         assert_eq!(Lines::new("\n").count(), 1);

@@ -35,7 +35,7 @@ use crate::lang::{self, Grammar};
 use crate::model::{Extracted, Lang};
 use chunk::DocStyle;
 use lines::Lines;
-pub(crate) use tags::is_go_predeclared_type;
+pub(crate) use tags::{is_go_predeclared_type, truncate_signature};
 
 /// How long one file may take to parse and query by default.
 pub const DEFAULT_PARSE_TIMEOUT: Duration = Duration::from_secs(10);

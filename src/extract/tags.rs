@@ -956,6 +956,11 @@ fn signature(lines: &Lines<'_>, outer: Node<'_>, node: Node<'_>, name_row: usize
     truncate_chars(text, MAX_SIGNATURE_CHARS).to_string()
 }
 
+/// A signature's text bounded as extraction bounds it.
+pub(crate) fn truncate_signature(s: &str) -> &str {
+    truncate_chars(s, MAX_SIGNATURE_CHARS)
+}
+
 pub(crate) fn truncate_chars(s: &str, max: usize) -> &str {
     match s.char_indices().nth(max) {
         Some((i, _)) => &s[..i],

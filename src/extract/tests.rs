@@ -58,10 +58,16 @@ fn chunk_spans(x: &Extracted) -> Vec<(u32, u32, Option<&str>)> {
 }
 
 /// The chunking invariant: every non-blank line is in a chunk, and a chunk's
-/// text is exactly its lines (or a slice of its one line when cut by bytes).
+/// text is exactly its lines (or a slice of its one line when cut by bytes),
+/// found again at its byte range (what the index stores instead of it).
 fn assert_chunks_cover(src: &str, chunks: &[Chunk]) {
     let lines: Vec<&str> = src.lines().collect();
     for c in chunks {
+        assert_eq!(
+            src.get(c.start_byte..c.end_byte),
+            Some(c.text.as_str()),
+            "chunk text is not at its byte range: {c:?}"
+        );
         assert!(
             c.start_line >= 1 && c.start_line <= c.end_line,
             "bad span {c:?}"

@@ -3,12 +3,15 @@
 //! speak SQL (`store` runs the FTS5 query) or fuse with other arms (that is
 //! hybrid search's job).
 
+use std::path::Path;
+
 use anyhow::Result;
 use serde::Serialize;
 
 use crate::error::{ErrorCode, UserError};
 use crate::search::{ChunkFilter, best_snippet};
-use crate::store::Store;
+use crate::source::Sources;
+use crate::store::{ChunkSpan, Store};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ChunkHit {
@@ -32,10 +35,13 @@ pub struct ChunkHit {
 /// 1/10-16/3-4; higher symbol weights gave little more).
 const COLUMN_WEIGHTS: (f64, f64, f64) = (1.0, 10.0, 3.0);
 
-/// BM25 search. Returns at most `limit` hits, best first, and the number of
-/// chunks that matched any query term.
+/// BM25 search. Returns at most `limit` hits, best first. Snippets are
+/// read from the files under `root` (`source::Sources`: each file once); a
+/// hit whose file changed since it was indexed shows the lines at its range
+/// now, one whose file is gone is dropped.
 pub fn search_bm25(
     store: &Store,
+    root: &Path,
     query: &str,
     filter: &ChunkFilter,
     limit: usize,
@@ -50,8 +56,8 @@ pub fn search_bm25(
     let terms = crate::text::query_terms(query);
     let mut want = (limit * 4).max(100);
     loop {
-        // (hit without snippet, chunk text)
-        let mut hits: Vec<(ChunkHit, String)> = Vec::new();
+        // (hit without snippet, where its text is)
+        let mut hits: Vec<(ChunkHit, ChunkSpan)> = Vec::new();
         let mut seen = 0usize;
         store.fts_chunks(&fts, COLUMN_WEIGHTS, want, |r| {
             seen += 1;
@@ -71,7 +77,7 @@ pub fn search_bm25(
                     snippet_line: r.start_line,
                     snippet: String::new(),
                 },
-                r.text.to_string(),
+                r.span,
             ));
         })?;
         // Filters may have dropped hits: widen the candidate window and retry,
@@ -83,16 +89,21 @@ pub fn search_bm25(
                     .then(a.path.cmp(&b.path))
                     .then(a.start_line.cmp(&b.start_line))
             });
-            hits.truncate(limit);
-            return Ok(hits
-                .into_iter()
-                .map(|(mut h, text)| {
-                    let (line, snippet) = best_snippet(&text, h.start_line, &terms, snippet_lines);
-                    h.snippet_line = line;
-                    h.snippet = snippet;
-                    h
-                })
-                .collect());
+            let mut sources = Sources::new(root);
+            let mut out = Vec::with_capacity(limit.min(hits.len()));
+            for (mut h, span) in hits {
+                if out.len() == limit {
+                    break;
+                }
+                let Some(text) = sources.shown(&h.path, &span, h.start_line, h.end_line) else {
+                    continue;
+                };
+                let (line, snippet) = best_snippet(&text, h.start_line, &terms, snippet_lines);
+                h.snippet_line = line;
+                h.snippet = snippet;
+                out.push(h);
+            }
+            return Ok(out);
         }
         want *= 8;
     }

@@ -458,6 +458,8 @@ struct TargetInfo {
 pub struct Graph<'a> {
     store: &'a Store,
     root: &'a Path,
+    /// Reads the signatures the index keeps as positions.
+    sources: crate::source::Sources<'a>,
     texts: HashMap<i64, Option<Rc<FileText>>>,
     file_defs: HashMap<i64, Rc<Vec<GraphDef>>>,
     defs_by_name: HashMap<String, Rc<Vec<GraphDef>>>,
@@ -501,6 +503,7 @@ impl<'a> Graph<'a> {
         Graph {
             store,
             root,
+            sources: crate::source::Sources::new(root),
             texts: HashMap::new(),
             file_defs: HashMap::new(),
             defs_by_name: HashMap::new(),
@@ -518,7 +521,9 @@ impl<'a> Graph<'a> {
         if let Some(d) = self.defs_by_name.get(name) {
             return Ok(d.clone());
         }
-        let d = Rc::new(self.store.graph_defs(name)?);
+        let mut d = self.store.graph_defs(name)?;
+        self.read_signatures(&mut d);
+        let d = Rc::new(d);
         self.defs_by_name.insert(name.to_string(), d.clone());
         Ok(d)
     }
@@ -527,9 +532,21 @@ impl<'a> Graph<'a> {
         if let Some(d) = self.file_defs.get(&file_id) {
             return Ok(d.clone());
         }
-        let d = Rc::new(self.store.graph_file_defs(file_id)?);
+        let mut d = self.store.graph_file_defs(file_id)?;
+        self.read_signatures(&mut d);
+        let d = Rc::new(d);
         self.file_defs.insert(file_id, d.clone());
         Ok(d)
+    }
+
+    /// Fills in the signatures the index keeps as positions (fields,
+    /// variables, constants, macros: what bindings are read from).
+    fn read_signatures(&mut self, defs: &mut [GraphDef]) {
+        for d in defs {
+            if let Some(at) = d.line_signature.take() {
+                d.signature = self.sources.line_signature(&d.path, &at, d.name_line);
+            }
+        }
     }
 
     fn text(&mut self, file_id: i64, path: &str) -> Option<Rc<FileText>> {
@@ -3940,6 +3957,7 @@ mod tests {
             kind: kind.into(),
             container: None,
             signature: sig.into(),
+            line_signature: None,
             start_line: 1,
             end_line: 1,
             name_line: 1,
@@ -4151,6 +4169,7 @@ mod tests {
             kind: "function".into(),
             container: None,
             signature: "function find(x) {".into(),
+            line_signature: None,
             start_line: 5,
             end_line: 5,
             name_line: 5,

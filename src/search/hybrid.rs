@@ -402,7 +402,7 @@ impl Hybrid {
             let before = cands.len();
             match arm {
                 Arm::Bm25 => {
-                    match search_bm25(store, query, &req.filter, cand_n, req.snippet_lines) {
+                    match search_bm25(store, root, query, &req.filter, cand_n, req.snippet_lines) {
                         Ok(hits) => cands.extend(
                             hits.into_iter()
                                 .enumerate()
@@ -474,7 +474,7 @@ impl Hybrid {
                             mode: MatchMode::Auto,
                             limit: cand_n,
                         };
-                        match find_symbols(store, &q) {
+                        match find_symbols(store, None, &q) {
                             Ok(r) => {
                                 for h in r.hits {
                                     if !req.filter.accepts(&h.path, &h.lang) {
@@ -1345,7 +1345,7 @@ fn file_snippet(
 }
 
 fn file_symbols(store: &Store, path: &str, exclude: Option<&str>) -> Result<Vec<String>> {
-    let Some((_, items)) = crate::search::symbol::outline(store, path)? else {
+    let Some((_, items)) = crate::search::symbol::outline(store, None, path)? else {
         return Ok(Vec::new());
     };
     let mut out = Vec::new();

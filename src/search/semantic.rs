@@ -692,7 +692,7 @@ impl SemanticSearcher {
         };
         let top = index.top_k(&qv, &req.filter, req.limit, req.threshold, &|_, _| false);
         let terms = crate::text::query_terms(&req.query);
-        let hits = render_hits(store, &db, &top, &terms, req.snippet_lines)?;
+        let hits = render_hits(store, root, &top, &terms, req.snippet_lines)?;
         Ok(found(&choice, hits))
     }
 
@@ -750,18 +750,33 @@ impl SemanticSearcher {
                     .agent("check the line number (a line inside a function or class); a file saved just now is indexed within seconds")
                     .into());
                 };
-                // The stored vector when there is one; else embed the chunk now.
+                // The stored vector when there is one; else embed the chunk
+                // now (as the file holds it now, when it changed since).
                 match store
                     .vector(&model, c.key)
                     .map_err(|e| store::explain(e, &db))?
                 {
                     Some(v) => (v, Some(c.chunk_id)),
                     None => {
+                        let text = crate::source::Sources::new(root)
+                            .shown(&c.path, &c.span, c.start_line, c.end_line)
+                            .ok_or_else(|| {
+                                UserError::with_code(
+                                    ErrorCode::NotFound,
+                                    format!(
+                                        "`{rel}` changed since it was indexed: line {line} is gone"
+                                    ),
+                                )
+                                .hint("run `repo-search index`, then try again")
+                                .agent(
+                                    "the file changed since it was indexed; retry in a few seconds",
+                                )
+                            })?;
                         let input = embed::chunk_input(
                             &c.path,
                             c.symbol.as_deref(),
                             c.kind.as_deref(),
-                            &c.text,
+                            &text,
                         );
                         match self
                             .query_model(&choice.spec)
@@ -793,7 +808,7 @@ impl SemanticSearcher {
         let top = index.top_k(&qv, &req.filter, req.limit, req.threshold, &|id, path| {
             Some(id) == origin || exclude.is_some_and(|x| x == path)
         });
-        let hits = render_hits(store, &db, &top, &[], req.snippet_lines)?;
+        let hits = render_hits(store, root, &top, &[], req.snippet_lines)?;
         Ok(found(&choice, hits))
     }
 }
@@ -832,19 +847,28 @@ fn found(c: &Choice, hits: Vec<ChunkHit>) -> SemanticResult {
     }
 }
 
+/// The hits of `top` (chunk ids and scores, best first), their snippets
+/// read from the files under `root` (each once): a chunk whose file changed
+/// since it was indexed shows the lines at its range now, one whose file is
+/// gone is left out.
 fn render_hits(
     store: &Store,
-    db: &std::path::Path,
+    root: &std::path::Path,
     top: &[(i64, f32)],
     terms: &[String],
     snippet_lines: usize,
 ) -> Result<Vec<ChunkHit>> {
+    let db = store::db_path(root);
+    let mut sources = crate::source::Sources::new(root);
     let mut hits = Vec::with_capacity(top.len());
     for &(id, score) in top {
-        let Some(c) = store.chunk_row(id).map_err(|e| store::explain(e, db))? else {
+        let Some(c) = store.chunk_row(id).map_err(|e| store::explain(e, &db))? else {
             continue;
         };
-        let (snippet_line, snippet) = best_snippet(&c.text, c.start_line, terms, snippet_lines);
+        let Some(text) = sources.shown(&c.path, &c.span, c.start_line, c.end_line) else {
+            continue;
+        };
+        let (snippet_line, snippet) = best_snippet(&text, c.start_line, terms, snippet_lines);
         hits.push(ChunkHit {
             path: c.path,
             start_line: c.start_line,

@@ -67,6 +67,8 @@ pub struct SymbolHit {
     pub name: String,
     pub kind: String,
     pub container: Option<String>,
+    /// Empty for a hit past the page (see [`find_symbols`]'s `root`) whose
+    /// signature the index keeps as a position.
     pub signature: String,
     pub lang: String,
     pub path: String,
@@ -77,6 +79,8 @@ pub struct SymbolHit {
     pub column: u32,
     #[serde(rename = "match")]
     pub match_kind: MatchKind,
+    #[serde(skip)]
+    pub line_signature: Option<crate::store::LineSignature>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -149,6 +153,7 @@ fn row_to_hit(r: SymbolRow, m: MatchKind) -> SymbolHit {
         line: r.name_line,
         column: r.name_col,
         match_kind: m,
+        line_signature: r.line_signature,
     }
 }
 
@@ -158,7 +163,15 @@ const TIER_CAP: usize = 5000;
 
 /// Finds definitions, ranked exact > case-insensitive > prefix > fuzzy, then
 /// by kind relevance, then non-test before test paths, then path and line.
-pub fn find_symbols(store: &Store, q: &SymbolQuery) -> Result<SymbolResult> {
+/// With `root`, the hits returned get the signatures the index keeps as
+/// positions, read from their files (ranking never needs those: see
+/// `source::line_signatures`); without it (a caller that shows no
+/// signature) they stay empty.
+pub fn find_symbols(
+    store: &Store,
+    root: Option<&std::path::Path>,
+    q: &SymbolQuery,
+) -> Result<SymbolResult> {
     let (container, name) = split_qualified(&q.name);
     if name.is_empty() {
         return Err(
@@ -260,6 +273,14 @@ pub fn find_symbols(store: &Store, q: &SymbolQuery) -> Result<SymbolResult> {
     hits.sort_by(compare_hits);
     let total = hits.len();
     hits.truncate(q.limit);
+    if let Some(root) = root {
+        let mut sources = crate::source::Sources::new(root);
+        for h in &mut hits {
+            if let Some(at) = h.line_signature.take() {
+                h.signature = sources.line_signature(&h.path, &at, h.line);
+            }
+        }
+    }
     Ok(SymbolResult {
         truncated: total > hits.len() || capped,
         total,
@@ -527,21 +548,28 @@ pub struct OutlineItem {
 }
 
 /// The definitions of one indexed file, nested by line-range containment, in
-/// source order. `None` when the file is not in the index.
+/// source order. `None` when the file is not in the index. With `root`,
+/// signatures the index keeps as positions are read from the file; without
+/// it (a caller that shows no signature) they stay empty.
 pub fn outline(
     store: &Store,
+    root: Option<&std::path::Path>,
     rel_path: &str,
 ) -> Result<Option<(Option<String>, Vec<OutlineItem>)>> {
     let Some(file) = store.file_record(rel_path).ok().flatten() else {
         return Ok(None);
     };
+    let mut sources = root.map(crate::source::Sources::new);
     let flat: Vec<OutlineItem> = store
         .outline_rows(file.id)?
         .into_iter()
         .map(|r| OutlineItem {
+            signature: match (r.line_signature, sources.as_mut()) {
+                (Some(at), Some(s)) => s.line_signature(rel_path, &at, r.name_line),
+                _ => r.signature,
+            },
             name: r.name,
             kind: r.kind,
-            signature: r.signature,
             start_line: r.start_line,
             end_line: r.end_line,
             children: Vec::new(),

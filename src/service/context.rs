@@ -269,7 +269,13 @@ fn from_index(
         return Ok(None);
     };
     let lang = store.file_lang(file.id)?;
-    let rows = store.file_symbol_rows(file.id)?;
+    let mut rows = store.file_symbol_rows(file.id)?;
+    let mut sources = crate::source::Sources::new(root);
+    for r in &mut rows {
+        if let Some(at) = r.line_signature.take() {
+            r.signature = sources.line_signature(rel, &at, r.name_line);
+        }
+    }
     // Sorted by start, longest first: every definition holding the line,
     // outermost first; the last is the innermost.
     let holding: Vec<&SymbolRow> = rows
@@ -374,6 +380,7 @@ fn graph_summary(
         kind: def.kind.clone(),
         container: def.container.clone(),
         signature: def.signature.clone(),
+        line_signature: None,
         start_line: def.start_line,
         end_line: def.end_line,
         name_line: def.name_line,
@@ -448,6 +455,7 @@ mod tests {
             kind: "function".into(),
             container: container.map(String::from),
             signature: String::new(),
+            line_signature: None,
             lang: String::new(),
             path: "a.py".into(),
             start_line: s,

@@ -136,7 +136,7 @@ impl Service {
         let mut q = req.query.clone();
         q.limit = req.offset + req.query.limit;
         let mut answer = self.indexed(|store| {
-            let mut r = find_symbols(store, &q)?;
+            let mut r = find_symbols(store, Some(self.root()), &q)?;
             r.hits = r.hits.into_iter().skip(req.offset).collect();
             Ok(r)
         })?;
@@ -206,7 +206,7 @@ impl Service {
     /// `NOT_FOUND` error, except while an index run may be adding it.
     pub fn outline(&self, req: &OutlineRequest) -> Result<OutlineAnswer> {
         let p = self.file_path(&req.path)?;
-        let found = self.indexed(|store| outline(store, &p.rel))?;
+        let found = self.indexed(|store| outline(store, Some(self.root()), &p.rel))?;
         let (value, generation, freshness) = (found.value, found.generation, found.freshness);
         let value = match value {
             Some(Some((skipped, mut items))) => {

@@ -291,8 +291,14 @@ impl Service {
             let generation = generation_of(store);
             match ranking(req.mode) {
                 Ranking::Bm25 => {
-                    let mut hits =
-                        search_bm25(store, &req.query, &filter, depth, req.snippet_lines)?;
+                    let mut hits = search_bm25(
+                        store,
+                        self.root(),
+                        &req.query,
+                        &filter,
+                        depth,
+                        req.snippet_lines,
+                    )?;
                     if let Some(r) = recency.as_deref() {
                         // Fetched to the same depth as without: recency
                         // re-orders what BM25 found.

@@ -30,9 +30,9 @@ mod write;
 
 pub use ngram::{NgramDoc, NgramSizes, Trigram};
 pub use read::{
-    ChunkRow, ChunkText, Counts, F32Rows, FileRecord, FtsRow, GraphDef, GraphRef, ImportRow,
-    NameMatch, OutlineRow, PendingChunk, RefRow, RowSink, Sizes, SkipSummary, SpanRef, SymbolRow,
-    TableSize, VectorMatrix,
+    ChunkRow, ChunkSource, ChunkSpan, Counts, F32Rows, FileRecord, FtsRow, GraphDef, GraphRef,
+    ImportRow, LineSignature, NameMatch, OutlineRow, PendingChunk, RefRow, RowSink, Sizes,
+    SkipSummary, SpanRef, SymbolRow, TableSize, VectorMatrix,
 };
 pub use schema::SCHEMA_VERSION;
 pub use write::{FileUpdate, PreparedChunk, Writer, prepare_chunks};

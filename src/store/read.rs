@@ -60,19 +60,33 @@ pub struct SkipSummary {
 pub struct PendingChunk {
     pub key: u64,
     pub chunk_id: i64,
+    /// Its file: the embedding phase reads chunks file by file.
+    pub file_id: i64,
     /// Bytes of text (a cheap proxy for tokens, to sort batches by length).
     pub len: usize,
 }
 
-/// A chunk's text and context, as the embedder sees it.
+/// Where a chunk's text is (the index stores no text, see
+/// `source::Sources`): its byte range in the file's decoded text, the
+/// xxh3 of that text, and the file's size when it was indexed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkSpan {
+    pub start_byte: u64,
+    pub end_byte: u64,
+    pub hash: u64,
+    pub file_size: u64,
+}
+
+/// A chunk and its context, as the embedder sees it (the text is read
+/// from `path` at `span`).
 #[derive(Debug, Clone)]
-pub struct ChunkText {
+pub struct ChunkSource {
     pub chunk_id: i64,
     pub key: u64,
     pub path: String,
     pub symbol: Option<String>,
     pub kind: Option<String>,
-    pub text: String,
+    pub span: ChunkSpan,
 }
 
 /// A chunk's location, for rendering hits.
@@ -85,8 +99,47 @@ pub struct ChunkRow {
     pub end_line: u32,
     pub symbol: Option<String>,
     pub kind: Option<String>,
-    pub text: String,
+    pub span: ChunkSpan,
     pub key: u64,
+}
+
+/// A definition whose signature the index keeps as a position (schema 10):
+/// its signature is the trimmed line `name_line` of its file, read back by
+/// `source::Sources::line_signature` (the file read up to the larger of its
+/// indexed size and the reader's limit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineSignature {
+    pub file_size: u64,
+}
+
+/// A stored signature (column `at`), or the empty string and where to
+/// read it (`NULL`: the name's line; the file's size at column `at + 1`).
+fn signature_at(
+    r: &rusqlite::Row<'_>,
+    at: usize,
+) -> rusqlite::Result<(String, Option<LineSignature>)> {
+    Ok(match r.get::<_, Option<String>>(at)? {
+        Some(s) => (s, None),
+        None => (
+            String::new(),
+            Some(LineSignature {
+                file_size: r.get::<_, i64>(at + 1)?.max(0) as u64,
+            }),
+        ),
+    })
+}
+
+/// The columns a [`ChunkSpan`] is read from, in its fields' order.
+const SPAN_COLUMNS: &str = "c.start_byte, c.end_byte, c.hash, f.size";
+
+/// The [`ChunkSpan`] at column `at` of a row selecting [`SPAN_COLUMNS`].
+fn span_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<ChunkSpan> {
+    Ok(ChunkSpan {
+        start_byte: r.get::<_, i64>(at)?.max(0) as u64,
+        end_byte: r.get::<_, i64>(at + 1)?.max(0) as u64,
+        hash: r.get::<_, i64>(at + 2)? as u64,
+        file_size: r.get::<_, i64>(at + 3)?.max(0) as u64,
+    })
 }
 
 /// How [`Store::symbol_rows`] matches a name.
@@ -106,7 +159,9 @@ pub struct SymbolRow {
     pub name: String,
     pub kind: String,
     pub container: Option<String>,
+    /// Empty while `line_signature` says it is to be read from the file.
     pub signature: String,
+    pub line_signature: Option<LineSignature>,
     /// Empty when the file's language is unknown.
     pub lang: String,
     pub path: String,
@@ -136,9 +191,12 @@ pub struct RefRow {
 pub struct OutlineRow {
     pub name: String,
     pub kind: String,
+    /// Empty while `line_signature` says it is to be read from the file.
     pub signature: String,
+    pub line_signature: Option<LineSignature>,
     pub start_line: u32,
     pub end_line: u32,
+    pub name_line: u32,
 }
 
 /// A reference inside a line span of one file, for the callees of a
@@ -162,7 +220,7 @@ pub struct FtsRow<'a> {
     pub end_line: u32,
     pub symbol: Option<&'a str>,
     pub kind: Option<&'a str>,
-    pub text: &'a str,
+    pub span: ChunkSpan,
     /// FTS5's `bm25()`: lower is better.
     pub score: f64,
 }
@@ -300,10 +358,13 @@ impl Store {
 }
 
 impl Store {
-    /// Chunks with no vector from `model` yet, one per distinct key.
+    /// Chunks with no vector from `model` yet, one per distinct key (its
+    /// first chunk).
     pub fn pending_embeddings(&self, model: &str) -> rusqlite::Result<Vec<PendingChunk>> {
+        // SQLite takes the bare columns of a `min()` aggregate from the row
+        // holding the minimum.
         let mut stmt = self.conn.prepare(
-            "SELECT c.embed_key, min(c.id), length(c.text) FROM chunks c
+            "SELECT c.embed_key, min(c.id), c.file_id, c.end_byte - c.start_byte FROM chunks c
              WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.model = ?1 AND e.key = c.embed_key)
              GROUP BY c.embed_key",
         )?;
@@ -311,29 +372,31 @@ impl Store {
             Ok(PendingChunk {
                 key: r.get::<_, i64>(0)? as u64,
                 chunk_id: r.get(1)?,
-                len: r.get::<_, i64>(2)?.max(0) as usize,
+                file_id: r.get(2)?,
+                len: r.get::<_, i64>(3)?.max(0) as usize,
             })
         })?;
         rows.collect()
     }
 
-    /// The text and context of the given chunks (missing ids are left out).
-    pub fn chunk_texts(&self, ids: &[i64]) -> rusqlite::Result<Vec<ChunkText>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT c.id, c.embed_key, f.path, c.symbol, c.kind, c.text
-             FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1",
-        )?;
+    /// Where the given chunks' texts are, with their context (missing ids
+    /// are left out).
+    pub fn chunk_sources(&self, ids: &[i64]) -> rusqlite::Result<Vec<ChunkSource>> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT c.id, c.embed_key, f.path, c.symbol, c.kind, {SPAN_COLUMNS}
+             FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1"
+        ))?;
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
             let row = stmt
                 .query_row([id], |r| {
-                    Ok(ChunkText {
+                    Ok(ChunkSource {
                         chunk_id: r.get(0)?,
                         key: r.get::<_, i64>(1)? as u64,
                         path: r.get(2)?,
                         symbol: r.get(3)?,
                         kind: r.get(4)?,
-                        text: r.get(5)?,
+                        span: span_at(r, 5)?,
                     })
                 })
                 .optional()?;
@@ -520,9 +583,10 @@ impl Store {
         let mut shared: Vec<(u32, u32)> = Vec::new();
         {
             // No ORDER BY: the scan then reads the covering index
-            // `chunks_embed_key (embed_key, file_id)`, not the table with
-            // every chunk's text (1.2 GB on the Linux kernel, which would
-            // stay mapped in a server's memory); sorted here instead.
+            // `chunks_embed_key (embed_key, file_id)`, not the table
+            // (which held every chunk's text before schema 10, 1.2 GB on
+            // the Linux kernel, and would stay mapped in a server's
+            // memory); sorted here instead.
             let mut stmt = self
                 .conn
                 .prepare("SELECT id, file_id, embed_key FROM chunks")?;
@@ -720,12 +784,12 @@ impl Store {
         }))
     }
 
-    /// Location and text of one chunk.
+    /// Location of one chunk.
     pub fn chunk_row(&self, chunk_id: i64) -> rusqlite::Result<Option<ChunkRow>> {
         self.conn
             .prepare_cached(
-                "SELECT c.id, f.path, coalesce(f.lang, ''), c.start_line, c.end_line, c.symbol, c.kind, c.text, c.embed_key
-                 FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1",
+                &format!("SELECT c.id, f.path, coalesce(f.lang, ''), c.start_line, c.end_line, c.symbol, c.kind, c.embed_key, {SPAN_COLUMNS}
+                 FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1"),
             )?
             .query_row([chunk_id], chunk_row)
             .optional()
@@ -734,10 +798,10 @@ impl Store {
     /// The chunks of `path` that contain `line`, smallest first.
     pub fn chunks_at(&self, path: &str, line: u32) -> rusqlite::Result<Vec<ChunkRow>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT c.id, f.path, coalesce(f.lang, ''), c.start_line, c.end_line, c.symbol, c.kind, c.text, c.embed_key
+            &format!("SELECT c.id, f.path, coalesce(f.lang, ''), c.start_line, c.end_line, c.symbol, c.kind, c.embed_key, {SPAN_COLUMNS}
              FROM chunks c JOIN files f ON f.id = c.file_id
              WHERE f.path = ?1 AND c.start_line <= ?2 AND c.end_line >= ?2
-             ORDER BY c.end_line - c.start_line, c.start_line",
+             ORDER BY c.end_line - c.start_line, c.start_line"),
         )?;
         let rows = stmt.query_map(params![path, line], chunk_row)?;
         rows.collect()
@@ -753,8 +817,8 @@ fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
         end_line: r.get(4)?,
         symbol: r.get(5)?,
         kind: r.get(6)?,
-        text: r.get(7)?,
-        key: r.get::<_, i64>(8)? as u64,
+        key: r.get::<_, i64>(7)? as u64,
+        span: span_at(r, 8)?,
     })
 }
 
@@ -763,7 +827,7 @@ fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
 macro_rules! symbols_where {
     ($cond:literal) => {
         concat!(
-            "SELECT s.name, s.kind, s.container, s.signature, f.lang, f.path, s.start_line, s.end_line, s.name_line, s.name_col
+            "SELECT s.name, s.kind, s.container, s.signature, f.size, f.lang, f.path, s.start_line, s.end_line, s.name_line, s.name_col
              FROM symbols s JOIN files f ON f.id = s.file_id WHERE ",
             $cond
         )
@@ -916,16 +980,20 @@ impl Store {
     /// The definitions of one file, by start line, longest first.
     pub fn outline_rows(&self, file_id: i64) -> rusqlite::Result<Vec<OutlineRow>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT name, kind, signature, start_line, end_line FROM symbols WHERE file_id = ?1
-         ORDER BY start_line, end_line DESC, id",
+            "SELECT s.name, s.kind, s.signature, f.size, s.start_line, s.end_line, s.name_line
+             FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.file_id = ?1
+             ORDER BY s.start_line, s.end_line DESC, s.id",
         )?;
         let rows = stmt.query_map([file_id], |r| {
+            let (signature, line_signature) = signature_at(r, 2)?;
             Ok(OutlineRow {
                 name: r.get(0)?,
                 kind: r.get(1)?,
-                signature: r.get(2)?,
-                start_line: r.get(3)?,
-                end_line: r.get(4)?,
+                signature,
+                line_signature,
+                start_line: r.get(4)?,
+                end_line: r.get(5)?,
+                name_line: r.get(6)?,
             })
         })?;
         rows.collect()
@@ -934,17 +1002,19 @@ impl Store {
 
 /// A row of `symbols_where!`.
 fn symbol_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
+    let (signature, line_signature) = signature_at(r, 3)?;
     Ok(SymbolRow {
         name: r.get(0)?,
         kind: r.get(1)?,
         container: r.get(2)?,
-        signature: r.get(3)?,
-        lang: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
-        path: r.get(5)?,
-        start_line: r.get(6)?,
-        end_line: r.get(7)?,
-        name_line: r.get(8)?,
-        name_col: r.get(9)?,
+        signature,
+        line_signature,
+        lang: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+        path: r.get(6)?,
+        start_line: r.get(7)?,
+        end_line: r.get(8)?,
+        name_line: r.get(9)?,
+        name_col: r.get(10)?,
     })
 }
 
@@ -1030,11 +1100,11 @@ impl Store {
         mut f: impl FnMut(FtsRow<'_>),
     ) -> rusqlite::Result<()> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT c.id, f.path, c.start_line, c.end_line, c.symbol, c.kind, f.lang, c.text, r.score
+            &format!("SELECT c.id, f.path, c.start_line, c.end_line, c.symbol, c.kind, f.lang, r.score, {SPAN_COLUMNS}
              FROM (SELECT rowid AS id, bm25(chunks_fts, ?2, ?3, ?4) AS score FROM chunks_fts
                    WHERE chunks_fts MATCH ?1 ORDER BY score LIMIT ?5) r
              JOIN chunks c ON c.id = r.id JOIN files f ON f.id = c.file_id
-             ORDER BY r.score, f.path, c.start_line",
+             ORDER BY r.score, f.path, c.start_line"),
         )?;
         let mut rows = stmt.query(params![
             match_expr,
@@ -1052,8 +1122,8 @@ impl Store {
                 end_line: r.get(3)?,
                 symbol: r.get_ref(4)?.as_str_or_null()?,
                 kind: r.get_ref(5)?.as_str_or_null()?,
-                text: r.get_ref(7)?.as_str()?,
-                score: r.get(8)?,
+                score: r.get(7)?,
+                span: span_at(r, 8)?,
             });
         }
         Ok(())
@@ -1071,6 +1141,8 @@ mod tests {
             end_line: line,
             symbol: None,
             kind: None,
+            start_byte: 0,
+            end_byte: text.len(),
             text: text.to_string(),
         }
     }
@@ -1290,7 +1362,9 @@ pub struct GraphDef {
     pub name: String,
     pub kind: String,
     pub container: Option<String>,
+    /// Empty while `line_signature` says it is to be read from the file.
     pub signature: String,
+    pub line_signature: Option<LineSignature>,
     pub start_line: u32,
     pub end_line: u32,
     pub name_line: u32,
@@ -1314,7 +1388,7 @@ pub struct GraphRef {
 macro_rules! graph_defs_where {
     ($cond:literal) => {
         concat!(
-            "SELECT s.file_id, f.path, coalesce(f.lang, ''), s.name, s.kind, s.container, s.signature,
+            "SELECT s.file_id, f.path, coalesce(f.lang, ''), s.name, s.kind, s.container, s.signature, f.size,
                     s.start_line, s.end_line, s.name_line, s.name_col
              FROM symbols s JOIN files f ON f.id = s.file_id WHERE ",
             $cond
@@ -1334,6 +1408,7 @@ macro_rules! graph_refs_where {
 }
 
 fn graph_def(r: &rusqlite::Row<'_>) -> rusqlite::Result<GraphDef> {
+    let (signature, line_signature) = signature_at(r, 6)?;
     Ok(GraphDef {
         file_id: r.get(0)?,
         path: r.get(1)?,
@@ -1341,11 +1416,12 @@ fn graph_def(r: &rusqlite::Row<'_>) -> rusqlite::Result<GraphDef> {
         name: r.get(3)?,
         kind: r.get(4)?,
         container: r.get(5)?,
-        signature: r.get(6)?,
-        start_line: r.get(7)?,
-        end_line: r.get(8)?,
-        name_line: r.get(9)?,
-        name_col: r.get(10)?,
+        signature,
+        line_signature,
+        start_line: r.get(8)?,
+        end_line: r.get(9)?,
+        name_line: r.get(10)?,
+        name_col: r.get(11)?,
     })
 }
 

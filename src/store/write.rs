@@ -19,6 +19,10 @@ pub struct FileUpdate<'a> {
     /// Chunk hashes and FTS text computed ahead (see [`prepare_chunks`]);
     /// computed here when absent.
     pub prepared: Option<&'a [PreparedChunk]>,
+    /// Per symbol: its signature is its name's line, which the index keeps
+    /// as a position (`NULL`) and reads back from the file
+    /// (`source::line_signatures`); all stored when absent.
+    pub line_signatures: Option<&'a [bool]>,
 }
 
 #[cfg(test)]
@@ -35,6 +39,7 @@ impl<'a> FileUpdate<'a> {
             skip_reason: None,
             extracted,
             prepared: None,
+            line_signatures: None,
         }
     }
 }
@@ -240,13 +245,14 @@ impl Writer<'_> {
             "INSERT INTO symbols (file_id, name, kind, container, signature, start_line, end_line, name_line, name_col)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )?;
-        for s in &u.extracted.symbols {
+        for (i, s) in u.extracted.symbols.iter().enumerate() {
+            let from_line = u.line_signatures.and_then(|l| l.get(i)) == Some(&true);
             sym.execute(params![
                 file_id,
                 s.name,
                 s.kind,
                 s.container,
-                s.signature,
+                (!from_line).then_some(&s.signature),
                 s.start_line,
                 s.end_line,
                 s.name_line,
@@ -297,8 +303,8 @@ impl Writer<'_> {
             }
         }
         let mut ch = tx.prepare_cached(
-            "INSERT INTO chunks (file_id, start_line, end_line, symbol, kind, text, hash, embed_key)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            "INSERT INTO chunks (file_id, start_line, end_line, symbol, kind, start_byte, end_byte, hash, embed_key)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )?;
         let mut fts = tx.prepare_cached(
             "INSERT INTO chunks_fts (rowid, body, symbol, path) VALUES (?1, ?2, ?3, ?4)",
@@ -319,7 +325,8 @@ impl Writer<'_> {
                 c.end_line,
                 c.symbol,
                 c.kind,
-                c.text,
+                c.start_byte as i64,
+                c.end_byte as i64,
                 p.hash as i64,
                 p.embed_key as i64
             ])?;

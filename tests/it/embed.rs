@@ -464,16 +464,20 @@ fn killed_embedding_resumes_and_never_reembeds_committed_chunks() {
         let conn = rusqlite::Connection::open(&db).expect("db");
         let mut stmt = conn
             .prepare(
-                "SELECT f.path, c.symbol, c.kind, c.text FROM chunks c JOIN files f ON f.id = c.file_id
+                "SELECT f.path, c.symbol, c.kind, c.start_byte, c.end_byte FROM chunks c JOIN files f ON f.id = c.file_id
                  WHERE c.embed_key IN (SELECT key FROM embeddings)",
             )
             .expect("prepare");
+        // The index keeps byte ranges into the files (unchanged here).
         stmt.query_map([], |r| {
+            let path = r.get::<_, String>(0)?;
+            let text = std::fs::read_to_string(p.path(&path)).unwrap_or_default();
+            let range = r.get::<_, i64>(3)? as usize..r.get::<_, i64>(4)? as usize;
             Ok(repo_search::embed::chunk_input(
-                &r.get::<_, String>(0)?,
+                &path,
                 r.get::<_, Option<String>>(1)?.as_deref(),
                 r.get::<_, Option<String>>(2)?.as_deref(),
-                &r.get::<_, String>(3)?,
+                text.get(range).unwrap_or_default(),
             ))
         })
         .expect("query")

@@ -660,3 +660,108 @@ fn fuzzy_matches_fill_only_for_an_unknown_name() {
     assert_eq!(v["hits"][0]["name"], "parse_config", "{v}");
     assert_eq!(v["hits"][0]["match"], "fuzzy", "{v}");
 }
+
+/// The index keeps no chunk text (schema 10): BM25 snippets are read from
+/// the files. A file edited since it was indexed shows its lines as they
+/// are now, never the old text; a deleted one's hits drop out; the next
+/// index run brings the index back in step.
+#[test]
+fn bm25_snippets_come_from_the_files_as_they_are() {
+    let p = Project::new();
+    let pay = |body: &str| {
+        format!(
+            "def charge_card(amount):\n    return gateway.charge(amount)\n\n\ndef refund_card(amount):\n    return {body}\n"
+        )
+    };
+    p.write("app/pay.py", pay("gateway.refund(amount)"));
+    p.write("app/fees.py", "def refund_fee():\n    return 1\n");
+    assert_eq!(p.run(&["index", "--quiet"]).code(), 0);
+    let snippet_of = |v: &serde_json::Value, path: &str| -> Option<String> {
+        v["hits"]
+            .as_array()?
+            .iter()
+            .find(|h| h["path"] == path)
+            .and_then(|h| h["snippet"].as_str().map(String::from))
+    };
+    let v = p.json(&["search", "refund card", "--mode", "bm25"]);
+    let s = snippet_of(&v, "app/pay.py").expect("a hit in pay.py");
+    assert!(s.contains("gateway.refund(amount)"), "{v}");
+
+    // Same lines, other text: the hit shows what the file holds now.
+    p.write("app/pay.py", pay("ledger.reverse(amount)"));
+    let v = p.json(&["search", "refund card", "--mode", "bm25"]);
+    let s = snippet_of(&v, "app/pay.py").expect("still a hit in pay.py");
+    assert!(
+        s.contains("ledger.reverse(amount)") && !s.contains("gateway.refund"),
+        "{v}"
+    );
+
+    std::fs::remove_file(p.path("app/pay.py")).expect("delete");
+    let v = p.json(&["search", "refund", "--mode", "bm25"]);
+    assert_eq!(hit_paths(&v, "hits"), ["app/fees.py"], "{v}");
+
+    p.write("app/pay.py", pay("ledger.reverse(amount)"));
+    assert_eq!(p.run(&["index", "--quiet"]).code(), 0);
+    let v = p.json(&["search", "ledger reverse", "--mode", "bm25"]);
+    let s = snippet_of(&v, "app/pay.py").expect("indexed again");
+    assert!(s.contains("ledger.reverse(amount)"), "{v}");
+}
+
+/// Signatures that are their name's line (macros, fields, constants,
+/// variables) are kept as positions and read back from the file: symbol
+/// search, the outline and the context show them as written; a file
+/// edited since shows the line there now; others stay stored.
+#[test]
+fn line_signatures_are_read_from_the_files() {
+    let p = Project::new();
+    p.write(
+        "inc/limits.h",
+        "#ifndef LIMITS_H\n#define LIMITS_H\n\n#define MAX_RETRIES   5\n\nstruct retry_state {\n\tint attempts;\n};\n\nint retry_now(struct retry_state *s);\n#endif\n",
+    );
+    p.write(
+        "cfg.py",
+        "TIMEOUT_SECONDS = 30  # per request\n\n\ndef timeout():\n    return TIMEOUT_SECONDS\n",
+    );
+    assert_eq!(p.run(&["index", "--quiet"]).code(), 0);
+    let sig = |name: &str| -> String {
+        let v = p.json(&["symbol", name]);
+        v["hits"][0]["signature"].as_str().unwrap_or("").to_string()
+    };
+    assert_eq!(sig("MAX_RETRIES"), "#define MAX_RETRIES   5");
+    assert_eq!(sig("attempts"), "int attempts;");
+    assert_eq!(
+        sig("TIMEOUT_SECONDS"),
+        "TIMEOUT_SECONDS = 30  # per request"
+    );
+    assert_eq!(sig("retry_now"), "int retry_now(struct retry_state *s);");
+    let db = p.path(".repo_search/index.db");
+    let conn =
+        rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .expect("db");
+    let stored = |name: &str| -> Option<String> {
+        conn.query_row(
+            "SELECT signature FROM symbols WHERE name = ?1",
+            [name],
+            |r| r.get(0),
+        )
+        .expect("row")
+    };
+    assert_eq!(stored("MAX_RETRIES"), None, "kept as a position");
+    assert_eq!(stored("TIMEOUT_SECONDS"), None);
+    assert_eq!(
+        stored("retry_now").as_deref(),
+        Some("int retry_now(struct retry_state *s);"),
+        "functions keep theirs (symbol search ranks by it)"
+    );
+    let v = p.json(&["outline", "cfg.py"]);
+    assert_eq!(
+        v["symbols"][0]["signature"], "TIMEOUT_SECONDS = 30  # per request",
+        "{v}"
+    );
+    // Edited since: the line there now, never a stale copy.
+    p.write(
+        "inc/limits.h",
+        "#ifndef LIMITS_H\n#define LIMITS_H\n\n#define MAX_RETRIES   9\n\nstruct retry_state {\n\tint attempts;\n};\n\nint retry_now(struct retry_state *s);\n#endif\n",
+    );
+    assert_eq!(sig("MAX_RETRIES"), "#define MAX_RETRIES   9");
+}

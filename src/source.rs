@@ -1,0 +1,411 @@
+//! Owns the text of a project file as the indexer sees it: [`decode`], the
+//! one rule from a file's bytes to the text that extraction cuts into
+//! chunks, and [`Sources`], which reads chunk texts back from the files by
+//! the byte ranges the index stores (schema 10: the index keeps positions,
+//! not a second copy of the source). Does not speak SQL (`store` hands out
+//! the ranges as [`ChunkSpan`]s) or rank.
+//!
+//! **Invariant**: a chunk's text is given only when the file still holds
+//! it: the slice of the file's decoded text at the stored range hashes to
+//! the stored `chunks.hash` (xxh3). Otherwise the chunk is *stale* (the
+//! file changed, went away or no longer decodes since it was indexed) and
+//! the caller decides: embedding skips it (the next index run re-chunks the
+//! file), a search hit shows the file's current lines at its line range
+//! ([`Sources::shown`]) or is dropped when the file is gone.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
+
+use crate::model::Symbol;
+use crate::store::{ChunkSpan, LineSignature};
+
+/// Bytes a file may have in invalid UTF-8 sequences (per 100 bytes) and
+/// still be indexed with replacement characters: a Latin-1 comment in a
+/// source file should not hide the whole file.
+const MAX_INVALID_PERCENT: usize = 1;
+
+/// The most a file is read back with when it was indexed smaller (the
+/// trigram index's coverage limit, far above `index.max_file_size`'s
+/// default): one that grew past it since is stale, not read. A file indexed
+/// larger (a raised `index.max_file_size`) is read up to its indexed size.
+const MIN_READ_LIMIT: u64 = 64 << 20;
+
+/// Decodes file bytes as text, or says why the file is skipped: a UTF-16
+/// byte order mark decodes UTF-16, a NUL byte in the first 8 KiB means
+/// binary, a UTF-8 byte order mark is dropped, and up to
+/// [`MAX_INVALID_PERCENT`] invalid UTF-8 becomes replacement characters.
+pub fn decode(bytes: &[u8]) -> Result<String, String> {
+    // The same rule as ripgrep and git: a NUL byte early on means binary.
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+        return decode_utf16(bytes);
+    }
+    if head.contains(&0) {
+        return Err("binary: NUL byte in the first 8 KiB".into());
+    }
+    let bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(s.to_string()),
+        Err(_) => {
+            let lossy = String::from_utf8_lossy(bytes);
+            let bad = lossy.matches('\u{FFFD}').count();
+            if bad * 100 <= bytes.len() * MAX_INVALID_PERCENT {
+                Ok(lossy.into_owned())
+            } else {
+                Err(format!("invalid UTF-8: {bad} undecodable sequences"))
+            }
+        }
+    }
+}
+
+fn decode_utf16(bytes: &[u8]) -> Result<String, String> {
+    let le = bytes.starts_with(&[0xFF, 0xFE]);
+    let units: Vec<u16> = bytes[2..]
+        .chunks_exact(2)
+        .map(|c| {
+            if le {
+                u16::from_le_bytes([c[0], c[1]])
+            } else {
+                u16::from_be_bytes([c[0], c[1]])
+            }
+        })
+        .collect();
+    String::from_utf16(&units).map_err(|_| "invalid UTF-16: undecodable text".to_string())
+}
+
+/// The stored range of `span` in `text`, when it is one and its text
+/// hashes as the index says.
+pub fn slice<'t>(text: &'t str, span: &ChunkSpan) -> Option<&'t str> {
+    let start = usize::try_from(span.start_byte).ok()?;
+    let end = usize::try_from(span.end_byte).ok()?;
+    let s = text.get(start..end)?;
+    (xxhash_rust::xxh3::xxh3_64(s.as_bytes()) == span.hash).then_some(s)
+}
+
+/// Line `n` (1-based) of `text` as extraction counts lines: split at `\n`,
+/// without a trailing `\r`.
+fn line_at(text: &str, n: u32) -> Option<&str> {
+    let line = text.split('\n').nth((n as usize).checked_sub(1)?)?;
+    Some(line.strip_suffix('\r').unwrap_or(line))
+}
+
+/// Definitions whose signature may be kept as a position: the kinds no
+/// ranking or bulk read looks at (symbol search ranks functions by their
+/// signature, the code graph reads every type's), which hold most of them
+/// (the Linux kernel: 198 of 248 MiB, macros alone 160).
+const LINE_SIGNATURE_KINDS: [&str; 4] = ["macro", "field", "constant", "variable"];
+
+/// Per symbol of a file's decoded `text`: whether its signature is its
+/// name's line, trimmed, and its kind one of [`LINE_SIGNATURE_KINDS`]. The
+/// index keeps those as a position and reads them back
+/// ([`Sources::line_signature`]).
+pub fn line_signatures(text: &str, symbols: &[Symbol]) -> Vec<bool> {
+    let mut lines = text.split('\n');
+    let mut at = 0u32; // lines taken so far
+    let mut current = "";
+    let mut order: Vec<usize> = (0..symbols.len()).collect();
+    order.sort_by_key(|&i| symbols[i].name_line);
+    let mut out = vec![false; symbols.len()];
+    for i in order {
+        let s = &symbols[i];
+        if !LINE_SIGNATURE_KINDS.contains(&s.kind.as_str()) || s.name_line == 0 {
+            continue;
+        }
+        while at < s.name_line {
+            match lines.next() {
+                Some(l) => current = l.strip_suffix('\r').unwrap_or(l),
+                None => return out,
+            }
+            at += 1;
+        }
+        out[i] = !s.signature.is_empty() && current.trim() == s.signature;
+    }
+    out
+}
+
+/// Reads the project's files for their chunk texts, each file once:
+/// decoded as the indexer did ([`decode`]) and kept for the reader's life,
+/// so a caller groups its chunks (a batch of hits, a window of the
+/// embedding phase) and drops the reader after. Paths are the index's
+/// root-relative ones, opened only inside the root and only as regular
+/// files (`paths::resolve_in_root`, `fs_safe::open_regular`).
+pub struct Sources<'r> {
+    root: &'r Path,
+    /// Path → its decoded text; `None` when it cannot be read back (gone,
+    /// outside the root, not a regular file, too large, no longer text).
+    files: HashMap<String, Option<String>>,
+}
+
+impl<'r> Sources<'r> {
+    /// A reader of the files under `root` (the project root, canonical).
+    pub fn new(root: &'r Path) -> Sources<'r> {
+        Sources {
+            root,
+            files: HashMap::new(),
+        }
+    }
+
+    /// The decoded text of `path` as it is now. `indexed_size` is the size
+    /// the index recorded: a file may hold the larger of it and
+    /// `MIN_READ_LIMIT`, more is not read.
+    pub fn file(&mut self, path: &str, indexed_size: u64) -> Option<&str> {
+        if !self.files.contains_key(path) {
+            let text = read_decoded(self.root, path, indexed_size.max(MIN_READ_LIMIT));
+            self.files.insert(path.to_string(), text);
+        }
+        self.files.get(path)?.as_deref()
+    }
+
+    /// The chunk's text when the file still holds it; `None` when stale.
+    pub fn chunk(&mut self, path: &str, span: &ChunkSpan) -> Option<&str> {
+        slice(self.file(path, span.file_size)?, span)
+    }
+
+    /// The text a search hit shows for a chunk: its own when the file still
+    /// holds it, else the file's current lines `start_line..=end_line` (a
+    /// stale index describes a file edited since; the lines there now are
+    /// what the user will find when opening it). `None` when the file is
+    /// gone or unreadable, or now ends before `start_line`: the hit is
+    /// dropped.
+    pub fn shown(
+        &mut self,
+        path: &str,
+        span: &ChunkSpan,
+        start_line: u32,
+        end_line: u32,
+    ) -> Option<String> {
+        let text = self.file(path, span.file_size)?;
+        if let Some(s) = slice(text, span) {
+            return Some(s.to_string());
+        }
+        tracing::debug!(path, start_line, "stale chunk: showing the current lines");
+        let first = (start_line.max(1) - 1) as usize;
+        let n = (end_line.max(start_line) - start_line.max(1) + 1) as usize;
+        let lines: Vec<&str> = text.lines().skip(first).take(n).collect();
+        (!lines.is_empty()).then(|| lines.join("\n"))
+    }
+}
+
+impl Sources<'_> {
+    /// The signature of a definition the index keeps as a position: the
+    /// trimmed line `name_line` of its file. A file edited since gives the
+    /// line there now (what the user finds on opening it), a gone or
+    /// unreadable one the empty string.
+    pub fn line_signature(&mut self, path: &str, at: &LineSignature, name_line: u32) -> String {
+        self.file(path, at.file_size)
+            .and_then(|text| line_at(text, name_line))
+            .map(|l| crate::extract::truncate_signature(l.trim()).to_string())
+            .unwrap_or_default()
+    }
+}
+
+/// The decoded text of a project file, read once, at most `limit` bytes.
+fn read_decoded(root: &Path, rel: &str, limit: u64) -> Option<String> {
+    let p = crate::paths::resolve_in_root(root, rel).ok()?;
+    let mut bytes = Vec::new();
+    let read = crate::fs_safe::open_regular(&p.abs)
+        .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes));
+    if let Err(e) = read {
+        tracing::debug!(path = rel, "cannot read back an indexed file: {e}");
+        return None;
+    }
+    if bytes.len() as u64 > limit {
+        tracing::debug!(
+            path = rel,
+            limit,
+            "an indexed file grew too large to read back"
+        );
+        return None;
+    }
+    match decode(&bytes) {
+        Ok(t) => Some(t),
+        Err(reason) => {
+            tracing::debug!(path = rel, "an indexed file no longer decodes: {reason}");
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::Extractor;
+    use crate::model::Lang;
+
+    #[test]
+    fn decode_rules() {
+        assert_eq!(decode(b"fn main() {}").as_deref(), Ok("fn main() {}"));
+        assert!(decode(b"abc\0def").unwrap_err().starts_with("binary"));
+        let mut latin = b"// caf\xe9\n".to_vec();
+        latin.extend(std::iter::repeat_n(b'x', 200));
+        assert!(decode(&latin).is_ok(), "one bad byte is tolerated");
+        assert!(decode(b"\x80\x81\x82\x83abc").is_err());
+        assert_eq!(decode(b"\xEF\xBB\xBFhi").as_deref(), Ok("hi"));
+        let utf16: Vec<u8> = [0xFF, 0xFE, b'h', 0, b'i', 0].to_vec();
+        assert_eq!(decode(&utf16).as_deref(), Ok("hi"));
+    }
+
+    fn span(c: &crate::model::Chunk, file_size: u64) -> ChunkSpan {
+        ChunkSpan {
+            start_byte: c.start_byte as u64,
+            end_byte: c.end_byte as u64,
+            hash: xxhash_rust::xxh3::xxh3_64(c.text.as_bytes()),
+            file_size,
+        }
+    }
+
+    /// Files the way the indexer meets them: with a grammar, fallback
+    /// definitions, docs, plain windows, a minified line sliced by bytes,
+    /// CRLF, a UTF-8 BOM, Latin-1 bytes and UTF-16. Every chunk's stored
+    /// range, read back through [`Sources`], is its text.
+    fn samples() -> Vec<(&'static str, Lang, Vec<u8>)> {
+        let py = "import os\n\nclass A:\n    \"\"\"Doc é.\"\"\"\n\n    def run(self):\n        return os.getcwd()\n\n\ndef main():\n    A().run()\n";
+        let rs = "\u{feff}use std::io;\r\n\r\nfn a() -> io::Result<()> {\r\n    Ok(())\r\n}\r\n\r\nstruct S;\r\nimpl S {\r\n    fn b(&self) {}\r\n}\r\n";
+        let md = "# Title\n\nSome text.\n\n## Part\n\nMore text ü.\n";
+        let mut latin = b"# caf\xe9\n".to_vec();
+        for i in 0..200 {
+            latin.extend(format!("x{i} = {i}\n").as_bytes());
+        }
+        let mut utf16 = vec![0xFF, 0xFE];
+        for u in "def f():\n    return 'ü'\n".encode_utf16() {
+            utf16.extend(u.to_le_bytes());
+        }
+        let minified = format!("var x=1;{}\n", "function q(a){return a+1};".repeat(2000));
+        let mut perl = String::new();
+        for i in 0..90 {
+            perl.push_str(&format!("sub f{i} {{\n  return {i};\n}}\n"));
+        }
+        vec![
+            ("a.py", Lang::Python, py.as_bytes().to_vec()),
+            ("b.rs", Lang::Rust, rs.as_bytes().to_vec()),
+            ("README.md", Lang::Docs, md.as_bytes().to_vec()),
+            ("c.py", Lang::Python, latin),
+            ("d.py", Lang::Python, utf16),
+            ("e.js", Lang::JavaScript, minified.into_bytes()),
+            ("f.pl", Lang::OtherCode, perl.into_bytes()),
+        ]
+    }
+
+    #[test]
+    fn every_chunk_reads_back_from_its_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("canonical");
+        let mut ex = Extractor::new();
+        let mut all = Vec::new();
+        for (name, lang, bytes) in samples() {
+            std::fs::write(root.join(name), &bytes).expect("write");
+            let text = decode(&bytes).expect("decodes");
+            let chunks = ex.extract(name, &text, lang).expect("extract").chunks;
+            assert!(!chunks.is_empty(), "{name}");
+            all.push((name, bytes.len() as u64, chunks));
+        }
+        let mut sources = Sources::new(&root);
+        let mut sliced = 0;
+        for (name, size, chunks) in &all {
+            for c in chunks {
+                let s = span(c, *size);
+                assert_eq!(sources.chunk(name, &s), Some(c.text.as_str()), "{name}");
+                let shown = sources.shown(name, &s, c.start_line, c.end_line);
+                assert_eq!(shown.as_deref(), Some(c.text.as_str()));
+                sliced += usize::from(c.start_line == c.end_line && c.text.len() >= 1000);
+            }
+        }
+        assert!(sliced > 2, "the minified line is cut into slices");
+    }
+
+    /// Which signatures are their name's line: only of the kinds kept as
+    /// positions, only when the trimmed line is the signature; read back,
+    /// the line there now.
+    #[test]
+    fn line_signatures_are_the_names_lines() {
+        let text = "#define A 1\r\nstruct s {\n\tint f;\n};\nint g(void);\n#define LONG \\\n  2\n";
+        let symbols = Extractor::new()
+            .extract("x.c", text, Lang::C)
+            .expect("extract")
+            .symbols;
+        let flags = line_signatures(text, &symbols);
+        let by_name = |n: &str| {
+            let i = symbols.iter().position(|s| s.name == n).expect(n);
+            (
+                symbols[i].kind.clone(),
+                symbols[i].signature.clone(),
+                flags[i],
+            )
+        };
+        assert_eq!(by_name("A"), ("macro".into(), "#define A 1".into(), true));
+        assert_eq!(by_name("f"), ("field".into(), "int f;".into(), true));
+        assert!(!by_name("s").2, "a type keeps its signature");
+        assert!(!by_name("g").2, "a function keeps its signature");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("canonical");
+        std::fs::write(root.join("x.c"), text).expect("write");
+        let at = LineSignature { file_size: 10 };
+        let mut sources = Sources::new(&root);
+        for (s, read_back) in symbols.iter().zip(&flags) {
+            if *read_back {
+                assert_eq!(sources.line_signature("x.c", &at, s.name_line), s.signature);
+            }
+        }
+        std::fs::write(root.join("x.c"), "#define A 2\n").expect("edit");
+        assert_eq!(
+            Sources::new(&root).line_signature("x.c", &at, 1),
+            "#define A 2"
+        );
+        assert_eq!(
+            Sources::new(&root).line_signature("x.c", &at, 3),
+            "",
+            "past the end"
+        );
+        assert_eq!(Sources::new(&root).line_signature("gone.c", &at, 1), "");
+    }
+
+    /// A file edited since it was indexed: its changed chunks are stale
+    /// (never another text under their name), an unchanged one still reads;
+    /// a hit shows the current lines at its range, none past the end; a
+    /// deleted, binary or swapped-for-a-FIFO file gives nothing.
+    #[test]
+    fn stale_chunks_never_read_wrong_text() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("canonical");
+        let before = "def a():\n    return 1\n\n\ndef b():\n    return 2\n";
+        std::fs::write(root.join("m.py"), before).expect("write");
+        let chunks = Extractor::new()
+            .extract("m.py", before, Lang::Python)
+            .expect("extract")
+            .chunks;
+        assert_eq!(chunks.len(), 2);
+        let (a, b) = (span(&chunks[0], 40), span(&chunks[1], 40));
+        // Same length, other text in `b`; `a` unchanged.
+        std::fs::write(root.join("m.py"), before.replace("return 2", "return 3")).expect("edit");
+        let mut sources = Sources::new(&root);
+        assert_eq!(sources.chunk("m.py", &a), Some("def a():\n    return 1"));
+        assert_eq!(sources.chunk("m.py", &b), None, "stale");
+        assert_eq!(
+            sources.shown("m.py", &b, 5, 6).as_deref(),
+            Some("def b():\n    return 3"),
+            "the current lines"
+        );
+        // A reader keeps what it read; a new one sees the file shrunk.
+        std::fs::write(root.join("m.py"), "x = 1\n").expect("shrink");
+        let mut sources = Sources::new(&root);
+        assert_eq!(sources.chunk("m.py", &a), None);
+        assert_eq!(sources.shown("m.py", &b, 5, 6), None, "past the end");
+        assert_eq!(sources.shown("m.py", &a, 1, 2).as_deref(), Some("x = 1"));
+        std::fs::write(root.join("m.py"), b"def a():\0\n").expect("binary");
+        assert_eq!(Sources::new(&root).shown("m.py", &a, 1, 2), None);
+        std::fs::remove_file(root.join("m.py")).expect("delete");
+        assert_eq!(Sources::new(&root).shown("m.py", &a, 1, 2), None, "gone");
+        assert_eq!(Sources::new(&root).chunk("../m.py", &a), None, "outside");
+        #[cfg(unix)]
+        {
+            let made = std::process::Command::new("mkfifo")
+                .arg(root.join("m.py"))
+                .status()
+                .is_ok_and(|s| s.success());
+            if made {
+                assert_eq!(Sources::new(&root).chunk("m.py", &a), None, "a FIFO");
+            }
+        }
+    }
+}
