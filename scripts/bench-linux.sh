@@ -89,7 +89,7 @@ echo
 
 echo "== a 1,000-file change (like a git checkout): one line added to 1,000 .c files, then taken out"
 # Every 20th .c file in path order, so the change spreads over the tree.
-(cd "$TREE" && rg --files -g '*.c' | LC_ALL=C sort | awk 'NR % 20 == 0' | head -1000) >"$TMP/changed"
+(cd "$TREE" && rg --files -g '*.c' | LC_ALL=C sort | awk 'NR % 20 == 0 && ++n <= 1000') >"$TMP/changed"
 while read -r f; do printf '%s %s\n' "$(stat -c %s "$TREE/$f")" "$f"; done <"$TMP/changed" >"$TMP/sizes"
 while read -r _ f; do printf '/* repo-search bench edit */\n' >>"$TREE/$f"; done <"$TMP/sizes"
 /usr/bin/time -f "%e" -o "$TMP/tc1" "$BIN" index --root "$TREE" --no-embed --quiet >/dev/null 2>&1
