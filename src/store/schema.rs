@@ -360,14 +360,12 @@ mod tests {
         v.iter().map(|x| x / n).collect()
     }
 
-    /// An index with chunks "a".."d" of one file and model `m`'s vectors
-    /// for them, written as schema `version` wrote them (f32 blobs), plus a
-    /// corrupt row.
-    fn old_index(dir: &std::path::Path, version: i64) -> Vec<(u64, Vec<f32>)> {
-        let mut store = Store::open_rw(dir).expect("open");
-        let texts = ["a", "b", "c", "d"];
-        let extracted = Extracted {
-            chunks: texts
+    const LETTERS: [&str; 4] = ["a", "b", "c", "d"];
+
+    /// One file's chunks "a".."d", one per line, the i-th at byte `start(i)`.
+    fn letter_chunks(start: fn(usize) -> usize) -> Extracted {
+        Extracted {
+            chunks: LETTERS
                 .iter()
                 .enumerate()
                 .map(|(i, t)| Chunk {
@@ -375,14 +373,22 @@ mod tests {
                     end_line: i as u32 + 1,
                     symbol: None,
                     kind: None,
-                    start_byte: 0,
-                    end_byte: t.len(),
+                    start_byte: start(i),
+                    end_byte: start(i) + t.len(),
                     text: t.to_string(),
                 })
                 .collect(),
             ..Extracted::default()
-        };
-        let vectors: Vec<(u64, Vec<f32>)> = texts
+        }
+    }
+
+    /// An index with chunks "a".."d" of one file and model `m`'s vectors
+    /// for them, written as schema `version` wrote them (f32 blobs), plus a
+    /// corrupt row.
+    fn old_index(dir: &std::path::Path, version: i64) -> Vec<(u64, Vec<f32>)> {
+        let mut store = Store::open_rw(dir).expect("open");
+        let extracted = letter_chunks(|_| 0);
+        let vectors: Vec<(u64, Vec<f32>)> = LETTERS
             .iter()
             .enumerate()
             .map(|(i, t)| (embed_key("a.py", None, t), vector(i as u32, 256)))
@@ -507,22 +513,7 @@ mod tests {
         assert_eq!(store.user_version().expect("version"), SCHEMA_VERSION);
         assert_eq!(store.counts().expect("counts").chunks, 0, "rebuilt");
         assert_eq!(store.pending_embeddings("m").expect("pending").len(), 0);
-        let extracted = Extracted {
-            chunks: ["a", "b", "c", "d"]
-                .iter()
-                .enumerate()
-                .map(|(i, t)| Chunk {
-                    start_line: i as u32 + 1,
-                    end_line: i as u32 + 1,
-                    symbol: None,
-                    kind: None,
-                    start_byte: 2 * i,
-                    end_byte: 2 * i + 1,
-                    text: t.to_string(),
-                })
-                .collect(),
-            ..Extracted::default()
-        };
+        let extracted = letter_chunks(|i| 2 * i);
         let w = store.begin().expect("begin");
         w.put_file(
             None,
