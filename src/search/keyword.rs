@@ -25,6 +25,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -230,7 +231,7 @@ pub fn search_keyword_with(
         slice_explicit,
         filter,
         outputs: Mutex::new(Vec::new()),
-        shown_all: std::sync::atomic::AtomicBool::new(false),
+        shown_all: AtomicBool::new(false),
     };
     builder.build_parallel().run(|| {
         let mut worker = Worker {
@@ -285,7 +286,6 @@ pub fn search_keyword_listed_each(
     ruled_out: usize,
     each: &mut (dyn FnMut(String, Vec<KeywordMatch>) -> anyhow::Result<()> + Send),
 ) -> anyhow::Result<KeywordResult> {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let matcher = build_matcher(req)?;
     if req.max_count == Some(0) {
         return Ok(KeywordResult::default());
@@ -299,7 +299,7 @@ pub fn search_keyword_listed_each(
         slice_explicit: false,
         filter: None,
         outputs: Mutex::new(Vec::new()),
-        shown_all: std::sync::atomic::AtomicBool::new(false),
+        shown_all: AtomicBool::new(false),
     };
     let (next, stop) = (AtomicUsize::new(0), AtomicBool::new(false));
     let threads = walk::effective_threads(req.walk.threads)
@@ -351,7 +351,7 @@ pub fn search_keyword_listed_each(
                             }
                         }
                     };
-                    if !em.hand_over(done, false) {
+                    if !em.hand_over(done) {
                         stop.store(true, Ordering::Relaxed);
                     }
                     if em.room == 0 {
@@ -362,10 +362,10 @@ pub fn search_keyword_listed_each(
         }
     });
     let mut em = emitter.into_inner().unwrap_or_else(|e| e.into_inner());
-    // Every worker is done: what is left is ready.
-    em.hand_over(&done, true);
-    let failed = em.failed.take();
-    if let Some(e) = failed {
+    // Every worker is done, so is every file (or `each` failed): what a
+    // lost `try_lock` left waiting goes now.
+    em.hand_over(&done);
+    if let Some(e) = em.failed.take() {
         return Err(e);
     }
     let outputs = shared
@@ -394,11 +394,10 @@ struct Emitter<'e> {
 }
 
 impl Emitter<'_> {
-    /// Hands over every file whose predecessors are all done (`all_done`:
-    /// every file is). False once `each` failed.
-    fn hand_over(&mut self, done: &[std::sync::atomic::AtomicBool], all_done: bool) -> bool {
-        use std::sync::atomic::Ordering;
-        while self.next < done.len() && (all_done || done[self.next].load(Ordering::Acquire)) {
+    /// Hands over every file whose predecessors are all done. False once
+    /// `each` failed.
+    fn hand_over(&mut self, done: &[AtomicBool]) -> bool {
+        while self.next < done.len() && done[self.next].load(Ordering::Acquire) {
             let hits = self.waiting.remove(&self.next);
             self.next += 1;
             let Some(mut hits) = hits else { continue };
@@ -568,7 +567,7 @@ struct Shared<'a> {
     outputs: Mutex<Vec<ThreadOutput>>,
     /// Set once every match that will be shown is found (files handed over
     /// in order, `max_results` reached): later files are only counted.
-    shown_all: std::sync::atomic::AtomicBool,
+    shown_all: AtomicBool,
 }
 
 /// What one walker thread found; merged once all threads are done.
@@ -722,7 +721,7 @@ impl Worker<'_> {
         } else {
             BinaryDetection::quit(b'\0')
         });
-        let room = if shared.shown_all.load(std::sync::atomic::Ordering::Relaxed) {
+        let room = if shared.shown_all.load(Ordering::Relaxed) {
             0
         } else {
             self.out.room_for(&rel, shared.max_results)
