@@ -23,7 +23,9 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::error::{ErrorCode, UserError};
 
+mod names;
 mod ngram;
+mod packed;
 mod read;
 mod schema;
 mod write;

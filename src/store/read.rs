@@ -112,23 +112,6 @@ pub struct LineSignature {
     pub file_size: u64,
 }
 
-/// A stored signature (column `at`), or the empty string and where to
-/// read it (`NULL`: the name's line; the file's size at column `at + 1`).
-fn signature_at(
-    r: &rusqlite::Row<'_>,
-    at: usize,
-) -> rusqlite::Result<(String, Option<LineSignature>)> {
-    Ok(match r.get::<_, Option<String>>(at)? {
-        Some(s) => (s, None),
-        None => (
-            String::new(),
-            Some(LineSignature {
-                file_size: r.get::<_, i64>(at + 1)?.max(0) as u64,
-            }),
-        ),
-    })
-}
-
 /// The columns a [`ChunkSpan`] is read from, in its fields' order.
 const SPAN_COLUMNS: &str = "c.start_byte, c.end_byte, c.hash, f.size";
 
@@ -313,8 +296,8 @@ impl Store {
         Ok(Counts {
             files: one("SELECT count(*) FROM files WHERE skip_reason IS NULL")?,
             skipped: one("SELECT count(*) FROM files WHERE skip_reason IS NOT NULL")?,
-            symbols: one("SELECT count(*) FROM symbols")?,
-            refs: one("SELECT count(*) FROM refs")?,
+            symbols: one("SELECT coalesce(sum(n), 0) FROM symbol_files")?,
+            refs: one("SELECT coalesce(sum(n), 0) FROM ref_files")?,
             chunks: one("SELECT count(*) FROM chunks")?,
         })
     }
@@ -474,9 +457,19 @@ impl Store {
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let (name, bytes): (String, i64) = (r.get(0)?, r.get(1)?);
-            let (mut table, is_index) = owner.get(&name).cloned().unwrap_or((name.clone(), false));
+            let (mut table, mut is_index) =
+                owner.get(&name).cloned().unwrap_or((name.clone(), false));
             if let Some(f) = fts.iter().find(|f| table.starts_with(&format!("{f}_"))) {
                 table = f.clone();
+            }
+            // Definitions and references: their per-file blobs are the
+            // data, their name tables the index.
+            if let Some((logical, [_, names])) = LOGICAL_TABLES
+                .iter()
+                .find(|(_, parts)| parts.contains(&table.as_str()))
+            {
+                is_index = *names == table;
+                table = logical.to_string();
             }
             let e = by_table.entry(table.clone()).or_insert(TableSize {
                 name: table,
@@ -822,133 +815,7 @@ fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
     })
 }
 
-/// Symbol search's query over definitions joined with their files; `$cond`
-/// binds the name to `?1` and the row limit to `?2`.
-macro_rules! symbols_where {
-    ($cond:literal) => {
-        concat!(
-            "SELECT s.name, s.kind, s.container, s.signature, f.size, f.lang, f.path, s.start_line, s.end_line, s.name_line, s.name_col
-             FROM symbols s JOIN files f ON f.id = s.file_id WHERE ",
-            $cond
-        )
-    };
-}
-
 impl Store {
-    /// Definitions whose name matches `name` as `how` says, at most `limit`,
-    /// in no particular order (the caller ranks them).
-    pub fn symbol_rows(
-        &self,
-        name: &str,
-        how: NameMatch,
-        limit: usize,
-    ) -> rusqlite::Result<Vec<SymbolRow>> {
-        let (sql, arg) = match how {
-            // Exact names go through the one name index too (NOCASE:
-            // it also serves the case-insensitive and prefix lookups).
-            NameMatch::Exact => (
-                symbols_where!("s.name = ?1 COLLATE NOCASE AND s.name = ?1 LIMIT ?2"),
-                name.to_string(),
-            ),
-            NameMatch::CaseInsensitive => (
-                symbols_where!("s.name = ?1 COLLATE NOCASE AND s.name != ?1 LIMIT ?2"),
-                name.to_string(),
-            ),
-            NameMatch::Prefix => (
-                symbols_where!("s.name LIKE ?1 ESCAPE '\\' LIMIT ?2"),
-                format!(
-                    "{}%",
-                    name.replace('\\', "\\\\")
-                        .replace('%', "\\%")
-                        .replace('_', "\\_")
-                ),
-            ),
-        };
-        let mut stmt = self.conn.prepare_cached(sql)?;
-        let rows = stmt.query_map(params![arg, limit as i64], symbol_row)?;
-        rows.collect()
-    }
-
-    /// Calls `f` with every distinct symbol name (in no particular order).
-    pub fn scan_symbol_names(&self, mut f: impl FnMut(&str)) -> rusqlite::Result<()> {
-        // The NOCASE name index in its order, no `DISTINCT` (its temporary
-        // b-tree cost more than the scan): equal names sit in one run of
-        // names equal but for ASCII case, so a name is new when the run
-        // has not had it yet.
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT name FROM symbols ORDER BY name COLLATE NOCASE")?;
-        let mut rows = stmt.query([])?;
-        let mut run: Vec<String> = Vec::new();
-        while let Some(r) = rows.next()? {
-            let name = r.get_ref(0)?.as_str()?;
-            if run.first().is_some_and(|n| !n.eq_ignore_ascii_case(name)) {
-                run.clear();
-            }
-            if !run.iter().any(|n| n == name) {
-                f(name);
-                run.push(name.to_string());
-            }
-        }
-        Ok(())
-    }
-
-    /// The definitions named exactly `name`, by path and line.
-    pub fn definition_rows(&self, name: &str) -> rusqlite::Result<Vec<RefRow>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT f.path, s.name_line, s.name_col, s.kind, s.container FROM symbols s JOIN files f ON f.id = s.file_id
-             WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.name_line",
-        )?;
-        let rows = stmt.query_map([name], ref_row)?;
-        rows.collect()
-    }
-
-    /// The references of exactly `name`, by path, line and column, each
-    /// with its innermost enclosing function, type or module.
-    pub fn ref_rows(&self, name: &str) -> rusqlite::Result<Vec<RefRow>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT f.path, r.line, r.col, r.kind,
-           (SELECT s.name FROM symbols s WHERE s.file_id = r.file_id AND s.start_line <= r.line AND s.end_line >= r.line
-              AND s.kind IN ('function','method','class','struct','impl','module','namespace','trait','interface','enum')
-            ORDER BY s.start_line DESC LIMIT 1)
-         FROM refs r JOIN files f ON f.id = r.file_id WHERE r.name = ?1 ORDER BY f.path, r.line, r.col",
-        )?;
-        let rows = stmt.query_map([name], ref_row)?;
-        rows.collect()
-    }
-
-    /// The definitions of one file with their containers and signatures,
-    /// by start line, longest first.
-    pub fn file_symbol_rows(&self, file_id: i64) -> rusqlite::Result<Vec<SymbolRow>> {
-        let mut stmt = self.conn.prepare_cached(symbols_where!(
-            "s.file_id = ?1 ORDER BY s.start_line, s.end_line DESC, s.id"
-        ))?;
-        let rows = stmt.query_map([file_id], symbol_row)?;
-        rows.collect()
-    }
-
-    /// The references of one file on lines `start..=end`, by line and column.
-    pub fn refs_in_file_span(
-        &self,
-        file_id: i64,
-        start: u32,
-        end: u32,
-    ) -> rusqlite::Result<Vec<SpanRef>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT name, kind, line, col FROM refs WHERE file_id = ?1 AND line BETWEEN ?2 AND ?3
-             ORDER BY line, col",
-        )?;
-        let rows = stmt.query_map(params![file_id, start, end], |r| {
-            Ok(SpanRef {
-                name: r.get(0)?,
-                kind: r.get(1)?,
-                line: r.get(2)?,
-                column: r.get(3)?,
-            })
-        })?;
-        rows.collect()
-    }
-
     /// The language of an indexed file (`None` when unknown).
     pub fn file_lang(&self, file_id: i64) -> rusqlite::Result<Option<String>> {
         self.conn
@@ -976,46 +843,6 @@ impl Store {
             })
             .optional()
     }
-
-    /// The definitions of one file, by start line, longest first.
-    pub fn outline_rows(&self, file_id: i64) -> rusqlite::Result<Vec<OutlineRow>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT s.name, s.kind, s.signature, f.size, s.start_line, s.end_line, s.name_line
-             FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.file_id = ?1
-             ORDER BY s.start_line, s.end_line DESC, s.id",
-        )?;
-        let rows = stmt.query_map([file_id], |r| {
-            let (signature, line_signature) = signature_at(r, 2)?;
-            Ok(OutlineRow {
-                name: r.get(0)?,
-                kind: r.get(1)?,
-                signature,
-                line_signature,
-                start_line: r.get(4)?,
-                end_line: r.get(5)?,
-                name_line: r.get(6)?,
-            })
-        })?;
-        rows.collect()
-    }
-}
-
-/// A row of `symbols_where!`.
-fn symbol_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
-    let (signature, line_signature) = signature_at(r, 3)?;
-    Ok(SymbolRow {
-        name: r.get(0)?,
-        kind: r.get(1)?,
-        container: r.get(2)?,
-        signature,
-        line_signature,
-        lang: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
-        path: r.get(6)?,
-        start_line: r.get(7)?,
-        end_line: r.get(8)?,
-        name_line: r.get(9)?,
-        name_col: r.get(10)?,
-    })
 }
 
 /// An import row: the importing file (path, language) and what it imports.
@@ -1076,16 +903,6 @@ impl Store {
         out.dedup();
         Ok(out)
     }
-}
-
-fn ref_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RefRow> {
-    Ok(RefRow {
-        path: r.get(0)?,
-        line: r.get(1)?,
-        column: r.get(2)?,
-        kind: r.get(3)?,
-        context: r.get(4)?,
-    })
 }
 
 impl Store {
@@ -1201,7 +1018,7 @@ mod tests {
     /// A reference's scope comes back as written, stored once per file
     /// (`ref_scopes`); rewriting or deleting the file leaves none behind.
     #[test]
-    fn ref_scopes_round_trip_per_file() {
+    fn ref_scopes_and_names_follow_their_file() {
         use crate::model::Reference;
         let dir = tempfile::tempdir().expect("tempdir");
         let mut store = Store::open_rw(dir.path()).expect("open");
@@ -1263,10 +1080,14 @@ mod tests {
         let stored = |store: &Store| -> i64 {
             store
                 .conn
-                .query_row("SELECT count(*) FROM ref_scopes", [], |r| r.get(0))
+                .query_row(
+                    "SELECT (SELECT count(*) FROM ref_names) * 10 + (SELECT count(*) FROM ref_files)",
+                    [],
+                    |r| r.get(0),
+                )
                 .expect("count")
         };
-        assert_eq!(stored(&store), 3, "each file's scopes once");
+        assert_eq!(stored(&store), 22, "each file's names and blob once");
         put(
             &mut store,
             "a.py",
@@ -1280,11 +1101,11 @@ mod tests {
                 ("b.py".into(), 1, s("main"))
             ]
         );
-        assert_eq!(stored(&store), 2);
+        assert_eq!(stored(&store), 22);
         let w = store.begin().expect("begin");
         w.delete_file(a).expect("delete");
         w.commit().expect("commit");
-        assert_eq!(stored(&store), 1);
+        assert_eq!(stored(&store), 11, "no row of a deleted file is left");
     }
 
     /// Chunks in id order keep their vectors; a chunk without one is left
@@ -1385,112 +1206,13 @@ pub struct GraphRef {
     pub scope: Option<String>,
 }
 
-macro_rules! graph_defs_where {
-    ($cond:literal) => {
-        concat!(
-            "SELECT s.file_id, f.path, coalesce(f.lang, ''), s.name, s.kind, s.container, s.signature, f.size,
-                    s.start_line, s.end_line, s.name_line, s.name_col
-             FROM symbols s JOIN files f ON f.id = s.file_id WHERE ",
-            $cond
-        )
-    };
-}
-
-macro_rules! graph_refs_where {
-    ($cond:literal) => {
-        concat!(
-            "SELECT r.file_id, f.path, coalesce(f.lang, ''), r.name, r.kind, r.line, r.col, r.qualifier, rs.scope
-             FROM refs r JOIN files f ON f.id = r.file_id
-             LEFT JOIN ref_scopes rs ON rs.file_id = r.file_id AND rs.n = r.scope WHERE ",
-            $cond
-        )
-    };
-}
-
-fn graph_def(r: &rusqlite::Row<'_>) -> rusqlite::Result<GraphDef> {
-    let (signature, line_signature) = signature_at(r, 6)?;
-    Ok(GraphDef {
-        file_id: r.get(0)?,
-        path: r.get(1)?,
-        lang: r.get(2)?,
-        name: r.get(3)?,
-        kind: r.get(4)?,
-        container: r.get(5)?,
-        signature,
-        line_signature,
-        start_line: r.get(8)?,
-        end_line: r.get(9)?,
-        name_line: r.get(10)?,
-        name_col: r.get(11)?,
-    })
-}
-
-fn graph_ref(r: &rusqlite::Row<'_>) -> rusqlite::Result<GraphRef> {
-    Ok(GraphRef {
-        file_id: r.get(0)?,
-        path: r.get(1)?,
-        lang: r.get(2)?,
-        name: r.get(3)?,
-        kind: r.get(4)?,
-        line: r.get(5)?,
-        col: r.get(6)?,
-        qualifier: r.get(7)?,
-        scope: r.get(8)?,
-    })
-}
+/// Tables shown as one in [`Store::sizes`]: (shown name, [data, index]).
+const LOGICAL_TABLES: [(&str, [&str; 2]); 2] = [
+    ("symbols", ["symbol_files", "symbol_names"]),
+    ("refs", ["ref_files", "ref_names"]),
+];
 
 impl Store {
-    /// Every definition named exactly `name`, by path and line.
-    pub fn graph_defs(&self, name: &str) -> rusqlite::Result<Vec<GraphDef>> {
-        let mut stmt = self.conn.prepare_cached(graph_defs_where!(
-            "s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.name_line"
-        ))?;
-        let rows = stmt.query_map([name], graph_def)?;
-        rows.collect()
-    }
-
-    /// The definitions of one file, by start line, outer first.
-    pub fn graph_file_defs(&self, file_id: i64) -> rusqlite::Result<Vec<GraphDef>> {
-        let mut stmt = self.conn.prepare_cached(graph_defs_where!(
-            "s.file_id = ?1 ORDER BY s.start_line, s.end_line DESC, s.id"
-        ))?;
-        let rows = stmt.query_map([file_id], graph_def)?;
-        rows.collect()
-    }
-
-    /// Every type definition (class, struct, interface, trait, enum, impl,
-    /// object): what subclass maps are built from.
-    pub fn graph_types(&self) -> rusqlite::Result<Vec<GraphDef>> {
-        let mut stmt = self.conn.prepare_cached(graph_defs_where!(
-            "s.kind IN ('class','struct','interface','trait','enum','impl','object','type')"
-        ))?;
-        let rows = stmt.query_map([], graph_def)?;
-        rows.collect()
-    }
-
-    /// Every reference named exactly `name`, by path, line and column.
-    pub fn graph_refs(&self, name: &str) -> rusqlite::Result<Vec<GraphRef>> {
-        let mut stmt = self.conn.prepare_cached(graph_refs_where!(
-            "r.name = ?1 ORDER BY f.path, r.line, r.col"
-        ))?;
-        let rows = stmt.query_map([name], graph_ref)?;
-        rows.collect()
-    }
-
-    /// The references of one file on lines `start..=end`, in order.
-    pub fn graph_refs_in(
-        &self,
-        file_id: i64,
-        start: u32,
-        end: u32,
-    ) -> rusqlite::Result<Vec<GraphRef>> {
-        let mut stmt = self.conn.prepare_cached(graph_refs_where!(
-            "r.file_id = ?1 AND r.line BETWEEN ?2 AND ?3 ORDER BY r.line, r.col"
-        ))?;
-        let rows = stmt.query_map(params![file_id, start, end], graph_ref)?;
-        rows.collect()
-    }
-
     /// Id, path and language of the indexed (not skipped) files in `langs`
     /// (all of them when `langs` is empty).
     pub fn graph_files_of(&self, langs: &[&str]) -> rusqlite::Result<Vec<(i64, String, String)>> {

@@ -60,10 +60,19 @@
 //!   variable whose signature is its name's line, trimmed (99.7% of all
 //!   signatures on the kernel), is read back from that line
 //!   (`source::Sources::line_signature`; 198 of 248 MiB of signatures).
+//! - 11: definitions and references are stored per file, not per row:
+//!   `symbol_files(file_id, n, data)` and `ref_files(file_id, n, data)`
+//!   hold each file's rows as one blob (`store::packed`: the file's
+//!   distinct strings once, then LEB128 numbers; `n` is the row count),
+//!   and names are found through `symbol_names(name COLLATE NOCASE,
+//!   file_id, variant)` (`variant` numbers a file's names equal but for
+//!   ASCII case) and `ref_names(name, file_id)`, both `WITHOUT ROWID`.
+//!   `symbols`, `refs`, `ref_scopes` and their four indexes are gone. An
+//!   older index's rows are rebuilt by the next run, its vectors kept.
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -72,7 +81,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 10;
+const SAME_ROWS_SINCE: i64 = 11;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -86,37 +95,27 @@ CREATE TABLE IF NOT EXISTS files (
     indexed_at_ns INTEGER NOT NULL,
     skip_reason TEXT
 );
-CREATE TABLE IF NOT EXISTS symbols (
-    id INTEGER PRIMARY KEY,
-    file_id INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    container TEXT,
-    signature TEXT,
-    start_line INTEGER NOT NULL,
-    end_line INTEGER NOT NULL,
-    name_line INTEGER NOT NULL,
-    name_col INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS symbols_name_nocase ON symbols(name COLLATE NOCASE);
-CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
-CREATE TABLE IF NOT EXISTS refs (
-    file_id INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    line INTEGER NOT NULL,
-    col INTEGER NOT NULL,
-    qualifier TEXT,
-    scope INTEGER
-);
-CREATE TABLE IF NOT EXISTS ref_scopes (
-    file_id INTEGER NOT NULL,
+CREATE TABLE IF NOT EXISTS symbol_files (
+    file_id INTEGER PRIMARY KEY,
     n INTEGER NOT NULL,
-    scope TEXT NOT NULL,
-    PRIMARY KEY (file_id, n)
+    data BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS symbol_names (
+    name TEXT NOT NULL COLLATE NOCASE,
+    file_id INTEGER NOT NULL,
+    variant INTEGER NOT NULL,
+    PRIMARY KEY (name, file_id, variant)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
-CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id);
+CREATE TABLE IF NOT EXISTS ref_files (
+    file_id INTEGER PRIMARY KEY,
+    n INTEGER NOT NULL,
+    data BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ref_names (
+    name TEXT NOT NULL,
+    file_id INTEGER NOT NULL,
+    PRIMARY KEY (name, file_id)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS imports (
     file_id INTEGER NOT NULL,
     module TEXT NOT NULL,
@@ -172,12 +171,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 "#;
 
 /// Indexes that only speed up lookups (dropped during bulk loads).
-const SECONDARY_INDEXES: [&str; 9] = [
+const SECONDARY_INDEXES: [&str; 5] = [
     "ngram_docs_uncovered",
-    "symbols_name_nocase",
-    "symbols_file",
-    "refs_name",
-    "refs_file",
     "imports_file",
     "imports_key",
     "imports_name",
@@ -314,14 +309,14 @@ impl Store {
     fn drop_all_but_vectors(&self) -> rusqlite::Result<()> {
         self.conn.execute_batch(
             "DROP TABLE IF EXISTS ngram_postings; DROP TABLE IF EXISTS ngram_docs; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS ref_scopes; DROP TABLE IF EXISTS imports;
-             DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta;",
+             DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS symbol_files; DROP TABLE IF EXISTS symbol_names; DROP TABLE IF EXISTS ref_files; DROP TABLE IF EXISTS ref_names; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta;",
         )
     }
 
     pub(super) fn drop_all(&self) -> rusqlite::Result<()> {
         self.conn.execute_batch(
             "DROP TABLE IF EXISTS ngram_postings; DROP TABLE IF EXISTS ngram_docs; DROP TABLE IF EXISTS embeddings; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS ref_scopes; DROP TABLE IF EXISTS imports;
-             DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta;",
+             DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS symbol_files; DROP TABLE IF EXISTS symbol_names; DROP TABLE IF EXISTS ref_files; DROP TABLE IF EXISTS ref_names; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta;",
         )
     }
 

@@ -2,9 +2,9 @@
 //! and keeps each file's rows together; chunk preparation
 //! ([`prepare_chunks`]) runs ahead on the indexing workers.
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 
-use super::{Store, embed_key, meta, vector_to_blob};
+use super::{Store, embed_key, meta, packed, vector_to_blob};
 use crate::model::{Extracted, Lang};
 
 /// A file's new content, ready to be written.
@@ -169,12 +169,41 @@ impl Writer<'_> {
             .prepare_cached("DELETE FROM chunks WHERE file_id = ?1")?
             .execute([file_id])?;
         self.fts_deleted.set(self.fts_deleted.get() + chunks as u64);
-        tx.prepare_cached("DELETE FROM symbols WHERE file_id = ?1")?
-            .execute([file_id])?;
-        tx.prepare_cached("DELETE FROM refs WHERE file_id = ?1")?
-            .execute([file_id])?;
-        tx.prepare_cached("DELETE FROM ref_scopes WHERE file_id = ?1")?
-            .execute([file_id])?;
+        // The name rows go by the names the file's blobs hold.
+        let symbols: Option<Vec<u8>> = tx
+            .prepare_cached("SELECT data FROM symbol_files WHERE file_id = ?1")?
+            .query_row([file_id], |r| r.get(0))
+            .optional()?;
+        if let Some(blob) = symbols {
+            let p = packed::decode_symbols(&blob)?;
+            let mut del =
+                tx.prepare_cached("DELETE FROM symbol_names WHERE name = ?1 AND file_id = ?2")?;
+            let mut done = std::collections::HashSet::new();
+            for e in &p.entries {
+                if done.insert(e.name) {
+                    del.execute(params![p.str(e.name), file_id])?;
+                }
+            }
+            tx.prepare_cached("DELETE FROM symbol_files WHERE file_id = ?1")?
+                .execute([file_id])?;
+        }
+        let refs: Option<Vec<u8>> = tx
+            .prepare_cached("SELECT data FROM ref_files WHERE file_id = ?1")?
+            .query_row([file_id], |r| r.get(0))
+            .optional()?;
+        if let Some(blob) = refs {
+            let p = packed::decode_refs(&blob)?;
+            let mut del =
+                tx.prepare_cached("DELETE FROM ref_names WHERE name = ?1 AND file_id = ?2")?;
+            let mut done = std::collections::HashSet::new();
+            for e in &p.entries {
+                if done.insert(e.name) {
+                    del.execute(params![p.str(e.name), file_id])?;
+                }
+            }
+            tx.prepare_cached("DELETE FROM ref_files WHERE file_id = ?1")?
+                .execute([file_id])?;
+        }
         tx.prepare_cached("DELETE FROM imports WHERE file_id = ?1")?
             .execute([file_id])?;
         Ok(())
@@ -241,54 +270,35 @@ impl Writer<'_> {
                 tx.last_insert_rowid()
             }
         };
-        let mut sym = tx.prepare_cached(
-            "INSERT INTO symbols (file_id, name, kind, container, signature, start_line, end_line, name_line, name_col)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        )?;
-        for (i, s) in u.extracted.symbols.iter().enumerate() {
-            let from_line = u.line_signatures.and_then(|l| l.get(i)) == Some(&true);
-            sym.execute(params![
-                file_id,
-                s.name,
-                s.kind,
-                s.container,
-                (!from_line).then_some(&s.signature),
-                s.start_line,
-                s.end_line,
-                s.name_line,
-                s.name_column
-            ])?;
+        let symbols = &u.extracted.symbols;
+        if !symbols.is_empty() {
+            let line_signature = |i: usize| u.line_signatures.and_then(|l| l.get(i)) == Some(&true);
+            tx.prepare_cached("INSERT INTO symbol_files (file_id, n, data) VALUES (?1, ?2, ?3)")?
+                .execute(params![
+                    file_id,
+                    symbols.len() as i64,
+                    packed::encode_symbols(symbols, &line_signature)
+                ])?;
+            let mut names = tx.prepare_cached(
+                "INSERT INTO symbol_names (name, file_id, variant) VALUES (?1, ?2, ?3)",
+            )?;
+            for (name, variant) in packed::symbol_name_rows(symbols) {
+                names.execute(params![name, file_id, variant])?;
+            }
         }
-        let mut rf = tx.prepare_cached(
-            "INSERT INTO refs (file_id, name, kind, line, col, qualifier, scope) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?;
-        // Each distinct enclosing scope of the file once, numbered in order
-        // of first use; a reference stores its number.
-        let mut scopes: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
-        let mut sc =
-            tx.prepare_cached("INSERT INTO ref_scopes (file_id, n, scope) VALUES (?1, ?2, ?3)")?;
-        for r in &u.extracted.refs {
-            let scope = match r.scope.as_deref() {
-                Some(s) => Some(match scopes.get(s) {
-                    Some(&n) => n,
-                    None => {
-                        let n = scopes.len() as i64;
-                        sc.execute(params![file_id, n, s])?;
-                        scopes.insert(s, n);
-                        n
-                    }
-                }),
-                None => None,
-            };
-            rf.execute(params![
-                file_id,
-                r.name,
-                r.kind,
-                r.line,
-                r.column,
-                r.qualifier,
-                scope
-            ])?;
+        let refs = &u.extracted.refs;
+        if !refs.is_empty() {
+            tx.prepare_cached("INSERT INTO ref_files (file_id, n, data) VALUES (?1, ?2, ?3)")?
+                .execute(params![
+                    file_id,
+                    refs.len() as i64,
+                    packed::encode_refs(refs)
+                ])?;
+            let mut names =
+                tx.prepare_cached("INSERT INTO ref_names (name, file_id) VALUES (?1, ?2)")?;
+            for name in packed::ref_names(refs) {
+                names.execute(params![name, file_id])?;
+            }
         }
         if let Some(lang) = u.lang {
             let mut im = tx.prepare_cached(

@@ -278,7 +278,7 @@ fn a_full_disk_is_a_clear_error_and_the_previous_index_still_answers() {
 }
 
 /// What an index holds, in a comparable form: every file with its hash,
-/// every symbol, every chunk (and the full-text rows that find them).
+/// every symbol and reference (with their name rows), every chunk (and the full-text rows that find them).
 fn dump(p: &Project) -> Vec<String> {
     let conn = rusqlite::Connection::open_with_flags(
         p.path(".repo_search/index.db"),
@@ -305,8 +305,20 @@ fn dump(p: &Project) -> Vec<String> {
     };
     rows("SELECT 'file', path, hash, coalesce(skip_reason, '') FROM files ORDER BY path");
     rows(
-        "SELECT 'sym', f.path, s.name, s.kind, s.start_line, s.end_line FROM symbols s \
-         JOIN files f ON f.id = s.file_id ORDER BY 2, 5, 3, 4",
+        "SELECT 'sym', f.path, s.n, hex(s.data) FROM symbol_files s \
+         JOIN files f ON f.id = s.file_id ORDER BY 2",
+    );
+    rows(
+        "SELECT 'symname', f.path, s.name, s.variant FROM symbol_names s \
+         JOIN files f ON f.id = s.file_id ORDER BY 2, 3, 4",
+    );
+    rows(
+        "SELECT 'ref', f.path, r.n, hex(r.data) FROM ref_files r \
+         JOIN files f ON f.id = r.file_id ORDER BY 2",
+    );
+    rows(
+        "SELECT 'refname', f.path, r.name FROM ref_names r \
+         JOIN files f ON f.id = r.file_id ORDER BY 2, 3",
     );
     rows(
         "SELECT 'chunk', f.path, c.start_line, c.end_line, c.hash FROM chunks c \
