@@ -113,8 +113,8 @@ enum Outcome {
         hash: u64,
         extracted: Extracted,
         prepared: Vec<store::PreparedChunk>,
-        /// See `FileUpdate::line_signatures`.
-        line_signatures: Vec<bool>,
+        /// See `FileUpdate::packed`.
+        packed: store::PackedRows,
     },
     Skipped {
         hash: u64,
@@ -642,7 +642,7 @@ fn write_one(w: &Writer<'_>, item: &Processed) -> Result<()> {
             hash,
             extracted,
             prepared,
-            line_signatures,
+            packed,
         } => {
             w.put_file(
                 item.existing,
@@ -655,7 +655,7 @@ fn write_one(w: &Writer<'_>, item: &Processed) -> Result<()> {
                     skip_reason: None,
                     extracted,
                     prepared: Some(prepared),
-                    line_signatures: Some(line_signatures),
+                    packed: Some(packed),
                 },
                 now,
             )?;
@@ -673,7 +673,7 @@ fn write_one(w: &Writer<'_>, item: &Processed) -> Result<()> {
                     skip_reason: Some(reason),
                     extracted: &empty,
                     prepared: None,
-                    line_signatures: None,
+                    packed: None,
                 },
                 now,
             )?;
@@ -750,11 +750,12 @@ fn process_file(
         Ok(Ok(extracted)) => {
             let prepared = store::prepare_chunks(&cand.rel, &extracted.chunks);
             let line_signatures = crate::source::line_signatures(&text, &extracted.symbols);
+            let packed = store::pack_rows(&extracted, Some(&line_signatures));
             Outcome::Indexed {
                 hash,
                 extracted,
                 prepared,
-                line_signatures,
+                packed,
             }
         }
         Ok(Err(e)) => Outcome::Skipped {

@@ -566,7 +566,7 @@ mod tests {
                 skip_reason: None,
                 extracted: &extracted,
                 prepared: None,
-                line_signatures: None,
+                packed: None,
             };
             w.put_file(None, &update, 1).expect("put");
             w.commit().expect("commit");

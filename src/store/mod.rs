@@ -37,7 +37,7 @@ pub use read::{
     SkipSummary, SpanRef, SymbolRow, TableSize, VectorMatrix,
 };
 pub use schema::SCHEMA_VERSION;
-pub use write::{FileUpdate, PreparedChunk, Writer, prepare_chunks};
+pub use write::{FileUpdate, PackedRows, PreparedChunk, Writer, pack_rows, prepare_chunks};
 
 pub const INDEX_DIR: &str = ".repo_search";
 pub const DB_FILE: &str = "index.db";

@@ -202,7 +202,8 @@ impl Store {
             let Some((info, blob)) = self.symbol_blob(*file_id)? else {
                 continue;
             };
-            let p = packed::decode_symbols(&blob)?;
+            let raw = packed::inflate(&blob)?;
+            let p = packed::decode_symbols(&raw)?;
             for e in &p.entries {
                 if let Some(&rank) = names.get(p.str(e.name)) {
                     f(&p, e, &info, rank);
@@ -289,7 +290,8 @@ impl Store {
         mut f: impl FnMut(&Packed<'_, SymbolEntry>, &SymbolEntry, &FileInfo),
     ) -> rusqlite::Result<()> {
         if let Some((info, blob)) = self.symbol_blob(file_id)? {
-            let p = packed::decode_symbols(&blob)?;
+            let raw = packed::inflate(&blob)?;
+            let p = packed::decode_symbols(&raw)?;
             for e in &p.entries {
                 f(&p, e, &info);
             }
@@ -341,7 +343,8 @@ impl Store {
         while let Some(r) = rows.next()? {
             let info = file_info(r)?;
             let blob = r.get_ref(4)?.as_blob()?;
-            let p = packed::decode_symbols(blob)?;
+            let raw = packed::inflate(blob)?;
+            let p = packed::decode_symbols(&raw)?;
             for e in &p.entries {
                 if TYPE_KINDS.contains(&p.str(e.kind)) {
                     out.push(graph_def(&p, e, &info));
@@ -370,7 +373,8 @@ impl Store {
             let Some((info, blob)) = self.ref_blob(file_id)? else {
                 continue;
             };
-            let p = packed::decode_refs(&blob)?;
+            let raw = packed::inflate(&blob)?;
+            let p = packed::decode_refs(&raw)?;
             for e in &p.entries {
                 if p.str(e.name) == name {
                     f(&p, e, &info)?;
@@ -437,7 +441,8 @@ impl Store {
         mut f: impl FnMut(&Packed<'_, RefEntry>, &RefEntry, &FileInfo),
     ) -> rusqlite::Result<()> {
         if let Some((info, blob)) = self.ref_blob(file_id)? {
-            let p = packed::decode_refs(&blob)?;
+            let raw = packed::inflate(&blob)?;
+            let p = packed::decode_refs(&raw)?;
             for e in p.entries.iter().filter(|e| (start..=end).contains(&e.line)) {
                 f(&p, e, &info);
             }

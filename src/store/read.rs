@@ -348,7 +348,7 @@ impl Store {
         // holding the minimum.
         let mut stmt = self.conn.prepare(
             "SELECT c.embed_key, min(c.id), c.file_id, c.end_byte - c.start_byte FROM chunks c
-             WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.model = ?1 AND e.key = c.embed_key)
+             WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.model_id = (SELECT id FROM models WHERE name = ?1) AND e.key = c.embed_key)
              GROUP BY c.embed_key",
         )?;
         let rows = stmt.query_map([model], |r| {
@@ -419,7 +419,7 @@ impl Store {
             .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
         let embedded: i64 = self.conn.query_row(
             "SELECT count(*) FROM chunks c
-             WHERE EXISTS (SELECT 1 FROM embeddings e WHERE e.model = ?1 AND e.key = c.embed_key)",
+             WHERE EXISTS (SELECT 1 FROM embeddings e WHERE e.model_id = (SELECT id FROM models WHERE name = ?1) AND e.key = c.embed_key)",
             [model],
             |r| r.get(0),
         )?;
@@ -524,7 +524,7 @@ impl Store {
         ids: &[i64],
     ) -> rusqlite::Result<HashMap<i64, Vec<f32>>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT e.vector FROM chunks c JOIN embeddings e ON e.model = ?1 AND e.key = c.embed_key
+            "SELECT e.vector FROM chunks c JOIN embeddings e ON e.model_id = (SELECT id FROM models WHERE name = ?1) AND e.key = c.embed_key
              WHERE c.id = ?2",
         )?;
         let mut out = HashMap::with_capacity(ids.len());
@@ -705,7 +705,7 @@ impl Store {
     ) -> rusqlite::Result<()> {
         let mut stmt = self
             .conn
-            .prepare("SELECT key, vector FROM embeddings WHERE model = ?1")?;
+            .prepare("SELECT key, vector FROM embeddings WHERE model_id = (SELECT id FROM models WHERE name = ?1)")?;
         let mut rows = stmt.query([model])?;
         while let Some(r) = rows.next()? {
             let key: i64 = r.get(0)?;
@@ -766,7 +766,7 @@ impl Store {
         let blob: Option<Vec<u8>> = self
             .conn
             .query_row(
-                "SELECT vector FROM embeddings WHERE model = ?1 AND key = ?2",
+                "SELECT vector FROM embeddings WHERE model_id = (SELECT id FROM models WHERE name = ?1) AND key = ?2",
                 params![model, key as i64],
                 |r| r.get(0),
             )

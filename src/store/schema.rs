@@ -60,7 +60,7 @@
 //!   variable whose signature is its name's line, trimmed (99.7% of all
 //!   signatures on the kernel), is read back from that line
 //!   (`source::Sources::line_signature`; 198 of 248 MiB of signatures).
-//! - 11: definitions and references are stored per file, not per row:
+//! - 11 (development only), 12: definitions and references are stored per file, not per row:
 //!   `symbol_files(file_id, n, data)` and `ref_files(file_id, n, data)`
 //!   hold each file's rows as one blob (`store::packed`: the file's
 //!   distinct strings once, then LEB128 numbers; `n` is the row count),
@@ -69,10 +69,15 @@
 //!   ASCII case) and `ref_names(name, file_id)`, both `WITHOUT ROWID`.
 //!   `symbols`, `refs`, `ref_scopes` and their four indexes are gone. An
 //!   older index's rows are rebuilt by the next run, its vectors kept.
+//!   Vectors are `embeddings(model_id, key, vector)`, `WITHOUT ROWID`,
+//!   the model named once in `models(id, name)`: no rowid, no model name
+//!   per row and no second (model, key) index (the dimension is the
+//!   blob's length, `store::blob_dim`); an older index's vectors are
+//!   moved over by the upgrade ([`Store::upgrade`]).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 11;
+pub const SCHEMA_VERSION: i64 = 12;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -142,14 +147,16 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 CREATE INDEX IF NOT EXISTS chunks_embed_key ON chunks(embed_key, file_id);
-CREATE TABLE IF NOT EXISTS embeddings (
+CREATE TABLE IF NOT EXISTS models (
     id INTEGER PRIMARY KEY,
-    model TEXT NOT NULL,
-    key INTEGER NOT NULL,
-    dim INTEGER NOT NULL,
-    vector BLOB NOT NULL
+    name TEXT NOT NULL UNIQUE
 );
-CREATE UNIQUE INDEX IF NOT EXISTS embeddings_model_key ON embeddings(model, key);
+CREATE TABLE IF NOT EXISTS embeddings (
+    model_id INTEGER NOT NULL,
+    key INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (model_id, key)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS ngram_docs (
     doc INTEGER PRIMARY KEY,
     path TEXT NOT NULL UNIQUE,
@@ -248,9 +255,27 @@ impl Store {
             if version < SAME_ROWS_SINCE {
                 self.drop_all_but_vectors()?;
             }
+            let old_layout: bool = self.conn.query_row(
+                "SELECT count(*) > 0 FROM pragma_table_info('embeddings') WHERE name = 'dim'",
+                [],
+                |r| r.get(0),
+            )?;
+            if !old_layout {
+                self.conn
+                    .execute_batch(&format!("{SCHEMA} PRAGMA user_version = {SCHEMA_VERSION};"))?;
+                return self
+                    .conn
+                    .query_row("SELECT count(*) FROM embeddings", [], |r| {
+                        r.get::<_, i64>(0)
+                    })
+                    .map(|n| n.max(0) as u64);
+            }
             let kept = self.upgrade_vectors()?;
             self.conn
+                .execute_batch("ALTER TABLE embeddings RENAME TO embeddings_old")?;
+            self.conn
                 .execute_batch(&format!("{SCHEMA} PRAGMA user_version = {SCHEMA_VERSION};"))?;
+            self.move_vectors()?;
             Ok(kept)
         })();
         match kept {
@@ -306,6 +331,29 @@ impl Store {
         Ok(converted)
     }
 
+    /// Copies the vectors of the layout before schema 12 (renamed
+    /// `embeddings_old`: a model name and a dimension per row, a rowid and
+    /// a (model, key) index) into today's, model by model in key order
+    /// (the old index's order: no sort), then drops the old table.
+    fn move_vectors(&self) -> rusqlite::Result<()> {
+        self.conn.execute_batch(
+            "INSERT INTO models (name) SELECT DISTINCT model FROM embeddings_old ORDER BY model",
+        )?;
+        let models: Vec<(i64, String)> = {
+            let mut stmt = self.conn.prepare("SELECT id, name FROM models")?;
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        for (id, name) in models {
+            self.conn.execute(
+                "INSERT INTO embeddings (model_id, key, vector)
+                 SELECT ?1, key, vector FROM embeddings_old WHERE model = ?2 ORDER BY key",
+                rusqlite::params![id, name],
+            )?;
+        }
+        self.conn.execute_batch("DROP TABLE embeddings_old")
+    }
+
     fn drop_all_but_vectors(&self) -> rusqlite::Result<()> {
         self.conn.execute_batch(
             "DROP TABLE IF EXISTS ngram_postings; DROP TABLE IF EXISTS ngram_docs; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS ref_scopes; DROP TABLE IF EXISTS imports;
@@ -315,7 +363,7 @@ impl Store {
 
     pub(super) fn drop_all(&self) -> rusqlite::Result<()> {
         self.conn.execute_batch(
-            "DROP TABLE IF EXISTS ngram_postings; DROP TABLE IF EXISTS ngram_docs; DROP TABLE IF EXISTS embeddings; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS ref_scopes; DROP TABLE IF EXISTS imports;
+            "DROP TABLE IF EXISTS ngram_postings; DROP TABLE IF EXISTS ngram_docs; DROP TABLE IF EXISTS embeddings; DROP TABLE IF EXISTS models; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS ref_scopes; DROP TABLE IF EXISTS imports;
              DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS symbol_files; DROP TABLE IF EXISTS symbol_names; DROP TABLE IF EXISTS ref_files; DROP TABLE IF EXISTS ref_names; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta;",
         )
     }
@@ -395,30 +443,36 @@ mod tests {
             1,
         )
         .expect("put file");
-        let rows: Vec<(u64, &[f32])> = vectors.iter().map(|(k, v)| (*k, &v[..])).collect();
-        w.put_embeddings("m", &rows).expect("put");
-        w.put_embeddings("m", &[(42, &[1.0, 2.0][..])])
-            .expect("put");
         w.commit().expect("commit");
-        // What schema 7 and older stored: little-endian f32 values; and a
+        // The vectors as schema 2 to 11 stored them (a model name and a
+        // dimension per row), as f32 values (schema 7 and older), and a
         // row that is neither form.
-        for (k, v) in &vectors {
-            let blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        store
+            .conn
+            .execute_batch(
+                "DROP TABLE embeddings; DROP TABLE models;
+                 CREATE TABLE embeddings (id INTEGER PRIMARY KEY, model TEXT NOT NULL,
+                     key INTEGER NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL);
+                 CREATE UNIQUE INDEX embeddings_model_key ON embeddings(model, key);",
+            )
+            .expect("old layout");
+        let mut rows: Vec<(i64, i64, Vec<u8>)> = vectors
+            .iter()
+            .map(|(k, v)| {
+                let blob = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                (*k as i64, v.len() as i64, blob)
+            })
+            .collect();
+        rows.push((42, 2, vec![1, 2, 3, 4, 5]));
+        for (k, dim, blob) in rows {
             store
                 .conn
                 .execute(
-                    "UPDATE embeddings SET vector = ?2 WHERE key = ?1",
-                    rusqlite::params![*k as i64, blob],
+                    "INSERT INTO embeddings (model, key, dim, vector) VALUES ('m', ?1, ?2, ?3)",
+                    rusqlite::params![k, dim, blob],
                 )
-                .expect("f32 blob");
+                .expect("old row");
         }
-        store
-            .conn
-            .execute(
-                "UPDATE embeddings SET vector = x'0102030405' WHERE key = 42",
-                [],
-            )
-            .expect("corrupt row");
         store
             .conn
             .pragma_update(None, "user_version", version)
@@ -526,6 +580,34 @@ mod tests {
         for (k, _) in &vectors {
             assert!(store.vector("m", *k).expect("read").is_some());
         }
+    }
+
+    /// A schema-11 index (today's rows, the vectors in the old layout)
+    /// keeps its rows, and its vectors move to `embeddings(model_id, key,
+    /// vector)`: every chunk still finds its vector, none is pending.
+    #[test]
+    fn a_schema_11_index_keeps_its_rows_and_moves_its_vectors() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let vectors = old_index(dir.path(), 11);
+        let store = Store::open_rw(dir.path()).expect("upgrade");
+        assert_eq!(store.user_version().expect("version"), SCHEMA_VERSION);
+        assert_eq!(store.counts().expect("counts").chunks, 4, "rows kept");
+        assert_eq!(store.pending_embeddings("m").expect("pending").len(), 0);
+        for (k, v) in &vectors {
+            let mut fresh = Vec::new();
+            super::super::blob_to_vector(&vector_to_blob(v), &mut fresh).expect("decode");
+            assert_eq!(store.vector("m", *k).expect("read"), Some(fresh));
+        }
+        assert_eq!(store.vector("m", 42).expect("read"), None, "corrupt row");
+        let old: i64 = store
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name LIKE 'embeddings_%'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("count");
+        assert_eq!(old, 0, "the old table and its index are gone");
     }
 
     /// A schema without vectors (1) is rebuilt whole.

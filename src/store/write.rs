@@ -7,6 +7,26 @@ use rusqlite::{OptionalExtension, params};
 use super::{Store, embed_key, meta, packed, vector_to_blob};
 use crate::model::{Extracted, Lang};
 
+/// A file's definitions and references in their stored form
+/// (`store::packed`, deflated when long): encoded and compressed on the
+/// indexing workers, not by the one writer.
+pub struct PackedRows {
+    symbols: Vec<u8>,
+    refs: Vec<u8>,
+}
+
+/// Packs a file's definitions and references; `line_signatures[i]` says
+/// symbol `i`'s signature is its name's line, which the index keeps as a
+/// position and reads back from the file (`source::line_signatures`); all
+/// signatures are stored when it is `None`.
+pub fn pack_rows(extracted: &Extracted, line_signatures: Option<&[bool]>) -> PackedRows {
+    let line_signature = |i: usize| line_signatures.and_then(|l| l.get(i)) == Some(&true);
+    PackedRows {
+        symbols: packed::deflate(packed::encode_symbols(&extracted.symbols, &line_signature)),
+        refs: packed::deflate(packed::encode_refs(&extracted.refs)),
+    }
+}
+
 /// A file's new content, ready to be written.
 pub struct FileUpdate<'a> {
     pub path: &'a str,
@@ -19,10 +39,10 @@ pub struct FileUpdate<'a> {
     /// Chunk hashes and FTS text computed ahead (see [`prepare_chunks`]);
     /// computed here when absent.
     pub prepared: Option<&'a [PreparedChunk]>,
-    /// Per symbol: its signature is its name's line, which the index keeps
-    /// as a position (`NULL`) and reads back from the file
-    /// (`source::line_signatures`); all stored when absent.
-    pub line_signatures: Option<&'a [bool]>,
+    /// The definitions and references in their stored form, packed ahead
+    /// (see [`pack_rows`]); packed here, every signature stored, when
+    /// absent.
+    pub packed: Option<&'a PackedRows>,
 }
 
 #[cfg(test)]
@@ -39,7 +59,7 @@ impl<'a> FileUpdate<'a> {
             skip_reason: None,
             extracted,
             prepared: None,
-            line_signatures: None,
+            packed: None,
         }
     }
 }
@@ -175,7 +195,8 @@ impl Writer<'_> {
             .query_row([file_id], |r| r.get(0))
             .optional()?;
         if let Some(blob) = symbols {
-            let p = packed::decode_symbols(&blob)?;
+            let raw = packed::inflate(&blob)?;
+            let p = packed::decode_symbols(&raw)?;
             let mut del =
                 tx.prepare_cached("DELETE FROM symbol_names WHERE name = ?1 AND file_id = ?2")?;
             let mut done = std::collections::HashSet::new();
@@ -192,7 +213,8 @@ impl Writer<'_> {
             .query_row([file_id], |r| r.get(0))
             .optional()?;
         if let Some(blob) = refs {
-            let p = packed::decode_refs(&blob)?;
+            let raw = packed::inflate(&blob)?;
+            let p = packed::decode_refs(&raw)?;
             let mut del =
                 tx.prepare_cached("DELETE FROM ref_names WHERE name = ?1 AND file_id = ?2")?;
             let mut done = std::collections::HashSet::new();
@@ -270,15 +292,18 @@ impl Writer<'_> {
                 tx.last_insert_rowid()
             }
         };
+        let own;
+        let packed = match u.packed {
+            Some(p) => p,
+            None => {
+                own = pack_rows(u.extracted, None);
+                &own
+            }
+        };
         let symbols = &u.extracted.symbols;
         if !symbols.is_empty() {
-            let line_signature = |i: usize| u.line_signatures.and_then(|l| l.get(i)) == Some(&true);
             tx.prepare_cached("INSERT INTO symbol_files (file_id, n, data) VALUES (?1, ?2, ?3)")?
-                .execute(params![
-                    file_id,
-                    symbols.len() as i64,
-                    packed::encode_symbols(symbols, &line_signature)
-                ])?;
+                .execute(params![file_id, symbols.len() as i64, packed.symbols])?;
             let mut names = tx.prepare_cached(
                 "INSERT INTO symbol_names (name, file_id, variant) VALUES (?1, ?2, ?3)",
             )?;
@@ -289,11 +314,7 @@ impl Writer<'_> {
         let refs = &u.extracted.refs;
         if !refs.is_empty() {
             tx.prepare_cached("INSERT INTO ref_files (file_id, n, data) VALUES (?1, ?2, ?3)")?
-                .execute(params![
-                    file_id,
-                    refs.len() as i64,
-                    packed::encode_refs(refs)
-                ])?;
+                .execute(params![file_id, refs.len() as i64, packed.refs])?;
             let mut names =
                 tx.prepare_cached("INSERT INTO ref_names (name, file_id) VALUES (?1, ?2)")?;
             for name in packed::ref_names(refs) {
@@ -349,17 +370,22 @@ impl Writer<'_> {
     /// Stores vectors computed by `model` for the given embedding keys.
     /// A key stored twice keeps the newer vector.
     pub fn put_embeddings(&self, model: &str, vectors: &[(u64, &[f32])]) -> rusqlite::Result<()> {
+        if vectors.is_empty() {
+            return Ok(());
+        }
+        self.tx
+            .prepare_cached("INSERT INTO models (name) VALUES (?1) ON CONFLICT(name) DO NOTHING")?
+            .execute([model])?;
+        let model_id: i64 = self
+            .tx
+            .prepare_cached("SELECT id FROM models WHERE name = ?1")?
+            .query_row([model], |r| r.get(0))?;
         let mut stmt = self.tx.prepare_cached(
-            "INSERT INTO embeddings (model, key, dim, vector) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT(model, key) DO UPDATE SET dim = excluded.dim, vector = excluded.vector",
+            "INSERT INTO embeddings (model_id, key, vector) VALUES (?1, ?2, ?3)
+             ON CONFLICT(model_id, key) DO UPDATE SET vector = excluded.vector",
         )?;
         for (key, v) in vectors {
-            stmt.execute(params![
-                model,
-                *key as i64,
-                v.len() as i64,
-                vector_to_blob(v)
-            ])?;
+            stmt.execute(params![model_id, *key as i64, vector_to_blob(v)])?;
         }
         Ok(())
     }
@@ -371,16 +397,17 @@ impl Writer<'_> {
             "DELETE FROM embeddings WHERE key NOT IN (SELECT embed_key FROM chunks)",
             [],
         )?;
-        let models: Vec<String> = {
-            let mut stmt = self.tx.prepare("SELECT DISTINCT model FROM embeddings")?;
-            stmt.query_map([], |r| r.get(0))?
+        let Some(keep) = keep_only else { return Ok(n) };
+        let models: Vec<(i64, String)> = {
+            let mut stmt = self.tx.prepare("SELECT id, name FROM models")?;
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<rusqlite::Result<_>>()?
         };
-        let Some(keep) = keep_only else { return Ok(n) };
-        for m in models.iter().filter(|m| !keep.contains(&m.as_str())) {
+        for (id, _) in models.iter().filter(|(_, m)| !keep.contains(&m.as_str())) {
             n += self
                 .tx
-                .execute("DELETE FROM embeddings WHERE model = ?1", [m])?;
+                .execute("DELETE FROM embeddings WHERE model_id = ?1", [id])?;
+            self.tx.execute("DELETE FROM models WHERE id = ?1", [id])?;
         }
         Ok(n)
     }

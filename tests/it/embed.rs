@@ -333,7 +333,9 @@ fn ollama_provider_and_model_change_reembeds_without_mixing() {
     assert_eq!(st["index"][0]["model"], "ollama:fake-b", "{st}");
     let db = rusqlite::Connection::open(p.path(".repo_search/index.db")).expect("db");
     let models: Vec<String> = db
-        .prepare("SELECT DISTINCT model FROM embeddings")
+        .prepare(
+            "SELECT name FROM models m WHERE EXISTS (SELECT 1 FROM embeddings e WHERE e.model_id = m.id)",
+        )
         .expect("prepare")
         .query_map([], |r| r.get(0))
         .expect("query")
@@ -596,10 +598,22 @@ fn an_index_with_f32_vectors_is_upgraded_in_place_and_answers_the_same() {
     let before = answers();
     assert_eq!(before[0].0, "sentence-transformers/all-MiniLM-L6-v2");
     assert!(!before[0].1.is_empty());
-    // What schema 7 stored: little-endian f32 values (here the values the
-    // int8 codes stand for), 4 bytes per dimension.
+    // What schema 7 stored: a model name and a dimension per row (the
+    // layout until schema 12), and little-endian f32 values (here the
+    // values the int8 codes stand for), 4 bytes per dimension.
     {
         let conn = rusqlite::Connection::open(p.path(".repo_search/index.db")).expect("open");
+        conn.execute_batch(
+            "ALTER TABLE embeddings RENAME TO today;
+             CREATE TABLE embeddings (id INTEGER PRIMARY KEY, model TEXT NOT NULL,
+                 key INTEGER NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL);
+             CREATE UNIQUE INDEX embeddings_model_key ON embeddings(model, key);
+             INSERT INTO embeddings (model, key, dim, vector)
+                 SELECT m.name, t.key, length(t.vector) - 4, t.vector
+                 FROM today t JOIN models m ON m.id = t.model_id;
+             DROP TABLE today; DROP TABLE models;",
+        )
+        .expect("the old layout");
         let rows: Vec<(i64, i64, Vec<u8>)> = conn
             .prepare("SELECT id, dim, vector FROM embeddings")
             .expect("prepare")
