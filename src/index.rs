@@ -254,6 +254,14 @@ fn index_locked_once(
             seconds = started.elapsed().as_secs_f64(),
             "secondary indexes built"
         );
+        // Only a smaller file is lost if this fails.
+        if let Err(e) = store.repack_name_tables() {
+            tracing::warn!("the name tables were not repacked: {e}");
+        }
+        tracing::debug!(
+            seconds = started.elapsed().as_secs_f64(),
+            "name tables repacked"
+        );
     }
     let (changed, touched) = written?;
     ngram::refresh(

@@ -382,6 +382,35 @@ impl Store {
     pub fn create_indexes(&self) -> rusqlite::Result<()> {
         self.conn.execute_batch(SCHEMA)
     }
+
+    /// After a bulk load: rewrites the name tables (`symbol_names`,
+    /// `ref_names`) in key order into fresh b-trees. Loaded file by file,
+    /// their rows arrived in random name order and left pages part empty
+    /// (on the kernel 165 MiB where 142 hold them); a copy in key order
+    /// (SQLite's transfer of identical tables, no sort) fills them. In one
+    /// transaction: a failure leaves the tables as they were.
+    pub fn repack_name_tables(&self) -> rusqlite::Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        for table in ["symbol_names", "ref_names"] {
+            let ddl: String = tx.query_row(
+                "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                [table],
+                |r| r.get(0),
+            )?;
+            let packed = format!("{table}_packed");
+            let Some(body) = ddl.find('(').map(|i| &ddl[i..]) else {
+                continue;
+            };
+            tx.execute_batch(&format!(
+                "DROP TABLE IF EXISTS {packed};
+                 CREATE TABLE {packed} {body};
+                 INSERT INTO {packed} SELECT * FROM {table};
+                 DROP TABLE {table};
+                 ALTER TABLE {packed} RENAME TO {table};"
+            ))?;
+        }
+        tx.commit()
+    }
 }
 
 #[cfg(test)]
@@ -608,6 +637,66 @@ mod tests {
             )
             .expect("count");
         assert_eq!(old, 0, "the old table and its index are gone");
+    }
+
+    /// Repacking the name tables keeps every row and every lookup.
+    #[test]
+    fn repacked_name_tables_answer_the_same() {
+        use crate::model::{Reference, Symbol};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open_rw(dir.path()).expect("open");
+        let files: Vec<(String, Extracted)> = (0..50)
+            .map(|i| {
+                let symbol = |name: String| Symbol {
+                    name,
+                    kind: "function".into(),
+                    container: None,
+                    signature: "def f():".into(),
+                    start_line: 1,
+                    end_line: 2,
+                    name_line: 1,
+                    name_column: 5,
+                };
+                let extracted = Extracted {
+                    symbols: vec![symbol(format!("f{}", i % 7)), symbol(format!("F{}", i % 3))],
+                    refs: vec![Reference {
+                        name: format!("g{}", i % 5),
+                        kind: "call".into(),
+                        line: 2,
+                        column: 5,
+                        qualifier: None,
+                        scope: None,
+                    }],
+                    ..Extracted::default()
+                };
+                (format!("m{i}.py"), extracted)
+            })
+            .collect();
+        let w = store.begin().expect("begin");
+        for (path, extracted) in &files {
+            w.put_file(
+                None,
+                &FileUpdate::for_test(path, Lang::Python, extracted),
+                1,
+            )
+            .expect("put");
+        }
+        w.commit().expect("commit");
+        let answers = |store: &Store| {
+            (
+                store.definition_rows("f3").expect("defs").len(),
+                store
+                    .symbol_rows("f", super::super::NameMatch::Prefix, 1000)
+                    .expect("prefix")
+                    .len(),
+                store.ref_rows("g2").expect("refs").len(),
+                store.counts().expect("counts").symbols,
+            )
+        };
+        let before = answers(&store);
+        assert_eq!(before, (7, 100, 10, 100));
+        store.repack_name_tables().expect("repack");
+        assert_eq!(answers(&store), before);
     }
 
     /// A schema without vectors (1) is rebuilt whole.
