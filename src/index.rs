@@ -254,14 +254,6 @@ fn index_locked_once(
             seconds = started.elapsed().as_secs_f64(),
             "secondary indexes built"
         );
-        // Only a smaller file is lost if this fails.
-        if let Err(e) = store.repack_name_tables() {
-            tracing::warn!("the name tables were not repacked: {e}");
-        }
-        tracing::debug!(
-            seconds = started.elapsed().as_secs_f64(),
-            "name tables repacked"
-        );
     }
     let (changed, touched) = written?;
     ngram::refresh(
@@ -277,6 +269,16 @@ fn index_locked_once(
         seconds = started.elapsed().as_secs_f64(),
         "trigram postings done"
     );
+    if bulk {
+        // Only a smaller file is lost if this fails.
+        if let Err(e) = store.repack_after_bulk_load() {
+            tracing::warn!("the loaded tables were not repacked: {e}");
+        }
+        tracing::debug!(
+            seconds = started.elapsed().as_secs_f64(),
+            "loaded tables repacked"
+        );
+    }
 
     if !idle {
         let w = store.begin().map_err(|e| store::explain(e, &db))?;

@@ -390,6 +390,12 @@ impl Store {
 
     fn configure(&self) -> rusqlite::Result<()> {
         self.conn.busy_timeout(Duration::from_secs(30))?;
+        // First, while a new file is still empty (later, and on an index
+        // made without it, a no-op): free pages can then be given back to
+        // the file system on request (`PRAGMA incremental_vacuum`, after a
+        // bulk load's repack).
+        self.conn
+            .pragma_update(None, "auto_vacuum", "INCREMENTAL")?;
         self.conn.pragma_update(None, "journal_mode", "WAL")?;
         self.conn.pragma_update(None, "synchronous", "NORMAL")?;
         self.conn.pragma_update(None, "temp_store", "MEMORY")?;
