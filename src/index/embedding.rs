@@ -496,6 +496,19 @@ pub fn embed_project(
         if n > 0 {
             tracing::info!("pruned {n} vectors of vanished chunks or unconfigured models");
         }
+        // Many new vectors (a first run, a new model): their pages, filled.
+        let embedded: u64 = out.iter().map(|s| s.embedded).sum();
+        let total: u64 = specs
+            .iter()
+            .filter_map(|s| store.embedding_coverage(&s.model_id).ok())
+            .map(|(with, _)| with)
+            .sum();
+        if embedded >= 1000 && embedded * 10 >= total {
+            match store.repack_vectors() {
+                Ok(()) => tracing::debug!("vectors repacked"),
+                Err(e) => tracing::warn!("the vectors were not repacked: {e}"),
+            }
+        }
     }
     Ok(out)
 }

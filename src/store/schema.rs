@@ -396,8 +396,20 @@ impl Store {
     /// failure leaves the tables as they were. Then the pages the old
     /// copies held are given back to the file system.
     pub fn repack_after_bulk_load(&self) -> rusqlite::Result<()> {
+        self.repack(&["symbol_names", "ref_names", "ngram_postings"])
+    }
+
+    /// After an embedding run that wrote many vectors: `embeddings` is
+    /// keyed by content hashes, so new vectors land all over it and leave
+    /// its pages part empty (Django's fast tier: 14.7 MiB, 12.7 in key
+    /// order). Rewritten as [`Store::repack_after_bulk_load`] does.
+    pub fn repack_vectors(&self) -> rusqlite::Result<()> {
+        self.repack(&["embeddings"])
+    }
+
+    fn repack(&self, tables: &[&str]) -> rusqlite::Result<()> {
         let tx = self.conn.unchecked_transaction()?;
-        for table in ["symbol_names", "ref_names", "ngram_postings"] {
+        for &table in tables {
             let ddl: String = tx.query_row(
                 "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1",
                 [table],
