@@ -7,7 +7,9 @@
 //!   keys and the vector encoding shared by reads and writes.
 //! - `schema.rs`: tables and indexes, [`SCHEMA_VERSION`] and its changelog.
 //! - `write.rs`: [`Writer`], the one way to change the index.
-//! - `read.rs`: every read query.
+//! - `read.rs`: every read query but those of `names.rs`.
+//! - `names.rs`: reads of definitions and references (per-file blobs found
+//!   through name tables); `packed.rs`: the blobs' encoding.
 //!
 //! **Invariant**: all rows of one file (its `files` row, symbols, refs,
 //! chunks and FTS entries) are written in the same transaction, so a reader
