@@ -126,22 +126,25 @@ impl Store {
     /// The file `file_id` and its definitions' blob (`None`: no such file
     /// or no definitions).
     fn symbol_blob(&self, file_id: i64) -> rusqlite::Result<Option<(FileInfo, Vec<u8>)>> {
-        self.conn
-            .prepare_cached(
-                "SELECT f.id, f.path, f.lang, f.size, b.data FROM symbol_files b JOIN files f ON f.id = b.file_id
-                 WHERE b.file_id = ?1",
-            )?
-            .query_row([file_id], |r| Ok((file_info(r)?, r.get(4)?)))
-            .optional()
+        self.file_blob(
+            "SELECT f.id, f.path, f.lang, f.size, b.data FROM symbol_files b JOIN files f ON f.id = b.file_id
+             WHERE b.file_id = ?1",
+            file_id,
+        )
     }
 
     /// The file `file_id` and its references' blob.
     fn ref_blob(&self, file_id: i64) -> rusqlite::Result<Option<(FileInfo, Vec<u8>)>> {
+        self.file_blob(
+            "SELECT f.id, f.path, f.lang, f.size, b.data FROM ref_files b JOIN files f ON f.id = b.file_id
+             WHERE b.file_id = ?1",
+            file_id,
+        )
+    }
+
+    fn file_blob(&self, sql: &str, file_id: i64) -> rusqlite::Result<Option<(FileInfo, Vec<u8>)>> {
         self.conn
-            .prepare_cached(
-                "SELECT f.id, f.path, f.lang, f.size, b.data FROM ref_files b JOIN files f ON f.id = b.file_id
-                 WHERE b.file_id = ?1",
-            )?
+            .prepare_cached(sql)?
             .query_row([file_id], |r| Ok((file_info(r)?, r.get(4)?)))
             .optional()
     }

@@ -150,6 +150,14 @@ impl<'a> Strings<'a> {
         n
     }
 
+    /// The blob: the format byte, this string table, then `body`.
+    fn finish(&self, body: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(body.len() + 16 * self.order.len());
+        self.write(&mut out);
+        out.extend_from_slice(body);
+        out
+    }
+
     fn write(&self, out: &mut Vec<u8>) {
         out.push(FORMAT);
         put(out, self.order.len() as u64);
@@ -290,14 +298,42 @@ pub fn encode_symbols(symbols: &[Symbol], line_signature: &dyn Fn(usize) -> bool
         put(&mut body, u64::from(s.name_column));
         prev = s.start_line;
     }
-    let mut out = Vec::with_capacity(body.len() + 16 * strings.order.len());
-    strings.write(&mut out);
-    out.extend_from_slice(&body);
-    out
+    strings.finish(&body)
 }
 
 /// Decodes a blob written by [`encode_symbols`].
 pub fn decode_symbols(blob: &[u8]) -> rusqlite::Result<Packed<'_, SymbolEntry>> {
+    decode(blob, "definitions", |r, n, prev| {
+        let name = r.string(n)?;
+        let kind = r.string(n)?;
+        let container = r.opt_string(n)?;
+        let signature = r.opt_string(n)?;
+        let start_line = r.line(*prev)?;
+        let end_line = r.line(start_line)?;
+        let name_line = r.line(start_line)?;
+        let name_col = r.u32()?;
+        *prev = start_line;
+        Some(SymbolEntry {
+            name,
+            kind,
+            container,
+            signature,
+            start_line,
+            end_line,
+            name_line,
+            name_col,
+        })
+    })
+}
+
+/// Decodes a blob: its string table, then its entries, each read by
+/// `entry` (given the string count and the previous entry's line); the
+/// whole blob must be read.
+fn decode<'a, E>(
+    blob: &'a [u8],
+    what: &str,
+    mut entry: impl FnMut(&mut Reader<'a>, usize, &mut u32) -> Option<E>,
+) -> rusqlite::Result<Packed<'a, E>> {
     (|| {
         let mut r = Reader { blob, at: 0 };
         let strings = r.strings()?;
@@ -306,29 +342,11 @@ pub fn decode_symbols(blob: &[u8]) -> rusqlite::Result<Packed<'_, SymbolEntry>> 
         let mut entries = Vec::with_capacity(count.min(blob.len()));
         let mut prev = 0u32;
         for _ in 0..count {
-            let name = r.string(n)?;
-            let kind = r.string(n)?;
-            let container = r.opt_string(n)?;
-            let signature = r.opt_string(n)?;
-            let start_line = r.line(prev)?;
-            let end_line = r.line(start_line)?;
-            let name_line = r.line(start_line)?;
-            let name_col = r.u32()?;
-            prev = start_line;
-            entries.push(SymbolEntry {
-                name,
-                kind,
-                container,
-                signature,
-                start_line,
-                end_line,
-                name_line,
-                name_col,
-            });
+            entries.push(entry(&mut r, n, &mut prev)?);
         }
         (r.at == blob.len()).then_some(Packed { strings, entries })
     })()
-    .ok_or_else(|| damaged("definitions"))
+    .ok_or_else(|| damaged(what))
 }
 
 /// The blob of a file's references, sorted by line and column (then as
@@ -350,41 +368,28 @@ pub fn encode_refs(refs: &[Reference]) -> Vec<u8> {
         put_opt(&mut body, r.scope.as_deref().map(|s| strings.number(s)));
         prev = r.line;
     }
-    let mut out = Vec::with_capacity(body.len() + 12 * strings.order.len());
-    strings.write(&mut out);
-    out.extend_from_slice(&body);
-    out
+    strings.finish(&body)
 }
 
 /// Decodes a blob written by [`encode_refs`].
 pub fn decode_refs(blob: &[u8]) -> rusqlite::Result<Packed<'_, RefEntry>> {
-    (|| {
-        let mut r = Reader { blob, at: 0 };
-        let strings = r.strings()?;
-        let n = strings.len();
-        let count = usize::try_from(r.num()?).ok()?;
-        let mut entries = Vec::with_capacity(count.min(blob.len()));
-        let mut prev = 0u32;
-        for _ in 0..count {
-            let name = r.string(n)?;
-            let kind = r.string(n)?;
-            let line = r.line(prev)?;
-            let col = r.u32()?;
-            let qualifier = r.opt_string(n)?;
-            let scope = r.opt_string(n)?;
-            prev = line;
-            entries.push(RefEntry {
-                name,
-                kind,
-                line,
-                col,
-                qualifier,
-                scope,
-            });
-        }
-        (r.at == blob.len()).then_some(Packed { strings, entries })
-    })()
-    .ok_or_else(|| damaged("references"))
+    decode(blob, "references", |r, n, prev| {
+        let name = r.string(n)?;
+        let kind = r.string(n)?;
+        let line = r.line(*prev)?;
+        let col = r.u32()?;
+        let qualifier = r.opt_string(n)?;
+        let scope = r.opt_string(n)?;
+        *prev = line;
+        Some(RefEntry {
+            name,
+            kind,
+            line,
+            col,
+            qualifier,
+            scope,
+        })
+    })
 }
 
 /// The distinct names of a file's definitions, each with its number among
