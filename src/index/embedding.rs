@@ -484,11 +484,14 @@ pub fn embed_project(
         // Vectors of a model that is no longer configured go only once every
         // configured tier is complete: switching providers for one run must
         // not throw away hours of embeddings.
-        let complete = specs.iter().all(|spec| {
-            store
-                .embedding_coverage(&spec.model_id)
-                .is_ok_and(|(with, total)| with == total)
-        });
+        // Counted once (a probe per chunk): for the prune and the repack.
+        let coverage: Vec<Option<(u64, u64)>> = specs
+            .iter()
+            .map(|spec| store.embedding_coverage(&spec.model_id).ok())
+            .collect();
+        let complete = coverage
+            .iter()
+            .all(|c| c.is_some_and(|(with, total)| with == total));
         let keep: Vec<&str> = specs.iter().map(|s| s.model_id.as_str()).collect();
         let w = store.begin().map_err(|e| store::explain(e, &db))?;
         let n = w.prune_embeddings(complete.then_some(keep.as_slice()))?;
@@ -498,11 +501,8 @@ pub fn embed_project(
         }
         // Many new vectors (a first run, a new model): their pages, filled.
         let embedded: u64 = out.iter().map(|s| s.embedded).sum();
-        let total: u64 = specs
-            .iter()
-            .filter_map(|s| store.embedding_coverage(&s.model_id).ok())
-            .map(|(with, _)| with)
-            .sum();
+        // (Pruning removed only vectors no chunk has: the counts stand.)
+        let total: u64 = coverage.iter().flatten().map(|(with, _)| with).sum();
         if embedded >= 1000 && embedded * 10 >= total {
             match store.repack_vectors() {
                 Ok(()) => tracing::debug!("vectors repacked"),

@@ -410,6 +410,29 @@ pub fn symbol_name_rows(symbols: &[Symbol]) -> Vec<(&str, u32)> {
     rows
 }
 
+/// The distinct names the entries of a stored definitions blob have
+/// (what its `symbol_names` rows were made from).
+pub fn stored_symbol_names(blob: &[u8]) -> rusqlite::Result<Vec<String>> {
+    let raw = inflate(blob)?;
+    let p = decode_symbols(&raw)?;
+    Ok(distinct_names(&p, p.entries.iter().map(|e| e.name)))
+}
+
+/// The distinct names the entries of a stored references blob have.
+pub fn stored_ref_names(blob: &[u8]) -> rusqlite::Result<Vec<String>> {
+    let raw = inflate(blob)?;
+    let p = decode_refs(&raw)?;
+    Ok(distinct_names(&p, p.entries.iter().map(|e| e.name)))
+}
+
+fn distinct_names<E>(p: &Packed<'_, E>, names: impl Iterator<Item = u32>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    names
+        .filter(|n| seen.insert(*n))
+        .map(|n| p.str(n).to_string())
+        .collect()
+}
+
 /// The distinct names of a file's references.
 pub fn ref_names(refs: &[Reference]) -> Vec<&str> {
     let mut seen = std::collections::HashSet::new();

@@ -190,40 +190,24 @@ impl Writer<'_> {
             .execute([file_id])?;
         self.fts_deleted.set(self.fts_deleted.get() + chunks as u64);
         // The name rows go by the names the file's blobs hold.
-        let symbols: Option<Vec<u8>> = tx
-            .prepare_cached("SELECT data FROM symbol_files WHERE file_id = ?1")?
-            .query_row([file_id], |r| r.get(0))
-            .optional()?;
-        if let Some(blob) = symbols {
-            let raw = packed::inflate(&blob)?;
-            let p = packed::decode_symbols(&raw)?;
-            let mut del =
-                tx.prepare_cached("DELETE FROM symbol_names WHERE name = ?1 AND file_id = ?2")?;
-            let mut done = std::collections::HashSet::new();
-            for e in &p.entries {
-                if done.insert(e.name) {
-                    del.execute(params![p.str(e.name), file_id])?;
-                }
+        type Names = fn(&[u8]) -> rusqlite::Result<Vec<String>>;
+        let packed_tables: [(&str, &str, Names); 2] = [
+            ("symbol_files", "symbol_names", packed::stored_symbol_names),
+            ("ref_files", "ref_names", packed::stored_ref_names),
+        ];
+        for (files, names, names_in) in packed_tables {
+            let blob: Option<Vec<u8>> = tx
+                .prepare_cached(&format!("SELECT data FROM {files} WHERE file_id = ?1"))?
+                .query_row([file_id], |r| r.get(0))
+                .optional()?;
+            let Some(blob) = blob else { continue };
+            let mut del = tx.prepare_cached(&format!(
+                "DELETE FROM {names} WHERE name = ?1 AND file_id = ?2"
+            ))?;
+            for name in names_in(&blob)? {
+                del.execute(params![name, file_id])?;
             }
-            tx.prepare_cached("DELETE FROM symbol_files WHERE file_id = ?1")?
-                .execute([file_id])?;
-        }
-        let refs: Option<Vec<u8>> = tx
-            .prepare_cached("SELECT data FROM ref_files WHERE file_id = ?1")?
-            .query_row([file_id], |r| r.get(0))
-            .optional()?;
-        if let Some(blob) = refs {
-            let raw = packed::inflate(&blob)?;
-            let p = packed::decode_refs(&raw)?;
-            let mut del =
-                tx.prepare_cached("DELETE FROM ref_names WHERE name = ?1 AND file_id = ?2")?;
-            let mut done = std::collections::HashSet::new();
-            for e in &p.entries {
-                if done.insert(e.name) {
-                    del.execute(params![p.str(e.name), file_id])?;
-                }
-            }
-            tx.prepare_cached("DELETE FROM ref_files WHERE file_id = ?1")?
+            tx.prepare_cached(&format!("DELETE FROM {files} WHERE file_id = ?1"))?
                 .execute([file_id])?;
         }
         tx.prepare_cached("DELETE FROM imports WHERE file_id = ?1")?
