@@ -12,7 +12,7 @@ use crate::error::{ErrorCode, UserError};
 use crate::history::{BlameRequest, HistoryRequest};
 use crate::index::IndexOptions;
 use crate::search::graph::Direction;
-use crate::search::keyword::{CaseMode, KeywordRequest};
+use crate::search::keyword::{CaseMode, KeywordRequest, Viewed};
 use crate::search::read::ReadRequest;
 use crate::search::semantic::SimilarTo;
 use crate::search::symbol::{MatchMode, RefType, SymbolQuery};
@@ -190,9 +190,10 @@ fn cmd_keyword(a: KeywordArgs) -> Result<Found> {
         return Ok(found(!result.matches.is_empty()));
     }
     let mut printer = render::KeywordPrinter::new();
-    let result = match svc.keyword_each(&req, &paths, &mut |path, matches| {
-        Ok(printer.file(path, matches)?)
-    }) {
+    let each = &mut |_: String, viewed: Viewed| Ok(printer.file(&viewed)?);
+    let context = req.before_context > 0 || req.after_context > 0;
+    let view = |path: &str, matches| render::keyword_file(path, matches, context);
+    let result = match svc.keyword_each(&req, &paths, &view, each) {
         Ok(r) => r,
         Err(e) if render::is_closed_pipe(&e) => return Ok(found(true)),
         Err(e) => return Err(e),

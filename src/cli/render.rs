@@ -11,7 +11,7 @@ use crate::history::{BlameResult, HistoryResult};
 use crate::index::IndexSummary;
 use crate::registry::ProjectEntry;
 use crate::search::graph::{GraphResult, Resolution};
-use crate::search::keyword::{KeywordMatch, KeywordResult};
+use crate::search::keyword::{KeywordMatch, KeywordResult, Viewed};
 use crate::search::read::ReadResult;
 use crate::search::symbol::{OutlineItem, RefResult, SymbolResult};
 use crate::search::{BEST_LINE_CHARS, arm_short_name, best_lines};
@@ -48,14 +48,50 @@ pub fn index_summary(s: &IndexSummary) -> Result<()> {
     with_stdout(|out| writeln!(out, "{}", summary_line(s)))
 }
 
-/// Prints keyword matches like `rg -n --column`, file by file as the
-/// search hands them over (`Service::keyword_each`), so a million matching
-/// lines are written, not held.
+/// One file's keyword matches as `rg -n --column` prints them, with `--`
+/// between the file's own context groups. Runs on the search's threads
+/// (a [`View`] for `Service::keyword_each`); [`KeywordPrinter`] separates
+/// one file's groups from the previous file's.
+/// `context`: context lines were asked for (`-A`, `-B`, `-C`), so lines
+/// that do not follow each other are separated, as `rg` does, even where a
+/// match has no context line of its own (at the end of a file).
+pub fn keyword_file(path: &str, matches: Vec<KeywordMatch>, context: bool) -> Viewed {
+    let mut out: Vec<u8> = Vec::with_capacity(matches.len() * (path.len() + 96));
+    let starts_group = context && !matches.is_empty();
+    // The last line printed of this file.
+    let mut last: Option<u64> = None;
+    for m in &matches {
+        let first_line = m.before.first().map(|c| c.line).unwrap_or(m.line);
+        if context && last.is_some_and(|l| first_line > l + 1) {
+            out.extend_from_slice(b"--\n");
+        }
+        for c in &m.before {
+            if last.is_some_and(|l| c.line <= l) {
+                continue;
+            }
+            write_line(&mut out, path, b'-', c.line, None, &c.text);
+        }
+        write_line(&mut out, path, b':', m.line, Some(m.column), &m.text);
+        let mut end = m.line;
+        for c in &m.after {
+            write_line(&mut out, path, b'-', c.line, None, &c.text);
+            end = c.line;
+        }
+        last = Some(end);
+    }
+    Viewed {
+        bytes: out,
+        matches: matches.len(),
+        starts_group,
+    }
+}
+
+/// Writes the files' output ([`keyword_file`]) in order as the search hands
+/// it over (`Service::keyword_each`), so a million matching lines are
+/// written, not held.
 pub struct KeywordPrinter {
     /// Not the locked handle: the search's threads print through it.
     out: BufWriter<io::Stdout>,
-    /// Path and last line printed, for `--` between context groups.
-    last: Option<(String, u64)>,
     shown: usize,
 }
 
@@ -64,46 +100,17 @@ impl KeywordPrinter {
     pub fn new() -> KeywordPrinter {
         KeywordPrinter {
             out: BufWriter::with_capacity(64 * 1024, io::stdout()),
-            last: None,
             shown: 0,
         }
     }
 
-    /// One file's matches, in order.
-    pub fn file(&mut self, path: &str, matches: &[KeywordMatch]) -> io::Result<()> {
-        let out = &mut self.out;
-        for m in matches {
-            let first_line = m.before.first().map(|c| c.line).unwrap_or(m.line);
-            let separate = (!m.before.is_empty() || !m.after.is_empty())
-                && self
-                    .last
-                    .as_ref()
-                    .is_some_and(|(p, l)| p != path || first_line > l + 1);
-            if separate {
-                writeln!(out, "--")?;
-            }
-            for c in &m.before {
-                if self
-                    .last
-                    .as_ref()
-                    .is_some_and(|(p, l)| p == path && c.line <= *l)
-                {
-                    continue;
-                }
-                write_line(out, path, b'-', c.line, None, &c.text)?;
-            }
-            write_line(out, path, b':', m.line, Some(m.column), &m.text)?;
-            let mut end = m.line;
-            for c in &m.after {
-                write_line(out, path, b'-', c.line, None, &c.text)?;
-                end = c.line;
-            }
-            match &mut self.last {
-                Some((p, l)) if p == path => *l = end,
-                last => *last = Some((path.to_string(), end)),
-            }
+    /// One file's output, in order.
+    pub fn file(&mut self, viewed: &Viewed) -> io::Result<()> {
+        if viewed.starts_group && self.shown > 0 {
+            self.out.write_all(b"--\n")?;
         }
-        self.shown += matches.len();
+        self.out.write_all(&viewed.bytes)?;
+        self.shown += viewed.matches;
         Ok(())
     }
 
@@ -128,25 +135,18 @@ impl KeywordPrinter {
 
 /// `path{sep}line{sep}[column{sep}]text\n` as bytes: `writeln!`'s
 /// formatting machinery was 9% of printing a million kernel matches.
-fn write_line(
-    out: &mut impl Write,
-    path: &str,
-    sep: u8,
-    line: u64,
-    column: Option<u64>,
-    text: &str,
-) -> io::Result<()> {
+fn write_line(out: &mut Vec<u8>, path: &str, sep: u8, line: u64, column: Option<u64>, text: &str) {
     let mut digits = [0u8; 20];
-    out.write_all(path.as_bytes())?;
-    out.write_all(&[sep])?;
-    out.write_all(decimal(line, &mut digits))?;
-    out.write_all(&[sep])?;
+    out.extend_from_slice(path.as_bytes());
+    out.push(sep);
+    out.extend_from_slice(decimal(line, &mut digits));
+    out.push(sep);
     if let Some(column) = column {
-        out.write_all(decimal(column, &mut digits))?;
-        out.write_all(&[sep])?;
+        out.extend_from_slice(decimal(column, &mut digits));
+        out.push(sep);
     }
-    out.write_all(text.as_bytes())?;
-    out.write_all(b"\n")
+    out.extend_from_slice(text.as_bytes());
+    out.push(b'\n');
 }
 
 /// The decimal digits of `n`, written at the end of `buf`.
@@ -1063,8 +1063,45 @@ mod tests {
             assert_eq!(decimal(n, &mut buf), n.to_string().as_bytes());
         }
         let mut out = Vec::new();
-        write_line(&mut out, "a/b.rs", b':', 12, Some(3), "let x = 1;").expect("write");
-        write_line(&mut out, "a/b.rs", b'-', 13, None, "").expect("write");
+        write_line(&mut out, "a/b.rs", b':', 12, Some(3), "let x = 1;");
+        write_line(&mut out, "a/b.rs", b'-', 13, None, "");
         assert_eq!(out, b"a/b.rs:12:3:let x = 1;\na/b.rs-13-\n");
+    }
+
+    /// As `rg -A1`: a match at the end of the file has no context line of
+    /// its own and is still separated from the group before it; a match
+    /// right after a group joins it; a file's first group is marked so the
+    /// printer separates it from the previous file's.
+    #[test]
+    fn context_groups_are_separated_like_rg() {
+        use crate::search::keyword::ContextLine;
+        let m = |line: u64, after: Option<u64>| KeywordMatch {
+            path: "f.c".into(),
+            line,
+            column: 1,
+            text: format!("m{line}"),
+            submatches: vec![(0, 1)],
+            before: Vec::new(),
+            after: after
+                .map(|l| ContextLine {
+                    line: l,
+                    text: format!("c{l}"),
+                })
+                .into_iter()
+                .collect(),
+        };
+        let v = keyword_file("f.c", vec![m(2, Some(3)), m(4, Some(5)), m(9, None)], true);
+        assert_eq!(
+            String::from_utf8(v.bytes).expect("utf8"),
+            "f.c:2:1:m2\nf.c-3-c3\nf.c:4:1:m4\nf.c-5-c5\n--\nf.c:9:1:m9\n"
+        );
+        assert!(v.starts_group);
+        assert_eq!(v.matches, 3);
+        let plain = keyword_file("f.c", vec![m(2, None), m(9, None)], false);
+        assert_eq!(
+            String::from_utf8(plain.bytes).expect("utf8"),
+            "f.c:2:1:m2\nf.c:9:1:m9\n"
+        );
+        assert!(!plain.starts_group);
     }
 }

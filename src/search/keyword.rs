@@ -177,6 +177,27 @@ pub struct KeywordResult {
     pub index_ruled_out: usize,
 }
 
+/// What a caller makes of one file's matches (the CLI: redacted and
+/// rendered as `rg` prints them), made by [`View`] on the thread that
+/// searched the file, so it runs in parallel rather than on the one thread
+/// that receives every file in order (on the kernel, `^\}` matches a
+/// million lines: rendering them there made the search slower than `rg`).
+#[derive(Debug, Default)]
+pub struct Viewed {
+    pub bytes: Vec<u8>,
+    /// Matching lines the bytes show.
+    pub matches: usize,
+    /// The bytes start a group of context lines (the CLI separates it from
+    /// the previous file's output with `--`).
+    pub starts_group: bool,
+}
+
+/// Turns one file's matches (path, matches in line order) into a [`Viewed`].
+pub type View<'a> = dyn Fn(&str, Vec<KeywordMatch>) -> Viewed + Sync + 'a;
+
+/// Receives each file's [`Viewed`] (path, view) in the answer's order.
+pub type EachViewed<'a> = dyn FnMut(String, Viewed) -> anyhow::Result<()> + Send + 'a;
+
 /// Searches `root` (absolute) for `req`, like `rg -n` run from `root`.
 ///
 /// Bad input (no pattern, a pattern too long, an invalid regex or glob)
@@ -195,6 +216,58 @@ pub fn search_keyword_with(
     req: &KeywordRequest,
     filter: Option<&dyn RuleOut>,
 ) -> anyhow::Result<KeywordResult> {
+    let outputs = walk_and_search(root, req, filter, None)?;
+    Ok(merge(outputs, req.max_results))
+}
+
+/// [`search_keyword_with`] handing each file's matches, made into a
+/// [`Viewed`] by `view`, to `each` in the answer's order once the walk is
+/// done (its order is known only then). Without `max_results` every file
+/// is viewed on the thread that searched it; with it, the first matches are
+/// viewed here. The answer has the counts and no `matches`; an error from
+/// `each` stops the hand-over and is returned.
+pub fn search_keyword_each(
+    root: &Path,
+    req: &KeywordRequest,
+    filter: Option<&dyn RuleOut>,
+    view: &View<'_>,
+    each: &mut EachViewed<'_>,
+) -> anyhow::Result<KeywordResult> {
+    let mut outputs = walk_and_search(root, req, filter, Some(view))?;
+    let mut files: Vec<FileHits> = Vec::new();
+    for out in &mut outputs {
+        files.append(&mut out.files);
+    }
+    let mut result = merge(outputs, None);
+    files.sort_unstable_by(|a, b| path_order(&a.path, &b.path));
+    let mut room = req.max_results.unwrap_or(usize::MAX);
+    for mut hits in files {
+        if room == 0 {
+            break;
+        }
+        let viewed = match hits.viewed.take() {
+            Some(viewed) => viewed,
+            None => {
+                hits.matches.truncate(room);
+                view(&hits.path, hits.matches)
+            }
+        };
+        room = room.saturating_sub(viewed.matches);
+        each(hits.path, viewed)?;
+    }
+    result.truncated = req
+        .max_results
+        .is_some_and(|max| result.total_matches > max);
+    Ok(result)
+}
+
+/// The walk of [`search_keyword_with`]: every thread's output.
+fn walk_and_search(
+    root: &Path,
+    req: &KeywordRequest,
+    filter: Option<&dyn RuleOut>,
+    view: Option<&View<'_>>,
+) -> anyhow::Result<Vec<ThreadOutput>> {
     let matcher = build_matcher(req)?;
     // Explicit paths inside our own index directory are dropped, like walked
     // ones; asking only for those is an empty search.
@@ -215,7 +288,7 @@ pub fn search_keyword_with(
         }
     };
     if (!req.paths.is_empty() && paths.is_empty()) || req.max_count == Some(0) {
-        return Ok(KeywordResult::default());
+        return Ok(Vec::new());
     }
     // ripgrep searches a single file on one thread.
     if paths.len() == 1 && !paths[0].is_dir() {
@@ -230,6 +303,7 @@ pub fn search_keyword_with(
         max_results: req.max_results,
         slice_explicit,
         filter,
+        view: view.filter(|_| req.max_results.is_none()),
         outputs: Mutex::new(Vec::new()),
         shown_all: AtomicBool::new(false),
     };
@@ -243,11 +317,10 @@ pub fn search_keyword_with(
         Box::new(move |entry| worker.visit(entry))
     });
 
-    let outputs = shared
+    Ok(shared
         .outputs
         .into_inner()
-        .unwrap_or_else(|e| e.into_inner());
-    Ok(merge(outputs, req.max_results))
+        .unwrap_or_else(|e| e.into_inner()))
 }
 
 /// Searches the given files (root-relative, regular files the walk would
@@ -262,29 +335,51 @@ pub fn search_keyword_listed(
     ruled_out: usize,
 ) -> anyhow::Result<KeywordResult> {
     let mut matches = Vec::new();
-    let mut result = search_keyword_listed_each(root, req, files, ruled_out, &mut |_, found| {
-        matches.extend(found);
+    let mut result = listed_run(root, req, files, ruled_out, None, &mut |hits| {
+        matches.extend(hits.matches);
         Ok(())
     })?;
     result.matches = matches;
     Ok(result)
 }
 
-/// [`search_keyword_listed`] that hands each file's matches to `each`
-/// (path, matches) in the result's order as soon as every file before it is
-/// done, instead of keeping them all: a search matching a million lines
-/// holds a few files' matches, not all of them (on the kernel, `^\}` took
-/// 430 MB and was slower than `rg`, mostly page faults and copies). The
-/// result carries the counts and no `matches`. With `max_results`, only the
-/// first ones are handed over (every file is still searched for the
-/// counts). An error from `each` (say, a closed pipe) stops the search and
-/// is returned.
+/// [`search_keyword_listed`] that hands each file's matches, made into a
+/// [`Viewed`] by `view`, to `each` (path, view) in the result's order as
+/// soon as every file before it is done, instead of keeping them all: a
+/// search matching a million lines holds a few files' output, not all of
+/// it (on the kernel, `^\}` took 430 MB and was slower than `rg`, mostly
+/// page faults and copies). Without `max_results`, `view` runs on the
+/// thread that searched the file; with it, only the first matches are
+/// viewed and handed over (every file is still searched for the counts).
+/// The result carries the counts and no `matches`. An error from `each`
+/// (say, a closed pipe) stops the search and is returned.
 pub fn search_keyword_listed_each(
     root: &Path,
     req: &KeywordRequest,
     files: &[String],
     ruled_out: usize,
-    each: &mut (dyn FnMut(String, Vec<KeywordMatch>) -> anyhow::Result<()> + Send),
+    view: &View<'_>,
+    each: &mut EachViewed<'_>,
+) -> anyhow::Result<KeywordResult> {
+    listed_run(root, req, files, ruled_out, Some(view), &mut |mut hits| {
+        let viewed = match hits.viewed.take() {
+            Some(viewed) => viewed,
+            None => view(&hits.path, hits.matches),
+        };
+        each(hits.path, viewed)
+    })
+}
+
+/// The search of [`search_keyword_listed`]: hands each file's hits (cut to
+/// what `max_results` leaves room for; viewed by `view` when there is no
+/// such cut) to `each` in order.
+fn listed_run(
+    root: &Path,
+    req: &KeywordRequest,
+    files: &[String],
+    ruled_out: usize,
+    view: Option<&View<'_>>,
+    each: &mut (dyn FnMut(FileHits) -> anyhow::Result<()> + Send),
 ) -> anyhow::Result<KeywordResult> {
     let matcher = build_matcher(req)?;
     if req.max_count == Some(0) {
@@ -298,6 +393,7 @@ pub fn search_keyword_listed_each(
         max_results: None,
         slice_explicit: false,
         filter: None,
+        view: view.filter(|_| req.max_results.is_none()),
         outputs: Mutex::new(Vec::new()),
         shown_all: AtomicBool::new(false),
     };
@@ -332,7 +428,9 @@ pub fn search_keyword_listed_each(
                 while !stop.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(rel) = order.get(i) else { break };
-                    let hits = worker.search_path(&root.join(rel), (*rel).clone(), false, true);
+                    let hits = worker
+                        .search_path(&root.join(rel), (*rel).clone(), false, true)
+                        .map(|hits| worker.viewed(hits));
                     // A file with matches is marked done only once they
                     // wait in the emitter, or they would be skipped.
                     let mut em = match hits {
@@ -390,7 +488,7 @@ struct Emitter<'e> {
     /// Matches that may still be handed over (`max_results`).
     room: usize,
     failed: Option<anyhow::Error>,
-    each: &'e mut (dyn FnMut(String, Vec<KeywordMatch>) -> anyhow::Result<()> + Send),
+    each: &'e mut (dyn FnMut(FileHits) -> anyhow::Result<()> + Send),
 }
 
 impl Emitter<'_> {
@@ -405,8 +503,8 @@ impl Emitter<'_> {
                 continue;
             }
             hits.matches.truncate(self.room);
-            self.room -= hits.matches.len();
-            if let Err(e) = (self.each)(hits.path, hits.matches) {
+            self.room -= hits.count();
+            if let Err(e) = (self.each)(hits) {
                 self.failed = Some(e);
             }
         }
@@ -564,6 +662,9 @@ struct Shared<'a> {
     slice_explicit: bool,
     /// Files the index's postings rule out are not opened.
     filter: Option<&'a dyn RuleOut>,
+    /// Views each file's matches on the thread that found them (only
+    /// without `max_results`: the cut must come first).
+    view: Option<&'a View<'a>>,
     outputs: Mutex<Vec<ThreadOutput>>,
     /// Set once every match that will be shown is found (files handed over
     /// in order, `max_results` reached): later files are only counted.
@@ -613,7 +714,7 @@ impl ThreadOutput {
     /// `max` matches in path order: a thread's first `max` hold every one of
     /// its matches that the overall first `max` hold.
     fn keep_first(&mut self, hits: FileHits, max: Option<usize>) {
-        self.held += hits.matches.len();
+        self.held += hits.count();
         self.files.push(hits);
         let Some(max) = max else {
             return;
@@ -640,7 +741,18 @@ impl ThreadOutput {
 
 struct FileHits {
     path: String,
+    /// Empty once viewed.
     matches: Vec<KeywordMatch>,
+    viewed: Option<Viewed>,
+}
+
+impl FileHits {
+    /// Matching lines held, as matches or viewed.
+    fn count(&self) -> usize {
+        self.viewed
+            .as_ref()
+            .map_or(self.matches.len(), |v| v.matches)
+    }
 }
 
 /// One walker thread: its own matcher and searcher (their caches are not
@@ -766,15 +878,29 @@ impl Worker<'_> {
             }
         }
         let matches = sink.matches;
-        (!matches.is_empty()).then_some(FileHits { path: rel, matches })
+        (!matches.is_empty()).then_some(FileHits {
+            path: rel,
+            matches,
+            viewed: None,
+        })
     }
 
     /// Keeps a file's matches in this thread's output (see
     /// [`ThreadOutput::keep_first`]).
     fn keep(&mut self, hits: Option<FileHits>) {
         if let Some(hits) = hits {
+            let hits = self.viewed(hits);
             self.out.keep_first(hits, self.shared.max_results);
         }
+    }
+
+    /// The hits made into a [`Viewed`] here when the search has a view for
+    /// this thread to run.
+    fn viewed(&self, mut hits: FileHits) -> FileHits {
+        if let Some(view) = self.shared.view {
+            hits.viewed = Some(view(&hits.path, std::mem::take(&mut hits.matches)));
+        }
+        hits
     }
 }
 
@@ -1124,24 +1250,83 @@ mod tests {
             r.max_results = max;
             r.walk.threads = 4;
             let want = search_keyword(root, &r).expect("walked");
+            // The view runs on the worker threads: it keeps the matches it
+            // saw (by path) for the check, and shows their lines.
+            let seen: Mutex<Vec<KeywordMatch>> = Mutex::new(Vec::new());
+            let view = |path: &str, ms: Vec<KeywordMatch>| {
+                assert!(ms.iter().all(|m| m.path == path));
+                let bytes = ms
+                    .iter()
+                    .map(|m| format!("{}:{}\n", m.line, m.text))
+                    .collect::<String>();
+                let n = ms.len();
+                seen.lock().expect("lock").extend(ms);
+                Viewed {
+                    bytes: bytes.into_bytes(),
+                    matches: n,
+                    starts_group: false,
+                }
+            };
+            let want_bytes: Vec<u8> = want
+                .matches
+                .iter()
+                .flat_map(|m| format!("{}:{}\n", m.line, m.text).into_bytes())
+                .collect();
             for _ in 0..20 {
-                let mut got: Vec<KeywordMatch> = Vec::new();
-                let result = search_keyword_listed_each(root, &r, &files, 0, &mut |path, ms| {
-                    assert!(ms.iter().all(|m| m.path == path));
-                    got.extend(ms);
-                    Ok(())
-                })
-                .expect("streamed");
-                assert_eq!(got, want.matches, "max {max:?}");
+                let mut got: Vec<u8> = Vec::new();
+                let mut paths: Vec<String> = Vec::new();
+                let result =
+                    search_keyword_listed_each(root, &r, &files, 0, &view, &mut |path, v| {
+                        got.extend(v.bytes);
+                        paths.push(path);
+                        Ok(())
+                    })
+                    .expect("streamed");
+                assert_eq!(got, want_bytes, "max {max:?}");
+                let mut want_paths: Vec<String> =
+                    want.matches.iter().map(|m| m.path.clone()).collect();
+                want_paths.dedup();
+                assert_eq!(paths, want_paths, "max {max:?}");
                 assert!(result.matches.is_empty());
                 assert_eq!(result.total_matches, want.total_matches);
                 assert_eq!(result.files_searched, want.files_searched);
                 assert_eq!(result.files_matched, want.files_matched);
                 assert_eq!(result.truncated, want.truncated);
+                // The walk's hand-over gives the same.
+                let (mut walked, mut walked_paths) = (Vec::new(), Vec::new());
+                let result = search_keyword_each(root, &r, None, &view, &mut |path, v| {
+                    walked.extend(v.bytes);
+                    walked_paths.push(path);
+                    Ok(())
+                })
+                .expect("walked, handed over");
+                assert_eq!(walked, want_bytes, "max {max:?}");
+                assert_eq!(walked_paths, want_paths, "max {max:?}");
+                assert!(result.matches.is_empty());
+                assert_eq!(result.total_matches, want.total_matches);
+                assert_eq!(result.files_searched, want.files_searched);
+                assert_eq!(result.truncated, want.truncated);
+            }
+            // Without a cut every match was viewed (on the workers), and with
+            // one at most the room (here, on the hand-over).
+            let seen = seen.into_inner().expect("lock");
+            match max {
+                None => assert_eq!(seen.len(), want.matches.len() * 40),
+                Some(m) => assert!(seen.len() <= m * 40),
             }
         }
         // A failing receiver stops the search with its error.
-        let err = search_keyword_listed_each(root, &req(&["needle"]), &files, 0, &mut |_, _| {
+        let view = |_: &str, ms: Vec<KeywordMatch>| Viewed {
+            matches: ms.len(),
+            ..Viewed::default()
+        };
+        let err =
+            search_keyword_listed_each(root, &req(&["needle"]), &files, 0, &view, &mut |_, _| {
+                anyhow::bail!("closed")
+            })
+            .expect_err("stops");
+        assert_eq!(err.to_string(), "closed");
+        let err = search_keyword_each(root, &req(&["needle"]), None, &view, &mut |_, _| {
             anyhow::bail!("closed")
         })
         .expect_err("stops");

@@ -4,6 +4,7 @@
 //! checks happen here, once; the surfaces render the typed answers.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Result;
 
@@ -12,8 +13,8 @@ use crate::error::{ErrorCode, UserError};
 use crate::history::{BlameRequest, BlameResult, HistoryRequest, HistoryResult};
 use crate::search::graph::{Direction, GraphResult, call_graph};
 use crate::search::keyword::{
-    KeywordMatch, KeywordRequest, KeywordResult, RuleOut, search_keyword_listed,
-    search_keyword_listed_each, search_keyword_with,
+    EachViewed, KeywordMatch, KeywordRequest, KeywordResult, RuleOut, View, search_keyword_each,
+    search_keyword_listed, search_keyword_listed_each, search_keyword_with,
 };
 use crate::search::ngram::{IndexFilter, Listed};
 use crate::search::read::{ReadRequest, ReadResult, read_file};
@@ -22,10 +23,6 @@ use crate::search::symbol::{
     outline, source_lines,
 };
 use crate::status::IndexStatus;
-
-/// Receives one file's keyword matches (path, matches), see
-/// [`Service::keyword_each`].
-pub type EachFile<'a> = dyn FnMut(&str, &[KeywordMatch]) -> Result<()> + Send + 'a;
 
 /// An answer read from the index: `value` is `None` when there is no index
 /// yet (a server answers that, with what it is doing about it; a command
@@ -270,27 +267,39 @@ impl Service {
         self.keyword_run(req, paths, None)
     }
 
-    /// [`Service::keyword`] handing each file's matches (path, matches,
-    /// redacted) to `each` in the answer's order instead of keeping them:
-    /// the answer has the counts and no `matches`. Where the index lists
-    /// the files (a watched project) they are handed over while the search
-    /// runs, so a million matching lines are never all held (the CLI's text
-    /// output); otherwise once it is done. An error from `each` stops the
+    /// [`Service::keyword`] handing each file's matches, redacted and made
+    /// into a [`Viewed`] by `view` (on the thread that searched the file),
+    /// to `each` in the answer's order instead of keeping them: the answer
+    /// has the counts and no `matches`. Where the index lists the files (a
+    /// watched project) they are handed over while the search runs, so a
+    /// million matching lines are never all held (the CLI's text output);
+    /// otherwise once the walk is done. An error from `each` stops the
     /// search and is returned.
     pub fn keyword_each(
         &self,
         req: &KeywordRequest,
         paths: &[String],
-        each: &mut EachFile<'_>,
+        view: &View<'_>,
+        each: &mut EachViewed<'_>,
     ) -> Result<KeywordResult> {
-        self.keyword_run(req, paths, Some(each))
+        let (root, enabled) = (self.root(), self.settings.redact);
+        let redacted = AtomicUsize::new(0);
+        let redacting = |path: &str, mut matches: Vec<KeywordMatch>| {
+            let mut red = crate::redact::Redactor::new(root, enabled);
+            redact_matches(&mut red, &mut matches);
+            redacted.fetch_add(red.count(), Ordering::Relaxed);
+            view(path, matches)
+        };
+        let mut r = self.keyword_run(req, paths, Some((&redacting, each)))?;
+        r.redacted = redacted.into_inner();
+        Ok(r)
     }
 
     fn keyword_run(
         &self,
         req: &KeywordRequest,
         paths: &[String],
-        mut each: Option<&mut EachFile<'_>>,
+        each: Option<(&View<'_>, &mut EachViewed<'_>)>,
     ) -> Result<KeywordResult> {
         let mut req = req.clone();
         let mut abs: Vec<PathBuf> = Vec::with_capacity(paths.len());
@@ -298,31 +307,28 @@ impl Service {
             abs.push(crate::paths::resolve_in_root(self.root(), p)?.abs);
         }
         req.paths = abs;
-        let mut red = self.redactor();
+        let root = self.root();
+        let walked = |filter: Option<&dyn RuleOut>,
+                      each: Option<(&View<'_>, &mut EachViewed<'_>)>| {
+            match each {
+                Some((view, each)) => search_keyword_each(root, &req, filter, view, each),
+                None => search_keyword_with(root, &req, filter),
+            }
+        };
         let (mut r, used_postings) = if req.no_index {
-            (search_keyword_with(self.root(), &req, None)?, false)
+            (walked(None, each)?, false)
         } else if let Some(listed) = self.keyword_listed(&req) {
-            let r = match each.as_mut() {
-                Some(each) => search_keyword_listed_each(
-                    self.root(),
-                    &req,
-                    &listed.files,
-                    listed.ruled_out,
-                    &mut |path, mut matches| {
-                        redact_matches(&mut red, &mut matches);
-                        each(&path, &matches)
-                    },
-                )?,
-                None => search_keyword_listed(self.root(), &req, &listed.files, listed.ruled_out)?,
+            let (files, ruled_out) = (&listed.files, listed.ruled_out);
+            let r = match each {
+                Some((view, each)) => {
+                    search_keyword_listed_each(root, &req, files, ruled_out, view, each)?
+                }
+                None => search_keyword_listed(root, &req, files, ruled_out)?,
             };
             (r, true)
         } else {
             let filter = self.keyword_filter(&req);
-            let r = search_keyword_with(
-                self.root(),
-                &req,
-                filter.as_ref().map(|f| f as &dyn RuleOut),
-            )?;
+            let r = walked(filter.as_ref().map(|f| f as &dyn RuleOut), each)?;
             (r, filter.is_some())
         };
         if used_postings {
@@ -332,13 +338,8 @@ impl Service {
                 "keyword: files the postings ruled out"
             );
         }
+        let mut red = self.redactor();
         redact_matches(&mut red, &mut r.matches);
-        if let Some(each) = each {
-            let matches = std::mem::take(&mut r.matches);
-            for file in matches.chunk_by(|a, b| a.path == b.path) {
-                each(&file[0].path, file)?;
-            }
-        }
         r.redacted = red.count();
         Ok(r)
     }
