@@ -47,6 +47,19 @@ pub const DEFAULT_PARSE_TIMEOUT: Duration = Duration::from_secs(10);
 const MINIFIED_AVG_LINE: usize = 500;
 const MINIFIED_MAX_LINE: usize = 16 * 1024;
 
+/// A file of at least this many bytes and [`DATA_MIN_LINES`] non-blank
+/// lines, at least [`DATA_SHARE_PCT`] percent of them data (a `#define`, or a line with
+/// three or more numbers) is a register map or a data table (on the Linux
+/// kernel, 490 such files hold 115 MiB: AMD's register headers, firmware
+/// and test vector tables): its symbols and references are extracted, but
+/// only its first chunk (its head, which says what the table is) is kept
+/// for full-text and semantic search, where a million near-identical
+/// `#define` lines only crowd out code (keyword and symbol search still
+/// find every line).
+const DATA_MIN_BYTES: usize = 32 * 1024;
+const DATA_SHARE_PCT: usize = 80;
+const DATA_MIN_LINES: usize = 200;
+
 /// Why a file could not be extracted; shown after `parse failure: `.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExtractError {
@@ -144,6 +157,9 @@ impl Extractor {
             }
         };
         out.chunks = chunk::finish(&lines, pieces);
+        if is_data_table(&lines) {
+            out.chunks.truncate(1);
+        }
         Ok(out)
     }
 
@@ -196,6 +212,47 @@ impl Extractor {
             }
         }
     }
+}
+
+/// See [`DATA_MIN_BYTES`].
+fn is_data_table(lines: &Lines<'_>) -> bool {
+    if lines.src().len() < DATA_MIN_BYTES {
+        return false;
+    }
+    let (mut data, mut total) = (0usize, 0usize);
+    for i in 0..lines.count() {
+        if lines.is_blank(i) {
+            continue;
+        }
+        total += 1;
+        let line = lines.line(i).trim_start();
+        if line.starts_with("#define") || numbers_in(line, 3) >= 3 {
+            data += 1;
+        }
+    }
+    // Many lines: one minified line of code holds numbers too.
+    total >= DATA_MIN_LINES && data * 100 >= total * DATA_SHARE_PCT
+}
+
+/// Numeric literals in `line` (tokens starting with a digit: `12`, `0x1f`,
+/// `1.5e3`), counted up to `max`.
+fn numbers_in(line: &str, max: usize) -> usize {
+    let bytes = line.as_bytes();
+    let (mut n, mut i) = (0, 0);
+    while i < bytes.len() && n < max {
+        let b = bytes[i];
+        let starts_token =
+            i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if starts_token && b.is_ascii_digit() {
+            n += 1;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    n
 }
 
 fn is_minified(lines: &Lines<'_>) -> bool {

@@ -2336,3 +2336,47 @@ fn go_java_c_imports() {
     assert_eq!(imports("main.c", c, Lang::C), want);
     assert_eq!(imports("main.cpp", c, Lang::Cpp), want);
 }
+
+/// A register map (40 KiB of `#define`s under a comment) keeps every
+/// definition and only its head chunk; a table of numbers likewise; code
+/// of the same size keeps all its chunks.
+#[test]
+fn data_tables_keep_symbols_and_only_their_head_chunk() {
+    let mut regs = String::from("/* gc_9_0 register offsets */\n#ifndef GC_9_0_H\n");
+    for i in 0..1200 {
+        regs.push_str(&format!("#define mmGC_REGISTER_{i:05}  0x{:04x}\n", i * 4));
+    }
+    regs.push_str("#endif\n");
+    assert!(regs.len() >= super::DATA_MIN_BYTES);
+    let x = extract("gc_9_0_offset.h", &regs, Lang::C);
+    assert_eq!(x.chunks.len(), 1, "only the head");
+    assert!(x.chunks[0].text.contains("gc_9_0 register offsets"));
+    let defines = x
+        .symbols
+        .iter()
+        .filter(|s| s.name.starts_with("mmGC_REGISTER_"))
+        .count();
+    assert_eq!(defines, 1200, "every register is still a symbol");
+
+    let mut table = String::from("static const u32 fw[] = {\n");
+    for i in 0..2000 {
+        table.push_str(&format!("\t0x{i:08x}, 0x{:08x}, 0x{:08x},\n", i * 3, i * 7));
+    }
+    table.push_str("};\n");
+    assert_eq!(extract("fw_table.c", &table, Lang::C).chunks.len(), 1);
+
+    let mut code = String::new();
+    for i in 0..400 {
+        code.push_str(&format!(
+            "static int handle_{i}(struct dev *d, int flags)\n{{\n\tif (flags & 4)\n\t\treturn d->count + {i};\n\treturn 0;\n}}\n\n"
+        ));
+    }
+    assert!(code.len() >= super::DATA_MIN_BYTES);
+    let x = extract("driver.c", &code, Lang::C);
+    assert!(
+        x.chunks.len() > 10,
+        "code keeps its chunks: {}",
+        x.chunks.len()
+    );
+    assert_eq!(super::numbers_in("{ 0x1f, 12, 1.5e3, x2 }", 9), 3);
+}

@@ -74,10 +74,13 @@
 //!   per row and no second (model, key) index (the dimension is the
 //!   blob's length, `store::blob_dim`); an older index's vectors are
 //!   moved over by the upgrade ([`Store::upgrade`]).
+//! - 13: same tables; a data table (a register map, a table of numbers:
+//!   `extract::DATA_MIN_BYTES`) keeps only its head chunk, so an older
+//!   index's rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 12;
+pub const SCHEMA_VERSION: i64 = 13;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -86,7 +89,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 11;
+const SAME_ROWS_SINCE: i64 = 13;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -636,17 +639,16 @@ mod tests {
         }
     }
 
-    /// A schema-11 index (today's rows, the vectors in the old layout)
-    /// keeps its rows, and its vectors move to `embeddings(model_id, key,
-    /// vector)`: every chunk still finds its vector, none is pending.
+    /// A schema-11 index (the vectors in the old layout) has its rows
+    /// rebuilt (schema 13 chunks data tables differently), and its vectors
+    /// move to `embeddings(model_id, key, vector)`.
     #[test]
-    fn a_schema_11_index_keeps_its_rows_and_moves_its_vectors() {
+    fn a_schema_11_index_moves_its_vectors() {
         let dir = tempfile::tempdir().expect("tempdir");
         let vectors = old_index(dir.path(), 11);
         let store = Store::open_rw(dir.path()).expect("upgrade");
         assert_eq!(store.user_version().expect("version"), SCHEMA_VERSION);
-        assert_eq!(store.counts().expect("counts").chunks, 4, "rows kept");
-        assert_eq!(store.pending_embeddings("m").expect("pending").len(), 0);
+        assert_eq!(store.counts().expect("counts").chunks, 0, "rebuilt");
         for (k, v) in &vectors {
             let mut fresh = Vec::new();
             super::super::blob_to_vector(&vector_to_blob(v), &mut fresh).expect("decode");
