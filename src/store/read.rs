@@ -581,7 +581,7 @@ impl Store {
             let mut rows = stmt.query(rusqlite::params![model, id])?;
             if let Some(r) = rows.next()? {
                 let blob = r.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?;
-                let mut v = Vec::with_capacity(blob_dim(blob.len()));
+                let mut v = Vec::with_capacity(blob_dim(blob).unwrap_or(0));
                 if blob_to_vector(blob, &mut v).is_some() {
                     out.insert(id, v);
                 }
@@ -670,8 +670,8 @@ impl Store {
             }
         }
         if mixed {
-            // A corrupt row came first in table order: the rows whose length
-            // is that of the first chunk (in id order) with a vector win.
+            // A corrupt row came first in table order: the rows with the
+            // dimensions of the first chunk (in id order) with a vector win.
             let Some(first) = len_of.iter().copied().find(|&l| l > 0) else {
                 sink.start(0, 0);
                 return Ok((sink, Vec::new(), Vec::new()));
@@ -679,9 +679,10 @@ impl Store {
             if first != width {
                 let (rows, chunk_ids, file_ids) =
                     self.load_vectors_of_length(model, &chunks, &slot_of, &shared, first)?;
-                sink.start(chunk_ids.len(), blob_dim(first));
+                sink.start(chunk_ids.len(), first);
+                let mut buf = Vec::new();
                 for (i, blob) in rows.iter().enumerate() {
-                    if let Some((codes, scale)) = blob_to_codes(blob) {
+                    if let Some((codes, scale)) = blob_to_codes(blob, &mut buf) {
                         sink.put(i, codes, scale);
                     }
                 }
@@ -708,9 +709,10 @@ impl Store {
 
     /// The vector scan of [`Store::load_vectors_into`]: each blob of
     /// `model` whose key a chunk has goes to that chunk's slot (of `slots`,
-    /// one per chunk). Returns the
-    /// byte length of each slot's vector (0: none), the common width and
-    /// whether some vector had another.
+    /// one per chunk). Returns the dimensions of each slot's vector (0:
+    /// none), the common width (the first vector's dimensions) and whether
+    /// some vector had another (either stored form counts by its
+    /// dimensions: int8 rows of an older index and packed ones mix).
     fn scan_vectors<S: RowSink>(
         &self,
         model: &str,
@@ -721,16 +723,18 @@ impl Store {
         let mut len_of: Vec<usize> = vec![0; slots];
         let mut width = 0usize;
         let mut mixed = false;
+        let mut buf = Vec::new();
         self.each_vector(model, slot_of, |slot, blob| {
-            let Some((codes, scale)) = blob_to_codes(blob) else {
+            let Some((codes, scale)) = blob_to_codes(blob, &mut buf) else {
                 return;
             };
+            let dim = codes.len();
             if width == 0 {
-                width = blob.len();
-                sink.start(slots, blob_dim(width));
+                width = dim;
+                sink.start(slots, dim);
             }
-            len_of[slot as usize] = blob.len();
-            if blob.len() != width {
+            len_of[slot as usize] = dim;
+            if dim != width {
                 mixed = true;
                 return;
             }
@@ -797,7 +801,7 @@ impl Store {
         }
     }
 
-    /// [`Store::load_vectors`] keeping only blobs of `width` bytes (the
+    /// [`Store::load_vectors`] keeping only vectors of `width` dimensions (the
     /// rare path of a corrupt row): the stored rows with their chunk and
     /// file ids.
     #[allow(clippy::type_complexity)]
@@ -811,7 +815,7 @@ impl Store {
     ) -> rusqlite::Result<(Vec<Vec<u8>>, Vec<i64>, Vec<i64>)> {
         let mut rows_of: Vec<Option<Vec<u8>>> = vec![None; chunks.len()];
         self.each_vector(model, slot_of, |slot, blob| {
-            if blob.len() == width {
+            if blob_dim(blob) == Some(width) {
                 rows_of[slot as usize] = Some(blob.to_vec());
             }
         })?;
@@ -849,7 +853,7 @@ impl Store {
             )
             .optional()?;
         Ok(blob.and_then(|b| {
-            let mut v = Vec::with_capacity(blob_dim(b.len()));
+            let mut v = Vec::with_capacity(blob_dim(&b).unwrap_or(0));
             blob_to_vector(&b, &mut v).map(|_| v)
         }))
     }
@@ -1255,7 +1259,49 @@ mod tests {
         let (qc, qs) = crate::search::quantized::quantize(&[0.6, 0.8]);
         assert_eq!(q.rows(), 3);
         for r in 0..3 {
-            assert_eq!(q.score(r, &qc, qs), same.score(r, &qc, qs), "row {r}");
+            // (Stored codes have fewer levels than `from_f32`'s: the same
+            // values, other rounding.)
+            let (a, b) = (q.score(r, &qc, qs), same.score(r, &qc, qs));
+            assert!((a - b).abs() < 1e-5, "row {r}: {a} vs {b}");
+        }
+    }
+
+    /// An index upgraded from schema 12 holds int8 vectors; new ones are
+    /// packed: both load into one matrix, each at its values.
+    #[test]
+    fn int8_and_packed_vectors_load_together() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open_rw(dir.path()).expect("open");
+        let extracted = Extracted {
+            chunks: vec![chunk(1, "old"), chunk(2, "new")],
+            ..Extracted::default()
+        };
+        let key = |t: &str| embed_key("a.rs", None, t);
+        {
+            let w = store.begin().expect("begin");
+            w.put_file(
+                None,
+                &FileUpdate::for_test("a.rs", Lang::Rust, &extracted),
+                1,
+            )
+            .expect("put file");
+            w.put_embeddings("m", &[(key("new"), &[0.0, 2.0][..])])
+                .expect("put");
+            // scale 1/127 (positive: the int8 form), codes 127 and 0.
+            let mut old = (1.0f32 / 127.0).to_le_bytes().to_vec();
+            old.extend_from_slice(&[127, 0]);
+            w.tx.execute(
+                "INSERT INTO embeddings (model_id, key, vector) VALUES (1, ?1, ?2)",
+                rusqlite::params![key("old") as i64, old],
+            )
+            .expect("int8 row");
+            w.commit().expect("commit");
+        }
+        let m = store.load_vectors("m").expect("load");
+        assert_eq!(m.chunk_ids, [1, 2]);
+        let want = [1.0, 0.0, 0.0, 2.0];
+        for (got, want) in m.data.iter().zip(want) {
+            assert!((got - want).abs() < 1e-5, "{:?}", m.data);
         }
     }
 

@@ -77,6 +77,10 @@
 //! - 13: same tables; a data table (a register map, a table of numbers:
 //!   `extract::DATA_MIN_BYTES`) keeps only its head chunk, so an older
 //!   index's rows are rebuilt by the next index run (its vectors kept).
+//!   New vectors are stored packed, 5 bits per dimension
+//!   (`store::vector_to_blob`: the scale with its sign bit set, the
+//!   dimensions, the codes; 166 bytes for 256 dimensions); int8 blobs of
+//!   an older index are read as they are, next to packed ones.
 
 use super::Store;
 
@@ -327,7 +331,7 @@ impl Store {
                 if dim > 0 && blob.len() == dim * 4 {
                     update.execute(rusqlite::params![id, super::f32_blob_to_blob(&blob)])?;
                     converted += 1;
-                } else if dim > 0 && super::blob_dim(blob.len()) == dim {
+                } else if dim > 0 && super::blob_dim(&blob) == Some(dim) {
                     converted += 1;
                 } else {
                     delete.execute([id])?;

@@ -600,7 +600,7 @@ fn an_index_with_f32_vectors_is_upgraded_in_place_and_answers_the_same() {
     assert!(!before[0].1.is_empty());
     // What schema 7 stored: a model name and a dimension per row (the
     // layout until schema 12), and little-endian f32 values (here the
-    // values the int8 codes stand for), 4 bytes per dimension.
+    // values the stored codes stand for), 4 bytes per dimension.
     {
         let conn = rusqlite::Connection::open(p.path(".repo_search/index.db")).expect("open");
         conn.execute_batch(
@@ -609,37 +609,35 @@ fn an_index_with_f32_vectors_is_upgraded_in_place_and_answers_the_same() {
                  key INTEGER NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL);
              CREATE UNIQUE INDEX embeddings_model_key ON embeddings(model, key);
              INSERT INTO embeddings (model, key, dim, vector)
-                 SELECT m.name, t.key, length(t.vector) - 4, t.vector
+                 SELECT m.name, t.key, 0, t.vector
                  FROM today t JOIN models m ON m.id = t.model_id;
              DROP TABLE today; DROP TABLE models;",
         )
         .expect("the old layout");
-        let rows: Vec<(i64, i64, Vec<u8>)> = conn
-            .prepare("SELECT id, dim, vector FROM embeddings")
+        let rows: Vec<(i64, Vec<u8>)> = conn
+            .prepare("SELECT id, vector FROM embeddings")
             .expect("prepare")
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
             .expect("query")
             .collect::<Result<_, _>>()
             .expect("rows");
-        let dims: std::collections::BTreeSet<i64> = rows.iter().map(|r| r.1).collect();
+        let mut dims = std::collections::BTreeSet::new();
+        for (id, blob) in rows {
+            let mut values = Vec::new();
+            repo_search::store::blob_to_vector(&blob, &mut values).expect("a stored vector");
+            dims.insert(values.len());
+            let f32s: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
+            conn.execute(
+                "UPDATE embeddings SET dim = ?2, vector = ?3 WHERE id = ?1",
+                rusqlite::params![id, values.len() as i64, f32s],
+            )
+            .expect("f32 blob");
+        }
         assert_eq!(
             dims.into_iter().collect::<Vec<_>>(),
             [256, 384],
             "both tiers"
         );
-        for (id, dim, blob) in rows {
-            assert_eq!(blob.len() as i64, dim + 4, "int8 codes and a scale");
-            let scale = f32::from_le_bytes([blob[0], blob[1], blob[2], blob[3]]);
-            let f32s: Vec<u8> = blob[4..]
-                .iter()
-                .flat_map(|&c| (f32::from(c as i8) * scale).to_le_bytes())
-                .collect();
-            conn.execute(
-                "UPDATE embeddings SET vector = ?2 WHERE id = ?1",
-                rusqlite::params![id, f32s],
-            )
-            .expect("f32 blob");
-        }
         conn.pragma_update(None, "user_version", 7)
             .expect("schema 7");
     }
