@@ -1045,6 +1045,29 @@ mod tests {
         }
     }
 
+    /// A store holding one file, `a.rs`, with one chunk per text (ids from
+    /// 1, in order).
+    fn store_with_chunks(dir: &std::path::Path, texts: &[&str]) -> Store {
+        let mut store = Store::open_rw(dir).expect("open");
+        let extracted = Extracted {
+            chunks: texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| chunk(i as u32 + 1, t))
+                .collect(),
+            ..Extracted::default()
+        };
+        let w = store.begin().expect("begin");
+        w.put_file(
+            None,
+            &FileUpdate::for_test("a.rs", Lang::Rust, &extracted),
+            1,
+        )
+        .expect("put file");
+        w.commit().expect("commit");
+        store
+    }
+
     /// Rewriting files counts the full-text rows their old chunks leave as
     /// tombstones; at 1,000 (1% of a small index) `merge_fts` merges the
     /// index whole and starts counting again, and queries answer the same.
@@ -1196,25 +1219,11 @@ mod tests {
     #[test]
     fn load_vectors_reads_rows_in_chunk_order() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut store = Store::open_rw(dir.path()).expect("open");
-        let texts = ["alpha", "beta", "gamma", "alpha", "delta"];
-        let extracted = Extracted {
-            chunks: texts
-                .iter()
-                .enumerate()
-                .map(|(i, t)| chunk(i as u32 + 1, t))
-                .collect(),
-            ..Extracted::default()
-        };
+        let mut store =
+            store_with_chunks(dir.path(), &["alpha", "beta", "gamma", "alpha", "delta"]);
         let key = |t: &str| embed_key("a.rs", None, t);
         {
             let w = store.begin().expect("begin");
-            w.put_file(
-                None,
-                &FileUpdate::for_test("a.rs", Lang::Rust, &extracted),
-                1,
-            )
-            .expect("put file");
             // The corrupt (3-wide) row is inserted first, so it comes first
             // in table order; "gamma" has no vector.
             w.put_embeddings("m", &[(key("delta"), &[9.0, 9.0, 9.0][..])])
@@ -1271,20 +1280,10 @@ mod tests {
     #[test]
     fn int8_and_packed_vectors_load_together() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut store = Store::open_rw(dir.path()).expect("open");
-        let extracted = Extracted {
-            chunks: vec![chunk(1, "old"), chunk(2, "new")],
-            ..Extracted::default()
-        };
+        let mut store = store_with_chunks(dir.path(), &["old", "new"]);
         let key = |t: &str| embed_key("a.rs", None, t);
         {
             let w = store.begin().expect("begin");
-            w.put_file(
-                None,
-                &FileUpdate::for_test("a.rs", Lang::Rust, &extracted),
-                1,
-            )
-            .expect("put file");
             w.put_embeddings("m", &[(key("new"), &[0.0, 2.0][..])])
                 .expect("put");
             // scale 1/127 (positive: the int8 form), codes 127 and 0.
@@ -1310,21 +1309,12 @@ mod tests {
     #[test]
     fn load_vectors_reads_every_batch() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut store = Store::open_rw(dir.path()).expect("open");
         let n = super::VECTOR_BATCH * 2 + 3;
         let texts: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
-        let extracted = Extracted {
-            chunks: texts.iter().map(|t| chunk(1, t)).collect(),
-            ..Extracted::default()
-        };
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let mut store = store_with_chunks(dir.path(), &refs);
         {
             let w = store.begin().expect("begin");
-            w.put_file(
-                None,
-                &FileUpdate::for_test("a.rs", Lang::Rust, &extracted),
-                1,
-            )
-            .expect("put file");
             let vectors: Vec<(u64, [f32; 2])> = texts
                 .iter()
                 .enumerate()
@@ -1337,10 +1327,11 @@ mod tests {
         let m = store.load_vectors("m").expect("load");
         assert_eq!(m.chunk_ids.len(), n);
         for (row, id) in m.chunk_ids.iter().enumerate() {
-            // (Stored as int8 codes with a scale: within a code's step.)
+            // (Stored as 5-bit codes with a scale: within half a step,
+            // the largest value / 30.)
             let want = (*id - 1) as f32;
             assert!(
-                (m.data[row * 2] - want).abs() <= want / 100.0 + 0.01,
+                (m.data[row * 2] - want).abs() <= n as f32 / 30.0 + 0.01,
                 "chunk {id}'s own vector: {} for {want}",
                 m.data[row * 2]
             );
