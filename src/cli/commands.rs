@@ -185,9 +185,14 @@ fn cmd_keyword(a: KeywordArgs) -> Result<Found> {
         no_index: a.no_index,
     };
     if a.common.json {
-        let result = svc.keyword(&req, &paths)?;
-        render::json(&result)?;
-        return Ok(found(!result.matches.is_empty()));
+        let mut printer = render::KeywordJson::new();
+        let each = &mut |_: String, viewed: Viewed| Ok(printer.file(&viewed)?);
+        let result = match svc.keyword_each(&req, &paths, &render::keyword_json_file, each) {
+            Ok(r) => r,
+            Err(e) if render::is_closed_pipe(&e) => return Ok(found(true)),
+            Err(e) => return Err(e),
+        };
+        return Ok(found(printer.finish(&result)? > 0));
     }
     let mut printer = render::KeywordPrinter::new();
     let each = &mut |_: String, viewed: Viewed| Ok(printer.file(&viewed)?);
