@@ -153,35 +153,32 @@ pub fn refresh(
     }
     let mut grams_held: HashMap<Trigram, Vec<u32>> = HashMap::new();
     let mut held = 0usize;
-    for batch in todo.chunks(BATCH_FILES) {
-        for (file, read) in batch.iter().zip(read_batch(batch, max_size)) {
-            let doc = u32::try_from(next).unwrap_or(u32::MAX);
-            next += 1;
-            let (indexed_at_ns, grams) = read;
-            let covered = grams.is_some();
-            w.ngram_put_doc(
-                &file.rel,
-                &NgramDoc {
-                    doc,
-                    size: file.size,
-                    mtime_ns: file.mtime_ns,
-                    indexed_at_ns,
-                    covered,
-                },
-            )?;
-            if let Some(grams) = grams {
-                summary.read += 1;
-                held += grams.len();
-                for g in grams {
-                    grams_held.entry(g).or_default().push(doc);
+    // The next batch is read (in parallel) while this thread files the
+    // current one's trigrams: on the kernel the two took turns, 9.4 s.
+    let (tx, rx) = crossbeam_channel::bounded::<Vec<Read>>(1);
+    let batches = std::thread::scope(|scope| -> Result<()> {
+        let todo = &todo;
+        scope.spawn(move || {
+            for batch in todo.chunks(BATCH_FILES) {
+                if tx.send(read_batch(batch, max_size)).is_err() {
+                    break;
                 }
             }
-            if held >= FLUSH_ENTRIES {
-                flush(&w, &mut grams_held)?;
-                held = 0;
-            }
+        });
+        for (batch, reads) in todo.chunks(BATCH_FILES).zip(rx.iter()) {
+            file_batch(
+                &w,
+                batch,
+                reads,
+                &mut next,
+                &mut summary,
+                &mut grams_held,
+                &mut held,
+            )?;
         }
-    }
+        Ok(())
+    });
+    batches?;
     flush(&w, &mut grams_held)?;
     w.set_meta(meta::NGRAM_NEXT_DOC, &next.to_string())?;
     if rebuild {
@@ -191,6 +188,46 @@ pub fn refresh(
     summary.seconds = started.elapsed().as_secs_f64();
     tracing::debug!(?summary, "trigram postings refreshed");
     Ok(summary)
+}
+
+/// Files one batch's reads: a doc row per file (numbered from `next`),
+/// its trigrams into `grams_held`, flushed to the postings past
+/// [`FLUSH_ENTRIES`].
+fn file_batch(
+    w: &store::Writer<'_>,
+    batch: &[&WalkedFile],
+    reads: Vec<Read>,
+    next: &mut u64,
+    summary: &mut NgramSummary,
+    grams_held: &mut HashMap<Trigram, Vec<u32>>,
+    held: &mut usize,
+) -> Result<()> {
+    for (file, (indexed_at_ns, grams)) in batch.iter().zip(reads) {
+        let doc = u32::try_from(*next).unwrap_or(u32::MAX);
+        *next += 1;
+        w.ngram_put_doc(
+            &file.rel,
+            &NgramDoc {
+                doc,
+                size: file.size,
+                mtime_ns: file.mtime_ns,
+                indexed_at_ns,
+                covered: grams.is_some(),
+            },
+        )?;
+        if let Some(grams) = grams {
+            summary.read += 1;
+            *held += grams.len();
+            for g in grams {
+                grams_held.entry(g).or_default().push(doc);
+            }
+        }
+        if *held >= FLUSH_ENTRIES {
+            flush(w, grams_held)?;
+            *held = 0;
+        }
+    }
+    Ok(())
 }
 
 fn flush(w: &store::Writer<'_>, pending: &mut HashMap<Trigram, Vec<u32>>) -> Result<()> {
