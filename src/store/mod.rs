@@ -584,8 +584,7 @@ const PACKED_HEADER: usize = SCALE_BYTES + 2;
 /// 65,535 dimensions keeps the int8 form.
 pub fn vector_to_blob(v: &[f32]) -> Vec<u8> {
     let Ok(dim) = u16::try_from(v.len()) else {
-        let (codes, scale) = quantize(v);
-        return codes_to_blob(&codes, scale);
+        return int8_blob(v);
     };
     let max = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
     let scale = if max == 0.0 || !max.is_finite() {
@@ -617,13 +616,32 @@ pub fn vector_to_blob(v: &[f32]) -> Vec<u8> {
     out
 }
 
-/// The int8 stored form (schemas 8 to 12): the scale, then one signed
-/// byte per dimension.
-fn codes_to_blob(codes: &[i8], scale: f32) -> Vec<u8> {
+/// The int8 stored form (schemas 8 to 12, and vectors too long to pack):
+/// the scale ([`quantize`]'s, never negative), then one signed byte per
+/// dimension.
+pub(super) fn int8_blob(v: &[f32]) -> Vec<u8> {
+    let (codes, scale) = quantize(v);
     let mut out = Vec::with_capacity(SCALE_BYTES + codes.len());
     out.extend_from_slice(&scale.to_le_bytes());
     out.extend(codes.iter().map(|&c| c as u8));
     out
+}
+
+/// Whether a blob of more than [`SCALE_BYTES`] bytes is in the int8 form
+/// (its scale's sign bit clear), not packed.
+fn is_int8(blob: &[u8]) -> bool {
+    blob[SCALE_BYTES - 1] & 0x80 == 0
+}
+
+/// An int8 blob of an older index in the packed form, for
+/// [`Store::upgrade`]; `None` for a blob packed already, or malformed.
+pub(super) fn int8_blob_packed(blob: &[u8]) -> Option<Vec<u8>> {
+    if blob.len() <= SCALE_BYTES || !is_int8(blob) {
+        return None;
+    }
+    let mut values = Vec::new();
+    blob_to_vector(blob, &mut values)?;
+    Some(vector_to_blob(&values))
 }
 
 /// The codes (as bytes: each one an `i8`, `byte as i8`) and scale of a
@@ -634,7 +652,7 @@ pub fn blob_to_codes<'a>(blob: &'a [u8], buf: &'a mut Vec<u8>) -> Option<(&'a [u
         return None;
     }
     let bits = u32::from_le_bytes([blob[0], blob[1], blob[2], blob[3]]);
-    if bits & PACKED == 0 {
+    if is_int8(blob) {
         return Some((&blob[SCALE_BYTES..], f32::from_bits(bits)));
     }
     let dim = packed_dim(blob)?;
@@ -668,7 +686,7 @@ pub fn blob_dim(blob: &[u8]) -> Option<usize> {
     if blob.len() <= SCALE_BYTES {
         return None;
     }
-    if blob[3] & 0x80 == 0 {
+    if is_int8(blob) {
         return Some(blob.len() - SCALE_BYTES);
     }
     packed_dim(blob)
@@ -736,8 +754,7 @@ mod tests {
         blob_to_vector(&zero, &mut back).expect("decodes");
         assert_eq!(back, [0.0, 0.0, 0.0]);
         // The int8 form (schemas 8 to 12).
-        let (codes, scale) = quantize(&[0.5, -1.0, 0.25]);
-        let old = codes_to_blob(&codes, scale);
+        let old = int8_blob(&[0.5, -1.0, 0.25]);
         assert_eq!(blob_dim(&old), Some(3));
         let mut back = Vec::new();
         blob_to_vector(&old, &mut back).expect("decodes");

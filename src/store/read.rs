@@ -112,11 +112,11 @@ pub struct LineSignature {
     pub file_size: u64,
 }
 
-/// The columns a [`ChunkSpan`] is read from, in its fields' order.
-/// Vectors read per statement when loading a model's matrix (about 5 MB
+/// Vectors read per statement when loading a model's matrix (about 3 MB
 /// of fast-tier blobs).
 const VECTOR_BATCH: usize = 16_384;
 
+/// The columns a [`ChunkSpan`] is read from, in its fields' order.
 const SPAN_COLUMNS: &str = "c.start_byte, c.end_byte, c.hash, f.size";
 
 /// The [`ChunkSpan`] at column `at` of a row selecting [`SPAN_COLUMNS`].
@@ -431,10 +431,7 @@ impl Store {
         )?;
         let mut chunks = chunk_keys.query([])?;
         let mut vectors = vector_keys.query([model])?;
-        let mut vector: Option<i64> = match vectors.next()? {
-            Some(r) => Some(r.get(0)?),
-            None => None,
-        };
+        let mut vector: Option<i64> = vectors.next()?.map(|r| r.get(0)).transpose()?;
         let (mut embedded, mut total) = (0u64, 0u64);
         while let Some(r) = chunks.next()? {
             let key: i64 = r.get(0)?;
@@ -442,10 +439,7 @@ impl Store {
             while let Some(v) = vector
                 && v < key
             {
-                vector = match vectors.next()? {
-                    Some(r) => Some(r.get(0)?),
-                    None => None,
-                };
+                vector = vectors.next()?.map(|r| r.get(0)).transpose()?;
             }
             if vector == Some(key) {
                 embedded += 1;
@@ -766,24 +760,20 @@ impl Store {
         else {
             return Ok(());
         };
-        let mut after = i64::MIN;
-        let mut first = true;
-        loop {
-            let mut read = 0usize;
+        // The first key of the next batch (none after the largest i64).
+        let mut from = Some(i64::MIN);
+        while let Some(start) = from {
+            let (mut read, mut last) = (0usize, start);
             {
-                // A range on the key (`>=` the first time: any i64 is a key).
-                let mut stmt = self.conn.prepare_cached(if first {
+                let mut stmt = self.conn.prepare_cached(
                     "SELECT key, vector FROM embeddings
-                     WHERE model_id = ?1 AND key >= ?2 ORDER BY key LIMIT ?3"
-                } else {
-                    "SELECT key, vector FROM embeddings
-                     WHERE model_id = ?1 AND key > ?2 ORDER BY key LIMIT ?3"
-                })?;
-                let mut rows = stmt.query(params![model_id, after, VECTOR_BATCH as i64])?;
+                     WHERE model_id = ?1 AND key >= ?2 ORDER BY key LIMIT ?3",
+                )?;
+                let mut rows = stmt.query(params![model_id, start, VECTOR_BATCH as i64])?;
                 while let Some(r) = rows.next()? {
                     read += 1;
                     let key: i64 = r.get(0)?;
-                    after = key;
+                    last = key;
                     let Some(&slot) = slot_of.get(&key) else {
                         continue;
                     };
@@ -793,12 +783,14 @@ impl Store {
                     );
                 }
             }
-            first = false;
             self.release_map()?;
-            if read < VECTOR_BATCH {
-                return Ok(());
-            }
+            from = if read < VECTOR_BATCH {
+                None
+            } else {
+                last.checked_add(1)
+            };
         }
+        Ok(())
     }
 
     /// [`Store::load_vectors`] keeping only vectors of `width` dimensions (the

@@ -392,14 +392,8 @@ impl Store {
             };
             last = (model, key);
             for (model, key, blob) in batch {
-                let int8 = blob.len() > 4 && blob[3] & 0x80 == 0;
-                let mut values = Vec::new();
-                if int8 && super::blob_to_vector(&blob, &mut values).is_some() {
-                    update.execute(rusqlite::params![
-                        model,
-                        key,
-                        super::vector_to_blob(&values)
-                    ])?;
+                if let Some(packed) = super::int8_blob_packed(&blob) {
+                    update.execute(rusqlite::params![model, key, packed])?;
                 }
             }
         }
@@ -721,12 +715,12 @@ mod tests {
             let w = store.begin().expect("begin");
             w.put_embeddings("m", &[(7, &v[..])]).expect("put");
             w.commit().expect("commit");
-            let (codes, scale) = super::super::quantize(&v);
-            let mut int8 = scale.to_le_bytes().to_vec();
-            int8.extend(codes.iter().map(|&c| c as u8));
             store
                 .conn
-                .execute("UPDATE embeddings SET vector = ?1", [int8])
+                .execute(
+                    "UPDATE embeddings SET vector = ?1",
+                    [super::super::int8_blob(&v)],
+                )
                 .expect("int8 row");
             store
                 .conn
