@@ -12,7 +12,7 @@ use crate::error::{ErrorCode, UserError};
 use crate::history::{BlameRequest, HistoryRequest};
 use crate::index::IndexOptions;
 use crate::search::graph::Direction;
-use crate::search::keyword::{CaseMode, KeywordRequest, Viewed};
+use crate::search::keyword::{CaseMode, KeywordRequest, View, Viewed};
 use crate::search::read::ReadRequest;
 use crate::search::semantic::SimilarTo;
 use crate::search::symbol::{MatchMode, RefType, SymbolQuery};
@@ -184,27 +184,25 @@ fn cmd_keyword(a: KeywordArgs) -> Result<Found> {
         paths: Vec::new(),
         no_index: a.no_index,
     };
-    if a.common.json {
-        let mut printer = render::KeywordJson::new();
-        let each = &mut |_: String, viewed: Viewed| Ok(printer.file(&viewed)?);
-        let result = match svc.keyword_each(&req, &paths, &render::keyword_json_file, each) {
-            Ok(r) => r,
-            Err(e) if render::is_closed_pipe(&e) => return Ok(found(true)),
-            Err(e) => return Err(e),
-        };
-        return Ok(found(printer.finish(&result)? > 0));
-    }
-    let mut printer = render::KeywordPrinter::new();
-    let each = &mut |_: String, viewed: Viewed| Ok(printer.file(&viewed)?);
+    let json = a.common.json;
     let context = req.before_context > 0 || req.after_context > 0;
-    let view = |path: &str, matches| render::keyword_file(path, matches, context);
-    let result = match svc.keyword_each(&req, &paths, &view, each) {
+    let text = |path: &str, matches| render::keyword_file(path, matches, context);
+    let view: &View<'_> = if json {
+        &render::keyword_json_file
+    } else {
+        &text
+    };
+    let mut writer = render::KeywordWriter::new(json);
+    let each = &mut |_: String, viewed: Viewed| Ok(writer.file(&viewed)?);
+    let result = match svc.keyword_each(&req, &paths, view, each) {
         Ok(r) => r,
         Err(e) if render::is_closed_pipe(&e) => return Ok(found(true)),
         Err(e) => return Err(e),
     };
-    let shown = printer.finish(&result)?;
-    render::redacted_note(result.redacted)?;
+    let shown = writer.finish(&result)?;
+    if !json {
+        render::redacted_note(result.redacted)?;
+    }
     Ok(found(shown > 0))
 }
 

@@ -50,7 +50,7 @@ pub fn index_summary(s: &IndexSummary) -> Result<()> {
 
 /// One file's keyword matches as `rg -n --column` prints them, with `--`
 /// between the file's own context groups. Runs on the search's threads
-/// (a [`View`] for `Service::keyword_each`); [`KeywordPrinter`] separates
+/// (a [`View`] for `Service::keyword_each`); [`KeywordWriter`] separates
 /// one file's groups from the previous file's.
 /// `context`: context lines were asked for (`-A`, `-B`, `-C`), so lines
 /// that do not follow each other are separated, as `rg` does, even where a
@@ -86,56 +86,9 @@ pub fn keyword_file(path: &str, matches: Vec<KeywordMatch>, context: bool) -> Vi
     }
 }
 
-/// Writes the files' output ([`keyword_file`]) in order as the search hands
-/// it over (`Service::keyword_each`), so a million matching lines are
-/// written, not held.
-pub struct KeywordPrinter {
-    /// Not the locked handle: the search's threads print through it.
-    out: BufWriter<io::Stdout>,
-    shown: usize,
-}
-
-impl KeywordPrinter {
-    #[allow(clippy::disallowed_methods)] // the renderer: stdout is its output
-    pub fn new() -> KeywordPrinter {
-        KeywordPrinter {
-            out: BufWriter::with_capacity(64 * 1024, io::stdout()),
-            shown: 0,
-        }
-    }
-
-    /// One file's output, in order.
-    pub fn file(&mut self, viewed: &Viewed) -> io::Result<()> {
-        if viewed.starts_group && self.shown > 0 {
-            self.out.write_all(b"--\n")?;
-        }
-        self.out.write_all(&viewed.bytes)?;
-        self.shown += viewed.matches;
-        Ok(())
-    }
-
-    /// Flushes, then notes on stderr when the answer was cut. Answers the
-    /// number of matches printed.
-    pub fn finish(mut self, r: &KeywordResult) -> Result<usize> {
-        match self.out.flush() {
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(self.shown),
-            other => other?,
-        }
-        if r.truncated {
-            writeln!(
-                io::stderr(),
-                "(the first {} of {} matching lines; raise --max-results or narrow with -g)",
-                self.shown,
-                r.total_matches
-            )?;
-        }
-        Ok(self.shown)
-    }
-}
-
 /// One file's keyword matches as `--json` prints them: the serialized
 /// matches, comma-separated (a [`View`] for `Service::keyword_each`, run on
-/// the search's threads; [`KeywordJson`] writes them into the answer).
+/// the search's threads; [`KeywordWriter`] writes them into the answer).
 pub fn keyword_json_file(_path: &str, matches: Vec<KeywordMatch>) -> Viewed {
     let mut bytes = Vec::with_capacity(matches.len() * 160);
     for (i, m) in matches.iter().enumerate() {
@@ -153,69 +106,84 @@ pub fn keyword_json_file(_path: &str, matches: Vec<KeywordMatch>) -> Viewed {
     }
 }
 
-/// Writes `repo-search keyword --json`'s answer, the serialized
-/// `KeywordResult`, as the search hands each file's matches over
-/// ([`keyword_json_file`]) instead of serializing them all at the end on
-/// one thread (on the kernel, `\)$` matches 2 million lines: 3x slower
-/// than `rg` that way). The same bytes as serializing the whole result.
-pub struct KeywordJson {
+/// Writes `repo-search keyword`'s answer in order as the search hands each
+/// file's output over (`Service::keyword_each`), so a million matching
+/// lines are written, not held: the text ([`keyword_file`]: files' context
+/// groups separated by `--`), or with `--json` the serialized
+/// `KeywordResult`, its matches ([`keyword_json_file`]) spliced in file by
+/// file instead of serialized at the end on one thread (on the kernel,
+/// `\)$` matches 2 million lines: 3x slower than `rg` that way), the same
+/// bytes.
+pub struct KeywordWriter {
+    /// Not the locked handle: the search's threads print through it.
     out: BufWriter<io::Stdout>,
+    json: bool,
     shown: usize,
 }
 
 /// How the serialized `KeywordResult` starts: its matches come first.
 const JSON_MATCHES: &[u8] = b"{\"matches\":[";
 
-impl KeywordJson {
+impl KeywordWriter {
     #[allow(clippy::disallowed_methods)] // the renderer: stdout is its output
-    pub fn new() -> KeywordJson {
-        KeywordJson {
+    pub fn new(json: bool) -> KeywordWriter {
+        KeywordWriter {
             out: BufWriter::with_capacity(64 * 1024, io::stdout()),
+            json,
             shown: 0,
         }
     }
 
-    /// One file's matches, in order.
+    /// One file's output, in order.
     pub fn file(&mut self, viewed: &Viewed) -> io::Result<()> {
-        if viewed.matches == 0 {
-            return Ok(());
+        if self.json {
+            if viewed.matches == 0 {
+                return Ok(());
+            }
+            self.out
+                .write_all(if self.shown == 0 { JSON_MATCHES } else { b"," })?;
+        } else if viewed.starts_group && self.shown > 0 {
+            self.out.write_all(b"--\n")?;
         }
-        self.out
-            .write_all(if self.shown == 0 { JSON_MATCHES } else { b"," })?;
         self.out.write_all(&viewed.bytes)?;
         self.shown += viewed.matches;
         Ok(())
     }
 
-    /// The rest of the answer (`r` holds the counts, no matches). Answers
-    /// the number of matches written.
+    /// Ends the answer (with `--json`, its fields after the matches: `r`
+    /// holds the counts, no matches) and flushes; a text answer that was
+    /// cut says so on stderr. Answers the number of matches written.
     pub fn finish(mut self, r: &KeywordResult) -> Result<usize> {
-        let whole = serde_json::to_vec(r)?;
-        let Some(rest) = whole.strip_prefix(&b"{\"matches\":[]"[..]) else {
-            anyhow::bail!("a keyword answer with matches left in it");
-        };
-        if self.shown == 0 {
-            self.out.write_all(JSON_MATCHES)?;
-        }
-        let written = self
-            .out
-            .write_all(b"]")
-            .and_then(|_| self.out.write_all(rest))
-            .and_then(|_| self.out.write_all(b"\n"))
-            .and_then(|_| self.out.flush());
-        match written {
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(self.shown),
-            other => {
-                other?;
-                Ok(self.shown)
+        if self.json {
+            let whole = serde_json::to_vec(r)?;
+            let Some(rest) = whole.strip_prefix(&b"{\"matches\":[]"[..]) else {
+                anyhow::bail!("a keyword answer with matches left in it");
+            };
+            let mut tail = Vec::with_capacity(JSON_MATCHES.len() + rest.len() + 2);
+            if self.shown == 0 {
+                tail.extend_from_slice(JSON_MATCHES);
+            }
+            tail.push(b']');
+            tail.extend_from_slice(rest);
+            tail.push(b'\n');
+            match self.out.write_all(&tail) {
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(self.shown),
+                other => other?,
             }
         }
-    }
-}
-
-impl Default for KeywordJson {
-    fn default() -> Self {
-        KeywordJson::new()
+        match self.out.flush() {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(self.shown),
+            other => other?,
+        }
+        if r.truncated && !self.json {
+            writeln!(
+                io::stderr(),
+                "(the first {} of {} matching lines; raise --max-results or narrow with -g)",
+                self.shown,
+                r.total_matches
+            )?;
+        }
+        Ok(self.shown)
     }
 }
 
@@ -245,12 +213,6 @@ fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
         if n == 0 {
             return &buf[i..];
         }
-    }
-}
-
-impl Default for KeywordPrinter {
-    fn default() -> Self {
-        KeywordPrinter::new()
     }
 }
 

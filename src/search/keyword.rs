@@ -245,15 +245,10 @@ pub fn search_keyword_each(
         if room == 0 {
             break;
         }
-        let viewed = match hits.viewed.take() {
-            Some(viewed) => viewed,
-            None => {
-                hits.matches.truncate(room);
-                view(&hits.path, hits.matches)
-            }
-        };
+        hits.matches.truncate(room);
+        let (path, viewed) = hits.into_viewed(view);
         room = room.saturating_sub(viewed.matches);
-        each(hits.path, viewed)?;
+        each(path, viewed)?;
     }
     result.truncated = req
         .max_results
@@ -361,12 +356,9 @@ pub fn search_keyword_listed_each(
     view: &View<'_>,
     each: &mut EachViewed<'_>,
 ) -> anyhow::Result<KeywordResult> {
-    listed_run(root, req, files, ruled_out, Some(view), &mut |mut hits| {
-        let viewed = match hits.viewed.take() {
-            Some(viewed) => viewed,
-            None => view(&hits.path, hits.matches),
-        };
-        each(hits.path, viewed)
+    listed_run(root, req, files, ruled_out, Some(view), &mut |hits| {
+        let (path, viewed) = hits.into_viewed(view);
+        each(path, viewed)
     })
 }
 
@@ -752,6 +744,16 @@ impl FileHits {
         self.viewed
             .as_ref()
             .map_or(self.matches.len(), |v| v.matches)
+    }
+
+    /// The path and its view: made on the searching thread already, or by
+    /// `view` now (when a `max_results` cut had to come first).
+    fn into_viewed(self, view: &View<'_>) -> (String, Viewed) {
+        let viewed = match self.viewed {
+            Some(viewed) => viewed,
+            None => view(&self.path, self.matches),
+        };
+        (self.path, viewed)
     }
 }
 

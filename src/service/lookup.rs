@@ -282,10 +282,9 @@ impl Service {
         view: &View<'_>,
         each: &mut EachViewed<'_>,
     ) -> Result<KeywordResult> {
-        let (root, enabled) = (self.root(), self.settings.redact);
         let redacted = AtomicUsize::new(0);
         let redacting = |path: &str, mut matches: Vec<KeywordMatch>| {
-            let mut red = crate::redact::Redactor::new(root, enabled);
+            let mut red = self.redactor();
             redact_matches(&mut red, &mut matches);
             redacted.fetch_add(red.count(), Ordering::Relaxed);
             view(path, matches)
