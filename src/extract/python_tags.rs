@@ -11,9 +11,9 @@
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use tree_sitter::{Language, Node, Tree, TreeCursor};
+use tree_sitter::{Language, Node, Tree};
 
-use super::captures::{RawDef, RawRef, RawTags};
+use super::captures::{RawDef, RawRef, RawTags, each_node};
 
 /// Pattern indices of the combined Python query (stock patterns first).
 const P_CONSTANT: usize = 0;
@@ -27,9 +27,6 @@ const P_DECORATOR_ATTR: usize = 7;
 /// How many patterns the walk stands for; checked against the query.
 #[cfg(test)]
 pub(crate) const PATTERNS: usize = 8;
-
-/// Nodes visited between two deadline checks.
-const DEADLINE_EVERY: u32 = 4096;
 
 /// Node kind and field ids of the Python grammar, looked up once.
 struct Ids {
@@ -92,34 +89,10 @@ pub(crate) fn collect<'t>(
         defs: Vec::new(),
         refs: Vec::new(),
     };
-    let mut cursor = tree.walk();
-    let mut visited: u32 = 0;
-    loop {
-        w.visit(cursor.node());
-        visited = visited.wrapping_add(1);
-        if visited.is_multiple_of(DEADLINE_EVERY) && Instant::now() >= deadline {
-            return None;
-        }
-        if !next_node(&mut cursor) {
-            break;
-        }
+    if !each_node(tree, deadline, |node| w.visit(node)) {
+        return None;
     }
     Some((w.defs, w.refs))
-}
-
-/// Pre-order step; `false` once the walk is back at the root.
-fn next_node(cursor: &mut TreeCursor<'_>) -> bool {
-    if cursor.goto_first_child() {
-        return true;
-    }
-    loop {
-        if cursor.goto_next_sibling() {
-            return true;
-        }
-        if !cursor.goto_parent() {
-            return false;
-        }
-    }
 }
 
 struct Walk<'t> {

@@ -227,6 +227,8 @@ pub(crate) fn collect(
     let mut ignored = Vec::new();
     let (raw_defs, raw_refs) = if lang == Lang::Python && !force_query() {
         super::python_tags::collect(&grammar.language, tree, deadline)?
+    } else if lang == Lang::C && !force_query() {
+        super::c_tags::collect(&grammar.language, tree, deadline)?
     } else {
         let found = Found {
             locals: &mut locals,
@@ -240,7 +242,7 @@ pub(crate) fn collect(
     Some(Tags { defs, refs })
 }
 
-// Tests compare the Python walk with the query it stands for.
+// Tests compare the Python and C walks with the queries they stand for.
 #[cfg(test)]
 thread_local! {
     pub(crate) static FORCE_QUERY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };

@@ -1,0 +1,451 @@
+//! Owns C's tags without the query engine: one cursor walk over the tree
+//! that yields exactly the captures of C's tags query (the stock
+//! `TAGS_QUERY` plus `queries/c.scm`), with the same pattern indices.
+//!
+//! Why: on the Linux kernel the query engine cost a fifth of the index
+//! build's CPU (`ts_query_cursor__advance` and the cursor bookkeeping
+//! under it), as much as the rest of extraction after the parse; a plain
+//! walk is several times cheaper. The query stays the definition: the
+//! tests run both on the same trees and require identical extractions, and
+//! a change to either that breaks the match fails them. C++ still runs its
+//! query (it appends `c.scm` to its own).
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use tree_sitter::{Language, Node, Tree};
+
+use super::captures::{RawDef, RawRef, RawTags, each_node};
+
+/// Pattern indices of the combined C query (stock patterns first).
+const P_STRUCT: usize = 0;
+const P_DECLARED_UNION: usize = 1;
+const P_FUNCTION: usize = 2;
+const P_TYPEDEF: usize = 3;
+const P_ENUM: usize = 4;
+const P_UNION: usize = 5;
+const P_MACRO: usize = 6;
+const P_FUNCTION_MACRO: usize = 7;
+const P_ENUMERATOR: usize = 8;
+const P_POINTER_TYPEDEF: usize = 9;
+const P_FUNCTION_POINTER_TYPEDEF: usize = 10;
+const P_FIELD: usize = 11;
+const P_GLOBAL: usize = 12;
+const P_CALL: usize = 13;
+const P_FIELD_CALL: usize = 14;
+const P_TYPE_REFERENCE: usize = 15;
+/// How many patterns the walk stands for; checked against the query.
+#[cfg(test)]
+pub(crate) const PATTERNS: usize = 16;
+
+/// Node kind and field ids of the C grammar, looked up once.
+struct Ids {
+    translation_unit: u16,
+    declaration: u16,
+    struct_specifier: u16,
+    union_specifier: u16,
+    enum_specifier: u16,
+    function_declarator: u16,
+    type_definition: u16,
+    preproc_def: u16,
+    preproc_function_def: u16,
+    enumerator: u16,
+    field_declaration: u16,
+    pointer_declarator: u16,
+    array_declarator: u16,
+    init_declarator: u16,
+    parenthesized_declarator: u16,
+    call_expression: u16,
+    field_expression: u16,
+    identifier: u16,
+    type_identifier: u16,
+    field_identifier: u16,
+    f_name: u16,
+    f_body: u16,
+    f_type: u16,
+    f_declarator: u16,
+    f_function: u16,
+    f_field: u16,
+}
+
+fn ids(language: &Language) -> &'static Ids {
+    static IDS: OnceLock<Ids> = OnceLock::new();
+    IDS.get_or_init(|| {
+        let kind = |k: &str| language.id_for_node_kind(k, true);
+        let field = |f: &str| language.field_id_for_name(f).map_or(0, |id| id.get());
+        Ids {
+            translation_unit: kind("translation_unit"),
+            declaration: kind("declaration"),
+            struct_specifier: kind("struct_specifier"),
+            union_specifier: kind("union_specifier"),
+            enum_specifier: kind("enum_specifier"),
+            function_declarator: kind("function_declarator"),
+            type_definition: kind("type_definition"),
+            preproc_def: kind("preproc_def"),
+            preproc_function_def: kind("preproc_function_def"),
+            enumerator: kind("enumerator"),
+            field_declaration: kind("field_declaration"),
+            pointer_declarator: kind("pointer_declarator"),
+            array_declarator: kind("array_declarator"),
+            init_declarator: kind("init_declarator"),
+            parenthesized_declarator: kind("parenthesized_declarator"),
+            call_expression: kind("call_expression"),
+            field_expression: kind("field_expression"),
+            identifier: kind("identifier"),
+            type_identifier: kind("type_identifier"),
+            field_identifier: kind("field_identifier"),
+            f_name: field("name"),
+            f_body: field("body"),
+            f_type: field("type"),
+            f_declarator: field("declarator"),
+            f_function: field("function"),
+            f_field: field("field"),
+        }
+    })
+}
+
+/// The captures of C's tags query on `tree`. `None` when `deadline`
+/// passed first.
+pub(crate) fn collect<'t>(
+    language: &Language,
+    tree: &'t Tree,
+    deadline: Instant,
+) -> Option<RawTags<'t>> {
+    let mut w = Walk {
+        ids: ids(language),
+        defs: Vec::new(),
+        refs: Vec::new(),
+    };
+    if !each_node(tree, deadline, |node| w.visit(node)) {
+        return None;
+    }
+    Some((w.defs, w.refs))
+}
+
+struct Walk<'t> {
+    ids: &'static Ids,
+    defs: Vec<RawDef<'t>>,
+    refs: Vec<RawRef<'t>>,
+}
+
+impl<'t> Walk<'t> {
+    /// The first child in `field` (`None` for a field the grammar lacks).
+    fn field(&self, node: Node<'t>, field: u16) -> Option<Node<'t>> {
+        std::num::NonZeroU16::new(field).and_then(|f| node.child_by_field_id(f.get()))
+    }
+
+    /// The child in `field` when it is of kind `kind`.
+    fn field_of(&self, node: Node<'t>, field: u16, kind: u16) -> Option<Node<'t>> {
+        self.field(node, field).filter(|n| n.kind_id() == kind)
+    }
+
+    /// Every child in `field`: `declarator` repeats (`int a, *b;`), and the
+    /// query matches each.
+    fn each_in_field(
+        &mut self,
+        node: Node<'t>,
+        field: u16,
+        mut each: impl FnMut(&mut Self, Node<'t>),
+    ) {
+        let Some(field) = std::num::NonZeroU16::new(field) else {
+            return;
+        };
+        let mut cursor = node.walk();
+        if !cursor.goto_first_child() {
+            return;
+        }
+        loop {
+            if cursor.field_id() == Some(field) {
+                each(self, cursor.node());
+            }
+            if !cursor.goto_next_sibling() {
+                return;
+            }
+        }
+    }
+
+    fn def(&mut self, node: Node<'t>, name: Node<'t>, suffix: &'static str, pattern: usize) {
+        self.defs.push(RawDef {
+            node,
+            name,
+            suffix,
+            pattern,
+        });
+    }
+
+    fn reference(&mut self, name: Node<'t>, suffix: &'static str, pattern: usize) {
+        self.refs.push(RawRef {
+            name,
+            suffix,
+            pattern,
+        });
+    }
+
+    /// `(X name: (kind) @name) @definition.suffix`
+    fn named(&mut self, node: Node<'t>, kind: u16, suffix: &'static str, pattern: usize) {
+        if let Some(name) = self.field_of(node, self.ids.f_name, kind) {
+            self.def(node, name, suffix, pattern);
+        }
+    }
+
+    /// `(X declarator: (kind) @name)`: `declarator` itself when of `kind`.
+    fn wrapped(&self, declarator: Node<'t>, wrapper: u16, kind: u16) -> Option<Node<'t>> {
+        if declarator.kind_id() == wrapper {
+            self.field_of(declarator, self.ids.f_declarator, kind)
+        } else {
+            None
+        }
+    }
+
+    /// `[(kind) (pointer_declarator declarator: (kind))
+    /// (array_declarator declarator: (kind))] @name`
+    fn plain_pointer_or_array(&self, declarator: Node<'t>, kind: u16) -> Option<Node<'t>> {
+        let ids = self.ids;
+        if declarator.kind_id() == kind {
+            Some(declarator)
+        } else {
+            self.wrapped(declarator, ids.pointer_declarator, kind)
+                .or_else(|| self.wrapped(declarator, ids.array_declarator, kind))
+        }
+    }
+
+    /// Pattern 12: a declaration directly under the translation unit,
+    /// once per declarator naming a variable.
+    fn globals(&mut self, unit: Node<'t>) {
+        let ids = self.ids;
+        let mut cursor = unit.walk();
+        let declarations: Vec<Node<'t>> = unit
+            .children(&mut cursor)
+            .filter(|c| c.kind_id() == ids.declaration)
+            .collect();
+        for declaration in declarations {
+            self.each_in_field(declaration, ids.f_declarator, |w, d| {
+                let name = w.plain_pointer_or_array(d, ids.identifier).or_else(|| {
+                    w.field(d, ids.f_declarator)
+                        .filter(|_| d.kind_id() == ids.init_declarator)
+                        .and_then(|inner| w.plain_pointer_or_array(inner, ids.identifier))
+                });
+                if let Some(name) = name {
+                    w.def(declaration, name, "variable", P_GLOBAL);
+                }
+            });
+        }
+    }
+
+    fn visit(&mut self, node: Node<'t>) {
+        let ids = self.ids;
+        let k = node.kind_id();
+        if k == ids.type_identifier {
+            self.reference(node, "type", P_TYPE_REFERENCE);
+        } else if k == ids.call_expression {
+            if let Some(f) = self.field(node, ids.f_function) {
+                if f.kind_id() == ids.identifier {
+                    self.reference(f, "call", P_CALL);
+                } else if let Some(name) =
+                    self.wrapped_field(f, ids.field_expression, ids.f_field, ids.field_identifier)
+                {
+                    self.reference(name, "call", P_FIELD_CALL);
+                }
+            }
+        } else if k == ids.function_declarator {
+            if let Some(name) = self.field_of(node, ids.f_declarator, ids.identifier) {
+                self.def(node, name, "function", P_FUNCTION);
+            }
+        } else if k == ids.field_declaration {
+            self.each_in_field(node, ids.f_declarator, |w, d| {
+                if let Some(name) = w.plain_pointer_or_array(d, ids.field_identifier) {
+                    w.def(node, name, "field", P_FIELD);
+                }
+            });
+        } else if k == ids.enumerator {
+            self.named(node, ids.identifier, "constant", P_ENUMERATOR);
+        } else if k == ids.preproc_def {
+            self.named(node, ids.identifier, "macro", P_MACRO);
+        } else if k == ids.preproc_function_def {
+            self.named(node, ids.identifier, "macro", P_FUNCTION_MACRO);
+        } else if k == ids.struct_specifier {
+            if self.has_body(node) {
+                self.named(node, ids.type_identifier, "class", P_STRUCT);
+            }
+        } else if k == ids.union_specifier {
+            if self.has_body(node) {
+                self.named(node, ids.type_identifier, "struct", P_UNION);
+            }
+        } else if k == ids.enum_specifier {
+            self.named(node, ids.type_identifier, "type", P_ENUM);
+        } else if k == ids.declaration {
+            if let Some(union) = self.field_of(node, ids.f_type, ids.union_specifier)
+                && let Some(name) = self.field_of(union, ids.f_name, ids.type_identifier)
+            {
+                self.def(node, name, "class", P_DECLARED_UNION);
+            }
+        } else if k == ids.type_definition {
+            self.each_in_field(node, ids.f_declarator, |w, d| w.typedef(node, d));
+        } else if k == ids.translation_unit {
+            self.globals(node);
+        }
+    }
+
+    /// Patterns 3, 9 and 10 on one declarator of a `type_definition`.
+    fn typedef(&mut self, node: Node<'t>, d: Node<'t>) {
+        let ids = self.ids;
+        if d.kind_id() == ids.type_identifier {
+            self.def(node, d, "type", P_TYPEDEF);
+        } else if let Some(name) = self.wrapped(d, ids.pointer_declarator, ids.type_identifier) {
+            self.def(node, name, "type", P_POINTER_TYPEDEF);
+        } else if let Some(inner) =
+            self.wrapped(d, ids.function_declarator, ids.parenthesized_declarator)
+        {
+            // `(parenthesized_declarator (pointer_declarator declarator:
+            // (type_identifier) @name))`: any child, once per match.
+            let mut cursor = inner.walk();
+            let pointers: Vec<Node<'t>> = inner
+                .children(&mut cursor)
+                .filter(|c| c.kind_id() == ids.pointer_declarator)
+                .collect();
+            for p in pointers {
+                if let Some(name) = self.field_of(p, ids.f_declarator, ids.type_identifier) {
+                    self.def(node, name, "type", P_FUNCTION_POINTER_TYPEDEF);
+                }
+            }
+        }
+    }
+
+    /// `body: (_)`: a named node in the `body` field.
+    fn has_body(&self, node: Node<'t>) -> bool {
+        self.field(node, self.ids.f_body)
+            .is_some_and(|b| b.is_named())
+    }
+
+    /// `(wrapper field: (kind))`: that child of `node` when `node` is a
+    /// `wrapper`.
+    fn wrapped_field(
+        &self,
+        node: Node<'t>,
+        wrapper: u16,
+        field: u16,
+        kind: u16,
+    ) -> Option<Node<'t>> {
+        if node.kind_id() == wrapper {
+            self.field_of(node, field, kind)
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::Extractor;
+    use crate::extract::tags::FORCE_QUERY;
+    use crate::model::{Extracted, Lang};
+
+    fn both(src: &str) -> (Extracted, Extracted) {
+        let mut x = Extractor::new();
+        let walked = x.extract("m.c", src, Lang::C).expect("walk");
+        FORCE_QUERY.with(|f| f.set(true));
+        let queried = x.extract("m.c", src, Lang::C);
+        FORCE_QUERY.with(|f| f.set(false));
+        (walked, queried.expect("query"))
+    }
+
+    /// Every construct the query looks at, nested, repeated, broken.
+    const SOURCE: &str = r#"
+#include <stdio.h>
+#define LIMIT 10
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+struct point { int x, *y, z[3]; unsigned flag : 1; struct point *next; };
+struct opaque;
+union value { int i; float f; } current, *other;
+union tag;
+enum color { RED, GREEN = 2, BLUE };
+enum forward;
+typedef struct point point_t, *point_p;
+typedef int **deep_t;
+typedef int (*handler_t)(int), (*other_t)(void);
+typedef int plain_fn(int);
+
+static int counter, *pointer, table[4], init = 3, *init_p = 0, init_a[2] = {1, 2};
+int (*callback)(int);
+extern const char *names[];
+
+int add(int a, int b);
+static inline size_t measure(const struct point *p, point_t q)
+{
+    struct local { int l; } inner;
+    int (*fp)(int) = add;
+    size_t n = strlen(p->name);
+    p->ops->run(p, q);
+    (*fp)(1);
+    obj.method(2);
+    return helper(n) + MAX(n, 1);
+}
+
+#ifdef CONFIG_X
+int guarded;
+void guarded_fn(void) { call_me(); }
+#endif
+
+void broken( { still_called(); }
+struct
+"#;
+
+    #[test]
+    fn walk_yields_the_query_captures() {
+        let (walked, queried) = both(SOURCE);
+        assert!(!walked.symbols.is_empty() && !walked.refs.is_empty());
+        assert_eq!(walked, queried);
+    }
+
+    #[test]
+    fn walk_matches_the_query_on_garbage() {
+        for src in [
+            "",
+            "x",
+            "struct",
+            "typedef",
+            "int a,",
+            "f(\n",
+            &"f(".repeat(300),
+            &"struct s { int a; };\n".repeat(50),
+            "typedef int (*(*f))(void);",
+            "int a = (int (*)(void)) b;",
+        ] {
+            let (walked, queried) = both(src);
+            assert_eq!(walked, queried, "source: {src:?}");
+        }
+    }
+
+    #[test]
+    fn walk_stands_for_every_pattern_of_the_query() {
+        let grammar = crate::lang::grammar(Lang::C).expect("c grammar");
+        assert_eq!(grammar.tags_query.pattern_count(), super::PATTERNS);
+    }
+
+    /// Compares on every `.c` and `.h` file of `tests/fixtures`, or of the
+    /// tree named by `REPO_SEARCH_C_CORPUS=DIR` (e.g. the Linux kernel).
+    #[test]
+    fn walk_matches_the_query_on_a_corpus() {
+        let dir = std::env::var_os("REPO_SEARCH_C_CORPUS")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+            });
+        let mut n = 0;
+        for entry in ignore::WalkBuilder::new(&dir).build().flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "c" && e != "h") {
+                continue;
+            }
+            let Ok(src) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            let (walked, queried) = both(&src);
+            assert_eq!(walked, queried, "{}", path.display());
+            n += 1;
+        }
+        eprintln!("compared {n} files in {}", dir.display());
+        assert!(n > 0, "no .c or .h file in {}", dir.display());
+    }
+}
