@@ -226,7 +226,7 @@ impl Writer<'_> {
             .optional()?;
         match stored {
             Some(mut blob) => {
-                let last = decode(&blob).last().copied();
+                let last = last_id(&blob);
                 encode_append(&mut blob, last, ids);
                 self.tx
                     .prepare_cached("UPDATE ngram_postings SET docs = ?2 WHERE gram = ?1")?
@@ -270,6 +270,19 @@ pub fn encode_append(out: &mut Vec<u8>, last: Option<u32>, ids: &[u32]) -> Optio
 /// beyond it).
 pub fn decode(blob: &[u8]) -> Vec<u32> {
     let mut out = Vec::with_capacity(blob.len());
+    each_id(blob, |id| out.push(id));
+    out
+}
+
+/// The last id of a posting list, without materialising it (appends
+/// need only that).
+fn last_id(blob: &[u8]) -> Option<u32> {
+    let mut last = None;
+    each_id(blob, |id| last = Some(id));
+    last
+}
+
+fn each_id(blob: &[u8], mut each: impl FnMut(u32)) {
     let mut prev: i64 = -1;
     let mut gap: u64 = 0;
     let mut shift = 0u32;
@@ -282,11 +295,10 @@ pub fn decode(blob: &[u8]) -> Vec<u32> {
             continue;
         }
         prev += gap as i64 + 1;
-        out.push(prev as u32);
+        each(prev as u32);
         gap = 0;
         shift = 0;
     }
-    out
 }
 
 #[cfg(test)]

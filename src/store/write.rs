@@ -150,9 +150,24 @@ impl Store {
     /// the OS's cache).
     pub fn start_bulk_load(&self) -> rusqlite::Result<()> {
         self.drop_secondary_indexes()?;
+        // FTS5 writes its pending terms out as a new segment whenever they
+        // pass `hashsize` (1 MiB by default), and merges those segments
+        // again later: a bulk load's transactions hold several MiB each,
+        // and on the kernel the writer thread spent 4 s less with one
+        // segment per transaction. Kept in the table's config, so later
+        // runs (a `git checkout`) gain too; the memory is only used while
+        // a transaction holds that much.
+        self.conn.execute(
+            "INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('hashsize', ?1)",
+            [FTS_HASH_BYTES],
+        )?;
         self.conn.execute_batch("PRAGMA synchronous = OFF")
     }
 }
+
+/// The full-text index's pending-terms limit during bulk loads (see
+/// [`Store::start_bulk_load`]).
+const FTS_HASH_BYTES: i64 = 32 << 20;
 
 /// Writes inside one transaction, from [`Store::begin`] to
 /// [`Writer::commit`]. Every method keeps a file's rows together.
