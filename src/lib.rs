@@ -30,6 +30,7 @@ pub mod search;
 pub mod service;
 pub mod settings;
 pub mod source;
+pub mod stats;
 pub mod status;
 pub mod store;
 pub mod text;

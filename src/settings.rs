@@ -58,6 +58,9 @@ pub mod env {
     pub const OFFLINE: &str = "REPO_SEARCH_OFFLINE";
     /// `1`/`true`: answers show secret values verbatim (no redaction).
     pub const NO_REDACT: &str = "REPO_SEARCH_NO_REDACT";
+    /// `1`/`true`: answered operations are not logged for `stats`
+    /// (`scripts/bench-stats.py` measures what logging costs with it).
+    pub const NO_STATS: &str = "REPO_SEARCH_NO_STATS";
 }
 
 /// The file format of `.repo_search/config.toml`.

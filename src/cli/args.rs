@@ -69,6 +69,10 @@ pub enum Command {
     Search(SearchArgs),
     /// What the index holds and how fresh it is.
     Status(StatusArgs),
+    /// How fast each operation has been (count, errors, P50/P95/P99, cache
+    /// hits, from the CLI, the MCP server and the daemon together), with
+    /// the index's size per table and vectors per model.
+    Stats(StatsArgs),
     /// Show resolved settings and where each value came from.
     Config(ConfigArgs),
     /// Trust this project's own .repo_search/config.toml, as it is now, to
@@ -500,6 +504,16 @@ pub struct StatusArgs {
     /// multi-GB index)
     #[arg(long)]
     pub sizes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Only operations of the last SPAN: `90s`, `30m`, `24h`, `7d`, `2w`
+    /// (default: all the log keeps, the last ~20,000)
+    #[arg(long, value_name = "SPAN")]
+    pub since: Option<String>,
 }
 
 #[derive(Debug, Args)]

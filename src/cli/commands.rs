@@ -37,6 +37,7 @@ pub fn run(cli: Cli) -> Result<Found> {
         Command::Context(a) => cmd_context(a),
         Command::Search(a) => cmd_search(a),
         Command::Status(a) => cmd_status(a),
+        Command::Stats(a) => cmd_stats(a),
         Command::Config(a) => cmd_config(a),
         Command::Trust(a) => cmd_trust(a),
         Command::Mcp(a) => crate::mcp::run(a.root.as_deref()).map(|()| Found::Yes),
@@ -513,6 +514,17 @@ fn cmd_status(a: StatusArgs) -> Result<Found> {
         render::status(&st)?;
     }
     Ok(found(st.exists))
+}
+
+fn cmd_stats(a: StatsArgs) -> Result<Found> {
+    let svc = service_as_is(&a.common)?;
+    let answer = svc.stats(&crate::service::StatsRequest { since: a.since })?;
+    if a.common.json {
+        render::json(&answer)?;
+    } else {
+        render::stats(&answer)?;
+    }
+    Ok(found(!answer.ops.is_empty()))
 }
 
 fn cmd_config(a: ConfigArgs) -> Result<Found> {

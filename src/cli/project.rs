@@ -22,7 +22,9 @@ pub(crate) fn service(common: &Common, over: &Overrides, quiet: bool) -> Result<
         Policy::BuildIfMissing,
         OnBadConfig::Fail,
     )?;
-    Ok(svc.with_observer(observer(quiet || common.json)))
+    Ok(svc
+        .with_observer(observer(quiet || common.json))
+        .recording(crate::stats::Surface::Cli))
 }
 
 /// `over` with the flags every command shares (`--no-redact`).

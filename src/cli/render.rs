@@ -847,41 +847,117 @@ pub fn status(s: &IndexStatus) -> Result<()> {
             }
         }
         if let Some(z) = &s.sizes {
-            let mib = |b: u64| b as f64 / 1048576.0;
-            let ratio = |b: u64| {
-                if z.source_bytes > 0 {
-                    format!("{:.2}x", b as f64 / z.source_bytes as f64)
-                } else {
-                    "-".into()
-                }
-            };
+            sizes(out, z)?;
+        }
+        Ok(())
+    })
+}
+
+/// The index's size per table (`status --sizes`, `stats`).
+fn sizes(out: &mut dyn Write, z: &crate::store::Sizes) -> std::io::Result<()> {
+    let mib = |b: u64| b as f64 / 1048576.0;
+    let ratio = |b: u64| {
+        if z.source_bytes > 0 {
+            format!("{:.2}x", b as f64 / z.source_bytes as f64)
+        } else {
+            "-".into()
+        }
+    };
+    writeln!(
+        out,
+        "sizes:    database {:.1} MiB = {} the {:.1} MiB of indexed source",
+        mib(z.db_bytes),
+        ratio(z.db_bytes),
+        mib(z.source_bytes)
+    )?;
+    writeln!(
+        out,
+        "          {:<16} {:>10} {:>10} {:>7}",
+        "table", "data MiB", "index MiB", "share"
+    )?;
+    for t in &z.tables {
+        let share = if z.db_bytes > 0 {
+            100.0 * (t.bytes + t.index_bytes) as f64 / z.db_bytes as f64
+        } else {
+            0.0
+        };
+        writeln!(
+            out,
+            "          {:<16} {:>10.2} {:>10.2} {:>6.1}%",
+            t.name,
+            mib(t.bytes),
+            mib(t.index_bytes),
+            share
+        )?;
+    }
+    Ok(())
+}
+
+/// `stats`: figures per operation, then the index's vectors and sizes.
+pub fn stats(a: &crate::service::StatsAnswer) -> Result<()> {
+    with_stdout(|out| {
+        let window = a
+            .since
+            .as_deref()
+            .map_or(String::from("all logged"), |s| format!("last {s}"));
+        match (a.first_at_ms, a.last_at_ms) {
+            (Some(first), Some(last)) => writeln!(
+                out,
+                "operations: {} ({window}, {} to {})",
+                a.records,
+                ago(first / 1000),
+                ago(last / 1000)
+            )?,
+            _ => writeln!(out, "operations: none ({window})")?,
+        }
+        if !a.ops.is_empty() {
             writeln!(
                 out,
-                "sizes:    database {:.1} MiB = {} the {:.1} MiB of indexed source",
-                mib(z.db_bytes),
-                ratio(z.db_bytes),
-                mib(z.source_bytes)
+                "  {:<16} {:>6} {:>6} {:>9} {:>9} {:>9} {:>9} {:>7}  by cli/mcp/daemon",
+                "operation", "count", "errors", "p50 ms", "p95 ms", "p99 ms", "max ms", "cache"
             )?;
-            writeln!(
-                out,
-                "          {:<16} {:>10} {:>10} {:>7}",
-                "table", "data MiB", "index MiB", "share"
-            )?;
-            for t in &z.tables {
-                let share = if z.db_bytes > 0 {
-                    100.0 * (t.bytes + t.index_bytes) as f64 / z.db_bytes as f64
+            for o in &a.ops {
+                let cache = if o.cache_lookups == 0 {
+                    "-".to_string()
                 } else {
-                    0.0
+                    format!(
+                        "{:.0}%",
+                        100.0 * o.cache_hits as f64 / o.cache_lookups as f64
+                    )
                 };
                 writeln!(
                     out,
-                    "          {:<16} {:>10.2} {:>10.2} {:>6.1}%",
-                    t.name,
-                    mib(t.bytes),
-                    mib(t.index_bytes),
-                    share
+                    "  {:<16} {:>6} {:>6} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>7}  {}/{}/{}",
+                    o.op,
+                    o.count,
+                    o.errors,
+                    o.p50_ms,
+                    o.p95_ms,
+                    o.p99_ms,
+                    o.max_ms,
+                    cache,
+                    o.by.cli,
+                    o.by.mcp,
+                    o.by.daemon
                 )?;
             }
+        }
+        if a.unreadable > 0 {
+            writeln!(out, "  ({} log lines could not be read)", a.unreadable)?;
+        }
+        for e in &a.vectors {
+            writeln!(
+                out,
+                "vectors:    {}/{} chunks, {} ({})",
+                e.embedded,
+                e.total,
+                e.model,
+                e.tier.name()
+            )?;
+        }
+        match &a.sizes {
+            Some(z) => sizes(out, z)?,
+            None => writeln!(out, "index:      none yet (run `repo-search index`)")?,
         }
         Ok(())
     })

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::out::{
     BlameOut, BulkSearchOut, CallGraphOut, CompactSearchOut, CompactSemanticOut, ContextOut,
     DefsOut, HistoryOut, ImportsOut, KeywordOut, ReadOut, RefsOut, SearchOut, SemanticOut,
-    StatusOut, SymbolsOut,
+    StatsOut, StatusOut, SymbolsOut,
 };
 use super::params::{Kind, Param};
 use crate::search::symbol::KINDS;
@@ -36,10 +36,11 @@ pub enum ToolName {
     FileHistory,
     Blame,
     IndexStatus,
+    Stats,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 15] = [
+    pub const ALL: [ToolName; 16] = [
         ToolName::FindSymbol,
         ToolName::FindReferences,
         ToolName::ListDefsInFile,
@@ -55,6 +56,7 @@ impl ToolName {
         ToolName::FileHistory,
         ToolName::Blame,
         ToolName::IndexStatus,
+        ToolName::Stats,
     ];
 
     pub fn name(self) -> &'static str {
@@ -74,6 +76,7 @@ impl ToolName {
             ToolName::FileHistory => "file_history",
             ToolName::Blame => "blame",
             ToolName::IndexStatus => "index_status",
+            ToolName::Stats => "stats",
         }
     }
 
@@ -104,6 +107,7 @@ impl ToolName {
             ToolName::FileHistory => "Recent commits of a file or lines",
             ToolName::Blame => "Which commit last changed each line",
             ToolName::IndexStatus => "Index status",
+            ToolName::Stats => "Latency and cache figures per operation",
         }
     }
 
@@ -200,6 +204,9 @@ impl ToolName {
                 "Show what the search index holds (files, symbols, chunks, files skipped and why), when it was last updated, whether indexing is \
                  running and how far it is, and how many files changed since (`sizes: true`: bytes per table). Use it when symbol or search results look incomplete."
             }
+            ToolName::Stats => {
+                "How this project's searches have performed, from every surface (this server, the command line, the daemon): per operation                  (search.hybrid, symbol, refs, read, keyword, index, ...) the count, errors, P50/P95/P99 and max milliseconds and the cache hit rate,                  with the index's bytes per table and vectors per model. `since` limits it to a recent window (`1h`, `24h`, `7d`). Read-only."
+            }
         }
     }
 
@@ -219,6 +226,7 @@ impl ToolName {
             ToolName::FileHistory => FILE_HISTORY,
             ToolName::Blame => BLAME,
             ToolName::IndexStatus => INDEX_STATUS,
+            ToolName::Stats => STATS,
         }
     }
 
@@ -244,6 +252,7 @@ impl ToolName {
             ToolName::FileHistory => output_schema::<HistoryOut>(),
             ToolName::Blame => output_schema::<BlameOut>(),
             ToolName::IndexStatus => output_schema::<StatusOut>(),
+            ToolName::Stats => output_schema::<StatsOut>(),
         }
     }
 
@@ -926,6 +935,19 @@ pub struct IndexStatusArgs {
     pub sizes: bool,
 }
 
+const STATS: &[Param] = &[Param::new(
+    "since",
+    Kind::Str { max_chars: 20 },
+    "Only operations of this recent span: `90s`, `30m`, `24h`, `7d`, `2w` (default: all the log keeps, the last ~20,000).",
+)];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct StatsArgs {
+    pub since: Option<String>,
+}
+
 /// The schema of what `T` serializes to, self-contained (no `$ref`) and
 /// without the numeric `format`s schemars adds (`uint32`, `double`...),
 /// which clients do not know.
@@ -1065,6 +1087,7 @@ mod tests {
                 ToolName::FileHistory => check::<FileHistoryArgs>(t),
                 ToolName::Blame => check::<BlameArgs>(t),
                 ToolName::IndexStatus => check::<IndexStatusArgs>(t),
+                ToolName::Stats => check::<StatsArgs>(t),
             }
         }
     }

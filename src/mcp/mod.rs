@@ -66,7 +66,8 @@ pub fn run(root: Option<&Path>) -> Result<()> {
         &Overrides::default(),
         Policy::Background,
         OnBadConfig::UseDefaults,
-    )?;
+    )?
+    .recording(crate::stats::Surface::Mcp);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("repo-search-mcp")

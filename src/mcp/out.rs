@@ -801,6 +801,46 @@ pub struct SizesOut {
     pub tables: Vec<TableSizeOut>,
 }
 
+/// `stats`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StatsOut {
+    /// The window asked for (`since`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// Operations in the window.
+    pub records: usize,
+    /// The oldest and newest of them, seconds ago.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_ago_s: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_ago_s: Option<i64>,
+    pub ops: Vec<OpStatsOut>,
+    /// Vectors per configured model.
+    pub embeddings: Vec<EmbeddingOut>,
+    /// Bytes per table; absent without an index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<SizesOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct OpStatsOut {
+    /// `search.hybrid`, `symbol`, `refs`, `read`, `keyword`, `index`, ...
+    pub op: String,
+    pub count: u64,
+    pub errors: u64,
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    /// Answers a cache gave, out of `cache_lookups`.
+    pub cache_hits: u64,
+    pub cache_lookups: u64,
+    /// Operations answered by the command line, this kind of server, the daemon.
+    pub cli: u64,
+    pub mcp: u64,
+    pub daemon: u64,
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct TableSizeOut {
     pub name: String,

@@ -11,8 +11,9 @@ use std::fmt::Write as _;
 
 use super::out::{
     BlameOut, BulkEntry, BulkSearchOut, CallGraphOut, ChunkOut, CompactSearchOut,
-    CompactSemanticOut, ContextOut, DefsOut, HistoryOut, HitOut, ImportsOut, KeywordOut, Paging,
-    ReadOut, RefsOut, SearchOut, SearchReply, SemanticOut, StatusOut, SymbolsOut,
+    CompactSemanticOut, ContextOut, DefsOut, EmbeddingOut, HistoryOut, HitOut, ImportsOut,
+    KeywordOut, Paging, ReadOut, RefsOut, SearchOut, SearchReply, SemanticOut, SizesOut, StatsOut,
+    StatusOut, SymbolsOut,
 };
 
 /// Compact hits: the header line, then the best lines.
@@ -593,7 +594,27 @@ pub fn status(s: &StatusOut) -> String {
     if let Some(n) = s.stale_files {
         let _ = writeln!(t, "stale: {n} files changed since indexed");
     }
-    for e in &s.embeddings {
+    embeddings(&mut t, &s.embeddings);
+    if let Some(r) = &s.embedding {
+        let _ = writeln!(t, "embedding: {} {}/{}", r.model, r.done, r.total);
+    }
+    if let Some(z) = &s.sizes {
+        sizes(&mut t, z);
+    }
+    for (label, v) in [
+        ("last error", &s.last_error),
+        ("config error", &s.config_error),
+        ("config warning", &s.config_warning),
+    ] {
+        if let Some(v) = v {
+            let _ = writeln!(t, "{label}: {v}");
+        }
+    }
+    finish(t)
+}
+
+fn embeddings(t: &mut String, embeddings: &[EmbeddingOut]) {
+    for e in embeddings {
         let _ = writeln!(
             t,
             "vectors ({}): {} {}/{}{}",
@@ -608,31 +629,45 @@ pub fn status(s: &StatusOut) -> String {
             }
         );
     }
-    if let Some(r) = &s.embedding {
-        let _ = writeln!(t, "embedding: {} {}/{}", r.model, r.done, r.total);
-    }
-    if let Some(z) = &s.sizes {
+}
+
+fn sizes(t: &mut String, z: &SizesOut) {
+    let _ = writeln!(
+        t,
+        "size: {} bytes for {} bytes of source",
+        z.db_bytes, z.source_bytes
+    );
+    for tb in &z.tables {
         let _ = writeln!(
             t,
-            "size: {} bytes for {} bytes of source",
-            z.db_bytes, z.source_bytes
+            "  {}: {} + {} index bytes",
+            tb.name, tb.bytes, tb.index_bytes
         );
-        for tb in &z.tables {
-            let _ = writeln!(
-                t,
-                "  {}: {} + {} index bytes",
-                tb.name, tb.bytes, tb.index_bytes
-            );
-        }
     }
-    for (label, v) in [
-        ("last error", &s.last_error),
-        ("config error", &s.config_error),
-        ("config warning", &s.config_warning),
-    ] {
-        if let Some(v) = v {
-            let _ = writeln!(t, "{label}: {v}");
-        }
+}
+
+/// `stats`: one line per operation, then vectors and sizes.
+pub fn stats(s: &StatsOut) -> String {
+    let window = s
+        .since
+        .as_deref()
+        .map_or(String::new(), |w| format!(" in the last {w}"));
+    let mut t = format!("{} operations{window}\n", s.records);
+    for o in &s.ops {
+        let cache = if o.cache_lookups == 0 {
+            String::new()
+        } else {
+            format!(", cache {}/{}", o.cache_hits, o.cache_lookups)
+        };
+        let _ = writeln!(
+            t,
+            "{}: {} ({} errors), p50 {} ms, p95 {} ms, p99 {} ms, max {} ms{cache}; cli {} mcp {} daemon {}",
+            o.op, o.count, o.errors, o.p50_ms, o.p95_ms, o.p99_ms, o.max_ms, o.cli, o.mcp, o.daemon
+        );
+    }
+    embeddings(&mut t, &s.embeddings);
+    if let Some(z) = &s.sizes {
+        sizes(&mut t, z);
     }
     finish(t)
 }

@@ -2391,6 +2391,16 @@ pub enum Direction {
     Callees,
 }
 
+impl Direction {
+    /// The operation's name (the CLI command, the `stats` entry).
+    pub fn op_name(self) -> &'static str {
+        match self {
+            Direction::Callers => "callers",
+            Direction::Callees => "callees",
+        }
+    }
+}
+
 /// One edge of the call graph: a call site and what it connects.
 #[derive(Debug, Clone, Serialize)]
 pub struct Edge {

@@ -173,6 +173,10 @@ impl Service {
     /// hold is `NOT_FOUND` (except while an index run may be adding it: then
     /// the lines alone); a line outside the file is `INVALID_QUERY`.
     pub fn context(&self, req: &ContextRequest) -> Result<ContextAnswer> {
+        self.timed("context", || self.context_untimed(req))
+    }
+
+    fn context_untimed(&self, req: &ContextRequest) -> Result<ContextAnswer> {
         if req.radius > MAX_RADIUS {
             return Err(
                 UserError::new(format!("radius {} is over {MAX_RADIUS}", req.radius))

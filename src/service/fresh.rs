@@ -160,6 +160,14 @@ impl Service {
     /// Builds or updates the index: the one place that decides who writes
     /// (see [`run_index`]).
     pub fn index(&self, job: &IndexJob, events: &(dyn Fn(IndexEvent) + Sync)) -> Result<IndexRun> {
+        self.timed("index", || self.index_untimed(job, events))
+    }
+
+    fn index_untimed(
+        &self,
+        job: &IndexJob,
+        events: &(dyn Fn(IndexEvent) + Sync),
+    ) -> Result<IndexRun> {
         run_index(
             &self.settings,
             &|| self.embed_settings_lenient(),

@@ -248,6 +248,10 @@ impl Service {
     /// A file the index does not hold is `NOT_FOUND`, except while an index
     /// run may be adding it.
     pub fn imports(&self, req: &ImportsRequest) -> Result<ImportsAnswer> {
+        self.timed("imports", || self.imports_untimed(req))
+    }
+
+    fn imports_untimed(&self, req: &ImportsRequest) -> Result<ImportsAnswer> {
         let p = crate::paths::resolve_in_root(self.root(), &req.path)?;
         if p.abs.is_dir() {
             return Err(lookup::is_directory(&p.rel));

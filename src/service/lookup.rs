@@ -130,6 +130,10 @@ impl Service {
 
     /// Definitions named like `req.query.name`, ranked; the requested page.
     pub fn symbols(&self, req: &SymbolsRequest) -> Result<DefinitionsAnswer> {
+        self.timed("symbol", || self.symbols_untimed(req))
+    }
+
+    fn symbols_untimed(&self, req: &SymbolsRequest) -> Result<DefinitionsAnswer> {
         let mut q = req.query.clone();
         q.limit = req.offset + req.query.limit;
         let mut answer = self.indexed(|store| {
@@ -150,6 +154,10 @@ impl Service {
     /// Uses of a name, definitions first; the requested page, each hit with
     /// its source line.
     pub fn references(&self, req: &ReferencesRequest) -> Result<ReferencesAnswer> {
+        self.timed("refs", || self.references_untimed(req))
+    }
+
+    fn references_untimed(&self, req: &ReferencesRequest) -> Result<ReferencesAnswer> {
         let mut answer = self.indexed(|store| {
             find_references(
                 store,
@@ -176,6 +184,10 @@ impl Service {
     /// Callers or callees of a name: call sites with their enclosing
     /// symbol and resolution, each with its source line.
     pub fn call_graph(&self, req: &GraphRequest) -> Result<GraphAnswer> {
+        self.timed(req.direction.op_name(), || self.call_graph_untimed(req))
+    }
+
+    fn call_graph_untimed(&self, req: &GraphRequest) -> Result<GraphAnswer> {
         let mut answer = self.indexed(|store| {
             call_graph(
                 store,
@@ -202,6 +214,10 @@ impl Service {
     /// The definitions of one file. A file the index does not hold is a
     /// `NOT_FOUND` error, except while an index run may be adding it.
     pub fn outline(&self, req: &OutlineRequest) -> Result<OutlineAnswer> {
+        self.timed("outline", || self.outline_untimed(req))
+    }
+
+    fn outline_untimed(&self, req: &OutlineRequest) -> Result<OutlineAnswer> {
         let p = self.file_path(&req.path)?;
         let found = self.indexed(|store| outline(store, Some(self.root()), &p.rel))?;
         let (value, generation, freshness) = (found.value, found.generation, found.freshness);
@@ -234,6 +250,10 @@ impl Service {
 
     /// A slice of a file on disk (always current; no index needed).
     pub fn read(&self, req: &ReadRequest) -> Result<ReadResult> {
+        self.timed("read", || self.read_untimed(req))
+    }
+
+    fn read_untimed(&self, req: &ReadRequest) -> Result<ReadResult> {
         let mut r = read_file(self.root(), req)?;
         let mut red = self.redactor();
         for l in &mut r.lines {
@@ -246,12 +266,20 @@ impl Service {
     /// The commits that touched a file or a line range, newest first, from
     /// the repository's git data (`NO_GIT` outside a repository).
     pub fn history(&self, req: &HistoryRequest) -> Result<HistoryResult> {
+        self.timed("history", || self.history_untimed(req))
+    }
+
+    fn history_untimed(&self, req: &HistoryRequest) -> Result<HistoryResult> {
         crate::history::file_history(self.root(), req)
     }
 
     /// Which commit last changed each line of a file (as committed), with
     /// the line text redacted like every file text.
     pub fn blame(&self, req: &BlameRequest) -> Result<BlameResult> {
+        self.timed("blame", || self.blame_untimed(req))
+    }
+
+    fn blame_untimed(&self, req: &BlameRequest) -> Result<BlameResult> {
         let mut r = crate::history::blame(self.root(), req)?;
         let mut red = self.redactor();
         for l in &mut r.lines {
@@ -264,6 +292,10 @@ impl Service {
     /// Keyword search over the files on disk, exactly as `rg` would.
     /// `paths` are checked to lie inside the root.
     pub fn keyword(&self, req: &KeywordRequest, paths: &[String]) -> Result<KeywordResult> {
+        self.timed("keyword", || self.keyword_untimed(req, paths))
+    }
+
+    fn keyword_untimed(&self, req: &KeywordRequest, paths: &[String]) -> Result<KeywordResult> {
         self.keyword_run(req, paths, None)
     }
 
@@ -276,6 +308,18 @@ impl Service {
     /// otherwise once the walk is done. An error from `each` stops the
     /// search and is returned.
     pub fn keyword_each(
+        &self,
+        req: &KeywordRequest,
+        paths: &[String],
+        view: &View<'_>,
+        each: &mut EachViewed<'_>,
+    ) -> Result<KeywordResult> {
+        self.timed("keyword", || {
+            self.keyword_each_untimed(req, paths, view, each)
+        })
+    }
+
+    fn keyword_each_untimed(
         &self,
         req: &KeywordRequest,
         paths: &[String],

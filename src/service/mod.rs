@@ -19,11 +19,14 @@
 //!   callers/callees around one line.
 //! - [`imports`] — a file's imports and importers (the import graph).
 //! - [`trust`] — trusting a project's own config (the command line only).
+//! - [`ops`] — operating the tool: `stats` (every operation a recording
+//!   service answers is logged through [`Service::timed`]).
 
 pub mod context;
 pub mod fresh;
 pub mod imports;
 pub mod lookup;
+pub mod ops;
 pub mod search;
 pub mod trust;
 
@@ -49,6 +52,7 @@ pub use lookup::{
     DefinitionsAnswer, GraphAnswer, GraphRequest, OutlineAnswer, OutlineRequest, ReferencesAnswer,
     ReferencesRequest, StatusAnswer, SymbolsRequest,
 };
+pub use ops::{StatsAnswer, StatsRequest};
 pub use search::{Mode, Recency, SearchAnswer, SearchRequest, SimilarRequestSpec};
 
 /// Idle read connections kept open.
@@ -127,6 +131,9 @@ pub struct Service {
     observer: Option<Observer>,
     /// When the project's files last changed, read once per `HEAD` commit.
     recency: Mutex<Option<Arc<crate::history::Recency>>>,
+    /// Where answered operations are logged for `stats` (none for eval
+    /// runs, which measure themselves).
+    stats: Option<crate::stats::Recorder>,
 }
 
 impl Service {
@@ -172,7 +179,30 @@ impl Service {
             models: crate::embed::Models::new(),
             observer: None,
             recency: Mutex::new(None),
+            stats: None,
         }
+    }
+
+    /// Logs every answered operation for `stats`, as answered by `by`
+    /// (unless `REPO_SEARCH_NO_STATS` is set).
+    pub fn recording(mut self, by: crate::stats::Surface) -> Service {
+        let off = std::env::var(crate::settings::env::NO_STATS)
+            .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"));
+        if !off {
+            self.stats = Some(crate::stats::Recorder::new(self.root(), by));
+        }
+        self
+    }
+
+    /// Runs one operation and logs it (see [`Service::recording`]).
+    pub(crate) fn timed<T>(&self, op: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let Some(stats) = &self.stats else {
+            return f();
+        };
+        let started = std::time::Instant::now();
+        let out = f();
+        stats.record(op, started.elapsed(), out.is_ok(), None);
+        out
     }
 
     /// Reports foreground index runs (progress, waiting for a writer).

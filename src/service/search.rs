@@ -271,6 +271,12 @@ pub struct SimilarRequestSpec {
 impl Service {
     /// Ranked search in any [`Mode`].
     pub fn search(&self, req: &SearchRequest) -> Result<SearchAnswer> {
+        self.timed(&format!("search.{}", req.mode.name()), || {
+            self.search_untimed(req)
+        })
+    }
+
+    fn search_untimed(&self, req: &SearchRequest) -> Result<SearchAnswer> {
         let filter = ChunkFilter::new(&req.globs, req.lang.as_deref(), req.scope)?;
         if req.query.trim().is_empty() {
             return Err(
@@ -379,6 +385,10 @@ impl Service {
 
     /// Code similar to a snippet or to the indexed chunk at a location.
     pub fn similar(&self, req: &SimilarRequestSpec) -> Result<SearchAnswer> {
+        self.timed("similar", || self.similar_untimed(req))
+    }
+
+    fn similar_untimed(&self, req: &SimilarRequestSpec) -> Result<SearchAnswer> {
         let filter = ChunkFilter::new(&req.globs, None, Scope::All)?;
         let target = match &req.target {
             SimilarTo::Location { path, line } => {

@@ -19,6 +19,7 @@ mod index_cli;
 mod languages;
 mod mcp;
 mod ngram;
+mod ops;
 mod parity;
 mod recency;
 mod redact;

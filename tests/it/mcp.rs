@@ -55,7 +55,7 @@ def validate_csrf_token(token):
     return token == os.environ.get("SECRET")
 "#;
 
-fn sample() -> Project {
+pub(crate) fn sample() -> Project {
     let p = Project::new();
     p.write("src/config.rs", CONFIG_RS)
         .write("src/main.rs", MAIN_RS)
@@ -273,7 +273,8 @@ fn mcp_lists_tools_with_plain_schemas_in_both_eras() {
                 "search",
                 "search_keyword",
                 "search_semantic",
-                "similar_code"
+                "similar_code",
+                "stats"
             ],
             "{era:?}"
         );
@@ -914,7 +915,7 @@ fn mcp_raw_jsonrpc_in_both_eras() {
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     assert_eq!(
         v["result"]["tools"].as_array().map(Vec::len),
-        Some(15),
+        Some(16),
         "{v}"
     );
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
@@ -956,7 +957,7 @@ fn mcp_raw_jsonrpc_in_both_eras() {
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": modern_meta()}}));
     assert_eq!(
         v["result"]["tools"].as_array().map(Vec::len),
-        Some(15),
+        Some(16),
         "{v}"
     );
     let v = raw.request(

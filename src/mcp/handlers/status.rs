@@ -1,15 +1,16 @@
-//! `index_status`: what the index holds, how fresh it is, what runs now.
+//! `index_status`: what the index holds, how fresh it is, what runs now;
+//! `stats`: how fast each operation has been.
 
 use anyhow::Result;
 
-use crate::mcp::catalogue::IndexStatusArgs;
+use crate::mcp::catalogue::{IndexStatusArgs, StatsArgs};
 use crate::mcp::out::{
-    Answer, EmbeddingOut, EmbeddingRunOut, LINE_CHARS, ProgressOut, SizesOut, SkipOut, StatusOut,
-    TableSizeOut, answer,
+    Answer, EmbeddingOut, EmbeddingRunOut, LINE_CHARS, OpStatsOut, ProgressOut, SizesOut, SkipOut,
+    StatsOut, StatusOut, TableSizeOut, answer,
 };
 use crate::mcp::render;
 use crate::search::bound_line;
-use crate::service::{Service, StatusAnswer, phase_name};
+use crate::service::{Service, StatsRequest, StatusAnswer, phase_name};
 
 /// `index_status`.
 pub fn index_status(svc: &Service, args: IndexStatusArgs) -> Result<Answer> {
@@ -72,17 +73,7 @@ pub fn index_status(svc: &Service, args: IndexStatusArgs) -> Result<Answer> {
         stale_files: st.stale_files,
         stale_examples: st.stale_examples.iter().take(10).cloned().collect(),
         index_bytes: st.index_bytes,
-        embeddings: st
-            .embeddings
-            .iter()
-            .map(|e| EmbeddingOut {
-                tier: e.tier.name().to_string(),
-                model: e.model.clone(),
-                ready: e.ready,
-                embedded: e.embedded,
-                total: e.total,
-            })
-            .collect(),
+        embeddings: embeddings_out(&st.embeddings),
         embedding: st.embedding.as_ref().map(|r| EmbeddingRunOut {
             model: r.model.clone(),
             done: r.done,
@@ -94,19 +85,72 @@ pub fn index_status(svc: &Service, args: IndexStatusArgs) -> Result<Answer> {
         config_error,
         config_trust: st.config_trust.state.name().to_string(),
         config_warning: st.config_trust.warning.clone(),
-        sizes: st.sizes.as_ref().map(|z| SizesOut {
-            db_bytes: z.db_bytes,
-            source_bytes: z.source_bytes,
-            tables: z
-                .tables
-                .iter()
-                .map(|t| TableSizeOut {
-                    name: t.name.clone(),
-                    bytes: t.bytes,
-                    index_bytes: t.index_bytes,
-                })
-                .collect(),
-        }),
+        sizes: st.sizes.as_ref().map(sizes_out),
     };
     answer(&out, render::status(&out))
+}
+
+/// `stats`.
+pub fn stats(svc: &Service, args: StatsArgs) -> Result<Answer> {
+    let a = svc.stats(&StatsRequest { since: args.since })?;
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0);
+    let ago = |ms: i64| (now_ms - ms).max(0) / 1000;
+    let out = StatsOut {
+        since: a.since,
+        records: a.records,
+        first_ago_s: a.first_at_ms.map(ago),
+        last_ago_s: a.last_at_ms.map(ago),
+        ops: a
+            .ops
+            .into_iter()
+            .map(|o| OpStatsOut {
+                op: o.op,
+                count: o.count,
+                errors: o.errors,
+                p50_ms: o.p50_ms,
+                p95_ms: o.p95_ms,
+                p99_ms: o.p99_ms,
+                max_ms: o.max_ms,
+                cache_hits: o.cache_hits,
+                cache_lookups: o.cache_lookups,
+                cli: o.by.cli,
+                mcp: o.by.mcp,
+                daemon: o.by.daemon,
+            })
+            .collect(),
+        embeddings: embeddings_out(&a.vectors),
+        sizes: a.sizes.as_ref().map(sizes_out),
+    };
+    answer(&out, render::stats(&out))
+}
+
+fn embeddings_out(e: &[crate::status::EmbeddingCoverage]) -> Vec<EmbeddingOut> {
+    e.iter()
+        .map(|e| EmbeddingOut {
+            tier: e.tier.name().to_string(),
+            model: e.model.clone(),
+            ready: e.ready,
+            embedded: e.embedded,
+            total: e.total,
+        })
+        .collect()
+}
+
+fn sizes_out(z: &crate::store::Sizes) -> SizesOut {
+    SizesOut {
+        db_bytes: z.db_bytes,
+        source_bytes: z.source_bytes,
+        tables: z
+            .tables
+            .iter()
+            .map(|t| TableSizeOut {
+                name: t.name.clone(),
+                bytes: t.bytes,
+                index_bytes: t.index_bytes,
+            })
+            .collect(),
+    }
 }

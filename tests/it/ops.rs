@@ -1,0 +1,156 @@
+//! Operating the tool (issue 18): `stats` through the real CLI and a real
+//! MCP client on one project, adding up.
+
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::common::*;
+use crate::mcp::{Era, Mcp, sample, wait_indexed};
+
+fn op<'a>(stats: &'a Value, name: &str) -> &'a Value {
+    stats["ops"]
+        .as_array()
+        .and_then(|ops| ops.iter().find(|o| o["op"] == name))
+        .unwrap_or_else(|| panic!("no `{name}` in {stats}"))
+}
+
+fn ms(v: &Value, field: &str) -> f64 {
+    v[field].as_f64().unwrap_or_else(|| panic!("{field}: {v}"))
+}
+
+#[test]
+fn stats_add_up_the_cli_and_mcp_operations_with_their_latencies() {
+    let p = sample();
+    p.run(&["index"]).ok();
+    for _ in 0..3 {
+        p.run(&["symbol", "parse_config"]).ok();
+    }
+    p.run(&["search", "validate the CSRF token"]).ok();
+    p.run(&["refs", "parse_config"]).ok();
+    // An operation that fails is counted as an error.
+    assert_eq!(p.run(&["read", "no/such/file.rs"]).code(), 2);
+
+    // A real MCP client on the same project.
+    let m = Mcp::start(&p, Era::Legacy);
+    wait_indexed(&m, 4);
+    for _ in 0..10 {
+        m.ok("find_symbol", json!({"name": "parse_config"}));
+    }
+    m.ok("search", json!({"query": "validate the CSRF token"}));
+
+    let s = p.json(&["stats"]);
+    let sym = op(&s, "symbol");
+    assert_eq!(sym["count"], 13, "{s}");
+    assert_eq!(
+        (sym["by"]["cli"].as_u64(), sym["by"]["mcp"].as_u64()),
+        (Some(3), Some(10)),
+        "{s}"
+    );
+    assert_eq!(sym["errors"], 0, "{s}");
+    let (p50, p95, p99, max) = (
+        ms(sym, "p50_ms"),
+        ms(sym, "p95_ms"),
+        ms(sym, "p99_ms"),
+        ms(sym, "max_ms"),
+    );
+    assert!(0.0 < p50 && p50 <= p95 && p95 <= p99 && p99 <= max, "{sym}");
+    // The MCP tool reads the same log.
+    let via_mcp = m.ok("stats", json!({}));
+    assert_eq!(op(&via_mcp, "symbol")["count"], 13, "{via_mcp}");
+    assert_eq!(op(&s, "search.hybrid")["count"], 2, "{s}");
+    assert_eq!(op(&s, "refs")["count"], 1, "{s}");
+    assert_eq!(op(&s, "read")["errors"], 1, "{s}");
+    assert!(op(&s, "index")["count"].as_u64().unwrap_or(0) >= 1, "{s}");
+    assert!(
+        s["sizes"]["tables"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{s}"
+    );
+
+    // The text form names the operations and the percentiles.
+    let text = p.run(&["stats"]).ok().stdout();
+    assert!(text.contains("symbol") && text.contains("p95"), "{text}");
+
+    // A window: everything above happened in the last hour, none in the future.
+    let recent = p.json(&["stats", "--since", "1h"]);
+    assert_eq!(op(&recent, "symbol")["count"], 13, "{recent}");
+
+    // A bad span is refused with a hint, on both surfaces.
+    let bad = p.run(&["stats", "--since", "yesterday"]);
+    assert_eq!(bad.code(), 2, "{}", bad.stderr());
+    assert!(bad.stderr().contains("hint"), "{}", bad.stderr());
+    let (error, hint) = m.tool_error("stats", json!({"since": "soon"}));
+    assert!(error.contains("not a time span"), "{error}");
+    assert!(hint.contains("24h"), "{hint}");
+}
+
+#[test]
+fn mcp_stats_latencies_are_within_the_clients_round_trips() {
+    let p = sample();
+    let m = Mcp::start(&p, Era::Legacy);
+    wait_indexed(&m, 4);
+    let mut client_ms = Vec::new();
+    for _ in 0..20 {
+        let t = Instant::now();
+        m.ok(
+            "read_file",
+            json!({"path": "src/config.rs", "start_line": 1, "end_line": 5}),
+        );
+        client_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    client_ms.sort_by(f64::total_cmp);
+    let s = m.ok("stats", json!({"since": "1h"}));
+    let read = op(&s, "read");
+    assert_eq!(read["count"], 20, "{s}");
+    assert_eq!(read["mcp"], 20, "{s}");
+    // Each server-side time is part of one round trip: the n-th fastest
+    // server time is at most the n-th fastest round trip.
+    assert!(
+        ms(read, "max_ms") <= client_ms[19],
+        "{read} vs {client_ms:?}"
+    );
+    assert!(
+        ms(read, "p50_ms") <= client_ms[9],
+        "{read} vs {client_ms:?}"
+    );
+    // `stats` itself is not an operation it counts.
+    assert!(
+        s["ops"]
+            .as_array()
+            .is_some_and(|o| o.iter().all(|o| o["op"] != "stats")),
+        "{s}"
+    );
+}
+
+#[test]
+fn stats_log_is_bounded_and_never_follows_a_planted_symlink() {
+    let p = sample();
+    p.run(&["index"]).ok();
+    let log = p.path(".repo_search/stats.log");
+    // Past its limit the log is set aside (once), and both are read.
+    let f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .expect("log");
+    f.set_len(1 << 20).expect("grow");
+    drop(f);
+    p.run(&["symbol", "parse_config"]).ok();
+    assert!(exists(&p.path(".repo_search/stats.log.1")));
+    assert!(std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0) < 4096);
+    let s = p.json(&["stats"]);
+    assert!(op(&s, "symbol")["count"].as_u64().unwrap_or(0) >= 1, "{s}");
+
+    // A cloned repository's planted link is refused, its target untouched.
+    let q = sample();
+    q.run(&["index"]).ok();
+    let victim = q.path("victim.txt");
+    std::fs::write(&victim, "keep\n").expect("victim");
+    let log = q.path(".repo_search/stats.log");
+    let _ = std::fs::remove_file(&log);
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&victim, &log).expect("symlink");
+    let _ = q.run(&["symbol", "parse_config"]);
+    assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "keep\n");
+}
