@@ -60,6 +60,8 @@ pub struct Record {
 pub struct Recorder {
     root: PathBuf,
     by: Surface,
+    /// `REPO_SEARCH_NO_STATS` was set: nothing is logged.
+    off: bool,
     open: Mutex<Option<OpenLog>>,
 }
 
@@ -72,15 +74,21 @@ struct OpenLog {
 
 impl Recorder {
     pub fn new(root: &Path, by: Surface) -> Recorder {
+        let off = std::env::var(crate::settings::env::NO_STATS)
+            .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"));
         Recorder {
             root: root.to_path_buf(),
             by,
+            off,
             open: Mutex::new(None),
         }
     }
 
     /// Records one operation; never fails (see the module doc).
     pub fn record(&self, op: &str, took: Duration, ok: bool, cache: Option<bool>) {
+        if self.off {
+            return;
+        }
         let rec = Record {
             at: now_ms(),
             op: op.to_string(),

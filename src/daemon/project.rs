@@ -658,11 +658,19 @@ fn run_batch(shared: &Shared, batch: &Pending) -> Result<Option<(IndexSummary, b
             }
         }
     };
+    let started = std::time::Instant::now();
     let summary = crate::index::index_project(&settings, &opts, &on_progress, |pid| {
         let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
         tracing::info!("`{}`: waiting for another writer{who}", root.display());
-    })?;
-    Ok(Some((summary, reconcile)))
+    });
+    // The daemon's runs count in `stats` like the CLI's and the server's.
+    crate::stats::Recorder::new(root, crate::stats::Surface::Daemon).record(
+        "index",
+        started.elapsed(),
+        summary.is_ok(),
+        None,
+    );
+    Ok(Some((summary?, reconcile)))
 }
 
 fn finish_batch(

@@ -186,11 +186,7 @@ impl Service {
     /// Logs every answered operation for `stats`, as answered by `by`
     /// (unless `REPO_SEARCH_NO_STATS` is set).
     pub fn recording(mut self, by: crate::stats::Surface) -> Service {
-        let off = std::env::var(crate::settings::env::NO_STATS)
-            .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"));
-        if !off {
-            self.stats = Some(crate::stats::Recorder::new(self.root(), by));
-        }
+        self.stats = Some(crate::stats::Recorder::new(self.root(), by));
         self
     }
 

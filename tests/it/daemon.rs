@@ -312,6 +312,18 @@ fn watcher_follows_creates_modifies_renames_and_deletes() {
         after_settle - before <= 2,
         "runs went from {before} to {after_settle}: the daemon re-indexes its own writes"
     );
+    // Its runs count in `stats` with the CLI's lookups.
+    let r = rs(&p, home, &["stats", "--json"]).ok();
+    let v: Value = serde_json::from_str(&r.stdout()).expect("stats JSON");
+    let by = |op: &str, surface: &str| {
+        v["ops"]
+            .as_array()
+            .and_then(|ops| ops.iter().find(|o| o["op"] == op))
+            .and_then(|o| o["by"][surface].as_u64())
+            .unwrap_or(0)
+    };
+    assert!(by("index", "daemon") >= 5, "{v}");
+    assert!(by("symbol", "cli") >= 10, "{v}");
 }
 
 #[test]
