@@ -139,9 +139,45 @@ fn mtime_ns(md: &std::fs::Metadata) -> i64 {
 
 /// Removes the index database (and its WAL files) so it can be rebuilt.
 pub fn remove_index_db(root: &Path) -> Result<()> {
+    remove_db_files(&store::db_path(root))
+}
+
+/// The name the index has while a full rebuild replaces it.
+const PREVIOUS_DB: &str = "index.db.previous";
+
+/// Moves the index (with its WAL, which may hold committed pages) to
+/// [`PREVIOUS_DB`] for a full rebuild; `None` when there is no index. A
+/// previous one left by a run that died is removed first.
+fn set_aside_previous(root: &Path) -> Result<Option<PathBuf>> {
     let db = store::db_path(root);
+    let prev = store::index_dir(root).join(PREVIOUS_DB);
+    remove_db_files(&prev)?;
+    if !db.exists() {
+        remove_index_db(root)?;
+        return Ok(None);
+    }
+    for suffix in ["-wal", ""] {
+        let (mut from, mut to) = (db.clone().into_os_string(), prev.clone().into_os_string());
+        from.push(suffix);
+        to.push(suffix);
+        match std::fs::rename(&from, &to) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(e).with_context(|| {
+                    format!("cannot move `{}` aside", PathBuf::from(from).display())
+                });
+            }
+        }
+    }
+    remove_index_db(root)?;
+    Ok(Some(prev))
+}
+
+/// Removes a database file with its `-wal` and `-shm`.
+fn remove_db_files(db: &Path) -> Result<()> {
     for suffix in ["", "-wal", "-shm"] {
-        let mut p = db.clone().into_os_string();
+        let mut p = db.as_os_str().to_os_string();
         p.push(suffix);
         match std::fs::remove_file(&p) {
             Ok(()) => {}
@@ -196,9 +232,13 @@ fn index_locked_once(
 ) -> Result<IndexSummary> {
     let started = Instant::now();
     let root = &settings.root;
-    if opts.full {
-        remove_index_db(root)?;
-    }
+    // A full rebuild keeps the old file aside until the new one is written,
+    // to carry over the vectors of chunks whose text did not change.
+    let previous = if opts.full {
+        set_aside_previous(root)?
+    } else {
+        None
+    };
     let mut store = Store::open_rw(root)?;
     let db = store::db_path(root);
     let records = store.file_records().map_err(|e| store::explain(e, &db))?;
@@ -256,6 +296,13 @@ fn index_locked_once(
         );
     }
     let (changed, touched) = written?;
+    if let Some(prev) = &previous {
+        match store.carry_vectors(prev) {
+            Ok(n) => tracing::debug!(vectors = n, "vectors carried over from the previous index"),
+            Err(e) => tracing::warn!("the previous index's vectors were not carried over: {e}"),
+        }
+        remove_db_files(prev)?;
+    }
     ngram::refresh(
         &mut store,
         &walked,

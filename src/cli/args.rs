@@ -73,6 +73,13 @@ pub enum Command {
     /// hits, from the CLI, the MCP server and the daemon together), with
     /// the index's size per table and vectors per model.
     Stats(StatsArgs),
+    /// Shrink the index: drop the vectors of models no longer configured
+    /// and of chunks gone, merge the full-text index, rewrite the file
+    /// (VACUUM); prints the size before and after
+    Compact(CompactArgs),
+    /// Remove the project's index (`.repo_search/`: index, vectors, logs)
+    /// and its registry entry; asks first unless --yes
+    Clean(CleanArgs),
     /// Show resolved settings and where each value came from.
     Config(ConfigArgs),
     /// Trust this project's own .repo_search/config.toml, as it is now, to
@@ -514,6 +521,21 @@ pub struct StatsArgs {
     /// (default: all the log keeps, the last ~20,000)
     #[arg(long, value_name = "SPAN")]
     pub since: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompactArgs {
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct CleanArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Do not ask (needed when stdin is not a terminal)
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]

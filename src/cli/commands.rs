@@ -38,6 +38,8 @@ pub fn run(cli: Cli) -> Result<Found> {
         Command::Search(a) => cmd_search(a),
         Command::Status(a) => cmd_status(a),
         Command::Stats(a) => cmd_stats(a),
+        Command::Compact(a) => cmd_compact(a),
+        Command::Clean(a) => cmd_clean(a),
         Command::Config(a) => cmd_config(a),
         Command::Trust(a) => cmd_trust(a),
         Command::Mcp(a) => crate::mcp::run(a.root.as_deref()).map(|()| Found::Yes),
@@ -525,6 +527,54 @@ fn cmd_stats(a: StatsArgs) -> Result<Found> {
         render::stats(&answer)?;
     }
     Ok(found(!answer.ops.is_empty()))
+}
+
+fn cmd_compact(a: CompactArgs) -> Result<Found> {
+    let svc = service_as_is(&a.common)?;
+    let answer = svc.compact()?;
+    if a.common.json {
+        render::json(&answer)?;
+    } else {
+        render::compact(&answer)?;
+    }
+    Ok(Found::Yes)
+}
+
+fn cmd_clean(a: CleanArgs) -> Result<Found> {
+    use std::io::{BufRead, IsTerminal, Write};
+    let svc = service_as_is(&a.common)?;
+    let dir = crate::store::index_dir(svc.root());
+    if !a.yes {
+        if !std::io::stdin().is_terminal() {
+            return Err(UserError::new(format!(
+                "`clean` removes `{}` and needs a confirmation",
+                dir.display()
+            ))
+            .hint("run it in a terminal to be asked, or pass --yes")
+            .into());
+        }
+        eprint!(
+            "remove `{}` (the index, its vectors and logs) and forget the project? [y/N] ",
+            dir.display()
+        );
+        let _ = std::io::stderr().flush();
+        let mut line = String::new();
+        std::io::stdin().lock().read_line(&mut line)?;
+        if !matches!(line.trim(), "y" | "Y" | "yes") {
+            eprintln!("nothing removed");
+            return Ok(Found::No);
+        }
+    }
+    // The daemon stops watching first, so it does not build it again.
+    let home = crate::daemon_client::DaemonHome::from_env();
+    super::projects::tell_daemon(&home, svc.root(), false);
+    let answer = svc.clean()?;
+    if a.common.json {
+        render::json(&answer)?;
+    } else {
+        render::clean(&answer)?;
+    }
+    Ok(found(answer.removed.is_some() || answer.unregistered))
 }
 
 fn cmd_config(a: ConfigArgs) -> Result<Found> {

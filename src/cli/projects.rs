@@ -92,7 +92,7 @@ fn list(home: &DaemonHome, registry: &Registry, json: bool) -> Result<Found> {
 }
 
 /// Tells a running daemon about a watch change; true if one runs.
-fn tell_daemon(home: &DaemonHome, root: &Path, watch: bool) -> bool {
+pub(crate) fn tell_daemon(home: &DaemonHome, root: &Path, watch: bool) -> bool {
     match daemon_client::notify_watch(home, root, watch) {
         Ok(Some(_)) => true,
         Ok(None) => false,

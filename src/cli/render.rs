@@ -963,6 +963,39 @@ pub fn stats(a: &crate::service::StatsAnswer) -> Result<()> {
     })
 }
 
+pub fn compact(a: &crate::service::CompactAnswer) -> Result<()> {
+    with_stdout(|out| {
+        let mib = |b: u64| b as f64 / 1048576.0;
+        writeln!(
+            out,
+            "compacted: {:.1} MiB -> {:.1} MiB in {:.1}s",
+            mib(a.before_bytes),
+            mib(a.after_bytes),
+            a.seconds
+        )?;
+        if a.vectors_dropped > 0 {
+            writeln!(out, "vectors dropped: {}", a.vectors_dropped)?;
+        }
+        for m in &a.models_dropped {
+            writeln!(out, "model dropped: {m} (no longer configured)")?;
+        }
+        Ok(())
+    })
+}
+
+pub fn clean(a: &crate::service::CleanAnswer) -> Result<()> {
+    with_stdout(|out| {
+        match &a.removed {
+            Some(d) => writeln!(out, "removed {d} ({:.1} MiB)", a.bytes as f64 / 1048576.0)?,
+            None => writeln!(out, "no index to remove")?,
+        }
+        if a.unregistered {
+            writeln!(out, "forgot the project in the registry")?;
+        }
+        Ok(())
+    })
+}
+
 pub fn config(s: &Settings) -> Result<()> {
     with_stdout(|out| {
         writeln!(out, "root = {}", s.root.display())?;

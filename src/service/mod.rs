@@ -52,7 +52,7 @@ pub use lookup::{
     DefinitionsAnswer, GraphAnswer, GraphRequest, OutlineAnswer, OutlineRequest, ReferencesAnswer,
     ReferencesRequest, StatusAnswer, SymbolsRequest,
 };
-pub use ops::{StatsAnswer, StatsRequest};
+pub use ops::{CleanAnswer, CompactAnswer, StatsAnswer, StatsRequest};
 pub use search::{Mode, Recency, SearchAnswer, SearchRequest, SimilarRequestSpec};
 
 /// Idle read connections kept open.

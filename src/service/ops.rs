@@ -1,6 +1,6 @@
 //! Operating the tool: `stats` — what every surface answered for this
 //! project (from the log of [`crate::stats`]), with the index's size per
-//! table and its vectors per model.
+//! table and its vectors per model; `compact` and `clean`.
 
 use anyhow::Result;
 use serde::Serialize;
@@ -73,6 +73,124 @@ impl Service {
             ops: stats::summarize(&records),
             sizes: status.status.sizes,
             vectors: status.status.embeddings,
+        })
+    }
+}
+
+/// What `compact` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompactAnswer {
+    /// The index's bytes (database and WAL) before and after.
+    pub before_bytes: u64,
+    pub after_bytes: u64,
+    /// Vectors dropped: of models no longer configured, or of chunks gone.
+    pub vectors_dropped: u64,
+    /// Models whose vectors were dropped.
+    pub models_dropped: Vec<String>,
+    pub seconds: f64,
+}
+
+/// What `clean` removed.
+#[derive(Debug, Clone, Serialize)]
+pub struct CleanAnswer {
+    /// The index directory removed (`None`: there was none).
+    pub removed: Option<String>,
+    /// Its bytes.
+    pub bytes: u64,
+    /// Whether the project was in the registry (and is no longer).
+    pub unregistered: bool,
+}
+
+/// Bytes of the index directory's files (the database, its WAL, logs).
+fn dir_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+fn db_bytes(root: &std::path::Path) -> u64 {
+    let db = crate::store::db_path(root);
+    ["", "-wal"]
+        .iter()
+        .map(|suffix| {
+            let mut p = db.clone().into_os_string();
+            p.push(suffix);
+            std::fs::metadata(std::path::PathBuf::from(p))
+                .map(|m| m.len())
+                .unwrap_or(0)
+        })
+        .sum()
+}
+
+impl Service {
+    /// Shrinks the index (see `Store::compact`): vectors of models the
+    /// settings no longer name are dropped. Fails at once, with a hint,
+    /// when another process is writing the index.
+    pub fn compact(&self) -> Result<CompactAnswer> {
+        let root = self.root();
+        if !crate::store::db_path(root).exists() {
+            return Err(
+                UserError::with_code(ErrorCode::NoIndex, "there is no index to compact")
+                    .hint("`repo-search index` builds it")
+                    .into(),
+            );
+        }
+        let started = std::time::Instant::now();
+        let _lock = crate::lock::WriterLock::acquire(root, crate::lock::WhenBusy::Fail, |_| {})?;
+        let before_bytes = db_bytes(root);
+        let keep: Vec<String> = crate::embed::configured_tiers(&self.embed_settings()?)
+            .into_iter()
+            .map(|t| t.model_id)
+            .collect();
+        let keep: Vec<&str> = keep.iter().map(String::as_str).collect();
+        let store = crate::store::Store::open_rw(root)?;
+        let db = crate::store::db_path(root);
+        let (dropped, models_dropped) = store
+            .compact(&keep)
+            .map_err(|e| crate::store::explain(e, &db))?;
+        drop(store);
+        Ok(CompactAnswer {
+            before_bytes,
+            after_bytes: db_bytes(root),
+            vectors_dropped: dropped as u64,
+            models_dropped,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Removes the project's index directory (index, vectors, logs) and
+    /// its registry entry. Fails when another process is writing the
+    /// index. The caller asks the user first.
+    pub fn clean(&self) -> Result<CleanAnswer> {
+        let root = self.root();
+        let dir = crate::store::index_dir(root);
+        let registry = crate::registry::Registry::from_env();
+        let Some(checked) = crate::store::index_dir_checked(root, crate::store::DirUse::Read)?
+        else {
+            return Ok(CleanAnswer {
+                removed: None,
+                bytes: 0,
+                unregistered: registry.remove(root)?,
+            });
+        };
+        // Held while the files go (the lock file among them: the lock is on
+        // the open file), so no writer starts on a half-removed directory.
+        let _lock = crate::lock::WriterLock::acquire(root, crate::lock::WhenBusy::Fail, |_| {})?;
+        let unregistered = registry.remove(root)?;
+        let bytes = dir_bytes(&checked);
+        std::fs::remove_dir_all(&checked)
+            .map_err(|e| anyhow::anyhow!("cannot remove `{}`: {e}", dir.display()))?;
+        Ok(CleanAnswer {
+            removed: Some(dir.display().to_string()),
+            bytes,
+            unregistered,
         })
     }
 }

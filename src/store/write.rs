@@ -2,6 +2,8 @@
 //! and keeps each file's rows together; chunk preparation
 //! ([`prepare_chunks`]) runs ahead on the indexing workers.
 
+use std::path::Path;
+
 use rusqlite::{OptionalExtension, params};
 
 use super::{Store, embed_key, meta, packed, vector_to_blob};
@@ -140,6 +142,86 @@ impl Store {
             "full-text index merged whole"
         );
         Ok(true)
+    }
+
+    /// Makes the index as small as it can be: drops the vectors of models
+    /// not in `keep_models` and of chunks gone, merges the full-text index
+    /// whole (tombstones and segments), then rewrites the file (`VACUUM`)
+    /// and empties the WAL. Answers how many vectors were dropped and the
+    /// models they belonged to. The caller holds the writer lock.
+    pub fn compact(&self, keep_models: &[&str]) -> rusqlite::Result<(usize, Vec<String>)> {
+        let dropped_models: Vec<String> = {
+            let mut stmt = self.conn.prepare("SELECT name FROM models ORDER BY name")?;
+            let names = stmt.query_map([], |r| r.get::<_, String>(0))?;
+            names
+                .filter_map(|n| n.ok())
+                .filter(|n| !keep_models.contains(&n.as_str()))
+                .collect()
+        };
+        let tx = self.conn.unchecked_transaction()?;
+        let w = Writer {
+            tx,
+            fts_deleted: std::cell::Cell::new(0),
+        };
+        let dropped = w.prune_embeddings(Some(keep_models))?;
+        w.tx.execute(
+            "INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')",
+            [],
+        )?;
+        w.tx.execute(
+            "UPDATE meta SET value = '0' WHERE key = ?1",
+            [meta::FTS_DELETED],
+        )?;
+        w.tx.commit()?;
+        let checkpoint = || {
+            self.conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        };
+        checkpoint()?;
+        self.conn.execute_batch("VACUUM")?;
+        checkpoint()?;
+        Ok((dropped, dropped_models))
+    }
+
+    /// Copies from the index file `previous` (one a full rebuild set aside)
+    /// the vectors of the chunks this index has: the text of a chunk is in
+    /// its key, so a chunk whose text did not change keeps its vector and
+    /// is not embedded again. Nothing is copied from a file of another
+    /// schema version. Answers how many vectors were copied.
+    pub fn carry_vectors(&self, previous: &Path) -> rusqlite::Result<u64> {
+        let Some(path) = previous.to_str() else {
+            return Ok(0);
+        };
+        self.conn
+            .execute("ATTACH DATABASE ?1 AS previous", [path])?;
+        let copied = (|| -> rusqlite::Result<u64> {
+            let version: i64 = self
+                .conn
+                .query_row("PRAGMA previous.user_version", [], |r| r.get(0))?;
+            if version != super::SCHEMA_VERSION {
+                return Ok(0);
+            }
+            let tx = self.conn.unchecked_transaction()?;
+            tx.execute(
+                "INSERT INTO models (name) SELECT name FROM previous.models WHERE true
+                 ON CONFLICT(name) DO NOTHING",
+                [],
+            )?;
+            let n = tx.execute(
+                "INSERT OR IGNORE INTO embeddings (model_id, key, vector)
+                 SELECT m.id, e.key, e.vector FROM previous.embeddings e
+                 JOIN previous.models pm ON pm.id = e.model_id
+                 JOIN models m ON m.name = pm.name
+                 WHERE e.key IN (SELECT embed_key FROM chunks)",
+                [],
+            )?;
+            tx.commit()?;
+            Ok(n as u64)
+        })();
+        let detached = self.conn.execute("DETACH DATABASE previous", []);
+        let n = copied?;
+        detached?;
+        Ok(n)
     }
 
     /// Before a bulk load into an empty index: drops the lookup indexes of

@@ -345,6 +345,100 @@ fn ollama_provider_and_model_change_reembeds_without_mixing() {
 }
 
 #[test]
+fn a_full_rebuild_keeps_the_vectors_of_unchanged_chunks() {
+    let server = FakeServer::start();
+    let p = http_project(&server, "ollama", "fake-a");
+    let s = json_with_key(&p, &["index"]);
+    let (with, total) = embedded_total(&s);
+    assert!(with > 0 && with == total, "{s}");
+    let sent = server.seen().len();
+    // Nothing changed: a full rebuild embeds nothing again.
+    let s = json_with_key(&p, &["index", "--full"]);
+    assert_eq!(embedded_total(&s), (total, total), "{s}");
+    assert_eq!(
+        server.seen().len(),
+        sent,
+        "unchanged chunks were embedded again"
+    );
+    assert!(!exists(&p.path(".repo_search/index.db.previous")));
+    // One file changed: only its chunks are embedded.
+    p.write(
+        "app/math.py",
+        "def add(a, b):\n    \"\"\"Sum two numbers.\"\"\"\n    return a + b + 0\n",
+    );
+    let s = json_with_key(&p, &["index", "--full"]);
+    let (with, total) = embedded_total(&s);
+    assert_eq!(with, total, "{s}");
+    let new = server.seen().len() - sent;
+    assert!(
+        (1..=2).contains(&new),
+        "{new} texts embedded for one changed file"
+    );
+    let v = json_with_key(&p, &["search", "sum of two numbers", "--mode", "semantic"]);
+    assert_eq!(v["hits"][0]["path"], "app/math.py", "{v}");
+}
+
+#[test]
+fn compact_drops_the_vectors_of_a_model_no_longer_configured() {
+    let server = FakeServer::start();
+    let p = http_project(&server, "ollama", "fake-a");
+    // Enough chunks for their vectors to fill pages of their own.
+    for f in 0..20 {
+        let body: String = (0..20)
+            .map(|i| format!("def handler_{f}_{i}(request):\n    value = request.get('k{i}')\n    return value * {i}\n\n\n"))
+            .collect();
+        p.write(&format!("app/gen_{f}.py"), body);
+    }
+    let s = json_with_key(&p, &["index"]);
+    let (with, total) = embedded_total(&s);
+    assert!(with > 300 && with == total, "{s}");
+    // The user switches models and compacts before any new vectors exist.
+    write_config(&p, &server, "ollama", "fake-b");
+    let c = json_with_key(&p, &["compact"]);
+    assert_eq!(
+        c["models_dropped"],
+        serde_json::json!(["ollama:fake-a"]),
+        "{c}"
+    );
+    assert_eq!(c["vectors_dropped"], total, "{c}");
+    let (before, after) = (
+        c["before_bytes"].as_u64().unwrap_or(0),
+        c["after_bytes"].as_u64().unwrap_or(u64::MAX),
+    );
+    assert!(after < before, "{c}");
+    let db = rusqlite::Connection::open(p.path(".repo_search/index.db")).expect("db");
+    let n: i64 = db
+        .query_row("SELECT count(*) FROM embeddings", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(n, 0);
+    // Searches still answer (BM25), and an index run embeds for fake-b.
+    let v = json_with_key(&p, &["search", "sum of two numbers", "--mode", "bm25"]);
+    assert_eq!(v["hits"][0]["path"], "app/math.py", "{v}");
+    let s = json_with_key(&p, &["index"]);
+    assert_eq!(s["embed"][0]["model"], "ollama:fake-b", "{s}");
+
+    // `clean` asks first: without a terminal it needs --yes.
+    let r = run_with_key(&p, &["clean"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("--yes"), "{r}");
+    assert!(exists(&p.path(".repo_search/index.db")));
+    let c = json_with_key(&p, &["clean", "--yes"]);
+    assert!(
+        c["removed"]
+            .as_str()
+            .is_some_and(|d| d.ends_with(".repo_search")),
+        "{c}"
+    );
+    assert_eq!(c["unregistered"], true, "{c}");
+    assert!(
+        !exists(&p.path(".repo_search")),
+        "clean leaves nothing behind"
+    );
+    let projects = p.json(&["projects"]);
+    assert!(!projects.to_string().contains("app"), "{projects}");
+}
+
+#[test]
 fn provider_errors_make_semantic_unavailable_and_nothing_else_breaks() {
     // A server that is not there.
     let dead_port = {
