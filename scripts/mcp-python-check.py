@@ -67,6 +67,7 @@ EXPECTED_TOOLS = {
     "file_history",
     "blame",
     "stats",
+    "config",
 }
 
 
@@ -171,6 +172,7 @@ async def run_era(era: str, binary: str, root: Path, checks: Checks) -> None:
                     ("context", {"path": "src/main.rs", "line": 4}, lambda v: v["enclosing"]["symbol"].endswith("main")),
                     ("index_status", {"sizes": True}, lambda v: v["sizes"]["db_bytes"] >= sum(t["bytes"] + t["index_bytes"] for t in v["sizes"]["tables"]) > 0
                         and {"chunks", "chunks_fts", "symbols"} <= {t["name"] for t in v["sizes"]["tables"]}),
+                    ("config", {"key": "embed.batch_size"}, lambda v: v["settings"] == [{"key": "embed.batch_size", "value": "16", "source": "default"}]),
                     # Every call above was logged: `stats` counts them, per surface.
                     ("stats", {"since": "1h"}, lambda v: any(o["op"] == "callers" and o["mcp"] >= 1 and o["p50_ms"] <= o["p95_ms"] <= o["p99_ms"] for o in v["ops"])
                         and v["records"] >= 5),

@@ -6,6 +6,7 @@
 //! [`cli`]; see ARCHITECTURE.md for the code map.
 
 pub mod cli;
+pub mod config_edit;
 pub mod daemon;
 pub mod daemon_client;
 pub mod embed;

@@ -690,6 +690,37 @@ pub fn inspect_config(root: &Path) -> Result<Option<RawConfig>> {
     }))
 }
 
+/// Checks a config file's text as the readers take it: the user's file
+/// (`user`) or a project's, the same types and unknown-key refusals, and
+/// the ranges `Settings::resolve` enforces (a known provider, a batch of
+/// at least 1). For `config set` before it writes.
+pub fn check_config_text(user: bool, text: &str, path: &Path) -> Result<()> {
+    let embed = if user {
+        parse_config_text::<UserConfigFile>(text.as_bytes(), path)?.embed
+    } else {
+        parse_config_text::<ConfigFile>(text.as_bytes(), path)?.embed
+    };
+    if let Some(p) = &embed.provider
+        && EmbedProvider::parse(p).is_none()
+    {
+        return Err(UserError::with_code(
+            ErrorCode::InvalidConfig,
+            format!("unknown embedding provider `{p}` in `{}`", path.display()),
+        )
+        .hint("use one of: embedded, openai, ollama, none")
+        .into());
+    }
+    if embed.batch_size == Some(0) {
+        return Err(UserError::with_code(
+            ErrorCode::InvalidConfig,
+            "embed.batch_size must be at least 1",
+        )
+        .hint("remove the key to use the default (16)")
+        .into());
+    }
+    Ok(())
+}
+
 fn parse_config_text<T: serde::de::DeserializeOwned>(bytes: &[u8], path: &Path) -> Result<T> {
     let invalid = |why: String| {
         UserError::with_code(

@@ -542,9 +542,37 @@ pub struct CleanArgs {
 pub struct ConfigArgs {
     #[command(flatten)]
     pub common: Common,
-    /// Print every resolved setting with its source.
+    /// Print every resolved setting with its source (the default).
     #[arg(long)]
     pub show: bool,
+    #[command(subcommand)]
+    pub action: Option<ConfigAction>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigAction {
+    /// A resolved setting (or all) with where it came from.
+    Get {
+        /// `index.max_file_size`, `embed.batch_size`, ... (all when omitted)
+        key: Option<String>,
+    },
+    /// Set a key in the project's .repo_search/config.toml (or, with
+    /// --user, the user's own config), checked and with the rest of the
+    /// file (comments too) kept.
+    Set {
+        key: String,
+        value: String,
+        /// Edit `$REPO_SEARCH_HOME/config.toml` (every project) instead.
+        #[arg(long)]
+        user: bool,
+    },
+    /// Remove a key from the project's (or, with --user, the user's)
+    /// config file, so the next layer (or the default) applies.
+    Unset {
+        key: String,
+        #[arg(long)]
+        user: bool,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -578,8 +578,45 @@ fn cmd_clean(a: CleanArgs) -> Result<Found> {
 }
 
 fn cmd_config(a: ConfigArgs) -> Result<Found> {
+    use crate::config_edit::{self, Scope};
+    let edit = |key: &str, value: Option<&str>, user: bool| -> Result<Found> {
+        let root = crate::settings::find_root(a.common.root.as_deref())?;
+        let scope = if user { Scope::User } else { Scope::Project };
+        let e = config_edit::edit(scope, &root, key, value)?;
+        if a.common.json {
+            render::json(&e)?;
+        } else {
+            render::config_edit(&e)?;
+        }
+        Ok(found(e.changed))
+    };
+    match &a.action {
+        Some(ConfigAction::Set { key, value, user }) => return edit(key, Some(value), *user),
+        Some(ConfigAction::Unset { key, user }) => return edit(key, None, *user),
+        Some(ConfigAction::Get { .. }) | None => {}
+    }
     let svc = service_as_is(&a.common)?;
     let s = svc.settings();
+    if let Some(ConfigAction::Get { key: Some(key) }) = &a.action {
+        let Some(p) = s.provenance.iter().find(|p| p.key == key.as_str()) else {
+            return Err(UserError::new(format!("unknown config key `{key}`"))
+                .hint(format!(
+                    "the keys are: {}",
+                    s.provenance
+                        .iter()
+                        .map(|p| p.key)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+                .into());
+        };
+        if a.common.json {
+            render::json(p)?;
+        } else {
+            render::config_value(&p.value)?;
+        }
+        return Ok(Found::Yes);
+    }
     if a.common.json {
         render::json(
             &serde_json::json!({"root": s.root, "settings": s.provenance, "trust": s.trust}),

@@ -996,6 +996,19 @@ pub fn clean(a: &crate::service::CleanAnswer) -> Result<()> {
     })
 }
 
+/// `config get KEY`: the value alone, for scripts.
+pub fn config_value(value: &str) -> Result<()> {
+    with_stdout(|out| writeln!(out, "{value}"))
+}
+
+pub fn config_edit(e: &crate::config_edit::Edit) -> Result<()> {
+    with_stdout(|out| match (&e.value, e.changed) {
+        (Some(v), _) => writeln!(out, "{} = {v}    # in {}", e.key, e.file),
+        (None, true) => writeln!(out, "{} unset in {}", e.key, e.file),
+        (None, false) => writeln!(out, "{} was not set in {}", e.key, e.file),
+    })
+}
+
 pub fn config(s: &Settings) -> Result<()> {
     with_stdout(|out| {
         writeln!(out, "root = {}", s.root.display())?;

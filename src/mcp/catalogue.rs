@@ -11,9 +11,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::out::{
-    BlameOut, BulkSearchOut, CallGraphOut, CompactSearchOut, CompactSemanticOut, ContextOut,
-    DefsOut, HistoryOut, ImportsOut, KeywordOut, ReadOut, RefsOut, SearchOut, SemanticOut,
-    StatsOut, StatusOut, SymbolsOut,
+    BlameOut, BulkSearchOut, CallGraphOut, CompactSearchOut, CompactSemanticOut, ConfigOut,
+    ContextOut, DefsOut, HistoryOut, ImportsOut, KeywordOut, ReadOut, RefsOut, SearchOut,
+    SemanticOut, StatsOut, StatusOut, SymbolsOut,
 };
 use super::params::{Kind, Param};
 use crate::search::symbol::KINDS;
@@ -37,10 +37,11 @@ pub enum ToolName {
     Blame,
     IndexStatus,
     Stats,
+    Config,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 16] = [
+    pub const ALL: [ToolName; 17] = [
         ToolName::FindSymbol,
         ToolName::FindReferences,
         ToolName::ListDefsInFile,
@@ -57,6 +58,7 @@ impl ToolName {
         ToolName::Blame,
         ToolName::IndexStatus,
         ToolName::Stats,
+        ToolName::Config,
     ];
 
     pub fn name(self) -> &'static str {
@@ -77,6 +79,7 @@ impl ToolName {
             ToolName::Blame => "blame",
             ToolName::IndexStatus => "index_status",
             ToolName::Stats => "stats",
+            ToolName::Config => "config",
         }
     }
 
@@ -108,6 +111,7 @@ impl ToolName {
             ToolName::Blame => "Which commit last changed each line",
             ToolName::IndexStatus => "Index status",
             ToolName::Stats => "Latency and cache figures per operation",
+            ToolName::Config => "Resolved settings (read-only)",
         }
     }
 
@@ -207,6 +211,9 @@ impl ToolName {
             ToolName::Stats => {
                 "How this project's searches have performed, from every surface (this server, the command line, the daemon): per operation                  (search.hybrid, symbol, refs, read, keyword, index, ...) the count, errors, P50/P95/P99 and max milliseconds and the cache hit rate,                  with the index's bytes per table and vectors per model. `since` limits it to a recent window (`1h`, `24h`, `7d`). Read-only."
             }
+            ToolName::Config => {
+                "The settings this server runs with, each with where it came from (default, the user's config, the project's                  .repo_search/config.toml, an environment variable): index.max_file_size, index.exclude, embed.provider, embed.fast, ...                  and whether the project's config is trusted. `key` narrows to one. Read-only: settings are the user's to change                  (`repo-search config set`), not an agent's."
+            }
         }
     }
 
@@ -227,6 +234,7 @@ impl ToolName {
             ToolName::Blame => BLAME,
             ToolName::IndexStatus => INDEX_STATUS,
             ToolName::Stats => STATS,
+            ToolName::Config => CONFIG,
         }
     }
 
@@ -253,6 +261,7 @@ impl ToolName {
             ToolName::Blame => output_schema::<BlameOut>(),
             ToolName::IndexStatus => output_schema::<StatusOut>(),
             ToolName::Stats => output_schema::<StatsOut>(),
+            ToolName::Config => output_schema::<ConfigOut>(),
         }
     }
 
@@ -948,6 +957,19 @@ pub struct StatsArgs {
     pub since: Option<String>,
 }
 
+const CONFIG: &[Param] = &[Param::new(
+    "key",
+    Kind::Str { max_chars: 100 },
+    "One setting, e.g. `index.max_file_size` or `embed.provider` (default: all).",
+)];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct ConfigArgs {
+    pub key: Option<String>,
+}
+
 /// The schema of what `T` serializes to, self-contained (no `$ref`) and
 /// without the numeric `format`s schemars adds (`uint32`, `double`...),
 /// which clients do not know.
@@ -1088,6 +1110,7 @@ mod tests {
                 ToolName::Blame => check::<BlameArgs>(t),
                 ToolName::IndexStatus => check::<IndexStatusArgs>(t),
                 ToolName::Stats => check::<StatsArgs>(t),
+                ToolName::Config => check::<ConfigArgs>(t),
             }
         }
     }

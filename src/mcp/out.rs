@@ -801,6 +801,29 @@ pub struct SizesOut {
     pub tables: Vec<TableSizeOut>,
 }
 
+/// `config`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ConfigOut {
+    pub root: String,
+    pub settings: Vec<SettingOut>,
+    /// Whether the project's own config may set what leaves the machine:
+    /// no_config, not_needed, trusted, untrusted or changed.
+    pub config_trust: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_warning: Option<String>,
+    /// Why the project's config file is not used (the defaults are).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_error: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SettingOut {
+    pub key: String,
+    pub value: String,
+    /// default, a file, or an environment variable.
+    pub source: String,
+}
+
 /// `stats`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct StatsOut {

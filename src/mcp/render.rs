@@ -11,9 +11,9 @@ use std::fmt::Write as _;
 
 use super::out::{
     BlameOut, BulkEntry, BulkSearchOut, CallGraphOut, ChunkOut, CompactSearchOut,
-    CompactSemanticOut, ContextOut, DefsOut, EmbeddingOut, HistoryOut, HitOut, ImportsOut,
-    KeywordOut, Paging, ReadOut, RefsOut, SearchOut, SearchReply, SemanticOut, SizesOut, StatsOut,
-    StatusOut, SymbolsOut,
+    CompactSemanticOut, ConfigOut, ContextOut, DefsOut, EmbeddingOut, HistoryOut, HitOut,
+    ImportsOut, KeywordOut, Paging, ReadOut, RefsOut, SearchOut, SearchReply, SemanticOut,
+    SizesOut, StatsOut, StatusOut, SymbolsOut,
 };
 
 /// Compact hits: the header line, then the best lines.
@@ -644,6 +644,24 @@ fn sizes(t: &mut String, z: &SizesOut) {
             tb.name, tb.bytes, tb.index_bytes
         );
     }
+}
+
+/// `config`: one `key = value  (source)` line per setting.
+pub fn config(c: &ConfigOut) -> String {
+    let mut t = format!("root: {}\n", c.root);
+    for s in &c.settings {
+        let _ = writeln!(t, "{} = {}  ({})", s.key, s.value, s.source);
+    }
+    let _ = writeln!(t, "project config trust: {}", c.config_trust);
+    for (label, v) in [
+        ("config warning", &c.config_warning),
+        ("config error", &c.config_error),
+    ] {
+        if let Some(v) = v {
+            let _ = writeln!(t, "{label}: {v}");
+        }
+    }
+    finish(t)
 }
 
 /// `stats`: one line per operation, then vectors and sizes.

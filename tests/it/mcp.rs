@@ -262,6 +262,7 @@ fn mcp_lists_tools_with_plain_schemas_in_both_eras() {
                 "blame",
                 "callees",
                 "callers",
+                "config",
                 "context",
                 "file_history",
                 "find_references",
@@ -915,7 +916,7 @@ fn mcp_raw_jsonrpc_in_both_eras() {
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     assert_eq!(
         v["result"]["tools"].as_array().map(Vec::len),
-        Some(16),
+        Some(17),
         "{v}"
     );
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
@@ -957,7 +958,7 @@ fn mcp_raw_jsonrpc_in_both_eras() {
     let v = raw.request(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": modern_meta()}}));
     assert_eq!(
         v["result"]["tools"].as_array().map(Vec::len),
-        Some(16),
+        Some(17),
         "{v}"
     );
     let v = raw.request(

@@ -154,3 +154,101 @@ fn stats_log_is_bounded_and_never_follows_a_planted_symlink() {
     let _ = q.run(&["symbol", "parse_config"]);
     assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "keep\n");
 }
+
+#[test]
+fn config_set_get_unset_round_trip_keeps_comments_and_refuses_bad_values() {
+    let p = sample();
+    p.write(
+        ".repo_search/config.toml",
+        "# team settings\n[index]\n# vendored code is noise\nexclude = [\"vendor/**\"]\n",
+    );
+    p.run(&["config", "set", "index.max_file_size", "2097152"])
+        .ok();
+    p.run(&["config", "set", "embed.batch_size", "8"]).ok();
+    assert_eq!(
+        p.run(&["config", "get", "index.max_file_size"])
+            .ok()
+            .stdout()
+            .trim(),
+        "2097152"
+    );
+    let got = p.json(&["config", "get", "embed.batch_size"]);
+    assert_eq!(got["value"], "8", "{got}");
+    assert!(
+        got["source"]
+            .as_str()
+            .is_some_and(|s| s.contains(".repo_search/config.toml")),
+        "{got}"
+    );
+    let text = std::fs::read_to_string(p.path(".repo_search/config.toml")).expect("config");
+    assert!(
+        text.starts_with("# team settings\n[index]\n# vendored code is noise\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("exclude = [\"vendor/**\"]\nmax_file_size = 2097152\n"),
+        "{text}"
+    );
+    assert!(text.contains("[embed]\nbatch_size = 8\n"), "{text}");
+
+    // Bad keys and values: exit 2 with a hint, the file untouched.
+    for (args, want) in [
+        (vec!["config", "set", "embed.batch_size", "0"], "at least 1"),
+        (
+            vec!["config", "set", "index.hidden", "maybe"],
+            "true or false",
+        ),
+        (
+            vec!["config", "set", "embed.provider", "gpt"],
+            "embedded, openai, ollama, none",
+        ),
+        (
+            vec!["config", "set", "index.max_file_sise", "1"],
+            "index.max_file_size",
+        ),
+        (
+            vec!["config", "set", "index.hidden", "true", "--user"],
+            "project setting",
+        ),
+    ] {
+        let r = p.run(&args);
+        assert_eq!(r.code(), 2, "{args:?}: {r}");
+        assert!(
+            r.stderr().contains("hint:") && r.stderr().contains(want),
+            "{args:?}: {r}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(p.path(".repo_search/config.toml")).expect("config"),
+        text
+    );
+
+    // The user's file, then unset back to the default.
+    p.run(&["config", "set", "embed.fast", "false", "--user"])
+        .ok();
+    let got = p.json(&["config", "get", "embed.fast"]);
+    assert_eq!(
+        (
+            got["value"].as_str(),
+            got["source"].as_str().map(|s| s.contains("user"))
+        ),
+        (Some("false"), Some(true)),
+        "{got}"
+    );
+    p.run(&["config", "unset", "embed.fast", "--user"]).ok();
+    p.run(&["config", "unset", "embed.batch_size"]).ok();
+    let got = p.json(&["config", "get", "embed.batch_size"]);
+    assert_eq!(
+        (got["value"].as_str(), got["source"].as_str()),
+        (Some("16"), Some("default")),
+        "{got}"
+    );
+
+    // The MCP server shows the settings, read-only.
+    let m = Mcp::start(&p, Era::Legacy);
+    let c = m.ok("config", json!({"key": "index.max_file_size"}));
+    assert_eq!(c["settings"][0]["value"], "2097152", "{c}");
+    let (error, hint) = m.tool_error("config", json!({"key": "index.nope"}));
+    assert!(error.contains("unknown setting"), "{error}");
+    assert!(hint.contains("index.max_file_size"), "{hint}");
+}

@@ -45,6 +45,7 @@ pub fn call(svc: &Service, tool: ToolName, raw: Option<&JsonObject>) -> Result<A
         ToolName::Blame => history::blame(svc, args.into_typed()?),
         ToolName::IndexStatus => status::index_status(svc, args.into_typed()?),
         ToolName::Stats => status::stats(svc, args.into_typed()?),
+        ToolName::Config => status::config(svc, args.into_typed()?),
     }
 }
 

@@ -1,12 +1,13 @@
 //! `index_status`: what the index holds, how fresh it is, what runs now;
-//! `stats`: how fast each operation has been.
+//! `stats`: how fast each operation has been; `config`: the settings.
 
 use anyhow::Result;
 
-use crate::mcp::catalogue::{IndexStatusArgs, StatsArgs};
+use crate::error::UserError;
+use crate::mcp::catalogue::{ConfigArgs, IndexStatusArgs, StatsArgs};
 use crate::mcp::out::{
-    Answer, EmbeddingOut, EmbeddingRunOut, LINE_CHARS, OpStatsOut, ProgressOut, SizesOut, SkipOut,
-    StatsOut, StatusOut, TableSizeOut, answer,
+    Answer, ConfigOut, EmbeddingOut, EmbeddingRunOut, LINE_CHARS, OpStatsOut, ProgressOut,
+    SettingOut, SizesOut, SkipOut, StatsOut, StatusOut, TableSizeOut, answer,
 };
 use crate::mcp::render;
 use crate::search::bound_line;
@@ -125,6 +126,37 @@ pub fn stats(svc: &Service, args: StatsArgs) -> Result<Answer> {
         sizes: a.sizes.as_ref().map(sizes_out),
     };
     answer(&out, render::stats(&out))
+}
+
+/// `config`: the resolved settings, read-only.
+pub fn config(svc: &Service, args: ConfigArgs) -> Result<Answer> {
+    let s = svc.settings();
+    let all = &s.provenance;
+    let settings: Vec<SettingOut> = all
+        .iter()
+        .filter(|p| args.key.as_deref().is_none_or(|k| p.key == k))
+        .map(|p| SettingOut {
+            key: p.key.to_string(),
+            value: p.value.clone(),
+            source: p.source.clone(),
+        })
+        .collect();
+    if let Some(k) = &args.key
+        && settings.is_empty()
+    {
+        let keys: Vec<&str> = all.iter().map(|p| p.key).collect();
+        return Err(UserError::new(format!("unknown setting `{k}`"))
+            .hint(format!("the settings are: {}", keys.join(", ")))
+            .into());
+    }
+    let out = ConfigOut {
+        root: s.root.display().to_string(),
+        settings,
+        config_trust: s.trust.state.name().to_string(),
+        config_warning: s.trust.warning.clone(),
+        config_error: svc.config_error().map(str::to_string),
+    };
+    answer(&out, render::config(&out))
 }
 
 fn embeddings_out(e: &[crate::status::EmbeddingCoverage]) -> Vec<EmbeddingOut> {
