@@ -77,6 +77,10 @@ pub enum Command {
     /// and of chunks gone, merge the full-text index, rewrite the file
     /// (VACUUM); prints the size before and after
     Compact(CompactArgs),
+    /// The query cache of the project's MCP servers: `stats` (hit rate and
+    /// time saved, from the operation log) or `clear` (every server empties
+    /// its cache at its next lookup)
+    Cache(CacheArgs),
     /// Remove the project's index (`.repo_search/`: index, vectors, logs)
     /// and its registry entry; asks first unless --yes
     Clean(CleanArgs),
@@ -473,6 +477,11 @@ pub struct SearchArgs {
     /// about recent work, e.g. "what changed recently in …"), on, off.
     #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
     pub recency: String,
+    /// Compute the answer afresh, not from the query cache of a long-lived
+    /// server (a one-shot command has none; accepted for the same flags on
+    /// every surface)
+    #[arg(long)]
+    pub no_cache: bool,
     /// Only paths matching these globs (`!GLOB` excludes); repeatable.
     #[arg(
         short = 'g',
@@ -521,6 +530,26 @@ pub struct StatsArgs {
     /// (default: all the log keeps, the last ~20,000)
     #[arg(long, value_name = "SPAN")]
     pub since: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    #[command(flatten)]
+    pub common: Common,
+    #[command(subcommand)]
+    pub action: CacheAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CacheAction {
+    /// Lookups, hits and what a hit saves, per operation.
+    Stats {
+        /// Only the last SPAN: `90s`, `30m`, `24h`, `7d`
+        #[arg(long, value_name = "SPAN")]
+        since: Option<String>,
+    },
+    /// Empty the cache of every server of this project.
+    Clear,
 }
 
 #[derive(Debug, Args)]

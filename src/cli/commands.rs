@@ -39,6 +39,7 @@ pub fn run(cli: Cli) -> Result<Found> {
         Command::Status(a) => cmd_status(a),
         Command::Stats(a) => cmd_stats(a),
         Command::Compact(a) => cmd_compact(a),
+        Command::Cache(a) => cmd_cache(a),
         Command::Clean(a) => cmd_clean(a),
         Command::Config(a) => cmd_config(a),
         Command::Trust(a) => cmd_trust(a),
@@ -421,6 +422,7 @@ fn cmd_search(a: SearchArgs) -> Result<Found> {
         threshold: a.threshold,
         rrf_k: a.rrf_k,
         recency: Recency::parse(&a.recency)?,
+        no_cache: a.no_cache,
     };
     let answer = svc.search(&req)?;
     let detail = a.detail || a.context.is_some();
@@ -527,6 +529,30 @@ fn cmd_stats(a: StatsArgs) -> Result<Found> {
         render::stats(&answer)?;
     }
     Ok(found(!answer.ops.is_empty()))
+}
+
+fn cmd_cache(a: CacheArgs) -> Result<Found> {
+    let svc = service_as_is(&a.common)?;
+    match a.action {
+        CacheAction::Stats { since } => {
+            let answer = svc.cache_stats(&crate::service::StatsRequest { since })?;
+            if a.common.json {
+                render::json(&answer)?;
+            } else {
+                render::cache_stats(&answer)?;
+            }
+            Ok(found(answer.lookups > 0))
+        }
+        CacheAction::Clear => {
+            let answer = svc.cache_clear()?;
+            if a.common.json {
+                render::json(&answer)?;
+            } else {
+                render::cache_clear(&answer)?;
+            }
+            Ok(Found::Yes)
+        }
+    }
 }
 
 fn cmd_compact(a: CompactArgs) -> Result<Found> {

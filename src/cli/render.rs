@@ -963,6 +963,44 @@ pub fn stats(a: &crate::service::StatsAnswer) -> Result<()> {
     })
 }
 
+pub fn cache_stats(a: &crate::service::CacheStatsAnswer) -> Result<()> {
+    with_stdout(|out| {
+        if a.lookups == 0 {
+            return writeln!(
+                out,
+                "no cache lookups logged (the query cache lives in the MCP server; a one-shot command has none)"
+            );
+        }
+        writeln!(
+            out,
+            "cache: {} hits of {} lookups ({:.0}%); a hit took {:.2} ms, a miss {:.2} ms (medians)",
+            a.hits,
+            a.lookups,
+            100.0 * a.hits as f64 / a.lookups as f64,
+            a.hit_p50_ms,
+            a.miss_p50_ms
+        )?;
+        for o in &a.ops {
+            writeln!(
+                out,
+                "  {:<16} {} hits of {}",
+                o.op, o.cache_hits, o.cache_lookups
+            )?;
+        }
+        Ok(())
+    })
+}
+
+pub fn cache_clear(a: &crate::service::CacheClearAnswer) -> Result<()> {
+    with_stdout(|out| {
+        writeln!(
+            out,
+            "cache cleared: every server of the project empties its cache at its next lookup ({})",
+            a.marker
+        )
+    })
+}
+
 pub fn compact(a: &crate::service::CompactAnswer) -> Result<()> {
     with_stdout(|out| {
         let mib = |b: u64| b as f64 / 1048576.0;

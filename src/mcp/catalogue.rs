@@ -531,6 +531,11 @@ const SEARCH: &[Param] = &[
     CHUNK_LIMIT,
     CHUNK_OFFSET,
     DETAIL,
+    Param::new(
+        "no_cache",
+        Kind::Bool { default: false },
+        "Compute the answer afresh even if this server answered the same query on the same index before (answers are cached per index version, so a cached one is never older than the index).",
+    ),
 ];
 
 #[derive(Debug, Deserialize)]
@@ -549,6 +554,7 @@ pub struct SearchArgs {
     pub limit: usize,
     pub offset: usize,
     pub detail: bool,
+    pub no_cache: bool,
 }
 
 const SEARCH_SEMANTIC: &[Param] = &[

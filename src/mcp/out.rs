@@ -843,6 +843,20 @@ pub struct StatsOut {
     /// Bytes per table; absent without an index.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sizes: Option<SizesOut>,
+    /// This server's query cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CacheOut {
+    pub entries: usize,
+    pub bytes: usize,
+    pub max_entries: usize,
+    pub max_bytes: usize,
+    /// Since the server started.
+    pub hits: u64,
+    pub misses: u64,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

@@ -683,6 +683,13 @@ pub fn stats(s: &StatsOut) -> String {
             o.op, o.count, o.errors, o.p50_ms, o.p95_ms, o.p99_ms, o.max_ms, o.cli, o.mcp, o.daemon
         );
     }
+    if let Some(c) = &s.cache {
+        let _ = writeln!(
+            t,
+            "cache: {} answers ({} bytes; at most {} / {} bytes), {} hits, {} misses since start",
+            c.entries, c.bytes, c.max_entries, c.max_bytes, c.hits, c.misses
+        );
+    }
     embeddings(&mut t, &s.embeddings);
     if let Some(z) = &s.sizes {
         sizes(&mut t, z);

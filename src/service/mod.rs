@@ -19,9 +19,11 @@
 //!   callers/callees around one line.
 //! - [`imports`] — a file's imports and importers (the import graph).
 //! - [`trust`] — trusting a project's own config (the command line only).
+//! - [`cache`] — the query cache of a long-lived service.
 //! - [`ops`] — operating the tool: `stats` (every operation a recording
 //!   service answers is logged through [`Service::timed`]).
 
+pub mod cache;
 pub mod context;
 pub mod fresh;
 pub mod imports;
@@ -42,6 +44,7 @@ use crate::settings::{EmbedSettings, Overrides, Settings, find_root};
 use crate::store::{self, Store};
 
 pub use crate::search::semantic::SemanticInfo;
+pub use cache::CacheFigures;
 pub use context::{ContextAnswer, ContextRequest};
 pub use fresh::{
     Freshness, IndexEvent, IndexJob, IndexRun, IndexedBy, REFRESH_INTERVAL, REFRESH_WAIT, RunState,
@@ -52,7 +55,9 @@ pub use lookup::{
     DefinitionsAnswer, GraphAnswer, GraphRequest, OutlineAnswer, OutlineRequest, ReferencesAnswer,
     ReferencesRequest, StatusAnswer, SymbolsRequest,
 };
-pub use ops::{CleanAnswer, CompactAnswer, StatsAnswer, StatsRequest};
+pub use ops::{
+    CacheClearAnswer, CacheStatsAnswer, CleanAnswer, CompactAnswer, StatsAnswer, StatsRequest,
+};
 pub use search::{Mode, Recency, SearchAnswer, SearchRequest, SimilarRequestSpec};
 
 /// Idle read connections kept open.
@@ -134,6 +139,9 @@ pub struct Service {
     /// Where answered operations are logged for `stats` (none for eval
     /// runs, which measure themselves).
     stats: Option<crate::stats::Recorder>,
+    /// Ranked answers kept for repeated queries: long-lived services only
+    /// ([`Policy::Background`]; see [`cache`]).
+    cache: Option<cache::QueryCache>,
 }
 
 impl Service {
@@ -167,6 +175,8 @@ impl Service {
         on_bad_config: OnBadConfig,
     ) -> Service {
         let db = store::db_path(&settings.root);
+        let cache = (policy == Policy::Background)
+            .then(|| cache::QueryCache::new(store::index_dir(&settings.root)));
         Service {
             settings,
             config_error,
@@ -180,6 +190,7 @@ impl Service {
             observer: None,
             recency: Mutex::new(None),
             stats: None,
+            cache,
         }
     }
 
@@ -196,8 +207,9 @@ impl Service {
             return f();
         };
         let started = std::time::Instant::now();
+        cache::take_outcome();
         let out = f();
-        stats.record(op, started.elapsed(), out.is_ok(), None);
+        stats.record(op, started.elapsed(), out.is_ok(), cache::take_outcome());
         out
     }
 
@@ -403,8 +415,17 @@ fn lenient_embed(root: &Path, config_broken: bool) -> EmbedSettings {
 
 /// The index generation a store is at (0 when unknown).
 fn generation_of(store: &Store) -> u64 {
+    meta_u64(store, store::meta::GENERATION)
+}
+
+/// How many times vectors were written (see `meta::VECTORS_GENERATION`).
+fn vectors_generation_of(store: &Store) -> u64 {
+    meta_u64(store, store::meta::VECTORS_GENERATION)
+}
+
+fn meta_u64(store: &Store, key: &str) -> u64 {
     store
-        .get_meta(store::meta::GENERATION)
+        .get_meta(key)
         .ok()
         .flatten()
         .and_then(|g| g.parse().ok())

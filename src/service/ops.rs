@@ -38,6 +38,9 @@ pub struct StatsAnswer {
     pub sizes: Option<crate::store::Sizes>,
     /// Vectors per configured model.
     pub vectors: Vec<crate::status::EmbeddingCoverage>,
+    /// This service's own query cache (a long-lived server's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<super::cache::CacheFigures>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -73,6 +76,7 @@ impl Service {
             ops: stats::summarize(&records),
             sizes: status.status.sizes,
             vectors: status.status.embeddings,
+            cache: self.cache.as_ref().map(|c| c.figures()),
         })
     }
 }
@@ -191,6 +195,96 @@ impl Service {
             removed: Some(dir.display().to_string()),
             bytes,
             unregistered,
+        })
+    }
+}
+
+/// `cache stats`: how often the query caches of the project's servers
+/// answered, from the operation log.
+#[derive(Debug, Clone, Serialize)]
+pub struct CacheStatsAnswer {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    pub lookups: u64,
+    pub hits: u64,
+    /// Time the hits took, and what the same operations took when computed
+    /// (medians, ms): what a hit saves.
+    pub hit_p50_ms: f64,
+    pub miss_p50_ms: f64,
+    /// Per operation that looked the cache up.
+    pub ops: Vec<OpStats>,
+    /// This process's own cache (a one-shot command has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live: Option<super::cache::CacheFigures>,
+}
+
+/// `cache clear`: the marker every server of the project watches.
+#[derive(Debug, Clone, Serialize)]
+pub struct CacheClearAnswer {
+    pub marker: String,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    v[(v.len() - 1) / 2]
+}
+
+impl Service {
+    /// Cache figures from the operation log (every server's lookups).
+    pub fn cache_stats(&self, req: &StatsRequest) -> Result<CacheStatsAnswer> {
+        let since_ms = match req.since.as_deref() {
+            None => None,
+            Some(s) => Some(stats::parse_since(s).ok_or_else(|| {
+                UserError::with_code(
+                    ErrorCode::InvalidArgument,
+                    format!("`{s}` is not a time span"),
+                )
+                .hint("give a number with a unit: `90s`, `30m`, `24h`, `7d`, `2w`")
+            })?),
+        };
+        let (records, _) = stats::read(self.root(), since_ms.map(stats::window_start))?;
+        let looked: Vec<stats::Record> =
+            records.into_iter().filter(|r| r.cache.is_some()).collect();
+        let hit_ms = looked
+            .iter()
+            .filter(|r| r.cache == Some(true))
+            .map(|r| r.ms)
+            .collect();
+        let miss_ms = looked
+            .iter()
+            .filter(|r| r.cache == Some(false))
+            .map(|r| r.ms)
+            .collect();
+        Ok(CacheStatsAnswer {
+            since: req.since.clone(),
+            lookups: looked.len() as u64,
+            hits: looked.iter().filter(|r| r.cache == Some(true)).count() as u64,
+            hit_p50_ms: median(hit_ms),
+            miss_p50_ms: median(miss_ms),
+            ops: stats::summarize(&looked),
+            live: self.cache.as_ref().map(|c| c.figures()),
+        })
+    }
+
+    /// Empties the query cache of every server of this project (each
+    /// notices the marker at its next lookup).
+    pub fn cache_clear(&self) -> Result<CacheClearAnswer> {
+        let dir = crate::store::index_dir_checked(self.root(), crate::store::DirUse::Create)?
+            .ok_or_else(|| anyhow::anyhow!("no index directory"))?;
+        let marker = dir.join(super::cache::CLEAR_MARKER);
+        let mut f = crate::fs_safe::private_nofollow()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&marker)?;
+        use std::io::Write;
+        writeln!(f, "{}", crate::paths::unix_now())?;
+        f.sync_all()?;
+        Ok(CacheClearAnswer {
+            marker: marker.display().to_string(),
         })
     }
 }

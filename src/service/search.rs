@@ -9,7 +9,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{Freshness, Service, generation_of};
+use super::{Freshness, Service, generation_of, vectors_generation_of};
 use crate::error::{ErrorCode, UserError};
 use crate::search::bm25::{ChunkHit, search_bm25};
 use crate::search::hybrid::{
@@ -160,6 +160,8 @@ pub struct SearchRequest {
     pub rrf_k: Option<f64>,
     /// Whether recently changed files are preferred.
     pub recency: Recency,
+    /// Compute the answer even when the query cache holds it.
+    pub no_cache: bool,
 }
 
 impl SearchRequest {
@@ -177,6 +179,7 @@ impl SearchRequest {
             threshold: None,
             rrf_k: None,
             recency: Recency::Auto,
+            no_cache: false,
         }
     }
 }
@@ -292,6 +295,23 @@ impl Service {
             .applies_to(&req.query)
             .then(|| self.recency())
             .filter(|r| !r.is_empty());
+        // Recency-boosted answers also depend on the git history: not cached.
+        let cache_key = match &self.cache {
+            Some(_) if !req.no_cache && recency.is_none() => self.with_store(|s| {
+                Ok(super::cache::key(
+                    req,
+                    generation_of(s),
+                    vectors_generation_of(s),
+                ))
+            })?,
+            _ => None,
+        };
+        if let (Some(cache), Some(key)) = (&self.cache, &cache_key)
+            && let Some(mut hit) = cache.get(key)
+        {
+            hit.freshness = fresh;
+            return Ok(hit);
+        }
         let mut answer = SearchAnswer::empty(req.query.clone(), req.mode, req.offset, fresh);
         let found = self.with_store(|store| {
             let generation = generation_of(store);
@@ -380,6 +400,9 @@ impl Service {
             }
         };
         page(self, &mut answer, hits, req.offset, req.limit);
+        if let (Some(cache), Some(key)) = (&self.cache, cache_key) {
+            cache.put(key, &answer);
+        }
         Ok(answer)
     }
 

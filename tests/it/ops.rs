@@ -1,7 +1,7 @@
 //! Operating the tool (issue 18): `stats` through the real CLI and a real
 //! MCP client on one project, adding up.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -251,4 +251,88 @@ fn config_set_get_unset_round_trip_keeps_comments_and_refuses_bad_values() {
     let (error, hint) = m.tool_error("config", json!({"key": "index.nope"}));
     assert!(error.contains("unknown setting"), "{error}");
     assert!(hint.contains("index.max_file_size"), "{hint}");
+}
+
+fn cache_counts(m: &Mcp) -> (u64, u64) {
+    let s = m.ok("stats", json!({}));
+    let c = &s["cache"];
+    (
+        c["hits"].as_u64().unwrap_or(u64::MAX),
+        c["misses"].as_u64().unwrap_or(u64::MAX),
+    )
+}
+
+fn paths(v: &Value) -> Vec<String> {
+    v["hits"]
+        .as_array()
+        .map(|h| {
+            h.iter()
+                .filter_map(|h| {
+                    h["at"]
+                        .as_str()
+                        .map(|a| a.split(':').next().unwrap_or("").to_string())
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_query_cache_answers_repeats_and_never_an_answer_from_before_an_edit() {
+    let p = sample();
+    let m = Mcp::start(&p, Era::Legacy);
+    wait_indexed(&m, 4);
+    let q = json!({"query": "validate the CSRF token"});
+    let first = m.ok("search", q.clone());
+    assert_eq!(cache_counts(&m), (0, 1));
+    // The same query, and the same with other spacing: answered from the cache.
+    assert_eq!(m.ok("search", q.clone()), first);
+    m.ok("search", json!({"query": "  validate the   CSRF token "}));
+    assert_eq!(cache_counts(&m), (2, 1));
+    // Another page or mode is another answer; `no_cache` does not look.
+    m.ok(
+        "search",
+        json!({"query": "validate the CSRF token", "limit": 3}),
+    );
+    m.ok(
+        "search",
+        json!({"query": "validate the CSRF token", "no_cache": true}),
+    );
+    assert_eq!(cache_counts(&m), (2, 2));
+
+    // An edit: once the index has it, the answer is computed again.
+    p.write(
+        "app/csrf_check.py",
+        "def validate_csrf_token_strictly(request):\n    \"\"\"Validate the CSRF token of a request.\"\"\"\n    return request.token == request.session_token\n",
+    );
+    // Searches re-check the tree (every 2 s at most) and answer from the
+    // index as it is: a cached answer is one of the index it came from, so
+    // once the index has the new file, the answer has it.
+    let after = poll_until(Duration::from_secs(30), || {
+        let v = m.ok("search", q.clone());
+        paths(&v)
+            .iter()
+            .any(|p| p == "app/csrf_check.py")
+            .then_some(v)
+    });
+    assert!(after.is_some(), "the edit never reached the answers");
+    let status = m.ok("index_status", json!({}));
+    assert_eq!(status["files"], 5, "{status}");
+    // And it was computed, not taken from before the edit.
+    let (hits, misses) = cache_counts(&m);
+    assert!(misses >= 3, "{hits} hits {misses} misses");
+
+    // `cache clear` from the command line empties the server's cache.
+    m.ok("search", q.clone());
+    let hits = cache_counts(&m).0;
+    p.run(&["cache", "clear"]).ok();
+    m.ok("search", q.clone());
+    assert_eq!(cache_counts(&m).0, hits, "a cleared cache answered");
+
+    // The log counts every lookup, and what a hit saved.
+    let c = p.json(&["cache", "stats"]);
+    assert_eq!(c["hits"], hits, "{c}");
+    assert!(c["lookups"].as_u64().unwrap_or(0) >= 7, "{c}");
+    let search = op(&p.json(&["stats"]), "search.hybrid").clone();
+    assert_eq!(search["cache_hits"], hits, "{search}");
 }

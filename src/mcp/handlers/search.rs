@@ -46,6 +46,7 @@ pub fn search(svc: &Service, args: SearchArgs) -> Result<Answer> {
         threshold: None,
         rrf_k: None,
         recency: Recency::parse(&args.recency)?,
+        no_cache: args.no_cache,
     };
     let Some(query) = query else {
         let queries = args.queries.unwrap_or_default();

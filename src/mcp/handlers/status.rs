@@ -6,8 +6,8 @@ use anyhow::Result;
 use crate::error::UserError;
 use crate::mcp::catalogue::{ConfigArgs, IndexStatusArgs, StatsArgs};
 use crate::mcp::out::{
-    Answer, ConfigOut, EmbeddingOut, EmbeddingRunOut, LINE_CHARS, OpStatsOut, ProgressOut,
-    SettingOut, SizesOut, SkipOut, StatsOut, StatusOut, TableSizeOut, answer,
+    Answer, CacheOut, ConfigOut, EmbeddingOut, EmbeddingRunOut, LINE_CHARS, OpStatsOut,
+    ProgressOut, SettingOut, SizesOut, SkipOut, StatsOut, StatusOut, TableSizeOut, answer,
 };
 use crate::mcp::render;
 use crate::search::bound_line;
@@ -124,6 +124,14 @@ pub fn stats(svc: &Service, args: StatsArgs) -> Result<Answer> {
             .collect(),
         embeddings: embeddings_out(&a.vectors),
         sizes: a.sizes.as_ref().map(sizes_out),
+        cache: a.cache.map(|c| CacheOut {
+            entries: c.entries,
+            bytes: c.bytes,
+            max_entries: c.max_entries,
+            max_bytes: c.max_bytes,
+            hits: c.hits,
+            misses: c.misses,
+        }),
     };
     answer(&out, render::stats(&out))
 }
