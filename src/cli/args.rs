@@ -626,6 +626,10 @@ pub struct InitArgs {
 pub struct ProjectsArgs {
     #[command(flatten)]
     pub common: Common,
+    /// Forget the projects whose root no longer exists (shown as
+    /// `missing`), then list the rest
+    #[arg(long)]
+    pub prune: bool,
     #[command(subcommand)]
     pub action: Option<ProjectsAction>,
 }

@@ -18,6 +18,22 @@ pub fn cmd_projects(a: ProjectsArgs) -> Result<Found> {
     let home = DaemonHome::from_env();
     let registry = Registry::at(home.dir());
     let json = a.common.json;
+    if a.prune {
+        let gone = registry.update(|d| {
+            let gone: Vec<PathBuf> = d
+                .projects
+                .iter()
+                .filter(|p| !p.root.is_dir())
+                .map(|p| p.root.clone())
+                .collect();
+            d.projects.retain(|p| p.root.is_dir());
+            gone
+        })?;
+        for root in &gone {
+            tell_daemon(&home, root, false);
+            eprintln!("forgot `{}`: its root no longer exists", root.display());
+        }
+    }
     match a.action.unwrap_or(ProjectsAction::List) {
         ProjectsAction::List => list(&home, &registry, json),
         ProjectsAction::Remove { path } => {
@@ -67,14 +83,22 @@ fn list(home: &DaemonHome, registry: &Registry, json: bool) -> Result<Found> {
     let rows: Vec<ProjectRow> = data
         .projects
         .into_iter()
-        .map(|entry| {
+        .map(|mut entry| {
             let state = status
                 .as_ref()
                 .and_then(|s| s.projects.iter().find(|p| p.root == entry.root))
                 .map(|p| p.state.clone());
+            let root_exists = entry.root.is_dir();
+            // The figures as the index holds them now, whoever wrote it last.
+            let vectors = if root_exists {
+                current(&mut entry)
+            } else {
+                Vec::new()
+            };
             ProjectRow {
-                root_exists: entry.root.is_dir(),
+                root_exists,
                 state,
+                vectors,
                 entry,
             }
         })
@@ -89,6 +113,39 @@ fn list(home: &DaemonHome, registry: &Registry, json: bool) -> Result<Found> {
     } else {
         Found::Yes
     })
+}
+
+/// Refreshes `entry`'s counts from its index (when there is one) and
+/// returns its vectors per configured model.
+fn current(entry: &mut crate::registry::ProjectEntry) -> Vec<render::VectorsRow> {
+    let Ok(settings) = crate::settings::Settings::resolve(
+        entry.root.clone(),
+        &crate::settings::Overrides::default(),
+    ) else {
+        return Vec::new();
+    };
+    let Ok(st) = crate::status::index_status(&settings, crate::status::StatusDepth::default())
+    else {
+        return Vec::new();
+    };
+    if !st.exists {
+        return Vec::new();
+    }
+    entry.files = st.files;
+    entry.symbols = st.symbols;
+    entry.chunks = st.chunks;
+    entry.index_bytes = st.index_bytes;
+    if st.last_indexed.is_some() {
+        entry.last_indexed = st.last_indexed;
+    }
+    st.embeddings
+        .iter()
+        .map(|e| render::VectorsRow {
+            model: e.model.clone(),
+            embedded: e.embedded,
+            total: e.total,
+        })
+        .collect()
 }
 
 /// Tells a running daemon about a watch change; true if one runs.

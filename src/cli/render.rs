@@ -1216,6 +1216,15 @@ pub struct ProjectRow {
     /// The daemon's view (`watching`, `indexing`, `idle`, `error`) when it
     /// runs; `None` otherwise.
     pub state: Option<String>,
+    /// Vectors per configured model, read from the index now.
+    pub vectors: Vec<VectorsRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VectorsRow {
+    pub model: String,
+    pub embedded: u64,
+    pub total: u64,
 }
 
 pub fn projects(rows: &[ProjectRow], daemon_running: bool) -> Result<()> {
@@ -1245,6 +1254,19 @@ pub fn projects(rows: &[ProjectRow], daemon_running: bool) -> Result<()> {
                 e.chunks,
                 e.index_bytes as f64 / 1048576.0
             )?;
+            for v in &r.vectors {
+                writeln!(
+                    out,
+                    "    vectors: {}/{} chunks, {}",
+                    v.embedded, v.total, v.model
+                )?;
+            }
+            if !r.root_exists {
+                writeln!(
+                    out,
+                    "    its root is gone: `repo-search projects --prune` forgets it"
+                )?;
+            }
             if let Some(err) = &e.last_error {
                 writeln!(out, "    error: {err}")?;
             }

@@ -289,7 +289,9 @@ impl Service {
                         only: heard.unwrap_or_default(),
                         ..IndexOptions::default()
                     },
-                    register: false,
+                    // The server's first run registers the project; later
+                    // ones update its figures when they change something.
+                    register: first_run,
                     vectors: if first_run {
                         Vectors::Always
                     } else {
@@ -457,7 +459,8 @@ pub fn run_index(
         events(IndexEvent::Waiting(pid))
     })
     .map_err(|e| crate::store::explain_write(e, &settings.root))?;
-    if job.register {
+    let changed = summary.changed > 0 || summary.removed > 0;
+    if job.register || changed {
         let counts = crate::registry::IndexCounts::from_summary(&settings.root, &summary);
         if let Err(e) =
             crate::registry::Registry::at(home.dir()).record_index(&settings.root, &counts, true)
@@ -465,7 +468,6 @@ pub fn run_index(
             tracing::warn!("could not record the project in the registry: {e:#}");
         }
     }
-    let changed = summary.changed > 0 || summary.removed > 0;
     if job.vectors == Vectors::Always || (job.vectors == Vectors::IfChanged && changed) {
         embed_after_index(settings, &embed(), models);
     }

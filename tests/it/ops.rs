@@ -336,3 +336,58 @@ fn the_query_cache_answers_repeats_and_never_an_answer_from_before_an_edit() {
     let search = op(&p.json(&["stats"]), "search.hybrid").clone();
     assert_eq!(search["cache_hits"], hits, "{search}");
 }
+
+#[test]
+fn the_registry_shows_indexes_the_mcp_server_built_live_and_prunes_vanished_roots() {
+    let p = sample();
+    {
+        // Never indexed by the CLI: the server's own first build registers it.
+        let m = Mcp::start(&p, Era::Legacy);
+        wait_indexed(&m, 4);
+        m.ok("find_symbol", json!({"name": "parse_config"}));
+    }
+    let root = p.root().canonicalize().expect("root");
+    let find = |v: &Value| -> Value {
+        v["projects"]
+            .as_array()
+            .and_then(|ps| ps.iter().find(|e| e["root"] == root.display().to_string()))
+            .cloned()
+            .unwrap_or_else(|| panic!("{} not registered: {v}", root.display()))
+    };
+    let e = find(&p.json(&["projects"]));
+    assert_eq!(e["files"], 4, "{e}");
+    assert!(e["index_bytes"].as_u64().unwrap_or(0) > 0, "{e}");
+    assert!(
+        e["vectors"].as_array().is_some_and(|v| !v.is_empty()),
+        "{e}"
+    );
+    // Figures are read from the index at listing time, whoever wrote it.
+    p.write("app/more.py", "def more():\n    return 1\n");
+    p.run(&["index"]).ok();
+    assert_eq!(find(&p.json(&["projects"]))["files"], 5);
+
+    // A vanished root is flagged, then pruned.
+    let other = sample();
+    other.run(&["index"]).ok();
+    let other_root = other.root().canonicalize().expect("root");
+    let gone = other_root.display().to_string();
+    // Share the registry: index the other project with this one's home.
+    let r = other.run_env(
+        &["index"],
+        &[("REPO_SEARCH_HOME", p.home.path().as_os_str())],
+    );
+    assert_eq!(r.code(), 0, "{r}");
+    drop(other);
+    let v = p.json(&["projects"]);
+    let flagged = v["projects"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|e| e["root"] == gone))
+        .cloned()
+        .unwrap_or_else(|| panic!("{gone} not listed: {v}"));
+    assert_eq!(flagged["root_exists"], false, "{flagged}");
+    let text = p.run(&["projects"]).ok().stdout();
+    assert!(text.contains("--prune"), "{text}");
+    let v = p.json(&["projects", "--prune"]);
+    assert!(!v.to_string().contains(&gone), "{v}");
+    find(&v);
+}
