@@ -512,10 +512,16 @@ fn cmd_status(a: StatusArgs) -> Result<Found> {
             sizes: a.sizes,
         })?
         .status;
+    let runtime = svc.runtime();
     if a.common.json {
-        render::json(&st)?;
+        let mut v = serde_json::to_value(&st)?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("runtime".into(), serde_json::to_value(&runtime)?);
+        }
+        render::json(&v)?;
     } else {
         render::status(&st)?;
+        render::runtime(&runtime)?;
     }
     Ok(found(st.exists))
 }

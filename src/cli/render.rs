@@ -1047,6 +1047,36 @@ pub fn config_edit(e: &crate::config_edit::Edit) -> Result<()> {
     })
 }
 
+/// `status`'s last lines: recent search times and the daemon.
+pub fn runtime(r: &crate::service::RuntimeInfo) -> Result<()> {
+    with_stdout(|out| {
+        if let (Some(mean), Some(p50)) = (r.search_mean_ms, r.search_p50_ms) {
+            writeln!(
+                out,
+                "searches: {} in the last hour, mean {mean:.2} ms, median {p50:.2} ms (`repo-search stats`)",
+                r.searches_last_hour
+            )?;
+        }
+        match &r.daemon {
+            Some(d) => writeln!(
+                out,
+                "daemon:   pid {} (v{}, up {}s), {}; {} events in the last minute, {} queued",
+                d.pid,
+                d.version,
+                d.uptime_s,
+                if d.watching {
+                    "watching this project"
+                } else {
+                    "not watching this project"
+                },
+                d.events_last_minute,
+                d.queue
+            ),
+            None => writeln!(out, "daemon:   not running"),
+        }
+    })
+}
+
 pub fn config(s: &Settings) -> Result<()> {
     with_stdout(|out| {
         writeln!(out, "root = {}", s.root.display())?;

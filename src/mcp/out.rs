@@ -789,6 +789,40 @@ pub struct StatusOut {
     /// Bytes per table, when asked with `sizes: true`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sizes: Option<SizesOut>,
+    /// This server and the daemon.
+    pub server: ServerOut,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ServerOut {
+    pub version: String,
+    pub pid: u32,
+    pub uptime_s: u64,
+    /// Resident memory, bytes (Linux).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rss_bytes: Option<u64>,
+    /// Searches of the last hour from every surface, and their mean and median time.
+    pub searches_last_hour: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search_mean_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search_p50_ms: Option<f64>,
+    /// The daemon, when one runs: whether it watches this project, its
+    /// watcher's events in the last minute and the paths queued.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub daemon: Option<DaemonOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DaemonOut {
+    pub pid: u32,
+    pub version: String,
+    pub uptime_s: u64,
+    pub watching: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    pub events_last_minute: u64,
+    pub queue: u64,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

@@ -601,6 +601,37 @@ pub fn status(s: &StatusOut) -> String {
     if let Some(z) = &s.sizes {
         sizes(&mut t, z);
     }
+    let r = &s.server;
+    let _ = write!(
+        t,
+        "server: repo-search {} pid {}, up {} s",
+        r.version, r.pid, r.uptime_s
+    );
+    if let Some(b) = r.rss_bytes {
+        let _ = write!(t, ", {} MiB resident", b >> 20);
+    }
+    t.push('\n');
+    if let Some(m) = r.search_mean_ms {
+        let _ = writeln!(
+            t,
+            "searches: {} in the last hour, mean {m} ms",
+            r.searches_last_hour
+        );
+    }
+    if let Some(d) = &r.daemon {
+        let _ = writeln!(
+            t,
+            "daemon: pid {}, {}, {} events in the last minute, {} queued",
+            d.pid,
+            if d.watching {
+                "watching this project"
+            } else {
+                "not watching this project"
+            },
+            d.events_last_minute,
+            d.queue
+        );
+    }
     for (label, v) in [
         ("last error", &s.last_error),
         ("config error", &s.config_error),

@@ -56,7 +56,8 @@ pub use lookup::{
     ReferencesRequest, StatusAnswer, SymbolsRequest,
 };
 pub use ops::{
-    CacheClearAnswer, CacheStatsAnswer, CleanAnswer, CompactAnswer, StatsAnswer, StatsRequest,
+    CacheClearAnswer, CacheStatsAnswer, CleanAnswer, CompactAnswer, DaemonView, RuntimeInfo,
+    StatsAnswer, StatsRequest,
 };
 pub use search::{Mode, Recency, SearchAnswer, SearchRequest, SimilarRequestSpec};
 
@@ -174,6 +175,7 @@ impl Service {
         policy: Policy,
         on_bad_config: OnBadConfig,
     ) -> Service {
+        ops::started();
         let db = store::db_path(&settings.root);
         let cache = (policy == Policy::Background)
             .then(|| cache::QueryCache::new(store::index_dir(&settings.root)));

@@ -288,3 +288,96 @@ impl Service {
         })
     }
 }
+
+/// This process and the daemon, for `status` (the design's "server
+/// version, uptime, pid; watcher, events in the last minute, queue;
+/// average search time, memory in use").
+#[derive(Debug, Clone, Serialize)]
+pub struct RuntimeInfo {
+    pub version: String,
+    pub pid: u32,
+    /// Since this process opened its first project service.
+    pub uptime_s: u64,
+    /// Resident memory of this process (Linux), bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rss_bytes: Option<u64>,
+    /// Searches of the last hour from every surface (the operation log).
+    pub searches_last_hour: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search_mean_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search_p50_ms: Option<f64>,
+    /// The daemon's view of this project, when one runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub daemon: Option<DaemonView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DaemonView {
+    pub pid: u32,
+    pub version: String,
+    pub uptime_s: u64,
+    /// Whether it watches this project, and its state for it.
+    pub watching: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// Watcher events (changed paths) in the last minute, and paths
+    /// waiting for the next run.
+    pub events_last_minute: u64,
+    pub queue: u64,
+}
+
+/// When this process opened its first service.
+pub(super) fn started() -> std::time::Instant {
+    static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    *STARTED.get_or_init(std::time::Instant::now)
+}
+
+/// Resident set size from `/proc/self/statm` (Linux only).
+fn rss_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+impl Service {
+    /// This process, recent search times and the daemon (see [`RuntimeInfo`]).
+    pub fn runtime(&self) -> RuntimeInfo {
+        let hour_ago = stats::window_start(3_600_000);
+        let searches: Vec<f64> = stats::read(self.root(), Some(hour_ago))
+            .map(|(records, _)| {
+                records
+                    .into_iter()
+                    .filter(|r| r.op.starts_with("search.") && r.ok)
+                    .map(|r| r.ms)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let n = searches.len();
+        let mean = (n > 0).then(|| searches.iter().sum::<f64>() / n as f64);
+        let p50 = (n > 0).then(|| median(searches));
+        let home = crate::daemon_client::DaemonHome::from_env();
+        let daemon = crate::daemon_client::status(&home).ok().flatten().map(|d| {
+            let mine = d.projects.iter().find(|p| p.root == self.root());
+            DaemonView {
+                pid: d.pid,
+                version: d.version.clone(),
+                uptime_s: d.uptime_s,
+                watching: mine.is_some_and(|p| p.watch),
+                state: mine.map(|p| p.state.clone()),
+                events_last_minute: mine.map_or(0, |p| p.events_last_minute),
+                queue: mine.map_or(0, |p| p.queue),
+            }
+        });
+        RuntimeInfo {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            pid: std::process::id(),
+            uptime_s: started().elapsed().as_secs(),
+            rss_bytes: rss_bytes(),
+            searches_last_hour: n as u64,
+            search_mean_ms: mean.map(|m| (m * 100.0).round() / 100.0),
+            search_p50_ms: p50,
+            daemon,
+        }
+    }
+}

@@ -324,6 +324,11 @@ fn watcher_follows_creates_modifies_renames_and_deletes() {
     };
     assert!(by("index", "daemon") >= 5, "{v}");
     assert!(by("symbol", "cli") >= 10, "{v}");
+    // `status` shows the daemon watching this project.
+    let r = rs(&p, home, &["status", "--json"]).ok();
+    let v: Value = serde_json::from_str(&r.stdout()).expect("status JSON");
+    assert_eq!(v["runtime"]["daemon"]["watching"], true, "{v}");
+    assert!(v["runtime"]["daemon"]["pid"].as_u64().is_some_and(|p| p > 0), "{v}");
 }
 
 #[test]

@@ -391,3 +391,43 @@ fn the_registry_shows_indexes_the_mcp_server_built_live_and_prunes_vanished_root
     assert!(!v.to_string().contains(&gone), "{v}");
     find(&v);
 }
+
+#[test]
+fn status_shows_the_server_recent_search_times_and_the_daemon() {
+    let p = sample();
+    let m = Mcp::start(&p, Era::Legacy);
+    wait_indexed(&m, 4);
+    m.ok("search", json!({"query": "parse the config"}));
+    m.ok("search", json!({"query": "validate the CSRF token"}));
+    let s = m.ok("index_status", json!({}));
+    let server = &s["server"];
+    assert_eq!(server["version"], env!("CARGO_PKG_VERSION"), "{s}");
+    assert!(server["pid"].as_u64().is_some_and(|p| p > 0), "{s}");
+    assert!(
+        server["rss_bytes"].as_u64().is_some_and(|b| b > 1 << 20),
+        "{s}"
+    );
+    assert!(
+        server["searches_last_hour"]
+            .as_u64()
+            .is_some_and(|n| n >= 2),
+        "{s}"
+    );
+    assert!(
+        server["search_mean_ms"].as_f64().is_some_and(|ms| ms > 0.0),
+        "{s}"
+    );
+    assert!(server.get("daemon").is_none(), "no daemon runs here: {s}");
+    let v = p.json(&["status"]);
+    assert!(
+        v["runtime"]["searches_last_hour"]
+            .as_u64()
+            .is_some_and(|n| n >= 2),
+        "{v}"
+    );
+    let text = p.run(&["status"]).ok().stdout();
+    assert!(
+        text.contains("searches: ") && text.contains("daemon:   not running"),
+        "{text}"
+    );
+}

@@ -6,8 +6,9 @@ use anyhow::Result;
 use crate::error::UserError;
 use crate::mcp::catalogue::{ConfigArgs, IndexStatusArgs, StatsArgs};
 use crate::mcp::out::{
-    Answer, CacheOut, ConfigOut, EmbeddingOut, EmbeddingRunOut, LINE_CHARS, OpStatsOut,
-    ProgressOut, SettingOut, SizesOut, SkipOut, StatsOut, StatusOut, TableSizeOut, answer,
+    Answer, CacheOut, ConfigOut, DaemonOut, EmbeddingOut, EmbeddingRunOut, LINE_CHARS, OpStatsOut,
+    ProgressOut, ServerOut, SettingOut, SizesOut, SkipOut, StatsOut, StatusOut, TableSizeOut,
+    answer,
 };
 use crate::mcp::render;
 use crate::search::bound_line;
@@ -87,6 +88,7 @@ pub fn index_status(svc: &Service, args: IndexStatusArgs) -> Result<Answer> {
         config_trust: st.config_trust.state.name().to_string(),
         config_warning: st.config_trust.warning.clone(),
         sizes: st.sizes.as_ref().map(sizes_out),
+        server: server_out(svc.runtime()),
     };
     answer(&out, render::status(&out))
 }
@@ -165,6 +167,27 @@ pub fn config(svc: &Service, args: ConfigArgs) -> Result<Answer> {
         config_error: svc.config_error().map(str::to_string),
     };
     answer(&out, render::config(&out))
+}
+
+fn server_out(r: crate::service::RuntimeInfo) -> ServerOut {
+    ServerOut {
+        version: r.version,
+        pid: r.pid,
+        uptime_s: r.uptime_s,
+        rss_bytes: r.rss_bytes,
+        searches_last_hour: r.searches_last_hour,
+        search_mean_ms: r.search_mean_ms,
+        search_p50_ms: r.search_p50_ms,
+        daemon: r.daemon.map(|d| DaemonOut {
+            pid: d.pid,
+            version: d.version,
+            uptime_s: d.uptime_s,
+            watching: d.watching,
+            state: d.state,
+            events_last_minute: d.events_last_minute,
+            queue: d.queue,
+        }),
+    }
 }
 
 fn embeddings_out(e: &[crate::status::EmbeddingCoverage]) -> Vec<EmbeddingOut> {
