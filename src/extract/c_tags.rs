@@ -336,17 +336,10 @@ impl<'t> Walk<'t> {
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::Extractor;
-    use crate::extract::tags::FORCE_QUERY;
     use crate::model::{Extracted, Lang};
 
     fn both(src: &str) -> (Extracted, Extracted) {
-        let mut x = Extractor::new();
-        let walked = x.extract("m.c", src, Lang::C).expect("walk");
-        FORCE_QUERY.with(|f| f.set(true));
-        let queried = x.extract("m.c", src, Lang::C);
-        FORCE_QUERY.with(|f| f.set(false));
-        (walked, queried.expect("query"))
+        crate::extract::captures::both::extract("m.c", src, Lang::C)
     }
 
     /// Every construct the query looks at, nested, repeated, broken.
@@ -423,29 +416,15 @@ struct
         assert_eq!(grammar.tags_query.pattern_count(), super::PATTERNS);
     }
 
-    /// Compares on every `.c` and `.h` file of `tests/fixtures`, or of the
+    /// Compares on every `.c` and `.h` file of `tests/fixtures/c-corpus`, or of the
     /// tree named by `REPO_SEARCH_C_CORPUS=DIR` (e.g. the Linux kernel).
     #[test]
     fn walk_matches_the_query_on_a_corpus() {
-        let dir = std::env::var_os("REPO_SEARCH_C_CORPUS")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| {
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-            });
-        let mut n = 0;
-        for entry in ignore::WalkBuilder::new(&dir).build().flatten() {
-            let path = entry.path();
-            if path.extension().is_none_or(|e| e != "c" && e != "h") {
-                continue;
-            }
-            let Ok(src) = std::fs::read_to_string(path) else {
-                continue;
-            };
-            let (walked, queried) = both(&src);
-            assert_eq!(walked, queried, "{}", path.display());
-            n += 1;
-        }
-        eprintln!("compared {n} files in {}", dir.display());
-        assert!(n > 0, "no .c or .h file in {}", dir.display());
+        crate::extract::captures::both::on_corpus(
+            "REPO_SEARCH_C_CORPUS",
+            "tests/fixtures/c-corpus",
+            &["c", "h"],
+            Lang::C,
+        );
     }
 }

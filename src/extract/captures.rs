@@ -64,3 +64,49 @@ fn next_node(cursor: &mut TreeCursor<'_>) -> bool {
         }
     }
 }
+
+/// What the tests of a walk share: the walk's and the query's extractions
+/// of the same source, on snippets and on whole corpora.
+#[cfg(test)]
+pub(crate) mod both {
+    use crate::extract::Extractor;
+    use crate::extract::tags::FORCE_QUERY;
+    use crate::model::{Extracted, Lang};
+
+    /// `src` extracted through the walk, then through the query.
+    pub(crate) fn extract(path: &str, src: &str, lang: Lang) -> (Extracted, Extracted) {
+        let mut x = Extractor::new();
+        let walked = x.extract(path, src, lang).expect("walk");
+        FORCE_QUERY.with(|f| f.set(true));
+        let queried = x.extract(path, src, lang);
+        FORCE_QUERY.with(|f| f.set(false));
+        (walked, queried.expect("query"))
+    }
+
+    /// Requires identical extractions on every file with one of `exts`
+    /// under the directory `env` names, else under `fixtures`.
+    pub(crate) fn on_corpus(env: &str, fixtures: &str, exts: &[&str], lang: Lang) {
+        let dir = std::env::var_os(env)
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(fixtures));
+        let mut n = 0;
+        for entry in ignore::WalkBuilder::new(&dir).build().flatten() {
+            let path = entry.path();
+            if path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_none_or(|e| !exts.contains(&e))
+            {
+                continue;
+            }
+            let Ok(src) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            let (walked, queried) = extract(&path.to_string_lossy(), &src, lang);
+            assert_eq!(walked, queried, "{}", path.display());
+            n += 1;
+        }
+        eprintln!("compared {n} files in {}", dir.display());
+        assert!(n > 0, "no {exts:?} file in {}", dir.display());
+    }
+}

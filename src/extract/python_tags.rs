@@ -213,17 +213,10 @@ impl<'t> Walk<'t> {
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::Extractor;
-    use crate::extract::tags::FORCE_QUERY;
     use crate::model::{Extracted, Lang};
 
     fn both(src: &str) -> (Extracted, Extracted) {
-        let mut x = Extractor::new();
-        let walked = x.extract("m.py", src, Lang::Python).expect("walk");
-        FORCE_QUERY.with(|f| f.set(true));
-        let queried = x.extract("m.py", src, Lang::Python);
-        FORCE_QUERY.with(|f| f.set(false));
-        (walked, queried.expect("query"))
+        crate::extract::captures::both::extract("m.py", src, Lang::Python)
     }
 
     /// Every construct the query looks at, nested, decorated, broken.
@@ -304,26 +297,11 @@ class
     /// the tree named by `REPO_SEARCH_PY_CORPUS=DIR` (e.g. the Django sources).
     #[test]
     fn walk_matches_the_query_on_a_corpus() {
-        let dir = std::env::var_os("REPO_SEARCH_PY_CORPUS")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| {
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("tests/fixtures/python-corpus")
-            });
-        let mut n = 0;
-        for entry in ignore::WalkBuilder::new(&dir).build().flatten() {
-            let path = entry.path();
-            if path.extension().is_none_or(|e| e != "py") {
-                continue;
-            }
-            let Ok(src) = std::fs::read_to_string(path) else {
-                continue;
-            };
-            let (walked, queried) = both(&src);
-            assert_eq!(walked, queried, "{}", path.display());
-            n += 1;
-        }
-        eprintln!("compared {n} files in {}", dir.display());
-        assert!(n > 0, "no .py file in {}", dir.display());
+        crate::extract::captures::both::on_corpus(
+            "REPO_SEARCH_PY_CORPUS",
+            "tests/fixtures/python-corpus",
+            &["py"],
+            Lang::Python,
+        );
     }
 }

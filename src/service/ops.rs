@@ -48,10 +48,8 @@ fn is_zero(n: &usize) -> bool {
 }
 
 impl Service {
-    /// Latency figures per operation from the project's log, and what the
-    /// index holds (sizes read from every page: about a second on the
-    /// Linux kernel).
-    pub fn stats(&self, req: &StatsRequest) -> Result<StatsAnswer> {
+    /// The logged operations of `req`'s window, and the unreadable lines.
+    fn logged(&self, req: &StatsRequest) -> Result<(Vec<stats::Record>, usize)> {
         let since_ms = match req.since.as_deref() {
             None => None,
             Some(s) => Some(stats::parse_since(s).ok_or_else(|| {
@@ -62,7 +60,14 @@ impl Service {
                 .hint("give a number with a unit: `90s`, `30m`, `24h`, `7d`, `2w`")
             })?),
         };
-        let (records, unreadable) = stats::read(self.root(), since_ms.map(stats::window_start))?;
+        stats::read(self.root(), since_ms.map(stats::window_start))
+    }
+
+    /// Latency figures per operation from the project's log, and what the
+    /// index holds (sizes read from every page: about a second on the
+    /// Linux kernel).
+    pub fn stats(&self, req: &StatsRequest) -> Result<StatsAnswer> {
+        let (records, unreadable) = self.logged(req)?;
         let status = self.status(crate::status::StatusDepth {
             stale: false,
             sizes: true,
@@ -235,17 +240,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 impl Service {
     /// Cache figures from the operation log (every server's lookups).
     pub fn cache_stats(&self, req: &StatsRequest) -> Result<CacheStatsAnswer> {
-        let since_ms = match req.since.as_deref() {
-            None => None,
-            Some(s) => Some(stats::parse_since(s).ok_or_else(|| {
-                UserError::with_code(
-                    ErrorCode::InvalidArgument,
-                    format!("`{s}` is not a time span"),
-                )
-                .hint("give a number with a unit: `90s`, `30m`, `24h`, `7d`, `2w`")
-            })?),
-        };
-        let (records, _) = stats::read(self.root(), since_ms.map(stats::window_start))?;
+        let (records, _) = self.logged(req)?;
         let looked: Vec<stats::Record> =
             records.into_iter().filter(|r| r.cache.is_some()).collect();
         let hit_ms = looked

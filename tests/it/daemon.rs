@@ -328,7 +328,12 @@ fn watcher_follows_creates_modifies_renames_and_deletes() {
     let r = rs(&p, home, &["status", "--json"]).ok();
     let v: Value = serde_json::from_str(&r.stdout()).expect("status JSON");
     assert_eq!(v["runtime"]["daemon"]["watching"], true, "{v}");
-    assert!(v["runtime"]["daemon"]["pid"].as_u64().is_some_and(|p| p > 0), "{v}");
+    assert!(
+        v["runtime"]["daemon"]["pid"]
+            .as_u64()
+            .is_some_and(|p| p > 0),
+        "{v}"
+    );
 }
 
 #[test]
