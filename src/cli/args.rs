@@ -225,6 +225,11 @@ pub struct SimilarArgs {
 pub struct IndexArgs {
     #[command(flatten)]
     pub common: Common,
+    /// Only these files or directories (relative to the project root): what
+    /// changed, was added or was deleted under them is brought up to date,
+    /// the rest is left as it is. Needs an existing index.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
     /// Throw the index away and rebuild it from scratch (also repairs a corrupt index).
     #[arg(long)]
     pub full: bool,

@@ -785,3 +785,40 @@ fn line_signatures_are_read_from_the_files() {
     );
     assert_eq!(sig("MAX_RETRIES"), "#define MAX_RETRIES   9");
 }
+
+#[test]
+fn index_paths_brings_only_those_paths_up_to_date() {
+    let p = Project::new();
+    p.write("a/one.py", "def first():\n    return 1\n")
+        .write("b/two.py", "def second():\n    return 2\n")
+        .write("c/gone.py", "def doomed():\n    return 3\n");
+    p.run(&["index", "--no-embed"]).ok();
+    p.write("a/one.py", "def first_renamed():\n    return 1\n")
+        .write("b/two.py", "def second_renamed():\n    return 2\n");
+    p.remove("c/gone.py");
+    let defined = |name: &str| p.run(&["symbol", name, "--exact"]).code() == 0;
+
+    // One directory and one deleted file: only those change.
+    p.run(&["index", "--no-embed", "a", "c/gone.py"]).ok();
+    assert!(defined("first_renamed"));
+    assert!(!defined("doomed"), "the deleted file's definitions stay");
+    assert!(
+        defined("second") && !defined("second_renamed"),
+        "b/ was indexed too"
+    );
+    let st = p.json(&["status"]);
+    assert_eq!(st["stale_files"], 1, "{st}");
+
+    // Bad input: outside the root, with --full, without an index.
+    let r = p.run(&["index", "../elsewhere"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("PATH_OUTSIDE_ROOT"), "{r}");
+    let r = p.run(&["index", "--full", "a"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("hint:"), "{r}");
+    let fresh = Project::new();
+    fresh.write("x.py", "def x():\n    return 0\n");
+    let r = fresh.run(&["index", "x.py"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("NO_INDEX"), "{r}");
+}
