@@ -111,42 +111,6 @@ fn cmd_blame(a: BlameArgs) -> Result<Found> {
     Ok(found(!r.lines.is_empty()))
 }
 
-/// `index PATH...` as root-relative paths: existing ones resolved like every
-/// path (no escape through a symlink), deleted ones taken as written (their
-/// rows go).
-fn index_paths(svc: &crate::service::Service, a: &IndexArgs) -> Result<Vec<String>> {
-    if a.paths.is_empty() {
-        return Ok(Vec::new());
-    }
-    if a.full {
-        return Err(
-            UserError::new("`--full` rebuilds the whole index; it takes no paths")
-                .hint("drop the paths, or drop --full to bring just those paths up to date")
-                .into(),
-        );
-    }
-    if !svc.index_exists() {
-        return Err(UserError::with_code(
-            ErrorCode::NoIndex,
-            "there is no index to bring up to date under these paths",
-        )
-        .hint("run `repo-search index` without paths first")
-        .into());
-    }
-    let root = svc.root();
-    a.paths
-        .iter()
-        .map(|p| {
-            let lexical = crate::paths::normalize_lexically(&root.join(p.trim()));
-            if lexical.exists() || !lexical.starts_with(root) {
-                crate::paths::resolve_in_root(root, p).map(|r| r.rel)
-            } else {
-                Ok(crate::paths::rel_string(root, &lexical))
-            }
-        })
-        .collect()
-}
-
 fn cmd_index(a: IndexArgs) -> Result<Found> {
     let over = Overrides {
         max_file_size: a.max_file_size,
@@ -157,7 +121,7 @@ fn cmd_index(a: IndexArgs) -> Result<Found> {
     };
     let quiet = a.quiet || a.common.json;
     let svc = service(&a.common, &over, quiet)?;
-    let only = index_paths(&svc, &a)?;
+    let only = svc.index_paths(a.full, &a.paths)?;
     let opts = IndexOptions {
         full: a.full,
         no_wait: a.no_wait,

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::out::{
     BlameOut, BulkSearchOut, CallGraphOut, CompactSearchOut, CompactSemanticOut, ConfigOut,
-    ContextOut, DefsOut, HistoryOut, ImportsOut, KeywordOut, ReadOut, RefsOut, SearchOut,
+    ContextOut, DefsOut, HistoryOut, ImportsOut, JobOut, KeywordOut, ReadOut, RefsOut, SearchOut,
     SemanticOut, StatsOut, StatusOut, SymbolsOut,
 };
 use super::params::{Kind, Param};
@@ -38,10 +38,11 @@ pub enum ToolName {
     IndexStatus,
     Stats,
     Config,
+    Index,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 17] = [
+    pub const ALL: [ToolName; 18] = [
         ToolName::FindSymbol,
         ToolName::FindReferences,
         ToolName::ListDefsInFile,
@@ -59,6 +60,7 @@ impl ToolName {
         ToolName::IndexStatus,
         ToolName::Stats,
         ToolName::Config,
+        ToolName::Index,
     ];
 
     pub fn name(self) -> &'static str {
@@ -80,6 +82,7 @@ impl ToolName {
             ToolName::IndexStatus => "index_status",
             ToolName::Stats => "stats",
             ToolName::Config => "config",
+            ToolName::Index => "index",
         }
     }
 
@@ -112,6 +115,7 @@ impl ToolName {
             ToolName::IndexStatus => "Index status",
             ToolName::Stats => "Latency and cache figures per operation",
             ToolName::Config => "Resolved settings (read-only)",
+            ToolName::Index => "Start an index job",
         }
     }
 
@@ -209,10 +213,17 @@ impl ToolName {
                  running and how far it is, and how many files changed since (`sizes: true`: bytes per table). Use it when symbol or search results look incomplete."
             }
             ToolName::Stats => {
-                "How this project's searches have performed, from every surface (this server, the command line, the daemon): per operation                  (search.hybrid, symbol, refs, read, keyword, index, ...) the count, errors, P50/P95/P99 and max milliseconds and the cache hit rate,                  with the index's bytes per table and vectors per model. `since` limits it to a recent window (`1h`, `24h`, `7d`). Read-only."
+                "How this project's searches have performed, from every surface (this server, the command line, the daemon): per operation (search.hybrid, symbol, refs, read, keyword, index, ...) the count, errors, P50/P95/P99 and max milliseconds and the cache hit rate, with the index's bytes per table and vectors per model. `since` limits it to a recent window (`1h`, `24h`, `7d`). Read-only."
             }
             ToolName::Config => {
-                "The settings this server runs with, each with where it came from (default, the user's config, the project's                  .repo_search/config.toml, an environment variable): index.max_file_size, index.exclude, embed.provider, embed.fast, ...                  and whether the project's config is trusted. `key` narrows to one. Read-only: settings are the user's to change                  (`repo-search config set`), not an agent's."
+                "The settings this server runs with, each with where it came from (default, the user's config, the project's .repo_search/config.toml, an environment variable): index.max_file_size, index.exclude, embed.provider, embed.fast, ... and whether the project's config is trusted. `key` narrows to one. Read-only: settings are the user's to change (`repo-search config set`), not an agent's."
+            }
+            ToolName::Index => {
+                "Start bringing the search index up to date in the background and return at once with a job id: `mode: incremental` \
+                 (default; with `paths`, only what changed under those files or directories) or `full` (rebuild everything; unchanged \
+                 chunks keep their vectors). One job runs at a time, others queue; index_status lists every job with its state \
+                 (queued, running, done, failed), progress, ETA and error. Searches keep answering meanwhile. The server already \
+                 re-checks the tree before answering, so use this after large changes (a branch switch, generated files) or when asked."
             }
         }
     }
@@ -235,6 +246,7 @@ impl ToolName {
             ToolName::IndexStatus => INDEX_STATUS,
             ToolName::Stats => STATS,
             ToolName::Config => CONFIG,
+            ToolName::Index => INDEX,
         }
     }
 
@@ -262,6 +274,7 @@ impl ToolName {
             ToolName::IndexStatus => output_schema::<StatusOut>(),
             ToolName::Stats => output_schema::<StatsOut>(),
             ToolName::Config => output_schema::<ConfigOut>(),
+            ToolName::Index => output_schema::<JobOut>(),
         }
     }
 
@@ -274,11 +287,14 @@ impl ToolName {
         );
         tool.title = Some(self.title().into());
         tool.output_schema = Some(Arc::new(self.output_schema()));
+        // `index` writes the index (never the project's files); every other
+        // tool only reads.
+        let reads_only = self != ToolName::Index;
         tool.annotations = Some(
             ToolAnnotations::with_title(self.title())
-                .read_only(true)
+                .read_only(reads_only)
                 .destructive(false)
-                .idempotent(true)
+                .idempotent(reads_only)
                 .open_world(false),
         );
         tool
@@ -963,6 +979,34 @@ pub struct StatsArgs {
     pub since: Option<String>,
 }
 
+const INDEX: &[Param] = &[
+    Param::new(
+        "mode",
+        Kind::Enum {
+            values: &["incremental", "full"],
+            default: Some("incremental"),
+        },
+        "incremental (default): what changed since the last run; full: rebuild everything.",
+    ),
+    Param::new(
+        "paths",
+        Kind::StrList {
+            max_items: 100,
+            max_chars: 1000,
+        },
+        "Incremental only: just these files or directories, relative to the root (deleted ones leave the index).",
+    ),
+];
+
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(deny_unknown_fields)]
+pub struct IndexArgs {
+    pub mode: String,
+    #[serde(default)]
+    pub paths: Vec<String>,
+}
+
 const CONFIG: &[Param] = &[Param::new(
     "key",
     Kind::Str { max_chars: 100 },
@@ -1117,6 +1161,7 @@ mod tests {
                 ToolName::IndexStatus => check::<IndexStatusArgs>(t),
                 ToolName::Stats => check::<StatsArgs>(t),
                 ToolName::Config => check::<ConfigArgs>(t),
+                ToolName::Index => check::<IndexArgs>(t),
             }
         }
     }
@@ -1129,9 +1174,10 @@ mod tests {
             assert!(!text.contains("\"format\""), "{}: {text}", t.name());
             assert!(!text.contains("\"null\""), "{}: {text}", t.name());
             assert!(!text.contains("$ref"), "{}: {text}", t.name());
+            // `index` writes the index; every other tool only reads.
             assert_eq!(
                 tool.annotations.as_ref().and_then(|a| a.read_only_hint),
-                Some(true)
+                Some(t != ToolName::Index)
             );
             assert_eq!(
                 tool.output_schema

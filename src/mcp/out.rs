@@ -791,6 +791,35 @@ pub struct StatusOut {
     pub sizes: Option<SizesOut>,
     /// This server and the daemon.
     pub server: ServerOut,
+    /// Index jobs started with the `index` tool, oldest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<JobOut>,
+}
+
+/// An index job (`index`; listed by `index_status`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JobOut {
+    pub id: u64,
+    /// incremental or full.
+    pub mode: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
+    /// queued, running, done or failed.
+    pub state: String,
+    /// Files done and to do.
+    pub done: u64,
+    pub total: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eta_s: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
+    /// Files (re)indexed and removed, once done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub removed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

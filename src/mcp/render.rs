@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use super::out::{
     BlameOut, BulkEntry, BulkSearchOut, CallGraphOut, ChunkOut, CompactSearchOut,
     CompactSemanticOut, ConfigOut, ContextOut, DefsOut, EmbeddingOut, HistoryOut, HitOut,
-    ImportsOut, KeywordOut, Paging, ReadOut, RefsOut, SearchOut, SearchReply, SemanticOut,
+    ImportsOut, JobOut, KeywordOut, Paging, ReadOut, RefsOut, SearchOut, SearchReply, SemanticOut,
     SizesOut, StatsOut, StatusOut, SymbolsOut,
 };
 
@@ -632,6 +632,9 @@ pub fn status(s: &StatusOut) -> String {
             d.queue
         );
     }
+    for j in &s.jobs {
+        let _ = writeln!(t, "{}", job(j));
+    }
     for (label, v) in [
         ("last error", &s.last_error),
         ("config error", &s.config_error),
@@ -675,6 +678,30 @@ fn sizes(t: &mut String, z: &SizesOut) {
             tb.name, tb.bytes, tb.index_bytes
         );
     }
+}
+
+/// One index job on one line.
+pub fn job(j: &JobOut) -> String {
+    let mut t = format!("job {}: {} {}", j.id, j.mode, j.state);
+    if !j.paths.is_empty() {
+        let _ = write!(t, " ({})", j.paths.join(", "));
+    }
+    if j.total > 0 {
+        let _ = write!(t, ", {}/{} files", j.done, j.total);
+    }
+    if let Some(e) = j.eta_s {
+        let _ = write!(t, ", eta {e} s");
+    }
+    if let Some(s) = j.seconds {
+        let _ = write!(t, ", {s} s");
+    }
+    if let (Some(c), Some(r)) = (j.changed, j.removed) {
+        let _ = write!(t, ", {c} changed, {r} removed");
+    }
+    if let Some(e) = &j.error {
+        let _ = write!(t, "; error: {e}");
+    }
+    t
 }
 
 /// `config`: one `key = value  (source)` line per setting.

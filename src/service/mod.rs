@@ -20,6 +20,7 @@
 //! - [`imports`] — a file's imports and importers (the import graph).
 //! - [`trust`] — trusting a project's own config (the command line only).
 //! - [`cache`] — the query cache of a long-lived service.
+//! - [`jobs`] — index jobs a client queued (the MCP `index` tool).
 //! - [`ops`] — operating the tool: `stats` (every operation a recording
 //!   service answers is logged through [`Service::timed`]).
 
@@ -27,6 +28,7 @@ pub mod cache;
 pub mod context;
 pub mod fresh;
 pub mod imports;
+pub mod jobs;
 pub mod lookup;
 pub mod ops;
 pub mod search;
@@ -51,6 +53,7 @@ pub use fresh::{
     Vectors, phase_name,
 };
 pub use imports::{Direction, ImportsAnswer, ImportsRequest};
+pub use jobs::{JobInfo, JobState};
 pub use lookup::{
     DefinitionsAnswer, GraphAnswer, GraphRequest, OutlineAnswer, OutlineRequest, ReferencesAnswer,
     ReferencesRequest, StatusAnswer, SymbolsRequest,
@@ -143,6 +146,8 @@ pub struct Service {
     /// Ranked answers kept for repeated queries: long-lived services only
     /// ([`Policy::Background`]; see [`cache`]).
     cache: Option<cache::QueryCache>,
+    /// Index jobs clients asked for ([`jobs`]).
+    jobs: Arc<jobs::Jobs>,
 }
 
 impl Service {
@@ -193,6 +198,7 @@ impl Service {
             recency: Mutex::new(None),
             stats: None,
             cache,
+            jobs: Arc::default(),
         }
     }
 

@@ -431,3 +431,52 @@ fn status_shows_the_server_recent_search_times_and_the_daemon() {
         "{text}"
     );
 }
+
+#[test]
+fn mcp_index_jobs_queue_report_progress_and_finish_while_search_answers() {
+    let p = sample();
+    let m = Mcp::start(&p, Era::Legacy);
+    wait_indexed(&m, 4);
+    p.write("app/added.py", "def added_later():\n    return 1\n");
+    // A full rebuild and an incremental run of one path: ids at once, the
+    // second queued behind the first.
+    let full = m.ok("index", json!({"mode": "full"}));
+    assert!(
+        matches!(full["state"].as_str(), Some("queued" | "running")),
+        "{full}"
+    );
+    let part = m.ok("index", json!({"paths": ["app"]}));
+    assert_eq!(
+        part["id"].as_u64(),
+        full["id"].as_u64().map(|i| i + 1),
+        "{part}"
+    );
+    assert_eq!(part["paths"], json!(["app"]), "{part}");
+    // Searches keep answering meanwhile.
+    m.ok("find_symbol", json!({"name": "parse_config"}));
+    let jobs = poll_until(Duration::from_secs(60), || {
+        let s = m.ok("index_status", json!({}));
+        let jobs = s["jobs"].as_array().cloned().unwrap_or_default();
+        (jobs.len() == 2 && jobs.iter().all(|j| j["state"] == "done")).then_some(jobs)
+    })
+    .unwrap_or_else(|| panic!("jobs never finished: {}", m.ok("index_status", json!({}))));
+    assert_eq!(jobs[0]["mode"], "full", "{jobs:?}");
+    assert!(
+        jobs[0]["changed"].as_u64().is_some_and(|n| n >= 5),
+        "{jobs:?}"
+    );
+    assert!(jobs[0]["seconds"].as_f64().is_some(), "{jobs:?}");
+    let found = m.ok("find_symbol", json!({"name": "added_later"}));
+    assert_eq!(found["total"], 1, "{found}");
+
+    // Bad jobs are refused with a hint.
+    for (args, want) in [
+        (json!({"mode": "full", "paths": ["app"]}), "no paths"),
+        (json!({"paths": ["../outside"]}), "outside the project root"),
+        (json!({"mode": "sometimes"}), "mode"),
+    ] {
+        let (error, hint) = m.tool_error("index", args.clone());
+        assert!(error.contains(want), "{args}: {error}");
+        assert!(!hint.is_empty(), "{args}: no hint");
+    }
+}

@@ -46,6 +46,7 @@ pub fn call(svc: &Service, tool: ToolName, raw: Option<&JsonObject>) -> Result<A
         ToolName::IndexStatus => status::index_status(svc, args.into_typed()?),
         ToolName::Stats => status::stats(svc, args.into_typed()?),
         ToolName::Config => status::config(svc, args.into_typed()?),
+        ToolName::Index => status::index(svc, args.into_typed()?),
     }
 }
 

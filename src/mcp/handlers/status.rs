@@ -1,14 +1,15 @@
 //! `index_status`: what the index holds, how fresh it is, what runs now;
-//! `stats`: how fast each operation has been; `config`: the settings.
+//! `stats`: how fast each operation has been; `config`: the settings;
+//! `index`: a job queued.
 
 use anyhow::Result;
 
 use crate::error::UserError;
-use crate::mcp::catalogue::{ConfigArgs, IndexStatusArgs, StatsArgs};
+use crate::mcp::catalogue::{ConfigArgs, IndexArgs, IndexStatusArgs, StatsArgs};
 use crate::mcp::out::{
-    Answer, CacheOut, ConfigOut, DaemonOut, EmbeddingOut, EmbeddingRunOut, LINE_CHARS, OpStatsOut,
-    ProgressOut, ServerOut, SettingOut, SizesOut, SkipOut, StatsOut, StatusOut, TableSizeOut,
-    answer,
+    Answer, CacheOut, ConfigOut, DaemonOut, EmbeddingOut, EmbeddingRunOut, JobOut, LINE_CHARS,
+    OpStatsOut, ProgressOut, ServerOut, SettingOut, SizesOut, SkipOut, StatsOut, StatusOut,
+    TableSizeOut, answer,
 };
 use crate::mcp::render;
 use crate::search::bound_line;
@@ -89,6 +90,7 @@ pub fn index_status(svc: &Service, args: IndexStatusArgs) -> Result<Answer> {
         config_warning: st.config_trust.warning.clone(),
         sizes: st.sizes.as_ref().map(sizes_out),
         server: server_out(svc.runtime()),
+        jobs: svc.index_jobs().into_iter().map(job_out).collect(),
     };
     answer(&out, render::status(&out))
 }
@@ -167,6 +169,35 @@ pub fn config(svc: &Service, args: ConfigArgs) -> Result<Answer> {
         config_error: svc.config_error().map(str::to_string),
     };
     answer(&out, render::config(&out))
+}
+
+/// `index`: queues a job and answers at once.
+pub fn index(svc: &Service, args: IndexArgs) -> Result<Answer> {
+    let job = job_out(svc.submit_index(args.mode == "full", &args.paths)?);
+    let text = render::job(&job);
+    answer(&job, text)
+}
+
+fn job_out(j: crate::service::JobInfo) -> JobOut {
+    let state = match j.state {
+        crate::service::JobState::Queued => "queued",
+        crate::service::JobState::Running => "running",
+        crate::service::JobState::Done => "done",
+        crate::service::JobState::Failed => "failed",
+    };
+    JobOut {
+        id: j.id,
+        mode: j.mode,
+        paths: j.paths,
+        state: state.into(),
+        done: j.done,
+        total: j.total,
+        eta_s: j.eta_s,
+        seconds: j.seconds,
+        changed: j.changed,
+        removed: j.removed,
+        error: j.error,
+    }
 }
 
 fn server_out(r: crate::service::RuntimeInfo) -> ServerOut {
