@@ -163,7 +163,8 @@ fn meta_id(md: &std::fs::Metadata) -> (u64, u64) {
     (md.len(), 0)
 }
 
-fn now_ms() -> i64 {
+/// Unix time in milliseconds.
+pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
@@ -263,6 +264,12 @@ pub fn summarize(records: &[Record]) -> Vec<OpStats> {
             }
         })
         .collect()
+}
+
+/// The nearest-rank median of `values` (0 when empty).
+pub fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    percentile(&values, 0.5)
 }
 
 /// The nearest-rank percentile of ascending `sorted` (0 when empty).

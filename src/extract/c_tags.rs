@@ -188,13 +188,10 @@ impl<'t> Walk<'t> {
         }
     }
 
-    /// `(X declarator: (kind) @name)`: `declarator` itself when of `kind`.
+    /// `(wrapper declarator: (kind) @name)`: that child of `declarator`
+    /// when `declarator` is a `wrapper`.
     fn wrapped(&self, declarator: Node<'t>, wrapper: u16, kind: u16) -> Option<Node<'t>> {
-        if declarator.kind_id() == wrapper {
-            self.field_of(declarator, self.ids.f_declarator, kind)
-        } else {
-            None
-        }
+        self.wrapped_field(declarator, wrapper, self.ids.f_declarator, kind)
     }
 
     /// `[(kind) (pointer_declarator declarator: (kind))

@@ -268,11 +268,7 @@ impl Service {
         drop(st);
 
         let runs = Arc::clone(&self.runs);
-        let settings = self.settings.clone();
-        // The query model of search embeds the edited chunks too: warm.
-        let models = self.models.clone();
-        // Resolved in the run, and only when it computes vectors.
-        let config_broken = self.config_error.is_some();
+        let runner = self.runner();
         let spawned = std::thread::Builder::new()
             .name("repo-search-index".into())
             .spawn(move || {
@@ -298,15 +294,7 @@ impl Service {
                         Vectors::IfChanged
                     },
                 };
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_index(
-                        &settings,
-                        &|| super::lenient_embed(&settings.root, config_broken),
-                        &models,
-                        &job,
-                        &events,
-                    )
-                }));
+                let result = runner.run(&job, &events);
                 let mut st = runs.lock();
                 st.running = false;
                 st.finished = Some(Instant::now());
@@ -425,6 +413,46 @@ impl Service {
         .hint("run `repo-search index`")
         .agent("the index is being built; retry in a few seconds (index_status shows progress), or use search_keyword now")
         .into()
+    }
+}
+
+/// What a background thread needs to run index jobs away from the
+/// service: its settings and its warm models (the query model of search
+/// embeds the edited chunks too).
+pub(super) struct Runner {
+    settings: Settings,
+    models: crate::embed::Models,
+    /// The embedding settings are resolved in the run, and only when it
+    /// computes vectors: the defaults when the config is broken.
+    config_broken: bool,
+}
+
+impl Runner {
+    /// [`run_index`], a panic caught as the `Err` of the outer result.
+    pub(super) fn run(
+        &self,
+        job: &IndexJob,
+        events: &(dyn Fn(IndexEvent) + Sync),
+    ) -> std::thread::Result<Result<IndexRun>> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_index(
+                &self.settings,
+                &|| super::lenient_embed(&self.settings.root, self.config_broken),
+                &self.models,
+                job,
+                events,
+            )
+        }))
+    }
+}
+
+impl Service {
+    pub(super) fn runner(&self) -> Runner {
+        Runner {
+            settings: self.settings.clone(),
+            models: self.models.clone(),
+            config_broken: self.config_error.is_some(),
+        }
     }
 }
 

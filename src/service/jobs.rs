@@ -13,7 +13,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Service;
-use super::fresh::{IndexEvent, IndexJob, Vectors, run_index};
+use super::fresh::{IndexEvent, IndexJob, Vectors};
 use crate::index::{IndexOptions, Phase};
 
 /// Finished jobs kept listed.
@@ -182,9 +182,7 @@ impl Service {
 
     fn start_job_worker(&self) {
         let jobs = Arc::clone(&self.jobs);
-        let settings = self.settings.clone();
-        let models = self.models.clone();
-        let config_broken = self.config_error.is_some();
+        let runner = self.runner();
         let spawned = std::thread::Builder::new()
             .name("repo-search-jobs".into())
             .spawn(move || {
@@ -223,15 +221,7 @@ impl Service {
                             });
                         }
                     };
-                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        run_index(
-                            &settings,
-                            &|| super::lenient_embed(&settings.root, config_broken),
-                            &models,
-                            &job,
-                            &events,
-                        )
-                    }));
+                    let result = runner.run(&job, &events);
                     jobs.update(id, |j| {
                         j.seconds = j
                             .started

@@ -124,20 +124,6 @@ fn dir_bytes(dir: &std::path::Path) -> u64 {
         .unwrap_or(0)
 }
 
-fn db_bytes(root: &std::path::Path) -> u64 {
-    let db = crate::store::db_path(root);
-    ["", "-wal"]
-        .iter()
-        .map(|suffix| {
-            let mut p = db.clone().into_os_string();
-            p.push(suffix);
-            std::fs::metadata(std::path::PathBuf::from(p))
-                .map(|m| m.len())
-                .unwrap_or(0)
-        })
-        .sum()
-}
-
 impl Service {
     /// Shrinks the index (see `Store::compact`): vectors of models the
     /// settings no longer name are dropped. Fails at once, with a hint,
@@ -153,7 +139,7 @@ impl Service {
         }
         let started = std::time::Instant::now();
         let _lock = crate::lock::WriterLock::acquire(root, crate::lock::WhenBusy::Fail, |_| {})?;
-        let before_bytes = db_bytes(root);
+        let before_bytes = crate::registry::index_bytes(root);
         let keep: Vec<String> = crate::embed::configured_tiers(&self.embed_settings()?)
             .into_iter()
             .map(|t| t.model_id)
@@ -167,7 +153,7 @@ impl Service {
         drop(store);
         Ok(CompactAnswer {
             before_bytes,
-            after_bytes: db_bytes(root),
+            after_bytes: crate::registry::index_bytes(root),
             vectors_dropped: dropped as u64,
             models_dropped,
             seconds: started.elapsed().as_secs_f64(),
@@ -229,14 +215,6 @@ pub struct CacheClearAnswer {
     pub marker: String,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    v[(v.len() - 1) / 2]
-}
-
 impl Service {
     /// Cache figures from the operation log (every server's lookups).
     pub fn cache_stats(&self, req: &StatsRequest) -> Result<CacheStatsAnswer> {
@@ -257,8 +235,8 @@ impl Service {
             since: req.since.clone(),
             lookups: looked.len() as u64,
             hits: looked.iter().filter(|r| r.cache == Some(true)).count() as u64,
-            hit_p50_ms: median(hit_ms),
-            miss_p50_ms: median(miss_ms),
+            hit_p50_ms: stats::median(hit_ms),
+            miss_p50_ms: stats::median(miss_ms),
             ops: stats::summarize(&looked),
             live: self.cache.as_ref().map(|c| c.figures()),
         })
@@ -350,7 +328,7 @@ impl Service {
             .unwrap_or_default();
         let n = searches.len();
         let mean = (n > 0).then(|| searches.iter().sum::<f64>() / n as f64);
-        let p50 = (n > 0).then(|| median(searches));
+        let p50 = (n > 0).then(|| stats::median(searches));
         let home = crate::daemon_client::DaemonHome::from_env();
         let daemon = crate::daemon_client::status(&home).ok().flatten().map(|d| {
             let mine = d.projects.iter().find(|p| p.root == self.root());

@@ -127,14 +127,7 @@ impl Store {
         }
         let started = std::time::Instant::now();
         let tx = self.conn.unchecked_transaction()?;
-        tx.execute(
-            "INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')",
-            [],
-        )?;
-        tx.execute(
-            "UPDATE meta SET value = '0' WHERE key = ?1",
-            [meta::FTS_DELETED],
-        )?;
+        optimize_fts(&tx)?;
         tx.commit()?;
         tracing::debug!(
             deleted,
@@ -164,14 +157,7 @@ impl Store {
             fts_deleted: std::cell::Cell::new(0),
         };
         let dropped = w.prune_embeddings(Some(keep_models))?;
-        w.tx.execute(
-            "INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')",
-            [],
-        )?;
-        w.tx.execute(
-            "UPDATE meta SET value = '0' WHERE key = ?1",
-            [meta::FTS_DELETED],
-        )?;
+        optimize_fts(&w.tx)?;
         w.tx.commit()?;
         let checkpoint = || {
             self.conn
@@ -245,6 +231,20 @@ impl Store {
         )?;
         self.conn.execute_batch("PRAGMA synchronous = OFF")
     }
+}
+
+/// Merges the full-text index into one segment, which drops the tombstones
+/// counted in [`meta::FTS_DELETED`] (reset with it).
+fn optimize_fts(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')",
+        [],
+    )?;
+    tx.execute(
+        "UPDATE meta SET value = '0' WHERE key = ?1",
+        [meta::FTS_DELETED],
+    )?;
+    Ok(())
 }
 
 /// The full-text index's pending-terms limit during bulk loads (see

@@ -98,10 +98,7 @@ pub fn index_status(svc: &Service, args: IndexStatusArgs) -> Result<Answer> {
 /// `stats`.
 pub fn stats(svc: &Service, args: StatsArgs) -> Result<Answer> {
     let a = svc.stats(&StatsRequest { since: args.since })?;
-    let now_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0);
+    let now_ms = crate::stats::now_ms();
     let ago = |ms: i64| (now_ms - ms).max(0) / 1000;
     let out = StatsOut {
         since: a.since,
