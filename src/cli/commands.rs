@@ -586,8 +586,14 @@ fn cmd_clean(a: CleanArgs) -> Result<Found> {
             .hint("run it in a terminal to be asked, or pass --yes")
             .into());
         }
+        let mine = crate::service::ops::user_files(svc.root());
+        let also = if mine.is_empty() {
+            String::new()
+        } else {
+            format!(", and files you wrote: {}", mine.join(", "))
+        };
         eprint!(
-            "remove `{}` (the index, its vectors and logs) and forget the project? [y/N] ",
+            "remove `{}` (the index, its vectors and logs{also}) and forget the project? [y/N] ",
             dir.display()
         );
         let _ = std::io::stderr().flush();

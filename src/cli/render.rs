@@ -1027,6 +1027,9 @@ pub fn clean(a: &crate::service::CleanAnswer) -> Result<()> {
             Some(d) => writeln!(out, "removed {d} ({:.1} MiB)", a.bytes as f64 / 1048576.0)?,
             None => writeln!(out, "no index to remove")?,
         }
+        if !a.user_files.is_empty() {
+            writeln!(out, "with files you wrote: {}", a.user_files.join(", "))?;
+        }
         if a.unregistered {
             writeln!(out, "forgot the project in the registry")?;
         }

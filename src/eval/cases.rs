@@ -119,6 +119,10 @@ impl Expect {
 pub struct Case {
     pub id: String,
     pub category: Category,
+    /// The corpus of `evals/corpora.toml` the case searches. A project's
+    /// own cases (`.repo_search/evals/`) leave it out: they search the
+    /// project.
+    #[serde(default)]
     pub corpus: String,
     pub tool: Tool,
     /// For `search`: run only this mode (hybrid, bm25, semantic, ...).
@@ -144,9 +148,23 @@ pub struct Suite {
     pub cases: Vec<Case>,
 }
 
+/// Whose cases a suite file holds: they differ in what a case may say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// `evals/`: each case names a corpus of `corpora.toml`.
+    Suites,
+    /// A project's `.repo_search/evals/`: cases search the project as it
+    /// is (no corpus, no blanked lines).
+    Project,
+}
+
+/// The corpus name a project's cases may give (the same as none).
+pub const PROJECT_CORPUS: &str = "project";
+
 /// Loads and validates one suite file.
-pub fn load_suite(file: &Path) -> Result<Suite> {
-    let text = std::fs::read_to_string(file)
+pub fn load_suite(file: &Path, origin: Origin) -> Result<Suite> {
+    // Never blocks on a FIFO or opens a device a repository shipped.
+    let text = crate::fs_safe::read_regular_to_string(file)
         .with_context(|| format!("cannot read suite `{}`", file.display()))?;
     let name = file
         .file_stem()
@@ -161,7 +179,7 @@ pub fn load_suite(file: &Path) -> Result<Suite> {
         }
         let case: Case =
             serde_json::from_str(line).map_err(|e| invalid(file, lineno, &e.to_string()))?;
-        validate(&case).map_err(|msg| invalid(file, lineno, &msg))?;
+        validate(&case, origin).map_err(|msg| invalid(file, lineno, &msg))?;
         if cases.iter().any(|c| c.id == case.id) {
             return Err(invalid(
                 file,
@@ -180,13 +198,30 @@ pub fn load_suite(file: &Path) -> Result<Suite> {
 
 fn invalid(file: &Path, line: usize, msg: &str) -> anyhow::Error {
     UserError::new(format!("{}:{line}: invalid case: {msg}", file.display()))
-        .hint("see evals/README.md for the case format")
+        .hint("see the Evals section of repo-search's README.md for the case format")
         .into()
 }
 
-fn validate(c: &Case) -> std::result::Result<(), String> {
+fn validate(c: &Case, origin: Origin) -> std::result::Result<(), String> {
     if c.id.trim().is_empty() {
         return Err("field `id`: must not be empty".into());
+    }
+    match origin {
+        Origin::Suites if c.corpus.trim().is_empty() => {
+            return Err("field `corpus`: must name a corpus of corpora.toml".into());
+        }
+        Origin::Project if !c.corpus.is_empty() && c.corpus != PROJECT_CORPUS => {
+            return Err(format!(
+                "field `corpus`: a project's cases search the project itself; leave `corpus` out (got `{}`)",
+                c.corpus
+            ));
+        }
+        Origin::Project if !c.blank.is_empty() => {
+            return Err(
+                "field `blank`: a project's cases search the project as it is; blanking needs a corpus copy (evals/ suites only)".into(),
+            );
+        }
+        _ => {}
     }
     if c.query.trim().is_empty() {
         return Err("field `query`: must not be empty".into());
@@ -252,19 +287,22 @@ mod tests {
             ),
         )
         .expect("write");
-        let err = load_suite(&f).expect_err("invalid");
+        let err = load_suite(&f, Origin::Suites).expect_err("invalid");
         assert!(
             err.to_string().contains("s.jsonl:2") && err.to_string().contains("`expect`"),
             "{err}"
         );
         std::fs::write(&f, good.replace("navigate", "browse")).expect("write");
-        let err = load_suite(&f).expect_err("bad category");
+        let err = load_suite(&f, Origin::Suites).expect_err("bad category");
         assert!(
             err.to_string().contains("s.jsonl:1") && err.to_string().contains("browse"),
             "{err}"
         );
         std::fs::write(&f, good).expect("write");
-        assert_eq!(load_suite(&f).expect("valid").cases.len(), 1);
+        assert_eq!(
+            load_suite(&f, Origin::Suites).expect("valid").cases.len(),
+            1
+        );
     }
 
     #[test]
@@ -278,7 +316,7 @@ mod tests {
             ));
         }
         std::fs::write(&f, lines.join("\n")).expect("write");
-        let s = load_suite(&f).expect("valid");
+        let s = load_suite(&f, Origin::Suites).expect("valid");
         let cats: Vec<&str> = s.cases.iter().map(|c| c.category.name()).collect();
         assert_eq!(cats, ["architecture", "concept", "symbol"]);
         assert_eq!(s.cases[0].expect.paths, ["a.py"]);
@@ -293,7 +331,7 @@ mod tests {
             r#"{"id":"a","category":"concept","corpus":"c","tool":"search","query":"how","expect":{"secondary_paths":["b.py"]}}"#,
         )
         .expect("write");
-        let err = load_suite(&f).expect_err("secondary only");
+        let err = load_suite(&f, Origin::Suites).expect_err("secondary only");
         assert!(
             err.to_string().contains("agent.jsonl:1")
                 && err.to_string().contains("secondary_paths"),

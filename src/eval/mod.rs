@@ -1,7 +1,9 @@
 //! Owns the eval runner behind `repo-search-eval run|report|list`: loads
 //! suites (`evals/*.jsonl`) and corpora (`evals/corpora.toml`), indexes each
 //! corpus (reusing an up-to-date index), runs every case through an engine,
-//! scores, and saves reports under `evals/results/`.
+//! scores, and saves reports under `evals/results/`. A project's own cases
+//! (`.repo_search/evals/*.jsonl`) search the project itself and their
+//! reports go to `.repo_search/evals/results/`, where nothing is indexed.
 
 pub mod cases;
 #[allow(clippy::print_stderr)] // progress while fetching a corpus
@@ -21,7 +23,7 @@ use clap::{Parser, Subcommand};
 use serde::{Deserialize, Serialize};
 
 use crate::error::UserError;
-use cases::{Suite, load_suite, suite_files};
+use cases::{Origin, Suite, load_suite, suite_files};
 use run::{
     AnswerSize, ArmLoss, CaseResult, Engine, Row, aggregate, answer_sizes, arm_losses, run_cases,
 };
@@ -33,9 +35,19 @@ use run::{
     about = "Score repo-search retrieval on suites of cases (evals/*.jsonl)"
 )]
 struct EvalCli {
-    /// The evals directory (default: `evals/` of the repository this binary was built from, else ./evals).
-    #[arg(long, global = true, value_name = "DIR")]
+    /// The evals directory (default: a project's own cases when the working
+    /// directory's project has `.repo_search/evals/*.jsonl`, else `evals/`
+    /// of the repository this binary was built from).
+    #[arg(long, global = true, value_name = "DIR", conflicts_with = "project")]
     evals: Option<PathBuf>,
+    /// Run a project's own cases (`.repo_search/evals/*.jsonl`) on the
+    /// project itself (the working directory's, or --root's); reports go
+    /// to `.repo_search/evals/results/`.
+    #[arg(long, global = true)]
+    project: bool,
+    /// The project of --project (default: found from the working directory, as `repo-search` does).
+    #[arg(long, global = true, value_name = "DIR", conflicts_with = "evals")]
+    root: Option<PathBuf>,
     #[command(subcommand)]
     command: EvalCommand,
 }
@@ -171,6 +183,91 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     }
 }
 
+/// Where the cases come from, and where reports go.
+#[derive(Debug, Clone)]
+enum Source {
+    /// `evals/`: suites over the corpora of `corpora.toml`; `repo_root` is
+    /// the repository holding it (the `self` corpus).
+    Suites { evals: PathBuf, repo_root: PathBuf },
+    /// A project's own cases, run on the project.
+    Project { root: PathBuf },
+}
+
+impl Source {
+    fn origin(&self) -> Origin {
+        match self {
+            Source::Suites { .. } => Origin::Suites,
+            Source::Project { .. } => Origin::Project,
+        }
+    }
+
+    /// The directory of the `*.jsonl` suite files.
+    fn cases_dir(&self) -> PathBuf {
+        match self {
+            Source::Suites { evals, .. } => evals.clone(),
+            Source::Project { root } => project_cases_dir(root),
+        }
+    }
+
+    /// Where saved reports live.
+    fn results_dir(&self) -> PathBuf {
+        self.cases_dir().join("results")
+    }
+
+    /// The repository whose commit a report records.
+    fn commit_of(&self) -> &Path {
+        match self {
+            Source::Suites { repo_root, .. } => repo_root,
+            Source::Project { root } => root,
+        }
+    }
+}
+
+/// `.repo_search/evals` of a project.
+fn project_cases_dir(root: &Path) -> PathBuf {
+    crate::store::index_dir(root).join("evals")
+}
+
+/// Whether a project has cases of its own.
+fn has_project_cases(root: &Path) -> bool {
+    suite_files(&project_cases_dir(root)).is_ok_and(|f| !f.is_empty())
+}
+
+#[allow(clippy::print_stderr)] // says which cases run
+fn source(evals: Option<PathBuf>, project: bool, root: Option<PathBuf>) -> Result<Source> {
+    if project || root.is_some() {
+        let root = crate::settings::find_root(root.as_deref())?;
+        if !has_project_cases(&root) {
+            bail!(
+                UserError::new(format!(
+                    "`{}` has no cases of its own (no `*.jsonl` in `{}`)",
+                    root.display(),
+                    project_cases_dir(&root).display()
+                ))
+                .hint("write cases there, one JSON object per line: {\"id\": \"config-1\", \"category\": \"concept\", \"tool\": \"search\", \"query\": \"where is the config loaded\", \"expect\": {\"paths\": [\"src/config.rs\"]}}")
+            );
+        }
+        return Ok(Source::Project { root });
+    }
+    if evals.is_none()
+        && let Ok(root) = crate::settings::find_root(None)
+        && has_project_cases(&root)
+    {
+        eprintln!(
+            "running the project's own cases in `{}` (--evals DIR for repo-search's suites)",
+            project_cases_dir(&root).display()
+        );
+        return Ok(Source::Project { root });
+    }
+    let evals = evals_dir(evals)?;
+    let repo_root = evals
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let repo_root = repo_root.canonicalize().unwrap_or(repo_root);
+    Ok(Source::Suites { evals, repo_root })
+}
+
 fn evals_dir(explicit: Option<PathBuf>) -> Result<PathBuf> {
     if let Some(d) = explicit {
         return Ok(d);
@@ -196,20 +293,23 @@ fn evals_dir(explicit: Option<PathBuf>) -> Result<PathBuf> {
 
 #[allow(clippy::disallowed_methods, clippy::print_stderr)] // prints the report
 fn run_main(cli: EvalCli) -> Result<ExitCode> {
-    let evals = evals_dir(cli.evals)?;
-    let repo_root = evals
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."));
-    let repo_root = repo_root.canonicalize().unwrap_or(repo_root);
+    let source = source(cli.evals, cli.project, cli.root)?;
     match cli.command {
-        EvalCommand::List { json } => cmd_list(&evals, json),
+        EvalCommand::List { json } => cmd_list(&source, json),
         EvalCommand::Fetch { corpora: names } => {
-            let all = corpora::load_corpora(&evals)?;
+            let Source::Suites { evals, repo_root } = &source else {
+                bail!(
+                    UserError::new(
+                        "a project's own cases search the project: there are no corpora to fetch"
+                    )
+                    .hint("pass --evals DIR to fetch the corpora of repo-search's suites")
+                );
+            };
+            let all = corpora::load_corpora(evals)?;
             let mut out = std::io::stdout().lock();
             for (name, recipe) in &all {
                 if names.is_empty() || names.contains(name) {
-                    let dir = corpora::fetch(name, recipe, &repo_root)?;
+                    let dir = corpora::fetch(name, recipe, repo_root)?;
                     writeln!(out, "{name}\t{}", dir.display())?;
                 }
             }
@@ -223,7 +323,9 @@ fn run_main(cli: EvalCli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        EvalCommand::Report { run, compare, json } => cmd_report(&evals, run, compare, json),
+        EvalCommand::Report { run, compare, json } => {
+            cmd_report(&source.results_dir(), run, compare, json)
+        }
         EvalCommand::Run {
             suites,
             through,
@@ -247,9 +349,15 @@ fn run_main(cli: EvalCli) -> Result<ExitCode> {
                 embed,
                 recency,
             };
-            let report = cmd_run(&evals, &repo_root, &settings, filter.as_deref(), rrf_k)?;
-            if !no_save {
-                let path = save_report(&evals, &report)?;
+            // Checked before the run: a bad results directory fails at once.
+            let results = if no_save {
+                None
+            } else {
+                Some(results_dir_ready(&source)?)
+            };
+            let report = cmd_run(&source, &settings, filter.as_deref(), rrf_k)?;
+            if let Some(dir) = results {
+                let path = save_report(&source, &dir, &report)?;
                 eprintln!("saved {}", path.display());
             }
             print_report(&report, json)?;
@@ -263,8 +371,9 @@ fn run_main(cli: EvalCli) -> Result<ExitCode> {
     }
 }
 
-fn load_suites(evals: &Path, names: &[String]) -> Result<Vec<Suite>> {
-    let files = suite_files(evals)?;
+fn load_suites(source: &Source, names: &[String]) -> Result<Vec<Suite>> {
+    let evals = source.cases_dir();
+    let files = suite_files(&evals)?;
     let mut out = Vec::new();
     for f in files {
         let stem = f
@@ -272,7 +381,7 @@ fn load_suites(evals: &Path, names: &[String]) -> Result<Vec<Suite>> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         if names.is_empty() || names.contains(&stem) {
-            out.push(load_suite(&f)?);
+            out.push(load_suite(&f, source.origin())?);
         }
     }
     for n in names {
@@ -288,15 +397,22 @@ fn load_suites(evals: &Path, names: &[String]) -> Result<Vec<Suite>> {
 }
 
 #[allow(clippy::disallowed_methods)] // prints the list of suites
-fn cmd_list(evals: &Path, json: bool) -> Result<ExitCode> {
-    let suites = load_suites(evals, &[])?;
-    let corpora = corpora::load_corpora(evals)?;
+fn cmd_list(source: &Source, json: bool) -> Result<ExitCode> {
+    let evals = source.cases_dir();
+    let suites = load_suites(source, &[])?;
+    let corpora = match source {
+        Source::Suites { evals, .. } => corpora::load_corpora(evals)?,
+        Source::Project { .. } => BTreeMap::new(),
+    };
     let mut rows = Vec::new();
     for s in &suites {
         let mut by: BTreeMap<(String, String), usize> = BTreeMap::new();
         for c in &s.cases {
-            *by.entry((c.category.name().to_string(), c.corpus.clone()))
-                .or_default() += 1;
+            *by.entry((
+                c.category.name().to_string(),
+                corpus_name(source, &c.corpus).to_string(),
+            ))
+            .or_default() += 1;
         }
         rows.push(serde_json::json!({
             "suite": s.name, "cases": s.cases.len(),
@@ -318,8 +434,11 @@ fn cmd_list(evals: &Path, json: bool) -> Result<ExitCode> {
                 m
             });
             let cats: Vec<String> = cats.iter().map(|(k, v)| format!("{k} {v}")).collect();
-            let corpora_used: std::collections::BTreeSet<&str> =
-                s.cases.iter().map(|c| c.corpus.as_str()).collect();
+            let corpora_used: std::collections::BTreeSet<&str> = s
+                .cases
+                .iter()
+                .map(|c| corpus_name(source, &c.corpus))
+                .collect();
             writeln!(
                 out,
                 "  {:<16} {:>5} cases  ({})  corpora: {}",
@@ -328,6 +447,10 @@ fn cmd_list(evals: &Path, json: bool) -> Result<ExitCode> {
                 cats.join(", "),
                 corpora_used.into_iter().collect::<Vec<_>>().join(", ")
             )?;
+        }
+        if let Source::Project { root } = source {
+            writeln!(out, "each case searches the project `{}`", root.display())?;
+            return Ok(ExitCode::SUCCESS);
         }
         writeln!(out, "corpora:")?;
         for (name, r) in &corpora {
@@ -381,15 +504,53 @@ fn cmd_list(evals: &Path, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The corpus a case names, as lists show it (a project's cases: `project`).
+fn corpus_name<'a>(source: &Source, corpus: &'a str) -> &'a str {
+    match source {
+        Source::Project { .. } => cases::PROJECT_CORPUS,
+        Source::Suites { .. } => corpus,
+    }
+}
+
+/// The paths a project's cases expect that the project does not have
+/// (a typo or a moved file: such a case can never be answered).
+fn missing_paths(root: &Path, suites: &[Suite]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for s in suites {
+        for c in &s.cases {
+            let e = &c.expect;
+            let paths = e
+                .paths
+                .iter()
+                .chain(&e.secondary_paths)
+                .chain(e.spans.iter().map(|sp| &sp.path));
+            for p in paths {
+                if !root.join(p).exists() {
+                    out.push((c.id.clone(), p.clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[allow(clippy::print_stderr)] // warns about cases that cannot be answered
 fn cmd_run(
-    evals: &Path,
-    repo_root: &Path,
+    source: &Source,
     settings: &RunSettings,
     filter: Option<&str>,
     rrf_k: Option<f64>,
 ) -> Result<RunReport> {
-    let suites = load_suites(evals, &settings.suites)?;
-    let corpora = corpora::load_corpora(evals)?;
+    let suites = load_suites(source, &settings.suites)?;
+    let corpora = match source {
+        Source::Suites { evals, .. } => corpora::load_corpora(evals)?,
+        Source::Project { root } => {
+            for (id, path) in missing_paths(root, &suites) {
+                eprintln!("warning: case `{id}` expects `{path}`, which is not in the project");
+            }
+            BTreeMap::new()
+        }
+    };
     let total: usize = suites
         .iter()
         .map(|s| {
@@ -425,18 +586,23 @@ fn cmd_run(
             }
         }
         for (corpus, cases) in by_corpus {
-            let recipe = corpora.get(corpus).with_context(|| {
-                format!(
-                    "suite `{}` uses unknown corpus `{corpus}` (not in corpora.toml)",
-                    suite.name
-                )
-            })?;
-            pb.set_message(format!("{}: {corpus}", suite.name));
-            let dir = pb.suspend(|| corpora::fetch(corpus, recipe, repo_root))?;
-            let blanks: Vec<cases::Span> =
-                cases.iter().flat_map(|c| c.blank.iter().cloned()).collect();
-            let dir = corpora::blanked_copy(corpus, &dir, &blanks)?;
-            let root = dir.canonicalize()?;
+            pb.set_message(format!("{}: {}", suite.name, corpus_name(source, corpus)));
+            let (root, recipe) = match source {
+                Source::Project { root } => (root.clone(), None),
+                Source::Suites { repo_root, .. } => {
+                    let recipe = corpora.get(corpus).with_context(|| {
+                        format!(
+                            "suite `{}` uses unknown corpus `{corpus}` (not in corpora.toml)",
+                            suite.name
+                        )
+                    })?;
+                    let dir = pb.suspend(|| corpora::fetch(corpus, recipe, repo_root))?;
+                    let blanks: Vec<cases::Span> =
+                        cases.iter().flat_map(|c| c.blank.iter().cloned()).collect();
+                    let dir = corpora::blanked_copy(corpus, &dir, &blanks)?;
+                    (dir.canonicalize()?, Some(recipe))
+                }
+            };
             pb.suspend(|| index_corpus(&root, &settings.embed))?;
             let mut tick = || pb.inc(1);
             let engine: &mut dyn Engine = if settings.through == "mcp" {
@@ -473,8 +639,8 @@ fn cmd_run(
                 ));
             }
             for r in &mut results[first..] {
-                r.lang = recipe.lang().map(String::from);
-                r.split = recipe.split().map(|s| s.name().to_string());
+                r.lang = recipe.and_then(|r| r.lang()).map(String::from);
+                r.split = recipe.and_then(|r| r.split()).map(|s| s.name().to_string());
             }
         }
     }
@@ -484,7 +650,7 @@ fn cmd_run(
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0),
-        commit: git_commit(repo_root),
+        commit: git_commit(source.commit_of()),
         machine: Machine {
             cores: std::thread::available_parallelism()
                 .map(|n| n.get())
@@ -610,25 +776,59 @@ fn stamp(unix: u64) -> String {
     )
 }
 
-fn save_report(evals: &Path, r: &RunReport) -> Result<PathBuf> {
-    let dir = evals.join("results");
-    std::fs::create_dir_all(&dir)?;
-    let path = dir.join(format!(
+/// The directory reports are saved in, made if missing. A project's is
+/// inside its index directory: never through a symlink a cloned repository
+/// planted there.
+fn results_dir_ready(source: &Source) -> Result<PathBuf> {
+    let dir = source.results_dir();
+    match source {
+        Source::Suites { .. } => std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create `{}`", dir.display()))?,
+        Source::Project { root } => {
+            crate::store::index_dir_checked(root, crate::store::DirUse::Create)?;
+            let what = "the eval results directory";
+            for d in [source.cases_dir(), dir.clone()] {
+                crate::fs_safe::private_dir(&d, what, true, false, crate::fs_safe::Owner::Anyone)?;
+            }
+        }
+    }
+    Ok(dir)
+}
+
+fn save_report(source: &Source, dir: &Path, r: &RunReport) -> Result<PathBuf> {
+    let name = format!(
         "{}-{}-{}.json",
         stamp(r.started_unix),
         r.commit,
         r.settings.through
-    ));
-    std::fs::write(&path, serde_json::to_string_pretty(r)?)?;
-    Ok(path)
+    );
+    let text = serde_json::to_string_pretty(r)?;
+    let path = dir.join(name);
+    match source {
+        Source::Suites { .. } => {
+            std::fs::write(&path, text)
+                .with_context(|| format!("cannot write `{}`", path.display()))?;
+            Ok(path)
+        }
+        Source::Project { .. } => {
+            let mut f = crate::fs_safe::private_nofollow()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&path)
+                .with_context(|| format!("cannot write `{}`", path.display()))?;
+            f.write_all(text.as_bytes())
+                .with_context(|| format!("cannot write `{}`", path.display()))?;
+            Ok(path)
+        }
+    }
 }
 
-fn load_report(evals: &Path, which: Option<&str>) -> Result<RunReport> {
+fn load_report(dir: &Path, which: Option<&str>) -> Result<RunReport> {
     let path = match which {
         Some(p) if p != "latest" => PathBuf::from(p),
         _ => {
-            let dir = evals.join("results");
-            let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
                 .map(|rd| {
                     rd.filter_map(|e| e.ok().map(|e| e.path()))
                         .filter(|p| p.extension().is_some_and(|e| e == "json"))
@@ -743,15 +943,15 @@ fn print_report(r: &RunReport, json: bool) -> Result<()> {
 
 #[allow(clippy::disallowed_methods)] // prints a saved report
 fn cmd_report(
-    evals: &Path,
+    results: &Path,
     run: Option<String>,
     compare: Option<Vec<String>>,
     json: bool,
 ) -> Result<ExitCode> {
     if let Some(pair) = compare {
         let (a, b) = (
-            load_report(evals, pair.first().map(String::as_str))?,
-            load_report(evals, pair.get(1).map(String::as_str))?,
+            load_report(results, pair.first().map(String::as_str))?,
+            load_report(results, pair.get(1).map(String::as_str))?,
         );
         let key = |r: &Row| (r.suite.clone(), r.category.clone(), r.mode.clone());
         let old: BTreeMap<_, &Row> = a.rows.iter().map(|r| (key(r), r)).collect();
@@ -808,7 +1008,7 @@ fn cmd_report(
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let r = load_report(evals, run.as_deref())?;
+    let r = load_report(results, run.as_deref())?;
     print_report(&r, json)?;
     Ok(ExitCode::SUCCESS)
 }

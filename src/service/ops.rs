@@ -108,6 +108,32 @@ pub struct CleanAnswer {
     pub bytes: u64,
     /// Whether the project was in the registry (and is no longer).
     pub unregistered: bool,
+    /// Files in it that the user wrote, removed too (relative to it):
+    /// `config.toml`, eval cases `evals/*.jsonl`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub user_files: Vec<String>,
+}
+
+/// The files in a project's index directory that a person wrote, not
+/// repo-search (`config.toml`, eval cases under `evals/`), relative to it:
+/// `clean` names them before it removes them.
+pub fn user_files(root: &std::path::Path) -> Vec<String> {
+    let dir = crate::store::index_dir(root);
+    let mut out = Vec::new();
+    if dir.join("config.toml").is_file() {
+        out.push("config.toml".to_string());
+    }
+    if let Ok(entries) = std::fs::read_dir(dir.join("evals")) {
+        let mut cases: Vec<String> = entries
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".jsonl"))
+            .map(|n| format!("evals/{n}"))
+            .collect();
+        cases.sort();
+        out.extend(cases);
+    }
+    out
 }
 
 /// Bytes of the index directory's files (the database, its WAL, logs).
@@ -173,6 +199,7 @@ impl Service {
                 removed: None,
                 bytes: 0,
                 unregistered: registry.remove(root)?,
+                user_files: Vec::new(),
             });
         };
         // Held while the files go (the lock file among them: the lock is on
@@ -180,12 +207,14 @@ impl Service {
         let _lock = crate::lock::WriterLock::acquire(root, crate::lock::WhenBusy::Fail, |_| {})?;
         let unregistered = registry.remove(root)?;
         let bytes = dir_bytes(&checked);
+        let user_files = user_files(root);
         std::fs::remove_dir_all(&checked)
             .map_err(|e| anyhow::anyhow!("cannot remove `{}`: {e}", dir.display()))?;
         Ok(CleanAnswer {
             removed: Some(dir.display().to_string()),
             bytes,
             unregistered,
+            user_files,
         })
     }
 }
