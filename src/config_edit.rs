@@ -115,8 +115,11 @@ fn literal(key: &str, t: Type, value: &str) -> Result<String> {
             "false" | "no" | "off" | "0" => "false".into(),
             _ => return Err(bad("it takes true or false", "give true or false")),
         },
-        Type::Count { min } => match v.replace('_', "").parse::<u64>() {
-            Ok(n) if n >= min => n.to_string(),
+        Type::Count { min } => match v.replace('_', "").parse::<i128>() {
+            Ok(n) if n >= i128::from(min) && u64::try_from(n).is_ok() => n.to_string(),
+            Ok(n) if n >= i128::from(min) => {
+                return Err(bad("it is too large", "give a smaller number"));
+            }
             Ok(_) => {
                 return Err(bad(
                     &format!("it must be at least {min}"),
@@ -144,15 +147,36 @@ fn literal(key: &str, t: Type, value: &str) -> Result<String> {
             quote(v)
         }
         Type::Globs => {
-            let globs: Vec<String> = v
-                .split(',')
-                .map(str::trim)
+            // Comma-separated globs, or a TOML/JSON array of strings as the
+            // file itself writes it (`["vendor/**", "*.min.js"]`).
+            let globs: Vec<String> = if v.trim_start().starts_with('[') {
+                match toml::from_str::<GlobList>(&format!("v = {v}")) {
+                    Ok(list) => list.v,
+                    Err(_) => {
+                        return Err(bad(
+                            "it is not an array of strings",
+                            r#"e.g. ["vendor/**", "*.min.js"], or comma-separated: vendor/**,*.min.js"#,
+                        ));
+                    }
+                }
+            } else {
+                v.split(',').map(str::to_string).collect()
+            };
+            let globs: Vec<String> = globs
+                .iter()
+                .map(|g| g.trim())
                 .filter(|g| !g.is_empty())
                 .map(quote)
                 .collect();
             format!("[{}]", globs.join(", "))
         }
     })
+}
+
+/// A glob list given as an array (`config set index.exclude '[...]'`).
+#[derive(serde::Deserialize)]
+struct GlobList {
+    v: Vec<String>,
 }
 
 /// A TOML basic string.

@@ -22,11 +22,13 @@ pub fn lock_path(root: &Path) -> PathBuf {
     crate::store::index_dir(root).join("index.lock")
 }
 
-fn open(root: &Path) -> Result<(File, PathBuf)> {
+fn open(root: &Path, dir: crate::store::DirUse) -> Result<(File, PathBuf)> {
     crate::store::check_index_paths(root)?;
     // Creates the directory 0700 (not the root: a writer whose project
     // root was deleted under it fails) and refuses a planted symlink.
-    crate::store::index_dir_checked(root, crate::store::DirUse::Create)?;
+    if crate::store::index_dir_checked(root, dir)?.is_none() {
+        return Err(index_gone(root));
+    }
     let path = lock_path(root);
     let file = crate::fs_safe::private_nofollow()
         .read(true)
@@ -82,6 +84,16 @@ pub enum WhenBusy {
     Fail,
 }
 
+/// The index a writer was adding to is gone (`repo-search clean`).
+fn index_gone(root: &Path) -> anyhow::Error {
+    UserError::with_code(
+        ErrorCode::NotFound,
+        format!("the index of `{}` was removed", root.display()),
+    )
+    .hint("run `repo-search index` to build it again")
+    .into()
+}
+
 impl WriterLock {
     /// Takes the writer lock of the project at `root`.
     pub fn acquire(
@@ -89,7 +101,33 @@ impl WriterLock {
         busy: WhenBusy,
         on_wait: impl FnOnce(Option<u32>),
     ) -> Result<WriterLock> {
-        let (mut file, path) = open(root)?;
+        Self::take(root, crate::store::DirUse::Create, busy, on_wait)
+    }
+
+    /// Takes the writer lock to add to an index that exists, and fails
+    /// (never creating anything) when it was removed meanwhile: a long
+    /// background run that locks per write (vectors) must not bring back
+    /// an index `clean` removed.
+    pub fn acquire_existing(
+        root: &Path,
+        busy: WhenBusy,
+        on_wait: impl FnOnce(Option<u32>),
+    ) -> Result<WriterLock> {
+        let lock = Self::take(root, crate::store::DirUse::Read, busy, on_wait)?;
+        // `clean` removes the files holding the lock: checked under it.
+        if !crate::store::db_path(root).exists() {
+            return Err(index_gone(root));
+        }
+        Ok(lock)
+    }
+
+    fn take(
+        root: &Path,
+        dir: crate::store::DirUse,
+        busy: WhenBusy,
+        on_wait: impl FnOnce(Option<u32>),
+    ) -> Result<WriterLock> {
+        let (mut file, path) = open(root, dir)?;
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
@@ -101,7 +139,7 @@ impl WriterLock {
                             "another repo-search process{who} is writing the index of `{}`",
                             root.display()
                         ))
-                        .hint("wait for it to finish, or run `repo-search index` again without --no-wait to wait")
+                        .hint("wait for it to finish (`repo-search status` shows its progress), then run this again; `repo-search index` without --no-wait waits by itself")
                         .agent("the index is being written by another process: retry in a few seconds; index_status shows its progress")
                         .into());
                     }
@@ -173,5 +211,28 @@ pub fn process_alive(pid: u32) -> bool {
     {
         let _ = pid;
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn acquire_existing_never_brings_back_a_removed_index() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        let gone = |r: Result<WriterLock>| {
+            let e = r.err().expect("refused");
+            let u = crate::error::find_user_error(&e).expect("a user error");
+            assert_eq!(u.code, ErrorCode::NotFound, "{e:#}");
+        };
+        gone(WriterLock::acquire_existing(root, WhenBusy::Fail, |_| {}));
+        assert!(!crate::store::index_dir(root).exists(), "nothing created");
+        // The directory without its database (removed meanwhile) is refused too.
+        std::fs::create_dir(crate::store::index_dir(root)).expect("dir");
+        gone(WriterLock::acquire_existing(root, WhenBusy::Fail, |_| {}));
+        std::fs::write(crate::store::db_path(root), b"").expect("db");
+        assert!(WriterLock::acquire_existing(root, WhenBusy::Fail, |_| {}).is_ok());
     }
 }

@@ -595,6 +595,8 @@ pub enum ConfigAction {
     /// file (comments too) kept.
     Set {
         key: String,
+        /// The value (a negative number too: checked with a hint).
+        #[arg(allow_hyphen_values = true)]
         value: String,
         /// Edit `$REPO_SEARCH_HOME/config.toml` (every project) instead.
         #[arg(long)]

@@ -146,9 +146,11 @@ impl Locking<'_> {
     fn hold(&self, root: &std::path::Path) -> Result<Option<WriterLock>> {
         match self {
             Locking::CallerHolds => Ok(None),
-            Locking::PerCommit(on_wait) => {
-                Ok(Some(WriterLock::acquire(root, WhenBusy::Wait, on_wait)?))
-            }
+            Locking::PerCommit(on_wait) => Ok(Some(WriterLock::acquire_existing(
+                root,
+                WhenBusy::Wait,
+                on_wait,
+            )?)),
         }
     }
 }
@@ -396,7 +398,7 @@ pub fn embed_project(
     let db = store::db_path(&settings.root);
     for spec in order {
         let mut store = {
-            let _lock = WriterLock::acquire(&settings.root, WhenBusy::Wait, on_wait)?;
+            let _lock = WriterLock::acquire_existing(&settings.root, WhenBusy::Wait, on_wait)?;
             Store::open_rw(&settings.root)?
         };
         if spec.tier == Tier::Full && plan.top_up_full_only {
@@ -479,7 +481,7 @@ pub fn embed_project(
         }
     }
     if !out.is_empty() {
-        let _lock = WriterLock::acquire(&settings.root, WhenBusy::Wait, on_wait)?;
+        let _lock = WriterLock::acquire_existing(&settings.root, WhenBusy::Wait, on_wait)?;
         let mut store = Store::open_rw(&settings.root)?;
         // Vectors of a model that is no longer configured go only once every
         // configured tier is complete: switching providers for one run must

@@ -131,15 +131,58 @@ fn error_result(code: &str, error: String, hint: Option<&str>) -> CallToolResult
     CallToolResult::error(vec![text(line)])
 }
 
+/// The operation `stats` counts a tool's calls under (what the service
+/// logs when the call reaches it); `None` for tools that are not logged.
+fn stats_op(tool: ToolName, args: Option<&rmcp::model::JsonObject>) -> Option<String> {
+    let op = match tool {
+        ToolName::Search => {
+            let mode = args
+                .and_then(|a| a.get("mode"))
+                .and_then(|m| m.as_str())
+                .map_or(
+                    Ok(crate::service::Mode::Hybrid),
+                    crate::service::Mode::parse,
+                );
+            return Some(match mode {
+                Ok(m) => format!("search.{}", m.name()),
+                Err(_) => "search".to_string(),
+            });
+        }
+        ToolName::SearchSemantic => "search.semantic",
+        ToolName::FindSymbol => "symbol",
+        ToolName::FindReferences => "refs",
+        ToolName::ListDefsInFile => "outline",
+        ToolName::Imports => "imports",
+        ToolName::SimilarCode => "similar",
+        ToolName::SearchKeyword => "keyword",
+        ToolName::ReadFile => "read",
+        ToolName::Callers => "callers",
+        ToolName::Callees => "callees",
+        ToolName::Context => "context",
+        ToolName::FileHistory => "history",
+        ToolName::Blame => "blame",
+        ToolName::IndexStatus | ToolName::Stats | ToolName::Config | ToolName::Index => {
+            return None;
+        }
+    };
+    Some(op.to_string())
+}
+
 fn run_tool(
     state: &Service,
     tool: ToolName,
     args: Option<&rmcp::model::JsonObject>,
 ) -> CallToolResult {
     let started = std::time::Instant::now();
+    Service::call_started();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         handlers::call(state, tool, args)
     }));
+    if !matches!(outcome, Ok(Ok(_)))
+        && let Some(op) = stats_op(tool, args)
+    {
+        state.record_refused(&op, started);
+    }
     let result = match outcome {
         Ok(Ok(answer)) => {
             let mut r = CallToolResult::success(vec![text(answer.text)]);

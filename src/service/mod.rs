@@ -218,7 +218,26 @@ impl Service {
         cache::take_outcome();
         let out = f();
         stats.record(op, started.elapsed(), out.is_ok(), cache::take_outcome());
+        RECORDED.with(|r| r.set(true));
         out
+    }
+
+    /// Starts a surface's call on this thread: [`Service::record_refused`]
+    /// then knows whether the call reached an operation.
+    pub fn call_started() {
+        RECORDED.with(|r| r.set(false));
+    }
+
+    /// Logs `op` as failed when the call this thread started
+    /// ([`Service::call_started`]) was refused before it reached the
+    /// operation (arguments a surface checks itself), so `stats` counts
+    /// every failed call the same on every surface.
+    pub fn record_refused(&self, op: &str, started: std::time::Instant) {
+        if let Some(stats) = &self.stats
+            && !RECORDED.with(|r| r.replace(true))
+        {
+            stats.record(op, started.elapsed(), false, None);
+        }
     }
 
     /// Reports foreground index runs (progress, waiting for a writer).
@@ -438,4 +457,10 @@ fn meta_u64(store: &Store, key: &str) -> u64 {
         .flatten()
         .and_then(|g| g.parse().ok())
         .unwrap_or(0)
+}
+
+thread_local! {
+    /// Whether this thread's current call was logged (see
+    /// [`Service::record_refused`]).
+    static RECORDED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }

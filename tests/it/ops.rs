@@ -38,16 +38,21 @@ fn stats_add_up_the_cli_and_mcp_operations_with_their_latencies() {
         m.ok("find_symbol", json!({"name": "parse_config"}));
     }
     m.ok("search", json!({"query": "validate the CSRF token"}));
+    // Calls the MCP layer refuses before they reach the operation (its own
+    // argument checks) count as errors too, as on the CLI.
+    m.tool_error("find_symbol", json!({"name": ""}));
+    m.tool_error("search", json!({"query": "x", "limit": 0}));
+    m.tool_error("read_file", json!({"path": "no/such/file.rs"}));
 
     let s = p.json(&["stats"]);
     let sym = op(&s, "symbol");
-    assert_eq!(sym["count"], 13, "{s}");
+    assert_eq!(sym["count"], 14, "{s}");
     assert_eq!(
         (sym["by"]["cli"].as_u64(), sym["by"]["mcp"].as_u64()),
-        (Some(3), Some(10)),
+        (Some(3), Some(11)),
         "{s}"
     );
-    assert_eq!(sym["errors"], 0, "{s}");
+    assert_eq!(sym["errors"], 1, "{s}");
     let (p50, p95, p99, max) = (
         ms(sym, "p50_ms"),
         ms(sym, "p95_ms"),
@@ -57,10 +62,11 @@ fn stats_add_up_the_cli_and_mcp_operations_with_their_latencies() {
     assert!(0.0 < p50 && p50 <= p95 && p95 <= p99 && p99 <= max, "{sym}");
     // The MCP tool reads the same log.
     let via_mcp = m.ok("stats", json!({}));
-    assert_eq!(op(&via_mcp, "symbol")["count"], 13, "{via_mcp}");
-    assert_eq!(op(&s, "search.hybrid")["count"], 2, "{s}");
+    assert_eq!(op(&via_mcp, "symbol")["count"], 14, "{via_mcp}");
+    assert_eq!(op(&s, "search.hybrid")["count"], 3, "{s}");
+    assert_eq!(op(&s, "search.hybrid")["errors"], 1, "{s}");
     assert_eq!(op(&s, "refs")["count"], 1, "{s}");
-    assert_eq!(op(&s, "read")["errors"], 1, "{s}");
+    assert_eq!(op(&s, "read")["errors"], 2, "{s}");
     assert!(op(&s, "index")["count"].as_u64().unwrap_or(0) >= 1, "{s}");
     assert!(
         s["sizes"]["tables"]
@@ -75,7 +81,7 @@ fn stats_add_up_the_cli_and_mcp_operations_with_their_latencies() {
 
     // A window: everything above happened in the last hour, none in the future.
     let recent = p.json(&["stats", "--since", "1h"]);
-    assert_eq!(op(&recent, "symbol")["count"], 13, "{recent}");
+    assert_eq!(op(&recent, "symbol")["count"], 14, "{recent}");
 
     // A bad span is refused with a hint, on both surfaces.
     let bad = p.run(&["stats", "--since", "yesterday"]);
