@@ -36,6 +36,11 @@ const RACY_NS: i64 = 2_000_000_000;
 pub struct IndexOptions {
     /// Throw the index away and build it again.
     pub full: bool,
+    /// With `full`: extract every file again inside the live index, file by
+    /// file, instead of building a new one. Slower, but every search
+    /// meanwhile answers from a complete index (files not yet redone keep
+    /// their rows): for rebuilds that run beside searches (MCP index jobs).
+    pub in_place: bool,
     /// Fail instead of waiting when another writer holds the lock.
     pub no_wait: bool,
     /// Restrict the run to these root-relative paths (files or directories):
@@ -234,7 +239,7 @@ fn index_locked_once(
     let root = &settings.root;
     // A full rebuild keeps the old file aside until the new one is written,
     // to carry over the vectors of chunks whose text did not change.
-    let previous = if opts.full {
+    let previous = if opts.full && !opts.in_place {
         set_aside_previous(root)?
     } else {
         None
@@ -251,7 +256,8 @@ fn index_locked_once(
     let (candidates, walked) = walk_candidates(settings, &opts.only, true)?;
     let walk_seconds = started.elapsed().as_secs_f64();
 
-    let plan = plan_changes(&records, &candidates, &opts.only, true);
+    let redo_all = opts.full && opts.in_place;
+    let plan = plan_changes(&records, &candidates, &opts.only, true, redo_all);
     let (todo, removed, unchanged) = (plan.todo, plan.removed, plan.unchanged);
 
     let total = todo.len() as u64;
@@ -281,7 +287,7 @@ fn index_locked_once(
     let written = if idle {
         Ok((0, 0))
     } else {
-        write_changes(&mut store, settings, &todo, &removed, progress)
+        write_changes(&mut store, settings, &todo, &removed, redo_all, progress)
     };
     tracing::debug!(
         seconds = started.elapsed().as_secs_f64(),
@@ -310,6 +316,7 @@ fn index_locked_once(
         &|p: &str| in_scope(&opts.only, p),
         settings.max_file_size,
         ngram::MERGE_AT,
+        redo_all,
     )
     .map_err(|e| store::explain_write(e, root))?;
     tracing::debug!(
@@ -380,6 +387,7 @@ fn plan_changes<'a>(
     candidates: &'a [Candidate],
     only: &[String],
     racy_guard: bool,
+    redo_all: bool,
 ) -> Plan<'a> {
     let mut seen: HashSet<&str> = HashSet::with_capacity(candidates.len());
     let mut todo = Vec::new();
@@ -387,11 +395,12 @@ fn plan_changes<'a>(
     for c in candidates {
         seen.insert(c.rel.as_str());
         let rec = records.get(&c.rel);
-        let same = rec.is_some_and(|r| {
-            r.size == c.size
-                && r.mtime_ns == c.mtime_ns
-                && (!racy_guard || r.mtime_ns < r.indexed_at_ns - RACY_NS)
-        });
+        let same = !redo_all
+            && rec.is_some_and(|r| {
+                r.size == c.size
+                    && r.mtime_ns == c.mtime_ns
+                    && (!racy_guard || r.mtime_ns < r.indexed_at_ns - RACY_NS)
+            });
         if same {
             unchanged += 1;
         } else {
@@ -437,7 +446,7 @@ pub fn staleness(settings: &Settings, store: &Store) -> Result<Staleness> {
     let db = store::db_path(&settings.root);
     let records = store.file_records().map_err(|e| store::explain(e, &db))?;
     let (candidates, _) = walk_candidates(settings, &[], false)?;
-    let plan = plan_changes(&records, &candidates, &[], false);
+    let plan = plan_changes(&records, &candidates, &[], false, false);
     let mut examples: Vec<String> = plan
         .todo
         .iter()
@@ -583,6 +592,7 @@ fn write_changes(
     settings: &Settings,
     todo: &[(&Candidate, Option<&FileRecord>)],
     removed: &[i64],
+    redo_all: bool,
     progress: ProgressFn<'_>,
 ) -> Result<(u64, u64)> {
     let db = store::db_path(&settings.root);
@@ -610,7 +620,7 @@ fn write_changes(
                     let Some((cand, rec)) = todo.get(i) else {
                         break;
                     };
-                    let item = process_file(&mut extractor, cand, *rec, max_size);
+                    let item = process_file(&mut extractor, cand, *rec, max_size, redo_all);
                     if tx_items.send(item).is_err() {
                         break;
                     }
@@ -744,6 +754,7 @@ fn process_file(
     cand: &Candidate,
     rec: Option<&FileRecord>,
     max_size: u64,
+    redo: bool,
 ) -> Processed {
     let base = |outcome| Processed {
         rel: cand.rel.clone(),
@@ -785,6 +796,7 @@ fn process_file(
     let mut p = base(Outcome::Touch);
     p.size = bytes.len() as u64;
     if let Some(r) = rec
+        && !redo
         && r.hash == hash
         && r.skip_reason.is_none()
         && r.size == p.size

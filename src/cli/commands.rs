@@ -124,6 +124,7 @@ fn cmd_index(a: IndexArgs) -> Result<Found> {
     let only = svc.index_paths(a.full, &a.paths)?;
     let opts = IndexOptions {
         full: a.full,
+        in_place: false,
         no_wait: a.no_wait,
         only,
     };

@@ -646,6 +646,7 @@ fn run_batch(shared: &Shared, batch: &Pending) -> Result<Option<(IndexSummary, b
     let reconcile = work.reconcile;
     let opts = IndexOptions {
         full: batch.rebuild,
+        in_place: false,
         no_wait: false,
         only: work.only,
     };

@@ -72,6 +72,7 @@ pub fn refresh(
     in_scope: &dyn Fn(&str) -> bool,
     max_size: u64,
     merge_at: usize,
+    force_rebuild: bool,
 ) -> Result<NgramSummary> {
     let started = Instant::now();
     let docs = store.ngram_docs()?;
@@ -105,7 +106,7 @@ pub fn refresh(
     // when nothing changed).
     let rebuild = full_walk
         && !(docs.is_empty() && walked.is_empty())
-        && (docs.is_empty() || limit_changed || dead > live / 4 + MERGE_AT as u64);
+        && (force_rebuild || docs.is_empty() || limit_changed || dead > live / 4 + MERGE_AT as u64);
     let todo: Vec<&WalkedFile> = if rebuild {
         walked.iter().collect()
     } else if dirty.len() >= merge_at {

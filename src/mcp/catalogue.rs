@@ -986,7 +986,7 @@ const INDEX: &[Param] = &[
             values: &["incremental", "full"],
             default: Some("incremental"),
         },
-        "incremental (default): what changed since the last run; full: rebuild everything.",
+        "incremental (default): what changed since the last run; full: extract every file again (in place: searches meanwhile answer from a complete index).",
     ),
     Param::new(
         "paths",

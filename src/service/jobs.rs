@@ -205,6 +205,8 @@ impl Service {
                     let job = IndexJob {
                         opts: IndexOptions {
                             full,
+                            // Searches meanwhile keep a complete index.
+                            in_place: full,
                             no_wait: false,
                             only,
                         },

@@ -474,6 +474,18 @@ fn mcp_index_jobs_queue_report_progress_and_finish_while_search_answers() {
     assert!(jobs[0]["seconds"].as_f64().is_some(), "{jobs:?}");
     let found = m.ok("find_symbol", json!({"name": "added_later"}));
     assert_eq!(found["total"], 1, "{found}");
+    // The job rebuilt in place (searches meanwhile saw a complete index):
+    // it holds what a rebuild from nothing holds.
+    let counts = |v: &Value| {
+        ["files", "symbols", "refs", "chunks"].map(|k| v[k].as_u64().unwrap_or(u64::MAX))
+    };
+    let in_place = counts(&p.json(&["status"]));
+    p.run(&["index", "--full"]).ok();
+    assert_eq!(
+        in_place,
+        counts(&p.json(&["status"])),
+        "in place vs from nothing"
+    );
 
     // Bad jobs are refused with a hint.
     for (args, want) in [
