@@ -375,7 +375,7 @@ impl Service {
         let building =
             (own.running && own.initial) || (other_writer.is_some() && !self.index_exists());
         Freshness {
-            indexing: own.running || other_writer.is_some(),
+            indexing: own.running || other_writer.is_some() || self.job_running(),
             building,
             progress: own.running.then_some(own.progress),
             other_writer,

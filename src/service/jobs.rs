@@ -123,6 +123,16 @@ impl Service {
         Ok(job)
     }
 
+    /// Whether one of this service's index jobs is running (it may not have
+    /// taken the writer lock yet).
+    pub(super) fn job_running(&self) -> bool {
+        self.jobs
+            .lock()
+            .jobs
+            .iter()
+            .any(|j| j.state == JobState::Running)
+    }
+
     /// Every job this service knows, oldest first, with live progress.
     pub fn index_jobs(&self) -> Vec<JobInfo> {
         let st = self.jobs.lock();
