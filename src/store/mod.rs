@@ -32,7 +32,7 @@ mod read;
 mod schema;
 mod write;
 
-pub use ngram::{NgramDoc, NgramSizes, Trigram};
+pub use ngram::{NgramDoc, NgramSizes, Trigram, encode_append};
 pub use read::{
     ChunkRow, ChunkSource, ChunkSpan, Counts, F32Rows, FileRecord, FtsRow, GraphDef, GraphRef,
     ImportRow, LineSignature, NameMatch, OutlineRow, PendingChunk, RefRow, RowSink, Sizes,

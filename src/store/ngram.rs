@@ -216,8 +216,15 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Appends ascending ids, all larger than any stored for `gram`.
-    pub fn ngram_append(&self, gram: Trigram, ids: &[u32]) -> rusqlite::Result<()> {
+    /// Appends ids already encoded: `first`, then `rest` (the ids after it,
+    /// as [`encode_append`] writes them after `first`); all larger than any
+    /// stored for `gram`.
+    pub fn ngram_append_encoded(
+        &self,
+        gram: Trigram,
+        first: u32,
+        rest: &[u8],
+    ) -> rusqlite::Result<()> {
         let gram = i64::from(gram);
         let stored: Option<Vec<u8>> = self
             .tx
@@ -226,15 +233,18 @@ impl Writer<'_> {
             .optional()?;
         match stored {
             Some(mut blob) => {
-                let last = last_id(&blob);
-                encode_append(&mut blob, last, ids);
+                let stored_last = last_id(&blob);
+                blob.reserve(rest.len() + 5);
+                encode_append(&mut blob, stored_last, &[first]);
+                blob.extend_from_slice(rest);
                 self.tx
                     .prepare_cached("UPDATE ngram_postings SET docs = ?2 WHERE gram = ?1")?
                     .execute(params![gram, blob])?;
             }
             None => {
-                let mut blob = Vec::with_capacity(ids.len() * 2);
-                encode_append(&mut blob, None, ids);
+                let mut blob = Vec::with_capacity(rest.len() + 5);
+                encode_append(&mut blob, None, &[first]);
+                blob.extend_from_slice(rest);
                 self.tx
                     .prepare_cached("INSERT INTO ngram_postings (gram, docs) VALUES (?1, ?2)")?
                     .execute(params![gram, blob])?;
@@ -317,5 +327,31 @@ mod tests {
         assert!(decode(&[]).is_empty());
         // A truncated varint yields the complete ids before it.
         assert_eq!(decode(&[0, 0x80]), [0]);
+    }
+
+    #[test]
+    fn encoded_appends_continue_the_stored_list() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open_rw(dir.path()).expect("open");
+        // Held lists as the builder keeps them: the first id, then the
+        // others encoded after it.
+        let held = |ids: &[u32]| {
+            let mut rest = Vec::new();
+            encode_append(&mut rest, Some(ids[0]), &ids[1..]);
+            (ids[0], rest)
+        };
+        let w = store.begin().expect("begin");
+        for ids in [&[0u32, 3, 200][..], &[201], &[70_000, 70_001, 1 << 30]] {
+            let (first, rest) = held(ids);
+            w.ngram_append_encoded(7, first, &rest).expect("append");
+        }
+        let (first, rest) = held(&[5]);
+        w.ngram_append_encoded(8, first, &rest).expect("append");
+        w.commit().expect("commit");
+        assert_eq!(
+            store.ngram_postings(7).expect("read"),
+            [0, 3, 200, 201, 70_000, 70_001, 1 << 30]
+        );
+        assert_eq!(store.ngram_postings(8).expect("read"), [5]);
     }
 }
