@@ -970,3 +970,135 @@ fn go_results_closures_conversions_and_ts_destructuring() {
     let v = p.json(&["refs", "Store.get"]);
     assert_eq!(refs(&v), pairs(&[("ts/plugin.ts:18", "resolved")]), "{v}");
 }
+
+const COLLECTIONS_GO: &str = r#"package coll
+
+import "strings"
+
+type HeaderRoute struct{ Value interface{} }
+
+func (r HeaderRoute) IsMatch(v string) bool { return true }
+
+type HeaderRouter map[string][]HeaderRoute
+
+func (hr HeaderRouter) Handler() {
+	if strings.HasSuffix("x", "/*") {
+		return
+	}
+	for header, matchers := range hr {
+		for _, matcher := range matchers {
+			matcher.IsMatch(header)
+		}
+	}
+}
+
+type node struct {
+	children [4]nodes
+}
+
+type nodes []*node
+
+func (n *node) walk() bool {
+	for _, ns := range n.children {
+		for _, cn := range ns {
+			if cn.walk() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func all(xs nodes, r HeaderRoute) func() bool {
+	(r.Value.(*HeaderRoute)).IsMatch("")
+	for _, x := range xs {
+		x.walk()
+		return x.walk
+	}
+	return nil
+}
+"#;
+
+const NARROWING_TS: &str = r#"export class Hot {
+  setup(): void {}
+}
+export class Sub {
+  _removeParent(p: Sub): void {}
+}
+export class Sched {
+  hot: Hot[] = []
+  flush(): void {
+    const hot = this.hot
+    hot.shift()!.setup()
+    this.hot.pop()?.setup()
+  }
+  remove(t: unknown): void {
+    if (t instanceof Sub) {
+      t._removeParent(new Sub())
+    }
+    if (!(t instanceof Sub)) {
+      t._removeParent(new Sub())
+    }
+  }
+}
+export class Runner {
+  f: typeof Sched.prototype.flush
+}
+"#;
+
+#[test]
+fn named_collections_assertions_narrowing_and_prototypes() {
+    let p = Project::new();
+    p.write("coll/coll.go", COLLECTIONS_GO)
+        .write("ts/sched.ts", NARROWING_TS);
+    p.run(&["index", "--offline"]).ok();
+
+    // Go: ranges over a named map of slices (`type HeaderRouter
+    // map[string][]HeaderRoute`) and over a field of a named slice type,
+    // element by element; a type assertion in parentheses; a `"/*"` in a
+    // string opens no comment that would hide the lines after it.
+    let v = p.json(&["refs", "HeaderRoute.IsMatch"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("coll/coll.go:17", "resolved"),
+            ("coll/coll.go:40", "resolved")
+        ]),
+        "{v}"
+    );
+    // A method value (`x.walk`, no call) is a use too.
+    let v = p.json(&["refs", "node.walk"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("coll/coll.go:31", "resolved"),
+            ("coll/coll.go:42", "resolved"),
+            ("coll/coll.go:43", "resolved")
+        ]),
+        "{v}"
+    );
+
+    // TypeScript: an element taken off a typed list (`shift()!`, `pop()?`,
+    // through another name for the list); `instanceof` narrows inside its
+    // block, not when negated; `Class.prototype.method`.
+    let v = p.json(&["refs", "Hot.setup"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("ts/sched.ts:11", "resolved"),
+            ("ts/sched.ts:12", "resolved")
+        ]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "Sub._removeParent"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("ts/sched.ts:16", "resolved"),
+            ("ts/sched.ts:19", "name_only")
+        ]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "Sched.flush"]);
+    assert_eq!(refs(&v), pairs(&[("ts/sched.ts:24", "resolved")]), "{v}");
+}
