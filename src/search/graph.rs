@@ -919,12 +919,21 @@ impl<'a> Graph<'a> {
         let mut unknown = false;
         let from = d.name_line.max(1) as usize;
         let end = (d.end_line as usize).min(text.lines.len());
-        for i in from..end {
+        for i in from - 1..end {
             let line = text.lines[i].trim();
-            let Some(expr) = line
-                .strip_prefix("return ")
-                .map(|e| e.trim().trim_end_matches(';').trim_end())
-            else {
+            let expr = if i + 1 == from {
+                // A body on the header's line: `get parent() { return
+                // this.node(this.depth) }`.
+                line.find("{ return ")
+                    .map(|at| line[at + 9..].trim_end())
+                    .and_then(|e| e.strip_suffix('}'))
+                    .map(|e| e.trim_end().trim_end_matches(';').trim_end())
+                    .filter(|e| !e.contains('{') && !e.contains('}'))
+            } else {
+                line.strip_prefix("return ")
+                    .map(|e| e.trim().trim_end_matches(';').trim_end())
+            };
+            let Some(expr) = expr else {
                 continue;
             };
             if text.quoted.get(i).copied().unwrap_or(false)
@@ -995,6 +1004,8 @@ impl<'a> Graph<'a> {
     /// (`runner.invoke` with `runner` a `CliRunner`: `CliRunner.invoke`'s
     /// return), else what every callable of that name agrees to return.
     fn call_result(&mut self, r: &GraphRef, head: &str) -> Result<Option<String>> {
+        // `fromEvent<T>(…)`: the generic arguments say nothing.
+        let head = strip_generics(head.trim_end());
         let Some(name) = dotted_last(head) else {
             return Ok(None);
         };
@@ -1180,7 +1191,9 @@ impl<'a> Graph<'a> {
             .strip_prefix('(')
             .and_then(|x| x.strip_suffix(')'))
             .unwrap_or(receiver);
-        if let Some((_, ty)) = inner.rsplit_once(" as ") {
+        if let Some((before, ty)) = inner.rsplit_once(" as ")
+            && before.matches('(').count() == before.matches(')').count()
+        {
             return Ok(leading_type(ty));
         }
         // `(f.Value.(*Timestamp))`: a Go type assertion in parentheses.
@@ -1620,12 +1633,35 @@ impl<'a> Graph<'a> {
             // `items: list[Item]`, Go's `conns []*Conn` (a parameter or
             // `var`) or `conns := []*Conn{…}`.
             let upto = upto.min(text.lines.len().saturating_sub(1));
+            // A closure (`const handleError = (err) => {…}`) sees the
+            // lists of the functions around it: their lines before it too.
+            let at = u32::try_from(upto + 1).unwrap_or(u32::MAX);
+            let outer = self
+                .defs_of_file(r.file_id)?
+                .iter()
+                .filter(|d| {
+                    d.start_line <= at
+                        && at <= d.end_line
+                        && (d.start_line.max(1) as usize - 1) < from
+                        && matches!(d.kind.as_str(), "function" | "method")
+                })
+                .map(|d| d.start_line.max(1) as usize - 1)
+                .min();
+            let from = match (self.is_block_scoped(r), outer) {
+                (true, Some(o)) => o,
+                _ => from,
+            };
             let lines = text.lines.get(from..=upto).unwrap_or_default();
             let mut found = None;
             for (k, l) in lines.iter().enumerate().rev() {
                 if let Some(a) = annotation_in_line(l, expr) {
                     found = Some(a);
                     break;
+                }
+                // `let windows = [new Subject<T>()]`: a list literal of
+                // constructions.
+                if let Some(t) = new_list_in_line(l, expr, &r.lang) {
+                    return Ok(Some(t));
                 }
                 // `const hot = this.hotObservables`: another name for a
                 // list, typed where the list is.
@@ -1645,6 +1681,12 @@ impl<'a> Graph<'a> {
             found
         };
         Ok(ann.and_then(|a| if go { go_elem(&a) } else { element_of(&a) }))
+    }
+
+    /// Is the reference's language one where closures are written inline
+    /// as nested functions that see the bindings around them (JS/TS)?
+    fn is_block_scoped(&self, r: &GraphRef) -> bool {
+        matches!(r.lang.as_str(), "typescript" | "tsx" | "javascript")
     }
 
     /// The class a receiver written before a member belongs to: the
@@ -3207,6 +3249,25 @@ fn inline_object_return(header: &str, name: &str) -> Option<String> {
     let rest = rest.trim_start().strip_prefix(':')?.trim_start();
     let after = skip_balanced(rest, '{', '}')?;
     Some(rest[1..rest.len() - after.len() - 1].to_string())
+}
+
+/// `let q = [new Subject<T>()]` → `Subject`: the class a list literal
+/// of constructions holds.
+fn new_list_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
+    for (_, after) in name_uses(line, q) {
+        let Some(rhs) = after
+            .strip_prefix('=')
+            .filter(|r| !r.starts_with(['=', '>']))
+        else {
+            continue;
+        };
+        let first = rhs.trim_start().strip_prefix('[')?.trim_start();
+        first.starts_with("new ").then_some(())?;
+        let first = split_top(first).first().map(|f| f.trim())?;
+        let first = first.trim_end_matches(';').trim_end().trim_end_matches(']');
+        return type_of_expr(first, lang);
+    }
+    None
 }
 
 /// `if (q instanceof Subscription)` → `Subscription`; not negated

@@ -1032,7 +1032,11 @@ export class Sched {
     hot.shift()!.setup()
     this.hot.pop()?.setup()
   }
+  get first() { return this.hot[0] }
+  resolve(i: number) { return Sched.at(this, i) }
+  static at(s: Sched, i: number): Hot { return s.hot[i] }
   remove(t: unknown): void {
+    this.resolve(0).setup()
     if (t instanceof Sub) {
       t._removeParent(new Sub())
     }
@@ -1043,6 +1047,18 @@ export class Sched {
 }
 export class Runner {
   f: typeof Sched.prototype.flush
+}
+export function make<T>(x: unknown): Hot {
+  return new Hot()
+}
+export function toggle<T>(n: number): void {
+  const windows: Hot[] = []
+  const handle = (err: unknown) => {
+    windows.shift()!.setup()
+  }
+  let fresh = [new Hot()]
+  fresh[0].setup()
+  make<T>(n as unknown).setup()
 }
 "#;
 
@@ -1081,12 +1097,21 @@ fn named_collections_assertions_narrowing_and_prototypes() {
     // TypeScript: an element taken off a typed list (`shift()!`, `pop()?`,
     // through another name for the list); `instanceof` narrows inside its
     // block, not when negated; `Class.prototype.method`.
+    // A method whose body is on its header's line returns what that
+    // `return` gives (`resolve(i) { return Sched.at(this, i) }`); a
+    // closure sees the typed list of the function around it; a list
+    // literal of constructions; a generic call's result, a cast among
+    // its arguments being no cast of the receiver.
     let v = p.json(&["refs", "Hot.setup"]);
     assert_eq!(
         refs(&v),
         pairs(&[
             ("ts/sched.ts:11", "resolved"),
-            ("ts/sched.ts:12", "resolved")
+            ("ts/sched.ts:12", "resolved"),
+            ("ts/sched.ts:18", "resolved"),
+            ("ts/sched.ts:36", "resolved"),
+            ("ts/sched.ts:39", "resolved"),
+            ("ts/sched.ts:40", "resolved")
         ]),
         "{v}"
     );
@@ -1094,11 +1119,11 @@ fn named_collections_assertions_narrowing_and_prototypes() {
     assert_eq!(
         refs(&v),
         pairs(&[
-            ("ts/sched.ts:16", "resolved"),
-            ("ts/sched.ts:19", "name_only")
+            ("ts/sched.ts:20", "resolved"),
+            ("ts/sched.ts:23", "name_only")
         ]),
         "{v}"
     );
     let v = p.json(&["refs", "Sched.flush"]);
-    assert_eq!(refs(&v), pairs(&[("ts/sched.ts:24", "resolved")]), "{v}");
+    assert_eq!(refs(&v), pairs(&[("ts/sched.ts:28", "resolved")]), "{v}");
 }
