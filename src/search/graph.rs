@@ -305,6 +305,47 @@ fn go_first_of_call(line: &str, q: &str) -> Option<String> {
     dotted_last(head).map(|_| head.to_string())
 }
 
+/// The single type a Go type switch's `case` line names when the switch
+/// above it binds `q` (`switch q := v.(type) {`): `case *Conn:` → `Conn`.
+fn go_type_case(lines: &[String], i: usize, q: &str) -> Option<String> {
+    let line = lines.get(i)?;
+    let ty = line.trim().strip_prefix("case ")?.strip_suffix(':')?.trim();
+    if ty.contains(',') {
+        return None;
+    }
+    let indent = line.len() - line.trim_start().len();
+    for l in lines[i.saturating_sub(400)..i].iter().rev() {
+        let t = l.trim_start();
+        let at = l.len() - t.len();
+        if at > indent
+            || t.is_empty()
+            || at == indent && (t.starts_with("case ") || t.starts_with("default"))
+        {
+            continue;
+        }
+        let rest = t.strip_prefix("switch ")?;
+        let (lhs, rhs) = rest.split_once(":=")?;
+        return (lhs.trim() == q && rhs.contains(".(type)"))
+            .then(|| type_in(ty, "go"))
+            .flatten();
+    }
+    None
+}
+
+/// The last line of the clause a Go `case` line at `i` opens: before the
+/// next `case`/`default` of its switch, or the switch's closing brace.
+fn go_case_end(lines: &[String], i: usize) -> usize {
+    let Some(line) = lines.get(i) else { return i };
+    let indent = line.len() - line.trim_start().len();
+    for (k, l) in lines.iter().enumerate().skip(i + 1) {
+        let t = l.trim_start();
+        if !t.is_empty() && l.len() - t.len() <= indent {
+            return k.saturating_sub(1);
+        }
+    }
+    lines.len()
+}
+
 /// `q, ok := v.(*Conn)` (also after `if`, up to a `;`) → `Conn`: the
 /// comma-ok form of a Go type assertion.
 fn go_comma_ok_assert(line: &str, q: &str) -> Option<String> {
@@ -1472,6 +1513,28 @@ impl<'a> Graph<'a> {
                 }
             }
         }
+        // `uploader: { uppy: Uppy<M, B> }`: a parameter or variable
+        // annotated with an inline object type names its members' types.
+        if class.is_none()
+            && matches!(r.lang.as_str(), "typescript" | "tsx")
+            && head.bytes().all(is_ident_byte)
+            && let Some(text) = self.text(r.file_id, &r.path)
+        {
+            let from = self.scope_start(r.file_id, r.line)?;
+            let upto = (r.line as usize).min(text.lines.len());
+            let ann = text.lines[from.min(upto)..upto]
+                .iter()
+                .rev()
+                .find_map(|l| annotation_in_line(l, head));
+            if let Some(ann) = ann
+                && let Some(body) = ann.strip_prefix('{').and_then(|a| a.strip_suffix('}'))
+            {
+                return Ok(body.split([';', ',']).find_map(|m| {
+                    let (n, a) = m.split_once(':')?;
+                    (n.trim().trim_end_matches('?') == field).then(|| leading_type(a))?
+                }));
+            }
+        }
         let defs = self.defs_named(field)?;
         let fields: Vec<&GraphDef> = defs
             .iter()
@@ -2206,6 +2269,17 @@ impl<'a> Graph<'a> {
     ) -> Result<Vec<(usize, usize, String)>> {
         let mut out = Vec::new();
         for (i, line) in text.lines.iter().enumerate().take(end).skip(from) {
+            // `switch v := x.(type) {` … `case *Conn:`: `v` is a `Conn`
+            // in that case's clause.
+            if r.lang == "go"
+                && !attr
+                && line.trim_start().starts_with("case ")
+                && let Some(ty) = go_type_case(&text.lines, i, q)
+                && self.is_type_name(&ty)?
+            {
+                out.push((i, go_case_end(&text.lines, i), ty));
+                continue;
+            }
             if memchr::memmem::find(line.as_bytes(), q.as_bytes()).is_none() {
                 continue;
             }

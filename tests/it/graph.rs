@@ -1017,6 +1017,21 @@ func all(xs nodes, r HeaderRoute) func() bool {
 	}
 	return nil
 }
+
+type Other struct{}
+
+func (o *Other) IsMatch(v string) bool { return false }
+
+func matchAny(x interface{}) {
+	switch v := x.(type) {
+	case *HeaderRoute:
+		v.IsMatch("")
+	case *Other:
+		v.IsMatch("")
+	case int, string:
+		_ = v
+	}
+}
 "#;
 
 const NARROWING_TS: &str = r#"export class Hot {
@@ -1060,6 +1075,9 @@ export function toggle<T>(n: number): void {
   fresh[0].setup()
   make<T>(n as unknown).setup()
 }
+export function progress(uploader: { hot: Hot; n: number }): void {
+  uploader.hot.setup()
+}
 "#;
 
 #[test]
@@ -1071,14 +1089,16 @@ fn named_collections_assertions_narrowing_and_prototypes() {
 
     // Go: ranges over a named map of slices (`type HeaderRouter
     // map[string][]HeaderRoute`) and over a field of a named slice type,
-    // element by element; a type assertion in parentheses; a `"/*"` in a
-    // string opens no comment that would hide the lines after it.
+    // element by element; a type assertion in parentheses; a type
+    // switch's single-type case; a `"/*"` in a string opens no comment
+    // that would hide the lines after it.
     let v = p.json(&["refs", "HeaderRoute.IsMatch"]);
     assert_eq!(
         refs(&v),
         pairs(&[
             ("coll/coll.go:17", "resolved"),
-            ("coll/coll.go:40", "resolved")
+            ("coll/coll.go:40", "resolved"),
+            ("coll/coll.go:55", "resolved")
         ]),
         "{v}"
     );
@@ -1101,7 +1121,8 @@ fn named_collections_assertions_narrowing_and_prototypes() {
     // `return` gives (`resolve(i) { return Sched.at(this, i) }`); a
     // closure sees the typed list of the function around it; a list
     // literal of constructions; a generic call's result, a cast among
-    // its arguments being no cast of the receiver.
+    // its arguments being no cast of the receiver; a member of a
+    // parameter's inline object type (`uploader: { hot: Hot }`).
     let v = p.json(&["refs", "Hot.setup"]);
     assert_eq!(
         refs(&v),
@@ -1111,7 +1132,8 @@ fn named_collections_assertions_narrowing_and_prototypes() {
             ("ts/sched.ts:18", "resolved"),
             ("ts/sched.ts:36", "resolved"),
             ("ts/sched.ts:39", "resolved"),
-            ("ts/sched.ts:40", "resolved")
+            ("ts/sched.ts:40", "resolved"),
+            ("ts/sched.ts:43", "resolved")
         ]),
         "{v}"
     );
