@@ -305,6 +305,47 @@ fn go_first_of_call(line: &str, q: &str) -> Option<String> {
     dotted_last(head).map(|_| head.to_string())
 }
 
+/// The single type a Go type switch's `case` line names when the switch
+/// above it binds `q` (`switch q := v.(type) {`): `case *Conn:` → `Conn`.
+fn go_type_case(lines: &[String], i: usize, q: &str) -> Option<String> {
+    let line = lines.get(i)?;
+    let ty = line.trim().strip_prefix("case ")?.strip_suffix(':')?.trim();
+    if ty.contains(',') {
+        return None;
+    }
+    let indent = line.len() - line.trim_start().len();
+    for l in lines[i.saturating_sub(400)..i].iter().rev() {
+        let t = l.trim_start();
+        let at = l.len() - t.len();
+        if at > indent
+            || t.is_empty()
+            || at == indent && (t.starts_with("case ") || t.starts_with("default"))
+        {
+            continue;
+        }
+        let rest = t.strip_prefix("switch ")?;
+        let (lhs, rhs) = rest.split_once(":=")?;
+        return (lhs.trim() == q && rhs.contains(".(type)"))
+            .then(|| type_in(ty, "go"))
+            .flatten();
+    }
+    None
+}
+
+/// The last line of the clause a Go `case` line at `i` opens: before the
+/// next `case`/`default` of its switch, or the switch's closing brace.
+fn go_case_end(lines: &[String], i: usize) -> usize {
+    let Some(line) = lines.get(i) else { return i };
+    let indent = line.len() - line.trim_start().len();
+    for (k, l) in lines.iter().enumerate().skip(i + 1) {
+        let t = l.trim_start();
+        if !t.is_empty() && l.len() - t.len() <= indent {
+            return k.saturating_sub(1);
+        }
+    }
+    lines.len()
+}
+
 /// `q, ok := v.(*Conn)` (also after `if`, up to a `;`) → `Conn`: the
 /// comma-ok form of a Go type assertion.
 fn go_comma_ok_assert(line: &str, q: &str) -> Option<String> {
@@ -328,6 +369,13 @@ fn go_declared_ann(line: &str, q: &str) -> Option<String> {
             .strip_prefix(":=")
             .or_else(|| after.strip_prefix('=').filter(|a| !a.starts_with('=')))
             .map_or(after, str::trim_start);
+        // `cmds ...*Command`: a variadic parameter is a slice.
+        if let Some(elem) = after.strip_prefix("...") {
+            let end = elem
+                .find(|c: char| matches!(c, ',' | ')' | '=') || c.is_whitespace())
+                .unwrap_or(elem.len());
+            return (end > 0).then(|| format!("[]{}", &elem[..end]));
+        }
         if after.starts_with("[]") || after.starts_with("map[") || after.starts_with('[') {
             let end = after
                 .find(|c: char| matches!(c, '{' | ',' | ')' | '=') || c.is_whitespace())
@@ -341,6 +389,12 @@ fn go_declared_ann(line: &str, q: &str) -> Option<String> {
 /// The element type of a Go slice, array or map type: `[]*Conn`,
 /// `[4]Conn`, `map[string]*Conn` → `Conn`.
 fn go_elem(ann: &str) -> Option<String> {
+    type_in(go_elem_ann(ann)?.trim(), "go")
+}
+
+/// The element of a Go slice, array or map type as written: `[]*Conn` →
+/// `*Conn`, `map[string][]Route` → `[]Route`.
+fn go_elem_ann(ann: &str) -> Option<&str> {
     let a = ann.trim();
     let inner = if let Some(m) = a.strip_prefix("map[") {
         // Past the key type's closing bracket.
@@ -356,9 +410,18 @@ fn go_elem(ann: &str) -> Option<String> {
         &m[end + 1..]
     } else {
         let close = a.strip_prefix('[')?.find(']')?;
-        &a[close + 2..]
+        a.get(close + 2..)?
     };
-    type_in(inner.trim(), "go")
+    Some(inner.trim())
+}
+
+/// The slice, array or map type a Go type declaration names: `type nodes
+/// []*node` → `[]*node`.
+fn go_underlying(sig: &str) -> Option<&str> {
+    let rest = sig.trim_start().strip_prefix("type ")?.trim_start();
+    let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+    let under = rest[end..].trim_start();
+    (under.starts_with('[') || under.starts_with("map[")).then_some(under)
 }
 
 /// The type a Go struct or interface body line embeds: `routeConf`,
@@ -897,12 +960,21 @@ impl<'a> Graph<'a> {
         let mut unknown = false;
         let from = d.name_line.max(1) as usize;
         let end = (d.end_line as usize).min(text.lines.len());
-        for i in from..end {
+        for i in from - 1..end {
             let line = text.lines[i].trim();
-            let Some(expr) = line
-                .strip_prefix("return ")
-                .map(|e| e.trim().trim_end_matches(';').trim_end())
-            else {
+            let expr = if i + 1 == from {
+                // A body on the header's line: `get parent() { return
+                // this.node(this.depth) }`.
+                line.find("{ return ")
+                    .map(|at| line[at + 9..].trim_end())
+                    .and_then(|e| e.strip_suffix('}'))
+                    .map(|e| e.trim_end().trim_end_matches(';').trim_end())
+                    .filter(|e| !e.contains('{') && !e.contains('}'))
+            } else {
+                line.strip_prefix("return ")
+                    .map(|e| e.trim().trim_end_matches(';').trim_end())
+            };
+            let Some(expr) = expr else {
                 continue;
             };
             if text.quoted.get(i).copied().unwrap_or(false)
@@ -973,6 +1045,8 @@ impl<'a> Graph<'a> {
     /// (`runner.invoke` with `runner` a `CliRunner`: `CliRunner.invoke`'s
     /// return), else what every callable of that name agrees to return.
     fn call_result(&mut self, r: &GraphRef, head: &str) -> Result<Option<String>> {
+        // `fromEvent<T>(…)`: the generic arguments say nothing.
+        let head = strip_generics(head.trim_end());
         let Some(name) = dotted_last(head) else {
             return Ok(None);
         };
@@ -1004,6 +1078,20 @@ impl<'a> Graph<'a> {
         let receiver = head[..head.len() - name.len()]
             .trim_end_matches(['.', ':', '>', '-'])
             .trim_end();
+        // `windows.shift()!`, `stack.pop()`, `xs.at(-1)`, `xs.find(…)`: an
+        // element of a list typed `Subject<T>[]` (or `Array<…>`).
+        if matches!(r.lang.as_str(), "typescript" | "tsx" | "javascript")
+            && matches!(name, "shift" | "pop" | "at" | "find" | "findLast")
+            && !receiver.is_empty()
+            && let Some(text) = self.text(r.file_id, &r.path)
+        {
+            let from = self.scope_start(r.file_id, r.line)?;
+            let line = (r.line as usize).saturating_sub(1);
+            let base = receiver.trim_end_matches(['!', '?']);
+            if let Some(t) = self.iterable_elem(r, base, &text, from, line)? {
+                return Ok(Some(t));
+            }
+        }
         let receiver_type = match receiver.is_empty() {
             true => None,
             false => self.receiver_class(r, receiver)?,
@@ -1144,8 +1232,18 @@ impl<'a> Graph<'a> {
             .strip_prefix('(')
             .and_then(|x| x.strip_suffix(')'))
             .unwrap_or(receiver);
-        if let Some((_, ty)) = inner.rsplit_once(" as ") {
+        if let Some((before, ty)) = inner.rsplit_once(" as ")
+            && before.matches('(').count() == before.matches(')').count()
+        {
             return Ok(leading_type(ty));
+        }
+        // `(f.Value.(*Timestamp))`: a Go type assertion in parentheses.
+        if r.lang == "go"
+            && inner.len() < receiver.len()
+            && inner.ends_with(')')
+            && let Some(t) = type_of_expr(inner, "go")
+        {
+            return Ok(Some(t));
         }
         // `this.nodes[i]`, `self.items[0]`: an element of what is indexed.
         if let Some(base) = receiver.strip_suffix(']')
@@ -1161,6 +1259,14 @@ impl<'a> Graph<'a> {
         }
         if let Some(inner) = call_head(receiver) {
             return self.call_result(r, inner);
+        }
+        // `Uppy.prototype.destroy`: a method read off the class's prototype.
+        if matches!(r.lang.as_str(), "typescript" | "tsx" | "javascript")
+            && let Some(class) = receiver.strip_suffix(".prototype")
+            && capitalized(last_part(class))
+            && self.is_type_name(last_part(class))?
+        {
+            return Ok(Some(last_part(class).to_string()));
         }
         if capitalized(last_part(receiver)) && self.is_type_name(last_part(receiver))? {
             return Ok(Some(last_part(receiver).to_string()));
@@ -1407,6 +1513,28 @@ impl<'a> Graph<'a> {
                 }
             }
         }
+        // `uploader: { uppy: Uppy<M, B> }`: a parameter or variable
+        // annotated with an inline object type names its members' types.
+        if class.is_none()
+            && matches!(r.lang.as_str(), "typescript" | "tsx")
+            && head.bytes().all(is_ident_byte)
+            && let Some(text) = self.text(r.file_id, &r.path)
+        {
+            let from = self.scope_start(r.file_id, r.line)?;
+            let upto = (r.line as usize).min(text.lines.len());
+            let ann = text.lines[from.min(upto)..upto]
+                .iter()
+                .rev()
+                .find_map(|l| annotation_in_line(l, head));
+            if let Some(ann) = ann
+                && let Some(body) = ann.strip_prefix('{').and_then(|a| a.strip_suffix('}'))
+            {
+                return Ok(body.split([';', ',']).find_map(|m| {
+                    let (n, a) = m.split_once(':')?;
+                    (n.trim().trim_end_matches('?') == field).then(|| leading_type(a))?
+                }));
+            }
+        }
         let defs = self.defs_named(field)?;
         let fields: Vec<&GraphDef> = defs
             .iter()
@@ -1464,6 +1592,74 @@ impl<'a> Graph<'a> {
         Ok(None)
     }
 
+    /// The slice, array or map type a Go expression has, as written: a
+    /// call's result, a field, a variable or parameter declared with one,
+    /// the value of a `range` over another (`for _, ns := range
+    /// n.children`), and through a named type (`type nodes []*node`).
+    fn go_iter_ann(
+        &mut self,
+        r: &GraphRef,
+        expr: &str,
+        text: &FileText,
+        from: usize,
+        upto: usize,
+        depth: usize,
+    ) -> Result<Option<String>> {
+        if depth > 4 {
+            return Ok(None);
+        }
+        let ann = if let Some(head) = call_head(expr) {
+            match dotted_last(head) {
+                Some(name) => self.return_annotation(name)?,
+                None => None,
+            }
+        } else if !expr.bytes().all(|b| is_ident_byte(b) || b == b'.') || expr.is_empty() {
+            return Ok(None);
+        } else if let Some((head, field)) = expr.rsplit_once('.') {
+            match self.owner_of(r, head)? {
+                Some(o) => self.go_field_ann(&o, field)?,
+                None => None,
+            }
+        } else {
+            let upto = upto.min(text.lines.len().saturating_sub(1));
+            let lines = text.lines.get(from..=upto).unwrap_or_default();
+            let mut found = None;
+            for (k, l) in lines.iter().enumerate().rev() {
+                if let Some(a) = go_declared_ann(l, expr) {
+                    found = Some(a);
+                    break;
+                }
+                // `for _, matchers := range hr`: an element of what is
+                // ranged over, itself a slice or map.
+                if let Some(over) = go_range_value(l, expr) {
+                    found = self
+                        .go_iter_ann(r, &over, text, from, from + k, depth + 1)?
+                        .and_then(|a| go_elem_ann(&a).map(str::to_string));
+                    break;
+                }
+            }
+            match found {
+                Some(a) => Some(a),
+                // A receiver or a variable of a named slice or map type.
+                None => self.owner_of(r, expr)?,
+            }
+        };
+        let Some(ann) = ann else { return Ok(None) };
+        let named = ann.trim().trim_start_matches('*');
+        if named.starts_with('[') || named.starts_with("map[") {
+            return Ok(Some(ann));
+        }
+        let name = last_part(named);
+        if name.is_empty() || !name.bytes().all(is_ident_byte) {
+            return Ok(None);
+        }
+        let defs = self.defs_named(name)?;
+        Ok(defs
+            .iter()
+            .filter(|d| d.lang == "go" && (d.kind == "type" || is_type_kind(&d.kind)))
+            .find_map(|d| go_underlying(&d.signature).map(str::to_string)))
+    }
+
     /// The element type of an iterable name or attribute by its annotation:
     /// `self.params` with `params: list[Parameter]` in the class (or an
     /// ancestor), `items` with `items: Item[]` as a parameter or variable
@@ -1478,6 +1674,10 @@ impl<'a> Graph<'a> {
         from: usize,
         upto: usize,
     ) -> Result<Option<String>> {
+        if r.lang == "go" {
+            let ann = self.go_iter_ann(r, expr, text, from, upto, 0)?;
+            return Ok(ann.and_then(|a| go_elem(&a)));
+        }
         let go = r.lang == "go";
         let ann = if go && let Some(head) = call_head(expr) {
             match dotted_last(head) {
@@ -1496,20 +1696,60 @@ impl<'a> Graph<'a> {
             // `items: list[Item]`, Go's `conns []*Conn` (a parameter or
             // `var`) or `conns := []*Conn{…}`.
             let upto = upto.min(text.lines.len().saturating_sub(1));
-            text.lines
-                .get(from..=upto)
-                .unwrap_or_default()
+            // A closure (`const handleError = (err) => {…}`) sees the
+            // lists of the functions around it: their lines before it too.
+            let at = u32::try_from(upto + 1).unwrap_or(u32::MAX);
+            let outer = self
+                .defs_of_file(r.file_id)?
                 .iter()
-                .rev()
-                .find_map(|l| {
-                    if go {
-                        go_declared_ann(l, expr)
-                    } else {
-                        annotation_in_line(l, expr)
-                    }
+                .filter(|d| {
+                    d.start_line <= at
+                        && at <= d.end_line
+                        && (d.start_line.max(1) as usize - 1) < from
+                        && matches!(d.kind.as_str(), "function" | "method")
                 })
+                .map(|d| d.start_line.max(1) as usize - 1)
+                .min();
+            let from = match (self.is_block_scoped(r), outer) {
+                (true, Some(o)) => o,
+                _ => from,
+            };
+            let lines = text.lines.get(from..=upto).unwrap_or_default();
+            let mut found = None;
+            for (k, l) in lines.iter().enumerate().rev() {
+                if let Some(a) = annotation_in_line(l, expr) {
+                    found = Some(a);
+                    break;
+                }
+                // `let windows = [new Subject<T>()]`: a list literal of
+                // constructions.
+                if let Some(t) = new_list_in_line(l, expr, &r.lang) {
+                    return Ok(Some(t));
+                }
+                // `const hot = this.hotObservables`: another name for a
+                // list, typed where the list is.
+                if let Some(rhs) = value_bound_in_line(l, expr)
+                    && rhs.bytes().all(|b| is_ident_byte(b) || b == b'.')
+                    && rhs != expr
+                {
+                    if self.call_depth >= INFER_DEPTH {
+                        break;
+                    }
+                    self.call_depth += 1;
+                    let elem = self.iterable_elem(r, &rhs, text, from, from + k);
+                    self.call_depth -= 1;
+                    return elem;
+                }
+            }
+            found
         };
         Ok(ann.and_then(|a| if go { go_elem(&a) } else { element_of(&a) }))
+    }
+
+    /// Is the reference's language one where closures are written inline
+    /// as nested functions that see the bindings around them (JS/TS)?
+    fn is_block_scoped(&self, r: &GraphRef) -> bool {
+        matches!(r.lang.as_str(), "typescript" | "tsx" | "javascript")
     }
 
     /// The class a receiver written before a member belongs to: the
@@ -2029,10 +2269,36 @@ impl<'a> Graph<'a> {
     ) -> Result<Vec<(usize, usize, String)>> {
         let mut out = Vec::new();
         for (i, line) in text.lines.iter().enumerate().take(end).skip(from) {
+            // `switch v := x.(type) {` … `case *Conn:`: `v` is a `Conn`
+            // in that case's clause.
+            if r.lang == "go"
+                && !attr
+                && line.trim_start().starts_with("case ")
+                && let Some(ty) = go_type_case(&text.lines, i, q)
+                && self.is_type_name(&ty)?
+            {
+                out.push((i, go_case_end(&text.lines, i), ty));
+                continue;
+            }
             if memchr::memmem::find(line.as_bytes(), q.as_bytes()).is_none() {
                 continue;
             }
             let go = r.lang == "go";
+            // `if (teardown instanceof Subscription) {`: narrowed inside
+            // the block (or the rest of the line without one).
+            if matches!(r.lang.as_str(), "typescript" | "tsx" | "javascript")
+                && let Some(ty) = instanceof_in_line(line, q)
+                && self.is_type_name(&ty)?
+            {
+                let until = match line.find("if (") {
+                    Some(open) if line.trim_end().ends_with('{') => {
+                        literal_end(&text.lines, i, open + 3)
+                    }
+                    _ => i,
+                };
+                out.push((i, until, ty));
+                continue;
+            }
             let ty = if go && let Some(ty) = self.go_constructor_result(r, line, q)? {
                 Some(ty)
             } else if let Some(ty) = binding_in_line(line, q, &r.lang) {
@@ -3006,7 +3272,15 @@ fn value_bound_in_line(line: &str, q: &str) -> Option<String> {
             })
             && !rhs.contains(" + ")
             && !rhs.contains(" - ");
-        return simple.then(|| rhs.to_string());
+        // `sub := c.Commands()[0]`: an element of a call's result.
+        let indexed_call = rhs
+            .strip_suffix(']')
+            .and_then(|b| b.rsplit_once('['))
+            .is_some_and(|(base, index)| {
+                index.bytes().all(is_ident_byte)
+                    && call_head(base.trim_end()).is_some_and(|h| !h.is_empty())
+            });
+        return (simple || indexed_call).then(|| rhs.to_string());
     }
     None
 }
@@ -3049,6 +3323,46 @@ fn inline_object_return(header: &str, name: &str) -> Option<String> {
     let rest = rest.trim_start().strip_prefix(':')?.trim_start();
     let after = skip_balanced(rest, '{', '}')?;
     Some(rest[1..rest.len() - after.len() - 1].to_string())
+}
+
+/// `let q = [new Subject<T>()]` → `Subject`: the class a list literal
+/// of constructions holds.
+fn new_list_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
+    for (_, after) in name_uses(line, q) {
+        let Some(rhs) = after
+            .strip_prefix('=')
+            .filter(|r| !r.starts_with(['=', '>']))
+        else {
+            continue;
+        };
+        let first = rhs.trim_start().strip_prefix('[')?.trim_start();
+        first.starts_with("new ").then_some(())?;
+        let first = split_top(first).first().map(|f| f.trim())?;
+        let first = first.trim_end_matches(';').trim_end().trim_end_matches(']');
+        return type_of_expr(first, lang);
+    }
+    None
+}
+
+/// `if (q instanceof Subscription)` → `Subscription`; not negated
+/// (`!(q instanceof T)`).
+fn instanceof_in_line(line: &str, q: &str) -> Option<String> {
+    for (at, after) in name_uses(line, q) {
+        let Some(rest) = after.strip_prefix("instanceof ") else {
+            continue;
+        };
+        if line[..at].trim_end().ends_with("!(") || in_comment_or_string(line, at) {
+            return None;
+        }
+        let rest = rest.trim_start();
+        let end = rest
+            .bytes()
+            .position(|b| !(is_ident_byte(b) || b == b'.'))
+            .unwrap_or(rest.len());
+        let ty = last_part(&rest[..end]);
+        return (!ty.is_empty() && capitalized(ty)).then(|| ty.to_string());
+    }
+    None
 }
 
 /// `self.ctx = ctx` → `ctx`: an attribute bound to a plain name.
@@ -3737,17 +4051,15 @@ fn leading_type(ann: &str) -> Option<String> {
 /// comment (C-like languages), as far as a line scan can tell.
 fn quoted_lines(lines: &[String], path: &str) -> Vec<bool> {
     let python = path.ends_with(".py") || path.ends_with(".pyi");
+    if !python {
+        return block_comment_lines(lines, !path.ends_with(".rs"));
+    }
     let mut out = Vec::with_capacity(lines.len());
     let mut inside = false;
     for l in lines {
         let b = l.as_bytes();
-        let toggles = if python {
-            memchr::memmem::find_iter(b, b"\"\"\"").count()
-                + memchr::memmem::find_iter(b, b"'''").count()
-        } else {
-            usize::from(memchr::memmem::find(b, b"/*").is_some())
-                + usize::from(memchr::memmem::find(b, b"*/").is_some())
-        };
+        let toggles = memchr::memmem::find_iter(b, b"\"\"\"").count()
+            + memchr::memmem::find_iter(b, b"'''").count();
         // A line that opens or closes the block counts as inside it.
         out.push(inside || toggles % 2 == 1);
         if toggles % 2 == 1 {
@@ -3755,6 +4067,63 @@ fn quoted_lines(lines: &[String], path: &str) -> Vec<bool> {
         }
     }
     out
+}
+
+/// The lines in, opening or closing a `/* … */` comment. A `/*` in a
+/// string (`"/*"`, a Go raw string on one line) or after `//` opens none;
+/// `'` quotes too unless `single_quotes` is off (Rust's lifetimes).
+fn block_comment_lines(lines: &[String], single_quotes: bool) -> Vec<bool> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut inside = false;
+    for l in lines {
+        let b = l.as_bytes();
+        let at_start = inside;
+        let mut i = 0;
+        while i < b.len() {
+            if inside {
+                match memchr::memmem::find(&b[i..], b"*/") {
+                    Some(k) => {
+                        inside = false;
+                        i += k + 2;
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+            match b[i] {
+                b'/' if b.get(i + 1) == Some(&b'/') => break,
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    inside = true;
+                    i += 2;
+                }
+                q @ (b'"' | b'`') => match string_end(b, i, q) {
+                    Some(end) => i = end + 1,
+                    None => break,
+                },
+                b'\'' if single_quotes => match string_end(b, i, b'\'') {
+                    Some(end) => i = end + 1,
+                    None => break,
+                },
+                _ => i += 1,
+            }
+        }
+        out.push(at_start || inside);
+    }
+    out
+}
+
+/// The index of the quote closing the string opened at `open` on the same
+/// line (backslash escapes skipped, but not in a Go raw string).
+fn string_end(b: &[u8], open: usize, quote: u8) -> Option<usize> {
+    let mut i = open + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if quote != b'`' => i += 2,
+            c if c == quote => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 fn read_text(root: &Path, path: &str) -> Option<FileText> {
@@ -4116,6 +4485,54 @@ mod tests {
     }
 
     #[test]
+    fn block_comments_named_collections_and_narrowing() {
+        let lines = |ls: &[&str]| ls.iter().map(|l| l.to_string()).collect::<Vec<_>>();
+        // A `/*` in a string or after `//` opens nothing.
+        assert_eq!(
+            block_comment_lines(
+                &lines(&[
+                    "a(p+\"/*\") // x /*",
+                    "b := `/*`",
+                    "c /* x",
+                    "d",
+                    "e */ f",
+                    "g"
+                ]),
+                true
+            ),
+            vec![false, false, true, true, true, false]
+        );
+        assert_eq!(
+            block_comment_lines(&lines(&["fn f<'a>(x: &'a str) {} /* c */", "y"]), false),
+            vec![false, false]
+        );
+        assert_eq!(go_underlying("type nodes []*node"), Some("[]*node"));
+        assert_eq!(
+            go_underlying("type HeaderRouter map[string][]HeaderRoute"),
+            Some("map[string][]HeaderRoute")
+        );
+        assert_eq!(go_underlying("type Mux struct {"), None);
+        assert_eq!(
+            go_elem_ann("map[string][]HeaderRoute"),
+            Some("[]HeaderRoute")
+        );
+        assert_eq!(go_elem_ann("[ntyp]nodes"), Some("nodes"));
+        assert_eq!(
+            instanceof_in_line("    if (t instanceof Sub) {", "t").as_deref(),
+            Some("Sub")
+        );
+        assert_eq!(
+            instanceof_in_line("  if (x instanceof ns.Sub && y)", "x").as_deref(),
+            Some("Sub")
+        );
+        assert_eq!(
+            instanceof_in_line("    if (!(t instanceof Sub)) {", "t"),
+            None
+        );
+        assert_eq!(instanceof_in_line("    if (t instanceof Sub) {", "u"), None);
+    }
+
+    #[test]
     fn go_idioms() {
         assert_eq!(
             go_range_value("\tfor _, r := range p.routes {", "r").as_deref(),
@@ -4134,6 +4551,10 @@ mod tests {
         assert_eq!(
             go_declared_ann("\tm := map[string]*Conn{}", "m").as_deref(),
             Some("map[string]*Conn")
+        );
+        assert_eq!(
+            go_declared_ann("func (c *Command) Add(cmds ...*Command) {", "cmds").as_deref(),
+            Some("[]*Command")
         );
         assert_eq!(go_elem("[]*Route").as_deref(), Some("Route"));
         assert_eq!(go_elem("[4]conn").as_deref(), Some("conn"));

@@ -970,3 +970,182 @@ fn go_results_closures_conversions_and_ts_destructuring() {
     let v = p.json(&["refs", "Store.get"]);
     assert_eq!(refs(&v), pairs(&[("ts/plugin.ts:18", "resolved")]), "{v}");
 }
+
+const COLLECTIONS_GO: &str = r#"package coll
+
+import "strings"
+
+type HeaderRoute struct{ Value interface{} }
+
+func (r HeaderRoute) IsMatch(v string) bool { return true }
+
+type HeaderRouter map[string][]HeaderRoute
+
+func (hr HeaderRouter) Handler() {
+	if strings.HasSuffix("x", "/*") {
+		return
+	}
+	for header, matchers := range hr {
+		for _, matcher := range matchers {
+			matcher.IsMatch(header)
+		}
+	}
+}
+
+type node struct {
+	children [4]nodes
+}
+
+type nodes []*node
+
+func (n *node) walk() bool {
+	for _, ns := range n.children {
+		for _, cn := range ns {
+			if cn.walk() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func all(xs nodes, r HeaderRoute) func() bool {
+	(r.Value.(*HeaderRoute)).IsMatch("")
+	for _, x := range xs {
+		x.walk()
+		return x.walk
+	}
+	return nil
+}
+
+type Other struct{}
+
+func (o *Other) IsMatch(v string) bool { return false }
+
+func matchAny(x interface{}) {
+	switch v := x.(type) {
+	case *HeaderRoute:
+		v.IsMatch("")
+	case *Other:
+		v.IsMatch("")
+	case int, string:
+		_ = v
+	}
+}
+"#;
+
+const NARROWING_TS: &str = r#"export class Hot {
+  setup(): void {}
+}
+export class Sub {
+  _removeParent(p: Sub): void {}
+}
+export class Sched {
+  hot: Hot[] = []
+  flush(): void {
+    const hot = this.hot
+    hot.shift()!.setup()
+    this.hot.pop()?.setup()
+  }
+  get first() { return this.hot[0] }
+  resolve(i: number) { return Sched.at(this, i) }
+  static at(s: Sched, i: number): Hot { return s.hot[i] }
+  remove(t: unknown): void {
+    this.resolve(0).setup()
+    if (t instanceof Sub) {
+      t._removeParent(new Sub())
+    }
+    if (!(t instanceof Sub)) {
+      t._removeParent(new Sub())
+    }
+  }
+}
+export class Runner {
+  f: typeof Sched.prototype.flush
+}
+export function make<T>(x: unknown): Hot {
+  return new Hot()
+}
+export function toggle<T>(n: number): void {
+  const windows: Hot[] = []
+  const handle = (err: unknown) => {
+    windows.shift()!.setup()
+  }
+  let fresh = [new Hot()]
+  fresh[0].setup()
+  make<T>(n as unknown).setup()
+}
+export function progress(uploader: { hot: Hot; n: number }): void {
+  uploader.hot.setup()
+}
+"#;
+
+#[test]
+fn named_collections_assertions_narrowing_and_prototypes() {
+    let p = Project::new();
+    p.write("coll/coll.go", COLLECTIONS_GO)
+        .write("ts/sched.ts", NARROWING_TS);
+    p.run(&["index", "--offline"]).ok();
+
+    // Go: ranges over a named map of slices (`type HeaderRouter
+    // map[string][]HeaderRoute`) and over a field of a named slice type,
+    // element by element; a type assertion in parentheses; a type
+    // switch's single-type case; a `"/*"` in a string opens no comment
+    // that would hide the lines after it.
+    let v = p.json(&["refs", "HeaderRoute.IsMatch"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("coll/coll.go:17", "resolved"),
+            ("coll/coll.go:40", "resolved"),
+            ("coll/coll.go:55", "resolved")
+        ]),
+        "{v}"
+    );
+    // A method value (`x.walk`, no call) is a use too.
+    let v = p.json(&["refs", "node.walk"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("coll/coll.go:31", "resolved"),
+            ("coll/coll.go:42", "resolved"),
+            ("coll/coll.go:43", "resolved")
+        ]),
+        "{v}"
+    );
+
+    // TypeScript: an element taken off a typed list (`shift()!`, `pop()?`,
+    // through another name for the list); `instanceof` narrows inside its
+    // block, not when negated; `Class.prototype.method`.
+    // A method whose body is on its header's line returns what that
+    // `return` gives (`resolve(i) { return Sched.at(this, i) }`); a
+    // closure sees the typed list of the function around it; a list
+    // literal of constructions; a generic call's result, a cast among
+    // its arguments being no cast of the receiver; a member of a
+    // parameter's inline object type (`uploader: { hot: Hot }`).
+    let v = p.json(&["refs", "Hot.setup"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("ts/sched.ts:11", "resolved"),
+            ("ts/sched.ts:12", "resolved"),
+            ("ts/sched.ts:18", "resolved"),
+            ("ts/sched.ts:36", "resolved"),
+            ("ts/sched.ts:39", "resolved"),
+            ("ts/sched.ts:40", "resolved"),
+            ("ts/sched.ts:43", "resolved")
+        ]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "Sub._removeParent"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("ts/sched.ts:20", "resolved"),
+            ("ts/sched.ts:23", "name_only")
+        ]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "Sched.flush"]);
+    assert_eq!(refs(&v), pairs(&[("ts/sched.ts:28", "resolved")]), "{v}");
+}
