@@ -169,9 +169,24 @@ impl QueryCache {
     }
 }
 
-/// Roughly what an answer holds in memory: its hits' text and names.
+/// Roughly what an answer holds in memory: its hits' strings (heap bytes)
+/// plus a fixed cost per hit and per answer; counted, not formatted (a
+/// miss stores its answer on the search path).
 fn estimate(a: &SearchAnswer) -> usize {
-    let hits: usize = a.hits.iter().map(|h| 256 + format!("{h:?}").len()).sum();
+    let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    let hits: usize = a
+        .hits
+        .iter()
+        .map(|h| {
+            256 + h.path.len()
+                + opt(&h.symbol)
+                + opt(&h.kind)
+                + h.lang.len()
+                + h.snippet.len()
+                + h.sources.len() * 32
+                + h.file_symbols.iter().map(|f| 24 + f.len()).sum::<usize>()
+        })
+        .sum();
     1024 + a.query.len() + hits
 }
 
