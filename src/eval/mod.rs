@@ -205,13 +205,21 @@ impl Source {
     fn cases_dir(&self) -> PathBuf {
         match self {
             Source::Suites { evals, .. } => evals.clone(),
-            Source::Project { root } => project_cases_dir(root),
+            Source::Project { root } => crate::store::eval_cases_dir(root),
         }
     }
 
     /// Where saved reports live.
     fn results_dir(&self) -> PathBuf {
         self.cases_dir().join("results")
+    }
+
+    /// The corpora the suites name (a project's cases name none).
+    fn corpora(&self) -> Result<corpora::Corpora> {
+        match self {
+            Source::Suites { evals, .. } => corpora::load_corpora(evals),
+            Source::Project { .. } => Ok(corpora::Corpora::new()),
+        }
     }
 
     /// The repository whose commit a report records.
@@ -223,14 +231,9 @@ impl Source {
     }
 }
 
-/// `.repo_search/evals` of a project.
-fn project_cases_dir(root: &Path) -> PathBuf {
-    crate::store::index_dir(root).join("evals")
-}
-
 /// Whether a project has cases of its own.
 fn has_project_cases(root: &Path) -> bool {
-    suite_files(&project_cases_dir(root)).is_ok_and(|f| !f.is_empty())
+    suite_files(&crate::store::eval_cases_dir(root)).is_ok_and(|f| !f.is_empty())
 }
 
 #[allow(clippy::print_stderr)] // says which cases run
@@ -242,7 +245,7 @@ fn source(evals: Option<PathBuf>, project: bool, root: Option<PathBuf>) -> Resul
                 UserError::new(format!(
                     "`{}` has no cases of its own (no `*.jsonl` in `{}`)",
                     root.display(),
-                    project_cases_dir(&root).display()
+                    crate::store::eval_cases_dir(&root).display()
                 ))
                 .hint("write cases there, one JSON object per line: {\"id\": \"config-1\", \"category\": \"concept\", \"tool\": \"search\", \"query\": \"where is the config loaded\", \"expect\": {\"paths\": [\"src/config.rs\"]}}")
             );
@@ -255,7 +258,7 @@ fn source(evals: Option<PathBuf>, project: bool, root: Option<PathBuf>) -> Resul
     {
         eprintln!(
             "running the project's own cases in `{}` (--evals DIR for repo-search's suites)",
-            project_cases_dir(&root).display()
+            crate::store::eval_cases_dir(&root).display()
         );
         return Ok(Source::Project { root });
     }
@@ -400,10 +403,7 @@ fn load_suites(source: &Source, names: &[String]) -> Result<Vec<Suite>> {
 fn cmd_list(source: &Source, json: bool) -> Result<ExitCode> {
     let evals = source.cases_dir();
     let suites = load_suites(source, &[])?;
-    let corpora = match source {
-        Source::Suites { evals, .. } => corpora::load_corpora(evals)?,
-        Source::Project { .. } => BTreeMap::new(),
-    };
+    let corpora = source.corpora()?;
     let mut rows = Vec::new();
     for s in &suites {
         let mut by: BTreeMap<(String, String), usize> = BTreeMap::new();
@@ -542,15 +542,12 @@ fn cmd_run(
     rrf_k: Option<f64>,
 ) -> Result<RunReport> {
     let suites = load_suites(source, &settings.suites)?;
-    let corpora = match source {
-        Source::Suites { evals, .. } => corpora::load_corpora(evals)?,
-        Source::Project { root } => {
-            for (id, path) in missing_paths(root, &suites) {
-                eprintln!("warning: case `{id}` expects `{path}`, which is not in the project");
-            }
-            BTreeMap::new()
+    let corpora = source.corpora()?;
+    if let Source::Project { root } = source {
+        for (id, path) in missing_paths(root, &suites) {
+            eprintln!("warning: case `{id}` expects `{path}`, which is not in the project");
         }
-    };
+    }
     let total: usize = suites
         .iter()
         .map(|s| {

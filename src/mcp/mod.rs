@@ -133,22 +133,15 @@ fn error_result(code: &str, error: String, hint: Option<&str>) -> CallToolResult
 
 /// The operation `stats` counts a tool's calls under (what the service
 /// logs when the call reaches it); `None` for tools that are not logged.
-fn stats_op(tool: ToolName, args: Option<&rmcp::model::JsonObject>) -> Option<String> {
-    let op = match tool {
-        ToolName::Search => {
-            let mode = args
-                .and_then(|a| a.get("mode"))
-                .and_then(|m| m.as_str())
-                .map_or(
-                    Ok(crate::service::Mode::Hybrid),
-                    crate::service::Mode::parse,
-                );
-            return Some(match mode {
-                Ok(m) => format!("search.{}", m.name()),
-                Err(_) => "search".to_string(),
-            });
-        }
-        ToolName::SearchSemantic => "search.semantic",
+fn stats_op(tool: ToolName, args: Option<&rmcp::model::JsonObject>) -> Option<&'static str> {
+    use crate::service::Mode;
+    Some(match tool {
+        ToolName::Search => args
+            .and_then(|a| a.get("mode"))
+            .and_then(|m| m.as_str())
+            .map_or(Ok(Mode::Hybrid), Mode::parse)
+            .map_or("search", Mode::op_name),
+        ToolName::SearchSemantic => Mode::Semantic.op_name(),
         ToolName::FindSymbol => "symbol",
         ToolName::FindReferences => "refs",
         ToolName::ListDefsInFile => "outline",
@@ -156,16 +149,15 @@ fn stats_op(tool: ToolName, args: Option<&rmcp::model::JsonObject>) -> Option<St
         ToolName::SimilarCode => "similar",
         ToolName::SearchKeyword => "keyword",
         ToolName::ReadFile => "read",
-        ToolName::Callers => "callers",
-        ToolName::Callees => "callees",
+        ToolName::Callers => crate::search::graph::Direction::Callers.op_name(),
+        ToolName::Callees => crate::search::graph::Direction::Callees.op_name(),
         ToolName::Context => "context",
         ToolName::FileHistory => "history",
         ToolName::Blame => "blame",
         ToolName::IndexStatus | ToolName::Stats | ToolName::Config | ToolName::Index => {
             return None;
         }
-    };
-    Some(op.to_string())
+    })
 }
 
 fn run_tool(
@@ -181,7 +173,7 @@ fn run_tool(
     if !matches!(outcome, Ok(Ok(_)))
         && let Some(op) = stats_op(tool, args)
     {
-        state.record_refused(&op, started);
+        state.record_refused(op, started);
     }
     let result = match outcome {
         Ok(Ok(answer)) => {

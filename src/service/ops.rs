@@ -123,7 +123,7 @@ pub fn user_files(root: &std::path::Path) -> Vec<String> {
     if dir.join("config.toml").is_file() {
         out.push("config.toml".to_string());
     }
-    if let Ok(entries) = std::fs::read_dir(dir.join("evals")) {
+    if let Ok(entries) = std::fs::read_dir(crate::store::eval_cases_dir(root)) {
         let mut cases: Vec<String> = entries
             .flatten()
             .map(|e| e.file_name().to_string_lossy().into_owned())

@@ -60,6 +60,17 @@ impl Mode {
         }
     }
 
+    /// The operation `stats` logs a search in this mode as.
+    pub fn op_name(self) -> &'static str {
+        match self {
+            Mode::Hybrid => "search.hybrid",
+            Mode::Bm25 => "search.bm25",
+            Mode::Semantic => "search.semantic",
+            Mode::Symbol => "search.symbol",
+            Mode::Keyword => "search.keyword",
+        }
+    }
+
     pub fn parse(s: &str) -> Result<Mode> {
         Mode::ALL
             .into_iter()
@@ -274,9 +285,7 @@ pub struct SimilarRequestSpec {
 impl Service {
     /// Ranked search in any [`Mode`].
     pub fn search(&self, req: &SearchRequest) -> Result<SearchAnswer> {
-        self.timed(&format!("search.{}", req.mode.name()), || {
-            self.search_untimed(req)
-        })
+        self.timed(req.mode.op_name(), || self.search_untimed(req))
     }
 
     fn search_untimed(&self, req: &SearchRequest) -> Result<SearchAnswer> {

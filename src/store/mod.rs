@@ -49,6 +49,11 @@ pub fn index_dir(root: &Path) -> PathBuf {
     root.join(INDEX_DIR)
 }
 
+/// A project's own eval cases (`repo-search-eval`), written by a person.
+pub fn eval_cases_dir(root: &Path) -> PathBuf {
+    index_dir(root).join("evals")
+}
+
 pub fn db_path(root: &Path) -> PathBuf {
     index_dir(root).join(DB_FILE)
 }
