@@ -253,9 +253,9 @@ fn flush(w: &store::Writer<'_>, pending: &mut GramMap) -> Result<()> {
     Ok(())
 }
 
-/// A posting list being built, held encoded (a tenth of the kernel's ids
-/// take more than a byte as gaps, against four as `u32`): its first id,
-/// its last, and the ids after the first as the store's gap varints
+/// A posting list being built, held encoded (gap varints, mostly one or
+/// two bytes an id, against four as `u32`): its first id, its last, and
+/// the ids after the first as the store's gap varints
 /// ([`store::encode_append`]), so an append copies them as they are.
 struct Held {
     first: u32,
