@@ -57,17 +57,23 @@ pub struct LibEngine {
     pub rrf_k: Option<f64>,
     /// Recency of `search` cases without their own `args.recency`.
     pub recency: Recency,
+    /// Semantic ranking with the fast tier's vectors only (runs that score
+    /// the fast tier; full-tier vectors of an earlier run stay unused).
+    pub fast_vectors_only: bool,
 }
 
 impl LibEngine {
     fn service(&mut self, root: &Path) -> Result<&Service> {
         if !self.services.contains_key(root) {
-            let svc = Service::open(
+            let mut svc = Service::open(
                 Some(root),
                 &Overrides::default(),
                 Policy::AsIs,
                 OnBadConfig::Fail,
             )?;
+            if self.fast_vectors_only {
+                svc = svc.fast_vectors_only();
+            }
             if !svc.index_exists() {
                 return Err(anyhow!("no index in `{}`", root.display()));
             }

@@ -573,6 +573,12 @@ fn cmd_run(
     let mut lib = engines::LibEngine::default();
     lib.rrf_k = rrf_k;
     lib.recency = crate::service::Recency::parse(&settings.recency)?;
+    // A run scores the tiers it computed: full-tier vectors an earlier
+    // `--embed full` run left in a corpus must not rank a `fast` run. (A
+    // real server, `--through mcp`, ranks with the best tier it finds, as a
+    // user's would: configuring it without the full tier would let its
+    // index runs prune those vectors.)
+    lib.fast_vectors_only = settings.embed != "full";
     let mut mcp: Option<Box<dyn Engine>> = None;
     for suite in &suites {
         // Group cases by corpus; each corpus (blanked as the suite says) is indexed once.

@@ -122,11 +122,6 @@ impl Extractor {
     ) -> Result<Extracted, ExtractError> {
         let lines = Lines::new(source);
         let mut out = Extracted::default();
-        if std::env::var_os("RS_EXP_SKIPDATA").is_some() && is_data_table(&lines) {
-            out.chunks = chunk::finish(&lines, chunk::chunk_plain(&lines));
-            out.chunks.truncate(1);
-            return Ok(out);
-        }
         let pieces = match lang::grammar(lang) {
             None if lang == Lang::Docs => chunk::chunk_docs(&lines, DocStyle::for_path(path)),
             None if fallback::covers(path) => {

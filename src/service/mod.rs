@@ -148,6 +148,9 @@ pub struct Service {
     cache: Option<cache::QueryCache>,
     /// Index jobs clients asked for ([`jobs`]).
     jobs: Arc<jobs::Jobs>,
+    /// Searches use the fast tier's vectors even where full-tier ones
+    /// exist (an eval run scoring the fast tier; [`Service::fast_vectors_only`]).
+    fast_vectors_only: bool,
 }
 
 impl Service {
@@ -199,7 +202,16 @@ impl Service {
             stats: None,
             cache,
             jobs: Arc::default(),
+            fast_vectors_only: false,
         }
+    }
+
+    /// Semantic and hybrid searches use the fast tier's vectors even where
+    /// the full tier's exist: an eval run that scores the fast tier must
+    /// not rank some corpora with MiniLM vectors left by an earlier run.
+    pub fn fast_vectors_only(mut self) -> Service {
+        self.fast_vectors_only = true;
+        self
     }
 
     /// Logs every answered operation for `stats`, as answered by `by`
@@ -388,8 +400,13 @@ impl Service {
     pub(crate) fn with_hybrid<R>(&self, f: impl FnOnce(&mut Hybrid) -> Result<R>) -> Result<R> {
         let mut guard = self.hybrid.lock().unwrap_or_else(|e| e.into_inner());
         if guard.is_none() {
+            let mut settings = self.embed_settings()?;
+            if self.fast_vectors_only {
+                // Without a full-tier provider only the fast tier is configured.
+                settings.provider = crate::settings::EmbedProvider::None;
+            }
             *guard = Some(Hybrid::new(Some(SemanticSearcher::new(
-                self.embed_settings()?,
+                settings,
                 self.models.clone(),
             ))));
         }
