@@ -83,7 +83,7 @@ pub struct Edit {
 pub fn file_of(scope: Scope, root: &Path) -> PathBuf {
     match scope {
         Scope::User => crate::settings::user_config_path(),
-        Scope::Project => crate::store::index_dir(root).join("config.toml"),
+        Scope::Project => crate::store::config_path(root),
     }
 }
 

@@ -247,7 +247,7 @@ fn write_gitignore(root: &Path) -> Result<FileAction> {
 
 fn write_config(root: &Path) -> Result<FileAction> {
     let rel = format!("{}/config.toml", crate::store::INDEX_DIR);
-    let path: PathBuf = crate::store::index_dir(root).join("config.toml");
+    let path: PathBuf = crate::store::config_path(root);
     // Created 0700 (never through a symlink) before anything is written in it.
     crate::store::index_dir_checked(root, crate::store::DirUse::Create)?;
     if path.exists() {

@@ -665,7 +665,7 @@ pub fn inspect_config(root: &Path) -> Result<Option<RawConfig>> {
     // Never through a planted symlink (`.repo_search` or the file itself).
     crate::store::check_index_paths(root)?;
     crate::store::index_dir_checked(root, crate::store::DirUse::Read)?;
-    let path = crate::store::index_dir(root).join("config.toml");
+    let path = crate::store::config_path(root);
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
         // `.repo_search` being a file is not a config problem: opening the
@@ -947,7 +947,7 @@ struct UserConfig {
 
 /// Where the user's own config lives.
 pub fn user_config_path() -> PathBuf {
-    crate::paths::home_dir().join("config.toml")
+    crate::paths::home_dir().join(crate::store::CONFIG_FILE)
 }
 
 /// Reads the user's config, unless it is the project's own file

@@ -340,7 +340,7 @@ fn cmd_context(a: ContextArgs) -> Result<Found> {
 
 fn cmd_imports(a: ImportsArgs) -> Result<Found> {
     let svc = service(&a.common, &Overrides::default(), false)?;
-    let direction = crate::service::Direction::parse(&a.direction).ok_or_else(|| {
+    let direction = crate::service::ImportDirection::parse(&a.direction).ok_or_else(|| {
         UserError::new(format!("unknown direction `{}`", a.direction))
             .hint("use --direction imports, imported-by or both")
     })?;

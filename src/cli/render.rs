@@ -366,9 +366,9 @@ pub fn outline(items: &[OutlineItem]) -> Result<()> {
 /// then the files that import it (`path:line  module [names]`); a cut
 /// list says so on stderr.
 pub fn imports(r: &crate::service::imports::ImportsResult) -> Result<()> {
-    use crate::service::Direction;
+    use crate::service::ImportDirection;
     with_stdout(|out| {
-        if r.direction != Direction::ImportedBy {
+        if r.direction != ImportDirection::ImportedBy {
             writeln!(out, "{} imports ({}):", r.path, r.total_imports)?;
             for e in &r.imports {
                 let names = if e.names.is_empty() {
@@ -380,7 +380,7 @@ pub fn imports(r: &crate::service::imports::ImportsResult) -> Result<()> {
                 writeln!(out, "{:>6}  {}{names} -> {to}", e.line, e.module)?;
             }
         }
-        if r.direction != Direction::Imports {
+        if r.direction != ImportDirection::Imports {
             writeln!(out, "{} is imported by ({}):", r.path, r.total_imported_by)?;
             for i in &r.imported_by {
                 let names = if i.names.is_empty() {

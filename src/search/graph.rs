@@ -63,18 +63,6 @@ const MAX_SCAN_MATCHES: usize = 20_000;
 /// Subclasses followed from one class at most.
 const MAX_SUBCLASSES: usize = 500;
 
-const TYPE_KINDS: [&str; 9] = [
-    "class",
-    "struct",
-    "interface",
-    "trait",
-    "enum",
-    "impl",
-    "object",
-    "protocol",
-    "extension",
-];
-
 /// Kinds whose uses the tags queries do not tag: found by a word scan.
 fn needs_scan(kind: &str) -> bool {
     matches!(
@@ -84,7 +72,7 @@ fn needs_scan(kind: &str) -> bool {
 }
 
 fn is_type_kind(kind: &str) -> bool {
-    TYPE_KINDS.contains(&kind)
+    crate::store::CLASS_KINDS.contains(&kind)
 }
 
 /// Languages where a bare name inside a class body or method is a member.

@@ -18,29 +18,29 @@ use crate::store::Store;
 /// Which side of the graph to answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Direction {
+pub enum ImportDirection {
     Imports,
     ImportedBy,
     Both,
 }
 
-impl Direction {
+impl ImportDirection {
     /// `imports`, `imported-by` (or `imported_by`), `both`.
-    pub fn parse(s: &str) -> Option<Direction> {
+    pub fn parse(s: &str) -> Option<ImportDirection> {
         match s {
-            "imports" => Some(Direction::Imports),
-            "imported-by" | "imported_by" => Some(Direction::ImportedBy),
-            "both" => Some(Direction::Both),
+            "imports" => Some(ImportDirection::Imports),
+            "imported-by" | "imported_by" => Some(ImportDirection::ImportedBy),
+            "both" => Some(ImportDirection::Both),
             _ => None,
         }
     }
 
     fn imports(self) -> bool {
-        self != Direction::ImportedBy
+        self != ImportDirection::ImportedBy
     }
 
     fn imported_by(self) -> bool {
-        self != Direction::Imports
+        self != ImportDirection::Imports
     }
 }
 
@@ -48,7 +48,7 @@ impl Direction {
 pub struct ImportsRequest {
     /// A path as the user gave it (relative to the root, or absolute inside it).
     pub path: String,
-    pub direction: Direction,
+    pub direction: ImportDirection,
     /// Page size of each list.
     pub limit: usize,
     pub offset: usize,
@@ -85,7 +85,7 @@ pub struct ImportsResult {
     /// Root-relative path.
     pub path: String,
     pub lang: Option<String>,
-    pub direction: Direction,
+    pub direction: ImportDirection,
     pub offset: usize,
     /// This page of the file's imports (empty unless asked for).
     pub imports: Vec<ImportEdge>,
@@ -146,7 +146,7 @@ fn lookup_imports(
     svc: &Service,
     store: &Store,
     rel: &str,
-    dir: Direction,
+    dir: ImportDirection,
 ) -> Result<Option<Found>> {
     let Some(record) = store.file_record(rel)? else {
         return Ok(None);

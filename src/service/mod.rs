@@ -52,7 +52,7 @@ pub use fresh::{
     Freshness, IndexEvent, IndexJob, IndexRun, IndexedBy, REFRESH_INTERVAL, REFRESH_WAIT, RunState,
     Vectors, phase_name,
 };
-pub use imports::{Direction, ImportsAnswer, ImportsRequest};
+pub use imports::{ImportDirection, ImportsAnswer, ImportsRequest};
 pub use jobs::{JobInfo, JobState};
 pub use lookup::{
     DefinitionsAnswer, GraphAnswer, GraphRequest, OutlineAnswer, OutlineRequest, ReferencesAnswer,

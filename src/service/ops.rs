@@ -118,10 +118,9 @@ pub struct CleanAnswer {
 /// repo-search (`config.toml`, eval cases under `evals/`), relative to it:
 /// `clean` names them before it removes them.
 pub fn user_files(root: &std::path::Path) -> Vec<String> {
-    let dir = crate::store::index_dir(root);
     let mut out = Vec::new();
-    if dir.join("config.toml").is_file() {
-        out.push("config.toml".to_string());
+    if crate::store::config_path(root).is_file() {
+        out.push(crate::store::CONFIG_FILE.to_string());
     }
     if let Ok(entries) = std::fs::read_dir(crate::store::eval_cases_dir(root)) {
         let mut cases: Vec<String> = entries

@@ -76,7 +76,7 @@ pub fn trust(root: Option<&Path>) -> Result<TrustAnswer> {
 pub fn revoke(root: Option<&Path>) -> Result<TrustAnswer> {
     let root = find_root(root)?;
     let revoked = TrustStore::from_env().revoke(&root)?;
-    let config = crate::store::index_dir(&root).join("config.toml");
+    let config = crate::store::config_path(&root);
     Ok(TrustAnswer {
         config: config.is_file().then_some(config),
         root,

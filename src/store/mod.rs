@@ -32,6 +32,7 @@ mod read;
 mod schema;
 mod write;
 
+pub use names::CLASS_KINDS;
 pub use ngram::{NgramDoc, NgramSizes, Trigram, encode_append};
 pub use read::{
     ChunkRow, ChunkSource, ChunkSpan, Counts, F32Rows, FileRecord, FtsRow, GraphDef, GraphRef,
@@ -47,6 +48,15 @@ pub const DB_FILE: &str = "index.db";
 /// Where a project's index lives.
 pub fn index_dir(root: &Path) -> PathBuf {
     root.join(INDEX_DIR)
+}
+
+/// The project's config file (`[index]`, `[embed]`, ...; written by a
+/// person or by `config set`).
+pub const CONFIG_FILE: &str = "config.toml";
+
+/// Where [`CONFIG_FILE`] of the project at `root` lives.
+pub fn config_path(root: &Path) -> PathBuf {
+    index_dir(root).join(CONFIG_FILE)
 }
 
 /// A project's own eval cases (`repo-search-eval`), written by a person.

@@ -40,8 +40,10 @@ const ENCLOSING_KINDS: [&str; 10] = [
 /// A definition's lines and name: (start, end, name).
 type Span = (u32, u32, String);
 
-/// Kinds [`Store::graph_types`] returns.
-const TYPE_KINDS: [&str; 8] = [
+/// Kinds of class-like definitions, the ones that hold members and name
+/// bases (Swift's protocols and extensions too). The code graph's one list:
+/// [`Store::graph_types`] returns these and type aliases (`type`).
+pub const CLASS_KINDS: [&str; 9] = [
     "class",
     "struct",
     "interface",
@@ -49,7 +51,8 @@ const TYPE_KINDS: [&str; 8] = [
     "enum",
     "impl",
     "object",
-    "type",
+    "protocol",
+    "extension",
 ];
 
 fn file_info(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileInfo> {
@@ -335,8 +338,8 @@ impl Store {
         Ok(rows)
     }
 
-    /// Every type definition (class, struct, interface, trait, enum, impl,
-    /// object): what subclass maps are built from.
+    /// Every type definition ([`CLASS_KINDS`] and type aliases): what
+    /// subclass maps are built from.
     pub fn graph_types(&self) -> rusqlite::Result<Vec<GraphDef>> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT f.id, f.path, f.lang, f.size, b.data FROM symbol_files b JOIN files f ON f.id = b.file_id",
@@ -349,7 +352,8 @@ impl Store {
             let raw = packed::inflate(blob)?;
             let p = packed::decode_symbols(&raw)?;
             for e in &p.entries {
-                if TYPE_KINDS.contains(&p.str(e.kind)) {
+                let kind = p.str(e.kind);
+                if CLASS_KINDS.contains(&kind) || kind == "type" {
                     out.push(graph_def(&p, e, &info));
                 }
             }

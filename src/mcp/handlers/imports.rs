@@ -9,10 +9,10 @@ use crate::mcp::out::{
     Answer, BUDGET_CHARS, ImportOut, ImporterOut, ImportsOut, OVERHEAD_CHARS, Page, Paging, answer,
 };
 use crate::mcp::render;
-use crate::service::{Direction, ImportsRequest, Service};
+use crate::service::{ImportDirection, ImportsRequest, Service};
 
 pub fn imports(svc: &Service, args: ImportsArgs) -> Result<Answer> {
-    let direction = Direction::parse(&args.direction).ok_or_else(|| {
+    let direction = ImportDirection::parse(&args.direction).ok_or_else(|| {
         UserError::new(format!("unknown direction `{}`", args.direction))
             .hint("direction is one of imports, imported_by, both")
     })?;
@@ -36,7 +36,7 @@ pub fn imports(svc: &Service, args: ImportsArgs) -> Result<Answer> {
         };
         return answer(&out, render::imports(&out));
     };
-    let both = direction == Direction::Both;
+    let both = direction == ImportDirection::Both;
     let budget = (BUDGET_CHARS - OVERHEAD_CHARS) / if both { 2 } else { 1 };
     let imports = Page::new(
         r.imports.into_iter().map(|e| ImportOut {
@@ -65,8 +65,9 @@ pub fn imports(svc: &Service, args: ImportsArgs) -> Result<Answer> {
     // The next page starts after the shorter of the lists that go on.
     let more = |shown: usize, total: usize| (total > offset + shown).then_some(shown);
     let next = [
-        more(imports.shown(), r.total_imports).filter(|_| direction != Direction::ImportedBy),
-        more(importers.shown(), r.total_imported_by).filter(|_| direction != Direction::Imports),
+        more(imports.shown(), r.total_imports).filter(|_| direction != ImportDirection::ImportedBy),
+        more(importers.shown(), r.total_imported_by)
+            .filter(|_| direction != ImportDirection::Imports),
     ]
     .into_iter()
     .flatten()
@@ -76,10 +77,11 @@ pub fn imports(svc: &Service, args: ImportsArgs) -> Result<Answer> {
         .then(|| "no imports found for this file in either direction".to_string());
     let out = ImportsOut {
         path: r.path,
-        total_imports: (direction != Direction::ImportedBy).then_some(r.total_imports as u64),
-        imports: (direction != Direction::ImportedBy).then_some(imports.items),
-        total_imported_by: (direction != Direction::Imports).then_some(r.total_imported_by as u64),
-        imported_by: (direction != Direction::Imports).then_some(importers.items),
+        total_imports: (direction != ImportDirection::ImportedBy).then_some(r.total_imports as u64),
+        imports: (direction != ImportDirection::ImportedBy).then_some(imports.items),
+        total_imported_by: (direction != ImportDirection::Imports)
+            .then_some(r.total_imported_by as u64),
+        imported_by: (direction != ImportDirection::Imports).then_some(importers.items),
         skipped: r.skipped,
         paging: Paging::new(false, offset, next, hint, look.index()).with_redacted(r.redacted),
     };
