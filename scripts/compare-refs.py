@@ -2,12 +2,15 @@
 """Compares `repo-search refs Class.method` with real reference resolvers.
 
     scripts/setup-refs-tools.sh          # once: jedi, typescript, gopls and the corpora
-    scripts/compare-refs.py [--set tune|tune2|tune3|check] [--lang python|ts|go|all] [--sample 100] [--seed 1]
+    scripts/compare-refs.py [--set tune|tune2|tune3|check] [--lang python|ts|js|go|all] [--sample 100] [--seed 1]
                             [--bin target/release/repo-search] [--json OUT] [--timeout 60]
                             [--scratch DIR]
 
 Four sets of corpora, one corpus per language in each, none of them written here
-(see setup-refs-tools.sh):
+(see setup-refs-tools.sh). JavaScript (`--lang js`) has three, compared with the
+same TypeScript language service (JavaScript files, `allowJs`: types come from
+inference and JSDoc): commander + chokidar in `tune`, ws + koa in `tune2`, and
+winston + knex (their lib/ sources) in `check`, held out as below.
 - `--set tune` (the default): requests + click for Python, rxjs's .ts and zod's
   v3 .ts sources for TypeScript, cobra + pflag for Go. The resolver is tuned
   on these; look at their worst names freely.
@@ -110,6 +113,7 @@ CORPORA = {
         "python": ("python-requests-2.32.3-click-8.1.8", "requests 2.32.3 + click 8.1.8 (sdists)",
                    ["requests/src", "click/src", "requests"]),
         "ts": ("ts-rxjs-7.8.2-zod-3.25.76", "rxjs 7.8.2 + zod 3.25.76 v3 (src .ts)", None),
+        "js": ("js-commander-12.1.0-chokidar-3.6.0", "commander 12.1.0 + chokidar 3.6.0 (lib .js)", None),
         "go": ("spf13-go", "cobra 1.6.1 + pflag (Debian)", None),
     },
     # held out: never tuned on (see the docstring)
@@ -117,6 +121,7 @@ CORPORA = {
         "python": ("python-httpx-0.28.1-attrs-25.3.0", "httpx 0.28.1 + attrs 25.3.0 (sdists)",
                    ["httpx", "attrs/src"]),
         "ts": ("ts-mobx-6.13.7-query-core-5.83.0", "mobx 6.13.7 + @tanstack/query-core 5.83.0 (src .ts)", None),
+        "js": ("js-winston-3.17.0-knex-3.1.0", "winston 3.17.0 + knex 3.1.0 (lib .js)", None),
         "go": ("gorilla-go", "gorilla/mux 1.8.0 + gorilla/websocket 1.5.0 (Debian)", None),
     },
     # a second set to tune on, different in style from both
@@ -125,6 +130,7 @@ CORPORA = {
                    ["marshmallow/src", "jinja2/src", "marshmallow"]),
         "ts": ("ts-form-core-1.33.5-store-0.11.2-prosemirror-model-1.25.13",
                "@tanstack/form-core 1.33.5 + store 0.11.2 + prosemirror-model 1.25.13 (src .ts)", None),
+        "js": ("js-ws-8.18.0-koa-2.15.3", "ws 8.18.0 + koa 2.15.3 (lib .js)", None),
         "go": ("yaml-toml-go", "yaml.v2 2.4.0 + BurntSushi/toml 1.2.0 (Debian)", None),
     },
     # a third set to tune on, different in style from the others
@@ -282,20 +288,24 @@ const ts = require(process.argv[1]);  // node -e: argv[1] is the first argument
 const fs = require("fs");
 const path = require("path");
 const root = process.argv[2];
+// `js`: the JavaScript sources, typed as the language service types them
+// (inference, JSDoc); else the TypeScript ones.
+const js = process.argv[3] === "js";
+const wanted = js ? /\.c?js$/ : /\.tsx?$/;
 function walk(d, out) {
   const ents = fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of ents) {
     if (e.name.startsWith(".") || e.name === "node_modules") continue;
     const p = path.join(d, e.name);
     if (e.isDirectory()) walk(p, out);
-    else if (/\.tsx?$/.test(e.name)) out.push(p);
+    else if (wanted.test(e.name)) out.push(p);
   }
   return out;
 }
 const files = walk(root, []);
 const options = {
   target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10,
-  strict: true, noEmit: true, skipLibCheck: true, lib: ["lib.es2020.d.ts", "lib.dom.d.ts"], types: [],
+  strict: !js, allowJs: js, checkJs: false, noEmit: true, skipLibCheck: true, lib: ["lib.es2020.d.ts", "lib.dom.d.ts"], types: [],
 };
 const host = {
   getScriptFileNames: () => files,
@@ -584,9 +594,9 @@ def start_resolver(lang, root, sys_path):
     if lang == "python":
         py = os.path.join(CACHE, "venv", "bin", "python")
         return LineWorker([py, "-c", JEDI_WORKER, root, json.dumps(sys_path)], root)
-    if lang == "ts":
+    if lang in ("ts", "js"):
         tsdir = os.path.join(CACHE, "npm", "node_modules", "typescript")
-        return LineWorker(["node", "-e", TS_WORKER, tsdir, root], root)
+        return LineWorker(["node", "-e", TS_WORKER, tsdir, root, lang], root)
     return Gopls(root)
 
 
@@ -852,7 +862,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--set", choices=sorted(CORPORA), default="tune",
                     help="tune (default), tune2, tune3: the corpora the resolver is tuned on; check: the held-out ones, never tuned on")
-    ap.add_argument("--lang", choices=["python", "ts", "go", "all"], default="all")
+    ap.add_argument("--lang", choices=["python", "ts", "js", "go", "all"], default="all",
+                    help="all: every language the set has a corpus for")
     ap.add_argument("--sample", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--bin", default=os.path.join(HERE, "..", "target", "release", "repo-search"))
@@ -870,7 +881,9 @@ def main():
     os.makedirs(home, exist_ok=True)
     env = dict(os.environ, REPO_SEARCH_HOME=home, REPO_SEARCH_OFFLINE="1")
     env.pop("CLAUDE_PROJECT_DIR", None)
-    langs = ["python", "ts", "go"] if args.lang == "all" else [args.lang]
+    langs = [l for l in ("python", "ts", "js", "go") if l in CORPORA[args.set]] if args.lang == "all" else [args.lang]
+    if any(l not in CORPORA[args.set] for l in langs):
+        sys.exit(f"compare-refs: --set {args.set} has no {args.lang} corpus (it has: {', '.join(CORPORA[args.set])})")
     reports = [compare_lang(lang, args, env) for lang in langs]
     print_report(reports, args.set)
     if args.json:

@@ -63,6 +63,13 @@ WERKZEUG_VERSION=3.1.9
 PLUGGY_VERSION=1.7.0
 TIPTAP_CORE_VERSION=3.34.0
 UPPY_CORE_VERSION=6.3.1
+# JavaScript (compare-refs.py --lang js): tune, tune2, check
+COMMANDER_VERSION=12.1.0
+CHOKIDAR_VERSION=3.6.0
+WS_VERSION=8.18.0
+KOA_VERSION=2.15.3
+WINSTON_VERSION=3.17.0
+KNEX_VERSION=3.1.0
 
 CACHE=${REPO_SEARCH_REFS_TOOLS:-$HOME/.cache/repo-search-refs-tools}
 mkdir -p "$CACHE/corpora"
@@ -146,7 +153,7 @@ npm_srcs() {
         tar xzf "$tmp/${name//\//-}-$ver.tgz" -C "$dir.part/$sub" \
             --strip-components="$(awk -F/ '{print NF}' <<<"$path")" "$path"
     done
-    find "$dir.part" -type f ! -name '*.ts' -delete
+    find "$dir.part" -type f ! -name "${NPM_KEEP:-*.ts}" -delete
     rm -rf "$tmp" "$dir" && mv "$dir.part" "$dir"
 }
 
@@ -284,7 +291,8 @@ if [ ! -f "$TS_TUNE3_DIR/tiptap/Editor.ts" ] || [ ! -f "$TS_TUNE3_DIR/uppy/Uppy.
     say "@tiptap/core $TIPTAP_CORE_VERSION and @uppy/core $UPPY_CORE_VERSION sources"
     npm_srcs "$TS_TUNE3_DIR" "tiptap=@tiptap/core@$TIPTAP_CORE_VERSION" "uppy=@uppy/core@$UPPY_CORE_VERSION"
 fi
-grep -rl "from '@tiptap/core'" "$TS_TUNE3_DIR/tiptap" | while read -r f; do
+# (grep finds none once rewritten: not a failure.)
+{ grep -rl "from '@tiptap/core'" "$TS_TUNE3_DIR/tiptap" || true; } | while read -r f; do
     rel=$(realpath -m --relative-to="$(dirname "$f")" "$TS_TUNE3_DIR/tiptap/index.js")
     case $rel in .*) ;; *) rel=./$rel ;; esac
     sed -i "s#from '@tiptap/core'#from '$rel'#" "$f"
@@ -310,6 +318,28 @@ if [ ! -f "$GO_TUNE3_DIR/go.mod" ]; then
     rm -rf "$GO_TUNE3_DIR" && mv "$GO_TUNE3_DIR.part" "$GO_TUNE3_DIR"
 fi
 
+# --- JavaScript (compare-refs.py --lang js) ------------------------------------
+# Plain .js packages (classes, prototypes, JSDoc types), only their .js files:
+# commander + chokidar (tune), ws + koa (tune2), whole packages; winston +
+# knex (check, held out), their lib/ (winston also ships a transpiled dist/).
+JS_DIR="$CACHE/corpora/js-commander-$COMMANDER_VERSION-chokidar-$CHOKIDAR_VERSION"
+if [ ! -f "$JS_DIR/commander/lib/command.js" ] || [ ! -f "$JS_DIR/chokidar/index.js" ]; then
+    say "commander $COMMANDER_VERSION and chokidar $CHOKIDAR_VERSION"
+    NPM_KEEP='*.js' npm_srcs "$JS_DIR" "commander=commander@$COMMANDER_VERSION:package" \
+        "chokidar=chokidar@$CHOKIDAR_VERSION:package"
+fi
+JS_TUNE2_DIR="$CACHE/corpora/js-ws-$WS_VERSION-koa-$KOA_VERSION"
+if [ ! -f "$JS_TUNE2_DIR/ws/lib/websocket.js" ] || [ ! -f "$JS_TUNE2_DIR/koa/lib/application.js" ]; then
+    say "ws $WS_VERSION and koa $KOA_VERSION"
+    NPM_KEEP='*.js' npm_srcs "$JS_TUNE2_DIR" "ws=ws@$WS_VERSION:package" "koa=koa@$KOA_VERSION:package"
+fi
+JS_CHECK_DIR="$CACHE/corpora/js-winston-$WINSTON_VERSION-knex-$KNEX_VERSION"
+if [ ! -f "$JS_CHECK_DIR/winston/winston.js" ] || [ ! -f "$JS_CHECK_DIR/knex/knex.js" ]; then
+    say "winston $WINSTON_VERSION and knex $KNEX_VERSION lib/"
+    NPM_KEEP='*.js' npm_srcs "$JS_CHECK_DIR" "winston=winston@$WINSTON_VERSION:package/lib" \
+        "knex=knex@$KNEX_VERSION:package/lib"
+fi
+
 cat <<EOF
 cache	$CACHE
 python	$CACHE/venv/bin/python
@@ -327,4 +357,7 @@ tune2-go	$GO_TUNE2_DIR
 tune3-python	$PY_TUNE3_DIR
 tune3-ts	$TS_TUNE3_DIR
 tune3-go	$GO_TUNE3_DIR
+corpus-js	$JS_DIR
+tune2-js	$JS_TUNE2_DIR
+check-js	$JS_CHECK_DIR
 EOF

@@ -1770,12 +1770,24 @@ impl<'a> Graph<'a> {
             return Ok(None);
         };
         let header = self.header(&ctor);
-        Ok(params_of(&header, "constructor").and_then(|params| {
+        let param = params_of(&header, "constructor").and_then(|params| {
             params
                 .into_iter()
                 .find(|p| p.0 == field)
                 .and_then(|p| p.1.map(str::to_string))
-        }))
+        });
+        if param.is_some() || ctor.lang != "javascript" {
+            return Ok(param);
+        }
+        // `/** @type {Option[]} */ this.options = [];` in a JavaScript
+        // constructor.
+        let Some(text) = self.text(ctor.file_id, &ctor.path) else {
+            return Ok(None);
+        };
+        let from = ctor.start_line.max(1) as usize - 1;
+        let end = (ctor.end_line as usize).min(text.lines.len());
+        let q = format!("this.{field}");
+        Ok((from..end).find_map(|i| jsdoc_assigned_type(&text.lines, i, &q)))
     }
 
     /// Does `class` or one of its ancestors (by the bases its definitions
@@ -2181,7 +2193,9 @@ impl<'a> Graph<'a> {
                 .rev()
                 .find(|(i, until, _)| *i < before && at <= *until)
             {
-                return Ok(Some(ty.clone()));
+                // An empty type: a parameter of unknown type shadows the
+                // outer bindings.
+                return Ok((!ty.is_empty()).then(|| ty.clone()));
             }
         }
         if !attr && from > 0 {
@@ -2287,6 +2301,25 @@ impl<'a> Graph<'a> {
                 out.push((i, until, ty));
                 continue;
             }
+            // `@param {Help} helper` above `formatHelp(cmd, helper) {`: a
+            // JavaScript parameter typed by its JSDoc, in that body only.
+            if r.lang == "javascript"
+                && !attr
+                && let Some((ty, open)) = jsdoc_param_type(&text.lines, i, q)
+                && self.is_type_name(&ty)?
+            {
+                out.push((i, literal_end(&text.lines, i, open), ty));
+                continue;
+            }
+            // `/** @type {Help} */` above `this.help = …` or `let help = …`.
+            if r.lang == "javascript"
+                && let Some(ty) =
+                    jsdoc_assigned_type(&text.lines, i, q).and_then(|t| jsdoc_single_type(&t))
+                && self.is_type_name(&ty)?
+            {
+                out.push((i, usize::MAX, ty));
+                continue;
+            }
             let ty = if go && let Some(ty) = self.go_constructor_result(r, line, q)? {
                 Some(ty)
             } else if let Some(ty) = binding_in_line(line, q, &r.lang) {
@@ -2350,6 +2383,14 @@ impl<'a> Graph<'a> {
                     literal_param_end(&text.lines, i, q, &r.lang).unwrap_or(usize::MAX)
                 };
                 out.push((i, until, ty));
+            } else if r.lang == "javascript"
+                && !attr
+                && let Some(until) = literal_param_end(&text.lines, i, q, &r.lang)
+            {
+                // `const find = (option) => option.name()` inside a method
+                // whose `option` is typed: the untyped parameter shadows it
+                // in the literal (an empty type: unknown).
+                out.push((i, until, String::new()));
             }
         }
         Ok(out)
@@ -3564,7 +3605,14 @@ fn documented_return(lines: &[String], d: &GraphDef) -> Option<String> {
     if !matches!(d.lang.as_str(), "javascript" | "typescript" | "tsx") {
         return None;
     }
-    for l in lines.get(at.saturating_sub(30)..at)?.iter().rev() {
+    // Blank lines may stand between the block and the definition.
+    let block = lines.get(at.saturating_sub(30)..at)?;
+    let blank = block
+        .iter()
+        .rev()
+        .take_while(|l| l.trim().is_empty())
+        .count();
+    for l in block[..block.len() - blank].iter().rev() {
         let t = l.trim_start();
         if !(t.starts_with('*') || t.starts_with("/**") || t.starts_with('@')) {
             break;
@@ -3579,6 +3627,104 @@ fn documented_return(lines: &[String], d: &GraphDef) -> Option<String> {
         }
     }
     None
+}
+
+/// The type the JSDoc block just above line `i` documents for parameter
+/// `q` (`@param {Command} cmd`, `@param {import("../index").FSWatcher} fsW`,
+/// `@param {Help=} [helper]`), when line `i` is a function or method header
+/// whose parameter list (opening at the returned byte) declares `q`.
+/// Arrays and unions are not a single type: `None`.
+fn jsdoc_param_type(lines: &[String], i: usize, q: &str) -> Option<(String, usize)> {
+    let header = strip_line_comment(lines.get(i)?);
+    let open = header.find('(')?;
+    let params = header[open + 1..].split(')').next()?;
+    let declares = params.split(',').any(|p| {
+        let p = p.trim().trim_start_matches("...");
+        p.split(|c: char| !(c.is_ascii() && is_ident_byte(c as u8)))
+            .next()
+            .is_some_and(|name| name == q)
+    });
+    if !declares {
+        return None;
+    }
+    // The block ends on the nearest non-blank line above the header.
+    let end = (0..i).rev().find(|&j| !lines[j].trim().is_empty())?;
+    if !lines[end].trim_end().ends_with("*/") {
+        return None;
+    }
+    for line in lines[end.saturating_sub(60)..=end].iter().rev() {
+        let t = line
+            .trim_start()
+            .trim_start_matches(['/', '*'])
+            .trim_start();
+        if let Some(rest) = t
+            .strip_prefix("@param")
+            .or_else(|| t.strip_prefix("@arg"))
+            .and_then(|r| r.trim_start().strip_prefix('{'))
+            && let Some((ty, after)) = rest.split_once('}')
+        {
+            let name = after
+                .trim_start()
+                .trim_start_matches('[')
+                .split(|c: char| c == ']' || c == '=' || c.is_whitespace())
+                .next();
+            if name == Some(q) {
+                return jsdoc_single_type(ty).map(|t| (t, open));
+            }
+        }
+        if line.contains("/**") {
+            break;
+        }
+    }
+    None
+}
+
+/// A JSDoc type as written (`{Help=}`'s `Help=`) without its optional and
+/// nullable marks and an `import("…").` module prefix: `Option[]` for
+/// `import("./option").Option[]`.
+fn jsdoc_type(ty: &str) -> Option<&str> {
+    let ty = ty
+        .trim()
+        .trim_end_matches('=')
+        .trim_start_matches(['!', '?']);
+    match ty.strip_prefix("import(") {
+        Some(rest) => rest.split_once(')')?.1.strip_prefix('.'),
+        None => Some(ty),
+    }
+}
+
+/// The one type a JSDoc type names (`Help`, `Help=`, `!Help`,
+/// `import("./help").Help`); `None` for arrays, unions and generics.
+fn jsdoc_single_type(ty: &str) -> Option<String> {
+    let ty = jsdoc_type(ty)?;
+    if ty.contains(['|', '[', '<', '(', '{']) {
+        return None;
+    }
+    leading_type(ty)
+}
+
+/// The JSDoc type (as written, see [`jsdoc_type`]) of a single-line
+/// `/** @type {T} */` directly above line `i`, when that line assigns to
+/// `q` (`this.options = [];`, `let help = …`).
+fn jsdoc_assigned_type(lines: &[String], i: usize, q: &str) -> Option<String> {
+    let assigns = name_uses(lines.get(i)?, q).any(|(_, after)| {
+        after
+            .strip_prefix('=')
+            .is_some_and(|rest| !rest.starts_with(['=', '>']))
+    });
+    if !assigns {
+        return None;
+    }
+    let above = lines.get(i.checked_sub(1)?)?.trim();
+    let ty = above
+        .strip_prefix("/**")?
+        .strip_suffix("*/")?
+        .trim()
+        .strip_prefix("@type")?
+        .trim_start()
+        .strip_prefix('{')?;
+    let (ty, _) = ty.rsplit_once('}')?;
+    jsdoc_type(ty).map(str::to_string)
 }
 
 /// `r` moved to the line with index `i` (a binding's line), without its
@@ -4430,6 +4576,71 @@ mod tests {
             "array",
             "U"
         ));
+    }
+
+    #[test]
+    fn jsdoc_parameter_types() {
+        let lines: Vec<String> = [
+            "  /**",
+            "   * Get the longest command term length.",
+            "   *",
+            "   * @param {Command} cmd",
+            "   * @param {Help=} [helper] - the helper",
+            "   * @param {Option[]} opts",
+            "   * @param {string|Command} either",
+            "   * @returns {number}",
+            "   */",
+            "",
+            "  longestSubcommandTermLength(cmd, helper, opts, either, plain) {",
+            "/**",
+            " * @param {import(\"../index\").FSWatcher} fsW",
+            " */",
+            "constructor(fsW) {",
+            "// @param {Command} cmd",
+            "other(cmd) {",
+        ]
+        .map(String::from)
+        .to_vec();
+        let ty = |i: usize, q: &str| jsdoc_param_type(&lines, i, q).map(|(t, _)| t);
+        assert_eq!(ty(10, "cmd").as_deref(), Some("Command"));
+        assert_eq!(ty(10, "helper").as_deref(), Some("Help"));
+        assert_eq!(
+            jsdoc_param_type(&lines, 10, "cmd").map(|(_, o)| o),
+            Some(29)
+        );
+        // Arrays and unions are not one type; undocumented parameters have none.
+        assert_eq!(ty(10, "opts"), None);
+        assert_eq!(ty(10, "either"), None);
+        assert_eq!(ty(10, "plain"), None);
+        // Only a parameter of the header: `number` is not one.
+        assert_eq!(ty(10, "length"), None);
+        assert_eq!(ty(14, "fsW").as_deref(), Some("FSWatcher"));
+        // A line comment is not a JSDoc block.
+        assert_eq!(ty(16, "cmd"), None);
+
+        let lines: Vec<String> = [
+            "    /** @type {Option[]} */",
+            "    this.options = [];",
+            "    /** @type {import('./help').Help=} */",
+            "    let help = make();",
+            "    /** @type {Help} */",
+            "    help === other;",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            jsdoc_assigned_type(&lines, 1, "this.options").as_deref(),
+            Some("Option[]")
+        );
+        assert_eq!(
+            jsdoc_assigned_type(&lines, 3, "help").as_deref(),
+            Some("Help")
+        );
+        // A comparison assigns nothing.
+        assert_eq!(jsdoc_assigned_type(&lines, 5, "help"), None);
+        assert_eq!(jsdoc_single_type("Option[]"), None);
+        assert_eq!(jsdoc_single_type("!Help").as_deref(), Some("Help"));
+        assert_eq!(jsdoc_single_type("(Option | null)"), None);
     }
 
     #[test]

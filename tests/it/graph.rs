@@ -1149,3 +1149,68 @@ fn named_collections_assertions_narrowing_and_prototypes() {
     let v = p.json(&["refs", "Sched.flush"]);
     assert_eq!(refs(&v), pairs(&[("ts/sched.ts:28", "resolved")]), "{v}");
 }
+
+/// JavaScript typed by its JSDoc: parameters (`@param {T} x`, a blank line
+/// before the method, an `import("…").T`), returns, a field's `@type` in
+/// the constructor (its elements), a variable's `@type`, and an untyped
+/// arrow parameter shadowing a typed one.
+const JSDOC_JS: &str = r#"class Option {
+  name() {
+    return 'x';
+  }
+}
+
+class Help {
+  /**
+   * @param {Command} cmd
+   * @returns {Option}
+   */
+
+  first(cmd) {
+    return cmd.options[0];
+  }
+}
+
+class Command {
+  constructor(helper) {
+    /** @type {Option[]} */
+    this.options = [];
+    this.helper = helper;
+  }
+
+  /**
+   * @param {import("./cmd").Help} helper
+   * @param {Option} option
+   */
+  show(helper, option) {
+    helper.first(this).name();
+    option.name();
+    this.options.forEach((o) => o.name());
+    const pick = (option) => option.name();
+    /** @type {Option} */
+    let chosen = pick(option);
+    chosen.name();
+  }
+}
+"#;
+
+#[test]
+fn javascript_receivers_typed_by_jsdoc() {
+    let p = Project::new();
+    p.write("js/cmd.js", JSDOC_JS);
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Option.name"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("js/cmd.js:30", "resolved"),
+            ("js/cmd.js:31", "resolved"),
+            ("js/cmd.js:32", "resolved"),
+            ("js/cmd.js:33", "name_only"),
+            ("js/cmd.js:36", "resolved")
+        ]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "Help.first"]);
+    assert_eq!(refs(&v), pairs(&[("js/cmd.js:30", "resolved")]), "{v}");
+}
