@@ -896,15 +896,19 @@ impl<'a> Graph<'a> {
 
     /// The type the callables named `name` return, when their signatures
     /// say and agree (`-> T`, `): T`, Go's result, Java's return type).
-    fn return_type(&mut self, name: &str, top_only: bool) -> Result<Option<String>> {
-        if !top_only && let Some(t) = self.return_annotation(name)?.and_then(|a| leading_type(&a)) {
+    fn return_type(&mut self, name: &str, callee: Callee) -> Result<Option<String>> {
+        if callee == Callee::Any
+            && let Some(t) = self.return_annotation(name)?.and_then(|a| leading_type(&a))
+        {
             return Ok(Some(t));
         }
         // No annotation: what the bodies return, when they agree.
         let defs = self.defs_named(name)?;
         let mut found: Option<String> = None;
-        for d in defs.iter().filter(|d| {
-            matches!(d.kind.as_str(), "function" | "method") && (!top_only || d.container.is_none())
+        for d in defs.iter().filter(|d| match callee {
+            Callee::Any => matches!(d.kind.as_str(), "function" | "method"),
+            Callee::Function => d.kind == "function",
+            Callee::TopLevel => d.kind == "function" && d.container.is_none(),
         }) {
             let header = self.header(d);
             let ty = match return_type_of(&header, &d.name, &d.lang) {
@@ -1110,9 +1114,27 @@ impl<'a> Graph<'a> {
                 None => self.inferred_return(&d),
             };
         }
-        // `requests.get(…)`: a function of an imported module.
-        let top_only = !receiver.is_empty() && self.is_module(r, receiver)?;
-        if let Some(ty) = self.return_type(name, top_only)? {
+        // `app(environ, start_response)` with `app` a parameter of the
+        // function around it: a callable value, not the project's `app`.
+        if receiver.is_empty() && self.is_parameter(r, name)? {
+            return Ok(None);
+        }
+        // `requests.get(…)`: a function of an imported module. A bare
+        // `open(…)` is a function too (maybe a closure), never a method,
+        // where a method needs its receiver written (Python, JS/TS, Go,
+        // Rust).
+        let callee = if receiver.is_empty() {
+            if implicit_this(&r.lang) {
+                Callee::Any
+            } else {
+                Callee::Function
+            }
+        } else if self.is_module(r, receiver)? {
+            Callee::TopLevel
+        } else {
+            Callee::Any
+        };
+        if let Some(ty) = self.return_type(name, callee)? {
             return Ok(Some(ty));
         }
         // `z.string()` with `export { stringType as string }` and `const
@@ -1127,6 +1149,27 @@ impl<'a> Graph<'a> {
             return ty;
         }
         Ok(None)
+    }
+
+    /// Is `name` a parameter of a function or method around the reference?
+    fn is_parameter(&mut self, r: &GraphRef, name: &str) -> Result<bool> {
+        let around: Vec<GraphDef> = self
+            .defs_of_file(r.file_id)?
+            .iter()
+            .filter(|d| {
+                d.start_line <= r.line
+                    && r.line <= d.end_line
+                    && matches!(d.kind.as_str(), "function" | "method")
+            })
+            .cloned()
+            .collect();
+        for d in around {
+            let header = self.header(&d);
+            if params_of(&header, &d.name).is_some_and(|ps| ps.iter().any(|p| p.0 == name)) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The class a Python attribute or variable holds (not an instance of
@@ -2753,6 +2796,18 @@ pub const MAX_DEPTH: u32 = 5;
 /// Edges gathered at most before expansion stops (the answer is cut to its
 /// limit after ordering).
 const MAX_EDGES: usize = 5000;
+
+/// Which callables a call may name (see [`Graph::return_type`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Callee {
+    /// Functions and methods.
+    Any,
+    /// Functions, nested ones too: a bare call, where a method needs its
+    /// receiver written.
+    Function,
+    /// Module-level functions (`requests.get(…)`).
+    TopLevel,
+}
 
 fn qualified(d: &GraphDef) -> String {
     let sep = match d.lang.as_str() {

@@ -1214,3 +1214,53 @@ fn javascript_receivers_typed_by_jsdoc() {
     let v = p.json(&["refs", "Help.first"]);
     assert_eq!(refs(&v), pairs(&[("js/cmd.js:30", "resolved")]), "{v}");
 }
+
+/// Bare calls name functions, not methods (`open(…)` is not
+/// `Client.open`), and not a project function when the name is a
+/// parameter of the function around the call.
+const BARE_CALLS_PY: &str = r#"class Client:
+    def open(self):
+        return Response()
+
+
+class Response:
+    def close(self):
+        pass
+
+
+def app():
+    return Response()
+
+
+def use(app):
+    f = open("x")
+    f.close()
+    it = app()
+    it.close()
+    c = Client()
+    r = c.open()
+    r.close()
+
+
+def main():
+    a = app()
+    a.close()
+"#;
+
+#[test]
+fn bare_calls_name_functions_not_methods_or_parameters() {
+    let p = Project::new();
+    p.write("py/bare.py", BARE_CALLS_PY);
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Response.close"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("py/bare.py:17", "name_only"),
+            ("py/bare.py:19", "name_only"),
+            ("py/bare.py:22", "resolved"),
+            ("py/bare.py:27", "resolved")
+        ]),
+        "{v}"
+    );
+}
