@@ -2006,7 +2006,10 @@ impl<'a> Graph<'a> {
             }
         };
         let Some(q) = q else {
-            if implicit_this(&r.lang) || self.is_property_decorator(r, name) {
+            if implicit_this(&r.lang)
+                || self.is_property_decorator(r, name)
+                || self.in_python_class_body(r)?
+            {
                 return in_class(self);
             }
             return Ok(Verdict::Other);
@@ -2087,6 +2090,18 @@ impl<'a> Graph<'a> {
 
     /// Is the reference a Python property's `@name.setter` (`.deleter`,
     /// `.getter`) decorator, a use of the property defined above it?
+    /// Is a Python reference in a class body, outside its methods, where a
+    /// bare name is the class's own attribute (`__add__ = __radd__ =
+    /// _fail`, `__next__ = next`)?
+    fn in_python_class_body(&mut self, r: &GraphRef) -> Result<bool> {
+        if r.lang != "python" {
+            return Ok(false);
+        }
+        Ok(self
+            .scope_def(r.file_id, r.line)?
+            .is_some_and(|d| is_type_kind(&d.kind)))
+    }
+
     fn is_property_decorator(&mut self, r: &GraphRef, name: &str) -> bool {
         if r.lang != "python" {
             return false;

@@ -1264,3 +1264,29 @@ fn bare_calls_name_functions_not_methods_or_parameters() {
         "{v}"
     );
 }
+
+/// A Python class body's bare name is the class's own attribute; inside a
+/// method it is not.
+const CLASS_BODY_PY: &str = r#"class Undefined:
+    def _fail(self, *args):
+        raise ValueError
+
+    __add__ = __radd__ = _fail
+    __call__ = _fail
+
+    def other(self):
+        return _fail
+"#;
+
+#[test]
+fn python_class_body_aliases_are_references() {
+    let p = Project::new();
+    p.write("py/undef.py", CLASS_BODY_PY);
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Undefined._fail"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[("py/undef.py:5", "resolved"), ("py/undef.py:6", "resolved")]),
+        "{v}"
+    );
+}
