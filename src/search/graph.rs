@@ -1446,6 +1446,18 @@ impl<'a> Graph<'a> {
         Ok(found.filter(|t| t != name))
     }
 
+    /// The class `name` stands for when it is no type itself but a
+    /// module-level name for one (`URL = Url`); else `name`.
+    fn class_alias(&mut self, name: String) -> Result<String> {
+        if !capitalized(&name) || self.is_type_name(&name)? {
+            return Ok(name);
+        }
+        match self.value_alias(&name)? {
+            Some(t) if self.is_type_name(&t)? => Ok(t),
+            _ => Ok(name),
+        }
+    }
+
     /// What iterating over a call of `name` yields: `T` of `List[T]`,
     /// `Iterator[T]`, `T[]`, `Array<T>`.
     fn element_type(&mut self, name: &str) -> Result<Option<String>> {
@@ -2430,6 +2442,8 @@ impl<'a> Graph<'a> {
             };
             let ty = match ty {
                 Some(t) if go => Some(self.go_package_type(r, line, t)?),
+                // `URL()` with `URL = Url`: another name for a class.
+                Some(t) => Some(self.class_alias(t)?),
                 t => t,
             };
             if let Some(ty) = ty {

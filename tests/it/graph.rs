@@ -1290,3 +1290,31 @@ fn python_class_body_aliases_are_references() {
         "{v}"
     );
 }
+
+/// `URL = Url`: a module-level name for a class, called, makes an instance
+/// of that class.
+const CLASS_ALIAS_PY: &str = r#"class Field:
+    def deserialize(self, v):
+        return v
+
+
+class Url(Field):
+    pass
+
+
+URL = Url
+
+
+def h():
+    x = URL()
+    x.deserialize(3)
+"#;
+
+#[test]
+fn a_class_called_by_another_name_types_its_instance() {
+    let p = Project::new();
+    p.write("py/fields.py", CLASS_ALIAS_PY);
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Field.deserialize"]);
+    assert_eq!(refs(&v), pairs(&[("py/fields.py:15", "resolved")]), "{v}");
+}
