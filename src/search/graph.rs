@@ -897,8 +897,13 @@ impl<'a> Graph<'a> {
     /// The type the callables named `name` return, when their signatures
     /// say and agree (`-> T`, `): T`, Go's result, Java's return type).
     fn return_type(&mut self, name: &str, callee: Callee) -> Result<Option<String>> {
+        // `-> Self` without the receiver's class says nothing.
+        let known = |t: &String| !matches!(t.as_str(), "Self" | "this");
         if callee == Callee::Any
-            && let Some(t) = self.return_annotation(name)?.and_then(|a| leading_type(&a))
+            && let Some(t) = self
+                .return_annotation(name)?
+                .and_then(|a| leading_type(&a))
+                .filter(known)
         {
             return Ok(Some(t));
         }
@@ -913,7 +918,9 @@ impl<'a> Graph<'a> {
             let header = self.header(d);
             let ty = match return_type_of(&header, &d.name, &d.lang) {
                 // `T[]` of `array<T>(…)`: a type parameter says nothing.
-                Some(a) => type_in(&a, &d.lang).filter(|t| !is_type_param(&header, &d.name, t)),
+                Some(a) => {
+                    type_in(&a, &d.lang).filter(|t| known(t) && !is_type_param(&header, &d.name, t))
+                }
                 None => self.inferred_return(d)?,
             };
             match (&found, ty) {
@@ -1104,7 +1111,8 @@ impl<'a> Graph<'a> {
             // `-> Self`, `): this`: the receiver's own class.
             // `-> te.Self`, `-> typing.Self` too.
             if ann.as_deref().is_some_and(|a| {
-                let (path, _) = split_path(a.trim_start());
+                // `-> "te.Self"`: a quoted annotation too.
+                let (path, _) = split_path(a.trim_start().trim_start_matches(['"', '\'']));
                 matches!(last_part(path.trim_end_matches(':')), "Self" | "this")
             }) {
                 return Ok(Some(class));

@@ -1318,3 +1318,43 @@ fn a_class_called_by_another_name_types_its_instance() {
     let v = p.json(&["refs", "Field.deserialize"]);
     assert_eq!(refs(&v), pairs(&[("py/fields.py:15", "resolved")]), "{v}");
 }
+
+/// `-> "te.Self"` names no type without its receiver's class: a later
+/// `self.symbols = rv = original.copy()` whose receiver is unknown does not
+/// retype the attribute as `Self`.
+const SELF_RETURN_PY: &str = r#"import typing as t
+if t.TYPE_CHECKING:
+    import typing_extensions as te
+
+
+class Symbols:
+    def copy(self) -> "te.Self":
+        return self
+
+    def store(self, name):
+        pass
+
+
+class Visitor:
+    def __init__(self, symbols: "Symbols") -> None:
+        self.symbols = symbols
+
+    def visit(self, node):
+        self.symbols.store(node)
+
+    def branch(self):
+        original_symbols = self.symbols
+        try:
+            self.symbols = rv = original_symbols.copy()
+        finally:
+            self.symbols = original_symbols
+"#;
+
+#[test]
+fn a_self_return_without_its_receiver_types_nothing() {
+    let p = Project::new();
+    p.write("py/sym.py", SELF_RETURN_PY);
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Symbols.store"]);
+    assert_eq!(refs(&v), pairs(&[("py/sym.py:19", "resolved")]), "{v}");
+}
