@@ -824,6 +824,27 @@ impl<'a> Graph<'a> {
         Ok(method.and_then(|m| m.container.clone()))
     }
 
+    /// The type `this`/`self` has at a reference: a TypeScript callable's
+    /// declared `this` parameter when it names a project type, a type
+    /// alias too (`consume(this: MixedInParser, …)` in a class mixed into
+    /// `type MixedInParser = RecognizerApi & LexerAdapter & …`), else the
+    /// enclosing class.
+    fn this_class(&mut self, r: &GraphRef) -> Result<Option<String>> {
+        if matches!(r.lang.as_str(), "typescript" | "tsx")
+            && let Some(f) = self.enclosing_callable(r.file_id, r.line)?
+        {
+            let header = self.header(&f);
+            if let Some(params) = params_of(&header, &f.name)
+                && let Some((_, Some(ann))) = params.first().filter(|p| p.0 == "this")
+                && let Some(ty) = leading_type(ann)
+                && self.is_project_type(&ty)?
+            {
+                return Ok(Some(ty));
+            }
+        }
+        self.enclosing_class(r.file_id, r.line)
+    }
+
     /// The innermost definition around a line that `keep` accepts.
     fn innermost(
         &mut self,
@@ -1019,7 +1040,7 @@ impl<'a> Graph<'a> {
     /// construction, a call's result, a bound name.
     fn expr_type(&mut self, r: &GraphRef, expr: &str) -> Result<Option<String>> {
         if is_self_word(expr) {
-            return self.enclosing_class(r.file_id, r.line);
+            return self.this_class(r);
         }
         if let Some(t) = type_of_expr(expr, &r.lang)
             && self.is_type_name(&t)?
@@ -1225,7 +1246,7 @@ impl<'a> Graph<'a> {
     fn receiver_class_inner(&mut self, r: &GraphRef, receiver: &str) -> Result<Option<String>> {
         let receiver = receiver.trim().trim_end_matches(['!', '?']);
         if is_self_word(receiver) {
-            return self.enclosing_class(r.file_id, r.line);
+            return self.this_class(r);
         }
         // `(last as TextNode)`: a TypeScript cast says the type.
         let inner = receiver
@@ -1464,7 +1485,7 @@ impl<'a> Graph<'a> {
             return Ok(None);
         }
         let class = if self.is_receiver(r, head)? {
-            self.enclosing_class(r.file_id, r.line)?
+            self.this_class(r)?
         } else {
             None
         };
@@ -1757,7 +1778,7 @@ impl<'a> Graph<'a> {
     /// [`Graph::receiver_class`] types it.
     fn owner_of(&mut self, r: &GraphRef, head: &str) -> Result<Option<String>> {
         if self.is_receiver(r, head)? {
-            self.enclosing_class(r.file_id, r.line)
+            self.this_class(r)
         } else {
             self.receiver_class(r, head)
         }
@@ -1951,7 +1972,7 @@ impl<'a> Graph<'a> {
         q: Option<&str>,
     ) -> Result<Verdict> {
         let in_class = |this: &mut Self| -> Result<Verdict> {
-            let Some(e) = this.enclosing_class(r.file_id, r.line)? else {
+            let Some(e) = this.this_class(r)? else {
                 return Ok(Verdict::NameOnly);
             };
             if t.same.contains(&e) {
