@@ -535,6 +535,9 @@ pub struct Graph<'a> {
     imports: HashMap<i64, Rc<Vec<ImportRow>>>,
     /// Nesting of [`Graph::call_result`] through receivers.
     call_depth: u32,
+    /// Set for the next [`Graph::call_result`] only: the call is awaited
+    /// (`x = await f()`), so a `Promise<T>` it returns gives a `T`.
+    awaited: bool,
     /// Callable name → the type it returns, when its signatures agree.
     returns: HashMap<String, Option<String>>,
     /// Definition → the type its `return` statements agree on.
@@ -574,6 +577,7 @@ impl<'a> Graph<'a> {
             returns: HashMap::new(),
             inferred: HashMap::new(),
             call_depth: 0,
+            awaited: false,
             imports: HashMap::new(),
             infos: HashMap::new(),
             bindings: HashMap::new(),
@@ -929,8 +933,12 @@ impl<'a> Graph<'a> {
 
     /// The type the callables named `name` return, when their signatures
     /// say and agree (`-> T`, `): T`, Go's result, Java's return type).
-    fn return_type(&mut self, name: &str, top_only: bool) -> Result<Option<String>> {
-        if !top_only && let Some(t) = self.return_annotation(name)?.and_then(|a| leading_type(&a)) {
+    fn return_type(&mut self, name: &str, top_only: bool, awaited: bool) -> Result<Option<String>> {
+        if !top_only
+            && let Some(t) = self
+                .return_annotation(name)?
+                .and_then(|a| leading_type(awaited_ann(&a, awaited)))
+        {
             return Ok(Some(t));
         }
         // No annotation: what the bodies return, when they agree.
@@ -942,10 +950,19 @@ impl<'a> Graph<'a> {
             let header = self.header(d);
             let ty = match return_type_of(&header, &d.name, &d.lang) {
                 // `T[]` of `array<T>(…)`: a type parameter says nothing.
-                Some(a) => type_in(&a, &d.lang).filter(|t| !is_type_param(&header, &d.name, t)),
+                Some(a) => type_in(awaited_ann(&a, awaited), &d.lang)
+                    .filter(|t| !is_type_param(&header, &d.name, t)),
                 None => self.inferred_return(d)?,
             };
             match (&found, ty) {
+                // A TypeScript method whose return is neither shown nor
+                // inferred may return another type (see
+                // `return_annotation`).
+                (_, None)
+                    if d.container.is_some() && matches!(d.lang.as_str(), "typescript" | "tsx") =>
+                {
+                    return Ok(None);
+                }
                 (_, None) => {}
                 (Some(f), Some(t)) if *f != t => return Ok(None),
                 (_, Some(t)) => found = Some(t),
@@ -1054,7 +1071,7 @@ impl<'a> Graph<'a> {
         // an element, a field.
         if expr
             .bytes()
-            .all(|b| is_ident_byte(b) || matches!(b, b'.' | b'[' | b']'))
+            .all(|b| is_ident_byte(b) || matches!(b, b'.' | b'[' | b']' | b'#'))
         {
             return self.receiver_class(r, expr);
         }
@@ -1066,6 +1083,7 @@ impl<'a> Graph<'a> {
     /// (`runner.invoke` with `runner` a `CliRunner`: `CliRunner.invoke`'s
     /// return), else what every callable of that name agrees to return.
     fn call_result(&mut self, r: &GraphRef, head: &str) -> Result<Option<String>> {
+        let awaited = std::mem::take(&mut self.awaited);
         // `fromEvent<T>(…)`: the generic arguments say nothing.
         let head = strip_generics(head.trim_end());
         let Some(name) = dotted_last(head) else {
@@ -1102,7 +1120,7 @@ impl<'a> Graph<'a> {
         // `windows.shift()!`, `stack.pop()`, `xs.at(-1)`, `xs.find(…)`: an
         // element of a list typed `Subject<T>[]` (or `Array<…>`).
         if matches!(r.lang.as_str(), "typescript" | "tsx" | "javascript")
-            && matches!(name, "shift" | "pop" | "at" | "find" | "findLast")
+            && matches!(name, "shift" | "pop" | "at" | "find" | "findLast" | "get")
             && !receiver.is_empty()
             && let Some(text) = self.text(r.file_id, &r.path)
         {
@@ -1117,6 +1135,15 @@ impl<'a> Graph<'a> {
             true => None,
             false => self.receiver_class(r, receiver)?,
         };
+        // `(err as Error)?.message?.toLowerCase()`: a chain rooted in a
+        // value of a type the project does not define stays outside it.
+        if receiver_type.is_none()
+            && let Some(root) = chain_root(receiver)
+            && let Some(t) = self.receiver_class(r, root)?
+            && !self.is_project_type(&t)?
+        {
+            return Ok(None);
+        }
         if let Some(class) = &receiver_type
             && !self.is_project_type(class)?
         {
@@ -1139,13 +1166,13 @@ impl<'a> Graph<'a> {
                 return Ok(Some(class));
             }
             return match ann {
-                Some(a) => Ok(type_in(&a, &d.lang)),
+                Some(a) => Ok(type_in(awaited_ann(&a, awaited), &d.lang)),
                 None => self.inferred_return(&d),
             };
         }
         // `requests.get(…)`: a function of an imported module.
         let top_only = !receiver.is_empty() && self.is_module(r, receiver)?;
-        if let Some(ty) = self.return_type(name, top_only)? {
+        if let Some(ty) = self.return_type(name, top_only, awaited)? {
             return Ok(Some(ty));
         }
         // `z.string()` with `export { stringType as string }` and `const
@@ -1248,11 +1275,12 @@ impl<'a> Graph<'a> {
         if is_self_word(receiver) {
             return self.this_class(r);
         }
-        // `(last as TextNode)`: a TypeScript cast says the type.
+        // `(last as TextNode)`: a TypeScript cast says the type; not
+        // `(x as T)._def.type.parseAsync(…)`, whose parentheses close early.
         let inner = receiver
-            .strip_prefix('(')
-            .and_then(|x| x.strip_suffix(')'))
-            .unwrap_or(receiver);
+            .strip_suffix(')')
+            .filter(|x| matching_open(x) == Some(0))
+            .map_or(receiver, |x| &x[1..]);
         if let Some((before, ty)) = inner.rsplit_once(" as ")
             && before.matches('(').count() == before.matches(')').count()
         {
@@ -1290,6 +1318,15 @@ impl<'a> Graph<'a> {
             return Ok(Some(last_part(class).to_string()));
         }
         if capitalized(last_part(receiver)) && self.is_type_name(last_part(receiver))? {
+            // `[Extension, Node].forEach(Extendable => Extendable.create())`:
+            // a lambda's parameter named like a class is a value, not it.
+            if receiver == last_part(receiver)
+                && matches!(r.lang.as_str(), "typescript" | "tsx" | "javascript")
+                && let Some(text) = self.text(r.file_id, &r.path)
+                && lambda_param_around(&text.lines, (r.line as usize).saturating_sub(1), receiver)
+            {
+                return Ok(None);
+            }
             return Ok(Some(last_part(receiver).to_string()));
         }
         match self.bound_type(r, receiver)? {
@@ -1438,6 +1475,30 @@ impl<'a> Graph<'a> {
 
     /// What iterating over a call of `name` yields: `T` of `List[T]`,
     /// `Iterator[T]`, `T[]`, `Array<T>`.
+    /// The return annotation as written of the callable a call's head
+    /// names: the receiver's class's (or an ancestor's) method, else the
+    /// annotation every callable of that name agrees on.
+    fn call_annotation(&mut self, r: &GraphRef, head: &str) -> Result<Option<String>> {
+        let head = strip_generics(head.trim_end());
+        let Some(name) = dotted_last(head) else {
+            return Ok(None);
+        };
+        let receiver = head[..head.len() - name.len()]
+            .trim_end_matches(['.', '?', '!'])
+            .trim_end();
+        if receiver.is_empty() {
+            return self.return_annotation(name);
+        }
+        let Some(class) = self.receiver_class(r, receiver)? else {
+            return Ok(None);
+        };
+        let Some(d) = self.member_def(&class, name)? else {
+            return Ok(None);
+        };
+        let header = self.header(&d);
+        Ok(return_type_of(&header, &d.name, &d.lang))
+    }
+
     fn element_type(&mut self, name: &str) -> Result<Option<String>> {
         Ok(self.return_annotation(name)?.and_then(|a| element_of(&a)))
     }
@@ -1467,6 +1528,12 @@ impl<'a> Graph<'a> {
                     Some(f) if leading_type(f) != leading_type(&t) => agree = false,
                     _ => found = Some(t),
                 }
+            } else if d.container.is_some() && matches!(d.lang.as_str(), "typescript" | "tsx") {
+                // A TypeScript method whose return the header does not
+                // show (`Extension.extend<…>(…long…)` beside
+                // `Extendable.extend(…): Extendable`) may return another
+                // type: the others' annotation does not speak for it.
+                agree = false;
             }
         }
         let t = if agree { found } else { None };
@@ -1481,7 +1548,9 @@ impl<'a> Graph<'a> {
         let Some((head, field)) = q.rsplit_once('.') else {
             return Ok(None);
         };
-        if field.is_empty() || !field.bytes().all(is_ident_byte) {
+        // `this.#cache`: a JavaScript private field.
+        let bare = field.strip_prefix('#').unwrap_or(field);
+        if bare.is_empty() || !bare.bytes().all(is_ident_byte) {
             return Ok(None);
         }
         let class = if self.is_receiver(r, head)? {
@@ -1705,6 +1774,37 @@ impl<'a> Graph<'a> {
                 Some(name) => self.return_annotation(name)?,
                 None => None,
             }
+        } else if let Some(head) = call_head(expr) {
+            // `this.queries.values()`, `xs.filter(…)`, `xs.slice()`: a
+            // collection's own elements.
+            if let Some(name) = dotted_last(head)
+                && matches!(
+                    name,
+                    "values"
+                        | "filter"
+                        | "slice"
+                        | "concat"
+                        | "reverse"
+                        | "sort"
+                        | "toSorted"
+                        | "toReversed"
+                )
+                && let Some(base) = head[..head.len() - name.len()].strip_suffix('.')
+                && !base.is_empty()
+                && self.call_depth < INFER_DEPTH
+            {
+                let base = base.trim_end_matches(['?', '!']);
+                self.call_depth += 1;
+                let elem = self.iterable_elem(r, base, text, from, upto);
+                self.call_depth -= 1;
+                if let Some(t) = elem? {
+                    return Ok(Some(t));
+                }
+            }
+            // `this.cache.all()` with `all(): Array<Query>`: what the
+            // method of the receiver's class returns, else what every
+            // callable of that name agrees to.
+            self.call_annotation(r, head)?
         } else if !expr.bytes().all(|b| is_ident_byte(b) || b == b'.') || expr.is_empty() {
             return Ok(None);
         } else if let Some((head, field)) = expr.rsplit_once('.') {
@@ -1738,7 +1838,9 @@ impl<'a> Graph<'a> {
             let lines = text.lines.get(from..=upto).unwrap_or_default();
             let mut found = None;
             for (k, l) in lines.iter().enumerate().rev() {
-                if let Some(a) = annotation_in_line(l, expr) {
+                if let Some(a) = annotation_in_line(l, expr)
+                    .or_else(|| constructed_in_line(l, expr).filter(|a| a.contains('<')))
+                {
                     found = Some(a);
                     break;
                 }
@@ -1797,7 +1899,9 @@ impl<'a> Graph<'a> {
     /// (`constructor(readonly marks: readonly Mark[])`).
     fn member_annotation(&mut self, owner: &str, field: &str) -> Result<Option<String>> {
         if let Some(d) = self.member_def(owner, field)? {
-            return Ok(annotation_in_line(&d.signature, field));
+            // `listeners = new Set<Listener>()`: the class constructed.
+            return Ok(annotation_in_line(&d.signature, field)
+                .or_else(|| constructed_in_line(&d.signature, field)));
         }
         let Some(ctor) = self.member_def(owner, "constructor")? else {
             return Ok(None);
@@ -2329,6 +2433,7 @@ impl<'a> Graph<'a> {
             } else if go && let Some(expr) = go_range_value(line, q) {
                 self.iterable_elem(&at_line(r, i), &expr, text, from, i)?
             } else if let Some(head) = call_bound_in_line(line, q)
+                .inspect(|_| self.awaited = awaits_in_line(line, q))
                 .or_else(|| with_call_as(line, q))
                 .or_else(|| go.then(|| go_first_of_call(line, q)).flatten())
                 && let Some(ty) = self.call_result(r, &head)?
@@ -2353,7 +2458,7 @@ impl<'a> Graph<'a> {
             {
                 Some(ty)
             } else if let Some(expr) = for_iterable(line, q)
-                && !expr.ends_with(')')
+                && (!expr.ends_with(')') || !go)
                 && let Some(ty) = self.iterable_elem(r, &expr, text, from, i)?
             {
                 // `for p in self.params:` with `params: list[Parameter]`.
@@ -3419,9 +3524,22 @@ fn element_of(ann: &str) -> Option<String> {
         "Array<",
         "ReadonlyArray<",
         "Collection[",
+        "Set<",
+        "ReadonlySet<",
+        "Iterable<",
+        "IterableIterator<",
     ] {
         if let Some(inner) = a.strip_prefix(open) {
             return leading_type(inner);
+        }
+    }
+    // `Map<string, Query>`: the values (`get`, `values()`, `forEach`'s
+    // first parameter).
+    for open in ["Map<", "ReadonlyMap<", "WeakMap<"] {
+        if let Some(inner) = a.strip_prefix(open).and_then(|x| x.strip_suffix('>'))
+            && let [_, v] = split_top(inner).as_slice()
+        {
+            return leading_type(v.trim());
         }
     }
     let end = a.find(['{', ':', ';', '=']).unwrap_or(a.len());
@@ -3514,6 +3632,43 @@ fn return_type_of(sig: &str, name: &str, lang: &str) -> Option<String> {
             (this || leading_type(rest).is_some()).then(|| rest.trim().to_string())
         }
     }
+}
+
+/// Is `name` a parameter of an arrow function whose body is open at line
+/// `i` (0-based)? Only lines indented less than every line after them up to
+/// `i` can open a block still open there; the walk back stops at column 0.
+fn lambda_param_around(lines: &[String], i: usize, name: &str) -> bool {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let Some(mut min) = lines.get(i).map(|l| indent(l)) else {
+        return false;
+    };
+    for line in lines[..i].iter().rev().take(2000) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = indent(line);
+        if at >= min {
+            continue;
+        }
+        min = at;
+        let mut from = 0;
+        while let Some(p) = find_word(line, name, from) {
+            from = p + name.len();
+            let before = line[..p].trim_end();
+            let after = line[from..].trim_start();
+            let arrow = after.starts_with("=>")
+                || ((before.ends_with('(') || before.ends_with(','))
+                    && after.starts_with([')', ',', ':'])
+                    && line[from..].contains("=>"));
+            if arrow {
+                return true;
+            }
+        }
+        if min == 0 {
+            break;
+        }
+    }
+    false
 }
 
 /// `err error` → `error`: a named result's type (a result's own type has
@@ -3683,10 +3838,7 @@ fn lambda_site<'l>(line: &'l str, from: usize, q: &str) -> Option<LambdaSite<'l>
             }
         }
         let callee = strip_generics(head[..open?].trim_end());
-        let begin = callee
-            .bytes()
-            .rposition(|b| !(is_ident_byte(b) || b == b'.' || b == b'?'))
-            .map_or(0, |i| i + 1);
+        let begin = chain_start(callee);
         let new = callee[..begin].trim_end().ends_with("new");
         let callee = &callee[begin..];
         dotted_last(callee)?;
@@ -4048,6 +4200,124 @@ fn type_in(ann: &str, lang: &str) -> Option<String> {
     .then(|| ty.to_string())
 }
 
+/// `q = new Set<Listener>()` → `Set<Listener>`: the class (with its type
+/// arguments) a field or variable is initialized with.
+fn constructed_in_line(line: &str, q: &str) -> Option<String> {
+    for (_, after) in name_uses(line, q) {
+        let Some(rhs) = after
+            .strip_prefix('=')
+            .filter(|r| !r.starts_with(['=', '>']))
+        else {
+            continue;
+        };
+        let rhs = rhs.trim_start().strip_prefix("new ")?.trim_start();
+        let end = rhs.find('(')?;
+        let ty = rhs[..end].trim();
+        if leading_type(ty).is_some() {
+            return Some(ty.to_string());
+        }
+    }
+    None
+}
+
+/// Where the member chain that ends `s` starts: back over names, `.`,
+/// `?.`, `!`, `#` and the argument lists and indexes of the calls and
+/// elements in it: all of `this.#cache.all().forEach`, `items[0].map`.
+fn chain_start(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut i = b.len();
+    while i > 0 {
+        let c = b[i - 1];
+        if is_ident_byte(c) || matches!(c, b'.' | b'?' | b'!' | b'#') {
+            i -= 1;
+            continue;
+        }
+        let open_of = match c {
+            b')' => b'(',
+            b']' => b'[',
+            _ => break,
+        };
+        let mut depth = 0i32;
+        let mut open = None;
+        for j in (0..i).rev() {
+            if b[j] == c {
+                depth += 1;
+            } else if b[j] == open_of {
+                depth -= 1;
+                if depth == 0 {
+                    open = Some(j);
+                    break;
+                }
+            }
+        }
+        // A call's arguments or an index, after a name or another call;
+        // not a group (`(a || b)`) or a list literal.
+        match open {
+            Some(j)
+                if j > 0 && (is_ident_byte(b[j - 1]) || matches!(b[j - 1], b')' | b']' | b'!')) =>
+            {
+                i = j
+            }
+            _ => break,
+        }
+    }
+    // A chain starts with a name, not with `.` (`…).then`) or `?`.
+    while i < b.len() && matches!(b[i], b'.' | b'?' | b'!') {
+        i += 1;
+    }
+    i
+}
+
+/// The value a member chain starts from, when the chain goes on past it:
+/// `(err as Error)?.message?` → `(err as Error)`, `resp.raw.data` →
+/// `resp`; `None` for a bare name or a chain starting with a call.
+fn chain_root(receiver: &str) -> Option<&str> {
+    let end = if receiver.starts_with('(') {
+        let mut depth = 0i32;
+        let close = receiver.char_indices().find_map(|(i, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(i)
+        })?;
+        close + 1
+    } else {
+        receiver
+            .bytes()
+            .position(|b| !is_ident_byte(b))
+            .filter(|&i| i > 0 && receiver.as_bytes()[i] != b'(')?
+    };
+    let rest = receiver[end..].trim_start_matches(['!', '?']);
+    rest.starts_with('.').then(|| &receiver[..end])
+}
+
+/// A return annotation as an awaited call sees it: `Promise<Session>` →
+/// `Session` (not awaited, the value is the `Promise`).
+fn awaited_ann(ann: &str, awaited: bool) -> &str {
+    let a = ann.trim();
+    match a.strip_prefix("Promise<").and_then(|x| x.strip_suffix('>')) {
+        Some(inner) if awaited => inner,
+        _ => a,
+    }
+}
+
+/// `q = await f(…)`, `const q = await this.f(…)`: the call bound to `q`
+/// is awaited.
+fn awaits_in_line(line: &str, q: &str) -> bool {
+    let Some(at) = find_word(line, q, 0) else {
+        return false;
+    };
+    let after = line[at + q.len()..].trim_start();
+    let after = match after.strip_prefix(':') {
+        // `const q: T = await …`
+        Some(_) => after.split_once('=').map_or("", |(_, r)| r),
+        None => after.strip_prefix('=').unwrap_or(""),
+    };
+    after.trim_start().starts_with("await ")
+}
+
 /// The type at the start of an annotation: `Session`, `&mut Session`,
 /// `*Server`, `Optional[Session]`, `sessions.Session`.
 fn leading_type(ann: &str) -> Option<String> {
@@ -4060,7 +4330,7 @@ fn leading_type(ann: &str) -> Option<String> {
     // `t.Optional["Context"]`, `Awaitable[Response]`: the type inside.
     if matches!(
         ty,
-        "Optional" | "Final" | "ClassVar" | "Annotated" | "Awaitable" | "Promise"
+        "Optional" | "Final" | "ClassVar" | "Annotated" | "Awaitable"
     ) && let Some(inner) = rest.strip_prefix(['[', '<'])
     {
         return leading_type(inner);
@@ -4702,5 +4972,50 @@ mod tests {
         // An exported function's call is not a construction.
         assert_eq!(type_of_expr("cmd.Flags()", "go"), None);
         assert_eq!(type_of_expr("&Server{}", "go").as_deref(), Some("Server"));
+    }
+
+    #[test]
+    fn promises_chain_roots_and_lambda_parameters() {
+        // A `Promise<T>` is a `T` only once awaited.
+        assert_eq!(leading_type("Promise<Session>").as_deref(), Some("Promise"));
+        assert_eq!(
+            leading_type(awaited_ann("Promise<Session>", true)).as_deref(),
+            Some("Session")
+        );
+        assert_eq!(awaited_ann("Promise<Session>", false), "Promise<Session>");
+        assert!(awaits_in_line("  const s = await this.open()", "s"));
+        assert!(awaits_in_line("  const s: Session = await open()", "s"));
+        assert!(!awaits_in_line("  const s = this.open().then(f)", "s"));
+        // The value a chain starts from.
+        assert_eq!(
+            chain_root("(err as Error)?.message?"),
+            Some("(err as Error)")
+        );
+        assert_eq!(chain_root("resp.raw.data"), Some("resp"));
+        assert_eq!(chain_root("this.form!.store"), Some("this"));
+        assert_eq!(chain_root("resp"), None);
+        assert_eq!(chain_root("z.string().min(2)"), Some("z"));
+        assert_eq!(chain_root("string().min(2)"), None);
+        assert_eq!(chain_root("(x as T)"), None);
+        // `[A, B].forEach(Extendable => Extendable.create())`: a lambda's
+        // parameter named like a class.
+        let lines: Vec<String> = [
+            "function setup() {",
+            "  [Extension, Node].forEach(Extendable => {",
+            "    Extendable.create()",
+            "  })",
+            "  Extendable.create()",
+            "}",
+        ]
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+        assert!(lambda_param_around(&lines, 2, "Extendable"));
+        assert!(!lambda_param_around(&lines, 4, "Extendable"));
+        let lines: Vec<String> = ["  xs.map((a, Node) =>", "    Node.create())"]
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        assert!(lambda_param_around(&lines, 1, "Node"));
     }
 }
