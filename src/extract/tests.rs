@@ -388,6 +388,31 @@ const long = (input as unknown as Schema<Record<string, unknown>>).shape.fields.
 }
 
 #[test]
+fn private_methods_are_definitions_and_their_calls_references() {
+    let src = "class Observer {\n  #notify(): void {}\n  run() {\n    this.#notify()\n  }\n}\n";
+    for (path, lang) in [
+        ("src/o.ts", Lang::TypeScript),
+        ("src/o.js", Lang::JavaScript),
+    ] {
+        let src = if lang == Lang::JavaScript {
+            src.replace("(): void", "()")
+        } else {
+            src.to_string()
+        };
+        let x = extract(path, &src, lang);
+        assert_eq!(
+            symbol(&x, "#notify", "method").container.as_deref(),
+            Some("Observer")
+        );
+        assert!(
+            has_ref(&x, "#notify", "call", 4, 10),
+            "{path}: {:?}",
+            x.refs
+        );
+    }
+}
+
+#[test]
 fn tsx_fixture() {
     let x = extract("src/App.tsx", TSX, Lang::Tsx);
     check_common("tsx", TSX, &x);

@@ -292,6 +292,29 @@ fn go_range_value(line: &str, q: &str) -> Option<String> {
     (!expr.is_empty()).then(|| expr.to_string())
 }
 
+/// `line, q := r.PeekLine()`, `_, q = f(…)`, `var a, q = f()` → (`r.PeekLine`
+/// / `f`, 1): `q` is the `k`-th result (from 1) of a Go call; `None` for
+/// the first (see [`go_first_of_call`]).
+fn go_later_result_of_call(line: &str, q: &str) -> Option<(String, usize)> {
+    let t = line.trim_start();
+    let t = t.strip_prefix("var ").unwrap_or(t);
+    let (lhs, rhs) = t.split_once(":=").or_else(|| {
+        let (l, r) = t.split_once('=')?;
+        (!r.starts_with('=') && !l.ends_with(['!', '<', '>'])).then_some((l, r))
+    })?;
+    let names: Vec<&str> = lhs.split(',').map(str::trim).collect();
+    let k = names.iter().position(|n| *n == q)?;
+    if k == 0 || names.iter().any(|n| !n.bytes().all(is_ident_byte)) {
+        return None;
+    }
+    let rhs = rhs.trim();
+    if rhs.starts_with("range ") {
+        return None;
+    }
+    let head = call_bound_in_line(&format!("{q} = {rhs}"), q)?;
+    Some((head, k))
+}
+
 /// `q, err := f(…)` / `q, _ = x.f(…)` → `f` / `x.f`: `q` is the first
 /// result of a Go call.
 fn go_first_of_call(line: &str, q: &str) -> Option<String> {
@@ -359,6 +382,21 @@ fn go_comma_ok_assert(line: &str, q: &str) -> Option<String> {
     let open = matching_open(body)?;
     body[..open].ends_with('.').then_some(())?;
     type_in(&body[open + 1..], "go").filter(|t| t != "type")
+}
+
+/// `q, ok := p.byName[key]` (also after `if `) → `p.byName`: `q` is an
+/// element of what is indexed.
+fn go_comma_ok_index(line: &str, q: &str) -> Option<String> {
+    let t = line.trim_start();
+    let t = t.strip_prefix("if ").unwrap_or(t).trim_start();
+    let rest = t.strip_prefix(q)?.trim_start().strip_prefix(',')?;
+    let (_, rhs) = rest.split_once(":=").or_else(|| rest.split_once('='))?;
+    let rhs = rhs.split(';').next().unwrap_or(rhs).trim();
+    let rhs = rhs.strip_suffix('{').unwrap_or(rhs).trim_end();
+    let (base, _) = rhs.strip_suffix(']')?.rsplit_once('[')?;
+    let base = base.trim_end();
+    (!base.is_empty() && base.bytes().all(|b| is_ident_byte(b) || b == b'.'))
+        .then(|| base.to_string())
 }
 
 /// The slice, array or map type a Go line declares `q` with, as written:
@@ -1015,6 +1053,16 @@ impl<'a> Graph<'a> {
             let Some(expr) = expr else {
                 continue;
             };
+            // `return this._addCheck({` with the arguments on the lines
+            // below: the call whose `(` is still open.
+            let closed;
+            let expr = match unclosed_call(expr) {
+                Some(head) => {
+                    closed = format!("{head}()");
+                    closed.as_str()
+                }
+                None => expr,
+            };
             if text.quoted.get(i).copied().unwrap_or(false)
                 || matches!(expr, "None" | "null" | "undefined" | "nil" | "")
             {
@@ -1305,6 +1353,10 @@ impl<'a> Graph<'a> {
             let line = (r.line as usize).saturating_sub(1);
             let from = self.scope_start(r.file_id, r.line)?;
             return self.iterable_elem(r, base, &text, from, line);
+        }
+        // `n.FirstChild().(*Text)`: a Go type assertion ends the receiver.
+        if r.lang == "go" && call_head(receiver).is_some_and(|h| h.ends_with('.')) {
+            return Ok(type_of_expr(receiver, "go"));
         }
         if let Some(inner) = call_head(receiver) {
             return self.call_result(r, inner);
@@ -1668,7 +1720,19 @@ impl<'a> Graph<'a> {
                 };
                 let from = d.name_line as usize;
                 let end = (d.end_line as usize).min(text.lines.len());
-                for line in text.lines.get(from..end).unwrap_or_default() {
+                // `type Conn struct{ seg Segment; n int }`: a body on the
+                // header's line.
+                let inline = text
+                    .lines
+                    .get(from.saturating_sub(1))
+                    .and_then(|l| l.split_once("struct{").or_else(|| l.split_once("struct {")))
+                    .and_then(|(_, body)| body.rsplit_once('}'))
+                    .map(|(body, _)| body.split(';').map(str::to_string).collect::<Vec<_>>())
+                    .unwrap_or_default();
+                for line in inline
+                    .iter()
+                    .chain(text.lines.get(from..end).unwrap_or_default())
+                {
                     let decl = line.split(['`', '/']).next().unwrap_or(line);
                     if let Some((names, ty)) = go_field_names(decl)
                         && names.contains(&field)
@@ -1805,7 +1869,11 @@ impl<'a> Graph<'a> {
             // method of the receiver's class returns, else what every
             // callable of that name agrees to.
             self.call_annotation(r, head)?
-        } else if !expr.bytes().all(|b| is_ident_byte(b) || b == b'.') || expr.is_empty() {
+        } else if !expr
+            .bytes()
+            .all(|b| is_ident_byte(b) || b == b'.' || b == b'#')
+            || expr.is_empty()
+        {
             return Ok(None);
         } else if let Some((head, field)) = expr.rsplit_once('.') {
             match self.owner_of(r, head)? {
@@ -2430,6 +2498,11 @@ impl<'a> Graph<'a> {
                 Some(ty)
             } else if go && let Some(ty) = go_comma_ok_assert(line, q) {
                 Some(ty)
+            } else if go && let Some(base) = go_comma_ok_index(line, q) {
+                // `c, ok := p.conns[name]`: an element of the map.
+                self.iterable_elem(&at_line(r, i), &base, text, from, i)?
+            } else if go && let Some((head, k)) = go_later_result_of_call(line, q) {
+                self.go_nth_result(r, &head, k)?
             } else if go && let Some(expr) = go_range_value(line, q) {
                 self.iterable_elem(&at_line(r, i), &expr, text, from, i)?
             } else if let Some(head) = call_bound_in_line(line, q)
@@ -2546,6 +2619,49 @@ impl<'a> Graph<'a> {
             let (n, ann) = m.split_once(':')?;
             (n.trim().trim_end_matches('?') == prop).then(|| leading_type(ann))?
         }))
+    }
+
+    /// The type of the `k`-th result of the Go callable a call's head
+    /// names: a method of the receiver's type (or an interface's), a
+    /// function of the package or of an imported one when the project has
+    /// one so named.
+    fn go_nth_result(&mut self, r: &GraphRef, head: &str, k: usize) -> Result<Option<String>> {
+        let Some(name) = dotted_last(head) else {
+            return Ok(None);
+        };
+        let receiver = head[..head.len() - name.len()].trim_end_matches('.');
+        let def = if receiver.is_empty() || self.is_module(r, receiver)? {
+            let defs = self.defs_named(name)?;
+            let funcs: Vec<&GraphDef> = defs
+                .iter()
+                .filter(|d| d.lang == "go" && d.container.is_none() && d.kind == "function")
+                .collect();
+            let local: Vec<&&GraphDef> = funcs
+                .iter()
+                .filter(|d| same_dir(&d.path, &r.path))
+                .collect();
+            match (receiver.is_empty(), local.as_slice(), funcs.as_slice()) {
+                (true, [d], _) => Some((**d).clone()),
+                (false, _, [d]) => Some((*d).clone()),
+                _ => None,
+            }
+        } else {
+            match self.receiver_class(r, receiver)? {
+                Some(class) => self.member_def(&class, name)?,
+                None => None,
+            }
+        };
+        let Some(d) = def else { return Ok(None) };
+        let header = self.header(&d);
+        let Some(at) = find_word(&header, &d.name, 0) else {
+            return Ok(None);
+        };
+        let Some(rest) =
+            params_start(&header[at + d.name.len()..]).and_then(|p| skip_balanced(p, '(', ')'))
+        else {
+            return Ok(None);
+        };
+        Ok(go_result(rest, k).and_then(|t| type_in(t, "go")))
     }
 
     /// What `q := NewT(…)` (a Go constructor function) returns by its
@@ -3292,6 +3408,26 @@ fn call_bound_in_line(line: &str, q: &str) -> Option<String> {
         .or_else(|| after.strip_prefix('=').filter(|r| !r.starts_with('=')))?
         .trim_start();
     let rhs = rhs.strip_prefix("await ").unwrap_or(rhs);
+    // A value that is one member chain: the head of its last call
+    // (`n.Lines().At(i)` → `n.Lines().At`); a chain going on past its
+    // calls (`n.FirstChild().(*Text).Segment`, `f(x).field`) is no call's
+    // result, but a value (`value_bound_in_line`).
+    let value = strip_line_comment(rhs)
+        .split(';')
+        .next()
+        .unwrap_or(rhs)
+        .trim_end()
+        .trim_end_matches('!')
+        .trim_end();
+    if !value.is_empty() && value.contains('(') && chain_start(value) == 0 {
+        return match call_head(value) {
+            Some(head) if !head.is_empty() && !head.ends_with('.') => {
+                let head = strip_generics(head);
+                dotted_last(head).map(|_| head.to_string())
+            }
+            _ => None,
+        };
+    }
     let end = rhs.find('(')?;
     // `Extension.create<Options>({`: the generic arguments say nothing.
     let head = strip_generics(rhs[..end].trim_end());
@@ -3382,6 +3518,11 @@ fn value_bound_in_line(line: &str, q: &str) -> Option<String> {
         let rhs = rhs.split(['\n', ';']).next().unwrap_or(rhs);
         let rhs = split_top(rhs).first().map_or("", |v| v.trim());
         let rhs = rhs.trim_end_matches(['!', ':', '{']).trim_end();
+        // `ptr := &p.active.seg`: the address of a value has its type.
+        let rhs = rhs.strip_prefix('&').unwrap_or(rhs);
+        // `segment := c.(*ast.Text).Segment`, `x = f(y).field`: a chain
+        // going on past its calls.
+        let chain = rhs.contains('(') && !rhs.ends_with(')') && chain_start(rhs) == 0;
         let simple = !rhs.is_empty()
             && rhs
                 .bytes()
@@ -3406,7 +3547,7 @@ fn value_bound_in_line(line: &str, q: &str) -> Option<String> {
                 index.bytes().all(is_ident_byte)
                     && call_head(base.trim_end()).is_some_and(|h| !h.is_empty())
             });
-        return (simple || indexed_call).then(|| rhs.to_string());
+        return (simple || indexed_call || chain).then(|| rhs.to_string());
     }
     None
 }
@@ -3536,10 +3677,20 @@ fn element_of(ann: &str) -> Option<String> {
     // `Map<string, Query>`: the values (`get`, `values()`, `forEach`'s
     // first parameter).
     for open in ["Map<", "ReadonlyMap<", "WeakMap<"] {
-        if let Some(inner) = a.strip_prefix(open).and_then(|x| x.strip_suffix('>'))
-            && let [_, v] = split_top(inner).as_slice()
-        {
-            return leading_type(v.trim());
+        if let Some(args) = a.strip_prefix(open) {
+            let mut depth = 1i32;
+            let end = args.char_indices().find_map(|(i, c)| {
+                match c {
+                    '<' => depth += 1,
+                    '>' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(i)
+            })?;
+            if let [_, v] = split_top(&args[..end]).as_slice() {
+                return leading_type(v.trim());
+            }
+            return None;
         }
     }
     let end = a.find(['{', ':', ';', '=']).unwrap_or(a.len());
@@ -3593,7 +3744,9 @@ fn call_head(q: &str) -> Option<&str> {
 /// The identifier after the last `.`/`::` (`a.b::c` → `c`, `f(x).g` → `g`).
 fn dotted_last(head: &str) -> Option<&str> {
     let name = last_part(head.trim_end());
-    (!name.is_empty() && name.bytes().all(is_ident_byte)).then_some(name)
+    // `this.#queries`: a JavaScript private member.
+    let bare = name.strip_prefix('#').unwrap_or(name);
+    (!bare.is_empty() && bare.bytes().all(is_ident_byte)).then_some(name)
 }
 
 /// The return annotation a callable's header declares, as written from
@@ -3683,6 +3836,13 @@ fn go_named_result(p: &str) -> Option<&str> {
 /// parameters: `*node {` → `*node`, `(MetaData, error) {` → `MetaData`,
 /// `(err error) {` → `error` (named results).
 fn go_first_result(rest: &str) -> Option<&str> {
+    go_result(rest, 0)
+}
+
+/// The type of a Go function's `k`-th result (from 0), given the header
+/// after its parameters: `([]byte, Segment) {` → `Segment` for 1, `(a, b
+/// *T, err error)` → `*T` for 0 and 1, `error` for 2.
+fn go_result(rest: &str, k: usize) -> Option<&str> {
     let rest = rest.trim_start();
     if !rest.starts_with('(') {
         let t = rest.split('{').next().unwrap_or(rest).trim();
@@ -3694,10 +3854,12 @@ fn go_first_result(rest: &str) -> Option<&str> {
     // A result's own type has a space only after `func`, `chan` or inside
     // brackets; `err error` is a name and its type.
     if parts.iter().any(|p| go_named_result(p).is_some()) {
-        // `(a, b *T, err error)`: the first name's type is the next one given.
-        return parts.iter().find_map(|p| go_named_result(p));
+        // `(a, b *T, err error)`: a name's type is the next one given.
+        return parts[k.min(parts.len())..]
+            .iter()
+            .find_map(|p| go_named_result(p));
     }
-    parts.first().copied().filter(|t| !t.is_empty())
+    parts.get(k).copied().filter(|t| !t.is_empty())
 }
 
 /// A callable's header from the `(` of its parameter list, given the text
@@ -4220,6 +4382,26 @@ fn constructed_in_line(line: &str, q: &str) -> Option<String> {
     None
 }
 
+/// `this._addCheck({` → `this._addCheck`: the head of a call whose
+/// arguments go on past the end of the line (its first `(` is unclosed).
+fn unclosed_call(expr: &str) -> Option<&str> {
+    let open = expr.find('(')?;
+    let head = expr[..open].trim_end();
+    let mut depth = 0i32;
+    for c in expr[open..].chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            return None;
+        }
+    }
+    let bare = head.strip_prefix("new ").unwrap_or(head).trim_start();
+    (!bare.is_empty() && chain_start(bare) == 0 && dotted_last(bare).is_some()).then_some(head)
+}
+
 /// Where the member chain that ends `s` starts: back over names, `.`,
 /// `?.`, `!`, `#` and the argument lists and indexes of the calls and
 /// elements in it: all of `this.#cache.all().forEach`, `items[0].map`.
@@ -4250,11 +4432,15 @@ fn chain_start(s: &str) -> usize {
                 }
             }
         }
-        // A call's arguments or an index, after a name or another call;
-        // not a group (`(a || b)`) or a list literal.
+        // A call's arguments or an index, after a name or another call
+        // (or Go's type assertion, `x.(*T)`); not a group (`(a || b)`) or
+        // a list literal.
         match open {
             Some(j)
-                if j > 0 && (is_ident_byte(b[j - 1]) || matches!(b[j - 1], b')' | b']' | b'!')) =>
+                if j > 0
+                    && (is_ident_byte(b[j - 1])
+                        || matches!(b[j - 1], b')' | b']' | b'!')
+                        || b[j - 1] == b'.' && c == b')') =>
             {
                 i = j
             }
@@ -4297,7 +4483,7 @@ fn chain_root(receiver: &str) -> Option<&str> {
 /// `Session` (not awaited, the value is the `Promise`).
 fn awaited_ann(ann: &str, awaited: bool) -> &str {
     let a = ann.trim();
-    match a.strip_prefix("Promise<").and_then(|x| x.strip_suffix('>')) {
+    match a.strip_prefix("Promise<") {
         Some(inner) if awaited => inner,
         _ => a,
     }
@@ -4997,6 +5183,62 @@ mod tests {
         assert_eq!(chain_root("z.string().min(2)"), Some("z"));
         assert_eq!(chain_root("string().min(2)"), None);
         assert_eq!(chain_root("(x as T)"), None);
+        assert_eq!(chain_start("this.#cache.all().forEach"), 0);
+        assert_eq!(chain_start("x = items[0].map"), 4);
+        assert_eq!(chain_start("n.FirstChild().(*Text).Segment"), 0);
+        assert_eq!(chain_start("(a || b).then"), 9);
+        assert_eq!(unclosed_call("this._addCheck({"), Some("this._addCheck"));
+        assert_eq!(unclosed_call("new Foo(a, {"), Some("new Foo"));
+        assert_eq!(unclosed_call("this.f(a)"), None);
+        assert_eq!(unclosed_call("a + f("), None);
+        // A value that is one chain: its last call; past its calls, none.
+        assert_eq!(
+            call_bound_in_line("\tline := n.Lines().At(i)", "line").as_deref(),
+            Some("n.Lines().At")
+        );
+        assert_eq!(
+            call_bound_in_line("\tt := n.First().(*Text).Seg", "t"),
+            None
+        );
+        assert_eq!(
+            call_bound_in_line("  const sub = obs.subscribe((x) => {", "sub").as_deref(),
+            Some("obs.subscribe")
+        );
+        assert_eq!(
+            value_bound_in_line("\tt := n.First().(*Text).Seg", "t").as_deref(),
+            Some("n.First().(*Text).Seg")
+        );
+        assert_eq!(
+            value_bound_in_line("\tptr := &p.seg", "ptr").as_deref(),
+            Some("p.seg")
+        );
+        // Go: later results of a call, comma-ok indexes.
+        assert_eq!(
+            go_later_result_of_call("\tline, seg := r.PeekLine()", "seg"),
+            Some(("r.PeekLine".to_string(), 1))
+        );
+        assert_eq!(
+            go_later_result_of_call("\tline, seg := r.PeekLine()", "line"),
+            None
+        );
+        assert_eq!(
+            go_later_result_of_call("\tfor _, x := range xs {", "x"),
+            None
+        );
+        assert_eq!(go_result("([]byte, Segment) {", 1), Some("Segment"));
+        assert_eq!(go_result("(a, b *T, err error) {", 1), Some("*T"));
+        assert_eq!(go_result("(a, b *T, err error) {", 2), Some("error"));
+        assert_eq!(
+            go_comma_ok_index("\tif c, ok := p.byName[k]; ok {", "c").as_deref(),
+            Some("p.byName")
+        );
+        // Collections' elements.
+        assert_eq!(element_of("Map<string, Query> {").as_deref(), Some("Query"));
+        assert_eq!(element_of("Set<Query>").as_deref(), Some("Query"));
+        assert_eq!(
+            constructed_in_line("  readonly xs = new Set<Query>()", "xs").as_deref(),
+            Some("Set<Query>")
+        );
         // `[A, B].forEach(Extendable => Extendable.create())`: a lambda's
         // parameter named like a class.
         let lines: Vec<String> = [
