@@ -1912,6 +1912,13 @@ impl<'a> Graph<'a> {
                     found = Some(a);
                     break;
                 }
+                // `const queries = cache.findAll()` with `findAll():
+                // Query[]`: what the call returns.
+                if let Some(head) = call_bound_in_line(l, expr) {
+                    let at = at_line(r, from + k);
+                    found = self.call_annotation(&at, &head)?;
+                    break;
+                }
                 // `let windows = [new Subject<T>()]`: a list literal of
                 // constructions.
                 if let Some(t) = new_list_in_line(l, expr, &r.lang) {
@@ -4291,8 +4298,8 @@ fn split_path(text: &str) -> (&str, &str) {
 /// `&Server{…}`, `Server::new(…)`, `sessions.Session(…)`, Go `NewServer(…)`.
 fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
     let e = strip_prefixes(rhs, &["new ", "await ", "&mut ", "&", "*"]);
-    let (path, rest) = split_path(e);
-    let rest = rest.trim_start();
+    let (path, raw_rest) = split_path(e);
+    let rest = raw_rest.trim_start();
     if path.is_empty() {
         return None;
     }
@@ -4318,9 +4325,13 @@ fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
     {
         return type_in(&body[open + 1..], lang).filter(|t| t != "type");
     }
-    // `&node{…}`: a composite literal of an unexported type.
+    // `&node{…}`: a composite literal of an unexported type (gofmt puts
+    // no space before its `{`; `opener = opener.prev {` opens a block).
     if lang == "go" && rest.starts_with('{') && !path.ends_with('.') {
-        return type_in(path, lang);
+        return raw_rest
+            .starts_with('{')
+            .then(|| type_in(path, lang))
+            .flatten();
     }
     if lang == "go"
         && let Some(t) = ty.strip_prefix("New")
@@ -4333,12 +4344,16 @@ fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
     if lang == "go" && rest.starts_with('(') && !path.ends_with('.') {
         return None;
     }
-    // `v.(*Conn)`: a type assertion.
+    // `v.(*Conn)`: a type assertion (ending the expression: not
+    // `v.(*Text).Segment`).
     if lang == "go"
         && path.ends_with('.')
         && let Some(inner) = rest.strip_prefix('(')
         && let Some(end) = inner.find(')')
     {
+        if !inner[end + 1..].trim().is_empty() {
+            return None;
+        }
         return type_in(&inner[..end], lang).filter(|t| t != "type");
     }
     capitalized(ty).then(|| ty.to_string())
@@ -5158,6 +5173,10 @@ mod tests {
         // An exported function's call is not a construction.
         assert_eq!(type_of_expr("cmd.Flags()", "go"), None);
         assert_eq!(type_of_expr("&Server{}", "go").as_deref(), Some("Server"));
+        assert_eq!(type_of_expr("v.(*Conn)", "go").as_deref(), Some("Conn"));
+        assert_eq!(type_of_expr("c.(*Text).Segment", "go"), None);
+        assert_eq!(type_of_expr("&node{}", "go").as_deref(), Some("node"));
+        assert_eq!(type_of_expr("opener.previous {", "go"), None);
     }
 
     #[test]
