@@ -37,6 +37,17 @@
 #   (standard library only once cli's docs.go, which needs go-md2man, is out):
 #   a router behind interfaces, and many flag types implementing one.
 #
+# A fourth tuning set (compare-refs.py --set tune4), different in style again:
+# - TypeScript: chevrotain's .ts sources with those of the @chevrotain/gast
+#   they import (a parser toolkit: abstract classes, visitors, parser traits
+#   mixed into one class, generics) and @msgpack/msgpack's (an encoder and a
+#   decoder with private readonly fields typed by the project's classes).
+# - Go: yuin/goldmark (a Markdown parser: AST nodes embedding base structs,
+#   parsers and renderers held in struct fields) and gomodule/redigo (a Redis
+#   client: a pool of connections wrapping connections, closures) from
+#   Debian's golang-*-dev packages (standard library only once redigo's
+#   scan_test.go, which needs testify, is out).
+#
 # Each corpus is unpacked once under corpora/; compare-refs.py copies it into
 # a scratch directory before indexing, so nothing here is ever written to.
 set -euo pipefail
@@ -70,6 +81,9 @@ WS_VERSION=8.18.0
 KOA_VERSION=2.15.3
 WINSTON_VERSION=3.17.0
 KNEX_VERSION=3.1.0
+# fourth tuning set (--set tune4)
+CHEVROTAIN_VERSION=11.2.0
+MSGPACK_VERSION=3.1.3
 
 CACHE=${REPO_SEARCH_REFS_TOOLS:-$HOME/.cache/repo-search-refs-tools}
 mkdir -p "$CACHE/corpora"
@@ -90,24 +104,27 @@ if [ "$(node -p "require('$CACHE/npm/node_modules/typescript/package.json').vers
 fi
 
 # --- Go: gopls, the toolchain, cobra and pflag, gorilla's mux and websocket,
-# yaml.v2 and toml, chi and urfave/cli ------------------------------------------
+# yaml.v2 and toml, chi and urfave/cli, goldmark and redigo ---------------------
 GOCODE=/usr/share/gocode/src/github.com/spf13
 GORILLA=/usr/share/gocode/src/github.com/gorilla
 YAML_V2=/usr/share/gocode/src/gopkg.in/yaml.v2
 BURNTSUSHI_TOML=/usr/share/gocode/src/github.com/BurntSushi/toml
 CHI=/usr/share/gocode/src/github.com/go-chi/chi
 URFAVE_CLI=/usr/share/gocode/src/github.com/urfave/cli/v2
+GOLDMARK=/usr/share/gocode/src/github.com/yuin/goldmark
+REDIGO=/usr/share/gocode/src/github.com/gomodule/redigo
 if ! command -v gopls >/dev/null || ! command -v go >/dev/null || [ ! -d "$GOCODE/cobra" ] || [ ! -d "$GOCODE/pflag" ] \
     || [ ! -d "$GORILLA/mux" ] || [ ! -d "$GORILLA/websocket" ] || [ ! -d "$YAML_V2" ] || [ ! -d "$BURNTSUSHI_TOML" ] \
-    || [ ! -d "$CHI" ] || [ ! -d "$URFAVE_CLI" ]; then
-    say "gopls, golang-go, cobra, pflag, mux, websocket, yaml.v2, toml, chi and urfave/cli sources from Debian's packages"
-    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev golang-github-go-chi-chi-dev golang-github-urfave-cli-v2-dev yourself)"; exit 1; }
+    || [ ! -d "$CHI" ] || [ ! -d "$URFAVE_CLI" ] || [ ! -d "$GOLDMARK" ] || [ ! -d "$REDIGO" ]; then
+    say "gopls, golang-go, cobra, pflag, mux, websocket, yaml.v2, toml, chi, urfave/cli, goldmark and redigo sources from Debian's packages"
+    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev golang-github-go-chi-chi-dev golang-github-urfave-cli-v2-dev golang-github-yuin-goldmark-dev golang-github-gomodule-redigo-dev yourself)"; exit 1; }
     apt-get update -qq >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gopls golang-go \
         golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev \
         golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev \
         golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev \
-        golang-github-go-chi-chi-dev golang-github-urfave-cli-v2-dev >&2
+        golang-github-go-chi-chi-dev golang-github-urfave-cli-v2-dev \
+        golang-github-yuin-goldmark-dev golang-github-gomodule-redigo-dev >&2
 fi
 
 # Unpacks the sdists NAME==VERSION ... side by side into DIR/NAME, built in
@@ -291,7 +308,8 @@ if [ ! -f "$TS_TUNE3_DIR/tiptap/Editor.ts" ] || [ ! -f "$TS_TUNE3_DIR/uppy/Uppy.
     say "@tiptap/core $TIPTAP_CORE_VERSION and @uppy/core $UPPY_CORE_VERSION sources"
     npm_srcs "$TS_TUNE3_DIR" "tiptap=@tiptap/core@$TIPTAP_CORE_VERSION" "uppy=@uppy/core@$UPPY_CORE_VERSION"
 fi
-# (grep finds none once rewritten: not a failure.)
+# (`|| true`: once rewritten, grep finds nothing and exits 1, which under
+# pipefail would stop the script)
 { grep -rl "from '@tiptap/core'" "$TS_TUNE3_DIR/tiptap" || true; } | while read -r f; do
     rel=$(realpath -m --relative-to="$(dirname "$f")" "$TS_TUNE3_DIR/tiptap/index.js")
     case $rel in .*) ;; *) rel=./$rel ;; esac
@@ -340,6 +358,45 @@ if [ ! -f "$JS_CHECK_DIR/winston/winston.js" ] || [ ! -f "$JS_CHECK_DIR/knex/kne
         "knex=knex@$KNEX_VERSION:package/lib"
 fi
 
+# --- fourth tuning set (compare-refs.py --set tune4) ---------------------------
+# TypeScript: chevrotain's src/ with the src/ of the @chevrotain/gast it
+# imports, and @msgpack/msgpack's src/, side by side, only the .ts sources.
+# chevrotain imports gast by package name: rewritten to the relative path of
+# gast's api.js, as tiptap's '@tiptap/core' (idempotent). Its other imports
+# (@chevrotain/types, utils, regexp-to-ast, cst-dts-gen, lodash-es) stay
+# unresolved. None of the tarballs ships tests.
+TS_TUNE4_DIR="$CACHE/corpora/ts-chevrotain-$CHEVROTAIN_VERSION-msgpack-$MSGPACK_VERSION"
+if [ ! -f "$TS_TUNE4_DIR/chevrotain/api.ts" ] || [ ! -f "$TS_TUNE4_DIR/gast/api.ts" ] \
+    || [ ! -f "$TS_TUNE4_DIR/msgpack/Encoder.ts" ]; then
+    say "chevrotain $CHEVROTAIN_VERSION, @chevrotain/gast $CHEVROTAIN_VERSION and @msgpack/msgpack $MSGPACK_VERSION sources"
+    npm_srcs "$TS_TUNE4_DIR" "chevrotain=chevrotain@$CHEVROTAIN_VERSION" \
+        "gast=@chevrotain/gast@$CHEVROTAIN_VERSION" "msgpack=@msgpack/msgpack@$MSGPACK_VERSION"
+fi
+{ grep -rl 'from "@chevrotain/gast"' "$TS_TUNE4_DIR/chevrotain" || true; } | while read -r f; do
+    rel=$(realpath -m --relative-to="$(dirname "$f")" "$TS_TUNE4_DIR/gast/api.js")
+    case $rel in .*) ;; *) rel=./$rel ;; esac
+    sed -i "s#from \"@chevrotain/gast\"#from \"$rel\"#" "$f"
+done
+
+# Go: one module `corpus` holding goldmark/ (yuin/goldmark with its
+# extension/, parser/, renderer/ packages, its tests and their _test/ data)
+# and redigo/ (gomodule/redigo's redis/ and redisx/), imports of either by its
+# own path rewritten to corpus/goldmark and corpus/redigo. Left out:
+# goldmark's _tools (a generator) and redigo's scan_test.go (needs testify).
+GO_TUNE4_DIR="$CACHE/corpora/goldmark-redigo-go"
+if [ ! -f "$GO_TUNE4_DIR/go.mod" ]; then
+    say "goldmark + redigo module"
+    rm -rf "$GO_TUNE4_DIR.part" && mkdir -p "$GO_TUNE4_DIR.part"
+    cp -rL "$GOLDMARK" "$GO_TUNE4_DIR.part/goldmark"
+    cp -rL "$REDIGO" "$GO_TUNE4_DIR.part/redigo"
+    rm -rf "$GO_TUNE4_DIR.part/goldmark/_tools" "$GO_TUNE4_DIR.part/redigo/redis/scan_test.go" \
+        "$GO_TUNE4_DIR.part"/*/go.mod "$GO_TUNE4_DIR.part"/*/go.sum
+    find "$GO_TUNE4_DIR.part" -name '*.go' -exec sed -i \
+        -e 's#"github.com/yuin/goldmark#"corpus/goldmark#' -e 's#"github.com/gomodule/redigo#"corpus/redigo#' {} +
+    printf 'module corpus\n\ngo 1.19\n' > "$GO_TUNE4_DIR.part/go.mod"
+    rm -rf "$GO_TUNE4_DIR" && mv "$GO_TUNE4_DIR.part" "$GO_TUNE4_DIR"
+fi
+
 cat <<EOF
 cache	$CACHE
 python	$CACHE/venv/bin/python
@@ -360,4 +417,6 @@ tune3-go	$GO_TUNE3_DIR
 corpus-js	$JS_DIR
 tune2-js	$JS_TUNE2_DIR
 check-js	$JS_CHECK_DIR
+tune4-ts	$TS_TUNE4_DIR
+tune4-go	$GO_TUNE4_DIR
 EOF

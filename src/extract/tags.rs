@@ -1106,6 +1106,9 @@ fn qualifier_of(src: &str, name: Node<'_>) -> Option<String> {
         return None;
     }
     if out.len() > crate::model::MAX_QUALIFIER_BYTES {
+        out = elide_call_args(&out);
+    }
+    if out.len() > crate::model::MAX_QUALIFIER_BYTES {
         let mut cut = crate::model::MAX_QUALIFIER_BYTES - 3;
         while !out.is_char_boundary(cut) {
             cut -= 1;
@@ -1114,6 +1117,60 @@ fn qualifier_of(src: &str, name: Node<'_>) -> Option<String> {
         out.push('…');
     }
     Some(out)
+}
+
+/// A receiver too long to keep whole, with the arguments of its calls
+/// elided: `z.object({ a: z.string(), … }).refine((x) => …, { … })` →
+/// `z.object(…).refine(…)`. A chain's type follows from its calls' heads,
+/// which the cut at the length limit would lose; a parenthesized receiver
+/// (`(last as T)`, not after a name) stays whole.
+fn elide_call_args(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.char_indices().peekable();
+    while let Some((_, c)) = chars.next() {
+        out.push(c);
+        if c != '(' {
+            continue;
+        }
+        let before = out[..out.len() - 1].chars().next_back();
+        let is_call =
+            before.is_some_and(|b| b.is_alphanumeric() || matches!(b, '_' | '$' | '>' | ')' | '!'));
+        if !is_call {
+            continue;
+        }
+        let mut depth = 1usize;
+        let mut quote: Option<char> = None;
+        let mut empty = true;
+        while let Some(&(_, n)) = chars.peek() {
+            if let Some(q) = quote {
+                chars.next();
+                if n == '\\' {
+                    chars.next();
+                } else if n == q {
+                    quote = None;
+                }
+                empty = false;
+                continue;
+            }
+            match n {
+                '"' | '\'' | '`' => quote = Some(n),
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            empty = false;
+            chars.next();
+        }
+        if !empty {
+            out.push('…');
+        }
+    }
+    out
 }
 
 /// The innermost definition that opens a scope (a function, method, type,

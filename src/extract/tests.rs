@@ -359,6 +359,60 @@ fn typescript_fixture() {
 }
 
 #[test]
+fn long_call_chains_keep_their_heads_with_arguments_elided() {
+    // A fluent chain over the qualifier's byte limit keeps every call's
+    // head (what its type follows from), its arguments elided; a short one
+    // stays whole, and a cast in parentheses before a member is kept.
+    let src = r#"const schema = z
+  .object({ name: z.string().min(1, { message: "a name is required here" }), age: z.number() })
+  .refine((v) => v.age > 18, { message: "adults only, please" })
+  .optional();
+const short = z.string().min(2).trim();
+const long = (input as unknown as Schema<Record<string, unknown>>).shape.fields.value.parse();
+"#;
+    let x = extract("src/chain.ts", src, Lang::TypeScript);
+    let qualifier = |name: &str| {
+        x.refs
+            .iter()
+            .find(|r| r.name == name)
+            .and_then(|r| r.qualifier.clone())
+    };
+    assert_eq!(
+        qualifier("optional").as_deref(),
+        Some("z.object(…).refine(…)")
+    );
+    assert_eq!(qualifier("trim").as_deref(), Some("z.string().min(2)"));
+    let cast = qualifier("parse").unwrap_or_default();
+    assert!(cast.len() <= crate::model::MAX_QUALIFIER_BYTES, "{cast}");
+    assert!(cast.starts_with("(input as unknown as Schema<"), "{cast}");
+}
+
+#[test]
+fn private_methods_are_definitions_and_their_calls_references() {
+    let src = "class Observer {\n  #notify(): void {}\n  run() {\n    this.#notify()\n  }\n}\n";
+    for (path, lang) in [
+        ("src/o.ts", Lang::TypeScript),
+        ("src/o.js", Lang::JavaScript),
+    ] {
+        let src = if lang == Lang::JavaScript {
+            src.replace("(): void", "()")
+        } else {
+            src.to_string()
+        };
+        let x = extract(path, &src, lang);
+        assert_eq!(
+            symbol(&x, "#notify", "method").container.as_deref(),
+            Some("Observer")
+        );
+        assert!(
+            has_ref(&x, "#notify", "call", 4, 10),
+            "{path}: {:?}",
+            x.refs
+        );
+    }
+}
+
+#[test]
 fn tsx_fixture() {
     let x = extract("src/App.tsx", TSX, Lang::Tsx);
     check_common("tsx", TSX, &x);

@@ -280,6 +280,29 @@ fn go_range_value(line: &str, q: &str) -> Option<String> {
     (!expr.is_empty()).then(|| expr.to_string())
 }
 
+/// `line, q := r.PeekLine()`, `_, q = f(…)`, `var a, q = f()` → (`r.PeekLine`
+/// / `f`, 1): `q` is the `k`-th result (from 1) of a Go call; `None` for
+/// the first (see [`go_first_of_call`]).
+fn go_later_result_of_call(line: &str, q: &str) -> Option<(String, usize)> {
+    let t = line.trim_start();
+    let t = t.strip_prefix("var ").unwrap_or(t);
+    let (lhs, rhs) = t.split_once(":=").or_else(|| {
+        let (l, r) = t.split_once('=')?;
+        (!r.starts_with('=') && !l.ends_with(['!', '<', '>'])).then_some((l, r))
+    })?;
+    let names: Vec<&str> = lhs.split(',').map(str::trim).collect();
+    let k = names.iter().position(|n| *n == q)?;
+    if k == 0 || names.iter().any(|n| !n.bytes().all(is_ident_byte)) {
+        return None;
+    }
+    let rhs = rhs.trim();
+    if rhs.starts_with("range ") {
+        return None;
+    }
+    let head = call_bound_in_line(&format!("{q} = {rhs}"), q)?;
+    Some((head, k))
+}
+
 /// `q, err := f(…)` / `q, _ = x.f(…)` → `f` / `x.f`: `q` is the first
 /// result of a Go call.
 fn go_first_of_call(line: &str, q: &str) -> Option<String> {
@@ -347,6 +370,21 @@ fn go_comma_ok_assert(line: &str, q: &str) -> Option<String> {
     let open = matching_open(body)?;
     body[..open].ends_with('.').then_some(())?;
     type_in(&body[open + 1..], "go").filter(|t| t != "type")
+}
+
+/// `q, ok := p.byName[key]` (also after `if `) → `p.byName`: `q` is an
+/// element of what is indexed.
+fn go_comma_ok_index(line: &str, q: &str) -> Option<String> {
+    let t = line.trim_start();
+    let t = t.strip_prefix("if ").unwrap_or(t).trim_start();
+    let rest = t.strip_prefix(q)?.trim_start().strip_prefix(',')?;
+    let (_, rhs) = rest.split_once(":=").or_else(|| rest.split_once('='))?;
+    let rhs = rhs.split(';').next().unwrap_or(rhs).trim();
+    let rhs = rhs.strip_suffix('{').unwrap_or(rhs).trim_end();
+    let (base, _) = rhs.strip_suffix(']')?.rsplit_once('[')?;
+    let base = base.trim_end();
+    (!base.is_empty() && base.bytes().all(|b| is_ident_byte(b) || b == b'.'))
+        .then(|| base.to_string())
 }
 
 /// The slice, array or map type a Go line declares `q` with, as written:
@@ -523,6 +561,9 @@ pub struct Graph<'a> {
     imports: HashMap<i64, Rc<Vec<ImportRow>>>,
     /// Nesting of [`Graph::call_result`] through receivers.
     call_depth: u32,
+    /// Set for the next [`Graph::call_result`] only: the call is awaited
+    /// (`x = await f()`), so a `Promise<T>` it returns gives a `T`.
+    awaited: bool,
     /// Callable name → the type it returns, when its signatures agree.
     returns: HashMap<String, Option<String>>,
     /// Definition → the type its `return` statements agree on.
@@ -562,6 +603,7 @@ impl<'a> Graph<'a> {
             returns: HashMap::new(),
             inferred: HashMap::new(),
             call_depth: 0,
+            awaited: false,
             imports: HashMap::new(),
             infos: HashMap::new(),
             bindings: HashMap::new(),
@@ -812,6 +854,27 @@ impl<'a> Graph<'a> {
         Ok(method.and_then(|m| m.container.clone()))
     }
 
+    /// The type `this`/`self` has at a reference: a TypeScript callable's
+    /// declared `this` parameter when it names a project type, a type
+    /// alias too (`consume(this: MixedInParser, …)` in a class mixed into
+    /// `type MixedInParser = RecognizerApi & LexerAdapter & …`), else the
+    /// enclosing class.
+    fn this_class(&mut self, r: &GraphRef) -> Result<Option<String>> {
+        if matches!(r.lang.as_str(), "typescript" | "tsx")
+            && let Some(f) = self.enclosing_callable(r.file_id, r.line)?
+        {
+            let header = self.header(&f);
+            if let Some(params) = params_of(&header, &f.name)
+                && let Some((_, Some(ann))) = params.first().filter(|p| p.0 == "this")
+                && let Some(ty) = leading_type(ann)
+                && self.is_project_type(&ty)?
+            {
+                return Ok(Some(ty));
+            }
+        }
+        self.enclosing_class(r.file_id, r.line)
+    }
+
     /// The innermost definition around a line that `keep` accepts.
     fn innermost(
         &mut self,
@@ -896,13 +959,13 @@ impl<'a> Graph<'a> {
 
     /// The type the callables named `name` return, when their signatures
     /// say and agree (`-> T`, `): T`, Go's result, Java's return type).
-    fn return_type(&mut self, name: &str, callee: Callee) -> Result<Option<String>> {
+    fn return_type(&mut self, name: &str, callee: Callee, awaited: bool) -> Result<Option<String>> {
         // `-> Self` without the receiver's class says nothing.
         let known = |t: &String| !matches!(t.as_str(), "Self" | "this");
         if callee == Callee::Any
             && let Some(t) = self
                 .return_annotation(name)?
-                .and_then(|a| leading_type(&a))
+                .and_then(|a| leading_type(awaited_ann(&a, awaited)))
                 .filter(known)
         {
             return Ok(Some(t));
@@ -918,12 +981,19 @@ impl<'a> Graph<'a> {
             let header = self.header(d);
             let ty = match return_type_of(&header, &d.name, &d.lang) {
                 // `T[]` of `array<T>(…)`: a type parameter says nothing.
-                Some(a) => {
-                    type_in(&a, &d.lang).filter(|t| known(t) && !is_type_param(&header, &d.name, t))
-                }
+                Some(a) => type_in(awaited_ann(&a, awaited), &d.lang)
+                    .filter(|t| known(t) && !is_type_param(&header, &d.name, t)),
                 None => self.inferred_return(d)?,
             };
             match (&found, ty) {
+                // A TypeScript method whose return is neither shown nor
+                // inferred may return another type (see
+                // `return_annotation`).
+                (_, None)
+                    if d.container.is_some() && matches!(d.lang.as_str(), "typescript" | "tsx") =>
+                {
+                    return Ok(None);
+                }
                 (_, None) => {}
                 (Some(f), Some(t)) if *f != t => return Ok(None),
                 (_, Some(t)) => found = Some(t),
@@ -976,6 +1046,16 @@ impl<'a> Graph<'a> {
             let Some(expr) = expr else {
                 continue;
             };
+            // `return this._addCheck({` with the arguments on the lines
+            // below: the call whose `(` is still open.
+            let closed;
+            let expr = match unclosed_call(expr) {
+                Some(head) => {
+                    closed = format!("{head}()");
+                    closed.as_str()
+                }
+                None => expr,
+            };
             if text.quoted.get(i).copied().unwrap_or(false)
                 || matches!(expr, "None" | "null" | "undefined" | "nil" | "")
             {
@@ -1018,7 +1098,7 @@ impl<'a> Graph<'a> {
     /// construction, a call's result, a bound name.
     fn expr_type(&mut self, r: &GraphRef, expr: &str) -> Result<Option<String>> {
         if is_self_word(expr) {
-            return self.enclosing_class(r.file_id, r.line);
+            return self.this_class(r);
         }
         if let Some(t) = type_of_expr(expr, &r.lang)
             && self.is_type_name(&t)?
@@ -1032,7 +1112,7 @@ impl<'a> Graph<'a> {
         // an element, a field.
         if expr
             .bytes()
-            .all(|b| is_ident_byte(b) || matches!(b, b'.' | b'[' | b']'))
+            .all(|b| is_ident_byte(b) || matches!(b, b'.' | b'[' | b']' | b'#'))
         {
             return self.receiver_class(r, expr);
         }
@@ -1044,6 +1124,7 @@ impl<'a> Graph<'a> {
     /// (`runner.invoke` with `runner` a `CliRunner`: `CliRunner.invoke`'s
     /// return), else what every callable of that name agrees to return.
     fn call_result(&mut self, r: &GraphRef, head: &str) -> Result<Option<String>> {
+        let awaited = std::mem::take(&mut self.awaited);
         // `fromEvent<T>(…)`: the generic arguments say nothing.
         let head = strip_generics(head.trim_end());
         let Some(name) = dotted_last(head) else {
@@ -1080,7 +1161,7 @@ impl<'a> Graph<'a> {
         // `windows.shift()!`, `stack.pop()`, `xs.at(-1)`, `xs.find(…)`: an
         // element of a list typed `Subject<T>[]` (or `Array<…>`).
         if matches!(r.lang.as_str(), "typescript" | "tsx" | "javascript")
-            && matches!(name, "shift" | "pop" | "at" | "find" | "findLast")
+            && matches!(name, "shift" | "pop" | "at" | "find" | "findLast" | "get")
             && !receiver.is_empty()
             && let Some(text) = self.text(r.file_id, &r.path)
         {
@@ -1095,6 +1176,15 @@ impl<'a> Graph<'a> {
             true => None,
             false => self.receiver_class(r, receiver)?,
         };
+        // `(err as Error)?.message?.toLowerCase()`: a chain rooted in a
+        // value of a type the project does not define stays outside it.
+        if receiver_type.is_none()
+            && let Some(root) = chain_root(receiver)
+            && let Some(t) = self.receiver_class(r, root)?
+            && !self.is_project_type(&t)?
+        {
+            return Ok(None);
+        }
         if let Some(class) = &receiver_type
             && !self.is_project_type(class)?
         {
@@ -1118,7 +1208,7 @@ impl<'a> Graph<'a> {
                 return Ok(Some(class));
             }
             return match ann {
-                Some(a) => Ok(type_in(&a, &d.lang)),
+                Some(a) => Ok(type_in(awaited_ann(&a, awaited), &d.lang)),
                 None => self.inferred_return(&d),
             };
         }
@@ -1142,7 +1232,7 @@ impl<'a> Graph<'a> {
         } else {
             Callee::Any
         };
-        if let Some(ty) = self.return_type(name, callee)? {
+        if let Some(ty) = self.return_type(name, callee, awaited)? {
             return Ok(Some(ty));
         }
         // `z.string()` with `export { stringType as string }` and `const
@@ -1264,13 +1354,14 @@ impl<'a> Graph<'a> {
     fn receiver_class_inner(&mut self, r: &GraphRef, receiver: &str) -> Result<Option<String>> {
         let receiver = receiver.trim().trim_end_matches(['!', '?']);
         if is_self_word(receiver) {
-            return self.enclosing_class(r.file_id, r.line);
+            return self.this_class(r);
         }
-        // `(last as TextNode)`: a TypeScript cast says the type.
+        // `(last as TextNode)`: a TypeScript cast says the type; not
+        // `(x as T)._def.type.parseAsync(…)`, whose parentheses close early.
         let inner = receiver
-            .strip_prefix('(')
-            .and_then(|x| x.strip_suffix(')'))
-            .unwrap_or(receiver);
+            .strip_suffix(')')
+            .filter(|x| matching_open(x) == Some(0))
+            .map_or(receiver, |x| &x[1..]);
         if let Some((before, ty)) = inner.rsplit_once(" as ")
             && before.matches('(').count() == before.matches(')').count()
         {
@@ -1296,6 +1387,10 @@ impl<'a> Graph<'a> {
             let from = self.scope_start(r.file_id, r.line)?;
             return self.iterable_elem(r, base, &text, from, line);
         }
+        // `n.FirstChild().(*Text)`: a Go type assertion ends the receiver.
+        if r.lang == "go" && call_head(receiver).is_some_and(|h| h.ends_with('.')) {
+            return Ok(type_of_expr(receiver, "go"));
+        }
         if let Some(inner) = call_head(receiver) {
             return self.call_result(r, inner);
         }
@@ -1308,6 +1403,15 @@ impl<'a> Graph<'a> {
             return Ok(Some(last_part(class).to_string()));
         }
         if capitalized(last_part(receiver)) && self.is_type_name(last_part(receiver))? {
+            // `[Extension, Node].forEach(Extendable => Extendable.create())`:
+            // a lambda's parameter named like a class is a value, not it.
+            if receiver == last_part(receiver)
+                && matches!(r.lang.as_str(), "typescript" | "tsx" | "javascript")
+                && let Some(text) = self.text(r.file_id, &r.path)
+                && lambda_param_around(&text.lines, (r.line as usize).saturating_sub(1), receiver)
+            {
+                return Ok(None);
+            }
             return Ok(Some(last_part(receiver).to_string()));
         }
         match self.bound_type(r, receiver)? {
@@ -1468,6 +1572,30 @@ impl<'a> Graph<'a> {
 
     /// What iterating over a call of `name` yields: `T` of `List[T]`,
     /// `Iterator[T]`, `T[]`, `Array<T>`.
+    /// The return annotation as written of the callable a call's head
+    /// names: the receiver's class's (or an ancestor's) method, else the
+    /// annotation every callable of that name agrees on.
+    fn call_annotation(&mut self, r: &GraphRef, head: &str) -> Result<Option<String>> {
+        let head = strip_generics(head.trim_end());
+        let Some(name) = dotted_last(head) else {
+            return Ok(None);
+        };
+        let receiver = head[..head.len() - name.len()]
+            .trim_end_matches(['.', '?', '!'])
+            .trim_end();
+        if receiver.is_empty() {
+            return self.return_annotation(name);
+        }
+        let Some(class) = self.receiver_class(r, receiver)? else {
+            return Ok(None);
+        };
+        let Some(d) = self.member_def(&class, name)? else {
+            return Ok(None);
+        };
+        let header = self.header(&d);
+        Ok(return_type_of(&header, &d.name, &d.lang))
+    }
+
     fn element_type(&mut self, name: &str) -> Result<Option<String>> {
         Ok(self.return_annotation(name)?.and_then(|a| element_of(&a)))
     }
@@ -1497,6 +1625,12 @@ impl<'a> Graph<'a> {
                     Some(f) if leading_type(f) != leading_type(&t) => agree = false,
                     _ => found = Some(t),
                 }
+            } else if d.container.is_some() && matches!(d.lang.as_str(), "typescript" | "tsx") {
+                // A TypeScript method whose return the header does not
+                // show (`Extension.extend<…>(…long…)` beside
+                // `Extendable.extend(…): Extendable`) may return another
+                // type: the others' annotation does not speak for it.
+                agree = false;
             }
         }
         let t = if agree { found } else { None };
@@ -1511,11 +1645,13 @@ impl<'a> Graph<'a> {
         let Some((head, field)) = q.rsplit_once('.') else {
             return Ok(None);
         };
-        if field.is_empty() || !field.bytes().all(is_ident_byte) {
+        // `this.#cache`: a JavaScript private field.
+        let bare = field.strip_prefix('#').unwrap_or(field);
+        if bare.is_empty() || !bare.bytes().all(is_ident_byte) {
             return Ok(None);
         }
         let class = if self.is_receiver(r, head)? {
-            self.enclosing_class(r.file_id, r.line)?
+            self.this_class(r)?
         } else {
             None
         };
@@ -1629,7 +1765,19 @@ impl<'a> Graph<'a> {
                 };
                 let from = d.name_line as usize;
                 let end = (d.end_line as usize).min(text.lines.len());
-                for line in text.lines.get(from..end).unwrap_or_default() {
+                // `type Conn struct{ seg Segment; n int }`: a body on the
+                // header's line.
+                let inline = text
+                    .lines
+                    .get(from.saturating_sub(1))
+                    .and_then(|l| l.split_once("struct{").or_else(|| l.split_once("struct {")))
+                    .and_then(|(_, body)| body.rsplit_once('}'))
+                    .map(|(body, _)| body.split(';').map(str::to_string).collect::<Vec<_>>())
+                    .unwrap_or_default();
+                for line in inline
+                    .iter()
+                    .chain(text.lines.get(from..end).unwrap_or_default())
+                {
                     let decl = line.split(['`', '/']).next().unwrap_or(line);
                     if let Some((names, ty)) = go_field_names(decl)
                         && names.contains(&field)
@@ -1735,7 +1883,42 @@ impl<'a> Graph<'a> {
                 Some(name) => self.return_annotation(name)?,
                 None => None,
             }
-        } else if !expr.bytes().all(|b| is_ident_byte(b) || b == b'.') || expr.is_empty() {
+        } else if let Some(head) = call_head(expr) {
+            // `this.queries.values()`, `xs.filter(…)`, `xs.slice()`: a
+            // collection's own elements.
+            if let Some(name) = dotted_last(head)
+                && matches!(
+                    name,
+                    "values"
+                        | "filter"
+                        | "slice"
+                        | "concat"
+                        | "reverse"
+                        | "sort"
+                        | "toSorted"
+                        | "toReversed"
+                )
+                && let Some(base) = head[..head.len() - name.len()].strip_suffix('.')
+                && !base.is_empty()
+                && self.call_depth < INFER_DEPTH
+            {
+                let base = base.trim_end_matches(['?', '!']);
+                self.call_depth += 1;
+                let elem = self.iterable_elem(r, base, text, from, upto);
+                self.call_depth -= 1;
+                if let Some(t) = elem? {
+                    return Ok(Some(t));
+                }
+            }
+            // `this.cache.all()` with `all(): Array<Query>`: what the
+            // method of the receiver's class returns, else what every
+            // callable of that name agrees to.
+            self.call_annotation(r, head)?
+        } else if !expr
+            .bytes()
+            .all(|b| is_ident_byte(b) || b == b'.' || b == b'#')
+            || expr.is_empty()
+        {
             return Ok(None);
         } else if let Some((head, field)) = expr.rsplit_once('.') {
             match self.owner_of(r, head)? {
@@ -1768,8 +1951,17 @@ impl<'a> Graph<'a> {
             let lines = text.lines.get(from..=upto).unwrap_or_default();
             let mut found = None;
             for (k, l) in lines.iter().enumerate().rev() {
-                if let Some(a) = annotation_in_line(l, expr) {
+                if let Some(a) = annotation_in_line(l, expr)
+                    .or_else(|| constructed_in_line(l, expr).filter(|a| a.contains('<')))
+                {
                     found = Some(a);
+                    break;
+                }
+                // `const queries = cache.findAll()` with `findAll():
+                // Query[]`: what the call returns.
+                if let Some(head) = call_bound_in_line(l, expr) {
+                    let at = at_line(r, from + k);
+                    found = self.call_annotation(&at, &head)?;
                     break;
                 }
                 // `let windows = [new Subject<T>()]`: a list literal of
@@ -1808,7 +2000,7 @@ impl<'a> Graph<'a> {
     /// [`Graph::receiver_class`] types it.
     fn owner_of(&mut self, r: &GraphRef, head: &str) -> Result<Option<String>> {
         if self.is_receiver(r, head)? {
-            self.enclosing_class(r.file_id, r.line)
+            self.this_class(r)
         } else {
             self.receiver_class(r, head)
         }
@@ -1827,7 +2019,9 @@ impl<'a> Graph<'a> {
     /// (`constructor(readonly marks: readonly Mark[])`).
     fn member_annotation(&mut self, owner: &str, field: &str) -> Result<Option<String>> {
         if let Some(d) = self.member_def(owner, field)? {
-            return Ok(annotation_in_line(&d.signature, field));
+            // `listeners = new Set<Listener>()`: the class constructed.
+            return Ok(annotation_in_line(&d.signature, field)
+                .or_else(|| constructed_in_line(&d.signature, field)));
         }
         let Some(ctor) = self.member_def(owner, "constructor")? else {
             return Ok(None);
@@ -2014,7 +2208,7 @@ impl<'a> Graph<'a> {
         q: Option<&str>,
     ) -> Result<Verdict> {
         let in_class = |this: &mut Self| -> Result<Verdict> {
-            let Some(e) = this.enclosing_class(r.file_id, r.line)? else {
+            let Some(e) = this.this_class(r)? else {
                 return Ok(Verdict::NameOnly);
             };
             if t.same.contains(&e) {
@@ -2404,9 +2598,15 @@ impl<'a> Graph<'a> {
                 Some(ty)
             } else if go && let Some(ty) = go_comma_ok_assert(line, q) {
                 Some(ty)
+            } else if go && let Some(base) = go_comma_ok_index(line, q) {
+                // `c, ok := p.conns[name]`: an element of the map.
+                self.iterable_elem(&at_line(r, i), &base, text, from, i)?
+            } else if go && let Some((head, k)) = go_later_result_of_call(line, q) {
+                self.go_nth_result(r, &head, k)?
             } else if go && let Some(expr) = go_range_value(line, q) {
                 self.iterable_elem(&at_line(r, i), &expr, text, from, i)?
             } else if let Some(head) = call_bound_in_line(line, q)
+                .inspect(|_| self.awaited = awaits_in_line(line, q))
                 .or_else(|| with_call_as(line, q))
                 .or_else(|| go.then(|| go_first_of_call(line, q)).flatten())
                 && let Some(ty) = self.call_result(r, &head)?
@@ -2431,7 +2631,7 @@ impl<'a> Graph<'a> {
             {
                 Some(ty)
             } else if let Some(expr) = for_iterable(line, q)
-                && !expr.ends_with(')')
+                && (!expr.ends_with(')') || !go)
                 && let Some(ty) = self.iterable_elem(r, &expr, text, from, i)?
             {
                 // `for p in self.params:` with `params: list[Parameter]`.
@@ -2529,6 +2729,49 @@ impl<'a> Graph<'a> {
             let (n, ann) = m.split_once(':')?;
             (n.trim().trim_end_matches('?') == prop).then(|| leading_type(ann))?
         }))
+    }
+
+    /// The type of the `k`-th result of the Go callable a call's head
+    /// names: a method of the receiver's type (or an interface's), a
+    /// function of the package or of an imported one when the project has
+    /// one so named.
+    fn go_nth_result(&mut self, r: &GraphRef, head: &str, k: usize) -> Result<Option<String>> {
+        let Some(name) = dotted_last(head) else {
+            return Ok(None);
+        };
+        let receiver = head[..head.len() - name.len()].trim_end_matches('.');
+        let def = if receiver.is_empty() || self.is_module(r, receiver)? {
+            let defs = self.defs_named(name)?;
+            let funcs: Vec<&GraphDef> = defs
+                .iter()
+                .filter(|d| d.lang == "go" && d.container.is_none() && d.kind == "function")
+                .collect();
+            let local: Vec<&&GraphDef> = funcs
+                .iter()
+                .filter(|d| same_dir(&d.path, &r.path))
+                .collect();
+            match (receiver.is_empty(), local.as_slice(), funcs.as_slice()) {
+                (true, [d], _) => Some((**d).clone()),
+                (false, _, [d]) => Some((*d).clone()),
+                _ => None,
+            }
+        } else {
+            match self.receiver_class(r, receiver)? {
+                Some(class) => self.member_def(&class, name)?,
+                None => None,
+            }
+        };
+        let Some(d) = def else { return Ok(None) };
+        let header = self.header(&d);
+        let Some(at) = find_word(&header, &d.name, 0) else {
+            return Ok(None);
+        };
+        let Some(rest) =
+            params_start(&header[at + d.name.len()..]).and_then(|p| skip_balanced(p, '(', ')'))
+        else {
+            return Ok(None);
+        };
+        Ok(go_result(rest, k).and_then(|t| type_in(t, "go")))
     }
 
     /// What `q := NewT(…)` (a Go constructor function) returns by its
@@ -3287,6 +3530,26 @@ fn call_bound_in_line(line: &str, q: &str) -> Option<String> {
         .or_else(|| after.strip_prefix('=').filter(|r| !r.starts_with('=')))?
         .trim_start();
     let rhs = rhs.strip_prefix("await ").unwrap_or(rhs);
+    // A value that is one member chain: the head of its last call
+    // (`n.Lines().At(i)` → `n.Lines().At`); a chain going on past its
+    // calls (`n.FirstChild().(*Text).Segment`, `f(x).field`) is no call's
+    // result, but a value (`value_bound_in_line`).
+    let value = strip_line_comment(rhs)
+        .split(';')
+        .next()
+        .unwrap_or(rhs)
+        .trim_end()
+        .trim_end_matches('!')
+        .trim_end();
+    if !value.is_empty() && value.contains('(') && chain_start(value) == 0 {
+        return match call_head(value) {
+            Some(head) if !head.is_empty() && !head.ends_with('.') => {
+                let head = strip_generics(head);
+                dotted_last(head).map(|_| head.to_string())
+            }
+            _ => None,
+        };
+    }
     let end = rhs.find('(')?;
     // `Extension.create<Options>({`: the generic arguments say nothing.
     let head = strip_generics(rhs[..end].trim_end());
@@ -3377,6 +3640,11 @@ fn value_bound_in_line(line: &str, q: &str) -> Option<String> {
         let rhs = rhs.split(['\n', ';']).next().unwrap_or(rhs);
         let rhs = split_top(rhs).first().map_or("", |v| v.trim());
         let rhs = rhs.trim_end_matches(['!', ':', '{']).trim_end();
+        // `ptr := &p.active.seg`: the address of a value has its type.
+        let rhs = rhs.strip_prefix('&').unwrap_or(rhs);
+        // `segment := c.(*ast.Text).Segment`, `x = f(y).field`: a chain
+        // going on past its calls.
+        let chain = rhs.contains('(') && !rhs.ends_with(')') && chain_start(rhs) == 0;
         let simple = !rhs.is_empty()
             && rhs
                 .bytes()
@@ -3401,7 +3669,7 @@ fn value_bound_in_line(line: &str, q: &str) -> Option<String> {
                 index.bytes().all(is_ident_byte)
                     && call_head(base.trim_end()).is_some_and(|h| !h.is_empty())
             });
-        return (simple || indexed_call).then(|| rhs.to_string());
+        return (simple || indexed_call || chain).then(|| rhs.to_string());
     }
     None
 }
@@ -3519,9 +3787,32 @@ fn element_of(ann: &str) -> Option<String> {
         "Array<",
         "ReadonlyArray<",
         "Collection[",
+        "Set<",
+        "ReadonlySet<",
+        "Iterable<",
+        "IterableIterator<",
     ] {
         if let Some(inner) = a.strip_prefix(open) {
             return leading_type(inner);
+        }
+    }
+    // `Map<string, Query>`: the values (`get`, `values()`, `forEach`'s
+    // first parameter).
+    for open in ["Map<", "ReadonlyMap<", "WeakMap<"] {
+        if let Some(args) = a.strip_prefix(open) {
+            let mut depth = 1i32;
+            let end = args.char_indices().find_map(|(i, c)| {
+                match c {
+                    '<' => depth += 1,
+                    '>' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(i)
+            })?;
+            if let [_, v] = split_top(&args[..end]).as_slice() {
+                return leading_type(v.trim());
+            }
+            return None;
         }
     }
     let end = a.find(['{', ':', ';', '=']).unwrap_or(a.len());
@@ -3575,7 +3866,9 @@ fn call_head(q: &str) -> Option<&str> {
 /// The identifier after the last `.`/`::` (`a.b::c` → `c`, `f(x).g` → `g`).
 fn dotted_last(head: &str) -> Option<&str> {
     let name = last_part(head.trim_end());
-    (!name.is_empty() && name.bytes().all(is_ident_byte)).then_some(name)
+    // `this.#queries`: a JavaScript private member.
+    let bare = name.strip_prefix('#').unwrap_or(name);
+    (!bare.is_empty() && bare.bytes().all(is_ident_byte)).then_some(name)
 }
 
 /// The return annotation a callable's header declares, as written from
@@ -3616,6 +3909,43 @@ fn return_type_of(sig: &str, name: &str, lang: &str) -> Option<String> {
     }
 }
 
+/// Is `name` a parameter of an arrow function whose body is open at line
+/// `i` (0-based)? Only lines indented less than every line after them up to
+/// `i` can open a block still open there; the walk back stops at column 0.
+fn lambda_param_around(lines: &[String], i: usize, name: &str) -> bool {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let Some(mut min) = lines.get(i).map(|l| indent(l)) else {
+        return false;
+    };
+    for line in lines[..i].iter().rev().take(2000) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = indent(line);
+        if at >= min {
+            continue;
+        }
+        min = at;
+        let mut from = 0;
+        while let Some(p) = find_word(line, name, from) {
+            from = p + name.len();
+            let before = line[..p].trim_end();
+            let after = line[from..].trim_start();
+            let arrow = after.starts_with("=>")
+                || ((before.ends_with('(') || before.ends_with(','))
+                    && after.starts_with([')', ',', ':'])
+                    && line[from..].contains("=>"));
+            if arrow {
+                return true;
+            }
+        }
+        if min == 0 {
+            break;
+        }
+    }
+    false
+}
+
 /// `err error` → `error`: a named result's type (a result's own type has
 /// a space only after `func`, `chan` and the like).
 fn go_named_result(p: &str) -> Option<&str> {
@@ -3628,6 +3958,13 @@ fn go_named_result(p: &str) -> Option<&str> {
 /// parameters: `*node {` → `*node`, `(MetaData, error) {` → `MetaData`,
 /// `(err error) {` → `error` (named results).
 fn go_first_result(rest: &str) -> Option<&str> {
+    go_result(rest, 0)
+}
+
+/// The type of a Go function's `k`-th result (from 0), given the header
+/// after its parameters: `([]byte, Segment) {` → `Segment` for 1, `(a, b
+/// *T, err error)` → `*T` for 0 and 1, `error` for 2.
+fn go_result(rest: &str, k: usize) -> Option<&str> {
     let rest = rest.trim_start();
     if !rest.starts_with('(') {
         let t = rest.split('{').next().unwrap_or(rest).trim();
@@ -3639,10 +3976,12 @@ fn go_first_result(rest: &str) -> Option<&str> {
     // A result's own type has a space only after `func`, `chan` or inside
     // brackets; `err error` is a name and its type.
     if parts.iter().any(|p| go_named_result(p).is_some()) {
-        // `(a, b *T, err error)`: the first name's type is the next one given.
-        return parts.iter().find_map(|p| go_named_result(p));
+        // `(a, b *T, err error)`: a name's type is the next one given.
+        return parts[k.min(parts.len())..]
+            .iter()
+            .find_map(|p| go_named_result(p));
     }
-    parts.first().copied().filter(|t| !t.is_empty())
+    parts.get(k).copied().filter(|t| !t.is_empty())
 }
 
 /// A callable's header from the `(` of its parameter list, given the text
@@ -3888,10 +4227,7 @@ fn lambda_site<'l>(line: &'l str, from: usize, q: &str) -> Option<LambdaSite<'l>
             }
         }
         let callee = strip_generics(head[..open?].trim_end());
-        let begin = callee
-            .bytes()
-            .rposition(|b| !(is_ident_byte(b) || b == b'.' || b == b'?'))
-            .map_or(0, |i| i + 1);
+        let begin = chain_start(callee);
         let new = callee[..begin].trim_end().ends_with("new");
         let callee = &callee[begin..];
         dotted_last(callee)?;
@@ -4182,8 +4518,8 @@ fn split_path(text: &str) -> (&str, &str) {
 /// `&Server{…}`, `Server::new(…)`, `sessions.Session(…)`, Go `NewServer(…)`.
 fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
     let e = strip_prefixes(rhs, &["new ", "await ", "&mut ", "&", "*"]);
-    let (path, rest) = split_path(e);
-    let rest = rest.trim_start();
+    let (path, raw_rest) = split_path(e);
+    let rest = raw_rest.trim_start();
     if path.is_empty() {
         return None;
     }
@@ -4209,9 +4545,13 @@ fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
     {
         return type_in(&body[open + 1..], lang).filter(|t| t != "type");
     }
-    // `&node{…}`: a composite literal of an unexported type.
+    // `&node{…}`: a composite literal of an unexported type (gofmt puts
+    // no space before its `{`; `opener = opener.prev {` opens a block).
     if lang == "go" && rest.starts_with('{') && !path.ends_with('.') {
-        return type_in(path, lang);
+        return raw_rest
+            .starts_with('{')
+            .then(|| type_in(path, lang))
+            .flatten();
     }
     if lang == "go"
         && let Some(t) = ty.strip_prefix("New")
@@ -4224,12 +4564,16 @@ fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
     if lang == "go" && rest.starts_with('(') && !path.ends_with('.') {
         return None;
     }
-    // `v.(*Conn)`: a type assertion.
+    // `v.(*Conn)`: a type assertion (ending the expression: not
+    // `v.(*Text).Segment`).
     if lang == "go"
         && path.ends_with('.')
         && let Some(inner) = rest.strip_prefix('(')
         && let Some(end) = inner.find(')')
     {
+        if !inner[end + 1..].trim().is_empty() {
+            return None;
+        }
         return type_in(&inner[..end], lang).filter(|t| t != "type");
     }
     capitalized(ty).then(|| ty.to_string())
@@ -4253,6 +4597,148 @@ fn type_in(ann: &str, lang: &str) -> Option<String> {
     .then(|| ty.to_string())
 }
 
+/// `q = new Set<Listener>()` → `Set<Listener>`: the class (with its type
+/// arguments) a field or variable is initialized with.
+fn constructed_in_line(line: &str, q: &str) -> Option<String> {
+    for (_, after) in name_uses(line, q) {
+        let Some(rhs) = after
+            .strip_prefix('=')
+            .filter(|r| !r.starts_with(['=', '>']))
+        else {
+            continue;
+        };
+        let rhs = rhs.trim_start().strip_prefix("new ")?.trim_start();
+        let end = rhs.find('(')?;
+        let ty = rhs[..end].trim();
+        if leading_type(ty).is_some() {
+            return Some(ty.to_string());
+        }
+    }
+    None
+}
+
+/// `this._addCheck({` → `this._addCheck`: the head of a call whose
+/// arguments go on past the end of the line (its first `(` is unclosed).
+fn unclosed_call(expr: &str) -> Option<&str> {
+    let open = expr.find('(')?;
+    let head = expr[..open].trim_end();
+    let mut depth = 0i32;
+    for c in expr[open..].chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            return None;
+        }
+    }
+    let bare = head.strip_prefix("new ").unwrap_or(head).trim_start();
+    (!bare.is_empty() && chain_start(bare) == 0 && dotted_last(bare).is_some()).then_some(head)
+}
+
+/// Where the member chain that ends `s` starts: back over names, `.`,
+/// `?.`, `!`, `#` and the argument lists and indexes of the calls and
+/// elements in it: all of `this.#cache.all().forEach`, `items[0].map`.
+fn chain_start(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut i = b.len();
+    while i > 0 {
+        let c = b[i - 1];
+        if is_ident_byte(c) || matches!(c, b'.' | b'?' | b'!' | b'#') {
+            i -= 1;
+            continue;
+        }
+        let open_of = match c {
+            b')' => b'(',
+            b']' => b'[',
+            _ => break,
+        };
+        let mut depth = 0i32;
+        let mut open = None;
+        for j in (0..i).rev() {
+            if b[j] == c {
+                depth += 1;
+            } else if b[j] == open_of {
+                depth -= 1;
+                if depth == 0 {
+                    open = Some(j);
+                    break;
+                }
+            }
+        }
+        // A call's arguments or an index, after a name or another call
+        // (or Go's type assertion, `x.(*T)`); not a group (`(a || b)`) or
+        // a list literal.
+        match open {
+            Some(j)
+                if j > 0
+                    && (is_ident_byte(b[j - 1])
+                        || matches!(b[j - 1], b')' | b']' | b'!')
+                        || b[j - 1] == b'.' && c == b')') =>
+            {
+                i = j
+            }
+            _ => break,
+        }
+    }
+    // A chain starts with a name, not with `.` (`…).then`) or `?`.
+    while i < b.len() && matches!(b[i], b'.' | b'?' | b'!') {
+        i += 1;
+    }
+    i
+}
+
+/// The value a member chain starts from, when the chain goes on past it:
+/// `(err as Error)?.message?` → `(err as Error)`, `resp.raw.data` →
+/// `resp`; `None` for a bare name or a chain starting with a call.
+fn chain_root(receiver: &str) -> Option<&str> {
+    let end = if receiver.starts_with('(') {
+        let mut depth = 0i32;
+        let close = receiver.char_indices().find_map(|(i, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(i)
+        })?;
+        close + 1
+    } else {
+        receiver
+            .bytes()
+            .position(|b| !is_ident_byte(b))
+            .filter(|&i| i > 0 && receiver.as_bytes()[i] != b'(')?
+    };
+    let rest = receiver[end..].trim_start_matches(['!', '?']);
+    rest.starts_with('.').then(|| &receiver[..end])
+}
+
+/// A return annotation as an awaited call sees it: `Promise<Session>` →
+/// `Session` (not awaited, the value is the `Promise`).
+fn awaited_ann(ann: &str, awaited: bool) -> &str {
+    let a = ann.trim();
+    match a.strip_prefix("Promise<") {
+        Some(inner) if awaited => inner,
+        _ => a,
+    }
+}
+
+/// `q = await f(…)`, `const q = await this.f(…)`: the call bound to `q`
+/// is awaited.
+fn awaits_in_line(line: &str, q: &str) -> bool {
+    let Some(at) = find_word(line, q, 0) else {
+        return false;
+    };
+    let after = line[at + q.len()..].trim_start();
+    let after = match after.strip_prefix(':') {
+        // `const q: T = await …`
+        Some(_) => after.split_once('=').map_or("", |(_, r)| r),
+        None => after.strip_prefix('=').unwrap_or(""),
+    };
+    after.trim_start().starts_with("await ")
+}
+
 /// The type at the start of an annotation: `Session`, `&mut Session`,
 /// `*Server`, `Optional[Session]`, `sessions.Session`.
 fn leading_type(ann: &str) -> Option<String> {
@@ -4265,7 +4751,7 @@ fn leading_type(ann: &str) -> Option<String> {
     // `t.Optional["Context"]`, `Awaitable[Response]`: the type inside.
     if matches!(
         ty,
-        "Optional" | "Final" | "ClassVar" | "Annotated" | "Awaitable" | "Promise"
+        "Optional" | "Final" | "ClassVar" | "Annotated" | "Awaitable"
     ) && let Some(inner) = rest.strip_prefix(['[', '<'])
     {
         return leading_type(inner);
@@ -4972,5 +5458,110 @@ mod tests {
         // An exported function's call is not a construction.
         assert_eq!(type_of_expr("cmd.Flags()", "go"), None);
         assert_eq!(type_of_expr("&Server{}", "go").as_deref(), Some("Server"));
+        assert_eq!(type_of_expr("v.(*Conn)", "go").as_deref(), Some("Conn"));
+        assert_eq!(type_of_expr("c.(*Text).Segment", "go"), None);
+        assert_eq!(type_of_expr("&node{}", "go").as_deref(), Some("node"));
+        assert_eq!(type_of_expr("opener.previous {", "go"), None);
+    }
+
+    #[test]
+    fn promises_chain_roots_and_lambda_parameters() {
+        // A `Promise<T>` is a `T` only once awaited.
+        assert_eq!(leading_type("Promise<Session>").as_deref(), Some("Promise"));
+        assert_eq!(
+            leading_type(awaited_ann("Promise<Session>", true)).as_deref(),
+            Some("Session")
+        );
+        assert_eq!(awaited_ann("Promise<Session>", false), "Promise<Session>");
+        assert!(awaits_in_line("  const s = await this.open()", "s"));
+        assert!(awaits_in_line("  const s: Session = await open()", "s"));
+        assert!(!awaits_in_line("  const s = this.open().then(f)", "s"));
+        // The value a chain starts from.
+        assert_eq!(
+            chain_root("(err as Error)?.message?"),
+            Some("(err as Error)")
+        );
+        assert_eq!(chain_root("resp.raw.data"), Some("resp"));
+        assert_eq!(chain_root("this.form!.store"), Some("this"));
+        assert_eq!(chain_root("resp"), None);
+        assert_eq!(chain_root("z.string().min(2)"), Some("z"));
+        assert_eq!(chain_root("string().min(2)"), None);
+        assert_eq!(chain_root("(x as T)"), None);
+        assert_eq!(chain_start("this.#cache.all().forEach"), 0);
+        assert_eq!(chain_start("x = items[0].map"), 4);
+        assert_eq!(chain_start("n.FirstChild().(*Text).Segment"), 0);
+        assert_eq!(chain_start("(a || b).then"), 9);
+        assert_eq!(unclosed_call("this._addCheck({"), Some("this._addCheck"));
+        assert_eq!(unclosed_call("new Foo(a, {"), Some("new Foo"));
+        assert_eq!(unclosed_call("this.f(a)"), None);
+        assert_eq!(unclosed_call("a + f("), None);
+        // A value that is one chain: its last call; past its calls, none.
+        assert_eq!(
+            call_bound_in_line("\tline := n.Lines().At(i)", "line").as_deref(),
+            Some("n.Lines().At")
+        );
+        assert_eq!(
+            call_bound_in_line("\tt := n.First().(*Text).Seg", "t"),
+            None
+        );
+        assert_eq!(
+            call_bound_in_line("  const sub = obs.subscribe((x) => {", "sub").as_deref(),
+            Some("obs.subscribe")
+        );
+        assert_eq!(
+            value_bound_in_line("\tt := n.First().(*Text).Seg", "t").as_deref(),
+            Some("n.First().(*Text).Seg")
+        );
+        assert_eq!(
+            value_bound_in_line("\tptr := &p.seg", "ptr").as_deref(),
+            Some("p.seg")
+        );
+        // Go: later results of a call, comma-ok indexes.
+        assert_eq!(
+            go_later_result_of_call("\tline, seg := r.PeekLine()", "seg"),
+            Some(("r.PeekLine".to_string(), 1))
+        );
+        assert_eq!(
+            go_later_result_of_call("\tline, seg := r.PeekLine()", "line"),
+            None
+        );
+        assert_eq!(
+            go_later_result_of_call("\tfor _, x := range xs {", "x"),
+            None
+        );
+        assert_eq!(go_result("([]byte, Segment) {", 1), Some("Segment"));
+        assert_eq!(go_result("(a, b *T, err error) {", 1), Some("*T"));
+        assert_eq!(go_result("(a, b *T, err error) {", 2), Some("error"));
+        assert_eq!(
+            go_comma_ok_index("\tif c, ok := p.byName[k]; ok {", "c").as_deref(),
+            Some("p.byName")
+        );
+        // Collections' elements.
+        assert_eq!(element_of("Map<string, Query> {").as_deref(), Some("Query"));
+        assert_eq!(element_of("Set<Query>").as_deref(), Some("Query"));
+        assert_eq!(
+            constructed_in_line("  readonly xs = new Set<Query>()", "xs").as_deref(),
+            Some("Set<Query>")
+        );
+        // `[A, B].forEach(Extendable => Extendable.create())`: a lambda's
+        // parameter named like a class.
+        let lines: Vec<String> = [
+            "function setup() {",
+            "  [Extension, Node].forEach(Extendable => {",
+            "    Extendable.create()",
+            "  })",
+            "  Extendable.create()",
+            "}",
+        ]
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+        assert!(lambda_param_around(&lines, 2, "Extendable"));
+        assert!(!lambda_param_around(&lines, 4, "Extendable"));
+        let lines: Vec<String> = ["  xs.map((a, Node) =>", "    Node.create())"]
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        assert!(lambda_param_around(&lines, 1, "Node"));
     }
 }

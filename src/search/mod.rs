@@ -424,12 +424,17 @@ pub(crate) fn read_project_text(
 
 const SEPARATORS: [&str; 4] = ["::", "->", "#", "."];
 
-/// The byte position and length of the rightmost qualifier separator.
+/// The byte position and length of the rightmost qualifier separator;
+/// in `Client.#notify` the `.`: `#notify` is a JavaScript private name.
 fn last_separator(s: &str) -> Option<(usize, usize)> {
     SEPARATORS
         .iter()
         .filter_map(|sep| s.rfind(sep).map(|i| (i, sep.len())))
         .max_by_key(|(i, _)| *i)
+        .map(|(i, len)| match s[..i].strip_suffix('.') {
+            Some(_) if &s[i..i + len] == "#" => (i - 1, 1),
+            _ => (i, len),
+        })
 }
 
 /// Splits `Config::parse` / `views.LoginView.post` / `Foo#bar` into

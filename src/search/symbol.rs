@@ -651,5 +651,14 @@ mod tests {
         );
         assert_eq!(split_qualified("parse"), (None, "parse".into()));
         assert_eq!(split_qualified("::"), (None, "::".into()));
+        // A JavaScript private member, and Ruby's `Class#method`.
+        assert_eq!(
+            split_qualified("QueryObserver.#notify"),
+            (Some("QueryObserver".into()), "#notify".into())
+        );
+        assert_eq!(
+            split_qualified("Array#push"),
+            (Some("Array".into()), "push".into())
+        );
     }
 }

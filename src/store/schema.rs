@@ -81,10 +81,14 @@
 //!   (`store::vector_to_blob`: the scale with its sign bit set, the
 //!   dimensions, the codes; 166 bytes for 256 dimensions); int8 blobs of
 //!   an older index are read as they are, next to packed ones.
+//! - 14: same tables; rows change: JavaScript/TypeScript private methods
+//!   (`#notify() {}`) are definitions and their calls (`this.#notify()`)
+//!   references, so an older index's rows are rebuilt by the next index
+//!   run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -93,7 +97,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 13;
+const SAME_ROWS_SINCE: i64 = 14;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -1150,6 +1150,169 @@ fn named_collections_assertions_narrowing_and_prototypes() {
     assert_eq!(refs(&v), pairs(&[("ts/sched.ts:28", "resolved")]), "{v}");
 }
 
+const MIXIN_TS: &str = r#"export class Lexer {
+  LA(this: Mixed, n: number): number {
+    return n
+  }
+}
+export class Engine {
+  consume(this: Mixed): number {
+    return this.LA(1)
+  }
+  plain(): number {
+    return this.LA(2)
+  }
+}
+export type Mixed = Lexer & Engine
+"#;
+
+const CLIENT_TS: &str = r#"export class Query {
+  fetch(): void {}
+  catch(f: unknown): Query { return this }
+}
+export class Holder {
+  parse(): Holder { return this }
+}
+export class Str {
+  inner: Holder = new Holder()
+  toLowerCase(): Str { return this }
+  includes(x: string): boolean { return true }
+}
+export class Cache {
+  readonly listeners = new Set<Query>()
+  all(): Array<Query> { return [] }
+  async open(): Promise<Query> { return new Query() }
+}
+export class Client {
+  #cache: Cache = new Cache()
+  async run(err: unknown, me: unknown): Promise<void> {
+    this.#cache.all().forEach((q) => q.fetch())
+    this.#cache.listeners.forEach((q) => q.fetch())
+    this.#queries().get('k')?.fetch()
+    const q = await this.#cache.open()
+    q.fetch()
+    const p = this.#cache.open()
+    p.catch(() => {})
+    this.#notify()
+    if ((err as Error)?.message?.toLowerCase()?.includes('x')) {}
+    (me as unknown as Str).inner.parse().includes('y')
+  }
+  #queries(): Map<string, Query> { return new Map() }
+  #notify(): void {}
+}
+"#;
+
+const TEXT_GO: &str = r#"package text
+
+type Segment struct{ Start, Stop int }
+
+func (s Segment) Len() int { return s.Stop - s.Start }
+
+type Segments struct{ values []Segment }
+
+func (s *Segments) At(i int) Segment { return s.values[i] }
+
+type Reader interface {
+	PeekLine() ([]byte, Segment)
+}
+
+type Node interface {
+	Lines() *Segments
+	FirstChild() Node
+}
+
+type Text struct{ Segment Segment }
+
+type Conn struct{ seg Segment }
+
+func (c *Conn) Do() {}
+
+type Pool struct{ byName map[string]*Conn }
+
+func walk(r Reader, n Node, p *Pool) {
+	line, segment := r.PeekLine()
+	_ = line
+	segment.Len()
+	first := n.Lines().At(0)
+	first.Len()
+	text := n.FirstChild().(*Text).Segment
+	text.Len()
+	if conn, ok := p.byName["x"]; ok {
+		conn.Do()
+		ptr := &conn.seg
+		ptr.Len()
+	}
+}
+"#;
+
+#[test]
+fn this_parameters_private_members_awaits_elements_and_go_results() {
+    let p = Project::new();
+    p.write("ts/mixin.ts", MIXIN_TS)
+        .write("ts/client.ts", CLIENT_TS)
+        .write("text/text.go", TEXT_GO);
+    p.run(&["index", "--offline"]).ok();
+
+    // A callable's `this` parameter types `this` in its body: a class
+    // mixed into an intersection alias reaches the others' members.
+    let v = p.json(&["refs", "Lexer.LA"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("ts/mixin.ts:8", "resolved"),
+            ("ts/mixin.ts:11", "name_only")
+        ]),
+        "{v}"
+    );
+    // Elements of a call's `Array<T>`, of a `new Set<T>()` field and of a
+    // `Map<K, V>` a private method returns; an awaited `Promise<T>`.
+    let v = p.json(&["refs", "Query.fetch"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("ts/client.ts:21", "resolved"),
+            ("ts/client.ts:22", "resolved"),
+            ("ts/client.ts:23", "resolved"),
+            ("ts/client.ts:25", "resolved")
+        ]),
+        "{v}"
+    );
+    // Not awaited, the value is the `Promise`.
+    let v = p.json(&["refs", "Query.catch"]);
+    assert_eq!(refs(&v), pairs(&[("ts/client.ts:27", "name_only")]), "{v}");
+    // A private method, named as the language service names it.
+    let v = p.json(&["refs", "Client.#notify"]);
+    assert_eq!(refs(&v), pairs(&[("ts/client.ts:28", "resolved")]), "{v}");
+    // A chain rooted in a non-project type stays outside the project; a
+    // cast's parentheses that close early cast only what they hold.
+    let v = p.json(&["refs", "Str.includes"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("ts/client.ts:29", "name_only"),
+            ("ts/client.ts:30", "name_only")
+        ]),
+        "{v}"
+    );
+
+    // Go: a later result of a call (through an interface's method), the
+    // last call of a chain, a field after a type assertion, a comma-ok
+    // map index, the address of a field.
+    let v = p.json(&["refs", "Segment.Len"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("text/text.go:31", "resolved"),
+            ("text/text.go:33", "resolved"),
+            ("text/text.go:35", "resolved"),
+            ("text/text.go:39", "resolved")
+        ]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "Conn.Do"]);
+    assert_eq!(refs(&v), pairs(&[("text/text.go:37", "resolved")]), "{v}");
+}
+
 /// JavaScript typed by its JSDoc: parameters (`@param {T} x`, a blank line
 /// before the method, an `import("…").T`), returns, a field's `@type` in
 /// the constructor (its elements), a variable's `@type`, and an untyped

@@ -7,6 +7,16 @@
    name: (property_identifier) @name) @definition.method
  (#eq? @name "constructor"))
 
+; Private methods (`#notify() {}`) and their calls (`this.#notify()`): the
+; stock query tags public names only.
+(method_definition
+  name: (private_property_identifier) @name) @definition.method
+
+(call_expression
+  function: (member_expression
+    property: (private_property_identifier) @name)
+  arguments: (_) @reference.call)
+
 ((program
    (lexical_declaration
      (variable_declarator
