@@ -402,7 +402,14 @@ fn go_declared_ann(line: &str, q: &str) -> Option<String> {
                 .unwrap_or(elem.len());
             return (end > 0).then(|| format!("[]{}", &elem[..end]));
         }
-        if after.starts_with("[]") || after.starts_with("map[") || after.starts_with('[') {
+        // `q [4]nodes` declares an array; `q[0].Do()` indexes one.
+        let array = after
+            .strip_prefix('[')
+            .and_then(|a| a.split_once(']'))
+            .is_some_and(|(_, t)| {
+                t.starts_with(|c: char| c == '*' || c == '[' || c == '_' || c.is_alphabetic())
+            });
+        if after.starts_with("[]") || after.starts_with("map[") || array {
             let end = after
                 .find(|c: char| matches!(c, '{' | ',' | ')' | '=') || c.is_whitespace())
                 .unwrap_or(after.len());
@@ -5462,6 +5469,16 @@ mod tests {
         assert_eq!(type_of_expr("c.(*Text).Segment", "go"), None);
         assert_eq!(type_of_expr("&node{}", "go").as_deref(), Some("node"));
         assert_eq!(type_of_expr("opener.previous {", "go"), None);
+        assert_eq!(go_declared_ann("\tsl[0].Do()", "sl"), None);
+        assert_eq!(go_declared_ann("\tm[k] = v", "m"), None);
+        assert_eq!(
+            go_declared_ann("\tvar arr [2]Segment", "arr").as_deref(),
+            Some("[2]Segment")
+        );
+        assert_eq!(
+            go_declared_ann("\tsl := []*Conn{c}", "sl").as_deref(),
+            Some("[]*Conn")
+        );
     }
 
     #[test]
