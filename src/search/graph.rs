@@ -862,17 +862,25 @@ impl<'a> Graph<'a> {
     }
 
     /// The type `this`/`self` has at a reference: a TypeScript callable's
-    /// declared `this` parameter when it names a project type, a type
+    /// declared `this` parameter (a Python one's annotated `self`) when it
+    /// names a project type, a type
     /// alias too (`consume(this: MixedInParser, …)` in a class mixed into
     /// `type MixedInParser = RecognizerApi & LexerAdapter & …`), else the
     /// enclosing class.
     fn this_class(&mut self, r: &GraphRef) -> Result<Option<String>> {
-        if matches!(r.lang.as_str(), "typescript" | "tsx")
+        // Python: `def new_func(self: "CodeGenerator", …)` outside a class
+        // (a decorator's wrapper) says what `self` is.
+        let word = match r.lang.as_str() {
+            "typescript" | "tsx" => "this",
+            "python" => "self",
+            _ => "",
+        };
+        if !word.is_empty()
             && let Some(f) = self.enclosing_callable(r.file_id, r.line)?
         {
             let header = self.header(&f);
             if let Some(params) = params_of(&header, &f.name)
-                && let Some((_, Some(ann))) = params.first().filter(|p| p.0 == "this")
+                && let Some((_, Some(ann))) = params.first().filter(|p| p.0 == word)
                 && let Some(ty) = leading_type(ann)
                 && self.is_project_type(&ty)?
             {

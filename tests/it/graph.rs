@@ -1521,3 +1521,30 @@ fn a_self_return_without_its_receiver_types_nothing() {
     let v = p.json(&["refs", "Symbols.store"]);
     assert_eq!(refs(&v), pairs(&[("py/sym.py:19", "resolved")]), "{v}");
 }
+
+/// A Python function outside a class whose `self` is annotated (a
+/// decorator's wrapper) types `self` by that annotation.
+const ANNOTATED_SELF_PY: &str = r#"class NodeVisitor:
+    def visit(self, node):
+        return node
+
+
+def optimizeconst(f):
+    def new_func(self: "CodeGenerator", node):
+        return self.visit(node)
+
+    return new_func
+
+
+class CodeGenerator(NodeVisitor):
+    pass
+"#;
+
+#[test]
+fn an_annotated_self_outside_a_class_is_typed() {
+    let p = Project::new();
+    p.write("py/gen.py", ANNOTATED_SELF_PY);
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "NodeVisitor.visit"]);
+    assert_eq!(refs(&v), pairs(&[("py/gen.py:8", "resolved")]), "{v}");
+}
