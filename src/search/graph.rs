@@ -1390,6 +1390,15 @@ impl<'a> Graph<'a> {
         {
             return Ok(Some(t));
         }
+        // `Test{name: "x"}.Run()`, `(&Test{…}).Run()`: a Go composite
+        // literal of a project type.
+        if r.lang == "go"
+            && inner.ends_with('}')
+            && let Some(t) = type_of_expr(inner, "go")
+            && self.is_type_name(&t)?
+        {
+            return Ok(Some(t));
+        }
         // `this.nodes[i]`, `self.items[0]`: an element of what is indexed.
         if let Some(base) = receiver.strip_suffix(']')
             && let Some(open) = base.rfind('[')

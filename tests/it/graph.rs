@@ -1548,3 +1548,37 @@ fn an_annotated_self_outside_a_class_is_typed() {
     let v = p.json(&["refs", "NodeVisitor.visit"]);
     assert_eq!(refs(&v), pairs(&[("py/gen.py:8", "resolved")]), "{v}");
 }
+
+/// A Go composite literal as the receiver: `Test{…}.Run()` and
+/// `(&Test{…}).Run()` call `Test.Run`, not another type's `Run`.
+const COMPOSITE_RECEIVER_GO: &str = r#"package golit
+
+type Test struct{ name string }
+
+func (t Test) Run() string { return t.name }
+
+type Other struct{}
+
+func (o Other) Run() string { return "" }
+
+func use() string {
+	a := Test{name: "x"}.Run()
+	b := (&Test{name: "y"}).Run()
+	return a + b
+}
+"#;
+
+#[test]
+fn a_go_composite_literal_types_its_receiver() {
+    let p = Project::new();
+    p.write("golit/a.go", COMPOSITE_RECEIVER_GO);
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Test.Run"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[("golit/a.go:12", "resolved"), ("golit/a.go:13", "resolved")]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "Other.Run"]);
+    assert_eq!(refs(&v), pairs(&[]), "{v}");
+}
