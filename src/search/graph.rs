@@ -1594,8 +1594,6 @@ impl<'a> Graph<'a> {
         }
     }
 
-    /// What iterating over a call of `name` yields: `T` of `List[T]`,
-    /// `Iterator[T]`, `T[]`, `Array<T>`.
     /// The return annotation as written of the callable a call's head
     /// names: the receiver's class's (or an ancestor's) method, else the
     /// annotation every callable of that name agrees on.
@@ -1620,6 +1618,8 @@ impl<'a> Graph<'a> {
         Ok(return_type_of(&header, &d.name, &d.lang))
     }
 
+    /// What iterating over a call of `name` yields: `T` of `List[T]`,
+    /// `Iterator[T]`, `T[]`, `Array<T>`.
     fn element_type(&mut self, name: &str) -> Result<Option<String>> {
         Ok(self.return_annotation(name)?.and_then(|a| element_of(&a)))
     }
@@ -1901,13 +1901,7 @@ impl<'a> Graph<'a> {
             let ann = self.go_iter_ann(r, expr, text, from, upto, 0)?;
             return Ok(ann.and_then(|a| go_elem(&a)));
         }
-        let go = r.lang == "go";
-        let ann = if go && let Some(head) = call_head(expr) {
-            match dotted_last(head) {
-                Some(name) => self.return_annotation(name)?,
-                None => None,
-            }
-        } else if let Some(head) = call_head(expr) {
+        let ann = if let Some(head) = call_head(expr) {
             // `this.queries.values()`, `xs.filter(…)`, `xs.slice()`: a
             // collection's own elements.
             if let Some(name) = dotted_last(head)
@@ -1946,13 +1940,12 @@ impl<'a> Graph<'a> {
             return Ok(None);
         } else if let Some((head, field)) = expr.rsplit_once('.') {
             match self.owner_of(r, head)? {
-                Some(o) if go => self.go_field_ann(&o, field)?,
                 Some(o) => self.member_annotation(&o, field)?,
                 None => None,
             }
         } else {
-            // `items: list[Item]`, Go's `conns []*Conn` (a parameter or
-            // `var`) or `conns := []*Conn{…}`.
+            // `items: list[Item]`, `items: Item[]` (a parameter or a
+            // variable); Go's are read by `go_iter_ann`.
             let upto = upto.min(text.lines.len().saturating_sub(1));
             // A closure (`const handleError = (err) => {…}`) sees the
             // lists of the functions around it: their lines before it too.
@@ -2010,7 +2003,7 @@ impl<'a> Graph<'a> {
             }
             found
         };
-        Ok(ann.and_then(|a| if go { go_elem(&a) } else { element_of(&a) }))
+        Ok(ann.and_then(|a| element_of(&a)))
     }
 
     /// Is the reference's language one where closures are written inline
@@ -2326,8 +2319,6 @@ impl<'a> Graph<'a> {
         }
     }
 
-    /// Is the reference a Python property's `@name.setter` (`.deleter`,
-    /// `.getter`) decorator, a use of the property defined above it?
     /// Is a Python reference in a class body, outside its methods, where a
     /// bare name is the class's own attribute (`__add__ = __radd__ =
     /// _fail`, `__next__ = next`)?
@@ -2340,6 +2331,8 @@ impl<'a> Graph<'a> {
             .is_some_and(|d| is_type_kind(&d.kind)))
     }
 
+    /// Is the reference a Python property's `@name.setter` (`.deleter`,
+    /// `.getter`) decorator, a use of the property defined above it?
     fn is_property_decorator(&mut self, r: &GraphRef, name: &str) -> bool {
         if r.lang != "python" {
             return false;
@@ -3653,11 +3646,7 @@ fn annotation_in_line(line: &str, q: &str) -> Option<String> {
 /// top-level `,` or `;`.
 fn value_bound_in_line(line: &str, q: &str) -> Option<String> {
     for (_, after) in name_uses(line, q) {
-        let Some(rhs) = after.strip_prefix(":=").or_else(|| {
-            after
-                .strip_prefix('=')
-                .filter(|r| !r.starts_with(['=', '>']))
-        }) else {
+        let Some(rhs) = after.strip_prefix(":=").or_else(|| assigned(after)) else {
             continue;
         };
         let rhs = rhs.trim_start();
@@ -3708,11 +3697,7 @@ fn destructured_in_line(line: &str, q: &str) -> Option<(String, String)> {
         .trim_start();
     let after = skip_balanced(t, '{', '}')?;
     let inner = &t[1..t.len() - after.len() - 1];
-    let rhs = after
-        .trim_start()
-        .strip_prefix('=')
-        .filter(|r| !r.starts_with(['=', '>']))?
-        .trim();
+    let rhs = assigned(after.trim_start())?.trim();
     let rhs = rhs.strip_prefix("await ").unwrap_or(rhs);
     let rhs = rhs.trim_end_matches(';').trim_end();
     for item in split_top(inner) {
@@ -3742,10 +3727,7 @@ fn inline_object_return(header: &str, name: &str) -> Option<String> {
 /// of constructions holds.
 fn new_list_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
     for (_, after) in name_uses(line, q) {
-        let Some(rhs) = after
-            .strip_prefix('=')
-            .filter(|r| !r.starts_with(['=', '>']))
-        else {
+        let Some(rhs) = assigned(after) else {
             continue;
         };
         let first = rhs.trim_start().strip_prefix('[')?.trim_start();
@@ -3776,6 +3758,14 @@ fn instanceof_in_line(line: &str, q: &str) -> Option<String> {
         return (!ty.is_empty() && capitalized(ty)).then(|| ty.to_string());
     }
     None
+}
+
+/// The value after an assignment's `=` that `after` starts with (not `==`
+/// or an arrow's `=>`).
+fn assigned(after: &str) -> Option<&str> {
+    after
+        .strip_prefix('=')
+        .filter(|r| !r.starts_with(['=', '>']))
 }
 
 /// `self.ctx = ctx` → `ctx`: an attribute bound to a plain name.
@@ -4162,11 +4152,7 @@ fn jsdoc_single_type(ty: &str) -> Option<String> {
 /// `/** @type {T} */` directly above line `i`, when that line assigns to
 /// `q` (`this.options = [];`, `let help = …`).
 fn jsdoc_assigned_type(lines: &[String], i: usize, q: &str) -> Option<String> {
-    let assigns = name_uses(lines.get(i)?, q).any(|(_, after)| {
-        after
-            .strip_prefix('=')
-            .is_some_and(|rest| !rest.starts_with(['=', '>']))
-    });
+    let assigns = name_uses(lines.get(i)?, q).any(|(_, after)| assigned(after).is_some());
     if !assigns {
         return None;
     }
@@ -4460,11 +4446,7 @@ fn alias_in(sig: &str, name: &str) -> Option<String> {
         let orig = &orig[start..];
         return (!orig.is_empty() && orig != "default").then(|| orig.to_string());
     }
-    let value = sig[at + name.len()..]
-        .trim_start()
-        .strip_prefix('=')
-        .filter(|v| !v.starts_with(['=', '>']))?
-        .trim();
+    let value = assigned(sig[at + name.len()..].trim_start())?.trim();
     let value = value.strip_suffix(';').unwrap_or(value).trim_end();
     let (path, rest) = split_path(value);
     (rest.is_empty() && dotted_last(path).is_some()).then(|| path.to_string())
@@ -4625,10 +4607,7 @@ fn type_in(ann: &str, lang: &str) -> Option<String> {
 /// arguments) a field or variable is initialized with.
 fn constructed_in_line(line: &str, q: &str) -> Option<String> {
     for (_, after) in name_uses(line, q) {
-        let Some(rhs) = after
-            .strip_prefix('=')
-            .filter(|r| !r.starts_with(['=', '>']))
-        else {
+        let Some(rhs) = assigned(after) else {
             continue;
         };
         let rhs = rhs.trim_start().strip_prefix("new ")?.trim_start();
