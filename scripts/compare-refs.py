@@ -67,6 +67,18 @@ What counts as a reference, on both sides:
   the TypeScript side. Calls through a standard-library interface
   (`fmt.Stringer`) stay in. gopls crashes on a few such methods: it is
   restarted and the call retried once, then the name counts as skipped.
+- Python: a property (or method) `C.x` whose class also assigns `self.x =
+  …` in one of its methods (`self.content_type = content_type` in `__init__`,
+  beside `@property def content_type` and its setter) is defined more than
+  once for jedi: it lists those assignments as definitions, and its `goto` at
+  `b.content_type` lands on the assignment, not on the property, so its
+  `get_references` of the property leaves out every read that the Python
+  runtime sends through the property (a data descriptor wins over the
+  instance's attribute). As for any name defined more than once, the
+  resolver's side is the union of the references of all the definitions
+  (the property's, and the assignments'), and the assignments are definition
+  sites, dropped from both sides. Only such assignments of a name that the
+  class defines as a method or property count; they are never sampled alone.
 - Dunder methods (`__init__`, `__eq__`, ...) are not sampled: their uses are
   implicit.
 - Our hits without a `resolution` field (binaries before the qualified-refs
@@ -243,9 +255,18 @@ def methods():
     out = []
     for p in files():
         for n in jedi.Script(path=p, project=project).get_names(all_scopes=True, definitions=True, references=False):
+            par = n.parent()
+            if n.type == "statement":
+                # `self.content_type = …` in a method of class C: jedi's
+                # second definition of `C.content_type` (see the docstring).
+                owner = par.parent() if par is not None and par.type == "function" else None
+                code = n.get_line_code()
+                if (owner is not None and owner.type == "class" and n.column >= 5
+                        and code[n.column - 5:n.column] == "self."):
+                    out.append([n.name, owner.name, rel(p), n.line, n.column + 1, True])
+                continue
             if n.type not in ("function", "property"):
                 continue
-            par = n.parent()
             cls = par.name if par is not None and par.type == "class" else None
             out.append([n.name, cls, rel(p), n.line, n.column + 1])
     return out
@@ -724,10 +745,18 @@ def compare_lang(lang, args, env):
         sys.exit(f"compare-refs: [{lang}] listing methods failed: {e}")
     defsites = {}
     by_qname = {}
-    for name, cls, path, line, col in listed:
+    attr_defs = {}
+    for name, cls, path, line, col, *attr in listed:
         defsites.setdefault(name, set()).add((path, line))
-        if cls and not (name.startswith("__") and name.endswith("__")):
+        if attr:
+            attr_defs.setdefault(f"{cls}.{name}", []).append((path, line, col))
+        elif cls and not (name.startswith("__") and name.endswith("__")):
             by_qname.setdefault(f"{cls}.{name}", []).append((path, line, col))
+    # Python: a method or property that its class also assigns as
+    # `self.name = …` is defined there too (see the docstring).
+    for qname, sites in attr_defs.items():
+        if qname in by_qname:
+            by_qname[qname] += sites
     log(f"[{lang}] resolver listed {len(listed)} definitions, {len(by_qname)} qualified method names "
         f"in {time.monotonic() - t0:.1f}s")
 

@@ -571,8 +571,9 @@ pub struct Graph<'a> {
     /// Set for the next [`Graph::call_result`] only: the call is awaited
     /// (`x = await f()`), so a `Promise<T>` it returns gives a `T`.
     awaited: bool,
-    /// Callable name → the type it returns, when its signatures agree.
-    returns: HashMap<String, Option<String>>,
+    /// (callable name, [`Callee::Member`]) → the type it returns, when
+    /// its signatures agree.
+    returns: HashMap<(String, bool), Option<String>>,
     /// Definition → the type its `return` statements agree on.
     inferred: HashMap<(i64, u32, u32), Option<String>>,
     /// Base name → the types that name it as a base, built on first use.
@@ -977,9 +978,9 @@ impl<'a> Graph<'a> {
     fn return_type(&mut self, name: &str, callee: Callee, awaited: bool) -> Result<Option<String>> {
         // `-> Self` without the receiver's class says nothing.
         let known = |t: &String| !matches!(t.as_str(), "Self" | "this");
-        if callee == Callee::Any
+        if matches!(callee, Callee::Any | Callee::Member)
             && let Some(t) = self
-                .return_annotation(name)?
+                .return_annotation(name, callee)?
                 .and_then(|a| leading_type(awaited_ann(&a, awaited)))
                 .filter(known)
         {
@@ -988,11 +989,10 @@ impl<'a> Graph<'a> {
         // No annotation: what the bodies return, when they agree.
         let defs = self.defs_named(name)?;
         let mut found: Option<String> = None;
-        for d in defs.iter().filter(|d| match callee {
-            Callee::Any => matches!(d.kind.as_str(), "function" | "method"),
-            Callee::Function => d.kind == "function",
-            Callee::TopLevel => d.kind == "function" && d.container.is_none(),
-        }) {
+        for d in defs
+            .iter()
+            .filter(|d| matches!(d.kind.as_str(), "function" | "method") && callee.admits(d))
+        {
             let header = self.header(d);
             let ty = match return_type_of(&header, &d.name, &d.lang) {
                 // `T[]` of `array<T>(…)`: a type parameter says nothing.
@@ -1245,7 +1245,7 @@ impl<'a> Graph<'a> {
         } else if self.is_module(r, receiver)? {
             Callee::TopLevel
         } else {
-            Callee::Any
+            Callee::Member
         };
         if let Some(ty) = self.return_type(name, callee, awaited)? {
             return Ok(Some(ty));
@@ -1606,7 +1606,7 @@ impl<'a> Graph<'a> {
             .trim_end_matches(['.', '?', '!'])
             .trim_end();
         if receiver.is_empty() {
-            return self.return_annotation(name);
+            return self.return_annotation(name, Callee::Any);
         }
         let Some(class) = self.receiver_class(r, receiver)? else {
             return Ok(None);
@@ -1621,11 +1621,16 @@ impl<'a> Graph<'a> {
     /// What iterating over a call of `name` yields: `T` of `List[T]`,
     /// `Iterator[T]`, `T[]`, `Array<T>`.
     fn element_type(&mut self, name: &str) -> Result<Option<String>> {
-        Ok(self.return_annotation(name)?.and_then(|a| element_of(&a)))
+        Ok(self
+            .return_annotation(name, Callee::Any)?
+            .and_then(|a| element_of(&a)))
     }
 
-    fn return_annotation(&mut self, name: &str) -> Result<Option<String>> {
-        if let Some(t) = self.returns.get(name) {
+    /// The return annotation the callables `name` that `callee` admits
+    /// agree on (`Any` or `Member`).
+    fn return_annotation(&mut self, name: &str, callee: Callee) -> Result<Option<String>> {
+        let key = (name.to_string(), callee == Callee::Member);
+        if let Some(t) = self.returns.get(&key) {
             return Ok(t.clone());
         }
         let defs = self.defs_named(name)?;
@@ -1633,6 +1638,7 @@ impl<'a> Graph<'a> {
         let mut agree = true;
         for d in defs
             .iter()
+            .filter(|d| callee.admits(d))
             .filter(|d| {
                 !d.signature.starts_with("@overload") && !d.signature.starts_with("@t.overload")
             })
@@ -1658,7 +1664,7 @@ impl<'a> Graph<'a> {
             }
         }
         let t = if agree { found } else { None };
-        self.returns.insert(name.to_string(), t.clone());
+        self.returns.insert(key, t.clone());
         Ok(t)
     }
 
@@ -1833,7 +1839,8 @@ impl<'a> Graph<'a> {
         }
         let ann = if let Some(head) = call_head(expr) {
             match dotted_last(head) {
-                Some(name) => self.return_annotation(name)?,
+                Some(name) if name == head => self.return_annotation(name, Callee::Any)?,
+                Some(name) => self.return_annotation(name, Callee::Member)?,
                 None => None,
             }
         } else if !expr.bytes().all(|b| is_ident_byte(b) || b == b'.') || expr.is_empty() {
@@ -2432,7 +2439,43 @@ impl<'a> Graph<'a> {
         // The enclosing functions, innermost first: a closure sees the
         // bindings of the functions around it.
         let scopes: Vec<(usize, usize)> = if attr {
-            vec![(0, n)]
+            // `self.response`: bound in the class around the use, not in
+            // another class of the file with a field of that name.
+            let own = match q.split_once('.') {
+                Some((head, _)) if is_self_word(head) => {
+                    self.innermost(r.file_id, r.line, |d| is_type_kind(&d.kind))?
+                }
+                _ => None,
+            };
+            match own {
+                Some(c) => {
+                    // Then its ancestors defined in this file (`self.x =
+                    // X()` in a base class's `__init__`).
+                    let span = |d: &GraphDef| {
+                        (
+                            d.start_line.max(1) as usize - 1,
+                            (d.end_line as usize).min(n),
+                        )
+                    };
+                    let mut spans = vec![span(&c)];
+                    let mut todo = self.bases(&c);
+                    let defs = self.defs_of_file(r.file_id)?;
+                    while let Some(b) = todo.pop() {
+                        if spans.len() > 8 {
+                            break;
+                        }
+                        let b = last_part(&b).to_string();
+                        if let Some(d) = defs.iter().find(|d| is_type_kind(&d.kind) && d.name == b)
+                            && !spans.contains(&span(d))
+                        {
+                            spans.push(span(d));
+                            todo.extend(self.bases(d));
+                        }
+                    }
+                    spans
+                }
+                None => vec![(0, n)],
+            }
         } else {
             let defs = self.defs_of_file(r.file_id)?;
             let mut s: Vec<(usize, usize)> = defs
@@ -3104,6 +3147,24 @@ enum Callee {
     Function,
     /// Module-level functions (`requests.get(…)`).
     TopLevel,
+    /// A call with its receiver written (`self.app(…)`, `x.run(…)`), the
+    /// receiver not a module: functions and methods, but in Python methods
+    /// only: a function (a test's local `def app(request) -> Response`, a
+    /// module's `app`) is reached through an object only once stored in an
+    /// attribute, and then which one is anybody's guess.
+    Member,
+}
+
+impl Callee {
+    /// May a call of this shape name `d` (a function or method)?
+    fn admits(self, d: &GraphDef) -> bool {
+        match self {
+            Callee::Any => true,
+            Callee::Function => d.kind == "function",
+            Callee::TopLevel => d.kind == "function" && d.container.is_none(),
+            Callee::Member => !(d.lang == "python" && d.kind == "function"),
+        }
+    }
 }
 
 fn qualified(d: &GraphDef) -> String {
@@ -3502,7 +3563,13 @@ fn binding_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
         {
             return Some(t);
         }
-        // `Session s`, `final Session<X> s`, `Session *s` before the name.
+        // `Session s`, `final Session<X> s`, `Session *s` before the name,
+        // in the languages that declare so (in Python, `# … in URL parts`
+        // is a comment's words, not a declaration).
+        let c_style = !matches!(
+            lang,
+            "python" | "javascript" | "typescript" | "tsx" | "go" | "rust" | "ruby"
+        );
         let before = line[..at]
             .trim_end()
             .trim_end_matches(['*', '&'])
@@ -3513,9 +3580,11 @@ fn binding_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
             .rposition(|b| !(is_ident_byte(b) || b == b'.' || b == b':'))
             .map_or(0, |i| i + 1);
         let ty = last_part(&before[word_start..]);
-        if !ty.is_empty()
+        if c_style
+            && !ty.is_empty()
             && capitalized(ty)
             && (after.starts_with(['=', ';', ',', ')', ':']) || after.is_empty())
+            && !in_comment_or_string(line, at)
         {
             return Some(ty.to_string());
         }

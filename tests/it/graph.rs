@@ -1582,3 +1582,92 @@ fn a_go_composite_literal_types_its_receiver() {
     let v = p.json(&["refs", "Other.Run"]);
     assert_eq!(refs(&v), pairs(&[]), "{v}");
 }
+
+/// Three ways a Python receiver was typed by something else's binding:
+/// `self.response` bound in another class of the file; `self.app(…)`
+/// (a callable held in an attribute) typed by a test's local `def app(…)
+/// -> Response`; `parts` typed by the words `URL parts` in a comment.
+const FOREIGN_BINDINGS_PY: &str = r#"import typing as t
+from urllib.parse import urlsplit
+
+
+class Response:
+    response: t.Iterable[bytes]
+
+    def __init__(self, response=None):
+        self.response = response
+
+    def close(self) -> None:
+        self.response.close()
+
+
+class ResponseStream:
+    def __init__(self, response: Response):
+        self.response = response
+
+    def shut(self):
+        self.response.close()
+
+
+class Sub(ResponseStream):
+    def end(self):
+        self.response.close()
+
+
+class Debugged:
+    def __init__(self, app):
+        self.app = app
+
+    def run(self, environ):
+        app_iter = self.app(environ)
+        app_iter.close()
+
+
+# characters that should remain quoted in URL parts
+def split(uri):
+    parts = urlsplit(uri)
+    return parts.query
+
+
+class URL:
+    def query(self):
+        return 1
+"#;
+
+const FOREIGN_BINDINGS_TEST_PY: &str = r#"from py.resp import Response
+
+
+def test_app():
+    def app(environ) -> Response:
+        return Response()
+
+    return app
+"#;
+
+#[test]
+fn python_receivers_are_not_typed_by_other_classes_functions_or_comments() {
+    let p = Project::new();
+    p.write("py/resp.py", FOREIGN_BINDINGS_PY);
+    p.write("py/test_resp.py", FOREIGN_BINDINGS_TEST_PY);
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Response.close"]);
+    let resolved: Vec<(String, String)> = refs(&v)
+        .into_iter()
+        .filter(|(_, how)| how == "resolved")
+        .collect();
+    // the stream's own `self.response` and the subclass's (bound in its
+    // base), not `Response.close`'s own `self.response.close()`, nor the
+    // closure's result
+    assert_eq!(
+        resolved,
+        pairs(&[("py/resp.py:20", "resolved"), ("py/resp.py:25", "resolved")]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "URL.query"]);
+    assert!(
+        !refs(&v)
+            .iter()
+            .any(|(at, how)| at == "py/resp.py:41" && how == "resolved"),
+        "{v}"
+    );
+}
