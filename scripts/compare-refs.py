@@ -6,8 +6,8 @@
                             [--bin target/release/repo-search] [--json OUT] [--timeout 60]
                             [--scratch DIR]
 
-Five sets of corpora, one corpus per language in each (tune4 has no Python
-one), none of them written here (see setup-refs-tools.sh). JavaScript
+Five sets of corpora, one corpus per language in each, none of them written
+here (see setup-refs-tools.sh). JavaScript
 (`--lang js`) has three, compared with the same TypeScript language service
 (JavaScript files, `allowJs`: types come from inference and JSDoc):
 commander + chokidar in `tune`, ws + koa in `tune2`, and winston + knex
@@ -24,12 +24,12 @@ commander + chokidar in `tune`, ws + koa in `tune2`, and winston + knex
   pluggy for Python, @tiptap/core's and @uppy/core's .ts sources for
   TypeScript, go-chi/chi + urfave/cli v2 (routers and flags behind
   interfaces) for Go. Tuned on as freely as `tune`.
-- `--set tune4`: a fourth set to tune on, TypeScript and Go only (no Python
-  corpus): chevrotain's .ts sources (with the @chevrotain/gast they import)
-  and @msgpack/msgpack's for TypeScript, yuin/goldmark + gomodule/redigo
-  (AST nodes embedding base structs, parsers and connections held in struct
-  fields) for Go. Added when the first three sets had become overfitted:
-  tuned on as freely as `tune`.
+- `--set tune4`: a fourth set to tune on: chevrotain's .ts sources (with the
+  @chevrotain/gast they import) and @msgpack/msgpack's for TypeScript,
+  yuin/goldmark + gomodule/redigo (AST nodes embedding base structs, parsers
+  and connections held in struct fields) for Go, and (added later)
+  starlette + h11 for Python. Added when the first three sets had become
+  overfitted: tuned on as freely as `tune`.
 - `--set check`: the held-out set, httpx + attrs for Python, mobx's and
   @tanstack/query-core's .ts sources for TypeScript, gorilla/mux +
   gorilla/websocket for Go. Never tuned on: it is only run to report numbers,
@@ -159,8 +159,10 @@ CORPORA = {
         "ts": ("ts-tiptap-core-3.34.0-uppy-core-6.3.1", "@tiptap/core 3.34.0 + @uppy/core 6.3.1 (src .ts)", None),
         "go": ("chi-cli-go", "go-chi/chi 5.0.7 + urfave/cli 2.3.0 (Debian)", None),
     },
-    # a fourth set to tune on, different in style from the others (no Python)
+    # a fourth set to tune on, different in style from the others
     "tune4": {
+        "python": ("python-starlette-0.47.2-h11-0.16.0", "starlette 0.47.2 + h11 0.16.0 (sdists)",
+                   ["starlette", "h11"]),
         "ts": ("ts-chevrotain-11.2.0-msgpack-3.1.3",
                "chevrotain 11.2.0 + @chevrotain/gast 11.2.0 + @msgpack/msgpack 3.1.3 (src .ts)", None),
         "go": ("goldmark-redigo-go", "yuin/goldmark 1.5.4 + gomodule/redigo 1.8.3 (Debian)", None),

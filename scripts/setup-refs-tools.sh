@@ -38,6 +38,9 @@
 #   a router behind interfaces, and many flag types implementing one.
 #
 # A fourth tuning set (compare-refs.py --set tune4), different in style again:
+# - Python: the starlette and h11 sdists (pinned), with their tests (an ASGI
+#   toolkit: async, typed, requests and responses built from scopes; an HTTP
+#   state machine: events and connection states).
 # - TypeScript: chevrotain's .ts sources with those of the @chevrotain/gast
 #   they import (a parser toolkit: abstract classes, visitors, parser traits
 #   mixed into one class, generics) and @msgpack/msgpack's (an encoder and a
@@ -84,6 +87,8 @@ KNEX_VERSION=3.1.0
 # fourth tuning set (--set tune4)
 CHEVROTAIN_VERSION=11.2.0
 MSGPACK_VERSION=3.1.3
+STARLETTE_VERSION=0.47.2
+H11_VERSION=0.16.0
 
 CACHE=${REPO_SEARCH_REFS_TOOLS:-$HOME/.cache/repo-search-refs-tools}
 mkdir -p "$CACHE/corpora"
@@ -378,6 +383,14 @@ fi
     sed -i "s#from \"@chevrotain/gast\"#from \"$rel\"#" "$f"
 done
 
+# Python: the starlette and h11 sdists side by side (starlette/starlette with
+# its tests/, h11/h11 with h11/tests).
+PY_TUNE4_DIR="$CACHE/corpora/python-starlette-$STARLETTE_VERSION-h11-$H11_VERSION"
+if [ ! -d "$PY_TUNE4_DIR/starlette/starlette" ] || [ ! -d "$PY_TUNE4_DIR/h11/h11" ]; then
+    say "starlette $STARLETTE_VERSION and h11 $H11_VERSION sdists"
+    sdists "$PY_TUNE4_DIR" "starlette==$STARLETTE_VERSION" "h11==$H11_VERSION"
+fi
+
 # Go: one module `corpus` holding goldmark/ (yuin/goldmark with its
 # extension/, parser/, renderer/ packages, its tests and their _test/ data)
 # and redigo/ (gomodule/redigo's redis/ and redisx/), imports of either by its
@@ -417,6 +430,7 @@ tune3-go	$GO_TUNE3_DIR
 corpus-js	$JS_DIR
 tune2-js	$JS_TUNE2_DIR
 check-js	$JS_CHECK_DIR
+tune4-python	$PY_TUNE4_DIR
 tune4-ts	$TS_TUNE4_DIR
 tune4-go	$GO_TUNE4_DIR
 EOF

@@ -722,11 +722,7 @@ impl<'a> Graph<'a> {
         if let Some(c) = &class {
             same.insert(c.clone());
             family.insert(c.clone());
-            let overriders: HashSet<String> = self
-                .defs_named(&def.name)?
-                .iter()
-                .filter_map(|d| d.container.clone())
-                .collect();
+            let members = self.defs_named(&def.name)?;
             // Breadth first from the class: a subclass that defines the
             // member again (and everything below it) is not reached.
             let mut queue = VecDeque::from([(c.clone(), true)]);
@@ -737,7 +733,7 @@ impl<'a> Graph<'a> {
                         continue;
                     }
                     family.insert(sub.clone());
-                    let keeps = inherits && !overriders.contains(sub);
+                    let keeps = inherits && !self.overrides(&members, sub, &cls)?;
                     if keeps {
                         same.insert(sub.clone());
                     }
@@ -752,6 +748,75 @@ impl<'a> Graph<'a> {
             family,
             module_keys: module_keys(&def.path),
         })
+    }
+
+    /// Is a receiver typed `ty` (by name) one of the classes where `name`
+    /// is the target's? A subclass's name that another class (which
+    /// defines `name` itself) shares is not: which of the two an
+    /// annotation means is not known here.
+    fn in_same(&mut self, t: &TargetInfo, ty: &str, name: &str) -> Result<bool> {
+        if !t.same.contains(ty) {
+            return Ok(false);
+        }
+        if t.class.as_deref() == Some(ty) {
+            return Ok(true);
+        }
+        let members = self.defs_named(name)?;
+        Ok(!members.iter().any(|d| d.container.as_deref() == Some(ty)))
+    }
+
+    /// Does the class `class` around `r` define `name` itself in `r`'s
+    /// file, outside the target's own body? Another class of the same
+    /// name (h11's `Request` with its `headers` field) is not the
+    /// target's subclass that shares its name.
+    fn defines_again(
+        &mut self,
+        r: &GraphRef,
+        t: &TargetInfo,
+        class: &str,
+        name: &str,
+    ) -> Result<bool> {
+        if r.file_id == t.def.file_id && t.class.as_deref() == Some(class) {
+            return Ok(false);
+        }
+        let defs = self.defs_of_file(r.file_id)?;
+        Ok(defs.iter().any(|d| {
+            d.name == name
+                && d.container.as_deref() == Some(class)
+                && !(d.file_id == t.def.file_id && d.name_line == t.def.name_line)
+        }))
+    }
+
+    /// Does the subclass `sub` of `base` define one of `members` again?
+    /// Only a `sub` of the member's file that names `base` among its bases
+    /// counts: h11's `Request` with a `headers` field does not override
+    /// `HTTPConnection.headers` for starlette's `Request(HTTPConnection)`.
+    /// Go's methods live outside their type's body: any `sub` counts.
+    fn overrides(&mut self, members: &[GraphDef], sub: &str, base: &str) -> Result<bool> {
+        for m in members
+            .iter()
+            .filter(|m| m.container.as_deref() == Some(sub))
+        {
+            if m.lang == "go" {
+                return Ok(true);
+            }
+            let defs = self.defs_of_file(m.file_id)?;
+            let types: Vec<GraphDef> = defs
+                .iter()
+                .filter(|d| d.name == sub && is_type_kind(&d.kind))
+                .cloned()
+                .collect();
+            // A member whose file does not define its container (an
+            // out-of-line C++ method): as before, it overrides.
+            if types.is_empty()
+                || types
+                    .iter()
+                    .any(|t| self.bases(t).iter().any(|b| last_part(b) == base))
+            {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The type a definition is a member of: its container when that is a
@@ -2235,7 +2300,7 @@ impl<'a> Graph<'a> {
             let Some(e) = this.this_class(r)? else {
                 return Ok(Verdict::NameOnly);
             };
-            if t.same.contains(&e) {
+            if t.same.contains(&e) && !this.defines_again(r, t, &e, name)? {
                 Ok(Verdict::Resolved)
             } else if t.family.contains(&e) || this.inherits_member(&e, name)? {
                 Ok(Verdict::Other)
@@ -2286,7 +2351,7 @@ impl<'a> Graph<'a> {
         if go_call {
             return self.bound_verdict(r, t, name, q);
         }
-        if t.same.contains(last) {
+        if self.in_same(t, last, name)? {
             return Ok(Verdict::Resolved);
         }
         if t.family.contains(last) {
@@ -2315,7 +2380,8 @@ impl<'a> Graph<'a> {
         // a variable's binding; a cast; an element of an indexed list.
         let bound = self.receiver_class(r, q)?;
         match bound {
-            Some(ty) if t.same.contains(&ty) => Ok(Verdict::Resolved),
+            Some(ty) if self.in_same(t, &ty, name)? => Ok(Verdict::Resolved),
+            Some(ty) if t.same.contains(&ty) => Ok(Verdict::Other),
             Some(ty) if t.family.contains(&ty) || self.inherits_member(&ty, name)? => {
                 Ok(Verdict::Other)
             }

@@ -1671,3 +1671,46 @@ fn python_receivers_are_not_typed_by_other_classes_functions_or_comments() {
         "{v}"
     );
 }
+
+/// Two classes named `Request`: starlette's, a subclass of `HTTPConnection`
+/// that inherits its `headers` property, and h11's, with a `headers` field
+/// of its own. The subclass's `self.headers` are the property's; the other
+/// class's are not.
+const SAME_NAMED_SUBCLASS_PY: &str = r#"class HTTPConnection:
+    @property
+    def headers(self) -> dict:
+        return {}
+
+
+class Request(HTTPConnection):
+    def form(self):
+        return self.headers.get("content-type")
+"#;
+
+const SAME_NAMED_OTHER_PY: &str = r#"class Request:
+    headers: list
+
+    def __init__(self, headers):
+        self.headers = headers
+
+    def host(self):
+        return self.headers[0]
+
+
+def expect(request: Request):
+    return request.headers
+"#;
+
+#[test]
+fn a_same_named_class_elsewhere_neither_hides_nor_joins_a_subclass() {
+    let p = Project::new();
+    p.write("web/requests.py", SAME_NAMED_SUBCLASS_PY);
+    p.write("proto/events.py", SAME_NAMED_OTHER_PY);
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "HTTPConnection.headers"]);
+    let resolved: Vec<(String, String)> = refs(&v)
+        .into_iter()
+        .filter(|(_, how)| how == "resolved")
+        .collect();
+    assert_eq!(resolved, pairs(&[("web/requests.py:9", "resolved")]), "{v}");
+}
