@@ -2589,11 +2589,11 @@ impl<'a> Graph<'a> {
             if let Some((_, _, ty)) = bindings
                 .iter()
                 .rev()
-                .find(|(i, until, _)| *i < before && at <= *until)
+                .find(|(i, until, ty)| *i < before && at <= *until && !(*i == at && ty == REBOUND))
             {
                 // An empty type: a parameter of unknown type shadows the
                 // outer bindings.
-                return Ok((!ty.is_empty()).then(|| ty.clone()));
+                return Ok((!ty.is_empty() && ty != REBOUND).then(|| ty.clone()));
             }
         }
         if !attr && from > 0 {
@@ -2789,6 +2789,10 @@ impl<'a> Graph<'a> {
                     literal_param_end(&text.lines, i, q, &r.lang).unwrap_or(usize::MAX)
                 };
                 out.push((i, until, ty));
+            } else if r.lang == "python" && !attr && plain_assignment(line, q) {
+                // `s = pickle.loads(…)`: a value of unknown type replaces
+                // what `s` was bound to before, from the next line on.
+                out.push((i, usize::MAX, REBOUND.to_string()));
             } else if r.lang == "javascript"
                 && !attr
                 && let Some(until) = literal_param_end(&text.lines, i, q, &r.lang)
@@ -3872,6 +3876,32 @@ fn new_list_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
         return type_of_expr(first, lang);
     }
     None
+}
+
+/// The type of a binding to a value of unknown type (as an empty one), in
+/// force after its line only: `frame = frame.inner()` reads the `frame`
+/// bound before.
+const REBOUND: &str = "\u{0}";
+
+/// Is the line a statement assigning to `q` alone (`q = …`, not `q ==`,
+/// `q += …` or `a, q = …`), other than by an operator on itself (`h = h |
+/// other`: an overloaded operator keeps the type)?
+fn plain_assignment(line: &str, q: &str) -> bool {
+    let Some(rhs) = line
+        .trim_start()
+        .strip_prefix(q)
+        .map(str::trim_start)
+        .and_then(|rest| rest.strip_prefix('='))
+        .filter(|rhs| !rhs.starts_with('='))
+    else {
+        return false;
+    };
+    let on_itself = rhs
+        .trim_start()
+        .strip_prefix(q)
+        .map(str::trim_start)
+        .is_some_and(|op| op.starts_with(['|', '&', '+', '-', '*', '/', '%', '^', '@']));
+    !on_itself
 }
 
 /// `if (q instanceof Subscription)` → `Subscription`; not negated

@@ -1714,3 +1714,65 @@ fn a_same_named_class_elsewhere_neither_hides_nor_joins_a_subclass() {
         .collect();
     assert_eq!(resolved, pairs(&[("web/requests.py:9", "resolved")]), "{v}");
 }
+
+/// A Python name rebound to a value of unknown type is no longer typed by
+/// its earlier binding; the rebinding line's own right-hand side still
+/// reads the earlier one, and an operator on the name itself keeps it.
+const REBOUND_PY: &str = r#"import pickle
+
+
+class Session:
+    def send(self, r):
+        return r
+
+    def inner(self) -> "Session":
+        return self
+
+    def __or__(self, other) -> "Session":
+        return self
+
+
+def f(r):
+    s = Session()
+    s = pickle.loads(pickle.dumps(s))
+    s.send(r)
+
+
+def g(r):
+    s = Session()
+    s = s.inner()
+    s.send(r)
+
+
+def h(r):
+    s = Session()
+    s = s | Session()
+    s.send(r)
+
+
+def k(r):
+    s = Session()
+    s = wrap(s.send(r))
+    return s
+"#;
+
+#[test]
+fn a_python_name_rebound_to_an_unknown_value_loses_its_type() {
+    let p = Project::new();
+    p.write("py/sess.py", REBOUND_PY);
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Session.send"]);
+    let resolved: Vec<(String, String)> = refs(&v)
+        .into_iter()
+        .filter(|(_, how)| how == "resolved")
+        .collect();
+    assert_eq!(
+        resolved,
+        pairs(&[
+            ("py/sess.py:24", "resolved"),
+            ("py/sess.py:30", "resolved"),
+            ("py/sess.py:35", "resolved"),
+        ]),
+        "{v}"
+    );
+}
