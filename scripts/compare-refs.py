@@ -159,6 +159,11 @@ CORPORA = {
         "ts": ("ts-tiptap-core-3.34.0-uppy-core-6.3.1", "@tiptap/core 3.34.0 + @uppy/core 6.3.1 (src .ts)", None),
         "go": ("chi-cli-go", "go-chi/chi 5.0.7 + urfave/cli 2.3.0 (Debian)", None),
     },
+    # a fifth set to tune on, added when the others had become overfitted
+    "tune5": {
+        "python": ("python-urllib3-2.5.0-itsdangerous-2.2.0", "urllib3 2.5.0 + itsdangerous 2.2.0 (sdists)",
+                   ["urllib3/src", "itsdangerous/src", "urllib3"]),
+    },
     # a fourth set to tune on, different in style from the others
     "tune4": {
         "python": ("python-starlette-0.47.2-h11-0.16.0", "starlette 0.47.2 + h11 0.16.0 (sdists)",

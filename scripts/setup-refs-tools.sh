@@ -51,6 +51,12 @@
 #   Debian's golang-*-dev packages (standard library only once redigo's
 #   scan_test.go, which needs testify, is out).
 #
+# A fifth tuning set (compare-refs.py --set tune5), added when the others had
+# become overfitted:
+# - Python: the urllib3 and itsdangerous sdists (pinned), with their tests (a
+#   connection pool and typed responses with properties; signers and
+#   serializers built from class attributes).
+#
 # Each corpus is unpacked once under corpora/; compare-refs.py copies it into
 # a scratch directory before indexing, so nothing here is ever written to.
 set -euo pipefail
@@ -89,6 +95,9 @@ CHEVROTAIN_VERSION=11.2.0
 MSGPACK_VERSION=3.1.3
 STARLETTE_VERSION=0.47.2
 H11_VERSION=0.16.0
+# fifth tuning set (--set tune5)
+URLLIB3_VERSION=2.5.0
+ITSDANGEROUS_VERSION=2.2.0
 
 CACHE=${REPO_SEARCH_REFS_TOOLS:-$HOME/.cache/repo-search-refs-tools}
 mkdir -p "$CACHE/corpora"
@@ -410,6 +419,15 @@ if [ ! -f "$GO_TUNE4_DIR/go.mod" ]; then
     rm -rf "$GO_TUNE4_DIR" && mv "$GO_TUNE4_DIR.part" "$GO_TUNE4_DIR"
 fi
 
+# --- fifth tuning set (compare-refs.py --set tune5) ----------------------------
+# Python: the urllib3 and itsdangerous sdists side by side (src/ layout each;
+# urllib3's test/ and dummyserver/, itsdangerous's tests/).
+PY_TUNE5_DIR="$CACHE/corpora/python-urllib3-$URLLIB3_VERSION-itsdangerous-$ITSDANGEROUS_VERSION"
+if [ ! -d "$PY_TUNE5_DIR/urllib3/src/urllib3" ] || [ ! -d "$PY_TUNE5_DIR/itsdangerous/src/itsdangerous" ]; then
+    say "urllib3 $URLLIB3_VERSION and itsdangerous $ITSDANGEROUS_VERSION sdists"
+    sdists "$PY_TUNE5_DIR" "urllib3==$URLLIB3_VERSION" "itsdangerous==$ITSDANGEROUS_VERSION"
+fi
+
 cat <<EOF
 cache	$CACHE
 python	$CACHE/venv/bin/python
@@ -431,6 +449,7 @@ corpus-js	$JS_DIR
 tune2-js	$JS_TUNE2_DIR
 check-js	$JS_CHECK_DIR
 tune4-python	$PY_TUNE4_DIR
+tune5-python	$PY_TUNE5_DIR
 tune4-ts	$TS_TUNE4_DIR
 tune4-go	$GO_TUNE4_DIR
 EOF

@@ -2734,6 +2734,7 @@ impl<'a> Graph<'a> {
             } else if let Some(head) = call_bound_in_line(line, q)
                 .inspect(|_| self.awaited = awaits_in_line(line, q))
                 .or_else(|| with_call_as(line, q))
+                .or_else(|| with_call_as_above(&text.lines, i, q))
                 .or_else(|| go.then(|| go_first_of_call(line, q)).flatten())
                 && let Some(ty) = self.call_result(r, &head)?
             {
@@ -3997,6 +3998,33 @@ fn element_of(ann: &str) -> Option<String> {
     let end = a.find(['{', ':', ';', '=']).unwrap_or(a.len());
     let head = a[..end].trim();
     head.strip_suffix("[]").and_then(leading_type)
+}
+
+/// `) as q:` closing a `with SSLTransport(` opened on a line above (at
+/// most 8) → `SSLTransport`.
+fn with_call_as_above(lines: &[String], i: usize, q: &str) -> Option<String> {
+    let t = lines.get(i)?.trim();
+    let rest = t
+        .strip_prefix(')')?
+        .trim_start()
+        .strip_prefix("as ")?
+        .trim_start();
+    let rest = rest.strip_prefix(q)?.trim_start();
+    if rest != ":" {
+        return None;
+    }
+    let open = (i.saturating_sub(8)..i).rev().find(|&k| {
+        let l = lines[k].trim_start();
+        l.starts_with("with ") || l.starts_with("async with ")
+    })?;
+    let l = lines[open].trim();
+    let l = l
+        .strip_prefix("async ")
+        .unwrap_or(l)
+        .strip_prefix("with ")?;
+    let head = l.strip_suffix('(')?;
+    (!head.is_empty() && head.bytes().all(|b| is_ident_byte(b) || b == b'.'))
+        .then(|| head.to_string())
 }
 
 /// `with click.progressbar(…) as q:` → `click.progressbar`.

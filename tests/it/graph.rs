@@ -1776,3 +1776,34 @@ fn a_python_name_rebound_to_an_unknown_value_loses_its_type() {
         "{v}"
     );
 }
+
+/// `with SSLTransport(` … `) as ssock:` over several lines types `ssock`.
+const MULTILINE_WITH_PY: &str = r#"class SSLTransport:
+    def __init__(self, sock, ctx, server_hostname=None):
+        self.sock = sock
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        pass
+
+    def send(self, data):
+        return len(data)
+
+
+def talk(sock, ctx):
+    with SSLTransport(
+        sock, ctx, server_hostname="localhost"
+    ) as ssock:
+        ssock.send(b"x")
+"#;
+
+#[test]
+fn a_with_statement_over_several_lines_types_its_target() {
+    let p = Project::new();
+    p.write("py/ssl.py", MULTILINE_WITH_PY);
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "SSLTransport.send"]);
+    assert_eq!(refs(&v), pairs(&[("py/ssl.py:19", "resolved")]), "{v}");
+}
