@@ -163,6 +163,8 @@ CORPORA = {
     "tune5": {
         "python": ("python-urllib3-2.5.0-itsdangerous-2.2.0", "urllib3 2.5.0 + itsdangerous 2.2.0 (sdists)",
                    ["urllib3/src", "itsdangerous/src", "urllib3"]),
+        "go": ("cron-httprouter-schema-lru-go",
+               "cron 3.0.1 + httprouter 1.3.0 + schema 1.2.0 + securecookie 1.1.1 + golang-lru 0.5.4 (Debian)", None),
     },
     # a fourth set to tune on, different in style from the others
     "tune4": {

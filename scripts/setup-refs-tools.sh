@@ -56,6 +56,9 @@
 # - Python: the urllib3 and itsdangerous sdists (pinned), with their tests (a
 #   connection pool and typed responses with properties; signers and
 #   serializers built from class attributes).
+# - Go: robfig/cron v3, julienschmidt/httprouter, gorilla/schema,
+#   gorilla/securecookie and hashicorp/golang-lru from Debian's golang-*-dev
+#   packages (standard library only), with their tests.
 #
 # Each corpus is unpacked once under corpora/; compare-refs.py copies it into
 # a scratch directory before indexing, so nothing here is ever written to.
@@ -127,18 +130,24 @@ CHI=/usr/share/gocode/src/github.com/go-chi/chi
 URFAVE_CLI=/usr/share/gocode/src/github.com/urfave/cli/v2
 GOLDMARK=/usr/share/gocode/src/github.com/yuin/goldmark
 REDIGO=/usr/share/gocode/src/github.com/gomodule/redigo
+GO_TUNE5_SRC="/usr/share/gocode/src/github.com/robfig/cron /usr/share/gocode/src/github.com/julienschmidt/httprouter
+  $GORILLA/schema $GORILLA/securecookie /usr/share/gocode/src/github.com/hashicorp/golang-lru"
+go_tune5_missing() { local d; for d in $GO_TUNE5_SRC; do [ -d "$d" ] || return 0; done; return 1; }
 if ! command -v gopls >/dev/null || ! command -v go >/dev/null || [ ! -d "$GOCODE/cobra" ] || [ ! -d "$GOCODE/pflag" ] \
     || [ ! -d "$GORILLA/mux" ] || [ ! -d "$GORILLA/websocket" ] || [ ! -d "$YAML_V2" ] || [ ! -d "$BURNTSUSHI_TOML" ] \
-    || [ ! -d "$CHI" ] || [ ! -d "$URFAVE_CLI" ] || [ ! -d "$GOLDMARK" ] || [ ! -d "$REDIGO" ]; then
-    say "gopls, golang-go, cobra, pflag, mux, websocket, yaml.v2, toml, chi, urfave/cli, goldmark and redigo sources from Debian's packages"
-    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev golang-github-go-chi-chi-dev golang-github-urfave-cli-v2-dev golang-github-yuin-goldmark-dev golang-github-gomodule-redigo-dev yourself)"; exit 1; }
+    || [ ! -d "$CHI" ] || [ ! -d "$URFAVE_CLI" ] || [ ! -d "$GOLDMARK" ] || [ ! -d "$REDIGO" ] || go_tune5_missing; then
+    say "gopls, golang-go, cobra, pflag, mux, websocket, yaml.v2, toml, chi, urfave/cli, goldmark, redigo, cron, httprouter, schema, securecookie and golang-lru sources from Debian's packages"
+    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev golang-github-go-chi-chi-dev golang-github-urfave-cli-v2-dev golang-github-yuin-goldmark-dev golang-github-gomodule-redigo-dev golang-github-robfig-cron-dev golang-github-julienschmidt-httprouter-dev golang-github-gorilla-schema-dev golang-github-gorilla-securecookie-dev golang-github-hashicorp-golang-lru-dev yourself)"; exit 1; }
     apt-get update -qq >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gopls golang-go \
         golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev \
         golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev \
         golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev \
         golang-github-go-chi-chi-dev golang-github-urfave-cli-v2-dev \
-        golang-github-yuin-goldmark-dev golang-github-gomodule-redigo-dev >&2
+        golang-github-yuin-goldmark-dev golang-github-gomodule-redigo-dev \
+        golang-github-robfig-cron-dev golang-github-julienschmidt-httprouter-dev \
+        golang-github-gorilla-schema-dev golang-github-gorilla-securecookie-dev \
+        golang-github-hashicorp-golang-lru-dev >&2
 fi
 
 # Unpacks the sdists NAME==VERSION ... side by side into DIR/NAME, built in
@@ -428,6 +437,30 @@ if [ ! -d "$PY_TUNE5_DIR/urllib3/src/urllib3" ] || [ ! -d "$PY_TUNE5_DIR/itsdang
     sdists "$PY_TUNE5_DIR" "urllib3==$URLLIB3_VERSION" "itsdangerous==$ITSDANGEROUS_VERSION"
 fi
 
+# Go: one module `corpus` holding cron/ (robfig/cron v3), httprouter/,
+# schema/ and securecookie/ (gorilla's), and lru/ (hashicorp/golang-lru with
+# simplelru/), imports of each by its own path rewritten under corpus/: five
+# small standard-library-only packages (a scheduler, a radix-tree router, a
+# struct decoder with a cache of reflected fields, signed cookies, LRU caches
+# behind an interface), with their tests.
+GO_TUNE5_DIR="$CACHE/corpora/cron-httprouter-schema-lru-go"
+if [ ! -f "$GO_TUNE5_DIR/go.mod" ]; then
+    say "cron + httprouter + schema + securecookie + golang-lru module"
+    rm -rf "$GO_TUNE5_DIR.part" && mkdir -p "$GO_TUNE5_DIR.part"
+    cp -rL /usr/share/gocode/src/github.com/robfig/cron "$GO_TUNE5_DIR.part/cron"
+    cp -rL /usr/share/gocode/src/github.com/julienschmidt/httprouter "$GO_TUNE5_DIR.part/httprouter"
+    cp -rL "$GORILLA/schema" "$GO_TUNE5_DIR.part/schema"
+    cp -rL "$GORILLA/securecookie" "$GO_TUNE5_DIR.part/securecookie"
+    cp -rL /usr/share/gocode/src/github.com/hashicorp/golang-lru "$GO_TUNE5_DIR.part/lru"
+    rm -f "$GO_TUNE5_DIR.part"/*/go.mod "$GO_TUNE5_DIR.part"/*/go.sum
+    find "$GO_TUNE5_DIR.part" -name '*.go' -exec sed -i \
+        -e 's#"github.com/robfig/cron/v3#"corpus/cron#' -e 's#"github.com/julienschmidt/httprouter#"corpus/httprouter#' \
+        -e 's#"github.com/gorilla/schema#"corpus/schema#' -e 's#"github.com/gorilla/securecookie#"corpus/securecookie#' \
+        -e 's#"github.com/hashicorp/golang-lru#"corpus/lru#' {} +
+    printf 'module corpus\n\ngo 1.19\n' > "$GO_TUNE5_DIR.part/go.mod"
+    rm -rf "$GO_TUNE5_DIR" && mv "$GO_TUNE5_DIR.part" "$GO_TUNE5_DIR"
+fi
+
 cat <<EOF
 cache	$CACHE
 python	$CACHE/venv/bin/python
@@ -452,4 +485,5 @@ tune4-python	$PY_TUNE4_DIR
 tune5-python	$PY_TUNE5_DIR
 tune4-ts	$TS_TUNE4_DIR
 tune4-go	$GO_TUNE4_DIR
+tune5-go	$GO_TUNE5_DIR
 EOF

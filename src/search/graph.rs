@@ -1292,6 +1292,11 @@ impl<'a> Graph<'a> {
                 None => self.inferred_return(&d),
             };
         }
+        // `router := New()` in Go: the package's own `New` (or, through a
+        // package name, that package's), never another package's.
+        if r.lang == "go" && !go_method {
+            return self.go_nth_result(r, head, 0);
+        }
         // `app(environ, start_response)` with `app` a parameter of the
         // function around it: a callable value, not the project's `app`.
         if receiver.is_empty() && self.is_parameter(r, name)? {
@@ -1491,7 +1496,7 @@ impl<'a> Graph<'a> {
         {
             return Ok(Some(last_part(class).to_string()));
         }
-        if capitalized(last_part(receiver)) && self.is_type_name(last_part(receiver))? {
+        if capitalized(last_part(receiver)) && self.is_visible_type(r, receiver)? {
             // `[Extension, Node].forEach(Extendable => Extendable.create())`:
             // a lambda's parameter named like a class is a value, not it.
             if receiver == last_part(receiver)
@@ -2222,6 +2227,21 @@ impl<'a> Graph<'a> {
             && !go().any(|d| matches!(d.kind.as_str(), "function" | "method")))
     }
 
+    /// Is the last part of `q` a type the reference can name: any
+    /// project type, but in Go a bare name only of its own package
+    /// (`type s1 struct` in another package, or in a test function
+    /// there, leaves the variable `s1` here a value).
+    fn is_visible_type(&mut self, r: &GraphRef, q: &str) -> Result<bool> {
+        let last = last_part(q);
+        if r.lang != "go" || q != last {
+            return self.is_type_name(last);
+        }
+        Ok(self
+            .defs_named(last)?
+            .iter()
+            .any(|d| is_type_kind(&d.kind) && same_dir(&d.path, &r.path)))
+    }
+
     fn is_type_name(&mut self, name: &str) -> Result<bool> {
         if !name
             .chars()
@@ -2280,7 +2300,7 @@ impl<'a> Graph<'a> {
                 if self.module_alias(r, q, t) {
                     return Ok(Verdict::Resolved);
                 }
-                if self.is_receiver(r, q)? || self.is_type_name(last_part(q))? {
+                if self.is_receiver(r, q)? || self.is_visible_type(r, q)? {
                     return Ok(Verdict::Other);
                 }
                 Ok(Verdict::NameOnly)
@@ -2357,7 +2377,7 @@ impl<'a> Graph<'a> {
         if t.family.contains(last) {
             return Ok(Verdict::Other);
         }
-        if self.is_type_name(last)? {
+        if self.is_visible_type(r, q)? {
             return Ok(if self.defines(last, name)? {
                 Verdict::Other
             } else {
@@ -2720,6 +2740,9 @@ impl<'a> Graph<'a> {
             }
             let ty = if go && let Some(ty) = self.go_constructor_result(r, line, q)? {
                 Some(ty)
+            } else if go && self.go_foreign_call(r, line, q)? {
+                // `enc := gob.NewEncoder(buf)`: no type of the project's.
+                None
             } else if let Some(ty) = binding_in_line(line, q, &r.lang) {
                 Some(ty)
             } else if go && let Some(ty) = go_comma_ok_assert(line, q) {
@@ -2881,9 +2904,26 @@ impl<'a> Graph<'a> {
                 .iter()
                 .filter(|d| same_dir(&d.path, &r.path))
                 .collect();
-            match (receiver.is_empty(), local.as_slice(), funcs.as_slice()) {
-                (true, [d], _) => Some((**d).clone()),
-                (false, _, [d]) => Some((*d).clone()),
+            // `httprouter.New()` among several packages' `New`: the one in
+            // a directory named like the package.
+            let named: Vec<&&GraphDef> = funcs
+                .iter()
+                .filter(|d| !receiver.is_empty() && dir_name(&d.path) == Some(receiver))
+                .collect();
+            match (
+                receiver.is_empty(),
+                local.as_slice(),
+                named.as_slice(),
+                funcs.as_slice(),
+            ) {
+                (true, [d], _, _) => Some((**d).clone()),
+                (false, _, [d], _) => Some((**d).clone()),
+                // `x.New()` with `x "corpus/lib/v2"`: the one package an
+                // import line names (`gob.NewEncoder` of "encoding/gob" is
+                // not the project's `schema.NewEncoder`).
+                (false, _, [], [d]) if self.go_imports_dir_of(r, receiver, &d.path) => {
+                    Some((*d).clone())
+                }
                 _ => None,
             }
         } else {
@@ -2903,6 +2943,52 @@ impl<'a> Graph<'a> {
             return Ok(None);
         };
         Ok(go_result(rest, k).and_then(|t| type_in(t, "go")))
+    }
+
+    /// The package path a Go file imports as `alias` (`x "corpus/lib"` or
+    /// `"corpus/lib"` as `lib`), from the index's import rows.
+    fn go_import_path(&mut self, r: &GraphRef, alias: &str) -> Option<String> {
+        let rows = self.import_rows(r.file_id);
+        rows.iter()
+            .find(|i| match &i.alias {
+                Some(a) => a == alias,
+                None => i.module.rsplit('/').next() == Some(alias),
+            })
+            .map(|i| i.module.clone())
+    }
+
+    /// Does the reference's file import as `alias` the package in the
+    /// directory of `def_path` (by its path's last part)?
+    fn go_imports_dir_of(&mut self, r: &GraphRef, alias: &str, def_path: &str) -> bool {
+        let Some(dir) = dir_name(def_path) else {
+            return false;
+        };
+        self.go_import_path(r, alias)
+            .is_some_and(|m| m.rsplit('/').next() == Some(dir))
+    }
+
+    /// Is `q` bound to a call of a function of an imported package that
+    /// is not the project's (`enc := gob.NewEncoder(buf)` of
+    /// "encoding/gob", beside the project's `schema.NewEncoder`)?
+    fn go_foreign_call(&mut self, r: &GraphRef, line: &str, q: &str) -> Result<bool> {
+        let Some(head) = call_bound_in_line(line, q) else {
+            return Ok(false);
+        };
+        let Some(name) = dotted_last(&head) else {
+            return Ok(false);
+        };
+        let receiver = head[..head.len() - name.len()].trim_end_matches('.');
+        if receiver.is_empty() || !receiver.bytes().all(is_ident_byte) {
+            return Ok(false);
+        }
+        let Some(module) = self.go_import_path(r, receiver) else {
+            return Ok(false);
+        };
+        let last = module.rsplit('/').next().unwrap_or(&module);
+        Ok(!self
+            .defs_named(name)?
+            .iter()
+            .any(|d| d.lang == "go" && d.container.is_none() && dir_name(&d.path) == Some(last)))
     }
 
     /// What `q := NewT(…)` (a Go constructor function) returns by its
@@ -3469,6 +3555,12 @@ fn module_last(module: &str) -> &str {
     m.rsplit('.').next().unwrap_or(m)
 }
 
+/// The name of the directory a path lies in (`mux` of `mux/route.go`).
+fn dir_name(path: &str) -> Option<&str> {
+    let (dir, _) = path.rsplit_once('/')?;
+    Some(dir.rsplit_once('/').map_or(dir, |(_, d)| d))
+}
+
 fn same_dir(a: &str, b: &str) -> bool {
     Path::new(a).parent() == Path::new(b).parent()
 }
@@ -3964,6 +4056,16 @@ fn element_of(ann: &str) -> Option<String> {
         "Set[",
         "set[",
         "Generator[",
+        "AsyncIterator[",
+        "AsyncIterable[",
+        "AsyncGenerator[",
+        "ValuesView[",
+        "MutableSequence[",
+        "AbstractSet[",
+        "FrozenSet[",
+        "frozenset[",
+        "Deque[",
+        "deque[",
         "Array<",
         "ReadonlyArray<",
         "Collection[",

@@ -1807,3 +1807,88 @@ fn a_with_statement_over_several_lines_types_its_target() {
     let v = p.json(&["refs", "SSLTransport.send"]);
     assert_eq!(refs(&v), pairs(&[("py/ssl.py:19", "resolved")]), "{v}");
 }
+
+/// Go packages each with a `New`: `router := New()` is the package's own
+/// (`*Router`), `lru.New(2)` through an import the `lru` directory's, and
+/// `gob.NewEncoder` of the standard library none of the project's. A
+/// variable `s1` is a value even where another package (or a test function
+/// there) declares `type s1 struct`.
+const GO_ROUTER: &str = r#"package httprouter
+
+type Router struct{}
+
+func New() *Router { return &Router{} }
+
+func (r *Router) Handle(path string) {}
+"#;
+
+const GO_ROUTER_TEST: &str = r#"package httprouter
+
+import (
+	"encoding/gob"
+
+	"corpus/lru"
+)
+
+func TestRouter() {
+	router := New()
+	router.Handle("/")
+	s1 := New()
+	s1.Handle("/s1")
+	c, _ := lru.New(2)
+	c.Add(1)
+	enc := gob.NewEncoder(nil)
+	enc.Encode(1)
+}
+"#;
+
+const GO_LRU: &str = r#"package lru
+
+type Cache struct{}
+
+func New(size int) (*Cache, error) { return &Cache{}, nil }
+
+func (c *Cache) Add(k int) {}
+"#;
+
+const GO_SCHEMA: &str = r#"package schema
+
+type Encoder struct{}
+
+func NewEncoder() *Encoder { return &Encoder{} }
+
+func (e *Encoder) Encode(v int) error { return nil }
+
+func TestEncoder() {
+	type s1 struct{ a int }
+	_ = s1{}
+}
+"#;
+
+#[test]
+fn go_calls_of_a_function_name_their_own_package() {
+    let p = Project::new();
+    p.write("go.mod", "module corpus\n\ngo 1.19\n");
+    p.write("httprouter/router.go", GO_ROUTER);
+    p.write("httprouter/router_test.go", GO_ROUTER_TEST);
+    p.write("lru/lru.go", GO_LRU);
+    p.write("schema/encoder.go", GO_SCHEMA);
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Router.Handle"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("httprouter/router_test.go:11", "resolved"),
+            ("httprouter/router_test.go:13", "resolved")
+        ]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "Cache.Add"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[("httprouter/router_test.go:15", "resolved")]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "Encoder.Encode"]);
+    assert!(!refs(&v).iter().any(|(_, how)| how == "resolved"), "{v}");
+}
