@@ -166,6 +166,10 @@ CORPORA = {
         "go": ("cron-httprouter-schema-lru-go",
                "cron 3.0.1 + httprouter 1.3.0 + schema 1.2.0 + securecookie 1.1.1 + golang-lru 0.5.4 (Debian)", None),
     },
+    # a sixth, Go only: network clients built around a connection struct
+    "tune6": {
+        "go": ("pq-amqp-go", "lib/pq 1.10.7 + streadway/amqp 2020-07-16 (Debian)", None),
+    },
     # a fourth set to tune on, different in style from the others
     "tune4": {
         "python": ("python-starlette-0.47.2-h11-0.16.0", "starlette 0.47.2 + h11 0.16.0 (sdists)",
@@ -175,6 +179,52 @@ CORPORA = {
         "go": ("goldmark-redigo-go", "yuin/goldmark 1.5.4 + gomodule/redigo 1.8.3 (Debian)", None),
     },
 }
+
+
+# GOOS/GOARCH and default tags that gopls builds with on this machine.
+GO_TAGS = {"linux", "amd64", "unix", "gc", "cgo"}
+_go_built = {}
+
+
+def go_file_built(root, rel):
+    """Does the default build (what gopls loads) include this Go file by its
+    `//go:build` or `// +build` lines and its `_GOOS`/`_GOARCH` suffix?"""
+    if rel in _go_built:
+        return _go_built[rel]
+    ok = True
+    stem = os.path.basename(rel).rsplit(".", 1)[0].removesuffix("_test")
+    parts = stem.split("_")
+    known_os = {"linux", "windows", "darwin", "freebsd", "openbsd", "netbsd", "plan9", "solaris", "aix", "js",
+                "android", "ios", "dragonfly", "illumos", "wasip1"}
+    known_arch = {"amd64", "386", "arm", "arm64", "wasm", "mips", "mipsle", "mips64", "ppc64", "ppc64le", "riscv64", "s390x"}
+    if len(parts) > 1 and (parts[-1] in known_os | known_arch):
+        ok = parts[-1] in GO_TAGS and (len(parts) < 3 or parts[-2] not in known_os or parts[-2] in GO_TAGS)
+    try:
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+            head = []
+            for line in f:
+                t = line.strip()
+                if t.startswith("package "):
+                    break
+                head.append(t)
+    except OSError:
+        head = []
+    gobuild = [t[len("//go:build"):] for t in head if t.startswith("//go:build")]
+    if gobuild:
+        expr = re.sub(r"[A-Za-z0-9_.]+", lambda m: str(m.group(0) in GO_TAGS or m.group(0).startswith("go1.")), gobuild[0])
+        expr = expr.replace("&&", " and ").replace("||", " or ").replace("!", " not ")
+        try:
+            ok = ok and bool(eval(expr, {"__builtins__": {}}))  # noqa: S307 (True/False/and/or/not only)
+        except SyntaxError:
+            pass
+    else:
+        for t in head:
+            if t.startswith("// +build"):
+                terms = t[len("// +build"):].split()
+                ok = ok and any(all((x[1:] not in GO_TAGS) if x.startswith("!") else (x in GO_TAGS or x.startswith("go1."))
+                                    for x in term.split(",")) for term in terms)
+    _go_built[rel] = ok
+    return ok
 
 
 class ResolverError(Exception):
@@ -793,6 +843,9 @@ def compare_lang(lang, args, env):
         hits = hits or []
         ours_def = {(h["path"], h["line"]) for h in hits if h.get("is_definition")}
         excluded = defsites.get(bare, set()) | ours_def
+        # Go files the resolver does not load (a build constraint such as
+        # `// +build integration`): nothing of theirs can be there to judge ours by.
+        excluded |= {(h["path"], h["line"]) for h in hits if lang == "go" and not go_file_built(root, h["path"])}
         theirs = {(p, l) for p, l, _c, is_def, own in theirs_raw if own and not is_def} - excluded
         if not theirs:
             unreferenced += 1

@@ -60,6 +60,12 @@
 #   gorilla/securecookie and hashicorp/golang-lru from Debian's golang-*-dev
 #   packages (standard library only), with their tests.
 #
+# A sixth tuning set (compare-refs.py --set tune6), Go only, added when the
+# held-out Go set still missed what the five did not show:
+# - Go: lib/pq and streadway/amqp from Debian's golang-*-dev packages
+#   (standard library only once pq's auth/kerberos is out): network clients
+#   built around a connection struct, as gorilla/websocket is.
+#
 # Each corpus is unpacked once under corpora/; compare-refs.py copies it into
 # a scratch directory before indexing, so nothing here is ever written to.
 set -euo pipefail
@@ -131,13 +137,14 @@ URFAVE_CLI=/usr/share/gocode/src/github.com/urfave/cli/v2
 GOLDMARK=/usr/share/gocode/src/github.com/yuin/goldmark
 REDIGO=/usr/share/gocode/src/github.com/gomodule/redigo
 GO_TUNE5_SRC="/usr/share/gocode/src/github.com/robfig/cron /usr/share/gocode/src/github.com/julienschmidt/httprouter
-  $GORILLA/schema $GORILLA/securecookie /usr/share/gocode/src/github.com/hashicorp/golang-lru"
+  $GORILLA/schema $GORILLA/securecookie /usr/share/gocode/src/github.com/hashicorp/golang-lru
+  /usr/share/gocode/src/github.com/lib/pq /usr/share/gocode/src/github.com/streadway/amqp"
 go_tune5_missing() { local d; for d in $GO_TUNE5_SRC; do [ -d "$d" ] || return 0; done; return 1; }
 if ! command -v gopls >/dev/null || ! command -v go >/dev/null || [ ! -d "$GOCODE/cobra" ] || [ ! -d "$GOCODE/pflag" ] \
     || [ ! -d "$GORILLA/mux" ] || [ ! -d "$GORILLA/websocket" ] || [ ! -d "$YAML_V2" ] || [ ! -d "$BURNTSUSHI_TOML" ] \
     || [ ! -d "$CHI" ] || [ ! -d "$URFAVE_CLI" ] || [ ! -d "$GOLDMARK" ] || [ ! -d "$REDIGO" ] || go_tune5_missing; then
-    say "gopls, golang-go, cobra, pflag, mux, websocket, yaml.v2, toml, chi, urfave/cli, goldmark, redigo, cron, httprouter, schema, securecookie and golang-lru sources from Debian's packages"
-    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev golang-github-go-chi-chi-dev golang-github-urfave-cli-v2-dev golang-github-yuin-goldmark-dev golang-github-gomodule-redigo-dev golang-github-robfig-cron-dev golang-github-julienschmidt-httprouter-dev golang-github-gorilla-schema-dev golang-github-gorilla-securecookie-dev golang-github-hashicorp-golang-lru-dev yourself)"; exit 1; }
+    say "gopls, golang-go, cobra, pflag, mux, websocket, yaml.v2, toml, chi, urfave/cli, goldmark, redigo, cron, httprouter, schema, securecookie, golang-lru, pq and amqp sources from Debian's packages"
+    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev golang-github-go-chi-chi-dev golang-github-urfave-cli-v2-dev golang-github-yuin-goldmark-dev golang-github-gomodule-redigo-dev golang-github-robfig-cron-dev golang-github-julienschmidt-httprouter-dev golang-github-gorilla-schema-dev golang-github-gorilla-securecookie-dev golang-github-hashicorp-golang-lru-dev golang-github-lib-pq-dev golang-github-streadway-amqp-dev yourself)"; exit 1; }
     apt-get update -qq >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gopls golang-go \
         golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev \
@@ -147,7 +154,8 @@ if ! command -v gopls >/dev/null || ! command -v go >/dev/null || [ ! -d "$GOCOD
         golang-github-yuin-goldmark-dev golang-github-gomodule-redigo-dev \
         golang-github-robfig-cron-dev golang-github-julienschmidt-httprouter-dev \
         golang-github-gorilla-schema-dev golang-github-gorilla-securecookie-dev \
-        golang-github-hashicorp-golang-lru-dev >&2
+        golang-github-hashicorp-golang-lru-dev golang-github-lib-pq-dev \
+        golang-github-streadway-amqp-dev >&2
 fi
 
 # Unpacks the sdists NAME==VERSION ... side by side into DIR/NAME, built in
@@ -461,6 +469,26 @@ if [ ! -f "$GO_TUNE5_DIR/go.mod" ]; then
     rm -rf "$GO_TUNE5_DIR" && mv "$GO_TUNE5_DIR.part" "$GO_TUNE5_DIR"
 fi
 
+# --- sixth tuning set (compare-refs.py --set tune6) ----------------------------
+# Go: one module `corpus` holding pq/ (lib/pq, a PostgreSQL driver: a
+# connection struct with buffers and readers, statements, rows, listeners)
+# and amqp/ (streadway/amqp, an AMQP client: connections, channels,
+# frames), imports rewritten under corpus/. Left out: pq's auth/kerberos
+# (needs gokrb5 and sspi) and amqp's _examples.
+GO_TUNE6_DIR="$CACHE/corpora/pq-amqp-go"
+if [ ! -f "$GO_TUNE6_DIR/go.mod" ]; then
+    say "pq + amqp module"
+    rm -rf "$GO_TUNE6_DIR.part" && mkdir -p "$GO_TUNE6_DIR.part"
+    cp -rL /usr/share/gocode/src/github.com/lib/pq "$GO_TUNE6_DIR.part/pq"
+    cp -rL /usr/share/gocode/src/github.com/streadway/amqp "$GO_TUNE6_DIR.part/amqp"
+    rm -rf "$GO_TUNE6_DIR.part/pq/auth" "$GO_TUNE6_DIR.part/amqp/_examples" \
+        "$GO_TUNE6_DIR.part"/*/go.mod "$GO_TUNE6_DIR.part"/*/go.sum
+    find "$GO_TUNE6_DIR.part" -name '*.go' -exec sed -i \
+        -e 's#"github.com/lib/pq#"corpus/pq#' -e 's#"github.com/streadway/amqp#"corpus/amqp#' {} +
+    printf 'module corpus\n\ngo 1.19\n' > "$GO_TUNE6_DIR.part/go.mod"
+    rm -rf "$GO_TUNE6_DIR" && mv "$GO_TUNE6_DIR.part" "$GO_TUNE6_DIR"
+fi
+
 cat <<EOF
 cache	$CACHE
 python	$CACHE/venv/bin/python
@@ -486,4 +514,5 @@ tune5-python	$PY_TUNE5_DIR
 tune4-ts	$TS_TUNE4_DIR
 tune4-go	$GO_TUNE4_DIR
 tune5-go	$GO_TUNE5_DIR
+tune6-go	$GO_TUNE6_DIR
 EOF

@@ -2180,6 +2180,11 @@ impl<'a> Graph<'a> {
         if pkg.is_empty() || before[..start].ends_with('.') {
             return Ok(ty);
         }
+        // `ch, err := c.Channel()`: `c` is a value, no package the file
+        // imports, and `Channel` the method's result type.
+        if self.go_import_path(r, pkg).is_none() {
+            return Ok(ty);
+        }
         // `flag "…/pflag"`: an import alias names the package's directory.
         let dir = self
             .text(r.file_id, &r.path)
@@ -2371,6 +2376,16 @@ impl<'a> Graph<'a> {
         if go_call {
             return self.bound_verdict(r, t, name, q);
         }
+        // `rows.Next()` with `rows, err := db.Query(…)` beside pq's `type
+        // rows struct`: a Go variable shadows the type it is named like.
+        if r.lang == "go" && q == last && self.go_local_value(r, q)? {
+            return self.bound_verdict(r, t, name, q);
+        }
+        // `(*Channel).recvMethod`, `(Channel).m`: a Go method expression.
+        let last = match q.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+            Some(inner) if r.lang == "go" => inner.trim_start_matches('*').trim(),
+            _ => last,
+        };
         if self.in_same(t, last, name)? {
             return Ok(Verdict::Resolved);
         }
@@ -2945,6 +2960,44 @@ impl<'a> Graph<'a> {
         Ok(go_result(rest, k).and_then(|t| type_in(t, "go")))
     }
 
+    /// Is `q` a value declared in the Go function around the reference:
+    /// a parameter, or `q :=`, `q, err :=`, `x, q :=`, `var q` above it?
+    fn go_local_value(&mut self, r: &GraphRef, q: &str) -> Result<bool> {
+        if self.is_parameter(r, q)? {
+            return Ok(true);
+        }
+        let Some(text) = self.text(r.file_id, &r.path) else {
+            return Ok(false);
+        };
+        let from = self.scope_start(r.file_id, r.line)?;
+        let to = (r.line as usize).saturating_sub(1).min(text.lines.len());
+        Ok(text.lines[from.min(to)..to].iter().any(|l| {
+            let mut at = 0;
+            while let Some(p) = find_word(l, q, at) {
+                at = p + q.len();
+                let before = l[..p].trim_end();
+                let after = l[at..].trim_start();
+                if before.ends_with("var") && !before.ends_with(".var") {
+                    return true;
+                }
+                // the left side of a `:=`: names and commas only
+                if let Some(d) = l.find(":=")
+                    && p < d
+                    && l[..d]
+                        .trim_start()
+                        .trim_start_matches("for ")
+                        .trim_start_matches("if ")
+                        .bytes()
+                        .all(|b| is_ident_byte(b) || b == b',' || b == b' ')
+                    && (after.starts_with(":=") || after.starts_with(','))
+                {
+                    return true;
+                }
+            }
+            false
+        }))
+    }
+
     /// The package path a Go file imports as `alias` (`x "corpus/lib"` or
     /// `"corpus/lib"` as `lib`), from the index's import rows.
     fn go_import_path(&mut self, r: &GraphRef, alias: &str) -> Option<String> {
@@ -2952,7 +3005,7 @@ impl<'a> Graph<'a> {
         rows.iter()
             .find(|i| match &i.alias {
                 Some(a) => a == alias,
-                None => i.module.rsplit('/').next() == Some(alias),
+                None => go_package_names(&i.module).contains(&alias),
             })
             .map(|i| i.module.clone())
     }
@@ -3553,6 +3606,20 @@ fn module_last(module: &str) -> &str {
         return &m[i + 2..];
     }
     m.rsplit('.').next().unwrap_or(m)
+}
+
+/// The names a Go import path may bind without an alias: its last part,
+/// that without a `.v2` or `go-` (`gopkg.in/yaml.v2`, `go-toml`), and the
+/// part before a `/v3` major version (`github.com/robfig/cron/v3`).
+fn go_package_names(module: &str) -> [&str; 3] {
+    let mut parts = module.rsplit('/');
+    let last = parts.next().unwrap_or(module);
+    let before = parts.next().unwrap_or(last);
+    let major =
+        last.len() > 1 && last.starts_with('v') && last[1..].bytes().all(|b| b.is_ascii_digit());
+    let base = last.split('.').next().unwrap_or(last);
+    let base = base.strip_prefix("go-").unwrap_or(base);
+    [last, base, if major { before } else { last }]
 }
 
 /// The name of the directory a path lies in (`mux` of `mux/route.go`).

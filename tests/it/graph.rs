@@ -1892,3 +1892,56 @@ fn go_calls_of_a_function_name_their_own_package() {
     let v = p.json(&["refs", "Encoder.Encode"]);
     assert!(!refs(&v).iter().any(|(_, how)| how == "resolved"), "{v}");
 }
+
+/// A Go variable named like a type of its package (`rows` beside pq's
+/// `type rows struct`) is the value its binding says, and a method named
+/// like the type it returns (`c.Channel()` giving a `*Channel`) is no
+/// package-qualified type `c.Channel`.
+const GO_SHADOW: &str = r#"package pq
+
+type rows struct{}
+
+func (rs *rows) Next() bool { return false }
+
+type Connection struct{}
+type Channel struct{}
+
+func Open(x int) (*Connection, error) { return &Connection{}, nil }
+
+func (c *Connection) Channel() (*Channel, error) { return &Channel{}, nil }
+
+func (ch *Channel) Qos(n int) error { return nil }
+
+type Result struct{}
+
+func (r *Result) Next() bool { return true }
+
+func Query() *Result { return &Result{} }
+"#;
+
+const GO_SHADOW_TEST: &str = r#"package pq
+
+func TestA() {
+	c, _ := Open(1)
+	ch, _ := c.Channel()
+	ch.Qos(2)
+	rows := Query()
+	for rows.Next() {
+	}
+}
+"#;
+
+#[test]
+fn go_variables_shadow_types_and_methods_named_like_types_return_them() {
+    let p = Project::new();
+    p.write("go.mod", "module corpus\n\ngo 1.19\n");
+    p.write("pq/conn.go", GO_SHADOW);
+    p.write("pq/conn_test.go", GO_SHADOW_TEST);
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Channel.Qos"]);
+    assert_eq!(refs(&v), pairs(&[("pq/conn_test.go:6", "resolved")]), "{v}");
+    let v = p.json(&["refs", "Result.Next"]);
+    assert_eq!(refs(&v), pairs(&[("pq/conn_test.go:8", "resolved")]), "{v}");
+    let v = p.json(&["refs", "rows.Next"]);
+    assert!(!refs(&v).iter().any(|(_, how)| how == "resolved"), "{v}");
+}
