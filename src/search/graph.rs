@@ -2365,6 +2365,22 @@ impl<'a> Graph<'a> {
             }
             return Ok(Verdict::NameOnly);
         }
+        // `(*Channel).recvMethod`, `(Channel).m`: a Go method expression.
+        if r.lang == "go"
+            && let Some(inner) = q.strip_prefix('(').and_then(|x| x.strip_suffix(')'))
+            && let ty = inner.trim_start_matches('*').trim()
+            && !ty.is_empty()
+            && ty.bytes().all(|b| is_ident_byte(b) || b == b'.')
+        {
+            let ty = last_part(ty);
+            return Ok(if self.in_same(t, ty, name)? {
+                Verdict::Resolved
+            } else if t.family.contains(ty) || self.is_type_name(ty)? {
+                Verdict::Other
+            } else {
+                Verdict::NameOnly
+            });
+        }
         let last = last_part(q);
         // `r.Context().Value(…)`: in Go a call through a value is a method's
         // result, not a conversion to a type named like the method.
@@ -2381,11 +2397,6 @@ impl<'a> Graph<'a> {
         if r.lang == "go" && q == last && self.go_local_value(r, q)? {
             return self.bound_verdict(r, t, name, q);
         }
-        // `(*Channel).recvMethod`, `(Channel).m`: a Go method expression.
-        let last = match q.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
-            Some(inner) if r.lang == "go" => inner.trim_start_matches('*').trim(),
-            _ => last,
-        };
         if self.in_same(t, last, name)? {
             return Ok(Verdict::Resolved);
         }

@@ -85,10 +85,13 @@
 //!   (`#notify() {}`) are definitions and their calls (`this.#notify()`)
 //!   references, so an older index's rows are rebuilt by the next index
 //!   run (its vectors kept).
+//! - 15: same tables; rows change: Go method expressions
+//!   (`(*Channel).recvMethod`) are references of the method, so an older
+//!   index's rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 14;
+pub const SCHEMA_VERSION: i64 = 15;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -97,7 +100,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 14;
+const SAME_ROWS_SINCE: i64 = 15;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

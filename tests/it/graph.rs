@@ -1896,7 +1896,8 @@ fn go_calls_of_a_function_name_their_own_package() {
 /// A Go variable named like a type of its package (`rows` beside pq's
 /// `type rows struct`) is the value its binding says, and a method named
 /// like the type it returns (`c.Channel()` giving a `*Channel`) is no
-/// package-qualified type `c.Channel`.
+/// package-qualified type `c.Channel`; a method expression `(*Channel).Qos`
+/// is a reference of `Channel.Qos`.
 const GO_SHADOW: &str = r#"package pq
 
 type rows struct{}
@@ -1928,6 +1929,8 @@ func TestA() {
 	rows := Query()
 	for rows.Next() {
 	}
+	qos := (*Channel).Qos
+	_ = qos
 }
 "#;
 
@@ -1938,8 +1941,16 @@ fn go_variables_shadow_types_and_methods_named_like_types_return_them() {
     p.write("pq/conn.go", GO_SHADOW);
     p.write("pq/conn_test.go", GO_SHADOW_TEST);
     p.run(&["index", "--offline"]).ok();
+    // the call, and the method expression `(*Channel).Qos`
     let v = p.json(&["refs", "Channel.Qos"]);
-    assert_eq!(refs(&v), pairs(&[("pq/conn_test.go:6", "resolved")]), "{v}");
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("pq/conn_test.go:6", "resolved"),
+            ("pq/conn_test.go:10", "resolved")
+        ]),
+        "{v}"
+    );
     let v = p.json(&["refs", "Result.Next"]);
     assert_eq!(refs(&v), pairs(&[("pq/conn_test.go:8", "resolved")]), "{v}");
     let v = p.json(&["refs", "rows.Next"]);

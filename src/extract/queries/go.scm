@@ -18,3 +18,9 @@
   (var_declaration
     (var_spec_list
       (var_spec name: (identifier) @name) @definition.variable)))
+
+; A method expression, `(*Channel).recvMethod` or `(T).m`, passed as a
+; value: a reference of the method, read by the resolver as `T`'s.
+(selector_expression
+  operand: (parenthesized_expression)
+  field: (field_identifier) @name) @reference.call
