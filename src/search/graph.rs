@@ -2182,36 +2182,18 @@ impl<'a> Graph<'a> {
         }
         // `ch, err := c.Channel()`: `c` is a value, no package the file
         // imports, and `Channel` the method's result type.
-        if self.go_import_path(r, pkg).is_none() {
+        let Some(import) = self.go_import(r, pkg) else {
             return Ok(ty);
-        }
+        };
         // `flag "…/pflag"`: an import alias names the package's directory.
-        let dir = self
-            .text(r.file_id, &r.path)
-            .and_then(|text| {
-                // The import block comes before any declaration.
-                text.lines
-                    .iter()
-                    .take_while(|l| !l.starts_with("func "))
-                    .find_map(|l| {
-                        let rest = l
-                            .trim_start()
-                            .strip_prefix("import")
-                            .unwrap_or(l)
-                            .trim_start();
-                        let path = rest.strip_prefix(pkg)?.trim_start().strip_prefix('"')?;
-                        let path = path.split('"').next()?;
-                        Some(path.rsplit('/').next().unwrap_or(path).to_string())
-                    })
-            })
-            .unwrap_or_else(|| pkg.to_string());
-        let in_pkg = self.defs_named(&ty)?.iter().any(|d| {
-            d.lang == "go"
-                && Path::new(&d.path)
-                    .parent()
-                    .and_then(|p| p.file_name())
-                    .is_some_and(|n| *n == *dir)
-        });
+        let dir = match import.alias {
+            Some(_) => go_module_dir(&import.module),
+            None => pkg,
+        };
+        let in_pkg = self
+            .defs_named(&ty)?
+            .iter()
+            .any(|d| d.lang == "go" && dir_name(&d.path) == Some(dir));
         Ok(if in_pkg { ty } else { format!("{pkg}.{ty}") })
     }
 
@@ -3009,16 +2991,16 @@ impl<'a> Graph<'a> {
         }))
     }
 
-    /// The package path a Go file imports as `alias` (`x "corpus/lib"` or
-    /// `"corpus/lib"` as `lib`), from the index's import rows.
-    fn go_import_path(&mut self, r: &GraphRef, alias: &str) -> Option<String> {
+    /// The import row by which a Go file names a package `alias` (`x
+    /// "corpus/lib"`, or `"corpus/lib"` as `lib`).
+    fn go_import(&mut self, r: &GraphRef, alias: &str) -> Option<ImportRow> {
         let rows = self.import_rows(r.file_id);
         rows.iter()
             .find(|i| match &i.alias {
                 Some(a) => a == alias,
                 None => go_package_names(&i.module).contains(&alias),
             })
-            .map(|i| i.module.clone())
+            .cloned()
     }
 
     /// Does the reference's file import as `alias` the package in the
@@ -3027,8 +3009,8 @@ impl<'a> Graph<'a> {
         let Some(dir) = dir_name(def_path) else {
             return false;
         };
-        self.go_import_path(r, alias)
-            .is_some_and(|m| m.rsplit('/').next() == Some(dir))
+        self.go_import(r, alias)
+            .is_some_and(|i| go_module_dir(&i.module) == dir)
     }
 
     /// Is `q` bound to a call of a function of an imported package that
@@ -3045,14 +3027,14 @@ impl<'a> Graph<'a> {
         if receiver.is_empty() || !receiver.bytes().all(is_ident_byte) {
             return Ok(false);
         }
-        let Some(module) = self.go_import_path(r, receiver) else {
+        let Some(import) = self.go_import(r, receiver) else {
             return Ok(false);
         };
-        let last = module.rsplit('/').next().unwrap_or(&module);
+        let dir = go_module_dir(&import.module);
         Ok(!self
             .defs_named(name)?
             .iter()
-            .any(|d| d.lang == "go" && d.container.is_none() && dir_name(&d.path) == Some(last)))
+            .any(|d| d.lang == "go" && d.container.is_none() && dir_name(&d.path) == Some(dir)))
     }
 
     /// What `q := NewT(…)` (a Go constructor function) returns by its
@@ -3631,6 +3613,12 @@ fn go_package_names(module: &str) -> [&str; 3] {
     let base = last.split('.').next().unwrap_or(last);
     let base = base.strip_prefix("go-").unwrap_or(base);
     [last, base, if major { before } else { last }]
+}
+
+/// The directory a Go import path names: its last part (`pflag` of
+/// `github.com/spf13/pflag`).
+fn go_module_dir(module: &str) -> &str {
+    module.rsplit('/').next().unwrap_or(module)
 }
 
 /// The name of the directory a path lies in (`mux` of `mux/route.go`).
