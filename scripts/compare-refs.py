@@ -2,7 +2,7 @@
 """Compares `repo-search refs Class.method` with real reference resolvers.
 
     scripts/setup-refs-tools.sh          # once: jedi, typescript, gopls and the corpora
-    scripts/compare-refs.py [--set tune|tune2|tune3|tune4|check] [--lang python|ts|js|go|all] [--sample 100] [--seed 1]
+    scripts/compare-refs.py [--set tune|tune2|...|tune7|check] [--lang python|ts|js|go|all] [--sample 100] [--seed 1]
                             [--bin target/release/repo-search] [--json OUT] [--timeout 60]
                             [--scratch DIR]
 
@@ -169,6 +169,12 @@ CORPORA = {
     # a sixth, Go only: network clients built around a connection struct
     "tune6": {
         "go": ("pq-amqp-go", "lib/pq 1.10.7 + streadway/amqp 2020-07-16 (Debian)", None),
+    },
+    # a seventh, Go only: a second websocket library (not the held-out one)
+    # and gorilla's session and CSRF middleware
+    "tune7": {
+        "go": ("nhooyr-sessions-csrf-go", "nhooyr.io/websocket 1.8.7 + gorilla/sessions 1.2.1 + gorilla/csrf 1.7.1 (Debian)",
+               None),
     },
     # a fourth set to tune on, different in style from the others
     "tune4": {

@@ -138,13 +138,14 @@ GOLDMARK=/usr/share/gocode/src/github.com/yuin/goldmark
 REDIGO=/usr/share/gocode/src/github.com/gomodule/redigo
 GO_TUNE5_SRC="/usr/share/gocode/src/github.com/robfig/cron /usr/share/gocode/src/github.com/julienschmidt/httprouter
   $GORILLA/schema $GORILLA/securecookie /usr/share/gocode/src/github.com/hashicorp/golang-lru
-  /usr/share/gocode/src/github.com/lib/pq /usr/share/gocode/src/github.com/streadway/amqp"
+  /usr/share/gocode/src/github.com/lib/pq /usr/share/gocode/src/github.com/streadway/amqp
+  /usr/share/gocode/src/nhooyr.io/websocket $GORILLA/sessions $GORILLA/csrf"
 go_tune5_missing() { local d; for d in $GO_TUNE5_SRC; do [ -d "$d" ] || return 0; done; return 1; }
 if ! command -v gopls >/dev/null || ! command -v go >/dev/null || [ ! -d "$GOCODE/cobra" ] || [ ! -d "$GOCODE/pflag" ] \
     || [ ! -d "$GORILLA/mux" ] || [ ! -d "$GORILLA/websocket" ] || [ ! -d "$YAML_V2" ] || [ ! -d "$BURNTSUSHI_TOML" ] \
     || [ ! -d "$CHI" ] || [ ! -d "$URFAVE_CLI" ] || [ ! -d "$GOLDMARK" ] || [ ! -d "$REDIGO" ] || go_tune5_missing; then
-    say "gopls, golang-go, cobra, pflag, mux, websocket, yaml.v2, toml, chi, urfave/cli, goldmark, redigo, cron, httprouter, schema, securecookie, golang-lru, pq and amqp sources from Debian's packages"
-    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev golang-github-go-chi-chi-dev golang-github-urfave-cli-v2-dev golang-github-yuin-goldmark-dev golang-github-gomodule-redigo-dev golang-github-robfig-cron-dev golang-github-julienschmidt-httprouter-dev golang-github-gorilla-schema-dev golang-github-gorilla-securecookie-dev golang-github-hashicorp-golang-lru-dev golang-github-lib-pq-dev golang-github-streadway-amqp-dev yourself)"; exit 1; }
+    say "gopls, golang-go, cobra, pflag, mux, websocket, yaml.v2, toml, chi, urfave/cli, goldmark, redigo, cron, httprouter, schema, securecookie, golang-lru, pq, amqp, nhooyr's websocket, sessions and csrf sources from Debian's packages"
+    [ "$(id -u)" = 0 ] || { say "needs root for apt-get (or install gopls golang-go golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev golang-github-gorilla-mux-dev golang-github-gorilla-websocket-dev golang-gopkg-yaml.v2-dev golang-github-burntsushi-toml-dev golang-github-go-chi-chi-dev golang-github-urfave-cli-v2-dev golang-github-yuin-goldmark-dev golang-github-gomodule-redigo-dev golang-github-robfig-cron-dev golang-github-julienschmidt-httprouter-dev golang-github-gorilla-schema-dev golang-github-gorilla-securecookie-dev golang-github-hashicorp-golang-lru-dev golang-github-lib-pq-dev golang-github-streadway-amqp-dev golang-nhooyr-websocket-dev golang-github-gorilla-sessions-dev golang-github-gorilla-csrf-dev yourself)"; exit 1; }
     apt-get update -qq >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gopls golang-go \
         golang-github-spf13-cobra-dev golang-github-spf13-pflag-dev \
@@ -155,7 +156,8 @@ if ! command -v gopls >/dev/null || ! command -v go >/dev/null || [ ! -d "$GOCOD
         golang-github-robfig-cron-dev golang-github-julienschmidt-httprouter-dev \
         golang-github-gorilla-schema-dev golang-github-gorilla-securecookie-dev \
         golang-github-hashicorp-golang-lru-dev golang-github-lib-pq-dev \
-        golang-github-streadway-amqp-dev >&2
+        golang-github-streadway-amqp-dev golang-nhooyr-websocket-dev \
+        golang-github-gorilla-sessions-dev golang-github-gorilla-csrf-dev >&2
 fi
 
 # Unpacks the sdists NAME==VERSION ... side by side into DIR/NAME, built in
@@ -489,6 +491,38 @@ if [ ! -f "$GO_TUNE6_DIR/go.mod" ]; then
     rm -rf "$GO_TUNE6_DIR" && mv "$GO_TUNE6_DIR.part" "$GO_TUNE6_DIR"
 fi
 
+# --- seventh tuning set (compare-refs.py --set tune7) --------------------------
+# Go: one module `corpus` holding websocket/ (nhooyr.io/websocket: a
+# connection struct with reader/writer halves, frames, a compression
+# context, a net.Conn adapter) and gorilla's sessions/ and csrf/ (session
+# stores, middleware wrapping handlers, tokens), imports
+# of each by its own path rewritten under corpus/. Their dependencies stay
+# outside the corpus (not indexed, not sampled), as directory replacements
+# in go.mod. Left out: websocket's wspb/ and the two tests that need gin or
+# import gorilla/websocket (the held-out set's code). gorilla/handlers would
+# fit but needs felixge/httpsnoop, which is not packaged.
+GO_TUNE7_DIR="$CACHE/corpora/nhooyr-sessions-csrf-go"
+GO_TUNE7_DEPS="$CACHE/corpora/go-deps7"
+if [ ! -f "$GO_TUNE7_DIR/go.mod" ]; then
+    say "nhooyr websocket + gorilla sessions and csrf module"
+    rm -rf "$GO_TUNE7_DIR.part" "$GO_TUNE7_DEPS" && mkdir -p "$GO_TUNE7_DIR.part" "$GO_TUNE7_DEPS"
+    cp -rL /usr/share/gocode/src/nhooyr.io/websocket "$GO_TUNE7_DIR.part/websocket"
+    for p in sessions csrf; do cp -rL "$GORILLA/$p" "$GO_TUNE7_DIR.part/$p"; done
+    rm -rf "$GO_TUNE7_DIR.part/websocket/wspb" "$GO_TUNE7_DIR.part/websocket/conn_test.go" \
+        "$GO_TUNE7_DIR.part/websocket/frame_test.go" "$GO_TUNE7_DIR.part"/*/go.mod "$GO_TUNE7_DIR.part"/*/go.sum
+    find "$GO_TUNE7_DIR.part" -name '*.go' -exec sed -i \
+        -e 's#"nhooyr.io/websocket#"corpus/websocket#' -e 's#"github.com/gorilla/sessions#"corpus/sessions#' -e 's#"github.com/gorilla/csrf#"corpus/csrf#' {} +
+    req="" rep=""
+    for m in github.com/klauspost/compress github.com/golang/protobuf google.golang.org/protobuf \
+        github.com/google/go-cmp github.com/pkg/errors github.com/gorilla/securecookie; do
+        cp -rL "/usr/share/gocode/src/$m" "$GO_TUNE7_DEPS/${m//\//_}"
+        [ -f "$GO_TUNE7_DEPS/${m//\//_}/go.mod" ] || printf 'module %s\n\ngo 1.13\n' "$m" > "$GO_TUNE7_DEPS/${m//\//_}/go.mod"
+        req="$req\t$m v1.99.0\n" rep="$rep$m => $GO_TUNE7_DEPS/${m//\//_}\n"
+    done
+    printf "module corpus\n\ngo 1.19\n\nrequire (\n$req)\n\nreplace (\n$rep)\n" > "$GO_TUNE7_DIR.part/go.mod"
+    rm -rf "$GO_TUNE7_DIR" && mv "$GO_TUNE7_DIR.part" "$GO_TUNE7_DIR"
+fi
+
 cat <<EOF
 cache	$CACHE
 python	$CACHE/venv/bin/python
@@ -515,4 +549,5 @@ tune4-ts	$TS_TUNE4_DIR
 tune4-go	$GO_TUNE4_DIR
 tune5-go	$GO_TUNE5_DIR
 tune6-go	$GO_TUNE6_DIR
+tune7-go	$GO_TUNE7_DIR
 EOF

@@ -419,6 +419,84 @@ fn go_declared_ann(line: &str, q: &str) -> Option<String> {
     None
 }
 
+/// The fields of the anonymous struct type a Go expression has, declared
+/// in `lines[from..upto]`: `tc` with `for _, tc := range cases` and `cases
+/// := []struct {` … `}{…}` (or a map of them), `cases[i]`, `var tc struct{
+/// r *Route }`; the text between the struct's braces.
+fn go_anon_struct(
+    lines: &[String],
+    from: usize,
+    upto: usize,
+    expr: &str,
+    depth: usize,
+) -> Option<String> {
+    let (name, elem) = match expr
+        .strip_suffix(']')
+        .and_then(|b| b.rfind('[').map(|i| &b[..i]))
+    {
+        Some(base) => (base.trim_end(), true),
+        None => (expr.trim(), false),
+    };
+    if depth > 3 || name.is_empty() || !name.bytes().all(is_ident_byte) {
+        return None;
+    }
+    for k in (from.min(upto)..upto).rev() {
+        let l = lines.get(k)?;
+        // `tc := tc`: the loop variable captured for a closure.
+        if l.trim() == format!("{name} := {name}") {
+            continue;
+        }
+        if !elem && let Some(over) = go_range_value(l, name) {
+            return go_anon_struct(lines, from, k, &format!("{over}[i]"), depth + 1);
+        }
+        for (_, after) in name_uses(l, name) {
+            let assigned = after
+                .strip_prefix(":=")
+                .or_else(|| after.strip_prefix('=').filter(|a| !a.starts_with('=')));
+            let t = assigned.map_or(after, str::trim_start);
+            let (coll, t) = if let Some(m) = t.strip_prefix("map[") {
+                (true, skip_balanced(&format!("[{m}"), '[', ']')?.to_string())
+            } else if let Some(rest) = skip_balanced(t, '[', ']') {
+                (true, rest.to_string())
+            } else {
+                (false, t.to_string())
+            };
+            let Some(body) = t.trim_start().strip_prefix("struct") else {
+                if assigned.is_some() {
+                    return None;
+                }
+                continue;
+            };
+            if coll != elem || !body.trim_start().starts_with('{') {
+                return None;
+            }
+            // The body from its `{` to the matching `}`, over lines.
+            let open = l.len() - body.trim_start().len();
+            let mut text = String::new();
+            let mut level = 0i32;
+            for (n, line) in lines.iter().enumerate().skip(k).take(80) {
+                let part = if n == k { &line[open..] } else { line.as_str() };
+                for c in part.chars() {
+                    match c {
+                        '{' => level += 1,
+                        '}' => {
+                            level -= 1;
+                            if level == 0 {
+                                return Some(text.trim_start_matches('{').to_string());
+                            }
+                        }
+                        _ => {}
+                    }
+                    text.push(c);
+                }
+                text.push('\n');
+            }
+            return None;
+        }
+    }
+    None
+}
+
 /// The element type of a Go slice, array or map type: `[]*Conn`,
 /// `[4]Conn`, `map[string]*Conn` → `Conn`.
 fn go_elem(ann: &str) -> Option<String> {
@@ -1798,6 +1876,21 @@ impl<'a> Graph<'a> {
                 {
                     return Ok(leading_type(ann));
                 }
+            }
+        }
+        // `for _, tc := range cases { tc.r.Do() }` with `cases := []struct
+        // { r *Route }{…}`: a field of a Go anonymous struct type.
+        if r.lang == "go"
+            && let Some(text) = self.text(r.file_id, &r.path)
+        {
+            let from = self.scope_start(r.file_id, r.line)?;
+            let upto = (r.line as usize).min(text.lines.len());
+            if let Some(body) = go_anon_struct(&text.lines, from, upto, head, 0) {
+                return Ok(body.split(['\n', ';']).find_map(|l| {
+                    let decl = l.split(['`', '/']).next().unwrap_or(l);
+                    let (names, ty) = go_field_names(decl)?;
+                    names.contains(&field).then(|| type_in(ty.trim(), "go"))?
+                }));
             }
         }
         // `uploader: { uppy: Uppy<M, B> }`: a parameter or variable
@@ -4911,6 +5004,15 @@ fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
         && body[..open].ends_with('.')
     {
         return type_in(&body[open + 1..], lang).filter(|t| t != "type");
+    }
+    // `NewRouter().NewRoute().Path("/x")`, `Conf{…}.Build()`: a Go chain
+    // going on past its first call or literal is what its last member
+    // gives, not what the first constructs.
+    if lang == "go"
+        && let Some(tail) = skip_balanced(rest, '(', ')').or_else(|| skip_balanced(rest, '{', '}'))
+        && tail.trim_start().starts_with('.')
+    {
+        return None;
     }
     // `&node{…}`: a composite literal of an unexported type (gofmt puts
     // no space before its `{`; `opener = opener.prev {` opens a block).

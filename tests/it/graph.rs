@@ -1956,3 +1956,95 @@ fn go_variables_shadow_types_and_methods_named_like_types_return_them() {
     let v = p.json(&["refs", "rows.Next"]);
     assert!(!refs(&v).iter().any(|(_, how)| how == "resolved"), "{v}");
 }
+
+/// A Go table-driven test's cases are an anonymous struct type: `tc.r` in
+/// `for _, tc := range cases` (also `cases[i].r`, a map of cases, `tc :=
+/// tc` before a closure, `var tc struct{…}`) is the field's type; and a
+/// chain rooted in a constructor call (`NewRouter().NewRoute().Path(…)`)
+/// is what its last call returns, not what the constructor's name says.
+const GO_ROUTE: &str = r#"package mux
+
+type Router struct{ routes []*Route }
+
+type Route struct {
+	name   string
+	regexp *routeRegexp
+}
+
+type routeRegexp struct{ template string }
+
+func (r *routeRegexp) Match(s string) bool { return r.template == s }
+
+func NewRouter() *Router { return &Router{} }
+
+func (r *Router) NewRoute() *Route { return &Route{} }
+
+func (r *Router) Name(n string) *Router { return r }
+
+func (r *Route) Path(tpl string) *Route { return r }
+
+func (r *Route) Name(n string) *Route { r.name = n; return r }
+"#;
+
+const GO_ROUTE_TEST: &str = r#"package mux
+
+import "testing"
+
+func TestRoutes(t *testing.T) {
+	cases := []struct {
+		title string
+		route *Route
+	}{}
+	for _, c := range cases {
+		c.route.Name("a")
+	}
+	for i := range cases {
+		cases[i].route.Name("b")
+	}
+	tests := map[string]struct {
+		a, route *Route
+	}{}
+	for name, tc := range tests {
+		tc := tc
+		t.Run(name, func(t *testing.T) {
+			tc.route.regexp.Match("x")
+		})
+	}
+	var one struct{ route *Route }
+	one.route.Name("c")
+	route := NewRouter().NewRoute().Path("/x")
+	route.Name("d")
+	f := route.Name
+	f("e")
+}
+"#;
+
+#[test]
+fn go_anonymous_struct_fields_and_chains_from_a_constructor() {
+    let p = Project::new();
+    p.write("go.mod", "module corpus\n\ngo 1.19\n");
+    p.write("mux/route.go", GO_ROUTE);
+    p.write("mux/route_test.go", GO_ROUTE_TEST);
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Route.Name"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("mux/route_test.go:11", "resolved"),
+            ("mux/route_test.go:14", "resolved"),
+            ("mux/route_test.go:26", "resolved"),
+            ("mux/route_test.go:28", "resolved"),
+            ("mux/route_test.go:29", "resolved")
+        ]),
+        "{v}"
+    );
+    let v = p.json(&["refs", "routeRegexp.Match"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[("mux/route_test.go:22", "resolved")]),
+        "{v}"
+    );
+    // `Router.Name` is no method of what the chain gives
+    let v = p.json(&["refs", "Router.Name"]);
+    assert!(!refs(&v).iter().any(|(_, how)| how == "resolved"), "{v}");
+}
