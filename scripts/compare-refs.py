@@ -301,7 +301,13 @@ class LineWorker:
 JEDI_WORKER = r'''
 import json, os, sys
 import jedi
+import jedi.inference.references as jedi_refs
 root = sys.argv[1]
+# jedi parses at most 30 files that contain the name when it looks for
+# references (`_PARSED_FILE_LIMIT`), so a common method name's list is cut
+# short; the limit given (--jedi-files) replaces it.
+jedi_refs._PARSED_FILE_LIMIT = int(sys.argv[3])
+jedi_refs._OPENED_FILE_LIMIT = max(jedi_refs._OPENED_FILE_LIMIT, int(sys.argv[3]))
 # The corpus's import roots (CORPORA), relative to root.
 project = jedi.Project(root, added_sys_path=[os.path.join(root, p) for p in json.loads(sys.argv[2])],
                        smart_sys_path=False)
@@ -689,10 +695,10 @@ def walk(root, exts):
                 yield os.path.relpath(os.path.join(dp, f), root).replace(os.sep, "/")
 
 
-def start_resolver(lang, root, sys_path):
+def start_resolver(lang, root, sys_path, jedi_files):
     if lang == "python":
         py = os.path.join(CACHE, "venv", "bin", "python")
-        return LineWorker([py, "-c", JEDI_WORKER, root, json.dumps(sys_path)], root)
+        return LineWorker([py, "-c", JEDI_WORKER, root, json.dumps(sys_path), str(jedi_files)], root)
     if lang in ("ts", "js"):
         tsdir = os.path.join(CACHE, "npm", "node_modules", "typescript")
         return LineWorker(["node", "-e", TS_WORKER, tsdir, root, lang], root)
@@ -802,7 +808,7 @@ def compare_lang(lang, args, env):
     log(f"[{lang}] indexed {root} in {time.monotonic() - t0:.1f}s")
 
     t0 = time.monotonic()
-    resolver = start_resolver(lang, root, sys_path)
+    resolver = start_resolver(lang, root, sys_path, args.jedi_files)
     try:
         listed = resolver.call({"op": "methods"}, timeout=max(args.timeout, 300))
     except ResolverError as e:
@@ -924,7 +930,7 @@ def compare_lang(lang, args, env):
     return {"summary": summary, "worst": worst, "names": results, "resolver_errors": skipped}
 
 
-def print_report(reports, corpus_set):
+def print_report(reports, corpus_set, jedi_files):
     print("repo-search refs vs real resolvers: sets of (path, line), columns not compared; definition sites excluded"
           + ("" if corpus_set != "check" else f"; held-out corpora (--set {corpus_set}), never tuned on"))
     print()
@@ -949,6 +955,9 @@ def print_report(reports, corpus_set):
     print("resolved any); NO: our name-only candidates; NO prec: share of them the resolver confirms;")
     print("theirs only NO: share of the resolver's references we had only as name-only; P/R any: micro, with every")
     print("candidate of ours taken, resolved and name-only alike (what a bare-name match gives).")
+    if any(rep["summary"]["lang"] == "python" for rep in reports):
+        print(f"jedi lists references from up to {jedi_files} files containing the name (--jedi-files; jedi's own "
+              "limit is 30).")
     for rep in reports:
         s = rep["summary"]
         print()
@@ -978,6 +987,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--bin", default=os.path.join(HERE, "..", "target", "release", "repo-search"))
     ap.add_argument("--json", metavar="OUT")
+    ap.add_argument("--jedi-files", type=int, default=100000, metavar="N",
+                    help="how many files containing a name jedi parses when it lists references (jedi's own "
+                         "default is 30, which cuts common names' lists short; default 100000: all)")
     ap.add_argument("--timeout", type=float, default=60, help="seconds per resolver call (default 60)")
     ap.add_argument("--scratch", metavar="DIR", default=os.path.join(CACHE, "scratch"),
                     help="where the corpora are copied and indexed (default $CACHE/scratch); "
@@ -995,7 +1007,7 @@ def main():
     if any(lang not in CORPORA[args.set] for lang in langs):
         sys.exit(f"compare-refs: --set {args.set} has no {args.lang} corpus (it has: {', '.join(CORPORA[args.set])})")
     reports = [compare_lang(lang, args, env) for lang in langs]
-    print_report(reports, args.set)
+    print_report(reports, args.set, args.jedi_files)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"bin": args.bin, "set": args.set, "seed": args.seed, "sample": args.sample, "reports": reports}, f, indent=1)
