@@ -82,10 +82,18 @@ fn main() -> Result<()> {
         let n = (times.len() * pct).div_ceil(100);
         let share: f64 = times.iter().take(n).map(|t| t.0).sum::<f64>() / total.max(1e-9);
         let kb: usize = times.iter().take(n).map(|t| t.2).sum::<usize>() / 1024;
-        println!("slowest {pct}% ({n} files, {kb} KiB): {:.1}% of the time", share * 100.0);
+        println!(
+            "slowest {pct}% ({n} files, {kb} KiB): {:.1}% of the time",
+            share * 100.0
+        );
     }
     for (secs, path, len) in times.iter().take(15) {
-        println!("{:8.1} ms  {:7} KiB  {:6.0} KiB/s  {path}", secs * 1e3, len / 1024, *len as f64 / 1024.0 / secs.max(1e-9));
+        println!(
+            "{:8.1} ms  {:7} KiB  {:6.0} KiB/s  {path}",
+            secs * 1e3,
+            len / 1024,
+            *len as f64 / 1024.0 / secs.max(1e-9)
+        );
     }
     Ok(())
 }

@@ -395,6 +395,15 @@ fn go_declared_ann(line: &str, q: &str) -> Option<String> {
             .strip_prefix(":=")
             .or_else(|| after.strip_prefix('=').filter(|a| !a.starts_with('=')))
             .map_or(after, str::trim_start);
+        // `q := make(chan *Conn, 1)`, `make([]*Conn, 0, n)`: what is made.
+        let after = after.strip_prefix("make(").map_or(after, str::trim_start);
+        // `q chan *Conn`, `q <-chan Event`.
+        if let Some(elem) = go_chan_elem(after) {
+            let end = elem
+                .find(|c: char| matches!(c, ',' | ')' | '{' | '=') || c.is_whitespace())
+                .unwrap_or(elem.len());
+            return (end > 0).then(|| format!("chan {}", &elem[..end]));
+        }
         // `cmds ...*Command`: a variadic parameter is a slice.
         if let Some(elem) = after.strip_prefix("...") {
             let end = elem
@@ -497,6 +506,51 @@ fn go_anon_struct(
     None
 }
 
+/// The element of a Go channel type as written: `chan *Conn`, `<-chan
+/// Event`, `chan<- int` → `*Conn`, `Event`, `int`.
+fn go_chan_elem(ann: &str) -> Option<&str> {
+    let rest = ann
+        .strip_prefix("<-chan")
+        .or_else(|| ann.strip_prefix("chan<-"))
+        .or_else(|| ann.strip_prefix("chan"))?;
+    rest.starts_with(char::is_whitespace)
+        .then(|| rest.trim_start())
+}
+
+/// `q := <-EXPR`, `q, ok := <-EXPR` (also after `if`/`case`, and `=`) →
+/// `EXPR`: `q` is a value received from a channel.
+fn go_received(line: &str, q: &str) -> Option<String> {
+    let t = line.trim_start();
+    let t = t
+        .strip_prefix("case ")
+        .or_else(|| t.strip_prefix("if "))
+        .unwrap_or(t);
+    let (lhs, rhs) = t.split_once(":=").or_else(|| {
+        let (l, r) = t.split_once('=')?;
+        (!r.starts_with('=') && !l.ends_with(['!', '<', '>', ':'])).then_some((l, r))
+    })?;
+    if lhs.split(',').next()?.trim() != q {
+        return None;
+    }
+    let expr = rhs.trim_start().strip_prefix("<-")?.trim_start();
+    let expr = expr.split([';', ':']).next()?.trim();
+    (!expr.is_empty() && expr.bytes().all(|b| is_ident_byte(b) || b == b'.'))
+        .then(|| expr.to_string())
+}
+
+/// `for q := range EXPR {` → `EXPR`: with one variable, `q` is the
+/// element only when EXPR is a channel (else an index or key).
+fn go_range_single(line: &str, q: &str) -> Option<String> {
+    let t = line.trim_start().strip_prefix("for ")?;
+    let (lhs, rest) = t.split_once(":=").or_else(|| t.split_once('='))?;
+    if lhs.trim() != q {
+        return None;
+    }
+    let expr = rest.trim_start().strip_prefix("range ")?;
+    let expr = expr.trim().trim_end_matches('{').trim_end();
+    (!expr.is_empty()).then(|| expr.to_string())
+}
+
 /// The element type of a Go slice, array or map type: `[]*Conn`,
 /// `[4]Conn`, `map[string]*Conn` → `Conn`.
 fn go_elem(ann: &str) -> Option<String> {
@@ -507,6 +561,9 @@ fn go_elem(ann: &str) -> Option<String> {
 /// `*Conn`, `map[string][]Route` → `[]Route`.
 fn go_elem_ann(ann: &str) -> Option<&str> {
     let a = ann.trim();
+    if let Some(elem) = go_chan_elem(a) {
+        return Some(elem.trim());
+    }
     let inner = if let Some(m) = a.strip_prefix("map[") {
         // Past the key type's closing bracket.
         let mut depth = 1i32;
@@ -2039,7 +2096,7 @@ impl<'a> Graph<'a> {
         };
         let Some(ann) = ann else { return Ok(None) };
         let named = ann.trim().trim_start_matches('*');
-        if named.starts_with('[') || named.starts_with("map[") {
+        if named.starts_with('[') || named.starts_with("map[") || go_chan_elem(named).is_some() {
             return Ok(Some(ann));
         }
         let name = last_part(named);
@@ -2855,6 +2912,15 @@ impl<'a> Graph<'a> {
                 self.go_nth_result(r, &head, k)?
             } else if go && let Some(expr) = go_range_value(line, q) {
                 self.iterable_elem(&at_line(r, i), &expr, text, from, i)?
+            } else if go && let Some(expr) = go_received(line, q) {
+                // `msg := <-c.incoming`: the channel's element.
+                self.iterable_elem(&at_line(r, i), &expr, text, from, i)?
+            } else if go && let Some(expr) = go_range_single(line, q) {
+                // `for ev := range events`: a channel's element (a
+                // slice's or map's would be its index or key).
+                self.go_iter_ann(&at_line(r, i), &expr, text, from, i, 0)?
+                    .filter(|a| go_chan_elem(a.trim()).is_some())
+                    .and_then(|a| go_elem(&a))
             } else if let Some(head) = call_bound_in_line(line, q)
                 .inspect(|_| self.awaited = awaits_in_line(line, q))
                 .or_else(|| with_call_as(line, q))

@@ -2048,3 +2048,61 @@ fn go_anonymous_struct_fields_and_chains_from_a_constructor() {
     let v = p.json(&["refs", "Router.Name"]);
     assert!(!refs(&v).iter().any(|(_, how)| how == "resolved"), "{v}");
 }
+
+/// A Go value received from a channel (`m := <-ch`, `m, ok := <-h.in`,
+/// `case m := <-h.out:`, `for m := range in`) is the channel's element;
+/// `for i := range xs` over a slice is an index, not an element.
+const GO_HUB: &str = r#"package hub
+
+type Message struct{ body string }
+
+func (m *Message) Ack() {}
+
+type Hub struct {
+	in  chan *Message
+	out <-chan *Message
+}
+
+func (h *Hub) Run(more <-chan *Message) {
+	ch := make(chan *Message, 1)
+	a := <-ch
+	a.Ack()
+	b, ok := <-h.in
+	_ = ok
+	b.Ack()
+	select {
+	case c := <-h.out:
+		c.Ack()
+	}
+	for d := range more {
+		d.Ack()
+	}
+	xs := make([]*Message, 0, 4)
+	for e := range xs {
+		e.Ack()
+	}
+}
+"#;
+
+#[test]
+fn go_values_received_from_channels_are_their_elements() {
+    let p = Project::new();
+    p.write("go.mod", "module corpus\n\ngo 1.19\n");
+    p.write("hub/hub.go", GO_HUB);
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Message.Ack"]);
+    let resolved: Vec<_> = refs(&v)
+        .into_iter()
+        .filter(|(_, how)| how == "resolved")
+        .collect();
+    assert_eq!(
+        resolved,
+        pairs(&[
+            ("hub/hub.go:15", "resolved"),
+            ("hub/hub.go:18", "resolved"),
+            ("hub/hub.go:21", "resolved"),
+            ("hub/hub.go:24", "resolved")
+        ]),
+        "{v}"
+    );
+}
