@@ -265,19 +265,40 @@ fn go_field_names(line: &str) -> Option<(Vec<&str>, &str)> {
     }
 }
 
-/// `for _, q := range EXPR {` (also `=`) → `EXPR`: `q` is the value of
-/// a slice, array or map element.
-fn go_range_value(line: &str, q: &str) -> Option<String> {
+/// The type `field` is declared with among a Go struct body's lines (`a,
+/// b *Matcher`, before a tag or comment), as written.
+fn go_field_decl<'l>(body: impl IntoIterator<Item = &'l str>, field: &str) -> Option<&'l str> {
+    body.into_iter().find_map(|line| {
+        let decl = line.split(['`', '/']).next().unwrap_or(line);
+        let (names, ty) = go_field_names(decl)?;
+        names.contains(&field).then(|| ty.trim())
+    })
+}
+
+/// `for k, v := range EXPR {` (also `=`) → the loop's variables and
+/// `EXPR`.
+fn go_range(line: &str) -> Option<(Vec<&str>, &str)> {
     let t = line.trim_start().strip_prefix("for ")?;
     let (lhs, rest) = t.split_once(":=").or_else(|| t.split_once('='))?;
-    let mut vars = lhs.split(',').map(str::trim);
-    let (_, value) = (vars.next()?, vars.next()?);
-    if value != q {
-        return None;
-    }
     let expr = rest.trim_start().strip_prefix("range ")?;
     let expr = expr.trim().trim_end_matches('{').trim_end();
-    (!expr.is_empty()).then(|| expr.to_string())
+    (!expr.is_empty()).then(|| (lhs.split(',').map(str::trim).collect(), expr))
+}
+
+/// `for _, q := range EXPR {` → `EXPR`: `q` is the value of a slice,
+/// array or map element.
+fn go_range_value(line: &str, q: &str) -> Option<String> {
+    let (vars, expr) = go_range(line)?;
+    (vars.get(1) == Some(&q)).then(|| expr.to_string())
+}
+
+/// A Go assignment's two sides: `a, b := f()`, `a = <-ch` (not `==`,
+/// `!=`, `<=`, `>=`).
+fn go_assignment(t: &str) -> Option<(&str, &str)> {
+    t.split_once(":=").or_else(|| {
+        let (l, r) = t.split_once('=')?;
+        (!r.starts_with('=') && !l.ends_with(['!', '<', '>'])).then_some((l, r))
+    })
 }
 
 /// `line, q := r.PeekLine()`, `_, q = f(…)`, `var a, q = f()` → (`r.PeekLine`
@@ -286,10 +307,7 @@ fn go_range_value(line: &str, q: &str) -> Option<String> {
 fn go_later_result_of_call(line: &str, q: &str) -> Option<(String, usize)> {
     let t = line.trim_start();
     let t = t.strip_prefix("var ").unwrap_or(t);
-    let (lhs, rhs) = t.split_once(":=").or_else(|| {
-        let (l, r) = t.split_once('=')?;
-        (!r.starts_with('=') && !l.ends_with(['!', '<', '>'])).then_some((l, r))
-    })?;
+    let (lhs, rhs) = go_assignment(t)?;
     let names: Vec<&str> = lhs.split(',').map(str::trim).collect();
     let k = names.iter().position(|n| *n == q)?;
     if k == 0 || names.iter().any(|n| !n.bytes().all(is_ident_byte)) {
@@ -525,10 +543,7 @@ fn go_received(line: &str, q: &str) -> Option<String> {
         .strip_prefix("case ")
         .or_else(|| t.strip_prefix("if "))
         .unwrap_or(t);
-    let (lhs, rhs) = t.split_once(":=").or_else(|| {
-        let (l, r) = t.split_once('=')?;
-        (!r.starts_with('=') && !l.ends_with(['!', '<', '>', ':'])).then_some((l, r))
-    })?;
+    let (lhs, rhs) = go_assignment(t)?;
     if lhs.split(',').next()?.trim() != q {
         return None;
     }
@@ -541,14 +556,8 @@ fn go_received(line: &str, q: &str) -> Option<String> {
 /// `for q := range EXPR {` → `EXPR`: with one variable, `q` is the
 /// element only when EXPR is a channel (else an index or key).
 fn go_range_single(line: &str, q: &str) -> Option<String> {
-    let t = line.trim_start().strip_prefix("for ")?;
-    let (lhs, rest) = t.split_once(":=").or_else(|| t.split_once('='))?;
-    if lhs.trim() != q {
-        return None;
-    }
-    let expr = rest.trim_start().strip_prefix("range ")?;
-    let expr = expr.trim().trim_end_matches('{').trim_end();
-    (!expr.is_empty()).then(|| expr.to_string())
+    let (vars, expr) = go_range(line)?;
+    (vars == [q]).then(|| expr.to_string())
 }
 
 /// The element type of a Go slice, array or map type: `[]*Conn`,
@@ -1943,11 +1952,9 @@ impl<'a> Graph<'a> {
             let from = self.scope_start(r.file_id, r.line)?;
             let upto = (r.line as usize).min(text.lines.len());
             if let Some(body) = go_anon_struct(&text.lines, from, upto, head, 0) {
-                return Ok(body.split(['\n', ';']).find_map(|l| {
-                    let decl = l.split(['`', '/']).next().unwrap_or(l);
-                    let (names, ty) = go_field_names(decl)?;
-                    names.contains(&field).then(|| type_in(ty.trim(), "go"))?
-                }));
+                return Ok(
+                    go_field_decl(body.split(['\n', ';']), field).and_then(|ty| type_in(ty, "go"))
+                );
             }
         }
         // `uploader: { uppy: Uppy<M, B> }`: a parameter or variable
@@ -2024,16 +2031,12 @@ impl<'a> Graph<'a> {
                     .and_then(|(_, body)| body.rsplit_once('}'))
                     .map(|(body, _)| body.split(';').map(str::to_string).collect::<Vec<_>>())
                     .unwrap_or_default();
-                for line in inline
+                let body = inline
                     .iter()
                     .chain(text.lines.get(from..end).unwrap_or_default())
-                {
-                    let decl = line.split(['`', '/']).next().unwrap_or(line);
-                    if let Some((names, ty)) = go_field_names(decl)
-                        && names.contains(&field)
-                    {
-                        return Ok(Some(ty.trim().to_string()));
-                    }
+                    .map(String::as_str);
+                if let Some(ty) = go_field_decl(body, field) {
+                    return Ok(Some(ty.to_string()));
                 }
             }
             todo.extend(self.bases_named(&c)?);
