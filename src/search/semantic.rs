@@ -636,8 +636,19 @@ impl SemanticSearcher {
             .as_ref()
             .is_some_and(|ix| ix.model == model && ix.generation == generations(store));
         if !fresh {
+            let t0 = std::time::Instant::now();
+            let was = self.index.as_ref().map(|ix| ix.generation);
             self.index = None;
-            self.index = Some(SemanticIndex::load(store, db, model)?);
+            let ix = SemanticIndex::load(store, db, model)?;
+            tracing::debug!(
+                model,
+                rows = ix.chunk_ids.len(),
+                was = ?was,
+                now = ?ix.generation,
+                ms = t0.elapsed().as_millis() as u64,
+                "vectors loaded"
+            );
+            self.index = Some(ix);
         }
         Ok(())
     }

@@ -137,17 +137,21 @@ fn precreate_db(db: &Path) -> Result<()> {
 pub struct Store {
     conn: Connection,
     /// Read-only stores remember what [`Store::embedding_coverage`]
-    /// counted, per model, with the `PRAGMA data_version` it was counted
+    /// counted, per model, with the index and vectors generations
+    /// ([`meta::GENERATION`], [`meta::VECTORS_GENERATION`]) it was counted
     /// at: a warm reader (the MCP server's pool) asks before every semantic
-    /// search, and counting means one index probe per chunk (tens of ms on
-    /// 46k chunks). A commit by any other connection changes the data
-    /// version and so drops the memo. Writers (whose own commits do not
-    /// change their data version) never memoize.
+    /// search, and counting merges every chunk's key with every vector's
+    /// (0.5 s for two models on the Linux kernel). Every commit that
+    /// changes chunks or vectors bumps one of them. Not `PRAGMA
+    /// data_version`: a server's re-check of an unchanged tree changes it
+    /// (a commit that writes nothing readers see), and each re-check cost
+    /// the next semantic search a recount. Writers never memoize.
     coverage_memo: Option<std::cell::RefCell<CoverageMemo>>,
 }
 
-/// See [`Store::coverage_memo`]: (data version, model) → (embedded, total).
-type CoverageMemo = Option<(i64, HashMap<String, (u64, u64)>)>;
+/// See [`Store::coverage_memo`]: ((generation, vectors generation), model)
+/// → (embedded, total).
+type CoverageMemo = Option<((u64, u64), HashMap<String, (u64, u64)>)>;
 
 /// Bytes of the database a read-only connection maps instead of reading
 /// page by page: a search then copies no pages into SQLite's cache (a cold

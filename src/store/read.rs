@@ -397,16 +397,30 @@ impl Store {
         let Some(memo) = &self.coverage_memo else {
             return self.count_coverage(model);
         };
-        let version: i64 = self
-            .conn
-            .pragma_query_value(None, "data_version", |r| r.get(0))?;
+        let generation = |key: &str| -> rusqlite::Result<u64> {
+            Ok(self
+                .get_meta(key)?
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0))
+        };
+        let version = (
+            generation(super::meta::GENERATION)?,
+            generation(super::meta::VECTORS_GENERATION)?,
+        );
         if let Some((v, counts)) = memo.borrow().as_ref()
             && *v == version
             && let Some(c) = counts.get(model)
         {
             return Ok(*c);
         }
+        let t0 = std::time::Instant::now();
         let c = self.count_coverage(model)?;
+        tracing::debug!(
+            model,
+            ?version,
+            ms = t0.elapsed().as_millis() as u64,
+            "vector coverage counted"
+        );
         let mut memo = memo.borrow_mut();
         match memo.as_mut() {
             Some((v, counts)) if *v == version => {
@@ -1208,6 +1222,37 @@ mod tests {
     /// out; two chunks with the same key share it; a row of another length
     /// than the first chunk's is skipped, even when the table lists it
     /// first; other models' vectors are not read.
+    /// A reader's coverage memo lasts while the generations do: a commit
+    /// that changes neither (a server's re-check of an unchanged tree)
+    /// keeps it, the vectors generation's bump (every vectors commit, a
+    /// carried-over set, a compaction that dropped some) drops it.
+    #[test]
+    fn coverage_memo_follows_the_generations() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = store_with_chunks(dir.path(), &["alpha", "beta"]);
+        let key = |t: &str| embed_key("a.rs", None, t);
+        let reader = Store::open_ro(dir.path()).expect("open").expect("an index");
+        assert_eq!(reader.embedding_coverage("m").expect("coverage"), (0, 2));
+        {
+            let w = store.begin().expect("begin");
+            w.put_embeddings("m", &[(key("alpha"), &[1.0, 0.0][..])])
+                .expect("put");
+            w.set_meta("unrelated", "x").expect("meta");
+            w.commit().expect("commit");
+        }
+        assert_eq!(
+            reader.embedding_coverage("m").expect("coverage"),
+            (0, 2),
+            "no generation moved: the memo answers"
+        );
+        {
+            let w = store.begin().expect("begin");
+            super::super::write::bump_vectors_generation(&w.tx).expect("bump");
+            w.commit().expect("commit");
+        }
+        assert_eq!(reader.embedding_coverage("m").expect("coverage"), (1, 2));
+    }
+
     #[test]
     fn load_vectors_reads_rows_in_chunk_order() {
         let dir = tempfile::tempdir().expect("tempdir");

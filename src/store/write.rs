@@ -157,6 +157,9 @@ impl Store {
             fts_deleted: std::cell::Cell::new(0),
         };
         let dropped = w.prune_embeddings(Some(keep_models))?;
+        if dropped > 0 {
+            bump_vectors_generation(&w.tx)?;
+        }
         optimize_fts(&w.tx)?;
         w.tx.commit()?;
         let checkpoint = || {
@@ -201,6 +204,9 @@ impl Store {
                  WHERE e.key IN (SELECT embed_key FROM chunks)",
                 [],
             )?;
+            if n > 0 {
+                bump_vectors_generation(&tx)?;
+            }
             tx.commit()?;
             Ok(n as u64)
         })();
@@ -235,6 +241,17 @@ impl Store {
 
 /// Merges the full-text index into one segment, which drops the tombstones
 /// counted in [`meta::FTS_DELETED`] (reset with it).
+/// Tells readers the stored vectors changed (they reload their matrix and
+/// recount coverage), for writes outside an embedding run.
+pub(super) fn bump_vectors_generation(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO meta (key, value) VALUES (?1, '1')
+         ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+        [super::meta::VECTORS_GENERATION],
+    )?;
+    Ok(())
+}
+
 fn optimize_fts(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
     tx.execute(
         "INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')",
