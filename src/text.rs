@@ -175,9 +175,80 @@ pub fn fts_query(query: &str) -> Option<String> {
     Some(quoted.join(" OR "))
 }
 
+/// An FTS5 MATCH expression for the chunks holding at least `m` of
+/// `terms` (all of them when `m` is their number): the OR of one AND per
+/// `m`-term subset, in a stable order. FTS5's bm25 sums each phrase of the
+/// expression that matches the chunk, and each term is in C(n-1, m-1) of
+/// the subsets: a chunk holding every term scores that multiple of its
+/// score under [`fts_query`]'s plain OR, one holding fewer less.
+pub fn fts_at_least(terms: &[String], m: usize) -> Option<String> {
+    let n = terms.len();
+    if m == 0 || m > n {
+        return None;
+    }
+    let quoted: Vec<String> = terms
+        .iter()
+        .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+        .collect();
+    let mut groups = Vec::new();
+    let mut pick: Vec<usize> = (0..m).collect();
+    loop {
+        let and: Vec<&str> = pick.iter().map(|&i| quoted[i].as_str()).collect();
+        groups.push(format!("({})", and.join(" AND ")));
+        // The next m-subset in lexicographic order.
+        let Some(i) = (0..m).rev().find(|&i| pick[i] < n - m + i) else {
+            break;
+        };
+        pick[i] += 1;
+        for j in i + 1..m {
+            pick[j] = pick[j - 1] + 1;
+        }
+    }
+    Some(groups.join(" OR "))
+}
+
+/// C(n, k), saturating.
+pub fn binomial(n: usize, k: usize) -> usize {
+    if k > n {
+        return 0;
+    }
+    let k = k.min(n - k);
+    (0..k).fold(1usize, |acc, i| acc.saturating_mul(n - i) / (i + 1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn at_least_m_terms() {
+        let t: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(
+            fts_at_least(&t, 2).as_deref(),
+            Some("(\"a\" AND \"b\") OR (\"a\" AND \"c\") OR (\"b\" AND \"c\")")
+        );
+        assert_eq!(
+            fts_at_least(&t, 3).as_deref(),
+            Some("(\"a\" AND \"b\" AND \"c\")")
+        );
+        assert_eq!(
+            fts_at_least(&t, 1).as_deref(),
+            Some("(\"a\") OR (\"b\") OR (\"c\")")
+        );
+        assert_eq!(fts_at_least(&t, 4), None);
+        assert_eq!(binomial(5, 3), 10);
+        assert_eq!(binomial(4, 1), 4);
+        assert_eq!(binomial(3, 0), 1);
+        assert_eq!(binomial(2, 3), 0);
+        // Every term is in C(n-1, m-1) of the subsets.
+        let t: Vec<String> = ["a", "b", "c", "d", "e"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let e = fts_at_least(&t, 3).expect("expression");
+        assert_eq!(e.matches("\"c\"").count(), binomial(4, 2));
+        assert_eq!(e.matches(" OR ").count() + 1, binomial(5, 3));
+    }
 
     #[test]
     fn splits_identifiers() {

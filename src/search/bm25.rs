@@ -35,6 +35,47 @@ pub struct ChunkHit {
 /// 1/10-16/3-4; higher symbol weights gave little more).
 const COLUMN_WEIGHTS: (f64, f64, f64) = (1.0, 10.0, 3.0);
 
+/// The most subsets a "at least m words" expression may OR together (each
+/// is a phrase set FTS5 evaluates).
+const MAX_SUBSETS: usize = 10;
+
+/// On a large index ([`crate::search::LARGE_INDEX_CHUNKS`]) with several
+/// query words (FTS5 scores every chunk an OR matches before it sorts: on
+/// the Linux kernel a common word, "driver" in 60% of the chunks through
+/// their paths, made one query cost 0.4-1.4 s),
+/// the FTS5 expression for the chunks holding all of them when at least
+/// `need` do, else at least all but one, and so on down to two (Lucene's
+/// `minimum_should_match`, chosen per query from the counts), with the
+/// factor its scores are over the plain OR's; `None` when no level has
+/// `need` chunks (the plain OR then). Within a level a chunk holding all
+/// the words scores its OR score (each word is in the same number of the
+/// level's subsets, all matching, and the factor divides that out); one
+/// holding fewer has only its matching subsets scored, so it scores less
+/// than under the OR, the fewer words the less (a coordination factor, as
+/// in Lucene's classic similarity): on a large index the words that match
+/// together are the stronger evidence. FTS5 computes each phrase's IDF
+/// with a pass over its postings, once per occurrence in the expression,
+/// so levels of more than [`MAX_SUBSETS`] subsets are not tried.
+fn level_expression(store: &Store, terms: &[String], need: usize) -> Result<Option<(String, f64)>> {
+    let n = terms.len().min(32);
+    if n < 2 {
+        return Ok(None);
+    }
+    let terms = &terms[..n];
+    for m in (2..=n).rev() {
+        if crate::text::binomial(n, m) > MAX_SUBSETS {
+            continue;
+        }
+        let Some(expr) = crate::text::fts_at_least(terms, m) else {
+            continue;
+        };
+        if store.fts_count_upto(&expr, need)? >= need {
+            return Ok(Some((expr, crate::text::binomial(n - 1, m - 1) as f64)));
+        }
+    }
+    Ok(None)
+}
+
 /// BM25 search. Returns at most `limit` hits, best first. Snippets are
 /// read from the files under `root` (`source::Sources`: each file once); a
 /// hit whose file changed since it was indexed shows the lines at its range
@@ -54,17 +95,28 @@ pub fn search_bm25(
             .into());
     };
     let terms = crate::text::query_terms(query);
+    let large = terms.len() >= 2 && crate::search::is_large(store)?;
     let mut want = (limit * 4).max(100);
+    // A level first needs the hits asked for; after filters dropped some,
+    // the whole widened window.
+    let mut need = limit.max(1);
     loop {
         // (hit without snippet, where its text is)
         let mut hits: Vec<(ChunkHit, ChunkSpan)> = Vec::new();
         let mut seen = 0usize;
-        store.fts_chunks(&fts, COLUMN_WEIGHTS, want, |r| {
+        let level = if large {
+            level_expression(store, &terms, need)?
+        } else {
+            None
+        };
+        let leveled = level.is_some();
+        let (expr, factor) = level.unwrap_or_else(|| (fts.clone(), 1.0));
+        store.fts_chunks(&expr, COLUMN_WEIGHTS, want, |r| {
             seen += 1;
             if !filter.accepts(r.path, r.lang) {
                 return;
             }
-            let score = -r.score * crate::search::path_prior(r.path, r.lang);
+            let score = -r.score / factor * crate::search::path_prior(r.path, r.lang);
             hits.push((
                 ChunkHit {
                     path: r.path.to_string(),
@@ -81,8 +133,8 @@ pub fn search_bm25(
             ));
         })?;
         // Filters may have dropped hits: widen the candidate window and retry,
-        // unless every match was already seen.
-        if hits.len() >= limit || seen < want || want >= 100_000 {
+        // unless every match of the plain OR was already seen.
+        if hits.len() >= limit || (seen < want && !leveled) || want >= 100_000 {
             hits.sort_by(|(a, _), (b, _)| {
                 b.score
                     .total_cmp(&a.score)
@@ -106,5 +158,6 @@ pub fn search_bm25(
             return Ok(out);
         }
         want *= 8;
+        need = want;
     }
 }

@@ -993,6 +993,26 @@ impl Store {
 }
 
 impl Store {
+    /// The largest chunk id: at least the number of chunks, read off the
+    /// end of the table's b-tree (no count).
+    pub fn chunk_id_max(&self) -> rusqlite::Result<u64> {
+        self.conn
+            .prepare_cached("SELECT coalesce(max(id), 0) FROM chunks")?
+            .query_row([], |r| r.get::<_, i64>(0))
+            .map(|v| v.max(0) as u64)
+    }
+
+    /// How many chunks match the FTS5 expression `match_expr`, counted up
+    /// to `cap` (no ranking: the posting lists are only walked).
+    pub fn fts_count_upto(&self, match_expr: &str, cap: usize) -> rusqlite::Result<usize> {
+        self.conn
+            .prepare_cached(
+                "SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2)",
+            )?
+            .query_row(params![match_expr, cap as i64], |r| r.get::<_, i64>(0))
+            .map(|v| v.max(0) as usize)
+    }
+
     /// Calls `f` with the best `limit` chunks matching the FTS5 expression
     /// `match_expr`, best first (then by path and start line). `weights`
     /// are those of the FTS columns: chunk body, enclosing symbol, path.
@@ -1222,6 +1242,77 @@ mod tests {
     /// out; two chunks with the same key share it; a row of another length
     /// than the first chunk's is skipped, even when the table lists it
     /// first; other models' vectors are not read.
+    /// What BM25's "at least m words" levels rely on: under the OR of
+    /// every m-word AND, FTS5 scores a chunk holding all n words C(n-1,
+    /// m-1) times its score under the plain OR (every word is in that many
+    /// subsets, all of them matching); one holding fewer has only its
+    /// matching subsets scored, so at most that multiple; and the counts
+    /// stop at their cap.
+    #[test]
+    fn level_scores_are_a_multiple_of_the_or_scores() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = store_with_chunks(
+            dir.path(),
+            &[
+                "page fault handler for the kernel page tables",
+                "page allocator and its free lists",
+                "a fault in the device, handled by a retry",
+                "handled page fault counters and page statistics",
+                "unrelated text about network sockets",
+                "more unrelated text",
+                "and more unrelated text",
+                "sockets again",
+            ],
+        );
+        let terms: Vec<String> = ["page", "fault", "handled"]
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        let scores = |expr: &str| {
+            let mut out = Vec::new();
+            store
+                .fts_chunks(expr, (1.0, 10.0, 3.0), 100, |r| {
+                    out.push((r.chunk_id, r.score))
+                })
+                .expect("fts");
+            out
+        };
+        let or = scores(&crate::text::fts_query("page fault handled").expect("query"));
+        assert_eq!(or.len(), 4);
+        let or_score = |id: i64| or.iter().find(|(i, _)| *i == id).map(|(_, s)| *s);
+        for m in 1..=3 {
+            let level = scores(&crate::text::fts_at_least(&terms, m).expect("expression"));
+            let factor = crate::text::binomial(2, m - 1) as f64;
+            let mut ids: Vec<i64> = level.iter().map(|(id, _)| *id).collect();
+            ids.sort_unstable();
+            let want: &[i64] = match m {
+                1 => &[1, 2, 3, 4],
+                // Chunks 1, 3 and 4 hold two of the words or more.
+                2 => &[1, 3, 4],
+                _ => &[4],
+            };
+            assert_eq!(ids, want, "m = {m}");
+            for (id, s) in &level {
+                let o = or_score(*id).expect("in the OR");
+                if *id == 4 || m == 1 {
+                    assert!(
+                        (s / factor - o).abs() < 1e-9,
+                        "m = {m}, chunk {id}: {s} / {factor} vs {o}"
+                    );
+                } else {
+                    assert!(
+                        s / factor >= o - 1e-9,
+                        "m = {m}, chunk {id}: {s} / {factor} vs {o}"
+                    );
+                }
+            }
+        }
+        let two = crate::text::fts_at_least(&terms, 2).expect("expression");
+        assert_eq!(store.fts_count_upto(&two, 100).expect("count"), 3);
+        assert_eq!(store.fts_count_upto(&two, 2).expect("count"), 2);
+        assert_eq!(store.chunk_id_max().expect("max"), 8);
+    }
+
     /// A reader's coverage memo lasts while the generations do: a commit
     /// that changes neither (a server's re-check of an unchanged tree)
     /// keeps it, the vectors generation's bump (every vectors commit, a
