@@ -76,6 +76,7 @@ fn main() -> Result<()> {
             k: RRF_K,
             threshold: None,
             recency: None,
+            keyword_listing: None,
         };
         let root = svc.root().to_path_buf();
         let gathered = svc

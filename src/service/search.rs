@@ -345,6 +345,17 @@ impl Service {
                     Ok((generation, Ranked::Hits(hits, Arm::Bm25)))
                 }
                 Ranking::Fused(only) => {
+                    // On a large index the keyword arm reads the index's file
+                    // list, as `keyword` does, where a watching daemon
+                    // vouches for it (see `HybridRequest`).
+                    let keyword_listing = (matches!(req.mode, Mode::Hybrid | Mode::Keyword)
+                        && crate::search::is_large(store)?)
+                    .then(|| {
+                        let home = crate::daemon_client::DaemonHome::from_env();
+                        crate::daemon_client::changed(&home, self.root())
+                            .map(|changed| (self.settings.walk.clone(), changed))
+                    })
+                    .flatten();
                     let hreq = HybridRequest {
                         query: req.query.clone(),
                         filter: filter.clone(),
@@ -357,6 +368,7 @@ impl Service {
                         k: req.rrf_k.unwrap_or(RRF_K),
                         threshold: req.threshold,
                         recency: recency.clone(),
+                        keyword_listing,
                     };
                     let r = self.with_hybrid(|h| h.search(store, self.root(), &hreq))?;
                     Ok((generation, Ranked::Fused(Box::new(r))))
