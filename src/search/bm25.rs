@@ -39,7 +39,7 @@ const COLUMN_WEIGHTS: (f64, f64, f64) = (1.0, 10.0, 3.0);
 /// is a phrase set FTS5 evaluates).
 const MAX_SUBSETS: usize = 10;
 
-/// On a large index ([`crate::search::LARGE_INDEX_CHUNKS`]) with several
+/// On a large index ([`crate::store::LARGE_INDEX_CHUNKS`]) with several
 /// query words (FTS5 scores every chunk an OR matches before it sorts: on
 /// the Linux kernel a common word, "driver" in 60% of the chunks through
 /// their paths, made one query cost 0.4-1.4 s),
@@ -95,7 +95,7 @@ pub fn search_bm25(
             .into());
     };
     let terms = crate::text::query_terms(query);
-    let large = terms.len() >= 2 && crate::search::is_large(store)?;
+    let large = terms.len() >= 2 && store.is_large()?;
     let mut want = (limit * 4).max(100);
     // A level first needs the hits asked for; after filters dropped some,
     // the whole widened window.

@@ -46,7 +46,7 @@ const CANDIDATES_PER_LIMIT: usize = 5;
 /// files than this (`kmalloc`: 4,080 of the Linux kernel's files) would be
 /// read in all of them (0.3-0.6 s) to rank by a count that says little,
 /// so the arm is skipped and the others rank it (on a large index only,
-/// [`crate::search::LARGE_INDEX_CHUNKS`]).
+/// [`crate::store::LARGE_INDEX_CHUNKS`]).
 const KEYWORD_ARM_MAX_FILES: usize = 2_000;
 const MIN_CANDIDATES: usize = 50;
 
@@ -413,7 +413,7 @@ impl Hybrid {
                 // files are read instead of 78k. (A small project's walk is
                 // cheaper than loading either, and runs beside the other
                 // arms.)
-                let large = crate::search::is_large(store).unwrap_or(false);
+                let large = store.is_large().unwrap_or(false);
                 let listed = req.keyword_listing.as_ref().filter(|_| large).and_then(|(walk, changed)| {
                     Listed::load(store, root, walk, &kreq, changed).unwrap_or_else(|e| {
                         tracing::debug!("keyword arm: index list not used: {e:#}");

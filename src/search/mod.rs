@@ -40,19 +40,6 @@ impl Scope {
     }
 }
 
-/// From this many chunks on (the Linux kernel has 1.3 M; the largest
-/// project of the eval suites about 50k) an index is large: BM25 matches
-/// the chunks holding most of the query's words first (`bm25`), and the
-/// hybrid keyword arm reads only the files the index lists or its postings
-/// admit, and skips a literal too common to rank by (`hybrid`). Smaller
-/// indexes rank as before, byte for byte.
-pub const LARGE_INDEX_CHUNKS: u64 = 250_000;
-
-/// Whether `store` is a large index ([`LARGE_INDEX_CHUNKS`]).
-pub fn is_large(store: &crate::store::Store) -> rusqlite::Result<bool> {
-    Ok(store.chunk_id_max()? >= LARGE_INDEX_CHUNKS)
-}
-
 /// Path, language and scope filters for index searches.
 #[derive(Debug, Clone, Default)]
 pub struct ChunkFilter {

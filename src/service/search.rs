@@ -349,7 +349,7 @@ impl Service {
                     // list, as `keyword` does, where a watching daemon
                     // vouches for it (see `HybridRequest`).
                     let keyword_listing = (matches!(req.mode, Mode::Hybrid | Mode::Keyword)
-                        && crate::search::is_large(store)?)
+                        && store.is_large()?)
                     .then(|| {
                         let home = crate::daemon_client::DaemonHome::from_env();
                         crate::daemon_client::changed(&home, self.root())

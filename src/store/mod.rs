@@ -132,6 +132,16 @@ fn precreate_db(db: &Path) -> Result<()> {
     }
 }
 
+/// From this many chunks on (the Linux kernel has 1.3 M; the largest
+/// project of the eval suites about 50k) an index is large
+/// ([`Store::is_large`]): BM25 matches the chunks holding most of the
+/// query's words first (`search::bm25`), the hybrid keyword arm reads only
+/// the files the index lists or its postings admit, and skips a literal too
+/// common to rank by (`search::hybrid`), and the full-text index is merged
+/// whole at 5% of tombstones, not 1% ([`Store::merge_fts`]). Smaller
+/// indexes work as before, byte for byte.
+pub const LARGE_INDEX_CHUNKS: u64 = 250_000;
+
 /// The open index. Writers get one from [`Store::open_rw`] (the caller holds
 /// the writer lock); readers from [`Store::open_ro`].
 pub struct Store {

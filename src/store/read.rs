@@ -1002,6 +1002,11 @@ impl Store {
             .map(|v| v.max(0) as u64)
     }
 
+    /// Whether this is a large index ([`super::LARGE_INDEX_CHUNKS`]).
+    pub fn is_large(&self) -> rusqlite::Result<bool> {
+        Ok(self.chunk_id_max()? >= super::LARGE_INDEX_CHUNKS)
+    }
+
     /// How many chunks match the FTS5 expression `match_expr`, counted up
     /// to `cap` (no ranking: the posting lists are only walked).
     pub fn fts_count_upto(&self, match_expr: &str, cap: usize) -> rusqlite::Result<usize> {

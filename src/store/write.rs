@@ -106,23 +106,29 @@ impl Store {
 
     /// Merges the full-text index whole ('optimize') once the tombstones of
     /// deleted rows ([`meta::FTS_DELETED`]) are 1% of the chunks or more
-    /// (at least 1,000): they cost every query that visits them (on the
-    /// kernel, 60k of them, one 1,000-file change and back, made a BM25
-    /// query 5x slower), the merge drops them. Answers whether it merged.
-    /// In one go: an incremental merge ('merge' in steps across runs) made
-    /// the runs between pay for it through automerge (8 s -> 33 s for 1,000
-    /// kernel files) and the queries slower meanwhile. On the kernel it
-    /// takes about 30 s, once per ~13k rows deleted (~450 changed files);
-    /// on Django about a second.
+    /// (at least 1,000), 5% on a large index ([`super::LARGE_INDEX_CHUNKS`]):
+    /// they cost the queries that visit them, the merge drops them. Answers
+    /// whether it merged. In one go: an incremental merge ('merge' in steps
+    /// across runs) made the runs between pay for it through automerge (8 s
+    /// -> 33 s for 1,000 kernel files) and the queries slower meanwhile. On
+    /// Django it takes about a second. On the kernel it takes about 60 s,
+    /// and a 1,000-file change deletes 30k rows (2.3%): at 1% every such
+    /// change paid it (9 s of indexing, 68 s in all). With 60k tombstones
+    /// (4.7%: the change and back) its BM25 queries, which match the
+    /// chunks holding most of their words there, took the same time as
+    /// with none (9-48 ms); a plain OR was up to 1.6x slower.
     pub fn merge_fts(&self) -> rusqlite::Result<bool> {
         let deleted: u64 = self
             .get_meta(meta::FTS_DELETED)?
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
-        let chunks: i64 =
-            self.conn
-                .query_row("SELECT coalesce(max(id), 0) FROM chunks", [], |r| r.get(0))?;
-        if deleted < (chunks.max(0) as u64 / 100).max(1000) {
+        let chunks = self.chunk_id_max()?;
+        let percent = if chunks >= super::LARGE_INDEX_CHUNKS {
+            5
+        } else {
+            1
+        };
+        if deleted < (chunks * percent / 100).max(1000) {
             return Ok(false);
         }
         let started = std::time::Instant::now();
