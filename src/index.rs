@@ -633,12 +633,7 @@ fn write_changes(
             let mut done = 0u64;
             let mut touched = 0u64;
             let total = todo.len() as u64;
-            let mut generation: u64 = store
-                .get_meta(meta::GENERATION)
-                .ok()
-                .flatten()
-                .and_then(|g| g.parse().ok())
-                .unwrap_or(0);
+            let mut generation: u64 = store.meta_u64(meta::GENERATION).unwrap_or(0);
             // Deletions first, in their own transaction.
             {
                 let w = store.begin().map_err(|e| store::explain(e, &db))?;

@@ -90,12 +90,7 @@ fn now_s() -> i64 {
 }
 
 fn read_u64(store: &Store, key: &str) -> u64 {
-    store
-        .get_meta(key)
-        .ok()
-        .flatten()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
+    store.meta_u64(key).unwrap_or(0)
 }
 
 /// Embeds every chunk that has no vector from `embedder` yet. The caller

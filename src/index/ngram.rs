@@ -82,10 +82,7 @@ pub fn refresh(
 ) -> Result<NgramSummary> {
     let started = Instant::now();
     let docs = store.ngram_docs()?;
-    let next_doc: u64 = store
-        .get_meta(meta::NGRAM_NEXT_DOC)?
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
+    let next_doc = store.meta_u64(meta::NGRAM_NEXT_DOC)?;
     let seen: HashSet<&str> = walked.iter().map(|f| f.rel.as_str()).collect();
     let dirty: Vec<&WalkedFile> = walked
         .iter()

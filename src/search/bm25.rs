@@ -58,10 +58,8 @@ const MAX_SUBSETS: usize = 10;
 /// so levels of more than [`MAX_SUBSETS`] subsets are not tried.
 fn level_expression(store: &Store, terms: &[String], need: usize) -> Result<Option<(String, f64)>> {
     let n = terms.len().min(32);
-    if n < 2 {
-        return Ok(None);
-    }
     let terms = &terms[..n];
+    // (Fewer than two words: no level.)
     for m in (2..=n).rev() {
         if crate::text::binomial(n, m) > MAX_SUBSETS {
             continue;

@@ -270,14 +270,7 @@ fn candidates_for(k: usize) -> usize {
 const THRESHOLD_SLACK: f32 = 0.05;
 
 fn generations(store: &Store) -> (u64, u64) {
-    let get = |k: &str| {
-        store
-            .get_meta(k)
-            .ok()
-            .flatten()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
+    let get = |k: &str| store.meta_u64(k).unwrap_or(0);
     (get(meta::GENERATION), get(meta::VECTORS_GENERATION))
 }
 

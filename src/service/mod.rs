@@ -468,12 +468,7 @@ fn vectors_generation_of(store: &Store) -> u64 {
 }
 
 fn meta_u64(store: &Store, key: &str) -> u64 {
-    store
-        .get_meta(key)
-        .ok()
-        .flatten()
-        .and_then(|g| g.parse().ok())
-        .unwrap_or(0)
+    store.meta_u64(key).unwrap_or(0)
 }
 
 thread_local! {

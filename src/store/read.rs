@@ -291,6 +291,14 @@ impl Store {
             .optional()
     }
 
+    /// A `meta` counter (a generation): 0 when absent or not a number.
+    pub fn meta_u64(&self, key: &str) -> rusqlite::Result<u64> {
+        Ok(self
+            .get_meta(key)?
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0))
+    }
+
     pub fn counts(&self) -> rusqlite::Result<Counts> {
         let one = |sql: &str| -> rusqlite::Result<u64> {
             self.conn
@@ -397,15 +405,9 @@ impl Store {
         let Some(memo) = &self.coverage_memo else {
             return self.count_coverage(model);
         };
-        let generation = |key: &str| -> rusqlite::Result<u64> {
-            Ok(self
-                .get_meta(key)?
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0))
-        };
         let version = (
-            generation(super::meta::GENERATION)?,
-            generation(super::meta::VECTORS_GENERATION)?,
+            self.meta_u64(super::meta::GENERATION)?,
+            self.meta_u64(super::meta::VECTORS_GENERATION)?,
         );
         if let Some((v, counts)) = memo.borrow().as_ref()
             && *v == version

@@ -118,10 +118,7 @@ impl Store {
     /// chunks holding most of their words there, took the same time as
     /// with none (9-48 ms); a plain OR was up to 1.6x slower.
     pub fn merge_fts(&self) -> rusqlite::Result<bool> {
-        let deleted: u64 = self
-            .get_meta(meta::FTS_DELETED)?
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
+        let deleted = self.meta_u64(meta::FTS_DELETED)?;
         let chunks = self.chunk_id_max()?;
         let percent = if chunks >= super::LARGE_INDEX_CHUNKS {
             5
