@@ -215,6 +215,14 @@ pub fn is_explicit_file(entry: &DirEntry) -> bool {
 /// `"."`.
 pub fn rel_path(root: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);
+    // The walk's usual case, a clean relative UTF-8 path: taken as it is
+    // (this runs once per file on a whole-tree search).
+    #[cfg(unix)]
+    if let Some(text) = rel.to_str()
+        && is_clean_relative(text)
+    {
+        return text.to_owned();
+    }
     let mut out = String::with_capacity(rel.as_os_str().len());
     for component in rel.components() {
         let part = match component {
@@ -236,6 +244,16 @@ pub fn rel_path(root: &Path, path: &Path) -> String {
         out.push('.');
     }
     out
+}
+
+/// `text` is a non-empty relative path whose components are all normal
+/// names: no leading `/`, no empty, `.` or `..` component.
+#[cfg(unix)]
+fn is_clean_relative(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..")
 }
 
 /// Where a path stands with respect to the walk.
@@ -584,6 +602,10 @@ mod tests {
         assert_eq!(rel_path(root, Path::new("/a/b")), ".");
         assert_eq!(rel_path(Path::new("."), Path::new("./x/y")), "x/y");
         assert_eq!(rel_path(root, Path::new("/elsewhere/x")), "/elsewhere/x");
+        // Not clean: normalized the slow way.
+        assert_eq!(rel_path(root, Path::new("/a/b/c//./d.rs")), "c/d.rs");
+        assert_eq!(rel_path(root, Path::new("/a/b/c/../d.rs")), "c/../d.rs");
+        assert_eq!(rel_path(root, Path::new("/a/b/c/")), "c");
         assert!(is_in_index_dir(
             root,
             Path::new("/a/b/.repo_search/index.db")

@@ -189,6 +189,8 @@ fn cmd_keyword(a: KeywordArgs) -> Result<Found> {
         },
         paths: Vec::new(),
         no_index: a.no_index,
+        // The text shows each line's column, not its other matches.
+        first_match_only: !a.common.json,
     };
     let json = a.common.json;
     let context = req.before_context > 0 || req.after_context > 0;

@@ -56,7 +56,22 @@ pub fn index_summary(s: &IndexSummary) -> Result<()> {
 /// that do not follow each other are separated, as `rg` does, even where a
 /// match has no context line of its own (at the end of a file).
 pub fn keyword_file(path: &str, matches: Vec<KeywordMatch>, context: bool) -> Viewed {
-    let mut out: Vec<u8> = Vec::with_capacity(matches.len() * (path.len() + 96));
+    // Sized from the lines themselves: a flat guess per line (96 bytes)
+    // held 125 MB for the kernel's million `}` lines, most of it faulted
+    // in and never written.
+    let line_bytes = |text: &str| path.len() + text.len() + 24;
+    let size = matches
+        .iter()
+        .map(|m| {
+            line_bytes(&m.text)
+                + m.before
+                    .iter()
+                    .chain(&m.after)
+                    .map(|c| line_bytes(&c.text))
+                    .sum::<usize>()
+        })
+        .sum();
+    let mut out: Vec<u8> = Vec::with_capacity(size);
     let starts_group = context && !matches.is_empty();
     // The last line printed of this file.
     let mut last: Option<u64> = None;
@@ -90,7 +105,12 @@ pub fn keyword_file(path: &str, matches: Vec<KeywordMatch>, context: bool) -> Vi
 /// matches, comma-separated (a [`View`] for `Service::keyword_each`, run on
 /// the search's threads; [`KeywordWriter`] writes them into the answer).
 pub fn keyword_json_file(_path: &str, matches: Vec<KeywordMatch>) -> Viewed {
-    let mut bytes = Vec::with_capacity(matches.len() * 160);
+    // The keys and numbers take about 100 bytes a match.
+    let size = matches
+        .iter()
+        .map(|m| m.path.len() + m.text.len() + 100)
+        .sum();
+    let mut bytes = Vec::with_capacity(size);
     for (i, m) in matches.iter().enumerate() {
         if i > 0 {
             bytes.push(b',');

@@ -3252,6 +3252,7 @@ impl<'a> Graph<'a> {
             },
             paths: Vec::new(),
             no_index: false,
+            first_match_only: false,
         };
         let found = search_keyword(self.root, &req)?;
         let defs = self.defs_named(name)?;

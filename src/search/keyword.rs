@@ -98,6 +98,11 @@ pub struct KeywordRequest {
     /// some out (`--no-index`); the service consults it, the search itself
     /// only uses the filter it is given.
     pub no_index: bool,
+    /// Find only each matching line's first match (its column, the one
+    /// range in `submatches`), not every match on it: `rg -n --column`'s
+    /// text shows no more, and on a million matching lines the second
+    /// regex run per line is a tenth of the search.
+    pub first_match_only: bool,
 }
 
 /// Rules out files that cannot hold a match without opening them (the
@@ -298,6 +303,7 @@ fn walk_and_search(
         max_results: req.max_results,
         slice_explicit,
         filter,
+        first_match_only: req.first_match_only,
         view: view.filter(|_| req.max_results.is_none()),
         outputs: Mutex::new(Vec::new()),
         shown_all: AtomicBool::new(false),
@@ -385,6 +391,7 @@ fn listed_run(
         max_results: None,
         slice_explicit: false,
         filter: None,
+        first_match_only: req.first_match_only,
         view: view.filter(|_| req.max_results.is_none()),
         outputs: Mutex::new(Vec::new()),
         shown_all: AtomicBool::new(false),
@@ -508,8 +515,11 @@ impl Emitter<'_> {
 /// `Path`'s) for clean root-relative paths, without parsing them: `/`
 /// sorts before every other byte.
 fn path_order(a: &str, b: &str) -> std::cmp::Ordering {
-    let key = |c: u8| if c == b'/' { 0 } else { c };
-    a.bytes().map(key).cmp(b.bytes().map(key))
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    // Only the first differing byte decides (or the shorter path first).
+    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let key = |c: Option<&u8>| c.map(|&c| if c == b'/' { 0 } else { u16::from(c) + 1 });
+    key(a.get(common)).cmp(&key(b.get(common)))
 }
 
 /// The searcher ripgrep configures for the request's flags (walked files:
@@ -654,6 +664,8 @@ struct Shared<'a> {
     slice_explicit: bool,
     /// Files the index's postings rule out are not opened.
     filter: Option<&'a dyn RuleOut>,
+    /// [`KeywordRequest::first_match_only`].
+    first_match_only: bool,
     /// Views each file's matches on the thread that found them (only
     /// without `max_results`: the cut must come first).
     view: Option<&'a View<'a>>,
@@ -849,6 +861,7 @@ impl Worker<'_> {
             matches: Vec::new(),
             pending_before: Vec::new(),
             ranges: Vec::new(),
+            first_match_only: shared.first_match_only,
             binary_offset: None,
             matched_lines: 0,
             binary_suppressed: false,
@@ -940,6 +953,8 @@ struct FileSink<'a> {
     pending_before: Vec<ContextLine>,
     /// Scratch space for submatch ranges.
     ranges: Vec<(usize, usize)>,
+    /// [`KeywordRequest::first_match_only`].
+    first_match_only: bool,
     binary_offset: Option<u64>,
     /// Matching lines found in this file (stored or only counted).
     matched_lines: usize,
@@ -967,10 +982,11 @@ impl Sink for FileSink<'_> {
         let (line, had_terminator) = without_terminator(mat.bytes());
         self.ranges.clear();
         let ranges = &mut self.ranges;
+        let first_only = self.first_match_only;
         self.matcher
             .find_iter(line, |m| {
                 ranges.push((m.start(), m.end()));
-                true
+                !first_only
             })
             .map_err(|e| io::Error::other(e.to_string()))?;
         // ripgrep's printer drops an empty match at the very end of the
@@ -2033,6 +2049,36 @@ mod tests {
             ..req(&["foo("])
         };
         assert!(search_keyword(root, &fixed).is_ok());
+    }
+
+    #[test]
+    fn path_order_is_paths_order() {
+        let paths = [
+            "a",
+            "a/b",
+            "a-b",
+            "a.b/c",
+            "a/b/c",
+            "ab",
+            "a/b-c",
+            "a/b.c",
+            "b",
+            "é/x",
+            "e/x",
+            "a b/c",
+            "A/b",
+            "a/b/c/d.rs",
+            "a/bc",
+        ];
+        for x in paths {
+            for y in paths {
+                assert_eq!(
+                    path_order(x, y),
+                    Path::new(x).cmp(Path::new(y)),
+                    "{x} vs {y}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -70,6 +70,8 @@ pub fn search_keyword(svc: &Service, args: SearchKeywordArgs) -> Result<Answer> 
         },
         paths: Vec::new(),
         no_index: false,
+        // The answer shows lines, not where on them the matches are.
+        first_match_only: true,
     };
     let result = svc.keyword(&req, &[])?;
     let ctx = |c: &crate::search::keyword::ContextLine| LineOut {
