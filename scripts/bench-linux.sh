@@ -104,7 +104,7 @@ while read -r _ f; do printf '/* repo-search bench edit */\n' >>"$TREE/$f"; done
 while read -r size f; do truncate -s "$size" "$TREE/$f"; done <"$TMP/sizes"
 /usr/bin/time -f "%e" -o "$TMP/tc2" "$BIN" index --root "$TREE" --no-embed --quiet >/dev/null 2>&1
 awk -v n="$(wc -l <"$TMP/sizes")" -v a="$(cat "$TMP/tc1")" -v b="$(cat "$TMP/tc2")" \
-    'BEGIN {printf "%d files changed: %.2f s to re-index; changed back: %.2f s (with the full-text merge its deletions trigger, see Store::merge_fts)\n", n, a, b}'
+    'BEGIN {printf "%d files changed: %.2f s to re-index; changed back: %.2f s (a run merges the full-text index only at 10%% tombstones on a large index, a watching daemon from 5%% in the background: see Store::fts_merge_due)\n", n, a, b}'
 echo
 
 echo "== size"

@@ -432,6 +432,72 @@ fn in_scope(only: &[String], path: &str) -> bool {
         })
 }
 
+/// Pages FTS5 writes per step of [`merge_fts_idle`]: 0.3-0.8 s a step
+/// on the Linux kernel's index (the whole merge there: about 20 steps).
+const FTS_MERGE_STEP_PAGES: u32 = 2_000;
+
+/// How a background merge of the full-text index went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FtsMergeOutcome {
+    /// Steps done (each its own transaction under the writer lock).
+    pub steps: u32,
+    /// The merge is complete: no tombstones are left.
+    pub finished: bool,
+    /// It stopped with work left (told to, or another writer held the
+    /// lock): call again later.
+    pub stopped: bool,
+}
+
+/// Merges the project's full-text index in steps when its tombstones call
+/// for it ([`store::FtsMerge::Idle`]), for a daemon while the project is
+/// quiet: each step takes the writer lock and lets it go, so a change
+/// waits one step, not the whole merge (13-60 s on the kernel), and the
+/// merge stops as soon as `should_stop` says so or another writer holds
+/// the lock; FTS5 keeps its progress, and the next call goes on.
+pub fn merge_fts_idle(root: &Path, should_stop: &dyn Fn() -> bool) -> Result<FtsMergeOutcome> {
+    let mut outcome = FtsMergeOutcome::default();
+    let started = Instant::now();
+    loop {
+        if should_stop() {
+            outcome.stopped = true;
+            break;
+        }
+        let _lock = match WriterLock::acquire_existing(root, WhenBusy::Fail, |_| {}) {
+            Ok(lock) => lock,
+            Err(e)
+                if crate::error::find_user_error(&e)
+                    .is_some_and(|u| u.code == crate::error::ErrorCode::IndexBusy) =>
+            {
+                outcome.stopped = true;
+                break;
+            }
+            Err(e) => return Err(e),
+        };
+        // Opened under the lock each step: a rebuild may have replaced
+        // the file meanwhile.
+        let store = Store::open_rw(root)?;
+        if outcome.steps == 0 && !store.fts_merge_due(store::FtsMerge::Idle)? {
+            break;
+        }
+        let more = store.merge_fts_step(FTS_MERGE_STEP_PAGES)?;
+        outcome.steps += 1;
+        if !more {
+            outcome.finished = true;
+            break;
+        }
+    }
+    if outcome.steps > 0 {
+        tracing::info!(
+            steps = outcome.steps,
+            finished = outcome.finished,
+            seconds = started.elapsed().as_secs_f64(),
+            "`{}`: full-text index merged in steps",
+            root.display()
+        );
+    }
+    Ok(outcome)
+}
+
 /// Files that changed on disk since they were indexed.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Staleness {
@@ -835,4 +901,64 @@ fn process_file(
         }
     };
     p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A daemon's merge in steps: it ends with no tombstones counted and
+    /// the same answers, does nothing when not due, and stops at once when
+    /// told to or when another writer holds the lock.
+    #[test]
+    fn merge_fts_idle_steps_stops_and_finishes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("root");
+        let body: String = (0..300)
+            .map(|i| format!("def handler_{i}(event):\n    return event.value + {i}\n\n"))
+            .collect();
+        std::fs::write(root.join("a.py"), &body).expect("write");
+        let settings = Settings::resolve(root.clone(), &crate::settings::Overrides::default())
+            .expect("settings");
+        let run =
+            || index_project(&settings, &IndexOptions::default(), &|_| {}, |_| {}).expect("index");
+        run();
+        let never = || false;
+        let not_due = merge_fts_idle(&root, &never).expect("merge");
+        assert_eq!(not_due, FtsMergeOutcome::default(), "no tombstones yet");
+        // Tombstones as many changes leave them (a large index's runs leave
+        // merging to the daemon until twice as many).
+        let set_deleted = |n: &str| {
+            let _lock = WriterLock::acquire(&root, WhenBusy::Fail, |_| {}).expect("lock");
+            let mut store = Store::open_rw(&root).expect("open");
+            let w = store.begin().expect("begin");
+            w.set_meta(meta::FTS_DELETED, n).expect("meta");
+            w.commit().expect("commit");
+        };
+        set_deleted("5000");
+        let stop = || true;
+        let told = merge_fts_idle(&root, &stop).expect("merge");
+        assert_eq!((told.steps, told.stopped), (0, true));
+        {
+            let _held = WriterLock::acquire(&root, WhenBusy::Fail, |_| {}).expect("lock");
+            let busy = merge_fts_idle(&root, &never).expect("busy is not an error");
+            assert_eq!(
+                (busy.steps, busy.stopped),
+                (0, true),
+                "another writer holds it"
+            );
+        }
+        let done = merge_fts_idle(&root, &never).expect("merge");
+        assert!(
+            done.finished && !done.stopped && done.steps >= 1,
+            "{done:?}"
+        );
+        let store = Store::open_ro(&root).expect("open").expect("an index");
+        assert_eq!(store.meta_u64(meta::FTS_DELETED).expect("meta"), 0);
+        let mut hits = 0;
+        store
+            .fts_chunks("handler_7", (1.0, 1.0, 1.0), 100, |_| hits += 1)
+            .expect("query");
+        assert!(hits >= 1, "the merged index still answers");
+    }
 }

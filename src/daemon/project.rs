@@ -82,6 +82,9 @@ struct State {
     last_indexed: Option<i64>,
     /// The index changed since the embedder last looked (or it never did).
     embed_wanted: bool,
+    /// A merge of the full-text index may be due or was left half done
+    /// ([`merge_fts_when_quiet`]); the embedder's thread comes back to it.
+    merge_wanted: bool,
     /// What changed since the index last looked, from every raw watcher
     /// event at once (see [`Shared::changed`]): path → the `heard` count
     /// of its latest event. A run that covered a path and started after
@@ -242,6 +245,7 @@ impl Project {
             chunks: entry.chunks,
             last_indexed: entry.last_indexed,
             embed_wanted: true,
+            merge_wanted: true,
             ..State::default()
         };
         let shared = Arc::new(Shared {
@@ -771,19 +775,33 @@ fn finish_batch(
 /// lowest CPU priority, so indexing and searching stay quick meanwhile.
 fn run_embedder(shared: &Shared) {
     lower_thread_priority();
+    let mut last_merge: Option<Instant> = None;
     loop {
-        {
+        let embed = {
             let mut st = shared.lock();
             loop {
                 if st.stop {
                     return;
                 }
-                if st.embed_wanted && st.running.is_none() && !st.pending.has_work() {
+                if (st.embed_wanted || st.merge_wanted)
+                    && st.running.is_none()
+                    && !st.pending.has_work()
+                {
                     break;
                 }
                 st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
             }
-            st.embed_wanted = false;
+            if st.embed_wanted {
+                // Changes may have left tombstones to merge.
+                st.merge_wanted = true;
+            }
+            std::mem::take(&mut st.embed_wanted)
+        };
+        // First: a merge is bounded (seconds), embedding a large project
+        // all its vectors is not.
+        merge_fts_when_quiet(shared, &mut last_merge);
+        if !embed {
+            continue;
         }
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| embed_once(shared)))
             .unwrap_or_else(|_| {
@@ -805,6 +823,78 @@ fn run_embedder(shared: &Shared) {
             }
         }
     }
+}
+
+/// How long a project stays without changes before the daemon merges its
+/// full-text index ([`merge_fts_when_quiet`]).
+const MERGE_QUIET: Duration = Duration::from_secs(10);
+
+/// Merges the full-text index in steps once changes left enough
+/// tombstones (`index::merge_fts_idle`), before the embedding they call
+/// for, and stops at the next change: an index run on a large project
+/// merges only at twice the tombstones, so a 1,000-file checkout on the
+/// kernel is indexed in seconds instead of waiting for a minute's merge.
+///
+/// It starts only after [`MERGE_QUIET`] without a change: an index run
+/// that comes while FTS5's merge is half done carries some of it on (a
+/// one-file save on the kernel took 6 s instead of 0.3 s), and edits come
+/// in bursts.
+fn merge_fts_when_quiet(shared: &Shared, last_attempt: &mut Option<Instant>) {
+    let busy =
+        |st: &State| st.stop || st.embed_wanted || st.running.is_some() || st.pending.has_work();
+    {
+        let mut st = shared.lock();
+        if !st.merge_wanted {
+            return;
+        }
+        loop {
+            // Left wanted: the embedder's loop comes back once idle (and
+            // after the first run, the reconcile a watch starts with).
+            if busy(&st) || st.runs == 0 {
+                return;
+            }
+            let since = [st.events.back().map(|(t, _)| *t), *last_attempt]
+                .into_iter()
+                .flatten()
+                .map(|t| t.elapsed())
+                .min()
+                .unwrap_or(MERGE_QUIET);
+            if since >= MERGE_QUIET {
+                break;
+            }
+            st = shared
+                .wake
+                .wait_timeout(st, MERGE_QUIET - since)
+                .map(|(g, _)| g)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
+    }
+    *last_attempt = Some(Instant::now());
+    let should_stop = || busy(&shared.lock());
+    let merged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if !crate::store::db_path(&shared.root).is_file() {
+            return Ok(crate::index::FtsMergeOutcome::default());
+        }
+        crate::index::merge_fts_idle(&shared.root, &should_stop)
+    }));
+    let again = match merged {
+        Ok(Ok(outcome)) => outcome.stopped,
+        Ok(Err(e)) => {
+            tracing::warn!(
+                "`{}`: merging the full-text index: {e:#}",
+                shared.root.display()
+            );
+            false
+        }
+        Err(_) => {
+            tracing::warn!(
+                "`{}`: internal error while merging the full-text index",
+                shared.root.display()
+            );
+            false
+        }
+    };
+    shared.lock().merge_wanted = again;
 }
 
 /// One embedding pass over every configured tier. `None`: no index yet.

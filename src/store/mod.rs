@@ -40,7 +40,9 @@ pub use read::{
     SkipSummary, SpanRef, SymbolRow, TableSize, VectorMatrix,
 };
 pub use schema::SCHEMA_VERSION;
-pub use write::{FileUpdate, PackedRows, PreparedChunk, Writer, pack_rows, prepare_chunks};
+pub use write::{
+    FileUpdate, FtsMerge, PackedRows, PreparedChunk, Writer, pack_rows, prepare_chunks,
+};
 
 pub const INDEX_DIR: &str = ".repo_search";
 pub const DB_FILE: &str = "index.db";
@@ -138,7 +140,8 @@ fn precreate_db(db: &Path) -> Result<()> {
 /// query's words first (`search::bm25`), the hybrid keyword arm reads only
 /// the files the index lists or its postings admit, and skips a literal too
 /// common to rank by (`search::hybrid`), and the full-text index is merged
-/// whole at 5% of tombstones, not 1% ([`Store::merge_fts`]). Smaller
+/// at 5% of tombstones by a watching daemon, at 10% by an index run, not 1%
+/// ([`Store::fts_merge_due`]). Smaller
 /// indexes work as before, byte for byte.
 pub const LARGE_INDEX_CHUNKS: u64 = 250_000;
 

@@ -1004,6 +1004,14 @@ impl Store {
             .map(|v| v.max(0) as u64)
     }
 
+    /// The number of chunks, counted (about 60 ms on the kernel's 1.3 M).
+    pub fn chunk_count(&self) -> rusqlite::Result<u64> {
+        self.conn
+            .prepare_cached("SELECT count(*) FROM chunks")?
+            .query_row([], |r| r.get::<_, i64>(0))
+            .map(|v| v.max(0) as u64)
+    }
+
     /// Whether this is a large index ([`super::LARGE_INDEX_CHUNKS`]).
     pub fn is_large(&self) -> rusqlite::Result<bool> {
         Ok(self.chunk_id_max()? >= super::LARGE_INDEX_CHUNKS)
@@ -1149,6 +1157,28 @@ mod tests {
         assert_eq!(deleted(&store).as_deref(), Some("0"));
         assert_eq!((hits(&store, "alpha"), hits(&store, "beta")), (0, 0));
         assert_eq!(hits(&store, "gamma"), 600);
+        assert_eq!(hits(&store, "number7"), 1);
+        // In steps (a watching daemon's way), to the same end.
+        put(&mut store, Some(id), "delta");
+        put(&mut store, Some(id), "epsilon");
+        assert!(
+            store
+                .fts_merge_due(super::super::FtsMerge::Idle)
+                .expect("due")
+        );
+        let mut steps = 0;
+        while store.merge_fts_step(1).expect("step") {
+            steps += 1;
+            assert!(steps < 10_000, "the merge ends");
+        }
+        assert_eq!(deleted(&store).as_deref(), Some("0"));
+        assert!(
+            !store
+                .fts_merge_due(super::super::FtsMerge::Idle)
+                .expect("due")
+        );
+        assert_eq!((hits(&store, "gamma"), hits(&store, "delta")), (0, 0));
+        assert_eq!(hits(&store, "epsilon"), 600);
         assert_eq!(hits(&store, "number7"), 1);
     }
 

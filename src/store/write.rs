@@ -104,30 +104,45 @@ impl Store {
         })
     }
 
-    /// Merges the full-text index whole ('optimize') once the tombstones of
-    /// deleted rows ([`meta::FTS_DELETED`]) are 1% of the chunks or more
-    /// (at least 1,000), 5% on a large index ([`super::LARGE_INDEX_CHUNKS`]):
-    /// they cost the queries that visit them, the merge drops them. Answers
-    /// whether it merged. In one go: an incremental merge ('merge' in steps
-    /// across runs) made the runs between pay for it through automerge (8 s
-    /// -> 33 s for 1,000 kernel files) and the queries slower meanwhile. On
-    /// Django it takes about a second. On the kernel it takes about 60 s,
-    /// and a 1,000-file change deletes 30k rows (2.3%): at 1% every such
-    /// change paid it (9 s of indexing, 68 s in all). With 60k tombstones
-    /// (4.7%: the change and back) its BM25 queries, which match the
-    /// chunks holding most of their words there, took the same time as
-    /// with none (9-48 ms); a plain OR was up to 1.6x slower.
-    pub fn merge_fts(&self) -> rusqlite::Result<bool> {
+    /// Whether the full-text index's tombstones of deleted rows
+    /// ([`meta::FTS_DELETED`]) call for a merge `when`: 1% of the chunks or
+    /// more (at least 1,000); on a large index ([`super::LARGE_INDEX_CHUNKS`])
+    /// 5% in the background ([`FtsMerge::Idle`]) and 10% in an index run
+    /// ([`FtsMerge::Run`]). Tombstones cost the queries that visit them; a
+    /// merge drops them. On the kernel a 1,000-file change deletes 30k rows
+    /// (2.3%), and with 60k (4.7%) its BM25 queries, which match the chunks
+    /// holding most of their words there, took the same time as with none
+    /// (9-48 ms); a plain OR was up to 1.6x slower.
+    pub fn fts_merge_due(&self, when: FtsMerge) -> rusqlite::Result<bool> {
         let deleted = self.meta_u64(meta::FTS_DELETED)?;
-        let chunks = self.chunk_id_max()?;
-        let percent = if chunks >= super::LARGE_INDEX_CHUNKS {
-            5
-        } else {
-            1
-        };
-        if deleted < (chunks * percent / 100).max(1000) {
+        if deleted < 1000 {
             return Ok(false);
         }
+        // Counted, not the largest id: ids only grow, and on the kernel
+        // five 1,000-file changes moved it from 1.29 M to 1.86 M, which
+        // would have moved the threshold with it (60 ms).
+        let chunks = self.chunk_count()?;
+        let percent = match (chunks >= super::LARGE_INDEX_CHUNKS, when) {
+            (false, _) => 1,
+            (true, FtsMerge::Idle) => 5,
+            (true, FtsMerge::Run) => 10,
+        };
+        Ok(deleted >= (chunks * percent / 100).max(1000))
+    }
+
+    /// Merges the full-text index whole ('optimize') when an index run
+    /// should ([`Store::fts_merge_due`] with [`FtsMerge::Run`]). Answers
+    /// whether it merged. In one go: an incremental merge in steps across
+    /// runs made the runs between pay for it through automerge (8 s -> 33 s
+    /// for 1,000 kernel files) and the queries slower meanwhile. On Django
+    /// it takes about a second, on the kernel 13-60 s: a watching daemon
+    /// merges a large index earlier, in steps while nothing else writes
+    /// ([`Store::merge_fts_step`]).
+    pub fn merge_fts(&self) -> rusqlite::Result<bool> {
+        if !self.fts_merge_due(FtsMerge::Run)? {
+            return Ok(false);
+        }
+        let deleted = self.meta_u64(meta::FTS_DELETED)?;
         let started = std::time::Instant::now();
         let tx = self.conn.unchecked_transaction()?;
         optimize_fts(&tx)?;
@@ -138,6 +153,31 @@ impl Store {
             "full-text index merged whole"
         );
         Ok(true)
+    }
+
+    /// One step of merging the full-text index whole, in its own
+    /// transaction: FTS5's 'merge' with a negative budget, which merges
+    /// every segment into one (as 'optimize' does, dropping tombstones),
+    /// writing about `pages` pages per step (on the kernel 2,000 pages take
+    /// 0.3-0.8 s). Answers whether work remains; once none does, the
+    /// tombstone count is zero again. The caller holds the writer lock.
+    pub fn merge_fts_step(&self, pages: u32) -> rusqlite::Result<bool> {
+        let tx = self.conn.unchecked_transaction()?;
+        let before = tx.total_changes();
+        tx.execute(
+            "INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('merge', ?1)",
+            [-i64::from(pages.max(1))],
+        )?;
+        // FTS5's own test for a finished merge: fewer than two changes.
+        let more = tx.total_changes() - before >= 2;
+        if !more {
+            tx.execute(
+                "UPDATE meta SET value = '0' WHERE key = ?1",
+                [meta::FTS_DELETED],
+            )?;
+        }
+        tx.commit()?;
+        Ok(more)
     }
 
     /// Makes the index as small as it can be: drops the vectors of models
@@ -265,6 +305,16 @@ fn optimize_fts(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
         [meta::FTS_DELETED],
     )?;
     Ok(())
+}
+
+/// Who asks whether the full-text index is due a merge
+/// ([`Store::fts_merge_due`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FtsMerge {
+    /// An index run, in the foreground of whoever waits for it.
+    Run,
+    /// A watching daemon, while the project is quiet.
+    Idle,
 }
 
 /// The full-text index's pending-terms limit during bulk loads (see
