@@ -287,6 +287,19 @@ impl Snapshot {
                     changed_docs,
                 }
             }
+            // Every file is read: only the paths are needed.
+            None => Snapshot {
+                total,
+                read: Vec::new(),
+                all: Some(
+                    store
+                        .ngram_paths()?
+                        .into_iter()
+                        .map(|path| (path, true))
+                        .collect(),
+                ),
+                changed_docs,
+            },
             candidates => {
                 let all = store
                     .ngram_docs()?
