@@ -848,10 +848,20 @@ fn merge_fts_when_quiet(shared: &Shared, last_attempt: &mut Option<Instant>) {
             return;
         }
         loop {
-            // Left wanted: the embedder's loop comes back once idle (and
-            // after the first run, the reconcile a watch starts with).
-            if busy(&st) || st.runs == 0 {
+            // Left wanted: the embedder's loop comes back once idle.
+            if busy(&st) {
                 return;
+            }
+            // Not before the first run (the reconcile a watch starts
+            // with) has finished; waiting here, not returning, so a first
+            // run that fails does not make the loop spin.
+            if st.runs == 0 {
+                st = shared
+                    .wake
+                    .wait_timeout(st, MERGE_QUIET)
+                    .map(|(g, _)| g)
+                    .unwrap_or_else(|e| e.into_inner().0);
+                continue;
             }
             let since = [st.events.back().map(|(t, _)| *t), *last_attempt]
                 .into_iter()
