@@ -118,6 +118,18 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// Waits on [`Shared::wake`] for at most `timeout`.
+    fn wait_for<'a>(
+        &'a self,
+        st: MutexGuard<'a, State>,
+        timeout: Duration,
+    ) -> MutexGuard<'a, State> {
+        self.wake
+            .wait_timeout(st, timeout)
+            .map(|(g, _)| g)
+            .unwrap_or_else(|e| e.into_inner().0)
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic in another thread while holding the lock leaves the state
         // usable (plain counters and queues), so carry on with it.
@@ -599,11 +611,7 @@ fn coalesce_burst<'a>(shared: &'a Shared, mut st: MutexGuard<'a, State>) -> Mute
     }
     loop {
         let before = st.pending.paths.len();
-        st = shared
-            .wake
-            .wait_timeout(st, BURST_QUIET)
-            .map(|(g, _)| g)
-            .unwrap_or_else(|e| e.into_inner().0);
+        st = shared.wait_for(st, BURST_QUIET);
         if st.stop || st.pending.paths.len() == before || now.elapsed() >= BURST_MAX_WAIT {
             return st;
         }
@@ -856,11 +864,7 @@ fn merge_fts_when_quiet(shared: &Shared, last_attempt: &mut Option<Instant>) {
             // with) has finished; waiting here, not returning, so a first
             // run that fails does not make the loop spin.
             if st.runs == 0 {
-                st = shared
-                    .wake
-                    .wait_timeout(st, MERGE_QUIET)
-                    .map(|(g, _)| g)
-                    .unwrap_or_else(|e| e.into_inner().0);
+                st = shared.wait_for(st, MERGE_QUIET);
                 continue;
             }
             let since = [st.events.back().map(|(t, _)| *t), *last_attempt]
@@ -872,11 +876,7 @@ fn merge_fts_when_quiet(shared: &Shared, last_attempt: &mut Option<Instant>) {
             if since >= MERGE_QUIET {
                 break;
             }
-            st = shared
-                .wake
-                .wait_timeout(st, MERGE_QUIET - since)
-                .map(|(g, _)| g)
-                .unwrap_or_else(|e| e.into_inner().0);
+            st = shared.wait_for(st, MERGE_QUIET - since);
         }
     }
     *last_attempt = Some(Instant::now());

@@ -120,7 +120,7 @@ impl Store {
         }
         // Counted, not the largest id: ids only grow, and on the kernel
         // five 1,000-file changes moved it from 1.29 M to 1.86 M, which
-        // would have moved the threshold with it (60 ms).
+        // would have moved the threshold with it (7 ms).
         let chunks = self.chunk_count()?;
         let percent = match (chunks >= super::LARGE_INDEX_CHUNKS, when) {
             (false, _) => 1,
@@ -171,10 +171,7 @@ impl Store {
         // FTS5's own test for a finished merge: fewer than two changes.
         let more = tx.total_changes() - before >= 2;
         if !more {
-            tx.execute(
-                "UPDATE meta SET value = '0' WHERE key = ?1",
-                [meta::FTS_DELETED],
-            )?;
+            reset_fts_deleted(&tx)?;
         }
         tx.commit()?;
         Ok(more)
@@ -300,6 +297,11 @@ fn optimize_fts(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
         "INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')",
         [],
     )?;
+    reset_fts_deleted(tx)
+}
+
+/// After a whole merge: no tombstones are left to count.
+fn reset_fts_deleted(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
     tx.execute(
         "UPDATE meta SET value = '0' WHERE key = ?1",
         [meta::FTS_DELETED],
