@@ -18,6 +18,7 @@
 //! thresholds keep ordinary code such as `password = request.POST["password"]`
 //! or `TOKEN_TYPE = "bearer"` as it is).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -564,6 +565,26 @@ impl Redactor {
     /// Redacts line `n` of the file `path`; returns what was replaced in
     /// it, to move byte offsets into the line (keyword submatches).
     pub fn line(&mut self, path: &str, n: u64, text: &mut String) -> Vec<Found> {
+        let found = self.find_line(path, n, text);
+        if !found.is_empty() {
+            *text = apply(text, &found);
+        }
+        found
+    }
+
+    /// [`Redactor::line`] for a borrowed line: the line itself (no copy)
+    /// when nothing in it is redacted.
+    pub fn line_cow<'t>(&mut self, path: &str, n: u64, text: &'t str) -> Cow<'t, str> {
+        let found = self.find_line(path, n, text);
+        if found.is_empty() {
+            Cow::Borrowed(text)
+        } else {
+            Cow::Owned(apply(text, &found))
+        }
+    }
+
+    /// What to replace in line `n` of `path`, counted.
+    fn find_line(&mut self, path: &str, n: u64, text: &str) -> Vec<Found> {
         if !self.enabled || text.is_empty() {
             return Vec::new();
         }
@@ -573,16 +594,11 @@ impl Redactor {
                 .iter()
                 .any(|&(s, e)| s <= n && n <= e)
         {
-            let found = vec![whole_line(text)];
-            *text = apply(text, &found);
             self.count += 1;
-            return found;
+            return vec![whole_line(text)];
         }
         let found = find_in_line(text);
-        if !found.is_empty() {
-            self.count += found.len();
-            *text = apply(text, &found);
-        }
+        self.count += found.len();
         found
     }
 

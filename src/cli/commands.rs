@@ -12,7 +12,7 @@ use crate::error::{ErrorCode, UserError};
 use crate::history::{BlameRequest, HistoryRequest};
 use crate::index::IndexOptions;
 use crate::search::graph::Direction;
-use crate::search::keyword::{CaseMode, KeywordRequest, View, Viewed};
+use crate::search::keyword::{CaseMode, KeywordRequest, Viewed, Views};
 use crate::search::read::ReadRequest;
 use crate::search::semantic::SimilarTo;
 use crate::search::symbol::{MatchMode, RefType, SymbolQuery};
@@ -195,14 +195,17 @@ fn cmd_keyword(a: KeywordArgs) -> Result<Found> {
     let json = a.common.json;
     let context = req.before_context > 0 || req.after_context > 0;
     let text = |path: &str, matches| render::keyword_file(path, matches, context);
-    let view: &View<'_> = if json {
-        &render::keyword_json_file
+    let views = if json {
+        Views::file(&render::keyword_json_file)
     } else {
-        &text
+        Views {
+            file: &text,
+            lines: Some(&render::KeywordLines),
+        }
     };
     let mut writer = render::KeywordWriter::new(json);
     let each = &mut |_: String, viewed: Viewed| Ok(writer.file(&viewed)?);
-    let result = match svc.keyword_each(&req, &paths, view, each) {
+    let result = match svc.keyword_each(&req, &paths, views, each) {
         Ok(r) => r,
         Err(e) if render::is_closed_pipe(&e) => return Ok(found(true)),
         Err(e) => return Err(e),

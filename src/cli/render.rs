@@ -11,7 +11,7 @@ use crate::history::{BlameResult, HistoryResult};
 use crate::index::IndexSummary;
 use crate::registry::ProjectEntry;
 use crate::search::graph::{GraphResult, Resolution};
-use crate::search::keyword::{KeywordMatch, KeywordResult, Viewed};
+use crate::search::keyword::{FileLines, KeywordMatch, KeywordResult, LineView, Viewed};
 use crate::search::read::ReadResult;
 use crate::search::symbol::{OutlineItem, RefResult, SymbolResult};
 use crate::search::{BEST_LINE_CHARS, arm_short_name, best_lines};
@@ -98,6 +98,41 @@ pub fn keyword_file(path: &str, matches: Vec<KeywordMatch>, context: bool) -> Vi
         bytes: out,
         matches: matches.len(),
         starts_group,
+    }
+}
+
+/// [`keyword_file`]'s lines for an answer without context lines, written
+/// as the search finds them (a [`LineView`]: no `KeywordMatch` per line).
+pub struct KeywordLines;
+
+impl LineView for KeywordLines {
+    fn file<'s>(&'s self, path: &'s str) -> Box<dyn FileLines + 's> {
+        Box::new(KeywordFileLines {
+            path,
+            out: Vec::new(),
+            matches: 0,
+        })
+    }
+}
+
+struct KeywordFileLines<'s> {
+    path: &'s str,
+    out: Vec<u8>,
+    matches: usize,
+}
+
+impl FileLines for KeywordFileLines<'_> {
+    fn line(&mut self, line: u64, column: u64, text: &str) {
+        write_line(&mut self.out, self.path, b':', line, Some(column), text);
+        self.matches += 1;
+    }
+
+    fn finish(self: Box<Self>) -> Viewed {
+        Viewed {
+            bytes: self.out,
+            matches: self.matches,
+            starts_group: false,
+        }
     }
 }
 

@@ -200,6 +200,49 @@ pub struct Viewed {
 /// Turns one file's matches (path, matches in line order) into a [`Viewed`].
 pub type View<'a> = dyn Fn(&str, Vec<KeywordMatch>) -> Viewed + Sync + 'a;
 
+/// A shorter way to the [`Viewed`] a [`View`] makes, for answers without
+/// context lines: each matching line is handed over as the searcher finds
+/// it, with no [`KeywordMatch`] made for it (on the kernel, building,
+/// redacting and dropping one per line for `^\}`'s million lines was most
+/// of what kept the search behind `rg`).
+pub trait LineView: Sync {
+    /// The view of the matching lines of the file at `path`.
+    fn file<'s>(&'s self, path: &'s str) -> Box<dyn FileLines + 's>;
+}
+
+/// One file's [`LineView`]: its matching lines in order, then its view.
+pub trait FileLines {
+    /// Matching line `line`, its first match at byte `column` (1-based),
+    /// `text` as [`KeywordMatch::text`] holds it.
+    fn line(&mut self, line: u64, column: u64, text: &str);
+    fn finish(self: Box<Self>) -> Viewed;
+}
+
+/// How a search makes each file's matches into a [`Viewed`].
+#[derive(Clone, Copy)]
+pub struct Views<'a> {
+    pub file: &'a View<'a>,
+    /// Stands in for `file` where the two give the same bytes by
+    /// construction: no context lines, no `max_results` cut.
+    pub lines: Option<&'a dyn LineView>,
+}
+
+impl<'a> Views<'a> {
+    /// Only the per-file view.
+    pub fn file(view: &'a View<'a>) -> Views<'a> {
+        Views {
+            file: view,
+            lines: None,
+        }
+    }
+
+    /// The line view when `req` allows it (see [`Views::lines`]).
+    fn lines_for(&self, req: &KeywordRequest) -> Option<&'a dyn LineView> {
+        let plain = req.before_context == 0 && req.after_context == 0 && req.max_results.is_none();
+        self.lines.filter(|_| plain)
+    }
+}
+
 /// Receives each file's [`Viewed`] (path, view) in the answer's order.
 pub type EachViewed<'a> = dyn FnMut(String, Viewed) -> anyhow::Result<()> + Send + 'a;
 
@@ -235,10 +278,11 @@ pub fn search_keyword_each(
     root: &Path,
     req: &KeywordRequest,
     filter: Option<&dyn RuleOut>,
-    view: &View<'_>,
+    views: Views<'_>,
     each: &mut EachViewed<'_>,
 ) -> anyhow::Result<KeywordResult> {
-    let mut outputs = walk_and_search(root, req, filter, Some(view))?;
+    let view = views.file;
+    let mut outputs = walk_and_search(root, req, filter, Some(views))?;
     let mut files: Vec<FileHits> = Vec::new();
     for out in &mut outputs {
         files.append(&mut out.files);
@@ -266,7 +310,7 @@ fn walk_and_search(
     root: &Path,
     req: &KeywordRequest,
     filter: Option<&dyn RuleOut>,
-    view: Option<&View<'_>>,
+    views: Option<Views<'_>>,
 ) -> anyhow::Result<Vec<ThreadOutput>> {
     let matcher = build_matcher(req)?;
     // Explicit paths inside our own index directory are dropped, like walked
@@ -304,7 +348,8 @@ fn walk_and_search(
         slice_explicit,
         filter,
         first_match_only: req.first_match_only,
-        view: view.filter(|_| req.max_results.is_none()),
+        view: views.map(|v| v.file).filter(|_| req.max_results.is_none()),
+        lines: views.and_then(|v| v.lines_for(req)),
         outputs: Mutex::new(Vec::new()),
         shown_all: AtomicBool::new(false),
     };
@@ -359,11 +404,11 @@ pub fn search_keyword_listed_each(
     req: &KeywordRequest,
     files: &[String],
     ruled_out: usize,
-    view: &View<'_>,
+    views: Views<'_>,
     each: &mut EachViewed<'_>,
 ) -> anyhow::Result<KeywordResult> {
-    listed_run(root, req, files, ruled_out, Some(view), &mut |hits| {
-        let (path, viewed) = hits.into_viewed(view);
+    listed_run(root, req, files, ruled_out, Some(views), &mut |hits| {
+        let (path, viewed) = hits.into_viewed(views.file);
         each(path, viewed)
     })
 }
@@ -376,7 +421,7 @@ fn listed_run(
     req: &KeywordRequest,
     files: &[String],
     ruled_out: usize,
-    view: Option<&View<'_>>,
+    views: Option<Views<'_>>,
     each: &mut (dyn FnMut(FileHits) -> anyhow::Result<()> + Send),
 ) -> anyhow::Result<KeywordResult> {
     let matcher = build_matcher(req)?;
@@ -392,7 +437,8 @@ fn listed_run(
         slice_explicit: false,
         filter: None,
         first_match_only: req.first_match_only,
-        view: view.filter(|_| req.max_results.is_none()),
+        view: views.map(|v| v.file).filter(|_| req.max_results.is_none()),
+        lines: views.and_then(|v| v.lines_for(req)),
         outputs: Mutex::new(Vec::new()),
         shown_all: AtomicBool::new(false),
     };
@@ -669,6 +715,8 @@ struct Shared<'a> {
     /// Views each file's matches on the thread that found them (only
     /// without `max_results`: the cut must come first).
     view: Option<&'a View<'a>>,
+    /// Stands in for `view` (see [`Views::lines`]).
+    lines: Option<&'a dyn LineView>,
     outputs: Mutex<Vec<ThreadOutput>>,
     /// Set once every match that will be shown is found (files handed over
     /// in order, `max_results` reached): later files are only counted.
@@ -862,6 +910,9 @@ impl Worker<'_> {
             pending_before: Vec::new(),
             ranges: Vec::new(),
             first_match_only: shared.first_match_only,
+            line_view: shared.lines,
+            lines: None,
+            lines_held: 0,
             binary_offset: None,
             matched_lines: 0,
             binary_suppressed: false,
@@ -880,19 +931,31 @@ impl Worker<'_> {
                 self.searcher.search_file(&self.matcher, &file, &mut sink)
             }
         });
+        // The sink borrows `rel` (its line view too): what it found first.
+        let viewed = sink.lines.take().map(|lines| lines.finish());
+        let matches = std::mem::take(&mut sink.matches);
+        let (matched_lines, binary) = (sink.matched_lines, sink.binary_offset.is_some());
+        let matched = matched_lines > 0 || sink.binary_suppressed;
+        drop(sink);
         if let Err(err) = result {
             self.out.skip(Some(rel), err.to_string());
             return None;
         }
         self.out.files_searched += 1;
-        self.out.total_matches += sink.matched_lines;
-        if sink.matched_lines > 0 || sink.binary_suppressed {
+        self.out.total_matches += matched_lines;
+        if matched {
             self.out.files_matched += 1;
-            if sink.binary_offset.is_some() {
+            if binary {
                 self.out.binary_matched.push(rel.clone());
             }
         }
-        let matches = sink.matches;
+        if viewed.is_some() {
+            return Some(FileHits {
+                path: rel,
+                matches,
+                viewed,
+            });
+        }
         (!matches.is_empty()).then_some(FileHits {
             path: rel,
             matches,
@@ -912,7 +975,9 @@ impl Worker<'_> {
     /// The hits made into a [`Viewed`] here when the search has a view for
     /// this thread to run.
     fn viewed(&self, mut hits: FileHits) -> FileHits {
-        if let Some(view) = self.shared.view {
+        if let Some(view) = self.shared.view
+            && hits.viewed.is_none()
+        {
             hits.viewed = Some(view(&hits.path, std::mem::take(&mut hits.matches)));
         }
         hits
@@ -955,6 +1020,12 @@ struct FileSink<'a> {
     ranges: Vec<(usize, usize)>,
     /// [`KeywordRequest::first_match_only`].
     first_match_only: bool,
+    /// Matching lines go to this view's `lines` instead of `matches`.
+    line_view: Option<&'a dyn LineView>,
+    /// The file's view, from its first matching line on.
+    lines: Option<Box<dyn FileLines + 'a>>,
+    /// Lines handed to `lines`.
+    lines_held: usize,
     binary_offset: Option<u64>,
     /// Matching lines found in this file (stored or only counted).
     matched_lines: usize,
@@ -973,7 +1044,7 @@ impl Sink for FileSink<'_> {
         self.matched_lines += 1;
         // Beyond what can be among the first `max_results`: counted only,
         // and the search goes on so the total is exact.
-        if self.matches.len() >= self.room {
+        if self.matches.len() + self.lines_held >= self.room {
             self.last_stored = false;
             self.pending_before.clear();
             return Ok(true);
@@ -1009,10 +1080,22 @@ impl Sink for FileSink<'_> {
                 range.1 = range.1.min(shown.len());
             }
         }
+        let line_number = mat.line_number().unwrap_or(0);
+        if let Some(view) = self.line_view {
+            let (path, ranges) = (self.path, &self.ranges);
+            let lines = self.lines.get_or_insert_with(|| view.file(path));
+            // A short UTF-8 line is shown as it is; others as for a match.
+            match std::str::from_utf8(shown) {
+                Ok(text) if text.len() <= MAX_LINE_CHARS => lines.line(line_number, column, text),
+                _ => lines.line(line_number, column, &render_line(shown, ranges).0),
+            }
+            self.lines_held += 1;
+            return Ok(true);
+        }
         let (text, submatches) = render_line(shown, &self.ranges);
         self.matches.push(KeywordMatch {
             path: self.path.to_string(),
-            line: mat.line_number().unwrap_or(0),
+            line: line_number,
             column,
             text,
             submatches,
@@ -1027,7 +1110,7 @@ impl Sink for FileSink<'_> {
             return Ok(false);
         }
         let (line, _) = without_terminator(ctx.bytes());
-        let full = self.matches.len() >= self.room;
+        let full = self.matches.len() + self.lines_held >= self.room;
         let keep = match ctx.kind() {
             SinkContextKind::Before => !full,
             SinkContextKind::After => self.last_stored || !full,
@@ -1293,13 +1376,19 @@ mod tests {
             for _ in 0..20 {
                 let mut got: Vec<u8> = Vec::new();
                 let mut paths: Vec<String> = Vec::new();
-                let result =
-                    search_keyword_listed_each(root, &r, &files, 0, &view, &mut |path, v| {
+                let result = search_keyword_listed_each(
+                    root,
+                    &r,
+                    &files,
+                    0,
+                    Views::file(&view),
+                    &mut |path, v| {
                         got.extend(v.bytes);
                         paths.push(path);
                         Ok(())
-                    })
-                    .expect("streamed");
+                    },
+                )
+                .expect("streamed");
                 assert_eq!(got, want_bytes, "max {max:?}");
                 let mut want_paths: Vec<String> =
                     want.matches.iter().map(|m| m.path.clone()).collect();
@@ -1312,12 +1401,13 @@ mod tests {
                 assert_eq!(result.truncated, want.truncated);
                 // The walk's hand-over gives the same.
                 let (mut walked, mut walked_paths) = (Vec::new(), Vec::new());
-                let result = search_keyword_each(root, &r, None, &view, &mut |path, v| {
-                    walked.extend(v.bytes);
-                    walked_paths.push(path);
-                    Ok(())
-                })
-                .expect("walked, handed over");
+                let result =
+                    search_keyword_each(root, &r, None, Views::file(&view), &mut |path, v| {
+                        walked.extend(v.bytes);
+                        walked_paths.push(path);
+                        Ok(())
+                    })
+                    .expect("walked, handed over");
                 assert_eq!(walked, want_bytes, "max {max:?}");
                 assert_eq!(walked_paths, want_paths, "max {max:?}");
                 assert!(result.matches.is_empty());
@@ -1338,17 +1428,155 @@ mod tests {
             matches: ms.len(),
             ..Viewed::default()
         };
-        let err =
-            search_keyword_listed_each(root, &req(&["needle"]), &files, 0, &view, &mut |_, _| {
-                anyhow::bail!("closed")
-            })
-            .expect_err("stops");
-        assert_eq!(err.to_string(), "closed");
-        let err = search_keyword_each(root, &req(&["needle"]), None, &view, &mut |_, _| {
-            anyhow::bail!("closed")
-        })
+        let err = search_keyword_listed_each(
+            root,
+            &req(&["needle"]),
+            &files,
+            0,
+            Views::file(&view),
+            &mut |_, _| anyhow::bail!("closed"),
+        )
         .expect_err("stops");
         assert_eq!(err.to_string(), "closed");
+        let err = search_keyword_each(
+            root,
+            &req(&["needle"]),
+            None,
+            Views::file(&view),
+            &mut |_, _| anyhow::bail!("closed"),
+        )
+        .expect_err("stops");
+        assert_eq!(err.to_string(), "closed");
+    }
+
+    /// A [`LineView`] gives the bytes the file view gives (long lines cut
+    /// around the match, invalid UTF-8, CRLF, binary files, `max_count`),
+    /// and stands in only where it can: no context lines, no cut.
+    #[test]
+    fn line_view_gives_the_file_views_bytes() {
+        struct Lines(AtomicUsize);
+        struct File(Vec<u8>, usize);
+        impl LineView for Lines {
+            fn file<'s>(&'s self, _: &'s str) -> Box<dyn FileLines + 's> {
+                self.0.fetch_add(1, Ordering::Relaxed);
+                Box::new(File(Vec::new(), 0))
+            }
+        }
+        impl FileLines for File {
+            fn line(&mut self, line: u64, column: u64, text: &str) {
+                self.0
+                    .extend_from_slice(format!("{line}:{column}:{text}\n").as_bytes());
+                self.1 += 1;
+            }
+            fn finish(self: Box<Self>) -> Viewed {
+                Viewed {
+                    bytes: self.0,
+                    matches: self.1,
+                    starts_group: false,
+                }
+            }
+        }
+        let view = |_: &str, ms: Vec<KeywordMatch>| {
+            let bytes = ms
+                .iter()
+                .map(|m| format!("{}:{}:{}\n", m.line, m.column, m.text))
+                .collect::<String>();
+            Viewed {
+                bytes: bytes.into_bytes(),
+                matches: ms.len(),
+                starts_group: false,
+            }
+        };
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        let long = format!("{}needle{}\n", "x".repeat(900), "y".repeat(900));
+        write(root, "a/long.txt", long.repeat(3));
+        fs::write(
+            root.join("a/latin1.txt"),
+            b"caf\xe9 needle\nneedle \xff\xfe\n",
+        )
+        .expect("write");
+        write(root, "b/crlf.txt", "needle\r\nnone\r\n  needle x\r\n");
+        fs::write(root.join("b/bin.dat"), b"needle\n\0needle\n").expect("write");
+        for i in 0..40 {
+            write(
+                root,
+                &format!("c/f{i}.rs"),
+                "fn needle() {}\n".repeat(i % 5),
+            );
+        }
+        let mut files: Vec<String> = Vec::new();
+        for entry in walkdir(root) {
+            files.push(entry);
+        }
+        let lines = Lines(AtomicUsize::new(0));
+        let cases: [(usize, Option<u64>, Option<usize>, bool); 4] = [
+            (0, None, None, true),
+            (0, Some(1), None, true),
+            (0, None, Some(7), false),
+            (1, None, None, false),
+        ];
+        for (context, max_count, max_results, stands_in) in cases {
+            let mut r = req(&["needle"]);
+            r.before_context = context;
+            r.max_count = max_count;
+            r.max_results = max_results;
+            r.first_match_only = true;
+            r.walk.threads = 3;
+            let run = |views: Views<'_>| {
+                let (mut walked, mut listed) = (Vec::new(), Vec::new());
+                let a = search_keyword_each(root, &r, None, views, &mut |_, v| {
+                    walked.extend(v.bytes);
+                    Ok(())
+                })
+                .expect("walked");
+                let b = search_keyword_listed_each(root, &r, &files, 0, views, &mut |_, v| {
+                    listed.extend(v.bytes);
+                    Ok(())
+                })
+                .expect("listed");
+                assert_eq!(walked, listed);
+                assert_eq!(
+                    (a.total_matches, a.files_matched),
+                    (b.total_matches, b.files_matched)
+                );
+                (walked, a.total_matches, a.files_matched)
+            };
+            let want = run(Views::file(&view));
+            let before = lines.0.load(Ordering::Relaxed);
+            let got = run(Views {
+                file: &view,
+                lines: Some(&lines),
+            });
+            assert_eq!(
+                String::from_utf8_lossy(&got.0),
+                String::from_utf8_lossy(&want.0)
+            );
+            assert_eq!(got, want, "context {context}, max_count {max_count:?}");
+            assert!(!want.0.is_empty());
+            let used = lines.0.load(Ordering::Relaxed) > before;
+            assert_eq!(
+                used, stands_in,
+                "context {context}, max_results {max_results:?}"
+            );
+        }
+    }
+
+    /// The regular files under `root`, root-relative.
+    fn walkdir(root: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut dirs = vec![root.to_path_buf()];
+        while let Some(dir) = dirs.pop() {
+            for entry in fs::read_dir(&dir).expect("read_dir") {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    out.push(walk::rel_path(root, &path));
+                }
+            }
+        }
+        out
     }
 
     fn req(patterns: &[&str]) -> KeywordRequest {

@@ -13,8 +13,9 @@ use crate::error::{ErrorCode, UserError};
 use crate::history::{BlameRequest, BlameResult, HistoryRequest, HistoryResult};
 use crate::search::graph::{Direction, GraphResult, call_graph};
 use crate::search::keyword::{
-    EachViewed, KeywordMatch, KeywordRequest, KeywordResult, RuleOut, View, search_keyword_each,
-    search_keyword_listed, search_keyword_listed_each, search_keyword_with,
+    EachViewed, FileLines, KeywordMatch, KeywordRequest, KeywordResult, LineView, RuleOut, Viewed,
+    Views, search_keyword_each, search_keyword_listed, search_keyword_listed_each,
+    search_keyword_with,
 };
 use crate::search::ngram::{IndexFilter, Listed};
 use crate::search::read::{ReadRequest, ReadResult, read_file};
@@ -300,7 +301,7 @@ impl Service {
     }
 
     /// [`Service::keyword`] handing each file's matches, redacted and made
-    /// into a [`Viewed`] by `view` (on the thread that searched the file),
+    /// into a [`Viewed`] by `views` (on the thread that searched the file),
     /// to `each` in the answer's order instead of keeping them: the answer
     /// has the counts and no `matches`. Where the index lists the files (a
     /// watched project) they are handed over while the search runs, so a
@@ -311,11 +312,11 @@ impl Service {
         &self,
         req: &KeywordRequest,
         paths: &[String],
-        view: &View<'_>,
+        views: Views<'_>,
         each: &mut EachViewed<'_>,
     ) -> Result<KeywordResult> {
         self.timed("keyword", || {
-            self.keyword_each_untimed(req, paths, view, each)
+            self.keyword_each_untimed(req, paths, views, each)
         })
     }
 
@@ -323,7 +324,7 @@ impl Service {
         &self,
         req: &KeywordRequest,
         paths: &[String],
-        view: &View<'_>,
+        views: Views<'_>,
         each: &mut EachViewed<'_>,
     ) -> Result<KeywordResult> {
         let redacted = AtomicUsize::new(0);
@@ -331,9 +332,18 @@ impl Service {
             let mut red = self.redactor();
             redact_matches(&mut red, &mut matches);
             redacted.fetch_add(red.count(), Ordering::Relaxed);
-            view(path, matches)
+            (views.file)(path, matches)
         };
-        let mut r = self.keyword_run(req, paths, Some((&redacting, each)))?;
+        let lines = views.lines.map(|inner| RedactingLines {
+            inner,
+            service: self,
+            count: &redacted,
+        });
+        let views = Views {
+            file: &redacting,
+            lines: lines.as_ref().map(|l| l as &dyn LineView),
+        };
+        let mut r = self.keyword_run(req, paths, Some((views, each)))?;
         r.redacted = redacted.into_inner();
         Ok(r)
     }
@@ -342,7 +352,7 @@ impl Service {
         &self,
         req: &KeywordRequest,
         paths: &[String],
-        each: Option<(&View<'_>, &mut EachViewed<'_>)>,
+        each: Option<(Views<'_>, &mut EachViewed<'_>)>,
     ) -> Result<KeywordResult> {
         let mut req = req.clone();
         let mut abs: Vec<PathBuf> = Vec::with_capacity(paths.len());
@@ -352,7 +362,7 @@ impl Service {
         req.paths = abs;
         let root = self.root();
         let walked = |filter: Option<&dyn RuleOut>,
-                      each: Option<(&View<'_>, &mut EachViewed<'_>)>| {
+                      each: Option<(Views<'_>, &mut EachViewed<'_>)>| {
             match each {
                 Some((view, each)) => search_keyword_each(root, &req, filter, view, each),
                 None => search_keyword_with(root, &req, filter),
@@ -534,6 +544,43 @@ fn redact_outline(red: &mut crate::redact::Redactor, items: &mut [OutlineItem]) 
 
 /// Shows secret values in matched and context lines as `[redacted: …]`,
 /// keeping the submatch ranges on the text they point at.
+/// A [`LineView`] whose lines are redacted first, counting what it replaced.
+struct RedactingLines<'v> {
+    inner: &'v dyn LineView,
+    service: &'v Service,
+    count: &'v AtomicUsize,
+}
+
+impl LineView for RedactingLines<'_> {
+    fn file<'s>(&'s self, path: &'s str) -> Box<dyn FileLines + 's> {
+        Box::new(RedactingFile {
+            inner: self.inner.file(path),
+            red: self.service.redactor(),
+            path,
+            count: self.count,
+        })
+    }
+}
+
+struct RedactingFile<'s> {
+    inner: Box<dyn FileLines + 's>,
+    red: crate::redact::Redactor,
+    path: &'s str,
+    count: &'s AtomicUsize,
+}
+
+impl FileLines for RedactingFile<'_> {
+    fn line(&mut self, line: u64, column: u64, text: &str) {
+        let text = self.red.line_cow(self.path, line, text);
+        self.inner.line(line, column, &text);
+    }
+
+    fn finish(self: Box<Self>) -> Viewed {
+        self.count.fetch_add(self.red.count(), Ordering::Relaxed);
+        self.inner.finish()
+    }
+}
+
 fn redact_matches(red: &mut crate::redact::Redactor, matches: &mut [KeywordMatch]) {
     for m in matches {
         for c in &mut m.before {
