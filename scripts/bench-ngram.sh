@@ -119,6 +119,15 @@ if [[ -x $DAEMON ]]; then
         sleep 0.5
     done
     echo "daemon watching: $watched (ready after $(ms_of $(($(now_ns) - start))) ms)"
+    # Tombstones left by earlier changes: the daemon merges the full-text
+    # index in the background once the tree is quiet; time after that.
+    start=$(now_ns)
+    for _ in $(seq 300); do
+        due=$(REPO_SEARCH_HOME=$WHOME "$BIN" status --root "$TREE" --json 2>/dev/null | jq -r .fts_merge_due)
+        [[ $due == true ]] || break
+        sleep 1
+    done
+    echo "background full-text merge: ${due:-?} after $(ms_of $(($(now_ns) - start))) ms (false: none left to do)"
 fi
 
 # `path:line` sets printed by each.

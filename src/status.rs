@@ -32,6 +32,12 @@ pub struct IndexStatus {
     pub stale_files: Option<u64>,
     pub stale_examples: Vec<String>,
     pub index_bytes: u64,
+    /// Rows deleted from the full-text index since its last merge: each
+    /// leaves a tombstone the queries visiting it check.
+    pub fts_deleted: u64,
+    /// Enough tombstones for a watching daemon to merge the full-text
+    /// index while the project is quiet (`Store::fts_merge_due`).
+    pub fts_merge_due: bool,
     /// Vectors per configured embedding model (best tier first).
     pub embeddings: Vec<EmbeddingCoverage>,
     /// The embedding phase, while it runs.
@@ -117,6 +123,8 @@ pub fn index_status(settings: &Settings, depth: StatusDepth) -> Result<IndexStat
         stale_files: None,
         stale_examples: Vec::new(),
         index_bytes: 0,
+        fts_deleted: 0,
+        fts_merge_due: false,
         embeddings: Vec::new(),
         embedding: None,
         config_trust: settings.trust.clone(),
@@ -142,6 +150,8 @@ pub fn index_status(settings: &Settings, depth: StatusDepth) -> Result<IndexStat
     st.generation = get(meta::GENERATION)
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
+    st.fts_deleted = store.meta_u64(meta::FTS_DELETED).unwrap_or(0);
+    st.fts_merge_due = store.fts_merge_due(store::FtsMerge::Idle).unwrap_or(false);
     if let Some(ix) = st.indexing.as_mut() {
         ix.done = get(meta::PROGRESS_DONE)
             .and_then(|v| v.parse().ok())

@@ -889,6 +889,14 @@ pub fn status(s: &IndexStatus) -> Result<()> {
                 r.model, r.done, r.total, r.rate
             )?;
         }
+        if s.fts_merge_due {
+            writeln!(
+                out,
+                "merge:    {} rows deleted from the full-text index since its last merge \
+                 (a watching daemon merges it while the project is quiet)",
+                s.fts_deleted
+            )?;
+        }
         if let Some(n) = s.stale_files {
             writeln!(out, "stale:    {n} files changed since indexed")?;
             for e in &s.stale_examples {

@@ -840,8 +840,9 @@ const MERGE_QUIET: Duration = Duration::from_secs(10);
 /// Merges the full-text index in steps once changes left enough
 /// tombstones (`index::merge_fts_idle`), before the embedding they call
 /// for, and stops at the next change: an index run on a large project
-/// merges only at twice the tombstones, so a 1,000-file checkout on the
-/// kernel is indexed in seconds instead of waiting for a minute's merge.
+/// merges only at ten times the tombstones (10%, not 1%), so a 1,000-file
+/// checkout on the kernel is indexed in seconds instead of waiting for a
+/// minute's merge, and the queries get their speed back in the background.
 ///
 /// It starts only after [`MERGE_QUIET`] without a change: an index run
 /// that comes while FTS5's merge is half done carries some of it on (a

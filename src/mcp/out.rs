@@ -772,6 +772,10 @@ pub struct StatusOut {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stale_examples: Vec<String>,
     pub index_bytes: u64,
+    /// Rows deleted from the full-text index since its last merge (tombstones its queries check).
+    pub fts_deleted: u64,
+    /// Enough tombstones for a watching daemon to merge the full-text index while the project is quiet.
+    pub fts_merge_due: bool,
     /// Vectors per configured embedding model, best tier first: semantic search uses the best one that covers every chunk.
     pub embeddings: Vec<EmbeddingOut>,
     /// An embedding phase running now (this server, `repo-search index` or the daemon).

@@ -594,6 +594,9 @@ pub fn status(s: &StatusOut) -> String {
     if let Some(n) = s.stale_files {
         let _ = writeln!(t, "stale: {n} files changed since indexed");
     }
+    if s.fts_merge_due {
+        let _ = writeln!(t, "full-text: {} deleted rows to merge", s.fts_deleted);
+    }
     embeddings(&mut t, &s.embeddings);
     if let Some(r) = &s.embedding {
         let _ = writeln!(t, "embedding: {} {}/{}", r.model, r.done, r.total);

@@ -140,8 +140,8 @@ fn precreate_db(db: &Path) -> Result<()> {
 /// query's words first (`search::bm25`), the hybrid keyword arm reads only
 /// the files the index lists or its postings admit, and skips a literal too
 /// common to rank by (`search::hybrid`), and the full-text index is merged
-/// at 5% of tombstones by a watching daemon, at 10% by an index run, not 1%
-/// ([`Store::fts_merge_due`]). Smaller
+/// at 1% of tombstones by a watching daemon in the background, at 10% by
+/// an index run ([`Store::fts_merge_due`]). Smaller
 /// indexes work as before, byte for byte.
 pub const LARGE_INDEX_CHUNKS: u64 = 250_000;
 

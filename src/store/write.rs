@@ -107,12 +107,14 @@ impl Store {
     /// Whether the full-text index's tombstones of deleted rows
     /// ([`meta::FTS_DELETED`]) call for a merge `when`: 1% of the chunks or
     /// more (at least 1,000); on a large index ([`super::LARGE_INDEX_CHUNKS`])
-    /// 5% in the background ([`FtsMerge::Idle`]) and 10% in an index run
-    /// ([`FtsMerge::Run`]). Tombstones cost the queries that visit them; a
-    /// merge drops them. On the kernel a 1,000-file change deletes 30k rows
-    /// (2.3%), and with 60k (4.7%) its BM25 queries, which match the chunks
-    /// holding most of their words there, took the same time as with none
-    /// (9-48 ms); a plain OR was up to 1.6x slower.
+    /// the same in the background ([`FtsMerge::Idle`]) and 10% in an index
+    /// run ([`FtsMerge::Run`]). Tombstones cost the queries that visit them;
+    /// a merge drops them. On the kernel a 1,000-file change deletes 30k
+    /// rows (2.3%); after one such change and its revert (60k, 4.7%) the
+    /// BM25 arm's queries took 60-355 ms against 10-44 ms once merged (the
+    /// same FTS5 queries on a copy of the index), so a watching daemon
+    /// merges from 1% while the tree is quiet (30-60 s of background work
+    /// on the kernel).
     pub fn fts_merge_due(&self, when: FtsMerge) -> rusqlite::Result<bool> {
         let deleted = self.meta_u64(meta::FTS_DELETED)?;
         if deleted < 1000 {
@@ -123,9 +125,8 @@ impl Store {
         // would have moved the threshold with it (7 ms).
         let chunks = self.chunk_count()?;
         let percent = match (chunks >= super::LARGE_INDEX_CHUNKS, when) {
-            (false, _) => 1,
-            (true, FtsMerge::Idle) => 5,
             (true, FtsMerge::Run) => 10,
+            _ => 1,
         };
         Ok(deleted >= (chunks * percent / 100).max(1000))
     }

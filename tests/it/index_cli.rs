@@ -822,3 +822,26 @@ fn index_paths_brings_only_those_paths_up_to_date() {
     assert_eq!(r.code(), 2, "{r}");
     assert!(r.stderr().contains("NO_INDEX"), "{r}");
 }
+
+/// Status counts the rows deleted from the full-text index since its last
+/// merge and says whether a watching daemon would merge them now (under
+/// 1,000 it would not).
+#[test]
+fn status_counts_full_text_tombstones() {
+    let p = Project::new();
+    p.write(
+        "a.py",
+        "def one():\n    return 1\n\n\ndef two():\n    return 2\n",
+    );
+    p.run(&["index"]).ok();
+    let st = p.json(&["status"]);
+    assert_eq!(st["fts_deleted"], 0, "{st}");
+    assert_eq!(st["fts_merge_due"], false, "{st}");
+    p.write("a.py", "def three():\n    return 3\n");
+    p.run(&["index"]).ok();
+    let st = p.json(&["status"]);
+    assert!(st["fts_deleted"].as_u64().unwrap_or(0) >= 1, "{st}");
+    assert_eq!(st["fts_merge_due"], false, "{st}");
+    let text = p.run(&["status"]).ok().stdout();
+    assert!(!text.contains("merge:"), "{text}");
+}

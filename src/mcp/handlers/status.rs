@@ -76,6 +76,8 @@ pub fn index_status(svc: &Service, args: IndexStatusArgs) -> Result<Answer> {
         stale_files: st.stale_files,
         stale_examples: st.stale_examples.iter().take(10).cloned().collect(),
         index_bytes: st.index_bytes,
+        fts_deleted: st.fts_deleted,
+        fts_merge_due: st.fts_merge_due,
         embeddings: embeddings_out(&st.embeddings),
         embedding: st.embedding.as_ref().map(|r| EmbeddingRunOut {
             model: r.model.clone(),
