@@ -949,17 +949,10 @@ impl Worker<'_> {
                 self.out.binary_matched.push(rel.clone());
             }
         }
-        if viewed.is_some() {
-            return Some(FileHits {
-                path: rel,
-                matches,
-                viewed,
-            });
-        }
-        (!matches.is_empty()).then_some(FileHits {
+        (viewed.is_some() || !matches.is_empty()).then_some(FileHits {
             path: rel,
             matches,
-            viewed: None,
+            viewed,
         })
     }
 
