@@ -1168,11 +1168,25 @@ mod tests {
                 .fts_merge_due(super::super::FtsMerge::Idle)
                 .expect("due")
         );
+        let automerge = |store: &Store| -> Option<i64> {
+            store
+                .conn
+                .query_row(
+                    "SELECT v FROM chunks_fts_config WHERE k = 'automerge'",
+                    [],
+                    |r| r.get(0),
+                )
+                .ok()
+        };
         let mut steps = 0;
         while store.merge_fts_step(1).expect("step") {
+            // Off while the merge is half done: runs between steps must
+            // not carry it on.
+            assert_eq!(automerge(&store), Some(0));
             steps += 1;
             assert!(steps < 10_000, "the merge ends");
         }
+        assert_eq!(automerge(&store), Some(4), "on again once merged");
         assert_eq!(deleted(&store).as_deref(), Some("0"));
         assert!(
             !store
@@ -1182,6 +1196,65 @@ mod tests {
         assert_eq!((hits(&store, "gamma"), hits(&store, "delta")), (0, 0));
         assert_eq!(hits(&store, "epsilon"), 600);
         assert_eq!(hits(&store, "number7"), 1);
+    }
+
+    /// A merge in steps that is not done after one step leaves FTS5's
+    /// automerge off (a run in between must not carry it on) and turns it
+    /// back on when it ends; the answers stay the same.
+    #[test]
+    fn merge_in_steps_keeps_automerge_off_until_done() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open_rw(dir.path()).expect("open");
+        // Three segments (FTS5 merges four as it writes) of many distinct
+        // words: more than a page a step.
+        for round in 0..3 {
+            let extracted = Extracted {
+                chunks: (1..=400)
+                    .map(|i| {
+                        let words: String = (0..20).map(|k| format!(" w{round}x{i}x{k}")).collect();
+                        chunk(i, &format!("common{words}"))
+                    })
+                    .collect(),
+                ..Extracted::default()
+            };
+            let path = format!("a{round}.py");
+            let w = store.begin().expect("begin");
+            w.put_file(
+                None,
+                &FileUpdate::for_test(&path, Lang::Python, &extracted),
+                1,
+            )
+            .expect("put");
+            w.commit().expect("commit");
+        }
+        let automerge = |store: &Store| -> Option<i64> {
+            store
+                .conn
+                .query_row(
+                    "SELECT v FROM chunks_fts_config WHERE k = 'automerge'",
+                    [],
+                    |r| r.get(0),
+                )
+                .ok()
+        };
+        let hits = |store: &Store, q: &str| {
+            let mut n = 0;
+            store
+                .fts_chunks(q, (1.0, 1.0, 1.0), 10_000, |_| n += 1)
+                .expect("query");
+            n
+        };
+        let before = (hits(&store, "common"), hits(&store, "w2x7x3"));
+        let mut steps = 0;
+        while store.merge_fts_step(1).expect("step") {
+            assert_eq!(automerge(&store), Some(0), "off while half done");
+            steps += 1;
+            assert!(steps < 100_000, "the merge ends");
+        }
+        assert!(steps >= 2, "took {steps} steps");
+        assert_eq!(automerge(&store), Some(4), "on again once merged");
+        assert_eq!((hits(&store, "common"), hits(&store, "w2x7x3")), before);
+        assert_eq!(before, (1200, 1));
     }
 
     /// A reference's scope comes back as written, stored once per file
