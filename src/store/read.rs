@@ -1137,13 +1137,6 @@ mod tests {
             w.commit().expect("commit");
             id
         };
-        let hits = |store: &Store, q: &str| {
-            let mut n = 0;
-            store
-                .fts_chunks(q, (1.0, 1.0, 1.0), 10_000, |_| n += 1)
-                .expect("query");
-            n
-        };
         let deleted = |store: &Store| store.get_meta(meta::FTS_DELETED).expect("meta");
         let id = put(&mut store, None, "alpha");
         assert_eq!(deleted(&store), None);
@@ -1157,9 +1150,12 @@ mod tests {
         assert_eq!(deleted(&store).as_deref(), Some("1200"));
         assert!(store.merge_fts().expect("merge"));
         assert_eq!(deleted(&store).as_deref(), Some("0"));
-        assert_eq!((hits(&store, "alpha"), hits(&store, "beta")), (0, 0));
-        assert_eq!(hits(&store, "gamma"), 600);
-        assert_eq!(hits(&store, "number7"), 1);
+        assert_eq!(
+            (fts_hits(&store, "alpha"), fts_hits(&store, "beta")),
+            (0, 0)
+        );
+        assert_eq!(fts_hits(&store, "gamma"), 600);
+        assert_eq!(fts_hits(&store, "number7"), 1);
         // In steps (a watching daemon's way), to the same end.
         put(&mut store, Some(id), "delta");
         put(&mut store, Some(id), "epsilon");
@@ -1168,34 +1164,48 @@ mod tests {
                 .fts_merge_due(super::super::FtsMerge::Idle)
                 .expect("due")
         );
-        let automerge = |store: &Store| -> Option<i64> {
-            store
-                .conn
-                .query_row(
-                    "SELECT v FROM chunks_fts_config WHERE k = 'automerge'",
-                    [],
-                    |r| r.get(0),
-                )
-                .ok()
-        };
         let mut steps = 0;
         while store.merge_fts_step(1).expect("step") {
             // Off while the merge is half done: runs between steps must
             // not carry it on.
-            assert_eq!(automerge(&store), Some(0));
+            assert_eq!(fts_automerge(&store), Some(0));
             steps += 1;
             assert!(steps < 10_000, "the merge ends");
         }
-        assert_eq!(automerge(&store), Some(4), "on again once merged");
+        assert_eq!(fts_automerge(&store), Some(4), "on again once merged");
         assert_eq!(deleted(&store).as_deref(), Some("0"));
         assert!(
             !store
                 .fts_merge_due(super::super::FtsMerge::Idle)
                 .expect("due")
         );
-        assert_eq!((hits(&store, "gamma"), hits(&store, "delta")), (0, 0));
-        assert_eq!(hits(&store, "epsilon"), 600);
-        assert_eq!(hits(&store, "number7"), 1);
+        assert_eq!(
+            (fts_hits(&store, "gamma"), fts_hits(&store, "delta")),
+            (0, 0)
+        );
+        assert_eq!(fts_hits(&store, "epsilon"), 600);
+        assert_eq!(fts_hits(&store, "number7"), 1);
+    }
+
+    /// How many chunks the full-text query `q` matches.
+    fn fts_hits(store: &Store, q: &str) -> usize {
+        let mut n = 0;
+        store
+            .fts_chunks(q, (1.0, 1.0, 1.0), 10_000, |_| n += 1)
+            .expect("query");
+        n
+    }
+
+    /// FTS5's 'automerge' setting as the index stores it.
+    fn fts_automerge(store: &Store) -> Option<i64> {
+        store
+            .conn
+            .query_row(
+                "SELECT v FROM chunks_fts_config WHERE k = 'automerge'",
+                [],
+                |r| r.get(0),
+            )
+            .ok()
     }
 
     /// A merge in steps that is not done after one step leaves FTS5's
@@ -1227,33 +1237,19 @@ mod tests {
             .expect("put");
             w.commit().expect("commit");
         }
-        let automerge = |store: &Store| -> Option<i64> {
-            store
-                .conn
-                .query_row(
-                    "SELECT v FROM chunks_fts_config WHERE k = 'automerge'",
-                    [],
-                    |r| r.get(0),
-                )
-                .ok()
-        };
-        let hits = |store: &Store, q: &str| {
-            let mut n = 0;
-            store
-                .fts_chunks(q, (1.0, 1.0, 1.0), 10_000, |_| n += 1)
-                .expect("query");
-            n
-        };
-        let before = (hits(&store, "common"), hits(&store, "w2x7x3"));
+        let before = (fts_hits(&store, "common"), fts_hits(&store, "w2x7x3"));
         let mut steps = 0;
         while store.merge_fts_step(1).expect("step") {
-            assert_eq!(automerge(&store), Some(0), "off while half done");
+            assert_eq!(fts_automerge(&store), Some(0), "off while half done");
             steps += 1;
             assert!(steps < 100_000, "the merge ends");
         }
         assert!(steps >= 2, "took {steps} steps");
-        assert_eq!(automerge(&store), Some(4), "on again once merged");
-        assert_eq!((hits(&store, "common"), hits(&store, "w2x7x3")), before);
+        assert_eq!(fts_automerge(&store), Some(4), "on again once merged");
+        assert_eq!(
+            (fts_hits(&store, "common"), fts_hits(&store, "w2x7x3")),
+            before
+        );
         assert_eq!(before, (1200, 1));
     }
 
