@@ -927,7 +927,7 @@ mod tests {
         let not_due = merge_fts_idle(&root, &never).expect("merge");
         assert_eq!(not_due, FtsMergeOutcome::default(), "no tombstones yet");
         // Tombstones as many changes leave them (a large index's runs leave
-        // merging to the daemon until twice as many).
+        // merging to the daemon: 10% against its 1%).
         let set_deleted = |n: &str| {
             let _lock = WriterLock::acquire(&root, WhenBusy::Fail, |_| {}).expect("lock");
             let mut store = Store::open_rw(&root).expect("open");

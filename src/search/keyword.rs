@@ -1026,6 +1026,13 @@ struct FileSink<'a> {
     binary_suppressed: bool,
 }
 
+impl FileSink<'_> {
+    /// Matching lines stored so far, as matches or handed to the line view.
+    fn stored(&self) -> usize {
+        self.matches.len() + self.lines_held
+    }
+}
+
 impl Sink for FileSink<'_> {
     type Error = io::Error;
 
@@ -1037,7 +1044,7 @@ impl Sink for FileSink<'_> {
         self.matched_lines += 1;
         // Beyond what can be among the first `max_results`: counted only,
         // and the search goes on so the total is exact.
-        if self.matches.len() + self.lines_held >= self.room {
+        if self.stored() >= self.room {
             self.last_stored = false;
             self.pending_before.clear();
             return Ok(true);
@@ -1103,7 +1110,7 @@ impl Sink for FileSink<'_> {
             return Ok(false);
         }
         let (line, _) = without_terminator(ctx.bytes());
-        let full = self.matches.len() + self.lines_held >= self.room;
+        let full = self.stored() >= self.room;
         let keep = match ctx.kind() {
             SinkContextKind::Before => !full,
             SinkContextKind::After => self.last_stored || !full,
@@ -1498,10 +1505,7 @@ mod tests {
                 "fn needle() {}\n".repeat(i % 5),
             );
         }
-        let mut files: Vec<String> = Vec::new();
-        for entry in walkdir(root) {
-            files.push(entry);
-        }
+        let files = walkdir(root);
         let lines = Lines(AtomicUsize::new(0));
         let cases: [(usize, Option<u64>, Option<usize>, bool); 4] = [
             (0, None, None, true),

@@ -181,7 +181,7 @@ impl Store {
         if more {
             set_fts_automerge(&tx, 0)?;
         } else {
-            reset_fts_deleted(&tx)?;
+            mark_fts_merged(&tx)?;
         }
         tx.commit()?;
         Ok(more)
@@ -307,13 +307,13 @@ fn optimize_fts(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
         "INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')",
         [],
     )?;
-    reset_fts_deleted(tx)
+    mark_fts_merged(tx)
 }
 
 /// After a whole merge: no tombstones are left to count, and FTS5 merges
 /// as it writes again ([`FTS_AUTOMERGE`]; off while a merge in steps is
 /// half done, see [`Store::merge_fts_step`]).
-fn reset_fts_deleted(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+fn mark_fts_merged(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
     tx.execute(
         "UPDATE meta SET value = '0' WHERE key = ?1",
         [meta::FTS_DELETED],
