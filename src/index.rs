@@ -295,7 +295,7 @@ fn index_locked_once(
         "files written"
     );
     if bulk {
-        store.end_bulk_load().map_err(|e| store::explain(e, &db))?;
+        store.create_indexes().map_err(|e| store::explain(e, &db))?;
         tracing::debug!(
             seconds = started.elapsed().as_secs_f64(),
             "secondary indexes built"

@@ -1208,18 +1208,6 @@ mod tests {
             .ok()
     }
 
-    /// A bulk load merges 16 full-text segments at a time while it writes
-    /// and leaves FTS5's default (4) when it ends.
-    #[test]
-    fn bulk_load_merges_wider_until_its_end() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = Store::open_rw(dir.path()).expect("open");
-        store.start_bulk_load().expect("start");
-        assert_eq!(fts_automerge(&store), Some(16));
-        store.end_bulk_load().expect("end");
-        assert_eq!(fts_automerge(&store), Some(4));
-    }
-
     /// A merge in steps that is not done after one step leaves FTS5's
     /// automerge off (a run in between must not carry it on) and turns it
     /// back on when it ends; the answers stay the same.

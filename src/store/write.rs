@@ -267,9 +267,8 @@ impl Store {
     }
 
     /// Before a bulk load into an empty index: drops the lookup indexes of
-    /// symbols, refs and chunks ([`Store::end_bulk_load`] builds them again
-    /// at the end), lets FTS5 merge wider and stops syncing to disk at
-    /// checkpoints. A first build is
+    /// symbols, refs and chunks ([`Store::create_indexes`] builds them again
+    /// at the end) and stops syncing to disk at checkpoints. A first build is
     /// rebuilt from scratch if anything goes wrong, so it need not survive a
     /// power loss (a killed process loses nothing either way, the WAL is in
     /// the OS's cache).
@@ -286,20 +285,7 @@ impl Store {
             "INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('hashsize', ?1)",
             [FTS_HASH_BYTES],
         )?;
-        // Each transaction's pending terms become a segment, which FTS5
-        // merges 4 at a time as it writes: on the kernel automerge was 17%
-        // of the writer thread's time. Merging 16 at a time rewrites each
-        // posting about half as often (the writer's commits 42-44 s
-        // instead of 55-57); [`Store::end_bulk_load`] sets 4 again.
-        set_fts_automerge(&self.conn, BULK_FTS_AUTOMERGE)?;
         self.conn.execute_batch("PRAGMA synchronous = OFF")
-    }
-
-    /// After a bulk load's files are written: builds the secondary indexes
-    /// and sets FTS5's automerge back to its default.
-    pub fn end_bulk_load(&self) -> rusqlite::Result<()> {
-        self.create_indexes()?;
-        set_fts_automerge(&self.conn, FTS_AUTOMERGE)
     }
 }
 
@@ -338,11 +324,8 @@ fn mark_fts_merged(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
 /// FTS5's default 'automerge': merge 4 segments of a level as it writes.
 const FTS_AUTOMERGE: i64 = 4;
 
-/// 'automerge' during a bulk load ([`Store::start_bulk_load`]).
-const BULK_FTS_AUTOMERGE: i64 = 16;
-
-fn set_fts_automerge(conn: &rusqlite::Connection, segments: i64) -> rusqlite::Result<()> {
-    conn.execute(
+fn set_fts_automerge(tx: &rusqlite::Transaction<'_>, segments: i64) -> rusqlite::Result<()> {
+    tx.execute(
         "INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('automerge', ?1)",
         [segments],
     )?;
