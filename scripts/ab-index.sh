@@ -8,10 +8,13 @@
 #
 # Usage: scripts/ab-index.sh ROUNDS BIN [BIN...]
 #   TREE (default: the kernel tree scripts/bench-linux.sh unpacks).
-# Binaries are absolute paths (copy each build aside first); the tree's
-# .repo_search/ is removed before every run.
+# Copy each build aside first (target/release changes with the next
+# build); the tree's .repo_search/ is removed before every run.
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n '2,13p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,12p' "$0"; exit 2; }
+for tool in ctags /usr/bin/time "${@:2}"; do
+    command -v "$tool" >/dev/null || { echo "error: \`$tool\` is not installed or not executable" >&2; exit 2; }
+done
 CACHE=${REPO_SEARCH_BENCH_CACHE:-$HOME/.cache/repo-search-bench}
 TREE=${TREE:-$CACHE/linux-6.1}
 [ -d "$TREE" ] || { echo "no tree at $TREE (run scripts/bench-linux.sh once)" >&2; exit 2; }
@@ -21,7 +24,7 @@ mkdir -p "$REPO_SEARCH_HOME" && chmod 700 "$REPO_SEARCH_HOME"
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 rounds=$1; shift
 for r in $(seq 1 "$rounds"); do
-    /usr/bin/time -o "$TMP/time" -f "%e %U %S %M" ctags -R -f "$TMP/tags" "$TREE" 2>/dev/null || true
+    /usr/bin/time -o "$TMP/time" -f "%e %U %S %M" ctags -R -f "$TMP/tags" "$TREE" 2>/dev/null
     echo "round $r ctags: $(cat "$TMP/time")"
     bins=("$@")
     if [ $((r % 2)) = 0 ]; then
@@ -29,7 +32,8 @@ for r in $(seq 1 "$rounds"); do
     fi
     for b in "${bins[@]}"; do
         rm -rf "$TREE/.repo_search"
-        /usr/bin/time -o "$TMP/time" -f "%e %U %S %M" "$b" index --root "$TREE" --no-embed --quiet >/dev/null 2>"$TMP/log"
+        /usr/bin/time -o "$TMP/time" -f "%e %U %S %M" "$b" index --root "$TREE" --no-embed --quiet >/dev/null 2>"$TMP/log" ||
+            { echo "$b failed:" >&2; grep -v DEBUG "$TMP/log" | tail -5 >&2; exit 1; }
         plain=$(sed 's/\x1b\[[0-9;]*m//g' "$TMP/log")
         echo "round $r $b: $(cat "$TMP/time") size=$(stat -c %s "$TREE/.repo_search/index.db")"
         echo "  writer: $(grep -o 'busy_writing=[^ ]* waiting=[^ ]* committing=[^ ]*' <<<"$plain")"
