@@ -511,15 +511,40 @@ fn fetch_deb(
     };
     a.fetch(
         || {
-            run(
+            let download = |opts: &[String]| {
+                run(
+                    Command::new("apt-get")
+                        .args(["download", "-q"])
+                        .args(opts)
+                        .arg(&spec)
+                        .current_dir(home),
+                    "apt-get download",
+                )
+            };
+            let Err(first) = download(&[]) else {
+                return Ok(());
+            };
+            // A new machine's package lists are often missing or older than
+            // the pinned version (a point release replaces a package's
+            // entry): read them afresh into a private state, as root or not,
+            // and try once more.
+            tracing::info!("corpus `{name}`: {first:#}; updating a private copy of the package lists");
+            let state = home.join("apt");
+            let opts = private_apt_state(&state, AptKind::Binary)?;
+            if let Err(e) = run(
                 Command::new("apt-get")
-                    .args(["download", "-q", &spec])
+                    .args(["update", "-q"])
+                    .args(&opts)
                     .current_dir(home),
-                "apt-get download",
-            )
-            .map_err(|e| -> anyhow::Error {
+                "apt-get update",
+            ) {
+                tracing::warn!("corpus `{name}`: {e:#}");
+            }
+            let second = download(&opts);
+            std::fs::remove_dir_all(&state)?;
+            second.map_err(|e| -> anyhow::Error {
                 UserError::with_code(ErrorCode::Failed, format!("corpus `{name}`: {e:#}"))
-                    .hint("if the package lists are missing or stale, run `apt-get update` first")
+                    .hint("the machine's apt sources must reach Debian's archive; check `apt-cache policy PACKAGE`")
                     .into()
             })
         },
@@ -559,7 +584,7 @@ fn fetch_deb_source(
     };
     a.fetch(
         || {
-            let opts = private_deb_src_state(&home.join("apt"))?;
+            let opts = private_apt_state(&home.join("apt"), AptKind::Source)?;
             let hint = "the machine's apt sources must reach Debian's archive; \
                         check `apt-get update` and `apt-cache policy`";
             if let Err(e) = run(
@@ -600,11 +625,21 @@ fn fetch_deb_source(
     )
 }
 
-/// Writes `state/sources/` with a `deb-src` twin of every `deb` entry of the
-/// machine's apt sources (as `apt-config` locates them) and returns the apt
-/// options that make `apt-get` use them, with its index and cache under
-/// `state` too.
-fn private_deb_src_state(state: &Path) -> Result<Vec<String>> {
+/// Which entries of the machine's apt sources a private apt state lists.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AptKind {
+    /// The `deb` entries as they are (binary packages).
+    Binary,
+    /// A `deb-src` twin of each `deb` entry (source packages).
+    Source,
+}
+
+/// Writes `state/sources/` with the `deb` entries of the machine's apt
+/// sources (as `apt-config` locates them), as they are or as `deb-src`
+/// twins, and returns the apt options that make `apt-get` use them, with
+/// its index and cache under `state` too (so no root is needed and the
+/// machine's own lists are left alone).
+fn private_apt_state(state: &Path, kind: AptKind) -> Result<Vec<String>> {
     let out = Command::new("apt-config")
         .args([
             "shell",
@@ -648,10 +683,12 @@ fn private_deb_src_state(state: &Path) -> Result<Vec<String>> {
         let Ok(text) = std::fs::read_to_string(file) else {
             continue;
         };
-        let (twin, ext) = if file.extension().is_some_and(|x| x == "sources") {
-            (deb822_src_twin(&text), "sources")
-        } else {
-            (one_line_src_twin(&text), "list")
+        let deb822 = file.extension().is_some_and(|x| x == "sources");
+        let (twin, ext) = match (kind, deb822) {
+            (AptKind::Binary, true) => (text, "sources"),
+            (AptKind::Binary, false) => (text, "list"),
+            (AptKind::Source, true) => (deb822_src_twin(&text), "sources"),
+            (AptKind::Source, false) => (one_line_src_twin(&text), "list"),
         };
         if !twin.trim().is_empty() {
             std::fs::write(sources.join(format!("{i:02}.{ext}")), twin)?;
@@ -661,7 +698,7 @@ fn private_deb_src_state(state: &Path) -> Result<Vec<String>> {
     if written == 0 {
         return Err(UserError::with_code(
             ErrorCode::Failed,
-            "no `deb` entry in the machine's apt sources to derive `deb-src` ones from",
+            "no `deb` entry in the machine's apt sources",
         )
         .hint("configure apt's sources (see `apt-config dump | grep Dir::Etc`)")
         .into());
@@ -934,6 +971,36 @@ dir = "jq-jq-1.6"
             "Types: deb-src\nURIs: http://mirror.invalid/debian\nSuites: bookworm\n\
              Components: main\n\nTypes: deb-src\nURIs: http://mirror.invalid/z\n\
              Suites: t\nComponents: main\n\n"
+        );
+    }
+
+    /// The retry of a failed `apt-get download` reads the package lists
+    /// afresh from the machine's own sources, into a private state.
+    #[test]
+    fn a_private_binary_apt_state_lists_the_machines_entries_as_they_are() {
+        if Command::new("apt-config")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            eprintln!("skipping: no apt on this machine");
+            return;
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let opts = private_apt_state(dir.path(), AptKind::Binary).expect("private state");
+        let lists = format!("Dir::State::Lists={}", dir.path().join("lists").display());
+        assert!(opts.contains(&lists), "{opts:?}");
+        assert!(dir.path().join("lists").join("partial").is_dir());
+        let written: Vec<String> = std::fs::read_dir(dir.path().join("sources"))
+            .expect("sources")
+            .map(|e| std::fs::read_to_string(e.expect("entry").path()).expect("text"))
+            .collect();
+        assert!(!written.is_empty());
+        assert!(
+            written.iter().any(|t| t
+                .lines()
+                .any(|l| l.starts_with("deb ") || l.trim_start().starts_with("Types: deb"))),
+            "{written:?}"
         );
     }
 
