@@ -6,7 +6,9 @@
 #   - a re-scan with no change;
 #   - keyword search vs `rg` on patterns from selective literals to
 #     unselective regexes, through scripts/bench-ngram.sh: identical output
-#     (path:line sets) and the time ratio, medians of interleaved rounds;
+#     (path:line sets) and the time ratio against `rg -n --column` (which
+#     prints what we print; plain `rg -n` is timed beside it), medians of
+#     interleaved rounds;
 #   - MCP latencies through a real client (scripts/bench-mcp.py), when the
 #     test venv exists.
 #
@@ -113,7 +115,7 @@ db=$(stat -c %s "$TREE/.repo_search/index.db")
 awk -v d="$db" -v s="$src_bytes" 'BEGIN {printf "index.db / source: %.2fx (target <= 1.0x)\n", d/s}'
 echo
 
-echo "== keyword search vs rg (scripts/bench-ngram.sh with the kernel's patterns: medians of $ROUNDS interleaved rounds, with and without the trigram postings; path:line sets compared)"
+echo "== keyword search vs rg (scripts/bench-ngram.sh with the kernel's patterns: medians of $ROUNDS interleaved rounds, with and without the trigram postings; path:line sets compared; ratios against rg -n --column, the output we print)"
 # One case per line, shell-quoted, as rg arguments.
 cat >"$TMP/cases" <<'EOF'
 -e 'EXPORT_SYMBOL_GPL\(kvm_'
