@@ -24,7 +24,8 @@ mkdir -p "$REPO_SEARCH_HOME" && chmod 700 "$REPO_SEARCH_HOME"
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 rounds=$1; shift
 for r in $(seq 1 "$rounds"); do
-    /usr/bin/time -o "$TMP/time" -f "%e %U %S %M" ctags -R -f "$TMP/tags" "$TREE" 2>/dev/null
+    /usr/bin/time -o "$TMP/time" -f "%e %U %S %M" ctags -R -f "$TMP/tags" "$TREE" 2>"$TMP/ctags.err" ||
+        { echo "ctags failed:" >&2; tail -5 "$TMP/ctags.err" >&2; exit 1; }
     echo "round $r ctags: $(cat "$TMP/time")"
     bins=("$@")
     if [ $((r % 2)) = 0 ]; then

@@ -529,19 +529,9 @@ fn fetch_deb(
             // entry): read them afresh into a private state, as root or not,
             // and try once more.
             tracing::info!("corpus `{name}`: {first:#}; updating a private copy of the package lists");
-            let state = home.join("apt");
-            let opts = private_apt_state(&state, AptKind::Binary)?;
-            if let Err(e) = run(
-                Command::new("apt-get")
-                    .args(["update", "-q"])
-                    .args(&opts)
-                    .current_dir(home),
-                "apt-get update",
-            ) {
-                tracing::warn!("corpus `{name}`: {e:#}");
-            }
+            let opts = refreshed_apt_state(name, home, AptKind::Binary)?;
             let second = download(&opts);
-            std::fs::remove_dir_all(&state)?;
+            std::fs::remove_dir_all(home.join("apt"))?;
             second.map_err(|e| -> anyhow::Error {
                 UserError::with_code(ErrorCode::Failed, format!("corpus `{name}`: {e:#}"))
                     .hint("the machine's apt sources must reach Debian's archive; check `apt-cache policy PACKAGE`")
@@ -584,21 +574,9 @@ fn fetch_deb_source(
     };
     a.fetch(
         || {
-            let opts = private_apt_state(&home.join("apt"), AptKind::Source)?;
+            let opts = refreshed_apt_state(name, home, AptKind::Source)?;
             let hint = "the machine's apt sources must reach Debian's archive; \
                         check `apt-get update` and `apt-cache policy`";
-            if let Err(e) = run(
-                Command::new("apt-get")
-                    .args(["update", "-q"])
-                    .args(&opts)
-                    .current_dir(home),
-                "apt-get update (deb-src)",
-            ) {
-                // Another source of the machine may have no `deb-src`
-                // side; the download below says whether the one needed is
-                // there.
-                tracing::warn!("corpus `{name}`: {e:#}");
-            }
             run(
                 Command::new("apt-get")
                     .args(["source", "--download-only", "-q"])
@@ -623,6 +601,29 @@ fn fetch_deb_source(
             )
         },
     )
+}
+
+/// The apt options of a private apt state under `home/apt`
+/// ([`private_apt_state`]) whose package lists were just read afresh. A
+/// failed update is only logged: another source of the machine may be
+/// unreachable or (for sources) have no `deb-src` side, and the download
+/// after it says whether the one needed is there.
+fn refreshed_apt_state(name: &str, home: &Path, kind: AptKind) -> Result<Vec<String>> {
+    let opts = private_apt_state(&home.join("apt"), kind)?;
+    let label = match kind {
+        AptKind::Binary => "apt-get update",
+        AptKind::Source => "apt-get update (deb-src)",
+    };
+    if let Err(e) = run(
+        Command::new("apt-get")
+            .args(["update", "-q"])
+            .args(&opts)
+            .current_dir(home),
+        label,
+    ) {
+        tracing::warn!("corpus `{name}`: {e:#}");
+    }
+    Ok(opts)
 }
 
 /// Which entries of the machine's apt sources a private apt state lists.
@@ -684,14 +685,14 @@ fn private_apt_state(state: &Path, kind: AptKind) -> Result<Vec<String>> {
             continue;
         };
         let deb822 = file.extension().is_some_and(|x| x == "sources");
-        let (twin, ext) = match (kind, deb822) {
-            (AptKind::Binary, true) => (text, "sources"),
-            (AptKind::Binary, false) => (text, "list"),
-            (AptKind::Source, true) => (deb822_src_twin(&text), "sources"),
-            (AptKind::Source, false) => (one_line_src_twin(&text), "list"),
+        let entries = match kind {
+            AptKind::Binary => text,
+            AptKind::Source if deb822 => deb822_src_twin(&text),
+            AptKind::Source => one_line_src_twin(&text),
         };
-        if !twin.trim().is_empty() {
-            std::fs::write(sources.join(format!("{i:02}.{ext}")), twin)?;
+        if !entries.trim().is_empty() {
+            let ext = if deb822 { "sources" } else { "list" };
+            std::fs::write(sources.join(format!("{i:02}.{ext}")), entries)?;
             written += 1;
         }
     }
