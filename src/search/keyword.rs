@@ -283,12 +283,15 @@ pub fn search_keyword_each(
 ) -> anyhow::Result<KeywordResult> {
     let view = views.file;
     let mut outputs = walk_and_search(root, req, filter, Some(views))?;
-    let mut files: Vec<FileHits> = Vec::new();
+    let mut files: Vec<FileHits> =
+        Vec::with_capacity(outputs.iter().map(|out| out.files.len()).sum());
     for out in &mut outputs {
         files.append(&mut out.files);
     }
     let mut result = merge(outputs, None);
-    files.sort_unstable_by(|a, b| path_order(&a.path, &b.path));
+    // Each thread's files are sorted (`Worker::drop`): the stable sort
+    // merges those runs.
+    files.sort_by(|a, b| path_order(&a.path, &b.path));
     let mut room = req.max_results.unwrap_or(usize::MAX);
     for mut hits in files {
         if room == 0 {
@@ -348,6 +351,7 @@ fn walk_and_search(
         slice_explicit,
         filter,
         first_match_only: req.first_match_only,
+        column_one: req.first_match_only && starts_lines(req),
         view: views.map(|v| v.file).filter(|_| req.max_results.is_none()),
         lines: views.and_then(|v| v.lines_for(req)),
         outputs: Mutex::new(Vec::new()),
@@ -437,6 +441,7 @@ fn listed_run(
         slice_explicit: false,
         filter: None,
         first_match_only: req.first_match_only,
+        column_one: req.first_match_only && starts_lines(req),
         view: views.map(|v| v.file).filter(|_| req.max_results.is_none()),
         lines: views.and_then(|v| v.lines_for(req)),
         outputs: Mutex::new(Vec::new()),
@@ -474,7 +479,7 @@ fn listed_run(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(rel) = order.get(i) else { break };
                     let hits = worker
-                        .search_path(&root.join(rel), (*rel).clone(), false, true)
+                        .search_path(&root.join(rel), (*rel).clone(), false, Listed::Regular)
                         .map(|hits| worker.viewed(hits));
                     // A file with matches is marked done only once they
                     // wait in the emitter, or they would be skipped.
@@ -562,8 +567,17 @@ impl Emitter<'_> {
 /// sorts before every other byte.
 fn path_order(a: &str, b: &str) -> std::cmp::Ordering {
     let (a, b) = (a.as_bytes(), b.as_bytes());
-    // Only the first differing byte decides (or the shorter path first).
-    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    // Only the first differing byte decides (or the shorter path first);
+    // found eight bytes at a time (paths share long prefixes).
+    let n = a.len().min(b.len());
+    let words = a[..n].chunks_exact(8).zip(b[..n].chunks_exact(8));
+    let same = words.take_while(|(x, y)| x == y).count() * 8;
+    let common = same
+        + a[same..n]
+            .iter()
+            .zip(&b[same..n])
+            .take_while(|(x, y)| x == y)
+            .count();
     let key = |c: Option<&u8>| c.map(|&c| if c == b'/' { 0 } else { u16::from(c) + 1 });
     key(a.get(common)).cmp(&key(b.get(common)))
 }
@@ -649,6 +663,30 @@ fn build_matcher(req: &KeywordRequest) -> anyhow::Result<RegexMatcher> {
     }
 }
 
+/// True when every match of the request's patterns starts at a line start
+/// (each pattern begins with `^` in ripgrep's multi-line sense, `-w` and
+/// `-F` off), so the first match on a matching line is at column 1.
+fn starts_lines(req: &KeywordRequest) -> bool {
+    use regex_syntax::hir::Look;
+    if req.word || req.fixed_strings {
+        return false;
+    }
+    req.patterns.iter().all(|pattern| {
+        regex_syntax::ParserBuilder::new()
+            .multi_line(true)
+            .unicode(true)
+            .octal(false)
+            .dot_matches_new_line(false)
+            .utf8(false)
+            .build()
+            .parse(pattern)
+            .is_ok_and(|hir| {
+                let prefix = hir.properties().look_set_prefix();
+                prefix.contains(Look::StartLF) || prefix.contains(Look::Start)
+            })
+    })
+}
+
 /// `pattern` in backticks, shortened for a one-line message.
 fn quote_pattern(pattern: &str) -> String {
     const SHOWN: usize = 80;
@@ -712,6 +750,9 @@ struct Shared<'a> {
     filter: Option<&'a dyn RuleOut>,
     /// [`KeywordRequest::first_match_only`].
     first_match_only: bool,
+    /// Every match starts its line (see [`starts_lines`]), so with
+    /// `first_match_only` a line's column is 1 without running the regex.
+    column_one: bool,
     /// Views each file's matches on the thread that found them (only
     /// without `max_results`: the cut must come first).
     view: Option<&'a View<'a>>,
@@ -826,11 +867,28 @@ struct Worker<'a> {
     out: ThreadOutput,
 }
 
+/// What a directory listing said about a path to search.
+#[derive(Clone, Copy)]
+enum Listed {
+    /// A regular file, not a symbolic link
+    /// ([`crate::fs_safe::open_listed_file`]).
+    RegularFile,
+    /// A symbolic link to a regular file
+    /// ([`crate::fs_safe::open_listed_regular`]).
+    Regular,
+    /// Nothing (named by the user, or not said to be a regular file).
+    Unchecked,
+}
+
 impl Drop for Worker<'_> {
     /// Hands the thread's results over when the walker drops the visitor at
     /// the end of the walk.
     fn drop(&mut self) {
-        let out = std::mem::take(&mut self.out);
+        let mut out = std::mem::take(&mut self.out);
+        // In order here, on the walk's threads: the caller then merges
+        // sorted runs instead of sorting every file on one thread.
+        out.files
+            .sort_unstable_by(|a, b| path_order(&a.path, &b.path));
         self.shared
             .outputs
             .lock()
@@ -874,20 +932,25 @@ impl Worker<'_> {
             self.out.index_ruled_out += 1;
             return;
         }
-        let listed_regular = !explicit && entry.file_type().is_some_and(|t| t.is_file());
-        let hits = self.search_path(path, rel, explicit, listed_regular);
+        let listed = if explicit || !entry.file_type().is_some_and(|t| t.is_file()) {
+            Listed::Unchecked
+        } else if entry.path_is_symlink() {
+            Listed::Regular
+        } else {
+            Listed::RegularFile
+        };
+        let hits = self.search_path(path, rel, explicit, listed);
         self.keep(hits);
     }
 
     /// Searches one file; its matches (none: `None`) for the caller to keep
-    /// or hand over. `listed_regular`: a listing just said `path` is a
-    /// regular file (see [`crate::fs_safe::open_listed_regular`]).
+    /// or hand over. `listed`: what a listing just said `path` is.
     fn search_path(
         &mut self,
         path: &Path,
         rel: String,
         explicit: bool,
-        listed_regular: bool,
+        listed: Listed,
     ) -> Option<FileHits> {
         let shared = self.shared;
         self.searcher.set_binary_detection(if explicit {
@@ -910,6 +973,7 @@ impl Worker<'_> {
             pending_before: Vec::new(),
             ranges: Vec::new(),
             first_match_only: shared.first_match_only,
+            column_one: shared.column_one,
             line_view: shared.lines,
             lines: None,
             lines_held: 0,
@@ -919,10 +983,10 @@ impl Worker<'_> {
         };
         // Opened only when regular (a FIFO, socket or device, even given
         // explicitly, is skipped at once instead of blocking the search).
-        let opened = if listed_regular {
-            crate::fs_safe::open_listed_regular(path)
-        } else {
-            crate::fs_safe::open_regular(path)
+        let opened = match listed {
+            Listed::RegularFile => crate::fs_safe::open_listed_file(path),
+            Listed::Regular => crate::fs_safe::open_listed_regular(path),
+            Listed::Unchecked => crate::fs_safe::open_regular(path),
         };
         let result = opened.and_then(|file| {
             if explicit && shared.slice_explicit {
@@ -1013,6 +1077,8 @@ struct FileSink<'a> {
     ranges: Vec<(usize, usize)>,
     /// [`KeywordRequest::first_match_only`].
     first_match_only: bool,
+    /// [`Shared::column_one`].
+    column_one: bool,
     /// Matching lines go to this view's `lines` instead of `matches`.
     line_view: Option<&'a dyn LineView>,
     /// The file's view, from its first matching line on.
@@ -1051,6 +1117,18 @@ impl Sink for FileSink<'_> {
         }
         self.last_stored = true;
         let (line, had_terminator) = without_terminator(mat.bytes());
+        let line_number = mat.line_number().unwrap_or(0);
+        // A short UTF-8 line whose only shown match starts it: no regex run.
+        if let (true, Some(view)) = (self.column_one, self.line_view)
+            && let Ok(text) = std::str::from_utf8(displayed(line))
+            && text.len() <= MAX_LINE_CHARS
+        {
+            let path = self.path;
+            let lines = self.lines.get_or_insert_with(|| view.file(path));
+            lines.line(line_number, 1, text);
+            self.lines_held += 1;
+            return Ok(true);
+        }
         self.ranges.clear();
         let ranges = &mut self.ranges;
         let first_only = self.first_match_only;
@@ -1080,7 +1158,6 @@ impl Sink for FileSink<'_> {
                 range.1 = range.1.min(shown.len());
             }
         }
-        let line_number = mat.line_number().unwrap_or(0);
         if let Some(view) = self.line_view {
             let (path, ranges) = (self.path, &self.ranges);
             let lines = self.lines.get_or_insert_with(|| view.file(path));
@@ -1513,8 +1590,14 @@ mod tests {
             (0, None, Some(7), false),
             (1, None, None, false),
         ];
-        for (context, max_count, max_results, stands_in) in cases {
-            let mut r = req(&["needle"]);
+        // The second pattern starts every match at its line's start, so the
+        // line view takes its column without running the regex.
+        let patterns = ["needle", "^(needle|fn )|^x+needle"];
+        for (pattern, (context, max_count, max_results, stands_in)) in patterns
+            .into_iter()
+            .flat_map(|p| cases.into_iter().map(move |c| (p, c)))
+        {
+            let mut r = req(&[pattern]);
             r.before_context = context;
             r.max_count = max_count;
             r.max_results = max_results;
@@ -1549,13 +1632,34 @@ mod tests {
                 String::from_utf8_lossy(&got.0),
                 String::from_utf8_lossy(&want.0)
             );
-            assert_eq!(got, want, "context {context}, max_count {max_count:?}");
+            assert_eq!(
+                got, want,
+                "{pattern}: context {context}, max_count {max_count:?}"
+            );
             assert!(!want.0.is_empty());
             let used = lines.0.load(Ordering::Relaxed) > before;
             assert_eq!(
                 used, stands_in,
                 "context {context}, max_results {max_results:?}"
             );
+        }
+    }
+
+    #[test]
+    fn starts_lines_only_when_every_match_starts_its_line() {
+        for (patterns, fixed, word, want) in [
+            (&["^\\}"][..], false, false, true),
+            (&["^a|^b", "(?-m)^c"], false, false, true),
+            (&["^a|b"], false, false, false),
+            (&["^a", "b"], false, false, false),
+            (&["^a"], true, false, false),
+            (&["^a"], false, true, false),
+            (&["^("], false, false, false),
+        ] {
+            let mut r = req(patterns);
+            r.fixed_strings = fixed;
+            r.word = word;
+            assert_eq!(starts_lines(&r), want, "{patterns:?}");
         }
     }
 
@@ -2294,6 +2398,14 @@ mod tests {
             "A/b",
             "a/b/c/d.rs",
             "a/bc",
+            // Long shared prefixes: compared eight bytes at a time.
+            "drivers/net/ethernet/intel/e1000/e1000_main.c",
+            "drivers/net/ethernet/intel/e1000/e1000_hw.c",
+            "drivers/net/ethernet/intel/e1000e/netdev.c",
+            "drivers/net/ethernet/intel/e1000-x/a.c",
+            "drivers/net/ethernet/intel/e1000",
+            "drivers/net/ethernet/intel/e100.c",
+            "drivers/net/ethernet/intel",
         ];
         for x in paths {
             for y in paths {
