@@ -463,6 +463,13 @@ fn listed_run(
         failed: None,
         each,
     });
+    // The index's walk, like a search's, lists no link unless following
+    // them: a listed file is then opened as no link ([`Listed`]).
+    let listed = if req.walk.follow_links {
+        Listed::Regular
+    } else {
+        Listed::RegularFile
+    };
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let searcher = searcher.clone();
@@ -479,7 +486,7 @@ fn listed_run(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(rel) = order.get(i) else { break };
                     let hits = worker
-                        .search_path(&root.join(rel), (*rel).clone(), false, Listed::Regular)
+                        .search_path(&root.join(rel), (*rel).clone(), false, listed)
                         .map(|hits| worker.viewed(hits));
                     // A file with matches is marked done only once they
                     // wait in the emitter, or they would be skipped.
