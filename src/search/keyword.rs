@@ -1652,6 +1652,32 @@ mod tests {
         }
     }
 
+    /// Links as rg treats them: not followed by default (a linked file is
+    /// not searched, a file under a linked directory is not walked), with
+    /// `-L` followed, the file itself then opened through its link.
+    #[test]
+    fn links_are_followed_only_when_asked_like_rg() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = fs::canonicalize(dir.path()).expect("canonical");
+        write(&root, "src/a.txt", "needle one\n");
+        write(&root, "real/b.txt", "needle two\n");
+        std::os::unix::fs::symlink(root.join("src/a.txt"), root.join("link.txt"))
+            .expect("file link");
+        std::os::unix::fs::symlink(root.join("real"), root.join("linked")).expect("dir link");
+        for follow in [false, true] {
+            let mut r = req(&["needle"]);
+            r.walk.follow_links = follow;
+            let result = search_like_rg(&root, &r);
+            let paths: Vec<&str> = result.matches.iter().map(|m| m.path.as_str()).collect();
+            let want: &[&str] = if follow {
+                &["link.txt", "linked/b.txt", "real/b.txt", "src/a.txt"]
+            } else {
+                &["real/b.txt", "src/a.txt"]
+            };
+            assert_eq!(paths, want, "follow {follow}");
+        }
+    }
+
     #[test]
     fn starts_lines_only_when_every_match_starts_its_line() {
         for (patterns, fixed, word, want) in [
