@@ -406,15 +406,20 @@ pub fn tighten_entries(dir: &Path, what: &str) -> Result<()> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn open_regular_refuses_a_fifo_at_once() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let fifo = dir.path().join("pipe");
+    /// Makes a FIFO at `path` (with the `mkfifo` tool) and answers it.
+    fn mkfifo(path: &Path) -> std::path::PathBuf {
         let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
+            .arg(path)
             .status()
             .expect("run mkfifo");
         assert!(made.success(), "mkfifo");
+        path.to_path_buf()
+    }
+
+    #[test]
+    fn open_regular_refuses_a_fifo_at_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = mkfifo(&dir.path().join("pipe"));
         let err = open_regular(&fifo).expect_err("a FIFO");
         assert_eq!(not_regular(&err), Some("a FIFO (named pipe)"));
         std::os::unix::fs::symlink(&fifo, dir.path().join("link")).expect("symlink");
@@ -442,12 +447,7 @@ mod tests {
             .expect("symlink");
         let err = open_listed_file(&dir.path().join("link")).expect_err("a link");
         assert_eq!(err.raw_os_error(), Some(libc::ELOOP));
-        let fifo = dir.path().join("pipe");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .expect("run mkfifo");
-        assert!(made.success(), "mkfifo");
+        let fifo = mkfifo(&dir.path().join("pipe"));
         let mut bytes = Vec::new();
         open_listed_file(&fifo)
             .expect("a FIFO opens without a writer")

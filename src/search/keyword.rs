@@ -679,19 +679,31 @@ fn starts_lines(req: &KeywordRequest) -> bool {
         return false;
     }
     req.patterns.iter().all(|pattern| {
-        regex_syntax::ParserBuilder::new()
-            .multi_line(true)
-            .unicode(true)
-            .octal(false)
-            .dot_matches_new_line(false)
-            .utf8(false)
-            .build()
-            .parse(pattern)
-            .is_ok_and(|hir| {
-                let prefix = hir.properties().look_set_prefix();
-                prefix.contains(Look::StartLF) || prefix.contains(Look::Start)
-            })
+        parse_pattern(pattern, false).is_some_and(|hir| {
+            let prefix = hir.properties().look_set_prefix();
+            prefix.contains(Look::StartLF) || prefix.contains(Look::Start)
+        })
     })
+}
+
+/// `pattern` parsed with the knobs [`build_matcher`] gives ripgrep's
+/// matcher (bytes allowed where UTF-8 is not valid), for analysing what
+/// its matches can be; `None` when it does not parse (the matcher reports
+/// why).
+pub(crate) fn parse_pattern(
+    pattern: &str,
+    case_insensitive: bool,
+) -> Option<regex_syntax::hir::Hir> {
+    regex_syntax::ParserBuilder::new()
+        .case_insensitive(case_insensitive)
+        .multi_line(true)
+        .unicode(true)
+        .octal(false)
+        .dot_matches_new_line(false)
+        .utf8(false)
+        .build()
+        .parse(pattern)
+        .ok()
 }
 
 /// `pattern` in backticks, shortened for a one-line message.

@@ -642,17 +642,7 @@ pub fn plan(req: &KeywordRequest) -> Query {
         } else {
             pattern.as_str()
         };
-        // The same knobs ripgrep's matcher uses (see `keyword::build_matcher`).
-        let parsed = regex_syntax::ParserBuilder::new()
-            .case_insensitive(insensitive)
-            .multi_line(true)
-            .unicode(true)
-            .octal(false)
-            .dot_matches_new_line(false)
-            .utf8(false)
-            .build()
-            .parse(pattern);
-        let Ok(hir) = parsed else {
+        let Some(hir) = crate::search::keyword::parse_pattern(pattern, insensitive) else {
             return Query::All;
         };
         alternatives.push(analyze(&hir).into_query());
