@@ -1136,27 +1136,26 @@ impl Sink for FileSink<'_> {
         }
         self.last_stored = true;
         let (line, had_terminator) = without_terminator(mat.bytes());
-        let line_number = mat.line_number().unwrap_or(0);
-        // A short UTF-8 line whose only shown match starts it: no regex run.
-        if let (true, Some(view)) = (self.column_one, self.line_view)
-            && let Ok(text) = std::str::from_utf8(displayed(line))
-            && text.len() <= MAX_LINE_CHARS
-        {
-            let path = self.path;
-            let lines = self.lines.get_or_insert_with(|| view.file(path));
-            lines.line(line_number, 1, text);
-            self.lines_held += 1;
-            return Ok(true);
-        }
+        let shown = displayed(line);
+        // A line view takes a short UTF-8 line as it is, else as rendered
+        // for a match.
+        let plain = self
+            .line_view
+            .and_then(|_| std::str::from_utf8(shown).ok())
+            .filter(|text| text.len() <= MAX_LINE_CHARS);
         self.ranges.clear();
-        let ranges = &mut self.ranges;
-        let first_only = self.first_match_only;
-        self.matcher
-            .find_iter(line, |m| {
-                ranges.push((m.start(), m.end()));
-                !first_only
-            })
-            .map_err(|e| io::Error::other(e.to_string()))?;
+        // The matches are needed for the column and the rendering; a plain
+        // line whose every match starts it has column 1 without a regex run.
+        if !(self.column_one && plain.is_some()) {
+            let ranges = &mut self.ranges;
+            let first_only = self.first_match_only;
+            self.matcher
+                .find_iter(line, |m| {
+                    ranges.push((m.start(), m.end()));
+                    !first_only
+                })
+                .map_err(|e| io::Error::other(e.to_string()))?;
+        }
         // ripgrep's printer drops an empty match at the very end of the
         // searched bytes (`record_matches`); only a last line without a
         // terminator can have one there.
@@ -1169,7 +1168,6 @@ impl Sink for FileSink<'_> {
             self.ranges.pop();
         }
         let column = self.ranges.first().map_or(1, |&(s, _)| s as u64 + 1);
-        let shown = displayed(line);
         if shown.len() < line.len() {
             // A match of the hidden `\r` itself is clipped to the line's end.
             for range in &mut self.ranges {
@@ -1177,13 +1175,13 @@ impl Sink for FileSink<'_> {
                 range.1 = range.1.min(shown.len());
             }
         }
+        let line_number = mat.line_number().unwrap_or(0);
         if let Some(view) = self.line_view {
             let (path, ranges) = (self.path, &self.ranges);
             let lines = self.lines.get_or_insert_with(|| view.file(path));
-            // A short UTF-8 line is shown as it is; others as for a match.
-            match std::str::from_utf8(shown) {
-                Ok(text) if text.len() <= MAX_LINE_CHARS => lines.line(line_number, column, text),
-                _ => lines.line(line_number, column, &render_line(shown, ranges).0),
+            match plain {
+                Some(text) => lines.line(line_number, column, text),
+                None => lines.line(line_number, column, &render_line(shown, ranges).0),
             }
             self.lines_held += 1;
             return Ok(true);
