@@ -47,7 +47,7 @@ fn family(lang: Lang) -> u8 {
         Lang::Rust => 3,
         Lang::Go => 4,
         Lang::Java => 5,
-        Lang::C | Lang::Cpp => 6,
+        Lang::C | Lang::Cpp | Lang::ObjC => 6,
         _ => 0,
     }
 }

@@ -45,8 +45,9 @@ fn lang_for_file_name(name: &str) -> Option<Lang> {
     Some(match name {
         "Rakefile" | "Gemfile" | "Guardfile" | "Capfile" | "Vagrantfile" | "Podfile" => Lang::Ruby,
         "Makefile" | "makefile" | "GNUmakefile" | "Dockerfile" | "Containerfile"
-        | "CMakeLists.txt" | "Jenkinsfile" => Lang::OtherCode,
-        _ if name.starts_with("Dockerfile.") => Lang::OtherCode,
+        | "CMakeLists.txt" | "Jenkinsfile" | "Kconfig" | "Kbuild" | "BUILD" | "BUILD.bazel"
+        | "WORKSPACE" | "meson.build" | "Justfile" | "justfile" | "configure.ac" => Lang::OtherCode,
+        _ if name.starts_with("Dockerfile.") || name.starts_with("Kconfig.") => Lang::OtherCode,
         _ => return None,
     })
 }
@@ -62,9 +63,9 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         "go" => Lang::Go,
         "java" => Lang::Java,
         "c" | "h" => Lang::C,
-        "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" | "inl" => {
-            Lang::Cpp
-        }
+        // CUDA is C++ with launch syntax (`<<<…>>>`) the grammar skips over.
+        "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" | "inl"
+        | "cu" | "cuh" => Lang::Cpp,
         "rb" | "rake" | "gemspec" | "ru" => Lang::Ruby,
         "cs" | "csx" => Lang::CSharp,
         "kt" | "kts" => Lang::Kotlin,
@@ -77,10 +78,21 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         "ex" | "exs" => Lang::Elixir,
         "hs" => Lang::Haskell,
         "zig" => Lang::Zig,
+        // Objective-C++ too: its methods and classes parse, its C++ parts less so.
+        "m" | "mm" => Lang::ObjC,
         "html" | "htm" | "css" | "scss" | "sass" | "less" | "json" | "yaml" | "yml" | "toml"
         | "xml" | "fish" | "sql" | "pl" | "pm" | "r" | "erl" | "hrl" | "ml" | "mli" | "vue"
         | "svelte" | "proto" | "graphql" | "gql" | "cmake" | "ini" | "cfg" | "conf" | "gradle"
         | "tf" | "dart" | "nim" | "jl" | "dockerfile" | "mk" => Lang::OtherCode,
+        // More code without a grammar here: line-window chunks for BM25 and
+        // semantic search (keyword search reads every file regardless).
+        "s" | "asm" | "clj" | "cljs" | "cljc" | "edn" | "fs" | "fsi" | "fsx" | "vb" | "ps1"
+        | "psm1" | "bat" | "cmd" | "groovy" | "el" | "elm" | "purs" | "hx" | "cr" | "nix"
+        | "sol" | "bzl" | "star" | "tcl" | "awk" | "f90" | "f95" | "f03" | "adb" | "ads" | "sv"
+        | "svh" | "vhd" | "vhdl" | "vim" | "rkt" | "scm" | "lisp" | "pyx" | "pxd" | "eex"
+        | "heex" | "erb" | "haml" | "hbs" | "mustache" | "twig" | "j2" | "jinja" | "glsl"
+        | "hlsl" | "wgsl" | "metal" | "thrift" | "capnp" | "fbs" | "prisma" | "coffee" | "raku"
+        | "rakumod" | "pas" | "hcl" | "m4" => Lang::OtherCode,
         "md" | "markdown" | "rst" | "txt" | "adoc" | "asciidoc" | "org" => Lang::Docs,
         _ => return None,
     })
@@ -201,8 +213,10 @@ fn lang_of_interpreter(line: &str) -> Option<Lang> {
 const REFINE_SCAN_BYTES: usize = 64 * 1024;
 
 /// Corrects a name-based guess with a cheap look at the text: a `.h` header
-/// detected as C becomes C++ when it clearly is C++ (classes, namespaces,
-/// templates, access specifiers, `std::`, extension-less standard headers).
+/// detected as C becomes Objective-C when it declares an `@interface`,
+/// `@protocol` or `@class`, else C++ when it clearly is C++ (classes,
+/// namespaces, templates, access specifiers, `std::`, extension-less
+/// standard headers).
 /// Every other language is returned unchanged.
 pub fn refine_lang(lang: Lang, source: &str) -> Lang {
     if lang != Lang::C {
@@ -212,11 +226,28 @@ pub fn refine_lang(lang: Lang, source: &str) -> Lang {
     while !source.is_char_boundary(end) {
         end -= 1;
     }
-    if source[..end].lines().any(is_cpp_line) {
+    if source[..end].lines().any(is_objc_line) {
+        Lang::ObjC
+    } else if source[..end].lines().any(is_cpp_line) {
         Lang::Cpp
     } else {
         Lang::C
     }
+}
+
+/// An Objective-C declaration (`#import` alone is not one: C++ headers
+/// for Apple platforms use it too).
+fn is_objc_line(line: &str) -> bool {
+    let t = line.trim_start();
+    [
+        "@interface",
+        "@protocol",
+        "@implementation",
+        "@class ",
+        "NS_ASSUME_NONNULL_BEGIN",
+    ]
+    .iter()
+    .any(|w| t.starts_with(w))
 }
 
 fn is_cpp_line(line: &str) -> bool {
@@ -275,7 +306,7 @@ pub struct Grammar {
 /// If a built-in query does not compile against its grammar, which is a bug
 /// caught by `lang::tests::all_grammars_and_queries_compile`.
 pub fn grammar(lang: Lang) -> Option<&'static Grammar> {
-    static GRAMMARS: [OnceLock<Grammar>; 20] = [const { OnceLock::new() }; 20];
+    static GRAMMARS: [OnceLock<Grammar>; 21] = [const { OnceLock::new() }; 21];
     let slot = grammar_slot(lang)?;
     Some(GRAMMARS[slot].get_or_init(|| {
         let (language, source) = grammar_parts(lang);
@@ -315,6 +346,7 @@ fn grammar_slot(lang: Lang) -> Option<usize> {
         Lang::Elixir => 17,
         Lang::Haskell => 18,
         Lang::Zig => 19,
+        Lang::ObjC => 20,
         Lang::OtherCode | Lang::Docs => return None,
     })
 }
@@ -339,6 +371,7 @@ const BASH_TAGS: &str = include_str!("extract/queries/bash.scm");
 const ELIXIR_EXTRA: &str = include_str!("extract/queries/elixir.scm");
 const HASKELL_TAGS: &str = include_str!("extract/queries/haskell.scm");
 const ZIG_TAGS: &str = include_str!("extract/queries/zig.scm");
+const OBJC_TAGS: &str = include_str!("extract/queries/objc.scm");
 
 /// The tree-sitter language and the full tags query source for `lang`.
 /// Only called for languages with a grammar slot.
@@ -420,6 +453,10 @@ fn grammar_parts(lang: Lang) -> (Language, String) {
         ),
         Lang::Haskell => (tree_sitter_haskell::LANGUAGE.into(), &[HASKELL_TAGS]),
         Lang::Zig => (tree_sitter_zig::LANGUAGE.into(), &[ZIG_TAGS]),
+        Lang::ObjC => (
+            tree_sitter_objc::LANGUAGE.into(),
+            &[tree_sitter_c::TAGS_QUERY, C_EXTRA, OBJC_TAGS],
+        ),
         Lang::OtherCode | Lang::Docs => unreachable!("grammar_parts called for {}", lang.name()),
     };
     // A newline between parts so a query file without a trailing newline
@@ -475,6 +512,15 @@ mod tests {
             ("mix.exs", Lang::Elixir),
             ("Main.hs", Lang::Haskell),
             ("build.zig", Lang::Zig),
+            ("Capacitor/CAPPlugin.m", Lang::ObjC),
+            ("ios/EXHost.mm", Lang::ObjC),
+            ("kernels/gemm.cu", Lang::Cpp),
+            ("kernels/gemm.cuh", Lang::Cpp),
+            ("arch/x86/entry/entry_64.S", Lang::OtherCode),
+            ("Kconfig", Lang::OtherCode),
+            ("Kconfig.debug", Lang::OtherCode),
+            ("src/core.clj", Lang::OtherCode),
+            ("build.ps1", Lang::OtherCode),
         ] {
             assert_eq!(d(path), Some(lang), "{path}");
         }
@@ -592,6 +638,20 @@ mod tests {
             Lang::Python
         );
         assert_eq!(refine_lang(Lang::C, ""), Lang::C);
+        let objc = "#import <Foundation/Foundation.h>\n\n@interface Host : NSObject\n@end\n";
+        assert_eq!(refine_lang(Lang::C, objc), Lang::ObjC);
+        assert_eq!(
+            refine_lang(Lang::C, "NS_ASSUME_NONNULL_BEGIN\n@protocol P\n@end\n"),
+            Lang::ObjC
+        );
+        assert_eq!(
+            refine_lang(
+                Lang::C,
+                "#import <jsi/jsi.h>\nnamespace expo {\nclass A {};\n}\n"
+            ),
+            Lang::Cpp,
+            "`#import` alone is not Objective-C"
+        );
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub enum Lang {
     Elixir,
     Haskell,
     Zig,
+    /// Objective-C (`.m`, `.mm`, and `.h` headers that declare `@interface`
+    /// or `@protocol`).
+    ObjC,
     /// Source code without a grammar here: definitions from a per-language
     /// line heuristic where one exists (`extract::fallback`), else only
     /// line-window chunks.
@@ -62,6 +65,7 @@ impl Lang {
             Lang::Elixir => "elixir",
             Lang::Haskell => "haskell",
             Lang::Zig => "zig",
+            Lang::ObjC => "objc",
             Lang::OtherCode => "other",
             Lang::Docs => "docs",
         }
@@ -90,13 +94,14 @@ impl Lang {
             "elixir" | "ex" => Lang::Elixir,
             "haskell" | "hs" => Lang::Haskell,
             "zig" => Lang::Zig,
+            "objc" | "objective-c" | "objectivec" | "m" => Lang::ObjC,
             "other" => Lang::OtherCode,
             "docs" | "markdown" | "md" | "text" => Lang::Docs,
             _ => return None,
         })
     }
 
-    pub const ALL: [Lang; 22] = [
+    pub const ALL: [Lang; 23] = [
         Lang::Rust,
         Lang::Python,
         Lang::JavaScript,
@@ -117,6 +122,7 @@ impl Lang {
         Lang::Elixir,
         Lang::Haskell,
         Lang::Zig,
+        Lang::ObjC,
         Lang::OtherCode,
         Lang::Docs,
     ];

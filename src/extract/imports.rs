@@ -83,7 +83,7 @@ fn descends(lang: Lang, kind: &str) -> bool {
 }
 
 /// The languages with import rules, in the order of [`TABLES`].
-const LANGS: [Lang; 9] = [
+const LANGS: [Lang; 10] = [
     Lang::Python,
     Lang::JavaScript,
     Lang::TypeScript,
@@ -93,9 +93,10 @@ const LANGS: [Lang; 9] = [
     Lang::Java,
     Lang::C,
     Lang::Cpp,
+    Lang::ObjC,
 ];
 
-static TABLES: [OnceLock<Table>; 9] = [const { OnceLock::new() }; 9];
+static TABLES: [OnceLock<Table>; 10] = [const { OnceLock::new() }; 10];
 
 fn table(lang: Lang, language: &Language) -> Option<&'static Table> {
     let i = LANGS.iter().position(|l| *l == lang)?;

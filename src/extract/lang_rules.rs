@@ -5,6 +5,8 @@
 //! a definition. `tags` asks these first and falls back to its own table.
 //! Does not run queries (that is `tags`'s job).
 
+use std::borrow::Cow;
+
 use tree_sitter::Node;
 
 use super::tags::Callable;
@@ -215,6 +217,7 @@ pub(crate) fn has_body(lang: Lang, node: Node<'_>) -> bool {
         Lang::Elixir => has_child_kind(node, "do_block"),
         Lang::Haskell => node.child_by_field_name("match").is_some(),
         Lang::Zig => has_child_kind(node, "block"),
+        Lang::ObjC => has_child_kind(node, "compound_statement"),
         Lang::Lua => {
             // `M.f = function() … end`: the value of the assignment.
             let mut walk = node.walk();
@@ -273,4 +276,150 @@ pub(crate) fn doc_prefixes(lang: Lang) -> Option<&'static [&'static str]> {
         Lang::Zig => &["//"],
         _ => return None,
     })
+}
+
+/// The text an Objective-C file is parsed as: `source` with each line that
+/// holds nothing but a bare macro (`NS_ASSUME_NONNULL_BEGIN`,
+/// `NS_SWIFT_NAME(Host)`, `API_AVAILABLE(ios(13.0))`) blanked with spaces,
+/// so byte offsets and rows stay those of `source`. tree-sitter-objc knows
+/// no macros: one such line before an `@interface` turns the whole
+/// declaration into an error. A line continuing the one above (after `,`,
+/// `(`, `=`, `|`, `\\`) is left alone: that is an enumerator or an argument.
+pub(crate) fn objc_parse_text(source: &str) -> Cow<'_, str> {
+    let mut out: Option<String> = None;
+    let mut offset = 0;
+    let mut continues = false;
+    for line in source.split_inclusive('\n') {
+        let t = line.trim();
+        if !continues && is_bare_macro(t) {
+            let s = out.get_or_insert_with(|| source.to_string());
+            let end = offset + line.trim_end_matches(['\n', '\r']).len();
+            // Both ends are line boundaries, so char boundaries.
+            s.replace_range(offset..end, &" ".repeat(end - offset));
+        } else if let Some(with) = enum_macro(line) {
+            let s = out.get_or_insert_with(|| source.to_string());
+            s.replace_range(
+                offset + with.at..offset + with.at + with.text.len(),
+                &with.text,
+            );
+        }
+        if !t.is_empty() {
+            continues = t.ends_with([',', '(', '=', '|', '\\']);
+        }
+        offset += line.len();
+    }
+    out.map_or(Cow::Borrowed(source), Cow::Owned)
+}
+
+/// A stretch of a line to parse as other text of the same length.
+struct Rewrite {
+    at: usize,
+    text: String,
+}
+
+/// An enum macro (`NS_ENUM(NSInteger, Mode)`, `NS_OPTIONS`, `CF_ENUM`,
+/// ...) in `line` rewritten as `enum        Mode `: the same number of
+/// bytes, the name where it was, so the C grammar sees an enum.
+fn enum_macro(line: &str) -> Option<Rewrite> {
+    const MACROS: [&str; 6] = [
+        "NS_ENUM(",
+        "NS_OPTIONS(",
+        "NS_CLOSED_ENUM(",
+        "NS_ERROR_ENUM(",
+        "CF_ENUM(",
+        "CF_OPTIONS(",
+    ];
+    let (at, m) = MACROS
+        .iter()
+        .find_map(|m| line.find(m).map(|at| (at, *m)))?;
+    let args_at = at + m.len();
+    let close = args_at + line[args_at..].find(')')?;
+    let comma = args_at + line[args_at..close].find(',')?;
+    let name = line[comma + 1..close].trim();
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return None;
+    }
+    let name_at = comma + 1 + line[comma + 1..close].find(name)?;
+    let mut text = String::with_capacity(close + 1 - at);
+    text.push_str("enum");
+    text.push_str(&" ".repeat(name_at - at - 4));
+    text.push_str(name);
+    text.push_str(&" ".repeat(close + 1 - name_at - name.len()));
+    // Replacing non-ASCII bytes with as many ASCII ones would move rows'
+    // characters; such a line is left as it is.
+    line[at..=close].is_ascii().then_some(Rewrite { at, text })
+}
+
+/// `NAME` or `NAME(balanced args)` alone, `NAME` all capitals, digits and
+/// underscores with at least one underscore.
+pub(crate) fn is_bare_macro(t: &str) -> bool {
+    let name_end = t
+        .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+        .unwrap_or(t.len());
+    let (name, rest) = t.split_at(name_end);
+    if name.len() < 3 || !name.contains('_') || name.starts_with(|c: char| c.is_ascii_digit()) {
+        return false;
+    }
+    if rest.is_empty() {
+        return true;
+    }
+    let Some(args) = rest.strip_prefix('(').and_then(|r| r.strip_suffix(')')) else {
+        return false;
+    };
+    let mut depth = 0i32;
+    for c in args.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ';' | '{' | '}' => return false,
+            _ => {}
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    depth == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn objc_parse_text_blanks_macros_in_place() {
+        let src = "NS_ASSUME_NONNULL_BEGIN\r\n\
+                   NS_SWIFT_NAME(Host(a))\n\
+                   @interface Host : NSObject\n\
+                   @end\n\
+                   typedef NS_OPTIONS(NSUInteger, Flags) {\n\
+                   \x20 FLAG_A = 1,\n\
+                   \x20 FLAG_B\n\
+                   };\n\
+                   FOO_BAR;\n\
+                   NS_ASSUME_NONNULL_END";
+        let out = objc_parse_text(src);
+        assert_eq!(out.len(), src.len());
+        assert_eq!(out.lines().count(), src.lines().count());
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0].trim(), "", "{out:?}");
+        assert_eq!(lines[1].trim(), "");
+        assert_eq!(lines[2], "@interface Host : NSObject");
+        assert!(lines[4].starts_with("typedef enum "), "{:?}", lines[4]);
+        assert_eq!(
+            lines[4].split_whitespace().collect::<Vec<_>>(),
+            ["typedef", "enum", "Flags", "{"]
+        );
+        assert_eq!(
+            lines[4].find("Flags"),
+            src.lines().nth(4).and_then(|l| l.find("Flags"))
+        );
+        assert_eq!(lines[6], "  FLAG_B", "an enumerator after a comma stays");
+        assert_eq!(lines[8], "FOO_BAR;", "a statement stays");
+        assert_eq!(lines[9].trim(), "");
+        assert!(matches!(objc_parse_text("int x;\n"), Cow::Borrowed(_)));
+        assert!(!is_bare_macro("NS_SWIFT_NAME(a) {"));
+        assert!(!is_bare_macro("NS_SWIFT_NAME(a"));
+        assert!(!is_bare_macro("ID"), "too short to be a macro we know");
+        assert!(is_bare_macro("API_AVAILABLE(ios(13.0), macos(10.15))"));
+    }
 }

@@ -27,6 +27,7 @@ mod tags;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
@@ -140,7 +141,12 @@ impl Extractor {
             None => chunk::chunk_plain(&lines),
             Some(grammar) => {
                 let deadline = Instant::now() + self.timeout;
-                let tree = self.parse(grammar, source, deadline)?;
+                let parse_text = if lang == Lang::ObjC {
+                    lang_rules::objc_parse_text(source)
+                } else {
+                    Cow::Borrowed(source)
+                };
+                let tree = self.parse(grammar, &parse_text, deadline)?;
                 let tags = tags::collect(grammar, &tree, &lines, &mut self.cursor, deadline)
                     .ok_or(ExtractError::TimedOut {
                         lang: lang.name(),

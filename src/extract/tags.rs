@@ -453,7 +453,7 @@ fn assign_containers(lang: Lang, defs: &mut [Def]) {
 fn can_contain(lang: Lang, kind: &str) -> bool {
     match kind {
         "macro" => false,
-        "type" | "variable" => !matches!(lang, Lang::C | Lang::Cpp),
+        "type" | "variable" => !matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC),
         _ => true,
     }
 }
@@ -471,7 +471,7 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
 
     let mut node = raw.node;
     let mut suffix = raw.suffix;
-    if matches!(lang, Lang::C | Lang::Cpp) {
+    if matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC) {
         if node.kind() == "declaration" && suffix == "class" {
             // The stock C query tags `union U {...} u;` on the declaration.
             node = raw.name.parent()?;
@@ -700,7 +700,7 @@ fn classify(
         | "singleton_method"
         | "annotation_type_element_declaration" => return Some(("method", Method)),
         "declaration" | "field_declaration"
-            if callable_suffix && matches!(lang, Lang::C | Lang::Cpp) =>
+            if callable_suffix && matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC) =>
         {
             return Some(("function", Function));
         }
@@ -924,7 +924,10 @@ fn doc_start(lang: Lang, lines: &Lines<'_>, start_row: usize) -> usize {
     let mut row = start_row;
     while row > 0 && start_row - row < MAX_DOC_LINES {
         let above = lines.line(row - 1).trim_start();
-        if above.is_empty() || !prefixes.iter().any(|p| above.starts_with(p)) {
+        // Objective-C's attribute macros (`NS_SWIFT_NAME(Host)`) sit
+        // between a declaration and its comment.
+        let attribute = lang == Lang::ObjC && lang_rules::is_bare_macro(above.trim_end());
+        if above.is_empty() || !(attribute || prefixes.iter().any(|p| above.starts_with(p))) {
             break;
         }
         row -= 1;

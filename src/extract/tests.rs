@@ -1748,6 +1748,52 @@ fn zig_fixture() {
     assert!(spans.contains(&(8, 11, Some("Point.len"))), "{spans:?}");
 }
 
+#[test]
+fn objc_fixture() {
+    let src = OBJC;
+    let x = extract("Capacitor/CAPPluginCall.m", src, Lang::ObjC);
+    check_common("objc", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("CAPPluginCall", "class", "", 10, 16),
+            s("callbackId", "field", "CAPPluginCall", 11, 11),
+            s("options", "field", "CAPPluginCall", 12, 12),
+            s("initWithCallbackId", "method", "CAPPluginCall", 13, 13),
+            s("registerClass", "method", "CAPPluginCall", 14, 14),
+            s("getString", "method", "CAPPluginCall", 15, 15),
+            s("CAPBridgeProtocol", "interface", "", 18, 22),
+            s("evalWithJs", "method", "CAPBridgeProtocol", 19, 19),
+            s("isDev", "field", "CAPBridgeProtocol", 21, 21),
+            s("CAPPluginCall", "class", "", 24, 26),
+            s("resolve", "method", "CAPPluginCall", 25, 25),
+            s("CAPState", "enum", "", 28, 31),
+            s("CAPStateIdle", "constant", "CAPState", 29, 29),
+            s("CAPStateRunning", "constant", "CAPState", 30, 30),
+            s("kCAPKey", "variable", "", 33, 33),
+            s("CAPPluginCall", "class", "", 35, 55),
+            s("initWithCallbackId", "method", "CAPPluginCall", 39, 46),
+            s("registerClass", "method", "CAPPluginCall", 48, 50),
+            s("getString", "method", "CAPPluginCall", 52, 54),
+            s("CAPLog", "function", "", 57, 59),
+        ],
+        "bare macro lines (`NS_ASSUME_NONNULL_BEGIN`, `NS_SWIFT_NAME(…)`) do not hide the \
+         interface; `NS_ENUM` is an enum"
+    );
+    assert!(has_ref(&x, "helperWith", "call", 43, 11), "a message send");
+    assert!(has_ref(&x, "NSLog", "call", 49, 3));
+    let spans = chunk_spans(&x);
+    assert!(
+        spans.contains(&(8, 16, Some("CAPPluginCall"))),
+        "the comment above the attribute macro joins: {spans:?}"
+    );
+    assert!(
+        spans.contains(&(38, 46, Some("CAPPluginCall.initWithCallbackId"))),
+        "{spans:?}"
+    );
+    assert_eq!(x.imports.len(), 2, "`#import`s: {:?}", x.imports);
+}
+
 /// `(path, source, expected symbols)` for the line heuristic of code
 /// without a grammar.
 #[test]
@@ -2434,3 +2480,64 @@ fn data_tables_keep_symbols_and_only_their_head_chunk() {
     );
     assert_eq!(super::numbers_in("{ 0x1f, 12, 1.5e3, x2 }", 9), 3);
 }
+
+const OBJC: &str = r#"#import <Foundation/Foundation.h>
+#import "CAPPlugin.h"
+@import UIKit;
+
+NS_ASSUME_NONNULL_BEGIN
+
+
+/// A bridge call.
+NS_SWIFT_NAME(PluginCall)
+@interface CAPPluginCall : NSObject <NSCopying>
+@property (nonatomic, strong) NSString *callbackId;
+@property (nonatomic, readonly) NSDictionary *options;
+- (instancetype)initWithCallbackId:(NSString *)callbackId options:(NSDictionary *)options;
++ (void)registerClass:(Class)cls;
+- (NSString *)getString:(NSString *)key defaultValue:(NSString * _Nullable)defaultValue;
+@end
+
+@protocol CAPBridgeProtocol <NSObject>
+- (void)evalWithJs:(NSString *)js;
+@optional
+@property (readonly) BOOL isDev;
+@end
+
+@interface CAPPluginCall (Extras)
+- (void)resolve;
+@end
+
+typedef NS_ENUM(NSInteger, CAPState) {
+  CAPStateIdle,
+  CAPStateRunning,
+};
+
+static NSString *const kCAPKey = @"key";
+
+@implementation CAPPluginCall
+@synthesize callbackId = _callbackId;
+
+// Makes a call.
+- (instancetype)initWithCallbackId:(NSString *)callbackId options:(NSDictionary *)options {
+  self = [super init];
+  if (self) {
+    _callbackId = callbackId;
+    [self helperWith:options];
+  }
+  return self;
+}
+
++ (void)registerClass:(Class)cls {
+  NSLog(@"%@", cls);
+}
+
+- (NSString *)getString:(NSString *)key defaultValue:(NSString *)defaultValue {
+  return [self.options objectForKey:key] ?: defaultValue;
+}
+@end
+
+void CAPLog(NSString *msg) {
+  printf("%s", [msg UTF8String]);
+}
+"#;

@@ -301,6 +301,8 @@ impl ToolName {
     }
 }
 
+/// Every [`Lang`](crate::model::Lang) name but `docs` (documentation has
+/// no definitions); `languages_are_the_models` keeps both lists in step.
 const LANGS: &[&str] = &[
     "rust",
     "python",
@@ -312,7 +314,20 @@ const LANGS: &[&str] = &[
     "c",
     "cpp",
     "ruby",
+    "csharp",
+    "kotlin",
+    "php",
+    "swift",
+    "scala",
+    "lua",
+    "bash",
+    "elixir",
+    "haskell",
+    "zig",
+    "objc",
+    "other",
 ];
+/// Every [`Lang`](crate::model::Lang) name.
 const LANGS_AND_DOCS: &[&str] = &[
     "rust",
     "python",
@@ -324,6 +339,17 @@ const LANGS_AND_DOCS: &[&str] = &[
     "c",
     "cpp",
     "ruby",
+    "csharp",
+    "kotlin",
+    "php",
+    "swift",
+    "scala",
+    "lua",
+    "bash",
+    "elixir",
+    "haskell",
+    "zig",
+    "objc",
     "other",
     "docs",
 ];
@@ -1104,6 +1130,15 @@ mod tests {
 
     use super::*;
     use crate::mcp::params::Args;
+
+    #[test]
+    fn languages_are_the_models() {
+        use crate::model::Lang;
+        let all: Vec<&str> = Lang::ALL.iter().map(|l| l.name()).collect();
+        assert_eq!(LANGS_AND_DOCS, all.as_slice());
+        let code: Vec<&str> = all.into_iter().filter(|&n| n != "docs").collect();
+        assert_eq!(LANGS, code.as_slice());
+    }
 
     /// A valid value of `p`.
     fn sample(p: &Param) -> Value {

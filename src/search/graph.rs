@@ -102,14 +102,16 @@ fn lang_family(lang: &str) -> &'static [&'static str] {
     match lang {
         "python" => &["python"],
         "javascript" | "typescript" | "tsx" => &["javascript", "typescript", "tsx"],
-        "c" | "cpp" => &["c", "cpp"],
+        "c" | "cpp" => &["c", "cpp", "objc"],
+        "objc" => &["objc", "c", "cpp", "swift"],
         "java" | "kotlin" | "scala" => &["java", "kotlin", "scala"],
         "rust" => &["rust"],
         "go" => &["go"],
         "ruby" => &["ruby"],
         "csharp" => &["csharp"],
         "php" => &["php"],
-        "swift" => &["swift"],
+        // Swift calls Objective-C classes through bridging headers.
+        "swift" => &["swift", "objc"],
         "lua" => &["lua"],
         "bash" => &["bash"],
         "elixir" => &["elixir"],

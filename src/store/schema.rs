@@ -88,10 +88,18 @@
 //! - 15: same tables; rows change: Go method expressions
 //!   (`(*Channel).recvMethod`) are references of the method, so an older
 //!   index's rows are rebuilt by the next index run (its vectors kept).
+//! - 16: same tables; rows change: Objective-C (`.m`, `.mm`, and `.h`
+//!   headers declaring an `@interface`, `@protocol` or `@class`) has its
+//!   own `files.lang` (`objc`) with classes, protocols, methods,
+//!   properties, message sends and `#import`s; CUDA (`.cu`, `.cuh`) is
+//!   read as C++; assembly, Kconfig, Clojure, F#, PowerShell and other
+//!   code without a grammar is indexed as other code (it was not indexed
+//!   at all). An older index's rows are rebuilt by the next index run
+//!   (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 15;
+pub const SCHEMA_VERSION: i64 = 16;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -100,7 +108,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 15;
+const SAME_ROWS_SINCE: i64 = 16;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
