@@ -9,6 +9,7 @@ use std::borrow::Cow;
 
 use tree_sitter::Node;
 
+use super::lines::Lines;
 use super::tags::Callable;
 use crate::model::Lang;
 
@@ -186,6 +187,14 @@ pub(crate) fn classify(
         (Lang::Elixir, "call") => match suffix {
             "module" => "module",
             "impl" => "impl",
+            // A function-like macro: it gets a chunk of its own like a
+            // function, and keeps its kind (see `tags::assign_containers`).
+            _ if node
+                .child_by_field_name("target")
+                .is_some_and(|t| matches!(text(src, t), "defmacro" | "defmacrop")) =>
+            {
+                return Some(("macro", Function));
+            }
             _ => return Some(("function", Function)),
         },
         (Lang::Haskell, "function" | "bind") => return Some(("function", Function)),
@@ -275,6 +284,49 @@ pub(crate) fn doc_prefixes(lang: Lang) -> Option<&'static [&'static str]> {
         Lang::CSharp => &["//", "/*", "*", "["],
         Lang::Zig => &["//"],
         _ => return None,
+    })
+}
+
+/// The node a Scala definition ends with: a body written as an indented
+/// block without braces (`def f =` and the lines below it) holds the
+/// comments and blank lines up to the next definition, which belong to
+/// that one; such a block ends with its last statement instead.
+pub(crate) fn scala_end(node: Node<'_>) -> Node<'_> {
+    let mut end = node;
+    // Bounded: nested bodies (`if` inside `def`) are a few levels deep.
+    for _ in 0..8 {
+        let mut walk = end.walk();
+        let Some(block) = end
+            .named_children(&mut walk)
+            .last()
+            .filter(|b| b.kind() == "indented_block")
+        else {
+            break;
+        };
+        let mut walk = block.walk();
+        let Some(stmt) = block
+            .named_children(&mut walk)
+            .filter(|c| !c.kind().ends_with("comment"))
+            .last()
+        else {
+            break;
+        };
+        end = stmt;
+    }
+    end
+}
+
+/// The row of the attribute (`@doc """`, `@moduledoc ~S'''`) that opens
+/// the heredoc closed on `close` (a row holding only `"""` or `'''`),
+/// looking no higher than `floor`.
+pub(crate) fn elixir_heredoc_start(lines: &Lines<'_>, close: usize, floor: usize) -> Option<usize> {
+    let quote = lines.line(close).trim();
+    if quote != "\"\"\"" && quote != "'''" {
+        return None;
+    }
+    (floor..close).rev().find(|&r| {
+        let t = lines.line(r).trim();
+        t.starts_with('@') && t.ends_with(quote)
     })
 }
 

@@ -415,7 +415,8 @@ fn assign_containers(lang: Lang, defs: &mut [Def]) {
         });
         defs[i].parent = parent;
         let parent_kind = parent.map(|p| defs[p].kind);
-        if defs[i].callable == Callable::Function {
+        // An Elixir `defmacro` is function-like but stays a macro.
+        if defs[i].callable == Callable::Function && defs[i].kind != "macro" {
             let in_type = parent_kind.is_some_and(|k| is_type_kind(lang, k));
             defs[i].kind = if in_type || defs[i].qual.is_some() {
                 "method"
@@ -427,6 +428,9 @@ fn assign_containers(lang: Lang, defs: &mut [Def]) {
             Some(recv.clone())
         } else if let Some(qual) = &defs[i].qual {
             qual.rsplit("::").next().map(str::to_string)
+        } else if lang == Lang::Elixir {
+            // A module's full name (`Mix.Dep.Converger`), as Elixir names it.
+            parent.map(|p| defs[p].path.clone())
         } else {
             parent.map(|p| defs[p].name.clone())
         };
@@ -498,6 +502,18 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
 
     let qual = if lang == Lang::Cpp {
         cpp_scope(src, name_node)
+    } else if lang == Lang::Elixir
+        && kind == "module"
+        && let Some((scope, last)) = name.rsplit_once('.')
+        && !scope.is_empty()
+        && !last.is_empty()
+    {
+        // `defmodule Mix.Dep.Loader` defines `Loader` in `Mix.Dep`, so that
+        // `Mix.Dep.Loader` and `Loader` both find it, as a nested
+        // `defmodule Loader` inside `Mix.Dep` is found.
+        name_col += scope.len() + 1;
+        name = last;
+        Some(scope.to_string())
     } else {
         None
     };
@@ -521,7 +537,12 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
         start_byte = sig.start_byte();
         start_row = sig.start_position().row;
     }
-    let end = outer.end_position();
+    let end_node = if lang == Lang::Scala {
+        lang_rules::scala_end(outer)
+    } else {
+        outer
+    };
+    let end = end_node.end_position();
     // Nodes that swallow their trailing newline end at column 0 of the next row.
     let end_row = if end.column == 0 && end.row > start_row {
         end.row - 1
@@ -545,7 +566,7 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
         callable,
         chunkable,
         start_byte,
-        end_byte: outer.end_byte(),
+        end_byte: end_node.end_byte(),
         start_row,
         end_row,
         doc_start_row: doc_start(lang, lines, start_row),
@@ -927,6 +948,14 @@ fn doc_start(lang: Lang, lines: &Lines<'_>, start_row: usize) -> usize {
         // Objective-C's attribute macros (`NS_SWIFT_NAME(Host)`) sit
         // between a declaration and its comment.
         let attribute = lang == Lang::ObjC && lang_rules::is_bare_macro(above.trim_end());
+        if lang == Lang::Elixir
+            && let Some(open) =
+                lang_rules::elixir_heredoc_start(lines, row - 1, row - MAX_DOC_LINES.min(row))
+        {
+            // `@doc """` … `"""`: the whole attribute.
+            row = open;
+            continue;
+        }
         if above.is_empty() || !(attribute || prefixes.iter().any(|p| above.starts_with(p))) {
             break;
         }

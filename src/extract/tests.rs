@@ -1640,20 +1640,21 @@ fn elixir_fixture() {
     assert_eq!(
         symbols(&x),
         vec![
-            s("Acme.Widget", "module", "", 1, 14),
-            s("render", "function", "Acme.Widget", 5, 7),
-            s("secret", "function", "Acme.Widget", 9, 9),
-            s("mac", "function", "Acme.Widget", 11, 11),
-            s("zero", "function", "Acme.Widget", 13, 13),
-            s("Acme.Renderer", "module", "", 16, 18),
-            s("render", "function", "Acme.Renderer", 17, 17),
-            s("Acme.Renderer", "impl", "", 20, 22),
-            s("render", "method", "Acme.Renderer", 21, 21),
-        ]
+            s("Widget", "module", "Acme", 1, 18),
+            s("render", "function", "Acme.Widget", 9, 11),
+            s("secret", "function", "Acme.Widget", 13, 13),
+            s("mac", "macro", "Acme.Widget", 15, 15),
+            s("zero", "function", "Acme.Widget", 17, 17),
+            s("Renderer", "module", "Acme", 20, 22),
+            s("render", "function", "Acme.Renderer", 21, 21),
+            s("Acme.Renderer", "impl", "", 24, 26),
+            s("render", "method", "Acme.Renderer", 25, 25),
+        ],
+        "`defmodule Acme.Widget` is `Widget` in `Acme`; `defmacro` a macro"
     );
-    assert!(has_ref(&x, "Helper", "module", 6, 5));
-    assert!(has_ref(&x, "run", "call", 6, 12));
-    assert!(has_ref(&x, "inspect", "call", 21, 27));
+    assert!(has_ref(&x, "Helper", "module", 10, 5));
+    assert!(has_ref(&x, "run", "call", 10, 12));
+    assert!(has_ref(&x, "inspect", "call", 25, 27));
     // `@ignore` in the stock query: the `def`s and `defmodule`s themselves
     // and module attributes are not calls.
     assert!(
@@ -1667,8 +1668,8 @@ fn elixir_fixture() {
     let spans = chunk_spans(&x);
     assert!(spans.contains(&(1, 3, Some("Acme.Widget"))), "{spans:?}");
     assert!(
-        spans.contains(&(5, 7, Some("Acme.Widget.render"))),
-        "{spans:?}"
+        spans.contains(&(5, 11, Some("Acme.Widget.render"))),
+        "the `@doc` heredoc and `@spec` join the function: {spans:?}"
     );
 }
 
@@ -1746,6 +1747,40 @@ fn zig_fixture() {
     let spans = chunk_spans(&x);
     assert!(spans.contains(&(3, 6, Some("Point"))), "{spans:?}");
     assert!(spans.contains(&(8, 11, Some("Point.len"))), "{spans:?}");
+}
+
+#[test]
+fn scala_operators_and_brace_less_bodies() {
+    let src = "trait Rule[-In, +Out] {\n\
+               \x20 def |[A](other: => Rule[In, A]): Rule[In, A] = orElse(other)\n\
+               \x20 def ^^[B](f: Out => B) = map(f)\n\
+               }\n\
+               case class ~[+A, +B](_1: A, _2: B)\n\
+               object Main {\n\
+               \x20 def parse(args: Array[String]) =\n\
+               \x20   Arguments.parser.parse(args)\n\
+               \n\
+               \x20 /** The next one. */\n\
+               \x20 def other = 2\n\
+               }\n";
+    let x = extract("src/Rule.scala", src, Lang::Scala);
+    check_common("scala", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Rule", "trait", "", 1, 4),
+            s("|", "method", "Rule", 2, 2),
+            s("^^", "method", "Rule", 3, 3),
+            s("~", "class", "", 5, 5),
+            s("_1", "field", "~", 5, 5),
+            s("_2", "field", "~", 5, 5),
+            s("Main", "class", "", 6, 12),
+            s("parse", "method", "Main", 7, 8),
+            s("other", "method", "Main", 11, 11),
+        ],
+        "operator names are names; a body without braces ends at its last line, not at the \
+         comment of the next definition"
+    );
 }
 
 #[test]
@@ -2128,6 +2163,10 @@ const ELIXIR: &str = r#"defmodule Acme.Widget do
   @moduledoc "A widget"
   defstruct [:name]
 
+  @doc """
+  Renders the widget.
+  """
+  @spec render(term) :: term
   def render(x) do
     Helper.run(x)
   end

@@ -578,13 +578,30 @@ pub fn outline(
     Ok(Some((file.skip_reason, nest(flat))))
 }
 
-/// Nests items (sorted by start, longest first) by range containment.
+/// Nests items (sorted by start, longest first) by range containment. Of
+/// two items on the same lines only a type (`case class P(x: Int, y: Int)`)
+/// contains the other: fields or functions written on one line are siblings.
 fn nest(flat: Vec<OutlineItem>) -> Vec<OutlineItem> {
     let mut roots: Vec<OutlineItem> = Vec::new();
     let mut stack: Vec<OutlineItem> = Vec::new();
     for item in flat {
         while let Some(top) = stack.last() {
-            if item.start_line >= top.start_line && item.end_line <= top.end_line {
+            let same_lines = (item.start_line, item.end_line) == (top.start_line, top.end_line);
+            let holds = matches!(
+                top.kind.as_str(),
+                "class"
+                    | "struct"
+                    | "enum"
+                    | "interface"
+                    | "trait"
+                    | "module"
+                    | "impl"
+                    | "namespace"
+            );
+            if item.start_line >= top.start_line
+                && item.end_line <= top.end_line
+                && (!same_lines || holds)
+            {
                 break;
             }
             let done = stack.pop().expect("stack is non-empty");
@@ -618,6 +635,24 @@ mod tests {
             end_line: e,
             children: vec![],
         }
+    }
+
+    #[test]
+    fn items_on_one_line_nest_only_in_a_type() {
+        let kind = |mut i: OutlineItem, k: &str| {
+            i.kind = k.into();
+            i
+        };
+        let out = nest(vec![
+            kind(item("Sig", 1, 5), "class"),
+            kind(item("Pair", 2, 2), "class"),
+            kind(item("a", 2, 2), "field"),
+            kind(item("b", 2, 2), "field"),
+        ]);
+        let pair = &out[0].children[0];
+        assert_eq!(pair.name, "Pair");
+        let fields: Vec<&str> = pair.children.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(fields, ["a", "b"], "siblings, not `b` inside `a`");
     }
 
     #[test]

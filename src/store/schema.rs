@@ -96,10 +96,17 @@
 //!   code without a grammar is indexed as other code (it was not indexed
 //!   at all). An older index's rows are rebuilt by the next index run
 //!   (its vectors kept).
+//! - 17: same tables; rows change: Elixir's `defmodule Mix.Dep.Loader`
+//!   is the module `Loader` in `Mix.Dep` (so the qualified name finds
+//!   it), `defmacro` is a macro, and a function's chunk starts at its
+//!   `@doc` heredoc; Scala operators (`def |`, `case class ~`) are
+//!   definitions and a body without braces ends at its last statement.
+//!   An older index's rows are rebuilt by the next index run (its
+//!   vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 16;
+pub const SCHEMA_VERSION: i64 = 17;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -108,7 +115,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 16;
+const SAME_ROWS_SINCE: i64 = 17;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

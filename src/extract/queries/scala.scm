@@ -78,3 +78,10 @@
   function: (field_expression field: (identifier) @name)) @reference.call
 
 (type_identifier) @name @reference.type
+
+; Operators are names too (`def |`, `def ^^`, `case class ~`).
+(function_definition name: (operator_identifier) @name) @definition.function
+
+(function_declaration name: (operator_identifier) @name) @definition.method
+
+(class_definition name: (operator_identifier) @name) @definition.class
