@@ -30,6 +30,8 @@ pub(crate) const MAX_SYMBOL_LINES: usize = 60;
 pub(crate) const MAX_SYMBOL_BYTES: usize = 3000;
 /// Lines per window of a long definition.
 pub(crate) const WINDOW_LINES: usize = 50;
+/// A leftover block of at most this many comment lines is a section title.
+const TITLE_LINES: usize = 3;
 /// Lines shared by consecutive windows (less for windows shortened by bytes).
 pub(crate) const WINDOW_OVERLAP: usize = 10;
 /// A container's header chunk stops after this many lines.
@@ -54,6 +56,8 @@ pub(crate) struct Piece {
     kind: Option<&'static str>,
     /// Only closing brackets: joins the chunk above instead.
     closer: bool,
+    /// Only a few comment lines: joins the chunk below instead.
+    title: bool,
 }
 
 impl Piece {
@@ -64,13 +68,21 @@ impl Piece {
             symbol: label.map(|l| l.0.to_string()),
             kind: label.map(|l| l.1),
             closer: false,
+            title: false,
         }
     }
 }
 
 /// Symbol-aligned chunks of a file with a grammar. `defs` are sorted with
 /// outer definitions before inner ones and carry parent links.
-pub(crate) fn chunk_code(lines: &Lines<'_>, defs: &[Def]) -> Vec<Piece> {
+///
+/// A short leftover block of comments only (a section title such as
+/// `## Setup helpers` or `// --- parsing ---`, blank lines away from what
+/// follows) joins the chunk below it: alone it is a chunk of a few words
+/// that matches many questions and answers none. `comments` are the
+/// language's line prefixes of what sits above a definition; attribute
+/// prefixes among them (`#[`, `@`, `[`) do not count as comments.
+pub(crate) fn chunk_code(lines: &Lines<'_>, defs: &[Def], comments: &[&str]) -> Vec<Piece> {
     let n = lines.count();
     if n == 0 {
         return Vec::new();
@@ -149,10 +161,55 @@ pub(crate) fn chunk_code(lines: &Lines<'_>, defs: &[Def]) -> Vec<Piece> {
         for (a, b) in split_blocks(lines, start, row - 1, BLOCK_LINES) {
             let mut piece = Piece::new(a, b, label);
             piece.closer = is_closer_block(lines, a, b);
+            piece.title = !piece.closer && is_title_block(lines, a, b, comments);
             pieces.push(piece);
         }
     }
-    merge_closers(lines, pieces)
+    join_titles(lines, merge_closers(lines, pieces))
+}
+
+/// A section title above code: at most [`TITLE_LINES`] lines, every one
+/// blank or a comment.
+fn is_title_block(lines: &Lines<'_>, a: usize, b: usize, comments: &[&str]) -> bool {
+    let mut text = 0;
+    for r in a..=b {
+        let t = lines.line(r).trim_start();
+        if t.is_empty() {
+            continue;
+        }
+        text += 1;
+        let comment = comments
+            .iter()
+            .filter(|p| !matches!(**p, "#[" | "@" | "["))
+            .any(|p| t.starts_with(p));
+        if !comment || text > TITLE_LINES {
+            return false;
+        }
+    }
+    text > 0
+}
+
+/// Joins each title block to the chunk starting below it (only blank lines
+/// in between); keeps it as its own chunk otherwise. `pieces` are sorted.
+fn join_titles(lines: &Lines<'_>, pieces: Vec<Piece>) -> Vec<Piece> {
+    let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
+    let mut title: Option<Piece> = None;
+    for mut p in pieces {
+        if let Some(t) = title.take() {
+            if p.start > t.end && (t.end + 1..p.start).all(|r| lines.is_blank(r)) {
+                p.start = t.start;
+            } else {
+                out.push(t);
+            }
+        }
+        if p.title {
+            title = Some(p);
+        } else {
+            out.push(p);
+        }
+    }
+    out.extend(title);
+    out
 }
 
 fn is_callable(d: &Def) -> bool {

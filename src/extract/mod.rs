@@ -135,7 +135,7 @@ impl Extractor {
                 if is_minified(&lines) || tags.defs.is_empty() {
                     chunk::chunk_plain(&lines)
                 } else {
-                    chunk::chunk_code(&lines, &tags.defs)
+                    chunk::chunk_code(&lines, &tags.defs, &[])
                 }
             }
             None => chunk::chunk_plain(&lines),
@@ -156,7 +156,7 @@ impl Extractor {
                 let pieces = if is_minified(&lines) {
                     chunk::chunk_plain(&lines)
                 } else {
-                    chunk::chunk_code(&lines, &tags.defs)
+                    chunk::chunk_code(&lines, &tags.defs, tags::doc_prefixes(lang))
                 };
                 out.refs = tags.refs;
                 out.imports = imports::collect(lang, &grammar.language, &tree, source);

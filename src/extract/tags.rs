@@ -935,13 +935,19 @@ fn rust_attributes_start(
 /// First row of the comment lines directly above `start_row` (no blank
 /// line in between), found by looking at the lines: cheaper than sibling
 /// walks and the same for every grammar.
-fn doc_start(lang: Lang, lines: &Lines<'_>, start_row: usize) -> usize {
-    let prefixes: &[&str] = match (lang_rules::doc_prefixes(lang), lang) {
+/// Line prefixes of what belongs to the definition below it: comments,
+/// and in some languages attributes (`#[`, `@`, `[`).
+pub(crate) fn doc_prefixes(lang: Lang) -> &'static [&'static str] {
+    match (lang_rules::doc_prefixes(lang), lang) {
         (Some(prefixes), _) => prefixes,
         (None, Lang::Python | Lang::Ruby) => &["#"],
         (None, Lang::Rust) => &["//", "/*", "*", "#["],
         (None, _) => &["//", "/*", "*"],
-    };
+    }
+}
+
+fn doc_start(lang: Lang, lines: &Lines<'_>, start_row: usize) -> usize {
+    let prefixes = doc_prefixes(lang);
     let mut row = start_row;
     while row > 0 && start_row - row < MAX_DOC_LINES {
         let above = lines.line(row - 1).trim_start();

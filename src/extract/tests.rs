@@ -728,6 +728,23 @@ fn leftovers_are_grouped_by_container_and_closers_join_the_chunk_above() {
 }
 
 #[test]
+fn section_titles_join_the_chunk_below() {
+    let src = "impl Foo {\n    fn a(&self) {\n        one();\n    }\n\n    // ---- Parsing ----\n\n    fn b(&self) {\n        two();\n    }\n}\n\n// trailing note\n";
+    let x = extract("foo.rs", src, Lang::Rust);
+    check_common("foo.rs", src, &x);
+    assert_eq!(
+        chunk_spans(&x),
+        vec![
+            (1, 1, Some("Foo")),
+            (2, 4, Some("Foo::a")),
+            (6, 11, Some("Foo::b")),
+            (13, 13, None),
+        ],
+        "the title above `b` is in `b`'s chunk; a comment with nothing below stays alone"
+    );
+}
+
+#[test]
 fn docs_are_chunked_by_headings() {
     let src =
         "# Project\n\nIntro.\n\n## Install\n\n```\n# inside a fence\n```\n\n## Usage\n\nRun it.\n";

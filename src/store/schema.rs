@@ -103,10 +103,14 @@
 //!   definitions and a body without braces ends at its last statement.
 //!   An older index's rows are rebuilt by the next index run (its
 //!   vectors kept).
+//! - 18: same tables; rows change: a short block of comment lines left
+//!   between definitions (a section title) is part of the chunk below it,
+//!   not a chunk of its own. An older index's rows are rebuilt by the next
+//!   index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 17;
+pub const SCHEMA_VERSION: i64 = 18;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -115,7 +119,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 17;
+const SAME_ROWS_SINCE: i64 = 18;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
