@@ -301,33 +301,8 @@ impl ToolName {
     }
 }
 
-/// Every [`Lang`](crate::model::Lang) name but `docs` (documentation has
-/// no definitions); `languages_are_the_models` keeps both lists in step.
-const LANGS: &[&str] = &[
-    "rust",
-    "python",
-    "javascript",
-    "typescript",
-    "tsx",
-    "go",
-    "java",
-    "c",
-    "cpp",
-    "ruby",
-    "csharp",
-    "kotlin",
-    "php",
-    "swift",
-    "scala",
-    "lua",
-    "bash",
-    "elixir",
-    "haskell",
-    "zig",
-    "objc",
-    "other",
-];
-/// Every [`Lang`](crate::model::Lang) name.
+/// Every [`Lang`](crate::model::Lang) name, in [`Lang::ALL`](crate::model::Lang::ALL)
+/// order (`languages_are_the_models` checks it), `docs` last.
 const LANGS_AND_DOCS: &[&str] = &[
     "rust",
     "python",
@@ -353,6 +328,11 @@ const LANGS_AND_DOCS: &[&str] = &[
     "other",
     "docs",
 ];
+/// The languages that have definitions: all but `docs`.
+const LANGS: &[&str] = match LANGS_AND_DOCS.split_last() {
+    Some((_, code)) => code,
+    None => &[],
+};
 
 /// `detail`, on every tool that lists hits.
 #[rustfmt::skip]
