@@ -932,9 +932,6 @@ fn rust_attributes_start(
     (byte, row)
 }
 
-/// First row of the comment lines directly above `start_row` (no blank
-/// line in between), found by looking at the lines: cheaper than sibling
-/// walks and the same for every grammar.
 /// Line prefixes of what belongs to the definition below it: comments,
 /// and in some languages attributes (`#[`, `@`, `[`).
 pub(crate) fn doc_prefixes(lang: Lang) -> &'static [&'static str] {
@@ -946,6 +943,9 @@ pub(crate) fn doc_prefixes(lang: Lang) -> &'static [&'static str] {
     }
 }
 
+/// First row of the comment lines directly above `start_row` (no blank
+/// line in between), found by looking at the lines: cheaper than sibling
+/// walks and the same for every grammar.
 fn doc_start(lang: Lang, lines: &Lines<'_>, start_row: usize) -> usize {
     let prefixes = doc_prefixes(lang);
     let mut row = start_row;
