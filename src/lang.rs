@@ -216,19 +216,32 @@ const REFINE_SCAN_BYTES: usize = 64 * 1024;
 /// detected as C becomes Objective-C when it declares an `@interface`,
 /// `@protocol` or `@class`, else C++ when it clearly is C++ (classes,
 /// namespaces, templates, access specifiers, `std::`, extension-less
-/// standard headers).
+/// standard headers); a `.m` file of MATLAB functions is other code.
 /// Every other language is returned unchanged.
 pub fn refine_lang(lang: Lang, source: &str) -> Lang {
-    if lang != Lang::C {
+    if !matches!(lang, Lang::C | Lang::ObjC) {
         return lang;
     }
     let mut end = source.len().min(REFINE_SCAN_BYTES);
     while !source.is_char_boundary(end) {
         end -= 1;
     }
-    if source[..end].lines().any(is_objc_line) {
+    let head = &source[..end];
+    if lang == Lang::ObjC {
+        // `.m` is MATLAB's too: `function y = f(x)` and no Objective-C or
+        // C preprocessor line is MATLAB (or Octave), which no grammar here reads.
+        let matlab = head
+            .lines()
+            .any(|l| l.trim_start().starts_with("function "))
+            && !head.lines().any(|l| {
+                let t = l.trim_start();
+                is_objc_line(l) || t.starts_with("#import") || t.starts_with("#include")
+            });
+        return if matlab { Lang::OtherCode } else { Lang::ObjC };
+    }
+    if head.lines().any(is_objc_line) {
         Lang::ObjC
-    } else if source[..end].lines().any(is_cpp_line) {
+    } else if head.lines().any(is_cpp_line) {
         Lang::Cpp
     } else {
         Lang::C
@@ -640,6 +653,14 @@ mod tests {
         assert_eq!(refine_lang(Lang::C, ""), Lang::C);
         let objc = "#import <Foundation/Foundation.h>\n\n@interface Host : NSObject\n@end\n";
         assert_eq!(refine_lang(Lang::C, objc), Lang::ObjC);
+        assert_eq!(refine_lang(Lang::ObjC, objc), Lang::ObjC);
+        let matlab =
+            "function y = smooth(x, n)\n% moving average\ny = conv(x, ones(n, 1) / n);\nend\n";
+        assert_eq!(
+            refine_lang(Lang::ObjC, matlab),
+            Lang::OtherCode,
+            "MATLAB's `.m`"
+        );
         assert_eq!(
             refine_lang(Lang::C, "NS_ASSUME_NONNULL_BEGIN\n@protocol P\n@end\n"),
             Lang::ObjC

@@ -88,7 +88,7 @@
 //! - 15: same tables; rows change: Go method expressions
 //!   (`(*Channel).recvMethod`) are references of the method, so an older
 //!   index's rows are rebuilt by the next index run (its vectors kept).
-//! - 16: same tables; rows change: Objective-C (`.m`, `.mm`, and `.h`
+//! - 16: same tables; rows change: Objective-C (`.m` but MATLAB's, `.mm`, and `.h`
 //!   headers declaring an `@interface`, `@protocol` or `@class`) has its
 //!   own `files.lang` (`objc`) with classes, protocols, methods,
 //!   properties, message sends and `#import`s; CUDA (`.cu`, `.cuh`) is
