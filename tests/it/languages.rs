@@ -5,7 +5,7 @@
 use crate::common::*;
 
 /// `(path, source, a definition in it, its kind, the language stored)`.
-const FILES: [(&str, &str, &str, &str, &str); 12] = [
+const FILES: [(&str, &str, &str, &str, &str); 15] = [
     (
         "cs/Widget.cs",
         "namespace Acme {\n    public class CsWidget {\n        public int Render() {\n            return 1;\n        }\n    }\n}\n",
@@ -64,7 +64,7 @@ const FILES: [(&str, &str, &str, &str, &str); 12] = [
     ),
     (
         "ex/widget.ex",
-        "defmodule ExWidget do\n  def render(x) do\n    x\n  end\nend\n",
+        "defmodule Acme.ExWidget do\n  def render(x) do\n    x\n  end\nend\n",
         "ExWidget",
         "module",
         "elixir",
@@ -84,6 +84,29 @@ const FILES: [(&str, &str, &str, &str, &str); 12] = [
         "zig",
     ),
     (
+        "objc/CAPBridgePlugin.m",
+        "#import \"CAPPluginBase.h\"\n\n@implementation CAPBridgePlugin\n- (void)load {\n  [self setup];\n}\n@end\n",
+        "CAPBridgePlugin",
+        "class",
+        "objc",
+    ),
+    (
+        // A header is Objective-C by its declarations; the macro line
+        // before them does not hide the interface.
+        "objc/CAPPluginBase.h",
+        "NS_ASSUME_NONNULL_BEGIN\n@interface CAPPluginBase : NSObject\n- (void)load;\n@end\nNS_ASSUME_NONNULL_END\n",
+        "CAPPluginBase",
+        "class",
+        "objc",
+    ),
+    (
+        "cuda/scale.cu",
+        "__global__ void cu_scale(float *x) {\n    x[0] *= 2;\n}\n",
+        "cu_scale",
+        "function",
+        "cpp",
+    ),
+    (
         "perl/Widget.pm",
         "package Widget;\n\nsub perl_render {\n    my ($self) = @_;\n    return 1;\n}\n\n1;\n",
         "perl_render",
@@ -100,8 +123,35 @@ fn new_languages_get_symbols_references_and_chunks() {
     }
     // An extension-less file without a `#!` or mode line is still not indexed.
     p.write("completions/notes", "just some words\n");
+    // MATLAB's `.m` and assembly are indexed as other code.
+    p.write(
+        "matlab/smooth.m",
+        "function y = smooth(x, n)\n% moving average\ny = conv(x, ones(n, 1) / n);\nend\n",
+    );
+    p.write(
+        "arch/entry.S",
+        "ENTRY(entry_trampoline)\n\tmovq %rsp, %rdi\nEND(entry_trampoline)\n",
+    );
     let summary = p.json(&["index"]);
-    assert_eq!(summary["files"], FILES.len(), "{summary}");
+    assert_eq!(summary["files"], FILES.len() + 2, "{summary}");
+    for (query, path) in [
+        ("moving average", "matlab/smooth.m"),
+        ("entry_trampoline", "arch/entry.S"),
+    ] {
+        let v = p.json(&["search", query, "--mode", "bm25", "--lang", "other"]);
+        assert_eq!(v["hits"][0]["path"], path, "{v}");
+    }
+    let v = p.json(&["symbol", "Acme.ExWidget"]);
+    assert_eq!(
+        v["hits"][0]["path"], "ex/widget.ex",
+        "the dotted module name: {v}"
+    );
+    let v = p.json(&["symbol", "load", "--lang", "objc", "--kind", "method"]);
+    assert_eq!(
+        v["hits"].as_array().map(Vec::len),
+        Some(2),
+        "declared and defined: {v}"
+    );
 
     for (path, _, name, kind, lang) in FILES {
         let v = p.json(&["symbol", name, "--exact"]);

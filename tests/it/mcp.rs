@@ -450,6 +450,13 @@ fn mcp_every_tool_answers_exactly() {
         [("app/views.py".to_string(), 4)],
         "{v}"
     );
+    // Every language the index knows is a valid filter (the enum once
+    // stopped at Ruby): none of this project's files is Kotlin.
+    let v = m.ok(
+        "find_symbol",
+        json!({"name": "LoginView", "language": "kotlin"}),
+    );
+    assert_eq!(v["total"], 0, "{v}");
     let v = m.ok(
         "find_symbol",
         json!({"name": "nothing_like_this_exists_anywhere", "match": "exact"}),
