@@ -345,7 +345,7 @@ const DETAIL: Param = Param::new("detail", Kind::Bool { default: false }, "Full 
 // by default are empty.
 
 const FIND_SYMBOL: &[Param] = &[
-    Param::new("name", Kind::Str { max_chars: 300 }, "Identifier to look up, optionally qualified: `parse_config`, `Config::parse`, `LoginView.post`.")
+    Param::new("name", Kind::Str { max_chars: 300 }, "Identifier to look up, optionally qualified by its container or module: `parse_config`, `Config::parse`, `LoginView.post`, `store::Store`.")
         .required(),
     Param::new("kind", Kind::Enum { values: KINDS, default: None }, "Only definitions of this kind."),
     Param::new("language", Kind::Enum { values: LANGS, default: None }, "Only definitions in files of this language."),

@@ -211,14 +211,25 @@ pub fn find_symbols(
         ),
         None => None,
     };
+    // `Config::parse` names a container; `store::Store`, `hybrid.fuse`,
+    // `cobra.Command` name a module, which is a file or its directory: a
+    // definition in such a file counts when no definition has that container.
+    let in_container = |h: &SymbolHit| {
+        container.as_deref().is_none_or(|c| {
+            h.container
+                .as_deref()
+                .is_some_and(|hc| last_segment(hc).eq_ignore_ascii_case(c))
+        })
+    };
+    let in_module = |h: &SymbolHit| {
+        container
+            .as_deref()
+            .is_some_and(|c| module_names(&h.path).any(|m| m.eq_ignore_ascii_case(c)))
+    };
     let keep = |h: &SymbolHit| {
         (kinds.is_empty() || kinds.iter().any(|k| k == &h.kind))
             && lang.is_none_or(|l| h.lang == l)
-            && container.as_deref().is_none_or(|c| {
-                h.container
-                    .as_deref()
-                    .is_some_and(|hc| last_segment(hc).eq_ignore_ascii_case(c))
-            })
+            && (in_container(h) || in_module(h))
     };
     let mut hits: Vec<SymbolHit> = Vec::new();
     let mut capped = false;
@@ -270,6 +281,9 @@ pub fn find_symbols(
             }
         }
     }
+    if hits.iter().any(in_container) {
+        hits.retain(in_container);
+    }
     hits.sort_by(compare_hits);
     let total = hits.len();
     hits.truncate(q.limit);
@@ -287,6 +301,16 @@ pub fn find_symbols(
         hits,
         redacted: 0,
     })
+}
+
+/// The module names a file stands for: its stem, and its directory (a Go
+/// package, a Rust `mod.rs` or Python `__init__.py` module, a directory
+/// of classes).
+fn module_names(path: &str) -> impl Iterator<Item = &str> {
+    let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
+    let stem = file.split('.').next().unwrap_or(file);
+    let dir = dir.rsplit('/').next().unwrap_or(dir);
+    [stem, dir].into_iter().filter(|m| !m.is_empty())
 }
 
 /// A C/C++ prototype or other body-less declaration (`void f(void);`):

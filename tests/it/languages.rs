@@ -141,6 +141,13 @@ fn new_languages_get_symbols_references_and_chunks() {
         let v = p.json(&["search", query, "--mode", "bm25", "--lang", "other"]);
         assert_eq!(v["hits"][0]["path"], path, "{v}");
     }
+    // A module qualifier is the file or its directory when no definition
+    // has that container: `point.ZigPoint`, `zig.ZigPoint`.
+    for q in ["point.ZigPoint", "zig.ZigPoint"] {
+        let v = p.json(&["symbol", q]);
+        assert_eq!(v["hits"][0]["path"], "zig/point.zig", "{q}: {v}");
+    }
+    assert_eq!(p.run(&["symbol", "widget.ZigPoint"]).code(), 1);
     let v = p.json(&["symbol", "Acme.ExWidget"]);
     assert_eq!(
         v["hits"][0]["path"], "ex/widget.ex",
