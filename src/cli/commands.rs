@@ -244,6 +244,9 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
     } else {
         render::symbols(&result)?;
         render::redacted_note(result.redacted)?;
+        if result.total == 0 {
+            render::no_symbol_note(&a.name)?;
+        }
     }
     Ok(found(!result.hits.is_empty()))
 }

@@ -792,6 +792,16 @@ pub fn search_json(r: &SearchAnswer) -> Result<()> {
 
 /// After a text answer, on stderr: how many secret values it shows as
 /// `[redacted: …]` (nothing when none).
+/// On stderr when `symbol` found nothing (stdout stays empty, exit 1, as
+/// `rg` does), what to try next, as MCP's `find_symbol` hints it.
+pub fn no_symbol_note(name: &str) -> Result<()> {
+    writeln!(
+        io::stderr(),
+        "no definition named `{name}` in the index: try --fuzzy, `repo-search refs`, `repo-search search` (for a concept) or `repo-search keyword` (for text)"
+    )?;
+    Ok(())
+}
+
 pub fn redacted_note(count: usize) -> Result<()> {
     if count > 0 {
         let s = if count == 1 { "" } else { "s" };
