@@ -1664,14 +1664,19 @@ fn elixir_fixture() {
             s("zero", "function", "Acme.Widget", 17, 17),
             s("Renderer", "module", "Acme", 20, 22),
             s("render", "function", "Acme.Renderer", 21, 21),
-            s("Acme.Renderer", "impl", "", 24, 26),
-            s("render", "method", "Acme.Renderer", 25, 25),
+            s("Source", "module", "Acme", 24, 28),
+            s("fetch", "method", "Acme.Source", 25, 25),
+            s("fetchable?", "method", "Acme.Source", 26, 26),
+            s("name", "method", "Acme.Source", 27, 27),
+            s("Acme.Renderer", "impl", "", 30, 32),
+            s("render", "method", "Acme.Renderer", 31, 31),
         ],
-        "`defmodule Acme.Widget` is `Widget` in `Acme`; `defmacro` a macro"
+        "`defmodule Acme.Widget` is `Widget` in `Acme`; `defmacro` a macro; `@callback`s are \
+         the behaviour's methods"
     );
     assert!(has_ref(&x, "Helper", "module", 10, 5));
     assert!(has_ref(&x, "run", "call", 10, 12));
-    assert!(has_ref(&x, "inspect", "call", 25, 27));
+    assert!(has_ref(&x, "inspect", "call", 31, 27));
     // `@ignore` in the stock query: the `def`s and `defmodule`s themselves
     // and module attributes are not calls.
     assert!(
@@ -2197,6 +2202,12 @@ end
 
 defprotocol Acme.Renderer do
   def render(w)
+end
+
+defmodule Acme.Source do
+  @callback fetch(opts :: keyword) :: {:ok, term} | :error
+  @callback fetchable?(t) :: boolean when t: term
+  @callback name :: String.t()
 end
 
 defimpl Acme.Renderer, for: Acme.Widget do

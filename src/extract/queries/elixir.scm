@@ -5,3 +5,16 @@
   target: (identifier) @_kw
   (arguments (alias) @name)
   (#eq? @_kw "defimpl")) @definition.impl
+
+; A behaviour's callbacks (`@callback fetch(opts) :: term`, also with a
+; `when` clause, and `@macrocallback`): what its implementations define.
+(unary_operator
+  operand: (call
+    target: (identifier) @_attr
+    (arguments [
+      (binary_operator left: (call target: (identifier) @name))
+      (binary_operator left: (identifier) @name)
+      (binary_operator left: (binary_operator left: (call target: (identifier) @name)))
+      (binary_operator left: (binary_operator left: (identifier) @name))
+    ]))
+  (#any-of? @_attr "callback" "macrocallback")) @definition.method
