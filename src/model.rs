@@ -41,6 +41,16 @@ pub enum Lang {
     Docs,
 }
 
+/// Definition kinds that can hold members: a chunk header of their own
+/// when they do (`extract::chunk`), and the only kinds an outline nests
+/// items written on their own lines in.
+pub fn is_container_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "class" | "struct" | "enum" | "interface" | "trait" | "impl" | "module" | "namespace"
+    )
+}
+
 impl Lang {
     /// Stable lowercase name used in the index, the CLI and JSON.
     pub fn name(self) -> &'static str {

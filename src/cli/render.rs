@@ -790,8 +790,6 @@ pub fn search_json(r: &SearchAnswer) -> Result<()> {
     })
 }
 
-/// After a text answer, on stderr: how many secret values it shows as
-/// `[redacted: …]` (nothing when none).
 /// On stderr when `symbol` found nothing (stdout stays empty, exit 1, as
 /// `rg` does), what to try next, as MCP's `find_symbol` hints it.
 pub fn no_symbol_note(name: &str) -> Result<()> {
@@ -802,6 +800,8 @@ pub fn no_symbol_note(name: &str) -> Result<()> {
     Ok(())
 }
 
+/// After a text answer, on stderr: how many secret values it shows as
+/// `[redacted: …]` (nothing when none).
 pub fn redacted_note(count: usize) -> Result<()> {
     if count > 0 {
         let s = if count == 1 { "" } else { "s" };

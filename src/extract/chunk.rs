@@ -20,8 +20,9 @@
 use std::path::Path;
 
 use super::lines::Lines;
-use super::tags::{Def, is_container_kind, truncate_chars};
+use super::tags::{Def, truncate_chars};
 use crate::model::Chunk;
+use crate::model::is_container_kind;
 
 /// A definition longer than this many lines is cut into windows.
 pub(crate) const MAX_SYMBOL_LINES: usize = 60;

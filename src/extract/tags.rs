@@ -21,7 +21,7 @@ use super::captures::{RawDef, RawRef, RawTags};
 use super::lang_rules;
 use super::lines::Lines;
 use crate::lang::Grammar;
-use crate::model::{Lang, Reference, Symbol};
+use crate::model::{Lang, Reference, Symbol, is_container_kind};
 
 /// Signatures and names longer than this are cut (in characters).
 const MAX_SIGNATURE_CHARS: usize = 200;
@@ -157,14 +157,6 @@ pub(crate) fn finish_line_defs(defs: &mut [Def]) {
         ))
     });
     assign_containers(Lang::OtherCode, defs);
-}
-
-/// Kinds that can hold members; they get a header chunk when they do.
-pub(crate) fn is_container_kind(kind: &str) -> bool {
-    matches!(
-        kind,
-        "class" | "struct" | "enum" | "interface" | "trait" | "impl" | "module" | "namespace"
-    )
 }
 
 /// Kinds whose functions are methods.

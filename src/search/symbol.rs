@@ -611,20 +611,9 @@ fn nest(flat: Vec<OutlineItem>) -> Vec<OutlineItem> {
     for item in flat {
         while let Some(top) = stack.last() {
             let same_lines = (item.start_line, item.end_line) == (top.start_line, top.end_line);
-            let holds = matches!(
-                top.kind.as_str(),
-                "class"
-                    | "struct"
-                    | "enum"
-                    | "interface"
-                    | "trait"
-                    | "module"
-                    | "impl"
-                    | "namespace"
-            );
             if item.start_line >= top.start_line
                 && item.end_line <= top.end_line
-                && (!same_lines || holds)
+                && (!same_lines || crate::model::is_container_kind(&top.kind))
             {
                 break;
             }
