@@ -119,6 +119,7 @@ pub(crate) fn classify(
             }
         }
         (Lang::Kotlin, "object_declaration") => "class",
+        (Lang::Kotlin, "secondary_constructor") => return Some(("method", Method)),
         (Lang::Kotlin, "property_declaration") => {
             if has_modifier(node, src, "modifiers", "const") {
                 "constant"
@@ -222,7 +223,8 @@ pub(crate) fn classify(
 /// grammars that do not name it `body`.
 pub(crate) fn has_body(lang: Lang, node: Node<'_>) -> bool {
     match lang {
-        Lang::Kotlin => has_child_kind(node, "function_body"),
+        // A secondary constructor's body is a `block`.
+        Lang::Kotlin => has_child_kind(node, "function_body") || has_child_kind(node, "block"),
         Lang::Elixir => has_child_kind(node, "do_block"),
         Lang::Haskell => node.child_by_field_name("match").is_some(),
         Lang::Zig => has_child_kind(node, "block"),
@@ -253,6 +255,53 @@ pub(crate) fn lua_table(src: &str, name: Node<'_>) -> Option<String> {
     let table = parent.child_by_field_name("table")?;
     let t = text(src, table).trim();
     (!t.is_empty() && t.len() <= 200 && !t.contains('\n')).then(|| t.to_string())
+}
+
+/// The type a Kotlin extension function or property extends, which is its
+/// container: `fun ListenableFuture<T>.await()` → `ListenableFuture`,
+/// `val CameraInfo?.deviceType` → `CameraInfo`, and a companion's extension
+/// `fun Promise.Companion.parallel()` → `Promise` (it is called as
+/// `Promise.parallel`). `None` for other declarations and function-type
+/// receivers.
+pub(crate) fn kotlin_receiver(src: &str, node: Node<'_>) -> Option<String> {
+    if !matches!(node.kind(), "function_declaration" | "property_declaration") {
+        return None;
+    }
+    let name_start = node
+        .child_by_field_name("name")
+        .or_else(|| {
+            let mut walk = node.walk();
+            node.named_children(&mut walk).find(|c| {
+                matches!(
+                    c.kind(),
+                    "variable_declaration" | "multi_variable_declaration"
+                )
+            })
+        })?
+        .start_byte();
+    let mut walk = node.walk();
+    let receiver = node
+        .named_children(&mut walk)
+        .take_while(|c| c.end_byte() <= name_start)
+        .find(|c| matches!(c.kind(), "user_type" | "nullable_type"))?;
+    // Type arguments dropped (`Map<K, V>.Entry` → `Map.Entry`), then the
+    // last segment that is not `Companion`.
+    let mut plain = String::new();
+    let mut depth = 0usize;
+    for ch in text(src, receiver).chars() {
+        match ch {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            _ if depth == 0 && !ch.is_whitespace() && ch != '?' => plain.push(ch),
+            _ => {}
+        }
+    }
+    plain
+        .split('.')
+        .rev()
+        .find(|seg| !seg.is_empty() && *seg != "Companion")
+        .filter(|seg| seg.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .map(str::to_string)
 }
 
 /// Where a Haskell function really starts: at its type signature when one

@@ -99,8 +99,12 @@ pub(crate) struct Def {
     pub path: String,
     /// C++ scope of an out-of-line definition (`a::Foo` for `a::Foo::bar`).
     qual: Option<String>,
-    /// Go method receiver type.
+    /// The type a definition is written on, its container: a Go method's
+    /// receiver, a Lua function's table, a Kotlin extension's receiver.
     receiver: Option<String>,
+    /// A TypeScript overload signature (`function f(a: string): string;`
+    /// before `function f(a: any) {…}`): merged into the implementation.
+    overload: bool,
     pattern: usize,
 }
 
@@ -141,6 +145,7 @@ impl Def {
             path: String::new(),
             qual: None,
             receiver: None,
+            overload: false,
             pattern: 0,
         }
     }
@@ -363,6 +368,11 @@ fn build_defs(lang: Lang, lines: &Lines<'_>, raw: Vec<RawDef<'_>>) -> Vec<Def> {
         ))
     });
     assign_containers(lang, &mut defs);
+    let found = defs.len();
+    defs = merge_overloads(lang, defs);
+    if defs.len() != found {
+        assign_containers(lang, &mut defs);
+    }
     if lang_rules::is_covered(lang) {
         // Variables declared in a function body (Scala's and Swift's stock
         // queries tag every `val`/`let`) are locals, not definitions.
@@ -490,6 +500,18 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
     if lang_rules::is_covered(lang) {
         node = lang_rules::anchor(lang, node, raw.name)?;
     }
+    let ts = matches!(lang, Lang::TypeScript | Lang::Tsx);
+    if ts
+        && matches!(node.kind(), "property_signature" | "method_signature")
+        && node.parent().is_none_or(|p| p.kind() != "class_body")
+        && !ts_declared_member(node)
+    {
+        return None;
+    }
+    let overload = ts
+        && (node.kind() == "function_signature"
+            || (node.kind() == "method_signature"
+                && node.parent().is_some_and(|p| p.kind() == "class_body")));
     let (kind, callable) = classify(lang, node, suffix, name, src)?;
 
     let qual = if lang == Lang::Cpp {
@@ -513,6 +535,8 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
         go_receiver(src, node)
     } else if lang == Lang::Lua {
         lang_rules::lua_table(src, raw.name)
+    } else if lang == Lang::Kotlin {
+        lang_rules::kotlin_receiver(src, node)
     } else {
         None
     };
@@ -571,6 +595,7 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
         path: String::new(),
         qual,
         receiver,
+        overload,
         pattern: raw.pattern,
     })
 }
@@ -825,6 +850,67 @@ fn normalise_suffix(suffix: &str) -> Option<&'static str> {
 
 fn is_upper_case(name: &str) -> bool {
     name.bytes().any(|b| b.is_ascii_uppercase()) && !name.bytes().any(|b| b.is_ascii_lowercase())
+}
+
+/// Whether a TypeScript `property_signature` / `method_signature` declares
+/// a member of a named type (an interface, an object type a type alias
+/// names, and object types nested in their members), not of an inline
+/// object type in a parameter, a return type, an `as` cast or a
+/// conditional type (`(o as { pages?: number }).pages` defines nothing).
+fn ts_declared_member(node: Node<'_>) -> bool {
+    let mut up = node.parent();
+    for _ in 0..32 {
+        let Some(p) = up else { return false };
+        match p.kind() {
+            "interface_body" | "type_alias_declaration" => return true,
+            "object_type" | "property_signature" | "type_annotation" | "union_type"
+            | "intersection_type" | "parenthesized_type" | "array_type" | "readonly_type" => {}
+            _ => return false,
+        }
+        up = p.parent();
+    }
+    false
+}
+
+/// Merges each run of TypeScript overload signatures into the
+/// implementation that follows them (same name, same parent): one
+/// definition whose span and chunk start at the first signature's comments,
+/// so `symbol f` answers once and the chunk holds the docs, the overloads
+/// and the body. Signatures with no implementation after them (ambient
+/// declarations, interfaces) stay.
+fn merge_overloads(lang: Lang, defs: Vec<Def>) -> Vec<Def> {
+    if !matches!(lang, Lang::TypeScript | Lang::Tsx) || !defs.iter().any(|d| d.overload) {
+        return defs;
+    }
+    let mut defs = defs;
+    let mut drop = vec![false; defs.len()];
+    for i in 0..defs.len() {
+        if defs[i].overload {
+            continue;
+        }
+        // The siblings just before `i`: same parent, written before it.
+        let mut first = None;
+        let mut k = i;
+        while let Some(j) = (0..k)
+            .rev()
+            .find(|&j| defs[j].parent == defs[i].parent && !drop[j])
+        {
+            if !defs[j].overload || defs[j].name != defs[i].name {
+                break;
+            }
+            first = Some(j);
+            k = j;
+        }
+        if let Some(f) = first {
+            (defs[i].start_byte, defs[i].start_row) = (defs[f].start_byte, defs[f].start_row);
+            defs[i].doc_start_row = defs[f].doc_start_row;
+            drop[f..i].iter_mut().for_each(|d| *d = true);
+        }
+    }
+    defs.into_iter()
+        .zip(drop)
+        .filter_map(|(d, dropped)| (!dropped).then_some(d))
+        .collect()
 }
 
 /// Whether a function-like node has a body (a prototype or an interface

@@ -359,6 +359,81 @@ fn typescript_fixture() {
 }
 
 #[test]
+fn typescript_overloads_are_one_definition_with_their_implementation() {
+    // Two overload signatures, their docs and the implementation: one
+    // definition spanning all of them and one chunk from the first doc line;
+    // a class method's overloads likewise. Signatures with nothing after
+    // them (an ambient declaration) stay definitions.
+    let src = r#"/**
+ * Matches a key.
+ */
+export function matchKey(a: string, b: string): boolean
+export function matchKey(a: number, b: number): boolean
+export function matchKey(a: any, b: any): boolean {
+  const same = a === b
+  return same
+}
+
+class Cache {
+  get(k: string): string
+  get(k: number): number
+  get(k: any): any {
+    const v = this.m[k]
+    return v
+  }
+}
+
+declare function ambient(x: string): void
+"#;
+    let x = extract("src/o.ts", src, Lang::TypeScript);
+    check_common("typescript", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("matchKey", "function", "", 4, 9),
+            s("Cache", "class", "", 11, 18),
+            s("get", "method", "Cache", 12, 17),
+            s("ambient", "function", "", 20, 20),
+        ]
+    );
+    let spans = chunk_spans(&x);
+    assert!(spans.contains(&(1, 9, Some("matchKey"))), "{spans:?}");
+    assert!(spans.contains(&(12, 18, Some("Cache.get"))), "{spans:?}");
+}
+
+#[test]
+fn typescript_inline_object_types_define_nothing() {
+    // Members of an interface and of an object type a type alias names
+    // (nested ones too) are fields; members of object types written in a
+    // parameter, a return type, a cast or a conditional type are not.
+    let src = r#"interface Meta {
+  fetchMore?: { direction: string }
+}
+type Options = { retry: number } | { manual: boolean }
+function setData(data: unknown, options?: { updatedAt?: number }): { ok: boolean } {
+  const n = (options as { pages?: number }).pages
+  return { ok: n === 1 }
+}
+type ErrorOf<R> = R extends { defaultError: infer E } ? E : Error
+"#;
+    let x = extract("src/meta.ts", src, Lang::TypeScript);
+    check_common("typescript", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Meta", "interface", "", 1, 3),
+            s("fetchMore", "field", "Meta", 2, 2),
+            s("direction", "field", "fetchMore", 2, 2),
+            s("Options", "type", "", 4, 4),
+            s("retry", "field", "Options", 4, 4),
+            s("manual", "field", "Options", 4, 4),
+            s("setData", "function", "", 5, 8),
+            s("ErrorOf", "type", "", 9, 9),
+        ]
+    );
+}
+
+#[test]
 fn long_call_chains_keep_their_heads_with_arguments_elided() {
     // A fluent chain over the qualifier's byte limit keeps every call's
     // head (what its type follows from), its arguments elided; a short one
@@ -1459,7 +1534,7 @@ fn kotlin_fixture() {
             s("GREEN", "constant", "Color", 9, 9),
             s("Name", "type", "", 10, 10),
             s("topLevel", "function", "", 11, 13),
-            s("shout", "function", "", 14, 14),
+            s("shout", "function", "String", 14, 14),
         ]
     );
     assert!(has_ref(&x, "max", "call", 12, 12));
@@ -1484,6 +1559,23 @@ fn kotlin_fixture() {
     );
     assert!(has_ref(&x, "Renderer", "implementation", 1, 42));
     assert!(has_ref(&x, "run", "call", 5, 18));
+
+    // Extensions belong to the type they extend (a companion's to its
+    // class); a secondary constructor is `constructor` of its class.
+    let src = "fun <T> ListenableFuture<T>.await(): T {\n    return get()\n}\nval CameraInfo?.deviceType: Int\n    get() = 1\nfun Promise.Companion.parallel(n: Int) {}\nfun Map<String, Int>.Entry.show() {}\nclass Proxy(val r: Int) {\n    constructor(w: Int, h: Int) {\n        this(w * h)\n    }\n}\n";
+    let x = extract("Ext.kt", src, Lang::Kotlin);
+    check_common("kotlin", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("await", "function", "ListenableFuture", 1, 3),
+            s("deviceType", "variable", "CameraInfo", 4, 5),
+            s("parallel", "function", "Promise", 6, 6),
+            s("show", "function", "Entry", 7, 7),
+            s("Proxy", "class", "", 8, 12),
+            s("constructor", "method", "Proxy", 9, 11),
+        ]
+    );
 }
 
 #[test]

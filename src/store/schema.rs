@@ -110,10 +110,16 @@
 //! - 19: same tables; rows change: an Elixir behaviour's `@callback` and
 //!   `@macrocallback` are definitions (methods of its module). An older
 //!   index's rows are rebuilt by the next index run (its vectors kept).
+//! - 20: same tables; rows change: Kotlin extensions belong to the type
+//!   they extend and secondary constructors are definitions; TypeScript
+//!   overload signatures merge into their implementation, members of
+//!   inline object types (parameters, casts) are not definitions. An
+//!   older index's rows are rebuilt by the next index run (its vectors
+//!   kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 19;
+pub const SCHEMA_VERSION: i64 = 20;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -122,7 +128,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 19;
+const SAME_ROWS_SINCE: i64 = 20;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

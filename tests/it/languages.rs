@@ -5,7 +5,7 @@
 use crate::common::*;
 
 /// `(path, source, a definition in it, its kind, the language stored)`.
-const FILES: [(&str, &str, &str, &str, &str); 15] = [
+const FILES: [(&str, &str, &str, &str, &str); 17] = [
     (
         "cs/Widget.cs",
         "namespace Acme {\n    public class CsWidget {\n        public int Render() {\n            return 1;\n        }\n    }\n}\n",
@@ -107,6 +107,20 @@ const FILES: [(&str, &str, &str, &str, &str); 15] = [
         "cpp",
     ),
     (
+        "kt/Future+await.kt",
+        "package acme\n\nsuspend fun <T> ListenableFuture<T>.await(): T {\n    return get()\n}\n",
+        "await",
+        "function",
+        "kotlin",
+    ),
+    (
+        "ts/match.ts",
+        "export function matchKey(a: string): boolean\nexport function matchKey(a: number): boolean\nexport function matchKey(a: any): boolean {\n  return !!a\n}\n",
+        "matchKey",
+        "function",
+        "typescript",
+    ),
+    (
         "perl/Widget.pm",
         "package Widget;\n\nsub perl_render {\n    my ($self) = @_;\n    return 1;\n}\n\n1;\n",
         "perl_render",
@@ -152,6 +166,20 @@ fn new_languages_get_symbols_references_and_chunks() {
     assert_eq!(
         v["hits"][0]["path"], "ex/widget.ex",
         "the dotted module name: {v}"
+    );
+    // A Kotlin extension is found under the type it extends.
+    let v = p.json(&["symbol", "ListenableFuture.await"]);
+    assert_eq!(v["hits"][0]["path"], "kt/Future+await.kt", "{v}");
+    // TypeScript overloads and their implementation are one definition.
+    let v = p.json(&["symbol", "matchKey", "--exact"]);
+    assert_eq!(v["hits"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(
+        (
+            v["hits"][0]["start_line"].as_u64(),
+            v["hits"][0]["end_line"].as_u64()
+        ),
+        (Some(1), Some(5)),
+        "{v}"
     );
     let v = p.json(&["symbol", "load", "--lang", "objc", "--kind", "method"]);
     assert_eq!(

@@ -8,6 +8,9 @@
 
 (function_declaration name: (identifier) @name) @definition.function
 
+; A secondary constructor is named as Kotlin calls it: `constructor`.
+(secondary_constructor "constructor" @name) @definition.method
+
 (type_alias type: (identifier) @name) @definition.type
 
 (class_body
