@@ -83,6 +83,28 @@ fn implicit_this(lang: &str) -> bool {
     )
 }
 
+/// Whether a use found by the word scan cannot be a use of any of the
+/// targets, all members of classes, so that even a bare name's "every use"
+/// leaves it out: an unqualified name in a language where a member is
+/// always reached through a receiver (Python, JavaScript, TypeScript) is a
+/// local, a parameter or a keyword argument (`related_query_name="user"`,
+/// `end_index = None`), never the method or field, outside the body of the
+/// member's own class.
+fn cannot_be_member(r: &GraphRef, targets: &[Rc<TargetInfo>]) -> bool {
+    r.kind == "use"
+        && r.qualifier.is_none()
+        && matches!(
+            r.lang.as_str(),
+            "python" | "javascript" | "typescript" | "tsx"
+        )
+        && targets.iter().all(|t| {
+            // A class body's own statements may name its earlier attributes.
+            t.class
+                .as_ref()
+                .is_some_and(|c| r.scope.as_ref() != Some(c))
+        })
+}
+
 /// Languages whose files see their directory's (package's) top-level names
 /// without an import.
 fn package_scoped(lang: &str) -> bool {
@@ -3383,6 +3405,8 @@ impl<'a> Graph<'a> {
                     resolution: Resolution::Resolved,
                     target: i,
                 }),
+                Some((Verdict::NameOnly, _)) | Some((Verdict::Other, _))
+                    if cannot_be_member(&r, &infos) => {}
                 Some((Verdict::NameOnly, i)) => out.push(Resolved {
                     r,
                     resolution: Resolution::NameOnly,

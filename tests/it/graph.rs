@@ -240,6 +240,25 @@ fn qualified_references_resolve_and_keep_name_only_apart() {
 }
 
 #[test]
+fn a_bare_member_name_leaves_out_locals_parameters_and_keyword_arguments() {
+    // Every use of a bare name is wanted, but in Python a member is only
+    // reached through a receiver: the parameter, the local and the keyword
+    // argument named like the method are none of its uses.
+    let p = Project::new();
+    p.write(
+        "pag.py",
+        "class Page:\n    def end_index(self):\n        return 1\n\n\ndef show(p, end_index=None):\n    end_index = p.end_index()\n    other(end_index=end_index)\n    return p.end_index\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "end_index"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[("pag.py:7", "name_only"), ("pag.py:9", "name_only")]),
+        "{v}"
+    );
+}
+
+#[test]
 fn enum_variants_constants_and_other_languages_get_references() {
     let p = project();
     let v = p.json(&["refs", "Color.RED"]);
