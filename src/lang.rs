@@ -59,6 +59,9 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         "py" | "pyi" => Lang::Python,
         "js" | "mjs" | "cjs" | "jsx" => Lang::JavaScript,
         "ts" | "mts" | "cts" => Lang::TypeScript,
+        // Single-file components: their `<script>` blocks are parsed, the
+        // rest (template, style) is chunked as text (see `is_component`).
+        "vue" | "svelte" => Lang::JavaScript,
         "tsx" => Lang::Tsx,
         "go" => Lang::Go,
         "java" => Lang::Java,
@@ -81,9 +84,9 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         // Objective-C++ too: its methods and classes parse, its C++ parts less so.
         "m" | "mm" => Lang::ObjC,
         "html" | "htm" | "css" | "scss" | "sass" | "less" | "json" | "yaml" | "yml" | "toml"
-        | "xml" | "fish" | "sql" | "pl" | "pm" | "r" | "erl" | "hrl" | "ml" | "mli" | "vue"
-        | "svelte" | "proto" | "graphql" | "gql" | "cmake" | "ini" | "cfg" | "conf" | "gradle"
-        | "tf" | "dart" | "nim" | "jl" | "dockerfile" | "mk" => Lang::OtherCode,
+        | "xml" | "fish" | "sql" | "pl" | "pm" | "r" | "erl" | "hrl" | "ml" | "mli" | "proto"
+        | "graphql" | "gql" | "cmake" | "ini" | "cfg" | "conf" | "gradle" | "tf" | "dart"
+        | "nim" | "jl" | "dockerfile" | "mk" => Lang::OtherCode,
         // More code without a grammar here: line-window chunks for BM25 and
         // semantic search (keyword search reads every file regardless).
         "s" | "asm" | "clj" | "cljs" | "cljc" | "edn" | "fs" | "fsi" | "fsx" | "vb" | "ps1"
@@ -95,6 +98,15 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         | "rakumod" | "pas" | "hcl" | "m4" => Lang::OtherCode,
         "md" | "markdown" | "rst" | "txt" | "adoc" | "asciidoc" | "org" => Lang::Docs,
         _ => return None,
+    })
+}
+
+/// Whether a file is a single-file component (Vue, Svelte): code only in
+/// its `<script>` blocks, JavaScript or TypeScript, read with the
+/// TypeScript grammar (which reads both) after the rest is blanked.
+pub fn is_component(path: &str) -> bool {
+    path.rsplit_once('.').is_some_and(|(_, ext)| {
+        ext.eq_ignore_ascii_case("vue") || ext.eq_ignore_ascii_case("svelte")
     })
 }
 
@@ -534,6 +546,8 @@ mod tests {
             ("Kconfig.debug", Lang::OtherCode),
             ("src/core.clj", Lang::OtherCode),
             ("build.ps1", Lang::OtherCode),
+            ("src/components/TodoList.vue", Lang::JavaScript),
+            ("src/routes/Counter.svelte", Lang::JavaScript),
         ] {
             assert_eq!(d(path), Some(lang), "{path}");
         }
@@ -547,7 +561,6 @@ mod tests {
             "Dockerfile",
             "CMakeLists.txt",
             "schema.sql",
-            "x.vue",
             "lib.pl",
             "app.dart",
             "main.tf",

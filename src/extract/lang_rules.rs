@@ -2,7 +2,8 @@
 //! (C#, Kotlin, PHP, Swift, Scala, Lua, Bash, Elixir, Haskell, Zig): which
 //! node a definition really is, its normalised kind, whether it has a body,
 //! its Lua table, Haskell's type signature and the comment prefixes above
-//! a definition. `tags` asks these first and falls back to its own table.
+//! a definition, and the text Objective-C files and Vue / Svelte components
+//! are parsed as. `tags` asks these first and falls back to its own table.
 //! Does not run queries (that is `tags`'s job).
 
 use std::borrow::Cow;
@@ -304,6 +305,58 @@ pub(crate) fn kotlin_receiver(src: &str, node: Node<'_>) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The text a single-file component (`.vue`, `.svelte`) is parsed as:
+/// the contents of its `<script …>` blocks in place, every other byte but
+/// line breaks a space, so rows, columns and byte ranges are the source's
+/// and the template and styles define nothing. Borrowed when there is no
+/// script.
+pub(crate) fn component_script_text(source: &str) -> Cow<'_, str> {
+    let lower = source.to_ascii_lowercase();
+    let mut keep: Vec<(usize, usize)> = Vec::new();
+    let mut at = 0;
+    while let Some(open) = lower[at..].find("<script").map(|i| at + i) {
+        // `<script>` or `<script lang="ts" setup>`, not `<scripts>`.
+        let after = lower.as_bytes().get(open + 7).copied();
+        let Some(gt) = lower[open..].find('>').map(|i| open + i + 1) else {
+            break;
+        };
+        if !matches!(after, Some(b'>' | b' ' | b'\t' | b'\n' | b'\r')) {
+            at = gt;
+            continue;
+        }
+        let close = lower[gt..]
+            .find("</script")
+            .map_or(source.len(), |i| gt + i);
+        keep.push((gt, close));
+        at = close;
+    }
+    if keep.is_empty() {
+        return Cow::Borrowed(source);
+    }
+    let mut out = String::with_capacity(source.len());
+    let mut pos = 0;
+    let blank = |out: &mut String, text: &str| {
+        out.extend(text.chars().flat_map(|c| {
+            let n = if matches!(c, '\n' | '\r') {
+                0
+            } else {
+                c.len_utf8()
+            };
+            (c == '\n' || c == '\r')
+                .then_some(c)
+                .into_iter()
+                .chain(std::iter::repeat_n(' ', n))
+        }));
+    };
+    for (a, b) in keep {
+        blank(&mut out, &source[pos..a]);
+        out.push_str(&source[a..b]);
+        pos = b;
+    }
+    blank(&mut out, &source[pos..]);
+    Cow::Owned(out)
+}
+
 /// Where a Haskell function really starts: at its type signature when one
 /// of the same name sits just before it.
 pub(crate) fn haskell_signature_start<'t>(
@@ -485,6 +538,25 @@ pub(crate) fn is_bare_macro(t: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn component_script_text_keeps_only_scripts_in_place() {
+        let src = "<template>\n  <p>{{ é }}</p>\n</template>\n<script setup lang=\"ts\">\nconst a = 1\n</script>\n<scripts>x</scripts>\n<SCRIPT>\nlet b\n</SCRIPT>\n";
+        let out = component_script_text(src);
+        assert_eq!(out.len(), src.len());
+        assert_eq!(out.lines().count(), src.lines().count());
+        for (o, s) in out.lines().zip(src.lines()) {
+            if s.contains("const a") || s.contains("let b") {
+                assert_eq!(o, s);
+            } else {
+                assert!(o.trim().is_empty(), "{o:?} from {s:?}");
+            }
+        }
+        assert!(matches!(
+            component_script_text("<p>no code</p>\n"),
+            Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn objc_parse_text_blanks_macros_in_place() {

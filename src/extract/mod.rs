@@ -141,8 +141,17 @@ impl Extractor {
             None => chunk::chunk_plain(&lines),
             Some(grammar) => {
                 let deadline = Instant::now() + self.timeout;
+                let component = lang == Lang::JavaScript && lang::is_component(path);
+                // A component's scripts may be TypeScript: read with that
+                // grammar, a superset of JavaScript's.
+                let (grammar, lang) = match lang::grammar(Lang::TypeScript) {
+                    Some(ts) if component => (ts, Lang::TypeScript),
+                    _ => (grammar, lang),
+                };
                 let parse_text = if lang == Lang::ObjC {
                     lang_rules::objc_parse_text(source)
+                } else if component {
+                    lang_rules::component_script_text(source)
                 } else {
                     Cow::Borrowed(source)
                 };

@@ -116,10 +116,14 @@
 //!   inline object types (parameters, casts) are not definitions. An
 //!   older index's rows are rebuilt by the next index run (its vectors
 //!   kept).
+//! - 21: same tables; rows change: Vue and Svelte components are
+//!   JavaScript whose `<script>` blocks are parsed (they were other code).
+//!   An older index's rows are rebuilt by the next index run (its vectors
+//!   kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 20;
+pub const SCHEMA_VERSION: i64 = 21;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -128,7 +132,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 20;
+const SAME_ROWS_SINCE: i64 = 21;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

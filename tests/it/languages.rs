@@ -5,7 +5,7 @@
 use crate::common::*;
 
 /// `(path, source, a definition in it, its kind, the language stored)`.
-const FILES: [(&str, &str, &str, &str, &str); 17] = [
+const FILES: [(&str, &str, &str, &str, &str); 18] = [
     (
         "cs/Widget.cs",
         "namespace Acme {\n    public class CsWidget {\n        public int Render() {\n            return 1;\n        }\n    }\n}\n",
@@ -119,6 +119,14 @@ const FILES: [(&str, &str, &str, &str, &str); 17] = [
         "matchKey",
         "function",
         "typescript",
+    ),
+    (
+        // A Vue single-file component: its script is TypeScript.
+        "web/TodoList.vue",
+        "<template>\n  <li @click=\"removeTodo(1)\">x</li>\n</template>\n\n<script lang=\"ts\">\ninterface TodoRow {\n  id: number\n}\nexport function removeTodo(id: number): TodoRow[] {\n  return []\n}\n</script>\n",
+        "removeTodo",
+        "function",
+        "javascript",
     ),
     (
         "perl/Widget.pm",
