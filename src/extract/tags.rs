@@ -468,6 +468,11 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
     let src = lines.src();
     let name_node = unwrap_name(raw.name);
     let mut name = clean_name(node_text(src, name_node))?;
+    if matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC) && is_c_statement_keyword(name) {
+        // Preprocessor branches that leave braces unbalanced make the
+        // parser read `} else if (x) {` as a function named `if`.
+        return None;
+    }
     let mut name_col = name_node.start_position().column;
     if name_node.kind() == "simple_symbol" {
         // `attr_reader :title` defines `title`.
@@ -598,6 +603,14 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
         overload,
         pattern: raw.pattern,
     })
+}
+
+/// C statement keywords, which no C, C++ or Objective-C definition is named.
+fn is_c_statement_keyword(name: &str) -> bool {
+    matches!(
+        name,
+        "if" | "else" | "switch" | "case" | "while" | "for" | "do" | "return" | "sizeof" | "goto"
+    )
 }
 
 /// Goes from a captured name to the identifier itself: `a::B::c` → `c`,
@@ -1040,12 +1053,37 @@ fn doc_start(lang: Lang, lines: &Lines<'_>, start_row: usize) -> usize {
             row = open;
             continue;
         }
+        if prefixes.contains(&"/*")
+            && above.trim_end().ends_with("*/")
+            && let Some(open) = block_comment_start(lines, row - 1, row - MAX_DOC_LINES.min(row))
+        {
+            // `/** … */` whose inner lines are text, not ` * text`.
+            row = open;
+            continue;
+        }
         if above.is_empty() || !(attribute || prefixes.iter().any(|p| above.starts_with(p))) {
             break;
         }
         row -= 1;
     }
     row
+}
+
+/// The row opening the block comment that `close` ends (`*/`): the nearest
+/// row at or above it, not above `floor`, that starts with `/*`; `None`
+/// when code comes first on that row or another comment closes in between.
+fn block_comment_start(lines: &Lines<'_>, close: usize, floor: usize) -> Option<usize> {
+    let mut r = close;
+    loop {
+        let t = lines.line(r).trim();
+        if t.starts_with("/*") {
+            return Some(r);
+        }
+        if t.contains("/*") || (r != close && t.contains("*/")) || r == floor {
+            return None;
+        }
+        r -= 1;
+    }
 }
 
 /// The trimmed line holding the name; when that line is longer than

@@ -359,6 +359,37 @@ fn typescript_fixture() {
 }
 
 #[test]
+fn block_doc_comments_without_stars_join_their_definition() {
+    // A `/** … */` whose inner lines are text (jsoup's style), blank lines
+    // inside it included, is the method's doc: one chunk from `/**`. A
+    // comment closed on a line of code does not reach up further.
+    let src = r#"public class Jsoup {
+    private Jsoup() {}
+
+    /**
+     Parse HTML into a Document.
+
+     @param html HTML to parse
+     */
+    public static Document parse(String html) {
+        return Parser.parse(html);
+    }
+
+    int x = 1; /* not a doc
+     still not */
+    public static Document other(String html) {
+        return null;
+    }
+}
+"#;
+    let x = extract("src/Jsoup.java", src, Lang::Java);
+    check_common("java", src, &x);
+    let spans = chunk_spans(&x);
+    assert!(spans.contains(&(4, 11, Some("Jsoup.parse"))), "{spans:?}");
+    assert!(spans.contains(&(15, 18, Some("Jsoup.other"))), "{spans:?}");
+}
+
+#[test]
 fn typescript_overloads_are_one_definition_with_their_implementation() {
     // Two overload signatures, their docs and the implementation: one
     // definition spanning all of them and one chunk from the first doc line;

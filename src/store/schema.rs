@@ -120,10 +120,14 @@
 //!   JavaScript whose `<script>` blocks are parsed (they were other code).
 //!   An older index's rows are rebuilt by the next index run (its vectors
 //!   kept).
+//! - 22: same tables; rows change: a `/** … */` doc comment whose inner
+//!   lines do not start with `*` (jsoup's Javadoc, Swift) starts its
+//!   definition's chunk (the chunk started at its `*/`). An older index's
+//!   rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 21;
+pub const SCHEMA_VERSION: i64 = 22;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -132,7 +136,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 21;
+const SAME_ROWS_SINCE: i64 = 22;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
