@@ -429,7 +429,14 @@ fn assign_containers(lang: Lang, defs: &mut [Def]) {
         let container = if let Some(recv) = &defs[i].receiver {
             Some(recv.clone())
         } else if let Some(qual) = &defs[i].qual {
-            qual.rsplit("::").next().map(str::to_string)
+            // The innermost scope: C++'s `a::Foo` → `Foo`, Ruby's `A.B` → `B`
+            // (Elixir keeps a module's full name).
+            let last = qual.rsplit("::").next().unwrap_or(qual);
+            let last = match lang {
+                Lang::Ruby => last.rsplit('.').next().unwrap_or(last),
+                _ => last,
+            };
+            Some(last.to_string())
         } else if lang == Lang::Elixir {
             // A module's full name (`Mix.Dep.Converger`), as Elixir names it.
             parent.map(|p| defs[p].path.clone())
@@ -466,7 +473,7 @@ fn can_contain(lang: Lang, kind: &str) -> bool {
 
 fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
     let src = lines.src();
-    let name_node = unwrap_name(raw.name);
+    let mut name_node = unwrap_name(raw.name);
     let mut name = clean_name(node_text(src, name_node))?;
     if matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC) && is_c_statement_keyword(name) {
         // Preprocessor branches that leave braces unbalanced make the
@@ -477,6 +484,15 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
     if name_node.kind() == "simple_symbol" {
         // `attr_reader :title` defines `title`.
         name = name.strip_prefix(':').filter(|n| !n.is_empty())?;
+        name_col += 1;
+    }
+    if let Some(plain) = name
+        .strip_prefix('`')
+        .and_then(|n| n.strip_suffix('`'))
+        .filter(|n| !n.is_empty())
+    {
+        // Swift's and Kotlin's escaped names (`` `default` ``) are the word.
+        name = plain;
         name_col += 1;
     }
 
@@ -505,6 +521,15 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
     if lang_rules::is_covered(lang) {
         node = lang_rules::anchor(lang, node, raw.name)?;
     }
+    if lang == Lang::Swift && node.kind() == "subscript_declaration" {
+        // The stock query names a subscript after each parameter label:
+        // it is one definition, named as Swift calls it.
+        let mut walk = node.walk();
+        let keyword = node.children(&mut walk).find(|c| c.kind() == "subscript")?;
+        name_node = keyword;
+        name = "subscript";
+        name_col = keyword.start_position().column;
+    }
     let ts = matches!(lang, Lang::TypeScript | Lang::Tsx);
     if ts
         && matches!(node.kind(), "property_signature" | "method_signature")
@@ -521,6 +546,18 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
 
     let qual = if lang == Lang::Cpp {
         cpp_scope(src, name_node)
+    } else if lang == Lang::Ruby
+        && let Some(scoped) = [Some(raw.name), raw.name.parent()]
+            .into_iter()
+            .flatten()
+            .find(|n| n.kind() == "scope_resolution")
+    {
+        // `class FCGI::Stream` defines `Stream` in `FCGI` (`A::B::C`: in
+        // `A.B`), as a nested `class Stream` inside `module FCGI` would.
+        scoped
+            .child_by_field_name("scope")
+            .map(|scope| node_text(src, scope).trim().replace("::", "."))
+            .filter(|q| !q.is_empty() && !q.contains(char::is_whitespace))
     } else if lang == Lang::Elixir
         && kind == "module"
         && let Some((scope, last)) = name.rsplit_once('.')

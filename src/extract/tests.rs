@@ -690,6 +690,24 @@ fn cpp_fixture() {
 }
 
 #[test]
+fn ruby_scoped_class_names_keep_their_scope() {
+    let src = "module Rack\n  class FCGI::Stream\n    def read\n      1\n    end\n  end\nend\nmodule A::B::C\nend\n";
+    let x = extract("fastcgi.rb", src, Lang::Ruby);
+    check_common("ruby", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Rack", "module", "", 1, 7),
+            s("Stream", "class", "FCGI", 2, 6),
+            s("read", "method", "Stream", 3, 5),
+            s("C", "module", "B", 8, 9),
+        ]
+    );
+    let stream = symbol(&x, "Stream", "class");
+    assert_eq!(stream.name_column, 15, "the name after the scope");
+}
+
+#[test]
 fn ruby_fixture() {
     let x = extract("app/models/order.rb", RUBY, Lang::Ruby);
     check_common("ruby", RUBY, &x);
@@ -1545,6 +1563,58 @@ fn csharp_fixture() {
             s("Go", "method", "Ext", 2, 2),
         ]
     );
+}
+
+#[test]
+fn csharp_operators_indexers_events_and_local_functions() {
+    let src = r#"namespace Acme {
+    public class Ref {
+        public static bool operator ==(Ref a, Ref b) => a.p == b.p;
+        public static bool operator !=(Ref a, Ref b) => !(a == b);
+        public static implicit operator Ref(int p) => new Ref(p);
+        public int this[int i] { get { return i; } }
+        public event EventHandler Changed;
+        public event EventHandler Closed { add { } remove { } }
+        public int Run() {
+            int Twice(int x) => x * 2;
+            return Twice(1);
+        }
+    }
+}
+"#;
+    let x = extract("Ref.cs", src, Lang::CSharp);
+    check_common("csharp", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Acme", "namespace", "", 1, 14),
+            s("Ref", "class", "Acme", 2, 13),
+            s("==", "method", "Ref", 3, 3),
+            s("!=", "method", "Ref", 4, 4),
+            s("implicit", "method", "Ref", 5, 5),
+            s("this", "method", "Ref", 6, 6),
+            s("Changed", "field", "Ref", 7, 7),
+            s("Closed", "field", "Ref", 8, 8),
+            s("Run", "method", "Ref", 9, 12),
+            s("Twice", "function", "Run", 10, 10),
+        ]
+    );
+}
+
+#[test]
+fn swift_subscripts_and_escaped_names() {
+    let src = "struct Store {\n    subscript<T>(_ key: String, as type: T.Type) -> T? {\n        return nil\n    }\n    func `delete`(_ key: String) {\n        print(key)\n    }\n}\n";
+    let x = extract("Store.swift", src, Lang::Swift);
+    check_common("swift", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Store", "struct", "", 1, 8),
+            s("subscript", "method", "Store", 2, 4),
+            s("delete", "method", "Store", 5, 7),
+        ]
+    );
+    assert_eq!(symbol(&x, "delete", "method").name_column, 11);
 }
 
 #[test]

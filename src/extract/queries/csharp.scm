@@ -33,3 +33,19 @@
 (object_creation_expression type: (generic_name (identifier) @name)) @reference.class
 
 (base_list (generic_name (identifier) @name)) @reference.implementation
+
+; Operators are named by their symbol (`==`, `+`), conversion operators by
+; `implicit` / `explicit`, indexers `this` (as C# writes them); events,
+; event fields and local functions by their names.
+(operator_declaration operator: _ @name) @definition.method
+
+(conversion_operator_declaration ["implicit" "explicit"] @name) @definition.method
+
+(indexer_declaration "this" @name) @definition.method
+
+(event_declaration name: (identifier) @name) @definition.field
+
+(event_field_declaration
+  (variable_declaration (variable_declarator name: (identifier) @name))) @definition.field
+
+(local_function_statement name: (identifier) @name) @definition.function
