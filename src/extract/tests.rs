@@ -144,6 +144,8 @@ fn rust_fixture() {
             s("MAX_DEPTH", "constant", "", 4, 4),
             s("COUNTER", "variable", "", 5, 5),
             s("Config", "struct", "", 8, 12),
+            s("name", "field", "Config", 10, 10),
+            s("depth", "field", "Config", 11, 11),
             s("Mode", "enum", "", 14, 17),
             s("Fast", "constant", "Mode", 15, 15),
             s("Slow", "constant", "Mode", 16, 16),
@@ -552,6 +554,8 @@ fn go_fixture() {
             s("Handler", "interface", "", 19, 21),
             s("Serve", "method", "Handler", 20, 20),
             s("Server", "struct", "", 24, 27),
+            s("Addr", "field", "Server", 25, 25),
+            s("mux", "field", "Server", 26, 26),
             s("ID", "type", "", 29, 29),
             s("NewServer", "function", "", 32, 34),
             s("Start", "method", "Server", 37, 40),
@@ -686,6 +690,21 @@ fn cpp_fixture() {
     assert!(
         spans.contains(&(35, 41, Some("ui::Widget::draw"))),
         "out-of-line method path: {spans:?}"
+    );
+}
+
+#[test]
+fn go_fields_of_named_structs_only() {
+    let src = "package gin\n\ntype Context struct {\n\tKeys map[string]any\n\tRouterGroup\n}\n\nfunc TestX(t *T) {\n\tcases := []struct {\n\t\tname string\n\t}{}\n\t_ = cases\n}\n";
+    let x = extract("context.go", src, Lang::Go);
+    check_common("go", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Context", "struct", "", 3, 6),
+            s("Keys", "field", "Context", 4, 4),
+            s("TestX", "function", "", 8, 13),
+        ]
     );
 }
 

@@ -129,10 +129,13 @@
 //!   A::B` is `B` in `A`; a Swift subscript is one definition named
 //!   `subscript` and escaped names lose their backticks. An older index's
 //!   rows are rebuilt by the next index run (its vectors kept).
+//! - 24: same tables; rows change: the fields of Go's named struct types
+//!   and of Rust's structs and unions are definitions. An older index's
+//!   rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 23;
+pub const SCHEMA_VERSION: i64 = 24;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -141,7 +144,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 23;
+const SAME_ROWS_SINCE: i64 = 24;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

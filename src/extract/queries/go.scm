@@ -24,3 +24,10 @@
 (selector_expression
   operand: (parenthesized_expression)
   field: (field_identifier) @name) @reference.call
+
+; Fields of a named struct type (`Context.Keys`); an anonymous struct's
+; fields (a test table's `name`, `want`) are not definitions.
+(type_spec
+  type: (struct_type
+    (field_declaration_list
+      (field_declaration name: (field_identifier) @name) @definition.field)))

@@ -38,3 +38,12 @@
 
 ; Enum variants, so `Kind::Alpha` has a definition to resolve to.
 (enum_variant name: (identifier) @name) @definition.constant
+
+; Named fields of a struct or union (`Parser.cmd`).
+(struct_item
+  body: (field_declaration_list
+    (field_declaration name: (field_identifier) @name) @definition.field))
+
+(union_item
+  body: (field_declaration_list
+    (field_declaration name: (field_identifier) @name) @definition.field))
