@@ -367,6 +367,9 @@ fn build_defs(lang: Lang, lines: &Lines<'_>, raw: Vec<RawDef<'_>>) -> Vec<Def> {
             b.name_range,
         ))
     });
+    if matches!(lang, Lang::CSharp | Lang::Php) {
+        scope_file_namespaces(lines, &mut defs);
+    }
     assign_containers(lang, &mut defs);
     let found = defs.len();
     defs = merge_overloads(lang, defs);
@@ -920,6 +923,32 @@ fn ts_declared_member(node: Node<'_>) -> bool {
         up = p.parent();
     }
     false
+}
+
+/// A file-scoped namespace (C#'s `namespace Acme.Tools;`, PHP's `namespace
+/// App\\Console;`) holds what follows it, up to the next one: its one-line
+/// definition is stretched so that the types below get it as their
+/// container, as a braced namespace's do. Chunks are unchanged (it stays
+/// unchunked; its members are chunked as top-level definitions).
+fn scope_file_namespaces(lines: &Lines<'_>, defs: &mut [Def]) {
+    let scoped: Vec<usize> = (0..defs.len())
+        .filter(|&i| {
+            let d = &defs[i];
+            d.kind == "namespace"
+                && d.end_row == d.start_row
+                && lines.line(d.end_row).trim_end().ends_with(';')
+        })
+        .collect();
+    let last_row = lines.count().saturating_sub(1);
+    for (k, &i) in scoped.iter().enumerate() {
+        let (end_byte, end_row) = match scoped.get(k + 1) {
+            Some(&j) => (defs[j].start_byte, defs[j].start_row.saturating_sub(1)),
+            None => (lines.src().len(), last_row),
+        };
+        let d = &mut defs[i];
+        d.end_byte = end_byte.max(d.end_byte);
+        d.end_row = end_row.max(d.start_row);
+    }
 }
 
 /// Merges each run of TypeScript overload signatures into the

@@ -1577,8 +1577,8 @@ fn csharp_fixture() {
     assert_eq!(
         symbols(&flat),
         vec![
-            s("Acme.Flat", "namespace", "", 1, 1),
-            s("Ext", "class", "", 2, 2),
+            s("Acme.Flat", "namespace", "", 1, 2),
+            s("Ext", "class", "Acme.Flat", 2, 2),
             s("Go", "method", "Ext", 2, 2),
         ]
     );
@@ -1706,19 +1706,19 @@ fn php_fixture() {
     assert_eq!(
         symbols(&x),
         vec![
-            s("App\\Console", "namespace", "", 3, 3),
-            s("Runner", "interface", "", 7, 7),
+            s("App\\Console", "namespace", "", 3, 28),
+            s("Runner", "interface", "App\\Console", 7, 7),
             s("run", "method", "Runner", 7, 7),
-            s("Greets", "trait", "", 8, 8),
+            s("Greets", "trait", "App\\Console", 8, 8),
             s("greet", "method", "Greets", 8, 8),
-            s("Command", "class", "", 12, 22),
+            s("Command", "class", "App\\Console", 12, 22),
             s("NAME", "constant", "Command", 14, 14),
             s("name", "field", "Command", 15, 15),
             s("__construct", "method", "Command", 16, 16),
             s("run", "method", "Command", 17, 21),
-            s("Suit", "enum", "", 23, 23),
+            s("Suit", "enum", "App\\Console", 23, 23),
             s("Hearts", "constant", "Suit", 23, 23),
-            s("helper", "function", "", 24, 26),
+            s("helper", "function", "App\\Console", 24, 26),
         ]
     );
     assert!(has_ref(&x, "Base", "class", 12, 32));
@@ -1727,8 +1727,14 @@ fn php_fixture() {
     assert!(has_ref(&x, "strlen", "call", 20, 28));
     assert!(has_ref(&x, "create", "call", 25, 21));
     let spans = chunk_spans(&x);
-    assert!(spans.contains(&(9, 16, Some("Command"))), "{spans:?}");
-    assert!(spans.contains(&(17, 22, Some("Command::run"))), "{spans:?}");
+    assert!(
+        spans.contains(&(9, 16, Some("App\\Console::Command"))),
+        "{spans:?}"
+    );
+    assert!(
+        spans.contains(&(17, 22, Some("App\\Console::Command::run"))),
+        "{spans:?}"
+    );
 }
 
 #[test]

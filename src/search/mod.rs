@@ -422,7 +422,8 @@ pub(crate) fn read_project_text(
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-const SEPARATORS: [&str; 4] = ["::", "->", "#", "."];
+/// `\` is PHP's namespace separator (`Console\Application`).
+const SEPARATORS: [&str; 5] = ["::", "->", "#", ".", "\\"];
 
 /// The byte position and length of the rightmost qualifier separator;
 /// in `Client.#notify` the `.`: `#notify` is a JavaScript private name.

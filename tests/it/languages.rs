@@ -5,7 +5,7 @@
 use crate::common::*;
 
 /// `(path, source, a definition in it, its kind, the language stored)`.
-const FILES: [(&str, &str, &str, &str, &str); 18] = [
+const FILES: [(&str, &str, &str, &str, &str); 19] = [
     (
         "cs/Widget.cs",
         "namespace Acme {\n    public class CsWidget {\n        public int Render() {\n            return 1;\n        }\n    }\n}\n",
@@ -129,6 +129,13 @@ const FILES: [(&str, &str, &str, &str, &str); 18] = [
         "javascript",
     ),
     (
+        "php/Runner.php",
+        "<?php\nnamespace App\\Console;\n\nclass PhpRunner\n{\n    public function run(): int\n    {\n        return 0;\n    }\n}\n",
+        "PhpRunner",
+        "class",
+        "php",
+    ),
+    (
         "perl/Widget.pm",
         "package Widget;\n\nsub perl_render {\n    my ($self) = @_;\n    return 1;\n}\n\n1;\n",
         "perl_render",
@@ -175,6 +182,11 @@ fn new_languages_get_symbols_references_and_chunks() {
         v["hits"][0]["path"], "ex/widget.ex",
         "the dotted module name: {v}"
     );
+    // PHP's namespace-qualified names, whole or in part, with `\`.
+    for q in ["App\\Console\\PhpRunner", "Console\\PhpRunner"] {
+        let v = p.json(&["symbol", q]);
+        assert_eq!(v["hits"][0]["path"], "php/Runner.php", "{q}: {v}");
+    }
     // A Kotlin extension is found under the type it extends.
     let v = p.json(&["symbol", "ListenableFuture.await"]);
     assert_eq!(v["hits"][0]["path"], "kt/Future+await.kt", "{v}");
