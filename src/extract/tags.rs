@@ -613,7 +613,12 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
     let name_row = name_node.start_position().row;
 
     let chunkable = match callable {
-        Callable::No => is_container_kind(kind) && end_row > start_row,
+        // Rust's `macro_rules!` is chunked like a function (C's multi-line
+        // `#define`s stay in their blocks: the kernel has tens of thousands).
+        Callable::No => {
+            (is_container_kind(kind) || (kind == "macro" && lang == Lang::Rust))
+                && end_row > start_row
+        }
         // One-liners (getters, `fn new() -> Self { .. }`) stay in their
         // container's or the file's blocks: tiny chunks rank badly.
         Callable::Function | Callable::Method => {

@@ -200,7 +200,7 @@ fn rust_fixture() {
             (41, 44, Some("Config::fmt")),
             (46, 46, Some("Vec")),
             (47, 50, Some("Vec::validate")),
-            (52, 56, None),
+            (52, 56, Some("square")),
             (58, 61, Some("run")),
             (63, 65, Some("helper")),
             (67, 68, Some("tests")),

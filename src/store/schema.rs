@@ -136,10 +136,13 @@
 //!   (`namespace Acme.Tools;`) is the container of what follows it. An
 //!   older index's rows are rebuilt by the next index run (its vectors
 //!   kept).
+//! - 26: same tables; rows change: a Rust `macro_rules!` gets chunks of its
+//!   own, named after it. An older index's rows are rebuilt by the next
+//!   index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 25;
+pub const SCHEMA_VERSION: i64 = 26;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -148,7 +151,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 25;
+const SAME_ROWS_SINCE: i64 = 26;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
