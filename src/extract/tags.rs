@@ -931,7 +931,7 @@ fn ts_declared_member(node: Node<'_>) -> bool {
 }
 
 /// A file-scoped namespace (C#'s `namespace Acme.Tools;`, PHP's `namespace
-/// App\\Console;`) holds what follows it, up to the next one: its one-line
+/// App\Console;`) holds what follows it, up to the next one: its one-line
 /// definition is stretched so that the types below get it as their
 /// container, as a braced namespace's do. Chunks are unchanged (it stays
 /// unchunked; its members are chunked as top-level definitions).
