@@ -379,9 +379,15 @@ fn build_defs(lang: Lang, lines: &Lines<'_>, raw: Vec<RawDef<'_>>) -> Vec<Def> {
     if lang_rules::is_covered(lang) {
         // Variables declared in a function body (Scala's and Swift's stock
         // queries tag every `val`/`let`) are locals, not definitions.
+        // In Swift so are those in a property's initializer or getter (a
+        // closure assigned to a `let`, a computed property's body).
         let is_local = |d: &Def| {
             matches!(d.kind, "variable" | "constant" | "field")
-                && d.parent.is_some_and(|p| defs[p].callable != Callable::No)
+                && d.parent.is_some_and(|p| {
+                    defs[p].callable != Callable::No
+                        || (lang == Lang::Swift
+                            && matches!(defs[p].kind, "variable" | "constant" | "field"))
+                })
         };
         if defs.iter().any(is_local) {
             let keep: Vec<bool> = defs.iter().map(|d| !is_local(d)).collect();
@@ -478,6 +484,11 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
     let src = lines.src();
     let mut name_node = unwrap_name(raw.name);
     let mut name = clean_name(node_text(src, name_node))?;
+    if name == "_" {
+        // Go's `var _ IRouter = &RouterGroup{}` (an interface check), a
+        // discarded binding: no name to find.
+        return None;
+    }
     if matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC) && is_c_statement_keyword(name) {
         // Preprocessor branches that leave braces unbalanced make the
         // parser read `} else if (x) {` as a function named `if`.

@@ -709,6 +709,13 @@ fn go_fields_of_named_structs_only() {
 }
 
 #[test]
+fn go_blank_identifiers_define_nothing() {
+    let src = "package gin\n\nvar _ IRouter = &RouterGroup{}\n\ntype RouterGroup struct{}\n";
+    let x = extract("routergroup.go", src, Lang::Go);
+    assert_eq!(symbols(&x), vec![s("RouterGroup", "struct", "", 5, 5)]);
+}
+
+#[test]
 fn ruby_scoped_class_names_keep_their_scope() {
     let src = "module Rack\n  class FCGI::Stream\n    def read\n      1\n    end\n  end\nend\nmodule A::B::C\nend\n";
     let x = extract("fastcgi.rb", src, Lang::Ruby);
@@ -1622,15 +1629,16 @@ fn csharp_operators_indexers_events_and_local_functions() {
 
 #[test]
 fn swift_subscripts_and_escaped_names() {
-    let src = "struct Store {\n    subscript<T>(_ key: String, as type: T.Type) -> T? {\n        return nil\n    }\n    func `delete`(_ key: String) {\n        print(key)\n    }\n}\n";
+    let src = "struct Store {\n    subscript<T>(_ key: String, as type: T.Type) -> T? {\n        return nil\n    }\n    func `delete`(_ key: String) {\n        print(key)\n    }\n    let swizzle: () = {\n        let originalImp = 1\n        return ()\n    }()\n}\n";
     let x = extract("Store.swift", src, Lang::Swift);
     check_common("swift", src, &x);
     assert_eq!(
         symbols(&x),
         vec![
-            s("Store", "struct", "", 1, 8),
+            s("Store", "struct", "", 1, 12),
             s("subscript", "method", "Store", 2, 4),
             s("delete", "method", "Store", 5, 7),
+            s("swizzle", "field", "Store", 8, 11),
         ]
     );
     assert_eq!(symbol(&x, "delete", "method").name_column, 11);

@@ -139,10 +139,14 @@
 //! - 26: same tables; rows change: a Rust `macro_rules!` gets chunks of its
 //!   own, named after it. An older index's rows are rebuilt by the next
 //!   index run (its vectors kept).
+//! - 27: same tables; rows change: `_` (Go's `var _ I = …`) is no
+//!   definition, nor is a Swift local inside a property's closure or
+//!   getter. An older index's rows are rebuilt by the next index run (its
+//!   vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 26;
+pub const SCHEMA_VERSION: i64 = 27;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -151,7 +155,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 26;
+const SAME_ROWS_SINCE: i64 = 27;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
