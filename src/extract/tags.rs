@@ -887,6 +887,8 @@ fn classify(
         "field_declaration" => "field",
         "declaration" => "variable",
         "alias" => "method",
+        // Ruby: `alias_method` / `define_method` (a method), `attr_*` (a field).
+        "call" if suffix == "method" => return Some(("method", Method)),
         "call" => "field",
         _ => match suffix {
             "function" => return Some(("function", Function)),

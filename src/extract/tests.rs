@@ -731,6 +731,21 @@ fn ruby_scoped_class_names_keep_their_scope() {
     );
     let stream = symbol(&x, "Stream", "class");
     assert_eq!(stream.name_column, 15, "the name after the scope");
+
+    // `alias_method` and `define_method` define the method their first
+    // symbol names.
+    let src = "class HeaderHash\n  def include?(k)\n    true\n  end\n  alias_method :key?, :include?\n  define_method(:fetch) { |k| k }\nend\n";
+    let x = extract("utils.rb", src, Lang::Ruby);
+    check_common("ruby", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("HeaderHash", "class", "", 1, 7),
+            s("include?", "method", "HeaderHash", 2, 4),
+            s("key?", "method", "HeaderHash", 5, 5),
+            s("fetch", "method", "HeaderHash", 6, 6),
+        ]
+    );
 }
 
 #[test]

@@ -1,5 +1,5 @@
-; repo-search additions to tree-sitter-ruby's tags query: constants and
-; attribute accessors. The `@local.definition` captures stand in for the
+; repo-search additions to tree-sitter-ruby's tags query: constants,
+; attribute accessors, alias_method and define_method. The `@local.definition` captures stand in for the
 ; grammar's locals query, which the stock `(#is-not? local)` relies on: the
 ; extractor drops bare identifiers that name a local of the same method.
 
@@ -9,6 +9,13 @@
    method: (identifier) @_attr
    arguments: (argument_list (simple_symbol) @name)) @definition.field
  (#match? @_attr "^attr_(reader|writer|accessor)$"))
+
+; `alias_method :key?, :include?` and `define_method(:name) { … }` define
+; methods named by their first symbol.
+((call
+   method: (identifier) @_def
+   arguments: (argument_list . (simple_symbol) @name)) @definition.method
+ (#match? @_def "^(alias_method|define_method)$"))
 
 (assignment left: (identifier) @local.definition)
 (operator_assignment left: (identifier) @local.definition)
