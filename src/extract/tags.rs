@@ -370,6 +370,28 @@ fn build_defs(lang: Lang, lines: &Lines<'_>, raw: Vec<RawDef<'_>>) -> Vec<Def> {
     if matches!(lang, Lang::CSharp | Lang::Php) {
         scope_file_namespaces(lines, &mut defs);
     }
+    if matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC) {
+        // `typedef struct jv_refcnt {…} jv_refcnt;` names one type twice:
+        // the struct stands for both.
+        let tagged: HashSet<(&str, usize, usize)> = defs
+            .iter()
+            .filter(|d| matches!(d.kind, "struct" | "union" | "enum"))
+            .map(|d| (d.name.as_str(), d.start_row, d.end_row))
+            .collect();
+        let twin: Vec<bool> = defs
+            .iter()
+            .map(|d| {
+                d.kind == "type" && tagged.contains(&(d.name.as_str(), d.start_row, d.end_row))
+            })
+            .collect();
+        if twin.iter().any(|&t| t) {
+            defs = defs
+                .into_iter()
+                .zip(twin)
+                .filter_map(|(d, t)| (!t).then_some(d))
+                .collect();
+        }
+    }
     assign_containers(lang, &mut defs);
     let found = defs.len();
     defs = merge_overloads(lang, defs);

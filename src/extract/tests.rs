@@ -653,6 +653,27 @@ fn c_fixture() {
 }
 
 #[test]
+fn c_typedef_of_a_struct_with_its_own_name_is_one_definition() {
+    let src = "typedef struct jv_refcnt {\n  int count;\n} jv_refcnt;\n\ntypedef struct point {\n  int x;\n} point_t;\n";
+    let x = extract("jv.c", src, Lang::C);
+    check_common("c", src, &x);
+    let kinds: Vec<(&str, &str)> = x
+        .symbols
+        .iter()
+        .filter(|s| s.kind != "field")
+        .map(|s| (s.name.as_str(), s.kind.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("jv_refcnt", "struct"),
+            ("point_t", "type"),
+            ("point", "struct")
+        ]
+    );
+}
+
+#[test]
 fn cpp_fixture() {
     let x = extract("src/widget.cpp", CPP, Lang::Cpp);
     check_common("cpp", CPP, &x);

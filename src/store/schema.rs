@@ -146,10 +146,13 @@
 //! - 28: same tables; rows change: Ruby's `alias_method` and
 //!   `define_method` define methods. An older index's rows are rebuilt by
 //!   the next index run (its vectors kept).
+//! - 29: same tables; rows change: a C `typedef struct x {…} x;` is one
+//!   definition (the struct), not a struct and a type. An older index's
+//!   rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 28;
+pub const SCHEMA_VERSION: i64 = 29;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -158,7 +161,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 28;
+const SAME_ROWS_SINCE: i64 = 29;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
