@@ -285,23 +285,23 @@ pub(crate) fn kotlin_receiver(src: &str, node: Node<'_>) -> Option<String> {
         .named_children(&mut walk)
         .take_while(|c| c.end_byte() <= name_start)
         .find(|c| matches!(c.kind(), "user_type" | "nullable_type"))?;
-    // Type arguments dropped (`Map<K, V>.Entry` → `Map.Entry`), then the
-    // last segment that is not `Companion`.
-    let mut plain = String::new();
-    let mut depth = 0usize;
-    for ch in text(src, receiver).chars() {
-        match ch {
-            '<' => depth += 1,
-            '>' => depth = depth.saturating_sub(1),
-            _ if depth == 0 && !ch.is_whitespace() && ch != '?' => plain.push(ch),
-            _ => {}
-        }
-    }
-    plain
-        .split('.')
-        .rev()
-        .find(|seg| !seg.is_empty() && *seg != "Companion")
-        .filter(|seg| seg.chars().all(|c| c.is_alphanumeric() || c == '_'))
+    // The segments of the type (`Map<K, V>.Entry`: `Map`, `Entry`; a
+    // nullable type's inner one), the last that is not `Companion`.
+    let user_type = if receiver.kind() == "nullable_type" {
+        let mut walk = receiver.walk();
+        receiver
+            .named_children(&mut walk)
+            .find(|c| c.kind() == "user_type")?
+    } else {
+        receiver
+    };
+    let mut walk = user_type.walk();
+    user_type
+        .named_children(&mut walk)
+        .filter(|c| c.kind() == "identifier")
+        .map(|c| text(src, c))
+        .filter(|seg| *seg != "Companion")
+        .last()
         .map(str::to_string)
 }
 
@@ -335,18 +335,16 @@ pub(crate) fn component_script_text(source: &str) -> Cow<'_, str> {
     }
     let mut out = String::with_capacity(source.len());
     let mut pos = 0;
+    // Line breaks stay; every other character becomes as many spaces as
+    // it has bytes.
     let blank = |out: &mut String, text: &str| {
-        out.extend(text.chars().flat_map(|c| {
-            let n = if matches!(c, '\n' | '\r') {
-                0
+        for c in text.chars() {
+            if matches!(c, '\n' | '\r') {
+                out.push(c);
             } else {
-                c.len_utf8()
-            };
-            (c == '\n' || c == '\r')
-                .then_some(c)
-                .into_iter()
-                .chain(std::iter::repeat_n(' ', n))
-        }));
+                out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+            }
+        }
     };
     for (a, b) in keep {
         blank(&mut out, &source[pos..a]);

@@ -144,8 +144,10 @@ impl Extractor {
                 let component = lang == Lang::JavaScript && lang::is_component(path);
                 // A component's scripts may be TypeScript: read with that
                 // grammar, a superset of JavaScript's.
-                let (grammar, lang) = match lang::grammar(Lang::TypeScript) {
-                    Some(ts) if component => (ts, Lang::TypeScript),
+                // (Looked up only for components: the first lookup builds
+                // the grammar and its query, which a C tree never needs.)
+                let (grammar, lang) = match component.then(|| lang::grammar(Lang::TypeScript)) {
+                    Some(Some(ts)) => (ts, Lang::TypeScript),
                     _ => (grammar, lang),
                 };
                 let parse_text = if lang == Lang::ObjC {

@@ -384,13 +384,7 @@ fn build_defs(lang: Lang, lines: &Lines<'_>, raw: Vec<RawDef<'_>>) -> Vec<Def> {
                 d.kind == "type" && tagged.contains(&(d.name.as_str(), d.start_row, d.end_row))
             })
             .collect();
-        if twin.iter().any(|&t| t) {
-            defs = defs
-                .into_iter()
-                .zip(twin)
-                .filter_map(|(d, t)| (!t).then_some(d))
-                .collect();
-        }
+        defs = without_marked(defs, &twin);
     }
     assign_containers(lang, &mut defs);
     let found = defs.len();
@@ -412,14 +406,8 @@ fn build_defs(lang: Lang, lines: &Lines<'_>, raw: Vec<RawDef<'_>>) -> Vec<Def> {
                 })
         };
         if defs.iter().any(is_local) {
-            let keep: Vec<bool> = defs.iter().map(|d| !is_local(d)).collect();
-            let mut kept = Vec::with_capacity(defs.len());
-            for (d, k) in defs.into_iter().zip(keep) {
-                if k {
-                    kept.push(d);
-                }
-            }
-            defs = kept;
+            let local: Vec<bool> = defs.iter().map(is_local).collect();
+            defs = without_marked(defs, &local);
             assign_containers(lang, &mut defs);
         }
     }
@@ -1026,9 +1014,18 @@ fn merge_overloads(lang: Lang, defs: Vec<Def>) -> Vec<Def> {
             drop[f..i].iter_mut().for_each(|d| *d = true);
         }
     }
+    without_marked(defs, &drop)
+}
+
+/// `defs` without those whose mark is set (`marked` is parallel to it);
+/// the same vector when none is.
+fn without_marked(defs: Vec<Def>, marked: &[bool]) -> Vec<Def> {
+    if !marked.contains(&true) {
+        return defs;
+    }
     defs.into_iter()
-        .zip(drop)
-        .filter_map(|(d, dropped)| (!dropped).then_some(d))
+        .zip(marked)
+        .filter_map(|(d, &m)| (!m).then_some(d))
         .collect()
 }
 
