@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::search::ngram::{RACY_NS, file_trigrams};
+use crate::search::ngram::{RACY_NS, block_map, file_trigrams};
 use crate::store::{self, NgramDoc, Store, Trigram, meta};
 
 /// Dirty files (read at search time) tolerated before they are merged into
@@ -36,6 +36,10 @@ pub const MERGE_AT: usize = 128;
 /// file it is not told to skip, and the kernel's generated register headers
 /// (43 files, 290 MB) were read by every search.
 pub const COVER_AT_LEAST: u64 = 64 << 20;
+/// The postings' layout (meta `ngram_format`): "2" has block maps for
+/// large files (`ngram_blocks`); an index without it gets its postings
+/// rebuilt by the next full walk.
+const FORMAT: &str = "2";
 /// Files read per batch (bounds memory for their trigram sets).
 const BATCH_FILES: usize = 1024;
 /// Bytes of postings held in memory (encoded, see [`Held`]) before they
@@ -104,7 +108,8 @@ pub fn refresh(
     let max_size = max_size.max(COVER_AT_LEAST);
     let limit_changed = store
         .get_meta(meta::NGRAM_MAX_SIZE)?
-        .is_none_or(|v| v != max_size.to_string());
+        .is_none_or(|v| v != max_size.to_string())
+        || store.get_meta(meta::NGRAM_FORMAT)?.as_deref() != Some(FORMAT);
     // An empty project has nothing to build (and a run must write nothing
     // when nothing changed).
     let rebuild = full_walk
@@ -153,10 +158,10 @@ pub fn refresh(
     for file in &pending {
         let doc = u32::try_from(next).unwrap_or(u32::MAX);
         next += 1;
+        w.ngram_forget_blocks(&file.rel)?;
         w.ngram_put_doc(&file.rel, &NgramDoc::pending(doc, file.mtime_ns))?;
     }
-    let mut grams_held = GramMap::default();
-    let mut held = 0usize;
+    let mut held = Holding::default();
     // The next batch is read (in parallel) while this thread files the
     // current one's trigrams: on the kernel the two took turns, 9.4 s.
     let (tx, rx) = crossbeam_channel::bounded::<Vec<Read>>(1);
@@ -172,21 +177,22 @@ pub fn refresh(
         for (batch, reads) in todo.chunks(BATCH_FILES).zip(rx.iter()) {
             file_batch(
                 &w,
+                rebuild,
                 batch,
                 reads,
                 &mut next,
                 &mut summary,
-                &mut grams_held,
                 &mut held,
             )?;
         }
         Ok(())
     });
     batches?;
-    flush(&w, &mut grams_held)?;
+    flush(&w, &mut held.grams)?;
     w.set_meta(meta::NGRAM_NEXT_DOC, &next.to_string())?;
     if rebuild {
         w.set_meta(meta::NGRAM_MAX_SIZE, &max_size.to_string())?;
+        w.set_meta(meta::NGRAM_FORMAT, FORMAT)?;
     }
     w.commit()?;
     summary.seconds = started.elapsed().as_secs_f64();
@@ -195,20 +201,26 @@ pub fn refresh(
 }
 
 /// Files one batch's reads: a doc row per file (numbered from `next`),
-/// its trigrams into `grams_held`, flushed to the postings past
+/// its trigrams into `held`, flushed to the postings past
 /// [`FLUSH_BYTES`].
 fn file_batch(
     w: &store::Writer<'_>,
+    rebuild: bool,
     batch: &[&WalkedFile],
     reads: Vec<Read>,
     next: &mut u64,
     summary: &mut NgramSummary,
-    grams_held: &mut GramMap,
-    held: &mut usize,
+    held: &mut Holding,
 ) -> Result<()> {
     for (file, (indexed_at_ns, grams)) in batch.iter().zip(reads) {
         let doc = u32::try_from(*next).unwrap_or(u32::MAX);
         *next += 1;
+        if !rebuild {
+            w.ngram_forget_blocks(&file.rel)?;
+        }
+        if let Some((blocks, map)) = grams.as_ref().and_then(|g| g.blocks.as_ref()) {
+            w.ngram_put_blocks(doc, *blocks, map)?;
+        }
         w.ngram_put_doc(
             &file.rel,
             &NgramDoc {
@@ -221,21 +233,21 @@ fn file_batch(
         )?;
         if let Some(grams) = grams {
             summary.read += 1;
-            for g in grams {
-                match grams_held.entry(g) {
+            for g in grams.grams {
+                match held.grams.entry(g) {
                     std::collections::hash_map::Entry::Occupied(mut e) => {
-                        *held += e.get_mut().push(doc)
+                        held.bytes += e.get_mut().push(doc)
                     }
                     std::collections::hash_map::Entry::Vacant(e) => {
                         e.insert(Held::new(doc));
-                        *held += HELD_OVERHEAD;
+                        held.bytes += HELD_OVERHEAD;
                     }
                 }
             }
         }
-        if *held >= FLUSH_BYTES {
-            flush(w, grams_held)?;
-            *held = 0;
+        if held.bytes >= FLUSH_BYTES {
+            flush(w, &mut held.grams)?;
+            held.bytes = 0;
         }
     }
     Ok(())
@@ -248,6 +260,13 @@ fn flush(w: &store::Writer<'_>, pending: &mut GramMap) -> Result<()> {
         w.ngram_append_encoded(g, held.first, &held.rest)?;
     }
     Ok(())
+}
+
+/// The posting lists being built and the bytes they take.
+#[derive(Default)]
+struct Holding {
+    grams: GramMap,
+    bytes: usize,
 }
 
 /// A posting list being built, held encoded (gap varints, mostly one or
@@ -306,7 +325,15 @@ impl std::hash::Hasher for GramHasher {
 }
 
 /// When a file's content was read, and its trigrams (`None`: not covered).
-type Read = (i64, Option<Vec<Trigram>>);
+type Read = (i64, Option<FileGrams>);
+
+/// A covered file's distinct trigrams (sorted) and, for a large one, its
+/// block count and block map (`search::ngram::block_map`).
+#[derive(Clone)]
+struct FileGrams {
+    grams: Vec<Trigram>,
+    blocks: Option<(u32, Vec<u8>)>,
+}
 
 /// Reads a batch in parallel, in the batch's order.
 fn read_batch(batch: &[&WalkedFile], max_size: u64) -> Vec<Read> {
@@ -347,7 +374,7 @@ fn read_batch(batch: &[&WalkedFile], max_size: u64) -> Vec<Read> {
 /// for one kept out: too large, unreadable, binary (a NUL byte: the search
 /// stops there or converts it) or UTF-16 (the search transcodes it, so its
 /// bytes are not the text matched).
-fn file_grams(file: &WalkedFile, max_size: u64) -> Option<Vec<Trigram>> {
+fn file_grams(file: &WalkedFile, max_size: u64) -> Option<FileGrams> {
     if file.size > max_size {
         return None;
     }
@@ -361,5 +388,6 @@ fn file_grams(file: &WalkedFile, max_size: u64) -> Option<Vec<Trigram>> {
     }
     let mut grams = Vec::new();
     file_trigrams(&bytes, &mut grams);
-    Some(grams)
+    let blocks = block_map(&bytes, &grams);
+    Some(FileGrams { grams, blocks })
 }

@@ -118,10 +118,27 @@ fn eval_stored(store: &Store, query: &Query) -> rusqlite::Result<Option<Vec<u32>
         })
     };
     let candidates = query.eval(&mut fetch);
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(candidates),
+    if let Some(e) = failed {
+        return Err(e);
     }
+    let Some(mut ids) = candidates else {
+        return Ok(None);
+    };
+    // Large files whose every trigram the query needs is somewhere in
+    // them, but in no one block: no line can match.
+    let mapped = store.ngram_block_docs()?;
+    let mut drop = Vec::new();
+    for doc in intersect(&ids, &mapped) {
+        if let Some((blocks, map)) = store.ngram_blocks(doc)?
+            && !blocks_admit(query, blocks, &map)
+        {
+            drop.push(doc);
+        }
+    }
+    if !drop.is_empty() {
+        ids.retain(|id| drop.binary_search(id).is_err());
+    }
+    Ok(Some(ids))
 }
 
 /// Candidates looked up one by one; with more, every doc is read.
@@ -465,6 +482,38 @@ impl Query {
         }
     }
 
+    /// The blocks of one file that may hold a match, as a bitmap, given
+    /// each trigram's blocks through `blocks`; `None` for every block.
+    fn block_mask(&self, blocks: &dyn Fn(Trigram) -> Vec<u8>) -> Option<Vec<u8>> {
+        match self {
+            Query::All => None,
+            Query::Tri(t) => Some(blocks(*t)),
+            Query::And(qs) => {
+                let mut acc: Option<Vec<u8>> = None;
+                for q in qs {
+                    if let Some(m) = q.block_mask(blocks) {
+                        acc = Some(match acc {
+                            None => m,
+                            Some(a) => a.iter().zip(&m).map(|(x, y)| x & y).collect(),
+                        });
+                    }
+                }
+                acc
+            }
+            Query::Or(qs) => {
+                let mut acc: Option<Vec<u8>> = None;
+                for q in qs {
+                    let m = q.block_mask(blocks)?;
+                    acc = Some(match acc {
+                        None => m,
+                        Some(a) => a.iter().zip(&m).map(|(x, y)| x | y).collect(),
+                    });
+                }
+                acc
+            }
+        }
+    }
+
     /// The sorted document ids satisfying the query, reading each trigram's
     /// sorted posting list through `postings`; `None` for [`Query::All`].
     pub fn eval(&self, postings: &mut dyn FnMut(Trigram) -> Vec<u32>) -> Option<Vec<u32>> {
@@ -499,6 +548,95 @@ impl Query {
             }
         }
     }
+}
+
+/// Files at least this large get a block map beside their postings
+/// ([`block_map`]): the kernel's generated register headers (18 files of
+/// 4-24 MB) hold every upper-case trigram, so each selective literal like
+/// `CONFIG_NUMA_BALANCING` read 125 MB of them for nothing.
+pub const BLOCKS_FROM: usize = 1 << 20;
+/// Target size of a block: whole lines, cut after the last line break
+/// before this many bytes (a longer line is one block of its own).
+const BLOCK_BYTES: usize = 256 << 10;
+
+/// Where a large file's blocks begin and end: consecutive ranges of whole
+/// lines covering `bytes`.
+fn block_bounds(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < bytes.len() {
+        let mut end = (start + BLOCK_BYTES).min(bytes.len());
+        if end < bytes.len() {
+            end = match memchr::memrchr(b'\n', &bytes[start..end]) {
+                Some(k) => start + k + 1,
+                None => memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |k| end + k + 1),
+            };
+        }
+        out.push((start, end));
+        start = end;
+    }
+    out
+}
+
+/// For a file of at least [`BLOCKS_FROM`] bytes whose distinct trigrams
+/// are `grams` (sorted, from [`file_trigrams`]): the number of blocks and,
+/// per trigram, which blocks hold it. The map is the file's trigrams in
+/// order, each as 3 bytes (big-endian) followed by a bitmap of
+/// `blocks.div_ceil(8)` bytes (block `b` is bit `b % 8` of byte `b / 8`).
+/// A match lies on one line, so within one block: a file none of whose
+/// blocks satisfies the query has no match ([`blocks_admit`]). `None` for a
+/// smaller file.
+pub fn block_map(bytes: &[u8], grams: &[Trigram]) -> Option<(u32, Vec<u8>)> {
+    if bytes.len() < BLOCKS_FROM {
+        return None;
+    }
+    let bounds = block_bounds(bytes);
+    let width = bounds.len().div_ceil(8);
+    let stride = 3 + width;
+    let mut map = vec![0u8; grams.len() * stride];
+    for (entry, &g) in map.chunks_exact_mut(stride).zip(grams) {
+        entry[..3].copy_from_slice(&g.to_be_bytes()[1..]);
+    }
+    let mut block_grams = Vec::new();
+    for (b, &(start, end)) in bounds.iter().enumerate() {
+        file_trigrams(&bytes[start..end], &mut block_grams);
+        for g in &block_grams {
+            // A block's trigrams are the file's (the same bytes, lowercased).
+            if let Ok(i) = grams.binary_search(g) {
+                map[i * stride + 3 + b / 8] |= 1 << (b % 8);
+            }
+        }
+    }
+    Some((u32::try_from(bounds.len()).ok()?, map))
+}
+
+/// Whether some block of a file with this block map (see [`block_map`])
+/// satisfies `query`. A map that does not parse admits (never wrongly
+/// rules a file out).
+pub fn blocks_admit(query: &Query, blocks: u32, map: &[u8]) -> bool {
+    let width = (blocks as usize).div_ceil(8);
+    let stride = 3 + width;
+    if width == 0 || !map.len().is_multiple_of(stride) {
+        return true;
+    }
+    let entries = map.len() / stride;
+    let lookup = |t: Trigram| -> Vec<u8> {
+        let key = &t.to_be_bytes()[1..];
+        let (mut lo, mut hi) = (0, entries);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let entry = &map[mid * stride..(mid + 1) * stride];
+            match entry[..3].cmp(key) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return entry[3..].to_vec(),
+            }
+        }
+        vec![0; width]
+    };
+    query
+        .block_mask(&lookup)
+        .is_none_or(|mask| mask.iter().any(|&b| b != 0))
 }
 
 fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
@@ -976,6 +1114,77 @@ mod tests {
 
     fn and(qs: &[&str]) -> Query {
         qs.iter().fold(Query::All, |acc, s| Query::and(acc, tri(s)))
+    }
+
+    /// A file of `lines` filler lines (each `filler`), with `extra` lines
+    /// put at the given line numbers.
+    fn large_file(filler: &str, lines: usize, extra: &[(usize, &str)]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for i in 0..lines {
+            match extra.iter().find(|(at, _)| *at == i) {
+                Some((_, text)) => out.extend_from_slice(text.as_bytes()),
+                None => out.extend_from_slice(filler.as_bytes()),
+            }
+            out.push(b'\n');
+        }
+        out
+    }
+
+    fn block_admits(q: &Query, bytes: &[u8]) -> Option<bool> {
+        let mut ts = Vec::new();
+        file_trigrams(bytes, &mut ts);
+        let (blocks, map) = block_map(bytes, &ts)?;
+        Some(blocks_admit(q, blocks, &map))
+    }
+
+    #[test]
+    fn block_maps_rule_out_trigrams_scattered_over_blocks() {
+        let filler = "#define REG_FIELD_MASK 0x0000ffffL";
+        let lines = 3 * BLOCKS_FROM / filler.len();
+        // Every trigram of CONFIG_NUMA_BALANCING is in the file, on lines
+        // far apart: no one line (nor block) holds them all.
+        let scattered = large_file(
+            filler,
+            lines,
+            &[
+                (10, "#define CONFIG_NUMA 1"),
+                (lines - 10, "#define NUMA_BALANCING 2"),
+            ],
+        );
+        let q = plan_of("CONFIG_NUMA_BALANCING");
+        assert!(admits(&q, std::str::from_utf8(&scattered).expect("utf8")));
+        assert_eq!(block_admits(&q, &scattered), Some(false));
+        // On one line (in one block, wherever it is): admitted, also
+        // case-insensitively and as an alternative.
+        for at in [0, lines / 2, lines - 1] {
+            let whole = large_file(filler, lines, &[(at, "x = CONFIG_NUMA_BALANCING;")]);
+            assert_eq!(block_admits(&q, &whole), Some(true), "line {at}");
+            let qi = plan(&req_with(
+                &["config_numa_balancing"],
+                CaseMode::Insensitive,
+                false,
+            ));
+            assert_eq!(block_admits(&qi, &whole), Some(true));
+            let qo = plan_of("(nothing_here_at_all|CONFIG_NUMA_BALANCING)");
+            assert_eq!(block_admits(&qo, &whole), Some(true));
+        }
+        // A query that narrows nothing admits every block.
+        assert_eq!(block_admits(&Query::All, &scattered), Some(true));
+        // One line longer than a block is a block of its own.
+        let long = "CONFIG_NUMA ".repeat(BLOCK_BYTES / 6);
+        let with_long = large_file(
+            filler,
+            lines,
+            &[(lines / 3, &long), (lines / 3 + 1, "NUMA_BALANCING")],
+        );
+        assert_eq!(block_admits(&q, &with_long), Some(false));
+        let long_match = "y ".repeat(BLOCK_BYTES) + "CONFIG_NUMA_BALANCING";
+        let with_match = large_file(filler, lines, &[(lines / 3, &long_match)]);
+        assert_eq!(block_admits(&q, &with_match), Some(true));
+        // Small files have no block map; a map that does not parse admits.
+        assert_eq!(block_admits(&q, filler.as_bytes()), None);
+        assert!(blocks_admit(&q, 3, &[1, 2, 3]));
+        assert!(blocks_admit(&q, 0, &[]));
     }
 
     fn req_with(patterns: &[&str], case: CaseMode, fixed: bool) -> KeywordRequest {

@@ -520,6 +520,9 @@ pub mod meta {
     /// The largest file (bytes) the trigram postings cover; postings built
     /// with another limit are rebuilt by the next full walk.
     pub const NGRAM_MAX_SIZE: &str = "ngram_max_size";
+    /// The layout of the trigram postings (see `index::ngram::FORMAT`);
+    /// postings of another layout are rebuilt by the next full walk.
+    pub const NGRAM_FORMAT: &str = "ngram_format";
     /// Full-text rows deleted since the full-text index was last merged
     /// whole: each leaves a tombstone that every query visiting its
     /// segment checks (200k of them on the kernel doubled a BM25 query).

@@ -170,6 +170,25 @@ impl Store {
         Ok(blob.map(|b| decode(&b)).unwrap_or_default())
     }
 
+    /// The ascending ids of the docs with a block map (large files).
+    pub fn ngram_block_docs(&self) -> rusqlite::Result<Vec<u32>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT doc FROM ngram_blocks ORDER BY doc")?;
+        let rows = stmt.query_map([], |r| r.get::<_, i64>(0).map(|d| d as u32))?;
+        rows.collect()
+    }
+
+    /// A doc's block count and block map (`search::ngram::block_map`).
+    pub fn ngram_blocks(&self, doc: u32) -> rusqlite::Result<Option<(u32, Vec<u8>)>> {
+        self.conn
+            .prepare_cached("SELECT blocks, map FROM ngram_blocks WHERE doc = ?1")?
+            .query_row([i64::from(doc)], |r| {
+                Ok((r.get::<_, i64>(0)? as u32, r.get::<_, Vec<u8>>(1)?))
+            })
+            .optional()
+    }
+
     pub fn ngram_sizes(&self) -> rusqlite::Result<NgramSizes> {
         let (docs, covered): (i64, i64) = self.conn.query_row(
             "SELECT count(*), coalesce(sum(covered), 0) FROM ngram_docs",
@@ -193,16 +212,39 @@ impl Store {
 impl Writer<'_> {
     /// Empties the postings (before a rebuild).
     pub fn ngram_clear(&self) -> rusqlite::Result<()> {
-        self.tx
-            .execute_batch("DELETE FROM ngram_docs; DELETE FROM ngram_postings;")
+        self.tx.execute_batch(
+            "DELETE FROM ngram_docs; DELETE FROM ngram_postings; DELETE FROM ngram_blocks;",
+        )
     }
 
     /// Forgets a file version; its id may stay in posting lists, where an id
     /// without a doc row is ignored.
     pub fn ngram_delete_doc(&self, path: &str) -> rusqlite::Result<()> {
+        self.ngram_forget_blocks(path)?;
         self.tx
             .prepare_cached("DELETE FROM ngram_docs WHERE path = ?1")?
             .execute([path])?;
+        Ok(())
+    }
+
+    /// Drops the block map of the path's current version (before it is
+    /// replaced or deleted).
+    pub fn ngram_forget_blocks(&self, path: &str) -> rusqlite::Result<()> {
+        self.tx
+            .prepare_cached(
+                "DELETE FROM ngram_blocks WHERE doc IN (SELECT doc FROM ngram_docs WHERE path = ?1)",
+            )?
+            .execute([path])?;
+        Ok(())
+    }
+
+    /// Stores a doc's block map (`search::ngram::block_map`).
+    pub fn ngram_put_blocks(&self, doc: u32, blocks: u32, map: &[u8]) -> rusqlite::Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT OR REPLACE INTO ngram_blocks (doc, blocks, map) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![i64::from(doc), i64::from(blocks), map])?;
         Ok(())
     }
 

@@ -149,10 +149,16 @@
 //! - 29: same tables; rows change: a C `typedef struct x {…} x;` is one
 //!   definition (the struct), not a struct and a type. An older index's
 //!   rows are rebuilt by the next index run (its vectors kept).
+//! - 30: `ngram_blocks(doc, blocks, map)`: for a file of 1 MiB or more,
+//!   which of its blocks (whole lines, about 256 KiB) hold each of its
+//!   trigrams (`search::ngram::block_map`), so a file that holds a
+//!   query's trigrams only scattered over blocks is not read. An older
+//!   index keeps its rows and vectors; its postings are rebuilt by the
+//!   next index run (meta `ngram_format`).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 29;
+pub const SCHEMA_VERSION: i64 = 30;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -244,6 +250,11 @@ CREATE INDEX IF NOT EXISTS ngram_docs_uncovered ON ngram_docs(doc) WHERE covered
 CREATE TABLE IF NOT EXISTS ngram_postings (
     gram INTEGER PRIMARY KEY,
     docs BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ngram_blocks (
+    doc INTEGER PRIMARY KEY,
+    blocks INTEGER NOT NULL,
+    map BLOB NOT NULL
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     body, symbol, path,

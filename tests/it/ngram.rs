@@ -297,3 +297,49 @@ fn many_changes_are_merged_into_the_postings() {
     same_as_scan(&p, &["plain"]);
     same_as_scan(&p, &["-i", "FILE NUMBER 1"]);
 }
+
+/// A large generated file (like the kernel's register headers) holds every
+/// trigram of an upper-case literal, scattered over its lines: its block
+/// map rules it out, and a line that does match is still found, also after
+/// an edit and after the edit is merged.
+#[test]
+fn large_files_are_ruled_out_by_their_blocks() {
+    let p = Project::new();
+    let filler = "#define REG_FIELD_MASK 0x0000ffffL\n";
+    let body = |middle: &str| {
+        let n = (3 << 20) / filler.len();
+        let mut text = String::with_capacity(n * filler.len() + 64);
+        for i in 0..n {
+            match i {
+                10 => text.push_str("#define CONFIG_NUMA 1\n"),
+                _ if i == n / 2 => text.push_str(middle),
+                _ if i == n - 10 => text.push_str("#define NUMA_BALANCING 2\n"),
+                _ => text.push_str(filler),
+            }
+        }
+        text
+    };
+    write_aged(&p, "gen/regs.h", body(filler), HOUR);
+    write_aged(&p, "src/small.c", "int x;\n", HOUR);
+    p.run(&["index", "--no-embed", "-q"]).ok();
+    let (used, v) = same_as_scan(&p, &["CONFIG_NUMA_BALANCING"]);
+    assert_eq!(used, Some(2), "both files ruled out");
+    assert!(matched(&v).is_empty());
+    // Other patterns, with and without a match in the large file.
+    same_as_scan(&p, &["-i", "config_numa"]);
+    same_as_scan(&p, &["REG_FIELD_MASK 0x0000ffffL$"]);
+    // An edit that puts the literal on one line: read as changed, found.
+    write_aged(
+        &p,
+        "gen/regs.h",
+        body("x = CONFIG_NUMA_BALANCING;\n"),
+        HOUR / 2,
+    );
+    let (_, v) = same_as_scan(&p, &["CONFIG_NUMA_BALANCING"]);
+    assert_eq!(matched(&v).len(), 1);
+    // Rebuilt, the new block map admits it.
+    p.run(&["index", "--no-embed", "-q", "--full"]).ok();
+    let (used, v) = same_as_scan(&p, &["CONFIG_NUMA_BALANCING"]);
+    assert_eq!(used, Some(1), "only the small file is ruled out");
+    assert_eq!(matched(&v).len(), 1);
+}
