@@ -54,6 +54,31 @@ pub fn run(cli: Cli) -> Result<Found> {
     }
 }
 
+/// A file path as typed in a shell: relative to the working directory
+/// when that is a subdirectory of the project and the file is there (as
+/// `rg` and `git` take it), else as given (relative to the project root,
+/// as the MCP tools take it; or absolute).
+fn from_cwd(root: &std::path::Path, path: &str) -> String {
+    let typed = std::path::Path::new(path);
+    if typed.is_absolute() {
+        return path.to_string();
+    }
+    let Some(cwd) = std::env::current_dir()
+        .ok()
+        .and_then(|d| d.canonicalize().ok())
+    else {
+        return path.to_string();
+    };
+    if cwd == root || !cwd.starts_with(root) {
+        return path.to_string();
+    }
+    let joined = cwd.join(typed);
+    match joined.to_str() {
+        Some(s) if joined.exists() => s.to_string(),
+        _ => path.to_string(),
+    }
+}
+
 /// `PATH[:A-B]`: the path and, when the part after the last `:` is a line
 /// range (`A-B`, `A:B`, `A`), that range.
 fn split_target(t: &str) -> Result<(String, Option<u64>, Option<u64>)> {
@@ -76,6 +101,7 @@ fn split_target(t: &str) -> Result<(String, Option<u64>, Option<u64>)> {
 fn cmd_history(a: HistoryArgs) -> Result<Found> {
     let svc = service_as_is(&a.common)?;
     let (path, start_line, end_line) = split_target(&a.target)?;
+    let path = from_cwd(svc.root(), &path);
     let req = HistoryRequest {
         path,
         start_line,
@@ -96,6 +122,7 @@ fn cmd_history(a: HistoryArgs) -> Result<Found> {
 fn cmd_blame(a: BlameArgs) -> Result<Found> {
     let svc = service_as_is(&a.common)?;
     let (path, start_line, end_line) = split_target(&a.target)?;
+    let path = from_cwd(svc.root(), &path);
     let req = BlameRequest {
         path,
         start_line,
@@ -294,7 +321,7 @@ fn cmd_graph(a: GraphArgs, direction: Direction) -> Result<Found> {
 fn cmd_outline(a: OutlineArgs) -> Result<Found> {
     let svc = service(&a.common, &Overrides::default(), false)?;
     let o = svc.require(svc.outline(&OutlineRequest {
-        path: a.file.clone(),
+        path: from_cwd(svc.root(), &a.file),
     })?)?;
     if let Some(reason) = &o.skipped {
         eprintln!("note: `{}` was skipped by the indexer: {reason}", o.path);
@@ -330,7 +357,7 @@ fn cmd_context(a: ContextArgs) -> Result<Found> {
     let svc = service(&a.common, &Overrides::default(), false)?;
     let (path, line) = context_target(&a.target, a.line)?;
     let c = svc.require(svc.context(&ContextRequest {
-        path,
+        path: from_cwd(svc.root(), &path),
         line,
         radius: a.radius,
     })?)?;
@@ -353,7 +380,7 @@ fn cmd_imports(a: ImportsArgs) -> Result<Found> {
             .hint("use --direction imports, imported-by or both")
     })?;
     let r = svc.require(svc.imports(&crate::service::ImportsRequest {
-        path: a.file.clone(),
+        path: from_cwd(svc.root(), &a.file),
         direction,
         limit: a.limit as usize,
         offset: a.offset as usize,
@@ -400,7 +427,7 @@ fn cmd_read(a: ReadArgs) -> Result<Found> {
         None => (None, None),
     };
     let req = ReadRequest {
-        path: a.file.clone(),
+        path: from_cwd(svc.root(), &a.file),
         start_line,
         end_line,
         find: a.find.clone(),
@@ -481,7 +508,10 @@ fn cmd_similar(a: SimilarArgs) -> Result<Found> {
                     UserError::new(format!("expected PATH:LINE, got `{loc}`"))
                         .hint("e.g. `repo-search similar src/lib.rs:42`")
                 })?;
-            SimilarTo::Location { path, line }
+            SimilarTo::Location {
+                path: from_cwd(svc.root(), &path),
+                line,
+            }
         }
         (None, None) => {
             return Err(UserError::new("nothing to compare with")

@@ -491,3 +491,34 @@ fn context_bad_input_has_codes_and_hints_and_leaves_the_index_alone() {
     let s = p.json(&["status"]);
     assert_eq!(s["files"], 3, "{s}");
 }
+
+/// From a subdirectory, file arguments are taken as a shell gives them
+/// (relative to the working directory), and root-relative ones still work.
+#[test]
+fn file_arguments_resolve_from_the_working_directory() {
+    let p = project();
+    p.run(&["index", "--no-embed"]).ok();
+    let in_app = |args: &[&str]| {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let out = p
+            .cmd(&a)
+            .current_dir(p.path("app"))
+            .output()
+            .expect("run repo-search");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).expect("JSON")
+    };
+    for path in ["session.py", "app/session.py", "./session.py"] {
+        let v = in_app(&["outline", path]);
+        assert_eq!(v["path"], "app/session.py", "{path}: {v}");
+        let v = in_app(&["context", &format!("{path}:17")]);
+        assert_eq!(v["path"], "app/session.py", "{path}: {v}");
+        let v = in_app(&["read", path, "--lines", "3-3"]);
+        assert_eq!(v["path"], "app/session.py", "{path}: {v}");
+    }
+}
