@@ -451,6 +451,35 @@ pub fn split_qualified(q: &str) -> (Option<String>, String) {
     (None, q.to_string())
 }
 
+/// Every segment of a qualified path, outermost first:
+/// `a::b::Config` → `[a, b, Config]`, `views.LoginView` → `[views,
+/// LoginView]`.
+pub(crate) fn segments(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = s.trim();
+    while let Some((i, len)) = last_separator(rest) {
+        if i + len < rest.len() {
+            out.push(&rest[i + len..]);
+        }
+        rest = &rest[..i];
+    }
+    if !rest.is_empty() {
+        out.push(rest);
+    }
+    out.reverse();
+    out
+}
+
+/// The segments written before a qualified name (`a::b::Config::parse` →
+/// `[a, b, Config]`); empty for a bare name.
+pub(crate) fn qualifier_segments(q: &str) -> Vec<&str> {
+    let q = q.trim();
+    match last_separator(q) {
+        Some((i, len)) if i > 0 && i + len < q.len() => segments(&q[..i]),
+        _ => Vec::new(),
+    }
+}
+
 pub(crate) fn last_segment(s: &str) -> &str {
     match last_separator(s) {
         Some((i, len)) if i + len < s.len() => &s[i + len..],
@@ -461,6 +490,23 @@ pub(crate) fn last_segment(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn qualifiers_split_into_segments() {
+        assert_eq!(
+            qualifier_segments("a::b::Config::parse"),
+            ["a", "b", "Config"]
+        );
+        assert_eq!(
+            qualifier_segments("HttpConnection.Request.timeout"),
+            ["HttpConnection", "Request"]
+        );
+        assert_eq!(qualifier_segments("Array#push"), ["Array"]);
+        assert!(qualifier_segments("parse").is_empty());
+        assert!(qualifier_segments("::parse").is_empty());
+        assert_eq!(segments("Connection.Request"), ["Connection", "Request"]);
+        assert_eq!(segments("Request"), ["Request"]);
+    }
 
     #[test]
     fn snippet_picks_densest_window() {

@@ -14,6 +14,7 @@ use crate::search::graph::{Graph, Resolution, Uses};
 use crate::search::last_segment;
 pub use crate::search::split_qualified;
 use crate::search::{is_named_after, is_secondary_path, is_test_path};
+use crate::search::{qualifier_segments, segments};
 use crate::store::{NameMatch, Store, SymbolRow};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -284,6 +285,15 @@ pub fn find_symbols(
     if hits.iter().any(in_container) {
         hits.retain(in_container);
     }
+    // `HttpConnection.Request.timeout`: the outer qualifiers too, when
+    // some hit has them (as its containers, or its file or directories).
+    let qualifier = qualifier_segments(&q.name);
+    if qualifier.len() > 1 {
+        let whole = |h: &SymbolHit| whole_qualifier(&qualifier, h.container.as_deref(), &h.path);
+        if hits.iter().any(whole) {
+            hits.retain(whole);
+        }
+    }
     hits.sort_by(compare_hits);
     let total = hits.len();
     hits.truncate(q.limit);
@@ -301,6 +311,30 @@ pub fn find_symbols(
         hits,
         redacted: 0,
     })
+}
+
+/// Whether a definition with this container, in this file, fits every
+/// segment of a qualifier (outermost first): from the innermost out, each
+/// names the next container outward; those left when the containers run
+/// out name the file's stem or directories.
+fn whole_qualifier(qualifier: &[&str], container: Option<&str>, path: &str) -> bool {
+    let containers = container.map(segments).unwrap_or_default();
+    let mut outward = containers.iter().rev();
+    let mut left = qualifier.iter().rev().peekable();
+    while let Some(q) = left.peek() {
+        match outward.next() {
+            Some(c) if c.eq_ignore_ascii_case(q) => {
+                left.next();
+            }
+            Some(_) => return false,
+            None => break,
+        }
+    }
+    let parts: Vec<&str> = path
+        .split('/')
+        .map(|p| p.split('.').next().unwrap_or(p))
+        .collect();
+    left.all(|q| parts.iter().any(|p| p.eq_ignore_ascii_case(q)))
 }
 
 /// The module names a file stands for: its stem, and its directory (a Go
@@ -681,6 +715,30 @@ mod tests {
         assert_eq!(out[0].children.len(), 2);
         assert_eq!(out[0].children[1].children[0].name, "inner");
         assert_eq!(out[1].name, "B");
+    }
+
+    #[test]
+    fn whole_qualifiers_match_containers_then_paths() {
+        let q = ["HttpConnection", "Request"];
+        let f = "src/main/java/org/jsoup/helper/HttpConnection.java";
+        assert!(whole_qualifier(&q, Some("HttpConnection.Request"), f));
+        assert!(!whole_qualifier(
+            &q,
+            Some("Connection.Request"),
+            "org/jsoup/Connection.java"
+        ));
+        // Containers stored without their outer type: the file names it.
+        assert!(whole_qualifier(&q, Some("Request"), f));
+        assert!(!whole_qualifier(
+            &q,
+            Some("Request"),
+            "org/jsoup/Connection.java"
+        ));
+        let q = ["config", "Config"];
+        assert!(whole_qualifier(&q, Some("Config"), "src/config/mod.rs"));
+        assert!(whole_qualifier(&q, Some("Config"), "src/config.rs"));
+        assert!(!whole_qualifier(&q, Some("Config"), "src/settings.rs"));
+        assert!(!whole_qualifier(&q, None, "src/settings.rs"));
     }
 
     #[test]
