@@ -427,12 +427,15 @@ fn assign_containers(lang: Lang, defs: &mut [Def]) {
         // Same-span siblings (`int a, b;`) do not contain each other, and
         // some kinds never contain anything (a C typedef is not the
         // container of the struct it names).
+        // A PHP constructor's promoted parameter is a property of the class.
+        let promoted = lang == Lang::Php && defs[i].kind == "field";
         let parent = stack.iter().rev().copied().find(|&p| {
             let d = &defs[p];
             d.start_byte <= start
                 && end <= d.end_byte
                 && (d.start_byte, d.end_byte) != (start, end)
                 && can_contain(lang, d.kind)
+                && !(promoted && d.name == "__construct")
         });
         defs[i].parent = parent;
         let parent_kind = parent.map(|p| defs[p].kind);

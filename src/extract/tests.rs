@@ -1782,6 +1782,33 @@ fn php_fixture() {
 }
 
 #[test]
+fn record_components_and_promoted_properties_are_fields() {
+    let java = "package p;\n\npublic record Point(int x, int y) {\n    Point {\n        if (x < 0) throw new IllegalArgumentException();\n    }\n    int sum(int extra) { return x + y + extra; }\n}\n";
+    let x = extract("src/Point.java", java, Lang::Java);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Point", "class", "", 3, 8),
+            s("x", "field", "Point", 3, 3),
+            s("y", "field", "Point", 3, 3),
+            s("Point", "method", "Point", 4, 6),
+            s("sum", "method", "Point", 7, 7),
+        ]
+    );
+    let php = "<?php\nclass User {\n    public function __construct(private string $name, public readonly int $age = 0, $plain = 1) {}\n}\n";
+    let x = extract("src/User.php", php, Lang::Php);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("User", "class", "", 2, 4),
+            s("__construct", "method", "User", 3, 3),
+            s("name", "field", "User", 3, 3),
+            s("age", "field", "User", 3, 3),
+        ]
+    );
+}
+
+#[test]
 fn swift_fixture() {
     let src = SWIFT;
     let x = extract("Sources/Widget.swift", src, Lang::Swift);

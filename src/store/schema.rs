@@ -155,10 +155,14 @@
 //!   query's trigrams only scattered over blocks is not read. An older
 //!   index keeps its rows and vectors; its postings are rebuilt by the
 //!   next index run (meta `ngram_format`).
+//! - 31: same tables; rows change: Java record components and PHP
+//!   promoted constructor parameters are fields of their record or class.
+//!   An older index's rows are rebuilt by the next index run (its vectors
+//!   kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 30;
+pub const SCHEMA_VERSION: i64 = 31;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -167,7 +171,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 29;
+const SAME_ROWS_SINCE: i64 = 31;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -23,3 +23,8 @@
 
 ; Enum constants, so `Color.RED` has a definition to resolve to.
 (enum_constant name: (identifier) @name) @definition.constant
+
+; Record components are the record's fields (`Point.x`).
+(record_declaration
+  parameters: (formal_parameters
+    (formal_parameter name: (identifier) @name) @definition.field))

@@ -13,3 +13,7 @@
 (object_creation_expression (name) @name) @reference.class
 
 (base_clause [(name) (qualified_name)] @name) @reference.class
+
+; Promoted constructor parameters (`__construct(private string $name)`)
+; declare properties.
+(property_promotion_parameter name: (variable_name (name) @name)) @definition.field
