@@ -463,6 +463,146 @@ pub(crate) fn objc_parse_text(source: &str) -> Cow<'_, str> {
     out.map_or(Cow::Borrowed(source), Cow::Owned)
 }
 
+/// C, C++ and Objective-C whose preprocessor branches leave braces
+/// unbalanced (`#ifdef X` / `if (a) {` / `#else` / `if (b) {` / `#endif`,
+/// or a `{` opened in one `#if` and closed in a later one) derail the
+/// grammar, which wants each branch to hold whole statements: the rest of
+/// the file, functions included, becomes errors (jq's `jv_dtoa.c` lost
+/// `jvp_strtod` and 40 more). Such a file is parsed as the compiler would
+/// see it with every condition true, as ctags reads it: the conditional
+/// directives and the code of each `#elif`/`#else` branch are blanked
+/// (spaces, line breaks kept: the same offsets and lines; other directives
+/// stay), the first branches kept as plain code. `None` when every branch of the file keeps its braces
+/// balanced (outside comments, strings and character literals).
+pub(crate) fn first_branches(source: &str) -> Option<String> {
+    if !source.contains("#if") {
+        return None;
+    }
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        Code,
+        LineComment,
+        BlockComment,
+        Quoted(u8),
+    }
+    struct Group {
+        depth: i64,
+        blank_from: Option<usize>,
+    }
+    let bytes = source.as_bytes();
+    let mut state = State::Code;
+    let mut groups: Vec<Group> = Vec::new();
+    let mut blanks: Vec<(usize, usize)> = Vec::new();
+    let mut kept: Vec<(usize, usize)> = Vec::new();
+    let mut unbalanced = false;
+    let line_end =
+        |at: usize| memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1);
+    let mut at = 0;
+    while at < bytes.len() {
+        let mut end = line_end(at);
+        let line = &bytes[at..end];
+        let trimmed = line.trim_ascii_start();
+        if state == State::Code && trimmed.first() == Some(&b'#') {
+            // A directive runs on over lines ending in a backslash.
+            while end < bytes.len() && bytes[..end].trim_ascii_end().ends_with(b"\\") {
+                end = line_end(end);
+            }
+            let directive = trimmed[1..].trim_ascii_start();
+            let is = |word: &[u8]| {
+                directive.starts_with(word)
+                    && directive
+                        .get(word.len())
+                        .is_none_or(|c| !c.is_ascii_alphanumeric() && *c != b'_')
+            };
+            if is(b"if") || is(b"ifdef") || is(b"ifndef") {
+                groups.push(Group {
+                    depth: 0,
+                    blank_from: None,
+                });
+                blanks.push((at, end));
+            } else if is(b"elif") || is(b"else") || is(b"elifdef") || is(b"elifndef") {
+                if let Some(g) = groups.last_mut() {
+                    unbalanced |= g.depth != 0;
+                    g.depth = 0;
+                    g.blank_from.get_or_insert(at);
+                }
+            } else if is(b"endif")
+                && let Some(g) = groups.pop()
+            {
+                unbalanced |= g.depth != 0;
+                blanks.push((g.blank_from.unwrap_or(at), end));
+                // An enclosing branch counts what this group's kept
+                // branch opened.
+                if let Some(outer) = groups.last_mut() {
+                    outer.depth += g.depth;
+                }
+            } else {
+                // `#define`, `#include`, …: kept even in a blanked branch
+                // (they hold no braces, and its macros are definitions).
+                kept.push((at, end));
+            }
+            // A directive's own text (a `#define` body) is no code.
+            at = end;
+            continue;
+        }
+        let mut i = 0;
+        while i < line.len() {
+            let c = line[i];
+            match state {
+                State::Code => match c {
+                    b'/' if line.get(i + 1) == Some(&b'/') => state = State::LineComment,
+                    b'/' if line.get(i + 1) == Some(&b'*') => {
+                        state = State::BlockComment;
+                        i += 1;
+                    }
+                    b'"' | b'\'' => state = State::Quoted(c),
+                    b'{' | b'}' => {
+                        if let Some(g) = groups.last_mut() {
+                            g.depth += if c == b'{' { 1 } else { -1 };
+                        }
+                    }
+                    _ => {}
+                },
+                State::BlockComment => {
+                    if c == b'*' && line.get(i + 1) == Some(&b'/') {
+                        state = State::Code;
+                        i += 1;
+                    }
+                }
+                State::Quoted(q) => {
+                    if c == b'\\' {
+                        i += 1;
+                    } else if c == q || c == b'\n' {
+                        state = State::Code;
+                    }
+                }
+                State::LineComment => {}
+            }
+            i += 1;
+        }
+        if state == State::LineComment {
+            state = State::Code;
+        }
+        at = end;
+    }
+    if !unbalanced {
+        return None;
+    }
+    let mut out = source.as_bytes().to_vec();
+    for (from, to) in blanks {
+        for b in &mut out[from..to] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+    for (from, to) in kept {
+        out[from..to].copy_from_slice(&bytes[from..to]);
+    }
+    // Whole lines were blanked, so every kept byte is as it was.
+    String::from_utf8(out).ok()
+}
+
 /// A stretch of a line to parse as other text of the same length.
 struct Rewrite {
     at: usize,
@@ -554,6 +694,44 @@ mod tests {
             component_script_text("<p>no code</p>\n"),
             Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn first_branches_blank_else_branches_only_when_braces_are_unbalanced() {
+        let balanced =
+            "#ifdef X\nint a(void) { return 1; }\n#else\nint a(void) { return 2; }\n#endif\n";
+        assert_eq!(first_branches(balanced), None);
+        let src = "int f(int a, int b)\n{\n#ifdef X\n    if (a) {\n#else\n    if (b) {\n#endif\n        g();\n    }\n}\n#if A && \\\n    B\nint h(void) { return 0; }\n#elif B\nint h(void) { return 1; }\n#endif\n";
+        let out = first_branches(src).expect("unbalanced");
+        assert_eq!(out.len(), src.len());
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), src.lines().count());
+        assert_eq!(lines[2].trim(), "", "{out:?}");
+        assert_eq!(lines[3], "    if (a) {");
+        assert_eq!(lines[4].trim(), "");
+        assert_eq!(lines[5].trim(), "");
+        assert_eq!(lines[6].trim(), "");
+        assert_eq!(lines[8], "    }");
+        assert_eq!(lines[10].trim(), "", "a continued directive: {out:?}");
+        assert_eq!(lines[11].trim(), "");
+        assert_eq!(lines[12], "int h(void) { return 0; }");
+        assert_eq!(lines[13].trim(), "");
+        assert_eq!(lines[14].trim(), "");
+        // Braces in comments, strings and character literals, and a
+        // brace opened in one `#if` and closed in a later one.
+        let src = "#ifndef A\n  /* { */ s = \"{\"; c = '{'; // {\n  if (x) {\n#endif\n  y();\n#ifndef A\n  }\n#endif\n";
+        let out = first_branches(src).expect("unbalanced");
+        assert!(out.contains("  if (x) {\n"), "{out:?}");
+        assert!(out.contains("  }\n"), "{out:?}");
+        assert!(!out.contains("#"), "{out:?}");
+        assert_eq!(first_branches("int f(void) {\n  return 0;\n}\n"), None);
+        // Other directives stay, in any branch.
+        let src = "#ifdef X\n{\n#else\n#define Y 1\n#include <a.h>\n{\n#endif\n}\n";
+        let out = first_branches(src).expect("unbalanced");
+        assert_eq!(
+            out.lines().collect::<Vec<_>>()[3..6],
+            ["#define Y 1", "#include <a.h>", " "]
+        );
     }
 
     #[test]

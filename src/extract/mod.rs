@@ -157,12 +157,27 @@ impl Extractor {
                 } else {
                     Cow::Borrowed(source)
                 };
-                let tree = self.parse(grammar, &parse_text, deadline)?;
-                let tags = tags::collect(grammar, &tree, &lines, &mut self.cursor, deadline)
-                    .ok_or(ExtractError::TimedOut {
-                        lang: lang.name(),
-                        timeout: self.timeout,
-                    })?;
+                let timeout = self.timeout;
+                let timed_out = || ExtractError::TimedOut {
+                    lang: lang.name(),
+                    timeout,
+                };
+                let mut tree = self.parse(grammar, &parse_text, deadline)?;
+                let mut tags = tags::collect(grammar, &tree, &lines, &mut self.cursor, deadline)
+                    .ok_or_else(timed_out)?;
+                // Read again with every preprocessor condition true; kept
+                // when that finds more (it loses `#else` branches' own).
+                if tree.root_node().has_error()
+                    && matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC)
+                    && let Some(first) = lang_rules::first_branches(&parse_text)
+                {
+                    let again = self.parse(grammar, &first, deadline)?;
+                    let found = tags::collect(grammar, &again, &lines, &mut self.cursor, deadline)
+                        .ok_or_else(timed_out)?;
+                    if found.defs.len() > tags.defs.len() {
+                        (tree, tags) = (again, found);
+                    }
+                }
                 out.symbols = tags.symbols();
                 let pieces = if is_minified(&lines) {
                     chunk::chunk_plain(&lines)

@@ -1782,6 +1782,31 @@ fn php_fixture() {
 }
 
 #[test]
+fn c_functions_after_unbalanced_preprocessor_branches_are_found() {
+    // As in jq's jv_dtoa.c: a brace opened in one `#ifndef` and closed in
+    // a later one, and `#else` branches that open their own.
+    let c = "static double\nulp(U *x)\n{\n\tLong L;\n#ifndef Avoid_Underflow\n\tif (L > 0) {\n#endif\n\t\tL = 1;\n#ifndef Avoid_Underflow\n\t\t}\n\telse {\n\t\tL = 2;\n#endif\n\t}\n\treturn L;\n}\n\nint\npick(int a, int b)\n{\n#ifdef FAST\n\tif (a) {\n#else\n\tif (b) {\n#endif\n\t\treturn 1;\n\t}\n\treturn 0;\n}\n\ndouble\njvp_strtod(const char *s)\n{\n\treturn 0;\n}\n";
+    let x = extract("src/dtoa.c", c, Lang::C);
+    let functions: Vec<(String, u32, u32)> = x
+        .symbols
+        .iter()
+        .filter(|s| s.kind == "function")
+        .map(|s| (s.name.clone(), s.start_line, s.end_line))
+        .collect();
+    assert_eq!(
+        functions,
+        [
+            ("ulp".to_string(), 1, 16),
+            ("pick".to_string(), 18, 29),
+            ("jvp_strtod".to_string(), 31, 35),
+        ]
+    );
+    // Chunks keep the file's own text, `#else` branches included.
+    let spans = chunk_spans(&x);
+    assert!(spans.iter().any(|s| s.2 == Some("pick")), "{spans:?}");
+}
+
+#[test]
 fn record_components_and_promoted_properties_are_fields() {
     let java = "package p;\n\npublic record Point(int x, int y) {\n    Point {\n        if (x < 0) throw new IllegalArgumentException();\n    }\n    int sum(int extra) { return x + y + extra; }\n}\n";
     let x = extract("src/Point.java", java, Lang::Java);
