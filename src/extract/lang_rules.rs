@@ -474,7 +474,12 @@ pub(crate) fn objc_parse_text(source: &str) -> Cow<'_, str> {
 /// (spaces, line breaks kept: the same offsets and lines; other directives
 /// stay), the first branches kept as plain code. `None` when every branch of the file keeps its braces
 /// balanced (outside comments, strings and character literals).
-pub(crate) fn first_branches(source: &str) -> Option<String> {
+///
+/// C# (`any_branch`) is read that way whenever it has conditionals: its
+/// grammar takes directives between statements and members only, and one
+/// inside a parameter list or an object initializer (pythonnet's
+/// `Finalizer.cs`) lost the file's namespace and class.
+pub(crate) fn first_branches(source: &str, any_branch: bool) -> Option<String> {
     if !source.contains("#if") {
         return None;
     }
@@ -585,7 +590,7 @@ pub(crate) fn first_branches(source: &str) -> Option<String> {
         }
         at = end;
     }
-    if !unbalanced {
+    if !(unbalanced || any_branch && !blanks.is_empty()) {
         return None;
     }
     let mut out = source.as_bytes().to_vec();
@@ -700,9 +705,9 @@ mod tests {
     fn first_branches_blank_else_branches_only_when_braces_are_unbalanced() {
         let balanced =
             "#ifdef X\nint a(void) { return 1; }\n#else\nint a(void) { return 2; }\n#endif\n";
-        assert_eq!(first_branches(balanced), None);
+        assert_eq!(first_branches(balanced, false), None);
         let src = "int f(int a, int b)\n{\n#ifdef X\n    if (a) {\n#else\n    if (b) {\n#endif\n        g();\n    }\n}\n#if A && \\\n    B\nint h(void) { return 0; }\n#elif B\nint h(void) { return 1; }\n#endif\n";
-        let out = first_branches(src).expect("unbalanced");
+        let out = first_branches(src, false).expect("unbalanced");
         assert_eq!(out.len(), src.len());
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), src.lines().count());
@@ -720,14 +725,20 @@ mod tests {
         // Braces in comments, strings and character literals, and a
         // brace opened in one `#if` and closed in a later one.
         let src = "#ifndef A\n  /* { */ s = \"{\"; c = '{'; // {\n  if (x) {\n#endif\n  y();\n#ifndef A\n  }\n#endif\n";
-        let out = first_branches(src).expect("unbalanced");
+        let out = first_branches(src, false).expect("unbalanced");
         assert!(out.contains("  if (x) {\n"), "{out:?}");
         assert!(out.contains("  }\n"), "{out:?}");
         assert!(!out.contains("#"), "{out:?}");
-        assert_eq!(first_branches("int f(void) {\n  return 0;\n}\n"), None);
+        assert_eq!(
+            first_branches("int f(void) {\n  return 0;\n}\n", false),
+            None
+        );
+        // C#: balanced branches too.
+        assert!(first_branches(balanced, true).is_some());
+        assert_eq!(first_branches("class A {}\n", true), None);
         // Other directives stay, in any branch.
         let src = "#ifdef X\n{\n#else\n#define Y 1\n#include <a.h>\n{\n#endif\n}\n";
-        let out = first_branches(src).expect("unbalanced");
+        let out = first_branches(src, false).expect("unbalanced");
         assert_eq!(
             out.lines().collect::<Vec<_>>()[3..6],
             ["#define Y 1", "#include <a.h>", " "]

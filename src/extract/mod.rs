@@ -168,8 +168,9 @@ impl Extractor {
                 // Read again with every preprocessor condition true; kept
                 // when that finds more (it loses `#else` branches' own).
                 if tree.root_node().has_error()
-                    && matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC)
-                    && let Some(first) = lang_rules::first_branches(&parse_text)
+                    && matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC | Lang::CSharp)
+                    && let Some(first) =
+                        lang_rules::first_branches(&parse_text, lang == Lang::CSharp)
                 {
                     let again = self.parse(grammar, &first, deadline)?;
                     let found = tags::collect(grammar, &again, &lines, &mut self.cursor, deadline)

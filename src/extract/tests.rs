@@ -1807,6 +1807,23 @@ fn c_functions_after_unbalanced_preprocessor_branches_are_found() {
 }
 
 #[test]
+fn csharp_directives_inside_expressions_keep_the_class() {
+    // As in pythonnet's Finalizer.cs: `#if` inside a parameter list and an
+    // object initializer.
+    let cs = "namespace Python.Runtime\n{\n    public class Finalizer\n    {\n        internal void Add(ref IntPtr obj, int run\n#if TRACE_ALLOC\n                          , StackTrace stackTrace\n#endif\n        )\n        {\n            queue.Enqueue(new Pending {\n                PyObj = obj,\n#if TRACE_ALLOC\n                StackTrace = stackTrace.ToString(),\n#endif\n            });\n        }\n\n        internal void Collect()\n        {\n        }\n    }\n}\n";
+    let x = extract("src/Finalizer.cs", cs, Lang::CSharp);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Python.Runtime", "namespace", "", 1, 23),
+            s("Finalizer", "class", "Python.Runtime", 3, 22),
+            s("Add", "method", "Finalizer", 5, 17),
+            s("Collect", "method", "Finalizer", 19, 21),
+        ]
+    );
+}
+
+#[test]
 fn record_components_and_promoted_properties_are_fields() {
     let java = "package p;\n\npublic record Point(int x, int y) {\n    Point {\n        if (x < 0) throw new IllegalArgumentException();\n    }\n    int sum(int extra) { return x + y + extra; }\n}\n";
     let x = extract("src/Point.java", java, Lang::Java);

@@ -164,10 +164,15 @@
 //!   parsed with every condition true (`extract::lang_rules::first_branches`):
 //!   the definitions after such a branch are found. An older index's rows
 //!   are rebuilt by the next index run (its vectors kept).
+//! - 33: same tables; rows change: a C# file that does not parse is read
+//!   with every preprocessor condition true too (a directive inside a
+//!   parameter list or an initializer cost it its namespace and class).
+//!   An older index's rows are rebuilt by the next index run (its vectors
+//!   kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 32;
+pub const SCHEMA_VERSION: i64 = 33;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -176,7 +181,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 32;
+const SAME_ROWS_SINCE: i64 = 33;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
