@@ -612,7 +612,9 @@ fn resolve_redact(cli: Option<bool>, project: Option<bool>, project_src: &str) -
 
 /// Finds the project root: `explicit` (`--root`), else `$CLAUDE_PROJECT_DIR`,
 /// else the nearest ancestor of the working directory holding `.repo_search/`
-/// or `.git`, else the working directory itself.
+/// or `.git`, else the working directory itself. The per-user state
+/// directory (`~/.repo_search`, the default `REPO_SEARCH_HOME`) marks no
+/// project: else every directory under `~` without `.git` was `~` itself.
 pub fn find_root(explicit: Option<&Path>) -> Result<PathBuf> {
     if let Some(root) = explicit {
         return canonical_dir(root, "--root");
@@ -622,8 +624,16 @@ pub fn find_root(explicit: Option<&Path>) -> Result<PathBuf> {
     }
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let cwd = canonical_dir(&cwd, "the working directory")?;
+    let state = crate::paths::home_dir().canonicalize().ok();
+    let marks = |dir: &Path, marker: &str| {
+        let at = dir.join(marker);
+        at.exists()
+            && !(marker == crate::store::INDEX_DIR
+                && state.is_some()
+                && at.canonicalize().ok() == state)
+    };
     for marker in [crate::store::INDEX_DIR, ".git"] {
-        if let Some(found) = cwd.ancestors().find(|a| a.join(marker).exists()) {
+        if let Some(found) = cwd.ancestors().find(|a| marks(a, marker)) {
             return Ok(found.to_path_buf());
         }
     }

@@ -845,3 +845,30 @@ fn status_counts_full_text_tombstones() {
     let text = p.run(&["status"]).ok().stdout();
     assert!(!text.contains("merge:"), "{text}");
 }
+
+/// `~/.repo_search` is the per-user state (registry, models), not a
+/// project's index: a directory under `~` without `.git` is its own
+/// project, not `~`.
+#[test]
+fn the_per_user_state_directory_marks_no_project() {
+    let p = Project::new();
+    p.write("work/proj/main.py", "def main():\n    return 1\n");
+    let state = p.path(".repo_search");
+    std::fs::create_dir_all(&state).expect("state dir");
+    let out = p
+        .cmd(&["index", "--no-embed", "--json"])
+        .current_dir(p.path("work/proj"))
+        .env("REPO_SEARCH_HOME", &state)
+        .output()
+        .expect("run repo-search");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(p.path("work/proj/.repo_search/index.db").exists());
+    assert!(
+        !state.join("index.db").exists(),
+        "indexed the state directory's parent"
+    );
+}
