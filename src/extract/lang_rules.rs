@@ -468,12 +468,13 @@ pub(crate) fn objc_parse_text(source: &str) -> Cow<'_, str> {
 /// or a `{` opened in one `#if` and closed in a later one) derail the
 /// grammar, which wants each branch to hold whole statements: the rest of
 /// the file, functions included, becomes errors (jq's `jv_dtoa.c` lost
-/// `jvp_strtod` and 40 more). Such a file is parsed as the compiler would
-/// see it with every condition true, as ctags reads it: the conditional
-/// directives and the code of each `#elif`/`#else` branch are blanked
-/// (spaces, line breaks kept: the same offsets and lines; other directives
-/// stay), the first branches kept as plain code. `None` when every branch of the file keeps its braces
-/// balanced (outside comments, strings and character literals).
+/// `jvp_strtod` and five more functions). Such a file is parsed as the
+/// compiler would see it with every condition true, as ctags reads it: the
+/// conditional directives and the code of each `#elif`/`#else` branch are
+/// blanked (spaces, line breaks kept: the same offsets and lines; other
+/// directives stay), the first branches kept as plain code. `None` when
+/// every branch of the file keeps its braces balanced (outside comments,
+/// strings and character literals).
 ///
 /// C# (`any_branch`) is read that way whenever it has conditionals: its
 /// grammar takes directives between statements and members only, and one
