@@ -89,7 +89,14 @@ impl Project {
 
     /// Like [`Project::run`], with extra environment variables.
     pub fn run_env(&self, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Run {
+        self.run_at("", args, env)
+    }
+
+    /// Like [`Project::run_env`], from `dir` (relative to the root) as
+    /// the working directory.
+    pub fn run_at(&self, dir: &str, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Run {
         let mut cmd = self.cmd(args);
+        cmd.current_dir(self.path(dir));
         for (k, v) in env {
             cmd.env(k, v);
         }
