@@ -1681,6 +1681,26 @@ fn swift_subscripts_and_escaped_names() {
 }
 
 #[test]
+fn swift_operators_and_associated_types() {
+    let src = "protocol Container {\n    associatedtype Item: Equatable\n    func append(_ item: Item)\n}\nstruct Vec2 {\n    var x: Double\n    static func + (lhs: Vec2, rhs: Vec2) -> Vec2 {\n        return Vec2(x: lhs.x + rhs.x)\n    }\n    static func == (lhs: Vec2, rhs: Vec2) -> Bool { lhs.x == rhs.x }\n}\nprefix operator +++\nprefix func +++ (v: inout Vec2) -> Vec2 {\n    v.x += 1\n    return v\n}\n";
+    let x = extract("Vec2.swift", src, Lang::Swift);
+    check_common("swift", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Container", "interface", "", 1, 4),
+            s("Item", "type", "Container", 2, 2),
+            s("append", "method", "Container", 3, 3),
+            s("Vec2", "struct", "", 5, 11),
+            s("x", "field", "Vec2", 6, 6),
+            s("+", "method", "Vec2", 7, 9),
+            s("==", "method", "Vec2", 10, 10),
+            s("+++", "function", "", 13, 16),
+        ]
+    );
+}
+
+#[test]
 fn kotlin_fixture() {
     let src = KOTLIN;
     let x = extract("Widget.kt", src, Lang::Kotlin);

@@ -24,3 +24,11 @@
 
 (inheritance_specifier
   inherits_from: (user_type (type_identifier) @name)) @reference.implementation
+
+(associatedtype_declaration name: (type_identifier) @name) @definition.type
+
+; Operator implementations (`static func + (lhs: V, rhs: V) -> V`): the
+; name is the operator token, which the stock patterns' `simple_identifier`
+; does not match.
+(function_declaration
+  name: ["+" "-" "*" "/" "%" "==" "!=" "===" "!==" "<" ">" "<=" ">=" "&" "^" "|" "~" "++" "--" "+=" "-=" "*=" "/=" "%=" "<<" ">>" "=" (bang) (custom_operator)] @name) @definition.function
