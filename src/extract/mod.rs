@@ -179,6 +179,23 @@ impl Extractor {
                         (tree, tags) = (again, found);
                     }
                 }
+                // tree-sitter-haskell's scanner counts a tab as one column in
+                // some places and eight in others, so a file indented or
+                // aligned with tabs can lose its layout and every
+                // definition after it: read again with each tab a space
+                // (same offsets), kept when that finds more.
+                if tree.root_node().has_error()
+                    && lang == Lang::Haskell
+                    && parse_text.contains('\t')
+                {
+                    let spaced = parse_text.replace('\t', " ");
+                    let again = self.parse(grammar, &spaced, deadline)?;
+                    let found = tags::collect(grammar, &again, &lines, &mut self.cursor, deadline)
+                        .ok_or_else(timed_out)?;
+                    if found.defs.len() > tags.defs.len() {
+                        (tree, tags) = (again, found);
+                    }
+                }
                 out.symbols = tags.symbols();
                 let pieces = if is_minified(&lines) {
                     chunk::chunk_plain(&lines)

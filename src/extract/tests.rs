@@ -1701,6 +1701,20 @@ fn swift_operators_and_associated_types() {
 }
 
 #[test]
+fn haskell_tabs_do_not_cost_the_definitions_after_them() {
+    // A record's closing brace on a tab-indented line (and a tab before an
+    // export's comment) threw tree-sitter-haskell's layout off for the
+    // rest of the file (hugs' System/IO/Error.hs: 1 definition of 45).
+    let src = "module System.IO.Error (\n    modifyIOError,\t\t-- :: (IOError -> IOError) -> IO a -> IO a\n  ) where\nmkIOError t location maybe_hdl maybe_filename =\n               IOError{ ioe_type = t, \n \t\t\t}\nisDoesNotExistError  = isDoesNotExistErrorType     . ioeGetErrorType\n";
+    let x = extract("Error.hs", src, Lang::Haskell);
+    check_common("haskell", src, &x);
+    let names: Vec<&str> = x.symbols.iter().map(|s| s.name.as_str()).collect();
+    assert!(names.contains(&"mkIOError"), "{names:?}");
+    assert!(names.contains(&"isDoesNotExistError"), "{names:?}");
+    assert_eq!(symbol(&x, "isDoesNotExistError", "function").start_line, 7);
+}
+
+#[test]
 fn kotlin_fixture() {
     let src = KOTLIN;
     let x = extract("Widget.kt", src, Lang::Kotlin);

@@ -173,10 +173,15 @@
 //!   (`static func + (…)`, `prefix func +++ (…)`) and a protocol's
 //!   `associatedtype` are definitions. An older index's rows are rebuilt by
 //!   the next index run (its vectors kept).
+//! - 35: same tables; rows change: a Haskell file with tabs that does not
+//!   parse is read again with each tab a space (tree-sitter-haskell counts
+//!   a tab as one column in places and eight in others), kept when that
+//!   finds more definitions. An older index's rows are rebuilt by the next
+//!   index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 34;
+pub const SCHEMA_VERSION: i64 = 35;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -185,7 +190,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 34;
+const SAME_ROWS_SINCE: i64 = 35;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
