@@ -463,6 +463,24 @@ pub(crate) fn objc_parse_text(source: &str) -> Cow<'_, str> {
     out.map_or(Cow::Borrowed(source), Cow::Owned)
 }
 
+/// Another text (same length, same offsets and lines) to parse a file of
+/// `lang` from when its first parse has errors, if the language has one:
+/// C, C++, Objective-C and C# with every preprocessor condition true
+/// ([`first_branches`]: it loses `#else` branches' own definitions, so the
+/// caller keeps it only when it finds more); Haskell with each tab a space
+/// (tree-sitter-haskell's scanner counts a tab as one column in some
+/// places and eight in others, so a file indented or aligned with tabs can
+/// lose its layout and every definition after it).
+pub(crate) fn second_reading(lang: Lang, source: &str) -> Option<String> {
+    match lang {
+        Lang::C | Lang::Cpp | Lang::ObjC | Lang::CSharp => {
+            first_branches(source, lang == Lang::CSharp)
+        }
+        Lang::Haskell if source.contains('\t') => Some(source.replace('\t', " ")),
+        _ => None,
+    }
+}
+
 /// C, C++ and Objective-C whose preprocessor branches leave braces
 /// unbalanced (`#ifdef X` / `if (a) {` / `#else` / `if (b) {` / `#endif`,
 /// or a `{` opened in one `#if` and closed in a later one) derail the

@@ -165,31 +165,13 @@ impl Extractor {
                 let mut tree = self.parse(grammar, &parse_text, deadline)?;
                 let mut tags = tags::collect(grammar, &tree, &lines, &mut self.cursor, deadline)
                     .ok_or_else(timed_out)?;
-                // Read again with every preprocessor condition true; kept
-                // when that finds more (it loses `#else` branches' own).
+                // A file the grammar could not read may read better another
+                // way (`lang_rules::second_reading`), kept when that finds
+                // more definitions.
                 if tree.root_node().has_error()
-                    && matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC | Lang::CSharp)
-                    && let Some(first) =
-                        lang_rules::first_branches(&parse_text, lang == Lang::CSharp)
+                    && let Some(text) = lang_rules::second_reading(lang, &parse_text)
                 {
-                    let again = self.parse(grammar, &first, deadline)?;
-                    let found = tags::collect(grammar, &again, &lines, &mut self.cursor, deadline)
-                        .ok_or_else(timed_out)?;
-                    if found.defs.len() > tags.defs.len() {
-                        (tree, tags) = (again, found);
-                    }
-                }
-                // tree-sitter-haskell's scanner counts a tab as one column in
-                // some places and eight in others, so a file indented or
-                // aligned with tabs can lose its layout and every
-                // definition after it: read again with each tab a space
-                // (same offsets), kept when that finds more.
-                if tree.root_node().has_error()
-                    && lang == Lang::Haskell
-                    && parse_text.contains('\t')
-                {
-                    let spaced = parse_text.replace('\t', " ");
-                    let again = self.parse(grammar, &spaced, deadline)?;
+                    let again = self.parse(grammar, &text, deadline)?;
                     let found = tags::collect(grammar, &again, &lines, &mut self.cursor, deadline)
                         .ok_or_else(timed_out)?;
                     if found.defs.len() > tags.defs.len() {
