@@ -724,7 +724,14 @@ pub fn search(r: &SearchAnswer, detail: bool, words: &str) -> Result<()> {
         }
         if let Some(sem) = &r.semantic {
             if let (true, Some(model), Some(tier)) = (sem.available, &sem.model, sem.tier) {
-                writeln!(err, "semantic: vectors of {model} ({} model)", tier.name())?;
+                match &sem.blended_with {
+                    Some(fast) => writeln!(
+                        err,
+                        "semantic: vectors of {model} ({} model), blended with {fast}",
+                        tier.name()
+                    )?,
+                    None => writeln!(err, "semantic: vectors of {model} ({} model)", tier.name())?,
+                }
             }
             if let (true, Some(model)) = (sem.partial, &sem.model) {
                 writeln!(

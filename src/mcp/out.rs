@@ -510,6 +510,9 @@ pub struct SemanticOut {
     /// A better embedding model is configured but does not cover every chunk yet, so `model` (the fast tier) answered; `hint` says how to finish it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub upgrade: Option<UpgradeOut>,
+    /// The fast-tier model whose similarities were blended into `model`'s (both cover the index); `score` is then their weighted mean.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blended_with: Option<String>,
     /// Best first; `score` is the cosine similarity.
     pub hits: Vec<ChunkOut>,
     pub offset: u64,
@@ -579,6 +582,7 @@ impl SemanticOut {
             embedded: 0,
             total: 0,
             upgrade: None,
+            blended_with: None,
             hits: Vec::new(),
             offset: 0,
             truncated: false,

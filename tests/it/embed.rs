@@ -772,6 +772,7 @@ fn embedded_models_index_search_and_upgrade_tiers() {
     ]);
     assert_eq!(v["model"], "minishlab/potion-base-8M", "{v}");
     assert_eq!(v["partial"], false, "{v}");
+    assert!(v.get("blended_with").is_none(), "{v}");
     // ... and says the better model is not there yet, and how to get it.
     assert_eq!(
         v["upgrade"]["model"], "sentence-transformers/all-MiniLM-L6-v2",
@@ -801,6 +802,9 @@ fn embedded_models_index_search_and_upgrade_tiers() {
     ]);
     assert_eq!(v["model"], "sentence-transformers/all-MiniLM-L6-v2", "{v}");
     assert!(v.get("upgrade").is_none(), "{v}");
+    // Both tiers cover the index: the fast model's similarities are
+    // blended in.
+    assert_eq!(v["blended_with"], "minishlab/potion-base-8M", "{v}");
     assert_eq!(v["hits"][0]["path"], "app/retry.py", "{v}");
     let v = run(&[
         "search",

@@ -206,6 +206,7 @@ fn semantic_answer(
             total: u.total,
             ready: u.ready,
         }),
+        blended_with: result.blended_with,
         hits: page.items,
         offset: offset as u64,
         truncated,
