@@ -688,14 +688,16 @@ impl SemanticSearcher {
 
     /// The fast tier to blend into a full-tier answer: configured, its
     /// weights present, and its vectors covering the index as completely
-    /// as a model that answers on its own would.
+    /// as a model that answers on its own would. Only the default full
+    /// model (MiniLM) is blended, the pair [`FAST_TIER_SHARE`] was measured
+    /// on; another full model (a local one, an HTTP provider) answers alone.
     fn blend_partner(
         &self,
         store: &Store,
         db: &std::path::Path,
         choice: &Choice,
     ) -> Result<Option<TierSpec>> {
-        if choice.spec.tier != Tier::Full {
+        if choice.spec.tier != Tier::Full || choice.spec.model_id != embed::MINILM.id {
             return Ok(None);
         }
         let Some(fast) = embed::configured_tiers(&self.settings)
