@@ -47,7 +47,8 @@ pub struct SemanticRequest {
     pub query: String,
     pub filter: ChunkFilter,
     pub limit: usize,
-    /// Hits below this cosine similarity are dropped.
+    /// Hits below this cosine similarity (the blended one when the fast
+    /// tier is blended in, see [`FAST_TIER_SHARE`]) are dropped.
     pub threshold: Option<f32>,
     pub snippet_lines: usize,
 }
