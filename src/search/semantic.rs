@@ -542,6 +542,24 @@ pub fn nearly_complete(embedded: u64, total: u64, was_complete: bool) -> bool {
     was_complete && embedded > 0 && total.saturating_sub(embedded) <= NEARLY_COMPLETE_MISSING
 }
 
+/// Whether `model`'s vectors (`embedded` of `total` chunks) cover the index
+/// well enough for it to answer: all of them, or nearly all once they were
+/// complete ([`nearly_complete`]).
+fn covers_index(
+    store: &Store,
+    db: &std::path::Path,
+    model: &str,
+    embedded: u64,
+    total: u64,
+) -> Result<bool> {
+    let was_complete = embedded < total
+        && store
+            .get_meta(&meta::complete_once(model))
+            .map_err(|e| store::explain(e, db))?
+            .is_some();
+    Ok(embedded == total || nearly_complete(embedded, total, was_complete))
+}
+
 /// Picks the model to search with, or says why there is none.
 pub fn choose_model(
     store: &Store,
@@ -595,12 +613,7 @@ pub fn choose_model(
             total,
             upgrade: None,
         };
-        let was_complete = embedded < total
-            && store
-                .get_meta(&meta::complete_once(&c.spec.model_id))
-                .map_err(|e| store::explain(e, db))?
-                .is_some();
-        if embedded == total || nearly_complete(embedded, total, was_complete) {
+        if covers_index(store, db, &c.spec.model_id, embedded, total)? {
             c.upgrade = upgrade_from(&c)?;
             return Ok(Ok(c));
         }
@@ -711,8 +724,7 @@ impl SemanticSearcher {
         let (embedded, total) = store
             .embedding_coverage(&fast.model_id)
             .map_err(|e| store::explain(e, db))?;
-        let covers = embedded > 0 && total.saturating_sub(embedded) <= NEARLY_COMPLETE_MISSING;
-        Ok(covers.then_some(fast))
+        Ok(covers_index(store, db, &fast.model_id, embedded, total)?.then_some(fast))
     }
 
     /// The `limit` best chunks for the query vector `qv` of the answering
@@ -750,11 +762,13 @@ impl SemanticSearcher {
                 }
             }
         });
+        let alone = |me: &mut Self| -> Result<Ranked> {
+            let i = me.ensure_index(store, db, &model, &[model.as_str()])?;
+            let top = me.indexes[i].top_k(qv, &req.filter, req.limit, req.threshold, &|_, _| false);
+            Ok((top, None))
+        };
         let Some((fast_model, fv)) = fast else {
-            let i = self.ensure_index(store, db, &model, &[model.as_str()])?;
-            let top =
-                self.indexes[i].top_k(qv, &req.filter, req.limit, req.threshold, &|_, _| false);
-            return Ok((top, None));
+            return alone(self);
         };
         let keep = [model.as_str(), fast_model.as_str()];
         self.ensure_index(store, db, &model, &keep)?;
@@ -763,10 +777,7 @@ impl SemanticSearcher {
         self.ensure_index(store, db, &fast_model, &keep)?;
         let at = |m: &str| self.indexes.iter().position(|ix| ix.model == m);
         let (Some(full_at), Some(fast_at)) = (at(&model), at(&fast_model)) else {
-            let i = self.ensure_index(store, db, &model, &[model.as_str()])?;
-            let top =
-                self.indexes[i].top_k(qv, &req.filter, req.limit, req.threshold, &|_, _| false);
-            return Ok((top, None));
+            return alone(self);
         };
         let top = blend(
             (&self.indexes[full_at], qv),
