@@ -113,13 +113,15 @@ def fuse(cands, weight, k, prior=None):
         if slot is not None:
             f = fused[slot]
             if c["arm"] in f["src"]:
-                old = f["src"][c["arm"]]
-                if c["rank"] < old:
-                    f["score"] += sc - weight(c["arm"]) / (k + old) * prior(c["path"], c["lang"])
-                    f["src"][c["arm"]] = c["rank"]
+                # The arm counts once, by its best candidate; shows its best rank.
+                if sc > f["contrib"][c["arm"]]:
+                    f["score"] += sc - f["contrib"][c["arm"]]
+                    f["contrib"][c["arm"]] = sc
+                f["src"][c["arm"]] = min(f["src"][c["arm"]], c["rank"])
             else:
                 f["score"] += sc
                 f["src"][c["arm"]] = c["rank"]
+                f["contrib"][c["arm"]] = sc
             if f["symbol"] is None and c["symbol"] is not None:
                 f["symbol"], f["kind"] = c["symbol"], c["kind"]
             f["raw"][c["arm"]] = max(f["raw"].get(c["arm"], 0), c["raw"])
@@ -128,7 +130,7 @@ def fuse(cands, weight, k, prior=None):
         else:
             by_path[c["path"]].append(len(fused))
             fused.append(dict(path=c["path"], start=c["start"], end=c["end"], symbol=c["symbol"], kind=c["kind"],
-                              lang=c["lang"], score=sc, src={c["arm"]: c["rank"]}, raw={c["arm"]: c["raw"]},
+                              lang=c["lang"], score=sc, src={c["arm"]: c["rank"]}, contrib={c["arm"]: sc}, raw={c["arm"]: c["raw"]},
                               block=blockish(c)))
     fused.sort(key=lambda f: (-f["score"], f["path"], f["start"]))
     return fused

@@ -926,6 +926,9 @@ struct Fused {
     lang: String,
     score: f64,
     sources: Vec<Source>,
+    /// What each of `sources` adds to `score` (its best candidate's
+    /// contribution), in the same order.
+    contributions: Vec<f64>,
     snippet: Option<(u32, String)>,
     /// Whether the span is a whole chunk/definition (not a single line).
     is_block: bool,
@@ -1005,14 +1008,15 @@ fn fuse(cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fused> 
         match slot {
             Some(i) => {
                 let f = &mut fused[i];
-                match f.sources.iter_mut().find(|s| s.arm == c.arm) {
-                    Some(s) => {
-                        if c.rank < s.rank {
-                            // Same arm, better rank: replace its contribution.
-                            f.score += score
-                                - weight_of(c.arm) / (k + s.rank as f64) * prior * match_factor(&c);
-                            s.rank = c.rank;
+                match f.sources.iter().position(|s| s.arm == c.arm) {
+                    Some(j) => {
+                        // Same arm again: the arm counts once, by its best
+                        // candidate (contribution), and shows its best rank.
+                        if score > f.contributions[j] {
+                            f.score += score - f.contributions[j];
+                            f.contributions[j] = score;
                         }
+                        f.sources[j].rank = f.sources[j].rank.min(c.rank);
                     }
                     None => {
                         f.score += score;
@@ -1020,6 +1024,7 @@ fn fuse(cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fused> 
                             arm: c.arm,
                             rank: c.rank,
                         });
+                        f.contributions.push(score);
                     }
                 }
                 if f.symbol.is_none() && c.symbol.is_some() {
@@ -1050,6 +1055,7 @@ fn fuse(cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fused> 
                         arm: c.arm,
                         rank: c.rank,
                     }],
+                    contributions: vec![score],
                     snippet: c.snippet,
                     is_block,
                     raw: c.raw,
@@ -1564,6 +1570,31 @@ mod tests {
         assert_eq!(fused[0].sources.len(), 2);
         let expect = 1.0 / 61.0 + 0.5 / 61.0;
         assert!((fused[0].score - expect).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_arm_counts_once_per_merged_hit_by_its_best_candidate() {
+        // The symbol arm's rank 1 matched the name only inexactly (0.3 of
+        // an exact match) and spans the exact rank-2 definition: the merged
+        // hit shows rank 1 and scores what the exact one contributes.
+        let mut inexact = cand(Arm::Symbol, 1, "a.rs", 1, 50);
+        inexact.raw = INEXACT_NAME_MATCH;
+        let mut exact = cand(Arm::Symbol, 2, "a.rs", 10, 20);
+        exact.raw = 1.0;
+        let fused = fuse(vec![inexact, exact], &|_| 1.0, 10.0);
+        assert_eq!(fused.len(), 1);
+        assert_eq!(
+            fused[0].sources,
+            vec![Source {
+                arm: Arm::Symbol,
+                rank: 1
+            }]
+        );
+        assert!(
+            (fused[0].score - 1.0 / 12.0).abs() < 1e-12,
+            "{}",
+            fused[0].score
+        );
     }
 
     #[test]
