@@ -470,15 +470,51 @@ pub(crate) fn objc_parse_text(source: &str) -> Cow<'_, str> {
 /// caller keeps it only when it finds more); Haskell with each tab a space
 /// (tree-sitter-haskell's scanner counts a tab as one column in some
 /// places and eight in others, so a file indented or aligned with tabs can
-/// lose its layout and every definition after it).
+/// lose its layout and every definition after it); TypeScript with its
+/// generic call signatures' line breaks made separators
+/// ([`generic_call_signatures`]).
 pub(crate) fn second_reading(lang: Lang, source: &str) -> Option<String> {
     match lang {
         Lang::C | Lang::Cpp | Lang::ObjC | Lang::CSharp => {
             first_branches(source, lang == Lang::CSharp)
         }
         Lang::Haskell if source.contains('\t') => Some(source.replace('\t', " ")),
+        Lang::TypeScript => generic_call_signatures(source),
         _ => None,
     }
+}
+
+/// TypeScript whose interface or type literal has a generic call signature
+/// on a line of its own after a member that ends in a type (`): State`,
+/// then `<State>(recipe: …): …`): TypeScript ends the member at the line
+/// break, tree-sitter-typescript reads on (`State<State>(…`) and the rest
+/// of the file became errors (immer's `IProduce` and every definition
+/// after it). Such a line's last indentation character becomes `;`, the
+/// member separator (same length, same offsets and lines). `None` when no
+/// line looks like one.
+fn generic_call_signatures(source: &str) -> Option<String> {
+    let mut out: Option<String> = None;
+    let mut offset = 0;
+    // Whether the last line of code (not blank, not a comment) ends a type.
+    let mut after_type = false;
+    for line in source.split_inclusive('\n') {
+        let t = line.trim();
+        let indent = line.len() - line.trim_start().len();
+        let opens_signature = t.starts_with('<')
+            && t[1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && t.contains(">(");
+        if opens_signature && after_type && indent > 0 {
+            let s = out.get_or_insert_with(|| source.to_string());
+            // The indentation is spaces or tabs: one byte each.
+            s.replace_range(offset + indent - 1..offset + indent, ";");
+        }
+        let comment = t.starts_with("//") || t.starts_with("/*") || t.starts_with('*');
+        if !t.is_empty() && !comment {
+            after_type = t.ends_with(|c: char| c.is_alphanumeric() || "_>)]".contains(c));
+        }
+        offset += line.len();
+    }
+    out
 }
 
 /// C, C++ and Objective-C whose preprocessor branches leave braces

@@ -1715,6 +1715,20 @@ fn haskell_tabs_do_not_cost_the_definitions_after_them() {
 }
 
 #[test]
+fn typescript_generic_call_signatures_on_their_own_lines_keep_what_follows() {
+    // tree-sitter-typescript reads `=> State` and the next line's
+    // `<State>(…` as one type, and immer's `IProduce` (types-external.ts)
+    // and the definitions after it were lost.
+    let src = "export interface IProduce {\n\t<State>(recipe: (state: State) => void): (\n\t\tstate: State\n\t) => State\n\t/** With arguments */\n\t<State, Args extends any[]>(\n\t\trecipe: (state: State, ...args: Args) => void\n\t): (state: State, ...args: Args) => State\n}\n\nexport type Producer<T> = (draft: T) => T\n";
+    let x = extract("types-external.ts", src, Lang::TypeScript);
+    check_common("typescript", src, &x);
+    let names: Vec<&str> = x.symbols.iter().map(|s| s.name.as_str()).collect();
+    assert!(names.contains(&"IProduce"), "{names:?}");
+    assert_eq!(symbol(&x, "IProduce", "interface").end_line, 9);
+    assert_eq!(symbol(&x, "Producer", "type").start_line, 11);
+}
+
+#[test]
 fn kotlin_fixture() {
     let src = KOTLIN;
     let x = extract("Widget.kt", src, Lang::Kotlin);

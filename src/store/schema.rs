@@ -178,10 +178,15 @@
 //!   a tab as one column in places and eight in others), kept when that
 //!   finds more definitions. An older index's rows are rebuilt by the next
 //!   index run (its vectors kept).
+//! - 36: same tables; rows change: a TypeScript file that does not parse is
+//!   read again with a `;` before each generic call signature on a line of
+//!   its own (`extract::lang_rules::generic_call_signatures`), kept when
+//!   that finds more definitions (immer's `IProduce`). An older index's
+//!   rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 35;
+pub const SCHEMA_VERSION: i64 = 36;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -190,7 +195,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 35;
+const SAME_ROWS_SINCE: i64 = 36;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -1,0 +1,64 @@
+//! Counts, per language, the files tree-sitter cannot parse without errors
+//! under the given directories (a development aid for grammar work: such
+//! files may lose definitions, see `extract::lang_rules::second_reading`).
+//! `SHOW=1` lists them.
+//!
+//!     cargo run --release --example parse_errors -- DIR...
+
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use repo_search::lang::{detect_lang, grammar, refine_lang};
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() && !path.ends_with(".repo_search") && !path.ends_with(".git") {
+            walk(&path, out);
+        } else if ft.is_file() {
+            out.push(path);
+        }
+    }
+}
+
+fn main() {
+    let show = std::env::var_os("SHOW").is_some();
+    // language -> (files, files with errors)
+    let mut stats: BTreeMap<&'static str, (usize, usize)> = BTreeMap::new();
+    let mut parser = tree_sitter::Parser::new();
+    for dir in std::env::args().skip(1) {
+        let mut files = Vec::new();
+        walk(Path::new(&dir), &mut files);
+        for f in files {
+            let Some(lang) = detect_lang(&f) else { continue };
+            let Ok(text) = std::fs::read_to_string(&f) else { continue };
+            let lang = refine_lang(lang, &text);
+            let Some(g) = grammar(lang) else { continue };
+            if parser.set_language(&g.language).is_err() {
+                eprintln!("{}: grammar does not load", lang.name());
+                continue;
+            }
+            let Some(tree) = parser.parse(&text, None) else { continue };
+            let e = stats.entry(lang.name()).or_default();
+            e.0 += 1;
+            if tree.root_node().has_error() {
+                e.1 += 1;
+                if show {
+                    println!("  {}", f.display());
+                }
+            }
+        }
+    }
+    for (lang, (n, e)) in stats {
+        println!(
+            "{lang:12} files {n:6} with errors {e:5} ({:.1}%)",
+            100.0 * e as f64 / n.max(1) as f64
+        );
+    }
+}
