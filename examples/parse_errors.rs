@@ -1,9 +1,9 @@
 //! Counts, per language, the files tree-sitter cannot parse without errors
 //! under the given directories (a development aid for grammar work: such
 //! files may lose definitions, see `extract::lang_rules::second_reading`).
-//! `SHOW=1` lists them.
+//! `SHOW=1` lists them, `SEXP=1` prints every tree.
 //!
-//!     cargo run --release --example parse_errors -- DIR...
+//!     cargo run --release --example parse_errors -- DIR_OR_FILE...
 
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods)]
 
@@ -34,17 +34,30 @@ fn main() {
     let mut parser = tree_sitter::Parser::new();
     for dir in std::env::args().skip(1) {
         let mut files = Vec::new();
-        walk(Path::new(&dir), &mut files);
+        if Path::new(&dir).is_file() {
+            files.push(PathBuf::from(&dir));
+        } else {
+            walk(Path::new(&dir), &mut files);
+        }
         for f in files {
-            let Some(lang) = detect_lang(&f) else { continue };
-            let Ok(text) = std::fs::read_to_string(&f) else { continue };
+            let Some(lang) = detect_lang(&f) else {
+                continue;
+            };
+            let Ok(text) = std::fs::read_to_string(&f) else {
+                continue;
+            };
             let lang = refine_lang(lang, &text);
             let Some(g) = grammar(lang) else { continue };
             if parser.set_language(&g.language).is_err() {
                 eprintln!("{}: grammar does not load", lang.name());
                 continue;
             }
-            let Some(tree) = parser.parse(&text, None) else { continue };
+            let Some(tree) = parser.parse(&text, None) else {
+                continue;
+            };
+            if std::env::var_os("SEXP").is_some() {
+                println!("{}", tree.root_node().to_sexp());
+            }
             let e = stats.entry(lang.name()).or_default();
             e.0 += 1;
             if tree.root_node().has_error() {

@@ -470,18 +470,98 @@ pub(crate) fn objc_parse_text(source: &str) -> Cow<'_, str> {
 /// caller keeps it only when it finds more); Haskell with each tab a space
 /// (tree-sitter-haskell's scanner counts a tab as one column in some
 /// places and eight in others, so a file indented or aligned with tabs can
-/// lose its layout and every definition after it); TypeScript with its
+/// lose its layout and every definition after it); C, C++ and
+/// Objective-C also with their export macros blanked ([`export_macros`]);
+/// TypeScript with its
 /// generic call signatures' line breaks made separators
 /// ([`generic_call_signatures`]).
 pub(crate) fn second_reading(lang: Lang, source: &str) -> Option<String> {
     match lang {
-        Lang::C | Lang::Cpp | Lang::ObjC | Lang::CSharp => {
-            first_branches(source, lang == Lang::CSharp)
+        Lang::CSharp => first_branches(source, true),
+        Lang::C | Lang::Cpp | Lang::ObjC => {
+            let branches = first_branches(source, false);
+            export_macros(branches.as_deref().unwrap_or(source)).or(branches)
         }
         Lang::Haskell if source.contains('\t') => Some(source.replace('\t', " ")),
         Lang::TypeScript => generic_call_signatures(source),
         _ => None,
     }
+}
+
+/// C and C++ that declare a class between its keyword and its name with
+/// an export macro (`class GTEST_API_ AssertionException : public …`,
+/// `class Q_CORE_EXPORT QObject {`, `struct PROTOBUF_EXPORT Arena {`): the
+/// grammar takes the macro for the name and the rest for a broken
+/// function, and the class with its members was lost. Each such macro (an
+/// upper-case identifier between `class`, `struct` or `union` and a name
+/// followed by `{`, a base clause, `final` or template arguments) is
+/// blanked (spaces: same length, offsets and lines). `None` when there is
+/// none.
+fn export_macros(source: &str) -> Option<String> {
+    let bytes = source.as_bytes();
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let word_at = |at: usize| {
+        let len = bytes[at..].iter().take_while(|&&b| is_ident(b)).count();
+        &bytes[at..at + len]
+    };
+    let skip_space = |mut at: usize| {
+        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        at
+    };
+    let mut blanks: Vec<(usize, usize)> = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        if !is_ident(bytes[at]) {
+            at += 1;
+            continue;
+        }
+        let keyword = word_at(at);
+        let after_keyword = at + keyword.len();
+        if (at > 0 && is_ident(bytes[at - 1]))
+            || !matches!(keyword, b"class" | b"struct" | b"union")
+        {
+            at = after_keyword;
+            continue;
+        }
+        let macro_at = skip_space(after_keyword);
+        let mac = word_at(macro_at);
+        let is_macro = mac.len() >= 2
+            && mac.first().is_some_and(u8::is_ascii_uppercase)
+            && mac
+                .iter()
+                .all(|&b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        let name_at = skip_space(macro_at + mac.len());
+        let name = if is_macro && name_at > macro_at + mac.len() {
+            word_at(name_at)
+        } else {
+            &[]
+        };
+        if name.is_empty() || name[0].is_ascii_digit() {
+            at = after_keyword;
+            continue;
+        }
+        let next = skip_space(name_at + name.len());
+        let rest = &bytes[next..];
+        let opens = rest.starts_with(b"{")
+            || rest.starts_with(b"<")
+            || (rest.starts_with(b":") && !rest.starts_with(b"::"))
+            || (rest.starts_with(b"final") && rest.get(5).is_none_or(|&b| !is_ident(b)));
+        if opens {
+            blanks.push((macro_at, macro_at + mac.len()));
+        }
+        at = name_at;
+    }
+    if blanks.is_empty() {
+        return None;
+    }
+    let mut out = bytes.to_vec();
+    for (from, to) in blanks {
+        out[from..to].fill(b' ');
+    }
+    // Only ASCII bytes were replaced, by ASCII bytes.
+    String::from_utf8(out).ok()
 }
 
 /// TypeScript whose interface or type literal has a generic call signature
@@ -736,6 +816,18 @@ pub(crate) fn is_bare_macro(t: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn export_macros_are_blanked_only_before_a_class_name() {
+        let src = "class GTEST_API_ AssertionException : public E {\nstruct Q_CORE_EXPORT\nQObject\n{\nclass API Final final {\nclass API2 Spec<int> {\nstruct FOO bar = {1};\nstruct FOO bar;\nclass FOO;\nclass NS::Name {\nclass lower_api Name {\n// class DOC_API Doc {\n";
+        let out = export_macros(src).expect("macros found");
+        assert_eq!(out.len(), src.len());
+        assert_eq!(
+            out,
+            "class            AssertionException : public E {\nstruct              \nQObject\n{\nclass     Final final {\nclass      Spec<int> {\nstruct FOO bar = {1};\nstruct FOO bar;\nclass FOO;\nclass NS::Name {\nclass lower_api Name {\n// class         Doc {\n"
+        );
+        assert_eq!(export_macros("struct FOO bar;\nclass X {};\n"), None);
+    }
 
     #[test]
     fn component_script_text_keeps_only_scripts_in_place() {

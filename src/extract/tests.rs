@@ -1729,6 +1729,21 @@ fn typescript_generic_call_signatures_on_their_own_lines_keep_what_follows() {
 }
 
 #[test]
+fn cpp_classes_declared_with_an_export_macro_keep_their_names_and_members() {
+    // googletest's `class GTEST_API_ AssertionException`: the grammar took
+    // the macro for the class name and lost the class and its members.
+    let src = "namespace testing {\nclass GTEST_API_ AssertionException : public std::runtime_error {\n public:\n  explicit AssertionException(int result);\n private:\n  int line_number_;\n};\n}  // namespace testing\n";
+    let x = extract("gtest.h", src, Lang::Cpp);
+    check_common("cpp", src, &x);
+    let class = symbol(&x, "AssertionException", "class");
+    assert_eq!((class.start_line, class.end_line), (2, 7));
+    assert_eq!(
+        symbol(&x, "line_number_", "field").container.as_deref(),
+        Some("AssertionException")
+    );
+}
+
+#[test]
 fn kotlin_fixture() {
     let src = KOTLIN;
     let x = extract("Widget.kt", src, Lang::Kotlin);

@@ -183,10 +183,16 @@
 //!   its own (`extract::lang_rules::generic_call_signatures`), kept when
 //!   that finds more definitions (immer's `IProduce`). An older index's
 //!   rows are rebuilt by the next index run (its vectors kept).
+//! - 37: same tables; rows change: a C, C++ or Objective-C file that does
+//!   not parse is read again with the export macros of its classes blanked
+//!   (`class GTEST_API_ AssertionException : …`:
+//!   `extract::lang_rules::export_macros`), kept when that finds more
+//!   definitions. An older index's rows are rebuilt by the next index run
+//!   (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 36;
+pub const SCHEMA_VERSION: i64 = 37;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -195,7 +201,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 36;
+const SAME_ROWS_SINCE: i64 = 37;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
