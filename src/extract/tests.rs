@@ -1744,6 +1744,39 @@ fn cpp_classes_declared_with_an_export_macro_keep_their_names_and_members() {
 }
 
 #[test]
+fn elixir_type_specs_are_types_and_haskell_data_constructors_constants() {
+    let src = "defmodule Mix.Utils do\n  @type formatted_node :: {name :: String.t(), edge :: String.t()}\n  @typep state(a) :: {a, integer}\n  @opaque t :: map\n  @spec f(integer) :: integer\n  def f(x), do: x\nend\n";
+    let x = extract("utils.ex", src, Lang::Elixir);
+    check_common("elixir", src, &x);
+    assert_eq!(
+        symbol(&x, "formatted_node", "type").container.as_deref(),
+        Some("Mix.Utils")
+    );
+    assert_eq!(symbol(&x, "state", "type").start_line, 3);
+    assert_eq!(symbol(&x, "t", "type").start_line, 4);
+    assert!(
+        !x.symbols.iter().any(|s| s.kind == "type" && s.name == "f"),
+        "a @spec is no type"
+    );
+
+    let src = "module M where\ndata Color = Red | Green Int | Blue { shade :: Int }\ndata Tree a = Node a [Tree a]\n";
+    let x = extract("M.hs", src, Lang::Haskell);
+    check_common("haskell", src, &x);
+    for (name, of) in [
+        ("Red", "Color"),
+        ("Green", "Color"),
+        ("Blue", "Color"),
+        ("Node", "Tree"),
+    ] {
+        assert_eq!(
+            symbol(&x, name, "constant").container.as_deref(),
+            Some(of),
+            "{name}"
+        );
+    }
+}
+
+#[test]
 fn kotlin_fixture() {
     let src = KOTLIN;
     let x = extract("Widget.kt", src, Lang::Kotlin);
@@ -2099,9 +2132,11 @@ fn haskell_fixture() {
         vec![
             s("Acme.Widget", "module", "", 1, 1),
             s("Widget", "type", "", 6, 6),
+            s("Widget", "constant", "Widget", 6, 6),
             s("name", "field", "Widget", 6, 6),
             s("size", "field", "Widget", 6, 6),
             s("Wrap", "type", "", 8, 8),
+            s("Wrap", "constant", "Wrap", 8, 8),
             s("Name", "type", "", 10, 10),
             s("Renderer", "trait", "", 12, 13),
             s("render", "method", "Renderer", 13, 13),

@@ -18,3 +18,14 @@
       (binary_operator left: (binary_operator left: (identifier) @name))
     ]))
   (#any-of? @_attr "callback" "macrocallback")) @definition.method
+
+; Type specifications (`@type t :: …`, `@typep`, `@opaque`, with or
+; without parameters): the module's types.
+(unary_operator
+  operand: (call
+    target: (identifier) @_attr
+    (arguments [
+      (binary_operator left: (call target: (identifier) @name))
+      (binary_operator left: (identifier) @name)
+    ]))
+  (#any-of? @_attr "type" "typep" "opaque")) @definition.type

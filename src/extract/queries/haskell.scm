@@ -1,6 +1,7 @@
 ; repo-search's tags query for tree-sitter-haskell (the crate ships none):
 ; the module, top-level functions and bindings, data types, newtypes,
-; synonyms, type families, classes with their methods, instances, record
+; synonyms, type families, classes with their methods, instances, data
+; constructors (constants, as other languages' enum variants), record
 ; fields; applications and type names as references. Local `let`/`where`
 ; bindings are not definitions.
 
@@ -13,6 +14,12 @@
 (declarations (data_type name: (name) @name) @definition.type)
 
 (declarations (newtype name: (name) @name) @definition.type)
+
+(data_constructor constructor: (prefix name: (constructor) @name)) @definition.constant
+
+(data_constructor constructor: (record name: (constructor) @name)) @definition.constant
+
+(newtype_constructor name: (constructor) @name) @definition.constant
 
 (declarations (type_synonym name: (name) @name) @definition.type)
 
