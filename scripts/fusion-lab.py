@@ -78,9 +78,11 @@ def last_part(s):
 WEIGHTS = {
     "identifier": {"symbol": 2.0, "keyword": 1.0, "bm25": 0.7, "semantic": 0.4},
     "literal": {"keyword": 2.0, "bm25": 0.8, "symbol": 0.5, "semantic": 0.4},
-    "natural_language": {"bm25": 1.0, "semantic": 0.5, "symbol": 0.15, "keyword": 0.1},
+    "natural_language": {"bm25": 1.0, "semantic": 0.5, "symbol": 0.15, "keyword": 0.1, "phrase": 0.4},
 }
-ARM_ORDER = {"symbol": 0, "keyword": 1, "bm25": 2, "semantic": 3}
+for _w in WEIGHTS.values():
+    _w.setdefault("phrase", 0.0)
+ARM_ORDER = {"symbol": 0, "keyword": 1, "bm25": 2, "semantic": 3, "phrase": 4}
 
 
 def name_overlap(terms, symbol):

@@ -175,6 +175,45 @@ pub fn fts_query(query: &str) -> Option<String> {
     Some(quoted.join(" OR "))
 }
 
+/// Most word pairs [`fts_adjacent_pairs`] ORs together.
+const MAX_PAIRS: usize = 16;
+
+/// An FTS5 MATCH expression that ORs the query's adjacent word pairs as
+/// phrases (`"notifying listeners"`, `"terminal width"`): the words in the
+/// query's order, identifiers split into their parts, stopwords and
+/// one-letter words left out. A chunk matches where two of them stand
+/// next to each other, in prose or as the parts of one identifier
+/// (`notifyListeners`, `terminal_width`: chunks are indexed with their
+/// identifiers split). `None` for fewer than two words.
+pub fn fts_adjacent_pairs(query: &str) -> Option<String> {
+    let mut seq: Vec<String> = Vec::new();
+    for w in words(query) {
+        for part in split_identifier(w) {
+            if part.chars().count() > 1 && !STOPWORDS.contains(&part.as_str()) {
+                seq.push(part);
+            }
+        }
+    }
+    let mut pairs: Vec<String> = Vec::new();
+    for pair in seq.windows(2) {
+        if pair[0] == pair[1] {
+            continue;
+        }
+        let phrase = format!(
+            "\"{} {}\"",
+            pair[0].replace('"', "\"\""),
+            pair[1].replace('"', "\"\"")
+        );
+        if !pairs.contains(&phrase) {
+            pairs.push(phrase);
+        }
+        if pairs.len() == MAX_PAIRS {
+            break;
+        }
+    }
+    (!pairs.is_empty()).then(|| pairs.join(" OR "))
+}
+
 /// An FTS5 MATCH expression for the chunks holding at least `m` of
 /// `terms` (all of them when `m` is their number): the OR of one AND per
 /// `m`-term subset, in a stable order. FTS5's bm25 sums each phrase of the
@@ -219,6 +258,31 @@ pub fn binomial(n: usize, k: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn adjacent_word_pairs_follow_the_query_and_split_identifiers() {
+        assert_eq!(
+            fts_adjacent_pairs("how does the observer decide if notifyListeners is worth it")
+                .as_deref(),
+            Some(
+                r#""observer decide" OR "decide notify" OR "notify listeners" OR "listeners worth""#
+            )
+        );
+        assert_eq!(
+            fts_adjacent_pairs("detect terminal width, terminal width").as_deref(),
+            Some(r#""detect terminal" OR "terminal width" OR "width terminal""#)
+        );
+        assert_eq!(
+            fts_adjacent_pairs("how is the config loaded").as_deref(),
+            Some(r#""config loaded""#)
+        );
+        assert_eq!(
+            fts_adjacent_pairs("TypeAdapter"),
+            Some(r#""type adapter""#.to_string())
+        );
+        assert_eq!(fts_adjacent_pairs("where is it"), None);
+        assert_eq!(fts_adjacent_pairs("parse"), None);
+    }
 
     #[test]
     fn at_least_m_terms() {

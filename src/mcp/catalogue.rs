@@ -152,7 +152,7 @@ impl ToolName {
                  embeddings, symbol names and exact identifiers fused into one list. Use it for a concept or behaviour when you do not know the identifier, \
                  e.g. \"validate csrf token\"; an identifier puts its definition first, a quoted phrase its exact lines. \
                  Each hit: path, start_line-end_line, kind, symbol, `lines` (the best-matching lines as `N: text`) and `arms` that found it \
-                 (sym, kw, bm25, sem); `next_offset` when more exist. `detail: true` adds scores, ranks and whole snippets. \
+                 (sym, kw, bm25, sem; phr: two query words side by side); `next_offset` when more exist. `detail: true` adds scores, ranks and whole snippets. \
                  For a known name use find_symbol; for exact text or a regex, search_keyword. \
                  `queries` (up to 10) instead of `query` answers several at once: {results: [...]}, one entry per query."
             }

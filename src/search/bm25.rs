@@ -94,6 +94,60 @@ pub fn search_bm25(
     };
     let terms = crate::text::query_terms(query);
     let large = terms.len() >= 2 && store.is_large()?;
+    ranked(
+        store,
+        root,
+        &fts,
+        &terms,
+        large,
+        filter,
+        limit,
+        snippet_lines,
+    )
+}
+
+/// BM25 over the query's adjacent word pairs as phrases
+/// ([`crate::text::fts_adjacent_pairs`]): the chunks where two of the
+/// query's words stand next to each other, best first. Empty when the
+/// query has fewer than two words.
+pub fn search_bm25_pairs(
+    store: &Store,
+    root: &Path,
+    query: &str,
+    filter: &ChunkFilter,
+    limit: usize,
+    snippet_lines: usize,
+) -> Result<Vec<ChunkHit>> {
+    let Some(fts) = crate::text::fts_adjacent_pairs(query) else {
+        return Ok(Vec::new());
+    };
+    let terms = crate::text::query_terms(query);
+    ranked(
+        store,
+        root,
+        &fts,
+        &terms,
+        false,
+        filter,
+        limit,
+        snippet_lines,
+    )
+}
+
+/// Runs the FTS5 expression `fts` (on a `large` index, the "at least m of
+/// `terms`" levels first), keeps the hits `filter` accepts, widening the
+/// window when it dropped some, and reads their snippets.
+#[allow(clippy::too_many_arguments)]
+fn ranked(
+    store: &Store,
+    root: &Path,
+    fts: &str,
+    terms: &[String],
+    large: bool,
+    filter: &ChunkFilter,
+    limit: usize,
+    snippet_lines: usize,
+) -> Result<Vec<ChunkHit>> {
     let mut want = (limit * 4).max(100);
     // A level first needs the hits asked for; after filters dropped some,
     // the whole widened window.
@@ -103,12 +157,12 @@ pub fn search_bm25(
         let mut hits: Vec<(ChunkHit, ChunkSpan)> = Vec::new();
         let mut seen = 0usize;
         let level = if large {
-            level_expression(store, &terms, need)?
+            level_expression(store, terms, need)?
         } else {
             None
         };
         let leveled = level.is_some();
-        let (expr, factor) = level.unwrap_or_else(|| (fts.clone(), 1.0));
+        let (expr, factor) = level.unwrap_or_else(|| (fts.to_string(), 1.0));
         store.fts_chunks(&expr, COLUMN_WEIGHTS, want, |r| {
             seen += 1;
             if !filter.accepts(r.path, r.lang) {
@@ -148,7 +202,7 @@ pub fn search_bm25(
                 let Some(text) = sources.shown(&h.path, &span, h.start_line, h.end_line) else {
                     continue;
                 };
-                let (line, snippet) = best_snippet(&text, h.start_line, &terms, snippet_lines);
+                let (line, snippet) = best_snippet(&text, h.start_line, terms, snippet_lines);
                 h.snippet_line = line;
                 h.snippet = snippet;
                 out.push(h);

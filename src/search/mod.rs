@@ -403,6 +403,7 @@ pub fn arm_short_name(arm: hybrid::Arm) -> &'static str {
         hybrid::Arm::Keyword => "kw",
         hybrid::Arm::Bm25 => "bm25",
         hybrid::Arm::Semantic => "sem",
+        hybrid::Arm::Phrase => "phr",
     }
 }
 

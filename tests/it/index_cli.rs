@@ -173,6 +173,23 @@ fn index_then_every_search() {
     );
     let score = top["score"].as_f64().unwrap_or(-1.0);
     assert!((0.0..=1.0).contains(&score), "{v}");
+    // A question: a chunk where two of its words stand side by side (here
+    // as the parts of `validate_csrf_token`) gets the word-pair arm's vote.
+    let v = p.json(&["search", "where is the csrf token validated"]);
+    assert_eq!(v["query_kind"], "natural_language", "{v}");
+    let phrase = v["arms"]
+        .as_array()
+        .and_then(|a| a.iter().find(|r| r["arm"] == "phrase"))
+        .unwrap_or_else(|| panic!("no phrase arm: {v}"));
+    assert!(phrase["candidates"].as_u64().unwrap_or(0) > 0, "{v}");
+    let top = &v["hits"][0];
+    assert_eq!(top["path"], "app/views.py", "{v}");
+    assert!(
+        top["sources"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|s| s["arm"] == "phrase")),
+        "{v}"
+    );
     let v = p.json(&["search", "\"request.csrf_token\""]);
     let hits = v["hits"].as_array().expect("hits");
     assert!(
