@@ -3,7 +3,7 @@
 //! candidate lists (`scripts/fusion-lab.py`).
 //!
 //!     repo-search-eval fetch > /tmp/dirs.tsv
-//!     cargo run --release --example arm_dump -- evals/agent.jsonl /tmp/dirs.tsv > /tmp/arms.jsonl
+//!     cargo run --release --example arm_dump -- evals/agent.jsonl /tmp/dirs.tsv fast > /tmp/arms.jsonl
 //!
 //! The corpora must be indexed (with the vectors to compare) already: a
 //! `repo-search-eval run` on the suite does that.
@@ -23,8 +23,15 @@ use repo_search::settings::Overrides;
 
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
-    let (Some(suite), Some(dirs), None) = (args.next(), args.next(), args.next()) else {
-        bail!("usage: arm_dump SUITE.jsonl DIRS.tsv (lines `corpus<TAB>dir`)");
+    let (Some(suite), Some(dirs), tier) = (args.next(), args.next(), args.next()) else {
+        bail!("usage: arm_dump SUITE.jsonl DIRS.tsv [fast] (lines `corpus<TAB>dir`)");
+    };
+    // `fast`: the fast tier's vectors only, as `repo-search-eval run` scores
+    // by default (otherwise the full tier answers where it covers a corpus).
+    let fast_only = match tier.as_deref() {
+        None => false,
+        Some("fast") => true,
+        Some(other) => bail!("unknown tier `{other}` (only `fast`)"),
     };
     let dirs: HashMap<String, PathBuf> = std::fs::read_to_string(&dirs)
         .with_context(|| format!("cannot read `{dirs}`"))?
@@ -54,8 +61,12 @@ fn main() -> Result<()> {
                 Policy::AsIs,
                 OnBadConfig::Fail,
             )?;
+            let mut settings = svc.embed_settings()?;
+            if fast_only {
+                settings.provider = repo_search::settings::EmbedProvider::None;
+            }
             let hybrid = Hybrid::new(Some(SemanticSearcher::new(
-                svc.embed_settings()?,
+                settings,
                 repo_search::embed::Models::new(),
             )));
             open.insert(corpus.clone(), (svc, hybrid));
