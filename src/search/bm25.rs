@@ -74,6 +74,18 @@ fn level_expression(store: &Store, terms: &[String], need: usize) -> Result<Opti
     Ok(None)
 }
 
+/// What a BM25 search matches of the query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Words {
+    /// Any of its words ([`crate::text::fts_query`]).
+    Any,
+    /// Its adjacent word pairs as phrases
+    /// ([`crate::text::fts_adjacent_pairs`]): the chunks where two of its
+    /// words stand next to each other. No hits (not an error) for a query
+    /// of fewer than two words.
+    AdjacentPairs,
+}
+
 /// BM25 search. Returns at most `limit` hits, best first. Snippets are
 /// read from the files under `root` (`source::Sources`: each file once); a
 /// hit whose file changed since it was indexed shows the lines at its range
@@ -82,52 +94,33 @@ pub fn search_bm25(
     store: &Store,
     root: &Path,
     query: &str,
+    words: Words,
     filter: &ChunkFilter,
     limit: usize,
     snippet_lines: usize,
 ) -> Result<Vec<ChunkHit>> {
-    let Some(fts) = crate::text::fts_query(query) else {
-        return Err(UserError::with_code(ErrorCode::InvalidQuery, "the query has no searchable words")
-            .hint("use words or identifiers, e.g. `parse config file`; for punctuation use `repo-search keyword`")
-            .agent("use words or identifiers, e.g. \"parse config file\"; for punctuation or exact text use search_keyword")
-            .into());
-    };
     let terms = crate::text::query_terms(query);
-    let large = terms.len() >= 2 && store.is_large()?;
+    let (fts, large) = match words {
+        Words::Any => {
+            let Some(fts) = crate::text::fts_query(query) else {
+                return Err(UserError::with_code(ErrorCode::InvalidQuery, "the query has no searchable words")
+                    .hint("use words or identifiers, e.g. `parse config file`; for punctuation use `repo-search keyword`")
+                    .agent("use words or identifiers, e.g. \"parse config file\"; for punctuation or exact text use search_keyword")
+                    .into());
+            };
+            (fts, terms.len() >= 2 && store.is_large()?)
+        }
+        Words::AdjacentPairs => match crate::text::fts_adjacent_pairs(query) {
+            Some(fts) => (fts, false),
+            None => return Ok(Vec::new()),
+        },
+    };
     ranked(
         store,
         root,
         &fts,
         &terms,
         large,
-        filter,
-        limit,
-        snippet_lines,
-    )
-}
-
-/// BM25 over the query's adjacent word pairs as phrases
-/// ([`crate::text::fts_adjacent_pairs`]): the chunks where two of the
-/// query's words stand next to each other, best first. Empty when the
-/// query has fewer than two words.
-pub fn search_bm25_pairs(
-    store: &Store,
-    root: &Path,
-    query: &str,
-    filter: &ChunkFilter,
-    limit: usize,
-    snippet_lines: usize,
-) -> Result<Vec<ChunkHit>> {
-    let Some(fts) = crate::text::fts_adjacent_pairs(query) else {
-        return Ok(Vec::new());
-    };
-    let terms = crate::text::query_terms(query);
-    ranked(
-        store,
-        root,
-        &fts,
-        &terms,
-        false,
         filter,
         limit,
         snippet_lines,

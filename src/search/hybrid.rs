@@ -20,7 +20,7 @@ use serde::Serialize;
 use crate::embed::Tier;
 use crate::error::{ErrorCode, UserError};
 use crate::history::Recency;
-use crate::search::bm25::{ChunkHit, search_bm25, search_bm25_pairs};
+use crate::search::bm25::{ChunkHit, Words, search_bm25};
 use crate::search::keyword::{
     CaseMode, KeywordRequest, RuleOut, search_keyword_listed, search_keyword_with,
 };
@@ -58,7 +58,7 @@ pub enum Arm {
     Bm25,
     Semantic,
     /// BM25 over the query's adjacent word pairs as phrases
-    /// (`bm25::search_bm25_pairs`): questions only.
+    /// (`bm25::Words::AdjacentPairs`): questions only.
     Phrase,
 }
 
@@ -483,31 +483,23 @@ impl Hybrid {
             let before = cands.len();
             let arm_started = std::time::Instant::now();
             match arm {
-                Arm::Bm25 => {
-                    match search_bm25(store, root, query, &req.filter, cand_n, req.snippet_lines) {
-                        Ok(hits) => cands.extend(
-                            hits.into_iter()
-                                .enumerate()
-                                .map(|(i, h)| from_chunk(arm, i as u32 + 1, h)),
-                        ),
-                        Err(e) => note = Some(short_error(&e)),
-                    }
-                }
                 // The word pairs stand in for the word order a static
                 // model does not read: with the full tier's vectors they
                 // moved nothing (tuning half +.001, checking −.002).
                 Arm::Phrase if semantic_boost > 1.0 => {
                     note = Some("skipped: the full-tier semantic arm answered".into());
                 }
-                Arm::Phrase => {
-                    let n = PHRASE_CANDIDATES.min(cand_n);
-                    match search_bm25_pairs(store, root, query, &req.filter, n, req.snippet_lines) {
-                        Ok(hits)
-                            if hits.is_empty()
-                                && crate::text::fts_adjacent_pairs(query).is_none() =>
-                        {
-                            note = Some("fewer than two words to pair".into());
-                        }
+                Arm::Phrase if crate::text::fts_adjacent_pairs(query).is_none() => {
+                    note = Some("fewer than two words to pair".into());
+                }
+                Arm::Bm25 | Arm::Phrase => {
+                    let (words, n) = if arm == Arm::Bm25 {
+                        (Words::Any, cand_n)
+                    } else {
+                        (Words::AdjacentPairs, PHRASE_CANDIDATES.min(cand_n))
+                    };
+                    match search_bm25(store, root, query, words, &req.filter, n, req.snippet_lines)
+                    {
                         Ok(hits) => cands.extend(
                             hits.into_iter()
                                 .enumerate()

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::{Freshness, Service, generation_of, vectors_generation_of};
 use crate::error::{ErrorCode, UserError};
-use crate::search::bm25::{ChunkHit, search_bm25};
+use crate::search::bm25::{ChunkHit, Words, search_bm25};
 use crate::search::hybrid::{
     Arm, ArmReport, HybridHit, HybridRequest, QueryKind, RRF_K, Source, recency_boost, shown_boost,
 };
@@ -330,6 +330,7 @@ impl Service {
                         store,
                         self.root(),
                         &req.query,
+                        Words::Any,
                         &filter,
                         depth,
                         req.snippet_lines,
