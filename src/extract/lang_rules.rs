@@ -583,9 +583,14 @@ fn generic_call_signatures(source: &str) -> Option<String> {
         let opens_signature = t.starts_with('<')
             && t[1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
             && t.contains(">(");
-        if opens_signature && after_type && indent > 0 {
+        // The indentation's last character becomes the `;` when it is a
+        // space or a tab (one byte: other white space may be several).
+        if opens_signature
+            && after_type
+            && indent > 0
+            && matches!(line.as_bytes()[indent - 1], b' ' | b'\t')
+        {
             let s = out.get_or_insert_with(|| source.to_string());
-            // The indentation is spaces or tabs: one byte each.
             s.replace_range(offset + indent - 1..offset + indent, ";");
         }
         let comment = t.starts_with("//") || t.starts_with("/*") || t.starts_with('*');
@@ -816,6 +821,20 @@ pub(crate) fn is_bare_macro(t: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generic_call_signatures_get_a_separator_in_their_indentation() {
+        let src = "interface P {\n\t(a: A): State\n\t<S>(b: B): S\n}\n";
+        assert_eq!(
+            generic_call_signatures(src).as_deref(),
+            Some("interface P {\n\t(a: A): State\n;<S>(b: B): S\n}\n")
+        );
+        // Indented with a no-break space (two bytes): left alone, not split.
+        let nbsp = "interface P {\n\t(a: A): State\n\u{a0}<S>(b: B): S\n}\n";
+        assert_eq!(generic_call_signatures(nbsp), None);
+        // After a comma or an opening brace no separator is needed.
+        assert_eq!(generic_call_signatures("f(a,\n  <T>(x: T) => x)\n"), None);
+    }
 
     #[test]
     fn export_macros_are_blanked_only_before_a_class_name() {
