@@ -472,7 +472,9 @@ pub(crate) fn objc_parse_text(source: &str) -> Cow<'_, str> {
 /// places and eight in others, so a file indented or aligned with tabs can
 /// lose its layout and every definition after it); C, C++ and
 /// Objective-C also with their export macros blanked ([`export_macros`]);
-/// TypeScript with its
+/// Kotlin with the annotations of its top-level annotation and enum
+/// classes blanked ([`annotated_soft_keyword_classes`], even when the
+/// tree has no error); TypeScript with its
 /// generic call signatures' line breaks made separators
 /// ([`generic_call_signatures`]).
 pub(crate) fn second_reading(lang: Lang, source: &str) -> Option<String> {
@@ -484,6 +486,7 @@ pub(crate) fn second_reading(lang: Lang, source: &str) -> Option<String> {
         }
         Lang::Haskell if source.contains('\t') => Some(source.replace('\t', " ")),
         Lang::TypeScript => generic_call_signatures(source),
+        Lang::Kotlin => annotated_soft_keyword_classes(source),
         _ => None,
     }
 }
@@ -561,6 +564,75 @@ fn export_macros(source: &str) -> Option<String> {
         out[from..to].fill(b' ');
     }
     // Only ASCII bytes were replaced, by ASCII bytes.
+    String::from_utf8(out).ok()
+}
+
+/// Kotlin whose top-level `annotation class` or `enum class` follows
+/// annotation lines (`@Qualifier` / `@Retention(…)` / `annotation class
+/// ApplicationContext`, Dagger's and Hilt's qualifiers; `@Serializable` /
+/// `enum class Mode { ON }`): tree-sitter-kotlin-ng reads the annotations
+/// as annotating an expression and `annotation class X` as an infix call,
+/// with no error, and the class was lost. Such annotation lines (with
+/// their parenthesised arguments, over several lines) are blanked (spaces,
+/// line breaks kept). `None` when there are none.
+fn annotated_soft_keyword_classes(source: &str) -> Option<String> {
+    if !source.contains("annotation class") && !source.contains("enum class") {
+        return None;
+    }
+    let lines: Vec<(usize, &str)> = source
+        .split_inclusive('\n')
+        .scan(0usize, |at, l| {
+            let start = *at;
+            *at += l.len();
+            Some((start, l))
+        })
+        .collect();
+    let opens_class = |t: &str| {
+        let t = ["public ", "internal ", "private "]
+            .iter()
+            .find_map(|m| t.strip_prefix(m))
+            .unwrap_or(t)
+            .trim_start();
+        t.starts_with("annotation class ") || t.starts_with("enum class ")
+    };
+    let mut blanks: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if !lines[i].1.trim_start().starts_with('@') {
+            i += 1;
+            continue;
+        }
+        // The block of annotation lines, an argument list running on over
+        // lines while its parentheses are open.
+        let from = i;
+        let mut depth = 0i64;
+        while i < lines.len() && (depth > 0 || lines[i].1.trim_start().starts_with('@')) {
+            for b in lines[i].1.bytes() {
+                match b {
+                    b'(' => depth += 1,
+                    b')' => depth -= 1,
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        if i < lines.len() && opens_class(lines[i].1.trim_start()) {
+            let end = lines[i - 1].0 + lines[i - 1].1.len();
+            blanks.push((lines[from].0, end));
+        }
+    }
+    if blanks.is_empty() {
+        return None;
+    }
+    let mut out = source.as_bytes().to_vec();
+    for (from, to) in blanks {
+        for b in &mut out[from..to] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+    // Whole lines were blanked: every kept byte is as it was.
     String::from_utf8(out).ok()
 }
 
@@ -834,6 +906,21 @@ mod tests {
         assert_eq!(generic_call_signatures(nbsp), None);
         // After a comma or an opening brace no separator is needed.
         assert_eq!(generic_call_signatures("f(a,\n  <T>(x: T) => x)\n"), None);
+    }
+
+    #[test]
+    fn kotlin_annotations_of_annotation_and_enum_classes_are_blanked() {
+        let src = "@Qualifier\n@Retention(\n    AnnotationRetention.RUNTIME,\n)\nannotation class Ctx\n@Composable\nfun f() {}\n@Serializable\nprivate enum class Mode { ON }\n";
+        let out = annotated_soft_keyword_classes(src).expect("annotations found");
+        assert_eq!(out.len(), src.len());
+        assert_eq!(
+            out,
+            "          \n           \n                                \n \nannotation class Ctx\n@Composable\nfun f() {}\n             \nprivate enum class Mode { ON }\n"
+        );
+        assert_eq!(
+            annotated_soft_keyword_classes("@Composable\nfun f() {}\nenum class E { A }\n"),
+            None
+        );
     }
 
     #[test]

@@ -168,7 +168,8 @@ impl Extractor {
                 // A file the grammar could not read may read better another
                 // way (`lang_rules::second_reading`), kept when that finds
                 // more definitions.
-                if tree.root_node().has_error()
+                // (Kotlin's misreading below leaves no error in the tree.)
+                if (tree.root_node().has_error() || lang == Lang::Kotlin)
                     && let Some(text) = lang_rules::second_reading(lang, &parse_text)
                 {
                     let again = self.parse(grammar, &text, deadline)?;

@@ -1777,6 +1777,18 @@ fn elixir_type_specs_are_types_and_haskell_data_constructors_constants() {
 }
 
 #[test]
+fn kotlin_annotated_top_level_annotation_and_enum_classes_are_definitions() {
+    // tree-sitter-kotlin-ng read `@Qualifier` … `annotation class Ctx` as an
+    // annotated infix call, with no error: Hilt's qualifiers were lost.
+    let src = "package a\n\n@Qualifier\n@Retention(AnnotationRetention.RUNTIME)\nannotation class ApplicationContext\n\n@Suppress(\"x\")\nenum class Color { RED }\n\n@Composable\nfun Greeting() {}\n";
+    let x = extract("Qualifiers.kt", src, Lang::Kotlin);
+    check_common("kotlin", src, &x);
+    assert_eq!(symbol(&x, "ApplicationContext", "class").start_line, 5);
+    assert_eq!(symbol(&x, "Color", "enum").start_line, 8);
+    assert_eq!(symbol(&x, "Greeting", "function").start_line, 10);
+}
+
+#[test]
 fn kotlin_fixture() {
     let src = KOTLIN;
     let x = extract("Widget.kt", src, Lang::Kotlin);

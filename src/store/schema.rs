@@ -193,10 +193,17 @@
 //!   definitions (constants, in their type) and Elixir's `@type`, `@typep`
 //!   and `@opaque` define types. An older index's rows are rebuilt by the
 //!   next index run (its vectors kept).
+//! - 39: same tables; rows change: a Kotlin file whose top-level
+//!   `annotation class` or `enum class` follows annotation lines is read
+//!   again with those annotations blanked
+//!   (`extract::lang_rules::annotated_soft_keyword_classes`: the grammar
+//!   read them as an annotated expression, with no error), kept when that
+//!   finds more definitions. An older index's rows are rebuilt by the next
+//!   index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 38;
+pub const SCHEMA_VERSION: i64 = 39;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -205,7 +212,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 38;
+const SAME_ROWS_SINCE: i64 = 39;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
