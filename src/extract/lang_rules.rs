@@ -556,15 +556,7 @@ fn export_macros(source: &str) -> Option<String> {
         }
         at = name_at;
     }
-    if blanks.is_empty() {
-        return None;
-    }
-    let mut out = bytes.to_vec();
-    for (from, to) in blanks {
-        out[from..to].fill(b' ');
-    }
-    // Only ASCII bytes were replaced, by ASCII bytes.
-    String::from_utf8(out).ok()
+    blanked(source, &blanks)
 }
 
 /// Kotlin whose top-level `annotation class` or `enum class` follows
@@ -621,18 +613,24 @@ fn annotated_soft_keyword_classes(source: &str) -> Option<String> {
             blanks.push((lines[from].0, end));
         }
     }
+    blanked(source, &blanks)
+}
+
+/// `source` with the byte ranges `blanks` made spaces (line breaks kept:
+/// the same length, offsets and lines); `None` when there are none. Each
+/// range must cover whole characters (the result is checked to be UTF-8).
+fn blanked(source: &str, blanks: &[(usize, usize)]) -> Option<String> {
     if blanks.is_empty() {
         return None;
     }
     let mut out = source.as_bytes().to_vec();
-    for (from, to) in blanks {
+    for &(from, to) in blanks {
         for b in &mut out[from..to] {
             if *b != b'\n' {
                 *b = b' ';
             }
         }
     }
-    // Whole lines were blanked: every kept byte is as it was.
     String::from_utf8(out).ok()
 }
 
