@@ -464,7 +464,7 @@ pub(crate) fn objc_parse_text(source: &str) -> Cow<'_, str> {
 }
 
 /// Another text (same length, same offsets and lines) to parse a file of
-/// `lang` from when its first parse has errors, if the language has one:
+/// `lang` from when its first parse `has_errors`, if the language has one:
 /// C, C++, Objective-C and C# with every preprocessor condition true
 /// ([`first_branches`]: it loses `#else` branches' own definitions, so the
 /// caller keeps it only when it finds more); Haskell with each tab a space
@@ -477,8 +477,11 @@ pub(crate) fn objc_parse_text(source: &str) -> Cow<'_, str> {
 /// tree has no error); TypeScript with its
 /// generic call signatures' line breaks made separators
 /// ([`generic_call_signatures`]).
-pub(crate) fn second_reading(lang: Lang, source: &str) -> Option<String> {
+pub(crate) fn second_reading(lang: Lang, source: &str, has_errors: bool) -> Option<String> {
     match lang {
+        // Its misreading leaves no error in the tree.
+        Lang::Kotlin => annotated_soft_keyword_classes(source),
+        _ if !has_errors => None,
         Lang::CSharp => first_branches(source, true),
         Lang::C | Lang::Cpp | Lang::ObjC => {
             let branches = first_branches(source, false);
@@ -486,7 +489,6 @@ pub(crate) fn second_reading(lang: Lang, source: &str) -> Option<String> {
         }
         Lang::Haskell if source.contains('\t') => Some(source.replace('\t', " ")),
         Lang::TypeScript => generic_call_signatures(source),
-        Lang::Kotlin => annotated_soft_keyword_classes(source),
         _ => None,
     }
 }
@@ -520,11 +522,10 @@ fn export_macros(source: &str) -> Option<String> {
             at += 1;
             continue;
         }
+        // (`at` is always a word's start: the scan steps over whole words.)
         let keyword = word_at(at);
         let after_keyword = at + keyword.len();
-        if (at > 0 && is_ident(bytes[at - 1]))
-            || !matches!(keyword, b"class" | b"struct" | b"union")
-        {
+        if !matches!(keyword, b"class" | b"struct" | b"union") {
             at = after_keyword;
             continue;
         }
@@ -556,7 +557,7 @@ fn export_macros(source: &str) -> Option<String> {
         }
         at = name_at;
     }
-    blanked(source, &blanks)
+    blanked(source, &blanks, &[])
 }
 
 /// Kotlin whose top-level `annotation class` or `enum class` follows
@@ -571,14 +572,7 @@ fn annotated_soft_keyword_classes(source: &str) -> Option<String> {
     if !source.contains("annotation class") && !source.contains("enum class") {
         return None;
     }
-    let lines: Vec<(usize, &str)> = source
-        .split_inclusive('\n')
-        .scan(0usize, |at, l| {
-            let start = *at;
-            *at += l.len();
-            Some((start, l))
-        })
-        .collect();
+    let lines = Lines::new(source);
     let opens_class = |t: &str| {
         let t = ["public ", "internal ", "private "]
             .iter()
@@ -589,8 +583,8 @@ fn annotated_soft_keyword_classes(source: &str) -> Option<String> {
     };
     let mut blanks: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
-    while i < lines.len() {
-        if !lines[i].1.trim_start().starts_with('@') {
+    while i < lines.count() {
+        if !lines.line(i).trim_start().starts_with('@') {
             i += 1;
             continue;
         }
@@ -598,8 +592,8 @@ fn annotated_soft_keyword_classes(source: &str) -> Option<String> {
         // lines while its parentheses are open.
         let from = i;
         let mut depth = 0i64;
-        while i < lines.len() && (depth > 0 || lines[i].1.trim_start().starts_with('@')) {
-            for b in lines[i].1.bytes() {
+        while i < lines.count() && (depth > 0 || lines.line(i).trim_start().starts_with('@')) {
+            for b in lines.line(i).bytes() {
                 match b {
                     b'(' => depth += 1,
                     b')' => depth -= 1,
@@ -608,28 +602,32 @@ fn annotated_soft_keyword_classes(source: &str) -> Option<String> {
             }
             i += 1;
         }
-        if i < lines.len() && opens_class(lines[i].1.trim_start()) {
-            let end = lines[i - 1].0 + lines[i - 1].1.len();
-            blanks.push((lines[from].0, end));
+        if i < lines.count() && opens_class(lines.line(i).trim_start()) {
+            blanks.push((lines.range(from).0, lines.range(i - 1).1));
         }
     }
-    blanked(source, &blanks)
+    blanked(source, &blanks, &[])
 }
 
 /// `source` with the byte ranges `blanks` made spaces (line breaks kept:
-/// the same length, offsets and lines); `None` when there are none. Each
-/// range must cover whole characters (the result is checked to be UTF-8).
-fn blanked(source: &str, blanks: &[(usize, usize)]) -> Option<String> {
+/// the same length, offsets and lines), then the ranges `kept` (inside
+/// them) as they were; `None` when nothing is blanked. Each range must
+/// cover whole characters (the result is checked to be UTF-8).
+fn blanked(source: &str, blanks: &[(usize, usize)], kept: &[(usize, usize)]) -> Option<String> {
     if blanks.is_empty() {
         return None;
     }
-    let mut out = source.as_bytes().to_vec();
+    let bytes = source.as_bytes();
+    let mut out = bytes.to_vec();
     for &(from, to) in blanks {
         for b in &mut out[from..to] {
             if *b != b'\n' {
                 *b = b' ';
             }
         }
+    }
+    for &(from, to) in kept {
+        out[from..to].copy_from_slice(&bytes[from..to]);
     }
     String::from_utf8(out).ok()
 }
@@ -803,19 +801,8 @@ pub(crate) fn first_branches(source: &str, any_branch: bool) -> Option<String> {
     if !(unbalanced || any_branch && !blanks.is_empty()) {
         return None;
     }
-    let mut out = source.as_bytes().to_vec();
-    for (from, to) in blanks {
-        for b in &mut out[from..to] {
-            if *b != b'\n' {
-                *b = b' ';
-            }
-        }
-    }
-    for (from, to) in kept {
-        out[from..to].copy_from_slice(&bytes[from..to]);
-    }
-    // Whole lines were blanked, so every kept byte is as it was.
-    String::from_utf8(out).ok()
+    // Whole lines are blanked, so every kept byte is as it was.
+    blanked(source, &blanks, &kept)
 }
 
 /// A stretch of a line to parse as other text of the same length.

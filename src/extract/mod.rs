@@ -165,12 +165,12 @@ impl Extractor {
                 let mut tree = self.parse(grammar, &parse_text, deadline)?;
                 let mut tags = tags::collect(grammar, &tree, &lines, &mut self.cursor, deadline)
                     .ok_or_else(timed_out)?;
-                // A file the grammar could not read may read better another
-                // way (`lang_rules::second_reading`), kept when that finds
-                // more definitions.
-                // (Kotlin's misreading below leaves no error in the tree.)
-                if (tree.root_node().has_error() || lang == Lang::Kotlin)
-                    && let Some(text) = lang_rules::second_reading(lang, &parse_text)
+                // A file the grammar could not read (or, in Kotlin, may
+                // have misread) may read better another way
+                // (`lang_rules::second_reading`), kept when that finds more
+                // definitions.
+                if let Some(text) =
+                    lang_rules::second_reading(lang, &parse_text, tree.root_node().has_error())
                 {
                     let again = self.parse(grammar, &text, deadline)?;
                     let found = tags::collect(grammar, &again, &lines, &mut self.cursor, deadline)
