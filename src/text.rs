@@ -160,6 +160,11 @@ pub fn query_terms(query: &str) -> Vec<String> {
     if filtered.is_empty() { terms } else { filtered }
 }
 
+/// `text` as an FTS5 string (a phrase of its tokens), quotes doubled.
+fn fts_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
+}
+
 /// An FTS5 MATCH expression that ORs the query terms (BM25 ranks chunks
 /// with more and rarer terms higher). `None` when the query has no terms.
 pub fn fts_query(query: &str) -> Option<String> {
@@ -167,11 +172,7 @@ pub fn fts_query(query: &str) -> Option<String> {
     if terms.is_empty() {
         return None;
     }
-    let quoted: Vec<String> = terms
-        .iter()
-        .take(32)
-        .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
-        .collect();
+    let quoted: Vec<String> = terms.iter().take(32).map(|t| fts_string(t)).collect();
     Some(quoted.join(" OR "))
 }
 
@@ -199,11 +200,7 @@ pub fn fts_adjacent_pairs(query: &str) -> Option<String> {
         if pair[0] == pair[1] {
             continue;
         }
-        let phrase = format!(
-            "\"{} {}\"",
-            pair[0].replace('"', "\"\""),
-            pair[1].replace('"', "\"\"")
-        );
+        let phrase = fts_string(&pair.join(" "));
         if !pairs.contains(&phrase) {
             pairs.push(phrase);
         }
@@ -225,10 +222,7 @@ pub fn fts_at_least(terms: &[String], m: usize) -> Option<String> {
     if m == 0 || m > n {
         return None;
     }
-    let quoted: Vec<String> = terms
-        .iter()
-        .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
-        .collect();
+    let quoted: Vec<String> = terms.iter().map(|t| fts_string(t)).collect();
     let mut groups = Vec::new();
     let mut pick: Vec<usize> = (0..m).collect();
     loop {

@@ -724,14 +724,16 @@ pub fn search(r: &SearchAnswer, detail: bool, words: &str) -> Result<()> {
         }
         if let Some(sem) = &r.semantic {
             if let (true, Some(model), Some(tier)) = (sem.available, &sem.model, sem.tier) {
-                match &sem.blended_with {
-                    Some(fast) => writeln!(
-                        err,
-                        "semantic: vectors of {model} ({} model), blended with {fast}",
-                        tier.name()
-                    )?,
-                    None => writeln!(err, "semantic: vectors of {model} ({} model)", tier.name())?,
-                }
+                let blended = sem
+                    .blended_with
+                    .as_ref()
+                    .map(|fast| format!(", blended with {fast}"))
+                    .unwrap_or_default();
+                writeln!(
+                    err,
+                    "semantic: vectors of {model} ({} model){blended}",
+                    tier.name()
+                )?;
             }
             if let (true, Some(model)) = (sem.partial, &sem.model) {
                 writeln!(
