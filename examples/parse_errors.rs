@@ -1,7 +1,8 @@
 //! Counts, per language, the files tree-sitter cannot parse without errors
 //! under the given directories (a development aid for grammar work: such
 //! files may lose definitions, see `extract::lang_rules::second_reading`).
-//! `SHOW=1` lists them, `SEXP=1` prints every tree.
+//! `SHOW=1` lists them, `SEXP=1` prints every tree. Parse time and speed
+//! are shown apart for files with and without errors.
 //!
 //!     cargo run --release --example parse_errors -- DIR_OR_FILE...
 
@@ -29,8 +30,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn main() {
     let show = std::env::var_os("SHOW").is_some();
-    // language -> (files, files with errors)
-    let mut stats: BTreeMap<&'static str, (usize, usize)> = BTreeMap::new();
+    // language -> files, files with errors; [bytes, parse seconds] of
+    // files without errors and with
+    let mut stats: BTreeMap<&'static str, (usize, usize, [(usize, f64); 2])> = BTreeMap::new();
     let mut parser = tree_sitter::Parser::new();
     for dir in std::env::args().skip(1) {
         let mut files = Vec::new();
@@ -52,14 +54,19 @@ fn main() {
                 eprintln!("{}: grammar does not load", lang.name());
                 continue;
             }
+            let started = std::time::Instant::now();
             let Some(tree) = parser.parse(&text, None) else {
                 continue;
             };
+            let seconds = started.elapsed().as_secs_f64();
             if std::env::var_os("SEXP").is_some() {
                 println!("{}", tree.root_node().to_sexp());
             }
             let e = stats.entry(lang.name()).or_default();
             e.0 += 1;
+            let cost = &mut e.2[usize::from(tree.root_node().has_error())];
+            cost.0 += text.len();
+            cost.1 += seconds;
             if tree.root_node().has_error() {
                 e.1 += 1;
                 if show {
@@ -68,10 +75,16 @@ fn main() {
             }
         }
     }
-    for (lang, (n, e)) in stats {
+    for (lang, (n, e, cost)) in stats {
+        let rate = |(bytes, secs): (usize, f64)| bytes as f64 / 1048576.0 / secs.max(1e-9);
         println!(
-            "{lang:12} files {n:6} with errors {e:5} ({:.1}%)",
-            100.0 * e as f64 / n.max(1) as f64
+            "{lang:12} files {n:6} with errors {e:5} ({:.1}%); parsed {:.1} s, {:.1} MiB/s without errors, {:.1} MiB/s with ({:.1} of {:.1} MiB)",
+            100.0 * e as f64 / n.max(1) as f64,
+            cost[0].1 + cost[1].1,
+            rate(cost[0]),
+            rate(cost[1]),
+            cost[1].0 as f64 / 1048576.0,
+            (cost[0].0 + cost[1].0) as f64 / 1048576.0,
         );
     }
 }

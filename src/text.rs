@@ -8,7 +8,7 @@
 //! mixed-case identifier (`http client`), and a query for either form
 //! matches.
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 
 /// Splits an identifier into lowercase parts: `HTTPServerError2` →
 /// `["http", "server", "error2"]`, `parse_config` → `["parse", "config"]`.

@@ -9,7 +9,7 @@
 //! only shape `@doc` text, which we do not use. `#is-not? local` (Ruby) is
 //! emulated with the `@local.definition` captures of our Ruby additions.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet};
 use std::ops::ControlFlow;
 use std::time::Instant;
 

@@ -24,8 +24,8 @@
 //! prefixes, and on the kernel this takes definitions from 196 to 59 MiB
 //! and references from 88 to 45. [`inflate`] undoes it.
 
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::io::{Read, Write};
 
 use crate::model::{Reference, Symbol};
@@ -426,7 +426,7 @@ pub fn stored_ref_names(blob: &[u8]) -> rusqlite::Result<Vec<String>> {
 }
 
 fn distinct_names<E>(p: &Packed<'_, E>, names: impl Iterator<Item = u32>) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     names
         .filter(|n| seen.insert(*n))
         .map(|n| p.str(n).to_string())
@@ -435,7 +435,7 @@ fn distinct_names<E>(p: &Packed<'_, E>, names: impl Iterator<Item = u32>) -> Vec
 
 /// The distinct names of a file's references.
 pub fn ref_names(refs: &[Reference]) -> Vec<&str> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     refs.iter()
         .map(|r| r.name.as_str())
         .filter(|n| seen.insert(*n))
