@@ -72,7 +72,7 @@ def query_terms(q):
 
 
 def last_part(s):
-    return re.split(r"[:.#]", s)[-1]
+    return re.split(r"[:.#\\]", s)[-1]
 
 
 WEIGHTS = {

@@ -99,6 +99,9 @@ pub struct Analysis {
 
 fn is_identifier_like(w: &str) -> bool {
     let core = w.trim_matches(|c: char| c == '(' || c == ')' || c == ',' || c == '`');
+    if core.contains('\\') {
+        return is_namespace_path(core);
+    }
     if core.is_empty()
         || !core
             .chars()
@@ -113,12 +116,44 @@ fn is_identifier_like(w: &str) -> bool {
     {
         return false;
     }
-    let qualified = core.contains("::") || (core.contains('.') && !core.ends_with('.'));
+    // `Request#params`: Ruby's notation for an instance method.
+    let method_of = core
+        .split_once('#')
+        .is_some_and(|(a, b)| !a.is_empty() && !b.is_empty() && !b.contains('#'));
+    let qualified =
+        core.contains("::") || (core.contains('.') && !core.ends_with('.')) || method_of;
     // `$constructor`, `$http` (JavaScript), `$this` (PHP): sigils of names.
     let snake = core.contains('_') || (core.starts_with('$') && core.len() > 1);
     let camel =
         core.chars().skip(1).any(|c| c.is_uppercase()) && core.chars().any(|c| c.is_lowercase());
     qualified || snake || camel
+}
+
+/// A PHP namespace path, `Monolog\\Handler\\HandlerInterface` or
+/// `\\Illuminate\\Support\\Collection`: identifiers joined by backslashes,
+/// each after a backslash starting with a capital (the last may be a
+/// function's name when two or more namespaces come before it). A regex's
+/// escapes (`\\bfoo`, `\\w+`, `a\\.b`) do not read as one.
+fn is_namespace_path(core: &str) -> bool {
+    let path = match core.strip_prefix('\\') {
+        Some(rest) if rest.contains('\\') => rest,
+        Some(_) => return false,
+        None => core,
+    };
+    let segments: Vec<&str> = path.split('\\').collect();
+    let ident = |s: &str| {
+        s.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    let capital = |s: &str| s.chars().next().is_some_and(char::is_uppercase);
+    let Some((last, init)) = segments.split_last() else {
+        return false;
+    };
+    segments.iter().all(|s| ident(s))
+        && init.iter().skip(1).all(|s| capital(s))
+        && (capital(last) || init.len() >= 2)
 }
 
 /// Classifies a query.
@@ -928,7 +963,7 @@ fn short_error(e: &anyhow::Error) -> String {
 }
 
 fn last_part(ident: &str) -> &str {
-    ident.rsplit([':', '.', '#']).next().unwrap_or(ident)
+    ident.rsplit([':', '.', '#', '\\']).next().unwrap_or(ident)
 }
 
 /// The language of a keyword-arm hit's file, as the index records it: by
@@ -1564,6 +1599,29 @@ mod tests {
         assert_eq!(a.kind, QueryKind::Literal);
         assert_eq!(a.phrases, ["retry with backoff"]);
         assert_eq!(analyze(r"fn\s+main").kind, QueryKind::Literal);
+        // PHP namespace paths and Ruby's `Class#method` are names.
+        for q in [
+            r"Monolog\Handler\HandlerInterface",
+            r"\Illuminate\Support\Collection",
+            r"App\Support\helper_fn",
+            "Request#params",
+        ] {
+            let a = analyze(q);
+            assert_eq!(
+                (a.kind, a.identifiers),
+                (QueryKind::Identifier, vec![q.to_string()]),
+                "{q}"
+            );
+        }
+        for q in [
+            r"\bfoo\b", r"\w+\Bar", r"a\.b", r"foo\bar", r"\Foo", r"Foo\",
+        ] {
+            assert_ne!(analyze(q).kind, QueryKind::Identifier, "{q}");
+        }
+        assert_eq!(
+            last_part(r"Monolog\Handler\HandlerInterface"),
+            "HandlerInterface"
+        );
         assert_eq!(
             analyze("where do we validate the CSRF token").kind,
             QueryKind::NaturalLanguage
