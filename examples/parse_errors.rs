@@ -28,11 +28,13 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Files, files with errors, and [bytes, parse seconds] of the files
+/// without errors and of those with.
+type Stats = (usize, usize, [(usize, f64); 2]);
+
 fn main() {
     let show = std::env::var_os("SHOW").is_some();
-    // language -> files, files with errors; [bytes, parse seconds] of
-    // files without errors and with
-    let mut stats: BTreeMap<&'static str, (usize, usize, [(usize, f64); 2])> = BTreeMap::new();
+    let mut stats: BTreeMap<&'static str, Stats> = BTreeMap::new();
     let mut parser = tree_sitter::Parser::new();
     for dir in std::env::args().skip(1) {
         let mut files = Vec::new();
