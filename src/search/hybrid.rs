@@ -27,7 +27,7 @@ use crate::search::keyword::{
 use crate::search::ngram::{IndexFilter, Listed};
 use crate::search::semantic::{SemanticInfo, SemanticRequest, SemanticSearcher};
 use crate::search::symbol::{MatchKind, MatchMode, SymbolQuery, find_symbols};
-use crate::search::{ChunkFilter, Scope, best_snippet};
+use crate::search::{ChunkFilter, Scope, asked_name, best_snippet};
 use crate::store::Store;
 use crate::walk::WalkOptions;
 
@@ -102,6 +102,18 @@ fn is_identifier_like(w: &str) -> bool {
     if core.contains('\\') {
         return is_namespace_path(core);
     }
+    // `$logger->addRecord`, `dev->ops`: a member through a pointer or
+    // object (PHP, C, C++).
+    if core.contains("->") {
+        return core.split("->").all(|part| {
+            part.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+                && part
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        });
+    }
     if core.is_empty()
         || !core
             .chars()
@@ -129,11 +141,11 @@ fn is_identifier_like(w: &str) -> bool {
     qualified || snake || camel
 }
 
-/// A PHP namespace path, `Monolog\\Handler\\HandlerInterface` or
-/// `\\Illuminate\\Support\\Collection`: identifiers joined by backslashes,
+/// A PHP namespace path, `Monolog\Handler\HandlerInterface` or
+/// `\Illuminate\Support\Collection`: identifiers joined by backslashes,
 /// each after a backslash starting with a capital (the last may be a
 /// function's name when two or more namespaces come before it). A regex's
-/// escapes (`\\bfoo`, `\\w+`, `a\\.b`) do not read as one.
+/// escapes (`\bfoo`, `\w+`, `a\.b`) do not read as one.
 fn is_namespace_path(core: &str) -> bool {
     let path = match core.strip_prefix('\\') {
         Some(rest) if rest.contains('\\') => rest,
@@ -179,12 +191,17 @@ pub fn analyze(query: &str) -> Analysis {
                 c == '(' || c == ')' || c == ',' || c == '`' || c == '"' || c == '?'
             })
         })
-        .filter(|w| is_identifier_like(w))
+        .filter_map(|w| {
+            // `converge/4` is a name by its arity alone.
+            let name = asked_name(w);
+            (name != w || is_identifier_like(w)).then_some(name)
+        })
         .map(String::from)
         .collect();
     let regex_like = !q.contains(' ')
         && q.chars().any(|c| "\\^$[]()|*+?{}".contains(c))
-        && !is_identifier_like(q.trim_end_matches("()"));
+        && !is_identifier_like(q.trim_end_matches("()"))
+        && asked_name(q) == q;
     let kind = if !phrases.is_empty() || regex_like {
         if regex_like && phrases.is_empty() {
             phrases.push(q.to_string());
@@ -1605,6 +1622,7 @@ mod tests {
             r"\Illuminate\Support\Collection",
             r"App\Support\helper_fn",
             "Request#params",
+            "Logger->addRecord",
         ] {
             let a = analyze(q);
             assert_eq!(
@@ -1613,6 +1631,34 @@ mod tests {
                 "{q}"
             );
         }
+        for (q, name) in [
+            ("Mix.Dep.Converger.converge/4", "Mix.Dep.Converger.converge"),
+            ("converge/4", "converge"),
+            ("valid?/1", "valid?"),
+        ] {
+            let a = analyze(q);
+            assert_eq!(
+                (a.kind, a.identifiers),
+                (QueryKind::Identifier, vec![name.to_string()]),
+                "{q}"
+            );
+        }
+        for (q, name) in [("$logger->addRecord", "addRecord"), ("dev->ops", "ops")] {
+            let a = analyze(q);
+            assert_eq!(
+                (a.kind, a.identifiers),
+                (QueryKind::Identifier, vec![name.to_string()]),
+                "{q}"
+            );
+        }
+        assert_eq!(asked_name("a->b|c"), "a->b|c");
+        assert_eq!(asked_name("Logger->addRecord"), "Logger->addRecord");
+        assert_eq!(analyze(r"\$x->(\w+)").kind, QueryKind::Literal);
+        assert_eq!(
+            analyze("src/flask/config.py").kind,
+            QueryKind::NaturalLanguage
+        );
+        assert_eq!(analyze("a->").kind, QueryKind::NaturalLanguage);
         for q in [
             r"\bfoo\b", r"\w+\Bar", r"a\.b", r"foo\bar", r"\Foo", r"Foo\",
         ] {

@@ -439,6 +439,40 @@ fn last_separator(s: &str) -> Option<(usize, usize)> {
         })
 }
 
+/// The definition a name as written asks for: `Mix.Dep.Converger.converge/4`
+/// (Elixir's and Erlang's arity) → `Mix.Dep.Converger.converge`;
+/// `$logger->addRecord`, `dev->ops` (a member through a variable: a `$` or
+/// lower-case receiver) → `addRecord`, `ops`, the name the index can
+/// define (`Logger->addRecord` stays qualified). Anything else as it is.
+pub(crate) fn asked_name(w: &str) -> &str {
+    if let Some((name, arity)) = w.rsplit_once('/') {
+        let plain = |c: char| c.is_alphanumeric() || c == '_' || c == '.' || c == '?' || c == '!';
+        if !arity.is_empty()
+            && arity.len() <= 3
+            && arity.chars().all(|c| c.is_ascii_digit())
+            && name.starts_with(|c: char| c.is_alphabetic() || c == '_')
+            && name.chars().all(plain)
+        {
+            return name;
+        }
+    }
+    let word = |s: &str| {
+        s.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$')
+            && s.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+    };
+    match w.rsplit_once("->") {
+        Some((receiver, member))
+            if receiver.starts_with(|c: char| c == '$' || c.is_lowercase())
+                && receiver.split("->").all(word)
+                && word(member) =>
+        {
+            member
+        }
+        _ => w,
+    }
+}
+
 /// Splits `Config::parse` / `views.LoginView.post` / `Foo#bar` into
 /// (innermost container, name).
 pub fn split_qualified(q: &str) -> (Option<String>, String) {

@@ -11,8 +11,8 @@ use serde::Serialize;
 
 use crate::error::{ErrorCode, UserError};
 use crate::search::graph::{Graph, Resolution, Uses};
-use crate::search::last_segment;
 pub use crate::search::split_qualified;
+use crate::search::{asked_name, last_segment};
 use crate::search::{is_named_after, is_secondary_path, is_test_path};
 use crate::search::{qualifier_segments, segments};
 use crate::store::{NameMatch, Store, SymbolRow};
@@ -173,7 +173,7 @@ pub fn find_symbols(
     root: Option<&std::path::Path>,
     q: &SymbolQuery,
 ) -> Result<SymbolResult> {
-    let (container, name) = split_qualified(&q.name);
+    let (container, name) = split_qualified(asked_name(q.name.trim()));
     if name.is_empty() {
         return Err(
             UserError::with_code(ErrorCode::InvalidQuery, "empty symbol name")
@@ -527,6 +527,7 @@ pub fn find_references(
     offset: usize,
     limit: usize,
 ) -> Result<RefResult> {
+    let name = asked_name(name.trim());
     let mut graph = Graph::new(store, root);
     let targets = graph.targets(name)?;
     let mut defs: Vec<RefHit> = targets

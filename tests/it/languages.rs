@@ -187,6 +187,25 @@ fn new_languages_get_symbols_references_and_chunks() {
         let v = p.json(&["symbol", q]);
         assert_eq!(v["hits"][0]["path"], "php/Runner.php", "{q}: {v}");
     }
+    // Names as agents write them: with an arity (Elixir, Erlang), through a
+    // variable (`$runner->run`); hybrid search takes a namespace path as a
+    // name (the symbol arm finds it), not as a regex.
+    for (q, lang, path) in [
+        ("Acme.ExWidget.render/1", "elixir", "ex/widget.ex"),
+        ("render/1", "elixir", "ex/widget.ex"),
+        // Both classes' `run`: a variable's type is not known.
+        ("$runner->run", "php", "php/Runner.php"),
+    ] {
+        let v = p.json(&["symbol", q, "--lang", lang]);
+        let hits = v["hits"].as_array().cloned().unwrap_or_default();
+        assert!(hits.iter().any(|h| h["path"] == path), "{q}: {v}");
+    }
+    let v = p.json(&["search", "App\\Console\\PhpRunner"]);
+    assert_eq!(v["hits"][0]["path"], "php/Runner.php", "{v}");
+    assert!(
+        v["hits"][0]["sources"].to_string().contains("\"symbol\""),
+        "found by the symbol arm: {v}"
+    );
     // A Kotlin extension is found under the type it extends.
     let v = p.json(&["symbol", "ListenableFuture.await"]);
     assert_eq!(v["hits"][0]["path"], "kt/Future+await.kt", "{v}");
