@@ -186,21 +186,30 @@ pub fn analyze(query: &str) -> Analysis {
     let words: Vec<&str> = q.split_whitespace().collect();
     let identifiers: Vec<String> = words
         .iter()
-        .map(|w| {
-            w.trim_matches(|c: char| {
-                c == '(' || c == ')' || c == ',' || c == '`' || c == '"' || c == '?'
-            })
-        })
         .filter_map(|w| {
-            // `converge/4` is a name by its arity alone.
-            let name = asked_name(w);
-            (name != w || is_identifier_like(w)).then_some(name)
+            // `converge/4`, `TypeAdapter(...)`, `Vec<u8>` are names by their
+            // arity, arguments or type arguments alone.
+            let quoted = w
+                .trim_matches(|c: char| c == ',' || c == '`' || c == '"')
+                .trim_end_matches('?');
+            let name = asked_name(quoted);
+            if name != quoted {
+                return Some(name);
+            }
+            let w = w.trim_matches(|c: char| {
+                c == '(' || c == ')' || c == ',' || c == '`' || c == '"' || c == '?'
+            });
+            is_identifier_like(w).then_some(w)
         })
         .map(String::from)
         .collect();
+    // `TypeAdapter?`, `valid?` (Ruby), `save!`: a name asked about.
+    let bare = q.trim_end_matches("()").trim_end_matches(['?', '!']);
+    let plain_word = !bare.is_empty() && bare.chars().all(|c| c.is_alphanumeric() || c == '_');
     let regex_like = !q.contains(' ')
         && q.chars().any(|c| "\\^$[]()|*+?{}".contains(c))
-        && !is_identifier_like(q.trim_end_matches("()"))
+        && !is_identifier_like(bare)
+        && !plain_word
         && asked_name(q) == q;
     let kind = if !phrases.is_empty() || regex_like {
         if regex_like && phrases.is_empty() {
@@ -209,7 +218,7 @@ pub fn analyze(query: &str) -> Analysis {
         QueryKind::Literal
     } else if !identifiers.is_empty() && words.len() <= 3 {
         QueryKind::Identifier
-    } else if words.len() == 1 && q.chars().all(|c| c.is_alphanumeric() || c == '_') {
+    } else if words.len() == 1 && plain_word {
         // A single plain word (`config`) is most likely a name.
         QueryKind::Identifier
     } else {
@@ -1652,6 +1661,45 @@ mod tests {
             );
         }
         assert_eq!(asked_name("a->b|c"), "a->b|c");
+        for (q, name) in [
+            ("TypeAdapter(...)", "TypeAdapter"),
+            ("parse(s)", "parse"),
+            ("TypeAdapter[T]", "TypeAdapter"),
+            ("Vec<u8>", "Vec"),
+            ("Map<String,List<T>>", "Map"),
+            ("Foo<T>(x)", "Foo"),
+            ("pydantic.TypeAdapter[T]", "pydantic.TypeAdapter"),
+        ] {
+            assert_eq!(asked_name(q), name, "{q}");
+            let a = analyze(q);
+            assert_eq!(
+                (a.kind, a.identifiers),
+                (QueryKind::Identifier, vec![name.to_string()]),
+                "{q}"
+            );
+        }
+        for q in [
+            "get_(user|admin)",
+            "foo[0-9]",
+            "(foo)",
+            "[T]",
+            "a(b|c)",
+            "x<-y",
+        ] {
+            assert_eq!(asked_name(q), q, "{q}");
+        }
+        for (q, ident) in [
+            ("TypeAdapter?", "TypeAdapter"),
+            ("valid?", "valid?"),
+            ("save!", "save!"),
+        ] {
+            let a = analyze(q);
+            assert_eq!(
+                (a.kind, a.identifiers),
+                (QueryKind::Identifier, vec![ident.to_string()]),
+                "{q}"
+            );
+        }
         assert_eq!(asked_name("Logger->addRecord"), "Logger->addRecord");
         assert_eq!(analyze(r"\$x->(\w+)").kind, QueryKind::Literal);
         assert_eq!(

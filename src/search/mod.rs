@@ -443,8 +443,46 @@ fn last_separator(s: &str) -> Option<(usize, usize)> {
 /// (Elixir's and Erlang's arity) → `Mix.Dep.Converger.converge`;
 /// `$logger->addRecord`, `dev->ops` (a member through a variable: a `$` or
 /// lower-case receiver) → `addRecord`, `ops`, the name the index can
-/// define (`Logger->addRecord` stays qualified). Anything else as it is.
+/// define (`Logger->addRecord` stays qualified); `TypeAdapter(...)`,
+/// `parse(s)` (a call) → `TypeAdapter`, `parse`; `TypeAdapter[T]`,
+/// `Vec<u8>`, `Map<String, List<T>>` (type arguments, without spaces) →
+/// `TypeAdapter`, `Vec`, `Map`. Anything else as it is (a regex's groups
+/// and classes, `get_(user|admin)`, `foo[0-9]`, keep their shape).
 pub(crate) fn asked_name(w: &str) -> &str {
+    let word = |s: &str| {
+        s.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$')
+            && s.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+    };
+    // A call's arguments and type arguments, `Foo<T>(...)`: cut from the
+    // end, kept when what is left is a (qualified) name.
+    let group = |s: &str| -> Option<usize> {
+        let (open, inner) = match s.chars().last()? {
+            ')' => ('(', ",.$&*:…_"),
+            ']' => ('[', ",.:_[]"),
+            '>' => ('<', ",.:_<>[]&'?"),
+            _ => return None,
+        };
+        let at = s.find(open)?;
+        let args = &s[at + 1..s.len() - 1];
+        args.chars()
+            .all(|c| c.is_alphanumeric() || inner.contains(c))
+            .then_some(at)
+    };
+    let mut w = w;
+    let mut head = w;
+    while let Some(at) = group(head) {
+        head = &head[..at];
+    }
+    if head != w
+        && head.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$')
+        && head
+            .split(['.', ':', '#', '\\'])
+            .filter(|s| !s.is_empty())
+            .all(word)
+    {
+        w = head;
+    }
     if let Some((name, arity)) = w.rsplit_once('/') {
         let plain = |c: char| c.is_alphanumeric() || c == '_' || c == '.' || c == '?' || c == '!';
         if !arity.is_empty()
@@ -456,11 +494,6 @@ pub(crate) fn asked_name(w: &str) -> &str {
             return name;
         }
     }
-    let word = |s: &str| {
-        s.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$')
-            && s.chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-    };
     match w.rsplit_once("->") {
         Some((receiver, member))
             if receiver.starts_with(|c: char| c == '$' || c.is_lowercase())
