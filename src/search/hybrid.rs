@@ -168,13 +168,32 @@ fn is_namespace_path(core: &str) -> bool {
         && (capital(last) || init.len() >= 2)
 }
 
+/// Words outside its quotes past which a query is a question.
+const QUESTION_AROUND_QUOTE: usize = 3;
+
 /// Classifies a query.
 pub fn analyze(query: &str) -> Analysis {
     let q = query.trim();
     let mut phrases = Vec::new();
-    // Quoted phrases: "exact text" or `exact text`.
+    // Quoted phrases: "exact text" or `exact text`. An apostrophe inside a
+    // word (`function's`, `doesn't`) quotes nothing.
+    let unquoted: String = q
+        .char_indices()
+        .map(|(i, c)| {
+            let inside = c == '\''
+                && q[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric)
+                && q[i + 1..].chars().next().is_some_and(char::is_alphanumeric);
+            if inside { '\u{0}' } else { c }
+        })
+        .collect();
     for quote in ['"', '`', '\''] {
-        let parts: Vec<&str> = q.split(quote).collect();
+        let parts: Vec<String> = unquoted
+            .split(quote)
+            .map(|p| p.replace('\u{0}', "'"))
+            .collect();
         if parts.len() >= 3 {
             for (i, p) in parts.iter().enumerate() {
                 if i % 2 == 1 && !p.trim().is_empty() && (quote != '`' || p.contains(' ')) {
@@ -211,7 +230,11 @@ pub fn analyze(query: &str) -> Analysis {
         && !is_identifier_like(bare)
         && !plain_word
         && asked_name(q) == q;
-    let kind = if !phrases.is_empty() || regex_like {
+    // A question around a quoted phrase ("turn a size like '10 mb' into
+    // bytes") is still a question; the keyword arm gets the phrase.
+    let quoted_words: usize = phrases.iter().map(|p| p.split_whitespace().count()).sum();
+    let question = words.len().saturating_sub(quoted_words) > QUESTION_AROUND_QUOTE;
+    let kind = if (!phrases.is_empty() && !question) || regex_like {
         if regex_like && phrases.is_empty() {
             phrases.push(q.to_string());
         }
@@ -1625,6 +1648,16 @@ mod tests {
         assert_eq!(a.kind, QueryKind::Literal);
         assert_eq!(a.phrases, ["retry with backoff"]);
         assert_eq!(analyze(r"fn\s+main").kind, QueryKind::Literal);
+        // A question around a quote stays a question, with its phrase;
+        // apostrophes inside words quote nothing.
+        let a = analyze("turn a human-readable size like '10 mb' into a number of bytes");
+        assert_eq!(
+            (a.kind, a.phrases),
+            (QueryKind::NaturalLanguage, vec!["10 mb".to_string()])
+        );
+        let a = analyze("where is the user's session and the app's config read");
+        assert_eq!((a.kind, a.phrases), (QueryKind::NaturalLanguage, vec![]));
+        assert_eq!(analyze("find 'a b' 'c d'").phrases, ["a b", "c d"]);
         // PHP namespace paths and Ruby's `Class#method` are names.
         for q in [
             r"Monolog\Handler\HandlerInterface",
