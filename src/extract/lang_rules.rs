@@ -477,10 +477,13 @@ pub(crate) fn objc_parse_text(source: &str) -> Cow<'_, str> {
 /// tree has no error); TypeScript with its
 /// generic call signatures' line breaks made separators
 /// ([`generic_call_signatures`]).
-pub(crate) fn second_reading(lang: Lang, source: &str, has_errors: bool) -> Option<String> {
+pub(crate) fn second_reading(lang: Lang, source: &str, tree: &tree_sitter::Tree) -> Option<String> {
+    let has_errors = tree.root_node().has_error();
     match lang {
         // Its misreading leaves no error in the tree.
         Lang::Kotlin => annotated_soft_keyword_classes(source),
+        // Items inside a macro's braces parse as tokens, without error.
+        Lang::Rust => rust_item_macros(source, tree),
         _ if !has_errors => None,
         Lang::CSharp => first_branches(source, true),
         Lang::C | Lang::Cpp | Lang::ObjC => {
@@ -604,6 +607,70 @@ fn annotated_soft_keyword_classes(source: &str) -> Option<String> {
         }
         if i < lines.count() && opens_class(lines.line(i).trim_start()) {
             blanks.push((lines.range(from).0, lines.range(i - 1).1));
+        }
+    }
+    blanked(source, &blanks, &[])
+}
+
+/// Rust items wrapped in a macro call at item level (`cfg_rt! { pub fn
+/// spawn… }`, `cfg_if! {…}`, `thread_local! { static … }`): the grammar
+/// keeps a macro's body as tokens, so tokio's `spawn`, `select!` and most
+/// of its API behind `cfg_*!` wrappers had no definition. Each such call
+/// (a `name! { … }` among items: in a file, a module, an impl or a trait,
+/// its braces the whole body) is read as its contents: its name, `!` and
+/// braces blanked (the same offsets and lines), nested calls with it.
+/// `None` when the file has none.
+fn rust_item_macros(source: &str, tree: &tree_sitter::Tree) -> Option<String> {
+    let bytes = source.as_bytes();
+    let braced = |n: Node| {
+        n.kind() == "token_tree"
+            && bytes.get(n.start_byte()) == Some(&b'{')
+            && n.end_byte() > n.start_byte()
+            && bytes.get(n.end_byte() - 1) == Some(&b'}')
+    };
+    let mut blanks = Vec::new();
+    // Item lists to look through: the file, modules, impls, traits, and the
+    // bodies of the calls blanked (`cfg_rt! { cfg_unstable! { … } }`).
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.children(&mut cursor).collect();
+        for (i, child) in children.iter().enumerate() {
+            match child.kind() {
+                "macro_invocation" => {
+                    let mut inner = child.walk();
+                    let Some(body) = child.named_children(&mut inner).last() else {
+                        continue;
+                    };
+                    if braced(body) {
+                        blanks.push((child.start_byte(), body.start_byte() + 1));
+                        blanks.push((body.end_byte() - 1, child.end_byte()));
+                        stack.push(body);
+                    }
+                }
+                // Inside a blanked body the calls are tokens: `name`, `!`,
+                // then a braced token tree.
+                "identifier" if node.kind() == "token_tree" => {
+                    let (Some(bang), Some(body)) = (children.get(i + 1), children.get(i + 2))
+                    else {
+                        continue;
+                    };
+                    let at_item = i == 0
+                        || children[i - 1].kind() == "{"
+                        || matches!(
+                            bytes.get(children[i - 1].end_byte().saturating_sub(1)),
+                            Some(b'}' | b';')
+                        )
+                        || children[i - 1].kind().ends_with("comment");
+                    if bang.kind() == "!" && braced(*body) && at_item {
+                        blanks.push((child.start_byte(), body.start_byte() + 1));
+                        blanks.push((body.end_byte() - 1, body.end_byte()));
+                        stack.push(*body);
+                    }
+                }
+                "mod_item" | "impl_item" | "trait_item" | "declaration_list" => stack.push(*child),
+                _ => {}
+            }
         }
     }
     blanked(source, &blanks, &[])

@@ -169,9 +169,7 @@ impl Extractor {
                 // have misread) may read better another way
                 // (`lang_rules::second_reading`), kept when that finds more
                 // definitions.
-                if let Some(text) =
-                    lang_rules::second_reading(lang, &parse_text, tree.root_node().has_error())
-                {
+                if let Some(text) = lang_rules::second_reading(lang, &parse_text, &tree) {
                     let again = self.parse(grammar, &text, deadline)?;
                     let found = tags::collect(grammar, &again, &lines, &mut self.cursor, deadline)
                         .ok_or_else(timed_out)?;

@@ -3049,3 +3049,24 @@ void CAPLog(NSString *msg) {
   printf("%s", [msg UTF8String]);
 }
 "#;
+
+#[test]
+fn rust_items_inside_item_macro_calls_are_definitions() {
+    // tokio's API behind `cfg_rt! { … }` wrappers: the grammar keeps a
+    // macro's body as tokens, and `spawn` or `select!` had no definition.
+    let src = "cfg_rt! {\n    /// Spawns.\n    pub fn spawn(f: u32) -> u32 {\n        let s = \"}{\";\n        f\n    }\n    cfg_unstable! {\n        pub struct Nested;\n    }\n}\n\nimpl Handle {\n    cfg_io! {\n        pub fn read(&self) {}\n    }\n}\n\nfn body() {\n    quote! { fn not_an_item() {} }\n}\n";
+    let x = extract("spawn.rs", src, Lang::Rust);
+    check_common("rust", src, &x);
+    assert_eq!(symbol(&x, "spawn", "function").start_line, 3);
+    assert_eq!(symbol(&x, "Nested", "struct").start_line, 8);
+    let read = symbol(&x, "read", "method");
+    assert_eq!(
+        (read.start_line, read.container.as_deref()),
+        (14, Some("Handle"))
+    );
+    assert!(
+        !x.symbols.iter().any(|s| s.name == "not_an_item"),
+        "{:?}",
+        x.symbols
+    );
+}

@@ -200,10 +200,15 @@
 //!   read them as an annotated expression, with no error), kept when that
 //!   finds more definitions. An older index's rows are rebuilt by the next
 //!   index run (its vectors kept).
+//! - 40: same tables; rows change: Rust items inside a macro call among
+//!   items (`cfg_rt! { pub fn spawn… }`) are read as the call's contents
+//!   (`extract::lang_rules::rust_item_macros`), kept when that finds more
+//!   definitions. An older index's rows are rebuilt by the next index run
+//!   (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 39;
+pub const SCHEMA_VERSION: i64 = 40;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -212,7 +217,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 39;
+const SAME_ROWS_SINCE: i64 = 40;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
