@@ -294,6 +294,19 @@ pub fn find_symbols(
             hits.retain(whole);
         }
     }
+    // `select!`, `vec!`: a Rust macro is defined without its `!` (Ruby's
+    // `save!` keeps it, and is found above).
+    if hits.is_empty()
+        && let Some(bare) = q.name.trim().strip_suffix('!')
+        && !bare.is_empty()
+        && !bare.ends_with('!')
+    {
+        let q = SymbolQuery {
+            name: bare.to_string(),
+            ..q.clone()
+        };
+        return find_symbols(store, root, &q);
+    }
     hits.sort_by(compare_hits);
     let total = hits.len();
     hits.truncate(q.limit);

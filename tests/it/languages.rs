@@ -161,8 +161,18 @@ fn new_languages_get_symbols_references_and_chunks() {
         "arch/entry.S",
         "ENTRY(entry_trampoline)\n\tmovq %rsp, %rdi\nEND(entry_trampoline)\n",
     );
+    // Rust items behind a `cfg_*! { … }` wrapper (tokio's API), and a macro
+    // asked for with its `!`.
+    p.write(
+        "rs/spawn.rs",
+        "cfg_rt! {\n    macro_rules! pick {\n        () => {};\n    }\n    pub fn spawn_task() {}\n}\n",
+    );
     let summary = p.json(&["index"]);
-    assert_eq!(summary["files"], FILES.len() + 2, "{summary}");
+    assert_eq!(summary["files"], FILES.len() + 3, "{summary}");
+    for q in ["spawn_task", "pick!"] {
+        let v = p.json(&["symbol", q]);
+        assert_eq!(v["hits"][0]["path"], "rs/spawn.rs", "{q}: {v}");
+    }
     for (query, path) in [
         ("moving average", "matlab/smooth.m"),
         ("entry_trampoline", "arch/entry.S"),
