@@ -557,6 +557,12 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
         name = "subscript";
         name_col = keyword.start_position().column;
     }
+    let ecma = matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
+    if ecma && node.kind() == "function_expression" && assigned_function(node) {
+        // `app.use = function use(fn) {…}`: the assignment defines it (with
+        // its object); the function's own name would be a second `use`.
+        return None;
+    }
     let ts = matches!(lang, Lang::TypeScript | Lang::Tsx);
     if ts
         && matches!(node.kind(), "property_signature" | "method_signature")
@@ -606,6 +612,8 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
         lang_rules::lua_table(src, raw.name)
     } else if lang == Lang::Kotlin {
         lang_rules::kotlin_receiver(src, node)
+    } else if ecma && node.kind() == "assignment_expression" {
+        assigned_object(src, node)
     } else {
         None
     };
@@ -728,6 +736,67 @@ fn cpp_scope(src: &str, name: Node<'_>) -> Option<String> {
     }
     scopes.reverse();
     Some(scopes.join("::"))
+}
+
+/// Whether a named function expression is the value of an assignment or
+/// a declaration the stock tags query defines by its target's name
+/// (`app.use = function use…`, `const f = function f…`).
+fn assigned_function(function: Node<'_>) -> bool {
+    let Some(parent) = function.parent() else {
+        return false;
+    };
+    let (target, value) = match parent.kind() {
+        "assignment_expression" => ("left", "right"),
+        "variable_declarator" => ("name", "value"),
+        _ => return false,
+    };
+    parent.child_by_field_name(value) == Some(function)
+        && parent.child_by_field_name(target).is_some_and(|t| {
+            t.kind() == "identifier"
+                || (t.kind() == "member_expression"
+                    && t.child_by_field_name("property")
+                        .is_some_and(|p| p.kind() == "property_identifier"))
+        })
+}
+
+/// The object a JavaScript function is assigned onto at the top level,
+/// its container: `app.use = function…` → `app`,
+/// `Router.prototype.route = …` → `Router`, `res.send = …` → `res`;
+/// `None` inside a function or class, for `this.x = …`, `exports.x = …`
+/// (the module's own), a plain variable, or an object that is not one
+/// name.
+fn assigned_object(src: &str, assignment: Node<'_>) -> Option<String> {
+    let left = assignment.child_by_field_name("left")?;
+    if left.kind() != "member_expression" {
+        return None;
+    }
+    // Inside a function or class the enclosing definition is the container
+    // (`inst._zod.check = …` in a constructor).
+    let mut up = assignment.parent();
+    while let Some(n) = up {
+        if matches!(
+            n.kind(),
+            "function_declaration"
+                | "function_expression"
+                | "arrow_function"
+                | "method_definition"
+                | "class_body"
+                | "generator_function_declaration"
+        ) {
+            return None;
+        }
+        up = n.parent();
+    }
+    let object = node_text(src, left.child_by_field_name("object")?);
+    let object = object.strip_suffix(".prototype").unwrap_or(object);
+    let plain = object != "this"
+        // `exports.f = …`: the module's own.
+        && object != "exports"
+        && object.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$')
+        && object
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$');
+    plain.then(|| object.to_string())
 }
 
 /// The type name of a Go method receiver: `(s *Server[T])` → `Server`.

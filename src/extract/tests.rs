@@ -3070,3 +3070,33 @@ fn rust_items_inside_item_macro_calls_are_definitions() {
         x.symbols
     );
 }
+
+#[test]
+fn javascript_functions_assigned_onto_objects_are_defined_once_in_them() {
+    // express: `app.use = function use(fn) {…}` was two `use` definitions
+    // (the assignment's and the function expression's own name), neither
+    // in `app`, so `app.use` found nothing.
+    let src = "var app = exports = module.exports = {};\n\napp.use = function use(fn) {\n  return this;\n};\n\nRouter.prototype.route = function route(path) {\n  return path;\n};\n\nexports.helper = function () {\n  return 1;\n};\n\nfunction Check(inst) {\n  inst.zod.check = function check(p) {\n    return p;\n  };\n}\n";
+    let x = extract("app.js", src, Lang::JavaScript);
+    check_common("javascript", src, &x);
+    let named = |n: &str| x.symbols.iter().filter(|s| s.name == n).count();
+    assert_eq!(
+        (named("use"), named("route"), named("check")),
+        (1, 1, 1),
+        "{:?}",
+        x.symbols
+    );
+    assert_eq!(
+        symbol(&x, "use", "function").container.as_deref(),
+        Some("app")
+    );
+    assert_eq!(
+        symbol(&x, "route", "function").container.as_deref(),
+        Some("Router")
+    );
+    assert_eq!(symbol(&x, "helper", "function").container, None);
+    assert_eq!(
+        symbol(&x, "check", "function").container.as_deref(),
+        Some("Check")
+    );
+}

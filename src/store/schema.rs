@@ -205,10 +205,15 @@
 //!   (`extract::lang_rules::rust_item_macros`), kept when that finds more
 //!   definitions. An older index's rows are rebuilt by the next index run
 //!   (its vectors kept).
+//! - 41: same tables; rows change: a JavaScript/TypeScript function
+//!   assigned onto an object (`app.use = function use…`) is defined once
+//!   (not also by its function expression's own name) and contained in the
+//!   object (`app`; `Router.prototype.route` in `Router`). An older index's
+//!   rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 40;
+pub const SCHEMA_VERSION: i64 = 41;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -217,7 +222,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 40;
+const SAME_ROWS_SINCE: i64 = 41;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
