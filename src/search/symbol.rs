@@ -173,7 +173,8 @@ pub fn find_symbols(
     root: Option<&std::path::Path>,
     q: &SymbolQuery,
 ) -> Result<SymbolResult> {
-    let (container, name) = split_qualified(asked_name(q.name.trim()));
+    let asked = asked_name(q.name.trim());
+    let (container, name) = split_qualified(asked);
     if name.is_empty() {
         return Err(
             UserError::with_code(ErrorCode::InvalidQuery, "empty symbol name")
@@ -287,7 +288,7 @@ pub fn find_symbols(
     }
     // `HttpConnection.Request.timeout`: the outer qualifiers too, when
     // some hit has them (as its containers, or its file or directories).
-    let qualifier = qualifier_segments(&q.name);
+    let qualifier = qualifier_segments(asked);
     if qualifier.len() > 1 {
         let whole = |h: &SymbolHit| whole_qualifier(&qualifier, h.container.as_deref(), &h.path);
         if hits.iter().any(whole) {
