@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use crate::error::{ErrorCode, UserError};
 use crate::search::keyword::{CaseMode, KeywordRequest, search_keyword};
-use crate::search::split_qualified;
+use crate::search::{asked_name, last_segment, split_qualified};
 use crate::store::{GraphDef, GraphRef, ImportRow, Store};
 use crate::walk::WalkOptions;
 
@@ -854,7 +854,12 @@ impl<'a> Graph<'a> {
         };
         let by_container: Vec<GraphDef> = all
             .iter()
-            .filter(|d| d.container.as_deref() == Some(container.as_str()) && d.kind != "impl")
+            // Elixir's containers are whole module names (`Mix.Dep.Converger`):
+            // the innermost segment is the one asked for.
+            .filter(|d| {
+                d.container.as_deref().map(last_segment) == Some(container.as_str())
+                    && d.kind != "impl"
+            })
             .cloned()
             .collect();
         if !by_container.is_empty() {
@@ -3591,6 +3596,7 @@ pub fn call_graph(
     limit: usize,
 ) -> Result<GraphResult> {
     let depth = depth.clamp(1, MAX_DEPTH);
+    let name = asked_name(name.trim());
     let mut g = Graph::new(store, root);
     let targets = g.targets(name)?;
     if targets.is_empty() {

@@ -210,6 +210,21 @@ fn new_languages_get_symbols_references_and_chunks() {
         let hits = v["hits"].as_array().cloned().unwrap_or_default();
         assert!(hits.iter().any(|h| h["path"] == path), "{q}: {v}");
     }
+    // The graph's commands take Elixir's whole module name and an arity
+    // too (a definition's container there is `Acme.ExWidget`).
+    for q in [
+        "Acme.ExWidget.render",
+        "Acme.ExWidget.render/1",
+        "ExWidget.render",
+    ] {
+        let v = p.json(&["refs", q]);
+        let hits = v["hits"].as_array().cloned().unwrap_or_default();
+        assert!(
+            hits.iter()
+                .any(|h| h["path"] == "ex/widget.ex" && h["is_definition"] == true),
+            "{q}: {v}"
+        );
+    }
     let v = p.json(&["search", "App\\Console\\PhpRunner"]);
     assert_eq!(v["hits"][0]["path"], "php/Runner.php", "{v}");
     assert!(
