@@ -44,6 +44,14 @@ fn is_ident_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
+/// One name as code writes it: letters, digits, `_` and `$` (a JavaScript
+/// or PHP sigil), not starting with a digit (`addRecord`, `$logger`,
+/// `_zod`); not empty.
+pub fn is_plain_name(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$')
+        && s.chars().all(|c| is_ident_char(c) || c == '$')
+}
+
 /// Iterates over identifier-like words of a text.
 pub fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !is_ident_char(c))

@@ -473,8 +473,9 @@ pub(crate) fn objc_parse_text(source: &str) -> Cow<'_, str> {
 /// lose its layout and every definition after it); C, C++ and
 /// Objective-C also with their export macros blanked ([`export_macros`]);
 /// Kotlin with the annotations of its top-level annotation and enum
-/// classes blanked ([`annotated_soft_keyword_classes`], even when the
-/// tree has no error); TypeScript with its
+/// classes blanked ([`annotated_soft_keyword_classes`]) and Rust with its
+/// item-level macro calls read as their contents ([`rust_item_macros`]),
+/// both even when the tree has no error; TypeScript with its
 /// generic call signatures' line breaks made separators
 /// ([`generic_call_signatures`]).
 pub(crate) fn second_reading(lang: Lang, source: &str, tree: &tree_sitter::Tree) -> Option<String> {
@@ -632,6 +633,18 @@ fn rust_item_macros(source: &str, tree: &tree_sitter::Tree) -> Option<String> {
     // Item lists to look through: the file, modules, impls, traits, and the
     // bodies of the calls blanked (`cfg_rt! { cfg_unstable! { … } }`).
     let mut stack = vec![tree.root_node()];
+    // A call from `start` (its name) to its braced `body`'s end: blank the
+    // name, `!` and `{`, and the `}`; read the body's items next.
+    fn call<'t>(
+        blanks: &mut Vec<(usize, usize)>,
+        stack: &mut Vec<Node<'t>>,
+        start: usize,
+        body: Node<'t>,
+    ) {
+        blanks.push((start, body.start_byte() + 1));
+        blanks.push((body.end_byte() - 1, body.end_byte()));
+        stack.push(body);
+    }
     while let Some(node) = stack.pop() {
         let mut cursor = node.walk();
         let children: Vec<Node> = node.children(&mut cursor).collect();
@@ -642,10 +655,9 @@ fn rust_item_macros(source: &str, tree: &tree_sitter::Tree) -> Option<String> {
                     let Some(body) = child.named_children(&mut inner).last() else {
                         continue;
                     };
+                    // (The body is the call's last child: it ends the call.)
                     if braced(body) {
-                        blanks.push((child.start_byte(), body.start_byte() + 1));
-                        blanks.push((body.end_byte() - 1, child.end_byte()));
-                        stack.push(body);
+                        call(&mut blanks, &mut stack, child.start_byte(), body);
                     }
                 }
                 // Inside a blanked body the calls are tokens: `name`, `!`,
@@ -663,9 +675,7 @@ fn rust_item_macros(source: &str, tree: &tree_sitter::Tree) -> Option<String> {
                         )
                         || children[i - 1].kind().ends_with("comment");
                     if bang.kind() == "!" && braced(*body) && at_item {
-                        blanks.push((child.start_byte(), body.start_byte() + 1));
-                        blanks.push((body.end_byte() - 1, body.end_byte()));
-                        stack.push(*body);
+                        call(&mut blanks, &mut stack, child.start_byte(), *body);
                     }
                 }
                 "mod_item" | "impl_item" | "trait_item" | "declaration_list" => stack.push(*child),

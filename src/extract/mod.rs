@@ -165,8 +165,9 @@ impl Extractor {
                 let mut tree = self.parse(grammar, &parse_text, deadline)?;
                 let mut tags = tags::collect(grammar, &tree, &lines, &mut self.cursor, deadline)
                     .ok_or_else(timed_out)?;
-                // A file the grammar could not read (or, in Kotlin, may
-                // have misread) may read better another way
+                // A file the grammar could not read (or, in Kotlin and
+                // Rust, read without error but lost definitions in) may
+                // read better another way
                 // (`lang_rules::second_reading`), kept when that finds more
                 // definitions.
                 if let Some(text) = lang_rules::second_reading(lang, &parse_text, &tree) {

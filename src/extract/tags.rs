@@ -792,10 +792,7 @@ fn assigned_object(src: &str, assignment: Node<'_>) -> Option<String> {
     let plain = object != "this"
         // `exports.f = …`: the module's own.
         && object != "exports"
-        && object.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$')
-        && object
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == '$');
+        && crate::text::is_plain_name(object);
     plain.then(|| object.to_string())
 }
 

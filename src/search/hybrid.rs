@@ -105,14 +105,7 @@ fn is_identifier_like(w: &str) -> bool {
     // `$logger->addRecord`, `dev->ops`: a member through a pointer or
     // object (PHP, C, C++).
     if core.contains("->") {
-        return core.split("->").all(|part| {
-            part.chars()
-                .next()
-                .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
-                && part
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-        });
+        return core.split("->").all(crate::text::is_plain_name);
     }
     if core.is_empty()
         || !core

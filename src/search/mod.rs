@@ -449,11 +449,7 @@ fn last_separator(s: &str) -> Option<(usize, usize)> {
 /// `TypeAdapter`, `Vec`, `Map`. Anything else as it is (a regex's groups
 /// and classes, `get_(user|admin)`, `foo[0-9]`, keep their shape).
 pub(crate) fn asked_name(w: &str) -> &str {
-    let word = |s: &str| {
-        s.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$')
-            && s.chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-    };
+    let word = crate::text::is_plain_name;
     // A call's arguments and type arguments, `Foo<T>(...)`: cut from the
     // end, kept when what is left is a (qualified) name.
     let group = |s: &str| -> Option<usize> {
