@@ -119,7 +119,8 @@ impl ChunkFilter {
 }
 
 /// True for files that are tests by their language's conventions: a test
-/// directory (`tests/`, `test/`, `__tests__/`, `spec/`, Maven's `src/test/`),
+/// directory (`tests/`, `test/`, `__tests__/`, `spec/`, Maven's `src/test/`,
+/// Perl's and git's `t/`, Go's `testdata/`, `testsuite/`), a Perl `.t` file,
 /// or a test file name (`test_x.py`/`x_test.py`/`conftest.py`, `x_test.go`,
 /// `x.test.ts`/`x.spec.js`, `x_spec.rb`/`x_test.rb`, `XTest.java`/`XTests.cs`,
 /// `XTest.php`, …). A name prefix alone is not a test outside Python
@@ -134,7 +135,15 @@ pub fn is_test_path(path: &str) -> bool {
     if comps.iter().any(|c| {
         matches!(
             *c,
-            "test" | "tests" | "testing" | "__tests__" | "spec" | "specs"
+            "test"
+                | "tests"
+                | "testing"
+                | "__tests__"
+                | "spec"
+                | "specs"
+                | "t"
+                | "testdata"
+                | "testsuite"
         )
     }) {
         return true;
@@ -162,7 +171,7 @@ pub fn is_test_path(path: &str) -> bool {
         }
         "exs" => stem.ends_with("_test"),
         "c" | "cc" | "cpp" | "cxx" => stem.starts_with("test_") || stem.ends_with("_test"),
-        "bats" => true,
+        "bats" | "t" => true,
         _ => false,
     }
 }
@@ -634,6 +643,11 @@ mod tests {
             "Tests/FooTests.cs",
             "tests/Unit/ArgvInputTest.php",
             "src/parser/tests.rs",
+            "t/t0006-date.sh",
+            "t/helper/test-date.c",
+            "t/basic.t",
+            "xt/author/pod.t",
+            "internal/testdata/config.yaml",
         ] {
             assert!(is_test_path(p), "{p} is a test");
         }
@@ -645,6 +659,8 @@ mod tests {
             "src/latest.rs",
             "lib/contest.py",
             "src/parser/mod.rs",
+            "tools/t.sh",
+            "src/tt/parse.c",
         ] {
             assert!(!is_test_path(p), "{p} is not a test");
         }
