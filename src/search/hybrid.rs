@@ -95,7 +95,15 @@ pub struct Analysis {
     /// Quoted phrases (or the whole query when it is regex-like), for the
     /// keyword arm as literal text.
     pub phrases: Vec<String>,
+    /// Two names side by side, one of them identifier-like, as a member
+    /// of the first (`TypeAdapter validate_python`, `PhpRunner run` →
+    /// `TypeAdapter.validate_python`, `PhpRunner.run`): the symbol arm
+    /// asks for these exactly, before the names alone.
+    pub members: Vec<String>,
 }
+
+/// Most member pairs ([`Analysis::members`]) a query yields.
+const MAX_MEMBER_PAIRS: usize = 3;
 
 fn is_identifier_like(w: &str) -> bool {
     let core = w.trim_matches(|c: char| c == '(' || c == ')' || c == ',' || c == '`');
@@ -244,10 +252,29 @@ pub fn analyze(query: &str) -> Analysis {
     if kind == QueryKind::Identifier && identifiers.is_empty() {
         identifiers.push(q.to_string());
     }
+    let members = if kind == QueryKind::Literal {
+        Vec::new()
+    } else {
+        let names: Vec<&str> = words
+            .iter()
+            .map(|w| w.trim_matches(|c: char| c == ',' || c == '`' || c == '"' || c == '?'))
+            .collect();
+        names
+            .windows(2)
+            .filter(|p| {
+                p.iter().all(|w| {
+                    crate::text::is_plain_name(w) && !crate::text::is_stopword(&w.to_lowercase())
+                }) && p.iter().any(|w| identifiers.iter().any(|i| i == w))
+            })
+            .take(MAX_MEMBER_PAIRS)
+            .map(|p| format!("{}.{}", p[0], p[1]))
+            .collect()
+    };
     Analysis {
         kind,
         identifiers,
         phrases,
+        members,
     }
 }
 
@@ -640,12 +667,17 @@ impl Hybrid {
                         note = Some("no identifier-like terms in the query".into());
                     }
                     let mut rank = 0u32;
-                    for t in terms.iter().take(5) {
+                    let members = analysis
+                        .members
+                        .iter()
+                        .map(|m| (m.clone(), MatchMode::Exact));
+                    let singles = terms.iter().take(5).map(|t| (t.clone(), MatchMode::Auto));
+                    for (t, mode) in members.chain(singles) {
                         let q = SymbolQuery {
-                            name: t.clone(),
+                            name: t,
                             kinds: Vec::new(),
                             lang: None,
-                            mode: MatchMode::Auto,
+                            mode,
                             limit: cand_n,
                         };
                         match find_symbols(store, None, &q) {
@@ -1688,6 +1720,22 @@ mod tests {
                 (QueryKind::Identifier, vec![name.to_string()]),
                 "{q}"
             );
+        }
+        // Two names side by side: the second as a member of the first.
+        for (q, members) in [
+            (
+                "TypeAdapter validate_python",
+                vec!["TypeAdapter.validate_python"],
+            ),
+            ("PhpRunner run", vec!["PhpRunner.run"]),
+            (
+                "how does TypeAdapter validate_python work",
+                vec!["TypeAdapter.validate_python", "validate_python.work"],
+            ),
+            ("where is the config loaded", vec![]),
+            ("Flask.wsgi_app", vec![]),
+        ] {
+            assert_eq!(analyze(q).members, members, "{q}");
         }
         // A regex's groups and classes keep their shape.
         for q in [

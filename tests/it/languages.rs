@@ -231,6 +231,17 @@ fn new_languages_get_symbols_references_and_chunks() {
         v["hits"][0]["sources"].to_string().contains("\"symbol\""),
         "found by the symbol arm: {v}"
     );
+    // Two names side by side: the second as a member of the first, before
+    // the type itself.
+    let v = p.json(&["search", "PhpRunner run"]);
+    assert_eq!(
+        (
+            v["hits"][0]["path"].as_str(),
+            v["hits"][0]["start_line"].as_u64()
+        ),
+        (Some("php/Runner.php"), Some(6)),
+        "{v}"
+    );
     // A Kotlin extension is found under the type it extends.
     let v = p.json(&["symbol", "ListenableFuture.await"]);
     assert_eq!(v["hits"][0]["path"], "kt/Future+await.kt", "{v}");
