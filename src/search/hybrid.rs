@@ -60,6 +60,9 @@ pub enum Arm {
     /// BM25 over the query's adjacent word pairs as phrases
     /// (`bm25::Words::AdjacentPairs`): questions only.
     Phrase,
+    /// The chunk at a `path:line` the query names
+    /// ([`Analysis::location`]), put first.
+    Location,
 }
 
 impl Arm {
@@ -70,6 +73,7 @@ impl Arm {
             Arm::Bm25 => "bm25",
             Arm::Semantic => "semantic",
             Arm::Phrase => "phrase",
+            Arm::Location => "location",
         }
     }
 }
@@ -100,6 +104,33 @@ pub struct Analysis {
     /// `TypeAdapter.validate_python`, `PhpRunner.run`): the symbol arm
     /// asks for these exactly, before the names alone.
     pub members: Vec<String>,
+    /// A file location the query is made of, as compilers, stack traces
+    /// and editors print it (`src/app.py:140`, `src/app.py:140:7`,
+    /// `src/app.py#L140`): its path and line.
+    pub location: Option<(String, u32)>,
+}
+
+/// `path:line`, `path:line:column` or `path#Lline` (a path with a `/` or
+/// a `.`), as the whole query.
+fn location(q: &str) -> Option<(String, u32)> {
+    if q.contains(char::is_whitespace) {
+        return None;
+    }
+    let q = q.trim_end_matches(':');
+    let (path, line) = match q.split_once("#L") {
+        Some((path, rest)) => (path, rest.split('-').next().unwrap_or(rest)),
+        None => {
+            let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+            let (rest, last) = q.rsplit_once(':')?;
+            // `path:line:column`: the column dropped.
+            match rest.rsplit_once(':') {
+                Some((path, line)) if digits(line) && digits(last) => (path, line),
+                _ => (rest, last),
+            }
+        }
+    };
+    let line: u32 = line.parse().ok().filter(|&l| l > 0)?;
+    (path.contains(['/', '.']) && !path.is_empty()).then(|| (path.to_string(), line))
 }
 
 /// Most member pairs ([`Analysis::members`]) a query yields.
@@ -275,6 +306,7 @@ pub fn analyze(query: &str) -> Analysis {
         identifiers,
         phrases,
         members,
+        location: location(q),
     }
 }
 
@@ -770,6 +802,8 @@ impl Hybrid {
                     }
                 }
                 Arm::Symbol | Arm::Keyword => note = Some("skipped for --scope docs".into()),
+                // Not gathered: `rank` puts the location's chunk first.
+                Arm::Location => {}
             }
             tracing::debug!(
                 arm = ?arm,
@@ -857,6 +891,14 @@ impl Hybrid {
             }
             None => active.max(1e-9) / (req.k + 1.0),
         };
+        if let Some((path, line)) = &analysis.location
+            && let Some(at) = location_hit(store, root, path, *line, max_score, req.snippet_lines)?
+        {
+            hits.retain(|h| {
+                !(h.path == at.path && h.start_line == at.start_line && h.end_line == at.end_line)
+            });
+            hits.insert(0, at);
+        }
         hits.truncate(req.limit);
         let mut out = Vec::with_capacity(hits.len());
         for f in hits {
@@ -1081,6 +1123,52 @@ struct Fused {
     is_block: bool,
     /// The best arm score among the merged candidates (see `Cand::raw`).
     raw: f64,
+}
+
+/// The smallest chunk of the indexed file at `path` (relative to `root`,
+/// or absolute inside it) holding `line`, as a hit scored `score`; `None`
+/// when no indexed file or chunk is there (the query is then searched
+/// as text only). Its snippet starts at `line`.
+fn location_hit(
+    store: &Store,
+    root: &Path,
+    path: &str,
+    line: u32,
+    score: f64,
+    snippet_lines: usize,
+) -> Result<Option<Fused>> {
+    let Ok(at) = crate::paths::resolve_in_root(root, path) else {
+        return Ok(None);
+    };
+    let chunks = store
+        .chunks_at(&at.rel, line)
+        .map_err(|e| crate::store::explain(e, &crate::store::db_path(root)))?;
+    Ok(chunks.into_iter().next().map(|c| {
+        let snippet = crate::source::Sources::new(root)
+            .shown(&c.path, &c.span, c.start_line, c.end_line)
+            .map(|text| {
+                let skip = line.saturating_sub(c.start_line) as usize;
+                let lines: Vec<&str> = text.lines().skip(skip).take(snippet_lines.max(1)).collect();
+                (line, lines.join("\n"))
+            });
+        Fused {
+            path: c.path,
+            start_line: c.start_line,
+            end_line: c.end_line,
+            symbol: c.symbol,
+            kind: c.kind,
+            lang: c.lang,
+            score,
+            sources: vec![Source {
+                arm: Arm::Location,
+                rank: 1,
+            }],
+            contributions: vec![score],
+            snippet,
+            is_block: true,
+            raw: 1.0,
+        }
+    }))
 }
 
 /// What a symbol-arm candidate whose name matched the query's identifier
@@ -1736,6 +1824,27 @@ mod tests {
             ("Flask.wsgi_app", vec![]),
         ] {
             assert_eq!(analyze(q).members, members, "{q}");
+        }
+        // A location as compilers, stack traces and editors print it.
+        for (q, at) in [
+            ("src/app.py:140", Some(("src/app.py", 140))),
+            ("src/app.py:140:7", Some(("src/app.py", 140))),
+            ("src/app.py:140:", Some(("src/app.py", 140))),
+            ("src/app.py#L140", Some(("src/app.py", 140))),
+            ("src/app.py#L140-L150", Some(("src/app.py", 140))),
+            ("C:/src/app.py:12", Some(("C:/src/app.py", 12))),
+            ("app.rs:3", Some(("app.rs", 3))),
+            ("std::io:3", None),
+            ("app.py:0", None),
+            ("app.py:x", None),
+            ("src/app.py 140", None),
+            ("TypeAdapter", None),
+        ] {
+            assert_eq!(
+                analyze(q).location,
+                at.map(|(p, l)| (p.to_string(), l)),
+                "{q}"
+            );
         }
         // A regex's groups and classes keep their shape.
         for q in [

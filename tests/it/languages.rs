@@ -242,6 +242,18 @@ fn new_languages_get_symbols_references_and_chunks() {
         (Some("php/Runner.php"), Some(6)),
         "{v}"
     );
+    // A location (`path:line`, as a compiler prints it): the chunk there
+    // first, its snippet from that line.
+    let v = p.json(&["search", "php/Runner.php:7"]);
+    assert_eq!(
+        (
+            v["hits"][0]["path"].as_str(),
+            v["hits"][0]["snippet_line"].as_u64(),
+            v["hits"][0]["sources"][0]["arm"].as_str()
+        ),
+        (Some("php/Runner.php"), Some(7), Some("location")),
+        "{v}"
+    );
     // A Kotlin extension is found under the type it extends.
     let v = p.json(&["symbol", "ListenableFuture.await"]);
     assert_eq!(v["hits"][0]["path"], "kt/Future+await.kt", "{v}");
