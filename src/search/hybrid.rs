@@ -1126,7 +1126,8 @@ struct Fused {
 }
 
 /// The smallest chunk of the indexed file at `path` (relative to `root`,
-/// or absolute inside it) holding `line`, as a hit scored `score`; `None`
+/// absolute inside it, or the end of one indexed path) holding `line`, as
+/// a hit scored `score`; `None`
 /// when no indexed file or chunk is there (the query is then searched
 /// as text only). Its snippet starts at `line`.
 fn location_hit(
@@ -1137,12 +1138,29 @@ fn location_hit(
     score: f64,
     snippet_lines: usize,
 ) -> Result<Option<Fused>> {
-    let Ok(at) = crate::paths::resolve_in_root(root, path) else {
-        return Ok(None);
+    let explain = |e| crate::store::explain(e, &crate::store::db_path(root));
+    let (rel, mut chunks) = match crate::paths::resolve_in_root(root, path) {
+        Ok(at) => {
+            let chunks = store.chunks_at(&at.rel, line).map_err(explain)?;
+            (at.rel, chunks)
+        }
+        // Not a file under the root: perhaps the end of one.
+        Err(_) if Path::new(path).is_relative() && !path.contains("..") => {
+            (path.trim_start_matches("./").to_string(), Vec::new())
+        }
+        Err(_) => return Ok(None),
     };
-    let chunks = store
-        .chunks_at(&at.rel, line)
-        .map_err(|e| crate::store::explain(e, &crate::store::db_path(root)))?;
+    // A path printed relative to a subdirectory (`handlers/base.py:140`):
+    // the one indexed file it ends, when only one does (compared as
+    // text with the indexed paths, nothing read).
+    if chunks.is_empty()
+        && let [only] = store
+            .paths_ending_with(&rel, 2)
+            .map_err(explain)?
+            .as_slice()
+    {
+        chunks = store.chunks_at(only, line).map_err(explain)?;
+    }
     Ok(chunks.into_iter().next().map(|c| {
         let snippet = crate::source::Sources::new(root)
             .shown(&c.path, &c.span, c.start_line, c.end_line)

@@ -914,6 +914,22 @@ impl Store {
             .map(Option::flatten)
     }
 
+    /// Indexed paths that end with `/suffix` (`handlers/base.py` for
+    /// `django/core/handlers/base.py`), at most `limit`, sorted. Scans the
+    /// file list: for the rare query that names a file by its tail.
+    pub fn paths_ending_with(&self, suffix: &str, limit: usize) -> rusqlite::Result<Vec<String>> {
+        let tail = format!("/{suffix}");
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT path FROM files WHERE length(path) > ?2 AND substr(path, -?2) = ?1
+             ORDER BY path LIMIT ?3",
+        )?;
+        let rows = stmt.query_map(
+            params![tail, tail.chars().count() as i64, limit as i64],
+            |r| r.get(0),
+        )?;
+        rows.collect()
+    }
+
     /// What the store remembers about the file at `path`, if anything.
     pub fn file_record(&self, path: &str) -> rusqlite::Result<Option<FileRecord>> {
         self.conn

@@ -254,6 +254,15 @@ fn new_languages_get_symbols_references_and_chunks() {
         (Some("php/Runner.php"), Some(7), Some("location")),
         "{v}"
     );
+    let v = p.json(&["search", "Runner.php:7:9"]);
+    assert_eq!(
+        (
+            v["hits"][0]["path"].as_str(),
+            v["hits"][0]["sources"][0]["arm"].as_str()
+        ),
+        (Some("php/Runner.php"), Some("location")),
+        "the end of one indexed path: {v}"
+    );
     // A Kotlin extension is found under the type it extends.
     let v = p.json(&["symbol", "ListenableFuture.await"]);
     assert_eq!(v["hits"][0]["path"], "kt/Future+await.kt", "{v}");
