@@ -108,6 +108,11 @@ pub struct Analysis {
     /// and editors print it (`src/app.py:140`, `src/app.py:140:7`,
     /// `src/app.py#L140`): its path and line.
     pub location: Option<(String, u32)>,
+    /// The name after a declaration keyword (`struct strbuf` → `strbuf`),
+    /// when the name is not identifier-like by itself, and the kinds of
+    /// definition the keyword declares: the query asks for that definition
+    /// if the index has one (`confirm_declared`).
+    pub declared: Option<(String, &'static [&'static str])>,
 }
 
 /// `path:line`, `path:line:column` or `path#Lline` (a path with a `/` or
@@ -132,6 +137,37 @@ fn location(q: &str) -> Option<(String, u32)> {
     let line: u32 = line.parse().ok().filter(|&l| l > 0)?;
     (path.contains(['/', '.']) && !path.is_empty()).then(|| (path.to_string(), line))
 }
+
+/// Words that declare a definition in some language, and the kinds of
+/// definition they declare: `struct strbuf`, `class Config`, `def parse`
+/// ask for the definition of that kind named after them.
+const DECLARATION_KEYWORDS: [(&str, &[&str]); 22] = [
+    ("class", &["class", "struct", "interface"]),
+    ("const", &["constant", "variable"]),
+    ("def", &["function", "method", "macro"]),
+    ("defmodule", &["module"]),
+    ("enum", &["enum", "type"]),
+    ("fn", &["function", "method", "macro"]),
+    ("func", &["function", "method"]),
+    ("function", &["function", "method"]),
+    (
+        "impl",
+        &["impl", "struct", "enum", "class", "trait", "type"],
+    ),
+    ("interface", &["interface", "trait", "class"]),
+    ("macro", &["macro"]),
+    ("mod", &["module", "namespace"]),
+    ("module", &["module", "namespace"]),
+    ("object", &["class", "module", "struct", "type"]),
+    ("protocol", &["interface", "trait", "class"]),
+    ("record", &["class", "struct", "type"]),
+    ("struct", &["struct", "type", "class"]),
+    ("trait", &["trait", "interface"]),
+    ("type", &["type", "struct", "enum", "class", "interface"]),
+    ("typedef", &["type", "struct", "enum"]),
+    ("union", &["struct", "type"]),
+    ("val", &["constant", "variable"]),
+];
 
 /// Most member pairs ([`Analysis::members`]) a query yields.
 const MAX_MEMBER_PAIRS: usize = 3;
@@ -254,6 +290,19 @@ pub fn analyze(query: &str) -> Analysis {
         })
         .map(String::from)
         .collect();
+    // `struct strbuf`, `class Config`, `fn parse`: a definition asked for
+    // by its declaration keyword (`type checking` is not: see `declared`).
+    let declared = match words.as_slice() {
+        [keyword, name]
+            if crate::text::is_plain_name(name) && !identifiers.iter().any(|i| i == name) =>
+        {
+            DECLARATION_KEYWORDS
+                .iter()
+                .find(|(k, _)| k == keyword)
+                .map(|(_, kinds)| ((*name).to_string(), *kinds))
+        }
+        _ => None,
+    };
     // `TypeAdapter?`, `valid?` (Ruby), `save!`: a name asked about.
     let bare = q.trim_end_matches("()").trim_end_matches(['?', '!']);
     let plain_word = !bare.is_empty() && bare.chars().all(|c| c.is_alphanumeric() || c == '_');
@@ -307,7 +356,31 @@ pub fn analyze(query: &str) -> Analysis {
         phrases,
         members,
         location: location(q),
+        declared,
     }
+}
+
+/// The analysis of a query whose name after a declaration keyword
+/// ([`Analysis::declared`]) has a definition of exactly that name and of a
+/// kind the keyword declares: an identifier query for it (`struct
+/// strbuf`); otherwise as it was (`type checking`, `union find` stay
+/// questions when no type `checking` or union `find` is defined).
+fn confirm_declared(store: &Store, mut analysis: Analysis) -> Result<Analysis> {
+    let Some((name, kinds)) = analysis.declared.clone() else {
+        return Ok(analysis);
+    };
+    let q = SymbolQuery {
+        name: name.clone(),
+        kinds: kinds.iter().map(|k| (*k).to_string()).collect(),
+        lang: None,
+        mode: MatchMode::Exact,
+        limit: 1,
+    };
+    if !find_symbols(store, None, &q)?.hits.is_empty() {
+        analysis.kind = QueryKind::Identifier;
+        analysis.identifiers = vec![name];
+    }
+    Ok(analysis)
 }
 
 /// The weight of the word-pair arm ([`Arm::Phrase`]) for questions: a
@@ -527,7 +600,7 @@ impl Hybrid {
             .hint("shorten it to the key words or names")
             .into());
         }
-        let analysis = analyze(query);
+        let analysis = confirm_declared(store, analyze(query))?;
         if crate::text::fts_query(query).is_none() && analysis.phrases.is_empty() {
             return Err(UserError::with_code(ErrorCode::InvalidQuery, "the query has no searchable words")
                 .hint("use words or identifiers, e.g. `parse config file`; for punctuation or a regex use `repo-search keyword`")
@@ -1826,6 +1899,27 @@ mod tests {
                 (QueryKind::Identifier, vec![name.to_string()]),
                 "{q}"
             );
+        }
+        // A definition asked for by its declaration keyword, when the name
+        // is not identifier-like by itself (then the index decides).
+        for (q, declared) in [
+            ("struct strbuf", Some("strbuf")),
+            ("type checking", Some("checking")),
+            ("def parse", Some("parse")),
+            ("enum object_type", None),
+            ("struct of arrays", None),
+            ("strbuf struct", None),
+        ] {
+            assert_eq!(
+                analyze(q).declared.map(|(name, _)| name).as_deref(),
+                declared,
+                "{q}"
+            );
+        }
+        for (keyword, kinds) in DECLARATION_KEYWORDS {
+            for k in kinds {
+                assert!(crate::search::symbol::KINDS.contains(k), "{keyword}: {k}");
+            }
         }
         // Two names side by side: the second as a member of the first.
         for (q, members) in [

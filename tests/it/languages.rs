@@ -167,8 +167,26 @@ fn new_languages_get_symbols_references_and_chunks() {
         "rs/spawn.rs",
         "cfg_rt! {\n    macro_rules! pick {\n        () => {};\n    }\n    pub fn spawn_task() {}\n}\n",
     );
+    // A C struct whose name is a plain word, and functions using it.
+    p.write(
+        "c/strbuf.c",
+        "struct strbuf {\n    char *buf;\n};\n\nvoid strbuf_grow(struct strbuf *sb) {\n    sb->buf = 0;\n}\n\nvoid strbuf_release(struct strbuf *sb) {\n    strbuf_grow(sb);\n}\n",
+    );
     let summary = p.json(&["index"]);
-    assert_eq!(summary["files"], FILES.len() + 3, "{summary}");
+    assert_eq!(summary["files"], FILES.len() + 4, "{summary}");
+    // `struct strbuf`: the definition asked for by its keyword; `union
+    // find` (no union `find` here) stays a question.
+    let v = p.json(&["search", "struct strbuf"]);
+    assert_eq!(
+        (
+            v["query_kind"].as_str(),
+            v["hits"][0]["start_line"].as_u64()
+        ),
+        (Some("identifier"), Some(1)),
+        "{v}"
+    );
+    let v = p.json(&["search", "union find"]);
+    assert_eq!(v["query_kind"], "natural_language", "{v}");
     for q in ["spawn_task", "pick!"] {
         let v = p.json(&["symbol", q]);
         assert_eq!(v["hits"][0]["path"], "rs/spawn.rs", "{q}: {v}");
