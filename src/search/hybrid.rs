@@ -1892,6 +1892,9 @@ mod tests {
             ("TypeAdapter?", "TypeAdapter"),
             ("valid?", "valid?"),
             ("save!", "save!"),
+            ("@login_required", "login_required"),
+            ("@Override", "Override"),
+            ("@app.route(...)", "app.route"),
         ] {
             let a = analyze(q);
             assert_eq!(

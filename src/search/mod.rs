@@ -457,9 +457,15 @@ fn last_separator(s: &str) -> Option<(usize, usize)> {
 /// `parse(s)` (a call) → `TypeAdapter`, `parse`; `TypeAdapter[T]`,
 /// `Vec<u8>`, `Map<String, List<T>>` (type arguments, without spaces) →
 /// `TypeAdapter`, `Vec`, `Map`. Anything else as it is (a regex's groups
-/// and classes, `get_(user|admin)`, `foo[0-9]`, keep their shape).
+/// and classes, `get_(user|admin)`, `foo[0-9]`, keep their shape). A
+/// decorator or annotation as written, `@login_required`, `@Override`,
+/// `@app.route(...)` → the name it applies.
 pub(crate) fn asked_name(w: &str) -> &str {
     let word = crate::text::is_plain_name;
+    let w = match w.strip_prefix('@') {
+        Some(rest) if rest.starts_with(|c: char| c.is_alphabetic() || c == '_') => rest,
+        _ => w,
+    };
     // A call's arguments and type arguments, `Foo<T>(...)`: cut from the
     // end, kept when what is left is a (qualified) name.
     let group = |s: &str| -> Option<usize> {

@@ -223,10 +223,19 @@ pub fn find_symbols(
                 .is_some_and(|hc| last_segment(hc).eq_ignore_ascii_case(c))
         })
     };
+    // Past the file and its directory, any enclosing directory: a package
+    // that re-exports the name (`models.CharField` is defined in
+    // `django/db/models/fields/__init__.py`), asked only when no exact
+    // name matched closer.
+    let ancestors = std::cell::Cell::new(false);
     let in_module = |h: &SymbolHit| {
-        container
-            .as_deref()
-            .is_some_and(|c| module_names(&h.path).any(|m| m.eq_ignore_ascii_case(c)))
+        container.as_deref().is_some_and(|c| {
+            module_names(&h.path).any(|m| m.eq_ignore_ascii_case(c))
+                || (ancestors.get()
+                    && h.path
+                        .rsplit_once('/')
+                        .is_some_and(|(dir, _)| dir.split('/').any(|d| d.eq_ignore_ascii_case(c))))
+        })
     };
     let keep = |h: &SymbolHit| {
         (kinds.is_empty() || kinds.iter().any(|k| k == &h.kind))
@@ -268,6 +277,27 @@ pub fn find_symbols(
             hits.extend(pre);
         }
         MatchMode::Fuzzy => {}
+    }
+    if container.is_some()
+        && q.mode != MatchMode::Fuzzy
+        && !hits
+            .iter()
+            .any(|h| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive))
+    {
+        ancestors.set(true);
+        let mut closer = Vec::new();
+        run(&name, NameMatch::Exact, MatchKind::Exact, &mut closer)?;
+        if q.mode != MatchMode::Exact {
+            run(
+                &name,
+                NameMatch::CaseInsensitive,
+                MatchKind::CaseInsensitive,
+                &mut closer,
+            )?;
+        }
+        ancestors.set(false);
+        named |= !closer.is_empty();
+        hits.extend(closer);
     }
     if q.mode == MatchMode::Fuzzy || (q.mode == MatchMode::Auto && !named && hits.len() < q.limit) {
         let names = fuzzy_names(store, &name, 50)?;

@@ -172,8 +172,47 @@ fn new_languages_get_symbols_references_and_chunks() {
         "c/strbuf.c",
         "struct strbuf {\n    char *buf;\n};\n\nvoid strbuf_grow(struct strbuf *sb) {\n    sb->buf = 0;\n}\n\nvoid strbuf_release(struct strbuf *sb) {\n    strbuf_grow(sb);\n}\n",
     );
+    // A Python package that re-exports a class defined deeper, and a
+    // `models.py` elsewhere with a longer name; a decorator.
+    p.write(
+        "pkg/models/fields/__init__.py",
+        "class CharField:\n    pass\n\n\ndef login_required(view):\n    return view\n",
+    );
+    p.write("app/models.py", "class CharFieldThing:\n    pass\n");
     let summary = p.json(&["index"]);
-    assert_eq!(summary["files"], FILES.len() + 4, "{summary}");
+    assert_eq!(summary["files"], FILES.len() + 6, "{summary}");
+    // `models.CharField`: the package's class before a prefix match in a
+    // file named after the qualifier; `@login_required`: the decorator.
+    for (args, path, line) in [
+        (
+            ["symbol", "models.CharField"],
+            "pkg/models/fields/__init__.py",
+            1,
+        ),
+        (
+            ["search", "models.CharField"],
+            "pkg/models/fields/__init__.py",
+            1,
+        ),
+        (
+            ["symbol", "@login_required"],
+            "pkg/models/fields/__init__.py",
+            5,
+        ),
+        (
+            ["search", "@login_required"],
+            "pkg/models/fields/__init__.py",
+            5,
+        ),
+    ] {
+        let v = p.json(&args);
+        let line_of = |h: &serde_json::Value| h["line"].as_u64().or(h["start_line"].as_u64());
+        assert_eq!(
+            (v["hits"][0]["path"].as_str(), line_of(&v["hits"][0])),
+            (Some(path), Some(line)),
+            "{args:?}: {v}"
+        );
+    }
     // `struct strbuf`: the definition asked for by its keyword; `union
     // find` (no union `find` here) stays a question.
     let v = p.json(&["search", "struct strbuf"]);
