@@ -1242,6 +1242,25 @@ fn location_hit(
                 let lines: Vec<&str> = text.lines().skip(skip).take(snippet_lines.max(1)).collect();
                 (line, lines.join("\n"))
             });
+        let cand = Cand {
+            arm: Arm::Location,
+            rank: 1,
+            path: c.path,
+            start_line: c.start_line,
+            end_line: c.end_line,
+            symbol: c.symbol,
+            kind: c.kind,
+            lang: c.lang,
+            snippet,
+            raw: 1.0,
+        };
+        Fused::first(cand, score, true)
+    }))
+}
+
+impl Fused {
+    /// A hit from its first candidate, which adds `score`.
+    fn first(c: Cand, score: f64, is_block: bool) -> Fused {
         Fused {
             path: c.path,
             start_line: c.start_line,
@@ -1251,15 +1270,15 @@ fn location_hit(
             lang: c.lang,
             score,
             sources: vec![Source {
-                arm: Arm::Location,
-                rank: 1,
+                arm: c.arm,
+                rank: c.rank,
             }],
             contributions: vec![score],
-            snippet,
-            is_block: true,
-            raw: 1.0,
+            snippet: c.snippet,
+            is_block,
+            raw: c.raw,
         }
-    }))
+    }
 }
 
 /// What a symbol-arm candidate whose name matched the query's identifier
@@ -1369,23 +1388,7 @@ fn fuse(cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fused> 
             }
             None => {
                 by_path.entry(c.path.clone()).or_default().push(fused.len());
-                fused.push(Fused {
-                    path: c.path,
-                    start_line: c.start_line,
-                    end_line: c.end_line,
-                    symbol: c.symbol,
-                    kind: c.kind,
-                    lang: c.lang,
-                    score,
-                    sources: vec![Source {
-                        arm: c.arm,
-                        rank: c.rank,
-                    }],
-                    contributions: vec![score],
-                    snippet: c.snippet,
-                    is_block,
-                    raw: c.raw,
-                });
+                fused.push(Fused::first(c, score, is_block));
             }
         }
     }
