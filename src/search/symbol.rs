@@ -223,81 +223,98 @@ pub fn find_symbols(
                 .is_some_and(|hc| last_segment(hc).eq_ignore_ascii_case(c))
         })
     };
+    let in_module = |h: &SymbolHit| {
+        container
+            .as_deref()
+            .is_some_and(|c| module_names(&h.path).any(|m| m.eq_ignore_ascii_case(c)))
+    };
     // Past the file and its directory, any enclosing directory: a package
     // that re-exports the name (`models.CharField` is defined in
-    // `django/db/models/fields/__init__.py`), asked only when no exact
+    // `django/db/models/fields/__init__.py`), counted only when no exact
     // name matched closer.
-    let ancestors = std::cell::Cell::new(false);
-    let in_module = |h: &SymbolHit| {
+    let in_package = |h: &SymbolHit| {
         container.as_deref().is_some_and(|c| {
-            module_names(&h.path).any(|m| m.eq_ignore_ascii_case(c))
-                || (ancestors.get()
-                    && h.path
-                        .rsplit_once('/')
-                        .is_some_and(|(dir, _)| dir.split('/').any(|d| d.eq_ignore_ascii_case(c))))
+            h.path
+                .rsplit_once('/')
+                .is_some_and(|(dir, _)| dir.split('/').any(|d| d.eq_ignore_ascii_case(c)))
         })
     };
-    let keep = |h: &SymbolHit| {
-        (kinds.is_empty() || kinds.iter().any(|k| k == &h.kind))
-            && lang.is_none_or(|l| h.lang == l)
-            && (in_container(h) || in_module(h))
+    let wanted = |h: &SymbolHit| {
+        (kinds.is_empty() || kinds.iter().any(|k| k == &h.kind)) && lang.is_none_or(|l| h.lang == l)
     };
     let mut hits: Vec<SymbolHit> = Vec::new();
+    // Exact and case-insensitive names in an enclosing package only.
+    let mut deeper: Vec<SymbolHit> = Vec::new();
     let mut capped = false;
-    let mut run =
-        |name: &str, how: NameMatch, m: MatchKind, hits: &mut Vec<SymbolHit>| -> Result<()> {
-            let rows = store.symbol_rows(name, how, TIER_CAP + 1)?;
-            for (n, row) in rows.into_iter().enumerate() {
-                if n >= TIER_CAP {
-                    capped = true;
-                    break;
-                }
-                let h = row_to_hit(row, m);
-                if keep(&h) {
-                    hits.push(h);
-                }
+    let mut run = |name: &str,
+                   how: NameMatch,
+                   m: MatchKind,
+                   hits: &mut Vec<SymbolHit>,
+                   deeper: &mut Vec<SymbolHit>|
+     -> Result<()> {
+        let rows = store.symbol_rows(name, how, TIER_CAP + 1)?;
+        for (n, row) in rows.into_iter().enumerate() {
+            if n >= TIER_CAP {
+                capped = true;
+                break;
             }
-            Ok(())
-        };
+            let h = row_to_hit(row, m);
+            if !wanted(&h) {
+                continue;
+            }
+            if in_container(&h) || in_module(&h) {
+                hits.push(h);
+            } else if matches!(m, MatchKind::Exact | MatchKind::CaseInsensitive) && in_package(&h) {
+                deeper.push(h);
+            }
+        }
+        Ok(())
+    };
     let mut named = false;
     match q.mode {
-        MatchMode::Exact => run(&name, NameMatch::Exact, MatchKind::Exact, &mut hits)?,
+        MatchMode::Exact => run(
+            &name,
+            NameMatch::Exact,
+            MatchKind::Exact,
+            &mut hits,
+            &mut deeper,
+        )?,
         MatchMode::Prefix | MatchMode::Auto => {
-            run(&name, NameMatch::Exact, MatchKind::Exact, &mut hits)?;
+            run(
+                &name,
+                NameMatch::Exact,
+                MatchKind::Exact,
+                &mut hits,
+                &mut deeper,
+            )?;
             run(
                 &name,
                 NameMatch::CaseInsensitive,
                 MatchKind::CaseInsensitive,
                 &mut hits,
+                &mut deeper,
             )?;
             named = !hits.is_empty();
             let mut pre = Vec::new();
-            run(&name, NameMatch::Prefix, MatchKind::Prefix, &mut pre)?;
+            run(
+                &name,
+                NameMatch::Prefix,
+                MatchKind::Prefix,
+                &mut pre,
+                &mut deeper,
+            )?;
             pre.retain(|h| !h.name.eq_ignore_ascii_case(&name));
             hits.extend(pre);
         }
         MatchMode::Fuzzy => {}
     }
-    if container.is_some()
-        && q.mode != MatchMode::Fuzzy
+    if !deeper.is_empty()
         && !hits
             .iter()
             .any(|h| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive))
     {
-        ancestors.set(true);
-        let mut closer = Vec::new();
-        run(&name, NameMatch::Exact, MatchKind::Exact, &mut closer)?;
-        if q.mode != MatchMode::Exact {
-            run(
-                &name,
-                NameMatch::CaseInsensitive,
-                MatchKind::CaseInsensitive,
-                &mut closer,
-            )?;
-        }
-        ancestors.set(false);
-        named |= !closer.is_empty();
-        hits.extend(closer);
+        named = true;
+        hits.append(&mut deeper);
     }
     if q.mode == MatchMode::Fuzzy || (q.mode == MatchMode::Auto && !named && hits.len() < q.limit) {
         let names = fuzzy_names(store, &name, 50)?;
@@ -306,7 +323,13 @@ pub fn find_symbols(
                 continue;
             }
             let mut tier = Vec::new();
-            run(&n, NameMatch::Exact, MatchKind::Fuzzy, &mut tier)?;
+            run(
+                &n,
+                NameMatch::Exact,
+                MatchKind::Fuzzy,
+                &mut tier,
+                &mut deeper,
+            )?;
             hits.extend(tier);
             if hits.len() >= q.limit.saturating_mul(4).max(50) {
                 break;
