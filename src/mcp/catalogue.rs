@@ -151,9 +151,9 @@ impl ToolName {
                 "Ranked search over code and docs in function/class-sized chunks. Default hybrid: full-text BM25 (stemmed, camelCase/snake_case split), \
                  embeddings, symbol names and exact identifiers fused into one list. Use it for a concept or behaviour when you do not know the identifier, \
                  e.g. \"validate csrf token\"; an identifier puts its definition first, a quoted phrase its exact lines, \
-                 `path:line` (as a compiler or stack trace prints it) the code at that line. \
+                 `path:line` (as a compiler or stack trace prints it) the code at that line, a file name or path (`config.py`) that file's main chunk. \
                  Each hit: path, start_line-end_line, kind, symbol, `lines` (the best-matching lines as `N: text`) and `arms` that found it \
-                 (sym, kw, bm25, sem; phr: two query words side by side; loc: the `path:line` asked for); `next_offset` when more exist. `detail: true` adds scores, ranks and whole snippets. \
+                 (sym, kw, bm25, sem; phr: two query words side by side; loc: the `path:line` or file asked for); `next_offset` when more exist. `detail: true` adds scores, ranks and whole snippets. \
                  For a known name use find_symbol; for exact text or a regex, search_keyword. \
                  `queries` (up to 10) instead of `query` answers several at once: {results: [...]}, one entry per query."
             }

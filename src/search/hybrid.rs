@@ -28,7 +28,7 @@ use crate::search::ngram::{IndexFilter, Listed};
 use crate::search::semantic::{SemanticInfo, SemanticRequest, SemanticSearcher};
 use crate::search::symbol::{MatchKind, MatchMode, SymbolQuery, find_symbols};
 use crate::search::{ChunkFilter, Scope, asked_name, best_snippet};
-use crate::store::Store;
+use crate::store::{ChunkRow, Store};
 use crate::walk::WalkOptions;
 
 /// The reciprocal-rank-fusion constant. 60 is the classic value; smaller
@@ -61,7 +61,8 @@ pub enum Arm {
     /// (`bm25::Words::AdjacentPairs`): questions only.
     Phrase,
     /// The chunk at a `path:line` the query names
-    /// ([`Analysis::location`]), put first.
+    /// ([`Analysis::location`]), or the main chunk of a file it names
+    /// ([`Analysis::file`]), put first.
     Location,
 }
 
@@ -108,6 +109,11 @@ pub struct Analysis {
     /// and editors print it (`src/app.py:140`, `src/app.py:140:7`,
     /// `src/app.py#L140`): its path and line.
     pub location: Option<(String, u32)>,
+    /// A file the query is made of, without a line (`type_adapter.py`,
+    /// `src/flask/config.py`, `Makefile`): a path whose name is one the
+    /// index reads. The files it names lead the answer when the index has
+    /// them ([`named_paths`]).
+    pub file: Option<String>,
     /// The name after a declaration keyword (`struct strbuf` → `strbuf`),
     /// when the name is not identifier-like by itself, and the kinds of
     /// definition the keyword declares: the query asks for that definition
@@ -136,6 +142,21 @@ fn location(q: &str) -> Option<(String, u32)> {
     };
     let line: u32 = line.parse().ok().filter(|&l| l > 0)?;
     (path.contains(['/', '.']) && !path.is_empty()).then(|| (path.to_string(), line))
+}
+
+/// A file path or name as the whole query, with no line
+/// (`type_adapter.py`, `./src/app.ts`, `README`): a name the index reads
+/// by its extension or as a whole (`detect_lang`), made only of the
+/// characters paths are written with. `models.CharField` or `os.path` are
+/// not (no such extension).
+fn file_path(q: &str) -> Option<String> {
+    let path = q.trim_start_matches("./");
+    let plain = path
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '@' | '+'));
+    let name = path.rsplit('/').next().unwrap_or(path);
+    (plain && !name.is_empty() && crate::lang::detect_lang(Path::new(name)).is_some())
+        .then(|| path.to_string())
 }
 
 /// Words that declare a definition in some language, and the kinds of
@@ -356,6 +377,7 @@ pub fn analyze(query: &str) -> Analysis {
         phrases,
         members,
         location: location(q),
+        file: location(q).is_none().then(|| file_path(q)).flatten(),
         declared,
     }
 }
@@ -600,7 +622,16 @@ impl Hybrid {
             .hint("shorten it to the key words or names")
             .into());
         }
-        let analysis = confirm_declared(store, analyze(query))?;
+        let mut analysis = confirm_declared(store, analyze(query))?;
+        // A file name no indexed file has is searched as text only.
+        if let Some(path) = &analysis.file
+            && named_paths(store, root, path, 1)?.is_empty()
+        {
+            analysis.file = None;
+        }
+        // A file asked for by name: names defined like it (`main.c` the
+        // field) and lines mentioning it answer another question.
+        let names_file = analysis.file.is_some();
         if crate::text::fts_query(query).is_none() && analysis.phrases.is_empty() {
             return Err(UserError::with_code(ErrorCode::InvalidQuery, "the query has no searchable words")
                 .hint("use words or identifiers, e.g. `parse config file`; for punctuation or a regex use `repo-search keyword`")
@@ -620,69 +651,76 @@ impl Hybrid {
         // own thread, so its walk overlaps the other arms.
         let keyword_literals = keyword_literals(&analysis);
         let mut keyword_skipped: Option<String> = None;
-        let keyword_run =
-            (runs(Arm::Keyword) && !docs_only && !keyword_literals.is_empty()).then(|| {
-                let kreq = KeywordRequest {
-                    patterns: keyword_literals.iter().take(5).cloned().collect(),
-                    fixed_strings: true,
-                    case: CaseMode::Sensitive,
-                    word: false,
-                    // No cap on the total: which files a capped parallel
-                    // search reaches first depends on thread timing, and the
-                    // arm must rank the same every time. Lines per file are
-                    // capped instead (the arm ranks files by their count of
-                    // matches).
-                    max_count: Some(cand_n as u64),
-                    max_results: None,
-                    walk: WalkOptions::default(),
-                    ..KeywordRequest::default()
-                };
-                // On a large index: where a watching daemon vouches for the
-                // index's file list, the listed files are read without a
-                // walk; otherwise the index's trigram postings rule out the
-                // walked files that cannot match. Either way the result is
-                // the walk's: on the Linux kernel an identifier's candidate
-                // files are read instead of 78k. (A small project's walk is
-                // cheaper than loading either, and runs beside the other
-                // arms.)
-                let large = store.is_large().unwrap_or(false);
-                let listed = req.keyword_listing.as_ref().filter(|_| large).and_then(|(walk, changed)| {
-                    Listed::load(store, root, walk, &kreq, changed).unwrap_or_else(|e| {
-                        tracing::debug!("keyword arm: index list not used: {e:#}");
-                        None
-                    })
-                });
-                let postings = if listed.is_some() || !large {
-                    None
-                } else {
-                    IndexFilter::load(store, &kreq).unwrap_or_else(|e| {
-                        tracing::debug!("keyword arm: postings not used: {e}");
-                        None
-                    })
-                };
-                let to_read = match &listed {
-                    Some(l) => Some(l.files.len()),
-                    None => postings.as_ref().map(|f| f.counts().1),
-                };
-                if let Some(n) = to_read.filter(|&n| n > KEYWORD_ARM_MAX_FILES) {
-                    keyword_skipped = Some(format!(
-                        "skipped: in {n} files, too common to rank files by (the other arms rank it)"
-                    ));
-                    return None;
-                }
-                let root = root.to_path_buf();
-                let spawned = std::thread::Builder::new()
-                    .name("repo-search-keyword-arm".into())
-                    .spawn(move || match listed {
-                        Some(l) => search_keyword_listed(&root, &kreq, &l.files, l.ruled_out),
-                        None => search_keyword_with(
-                            &root,
-                            &kreq,
-                            postings.as_ref().map(|f| f as &dyn RuleOut),
-                        ),
+        let keyword_run = (runs(Arm::Keyword)
+            && !docs_only
+            && !names_file
+            && !keyword_literals.is_empty())
+        .then(|| {
+            let kreq = KeywordRequest {
+                patterns: keyword_literals.iter().take(5).cloned().collect(),
+                fixed_strings: true,
+                case: CaseMode::Sensitive,
+                word: false,
+                // No cap on the total: which files a capped parallel
+                // search reaches first depends on thread timing, and the
+                // arm must rank the same every time. Lines per file are
+                // capped instead (the arm ranks files by their count of
+                // matches).
+                max_count: Some(cand_n as u64),
+                max_results: None,
+                walk: WalkOptions::default(),
+                ..KeywordRequest::default()
+            };
+            // On a large index: where a watching daemon vouches for the
+            // index's file list, the listed files are read without a
+            // walk; otherwise the index's trigram postings rule out the
+            // walked files that cannot match. Either way the result is
+            // the walk's: on the Linux kernel an identifier's candidate
+            // files are read instead of 78k. (A small project's walk is
+            // cheaper than loading either, and runs beside the other
+            // arms.)
+            let large = store.is_large().unwrap_or(false);
+            let listed =
+                req.keyword_listing
+                    .as_ref()
+                    .filter(|_| large)
+                    .and_then(|(walk, changed)| {
+                        Listed::load(store, root, walk, &kreq, changed).unwrap_or_else(|e| {
+                            tracing::debug!("keyword arm: index list not used: {e:#}");
+                            None
+                        })
                     });
-                Some(spawned)
-            });
+            let postings = if listed.is_some() || !large {
+                None
+            } else {
+                IndexFilter::load(store, &kreq).unwrap_or_else(|e| {
+                    tracing::debug!("keyword arm: postings not used: {e}");
+                    None
+                })
+            };
+            let to_read = match &listed {
+                Some(l) => Some(l.files.len()),
+                None => postings.as_ref().map(|f| f.counts().1),
+            };
+            if let Some(n) = to_read.filter(|&n| n > KEYWORD_ARM_MAX_FILES) {
+                keyword_skipped = Some(format!(
+                    "skipped: in {n} files, too common to rank files by (the other arms rank it)"
+                ));
+                return None;
+            }
+            let root = root.to_path_buf();
+            let spawned = std::thread::Builder::new()
+                .name("repo-search-keyword-arm".into())
+                .spawn(move || match listed {
+                    Some(l) => search_keyword_listed(&root, &kreq, &l.files, l.ruled_out),
+                    None => search_keyword_with(
+                        &root,
+                        &kreq,
+                        postings.as_ref().map(|f| f as &dyn RuleOut),
+                    ),
+                });
+            Some(spawned)
+        });
         let mut keyword_run = keyword_run.flatten();
         for (arm, weight) in weights {
             if !runs(arm) || weight == 0.0 {
@@ -692,6 +730,9 @@ impl Hybrid {
             let before = cands.len();
             let arm_started = std::time::Instant::now();
             match arm {
+                Arm::Symbol | Arm::Keyword if names_file => {
+                    note = Some("skipped: the query names a file".into());
+                }
                 // The word pairs stand in for the word order a static
                 // model does not read: with the full tier's vectors they
                 // moved nothing (tuning half +.001, checking −.002).
@@ -964,13 +1005,34 @@ impl Hybrid {
             }
             None => active.max(1e-9) / (req.k + 1.0),
         };
-        if let Some((path, line)) = &analysis.location
-            && let Some(at) = location_hit(store, root, path, *line, max_score, req.snippet_lines)?
-        {
+        let lead = match (&analysis.location, &analysis.file) {
+            (Some((path, line)), _) => {
+                location_hit(store, root, path, *line, max_score, req.snippet_lines)?
+                    .into_iter()
+                    .collect()
+            }
+            (None, Some(path)) => file_hits(store, root, path, max_score)?,
+            (None, None) => Vec::new(),
+        };
+        let lead: Vec<Fused> = lead
+            .into_iter()
+            .filter(|h| req.filter.accepts(&h.path, &h.lang))
+            .collect();
+        if !lead.is_empty() {
             hits.retain(|h| {
-                !(h.path == at.path && h.start_line == at.start_line && h.end_line == at.end_line)
+                !lead.iter().any(|l| {
+                    h.path == l.path && h.start_line == l.start_line && h.end_line == l.end_line
+                })
             });
-            hits.insert(0, at);
+            // A file asked for by name: its other hits come next.
+            if analysis.file.is_some() {
+                let (mut named, rest): (Vec<Fused>, Vec<Fused>) = hits
+                    .into_iter()
+                    .partition(|h| lead.iter().any(|l| l.path == h.path));
+                named.extend(rest);
+                hits = named;
+            }
+            hits.splice(0..0, lead);
         }
         hits.truncate(req.limit);
         let mut out = Vec::with_capacity(hits.len());
@@ -1198,11 +1260,30 @@ struct Fused {
     raw: f64,
 }
 
-/// The smallest chunk of the indexed file at `path` (relative to `root`,
-/// absolute inside it, or the end of one indexed path) holding `line`, as
-/// a hit scored `score`; `None`
-/// when no indexed file or chunk is there (the query is then searched
-/// as text only). Its snippet starts at `line`.
+/// The indexed files a path in a query names: the file itself (relative
+/// to `root`, or absolute inside it) when it is indexed; otherwise the
+/// indexed files whose path ends with it (`handlers/base.py` for
+/// `django/core/handlers/base.py`), at most `limit` of them, by path
+/// (compared as text with the indexed paths, nothing read).
+fn named_paths(store: &Store, root: &Path, path: &str, limit: usize) -> Result<Vec<String>> {
+    let explain = |e| crate::store::explain(e, &crate::store::db_path(root));
+    let rel = match crate::paths::resolve_in_root(root, path) {
+        Ok(at) if store.file_record(&at.rel).map_err(explain)?.is_some() => {
+            return Ok(vec![at.rel]);
+        }
+        Ok(at) => at.rel,
+        Err(_) if Path::new(path).is_relative() && !path.contains("..") => {
+            path.trim_start_matches("./").to_string()
+        }
+        Err(_) => return Ok(Vec::new()),
+    };
+    store.paths_ending_with(&rel, limit).map_err(explain)
+}
+
+/// The smallest chunk of the indexed file `path` names ([`named_paths`]:
+/// only when it names one) holding `line`, as a hit scored `score`;
+/// `None` when no indexed file or chunk is there (the query is then
+/// searched as text only). Its snippet starts at `line`.
 fn location_hit(
     store: &Store,
     root: &Path,
@@ -1211,29 +1292,13 @@ fn location_hit(
     score: f64,
     snippet_lines: usize,
 ) -> Result<Option<Fused>> {
-    let explain = |e| crate::store::explain(e, &crate::store::db_path(root));
-    let (rel, mut chunks) = match crate::paths::resolve_in_root(root, path) {
-        Ok(at) => {
-            let chunks = store.chunks_at(&at.rel, line).map_err(explain)?;
-            (at.rel, chunks)
-        }
-        // Not a file under the root: perhaps the end of one.
-        Err(_) if Path::new(path).is_relative() && !path.contains("..") => {
-            (path.trim_start_matches("./").to_string(), Vec::new())
-        }
-        Err(_) => return Ok(None),
+    let paths = named_paths(store, root, path, 2)?;
+    let [only] = paths.as_slice() else {
+        return Ok(None);
     };
-    // A path printed relative to a subdirectory (`handlers/base.py:140`):
-    // the one indexed file it ends, when only one does (compared as
-    // text with the indexed paths, nothing read).
-    if chunks.is_empty()
-        && let [only] = store
-            .paths_ending_with(&rel, 2)
-            .map_err(explain)?
-            .as_slice()
-    {
-        chunks = store.chunks_at(only, line).map_err(explain)?;
-    }
+    let chunks = store
+        .chunks_at(only, line)
+        .map_err(|e| crate::store::explain(e, &crate::store::db_path(root)))?;
     Ok(chunks.into_iter().next().map(|c| {
         let snippet = crate::source::Sources::new(root)
             .shown(&c.path, &c.span, c.start_line, c.end_line)
@@ -1242,20 +1307,85 @@ fn location_hit(
                 let lines: Vec<&str> = text.lines().skip(skip).take(snippet_lines.max(1)).collect();
                 (line, lines.join("\n"))
             });
-        let cand = Cand {
-            arm: Arm::Location,
-            rank: 1,
-            path: c.path,
-            start_line: c.start_line,
-            end_line: c.end_line,
-            symbol: c.symbol,
-            kind: c.kind,
-            lang: c.lang,
-            snippet,
-            raw: 1.0,
-        };
-        Fused::first(cand, score, true)
+        Fused::first(location_cand(c, snippet), score, true)
     }))
+}
+
+/// Most files a file-name query leads with: `config.py` or `mod.rs` name
+/// several, and the best of them by path (live source before tests and
+/// legacy copies, shallower first) come first.
+const MAX_NAMED_FILES: usize = 3;
+/// Files ending with a queried name that are compared for that order.
+const NAMED_FILES_READ: usize = 200;
+
+/// The main chunk of each file a file-name query names ([`Analysis::file`],
+/// [`named_paths`]), as hits scored `score`: the widest chunk named after
+/// the file's stem (`class TypeAdapter` for `type_adapter.py`, `class
+/// Config` for `config.py`), else the file's first chunk.
+fn file_hits(store: &Store, root: &Path, path: &str, score: f64) -> Result<Vec<Fused>> {
+    let mut paths: Vec<(f64, String)> = named_paths(store, root, path, NAMED_FILES_READ)?
+        .into_iter()
+        .map(|p| (crate::search::path_prior(&p, lang_of(root, &p)), p))
+        .collect();
+    paths.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then_with(|| a.1.matches('/').count().cmp(&b.1.matches('/').count()))
+    });
+    let mut out = Vec::new();
+    for (_, p) in paths.iter().take(MAX_NAMED_FILES) {
+        let chunks = store
+            .file_chunks(p)
+            .map_err(|e| crate::store::explain(e, &crate::store::db_path(root)))?;
+        if let Some(c) = main_chunk(p, chunks) {
+            out.push(Fused::first(location_cand(c, None), score, true));
+        }
+    }
+    Ok(out)
+}
+
+/// The chunk that stands for the file at `path`: the widest one whose
+/// name's last part is the file's stem, ignoring case, `_` and `-`
+/// (`TypeAdapter` in `type_adapter.py`, `Config` in `_config.py`), else
+/// the first.
+fn main_chunk(path: &str, chunks: Vec<ChunkRow>) -> Option<ChunkRow> {
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let stem = squash(name.split('.').next().unwrap_or(name));
+    let named = chunks
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            !stem.is_empty()
+                && c.symbol
+                    .as_deref()
+                    .is_some_and(|s| squash(last_part(s)) == stem)
+        })
+        .max_by_key(|(i, c)| (c.end_line - c.start_line, std::cmp::Reverse(*i)))
+        .map(|(i, _)| i);
+    let at = named.unwrap_or(0);
+    chunks.into_iter().nth(at)
+}
+
+/// A chunk a location or file name in the query points at, as a
+/// candidate of arm [`Arm::Location`].
+fn location_cand(c: ChunkRow, snippet: Option<(u32, String)>) -> Cand {
+    Cand {
+        arm: Arm::Location,
+        rank: 1,
+        path: c.path,
+        start_line: c.start_line,
+        end_line: c.end_line,
+        symbol: c.symbol,
+        kind: c.kind,
+        lang: c.lang,
+        snippet,
+        raw: 1.0,
+    }
 }
 
 impl Fused {
@@ -1982,6 +2112,23 @@ mod tests {
             analyze("src/flask/config.py").kind,
             QueryKind::NaturalLanguage
         );
+        // A file by its name or path, without a line; a qualified name or
+        // a location is not one.
+        for (q, file) in [
+            ("type_adapter.py", Some("type_adapter.py")),
+            ("./src/flask/config.py", Some("src/flask/config.py")),
+            ("Makefile", Some("Makefile")),
+            ("README.md", Some("README.md")),
+            ("@scope/pkg/index.ts", Some("@scope/pkg/index.ts")),
+            ("models.CharField", None),
+            ("os.path", None),
+            ("config", None),
+            ("src/app.py:140", None),
+            ("type adapter.py", None),
+            ("*.py", None),
+        ] {
+            assert_eq!(analyze(q).file.as_deref(), file, "{q}");
+        }
         assert_eq!(analyze("a->").kind, QueryKind::NaturalLanguage);
         for q in [
             r"\bfoo\b", r"\w+\Bar", r"a\.b", r"foo\bar", r"\Foo", r"Foo\",
@@ -2000,6 +2147,37 @@ mod tests {
             analyze("function that parses the config file").kind,
             QueryKind::NaturalLanguage
         );
+    }
+
+    #[test]
+    fn a_file_is_shown_by_its_widest_chunk_named_after_it_or_its_first() {
+        let row = |symbol: Option<&str>, start_line: u32, end_line: u32| ChunkRow {
+            chunk_id: i64::from(start_line),
+            path: "pkg/_type_adapter.py".into(),
+            lang: "python".into(),
+            start_line,
+            end_line,
+            symbol: symbol.map(String::from),
+            kind: None,
+            span: crate::store::ChunkSpan {
+                start_byte: 0,
+                end_byte: 0,
+                hash: 0,
+                file_size: 0,
+            },
+            key: 0,
+        };
+        let chunks = vec![
+            row(None, 1, 20),
+            row(Some("TypeAdapter"), 22, 30),
+            row(Some("TypeAdapter"), 31, 70),
+            row(Some("TypeAdapter.validate"), 71, 200),
+        ];
+        let main = main_chunk("pkg/_type_adapter.py", chunks.clone()).map(|c| c.start_line);
+        assert_eq!(main, Some(31));
+        let main = main_chunk("pkg/helpers.py", chunks).map(|c| c.start_line);
+        assert_eq!(main, Some(1), "no chunk named after the file: its first");
+        assert!(main_chunk("pkg/empty.py", Vec::new()).is_none());
     }
 
     fn cand(arm: Arm, rank: u32, path: &str, s: u32, e: u32) -> Cand {

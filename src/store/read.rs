@@ -877,6 +877,19 @@ impl Store {
             .optional()
     }
 
+    /// Every chunk of the indexed file at `path`, in file order (widest
+    /// first where two start on the same line).
+    pub fn file_chunks(&self, path: &str) -> rusqlite::Result<Vec<ChunkRow>> {
+        let mut stmt = self.conn.prepare_cached(
+            &format!("SELECT c.id, f.path, coalesce(f.lang, ''), c.start_line, c.end_line, c.symbol, c.kind, c.embed_key, {SPAN_COLUMNS}
+             FROM chunks c JOIN files f ON f.id = c.file_id
+             WHERE f.path = ?1
+             ORDER BY c.start_line, c.end_line DESC"),
+        )?;
+        let rows = stmt.query_map([path], chunk_row)?;
+        rows.collect()
+    }
+
     /// The chunks of `path` that contain `line`, smallest first.
     pub fn chunks_at(&self, path: &str, line: u32) -> rusqlite::Result<Vec<ChunkRow>> {
         let mut stmt = self.conn.prepare_cached(
@@ -915,13 +928,14 @@ impl Store {
     }
 
     /// Indexed paths that end with `/suffix` (`handlers/base.py` for
-    /// `django/core/handlers/base.py`), at most `limit`, sorted. Scans the
-    /// file list: for the rare query that names a file by its tail.
+    /// `django/core/handlers/base.py`), at most `limit`, the shallowest
+    /// first, then by path. Scans the file list: for the rare query that
+    /// names a file by its tail.
     pub fn paths_ending_with(&self, suffix: &str, limit: usize) -> rusqlite::Result<Vec<String>> {
         let tail = format!("/{suffix}");
         let mut stmt = self.conn.prepare_cached(
             "SELECT path FROM files WHERE length(path) > ?2 AND substr(path, -?2) = ?1
-             ORDER BY path LIMIT ?3",
+             ORDER BY length(path) - length(replace(path, '/', '')), path LIMIT ?3",
         )?;
         let rows = stmt.query_map(
             params![tail, tail.chars().count() as i64, limit as i64],

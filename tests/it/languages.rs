@@ -320,6 +320,23 @@ fn new_languages_get_symbols_references_and_chunks() {
         (Some("php/Runner.php"), Some("location")),
         "the end of one indexed path: {v}"
     );
+    // A file by its name or path: its main chunk first, from the arm
+    // `location`, then its other hits.
+    for (q, path) in [
+        ("Runner.php", "php/Runner.php"),
+        ("php/Runner.php", "php/Runner.php"),
+        ("./zig/point.zig", "zig/point.zig"),
+    ] {
+        let v = p.json(&["search", q]);
+        assert_eq!(
+            (
+                v["hits"][0]["path"].as_str(),
+                v["hits"][0]["sources"][0]["arm"].as_str()
+            ),
+            (Some(path), Some("location")),
+            "{q}: {v}"
+        );
+    }
     // A Kotlin extension is found under the type it extends.
     let v = p.json(&["symbol", "ListenableFuture.await"]);
     assert_eq!(v["hits"][0]["path"], "kt/Future+await.kt", "{v}");
