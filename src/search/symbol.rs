@@ -251,8 +251,9 @@ pub fn find_symbols(
                    m: MatchKind,
                    hits: &mut Vec<SymbolHit>,
                    deeper: &mut Vec<SymbolHit>|
-     -> Result<()> {
+     -> Result<usize> {
         let rows = store.symbol_rows(name, how, TIER_CAP + 1)?;
+        let read = rows.len();
         for (n, row) in rows.into_iter().enumerate() {
             if n >= TIER_CAP {
                 capped = true;
@@ -268,18 +269,13 @@ pub fn find_symbols(
                 deeper.push(h);
             }
         }
-        Ok(())
+        Ok(read)
     };
     let mut named = false;
+    // Whether the name is defined at all (any container, kind, language).
+    let mut defined = false;
     match q.mode {
-        MatchMode::Exact => run(
-            &name,
-            NameMatch::Exact,
-            MatchKind::Exact,
-            &mut hits,
-            &mut deeper,
-        )?,
-        MatchMode::Prefix | MatchMode::Auto => {
+        MatchMode::Exact => {
             run(
                 &name,
                 NameMatch::Exact,
@@ -287,13 +283,22 @@ pub fn find_symbols(
                 &mut hits,
                 &mut deeper,
             )?;
-            run(
+        }
+        MatchMode::Prefix | MatchMode::Auto => {
+            defined = run(
+                &name,
+                NameMatch::Exact,
+                MatchKind::Exact,
+                &mut hits,
+                &mut deeper,
+            )? > 0;
+            defined |= run(
                 &name,
                 NameMatch::CaseInsensitive,
                 MatchKind::CaseInsensitive,
                 &mut hits,
                 &mut deeper,
-            )?;
+            )? > 0;
             named = !hits.is_empty();
             let mut pre = Vec::new();
             run(
@@ -316,7 +321,14 @@ pub fn find_symbols(
         named = true;
         hits.append(&mut deeper);
     }
-    if q.mode == MatchMode::Fuzzy || (q.mode == MatchMode::Auto && !named && hits.len() < q.limit) {
+    // Names spelled like it, when nothing is named so: not for a qualified
+    // name whose last part is defined elsewhere (`file_operations.open`:
+    // `open` is spelled right, only its container differs), which on the
+    // kernel cost half a second over every name.
+    let misspelled = !(defined && container.is_some());
+    if q.mode == MatchMode::Fuzzy
+        || (q.mode == MatchMode::Auto && !named && misspelled && hits.len() < q.limit)
+    {
         let names = fuzzy_names(store, &name, 50)?;
         for n in names {
             if hits.iter().any(|h| h.name == n) {
