@@ -680,6 +680,15 @@ impl Hybrid {
             // cheaper than loading either, and runs beside the other
             // arms.)
             let large = store.is_large().unwrap_or(false);
+            // A literal no n-gram narrows (`mm` of `task_struct.mm`) would
+            // be a walk of every file: 1.6 s warm on the kernel.
+            if large && crate::search::ngram::plan(&kreq).is_all() {
+                keyword_skipped = Some(
+                    "skipped: too short to look up in the index's n-grams (the other arms rank it)"
+                        .into(),
+                );
+                return None;
+            }
             let listed =
                 req.keyword_listing
                     .as_ref()
