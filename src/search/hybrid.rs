@@ -159,37 +159,6 @@ fn file_path(q: &str) -> Option<String> {
         .then(|| path.to_string())
 }
 
-/// Words that declare a definition in some language, and the kinds of
-/// definition they declare: `struct strbuf`, `class Config`, `def parse`
-/// ask for the definition of that kind named after them.
-const DECLARATION_KEYWORDS: [(&str, &[&str]); 22] = [
-    ("class", &["class", "struct", "interface"]),
-    ("const", &["constant", "variable"]),
-    ("def", &["function", "method", "macro"]),
-    ("defmodule", &["module"]),
-    ("enum", &["enum", "type"]),
-    ("fn", &["function", "method", "macro"]),
-    ("func", &["function", "method"]),
-    ("function", &["function", "method"]),
-    (
-        "impl",
-        &["impl", "struct", "enum", "class", "trait", "type"],
-    ),
-    ("interface", &["interface", "trait", "class"]),
-    ("macro", &["macro"]),
-    ("mod", &["module", "namespace"]),
-    ("module", &["module", "namespace"]),
-    ("object", &["class", "module", "struct", "type"]),
-    ("protocol", &["interface", "trait", "class"]),
-    ("record", &["class", "struct", "type"]),
-    ("struct", &["struct", "type", "class"]),
-    ("trait", &["trait", "interface"]),
-    ("type", &["type", "struct", "enum", "class", "interface"]),
-    ("typedef", &["type", "struct", "enum"]),
-    ("union", &["struct", "type"]),
-    ("val", &["constant", "variable"]),
-];
-
 /// Most member pairs ([`Analysis::members`]) a query yields.
 const MAX_MEMBER_PAIRS: usize = 3;
 
@@ -314,13 +283,8 @@ pub fn analyze(query: &str) -> Analysis {
     // `struct strbuf`, `class Config`, `fn parse`: a definition asked for
     // by its declaration keyword (`type checking` is not: see `declared`).
     let declared = match words.as_slice() {
-        [keyword, name]
-            if crate::text::is_plain_name(name) && !identifiers.iter().any(|i| i == name) =>
-        {
-            DECLARATION_KEYWORDS
-                .iter()
-                .find(|(k, _)| k == keyword)
-                .map(|(_, kinds)| ((*name).to_string(), *kinds))
+        [_, name] if !identifiers.iter().any(|i| i == name) => {
+            crate::search::declared_name(q).map(|(name, kinds)| (name.to_string(), kinds))
         }
         _ => None,
     };
@@ -2061,7 +2025,7 @@ mod tests {
                 "{q}"
             );
         }
-        for (keyword, kinds) in DECLARATION_KEYWORDS {
+        for (keyword, kinds) in crate::search::DECLARATION_KEYWORDS {
             for k in kinds {
                 assert!(crate::search::symbol::KINDS.contains(k), "{keyword}: {k}");
             }

@@ -449,6 +449,54 @@ fn last_separator(s: &str) -> Option<(usize, usize)> {
         })
 }
 
+/// Words that declare a definition in some language, and the kinds of
+/// definition they declare: `struct strbuf`, `class Config`, `def parse`
+/// ask for the definition of that kind named after them.
+pub(crate) const DECLARATION_KEYWORDS: [(&str, &[&str]); 22] = [
+    ("class", &["class", "struct", "interface"]),
+    ("const", &["constant", "variable"]),
+    ("def", &["function", "method", "macro"]),
+    ("defmodule", &["module"]),
+    ("enum", &["enum", "type"]),
+    ("fn", &["function", "method", "macro"]),
+    ("func", &["function", "method"]),
+    ("function", &["function", "method"]),
+    (
+        "impl",
+        &["impl", "struct", "enum", "class", "trait", "type"],
+    ),
+    ("interface", &["interface", "trait", "class"]),
+    ("macro", &["macro"]),
+    ("mod", &["module", "namespace"]),
+    ("module", &["module", "namespace"]),
+    ("object", &["class", "module", "struct", "type"]),
+    ("protocol", &["interface", "trait", "class"]),
+    ("record", &["class", "struct", "type"]),
+    ("struct", &["struct", "type", "class"]),
+    ("trait", &["trait", "interface"]),
+    ("type", &["type", "struct", "enum", "class", "interface"]),
+    ("typedef", &["type", "struct", "enum"]),
+    ("union", &["struct", "type"]),
+    ("val", &["constant", "variable"]),
+];
+
+/// `struct strbuf`, `class Config`, `fn parse` as a whole query: the name
+/// after a declaration keyword ([`DECLARATION_KEYWORDS`]) and the kinds of
+/// definition that keyword declares.
+pub(crate) fn declared_name(q: &str) -> Option<(&str, &'static [&'static str])> {
+    let mut words = q.split_whitespace();
+    let (Some(keyword), Some(name), None) = (words.next(), words.next(), words.next()) else {
+        return None;
+    };
+    if !crate::text::is_plain_name(name) {
+        return None;
+    }
+    DECLARATION_KEYWORDS
+        .iter()
+        .find(|(k, _)| *k == keyword)
+        .map(|(_, kinds)| (name, *kinds))
+}
+
 /// The definition a name as written asks for: `Mix.Dep.Converger.converge/4`
 /// (Elixir's and Erlang's arity) → `Mix.Dep.Converger.converge`;
 /// `$logger->addRecord`, `dev->ops` (a member through a variable: a `$` or

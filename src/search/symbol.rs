@@ -173,6 +173,29 @@ pub fn find_symbols(
     root: Option<&std::path::Path>,
     q: &SymbolQuery,
 ) -> Result<SymbolResult> {
+    // `struct strbuf`, `def parse`: a definition of the kinds the keyword
+    // declares, named so (in any case), else any definition named so (as
+    // hybrid search reads it too).
+    if let Some((name, kinds)) = crate::search::declared_name(q.name.trim()) {
+        let named = SymbolQuery {
+            name: name.to_string(),
+            ..q.clone()
+        };
+        if q.kinds.is_empty() {
+            let typed = SymbolQuery {
+                kinds: kinds.iter().map(|k| (*k).to_string()).collect(),
+                ..named.clone()
+            };
+            let r = find_symbols(store, root, &typed)?;
+            if r.hits
+                .iter()
+                .any(|h| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive))
+            {
+                return Ok(r);
+            }
+        }
+        return find_symbols(store, root, &named);
+    }
     let asked = asked_name(q.name.trim());
     let (container, name) = split_qualified(asked);
     if name.is_empty() {

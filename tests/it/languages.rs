@@ -320,6 +320,19 @@ fn new_languages_get_symbols_references_and_chunks() {
         (Some("php/Runner.php"), Some("location")),
         "the end of one indexed path: {v}"
     );
+    // A declaration keyword before the name, as agents type it: that kind
+    // of definition, else any definition of the name.
+    for (q, path, kind) in [
+        ("class PhpRunner", "php/Runner.php", "class"),
+        ("struct lua_helper", "lua/widget.lua", "function"),
+    ] {
+        let v = p.json(&["symbol", q]);
+        assert_eq!(
+            (v["hits"][0]["path"].as_str(), v["hits"][0]["kind"].as_str()),
+            (Some(path), Some(kind)),
+            "{q}: {v}"
+        );
+    }
     // A file by its name or path: its main chunk first, from the arm
     // `location`, then its other hits.
     for (q, path) in [
