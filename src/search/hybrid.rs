@@ -1241,7 +1241,12 @@ struct Fused {
 fn named_paths(store: &Store, root: &Path, path: &str, limit: usize) -> Result<Vec<String>> {
     let explain = |e| crate::store::explain(e, &crate::store::db_path(root));
     let rel = match crate::paths::resolve_in_root(root, path) {
-        Ok(at) if store.file_record(&at.rel).map_err(explain)?.is_some() => {
+        Ok(at)
+            if store
+                .file_record(&at.rel)
+                .map_err(explain)?
+                .is_some_and(|f| f.skip_reason.is_none()) =>
+        {
             return Ok(vec![at.rel]);
         }
         Ok(at) => at.rel,

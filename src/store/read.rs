@@ -927,14 +927,15 @@ impl Store {
             .map(Option::flatten)
     }
 
-    /// Indexed paths that end with `/suffix` (`handlers/base.py` for
+    /// Indexed (not skipped) paths that end with `/suffix` (`handlers/base.py` for
     /// `django/core/handlers/base.py`), at most `limit`, the shallowest
     /// first, then by path. Scans the file list: for the rare query that
     /// names a file by its tail.
     pub fn paths_ending_with(&self, suffix: &str, limit: usize) -> rusqlite::Result<Vec<String>> {
         let tail = format!("/{suffix}");
         let mut stmt = self.conn.prepare_cached(
-            "SELECT path FROM files WHERE length(path) > ?2 AND substr(path, -?2) = ?1
+            "SELECT path FROM files
+             WHERE length(path) > ?2 AND substr(path, -?2) = ?1 AND skip_reason IS NULL
              ORDER BY length(path) - length(replace(path, '/', '')), path LIMIT ?3",
         )?;
         let rows = stmt.query_map(
