@@ -16,12 +16,13 @@ use crate::service::Service;
 use crate::settings::EmbedSettings;
 
 /// `index --embed-tier auto` computes full-tier vectors in the foreground
-/// only for at most this many chunks: two minutes at the 25 chunks/s that
-/// `scripts/bench-embed.sh` measures on two idle cores, with a progress bar
-/// and ETA, so a mid-sized project gets the better vectors from one
-/// command. Larger ones are left to the daemon (Django's 46k chunks are
-/// half an hour).
-const FOREGROUND_FULL_MAX: u64 = 3000;
+/// only for at most this many chunks: under two minutes at the 76 chunks/s
+/// that `bench_embed` measures on two idle cores (the first
+/// [`crate::embed::FULL_TIER_MAX_TOKENS`] tokens of each chunk), with a
+/// progress bar and ETA, so a mid-sized project gets the better vectors
+/// from one command. Larger ones are left to the daemon (Django's 46k
+/// chunks are about ten minutes).
+const FOREGROUND_FULL_MAX: u64 = 8000;
 
 fn tiers_of(name: &str) -> Vec<Tier> {
     match name {

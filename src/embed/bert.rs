@@ -106,6 +106,19 @@ impl BertEmbedder {
         })
     }
 
+    /// Reads at most `n` tokens of each text (never more than the model
+    /// reads by its own configuration).
+    pub fn with_max_tokens(mut self, n: usize) -> Result<BertEmbedder> {
+        self.max_tokens = self.max_tokens.min(n.max(1));
+        self.tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: self.max_tokens,
+                ..TruncationParams::default()
+            }))
+            .map_err(|e| anyhow!("cannot set the tokenizer's truncation: {e}"))?;
+        Ok(self)
+    }
+
     /// Token counts of `texts` after truncation (for benchmarks).
     pub fn count_tokens(&self, texts: &[&str]) -> Result<Vec<usize>> {
         let enc = self

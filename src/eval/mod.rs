@@ -82,8 +82,8 @@ enum EvalCommand {
         #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
         recency: String,
         /// Vectors to compute for each corpus before searching: `fast`
-        /// (potion, seconds), `full` (fast, then MiniLM: ~25 chunks/s on 2
-        /// cores, so an hour for `nl`'s corpora; resumable), or `none`.
+        /// (potion, seconds), `full` (fast, then MiniLM: ~75 chunks/s on 2
+        /// cores, so twenty minutes for `nl`'s corpora; resumable), or `none`.
         /// Models come from `repo-search model fetch`.
         #[arg(long, default_value = "fast", value_parser = ["fast", "full", "none"])]
         embed: String,

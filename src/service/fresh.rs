@@ -102,8 +102,8 @@ pub enum Vectors {
 }
 
 /// A fresh-keeping run embeds at most this many chunks with the full model:
-/// a few seconds with the model loaded (about 25 chunks/s on two idle
-/// cores, 8 on busy ones; `scripts/bench-embed.sh`), which an edit of a
+/// about a second with the model loaded (about 75 chunks/s on two idle
+/// cores, fewer on busy ones; `scripts/bench-embed.sh`), which an edit of a
 /// file or two never exceeds.
 pub const FRESH_FULL_MAX: u64 = 64;
 

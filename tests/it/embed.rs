@@ -961,7 +961,7 @@ fn auto_tier_defers_minilm_on_large_projects() {
     let Some(models) = test_models() else { return };
     let p = Project::new();
     for f in 0..100 {
-        let body: String = (0..32)
+        let body: String = (0..84)
             .map(|i| format!("def handler_{f}_{i}(request):\n    return request.get({i})\n\n\n"))
             .collect();
         p.write(&format!("app/views_{f}.py"), body);
@@ -981,7 +981,7 @@ fn auto_tier_defers_minilm_on_large_projects() {
     };
     let (fast, full) = (tier("fast"), tier("full"));
     assert!(
-        fast["total_chunks"].as_u64().is_some_and(|t| t > 3000)
+        fast["total_chunks"].as_u64().is_some_and(|t| t > 8000)
             && fast["with_vectors"] == fast["total_chunks"],
         "{s}"
     );
