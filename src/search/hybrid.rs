@@ -980,9 +980,7 @@ impl Hybrid {
         };
         let lead = match (&analysis.location, &analysis.file) {
             (Some((path, line)), _) => {
-                location_hit(store, root, path, *line, max_score, req.snippet_lines)?
-                    .into_iter()
-                    .collect()
+                location_hits(store, root, path, *line, max_score, req.snippet_lines)?
             }
             (None, Some(path)) => file_hits(store, root, path, max_score)?,
             (None, None) => Vec::new(),
@@ -992,20 +990,16 @@ impl Hybrid {
             .filter(|h| req.filter.accepts(&h.path, &h.lang))
             .collect();
         if !lead.is_empty() {
-            hits.retain(|h| {
-                !lead.iter().any(|l| {
-                    h.path == l.path && h.start_line == l.start_line && h.end_line == l.end_line
+            // The file asked for: its other hits come next.
+            let (named, rest): (Vec<Fused>, Vec<Fused>) = hits
+                .into_iter()
+                .filter(|h| {
+                    !lead.iter().any(|l| {
+                        h.path == l.path && h.start_line == l.start_line && h.end_line == l.end_line
+                    })
                 })
-            });
-            // A file asked for by name: its other hits come next.
-            if analysis.file.is_some() {
-                let (mut named, rest): (Vec<Fused>, Vec<Fused>) = hits
-                    .into_iter()
-                    .partition(|h| lead.iter().any(|l| l.path == h.path));
-                named.extend(rest);
-                hits = named;
-            }
-            hits.splice(0..0, lead);
+                .partition(|h| lead.iter().any(|l| l.path == h.path));
+            hits = lead.into_iter().chain(named).chain(rest).collect();
         }
         hits.truncate(req.limit);
         let mut out = Vec::with_capacity(hits.len());
@@ -1258,49 +1252,16 @@ fn named_paths(store: &Store, root: &Path, path: &str, limit: usize) -> Result<V
     store.paths_ending_with(&rel, limit).map_err(explain)
 }
 
-/// The smallest chunk of the indexed file `path` names ([`named_paths`]:
-/// only when it names one) holding `line`, as a hit scored `score`;
-/// `None` when no indexed file or chunk is there (the query is then
-/// searched as text only). Its snippet starts at `line`.
-fn location_hit(
-    store: &Store,
-    root: &Path,
-    path: &str,
-    line: u32,
-    score: f64,
-    snippet_lines: usize,
-) -> Result<Option<Fused>> {
-    let paths = named_paths(store, root, path, 2)?;
-    let [only] = paths.as_slice() else {
-        return Ok(None);
-    };
-    let chunks = store
-        .chunks_at(only, line)
-        .map_err(|e| crate::store::explain(e, &crate::store::db_path(root)))?;
-    Ok(chunks.into_iter().next().map(|c| {
-        let snippet = crate::source::Sources::new(root)
-            .shown(&c.path, &c.span, c.start_line, c.end_line)
-            .map(|text| {
-                let skip = line.saturating_sub(c.start_line) as usize;
-                let lines: Vec<&str> = text.lines().skip(skip).take(snippet_lines.max(1)).collect();
-                (line, lines.join("\n"))
-            });
-        Fused::first(location_cand(c, snippet), score, true)
-    }))
-}
-
-/// Most files a file-name query leads with: `config.py` or `mod.rs` name
-/// several, and the best of them by path (live source before tests and
-/// legacy copies, shallower first) come first.
+/// Most files a file or location query leads with: `config.py`, `mod.rs`
+/// or `base.py:140` name several, and the best of them by path (live
+/// source before tests and legacy copies, shallower first) come first.
 const MAX_NAMED_FILES: usize = 3;
 /// Files ending with a queried name that are compared for that order.
 const NAMED_FILES_READ: usize = 200;
 
-/// The main chunk of each file a file-name query names ([`Analysis::file`],
-/// [`named_paths`]), as hits scored `score`: the widest chunk named after
-/// the file's stem (`class TypeAdapter` for `type_adapter.py`, `class
-/// Config` for `config.py`), else the file's first chunk.
-fn file_hits(store: &Store, root: &Path, path: &str, score: f64) -> Result<Vec<Fused>> {
+/// The files a path in a query names ([`named_paths`]), at most
+/// [`MAX_NAMED_FILES`], by path prior, then depth.
+fn best_named_paths(store: &Store, root: &Path, path: &str) -> Result<Vec<String>> {
     let mut paths: Vec<(f64, String)> = named_paths(store, root, path, NAMED_FILES_READ)?
         .into_iter()
         .map(|p| (crate::search::path_prior(&p, lang_of(root, &p)), p))
@@ -1309,12 +1270,57 @@ fn file_hits(store: &Store, root: &Path, path: &str, score: f64) -> Result<Vec<F
         b.0.total_cmp(&a.0)
             .then_with(|| a.1.matches('/').count().cmp(&b.1.matches('/').count()))
     });
+    Ok(paths
+        .into_iter()
+        .take(MAX_NAMED_FILES)
+        .map(|(_, p)| p)
+        .collect())
+}
+
+/// The smallest chunk holding `line` in each file `path` names
+/// ([`best_named_paths`]), as hits scored `score`, their snippets starting
+/// at `line`; none when no indexed file or chunk is there (the query is
+/// then searched as text only).
+fn location_hits(
+    store: &Store,
+    root: &Path,
+    path: &str,
+    line: u32,
+    score: f64,
+    snippet_lines: usize,
+) -> Result<Vec<Fused>> {
+    let mut sources = crate::source::Sources::new(root);
     let mut out = Vec::new();
-    for (_, p) in paths.iter().take(MAX_NAMED_FILES) {
+    for p in best_named_paths(store, root, path)? {
         let chunks = store
-            .file_chunks(p)
+            .chunks_at(&p, line)
             .map_err(|e| crate::store::explain(e, &crate::store::db_path(root)))?;
-        if let Some(c) = main_chunk(p, chunks) {
+        if let Some(c) = chunks.into_iter().next() {
+            let snippet = sources
+                .shown(&c.path, &c.span, c.start_line, c.end_line)
+                .map(|text| {
+                    let skip = line.saturating_sub(c.start_line) as usize;
+                    let lines: Vec<&str> =
+                        text.lines().skip(skip).take(snippet_lines.max(1)).collect();
+                    (line, lines.join("\n"))
+                });
+            out.push(Fused::first(location_cand(c, snippet), score, true));
+        }
+    }
+    Ok(out)
+}
+
+/// The main chunk of each file a file-name query names ([`Analysis::file`],
+/// [`best_named_paths`]), as hits scored `score`: the widest chunk named
+/// after the file's stem (`class TypeAdapter` for `type_adapter.py`, `class
+/// Config` for `config.py`), else the file's first chunk.
+fn file_hits(store: &Store, root: &Path, path: &str, score: f64) -> Result<Vec<Fused>> {
+    let mut out = Vec::new();
+    for p in best_named_paths(store, root, path)? {
+        let chunks = store
+            .file_chunks(&p)
+            .map_err(|e| crate::store::explain(e, &crate::store::db_path(root)))?;
+        if let Some(c) = main_chunk(&p, chunks) {
             out.push(Fused::first(location_cand(c, None), score, true));
         }
     }

@@ -430,3 +430,66 @@ fn a_script_that_loses_its_shebang_leaves_the_index() {
     let v = p.json(&["symbol", "_gitx_add"]);
     assert_eq!(v["hits"][0]["lang"], "bash", "{v}");
 }
+
+/// A file name or a location whose path several indexed files end with
+/// leads with up to three of them, live source before tests and shallower
+/// paths first; a name no indexed file has is searched as text.
+#[test]
+fn a_name_several_files_share_leads_with_the_best_of_them() {
+    let p = Project::new();
+    let module = |name: &str| {
+        format!(
+            "\"\"\"Helpers of {name}.\"\"\"\n\n\nclass Settings:\n    def load(self):\n        return {{}}\n\n\ndef {name}_helper():\n    return 1\n"
+        )
+    };
+    p.write("pkg/settings.py", module("pkg"));
+    p.write("pkg/deep/er/settings.py", module("deep"));
+    p.write("tests/settings.py", module("tests"));
+    p.write("pkg/other.py", "def settings_reader():\n    return 'settings.py'\n");
+    p.json(&["index", "--no-embed"]);
+    let v = p.json(&["search", "settings.py"]);
+    let led: Vec<(&str, &str)> = v["hits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|h| h["sources"][0]["arm"] == "location")
+        .filter_map(|h| Some((h["path"].as_str()?, h["symbol"].as_str()?)))
+        .collect();
+    assert_eq!(
+        led,
+        [
+            ("pkg/settings.py", "Settings"),
+            ("pkg/deep/er/settings.py", "Settings"),
+            ("tests/settings.py", "Settings"),
+        ],
+        "{v}"
+    );
+    // The same names with a line: the chunk there in each.
+    let v = p.json(&["search", "settings.py:5"]);
+    let first: Vec<(&str, u64)> = v["hits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .take(3)
+        .filter_map(|h| Some((h["path"].as_str()?, h["snippet_line"].as_u64()?)))
+        .collect();
+    assert_eq!(
+        first,
+        [
+            ("pkg/settings.py", 5),
+            ("pkg/deep/er/settings.py", 5),
+            ("tests/settings.py", 5)
+        ],
+        "{v}"
+    );
+    // No indexed file of that name: text search, with every arm.
+    let v = p.json(&["search", "missing.py"]);
+    assert!(
+        v["hits"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|h| h["sources"][0]["arm"] != "location"),
+        "{v}"
+    );
+}
