@@ -148,14 +148,16 @@ fn location(q: &str) -> Option<(String, u32)> {
 /// (`type_adapter.py`, `./src/app.ts`, `README`): a name the index reads
 /// by its extension or as a whole (`detect_lang`), made only of the
 /// characters paths are written with. `models.CharField` or `os.path` are
-/// not (no such extension).
+/// not (no such extension), nor a lower-case word alone (`install`,
+/// `todo`: a concept, though `INSTALL` and `TODO` are file names).
 fn file_path(q: &str) -> Option<String> {
     let path = q.trim_start_matches("./");
     let plain = path
         .chars()
         .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '@' | '+'));
     let name = path.rsplit('/').next().unwrap_or(path);
-    (plain && !name.is_empty() && crate::lang::detect_lang(Path::new(name)).is_some())
+    let shaped = path.contains(['.', '/']) || name.starts_with(char::is_uppercase);
+    (plain && shaped && !name.is_empty() && crate::lang::detect_lang(Path::new(name)).is_some())
         .then(|| path.to_string())
 }
 
@@ -2107,6 +2109,9 @@ mod tests {
             ("models.CharField", None),
             ("os.path", None),
             ("config", None),
+            ("install", None),
+            ("todo", None),
+            ("INSTALL", Some("INSTALL")),
             ("src/app.py:140", None),
             ("type adapter.py", None),
             ("*.py", None),

@@ -445,7 +445,10 @@ fn a_name_several_files_share_leads_with_the_best_of_them() {
     p.write("pkg/settings.py", module("pkg"));
     p.write("pkg/deep/er/settings.py", module("deep"));
     p.write("tests/settings.py", module("tests"));
-    p.write("pkg/other.py", "def settings_reader():\n    return 'settings.py'\n");
+    p.write(
+        "pkg/other.py",
+        "def settings_reader():\n    return 'settings.py'\n",
+    );
     p.json(&["index", "--no-embed"]);
     let v = p.json(&["search", "settings.py"]);
     let led: Vec<(&str, &str)> = v["hits"]
