@@ -991,7 +991,8 @@ impl Hybrid {
             .into_iter()
             .filter(|h| req.filter.accepts(&h.path, &h.lang))
             .collect();
-        if !lead.is_empty() {
+        let led = !lead.is_empty();
+        if led {
             // The file asked for: its other hits come next.
             let (named, rest): (Vec<Fused>, Vec<Fused>) = hits
                 .into_iter()
@@ -1010,7 +1011,7 @@ impl Hybrid {
         }
         Ok(HybridResult {
             query: query.to_string(),
-            query_interpretation: interpretation(&analysis, &reports),
+            query_interpretation: interpretation(&analysis, &reports, led),
             query_kind: analysis.kind,
             arms: reports,
             // The model whose vectors ranked: only when the arm could answer.
@@ -1927,13 +1928,17 @@ fn file_symbols(store: &Store, path: &str, exclude: Option<&str>) -> Result<Vec<
     Ok(out)
 }
 
-fn interpretation(a: &Analysis, reports: &[ArmReport]) -> String {
-    let what = match a.kind {
-        QueryKind::Identifier => format!(
+fn interpretation(a: &Analysis, reports: &[ArmReport], led: bool) -> String {
+    let what = match (&a.location, &a.file, a.kind) {
+        (Some((path, line)), _, _) if led => {
+            format!("a location ({path}:{line}): the code at that line first")
+        }
+        (None, Some(path), _) if led => format!("a file ({path}): its main chunk first"),
+        (_, _, QueryKind::Identifier) => format!(
             "identifier-like ({}): leaning on symbol definitions",
             a.identifiers.join(", ")
         ),
-        QueryKind::Literal => format!(
+        (_, _, QueryKind::Literal) => format!(
             "literal text ({}): leaning on exact keyword matches",
             a.phrases
                 .iter()
@@ -1941,7 +1946,7 @@ fn interpretation(a: &Analysis, reports: &[ArmReport]) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        QueryKind::NaturalLanguage => {
+        (_, _, QueryKind::NaturalLanguage) => {
             "natural language: leaning on BM25 and semantic similarity".to_string()
         }
     };

@@ -349,6 +349,12 @@ fn new_languages_get_symbols_references_and_chunks() {
             (Some(path), Some("location")),
             "{q}: {v}"
         );
+        assert!(
+            v["query_interpretation"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("a file (")),
+            "{q}: {v}"
+        );
     }
     // A Kotlin extension is found under the type it extends.
     let v = p.json(&["symbol", "ListenableFuture.await"]);
