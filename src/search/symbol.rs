@@ -383,6 +383,22 @@ pub fn find_symbols(
             hits.retain(whole);
         }
     }
+    // `self.parse_config`, `this.render`, `cls.create`: the receiver is
+    // the enclosing class, which the name does not say; the name's exact
+    // definitions answer. (Another variable, `request.user`, stays
+    // unanswered: the definitions of that name elsewhere are not its.)
+    if hits.is_empty()
+        && q.mode != MatchMode::Fuzzy
+        && let [receiver] = qualifier.as_slice()
+        && matches!(*receiver, "self" | "this" | "cls" | "super")
+    {
+        let q = SymbolQuery {
+            name: name.clone(),
+            mode: MatchMode::Exact,
+            ..q.clone()
+        };
+        return find_symbols(store, root, &q);
+    }
     // `select!`, `vec!`: a Rust macro is defined without its `!` (Ruby's
     // `save!` keeps it, and is found above).
     if hits.is_empty()

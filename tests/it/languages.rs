@@ -262,6 +262,9 @@ fn new_languages_get_symbols_references_and_chunks() {
         ("render/1", "elixir", "ex/widget.ex"),
         // Both classes' `run`: a variable's type is not known.
         ("$runner->run", "php", "php/Runner.php"),
+        // `self`, `this`: the enclosing class, whichever it is.
+        ("self.render", "kotlin", "kt/Widget.kt"),
+        ("this.render", "kotlin", "kt/Widget.kt"),
     ] {
         let v = p.json(&["symbol", q, "--lang", lang]);
         let hits = v["hits"].as_array().cloned().unwrap_or_default();
