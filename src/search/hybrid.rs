@@ -112,8 +112,12 @@ pub struct Analysis {
     /// A file the query is made of, without a line (`type_adapter.py`,
     /// `src/flask/config.py`, `Makefile`): a path whose name is one the
     /// index reads. The files it names lead the answer when the index has
-    /// them ([`named_paths`]).
+    /// them ([`Analysis::named`]).
     pub file: Option<String>,
+    /// The indexed files the query's location or file names, best first
+    /// ([`best_named_paths`]; filled in by [`confirm_named`], empty from
+    /// [`analyze`]).
+    pub named: Vec<String>,
     /// The name after a declaration keyword (`struct strbuf` → `strbuf`),
     /// when the name is not identifier-like by itself, and the kinds of
     /// definition the keyword declares: the query asks for that definition
@@ -337,13 +341,20 @@ pub fn analyze(query: &str) -> Analysis {
             .map(|p| format!("{}.{}", p[0], p[1]))
             .collect()
     };
+    let location = location(q);
+    let file = if location.is_none() {
+        file_path(q)
+    } else {
+        None
+    };
     Analysis {
         kind,
         identifiers,
         phrases,
         members,
-        location: location(q),
-        file: location(q).is_none().then(|| file_path(q)).flatten(),
+        location,
+        file,
+        named: Vec::new(),
         declared,
     }
 }
@@ -367,6 +378,21 @@ fn confirm_declared(store: &Store, mut analysis: Analysis) -> Result<Analysis> {
     if !find_symbols(store, None, &q)?.hits.is_empty() {
         analysis.kind = QueryKind::Identifier;
         analysis.identifiers = vec![name];
+    }
+    Ok(analysis)
+}
+
+/// The analysis with the indexed files its location or file name names
+/// ([`Analysis::named`], read once here for both `gather` and `rank`); a
+/// file name no indexed file has is then searched as text only.
+fn confirm_named(store: &Store, root: &Path, mut analysis: Analysis) -> Result<Analysis> {
+    let path = match (&analysis.location, &analysis.file) {
+        (Some((path, _)), _) | (None, Some(path)) => path,
+        (None, None) => return Ok(analysis),
+    };
+    analysis.named = best_named_paths(store, root, path)?;
+    if analysis.named.is_empty() {
+        analysis.file = None;
     }
     Ok(analysis)
 }
@@ -588,13 +614,7 @@ impl Hybrid {
             .hint("shorten it to the key words or names")
             .into());
         }
-        let mut analysis = confirm_declared(store, analyze(query))?;
-        // A file name no indexed file has is searched as text only.
-        if let Some(path) = &analysis.file
-            && named_paths(store, root, path, 1)?.is_empty()
-        {
-            analysis.file = None;
-        }
+        let analysis = confirm_named(store, root, confirm_declared(store, analyze(query))?)?;
         // A file asked for by name: names defined like it (`main.c` the
         // field) and lines mentioning it answer another question.
         let names_file = analysis.file.is_some();
@@ -981,10 +1001,15 @@ impl Hybrid {
             None => active.max(1e-9) / (req.k + 1.0),
         };
         let lead = match (&analysis.location, &analysis.file) {
-            (Some((path, line)), _) => {
-                location_hits(store, root, path, *line, max_score, req.snippet_lines)?
-            }
-            (None, Some(path)) => file_hits(store, root, path, max_score)?,
+            (Some((_, line)), _) => location_hits(
+                store,
+                root,
+                &analysis.named,
+                *line,
+                max_score,
+                req.snippet_lines,
+            )?,
+            (None, Some(_)) => file_hits(store, root, &analysis.named, max_score)?,
             (None, None) => Vec::new(),
         };
         let lead: Vec<Fused> = lead
@@ -1233,9 +1258,10 @@ struct Fused {
 /// The indexed files a path in a query names: the file itself (relative
 /// to `root`, or absolute inside it) when it is indexed; otherwise the
 /// indexed files whose path ends with it (`handlers/base.py` for
-/// `django/core/handlers/base.py`), at most `limit` of them, by path
-/// (compared as text with the indexed paths, nothing read).
-fn named_paths(store: &Store, root: &Path, path: &str, limit: usize) -> Result<Vec<String>> {
+/// `django/core/handlers/base.py`), at most [`NAMED_FILES_READ`] of them,
+/// the shallowest first (compared as text with the indexed paths, nothing
+/// read).
+fn named_paths(store: &Store, root: &Path, path: &str) -> Result<Vec<String>> {
     let explain = |e| crate::store::explain(e, &crate::store::db_path(root));
     let rel = match crate::paths::resolve_in_root(root, path) {
         Ok(at)
@@ -1252,7 +1278,9 @@ fn named_paths(store: &Store, root: &Path, path: &str, limit: usize) -> Result<V
         }
         Err(_) => return Ok(Vec::new()),
     };
-    store.paths_ending_with(&rel, limit).map_err(explain)
+    store
+        .paths_ending_with(&rel, NAMED_FILES_READ)
+        .map_err(explain)
 }
 
 /// Most files a file or location query leads with: `config.py`, `mod.rs`
@@ -1265,7 +1293,7 @@ const NAMED_FILES_READ: usize = 200;
 /// The files a path in a query names ([`named_paths`]), at most
 /// [`MAX_NAMED_FILES`], by path prior, then depth.
 fn best_named_paths(store: &Store, root: &Path, path: &str) -> Result<Vec<String>> {
-    let mut paths: Vec<(f64, String)> = named_paths(store, root, path, NAMED_FILES_READ)?
+    let mut paths: Vec<(f64, String)> = named_paths(store, root, path)?
         .into_iter()
         .map(|p| (crate::search::path_prior(&p, lang_of(root, &p)), p))
         .collect();
@@ -1280,23 +1308,23 @@ fn best_named_paths(store: &Store, root: &Path, path: &str) -> Result<Vec<String
         .collect())
 }
 
-/// The smallest chunk holding `line` in each file `path` names
-/// ([`best_named_paths`]), as hits scored `score`, their snippets starting
-/// at `line`; none when no indexed file or chunk is there (the query is
-/// then searched as text only).
+/// The smallest chunk holding `line` in each of the `named` files
+/// ([`Analysis::named`]), as hits scored `score`, their snippets starting
+/// at `line`; none when no such chunk is there (the query is then
+/// searched as text only).
 fn location_hits(
     store: &Store,
     root: &Path,
-    path: &str,
+    named: &[String],
     line: u32,
     score: f64,
     snippet_lines: usize,
 ) -> Result<Vec<Fused>> {
     let mut sources = crate::source::Sources::new(root);
     let mut out = Vec::new();
-    for p in best_named_paths(store, root, path)? {
+    for p in named {
         let chunks = store
-            .chunks_at(&p, line)
+            .chunks_at(p, line)
             .map_err(|e| crate::store::explain(e, &crate::store::db_path(root)))?;
         if let Some(c) = chunks.into_iter().next() {
             let snippet = sources
@@ -1313,17 +1341,17 @@ fn location_hits(
     Ok(out)
 }
 
-/// The main chunk of each file a file-name query names ([`Analysis::file`],
-/// [`best_named_paths`]), as hits scored `score`: the widest chunk named
+/// The main chunk of each of the `named` files of a file-name query
+/// ([`Analysis::named`]), as hits scored `score`: the widest chunk named
 /// after the file's stem (`class TypeAdapter` for `type_adapter.py`, `class
 /// Config` for `config.py`), else the file's first chunk.
-fn file_hits(store: &Store, root: &Path, path: &str, score: f64) -> Result<Vec<Fused>> {
+fn file_hits(store: &Store, root: &Path, named: &[String], score: f64) -> Result<Vec<Fused>> {
     let mut out = Vec::new();
-    for p in best_named_paths(store, root, path)? {
+    for p in named {
         let chunks = store
-            .file_chunks(&p)
+            .file_chunks(p)
             .map_err(|e| crate::store::explain(e, &crate::store::db_path(root)))?;
-        if let Some(c) = main_chunk(&p, chunks) {
+        if let Some(c) = main_chunk(p, chunks) {
             out.push(Fused::first(location_cand(c, None), score, true));
         }
     }
