@@ -12,7 +12,7 @@
 //! requests, which join the queue like watcher events and are answered by
 //! the run that covers them.
 
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use crossbeam_channel::Sender;
 
-use super::watch::{self, Changes, Sink, Watcher, Work};
+use super::watch::{self, ChangeLog, Changes, Sink, Watcher, Work};
 use crate::daemon_client::protocol::{
     ProjectStatus, Response, WireEmbed, WireProgress, WireSummary, WireTier,
 };
@@ -85,23 +85,8 @@ struct State {
     /// A merge of the full-text index may be due or was left half done
     /// ([`merge_fts_when_quiet`]); the embedder's thread comes back to it.
     merge_wanted: bool,
-    /// What changed since the index last looked, from every raw watcher
-    /// event at once (see [`Shared::changed`]): path → the `heard` count
-    /// of its latest event. A run that covered a path and started after
-    /// that event removes it.
-    dirty: HashMap<String, u64>,
-    /// Raw events heard so far (the clock `dirty` and runs are read on).
-    heard: u64,
-    /// A reconcile started after the watch began has finished: from then
-    /// on, the index plus `dirty` is the project's exact state.
-    reconciled: bool,
-    /// The OS dropped events at this count: nothing is known until a
-    /// reconcile that started after it.
-    lost_at: Option<u64>,
-    /// Changed paths that alter which files belong to the project (ignore
-    /// files, the config): the file list is not trusted until a run looked
-    /// at them.
-    unsettled: HashSet<String>,
+    /// What changed since the index last looked ([`Shared::changed`]).
+    log: ChangeLog,
     /// What the embedder is doing or did last, for `status`.
     embed: Option<WireEmbed>,
 }
@@ -143,54 +128,23 @@ impl Shared {
     /// or config edit waiting for its run).
     pub fn changed(&self) -> Option<Vec<String>> {
         let st = self.lock();
-        let trusted = st.watching
-            && st.reconciled
-            && st.lost_at.is_none()
-            && st.unsettled.is_empty()
-            && !st.pending.reconcile
-            && !st.pending.rebuild;
-        trusted.then(|| st.dirty.keys().cloned().collect())
+        if !st.watching || st.pending.reconcile || st.pending.rebuild {
+            return None;
+        }
+        st.log.changed()
     }
 
     /// Forgets what a successful run started at `started` (a `heard`
     /// count) covered: every path for a reconcile, else the batch's own.
     fn covered(&self, started: u64, reconcile: bool, paths: &BTreeSet<String>) {
-        let mut st = self.lock();
-        if reconcile {
-            st.dirty.retain(|_, at| *at > started);
-            st.reconciled = true;
-            if st.lost_at.is_some_and(|at| at <= started) {
-                st.lost_at = None;
-            }
-        } else {
-            for p in paths {
-                if st.dirty.get(p).is_some_and(|at| *at <= started) {
-                    st.dirty.remove(p);
-                }
-            }
-        }
-        let State {
-            unsettled, dirty, ..
-        } = &mut *st;
-        unsettled.retain(|p| dirty.contains_key(p));
+        self.lock().log.covered(started, reconcile, paths);
     }
 }
 
 impl Sink for Shared {
     /// Records raw events at once (on the watcher's thread).
     fn heard(&self, paths: &[String], rescan: bool) {
-        let mut st = self.lock();
-        st.heard += 1;
-        let at = st.heard;
-        for p in paths {
-            st.dirty.insert(p.clone(), at);
-            if watch::alters_file_set(p) {
-                st.unsettled.insert(p.clone());
-            }
-        }
-        if rescan {
-            st.lost_at = Some(at);
-        }
+        self.lock().log.heard(paths, rescan);
     }
 
     fn changes(&self, changes: Changes) {
@@ -345,7 +299,7 @@ impl Project {
         }
         // A new watch knows nothing of what changed before it: the
         // reconcile it queues must finish before the file list is trusted.
-        self.lock().reconciled = false;
+        self.lock().log.restart();
         let sink: Arc<dyn Sink> = Arc::clone(&self.shared) as Arc<dyn Sink>;
         match self.watcher.watch(&root, sink) {
             Ok(()) => {
@@ -559,7 +513,7 @@ fn run_worker(shared: &Shared) {
                 done: 0,
                 total: 0,
             });
-            (st.heard, std::mem::take(&mut st.pending))
+            (st.log.clock(), std::mem::take(&mut st.pending))
         };
         let waiters = batch.waiters.len();
         let result =

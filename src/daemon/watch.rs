@@ -18,7 +18,7 @@
 //! the walker yields. Listings are cached for one batch, so a burst of a
 //! thousand files in a few directories costs a few directory reads.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -70,6 +70,95 @@ pub trait Sink: Send + Sync {
     fn heard(&self, paths: &[String], rescan: bool);
     /// A debounced batch: the work to queue.
     fn changes(&self, changes: Changes);
+}
+
+/// What changed in one watched project since its index last looked, from
+/// every raw watcher event at once ([`Sink::heard`]): what lets a search
+/// trust the index's file list plus these paths instead of walking the
+/// tree. Kept by the daemon for each project it watches and by an MCP
+/// server for its own project.
+#[derive(Debug, Default)]
+pub struct ChangeLog {
+    /// Path → the `heard` count of its latest event. A run that covered a
+    /// path and started after that event removes it.
+    dirty: HashMap<String, u64>,
+    /// Raw events heard so far: the clock `dirty` and runs are read on.
+    heard: u64,
+    /// A reconcile started after the watch began has finished: from then
+    /// on, the index plus `dirty` is the project's exact state.
+    reconciled: bool,
+    /// The OS dropped events at this count: nothing is known until a
+    /// reconcile that started after it.
+    lost_at: Option<u64>,
+    /// Changed paths that alter which files belong to the project (ignore
+    /// files, the config): the file list is not trusted until a run looked
+    /// at them.
+    unsettled: HashSet<String>,
+}
+
+impl ChangeLog {
+    /// Records one raw watcher event.
+    pub fn heard(&mut self, paths: &[String], rescan: bool) {
+        self.heard += 1;
+        let at = self.heard;
+        for p in paths {
+            self.dirty.insert(p.clone(), at);
+            if alters_file_set(p) {
+                self.unsettled.insert(p.clone());
+            }
+        }
+        if rescan {
+            self.lost_at = Some(at);
+        }
+    }
+
+    /// The clock to read when a run starts, for [`ChangeLog::covered`].
+    pub fn clock(&self) -> u64 {
+        self.heard
+    }
+
+    /// A new watch knows nothing of what changed before it: a reconcile
+    /// started after it must finish before the file list is trusted.
+    pub fn restart(&mut self) {
+        self.reconciled = false;
+    }
+
+    /// Forgets what a successful run started at `started` (a
+    /// [`ChangeLog::clock`] reading) covered: every path for a reconcile,
+    /// else the run's own.
+    pub fn covered<'a>(
+        &mut self,
+        started: u64,
+        reconcile: bool,
+        paths: impl IntoIterator<Item = &'a String>,
+    ) {
+        if reconcile {
+            self.dirty.retain(|_, at| *at > started);
+            self.reconciled = true;
+            if self.lost_at.is_some_and(|at| at <= started) {
+                self.lost_at = None;
+            }
+        } else {
+            for p in paths {
+                if self.dirty.get(p).is_some_and(|at| *at <= started) {
+                    self.dirty.remove(p);
+                }
+            }
+        }
+        let ChangeLog {
+            unsettled, dirty, ..
+        } = self;
+        unsettled.retain(|p| dirty.contains_key(p));
+    }
+
+    /// What changed since the index last looked, when the index plus these
+    /// paths is known to be the project's exact state (a reconcile done
+    /// since the watch began, no events lost, no ignore file or config edit
+    /// waiting for its run); `None` when it is not.
+    pub fn changed(&self) -> Option<Vec<String>> {
+        let trusted = self.reconciled && self.lost_at.is_none() && self.unsettled.is_empty();
+        trusted.then(|| self.dirty.keys().cloned().collect())
+    }
 }
 
 struct Route {
@@ -417,6 +506,51 @@ mod tests {
 
     fn set(paths: &[&str]) -> BTreeSet<String> {
         paths.iter().map(|p| p.to_string()).collect()
+    }
+
+    /// The log is trusted only after a reconcile that started after the
+    /// watch began; a run forgets only what it covered and what was heard
+    /// before it started; lost events and ignore-file edits untrust it.
+    #[test]
+    fn change_log_forgets_only_what_a_run_covered() {
+        let s = |v: &[&str]| -> Vec<String> { v.iter().map(|p| p.to_string()).collect() };
+        let sorted = |log: &ChangeLog| {
+            log.changed().map(|mut v| {
+                v.sort();
+                v
+            })
+        };
+        let mut log = ChangeLog::default();
+        log.heard(&s(&["a.py"]), false);
+        assert_eq!(log.changed(), None, "no reconcile yet");
+        let started = log.clock();
+        log.heard(&s(&["b.py"]), false);
+        log.covered(started, true, &Vec::new());
+        assert_eq!(
+            sorted(&log),
+            Some(s(&["b.py"])),
+            "heard during the reconcile"
+        );
+        let started = log.clock();
+        log.heard(&s(&["c.py"]), false);
+        log.covered(started, false, &s(&["b.py", "c.py"]));
+        assert_eq!(
+            sorted(&log),
+            Some(s(&["c.py"])),
+            "c.py changed after the run started"
+        );
+        log.heard(&s(&["sub/.gitignore"]), false);
+        assert_eq!(log.changed(), None, "an ignore file waits for its run");
+        let started = log.clock();
+        log.covered(started, false, &s(&["sub/.gitignore"]));
+        assert_eq!(sorted(&log), Some(s(&["c.py"])));
+        log.heard(&[], true);
+        assert_eq!(log.changed(), None, "events were lost");
+        let started = log.clock();
+        log.covered(started, true, &Vec::new());
+        assert_eq!(sorted(&log), Some(Vec::new()));
+        log.restart();
+        assert_eq!(log.changed(), None, "a new watch needs a new reconcile");
     }
 
     #[test]
