@@ -85,6 +85,9 @@ async fn serve(svc: Service) -> Result<()> {
     let state = Arc::new(svc);
     // Build a missing index, or catch up with edits made while no server ran.
     state.kick(std::time::Duration::ZERO);
+    // Then know what changes from a watcher of our own: a call re-checks
+    // the few files it heard of instead of walking the tree.
+    state.watch_changes();
     let server = McpServer {
         state,
         tools: Arc::new(ToolName::ALL.iter().map(|t| t.tool()).collect()),

@@ -231,14 +231,29 @@ impl Service {
     /// less than `min_interval` ago, or another process is writing.
     pub fn kick(&self, min_interval: Duration) {
         let mut st = self.runs.lock();
+        if st.running {
+            return;
+        }
         // After a failed run (say, a read-only checkout), retry less often.
-        let interval = if st.last_error.is_some() {
+        let failing = st.last_error.is_some();
+        let interval = if failing {
             min_interval.max(RETRY_AFTER_FAILURE)
         } else {
             min_interval
         };
-        if st.running || st.started.is_some_and(|t| t.elapsed() < interval) {
-            return;
+        // This process's own watcher, once it vouches for the index, says
+        // what changed: nothing means no run at all, and a few paths are
+        // re-checked now, whatever the interval, so an edit made a moment
+        // ago is in the next answer.
+        let own = self.own_watch.changed();
+        match &own {
+            Some(paths) if paths.is_empty() => return,
+            Some(_) if !failing => {}
+            _ => {
+                if st.started.is_some_and(|t| t.elapsed() < interval) {
+                    return;
+                }
+            }
         }
         if crate::lock::current_writer(self.root()).is_some() {
             return;
@@ -251,13 +266,35 @@ impl Service {
         let heard = if initial {
             None
         } else {
-            let home = crate::daemon_client::DaemonHome::from_env();
-            crate::daemon_client::changed(&home, self.root())
+            own.or_else(|| {
+                let home = crate::daemon_client::DaemonHome::from_env();
+                crate::daemon_client::changed(&home, self.root())
+            })
         };
-        if heard.as_ref().is_some_and(Vec::is_empty) {
-            st.started = Some(Instant::now());
-            return;
-        }
+        // Read before the run starts: what the run covers is forgotten by
+        // the own watcher's log when it succeeds (events after this stay).
+        let watch = Arc::clone(&self.own_watch);
+        let clock = watch.clock();
+        // What a watcher heard is planned as the daemon plans it: ignored
+        // paths (build output, `.git/`) are not indexed, and a changed
+        // ignore file means walking everything.
+        let (only, covers) = match heard {
+            None => (Vec::new(), Vec::new()),
+            Some(paths) => {
+                let set: std::collections::BTreeSet<String> = paths.iter().cloned().collect();
+                let work = crate::daemon::watch::plan_work(&self.settings, &set);
+                if work.is_empty() {
+                    if let Some(clock) = clock {
+                        watch.covered(clock, false, &paths);
+                    }
+                    st.started = Some(Instant::now());
+                    return;
+                }
+                // A reconcile's empty `only` walks the whole tree.
+                let covers = if work.reconcile { Vec::new() } else { paths };
+                (work.only, covers)
+            }
+        };
         // The first run of this server also fills in missing fast-tier
         // vectors (an index built by `init` or `index --no-embed`).
         let first_run = st.runs == 0;
@@ -282,7 +319,7 @@ impl Service {
                 let job = IndexJob {
                     opts: IndexOptions {
                         no_wait: true,
-                        only: heard.unwrap_or_default(),
+                        only,
                         ..IndexOptions::default()
                     },
                     // The server's first run registers the project; later
@@ -308,6 +345,10 @@ impl Service {
                         );
                         st.last_error = None;
                         st.last_summary = Some(run.summary);
+                        if let Some(clock) = clock {
+                            // No paths: the run walked the whole tree.
+                            watch.covered(clock, covers.is_empty(), &covers);
+                        }
                     }
                     Ok(Err(e)) if has_code(&e, ErrorCode::IndexBusy) => {
                         tracing::debug!("index run skipped: {e:#}");
@@ -353,6 +394,17 @@ impl Service {
         let own = st.clone();
         drop(st);
         self.freshness_of(&own)
+    }
+
+    /// Waits until no background run of this service is running.
+    pub fn wait_for_runs(&self) {
+        let mut st = self.runs.lock();
+        while st.running {
+            st = match self.runs.changed.wait(st) {
+                Ok(guard) => guard,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+        }
     }
 
     /// What the background runs are doing.

@@ -398,9 +398,9 @@ impl Service {
     }
 
     /// The files a keyword search must read, from the index's docs instead
-    /// of a walk: only when the running daemon watches the project and
-    /// vouches for the index's file list (what changed since its last run
-    /// is read directly), and the request walks as the index does
+    /// of a walk: only when a watcher (this process's own or the running
+    /// daemon's) vouches for the index's file list (what changed since its
+    /// last run is read directly), and the request walks as the index does
     /// (`Listed::load` decides). Never fails the search: `None` means walk.
     fn keyword_listed(&self, req: &KeywordRequest) -> Option<Listed> {
         let ours = &self.settings.walk;
@@ -408,8 +408,7 @@ impl Service {
             return None;
         }
         let started = std::time::Instant::now();
-        let home = crate::daemon_client::DaemonHome::from_env();
-        let changed = crate::daemon_client::changed(&home, self.root())?;
+        let changed = self.changed_since_index()?;
         let asked = started.elapsed();
         match self
             .with_store(|s| Listed::load(s, self.root(), ours, req, &changed))

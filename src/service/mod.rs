@@ -33,6 +33,7 @@ pub mod lookup;
 pub mod ops;
 pub mod search;
 pub mod trust;
+mod watching;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -151,6 +152,9 @@ pub struct Service {
     /// Searches use the fast tier's vectors even where full-tier ones
     /// exist (an eval run scoring the fast tier; [`Service::fast_vectors_only`]).
     fast_vectors_only: bool,
+    /// The service's own file watcher, when a surface started it
+    /// ([`Service::watch_changes`]).
+    own_watch: Arc<watching::OwnWatch>,
 }
 
 impl Service {
@@ -203,7 +207,31 @@ impl Service {
             cache,
             jobs: Arc::default(),
             fast_vectors_only: false,
+            own_watch: Arc::default(),
         }
+    }
+
+    /// Watches the project's files from this process (a long-lived
+    /// server's; [`watching`]), so that re-checks and keyword searches know
+    /// what changed without walking the tree, with or without a daemon.
+    pub fn watch_changes(self: &Arc<Self>) {
+        let svc = Arc::clone(self);
+        self.own_watch.start(self.root().to_path_buf(), move || {
+            // The re-check that makes the watch's log trusted, after the
+            // one running (a first build) if any.
+            svc.wait_for_runs();
+            svc.kick(std::time::Duration::ZERO);
+        });
+    }
+
+    /// What changed in the project since its index last looked, when this
+    /// process's own watcher, else a running daemon's, can vouch for the
+    /// index's file list plus these paths; `None` means walk.
+    pub(crate) fn changed_since_index(&self) -> Option<Vec<String>> {
+        self.own_watch.changed().or_else(|| {
+            let home = crate::daemon_client::DaemonHome::from_env();
+            crate::daemon_client::changed(&home, self.root())
+        })
     }
 
     /// Semantic and hybrid searches use the fast tier's vectors even where

@@ -347,13 +347,12 @@ impl Service {
                 }
                 Ranking::Fused(only) => {
                     // On a large index the keyword arm reads the index's file
-                    // list, as `keyword` does, where a watching daemon
-                    // vouches for it (see `HybridRequest`).
+                    // list, as `keyword` does, where a watcher vouches for
+                    // it (see `HybridRequest`).
                     let keyword_listing = (matches!(req.mode, Mode::Hybrid | Mode::Keyword)
                         && store.is_large()?)
                     .then(|| {
-                        let home = crate::daemon_client::DaemonHome::from_env();
-                        crate::daemon_client::changed(&home, self.root())
+                        self.changed_since_index()
                             .map(|changed| (self.settings.walk.clone(), changed))
                     })
                     .flatten();

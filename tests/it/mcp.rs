@@ -1124,6 +1124,103 @@ fn mcp_sees_edits_and_replaced_indexes_without_restart() {
     assert_eq!(after["files"], 5, "{after}");
 }
 
+/// Without a daemon, the server watches the project itself: once a
+/// re-check that started after its watch began has finished, a call
+/// re-checks only what it heard changed (at once, not after an interval),
+/// and `search_keyword` reads the index's file list plus those files
+/// instead of walking, with the walk's answers: edits, new and deleted
+/// files, ignored files staying out, an ignore rule changed.
+#[test]
+fn mcp_watches_the_project_itself_without_a_daemon() {
+    let p = Project::new();
+    p.git_init();
+    p.write(".gitignore", "build/\n")
+        .write("src/app.py", "def app_main():\n    return 1\n")
+        .write("docs/guide.md", "How to call app_main.\n")
+        .write("build/out.py", "def app_main():\n    return 1\n");
+    p.run(&["index", "--quiet", "--no-embed"]).ok();
+    let log_path = p.home.path().join("mcp-stderr.log");
+    let m = Mcp::start_with_env(
+        &p,
+        Era::Legacy,
+        &[("REPO_SEARCH_LOG", std::path::Path::new("debug"))],
+    );
+    let listed = || {
+        std::fs::read_to_string(&log_path)
+            .unwrap_or_default()
+            .matches("keyword: listed from the index")
+            .count()
+    };
+    let paths = |pattern: &str| -> Vec<String> {
+        let v = m.ok("search_keyword", json!({"pattern": pattern}));
+        let mut out: Vec<String> = keyword_lines(&v).into_iter().map(|l| l.0).collect();
+        out.dedup();
+        out
+    };
+    // The watch is trusted after the first re-check that followed it.
+    let trusted = poll_until(Duration::from_secs(30), || {
+        let before = listed();
+        (paths("app_main") == ["docs/guide.md", "src/app.py"] && listed() > before).then_some(())
+    });
+    assert!(
+        trusted.is_some(),
+        "search_keyword never listed the index's files\n{}",
+        std::fs::read_to_string(&log_path).unwrap_or_default()
+    );
+    let check = |pattern: &str, want: &[&str]| {
+        let got = poll_until(Duration::from_secs(10), || {
+            let got = paths(pattern);
+            (got == want).then_some(got)
+        });
+        assert!(
+            got.is_some(),
+            "{pattern}: want {want:?}, got {:?}",
+            paths(pattern)
+        );
+    };
+    p.write("src/util.py", "def helper():\n    return app_main()\n");
+    check("app_main", &["docs/guide.md", "src/app.py", "src/util.py"]);
+    p.remove("src/util.py");
+    check("app_main", &["docs/guide.md", "src/app.py"]);
+    p.write("build/more.py", "fresh_fn = 1\n");
+    p.write("notes.txt", "fresh_fn in a note\n");
+    check("fresh_fn", &["notes.txt"]);
+    // The symbol index follows the same heard paths: a new definition is
+    // found, an ignored one is not.
+    p.write("src/new.py", "def watched_fn():\n    return 2\n");
+    p.write("build/gen.py", "def ignored_fn():\n    return 3\n");
+    let found = poll_until(Duration::from_secs(10), || {
+        let v = m.ok(
+            "find_symbol",
+            json!({"name": "watched_fn", "match": "exact"}),
+        );
+        (paths_lines(&v, "symbols") == [("src/new.py".to_string(), 1)]).then_some(())
+    });
+    assert!(found.is_some(), "the new definition is never found");
+    let v = m.ok(
+        "find_symbol",
+        json!({"name": "ignored_fn", "match": "exact"}),
+    );
+    assert_eq!(v["total"], 0, "an ignored file was indexed: {v}");
+    // An ignore rule changed: the ignored files come in.
+    p.write(".gitignore", "");
+    check("fresh_fn", &["build/more.py", "notes.txt"]);
+    let found = poll_until(Duration::from_secs(10), || {
+        let v = m.ok(
+            "find_symbol",
+            json!({"name": "ignored_fn", "match": "exact"}),
+        );
+        (v["total"] == 1).then_some(())
+    });
+    assert!(
+        found.is_some(),
+        "the file no longer ignored is never indexed"
+    );
+    assert!(listed() >= 4, "listed only {} times", listed());
+    let status = m.ok("index_status", json!({}));
+    assert_eq!(status["files"], 7, "git's own files stay out: {status}");
+}
+
 #[test]
 fn mcp_results_stay_within_the_size_budget() {
     let p = Project::new();
