@@ -9,8 +9,10 @@
 #     (path:line sets) and the time ratio against `rg -n --column` (which
 #     prints what we print; plain `rg -n` is timed beside it), medians of
 #     interleaved rounds;
+#   - top-10 latency over 1.3 M vectors (examples/bench_embed);
 #   - MCP latencies through a real client (scripts/bench-mcp.py), when the
-#     test venv exists.
+#     test venv exists: with the daemon watching, then without it (the
+#     server's own watcher).
 #
 # Usage: scripts/bench-linux.sh [--rounds N] [--index-rounds N] [--skip-index] [BIN]
 #   --index-rounds N: N interleaved rounds of `ctags -R` and a full index
@@ -135,6 +137,11 @@ REINDEX=0 CASES_FILE="$TMP/cases" scripts/bench-ngram.sh "$TREE" "$BIN" "$ROUNDS
     || echo "(a result set differs from rg's: see the table)"
 echo
 
+echo "== top-10 over 1.3 M vectors (examples/bench_embed: synthetic unit vectors, as many as the kernel's chunks; the exact f32 scan next to the shipped int8 scan with its re-score, medians of 21 queries)"
+cargo build --release --locked --example bench_embed >&2
+target/release/examples/bench_embed --topk 1300000 | grep '^top-10'
+echo
+
 if [[ -x .venv-test/bin/python ]]; then
     echo "== MCP through a real client (scripts/bench-mcp.py)"
     # As an agent uses it: the daemon watches the tree (its embedder finds
@@ -151,8 +158,11 @@ if [[ -x .venv-test/bin/python ]]; then
         sleep 1
     done
     .venv-test/bin/python scripts/bench-mcp.py --binary "$BIN" --root "$TREE" --rounds 3 --spaced 4 --names kernel 2>&1 \
-        | grep -E "initialize|index ready|find_symbol \(|search_keyword \(|search, hybrid|search_semantic|empty|memory|RSS" || true
+        | grep -E "initialize|index ready|find_symbol \(|search_keyword \(|search, (hybrid|semantic)|empty|memory|RSS" || true
     "$DAEMON" stop >/dev/null 2>&1
+    echo "-- the same without a daemon: the server's own watcher (trusted after its first re-check)"
+    .venv-test/bin/python scripts/bench-mcp.py --binary "$BIN" --root "$TREE" --rounds 3 --spaced 4 --names kernel 2>&1 \
+        | grep -E "index ready|find_symbol \(|search_keyword \(|search, (hybrid|semantic)|RSS" || true
 else
     echo "(no .venv-test: run scripts/setup-test-deps.sh for the MCP latencies)"
 fi
