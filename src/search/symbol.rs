@@ -399,6 +399,33 @@ pub fn find_symbols(
         };
         return find_symbols(store, root, &q);
     }
+    // `settings.INSTALLED_APPS`, `config.DEFAULT_PORT`: a module-level
+    // setting reached through an object the qualifier does not name as a
+    // container or module. The name's exact module-level definitions in a
+    // file with the object's name among its stem's words
+    // (`global_settings.py`, `DefaultConfig.java`) answer. (Any other
+    // definition of the name is not the object's: `os.path` must not find
+    // a `path` function of the project.)
+    if hits.is_empty()
+        && q.mode != MatchMode::Fuzzy
+        && let [object] = qualifier.as_slice()
+    {
+        let exact = SymbolQuery {
+            name: name.clone(),
+            mode: MatchMode::Exact,
+            ..q.clone()
+        };
+        let object = object.to_lowercase();
+        let mut found = find_symbols(store, root, &exact)?;
+        found
+            .hits
+            .retain(|h| h.container.is_none() && stem_words(&h.path).any(|w| w == object));
+        if !found.hits.is_empty() {
+            found.total = found.hits.len();
+            found.truncated = false;
+            return Ok(found);
+        }
+    }
     // `select!`, `vec!`: a Rust macro is defined without its `!` (Ruby's
     // `save!` keeps it, and is found above).
     if hits.is_empty()
@@ -453,6 +480,14 @@ fn whole_qualifier(qualifier: &[&str], container: Option<&str>, path: &str) -> b
         .map(|p| p.split('.').next().unwrap_or(p))
         .collect();
     left.all(|q| parts.iter().any(|p| p.eq_ignore_ascii_case(q)))
+}
+
+/// The words of a file's stem, lowercased: `global_settings.py` and
+/// `GlobalSettings.java` both have `global` and `settings`.
+fn stem_words(path: &str) -> impl Iterator<Item = String> {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    crate::text::split_identifier(stem).into_iter()
 }
 
 /// The module names a file stands for: its stem, and its directory (a Go

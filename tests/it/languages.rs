@@ -505,3 +505,48 @@ fn a_name_several_files_share_leads_with_the_best_of_them() {
         "{v}"
     );
 }
+
+/// `settings.INSTALLED_APPS`: a module-level setting reached through an
+/// object. Its definitions in a file named with the object's name among its
+/// stem's words answer; a name defined only elsewhere (`os.path` against a
+/// project's own `path`) and another variable's attribute do not.
+#[test]
+fn a_setting_reached_through_an_object_is_found_in_the_module_named_for_it() {
+    let p = Project::new();
+    p.write(
+        "conf/global_settings.py",
+        "DEBUG = False\nINSTALLED_APPS = []\n",
+    );
+    p.write("msg/constants.py", "DEBUG = 10\n");
+    p.write(
+        "urls/conf.py",
+        "def path(route, view):\n    return (route, view)\n",
+    );
+    p.write(
+        "auth/models.py",
+        "class User:\n    pass\n\n\nuser = User()\n",
+    );
+    p.json(&["index", "--no-embed"]);
+    let at = |q: &str| -> Vec<(String, u64)> {
+        let v = p.json(&["symbol", q]);
+        v["hits"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|h| Some((h["path"].as_str()?.to_string(), h["line"].as_u64()?)))
+            .collect()
+    };
+    assert_eq!(
+        at("settings.INSTALLED_APPS"),
+        [("conf/global_settings.py".to_string(), 2)]
+    );
+    assert_eq!(
+        at("settings.DEBUG"),
+        [("conf/global_settings.py".to_string(), 1)]
+    );
+    for q in ["os.path", "request.user"] {
+        let r = p.run(&["symbol", q]);
+        assert_eq!(r.code(), 1, "{q} is not the project's: {r}");
+        assert!(r.stderr().contains("no definition named"), "{q}: {r}");
+    }
+}
