@@ -245,10 +245,13 @@ impl Service {
         // what changed: nothing means no run at all, and a few paths are
         // re-checked now, whatever the interval, so an edit made a moment
         // ago is in the next answer.
+        // (Its log ignores the index directory: an index removed under the
+        // server is rebuilt through the usual path.)
         let own = self.own_watch.changed();
+        let exists = self.index_exists();
         match &own {
-            Some(paths) if paths.is_empty() => return,
-            Some(_) if !failing => {}
+            Some(paths) if paths.is_empty() && exists => return,
+            Some(paths) if !paths.is_empty() && exists && !failing => {}
             _ => {
                 if st.started.is_some_and(|t| t.elapsed() < interval) {
                     return;

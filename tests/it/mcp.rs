@@ -1219,6 +1219,20 @@ fn mcp_watches_the_project_itself_without_a_daemon() {
     assert!(listed() >= 4, "listed only {} times", listed());
     let status = m.ok("index_status", json!({}));
     assert_eq!(status["files"], 7, "git's own files stay out: {status}");
+    // The index removed under the server (the watch ignores the index
+    // directory): it is built again.
+    p.run(&["clean", "--yes"]).ok();
+    let rebuilt = poll_until(Duration::from_secs(30), || {
+        let v = m
+            .call(
+                "find_symbol",
+                json!({"name": "watched_fn", "match": "exact"}),
+            )
+            .ok()?;
+        let v = v.structured_content?;
+        (paths_lines(&v, "symbols") == [("src/new.py".to_string(), 1)]).then_some(())
+    });
+    assert!(rebuilt.is_some(), "the removed index is never built again");
 }
 
 #[test]
