@@ -191,7 +191,21 @@ impl Drop for Watcher {
 }
 
 impl Watcher {
+    /// A watcher whose events reach each project at once and, debounced,
+    /// as work (the daemon's).
     pub fn new() -> Result<Watcher> {
+        Watcher::start(true)
+    }
+
+    /// A watcher whose events reach each project only at once
+    /// ([`Sink::heard`]; [`Sink::changes`] is never called): for a process
+    /// that reads its change log on demand (the MCP server's), with no
+    /// debounce thread waking every [`TICK`].
+    pub fn heard_only() -> Result<Watcher> {
+        Watcher::start(false)
+    }
+
+    fn start(debounced: bool) -> Result<Watcher> {
         let routes: Arc<RwLock<Vec<Route>>> = Arc::new(RwLock::new(Vec::new()));
         let queue: Arc<Mutex<Queue>> = Arc::new(Mutex::new(Queue::default()));
         let stop = Arc::new(AtomicBool::new(false));
@@ -229,6 +243,9 @@ impl Watcher {
                     }
                 }
             }
+            if !debounced {
+                return;
+            }
             let now = Instant::now();
             let mut q = waiting.lock().unwrap_or_else(|e| e.into_inner());
             for p in paths {
@@ -247,7 +264,19 @@ impl Watcher {
             .with_event_kinds(EventKindMask::CORE | EventKindMask::ACCESS_CLOSE);
         let inner =
             RecommendedWatcher::new(handler, config).context("cannot start the file watcher")?;
-        let (table, waiting, stopped) = (Arc::clone(&routes), queue, Arc::clone(&stop));
+        let watcher = Watcher {
+            inner: Mutex::new(inner),
+            routes,
+            stop,
+        };
+        if !debounced {
+            return Ok(watcher);
+        }
+        let (table, waiting, stopped) = (
+            Arc::clone(&watcher.routes),
+            queue,
+            Arc::clone(&watcher.stop),
+        );
         std::thread::Builder::new()
             .name("debounce".into())
             .spawn(move || {
@@ -270,11 +299,7 @@ impl Watcher {
                 }
             })
             .context("cannot start the watcher's debounce thread")?;
-        Ok(Watcher {
-            inner: Mutex::new(inner),
-            routes,
-            stop,
-        })
+        Ok(watcher)
     }
 
     /// Watches `root` recursively, sending its changes to `sink`.

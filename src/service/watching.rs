@@ -43,8 +43,8 @@ impl Sink for Log {
         self.lock().heard(paths, rescan);
     }
 
-    /// Debounced batches are for a worker that queues work; here a call's
-    /// re-check reads the log instead.
+    /// Never called ([`Watcher::heard_only`]): a call's re-check reads the
+    /// log instead of queued work.
     fn changes(&self, _changes: Changes) {}
 }
 
@@ -59,7 +59,7 @@ impl OwnWatch {
             .name("repo-search-watch".into())
             .spawn(move || {
                 let log = Arc::new(Log::default());
-                let watched = Watcher::new().and_then(|w| {
+                let watched = Watcher::heard_only().and_then(|w| {
                     w.watch(&root, Arc::clone(&log) as Arc<dyn Sink>)?;
                     Ok(w)
                 });
