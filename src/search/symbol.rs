@@ -383,43 +383,36 @@ pub fn find_symbols(
             hits.retain(whole);
         }
     }
-    // `self.parse_config`, `this.render`, `cls.create`: the receiver is
-    // the enclosing class, which the name does not say; the name's exact
-    // definitions answer. (Another variable, `request.user`, stays
-    // unanswered: the definitions of that name elsewhere are not its.)
+    // A one-word receiver that matches nothing, answered by the name's
+    // exact definitions:
+    // - `self.parse_config`, `this.render`, `cls.create`: the enclosing
+    //   class, which the name does not say; all of them answer.
+    // - `settings.INSTALLED_APPS`, `config.DEFAULT_PORT`: a module-level
+    //   setting reached through an object the qualifier does not name as a
+    //   container or module; those at module level in a file with the
+    //   object's name among its stem's words (`global_settings.py`,
+    //   `DefaultConfig.java`) answer. Any other definition of the name is
+    //   not the object's (`os.path` must not find a project's `path`, nor
+    //   `request.user` another variable's `user`).
     if hits.is_empty()
         && q.mode != MatchMode::Fuzzy
         && let [receiver] = qualifier.as_slice()
-        && matches!(*receiver, "self" | "this" | "cls" | "super")
-    {
-        let q = SymbolQuery {
-            name: name.clone(),
-            mode: MatchMode::Exact,
-            ..q.clone()
-        };
-        return find_symbols(store, root, &q);
-    }
-    // `settings.INSTALLED_APPS`, `config.DEFAULT_PORT`: a module-level
-    // setting reached through an object the qualifier does not name as a
-    // container or module. The name's exact module-level definitions in a
-    // file with the object's name among its stem's words
-    // (`global_settings.py`, `DefaultConfig.java`) answer. (Any other
-    // definition of the name is not the object's: `os.path` must not find
-    // a `path` function of the project.)
-    if hits.is_empty()
-        && q.mode != MatchMode::Fuzzy
-        && let [object] = qualifier.as_slice()
     {
         let exact = SymbolQuery {
             name: name.clone(),
             mode: MatchMode::Exact,
             ..q.clone()
         };
-        let object = object.to_lowercase();
         let mut found = find_symbols(store, root, &exact)?;
-        found
-            .hits
-            .retain(|h| h.container.is_none() && stem_words(&h.path).any(|w| w == object));
+        if matches!(*receiver, "self" | "this" | "cls" | "super") {
+            return Ok(found);
+        }
+        let object = receiver.to_lowercase();
+        found.hits.retain(|h| {
+            h.container.is_none()
+                && crate::text::split_identifier(crate::search::file_stem(&h.path))
+                    .contains(&object)
+        });
         if !found.hits.is_empty() {
             found.total = found.hits.len();
             found.truncated = false;
@@ -480,14 +473,6 @@ fn whole_qualifier(qualifier: &[&str], container: Option<&str>, path: &str) -> b
         .map(|p| p.split('.').next().unwrap_or(p))
         .collect();
     left.all(|q| parts.iter().any(|p| p.eq_ignore_ascii_case(q)))
-}
-
-/// The words of a file's stem, lowercased: `global_settings.py` and
-/// `GlobalSettings.java` both have `global` and `settings`.
-fn stem_words(path: &str) -> impl Iterator<Item = String> {
-    let file = path.rsplit('/').next().unwrap_or(path);
-    let stem = file.split('.').next().unwrap_or(file);
-    crate::text::split_identifier(stem).into_iter()
 }
 
 /// The module names a file stands for: its stem, and its directory (a Go
