@@ -1612,6 +1612,10 @@ fn file_scores(
     } else {
         inexact.difference(&exact).copied().collect()
     };
+    // Summed in one order (by path, then arm): a map's order, which
+    // differs from one process to the next, changed a score's last bits.
+    let mut per_arm: Vec<((&str, Arm), f64)> = per_arm.into_iter().collect();
+    per_arm.sort_by(|a, b| a.0.cmp(&b.0));
     let mut scores: HashMap<String, f64> = HashMap::new();
     for ((path, _), v) in per_arm {
         *scores.entry(path.to_string()).or_default() += v;
