@@ -9,7 +9,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::error::{ErrorCode, UserError};
-use crate::search::{ChunkFilter, best_snippet};
+use crate::search::{ChunkFilter, Snippets, chunk_snippet};
 use crate::source::Sources;
 use crate::store::{ChunkSpan, Store};
 
@@ -25,8 +25,13 @@ pub struct ChunkHit {
     pub score: f64,
     /// First line of `snippet`.
     pub snippet_line: u32,
-    /// The most relevant lines of the chunk, bounded in length.
+    /// The most relevant lines of the chunk, bounded in length (empty
+    /// when left for later, see `span`).
     pub snippet: String,
+    /// The chunk's place in its file, when the snippet was left for the
+    /// caller to read ([`Snippets::Later`]).
+    #[serde(skip)]
+    pub span: Option<ChunkSpan>,
 }
 
 /// Weights of the FTS columns: chunk body, enclosing symbol, path. A query
@@ -97,7 +102,7 @@ pub fn search_bm25(
     words: Words,
     filter: &ChunkFilter,
     limit: usize,
-    snippet_lines: usize,
+    snippets: Snippets,
 ) -> Result<Vec<ChunkHit>> {
     let terms = crate::text::query_terms(query);
     let (fts, large) = match words {
@@ -115,21 +120,13 @@ pub fn search_bm25(
             None => return Ok(Vec::new()),
         },
     };
-    ranked(
-        store,
-        root,
-        &fts,
-        &terms,
-        large,
-        filter,
-        limit,
-        snippet_lines,
-    )
+    ranked(store, root, &fts, &terms, large, filter, limit, snippets)
 }
 
 /// Runs the FTS5 expression `fts` (on a `large` index, the "at least m of
 /// `terms`" levels first), keeps the hits `filter` accepts, widening the
-/// window when it dropped some, and reads their snippets.
+/// window when it dropped some, and reads their snippets now or leaves them
+/// for later (`snippets`).
 #[allow(clippy::too_many_arguments)]
 fn ranked(
     store: &Store,
@@ -139,7 +136,7 @@ fn ranked(
     large: bool,
     filter: &ChunkFilter,
     limit: usize,
-    snippet_lines: usize,
+    snippets: Snippets,
 ) -> Result<Vec<ChunkHit>> {
     let mut want = (limit * 4).max(100);
     // A level first needs the hits asked for; after filters dropped some,
@@ -173,6 +170,7 @@ fn ranked(
                     score,
                     snippet_line: r.start_line,
                     snippet: String::new(),
+                    span: None,
                 },
                 r.span,
             ));
@@ -192,12 +190,23 @@ fn ranked(
                 if out.len() == limit {
                     break;
                 }
-                let Some(text) = sources.shown(&h.path, &span, h.start_line, h.end_line) else {
-                    continue;
-                };
-                let (line, snippet) = best_snippet(&text, h.start_line, terms, snippet_lines);
-                h.snippet_line = line;
-                h.snippet = snippet;
+                match snippets {
+                    Snippets::Read(lines) => {
+                        let Some((line, snippet)) = chunk_snippet(
+                            &mut sources,
+                            &h.path,
+                            &span,
+                            (h.start_line, h.end_line),
+                            terms,
+                            lines,
+                        ) else {
+                            continue;
+                        };
+                        h.snippet_line = line;
+                        h.snippet = snippet;
+                    }
+                    Snippets::Later => h.span = Some(span),
+                }
                 out.push(h);
             }
             return Ok(out);

@@ -27,8 +27,9 @@ use crate::search::keyword::{
 use crate::search::ngram::{IndexFilter, Listed};
 use crate::search::semantic::{SemanticInfo, SemanticRequest, SemanticSearcher};
 use crate::search::symbol::{MatchKind, MatchMode, SymbolQuery, find_symbols};
-use crate::search::{ChunkFilter, Scope, asked_name, best_snippet};
-use crate::store::{ChunkRow, Store};
+use crate::search::{ChunkFilter, Scope, Snippets, asked_name, best_snippet, chunk_snippet};
+use crate::source::Sources;
+use crate::store::{ChunkRow, ChunkSpan, Store};
 use crate::walk::WalkOptions;
 
 /// The reciprocal-rank-fusion constant. 60 is the classic value; smaller
@@ -541,6 +542,10 @@ pub struct Cand {
     pub kind: Option<String>,
     pub lang: String,
     pub snippet: Option<(u32, String)>,
+    /// Where the chunk is, when its snippet is read only if it is shown
+    /// (BM25 and semantic candidates, [`Snippets::Later`]).
+    #[serde(skip)]
+    pub span: Option<ChunkSpan>,
     /// The arm's own score (BM25, cosine similarity; 0 for the others).
     pub raw: f64,
 }
@@ -564,7 +569,8 @@ fn from_chunk(arm: Arm, rank: u32, h: ChunkHit) -> Cand {
         symbol: h.symbol,
         kind: h.kind,
         lang: h.lang,
-        snippet: Some((h.snippet_line, h.snippet)),
+        snippet: h.span.is_none().then_some((h.snippet_line, h.snippet)),
+        span: h.span,
     }
 }
 
@@ -743,8 +749,7 @@ impl Hybrid {
                     } else {
                         (Words::AdjacentPairs, PHRASE_CANDIDATES.min(cand_n))
                     };
-                    match search_bm25(store, root, query, words, &req.filter, n, req.snippet_lines)
-                    {
+                    match search_bm25(store, root, query, words, &req.filter, n, Snippets::Later) {
                         Ok(hits) => cands.extend(
                             hits.into_iter()
                                 .enumerate()
@@ -761,7 +766,7 @@ impl Hybrid {
                             filter: req.filter.clone(),
                             limit: cand_n,
                             threshold: req.threshold,
-                            snippet_lines: req.snippet_lines,
+                            snippets: Snippets::Later,
                         };
                         match s.search(store, root, &sreq) {
                             Ok(r) if r.available => {
@@ -841,6 +846,7 @@ impl Hybrid {
                                         kind: Some(h.kind),
                                         lang: h.lang,
                                         snippet: None,
+                                        span: None,
                                         raw: match_weight(h.match_kind),
                                     });
                                 }
@@ -902,6 +908,7 @@ impl Hybrid {
                                         kind: None,
                                         lang: lang(&m.path).to_string(),
                                         snippet: Some((m.line as u32, m.text.clone())),
+                                        span: None,
                                         raw: 0.0,
                                     });
                                 }
@@ -1029,9 +1036,29 @@ impl Hybrid {
                 .partition(|h| lead.iter().any(|l| l.path == h.path));
             hits = lead.into_iter().chain(named).chain(rest).collect();
         }
-        hits.truncate(req.limit);
-        let mut out = Vec::with_capacity(hits.len());
-        for f in hits {
+        // Snippets left for later are read for the hits shown only (each
+        // file once); a hit whose file is gone since it was indexed is
+        // dropped, and the next one takes its place.
+        let terms = crate::text::query_terms(query);
+        let mut sources = Sources::new(root);
+        let mut out = Vec::with_capacity(req.limit.min(hits.len()));
+        for mut f in hits {
+            if out.len() == req.limit {
+                break;
+            }
+            if let Some((span, start, end)) = f.pending.take() {
+                let Some(snippet) = chunk_snippet(
+                    &mut sources,
+                    &f.path,
+                    &span,
+                    (start, end),
+                    &terms,
+                    req.snippet_lines,
+                ) else {
+                    continue;
+                };
+                f.snippet = Some(snippet);
+            }
             out.push(self.render(store, root, req, f, max_score, &analysis)?);
         }
         Ok(HybridResult {
@@ -1249,6 +1276,9 @@ struct Fused {
     /// contribution), in the same order.
     contributions: Vec<f64>,
     snippet: Option<(u32, String)>,
+    /// Where the snippet is to be read from, if shown: the chunk (and its
+    /// lines) of the candidate that gives it (see `Cand::span`).
+    pending: Option<(ChunkSpan, u32, u32)>,
     /// Whether the span is a whole chunk/definition (not a single line).
     is_block: bool,
     /// The best arm score among the merged candidates (see `Cand::raw`).
@@ -1399,6 +1429,7 @@ fn location_cand(c: ChunkRow, snippet: Option<(u32, String)>) -> Cand {
         kind: c.kind,
         lang: c.lang,
         snippet,
+        span: None,
         raw: 1.0,
     }
 }
@@ -1419,6 +1450,7 @@ impl Fused {
                 rank: c.rank,
             }],
             contributions: vec![score],
+            pending: c.span.map(|s| (s, c.start_line, c.end_line)),
             snippet: c.snippet,
             is_block,
             raw: c.raw,
@@ -1475,9 +1507,10 @@ fn fuse(cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fused> 
         |prior: f64, c: &Cand| weight_of(c.arm) / (k + c.rank as f64) * prior * match_factor(c);
     // Blocks (chunks, definitions) first so single lines merge into them.
     cands.sort_by(|(pa, a), (pb, b)| {
+        // (A candidate whose snippet is read later has one.)
         let (ab, bb) = (
-            a.end_line > a.start_line || a.snippet.is_none(),
-            b.end_line > b.start_line || b.snippet.is_none(),
+            a.end_line > a.start_line || (a.snippet.is_none() && a.span.is_none()),
+            b.end_line > b.start_line || (b.snippet.is_none() && b.span.is_none()),
         );
         bb.cmp(&ab)
             .then(contribution(*pb, b).total_cmp(&contribution(*pa, a)))
@@ -1522,8 +1555,9 @@ fn fuse(cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fused> 
                     f.kind = c.kind;
                 }
                 f.raw = f.raw.max(c.raw);
-                if f.snippet.is_none() {
+                if f.snippet.is_none() && f.pending.is_none() {
                     f.snippet = c.snippet;
+                    f.pending = c.span.map(|s| (s, c.start_line, c.end_line));
                 }
                 if !f.is_block && is_block {
                     f.start_line = c.start_line;
@@ -2217,6 +2251,7 @@ mod tests {
             kind: None,
             lang: "rust".into(),
             snippet: Some((s, String::new())),
+            span: None,
             raw: 0.0,
         }
     }

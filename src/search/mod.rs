@@ -312,6 +312,33 @@ pub fn bound_line(line: &str, max: usize) -> String {
     format!("{}…", &line[..end])
 }
 
+/// When an arm reads its hits' snippets from their files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Snippets {
+    /// Now, this many lines of each hit's best window; a hit whose file is
+    /// gone (or now ends before it) is dropped.
+    Read(usize),
+    /// Later, by the caller, for the hits it shows ([`chunk_snippet`]):
+    /// each hit carries its chunk's place (`ChunkHit::span`) and an empty
+    /// snippet. Hybrid search fuses 55 candidates per arm to show 10.
+    Later,
+}
+
+/// The best `lines`-line window (by `terms`) of the chunk at `span` in
+/// `path`, as [`crate::source::Sources::shown`] reads it: `None` when the
+/// file is gone, unreadable or now ends before `start_line`.
+pub fn chunk_snippet(
+    sources: &mut crate::source::Sources<'_>,
+    path: &str,
+    span: &crate::store::ChunkSpan,
+    (start_line, end_line): (u32, u32),
+    terms: &[String],
+    lines: usize,
+) -> Option<(u32, String)> {
+    let text = sources.shown(path, span, start_line, end_line)?;
+    Some(best_snippet(&text, start_line, terms, lines))
+}
+
 /// The window of at most `max_lines` lines of `text` (which starts at
 /// `first_line`) holding the most query-term occurrences. Returns the first
 /// line number of the window and its text.

@@ -34,7 +34,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::search::quantized::{self, Quantized};
-use crate::search::{ChunkFilter, best_snippet};
+use crate::search::{ChunkFilter, Snippets, chunk_snippet};
 use crate::settings::EmbedSettings;
 use crate::store::{self, Store, meta};
 
@@ -50,7 +50,7 @@ pub struct SemanticRequest {
     /// Hits below this cosine similarity (the blended one when the fast
     /// tier is blended in, see [`FAST_TIER_SHARE`]) are dropped.
     pub threshold: Option<f32>,
-    pub snippet_lines: usize,
+    pub snippets: Snippets,
 }
 
 /// What to find code similar to.
@@ -832,7 +832,7 @@ impl SemanticSearcher {
         };
         let (top, blended_with) = self.ranked(store, &db, &choice, &req.query, &qv, req)?;
         let terms = crate::text::query_terms(&req.query);
-        let hits = render_hits(store, root, &top, &terms, req.snippet_lines)?;
+        let hits = render_hits(store, root, &top, &terms, req.snippets)?;
         let mut out = found(&choice, hits);
         out.info.blended_with = blended_with;
         Ok(out)
@@ -952,7 +952,7 @@ impl SemanticSearcher {
         let top = index.top_k(&qv, &req.filter, req.limit, req.threshold, &|id, path| {
             Some(id) == origin || exclude.is_some_and(|x| x == path)
         });
-        let hits = render_hits(store, root, &top, &[], req.snippet_lines)?;
+        let hits = render_hits(store, root, &top, &[], Snippets::Read(req.snippet_lines))?;
         Ok(found(&choice, hits))
     }
 }
@@ -1042,7 +1042,7 @@ fn render_hits(
     root: &std::path::Path,
     top: &[(i64, f32)],
     terms: &[String],
-    snippet_lines: usize,
+    snippets: Snippets,
 ) -> Result<Vec<ChunkHit>> {
     let db = store::db_path(root);
     let mut sources = crate::source::Sources::new(root);
@@ -1051,10 +1051,22 @@ fn render_hits(
         let Some(c) = store.chunk_row(id).map_err(|e| store::explain(e, &db))? else {
             continue;
         };
-        let Some(text) = sources.shown(&c.path, &c.span, c.start_line, c.end_line) else {
-            continue;
+        let ((snippet_line, snippet), span) = match snippets {
+            Snippets::Read(lines) => {
+                let Some(s) = chunk_snippet(
+                    &mut sources,
+                    &c.path,
+                    &c.span,
+                    (c.start_line, c.end_line),
+                    terms,
+                    lines,
+                ) else {
+                    continue;
+                };
+                (s, None)
+            }
+            Snippets::Later => ((c.start_line, String::new()), Some(c.span)),
         };
-        let (snippet_line, snippet) = best_snippet(&text, c.start_line, terms, snippet_lines);
         hits.push(ChunkHit {
             path: c.path,
             start_line: c.start_line,
@@ -1065,6 +1077,7 @@ fn render_hits(
             score: score as f64,
             snippet_line,
             snippet,
+            span,
         });
     }
     Ok(hits)

@@ -16,7 +16,7 @@ use crate::search::hybrid::{
     Arm, ArmReport, HybridHit, HybridRequest, QueryKind, RRF_K, Source, recency_boost, shown_boost,
 };
 use crate::search::semantic::{SemanticInfo, SimilarRequest, SimilarTo};
-use crate::search::{ChunkFilter, Scope};
+use crate::search::{ChunkFilter, Scope, Snippets};
 
 /// Lines of snippet per hit unless a request says otherwise.
 pub const DEFAULT_SNIPPET_LINES: usize = 6;
@@ -333,7 +333,7 @@ impl Service {
                         Words::Any,
                         &filter,
                         depth,
-                        req.snippet_lines,
+                        Snippets::Read(req.snippet_lines),
                     )?;
                     if let Some(r) = recency.as_deref() {
                         // Fetched to the same depth as without: recency
