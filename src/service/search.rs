@@ -346,16 +346,15 @@ impl Service {
                     Ok((generation, Ranked::Hits(hits, Arm::Bm25)))
                 }
                 Ranking::Fused(only) => {
-                    // On a large index the keyword arm reads the index's file
-                    // list, as `keyword` does, where a watcher vouches for
-                    // it (see `HybridRequest`).
-                    let keyword_listing = (matches!(req.mode, Mode::Hybrid | Mode::Keyword)
-                        && store.is_large()?)
-                    .then(|| {
-                        self.changed_since_index()
-                            .map(|changed| (self.settings.walk.clone(), changed))
-                    })
-                    .flatten();
+                    // The keyword arm reads the index's file list, as
+                    // `keyword` does, where a watcher vouches for it (see
+                    // `HybridRequest`).
+                    let keyword_listing = matches!(req.mode, Mode::Hybrid | Mode::Keyword)
+                        .then(|| {
+                            self.changed_since_index()
+                                .map(|changed| (self.settings.walk.clone(), changed))
+                        })
+                        .flatten();
                     let hreq = HybridRequest {
                         query: req.query.clone(),
                         filter: filter.clone(),

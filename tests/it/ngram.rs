@@ -235,6 +235,23 @@ fn indexed_search_equals_scan_before_and_after_edits() {
         matched(&v),
         ["src/beta.py:2", "src/fresh.py:1", "src/new.py:1"]
     );
+    // Hybrid search's keyword arm reads past the same postings (on an
+    // index of any size): the edited, added and fresh files, none other.
+    let v = p.json(&["search", "--mode", "keyword", "alpha_function"]);
+    let mut arm: Vec<String> = v["hits"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|h| format!("{}:{}", h["path"].as_str().unwrap_or(""), h["start_line"]))
+                .collect()
+        })
+        .unwrap_or_default();
+    arm.sort();
+    assert_eq!(
+        arm,
+        ["src/beta.py:2", "src/fresh.py:1", "src/new.py:1"],
+        "{v}"
+    );
     let (_, v) = same_as_scan(&p, &["unique_marker_word"]);
     assert_eq!(matched(&v), ["big/renamed.txt:1", "src/fresh.py:1"]);
     let (_, v) = same_as_scan(&p, &["omega_function"]);
