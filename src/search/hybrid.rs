@@ -46,8 +46,9 @@ const CANDIDATES_PER_LIMIT: usize = 5;
 /// count of matching lines; a literal the index's postings place in more
 /// files than this (`kmalloc`: 4,080 of the Linux kernel's files) would be
 /// read in all of them (0.3-0.6 s) to rank by a count that says little,
-/// so the arm is skipped and the others rank it (on a large index only,
-/// [`crate::store::LARGE_INDEX_CHUNKS`]).
+/// so the arm is skipped and the others rank it, on an index of any size,
+/// unless it runs alone (`--mode keyword`: what the user asked for is
+/// read).
 const KEYWORD_ARM_MAX_FILES: usize = 2_000;
 const MIN_CANDIDATES: usize = 50;
 
@@ -675,7 +676,9 @@ impl Hybrid {
             let large = store.is_large().unwrap_or(false);
             // A literal no n-gram narrows (`mm` of `task_struct.mm`) would
             // be a walk of every file: 1.6 s warm on the kernel.
-            if large && crate::search::ngram::plan(&kreq).is_all() {
+            // The arm asked for alone always reads.
+            let alone = req.only == [Arm::Keyword];
+            if large && !alone && crate::search::ngram::plan(&kreq).is_all() {
                 keyword_skipped = Some(
                     "skipped: too short to look up in the index's n-grams (the other arms rank it)"
                         .into(),
@@ -696,18 +699,18 @@ impl Hybrid {
                     None
                 })
             };
-            let to_read = match &listed {
-                Some(l) => Some(l.files.len()),
+            // The files the postings admit, listed or walked alike (both
+            // also read what the postings do not cover, such as binaries).
+            let admitted = match &listed {
+                Some(l) => Some(l.admitted),
                 None => postings.as_ref().map(|f| f.counts().1),
             };
             tracing::debug!(
                 listed = listed.is_some(),
-                to_read,
-                "keyword arm: files to read (None: every walked file)"
+                admitted,
+                "keyword arm: files the postings admit (None: every walked file)"
             );
-            // (Only on a large index: a smaller one's files are read in
-            // well under a second, and the arm ranks as it always did.)
-            if let Some(n) = to_read.filter(|&n| large && n > KEYWORD_ARM_MAX_FILES) {
+            if let Some(n) = admitted.filter(|&n| !alone && n > KEYWORD_ARM_MAX_FILES) {
                 keyword_skipped = Some(format!(
                     "skipped: in {n} files, too common to rank files by (the other arms rank it)"
                 ));

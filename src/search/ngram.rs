@@ -157,6 +157,10 @@ pub struct Listed {
     pub files: Vec<String>,
     /// Listed files not read: no match is possible in them.
     pub ruled_out: usize,
+    /// How many files the postings admit (as [`IndexFilter::counts`]'
+    /// second): what hybrid search's keyword arm weighs, the same whether
+    /// it lists or walks.
+    pub admitted: usize,
 }
 
 impl Listed {
@@ -251,6 +255,7 @@ impl Listed {
         Ok(Some(Listed {
             files,
             ruled_out: listed.saturating_sub(doc_reads),
+            admitted: snap.admitted,
         }))
     }
 }
@@ -266,6 +271,8 @@ struct Snapshot {
     /// Changed paths the docs list (their rows say nothing about the
     /// files now: read them if they still exist).
     changed_docs: HashSet<String>,
+    /// Docs the postings admit (all of them when the query narrows nothing).
+    admitted: usize,
 }
 
 impl Snapshot {
@@ -291,6 +298,7 @@ impl Snapshot {
         let candidates = eval_stored(store, query)?;
         let snap = match candidates {
             Some(ids) if ids.len() <= LIST_BY_ID && !every_path => {
+                let admitted = ids.len();
                 let mut read = store.ngram_uncovered()?;
                 for id in ids {
                     if let Some((path, true)) = store.ngram_doc_path(id)? {
@@ -302,6 +310,7 @@ impl Snapshot {
                     read,
                     all: None,
                     changed_docs,
+                    admitted,
                 }
             }
             // Every file is read: only the paths are needed.
@@ -316,8 +325,10 @@ impl Snapshot {
                         .collect(),
                 ),
                 changed_docs,
+                admitted: total,
             },
             candidates => {
+                let admitted = candidates.as_ref().map_or(total, Vec::len);
                 let all = store
                     .ngram_docs()?
                     .into_iter()
@@ -334,6 +345,7 @@ impl Snapshot {
                     read: Vec::new(),
                     all: Some(all),
                     changed_docs,
+                    admitted,
                 }
             }
         };

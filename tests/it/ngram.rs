@@ -360,3 +360,38 @@ fn large_files_are_ruled_out_by_their_blocks() {
     assert_eq!(used, Some(1), "only the small file is ruled out");
     assert_eq!(matched(&v).len(), 1);
 }
+
+/// Hybrid search does not rank by a literal the postings place in more
+/// than 2,000 files (reading them all would cost more than the count says):
+/// the other arms answer, the arm's report says why. Asked for alone
+/// (`--mode keyword`), the arm reads them all.
+#[test]
+fn a_literal_in_too_many_files_is_left_to_the_other_arms() {
+    let p = Project::new();
+    p.write(
+        "mail/mailer.py",
+        "class Mailer:\n    def send_it(self):\n        return 1\n",
+    );
+    for i in 0..2001 {
+        p.write(
+            &format!("calls/c{:02}/m{i}.py", i % 40),
+            format!("def caller_{i}(m):\n    return m.send_it()\n"),
+        );
+    }
+    p.run(&["index", "--no-embed", "-q"]).ok();
+    let v = p.json(&["search", "Mailer.send_it"]);
+    let arm = v["arms"]
+        .as_array()
+        .and_then(|a| a.iter().find(|r| r["arm"] == "keyword"))
+        .unwrap_or_else(|| panic!("no keyword arm: {v}"));
+    assert_eq!(arm["candidates"], 0, "{v}");
+    assert!(
+        arm["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("too common")),
+        "{v}"
+    );
+    assert_eq!(v["hits"][0]["path"], "mail/mailer.py", "{v}");
+    let v = p.json(&["search", "--mode", "keyword", "Mailer.send_it"]);
+    assert_eq!(v["hits"].as_array().map_or(0, |h| h.len()), 10, "{v}");
+}
