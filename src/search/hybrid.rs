@@ -671,13 +671,13 @@ impl Hybrid {
             // files that cannot match. Either way the result is the
             // walk's: on the Linux kernel an identifier's candidate files
             // are read instead of 78k, and on a project of 400 files a
-            // name's search takes 2-3 ms less (one of 40 files: 0.2 ms
-            // more, loading the postings).
+            // name's search takes 2-3 ms less (on one of 40 files, loading
+            // the postings costs 0.2 ms more than the walk saves).
             let large = store.is_large().unwrap_or(false);
+            // The arm asked for alone (`--mode keyword`) always reads.
+            let alone = req.only == [Arm::Keyword];
             // A literal no n-gram narrows (`mm` of `task_struct.mm`) would
             // be a walk of every file: 1.6 s warm on the kernel.
-            // The arm asked for alone always reads.
-            let alone = req.only == [Arm::Keyword];
             if large && !alone && crate::search::ngram::plan(&kreq).is_all() {
                 keyword_skipped = Some(
                     "skipped: too short to look up in the index's n-grams (the other arms rank it)"
@@ -741,7 +741,6 @@ impl Hybrid {
                 continue;
             }
             let mut note = None;
-            let before = cands.len();
             let arm_started = std::time::Instant::now();
             match arm {
                 Arm::Symbol | Arm::Keyword if names_file => {
@@ -937,10 +936,11 @@ impl Hybrid {
             tracing::debug!(
                 arm = ?arm,
                 ms = arm_started.elapsed().as_secs_f64() * 1000.0,
-                candidates = cands.len() - before,
+                candidates = cands.len(),
                 "hybrid arm"
             );
-            let found = cands.split_off(before);
+            // `cands` holds this arm's candidates only, until all ran.
+            let found = std::mem::take(&mut cands);
             let report = ArmReport {
                 arm,
                 weight: if arm == Arm::Semantic {
