@@ -1237,6 +1237,15 @@ pub fn asks_about_recent(query: &str) -> bool {
 
 /// What the keyword arm searches for: the quoted phrases, else the last part
 /// of each identifier-like term.
+/// Whether the keyword arm may run for `query`, before the index is read
+/// (a declared name the index may confirm counts): the service looks up
+/// what changed since the index's last run, for [`HybridRequest::keyword_listing`],
+/// only then, not for every question.
+pub fn keyword_arm_may_run(query: &str) -> bool {
+    let analysis = analyze(query.trim());
+    analysis.declared.is_some() || !keyword_literals(&analysis).is_empty()
+}
+
 fn keyword_literals(analysis: &Analysis) -> Vec<String> {
     if !analysis.phrases.is_empty() {
         return analysis.phrases.clone();

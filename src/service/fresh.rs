@@ -269,10 +269,8 @@ impl Service {
         let heard = if initial {
             None
         } else {
-            own.or_else(|| {
-                let home = crate::daemon_client::DaemonHome::from_env();
-                crate::daemon_client::changed(&home, self.root())
-            })
+            // (`changed_since_index`, with the own log read above.)
+            own.or_else(|| self.daemon_changed())
         };
         // Read before the run starts: what the run covers is forgotten by
         // the own watcher's log when it succeeds (events after this stay).

@@ -228,10 +228,14 @@ impl Service {
     /// process's own watcher, else a running daemon's, can vouch for the
     /// index's file list plus these paths; `None` means walk.
     pub(crate) fn changed_since_index(&self) -> Option<Vec<String>> {
-        self.own_watch.changed().or_else(|| {
-            let home = crate::daemon_client::DaemonHome::from_env();
-            crate::daemon_client::changed(&home, self.root())
-        })
+        self.own_watch.changed().or_else(|| self.daemon_changed())
+    }
+
+    /// What a running daemon that watches the project says changed since
+    /// the index last looked, when it vouches for it.
+    fn daemon_changed(&self) -> Option<Vec<String>> {
+        let home = crate::daemon_client::DaemonHome::from_env();
+        crate::daemon_client::changed(&home, self.root())
     }
 
     /// Semantic and hybrid searches use the fast tier's vectors even where

@@ -348,13 +348,14 @@ impl Service {
                 Ranking::Fused(only) => {
                     // The keyword arm reads the index's file list, as
                     // `keyword` does, where a watcher vouches for it (see
-                    // `HybridRequest`).
-                    let keyword_listing = matches!(req.mode, Mode::Hybrid | Mode::Keyword)
-                        .then(|| {
-                            self.changed_since_index()
-                                .map(|changed| (self.settings.walk.clone(), changed))
-                        })
-                        .flatten();
+                    // `HybridRequest`): asked only when the arm may run.
+                    let keyword_listing = (matches!(req.mode, Mode::Hybrid | Mode::Keyword)
+                        && crate::search::hybrid::keyword_arm_may_run(&req.query))
+                    .then(|| {
+                        self.changed_since_index()
+                            .map(|changed| (self.settings.walk.clone(), changed))
+                    })
+                    .flatten();
                     let hreq = HybridRequest {
                         query: req.query.clone(),
                         filter: filter.clone(),
