@@ -161,32 +161,24 @@ impl Store {
         how: NameMatch,
         limit: usize,
     ) -> rusqlite::Result<Vec<(i64, HashMap<String, usize>)>> {
-        let (sql, arg) = match how {
-            NameMatch::Exact => (
-                "SELECT name, file_id FROM symbol_names WHERE name = ?1 AND name = ?1 COLLATE BINARY LIMIT ?2",
-                name.to_string(),
-            ),
-            NameMatch::CaseInsensitive => (
-                "SELECT name, file_id FROM symbol_names WHERE name = ?1 AND name != ?1 COLLATE BINARY LIMIT ?2",
-                name.to_string(),
-            ),
+        let sql = match how {
+            NameMatch::Exact => {
+                "SELECT name, file_id FROM symbol_names WHERE name = ?1 AND name = ?1 COLLATE BINARY LIMIT ?2"
+            }
+            NameMatch::CaseInsensitive => {
+                "SELECT name, file_id FROM symbol_names WHERE name = ?1 AND name != ?1 COLLATE BINARY LIMIT ?2"
+            }
             // A range in the column's collation (NOCASE, as `LIKE` is
             // case-insensitive): the index answers it with any plan, while
             // `LIKE ?` uses the index only when the planner reads the bound
-            // value, which `Store::plan_once` turns off. `\u{10FFFF}` sorts
-            // after every character a name continues with.
-            NameMatch::Prefix => (
-                "SELECT name, file_id FROM symbol_names WHERE name >= ?1 AND name < ?1 || ?3 LIMIT ?2",
-                name.to_string(),
-            ),
+            // value, which `Store::plan_once` turns off. `char(1114111)`,
+            // U+10FFFF, sorts after every character a name continues with.
+            NameMatch::Prefix => {
+                "SELECT name, file_id FROM symbol_names WHERE name >= ?1 AND name < ?1 || char(1114111) LIMIT ?2"
+            }
         };
         let mut stmt = self.conn.prepare_cached(sql)?;
-        let limit = limit.min(i64::MAX as usize) as i64;
-        let mut rows = if how == NameMatch::Prefix {
-            stmt.query(params![arg, limit, "\u{10FFFF}"])?
-        } else {
-            stmt.query(params![arg, limit])?
-        };
+        let mut rows = stmt.query(params![name, limit.min(i64::MAX as usize) as i64])?;
         let mut files: Vec<(i64, HashMap<String, usize>)> = Vec::new();
         let mut at: HashMap<i64, usize> = HashMap::new();
         let mut rank = 0;
