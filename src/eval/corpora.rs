@@ -120,13 +120,16 @@ pub enum Recipe {
     },
 }
 
-/// The tune/check split of the corpora: cases on `tune` corpora may guide
-/// changes, cases on `check` corpora only confirm them.
+/// The split of the corpora: cases on `tune` corpora may guide changes,
+/// cases on `check` corpora only confirm them, and cases on `holdout`
+/// corpora (written last, from reading the code without running the
+/// search) are only reported: no change is chosen or kept by them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Split {
     Tune,
     Check,
+    Holdout,
 }
 
 impl Split {
@@ -134,6 +137,7 @@ impl Split {
         match self {
             Split::Tune => "tune",
             Split::Check => "check",
+            Split::Holdout => "holdout",
         }
     }
 }
@@ -931,7 +935,7 @@ dir = "usr/share/gocode/src/github.com/spf13/cobra"
 [jq]
 kind = "deb-source"
 lang = "c"
-split = "check"
+split = "holdout"
 package = "jq"
 version = "1.6-2.1+deb12u2"
 archive = "jq_1.6.orig.tar.gz"
@@ -950,7 +954,7 @@ dir = "jq-jq-1.6"
                     && dir == "jq-jq-1.6"
         ));
         assert_eq!(r.lang(), Some("c"));
-        assert_eq!(r.split(), Some(Split::Check));
+        assert_eq!(r.split(), Some(Split::Holdout));
     }
 
     #[test]

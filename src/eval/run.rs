@@ -68,7 +68,7 @@ pub struct CaseResult {
     /// The corpus's main language (from corpora.toml), if given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lang: Option<String>,
-    /// The corpus's split (`tune` or `check`), if given.
+    /// The corpus's split (`tune`, `check` or `holdout`), if given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub split: Option<String>,
     pub ms: f64,
@@ -334,7 +334,7 @@ pub fn run_cases(
 
 /// Aggregated metrics for one (suite, category, mode). Besides the case
 /// categories and `all`, `category` is `lang:<language>` for the cases on
-/// corpora of one language and `split:<tune|check>` for one split.
+/// corpora of one language and `split:<tune|check|holdout>` for one split.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Row {
     pub suite: String,
@@ -437,7 +437,7 @@ pub fn aggregate(results: &[CaseResult]) -> Vec<Row> {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ArmLoss {
     pub suite: String,
-    /// `all`, or `split:<tune|check>`.
+    /// `all`, or `split:<tune|check|holdout>`.
     pub scope: String,
     /// Cases whose hybrid `ndcg10_chunks` is more than [`ARM_LOSS_MARGIN`]
     /// below the best `ndcg10_chunks` of the `bm25`/`semantic` runs.
