@@ -93,6 +93,9 @@ fn main() -> Result<()> {
         let gathered = svc
             .with_store(|store| hybrid.gather(store, &root, &req))?
             .with_context(|| format!("{corpus}: no index"))?;
+        let query = req.query.trim();
+        let token_files =
+            gathered.token_match_files(&mut repo_search::source::Sources::new(&root), query, RRF_K);
         let row = serde_json::json!({
             "id": get("id"),
             "corpus": corpus,
@@ -107,6 +110,7 @@ fn main() -> Result<()> {
                 "end": c.end_line, "symbol": c.symbol, "kind": c.kind, "lang": c.lang,
                 "raw": c.raw, "block": c.snippet.is_none() || c.end_line > c.start_line,
             })).collect::<Vec<_>>(),
+            "token_files": token_files,
         });
         writeln!(out, "{row}")?;
     }

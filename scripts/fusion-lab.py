@@ -82,6 +82,7 @@ WEIGHTS = {
 }
 for _w in WEIGHTS.values():
     _w.setdefault("phrase", 0.0)
+TOKEN_MATCH_WEIGHT = 0.6
 ARM_ORDER = {"symbol": 0, "keyword": 1, "bm25": 2, "semantic": 3, "phrase": 4}
 
 
@@ -339,6 +340,12 @@ def file_level(case, k=10.0, multi=0.2, name_boost=0.3, named_as_query=2.0, best
     files = defaultdict(float)
     for (p, _), v in per.items():
         files[p] += v
+    # The best files by token match (hybrid.rs `token_match_files`), as one
+    # more list.
+    lang_of = {c["path"]: c["lang"] for c in reversed(cands)}
+    for r, (p, _) in enumerate(case.get("token_files", [])):
+        if p in files:
+            files[p] += TOKEN_MATCH_WEIGHT / (k + r + 1) * prior(p, lang_of.get(p, ""), None)
     terms = {stem(t) for t in query_terms(case["query"])}
     names = {squash(last_part(i)) for i in case["identifiers"]} if kind == "identifier" else set()
     for p in files:

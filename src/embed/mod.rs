@@ -55,6 +55,37 @@ pub trait Embedder: Send + Sync {
     fn batch_size(&self) -> usize {
         16
     }
+    /// The model's tokens and their vectors, when it is a static model
+    /// read that way (`search::token_match`).
+    fn token_table(&self) -> Option<&dyn TokenTable> {
+        None
+    }
+}
+
+/// A static model's vocabulary and token vectors: a question's words are
+/// matched one by one against a chunk's tokens with them
+/// (`search::token_match`).
+pub trait TokenTable {
+    /// Appends the token ids of `text`, leaving out unknown words and
+    /// special tokens.
+    fn token_ids(&self, text: &str, out: &mut Vec<u32>);
+    /// Each text's distinct token ids, sorted, as [`Self::token_ids`]
+    /// gives them.
+    fn distinct_token_ids(&self, texts: &[String]) -> Vec<std::sync::Arc<[u32]>> {
+        texts
+            .iter()
+            .map(|t| {
+                let mut ids = Vec::new();
+                self.token_ids(t, &mut ids);
+                ids.sort_unstable();
+                ids.dedup();
+                ids.into()
+            })
+            .collect()
+    }
+    /// Token `id`'s vector as the table holds it (not normalised: its
+    /// length is the token's weight in a mean).
+    fn token_vector(&self, id: u32) -> Result<std::sync::Arc<[f32]>>;
 }
 
 /// Which of the two embedding tiers.

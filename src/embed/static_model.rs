@@ -112,4 +112,11 @@ impl Embedder for StaticEmbedder {
     fn batch_size(&self) -> usize {
         512
     }
+
+    fn token_table(&self) -> Option<&dyn super::TokenTable> {
+        match &self.model {
+            Model::Query(q) => Some(q.as_ref()),
+            Model::Full(_) => None,
+        }
+    }
 }

@@ -24,6 +24,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, anyhow};
 use serde::Deserialize;
@@ -41,7 +42,17 @@ pub struct QueryModel {
     dim: usize,
     /// L2-normalise the pooled vector (config.json's `normalize`).
     normalize: bool,
+    /// Rows read for token matching, kept for the process's later
+    /// questions (at most the whole table, 30 MB for potion-base-8M).
+    matched_rows: Mutex<HashMap<u32, Arc<[f32]>>>,
+    /// The distinct tokens of texts matched before, by the texts' hash (a
+    /// process answers many questions over the same code).
+    matched_texts: Mutex<foldhash::HashMap<u64, Arc<[u32]>>>,
 }
+
+/// At most this many texts' tokens are kept ([`QueryModel::matched_texts`]);
+/// past it the memory starts over.
+const MATCHED_TEXTS: usize = 20_000;
 
 impl QueryModel {
     /// Loads the model in `dir` if this module reproduces it exactly;
@@ -87,6 +98,8 @@ impl QueryModel {
             rows,
             dim,
             normalize,
+            matched_rows: Mutex::new(HashMap::new()),
+            matched_texts: Mutex::new(foldhash::HashMap::default()),
         }))
     }
 
@@ -140,6 +153,108 @@ impl QueryModel {
             }
         }
         Ok(sum)
+    }
+}
+
+impl QueryModel {
+    /// The unknown-word id and the special tokens (`[CLS]`, `[SEP]`, ...).
+    fn is_special(&self, id: u32) -> bool {
+        Some(id) == self.tokenizer.unk_id
+            || self.tokenizer.added_tokens.iter().any(|(_, a)| *a == id)
+    }
+
+    fn cached_row(&self, id: u32) -> Option<Arc<[f32]>> {
+        self.matched_rows
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&id)
+            .cloned()
+    }
+}
+
+impl super::TokenTable for QueryModel {
+    fn token_ids(&self, text: &str, out: &mut Vec<u32>) {
+        let from = out.len();
+        self.tokenizer.encode_ids(text, out);
+        let mut kept = from;
+        for i in from..out.len() {
+            if !self.is_special(out[i]) {
+                out[kept] = out[i];
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
+    }
+
+    fn distinct_token_ids(&self, texts: &[String]) -> Vec<Arc<[u32]>> {
+        let keys: Vec<u64> = texts
+            .iter()
+            .map(|t| xxhash_rust::xxh3::xxh3_64(t.as_bytes()))
+            .collect();
+        let known: Vec<Option<Arc<[u32]>>> = {
+            let seen = self.matched_texts.lock().unwrap_or_else(|e| e.into_inner());
+            keys.iter().map(|k| seen.get(k).cloned()).collect()
+        };
+        // Each distinct word is split into pieces once.
+        let mut memo: foldhash::HashMap<String, Vec<u32>> = foldhash::HashMap::default();
+        let mut piece = String::new();
+        let mut word = |w: &str, out: &mut Vec<u32>| {
+            if let Some(ids) = memo.get(w) {
+                out.extend_from_slice(ids);
+                return;
+            }
+            let mark = out.len();
+            self.tokenizer.word_to_ids(w, out, &mut piece);
+            memo.insert(w.to_string(), out[mark..].to_vec());
+        };
+        let mut new: Vec<(u64, Arc<[u32]>)> = Vec::new();
+        let out = texts
+            .iter()
+            .zip(known)
+            .zip(&keys)
+            .map(|((text, known), &key)| {
+                if let Some(ids) = known {
+                    return ids;
+                }
+                let mut ids = Vec::new();
+                self.tokenizer.encode_with(text, &mut ids, &mut word);
+                ids.retain(|&id| !self.is_special(id));
+                ids.sort_unstable();
+                ids.dedup();
+                let ids: Arc<[u32]> = ids.into();
+                new.push((key, Arc::clone(&ids)));
+                ids
+            })
+            .collect();
+        let mut seen = self.matched_texts.lock().unwrap_or_else(|e| e.into_inner());
+        if seen.len() + new.len() > MATCHED_TEXTS {
+            seen.clear();
+        }
+        seen.extend(new);
+        out
+    }
+
+    fn token_vector(&self, id: u32) -> Result<Arc<[f32]>> {
+        if let Some(v) = self.cached_row(id) {
+            return Ok(v);
+        }
+        let at = id as usize;
+        if at >= self.rows {
+            return Err(anyhow!("token id {at} is outside the embedding table"));
+        }
+        let mut row = vec![0u8; self.dim * 4];
+        self.table
+            .read_exact_at(&mut row, self.data_start + (at * self.dim * 4) as u64)
+            .context("cannot read the static model's embedding table")?;
+        let v: Arc<[f32]> = row
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        self.matched_rows
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, Arc::clone(&v));
+        Ok(v)
     }
 }
 
@@ -349,6 +464,20 @@ impl WordPiece {
 
     /// Appends the token ids of `text` (unknown words as the unk id).
     fn encode_ids(&self, text: &str, out: &mut Vec<u32>) {
+        let mut piece = String::new();
+        self.encode_with(text, out, &mut |word, out| {
+            self.word_to_ids(word, out, &mut piece)
+        });
+    }
+
+    /// [`Self::encode_ids`] with each word's ids from `word` (which may
+    /// remember them: code repeats its words).
+    fn encode_with(
+        &self,
+        text: &str,
+        out: &mut Vec<u32>,
+        word: &mut dyn FnMut(&str, &mut Vec<u32>),
+    ) {
         let mut scratch = String::new();
         // Split on added tokens (leftmost-longest), then run the BERT
         // pipeline on each span of ordinary text between them.
@@ -365,7 +494,7 @@ impl WordPiece {
                 .flatten();
             match hit {
                 Some((content, id)) => {
-                    self.encode_span(&text[start..i], out, &mut scratch);
+                    self.encode_span(&text[start..i], out, &mut scratch, word);
                     out.push(*id);
                     i += content.len();
                     start = i;
@@ -374,17 +503,22 @@ impl WordPiece {
                 None => i += text[i..].chars().next().map_or(1, char::len_utf8),
             }
         }
-        self.encode_span(&text[start..], out, &mut scratch);
+        self.encode_span(&text[start..], out, &mut scratch, word);
     }
 
-    fn encode_span(&self, span: &str, out: &mut Vec<u32>, normalized: &mut String) {
+    fn encode_span(
+        &self,
+        span: &str,
+        out: &mut Vec<u32>,
+        normalized: &mut String,
+        word: &mut dyn FnMut(&str, &mut Vec<u32>),
+    ) {
         if span.is_empty() {
             return;
         }
         normalized.clear();
         self.normalize_into(span, normalized);
-        let mut piece = String::new();
-        pre_tokenize(normalized, |word| self.word_to_ids(word, out, &mut piece));
+        pre_tokenize(normalized, |w| word(w, out));
     }
 
     fn push_unk(&self, out: &mut Vec<u32>) {

@@ -11,6 +11,7 @@ pub mod quantized;
 pub mod read;
 pub mod semantic;
 pub mod symbol;
+pub mod token_match;
 
 use anyhow::Result;
 use globset::{Glob, GlobSet, GlobSetBuilder};

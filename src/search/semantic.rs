@@ -793,6 +793,24 @@ impl SemanticSearcher {
         self.models.open_for_queries(&self.settings, spec)
     }
 
+    /// The fast tier's query model (loaded once per process), for matching
+    /// a question against hybrid's candidates token by token
+    /// (`search::token_match`); `None` when no fast tier is configured and
+    /// ready, or it fails to load (logged).
+    pub fn fast_query_model(&mut self) -> Option<std::sync::Arc<dyn Embedder>> {
+        let spec = embed::configured_tiers(&self.settings)
+            .into_iter()
+            .find(|s| s.tier == Tier::Fast)
+            .filter(embed::is_ready)?;
+        match self.query_model(&spec) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                tracing::debug!("no fast query model: {e:#}");
+                None
+            }
+        }
+    }
+
     /// Natural-language search. Provider problems become `available: false`.
     pub fn search(
         &mut self,

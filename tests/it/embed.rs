@@ -1096,3 +1096,59 @@ fn int8_scan_with_rescore_equals_an_exact_scan_of_the_stored_vectors() {
         );
     }
 }
+
+/// Questions the fast tier answers are also matched token by token against
+/// hybrid's candidates (`search::token_match`), through the real static
+/// model: a chunk holding the question's words or near relatives of them
+/// scores above one that holds none, the second reading of the same texts
+/// (from the tokens kept for the process) gives the same scores, and a
+/// hybrid search through the binary runs the match and finds the file.
+#[test]
+fn questions_the_fast_tier_answers_are_matched_token_by_token() {
+    use repo_search::embed::Embedder;
+    use repo_search::embed::static_model::StaticEmbedder;
+    use repo_search::search::token_match::Question;
+    let Some(models) = test_models() else { return };
+    let model = StaticEmbedder::load_for_queries(
+        &models.join("potion-base-8M"),
+        "minishlab/potion-base-8M",
+    )
+    .expect("load the query form");
+    let table = model
+        .token_table()
+        .expect("the query form has a token table");
+    let question = Question::new(table, "retry a payment that failed")
+        .expect("read the question's tokens")
+        .expect("the question has tokens");
+    let texts = vec![
+        "app/retry.py retry_failed_payment def retry_failed_payment(payment): charge again after a failure".to_string(),
+        "app/math.py add def add(a, b): return a + b".to_string(),
+        "app/billing.py Retries retries payments".to_string(),
+    ];
+    let scores = question.scores(table, &texts).expect("score");
+    assert!(scores[0] > 0.9, "every word of the question: {scores:?}");
+    assert!(scores[1] < 0.2, "none of them: {scores:?}");
+    assert!(scores[2] > scores[1] + 0.3, "near relatives: {scores:?}");
+    assert_eq!(question.scores(table, &texts).expect("score again"), scores);
+    assert!(
+        Question::new(table, "how is it").expect("read").is_none(),
+        "stopwords only"
+    );
+
+    let p = payments_project();
+    run_with_models(&p, &models, &["index", "--embed-tier", "fast"]);
+    let r = p.run_env(
+        &["search", "retry a payment that failed", "--json"],
+        &[
+            ("REPO_SEARCH_MODEL_CACHE", models.as_os_str()),
+            (
+                "REPO_SEARCH_LOG",
+                "repo_search::search::hybrid=debug".as_ref(),
+            ),
+        ],
+    );
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(r.stderr().contains("token match"), "{r}");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout()).expect("JSON");
+    assert_eq!(v["hits"][0]["path"], "app/retry.py", "{v}");
+}
