@@ -592,7 +592,14 @@ fn a_vanished_root_is_an_error_not_fatal() {
     d.wait_watching(&p2.root());
 
     let r1 = p1.root();
-    std::fs::remove_dir_all(&r1).expect("remove project 1");
+    // The daemon sees the files go and writes the index meanwhile, so a
+    // removal can meet a file it just wrote: retry until the tree is gone.
+    poll_until(WAIT, || match std::fs::remove_dir_all(&r1) {
+        Ok(()) => Some(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(()),
+        Err(_) => None,
+    })
+    .expect("remove project 1");
     let st = poll_until(WAIT, || d.project(&r1).filter(|p| p["state"] == "error"))
         .unwrap_or_else(|| panic!("p1 not in error: {:?}\n{}", d.project(&r1), d.log()));
     assert!(
