@@ -122,13 +122,7 @@ impl QueryModel {
             if Some(id) == self.tokenizer.unk_id {
                 continue;
             }
-            let id = id as usize;
-            if id >= self.rows {
-                return Err(anyhow!("token id {id} is outside the embedding table"));
-            }
-            self.table
-                .read_exact_at(&mut row, self.data_start + (id * dim * 4) as u64)
-                .context("cannot read the static model's embedding table")?;
+            self.read_row(id, &mut row)?;
             // Left to right, one row at a time: the order (and so the
             // rounding) of model2vec-rs's blocked sum.
             for (s, b) in sum.iter_mut().zip(row.chunks_exact(4)) {
@@ -157,6 +151,18 @@ impl QueryModel {
 }
 
 impl QueryModel {
+    /// Reads row `id` of the embedding table (little-endian f32 bytes)
+    /// into `row`, `dim * 4` bytes long.
+    fn read_row(&self, id: u32, row: &mut [u8]) -> Result<()> {
+        let at = id as usize;
+        if at >= self.rows {
+            return Err(anyhow!("token id {at} is outside the embedding table"));
+        }
+        self.table
+            .read_exact_at(row, self.data_start + (at * self.dim * 4) as u64)
+            .context("cannot read the static model's embedding table")
+    }
+
     /// The unknown-word id and the special tokens (`[CLS]`, `[SEP]`, ...).
     fn is_special(&self, id: u32) -> bool {
         Some(id) == self.tokenizer.unk_id
@@ -174,16 +180,9 @@ impl QueryModel {
 
 impl super::TokenTable for QueryModel {
     fn token_ids(&self, text: &str, out: &mut Vec<u32>) {
-        let from = out.len();
-        self.tokenizer.encode_ids(text, out);
-        let mut kept = from;
-        for i in from..out.len() {
-            if !self.is_special(out[i]) {
-                out[kept] = out[i];
-                kept += 1;
-            }
-        }
-        out.truncate(kept);
+        let mut ids = Vec::new();
+        self.tokenizer.encode_ids(text, &mut ids);
+        out.extend(ids.into_iter().filter(|&id| !self.is_special(id)));
     }
 
     fn distinct_token_ids(&self, texts: &[String]) -> Vec<Arc<[u32]>> {
@@ -238,14 +237,8 @@ impl super::TokenTable for QueryModel {
         if let Some(v) = self.cached_row(id) {
             return Ok(v);
         }
-        let at = id as usize;
-        if at >= self.rows {
-            return Err(anyhow!("token id {at} is outside the embedding table"));
-        }
         let mut row = vec![0u8; self.dim * 4];
-        self.table
-            .read_exact_at(&mut row, self.data_start + (at * self.dim * 4) as u64)
-            .context("cannot read the static model's embedding table")?;
+        self.read_row(id, &mut row)?;
         let v: Arc<[f32]> = row
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
