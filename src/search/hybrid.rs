@@ -1100,7 +1100,7 @@ impl Hybrid {
         // Questions the fast tier answered are matched token by token too.
         let token_model = (analysis.kind == QueryKind::NaturalLanguage
             && req.only.len() != 1
-            && semantic_report.as_ref().and_then(|r| r.tier) == Some(Tier::Fast))
+            && semantic_report.as_ref().and_then(|r| r.tier).is_some())
         .then(|| self.semantic.as_mut().and_then(|s| s.fast_query_model()))
         .flatten();
         Ok(Gathered {

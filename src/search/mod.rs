@@ -237,6 +237,18 @@ pub fn is_secondary_path(path: &str) -> bool {
     })
 }
 
+/// True for TypeScript declaration files (`index.d.ts`, `types/hooks.d.ts`,
+/// `.d.mts`, `.d.cts`): a library's types, declared beside (or instead of)
+/// the code that implements them, which is what "where is X done" and a
+/// name asked for mean.
+pub fn is_type_declaration(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let lower = name.to_ascii_lowercase();
+    [".d.ts", ".d.mts", ".d.cts"]
+        .iter()
+        .any(|ext| lower.len() > ext.len() && lower.ends_with(ext))
+}
+
 /// True for data and markup files (YAML, JSON, XML, TOML, INI, CSV, HTML):
 /// they often repeat the code's vocabulary at length (a manual in YAML,
 /// fixtures in JSON) without being the code.
@@ -282,7 +294,7 @@ pub fn path_prior(path: &str, lang: &str) -> f64 {
     let mut prior = 1.0;
     if is_test_path(path) {
         prior *= 0.5;
-    } else if is_secondary_path(path) {
+    } else if is_secondary_path(path) || is_type_declaration(path) {
         prior *= 0.6;
     }
     if lang == Lang::Docs.name() || is_data_file(path) {
