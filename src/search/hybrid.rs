@@ -1097,7 +1097,8 @@ impl Hybrid {
             reports.push(report);
             cands.extend(found);
         }
-        // Questions the fast tier answered are matched token by token too.
+        // Questions a semantic tier answered are matched token by token too
+        // (with the fast model's token vectors, whichever tier answered).
         let token_model = (analysis.kind == QueryKind::NaturalLanguage
             && req.only.len() != 1
             && semantic_report.as_ref().and_then(|r| r.tier).is_some())
