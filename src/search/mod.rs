@@ -783,4 +783,23 @@ mod tests {
         );
         assert_eq!(chunk_prior("lib/tests.py", "python", Some("tests")), 1.0);
     }
+
+    #[test]
+    fn type_declarations_rank_after_their_implementation() {
+        for p in ["types/hooks.d.ts", "index.d.ts", "lib/x.D.MTS", "a/b.d.cts"] {
+            assert!(is_type_declaration(p), "{p} declares types");
+        }
+        for p in [
+            "src/d.ts",
+            "lib/hooks.ts",
+            "types/hooks.d.ts.map",
+            ".d.ts",
+            "src/build.d/x.ts",
+        ] {
+            assert!(!is_type_declaration(p), "{p} is not a declaration file");
+        }
+        assert!(
+            path_prior("types/hooks.d.ts", "typescript") < path_prior("lib/hooks.js", "javascript")
+        );
+    }
 }
