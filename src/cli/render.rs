@@ -11,6 +11,7 @@ use crate::history::{BlameResult, HistoryResult};
 use crate::index::IndexSummary;
 use crate::registry::ProjectEntry;
 use crate::search::graph::{GraphResult, Resolution};
+use crate::search::hybrid::AlsoSpan;
 use crate::search::keyword::{FileLines, KeywordMatch, KeywordResult, LineView, Viewed};
 use crate::search::read::ReadResult;
 use crate::search::symbol::{OutlineItem, RefResult, SymbolResult};
@@ -658,6 +659,15 @@ pub fn blame(r: &BlameResult) -> Result<()> {
     Ok(())
 }
 
+/// A hit's further places in its file (hybrid): `also: 120-140 name; 200-230`.
+fn also_line(out: &mut dyn Write, also: &[AlsoSpan], indent: &str) -> io::Result<()> {
+    if also.is_empty() {
+        return Ok(());
+    }
+    let places: Vec<String> = also.iter().map(ToString::to_string).collect();
+    writeln!(out, "{indent}also: {}", places.join("; "))
+}
+
 /// A ranked search's hits (every mode), then on stderr how the query was
 /// read and what the semantic side said about its vectors. By default one
 /// line per hit (`path:start-end  kind symbol  [arms]`) and its best 1 to 3
@@ -684,6 +694,7 @@ pub fn search(r: &SearchAnswer, detail: bool, words: &str) -> Result<()> {
                 for (n, line) in best_lines(&h.snippet, h.snippet_line, words, 3, BEST_LINE_CHARS) {
                     writeln!(out, "  {n}: {line}")?;
                 }
+                also_line(out, &h.also, "  ")?;
                 continue;
             }
             let mut sources: Vec<String> = h
@@ -713,6 +724,7 @@ pub fn search(r: &SearchAnswer, detail: bool, words: &str) -> Result<()> {
                     h.file_symbols.join(", ")
                 )?;
             }
+            also_line(out, &h.also, "        ")?;
             writeln!(out)?;
         }
         out.flush()?;

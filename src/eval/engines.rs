@@ -92,6 +92,7 @@ fn flatten(items: &[OutlineItem], path: &str, out: &mut Vec<Hit>) {
             start_line: i.start_line,
             end_line: i.end_line,
             name: Some(i.name.clone()),
+            also: Vec::new(),
         });
         flatten(&i.children, path, out);
     }
@@ -133,6 +134,7 @@ impl Engine for LibEngine {
                         start_line: m.line as u32,
                         end_line: m.line as u32,
                         name: None,
+                        also: Vec::new(),
                     })
                     .collect();
                 Ok(Answer {
@@ -164,6 +166,7 @@ impl Engine for LibEngine {
                         start_line: h.start_line,
                         end_line: h.end_line,
                         name: Some(h.name.clone()),
+                        also: Vec::new(),
                     })
                     .collect();
                 Ok(Answer {
@@ -189,6 +192,7 @@ impl Engine for LibEngine {
                         start_line: h.line,
                         end_line: h.line,
                         name: None,
+                        also: Vec::new(),
                     })
                     .collect();
                 Ok(Answer {
@@ -241,6 +245,17 @@ impl Engine for LibEngine {
                         start_line: h.start_line,
                         end_line: h.end_line,
                         name: h.symbol.clone(),
+                        also: h
+                            .also
+                            .iter()
+                            .map(|a| Hit {
+                                path: h.path.clone(),
+                                start_line: a.start_line,
+                                end_line: a.end_line,
+                                name: a.symbol.clone(),
+                                also: Vec::new(),
+                            })
+                            .collect(),
                     })
                     .collect();
                 Ok(Answer {

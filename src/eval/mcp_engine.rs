@@ -135,11 +135,33 @@ fn hits_from(
                         // Compact hits give `kind name` as `symbol`.
                         name = name.map(|s| symbol_name(&s).to_string());
                     }
+                    // Further places in the same file: `start-end name`.
+                    let also = h["also"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|a| {
+                            let a = a.as_str()?;
+                            let (span, name) = match a.split_once(' ') {
+                                Some((span, name)) => (span, Some(name.to_string())),
+                                None => (a, None),
+                            };
+                            let (s, e) = span.split_once('-')?;
+                            Some(Hit {
+                                path: path.clone(),
+                                start_line: s.parse().ok()?,
+                                end_line: e.parse().ok()?,
+                                name,
+                                also: Vec::new(),
+                            })
+                        })
+                        .collect();
                     Some(Hit {
                         path,
                         start_line: start,
                         end_line: end,
                         name,
+                        also,
                     })
                 })
                 .collect()
@@ -228,6 +250,7 @@ impl Engine for McpEngine {
                                     start_line: d["start_line"].as_u64()? as u32,
                                     end_line: d["end_line"].as_u64()? as u32,
                                     name: d["name"].as_str().map(String::from),
+                                    also: Vec::new(),
                                 })
                             })
                             .collect()

@@ -21,6 +21,11 @@ pub struct Hit {
     pub end_line: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Further places in the same file the hit lists (a fused answer's
+    /// `also`): a span or symbol expectation they meet counts at the hit's
+    /// rank, as the answer shows them there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<Hit>,
 }
 
 /// What an engine returned for a case.
@@ -87,6 +92,18 @@ pub struct CaseResult {
 }
 
 fn relevant(expect: &Expect, h: &Hit) -> Vec<usize> {
+    let mut out = relevant_here(expect, h);
+    for a in &h.also {
+        for i in relevant_here(expect, a) {
+            if !out.contains(&i) {
+                out.push(i);
+            }
+        }
+    }
+    out
+}
+
+fn relevant_here(expect: &Expect, h: &Hit) -> Vec<usize> {
     let mut out = Vec::new();
     if !expect.spans.is_empty() {
         for (i, s) in expect.spans.iter().enumerate() {
@@ -633,6 +650,7 @@ impl Engine for GrepBaseline {
                 start_line: 1,
                 end_line: u32::MAX,
                 name: None,
+                also: Vec::new(),
             })
             .collect();
         Ok(Answer {
@@ -669,6 +687,7 @@ mod tests {
             start_line: s,
             end_line: e,
             name: None,
+            also: Vec::new(),
         }
     }
 
@@ -689,6 +708,26 @@ mod tests {
         let (rank, recall, _) = score(&c, &a);
         assert_eq!(rank, Some(3));
         assert_eq!(recall, [0.0, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn a_span_listed_as_also_counts_at_its_hit() {
+        let c = case(Expect {
+            spans: vec![Span {
+                path: "a.py".into(),
+                start_line: 10,
+                end_line: 20,
+            }],
+            ..Default::default()
+        });
+        let mut first = hit("a.py", 1, 9);
+        first.also = vec![hit("a.py", 40, 50), hit("a.py", 18, 30)];
+        let a = Answer {
+            hits: vec![hit("b.py", 1, 50), first, hit("a.py", 12, 14)],
+            ..Default::default()
+        };
+        let (rank, _, _) = score(&c, &a);
+        assert_eq!(rank, Some(2));
     }
 
     #[test]

@@ -351,6 +351,9 @@ pub struct ChunkOut {
     /// How much recency raised the hit's file (`0.12`: score × 1.12), when recently changed files were preferred.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recency: Option<f64>,
+    /// Where else the hit's file matched, best first, each `start-end name` (hybrid shows one hit per file).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
 }
 
 /// A ranked hit as compact answers show it (the default).
@@ -366,6 +369,9 @@ pub struct HitOut {
     /// The arms that found it, joined by `+`: sym (symbol names), kw (exact text), bm25 (full text), sem (embeddings), phr (two of the question's words side by side).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub arms: String,
+    /// Where else the same file matched, best first, each `start-end name` (hybrid shows one hit per file).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
 }
 
 /// A compact `search` answer (the default; `detail: true` gives [`SearchOut`]).
@@ -1178,6 +1184,7 @@ pub fn chunk_out(h: HybridHit, with_sources: bool) -> ChunkOut {
         sources,
         file_symbols: h.file_symbols,
         recency: h.recency,
+        also: h.also.iter().map(ToString::to_string).collect(),
     }
 }
 
@@ -1224,6 +1231,7 @@ pub fn compact_candidates(
                     symbol,
                     lines: Vec::new(),
                     arms,
+                    also: h.also.iter().map(ToString::to_string).collect(),
                 },
                 best,
             }
@@ -1235,20 +1243,23 @@ pub fn compact_candidates(
 /// it (the larger of its JSON and its text): every hit keeps its place;
 /// the lowest-ranked hits give up their extra lines first, then every line
 /// is cut shorter, down to [`COMPACT_MIN_LINE_CHARS`]; then, from the
-/// bottom, hits below the top [`COMPACT_KEEP_LINES_TOP`] give up their line.
+/// bottom, hits give up their `also` places; then hits below the top
+/// [`COMPACT_KEEP_LINES_TOP`] give up their line.
 pub fn fit_compact(
     cands: &[CompactCandidate],
     budget: usize,
     mut size: impl FnMut(&[HitOut]) -> usize,
 ) -> Vec<HitOut> {
     let mut shown: Vec<usize> = cands.iter().map(|c| c.best.len()).collect();
+    let mut also: Vec<usize> = cands.iter().map(|c| c.hit.also.len()).collect();
     let mut width = BEST_LINE_CHARS;
     loop {
         let hits: Vec<HitOut> = cands
             .iter()
-            .zip(&shown)
-            .map(|(c, &n)| {
+            .zip(shown.iter().zip(&also))
+            .map(|(c, (&n, &a))| {
                 let mut h = c.hit.clone();
+                h.also.truncate(a);
                 h.lines = c.best[..n]
                     .iter()
                     .map(|(line, text)| format!("{line}: {}", bound_line(text, width)))
@@ -1263,6 +1274,9 @@ pub fn fit_compact(
             shown[i] -= 1;
         } else if width > COMPACT_MIN_LINE_CHARS {
             width = (width * 2 / 3).max(COMPACT_MIN_LINE_CHARS);
+        } else if let Some(i) = also.iter().rposition(|&n| n > 0) {
+            // Then the lowest-ranked hits' further places in their file.
+            also[i] -= 1;
         } else if let Some(i) = (COMPACT_KEEP_LINES_TOP..shown.len())
             .rev()
             .find(|&i| shown[i] > 0)
@@ -1290,6 +1304,7 @@ mod tests {
                     symbol: Some(format!("method HtmlTreeBuilder{i}.insertForeignElementFor")),
                     lines: Vec::new(),
                     arms: "bm25+sem".into(),
+                    also: Vec::new(),
                 },
                 best: (0..3).map(|l| (10 + l, "x".repeat(200))).collect(),
             })

@@ -30,6 +30,14 @@ fn compact_hits(t: &mut String, hits: &[HitOut], indent: &str) {
         for l in &h.lines {
             let _ = writeln!(t, "{indent}  {l}");
         }
+        also_line(t, &h.also, indent);
+    }
+}
+
+/// A hit's further places in its file: `  also: 120-140 name; 200-230`.
+fn also_line(t: &mut String, also: &[String], indent: &str) {
+    if !also.is_empty() {
+        let _ = writeln!(t, "{indent}  also: {}", also.join("; "));
     }
 }
 
@@ -61,6 +69,7 @@ fn detail_hits(t: &mut String, hits: &[ChunkOut], indent: &str) {
                 h.file_symbols.join(", ")
             );
         }
+        also_line(t, &h.also, indent);
     }
 }
 

@@ -185,6 +185,10 @@ fn estimate(a: &SearchAnswer) -> usize {
                 + h.snippet.len()
                 + h.sources.len() * 32
                 + h.file_symbols.iter().map(|f| 24 + f.len()).sum::<usize>()
+                + h.also
+                    .iter()
+                    .map(|a| 48 + opt(&a.symbol) + opt(&a.kind))
+                    .sum::<usize>()
         })
         .sum();
     1024 + a.query.len() + hits

@@ -258,6 +258,7 @@ fn single_arm_hit(arm: Arm, rank: usize, h: ChunkHit) -> HybridHit {
         snippet: h.snippet,
         file_symbols: Vec::new(),
         recency: None,
+        also: Vec::new(),
     }
 }
 

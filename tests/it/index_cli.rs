@@ -184,6 +184,22 @@ fn index_then_every_search() {
     assert!(phrase["candidates"].as_u64().unwrap_or(0) > 0, "{v}");
     let top = &v["hits"][0];
     assert_eq!(top["path"], "app/views.py", "{v}");
+    // One hit per file: the file's other matching definition is listed
+    // under its best hit (`also`), in JSON and in the text.
+    let paths = hit_paths(&v, "hits");
+    let distinct: std::collections::HashSet<&String> = paths.iter().collect();
+    assert_eq!(distinct.len(), paths.len(), "{v}");
+    let also = top["also"].as_array().cloned().unwrap_or_default();
+    assert!(
+        also.iter().any(|a| a["start_line"].as_u64().is_some()
+            && a["symbol"].as_str().is_some_and(|s| !s.is_empty())),
+        "{v}"
+    );
+    let text = p
+        .run(&["search", "where is the csrf token validated"])
+        .ok()
+        .stdout();
+    assert!(text.lines().any(|l| l.starts_with("  also: ")), "{text}");
     assert!(
         top["sources"]
             .as_array()

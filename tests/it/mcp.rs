@@ -1244,6 +1244,15 @@ fn mcp_results_stay_within_the_size_budget() {
         big.push_str(&format!("needle_{i} = \"{long}\"\n"));
     }
     p.write("data/big.py", &big);
+    // Hybrid answers show one hit per file: the bulk search below needs
+    // many files where each needle matches to outgrow its budget.
+    let mut small = String::new();
+    for i in 1..=10 {
+        small.push_str(&format!("needle_{i} = \"{long}\"\n"));
+    }
+    for k in 1..=60 {
+        p.write(&format!("data/copies/c{k}.py"), &small);
+    }
     let m = Mcp::start(&p, Era::Legacy);
 
     let v = m.ok(
@@ -1287,7 +1296,7 @@ fn mcp_results_stay_within_the_size_budget() {
         v2["start_line"]
     );
 
-    wait_indexed(&m, 1);
+    wait_indexed(&m, 61);
     let v = m.ok("list_defs_in_file", json!({"path": "data/big.py"}));
     assert!(v.to_string().len() <= 20_000);
     assert_eq!(v["total"], 3000, "{}", v["total"]);
@@ -2401,12 +2410,46 @@ fn mcp_default_search_answers_are_compact_and_detail_is_full() {
             text.len()
         );
         let hits = v["hits"].as_array().cloned().unwrap_or_default();
-        assert!(hits.len() >= 5, "{q}: {v}");
+        // One hit per file (their further places as `also`): the corpus
+        // has 7 files.
+        assert!(hits.len() >= 3, "{q}: {v}");
         assert_eq!(
             text_hits(&text),
             struct_hits(&v),
             "{q}: text vs JSON:\n{text}\n{v}"
         );
+        // Hybrid shows each file once; its further places are `also`
+        // (`start-end name`), in the text as an `also:` line under the hit.
+        let paths: Vec<String> = hits
+            .iter()
+            .filter_map(|h| hit_span(h).map(|(p, _, _)| p))
+            .collect();
+        let distinct: std::collections::HashSet<&String> = paths.iter().collect();
+        assert_eq!(distinct.len(), paths.len(), "{q}: a file twice: {v}");
+        for h in &hits {
+            let also: Vec<&str> = h["also"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            assert!(also.len() <= 3, "{q}: {h}");
+            for a in &also {
+                let span = a.split(' ').next().unwrap_or_default();
+                let ok = span
+                    .split_once('-')
+                    .is_some_and(|(s, e)| s.parse::<u32>().is_ok() && e.parse::<u32>().is_ok());
+                assert!(ok, "{q}: also {a:?} is not `start-end name`");
+            }
+            if !also.is_empty() {
+                let line = format!("  also: {}", also.join("; "));
+                assert!(text.contains(&line), "{q}: {line:?} not in\n{text}");
+            }
+        }
+        if q == "add a product to the cart" {
+            assert!(
+                hits.iter().any(|h| h["also"].is_array()),
+                "{q}: no also: {v}"
+            );
+        }
         for h in &hits {
             let lines = h["lines"].as_array().cloned().unwrap_or_default();
             assert!((1..=3).contains(&lines.len()), "{q}: {h}");
