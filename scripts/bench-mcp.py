@@ -135,6 +135,9 @@ def pct(values: list[float], q: float) -> float:
 
 
 def report(name: str, values: list[float]) -> None:
+    if not values:
+        print(f"{name:42s} n=   0  (not run)")
+        return
     ms = [v * 1000 for v in values]
     print(
         f"{name:42s} n={len(ms):4d}  p50={pct(ms, 0.50):7.1f} ms  p95={pct(ms, 0.95):7.1f} ms  "
