@@ -691,16 +691,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn scores_spans_by_overlap() {
-        let c = case(Expect {
+    /// A case expecting lines 10-20 of `a.py`.
+    fn a_py_10_to_20() -> Case {
+        case(Expect {
             spans: vec![Span {
                 path: "a.py".into(),
                 start_line: 10,
                 end_line: 20,
             }],
             ..Default::default()
-        });
+        })
+    }
+
+    #[test]
+    fn scores_spans_by_overlap() {
+        let c = a_py_10_to_20();
         let a = Answer {
             hits: vec![hit("b.py", 1, 50), hit("a.py", 1, 9), hit("a.py", 18, 30)],
             ..Default::default()
@@ -712,14 +717,7 @@ mod tests {
 
     #[test]
     fn a_span_listed_as_also_counts_at_its_hit() {
-        let c = case(Expect {
-            spans: vec![Span {
-                path: "a.py".into(),
-                start_line: 10,
-                end_line: 20,
-            }],
-            ..Default::default()
-        });
+        let c = a_py_10_to_20();
         let mut first = hit("a.py", 1, 9);
         first.also = vec![hit("a.py", 40, 50), hit("a.py", 18, 30)];
         let a = Answer {
