@@ -371,7 +371,11 @@ pub fn find_symbols(
             }
         }
     }
-    if hits.iter().any(in_container) {
+    // An enclosing type or module of that name wins over a file or
+    // directory of that name, unless all it holds of the name are impl
+    // blocks: `onepass::DFA` is the struct in `dfa/onepass.rs`, not the
+    // `impl Remappable for DFA` inside another file's `mod onepass`.
+    if hits.iter().any(|h| in_container(h) && h.kind != "impl") {
         hits.retain(in_container);
     }
     // `HttpConnection.Request.timeout`: the outer qualifiers too, when

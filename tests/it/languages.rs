@@ -179,8 +179,18 @@ fn new_languages_get_symbols_references_and_chunks() {
         "class CharField:\n    pass\n\n\ndef login_required(view):\n    return view\n",
     );
     p.write("app/models.py", "class CharFieldThing:\n    pass\n");
+    // A Rust struct in `dfa/onepass.rs`, and an impl of it inside another
+    // file's inline `mod onepass` (regex-automata's remapper).
+    p.write(
+        "rs/dfa/onepass.rs",
+        "pub struct DFA {\n    states: Vec<u32>,\n}\n",
+    );
+    p.write(
+        "rs/dfa/remapper.rs",
+        "pub trait Remappable {}\n\nmod onepass {\n    use super::Remappable;\n    use crate::dfa::onepass::DFA;\n\n    impl Remappable for DFA {}\n}\n",
+    );
     let summary = p.json(&["index"]);
-    assert_eq!(summary["files"], FILES.len() + 6, "{summary}");
+    assert_eq!(summary["files"], FILES.len() + 8, "{summary}");
     // `models.CharField`: the package's class before a prefix match in a
     // file named after the qualifier; `@login_required`: the decorator.
     for (args, path, line) in [
@@ -199,6 +209,10 @@ fn new_languages_get_symbols_references_and_chunks() {
             "pkg/models/fields/__init__.py",
             5,
         ),
+        // `onepass::DFA`: the struct in the module file, not the impl in
+        // another file's `mod onepass`.
+        (["symbol", "onepass::DFA"], "rs/dfa/onepass.rs", 1),
+        (["search", "onepass::DFA"], "rs/dfa/onepass.rs", 1),
         (
             ["search", "@login_required"],
             "pkg/models/fields/__init__.py",
