@@ -1225,7 +1225,8 @@ impl Hybrid {
             .collect();
         let led = !lead.is_empty();
         if led {
-            // The file asked for: its other hits come next.
+            // The file asked for: its other hits come next (fused modes
+            // fold them under it below).
             let (named, rest): (Vec<Fused>, Vec<Fused>) = hits
                 .into_iter()
                 .filter(|h| {
