@@ -57,7 +57,7 @@ def main() -> int:
         table = corpora.get(corpus)
         if table is None:
             problems.append(f"{where}: corpus {corpus!r} has no table in corpora.toml")
-        elif "lang" not in table or table.get("split") not in ("tune", "check"):
+        elif "lang" not in table or table.get("split") not in ("tune", "check", "holdout"):
             problems.append(f"{where}: corpus {corpus!r} lacks lang / split")
         exp = case.get("expect", {})
         if set(exp) - {"paths", "secondary_paths"} or not exp.get("paths"):

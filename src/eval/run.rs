@@ -76,6 +76,9 @@ pub struct CaseResult {
     /// The corpus's split (`tune`, `check` or `holdout`), if given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub split: Option<String>,
+    /// Words in the query (0 in reports written before it was recorded).
+    #[serde(default)]
+    pub words: usize,
     pub ms: f64,
     pub chars: usize,
     /// Characters of the text content (MCP engine runs only).
@@ -312,6 +315,7 @@ pub fn run_cases(
                         ndcg10_chunks: ndcg10_chunks(&case.expect, &answer.hits),
                         lang: None,
                         split: None,
+                        words: case.query.split_whitespace().count(),
                         ms,
                         chars: answer.chars,
                         text_chars: answer.text_chars,
@@ -334,6 +338,7 @@ pub fn run_cases(
                     ndcg10_chunks: ndcg10_chunks(&case.expect, &[]),
                     lang: None,
                     split: None,
+                    words: case.query.split_whitespace().count(),
                     ms,
                     chars: 0,
                     text_chars: None,
@@ -390,9 +395,15 @@ fn mean_of(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().fold(0.0, |a, b| a + b) / v.len() as f64)
 }
 
+/// A question of at most this many words counts as short in the report's
+/// `short:<split>` rows (longer ones are `long:<split>`).
+pub const SHORT_QUESTION_WORDS: usize = 7;
+
 /// Groups results by (suite, category, mode) plus an `all` category per
 /// (suite, mode), then `lang:<language>` and `split:<split>` groups per
-/// (suite, mode) for the results whose corpus gives them.
+/// (suite, mode) for the results whose corpus gives them, and for their
+/// file-level questions (not symbol cases) `short:<split>` / `long:<split>`
+/// by the query's word count.
 pub fn aggregate(results: &[CaseResult]) -> Vec<Row> {
     // The first key part orders the categories and `all`, then languages, then splits.
     type Key = (String, u8, String, String);
@@ -411,6 +422,16 @@ pub fn aggregate(results: &[CaseResult]) -> Vec<Row> {
         }
         if let Some(split) = &r.split {
             add(2, format!("split:{split}"));
+            // Questions as agents often type them ("where is the config
+            // loaded") apart from long ones, per split.
+            if r.ndcg10_files.is_some() && r.words > 0 && r.category != "symbol" {
+                let length = if r.words <= SHORT_QUESTION_WORDS {
+                    "short"
+                } else {
+                    "long"
+                };
+                add(3, format!("{length}:{split}"));
+            }
         }
     }
     let mut rows = Vec::new();
@@ -744,6 +765,7 @@ mod tests {
             ndcg10_chunks: None,
             lang: None,
             split: None,
+            words: 0,
             ms: 1.0,
             chars: 8,
             text_chars: None,
@@ -842,6 +864,7 @@ mod tests {
             ndcg10_chunks: Some(chunks),
             lang: Some("python".into()),
             split: split.map(String::from),
+            words: 0,
             ms: 1.0,
             chars: 0,
             text_chars: None,
@@ -874,15 +897,16 @@ mod tests {
 
     #[test]
     fn aggregates_ndcg_per_language_and_split_and_counts_arm_losses() {
+        let words = |words: usize, r: CaseResult| CaseResult { words, ..r };
         let rs = vec![
-            result("a", "hybrid", 0.5, Some("tune")),
+            words(4, result("a", "hybrid", 0.5, Some("tune"))),
             result("a", "bm25", 0.7, Some("tune")),
             result("a", "semantic", 0.2, Some("tune")),
-            result("b", "hybrid", 0.5, Some("check")),
+            words(12, result("b", "hybrid", 0.5, Some("check"))),
             result("b", "bm25", 0.55, Some("check")),
-            result("c", "hybrid", 0.1, Some("check")),
+            words(7, result("c", "hybrid", 0.1, Some("check"))),
             result("c", "semantic", 0.9, Some("check")),
-            result("d", "hybrid", 0.0, Some("check")),
+            words(8, result("d", "hybrid", 0.0, Some("check"))),
         ];
         let rows = aggregate(&rs);
         let row = |cat: &str, mode: &str| {
@@ -902,8 +926,21 @@ mod tests {
             .collect();
         assert_eq!(
             cats,
-            ["all", "concept", "lang:python", "split:check", "split:tune"]
+            [
+                "all",
+                "concept",
+                "lang:python",
+                "split:check",
+                "split:tune",
+                "long:check",
+                "short:check",
+                "short:tune"
+            ]
         );
+        // Questions of up to 7 words are short, per split.
+        close(row("short:check", "hybrid").ndcg10_files, 0.1);
+        close(row("long:check", "hybrid").ndcg10_files, 0.25);
+        assert_eq!(row("long:check", "hybrid").cases, 2);
         // a loses (0.5 < 0.7 - 0.1), b does not (0.05), c loses, d has no arm.
         let losses = arm_losses(&rs);
         let get = |scope: &str| {
