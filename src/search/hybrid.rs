@@ -1242,11 +1242,13 @@ impl Hybrid {
         // dropped, and the next one takes its place.
         let terms = crate::text::query_terms(query);
         let mut out: Vec<HybridHit> = Vec::with_capacity(req.limit.min(hits.len()));
+        // Where each file's hit stands in `out`.
+        let mut shown: HashMap<String, usize> = HashMap::new();
         for mut f in hits {
             if grouped {
                 // Fused modes show one hit per file: a file's further hits
                 // fold into its first.
-                if let Some(first) = out.iter_mut().find(|h| h.path == f.path) {
+                if let Some(first) = shown.get(&f.path).and_then(|&i| out.get_mut(i)) {
                     if first.also.len() < ALSO_SPANS {
                         first.also.push(AlsoSpan {
                             start_line: f.start_line,
@@ -1274,6 +1276,7 @@ impl Hybrid {
                 };
                 f.snippet = Some(snippet);
             }
+            shown.insert(f.path.clone(), out.len());
             out.push(self.render(store, root, req, f, max_score, &analysis)?);
         }
         Ok(HybridResult {
