@@ -405,7 +405,8 @@ pub const SHORT_QUESTION_WORDS: usize = 7;
 /// file-level questions (not symbol cases) `short:<split>` / `long:<split>`
 /// by the query's word count.
 pub fn aggregate(results: &[CaseResult]) -> Vec<Row> {
-    // The first key part orders the categories and `all`, then languages, then splits.
+    // The order part puts the categories and `all` first, then languages,
+    // then splits, then the questions by length per split.
     type Key = (String, u8, String, String);
     let mut groups: BTreeMap<Key, Vec<&CaseResult>> = BTreeMap::new();
     for r in results {
