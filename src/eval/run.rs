@@ -298,6 +298,7 @@ pub fn run_cases(
             let label = engine_name
                 .map(String::from)
                 .unwrap_or_else(|| mode.clone());
+            let words = case.query.split_whitespace().count();
             let r = match result {
                 Ok(answer) => {
                     let (rank, recall, exact) = score(case, &answer);
@@ -315,7 +316,7 @@ pub fn run_cases(
                         ndcg10_chunks: ndcg10_chunks(&case.expect, &answer.hits),
                         lang: None,
                         split: None,
-                        words: case.query.split_whitespace().count(),
+                        words,
                         ms,
                         chars: answer.chars,
                         text_chars: answer.text_chars,
@@ -338,7 +339,7 @@ pub fn run_cases(
                     ndcg10_chunks: ndcg10_chunks(&case.expect, &[]),
                     lang: None,
                     split: None,
-                    words: case.query.split_whitespace().count(),
+                    words,
                     ms,
                     chars: 0,
                     text_chars: None,
