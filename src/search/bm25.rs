@@ -89,6 +89,10 @@ pub enum Words {
     /// words stand next to each other. No hits (not an error) for a query
     /// of fewer than two words.
     AdjacentPairs,
+    /// Its words and their synonyms ([`crate::text::fts_synonyms`]): the
+    /// chunks that say it in other words too. No hits (not an error) when
+    /// none of its words has a synonym.
+    Synonyms,
 }
 
 /// BM25 search. Returns at most `limit` hits, best first. Snippets are
@@ -116,6 +120,10 @@ pub fn search_bm25(
             (fts, terms.len() >= 2 && store.is_large()?)
         }
         Words::AdjacentPairs => match crate::text::fts_adjacent_pairs(query) {
+            Some(fts) => (fts, false),
+            None => return Ok(Vec::new()),
+        },
+        Words::Synonyms => match crate::text::fts_synonyms(query) {
             Some(fts) => (fts, false),
             None => return Ok(Vec::new()),
         },

@@ -453,6 +453,7 @@ pub fn arm_short_name(arm: hybrid::Arm) -> &'static str {
         hybrid::Arm::Bm25 => "bm25",
         hybrid::Arm::Semantic => "sem",
         hybrid::Arm::Phrase => "phr",
+        hybrid::Arm::Synonym => "syn",
         hybrid::Arm::Location => "loc",
     }
 }

@@ -206,6 +206,30 @@ fn index_then_every_search() {
             .is_some_and(|s| s.iter().any(|s| s["arm"] == "phrase")),
         "{v}"
     );
+    // A short question in other words: the synonym arm matches `validate`
+    // for "verify"; a long question skips it.
+    let v = p.json(&["search", "verify csrf"]);
+    let synonym = v["arms"]
+        .as_array()
+        .and_then(|a| a.iter().find(|r| r["arm"] == "synonym"))
+        .unwrap_or_else(|| panic!("no synonym arm: {v}"));
+    assert!(synonym["candidates"].as_u64().unwrap_or(0) > 0, "{v}");
+    assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
+    assert!(
+        v["hits"][0]["sources"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|s| s["arm"] == "synonym")),
+        "{v}"
+    );
+    let v = p.json(&[
+        "search",
+        "where do we verify the csrf token of a posted form",
+    ]);
+    let synonym = v["arms"]
+        .as_array()
+        .and_then(|a| a.iter().find(|r| r["arm"] == "synonym"))
+        .unwrap_or_else(|| panic!("no synonym arm: {v}"));
+    assert_eq!(synonym["candidates"].as_u64(), Some(0), "{v}");
     let v = p.json(&["search", "\"request.csrf_token\""]);
     let hits = v["hits"].as_array().expect("hits");
     assert!(
