@@ -398,7 +398,7 @@ fn mcp_answers_redact_every_secret() {
             json!({"path": "deploy/keys.py", "start_line": 3, "end_line": 4}),
         ),
         ("read_file", json!({"path": "deploy/id_ed25519"})),
-        ("search", json!({"query": "AWS secret access key token"})),
+        ("search", json!({"query": "AWS_SECRET_ACCESS_KEY"})),
         (
             "search",
             json!({"query": "OPENSSH PRIVATE KEY", "detail": true}),
