@@ -214,6 +214,17 @@ fn thesaurus() -> &'static HashMap<String, Vec<String>> {
     &MAP
 }
 
+/// The synonyms of a lowercase word in [`THESAURUS`], found as it is, without
+/// a plural `s` ("responses" as "response") or under its [`crude_stem`]
+/// ("loaded" as "load"); empty when it has none.
+pub fn synonyms(word: &str) -> &'static [String] {
+    let map = thesaurus();
+    map.get(word)
+        .or_else(|| word.strip_suffix('s').and_then(|w| map.get(w)))
+        .or_else(|| map.get(crude_stem(word)))
+        .map_or(&[], Vec::as_slice)
+}
+
 /// Most terms [`fts_synonyms`] ORs together.
 const MAX_SYNONYM_TERMS: usize = 48;
 
@@ -223,15 +234,9 @@ const MAX_SYNONYM_TERMS: usize = 48;
 /// other words. `None` when no term has a synonym.
 pub fn fts_synonyms(query: &str) -> Option<String> {
     let terms = query_terms(query);
-    let map = thesaurus();
     let mut all = terms.clone();
     for term in &terms {
-        // "responses" as "response", "loaded" as "load".
-        let synonyms = map
-            .get(term.as_str())
-            .or_else(|| term.strip_suffix('s').and_then(|t| map.get(t)))
-            .or_else(|| map.get(crude_stem(term)));
-        for s in synonyms.into_iter().flatten() {
+        for s in synonyms(term) {
             if !all.contains(s) {
                 all.push(s.clone());
             }
