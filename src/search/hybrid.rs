@@ -941,16 +941,15 @@ impl Hybrid {
                     note = Some("skipped: the query names a file".into());
                 }
                 // The word pairs stand in for the word order a static
-                // model does not read: with the full tier's vectors they
-                // moved nothing (tuning half +.001, checking −.002).
-                Arm::Phrase if semantic_boost > 1.0 => {
+                // model does not read, the synonyms for the relatives it
+                // misses: with the full tier's vectors the pairs moved
+                // nothing (tuning half +.001, checking −.002), the
+                // synonyms next to nothing (+.0005, +.0006).
+                Arm::Phrase | Arm::Synonym if semantic_boost > 1.0 => {
                     note = Some("skipped: the full-tier semantic arm answered".into());
                 }
                 Arm::Phrase if crate::text::fts_adjacent_pairs(query).is_none() => {
                     note = Some("fewer than two words to pair".into());
-                }
-                Arm::Synonym if semantic_boost > 1.0 => {
-                    note = Some("skipped: the full-tier semantic arm answered".into());
                 }
                 Arm::Synonym if query.split_whitespace().count() > SYNONYM_MAX_WORDS => {
                     note = Some(format!("skipped: more than {SYNONYM_MAX_WORDS} words"));
