@@ -45,6 +45,26 @@ pub enum Recipe {
         sha256: String,
         dir: String,
     },
+    /// A wheel from the Python package index, for projects that publish no
+    /// source distribution but ship their sources inside the wheel (the Zig
+    /// toolchain's standard library): `pip download --only-binary :all:
+    /// --no-deps PACKAGE` into the corpus's own directory, checked against
+    /// `sha256` (so `archive` names this machine's platform tag), unpacked
+    /// with Python's `zipfile`; the corpus is `dir` inside the unpacked wheel.
+    PipWheel {
+        #[serde(default)]
+        description: String,
+        /// The repository's main language (rows are aggregated per language).
+        #[serde(default)]
+        lang: Option<String>,
+        /// Which half of the tune/check split the corpus belongs to.
+        #[serde(default)]
+        split: Option<Split>,
+        package: String,
+        archive: String,
+        sha256: String,
+        dir: String,
+    },
     /// Crate sources: `cargo fetch` on a pinned manifest + lock file in the
     /// repository, then the listed crates copied out of cargo's cache.
     Cargo {
@@ -148,6 +168,7 @@ impl Recipe {
         match self {
             Recipe::SelfRepo { lang, .. }
             | Recipe::PipSdist { lang, .. }
+            | Recipe::PipWheel { lang, .. }
             | Recipe::Cargo { lang, .. }
             | Recipe::Npm { lang, .. }
             | Recipe::Deb { lang, .. }
@@ -160,6 +181,7 @@ impl Recipe {
         match self {
             Recipe::SelfRepo { split, .. }
             | Recipe::PipSdist { split, .. }
+            | Recipe::PipWheel { split, .. }
             | Recipe::Cargo { split, .. }
             | Recipe::Npm { split, .. }
             | Recipe::Deb { split, .. }
@@ -172,6 +194,7 @@ impl Recipe {
         match self {
             Recipe::SelfRepo { description, .. }
             | Recipe::PipSdist { description, .. }
+            | Recipe::PipWheel { description, .. }
             | Recipe::Cargo { description, .. }
             | Recipe::Npm { description, .. }
             | Recipe::Deb { description, .. }
@@ -189,7 +212,7 @@ pub fn load_corpora(evals_dir: &Path) -> Result<Corpora> {
     parse_corpora(&text).map_err(|msg| {
         UserError::new(format!("invalid `{}`: {msg}", path.display()))
             .hint(
-                "each corpus is a table with kind = \"self\" | \"pip-sdist\" | \"cargo\" | \"npm\" | \"deb\" | \"deb-source\", \
+                "each corpus is a table with kind = \"self\" | \"pip-sdist\" | \"pip-wheel\" | \"cargo\" | \"npm\" | \"deb\" | \"deb-source\", \
                  optional lang = \"python\" and split = \"tune\" | \"check\"",
             )
             .into()
@@ -297,6 +320,13 @@ pub fn fetch(name: &str, recipe: &Recipe, repo_root: &Path) -> Result<PathBuf> {
             }
             Ok(target)
         }
+        Recipe::PipWheel {
+            package,
+            archive,
+            sha256,
+            dir,
+            ..
+        } => fetch_pip_wheel(name, package, archive, sha256, dir, &cache.join(name)),
         Recipe::Npm {
             package,
             archive,
@@ -486,6 +516,58 @@ fn fetch_npm(
             run(
                 Command::new("tar").arg("xzf").arg(file).arg("-C").arg(home),
                 "tar",
+            )
+        },
+    )
+}
+
+/// `pip download --only-binary :all: --no-deps PACKAGE` into `home`,
+/// unpacked with `python3 -m zipfile -e` into `home/root`; returns
+/// `home/root/dir`.
+fn fetch_pip_wheel(
+    name: &str,
+    package: &str,
+    archive: &str,
+    sha256: &str,
+    dir: &str,
+    home: &Path,
+) -> Result<PathBuf> {
+    let root = home.join("root");
+    let a = Archive {
+        name,
+        what: package.to_string(),
+        archive,
+        sha256,
+        dir,
+        home,
+        unpack_root: root.clone(),
+    };
+    a.fetch(
+        || {
+            run(
+                Command::new("python3")
+                    .args([
+                        "-m",
+                        "pip",
+                        "download",
+                        "--quiet",
+                        "--only-binary",
+                        ":all:",
+                        "--no-deps",
+                        package,
+                        "-d",
+                    ])
+                    .arg(home),
+                "pip download",
+            )
+        },
+        |file| {
+            run(
+                Command::new("python3")
+                    .args(["-m", "zipfile", "-e"])
+                    .arg(file)
+                    .arg(&root),
+                "python3 -m zipfile",
             )
         },
     )
@@ -954,6 +1036,33 @@ dir = "jq-jq-1.6"
                     && dir == "jq-jq-1.6"
         ));
         assert_eq!(r.lang(), Some("c"));
+        assert_eq!(r.split(), Some(Split::Holdout));
+    }
+
+    #[test]
+    fn reads_pip_wheel_recipe() {
+        let c = parse_corpora(
+            r#"
+[zig]
+kind = "pip-wheel"
+lang = "zig"
+split = "holdout"
+package = "ziglang==0.17.0"
+archive = "ziglang-0.17.0-py3-none-manylinux_2_12_x86_64.whl"
+sha256 = "00"
+dir = "ziglang/lib/std"
+"#,
+        )
+        .expect("valid");
+        let r = &c["zig"];
+        assert!(matches!(
+            r,
+            Recipe::PipWheel { package, archive, dir, .. }
+                if package == "ziglang==0.17.0"
+                    && archive == "ziglang-0.17.0-py3-none-manylinux_2_12_x86_64.whl"
+                    && dir == "ziglang/lib/std"
+        ));
+        assert_eq!(r.lang(), Some("zig"));
         assert_eq!(r.split(), Some(Split::Holdout));
     }
 

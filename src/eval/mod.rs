@@ -463,6 +463,11 @@ fn cmd_list(source: &Source, json: bool) -> Result<ExitCode> {
                     description,
                     ..
                 } => format!("pip sdist {package}. {description}"),
+                corpora::Recipe::PipWheel {
+                    package,
+                    description,
+                    ..
+                } => format!("pip wheel {package}. {description}"),
                 corpora::Recipe::Cargo {
                     crates,
                     description,
