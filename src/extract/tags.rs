@@ -386,6 +386,9 @@ fn build_defs(lang: Lang, lines: &Lines<'_>, raw: Vec<RawDef<'_>>) -> Vec<Def> {
             .collect();
         defs = without_marked(defs, &twin);
     }
+    if lang == Lang::Zig {
+        name_file_struct_members(&mut defs);
+    }
     assign_containers(lang, &mut defs);
     let found = defs.len();
     defs = merge_overloads(lang, defs);
@@ -441,7 +444,10 @@ fn assign_containers(lang: Lang, defs: &mut [Def]) {
         let parent_kind = parent.map(|p| defs[p].kind);
         // An Elixir `defmacro` is function-like but stays a macro.
         if defs[i].callable == Callable::Function && defs[i].kind != "macro" {
-            let in_type = parent_kind.is_some_and(|k| is_type_kind(lang, k));
+            // A Zig file's top-level function is a method of the file's
+            // struct (`name_file_struct_members`).
+            let in_type = parent_kind.is_some_and(|k| is_type_kind(lang, k))
+                || (lang == Lang::Zig && defs[i].receiver.is_some());
             defs[i].kind = if in_type || defs[i].qual.is_some() {
                 "method"
             } else {
@@ -482,6 +488,44 @@ fn assign_containers(lang: Lang, defs: &mut [Def]) {
         defs[i].container = container;
         defs[i].path = path;
         stack.push(i);
+    }
+}
+
+/// A Zig file is a struct, and `const Query = @This();` at its top names
+/// it: the file's top-level functions, fields and public declarations are
+/// that struct's members, as if written inside `const Query = struct {…}`
+/// (`std.Target.Query.parse` is the `parse` at the top of
+/// `Target/Query.zig`), so they get it as their container. Private
+/// top-level constants stay unscoped: they are imports and aliases
+/// (`const std = @import("std");`). `Self` names no type worth asking for.
+fn name_file_struct_members(defs: &mut [Def]) {
+    let Some(name) = defs
+        .iter()
+        .find(|d| {
+            d.kind == "constant"
+                && d.signature
+                    .split_once('=')
+                    .is_some_and(|(_, v)| v.trim().trim_end_matches(';').trim() == "@This()")
+        })
+        .map(|d| d.name.clone())
+    else {
+        return;
+    };
+    if name == "Self" {
+        return;
+    }
+    let mut outer_end = 0;
+    for d in defs.iter_mut() {
+        if d.start_byte < outer_end {
+            continue;
+        }
+        outer_end = d.end_byte;
+        let private_value =
+            matches!(d.kind, "constant" | "variable") && !d.signature.starts_with("pub ");
+        if d.name == name || private_value || d.receiver.is_some() || d.qual.is_some() {
+            continue;
+        }
+        d.receiver = Some(name.clone());
     }
 }
 

@@ -2213,6 +2213,44 @@ fn zig_fixture() {
 }
 
 #[test]
+fn a_zig_file_named_by_at_this_is_the_struct_of_its_top_level_members() {
+    let src = "const std = @import(\"std\");\n\
+               const Query = @This();\n\
+               \n\
+               cpu_arch: ?u8 = null,\n\
+               \n\
+               pub const ParseOptions = struct {\n\
+               \x20   arch: []const u8,\n\
+               };\n\
+               \n\
+               pub fn parse(options: ParseOptions) !Query {\n\
+               \x20   _ = options;\n\
+               \x20   return .{};\n\
+               }\n\
+               \n\
+               const max_len = 16;\n";
+    let x = extract("lib/std/Target/Query.zig", src, Lang::Zig);
+    check_common("zig", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("std", "constant", "", 1, 1),
+            s("Query", "constant", "", 2, 2),
+            s("cpu_arch", "field", "Query", 4, 4),
+            s("ParseOptions", "struct", "Query", 6, 8),
+            s("arch", "field", "ParseOptions", 7, 7),
+            s("parse", "method", "Query", 10, 13),
+            s("max_len", "constant", "", 15, 15),
+        ]
+    );
+    let spans = chunk_spans(&x);
+    assert!(
+        spans.iter().any(|(_, _, n)| *n == Some("Query.parse")),
+        "{spans:?}"
+    );
+}
+
+#[test]
 fn scala_operators_and_brace_less_bodies() {
     let src = "trait Rule[-In, +Out] {\n\
                \x20 def |[A](other: => Rule[In, A]): Rule[In, A] = orElse(other)\n\

@@ -210,10 +210,15 @@
 //!   (not also by its function expression's own name) and contained in the
 //!   object (`app`; `Router.prototype.route` in `Router`). An older index's
 //!   rows are rebuilt by the next index run (its vectors kept).
+//! - 42: same tables; rows change: a Zig file named by `const X =
+//!   @This();` is the struct of its top-level functions, fields and public
+//!   declarations (`extract::tags::name_file_struct_members`: `parse` at the
+//!   top of `Target/Query.zig` is the method `Query.parse`). An older
+//!   index's rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 41;
+pub const SCHEMA_VERSION: i64 = 42;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -222,7 +227,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 41;
+const SAME_ROWS_SINCE: i64 = 42;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
