@@ -237,6 +237,30 @@ pub fn is_secondary_path(path: &str) -> bool {
     })
 }
 
+/// True for files a tool wrote, by the names their generators give them:
+/// WinForms designer code (`MainForm.Designer.cs`), XAML and Dart builders
+/// (`App.g.cs`, `model.g.dart`), resource and schema classes
+/// (`KPRes.Generated.cs`, `api.gen.ts`, `flag_generated.go`,
+/// `zz_generated.deepcopy.go`) and protocol buffers (`x.pb.go`, `x.pb.h`,
+/// `x_pb2.py`). Such a file repeats the vocabulary of a whole program (a
+/// resource class holds every UI string) without being where anything is
+/// done. File contents are not read here.
+pub fn is_generated_path(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let Some((stem, _ext)) = name.split_once('.') else {
+        return false;
+    };
+    let inner = &name[stem.len()..];
+    stem.ends_with("_generated")
+        || stem.ends_with("-generated")
+        || stem.starts_with("zz_generated")
+        || stem.ends_with("_pb2")
+        || stem.ends_with("_pb2_grpc")
+        || [".generated.", ".gen.", ".designer.", ".g.", ".g.i.", ".pb.", ".freezed."]
+            .iter()
+            .any(|mark| inner.starts_with(mark) || inner.contains(mark))
+}
+
 /// True for TypeScript declaration files (`index.d.ts`, `types/hooks.d.ts`,
 /// `.d.mts`, `.d.cts`): a library's types, declared beside (or instead of)
 /// the code that implements them, which is what "where is X done" and a
@@ -287,14 +311,14 @@ fn is_release_snapshot(c: &str) -> bool {
 }
 
 /// A ranking prior for a chunk's file: implementation code first, then
-/// tests, examples, vendored and legacy copies, documentation and data
-/// files, which mention the same words without being the answer to "where
-/// is X done".
+/// tests, examples, vendored, generated and legacy copies, documentation
+/// and data files, which mention the same words without being the answer
+/// to "where is X done".
 pub fn path_prior(path: &str, lang: &str) -> f64 {
     let mut prior = 1.0;
     if is_test_path(path) {
         prior *= 0.5;
-    } else if is_secondary_path(path) || is_type_declaration(path) {
+    } else if is_secondary_path(path) || is_type_declaration(path) || is_generated_path(path) {
         prior *= 0.6;
     }
     if lang == Lang::Docs.name() || is_data_file(path) {
@@ -763,6 +787,40 @@ mod tests {
     }
 
     #[test]
+    fn generated_files_are_known_by_their_generators_names() {
+        for p in [
+            "KeePass/Resources/KPRes.Generated.cs",
+            "KeePass/Util/XmlSerialization/XmlSerializerEx.Gen.cs",
+            "KeePass/Forms/MainForm.Designer.cs",
+            "src/App.g.cs",
+            "src/App.g.i.cs",
+            "lib/model.g.dart",
+            "lib/model.freezed.dart",
+            "altsrc/flag_generated.go",
+            "pkg/apis/zz_generated.deepcopy.go",
+            "api/v1/service.pb.go",
+            "src/proto/msg.pb.h",
+            "proto/service_pb2.py",
+            "proto/service_pb2_grpc.py",
+            "web/schema.generated.ts",
+        ] {
+            assert!(is_generated_path(p), "{p}");
+        }
+        for p in [
+            "src/gen.rs",
+            "src/generator.py",
+            "lib/generated.js",
+            "cmd/codegen/main.go",
+            "src/config.go",
+            "Makefile",
+            "src/design.cs",
+            "lib/pb.go",
+        ] {
+            assert!(!is_generated_path(p), "{p}");
+        }
+    }
+
+    #[test]
     fn priors_put_live_source_first() {
         assert_eq!(path_prior("src/config.py", "python"), 1.0);
         assert!(path_prior("tests/test_config.py", "python") < 1.0);
@@ -770,6 +828,9 @@ mod tests {
         assert!(path_prior("examples/demo.rs", "rust") < 1.0);
         assert!(path_prior("vendor/lib/x.go", "go") < 1.0);
         assert!(path_prior("docs/config.md", "docs") < 1.0);
+        assert!(path_prior("KeePass/Resources/KPRes.Generated.cs", "csharp") < 1.0);
+        assert!(path_prior("KeePass/Forms/MainForm.Designer.cs", "csharp") < 1.0);
+        assert_eq!(path_prior("KeePass/Forms/MainForm.cs", "csharp"), 1.0);
         assert!(path_prior("docs/content/manual/v1.5/manual.yml", "other") < 0.5);
         assert!(path_prior("docs/content/manual/manual.yml", "other") < 1.0);
         assert_eq!(path_prior("src/v2/api.go", "go"), 1.0);
