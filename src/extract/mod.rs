@@ -163,8 +163,10 @@ impl Extractor {
                     timeout,
                 };
                 let mut tree = self.parse(grammar, &parse_text, deadline)?;
-                let mut tags = tags::collect(grammar, &tree, &lines, &mut self.cursor, deadline)
-                    .ok_or_else(timed_out)?;
+                let stem = crate::search::file_stem(path);
+                let mut tags =
+                    tags::collect(grammar, &tree, &lines, stem, &mut self.cursor, deadline)
+                        .ok_or_else(timed_out)?;
                 // A file the grammar could not read (or, in Kotlin and
                 // Rust, read without error but lost definitions in) may
                 // read better another way
@@ -172,8 +174,9 @@ impl Extractor {
                 // definitions.
                 if let Some(text) = lang_rules::second_reading(lang, &parse_text, &tree) {
                     let again = self.parse(grammar, &text, deadline)?;
-                    let found = tags::collect(grammar, &again, &lines, &mut self.cursor, deadline)
-                        .ok_or_else(timed_out)?;
+                    let found =
+                        tags::collect(grammar, &again, &lines, stem, &mut self.cursor, deadline)
+                            .ok_or_else(timed_out)?;
                     if found.defs.len() > tags.defs.len() {
                         (tree, tags) = (again, found);
                     }

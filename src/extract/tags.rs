@@ -209,12 +209,14 @@ pub(crate) fn to_line(row: usize) -> u32 {
     u32::try_from(row.saturating_add(1)).unwrap_or(u32::MAX)
 }
 
-/// Runs the tags query of `grammar` over `tree`. `None` when `deadline`
-/// passed before the query finished.
+/// Runs the tags query of `grammar` over `tree` (the text of a file whose
+/// name without extension is `stem`). `None` when `deadline` passed before
+/// the query finished.
 pub(crate) fn collect(
     grammar: &'static Grammar,
     tree: &Tree,
     lines: &Lines<'_>,
+    stem: &str,
     cursor: &mut QueryCursor,
     deadline: Instant,
 ) -> Option<Tags> {
@@ -234,7 +236,7 @@ pub(crate) fn collect(
         run_query(grammar, tree, src, cursor, deadline, found)?
     };
 
-    let defs = build_defs(lang, lines, raw_defs);
+    let defs = build_defs(lang, lines, stem, raw_defs);
     let refs = build_refs(lang, grammar, src, &defs, raw_refs, &locals, &ignored);
     Some(Tags { defs, refs })
 }
@@ -344,7 +346,7 @@ fn clean_name(text: &str) -> Option<&str> {
     }
 }
 
-fn build_defs(lang: Lang, lines: &Lines<'_>, raw: Vec<RawDef<'_>>) -> Vec<Def> {
+fn build_defs(lang: Lang, lines: &Lines<'_>, stem: &str, raw: Vec<RawDef<'_>>) -> Vec<Def> {
     // One definition per name node: the stock pattern (lowest index) wins,
     // e.g. `const f = () => 1` is a function, not a constant.
     let mut by_name: HashMap<(usize, usize), Def> = HashMap::with_capacity(raw.len());
@@ -387,7 +389,7 @@ fn build_defs(lang: Lang, lines: &Lines<'_>, raw: Vec<RawDef<'_>>) -> Vec<Def> {
         defs = without_marked(defs, &twin);
     }
     if lang == Lang::Zig {
-        name_file_struct_members(&mut defs);
+        name_file_struct_members(&mut defs, stem);
     }
     assign_containers(lang, &mut defs);
     let found = defs.len();
@@ -491,15 +493,17 @@ fn assign_containers(lang: Lang, defs: &mut [Def]) {
     }
 }
 
-/// A Zig file is a struct, and `const Query = @This();` at its top names
-/// it: the file's top-level functions, fields and public declarations are
-/// that struct's members, as if written inside `const Query = struct {…}`
-/// (`std.Target.Query.parse` is the `parse` at the top of
-/// `Target/Query.zig`), so they get it as their container. Private
-/// top-level constants stay unscoped: they are imports and aliases
-/// (`const std = @import("std");`). `Self` names no type worth asking for.
-fn name_file_struct_members(defs: &mut [Def]) {
-    let Some(name) = defs
+/// A Zig file is a struct, and `const X = @This();` at its top says the
+/// file is used as one: its top-level functions, fields and public
+/// declarations are members of the struct its importers name after the
+/// file (`parse` at the top of `Target/Query.zig` is the method
+/// `Query.parse`, so `std.Target.Query.parse` finds it), so they get the
+/// file's stem as their container. The binding is a local alias (`Self`,
+/// or `hash_map` inside `array_hash_map.zig`), used only when the stem is
+/// not a name. Private top-level constants stay unscoped: they are
+/// imports and aliases (`const std = @import("std");`).
+fn name_file_struct_members(defs: &mut [Def], stem: &str) {
+    let Some(binding) = defs
         .iter()
         .find(|d| {
             d.kind == "constant"
@@ -511,9 +515,13 @@ fn name_file_struct_members(defs: &mut [Def]) {
     else {
         return;
     };
-    if name == "Self" {
+    let name = if crate::text::is_plain_name(stem) {
+        stem.to_string()
+    } else if binding != "Self" {
+        binding.clone()
+    } else {
         return;
-    }
+    };
     let mut outer_end = 0;
     for d in defs.iter_mut() {
         if d.start_byte < outer_end {
@@ -522,7 +530,12 @@ fn name_file_struct_members(defs: &mut [Def]) {
         outer_end = d.end_byte;
         let private_value =
             matches!(d.kind, "constant" | "variable") && !d.signature.starts_with("pub ");
-        if d.name == name || private_value || d.receiver.is_some() || d.qual.is_some() {
+        if d.name == binding
+            || d.name == name
+            || private_value
+            || d.receiver.is_some()
+            || d.qual.is_some()
+        {
             continue;
         }
         d.receiver = Some(name.clone());

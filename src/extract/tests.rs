@@ -2248,6 +2248,23 @@ fn a_zig_file_named_by_at_this_is_the_struct_of_its_top_level_members() {
         spans.iter().any(|(_, _, n)| *n == Some("Query.parse")),
         "{spans:?}"
     );
+    // The importers' name is the file's: `Self` and other local aliases of
+    // `@This()` do not rename the struct.
+    let src = "const Self = @This();\npub fn deinit(self: *Self) void {\n    _ = self;\n}\n";
+    let x = extract("lib/std/Build/Step.zig", src, Lang::Zig);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Self", "constant", "", 1, 1),
+            s("deinit", "method", "Step", 2, 4),
+        ]
+    );
+    let src = "const hash_map = @This();\npub const StringContext = struct {};\n";
+    let x = extract("lib/std/array_hash_map.zig", src, Lang::Zig);
+    assert_eq!(
+        symbols(&x)[1],
+        s("StringContext", "struct", "array_hash_map", 2, 2)
+    );
 }
 
 #[test]

@@ -3596,7 +3596,8 @@ pub fn call_graph(
     limit: usize,
 ) -> Result<GraphResult> {
     let depth = depth.clamp(1, MAX_DEPTH);
-    let name = asked_name(name.trim());
+    let asked = asked_name(name.trim());
+    let name = asked.as_ref();
     let mut g = Graph::new(store, root);
     let targets = g.targets(name)?;
     if targets.is_empty() {

@@ -235,9 +235,18 @@ fn is_namespace_path(core: &str) -> bool {
     let Some((last, init)) = segments.split_last() else {
         return false;
     };
-    segments.iter().all(|s| ident(s))
+    // `Twig\Node\MacroNode::compile`: a class's member after the path.
+    let (last, member) = match last.split_once("::") {
+        Some((class, member)) => (class, Some(member)),
+        None => (*last, None),
+    };
+    if member.is_some_and(|m| !ident(m)) || (member.is_some() && !capital(last)) {
+        return false;
+    }
+    init.iter().all(|s| ident(s))
+        && ident(last)
         && init.iter().skip(1).all(|s| capital(s))
-        && (capital(last) || init.len() >= 2)
+        && (capital(last) || init.len() >= 2 || (capital(init[0]) && last.contains('_')))
 }
 
 /// Words outside its quotes past which a query is a question.
@@ -285,14 +294,13 @@ pub fn analyze(query: &str) -> Analysis {
                 .trim_end_matches('?');
             let name = asked_name(quoted);
             if name != quoted {
-                return Some(name);
+                return Some(name.into_owned());
             }
             let w = w.trim_matches(|c: char| {
                 c == '(' || c == ')' || c == ',' || c == '`' || c == '"' || c == '?'
             });
-            is_identifier_like(w).then_some(w)
+            is_identifier_like(w).then(|| w.to_string())
         })
-        .map(String::from)
         .collect();
     // `struct strbuf`, `class Config`, `fn parse`: a definition asked for
     // by its declaration keyword (`type checking` is not: see `declared`).
@@ -2330,6 +2338,20 @@ mod tests {
                 r"\Illuminate\Support\Collection",
             ),
             (r"App\Support\helper_fn", r"App\Support\helper_fn"),
+            (
+                r"Twig\Node\MacroNode::compile",
+                r"Twig\Node\MacroNode::compile",
+            ),
+            (
+                r"GuzzleHttp\default_ca_bundle",
+                r"GuzzleHttp\default_ca_bundle",
+            ),
+            ("gin.(*Context).JSON", "gin.Context.JSON"),
+            ("(*Params).Get", "Params.Get"),
+            ("(T).String", "T.String"),
+            ("Router.prototype.route", "Router.route"),
+            ("List:append", "List.append"),
+            ("pl.List:append", "pl.List.append"),
             ("Request#params", "Request#params"),
             ("Logger->addRecord", "Logger->addRecord"),
             ("Mix.Dep.Converger.converge/4", "Mix.Dep.Converger.converge"),
@@ -2429,6 +2451,20 @@ mod tests {
             assert_eq!(asked_name(q), q, "{q}");
         }
         assert_eq!(asked_name("Logger->addRecord"), "Logger->addRecord");
+        // Colons that are not a method call keep their shape.
+        for q in [
+            "std::io",
+            "app.rs:3",
+            "C:/src/app.py:12",
+            "http://x",
+            "a:b:c",
+        ] {
+            assert_eq!(asked_name(q), q, "{q}");
+        }
+        // Backslashes that are not a namespace path: a regex's escapes.
+        for q in [r"\bfoo", r"a\.b", r"Foo\d"] {
+            assert_ne!(analyze(q).kind, QueryKind::Identifier, "{q}");
+        }
         assert_eq!(analyze(r"\$x->(\w+)").kind, QueryKind::Literal);
         assert_eq!(
             analyze("src/flask/config.py").kind,

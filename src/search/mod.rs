@@ -256,9 +256,17 @@ pub fn is_generated_path(path: &str) -> bool {
         || stem.starts_with("zz_generated")
         || stem.ends_with("_pb2")
         || stem.ends_with("_pb2_grpc")
-        || [".generated.", ".gen.", ".designer.", ".g.", ".g.i.", ".pb.", ".freezed."]
-            .iter()
-            .any(|mark| inner.starts_with(mark) || inner.contains(mark))
+        || [
+            ".generated.",
+            ".gen.",
+            ".designer.",
+            ".g.",
+            ".g.i.",
+            ".pb.",
+            ".freezed.",
+        ]
+        .iter()
+        .any(|mark| inner.starts_with(mark) || inner.contains(mark))
 }
 
 /// True for TypeScript declaration files (`index.d.ts`, `types/hooks.d.ts`,
@@ -562,6 +570,58 @@ pub(crate) fn declared_name(q: &str) -> Option<(&str, &'static [&'static str])> 
         .map(|(_, kinds)| (name, *kinds))
 }
 
+/// A member written in a language's own notation, in the dotted form the
+/// index names it by: Go's method expression `gin.(*Context).JSON` or
+/// `(T).String` → `gin.Context.JSON`, `T.String`; JavaScript's
+/// `Router.prototype.route` → `Router.route`; Lua's method call
+/// `List:append` (one colon between names; `a::b` is a path) →
+/// `List.append`. `None` when nothing is rewritten.
+fn member_notation(w: &str) -> Option<String> {
+    let word = crate::text::is_plain_name;
+    let mut out = w.to_string();
+    // Go: `(*T).M` / `(T).M`, alone or after a package.
+    while let Some(open) = out.find('(') {
+        let Some(close) = out[open..].find(")").map(|c| open + c) else {
+            break;
+        };
+        let inner = out[open + 1..close].trim_start_matches('*');
+        let at_start = open == 0 || out[..open].ends_with('.');
+        if !(at_start && word(inner) && out[close + 1..].starts_with('.')) {
+            break;
+        }
+        out = format!("{}{}{}", &out[..open], inner, &out[close + 1..]);
+    }
+    // JavaScript: `.prototype.` between a constructor and its method.
+    while let Some(at) = out.find(".prototype.") {
+        if at == 0 {
+            break;
+        }
+        out.replace_range(at..at + ".prototype.".len(), ".");
+    }
+    // Lua: `Class:method`, `pl.List:append`.
+    if !out.contains("::")
+        && out.matches(':').count() == 1
+        && let Some((recv, method)) = out.split_once(':')
+        && word(method)
+        && !recv.is_empty()
+        && recv.split('.').all(word)
+    {
+        out = format!("{recv}.{method}");
+    }
+    (out != w).then_some(out)
+}
+
+/// The definition a name as written asks for ([`asked_name_as_written`]),
+/// after a member in a language's own notation is put in the dotted form
+/// ([`member_notation`]: `gin.(*Context).JSON`, `Router.prototype.route`,
+/// `List:append`).
+pub(crate) fn asked_name(w: &str) -> std::borrow::Cow<'_, str> {
+    match member_notation(w) {
+        Some(dotted) => std::borrow::Cow::Owned(asked_name_as_written(&dotted).to_string()),
+        None => std::borrow::Cow::Borrowed(asked_name_as_written(w)),
+    }
+}
+
 /// The definition a name as written asks for: `Mix.Dep.Converger.converge/4`
 /// (Elixir's and Erlang's arity) → `Mix.Dep.Converger.converge`;
 /// `$logger->addRecord`, `dev->ops` (a member through a variable: a `$` or
@@ -573,7 +633,7 @@ pub(crate) fn declared_name(q: &str) -> Option<(&str, &'static [&'static str])> 
 /// and classes, `get_(user|admin)`, `foo[0-9]`, keep their shape). A
 /// decorator or annotation as written, `@login_required`, `@Override`,
 /// `@app.route(...)` → the name it applies.
-pub(crate) fn asked_name(w: &str) -> &str {
+fn asked_name_as_written(w: &str) -> &str {
     let word = crate::text::is_plain_name;
     let w = match w.strip_prefix('@') {
         Some(rest) if rest.starts_with(|c: char| c.is_alphabetic() || c == '_') => rest,

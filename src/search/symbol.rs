@@ -197,6 +197,7 @@ pub fn find_symbols(
         return find_symbols(store, root, &named);
     }
     let asked = asked_name(q.name.trim());
+    let asked = asked.as_ref();
     let (container, name) = split_qualified(asked);
     if name.is_empty() {
         return Err(
@@ -379,12 +380,18 @@ pub fn find_symbols(
         hits.retain(in_container);
     }
     // `HttpConnection.Request.timeout`: the outer qualifiers too, when
-    // some hit has them (as its containers, or its file or directories).
+    // some hit has them (as its containers, or its file or directories);
+    // else the longest tail of them some hit has: a root the paths do not
+    // spell (`hyper::server::conn::http1::Builder` in
+    // `hyper-1.4.1/src/server/conn/http1.rs`, Zig's `std.`) still leaves
+    // `server::conn::http1` to choose by.
     let qualifier = qualifier_segments(asked);
-    if qualifier.len() > 1 {
-        let whole = |h: &SymbolHit| whole_qualifier(&qualifier, h.container.as_deref(), &h.path);
+    for skip in 0..qualifier.len().saturating_sub(1) {
+        let tail = &qualifier[skip..];
+        let whole = |h: &SymbolHit| whole_qualifier(tail, h.container.as_deref(), &h.path);
         if hits.iter().any(whole) {
             hits.retain(whole);
+            break;
         }
     }
     // A one-word receiver that matches nothing, answered by the name's
@@ -669,7 +676,8 @@ pub fn find_references(
     offset: usize,
     limit: usize,
 ) -> Result<RefResult> {
-    let name = asked_name(name.trim());
+    let asked = asked_name(name.trim());
+    let name = asked.as_ref();
     let mut graph = Graph::new(store, root);
     let targets = graph.targets(name)?;
     let mut defs: Vec<RefHit> = targets

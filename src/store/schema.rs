@@ -210,11 +210,12 @@
 //!   (not also by its function expression's own name) and contained in the
 //!   object (`app`; `Router.prototype.route` in `Router`). An older index's
 //!   rows are rebuilt by the next index run (its vectors kept).
-//! - 42: same tables; rows change: a Zig file named by `const X =
-//!   @This();` is the struct of its top-level functions, fields and public
-//!   declarations (`extract::tags::name_file_struct_members`: `parse` at the
-//!   top of `Target/Query.zig` is the method `Query.parse`). An older
-//!   index's rows are rebuilt by the next index run (its vectors kept).
+//! - 42: same tables; rows change: a Zig file with `const X = @This();`
+//!   is the struct of its top-level functions, fields and public
+//!   declarations, named after the file
+//!   (`extract::tags::name_file_struct_members`: `parse` at the top of
+//!   `Target/Query.zig` is the method `Query.parse`). An older index's
+//!   rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 

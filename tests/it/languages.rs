@@ -564,3 +564,60 @@ fn a_setting_reached_through_an_object_is_found_in_the_module_named_for_it() {
         assert!(r.stderr().contains("no definition named"), "{q}: {r}");
     }
 }
+
+/// Members written in a language's own notation (Go's `pkg.(*T).M`,
+/// JavaScript's `C.prototype.m`, Lua's `C:m`, PHP's `Ns\C::m`) and a
+/// qualified path whose root no file path spells (a crate name above a
+/// crate's `src/`) find their definitions through `symbol` and lead
+/// `search`.
+#[test]
+fn members_in_their_languages_notation_and_unspelled_roots_find_the_definition() {
+    let p = Project::new();
+    p.write(
+        "gin/tree.go",
+        "package gin\n\ntype Params []string\n\nfunc (ps Params) Get(name string) string {\n\treturn name\n}\n",
+    );
+    p.write(
+        "gin/context.go",
+        "package gin\n\ntype Context struct{}\n\nfunc (c *Context) Param(key string) string {\n\treturn key\n}\n",
+    );
+    p.write(
+        "lib/router.js",
+        "function Router() {}\n\nRouter.prototype.route = function route(path) {\n  return path;\n};\n",
+    );
+    p.write(
+        "pl/List.lua",
+        "local List = {}\n\nfunction List:append(x)\n  self[#self + 1] = x\n  return self\nend\n\nreturn List\n",
+    );
+    p.write(
+        "Node/MacroNode.php",
+        "<?php\nnamespace Twig\\Node;\n\nclass MacroNode {\n    public function compile($compiler) {\n        return 1;\n    }\n}\n",
+    );
+    for side in ["server", "client"] {
+        p.write(
+            &format!("src/{side}/conn/http1.rs"),
+            "pub struct Builder {\n    n: usize,\n}\n\nimpl Builder {\n    pub fn new() -> Builder {\n        Builder { n: 1 }\n    }\n}\n",
+        );
+    }
+    p.json(&["index", "--no-embed"]);
+    for (query, path) in [
+        ("gin.(*Params).Get", "gin/tree.go"),
+        ("(*Context).Param", "gin/context.go"),
+        ("Router.prototype.route", "lib/router.js"),
+        ("List:append", "pl/List.lua"),
+        (r"Twig\Node\MacroNode::compile", "Node/MacroNode.php"),
+        (
+            "hyper::server::conn::http1::Builder",
+            "src/server/conn/http1.rs",
+        ),
+        (
+            "hyper::client::conn::http1::Builder::new",
+            "src/client/conn/http1.rs",
+        ),
+    ] {
+        let v = p.json(&["symbol", query]);
+        assert_eq!(v["hits"][0]["path"], path, "symbol {query}: {v}");
+        let v = p.json(&["search", query]);
+        assert_eq!(v["hits"][0]["path"], path, "search {query}: {v}");
+    }
+}
