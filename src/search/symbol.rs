@@ -376,8 +376,28 @@ pub fn find_symbols(
     // directory of that name, unless all it holds of the name are impl
     // blocks: `onepass::DFA` is the struct in `dfa/onepass.rs`, not the
     // `impl Remappable for DFA` inside another file's `mod onepass`.
+    // Unless the container matches only case-blind while a module is
+    // spelled as written: `flask.url_for` is the function of the package
+    // `flask/`, not the method `Flask.url_for`.
+    let spelled_container = |h: &SymbolHit| {
+        container.as_deref().is_some_and(|c| {
+            h.container
+                .as_deref()
+                .is_some_and(|hc| last_segment(hc) == c)
+        })
+    };
+    let spelled_module = |h: &SymbolHit| {
+        container
+            .as_deref()
+            .is_some_and(|c| module_names(&h.path).any(|m| m == c))
+    };
     if hits.iter().any(|h| in_container(h) && h.kind != "impl") {
-        hits.retain(in_container);
+        let module_level = |h: &SymbolHit| spelled_module(h) && !in_container(h);
+        if !hits.iter().any(spelled_container) && hits.iter().any(module_level) {
+            hits.retain(module_level);
+        } else {
+            hits.retain(in_container);
+        }
     }
     // `HttpConnection.Request.timeout`: the outer qualifiers too, when
     // some hit has them (as its containers, or its file or directories);

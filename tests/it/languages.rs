@@ -566,10 +566,11 @@ fn a_setting_reached_through_an_object_is_found_in_the_module_named_for_it() {
 }
 
 /// Members written in a language's own notation (Go's `pkg.(*T).M`,
-/// JavaScript's `C.prototype.m`, Lua's `C:m`, PHP's `Ns\C::m`) and a
+/// JavaScript's `C.prototype.m`, Lua's `C:m`, PHP's `Ns\C::m`), a
 /// qualified path whose root no file path spells (a crate name above a
-/// crate's `src/`) find their definitions through `symbol` and lead
-/// `search`.
+/// crate's `src/`) and a module spelled as written next to a class of the
+/// same name (`flask.url_for`, `Flask.url_for`) find their definitions
+/// through `symbol` and lead `search`.
 #[test]
 fn members_in_their_languages_notation_and_unspelled_roots_find_the_definition() {
     let p = Project::new();
@@ -599,8 +600,18 @@ fn members_in_their_languages_notation_and_unspelled_roots_find_the_definition()
             "pub struct Builder {\n    n: usize,\n}\n\nimpl Builder {\n    pub fn new() -> Builder {\n        Builder { n: 1 }\n    }\n}\n",
         );
     }
+    p.write(
+        "src/flask/app.py",
+        "class Flask:\n    def url_for(self, endpoint):\n        return endpoint\n",
+    );
+    p.write(
+        "src/flask/helpers.py",
+        "def url_for(endpoint):\n    return endpoint\n",
+    );
     p.json(&["index", "--no-embed"]);
     for (query, path) in [
+        ("flask.url_for", "src/flask/helpers.py"),
+        ("Flask.url_for", "src/flask/app.py"),
         ("gin.(*Params).Get", "gin/tree.go"),
         ("(*Context).Param", "gin/context.go"),
         ("Router.prototype.route", "lib/router.js"),
