@@ -399,6 +399,16 @@ pub fn find_symbols(
             hits.retain(in_container);
         }
     }
+    // A module's own definition before a class's member of the same name
+    // inside it: `click.command` is the decorator at the top of
+    // `click/decorators.py`, not the method `Group.command` in
+    // `click/core.py` (which `click.Group.command` asks for).
+    if container.is_some()
+        && !hits.iter().any(in_container)
+        && hits.iter().any(|h| h.container.is_none() && in_module(h))
+    {
+        hits.retain(|h| h.container.is_none() || !in_module(h));
+    }
     // `HttpConnection.Request.timeout`: the outer qualifiers too, when
     // some hit has them (as its containers, or its file or directories);
     // else the longest tail of them some hit has: a root the paths do not

@@ -608,8 +608,18 @@ fn members_in_their_languages_notation_and_unspelled_roots_find_the_definition()
         "src/flask/helpers.py",
         "def url_for(endpoint):\n    return endpoint\n",
     );
+    p.write(
+        "src/click/core.py",
+        "class Group:\n    def command(self, name):\n        return name\n",
+    );
+    p.write(
+        "src/click/decorators.py",
+        "def command(name):\n    return name\n",
+    );
     p.json(&["index", "--no-embed"]);
     for (query, path) in [
+        ("click.command", "src/click/decorators.py"),
+        ("click.Group.command", "src/click/core.py"),
         ("flask.url_for", "src/flask/helpers.py"),
         ("Flask.url_for", "src/flask/app.py"),
         ("gin.(*Params).Get", "gin/tree.go"),
