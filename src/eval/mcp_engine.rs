@@ -85,6 +85,16 @@ impl McpEngine {
             .iter()
             .filter_map(|c| c.as_text().map(|t| t.text.len()))
             .sum();
+        // An error result may carry its message as text only (a server
+        // that cannot open the index says why there).
+        if result.is_error == Some(true) && result.structured_content.is_none() {
+            let message: Vec<&str> = result
+                .content
+                .iter()
+                .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
+                .collect();
+            bail!("{tool}: {}", message.join(" "));
+        }
         let content = result
             .structured_content
             .ok_or_else(|| anyhow!("{tool}: no structuredContent"))?;
