@@ -424,6 +424,16 @@ pub fn find_symbols(
             break;
         }
     }
+    // `tokio::spawn`, `serde::Deserialize`: a name a module's root file
+    // re-exports (`pub use task::spawn;` in `lib.rs`, `from .decorators
+    // import command` in `__init__.py`) is answered by the definition the
+    // re-export resolves to.
+    if hits.is_empty()
+        && q.mode != MatchMode::Fuzzy
+        && let Some(module) = container.as_deref()
+    {
+        hits = reexported(store, module, &name, &wanted)?;
+    }
     // A one-word receiver that matches nothing, answered by the name's
     // exact definitions:
     // - `self.parse_config`, `this.render`, `cls.create`: the enclosing
@@ -490,6 +500,83 @@ pub fn find_symbols(
         hits,
         redacted: 0,
     })
+}
+
+/// The definitions of `name` that a root file of `module` re-exports
+/// ([`is_module_root`]): its import rows bringing in `name` (or aliasing
+/// something as `name`), resolved to project files as `imports` resolves
+/// them, and the exact definitions of the imported name there.
+fn reexported(
+    store: &Store,
+    module: &str,
+    name: &str,
+    wanted: &dyn Fn(&SymbolHit) -> bool,
+) -> Result<Vec<SymbolHit>> {
+    let rows = store.import_rows_by_key(&[name.to_string()])?;
+    let roots: Vec<_> = rows
+        .into_iter()
+        .filter(|r| is_module_root(&r.path, module))
+        .filter(|r| {
+            r.alias
+                .as_deref()
+                .unwrap_or(r.name.as_deref().unwrap_or(""))
+                == name
+        })
+        .collect();
+    if roots.is_empty() {
+        return Ok(Vec::new());
+    }
+    let paths = store.file_paths()?;
+    let project = crate::imports::Project::new(paths.values().map(|(p, _)| p.as_str()));
+    let mut out = Vec::new();
+    for r in &roots {
+        let Some(lang) = crate::model::Lang::from_name(&r.lang) else {
+            continue;
+        };
+        let Some(crate::imports::Target::File(target)) =
+            project.resolve(lang, &r.path, &r.module, r.name.as_deref(), &r.kind)
+        else {
+            continue;
+        };
+        let defined = r.name.as_deref().unwrap_or(name);
+        for row in store.symbol_rows(defined, NameMatch::Exact, TIER_CAP)? {
+            let h = row_to_hit(row, MatchKind::Exact);
+            if h.path == target
+                && wanted(&h)
+                && !out
+                    .iter()
+                    .any(|o: &SymbolHit| o.path == h.path && o.line == h.line)
+            {
+                out.push(h);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether `path` is the root file of the module named `module`: a
+/// crate's `lib.rs` (the crate's directory, a registry's version suffix
+/// and `-`/`_` aside: `tokio-1.54.1/src/lib.rs` is `tokio`), or a
+/// package's `mod.rs`, `__init__.py` or `index.*` (its directory).
+fn is_module_root(path: &str, module: &str) -> bool {
+    let mut dirs = path.split('/').rev();
+    let Some(file) = dirs.next() else {
+        return false;
+    };
+    let stem = file.split('.').next().unwrap_or(file);
+    let dir = dirs.next().unwrap_or("");
+    let named = |d: &str| {
+        let d = match d.rsplit_once('-') {
+            Some((head, version)) if version.starts_with(|c: char| c.is_ascii_digit()) => head,
+            _ => d,
+        };
+        d.replace('-', "_") == module
+    };
+    match stem {
+        "lib" if dir == "src" => dirs.next().is_some_and(named),
+        "lib" | "mod" | "__init__" | "index" => named(dir),
+        _ => false,
+    }
 }
 
 /// Whether a definition with this container, in this file, fits every

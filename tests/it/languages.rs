@@ -569,8 +569,9 @@ fn a_setting_reached_through_an_object_is_found_in_the_module_named_for_it() {
 /// JavaScript's `C.prototype.m`, Lua's `C:m`, PHP's `Ns\C::m`), a
 /// qualified path whose root no file path spells (a crate name above a
 /// crate's `src/`) and a module spelled as written next to a class of the
-/// same name (`flask.url_for`, `Flask.url_for`) find their definitions
-/// through `symbol` and lead `search`.
+/// same name (`flask.url_for`, `Flask.url_for`), and a name a crate's
+/// root re-exports (`tokio::spawn`) find their definitions through
+/// `symbol` and lead `search`.
 #[test]
 fn members_in_their_languages_notation_and_unspelled_roots_find_the_definition() {
     let p = Project::new();
@@ -616,8 +617,22 @@ fn members_in_their_languages_notation_and_unspelled_roots_find_the_definition()
         "src/click/decorators.py",
         "def command(name):\n    return name\n",
     );
+    p.write(
+        "tokio-1.54.1/src/lib.rs",
+        "pub mod task;\npub mod io;\npub use task::spawn;\n",
+    );
+    p.write("tokio-1.54.1/src/task/mod.rs", "pub mod spawn;\n");
+    p.write(
+        "tokio-1.54.1/src/task/spawn.rs",
+        "pub fn spawn(f: usize) -> usize {\n    f\n}\n",
+    );
+    p.write(
+        "tokio-1.54.1/src/io/blocking.rs",
+        "pub fn spawn(f: usize) -> usize {\n    f + 1\n}\n",
+    );
     p.json(&["index", "--no-embed"]);
     for (query, path) in [
+        ("tokio::spawn", "tokio-1.54.1/src/task/spawn.rs"),
         ("click.command", "src/click/decorators.py"),
         ("click.Group.command", "src/click/core.py"),
         ("flask.url_for", "src/flask/helpers.py"),
