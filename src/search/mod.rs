@@ -247,10 +247,11 @@ pub fn is_secondary_path(path: &str) -> bool {
 /// done. File contents are not read here.
 pub fn is_generated_path(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-    let Some((stem, _ext)) = name.split_once('.') else {
+    // The name up to its first dot, and the rest from that dot on
+    // (`app.g.i.cs` → `app`, `.g.i.cs`).
+    let Some((stem, inner)) = name.find('.').map(|dot| name.split_at(dot)) else {
         return false;
     };
-    let inner = &name[stem.len()..];
     stem.ends_with("_generated")
         || stem.ends_with("-generated")
         || stem.starts_with("zz_generated")
@@ -261,12 +262,11 @@ pub fn is_generated_path(path: &str) -> bool {
             ".gen.",
             ".designer.",
             ".g.",
-            ".g.i.",
             ".pb.",
             ".freezed.",
         ]
         .iter()
-        .any(|mark| inner.starts_with(mark) || inner.contains(mark))
+        .any(|mark| inner.contains(mark))
 }
 
 /// True for TypeScript declaration files (`index.d.ts`, `types/hooks.d.ts`,

@@ -240,18 +240,28 @@ pub fn find_symbols(
     // `Config::parse` names a container; `store::Store`, `hybrid.fuse`,
     // `cobra.Command` name a module, which is a file or its directory: a
     // definition in such a file counts when no definition has that container.
-    let in_container = |h: &SymbolHit| {
+    // Names meet case-blind; `spelled` asks for the qualifier as written.
+    let same = |a: &str, b: &str, spelled: bool| {
+        if spelled {
+            a == b
+        } else {
+            a.eq_ignore_ascii_case(b)
+        }
+    };
+    let container_fits = |h: &SymbolHit, spelled: bool| {
         container.as_deref().is_none_or(|c| {
             h.container
                 .as_deref()
-                .is_some_and(|hc| last_segment(hc).eq_ignore_ascii_case(c))
+                .is_some_and(|hc| same(last_segment(hc), c, spelled))
         })
     };
-    let in_module = |h: &SymbolHit| {
+    let module_fits = |h: &SymbolHit, spelled: bool| {
         container
             .as_deref()
-            .is_some_and(|c| module_names(&h.path).any(|m| m.eq_ignore_ascii_case(c)))
+            .is_some_and(|c| module_names(&h.path).any(|m| same(m, c, spelled)))
     };
+    let in_container = |h: &SymbolHit| container_fits(h, false);
+    let in_module = |h: &SymbolHit| module_fits(h, false);
     // Past the file and its directory, any enclosing directory: a package
     // that re-exports the name (`models.CharField` is defined in
     // `django/db/models/fields/__init__.py`), counted only when no exact
@@ -379,21 +389,9 @@ pub fn find_symbols(
     // Unless the container matches only case-blind while a module is
     // spelled as written: `flask.url_for` is the function of the package
     // `flask/`, not the method `Flask.url_for`.
-    let spelled_container = |h: &SymbolHit| {
-        container.as_deref().is_some_and(|c| {
-            h.container
-                .as_deref()
-                .is_some_and(|hc| last_segment(hc) == c)
-        })
-    };
-    let spelled_module = |h: &SymbolHit| {
-        container
-            .as_deref()
-            .is_some_and(|c| module_names(&h.path).any(|m| m == c))
-    };
     if hits.iter().any(|h| in_container(h) && h.kind != "impl") {
-        let module_level = |h: &SymbolHit| spelled_module(h) && !in_container(h);
-        if !hits.iter().any(spelled_container) && hits.iter().any(module_level) {
+        let module_level = |h: &SymbolHit| module_fits(h, true) && !in_container(h);
+        if !hits.iter().any(|h| container_fits(h, true)) && hits.iter().any(module_level) {
             hits.retain(module_level);
         } else {
             hits.retain(in_container);
@@ -516,12 +514,7 @@ fn reexported(
     let roots: Vec<_> = rows
         .into_iter()
         .filter(|r| is_module_root(&r.path, module))
-        .filter(|r| {
-            r.alias
-                .as_deref()
-                .unwrap_or(r.name.as_deref().unwrap_or(""))
-                == name
-        })
+        .filter(|r| r.alias.as_deref().or(r.name.as_deref()) == Some(name))
         .collect();
     if roots.is_empty() {
         return Ok(Vec::new());
