@@ -91,7 +91,9 @@ fn main() -> Result<()> {
         };
         let root = svc.root().to_path_buf();
         let gathered = svc
-            .with_store(|store| hybrid.gather(store, &root, &req))?
+            .with_store(|store| {
+                hybrid.gather(store, &repo_search::search::hybrid::NoSpare, &root, &req)
+            })?
             .with_context(|| format!("{corpus}: no index"))?;
         let query = req.query.trim();
         let token_files =

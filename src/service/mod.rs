@@ -41,7 +41,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::Result;
 
 use crate::error::find_user_error;
-use crate::search::hybrid::Hybrid;
+use crate::search::hybrid::{Hybrid, SpareStores};
 use crate::search::semantic::SemanticSearcher;
 use crate::settings::{EmbedSettings, Overrides, Settings, find_root};
 use crate::store::{self, Store};
@@ -117,6 +117,42 @@ fn file_id(path: &Path) -> Option<FileId> {
 struct Pool {
     id: Option<FileId>,
     idle: Vec<Store>,
+}
+
+/// The pool's idle connections to one index file, lent out one at a time
+/// (a new one is opened when none is idle) and taken back while the file
+/// is the same ([`Service::spares`]).
+pub(crate) struct Spares<'a> {
+    service: &'a Service,
+    id: Option<FileId>,
+}
+
+impl SpareStores for Spares<'_> {
+    fn take(&self) -> Option<Store> {
+        let id = self.id?;
+        let reused = {
+            let mut pool = self.service.pool.lock().unwrap_or_else(|e| e.into_inner());
+            if pool.id == Some(id) {
+                pool.idle.pop()
+            } else {
+                None
+            }
+        };
+        reused.or_else(|| match Store::open_ro(self.service.root()) {
+            Ok(store) => store,
+            Err(e) => {
+                tracing::debug!("no spare connection: {e:#}");
+                None
+            }
+        })
+    }
+
+    fn give_back(&self, store: Store) {
+        let mut pool = self.service.pool.lock().unwrap_or_else(|e| e.into_inner());
+        if self.id.is_some() && pool.id == self.id && pool.idle.len() < POOL_SIZE {
+            pool.idle.push(store);
+        }
+    }
 }
 
 /// A foreground index run's observer (a CLI progress bar).
@@ -423,6 +459,15 @@ impl Service {
             pool.idle.push(store);
         }
         Ok(Some(out))
+    }
+
+    /// Spare read connections to the index [`Service::with_store`] reads,
+    /// from the same pool, for an arm a search runs on its own thread.
+    pub(crate) fn spares(&self) -> Spares<'_> {
+        Spares {
+            service: self,
+            id: file_id(&self.db),
+        }
     }
 
     /// Runs `f` on the warm hybrid searcher, created on first use with the

@@ -371,7 +371,8 @@ impl Service {
                         recency: recency.clone(),
                         keyword_listing,
                     };
-                    let r = self.with_hybrid(|h| h.search(store, self.root(), &hreq))?;
+                    let spares = self.spares();
+                    let r = self.with_hybrid(|h| h.search(store, &spares, self.root(), &hreq))?;
                     Ok((generation, Ranked::Fused(Box::new(r))))
                 }
             }
