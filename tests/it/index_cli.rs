@@ -304,6 +304,59 @@ fn incremental_edits_deletes_and_renames() {
     assert_eq!(v["hits"][0]["path"], "lib/util.rb", "{v}");
 }
 
+/// A package's `dist/` bundle repeats its live source, every module in one
+/// file: the source it was built from answers first, for a question and a
+/// name alike, and the bundle still answers below it.
+#[test]
+fn build_output_ranks_after_the_source_it_was_built_from() {
+    let p = Project::new();
+    let when = "export function when(predicate: () => boolean, effect: () => void) {\n  // wait until the predicate holds, then run the effect once\n  const dispose = autorun(() => {\n    if (predicate()) {\n      dispose();\n      effect();\n    }\n  });\n  return dispose;\n}\n";
+    let autorun = "export function autorun(view: () => void) {\n  // run the view now and whenever what it reads changes\n  return track(view);\n}\n";
+    p.write("src/when.ts", when)
+        .write("src/autorun.ts", autorun)
+        .write(
+            "dist/mobx.cjs.development.js",
+            format!(
+                "'use strict';\n{}\n{}\nexports.when = when;\nexports.autorun = autorun;\n",
+                when.replace("export function", "function")
+                    .replace(": () => boolean", "")
+                    .replace(": () => void", ""),
+                autorun
+                    .replace("export function", "function")
+                    .replace(": () => void", ""),
+            ),
+        );
+    p.json(&["index", "--no-embed"]);
+    let paths = |v: &serde_json::Value| -> Vec<String> {
+        v["hits"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|h| h["path"].as_str().map(str::to_string))
+            .collect()
+    };
+    let v = p.json(&[
+        "search",
+        "wait until the predicate holds then run the effect",
+    ]);
+    let found = paths(&v);
+    assert_eq!(
+        found.first().map(String::as_str),
+        Some("src/when.ts"),
+        "{v}"
+    );
+    assert!(
+        found.iter().any(|f| f == "dist/mobx.cjs.development.js"),
+        "{v}"
+    );
+    let v = p.json(&["symbol", "when", "--exact"]);
+    assert_eq!(
+        paths(&v),
+        ["src/when.ts", "dist/mobx.cjs.development.js"],
+        "{v}"
+    );
+}
+
 #[test]
 fn ignore_rules_match_ripgrep_defaults() {
     let p = Project::new();
