@@ -510,7 +510,8 @@ fn reexported(
     name: &str,
     wanted: &dyn Fn(&SymbolHit) -> bool,
 ) -> Result<Vec<SymbolHit>> {
-    let rows = store.import_rows_by_key(&[name.to_string()])?;
+    let mut rows = store.import_rows_by_key(&[name.to_string()])?;
+    rows.extend(store.import_rows_by_alias(name)?);
     let roots: Vec<_> = rows
         .into_iter()
         .filter(|r| is_module_root(&r.path, module))

@@ -1023,6 +1023,20 @@ impl Store {
         out.dedup();
         Ok(out)
     }
+
+    /// Import rows that bind what they import under the name `alias`
+    /// (`pub use inner::Thing as Alias`, `from ._impl import f as g`), by
+    /// path and line.
+    pub fn import_rows_by_alias(&self, alias: &str) -> rusqlite::Result<Vec<ImportRow>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("SELECT {IMPORT_COLUMNS} WHERE i.alias = ?1"))?;
+        let mut out = stmt
+            .query_map([alias], import_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        out.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+        Ok(out)
+    }
 }
 
 impl Store {

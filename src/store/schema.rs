@@ -275,6 +275,7 @@ CREATE TABLE IF NOT EXISTS imports (
 CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
 CREATE INDEX IF NOT EXISTS imports_key ON imports(key);
 CREATE INDEX IF NOT EXISTS imports_name ON imports(name);
+CREATE INDEX IF NOT EXISTS imports_alias ON imports(alias) WHERE alias IS NOT NULL;
 CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY,
     file_id INTEGER NOT NULL,
@@ -325,11 +326,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 "#;
 
 /// Indexes that only speed up lookups (dropped during bulk loads).
-const SECONDARY_INDEXES: [&str; 5] = [
+const SECONDARY_INDEXES: [&str; 6] = [
     "ngram_docs_uncovered",
     "imports_file",
     "imports_key",
     "imports_name",
+    "imports_alias",
     "chunks_file",
 ];
 

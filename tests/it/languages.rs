@@ -570,7 +570,8 @@ fn a_setting_reached_through_an_object_is_found_in_the_module_named_for_it() {
 /// qualified path whose root no file path spells (a crate name above a
 /// crate's `src/`) and a module spelled as written next to a class of the
 /// same name (`flask.url_for`, `Flask.url_for`), and a name a crate's
-/// root re-exports (`tokio::spawn`) find their definitions through
+/// root re-exports (`tokio::spawn`), also under another name
+/// (`serde::DeVisitor`, `attrs.field`), find their definitions through
 /// `symbol` and lead `search`.
 #[test]
 fn members_in_their_languages_notation_and_unspelled_roots_find_the_definition() {
@@ -630,9 +631,25 @@ fn members_in_their_languages_notation_and_unspelled_roots_find_the_definition()
         "tokio-1.54.1/src/io/blocking.rs",
         "pub fn spawn(f: usize) -> usize {\n    f + 1\n}\n",
     );
+    // Re-exported under another name.
+    p.write(
+        "serde/src/lib.rs",
+        "mod de;\npub use self::de::Visitor as DeVisitor;\n",
+    );
+    p.write(
+        "serde/src/de.rs",
+        "pub trait Visitor {\n    fn visit(&self);\n}\n",
+    );
+    p.write("attrs/__init__.py", "from ._make import attrib as field\n");
+    p.write(
+        "attrs/_make.py",
+        "def attrib(default=None):\n    return default\n",
+    );
     p.json(&["index", "--no-embed"]);
     for (query, path) in [
         ("tokio::spawn", "tokio-1.54.1/src/task/spawn.rs"),
+        ("serde::DeVisitor", "serde/src/de.rs"),
+        ("attrs.field", "attrs/_make.py"),
         ("click.command", "src/click/decorators.py"),
         ("click.Group.command", "src/click/core.py"),
         ("flask.url_for", "src/flask/helpers.py"),
