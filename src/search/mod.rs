@@ -332,13 +332,15 @@ pub fn is_change_log(path: &str, lang: &str) -> bool {
 }
 
 /// True for TypeScript declaration files (`index.d.ts`, `types/hooks.d.ts`,
-/// `.d.mts`, `.d.cts`): a library's types, declared beside (or instead of)
-/// the code that implements them, which is what "where is X done" and a
-/// name asked for mean.
+/// `.d.mts`, `.d.cts`) and Python stubs (`validators.pyi`): a library's
+/// types, declared beside (or instead of) the code that implements them,
+/// which is what "where is X done" and a name asked for mean (attrs ships
+/// a stub beside each module, and each stub came second, or first, after
+/// the function it declares).
 pub fn is_type_declaration(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     let lower = name.to_ascii_lowercase();
-    [".d.ts", ".d.mts", ".d.cts"]
+    [".d.ts", ".d.mts", ".d.cts", ".pyi"]
         .iter()
         .any(|ext| lower.len() > ext.len() && lower.ends_with(ext))
 }
@@ -1018,7 +1020,13 @@ mod tests {
 
     #[test]
     fn type_declarations_rank_after_their_implementation() {
-        for p in ["types/hooks.d.ts", "index.d.ts", "lib/x.D.MTS", "a/b.d.cts"] {
+        for p in [
+            "types/hooks.d.ts",
+            "index.d.ts",
+            "lib/x.D.MTS",
+            "a/b.d.cts",
+            "src/attr/validators.pyi",
+        ] {
             assert!(is_type_declaration(p), "{p} declares types");
         }
         for p in [
@@ -1027,11 +1035,17 @@ mod tests {
             "types/hooks.d.ts.map",
             ".d.ts",
             "src/build.d/x.ts",
+            "src/attr/validators.py",
+            "src/pyi.py",
         ] {
             assert!(!is_type_declaration(p), "{p} is not a declaration file");
         }
         assert!(
             path_prior("types/hooks.d.ts", "typescript") < path_prior("lib/hooks.js", "javascript")
+        );
+        assert!(
+            path_prior("src/attr/validators.pyi", "python")
+                < path_prior("src/attr/validators.py", "python")
         );
     }
 }

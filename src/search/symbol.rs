@@ -13,7 +13,9 @@ use crate::error::{ErrorCode, UserError};
 use crate::search::graph::{Graph, Resolution, Uses};
 pub use crate::search::split_qualified;
 use crate::search::{asked_name, last_segment};
-use crate::search::{is_build_output, is_named_after, is_secondary_path, is_test_path};
+use crate::search::{
+    is_build_output, is_named_after, is_secondary_path, is_test_path, is_type_declaration,
+};
 use crate::search::{qualifier_segments, segments};
 use crate::store::{NameMatch, Store, SymbolRow};
 
@@ -621,6 +623,7 @@ fn compare_hits(a: &SymbolHit, b: &SymbolHit) -> Ordering {
         .then(kind_rank(&a.kind).cmp(&kind_rank(&b.kind)))
         .then(is_declaration(a).cmp(&is_declaration(b)))
         .then(is_build_output(&a.path).cmp(&is_build_output(&b.path)))
+        .then(is_type_declaration(&a.path).cmp(&is_type_declaration(&b.path)))
         .then(is_test_path(&a.path).cmp(&is_test_path(&b.path)))
         .then(is_secondary_path(&a.path).cmp(&is_secondary_path(&b.path)))
         .then(is_named_after(&b.path, &b.name).cmp(&is_named_after(&a.path, &a.name)))
