@@ -357,6 +357,31 @@ fn build_output_ranks_after_the_source_it_was_built_from() {
     );
 }
 
+/// A Python stub beside its package declares what the modules implement:
+/// the implementation answers first, for a name and a question, though
+/// the stub's path sorts first and its one line matches more densely.
+#[test]
+fn type_stubs_rank_after_the_code_they_declare() {
+    let p = Project::new();
+    p.write(
+        "src/attr/_make.py",
+        "def evolve(*args, **changes):\n    \"\"\"Create a new instance, based on the first positional argument with\n    changes applied.\"\"\"\n    (inst,) = args\n    cls = inst.__class__\n    attrs = fields(cls)\n    for a in attrs:\n        if not a.init:\n            continue\n        name = a.alias\n        if name not in changes:\n            changes[name] = getattr(inst, a.name)\n    return cls(**changes)\n",
+    )
+    .write(
+        "src/attr/__init__.pyi",
+        "from typing import Any, TypeVar\n\n_T = TypeVar(\"_T\")\n\ndef evolve(inst: _T, **changes: Any) -> _T: ...\n",
+    );
+    p.json(&["index", "--no-embed"]);
+    for args in [
+        &["symbol", "evolve"][..],
+        &["search", "evolve"][..],
+        &["search", "new instance with changes applied"][..],
+    ] {
+        let v = p.json(args);
+        assert_eq!(v["hits"][0]["path"], "src/attr/_make.py", "{args:?}: {v}");
+    }
+}
+
 #[test]
 fn ignore_rules_match_ripgrep_defaults() {
     let p = Project::new();
