@@ -209,7 +209,8 @@ pub fn is_named_after(path: &str, name: &str) -> bool {
 /// True for code that is not the live source: examples, benchmarks,
 /// developer scripts (`scripts/`, `hack/`; not `contrib/`, which is live
 /// code in Django and many others), vendored or
-/// third-party code, and legacy trees (`deprecated/`, `legacy/`,
+/// third-party code (also a virtualenv's `site-packages/` in a tree no
+/// ignore file covers), and legacy trees (`deprecated/`, `legacy/`,
 /// `v1/`, snapshots of a release like `v1.5/`).
 pub fn is_secondary_path(path: &str) -> bool {
     let mut comps = path.split('/');
@@ -227,6 +228,9 @@ pub fn is_secondary_path(path: &str) -> bool {
                     | "third_party"
                     | "thirdparty"
                     | "node_modules"
+                    | "bower_components"
+                    | "site-packages"
+                    | "dist-packages"
                     | "deprecated"
                     | "legacy"
                     | "v1"
@@ -957,6 +961,13 @@ mod tests {
         assert!(path_prior("pydantic/v1/main.py", "python") < 1.0);
         assert!(path_prior("examples/demo.rs", "rust") < 1.0);
         assert!(path_prior("vendor/lib/x.go", "go") < 1.0);
+        assert!(
+            path_prior(
+                "venv/lib/python3.12/site-packages/requests/api.py",
+                "python"
+            ) < 1.0
+        );
+        assert!(path_prior("static/bower_components/jquery/jquery.js", "javascript") < 1.0);
         assert!(path_prior("docs/config.md", "docs") < 1.0);
         assert!(path_prior("KeePass/Resources/KPRes.Generated.cs", "csharp") < 1.0);
         assert!(path_prior("KeePass/Forms/MainForm.Designer.cs", "csharp") < 1.0);
