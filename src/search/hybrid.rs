@@ -969,13 +969,13 @@ impl Hybrid {
             Some(spawned)
         });
         let mut keyword_run = keyword_run.flatten();
-        // The keyword arm's thread is joined last, so its walk overlaps
-        // every other arm; each arm's report and candidates then go back
-        // to the arms' own order (ties in fusion keep it).
         // The semantic arm runs first and the synonym arm next: whether
         // the synonyms run depends on the tier that answered, and when they
-        // do, they run on a spare connection on their own thread (joined
-        // after the other arms), overlapping BM25 and the word pairs.
+        // do, they run on a spare connection on their own thread, joined
+        // after the other arms. The keyword arm's thread is joined last, so
+        // its walk overlaps every other arm. Each arm's report and
+        // candidates then go back to the arms' own order (ties in fusion
+        // keep it).
         let mut order: Vec<(usize, (Arm, f64))> = weights.into_iter().enumerate().collect();
         order.sort_by_key(|(_, (arm, _))| match arm {
             Arm::Semantic => 0,

@@ -323,10 +323,11 @@ pub fn is_change_log(path: &str, lang: &str) -> bool {
         .chars()
         .filter(|c| !matches!(c, '-' | '_'))
         .collect();
-    matches!(
-        stem.as_str(),
-        "changelog" | "changes" | "history" | "news" | "releasenotes"
-    ) || stem.starts_with("changelog")
+    stem.starts_with("changelog")
+        || matches!(
+            stem.as_str(),
+            "changes" | "history" | "news" | "releasenotes"
+        )
         || comps.any(|c| {
             matches!(
                 c.to_ascii_lowercase().as_str(),

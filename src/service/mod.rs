@@ -119,6 +119,26 @@ struct Pool {
     idle: Vec<Store>,
 }
 
+impl Pool {
+    /// An idle connection to the file `id`, if any; a new file at the same
+    /// path first drops the connections to the old one.
+    fn take(&mut self, id: FileId) -> Option<Store> {
+        if self.id != Some(id) {
+            self.idle.clear();
+            self.id = Some(id);
+        }
+        self.idle.pop()
+    }
+
+    /// Keeps `store`, a connection to the file `id`, for the next caller,
+    /// unless the file was replaced meanwhile or enough are idle.
+    fn put(&mut self, id: FileId, store: Store) {
+        if self.id == Some(id) && self.idle.len() < POOL_SIZE {
+            self.idle.push(store);
+        }
+    }
+}
+
 /// The pool's idle connections to one index file, lent out one at a time
 /// (a new one is opened when none is idle) and taken back while the file
 /// is the same ([`Service::spares`]).
@@ -130,14 +150,7 @@ pub(crate) struct Spares<'a> {
 impl SpareStores for Spares<'_> {
     fn take(&self) -> Option<Store> {
         let id = self.id?;
-        let reused = {
-            let mut pool = self.service.pool.lock().unwrap_or_else(|e| e.into_inner());
-            if pool.id == Some(id) {
-                pool.idle.pop()
-            } else {
-                None
-            }
-        };
+        let reused = self.service.pool().take(id);
         reused.or_else(|| match Store::open_ro(self.service.root()) {
             Ok(store) => store,
             Err(e) => {
@@ -148,9 +161,8 @@ impl SpareStores for Spares<'_> {
     }
 
     fn give_back(&self, store: Store) {
-        let mut pool = self.service.pool.lock().unwrap_or_else(|e| e.into_inner());
-        if self.id.is_some() && pool.id == self.id && pool.idle.len() < POOL_SIZE {
-            pool.idle.push(store);
+        if let Some(id) = self.id {
+            self.service.pool().put(id, store);
         }
     }
 }
@@ -413,33 +425,17 @@ impl Service {
             store::set_aside(self.root())?;
         }
         drop(lock);
-        self.pool
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .idle
-            .clear();
+        self.pool().idle.clear();
         self.ensure_fresh()?;
         Ok(true)
     }
 
     fn with_store_once<R>(&self, f: &mut dyn FnMut(&Store) -> Result<R>) -> Result<Option<R>> {
         let Some(id) = file_id(&self.db) else {
-            self.pool
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .idle
-                .clear();
+            self.pool().idle.clear();
             return Ok(None);
         };
-        let reused = {
-            let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
-            if pool.id != Some(id) {
-                // A new file at the same path: drop connections to the old one.
-                pool.idle.clear();
-                pool.id = Some(id);
-            }
-            pool.idle.pop()
-        };
+        let reused = self.pool().take(id);
         let store = match reused {
             Some(s) => s,
             None => match Store::open_ro(self.root()) {
@@ -454,11 +450,12 @@ impl Service {
             Err(e) if self.is_transient(&e) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
-        if pool.id == Some(id) && pool.idle.len() < POOL_SIZE {
-            pool.idle.push(store);
-        }
+        self.pool().put(id, store);
         Ok(Some(out))
+    }
+
+    fn pool(&self) -> std::sync::MutexGuard<'_, Pool> {
+        self.pool.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Spare read connections to the index [`Service::with_store`] reads,
