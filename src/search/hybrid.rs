@@ -800,10 +800,12 @@ impl SpareStores for NoSpare {
     fn give_back(&self, _store: Store) {}
 }
 
-/// The synonym arm running on its own thread: its slot among the arms, its
-/// weight, and the thread, which hands its connection back with the hits.
+/// A full-text arm running on its own thread: its slot among the arms, the
+/// arm, its weight, and the thread, which hands its connection back with
+/// the hits.
 type SideArm = (
     usize,
+    Arm,
     f64,
     std::thread::JoinHandle<(Store, Result<Vec<ChunkHit>>)>,
 );
@@ -833,8 +835,16 @@ impl Hybrid {
         root: &Path,
         req: &HybridRequest,
     ) -> Result<HybridResult> {
+        let started = std::time::Instant::now();
         let gathered = self.gather(store, spare, root, req)?;
-        self.rank(store, root, req, gathered)
+        let gathered_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let ranked = self.rank(store, root, req, gathered);
+        tracing::debug!(
+            gather_ms = gathered_ms,
+            rank_ms = started.elapsed().as_secs_f64() * 1000.0 - gathered_ms,
+            "hybrid search"
+        );
+        ranked
     }
 
     /// Validates the query and runs the arms: every candidate each arm
@@ -969,22 +979,67 @@ impl Hybrid {
             Some(spawned)
         });
         let mut keyword_run = keyword_run.flatten();
-        // The semantic arm runs first and the synonym arm next: whether
-        // the synonyms run depends on the tier that answered, and when they
-        // do, they run on a spare connection on their own thread, joined
-        // after the other arms. The keyword arm's thread is joined last, so
-        // its walk overlaps every other arm. Each arm's report and
-        // candidates then go back to the arms' own order (ties in fusion
-        // keep it).
+        // The BM25 arm starts first, on a spare connection on its own
+        // thread when there is one; the semantic arm runs next and the
+        // synonym arm after it (whether the synonyms run depends on the
+        // tier that answered), on a spare connection of its own too. The
+        // arms on their own threads are joined after the others, the
+        // keyword arm's last, so its walk overlaps every other arm. Each
+        // arm's report and candidates then go back to the arms' own order
+        // (ties in fusion keep it).
         let mut order: Vec<(usize, (Arm, f64))> = weights.into_iter().enumerate().collect();
         order.sort_by_key(|(_, (arm, _))| match arm {
-            Arm::Semantic => 0,
-            Arm::Synonym => 1,
-            Arm::Keyword => 3,
-            _ => 2,
+            Arm::Bm25 => 0,
+            Arm::Semantic => 1,
+            Arm::Synonym => 2,
+            Arm::Keyword => 4,
+            _ => 3,
         });
         let mut done: Vec<(usize, ArmReport, Vec<Cand>)> = Vec::new();
-        let mut side: Option<SideArm> = None;
+        let mut side: Vec<SideArm> = Vec::new();
+        // Runs a full-text arm on a spare connection on its own thread:
+        // false when there is no spare connection, an error when no thread
+        // could start (the connection went with the closure).
+        let spawn_text_arm = |slot: usize,
+                              arm: Arm,
+                              weight: f64,
+                              words: Words,
+                              n: usize,
+                              side: &mut Vec<SideArm>|
+         -> std::result::Result<bool, String> {
+            let Some(spare_store) = spare.take() else {
+                return Ok(false);
+            };
+            let (query, filter) = (query.to_string(), req.filter.clone());
+            let root = root.to_path_buf();
+            let spawned = std::thread::Builder::new()
+                .name(format!("repo-search-{}-arm", arm.name()))
+                .spawn(move || {
+                    let started = std::time::Instant::now();
+                    let hits = search_bm25(
+                        &spare_store,
+                        &root,
+                        &query,
+                        words,
+                        &filter,
+                        n,
+                        Snippets::Later,
+                    );
+                    tracing::debug!(
+                        ?arm,
+                        ms = started.elapsed().as_secs_f64() * 1000.0,
+                        "hybrid arm (own thread)"
+                    );
+                    (spare_store, hits)
+                });
+            match spawned {
+                Ok(handle) => {
+                    side.push((slot, arm, weight, handle));
+                    Ok(true)
+                }
+                Err(e) => Err(format!("cannot start the {} arm: {e}", arm.name())),
+            }
+        };
         for (slot, (arm, weight)) in order {
             if !runs(arm) || weight == 0.0 {
                 continue;
@@ -1012,44 +1067,23 @@ impl Hybrid {
                 Arm::Synonym if crate::text::fts_synonyms(query).is_none() => {
                     note = Some("no word with synonyms".into());
                 }
-                Arm::Synonym if let Some(spare_store) = spare.take() => {
-                    let (query, filter) = (query.to_string(), req.filter.clone());
-                    let root = root.to_path_buf();
-                    let n = SYNONYM_CANDIDATES.min(cand_n);
-                    let spawned = std::thread::Builder::new()
-                        .name("repo-search-synonym-arm".into())
-                        .spawn(move || {
-                            let started = std::time::Instant::now();
-                            let hits = search_bm25(
-                                &spare_store,
-                                &root,
-                                &query,
-                                Words::Synonyms,
-                                &filter,
-                                n,
-                                Snippets::Later,
-                            );
-                            tracing::debug!(
-                                ms = started.elapsed().as_secs_f64() * 1000.0,
-                                "hybrid arm Synonym (own thread)"
-                            );
-                            (spare_store, hits)
-                        });
-                    match spawned {
-                        Ok(handle) => {
-                            side = Some((slot, weight, handle));
-                            continue;
-                        }
-                        // (The connection went with the closure.)
-                        Err(e) => note = Some(format!("cannot start the synonym arm: {e}")),
-                    }
-                }
                 Arm::Bm25 | Arm::Phrase | Arm::Synonym => {
                     let (words, n) = match arm {
                         Arm::Phrase => (Words::AdjacentPairs, PHRASE_CANDIDATES.min(cand_n)),
                         Arm::Synonym => (Words::Synonyms, SYNONYM_CANDIDATES.min(cand_n)),
                         _ => (Words::Any, cand_n),
                     };
+                    // The word pairs are quick; the others get a thread.
+                    let spawned = match arm {
+                        Arm::Phrase => Ok(false),
+                        _ => spawn_text_arm(slot, arm, weight, words, n, &mut side),
+                    };
+                    match spawned {
+                        Ok(true) => continue,
+                        Ok(false) => {}
+                        // Then it runs here, on the caller's connection.
+                        Err(failed) => tracing::warn!("{failed}"),
+                    }
                     match search_bm25(store, root, query, words, &req.filter, n, Snippets::Later) {
                         Ok(hits) => cands.extend(
                             hits.into_iter()
@@ -1183,20 +1217,26 @@ impl Hybrid {
                                         .or_insert_with(|| lang_of(root, &m.path));
                                 }
                                 let lang = |path: &str| langs.get(path).copied().unwrap_or("other");
+                                // Live code first: each file's test flag
+                                // once, not per comparison (a common
+                                // identifier matches thousands of lines).
+                                let tests: HashMap<&str, bool> = per_file
+                                    .keys()
+                                    .map(|&p| (p, crate::search::is_test_path(p)))
+                                    .collect();
                                 let mut ms: Vec<_> = r
                                     .matches
                                     .iter()
                                     .filter(|m| req.filter.accepts(&m.path, lang(&m.path)))
                                     .collect();
-                                ms.sort_by(|a, b| {
-                                    crate::search::is_test_path(&a.path)
-                                        .cmp(&crate::search::is_test_path(&b.path))
-                                        .then(
-                                            per_file[b.path.as_str()]
-                                                .cmp(&per_file[a.path.as_str()]),
-                                        )
-                                        .then(a.path.cmp(&b.path))
-                                        .then(a.line.cmp(&b.line))
+                                ms.sort_by_cached_key(|m| {
+                                    let p = m.path.as_str();
+                                    (
+                                        tests.get(p).copied().unwrap_or(false),
+                                        std::cmp::Reverse(per_file.get(p).copied().unwrap_or(0)),
+                                        p,
+                                        m.line,
+                                    )
                                 });
                                 for (i, m) in ms.into_iter().take(cand_n).enumerate() {
                                     cands.push(Cand {
@@ -1242,7 +1282,7 @@ impl Hybrid {
             };
             done.push((slot, report, found));
         }
-        if let Some((slot, weight, handle)) = side {
+        for (slot, arm, weight, handle) in side {
             let (found, note) = match handle.join() {
                 Ok((spare_store, hits)) => {
                     spare.give_back(spare_store);
@@ -1250,17 +1290,17 @@ impl Hybrid {
                         Ok(hits) => (
                             hits.into_iter()
                                 .enumerate()
-                                .map(|(i, h)| from_chunk(Arm::Synonym, i as u32 + 1, h))
+                                .map(|(i, h)| from_chunk(arm, i as u32 + 1, h))
                                 .collect(),
                             None,
                         ),
                         Err(e) => (Vec::new(), Some(short_error(&e))),
                     }
                 }
-                Err(_) => (Vec::new(), Some("the synonym arm panicked".to_string())),
+                Err(_) => (Vec::new(), Some(format!("the {} arm panicked", arm.name()))),
             };
             let report = ArmReport {
-                arm: Arm::Synonym,
+                arm,
                 weight,
                 candidates: found.len(),
                 note,
