@@ -13,8 +13,9 @@ Three situations are measured:
   pay for it;
 - spaced: calls 2.5 s apart, so every index-backed call first re-checks the
   tree for edits (walk + stat) before answering;
-- raw: the back-to-back calls again as plain JSON-RPC lines in the stateless
-  2026-07-28 era, without the SDK, which is what the server itself costs.
+- raw: the back-to-back calls again (hybrid search too) as plain JSON-RPC
+  lines in the stateless 2026-07-28 era, without the SDK, which is what the
+  server itself costs.
 
 Every call must succeed; answers with no hits are counted per tool and
 printed (a fast empty answer is not a fast answer). `--names kernel` uses
@@ -214,7 +215,12 @@ def bench_raw(binary: str, root: str, env: dict, rounds: int) -> None:
         report("search_keyword (raw JSON-RPC, 2026-07-28)", kw)
         # The server's memory once it holds the vector matrix too.
         call("search_semantic", {"query": QUERIES[0]})
-        call("search", {"query": QUERIES[0]})
+        for q in QUERIES:
+            call("search", {"query": q, "no_cache": True})
+        hy = []
+        for _ in range(rounds):
+            hy += [call("search", {"query": q, "no_cache": True}) for q in QUERIES]
+        report("search, hybrid (raw JSON-RPC, no_cache)", hy)
         try:
             status = open(f"/proc/{proc.pid}/status").read().splitlines()
             kib = {l.split(":")[0]: int(l.split()[1]) for l in status if l.startswith(("VmHWM", "VmRSS", "RssAnon", "RssFile"))}

@@ -70,13 +70,18 @@ pub trait TokenTable {
     /// special tokens.
     fn token_ids(&self, text: &str, out: &mut Vec<u32>);
     /// Each text's distinct token ids, sorted, as [`Self::token_ids`]
-    /// gives them.
-    fn distinct_token_ids(&self, texts: &[String]) -> Vec<std::sync::Arc<[u32]>> {
+    /// gives them for `prepare(text)` (a table may keep them by the text,
+    /// so `prepare` must give the same output for the same text).
+    fn distinct_token_ids(
+        &self,
+        texts: &[String],
+        prepare: fn(&str) -> String,
+    ) -> Vec<std::sync::Arc<[u32]>> {
         texts
             .iter()
             .map(|t| {
                 let mut ids = Vec::new();
-                self.token_ids(t, &mut ids);
+                self.token_ids(&prepare(t), &mut ids);
                 ids.sort_unstable();
                 ids.dedup();
                 ids.into()

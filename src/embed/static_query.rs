@@ -185,7 +185,7 @@ impl super::TokenTable for QueryModel {
         out.extend(ids.into_iter().filter(|&id| !self.is_special(id)));
     }
 
-    fn distinct_token_ids(&self, texts: &[String]) -> Vec<Arc<[u32]>> {
+    fn distinct_token_ids(&self, texts: &[String], prepare: fn(&str) -> String) -> Vec<Arc<[u32]>> {
         let keys: Vec<u64> = texts
             .iter()
             .map(|t| xxhash_rust::xxh3::xxh3_64(t.as_bytes()))
@@ -216,7 +216,8 @@ impl super::TokenTable for QueryModel {
                     return ids;
                 }
                 let mut ids = Vec::new();
-                self.tokenizer.encode_with(text, &mut ids, &mut word);
+                self.tokenizer
+                    .encode_with(&prepare(text), &mut ids, &mut word);
                 ids.retain(|&id| !self.is_special(id));
                 ids.sort_unstable();
                 ids.dedup();

@@ -718,7 +718,13 @@ fn token_match_files(
             chunks.push(c);
         }
     }
-    // Where each line starts, per file, computed once.
+    // Where each line starts, per file, computed once, up to the last
+    // line a chunk of the file needs.
+    let mut last_line: HashMap<&str, usize> = HashMap::new();
+    for c in &chunks {
+        let last = last_line.entry(c.path.as_str()).or_default();
+        *last = (*last).max(c.end_line as usize);
+    }
     let mut line_starts: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut paths: Vec<&str> = Vec::with_capacity(chunks.len());
     let mut texts: Vec<String> = Vec::with_capacity(chunks.len());
@@ -728,8 +734,10 @@ fn token_match_files(
             continue;
         };
         let starts = line_starts.entry(c.path.as_str()).or_insert_with(|| {
+            let last = last_line.get(c.path.as_str()).copied().unwrap_or(0);
             std::iter::once(0)
-                .chain(file.match_indices('\n').map(|(i, _)| i + 1))
+                .chain(memchr::memchr_iter(b'\n', file.as_bytes()).map(|i| i + 1))
+                .take(last + 1)
                 .collect()
         });
         let start = c.start_line.max(1) as usize;

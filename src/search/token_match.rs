@@ -94,8 +94,7 @@ impl Question {
     /// Each text's score (0–1): the weighted share of the question's
     /// tokens it holds, a near token counting its similarity.
     pub fn scores(&self, table: &dyn TokenTable, texts: &[String]) -> Result<Vec<f64>> {
-        let split: Vec<String> = texts.iter().map(|t| split_words(t)).collect();
-        let tokens = table.distinct_token_ids(&split);
+        let tokens = table.distinct_token_ids(texts, split_words);
         // Similarities to the question, once per distinct token: slot `i`
         // holds token `distinct[i]`'s, one per question token.
         let mut distinct: Vec<u32> = tokens.iter().flat_map(|t| t.iter().copied()).collect();
