@@ -91,6 +91,15 @@ pub trait TokenTable {
     /// Token `id`'s vector as the table holds it (not normalised: its
     /// length is the token's weight in a mean).
     fn token_vector(&self, id: u32) -> Result<std::sync::Arc<[f32]>>;
+    /// Calls `f` with each of `ids`' vectors in turn, as
+    /// [`Self::token_vector`] gives them (a table may look them all up
+    /// under one lock).
+    fn each_token_vector(&self, ids: &[u32], f: &mut dyn FnMut(&[f32])) -> Result<()> {
+        for &id in ids {
+            f(&self.token_vector(id)?);
+        }
+        Ok(())
+    }
 }
 
 /// Which of the two embedding tiers.

@@ -44,7 +44,7 @@ pub struct QueryModel {
     normalize: bool,
     /// Rows read for token matching, kept for the process's later
     /// questions (at most the whole table, 30 MB for potion-base-8M).
-    matched_rows: Mutex<HashMap<u32, Arc<[f32]>>>,
+    matched_rows: Mutex<foldhash::HashMap<u32, Arc<[f32]>>>,
     /// The distinct tokens of texts matched before, by the texts' hash (a
     /// process answers many questions over the same code).
     matched_texts: Mutex<foldhash::HashMap<u64, Arc<[u32]>>>,
@@ -98,7 +98,7 @@ impl QueryModel {
             rows,
             dim,
             normalize,
-            matched_rows: Mutex::new(HashMap::new()),
+            matched_rows: Mutex::new(foldhash::HashMap::default()),
             matched_texts: Mutex::new(foldhash::HashMap::default()),
         }))
     }
@@ -167,6 +167,16 @@ impl QueryModel {
     fn is_special(&self, id: u32) -> bool {
         Some(id) == self.tokenizer.unk_id
             || self.tokenizer.added_tokens.iter().any(|(_, a)| *a == id)
+    }
+
+    /// Token `id`'s row, read from the table.
+    fn load_row(&self, id: u32) -> Result<Arc<[f32]>> {
+        let mut row = vec![0u8; self.dim * 4];
+        self.read_row(id, &mut row)?;
+        Ok(row
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect())
     }
 
     fn cached_row(&self, id: u32) -> Option<Arc<[f32]>> {
@@ -238,17 +248,24 @@ impl super::TokenTable for QueryModel {
         if let Some(v) = self.cached_row(id) {
             return Ok(v);
         }
-        let mut row = vec![0u8; self.dim * 4];
-        self.read_row(id, &mut row)?;
-        let v: Arc<[f32]> = row
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
+        let v = self.load_row(id)?;
         self.matched_rows
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(id, Arc::clone(&v));
         Ok(v)
+    }
+
+    fn each_token_vector(&self, ids: &[u32], f: &mut dyn FnMut(&[f32])) -> Result<()> {
+        let mut rows = self.matched_rows.lock().unwrap_or_else(|e| e.into_inner());
+        for &id in ids {
+            let v = match rows.get(&id) {
+                Some(v) => v,
+                None => rows.entry(id).or_insert(self.load_row(id)?),
+            };
+            f(v);
+        }
+        Ok(())
     }
 }
 

@@ -615,6 +615,18 @@ pub struct Cand {
     pub span: Option<ChunkSpan>,
     /// The arm's own score (BM25, cosine similarity; 0 for the others).
     pub raw: f64,
+    /// [`crate::search::chunk_prior`], once per candidate (it reads the
+    /// path's components; fusion weighs it several times).
+    #[serde(skip)]
+    pub prior: f64,
+}
+
+impl Cand {
+    /// Sets [`Cand::prior`] from the candidate's path, language and name.
+    fn with_prior(mut self) -> Cand {
+        self.prior = crate::search::chunk_prior(&self.path, &self.lang, self.symbol.as_deref());
+        self
+    }
 }
 
 /// What the arms found for one query, before fusion.
@@ -783,7 +795,9 @@ fn from_chunk(arm: Arm, rank: u32, h: ChunkHit) -> Cand {
         lang: h.lang,
         snippet: h.span.is_none().then_some((h.snippet_line, h.snippet)),
         span: h.span,
+        prior: 1.0,
     }
+    .with_prior()
 }
 
 /// Second read connections to the index a search reads: the synonym arm's
@@ -1176,22 +1190,26 @@ impl Hybrid {
                                         continue;
                                     }
                                     rank += 1;
-                                    cands.push(Cand {
-                                        arm,
-                                        rank,
-                                        path: h.path,
-                                        start_line: h.start_line,
-                                        end_line: h.end_line,
-                                        symbol: Some(match &h.container {
-                                            Some(c) => format!("{c}.{}", h.name),
-                                            None => h.name.clone(),
-                                        }),
-                                        kind: Some(h.kind),
-                                        lang: h.lang,
-                                        snippet: None,
-                                        span: None,
-                                        raw: match_weight(h.match_kind),
-                                    });
+                                    cands.push(
+                                        Cand {
+                                            arm,
+                                            rank,
+                                            path: h.path,
+                                            start_line: h.start_line,
+                                            end_line: h.end_line,
+                                            symbol: Some(match &h.container {
+                                                Some(c) => format!("{c}.{}", h.name),
+                                                None => h.name.clone(),
+                                            }),
+                                            kind: Some(h.kind),
+                                            lang: h.lang,
+                                            snippet: None,
+                                            span: None,
+                                            raw: match_weight(h.match_kind),
+                                            prior: 1.0,
+                                        }
+                                        .with_prior(),
+                                    );
                                 }
                             }
                             Err(e) => note = Some(short_error(&e)),
@@ -1247,19 +1265,23 @@ impl Hybrid {
                                     )
                                 });
                                 for (i, m) in ms.into_iter().take(cand_n).enumerate() {
-                                    cands.push(Cand {
-                                        arm,
-                                        rank: i as u32 + 1,
-                                        path: m.path.clone(),
-                                        start_line: m.line as u32,
-                                        end_line: m.line as u32,
-                                        symbol: None,
-                                        kind: None,
-                                        lang: lang(&m.path).to_string(),
-                                        snippet: Some((m.line as u32, m.text.clone())),
-                                        span: None,
-                                        raw: 0.0,
-                                    });
+                                    cands.push(
+                                        Cand {
+                                            arm,
+                                            rank: i as u32 + 1,
+                                            path: m.path.clone(),
+                                            start_line: m.line as u32,
+                                            end_line: m.line as u32,
+                                            symbol: None,
+                                            kind: None,
+                                            lang: lang(&m.path).to_string(),
+                                            snippet: Some((m.line as u32, m.text.clone())),
+                                            span: None,
+                                            raw: 0.0,
+                                            prior: 1.0,
+                                        }
+                                        .with_prior(),
+                                    );
                                 }
                             }
                             Err(e) => note = Some(short_error(&e)),
@@ -1852,7 +1874,9 @@ fn location_cand(c: ChunkRow, snippet: Option<(u32, String)>) -> Cand {
         snippet,
         span: None,
         raw: 1.0,
+        prior: 1.0,
     }
+    .with_prior()
 }
 
 impl Fused {
@@ -1913,17 +1937,8 @@ fn match_factor(c: &Cand) -> f64 {
 fn fuse(cands: Vec<Cand>, weight_of: &dyn Fn(Arm) -> f64, k: f64) -> Vec<Fused> {
     // Implementation before tests and docs in every arm (BM25 applies the
     // same prior to its own ranking; the others do not know paths).
-    // The prior once per candidate (it looks at the path's components),
-    // not once per comparison of the sort.
-    let mut cands: Vec<(f64, Cand)> = cands
-        .into_iter()
-        .map(|c| {
-            (
-                crate::search::chunk_prior(&c.path, &c.lang, c.symbol.as_deref()),
-                c,
-            )
-        })
-        .collect();
+    // (Each candidate's prior was computed once, when it was found.)
+    let mut cands: Vec<(f64, Cand)> = cands.into_iter().map(|c| (c.prior, c)).collect();
     let contribution =
         |prior: f64, c: &Cand| weight_of(c.arm) / (k + c.rank as f64) * prior * match_factor(c);
     // Blocks (chunks, definitions) first so single lines merge into them.
@@ -2031,9 +2046,7 @@ fn file_scores(
         if seen.insert((c.arm, c.path.as_str())) {
             *n += 1;
         }
-        let value = weight_of(c.arm) / (k + *n as f64)
-            * crate::search::chunk_prior(&c.path, &c.lang, c.symbol.as_deref())
-            * match_factor(c);
+        let value = weight_of(c.arm) / (k + *n as f64) * c.prior * match_factor(c);
         let best = per_arm.entry((c.path.as_str(), c.arm)).or_default();
         *best = best.max(value);
         let counts = chunks.entry(c.path.as_str()).or_default();
@@ -2706,7 +2719,9 @@ mod tests {
             snippet: Some((s, String::new())),
             span: None,
             raw: 0.0,
+            prior: 1.0,
         }
+        .with_prior()
     }
 
     #[test]

@@ -101,11 +101,13 @@ impl Question {
         distinct.sort_unstable();
         distinct.dedup();
         let nq = self.units.len();
-        let mut sims: Vec<Vec<f32>> = Vec::with_capacity(distinct.len());
-        for &id in &distinct {
-            let (u, _) = unit(&table.token_vector(id)?);
-            sims.push(self.units.iter().map(|q| dot(q, &u)).collect());
-        }
+        // Row `i` (`nq` wide) holds token `distinct[i]`'s cosines.
+        let mut sims: Vec<f32> = Vec::with_capacity(distinct.len() * nq);
+        table.each_token_vector(&distinct, &mut |v| {
+            let norm = dot(v, v).sqrt();
+            let scale = if norm > 0.0 { 1.0 / norm } else { 1.0 };
+            sims.extend(self.units.iter().map(|q| dot(q, v) * scale));
+        })?;
         let total: f32 = self.weights.iter().sum();
         let mut best = vec![f32::MIN; nq];
         let mut out = Vec::with_capacity(texts.len());
@@ -115,7 +117,7 @@ impl Question {
                 let Ok(slot) = distinct.binary_search(id) else {
                     continue;
                 };
-                for (b, &x) in best.iter_mut().zip(&sims[slot]) {
+                for (b, &x) in best.iter_mut().zip(&sims[slot * nq..(slot + 1) * nq]) {
                     *b = b.max(x);
                 }
             }
