@@ -1062,11 +1062,14 @@ fn render_hits(
     terms: &[String],
     snippets: Snippets,
 ) -> Result<Vec<ChunkHit>> {
-    let db = store::db_path(root);
+    let ids: Vec<i64> = top.iter().map(|&(id, _)| id).collect();
+    let mut rows = store
+        .chunk_rows(&ids)
+        .map_err(|e| store::explain(e, &store::db_path(root)))?;
     let mut sources = crate::source::Sources::new(root);
     let mut hits = Vec::with_capacity(top.len());
     for &(id, score) in top {
-        let Some(c) = store.chunk_row(id).map_err(|e| store::explain(e, &db))? else {
+        let Some(c) = rows.remove(&id) else {
             continue;
         };
         let ((snippet_line, snippet), span) = match snippets {

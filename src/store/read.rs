@@ -287,7 +287,8 @@ impl Store {
 
     pub fn get_meta(&self, key: &str) -> rusqlite::Result<Option<String>> {
         self.conn
-            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+            .query_row([key], |r| r.get(0))
             .optional()
     }
 
@@ -866,15 +867,24 @@ impl Store {
         }))
     }
 
-    /// Location of one chunk.
-    pub fn chunk_row(&self, chunk_id: i64) -> rusqlite::Result<Option<ChunkRow>> {
-        self.conn
-            .prepare_cached(
-                &format!("SELECT c.id, f.path, coalesce(f.lang, ''), c.start_line, c.end_line, c.symbol, c.kind, c.embed_key, {SPAN_COLUMNS}
-                 FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1"),
-            )?
-            .query_row([chunk_id], chunk_row)
-            .optional()
+    /// The chunks of `chunk_ids` that still exist, by id, read in one
+    /// query (one read transaction, not one per chunk).
+    pub fn chunk_rows(&self, chunk_ids: &[i64]) -> rusqlite::Result<HashMap<i64, ChunkRow>> {
+        let ids = format!(
+            "[{}]",
+            chunk_ids
+                .iter()
+                .map(|id| id.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let mut stmt = self.conn.prepare_cached(
+            &format!("SELECT c.id, f.path, coalesce(f.lang, ''), c.start_line, c.end_line, c.symbol, c.kind, c.embed_key, {SPAN_COLUMNS}
+             FROM chunks c JOIN files f ON f.id = c.file_id
+             WHERE c.id IN (SELECT value FROM json_each(?1))"),
+        )?;
+        let rows = stmt.query_map([ids], chunk_row)?;
+        rows.map(|r| r.map(|c| (c.chunk_id, c))).collect()
     }
 
     /// Every chunk of the indexed file at `path`, in file order (widest
@@ -1154,6 +1164,21 @@ mod tests {
         .expect("put file");
         w.commit().expect("commit");
         store
+    }
+
+    /// The chunks asked for that exist, each once, by id; an id that is
+    /// gone is left out.
+    #[test]
+    fn chunk_rows_reads_the_existing_chunks_by_id() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = store_with_chunks(dir.path(), &["alpha", "beta", "gamma"]);
+        let rows = store.chunk_rows(&[3, 1, 99, 3]).expect("chunk rows");
+        let mut ids: Vec<i64> = rows.keys().copied().collect();
+        ids.sort_unstable();
+        assert_eq!(ids, [1, 3]);
+        assert_eq!(rows[&3].start_line, 3);
+        assert_eq!(rows[&1].path, "a.rs");
+        assert!(store.chunk_rows(&[]).expect("no ids").is_empty());
     }
 
     /// Rewriting files counts the full-text rows their old chunks leave as
