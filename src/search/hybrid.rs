@@ -800,9 +800,9 @@ fn from_chunk(arm: Arm, rank: u32, h: ChunkHit) -> Cand {
     .with_prior()
 }
 
-/// Second read connections to the index a search reads: the synonym arm's
-/// BM25, the costliest arm on a large index (about 10 ms of a 20 ms
-/// question on Django's 45k chunks), runs on its own thread over one while
+/// Further read connections to the index a search reads: the BM25 and
+/// synonym arms, the costliest on a large index (5-9 and 4-22 ms of a
+/// Django question, 45k chunks), each run on its own thread over one while
 /// the other arms read the first. A connection is taken for one search and
 /// given back after it.
 pub trait SpareStores {
