@@ -169,22 +169,29 @@ impl QueryModel {
             || self.tokenizer.added_tokens.iter().any(|(_, a)| *a == id)
     }
 
-    /// Token `id`'s row, read from the table.
-    fn load_row(&self, id: u32) -> Result<Arc<[f32]>> {
-        let mut row = vec![0u8; self.dim * 4];
-        self.read_row(id, &mut row)?;
-        Ok(row
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect())
+    /// Token `id`'s row from `rows` (the locked [`QueryModel::matched_rows`]),
+    /// read from the table and kept there the first time.
+    fn row_in<'m>(
+        &self,
+        rows: &'m mut foldhash::HashMap<u32, Arc<[f32]>>,
+        id: u32,
+    ) -> Result<&'m Arc<[f32]>> {
+        Ok(match rows.entry(id) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let mut row = vec![0u8; self.dim * 4];
+                self.read_row(id, &mut row)?;
+                e.insert(
+                    row.chunks_exact(4)
+                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                        .collect(),
+                )
+            }
+        })
     }
 
-    fn cached_row(&self, id: u32) -> Option<Arc<[f32]>> {
-        self.matched_rows
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&id)
-            .cloned()
+    fn matched_rows(&self) -> std::sync::MutexGuard<'_, foldhash::HashMap<u32, Arc<[f32]>>> {
+        self.matched_rows.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -245,25 +252,13 @@ impl super::TokenTable for QueryModel {
     }
 
     fn token_vector(&self, id: u32) -> Result<Arc<[f32]>> {
-        if let Some(v) = self.cached_row(id) {
-            return Ok(v);
-        }
-        let v = self.load_row(id)?;
-        self.matched_rows
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id, Arc::clone(&v));
-        Ok(v)
+        self.row_in(&mut self.matched_rows(), id).map(Arc::clone)
     }
 
     fn each_token_vector(&self, ids: &[u32], f: &mut dyn FnMut(&[f32])) -> Result<()> {
-        let mut rows = self.matched_rows.lock().unwrap_or_else(|e| e.into_inner());
+        let mut rows = self.matched_rows();
         for &id in ids {
-            let v = match rows.get(&id) {
-                Some(v) => v,
-                None => rows.entry(id).or_insert(self.load_row(id)?),
-            };
-            f(v);
+            f(self.row_in(&mut rows, id)?);
         }
         Ok(())
     }
