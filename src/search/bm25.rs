@@ -128,6 +128,7 @@ pub fn search_bm25(
             None => return Ok(Vec::new()),
         },
     };
+    tracing::trace!(?words, fts, "bm25 expression");
     ranked(store, root, &fts, &terms, large, filter, limit, snippets)
 }
 

@@ -26,6 +26,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::error::{ErrorCode, UserError};
 
+mod bm25_topk;
 mod names;
 mod ngram;
 mod packed;
@@ -418,6 +419,7 @@ impl Store {
     fn configure_read(&self) -> rusqlite::Result<()> {
         self.conn.busy_timeout(Duration::from_secs(5))?;
         self.plan_once()?;
+        bm25_topk::register(&self.conn)?;
         self.conn.pragma_update(None, "temp_store", "MEMORY")?;
         self.conn
             .pragma_update(None, "mmap_size", READ_MMAP_BYTES)?;
@@ -427,6 +429,7 @@ impl Store {
     fn configure(&self) -> rusqlite::Result<()> {
         self.conn.busy_timeout(Duration::from_secs(30))?;
         self.plan_once()?;
+        bm25_topk::register(&self.conn)?;
         // First, while a new file is still empty (later, and on an index
         // made without it, a no-op): free pages can then be given back to
         // the file system on request (`PRAGMA incremental_vacuum`, after a

@@ -1088,6 +1088,8 @@ impl Store {
     /// Calls `f` with the best `limit` chunks matching the FTS5 expression
     /// `match_expr`, best first (then by path and start line). `weights`
     /// are those of the FTS columns: chunk body, enclosing symbol, path.
+    /// FTS5's `bm25()` ranks them, through `bm25_topk`, which skips the
+    /// rows that cannot be among the `limit` best (same rows, same scores).
     pub fn fts_chunks(
         &self,
         match_expr: &str,
@@ -1097,7 +1099,7 @@ impl Store {
     ) -> rusqlite::Result<()> {
         let mut stmt = self.conn.prepare_cached(
             &format!("SELECT c.id, f.path, c.start_line, c.end_line, c.symbol, c.kind, f.lang, r.score, {SPAN_COLUMNS}
-             FROM (SELECT rowid AS id, bm25(chunks_fts, ?2, ?3, ?4) AS score FROM chunks_fts
+             FROM (SELECT rowid AS id, bm25_topk(chunks_fts, ?2, ?3, ?4, ?5) AS score FROM chunks_fts
                    WHERE chunks_fts MATCH ?1 ORDER BY score LIMIT ?5) r
              JOIN chunks c ON c.id = r.id JOIN files f ON f.id = c.file_id
              ORDER BY r.score, f.path, c.start_line"),
@@ -1179,6 +1181,120 @@ mod tests {
         assert_eq!(rows[&3].start_line, 3);
         assert_eq!(rows[&1].path, "a.rs");
         assert!(store.chunk_rows(&[]).expect("no ids").is_empty());
+    }
+
+    /// `bm25_topk` returns `bm25()`'s best `k` rows with their scores to
+    /// the bit, however many rows it prunes: over chunks of skewed word
+    /// frequencies (common words in most rows, rare ones in few), for ORs
+    /// with repeated stems, phrases, ANDs and every `k` from 1 past the
+    /// number of matches, with the columns weighted as the search weighs
+    /// them.
+    #[test]
+    fn bm25_topk_keeps_the_best_k_rows_of_bm25() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let words = [
+            "config",
+            "load",
+            "field",
+            "fields",
+            "value",
+            "parse",
+            "error",
+            "cache",
+            "cached",
+            "token",
+            "retry",
+            "connection",
+            "memoize",
+            "spinner",
+            "route",
+            "alpha",
+        ];
+        // A deterministic spread: word i appears in about 1 of 2^(i/2) rows,
+        // 1-4 times, and row lengths vary from 3 to 60 tokens.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut texts: Vec<String> = Vec::new();
+        for _ in 0..600 {
+            let mut t: Vec<&str> = Vec::new();
+            for (i, w) in words.iter().enumerate() {
+                if next() % (1 << (i / 2)) == 0 {
+                    for _ in 0..=(next() % 4) {
+                        t.push(w);
+                    }
+                }
+            }
+            t.extend(std::iter::repeat_n("filler", 3 + (next() % 58) as usize));
+            texts.push(t.join(" "));
+        }
+        let mut store = Store::open_rw(dir.path()).expect("open");
+        let extracted = Extracted {
+            chunks: texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Chunk {
+                    symbol: (i % 7 == 0).then(|| words[i % words.len()].to_string()),
+                    ..chunk(i as u32 + 1, t)
+                })
+                .collect(),
+            ..Extracted::default()
+        };
+        let w = store.begin().expect("begin");
+        w.put_file(
+            None,
+            &FileUpdate::for_test("src/cache.rs", Lang::Rust, &extracted),
+            1,
+        )
+        .expect("put file");
+        w.commit().expect("commit");
+        let best = |function: &str, expr: &str, k: usize| -> Vec<(i64, u64)> {
+            let sql = format!(
+                "SELECT rowid, {function} AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s, rowid LIMIT ?2"
+            );
+            let mut stmt = store.conn.prepare(&sql).expect("prepare");
+            stmt.query_map(rusqlite::params![expr, k as i64], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?.to_bits()))
+            })
+            .expect("query")
+            .collect::<rusqlite::Result<_>>()
+            .expect("rows")
+        };
+        for expr in [
+            r#""config" OR "load" OR "field" OR "fields""#,
+            r#""cache" OR "cached" OR "memoize" OR "field" OR "value" OR "error""#,
+            r#""spinner" OR "retry" OR "connection" OR "token" OR "parse""#,
+            r#""config load" OR "field value" OR "parse""#,
+            r#"("field" AND "value") OR ("cache" AND "error") OR "alpha""#,
+            r#""filler" OR "field""#,
+        ] {
+            let matches = best("bm25(chunks_fts, 1.0, 10.0, 3.0)", expr, 10_000).len();
+            assert!(matches > 20, "{expr}: {matches} rows");
+            for k in [1, 2, 5, 20, 55, matches - 1, matches, matches + 5] {
+                let want = best("bm25(chunks_fts, 1.0, 10.0, 3.0)", expr, k);
+                let got = best(
+                    &format!("bm25_topk(chunks_fts, 1.0, 10.0, 3.0, {k})"),
+                    expr,
+                    k,
+                );
+                assert_eq!(got, want, "{expr}, k = {k}");
+            }
+        }
+        // And it did prune: rows it left unscored (0.0) for k = 5.
+        let pruned: i64 = store
+            .conn
+            .query_row(
+                "SELECT count(*) FROM (SELECT bm25_topk(chunks_fts, 1.0, 10.0, 3.0, 5) AS s
+                 FROM chunks_fts WHERE chunks_fts MATCH '\"filler\" OR \"field\"') WHERE s = 0.0",
+                [],
+                |r| r.get(0),
+            )
+            .expect("count");
+        assert!(pruned > 100, "{pruned} rows pruned");
     }
 
     /// Rewriting files counts the full-text rows their old chunks leave as
