@@ -96,9 +96,30 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         | "heex" | "erb" | "haml" | "hbs" | "mustache" | "twig" | "j2" | "jinja" | "glsl"
         | "hlsl" | "wgsl" | "metal" | "thrift" | "capnp" | "fbs" | "prisma" | "coffee" | "raku"
         | "rakumod" | "pas" | "hcl" | "m4" => Lang::OtherCode,
+        // Grammars and lexers (Bison/yacc, flex/lex, ANTLR, PEG, pest,
+        // LALRPOP, Jison, gperf, Ragel): where a language's syntax is
+        // defined, often the one file that answers "where is the grammar"
+        // (jq's `parser.y`, tmux's `cmd-parse.y`, lighttpd's
+        // `configparser.y`), next to the C a generator made of it.
+        _ if is_grammar_extension(ext) => Lang::OtherCode,
+        // Code in a project's own language that has no grammar here (jq's
+        // builtins in `builtin.jq`), includes, X-macro tables, automake
+        // input, Java properties, templates and Razor views.
+        "jq" | "inc" | "def" | "am" | "properties" | "liquid" | "ejs" | "pug" | "njk"
+        | "cshtml" | "razor" => Lang::OtherCode,
         "md" | "markdown" | "rst" | "txt" | "adoc" | "asciidoc" | "org" => Lang::Docs,
         _ => return None,
     })
+}
+
+/// Extensions of grammars and lexers a generator turns into code (Bison
+/// and yacc, flex and lex, ANTLR, PEG, pest, LALRPOP, Jison, gperf,
+/// Ragel), lowercase, without the dot.
+pub fn is_grammar_extension(ext: &str) -> bool {
+    const GRAMMARS: [&str; 13] = [
+        "y", "yy", "ypp", "l", "ll", "lex", "g4", "peg", "pest", "lalrpop", "jison", "gperf", "rl",
+    ];
+    GRAMMARS.contains(&ext)
 }
 
 /// Whether a file is a single-file component (Vue, Svelte): code only in
@@ -546,6 +567,13 @@ mod tests {
             ("Kconfig.debug", Lang::OtherCode),
             ("src/core.clj", Lang::OtherCode),
             ("build.ps1", Lang::OtherCode),
+            ("src/parser.y", Lang::OtherCode),
+            ("src/lexer.l", Lang::OtherCode),
+            ("cmd-parse.y", Lang::OtherCode),
+            ("grammar/Lang.g4", Lang::OtherCode),
+            ("src/builtin.jq", Lang::OtherCode),
+            ("src/main/resources/application.properties", Lang::OtherCode),
+            ("Makefile.am", Lang::OtherCode),
             ("src/components/TodoList.vue", Lang::JavaScript),
             ("src/routes/Counter.svelte", Lang::JavaScript),
         ] {
