@@ -629,6 +629,45 @@ impl Cand {
     }
 }
 
+/// A candidate generated from a grammar that is a candidate too (Bison's
+/// `parser.c` and `parser.h` beside `parser.y`, flex's `lexer.c` beside
+/// `lexer.l`) ranks as other generated code does ([`GENERATED_PRIOR`]):
+/// the grammar is where the syntax is written, the C repeats its
+/// vocabulary in tables and actions.
+fn demote_generated_siblings(cands: &mut [Cand]) {
+    let grammars: std::collections::HashSet<(&str, &str)> = cands
+        .iter()
+        .filter_map(|c| {
+            let (base, ext) = split_ext(&c.path)?;
+            crate::lang::is_grammar_extension(ext).then_some(base)
+        })
+        .collect();
+    if grammars.is_empty() {
+        return;
+    }
+    let generated: Vec<bool> = cands
+        .iter()
+        .map(|c| {
+            split_ext(&c.path).is_some_and(|(base, ext)| {
+                !crate::lang::is_grammar_extension(ext) && grammars.contains(&base)
+            })
+        })
+        .collect();
+    for (c, generated) in cands.iter_mut().zip(generated) {
+        if generated {
+            c.prior *= crate::search::GENERATED_PRIOR;
+        }
+    }
+}
+
+/// A path's directory and file stem (up to the last dot), and its
+/// extension: `src/parser.y` → `(("src", "parser"), "y")`.
+fn split_ext(path: &str) -> Option<((&str, &str), &str)> {
+    let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let (stem, ext) = name.rsplit_once('.')?;
+    Some(((dir, stem), ext))
+}
+
 /// What the arms found for one query, before fusion.
 pub struct Gathered {
     pub analysis: Analysis,
@@ -1342,6 +1381,7 @@ impl Hybrid {
             reports.push(report);
             cands.extend(found);
         }
+        demote_generated_siblings(&mut cands);
         // Questions a semantic tier answered are matched token by token too
         // (with the fast model's token vectors, whichever tier answered).
         let token_model = (analysis.kind == QueryKind::NaturalLanguage
@@ -2704,6 +2744,29 @@ mod tests {
         let main = main_chunk("pkg/helpers.py", chunks).map(|c| c.start_line);
         assert_eq!(main, Some(1), "no chunk named after the file: its first");
         assert!(main_chunk("pkg/empty.py", Vec::new()).is_none());
+    }
+
+    /// Bison's `parser.c` and `parser.h` rank as generated code when
+    /// their `parser.y` is a candidate too; a C file without a grammar
+    /// beside it, or beside another stem's, keeps its prior.
+    #[test]
+    fn code_generated_from_a_candidate_grammar_ranks_as_generated() {
+        let mut cands = vec![
+            cand(Arm::Bm25, 1, "src/parser.c", 1, 50),
+            cand(Arm::Bm25, 2, "src/parser.h", 1, 50),
+            cand(Arm::Semantic, 1, "src/parser.y", 1, 50),
+            cand(Arm::Bm25, 3, "src/lexer.c", 1, 50),
+            cand(Arm::Bm25, 4, "lib/parser.c", 1, 50),
+            cand(Arm::Bm25, 5, "src/tests/parser.c", 1, 50),
+        ];
+        demote_generated_siblings(&mut cands);
+        let priors: Vec<f64> = cands.iter().map(|c| c.prior).collect();
+        let g = crate::search::GENERATED_PRIOR;
+        assert_eq!(priors, [g, g, 1.0, 1.0, 1.0, 0.5]);
+        // No grammar among the candidates: nothing changes.
+        let mut cands = vec![cand(Arm::Bm25, 1, "src/parser.c", 1, 50)];
+        demote_generated_siblings(&mut cands);
+        assert_eq!(cands[0].prior, 1.0);
     }
 
     fn cand(arm: Arm, rank: u32, path: &str, s: u32, e: u32) -> Cand {

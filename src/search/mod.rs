@@ -391,12 +391,16 @@ fn is_release_snapshot(c: &str) -> bool {
 /// tests, examples, vendored, generated and legacy copies, documentation
 /// and data files, which mention the same words without being the answer
 /// to "where is X done".
+/// [`path_prior`]'s factor for secondary, declaration-only and generated
+/// files.
+pub const GENERATED_PRIOR: f64 = 0.6;
+
 pub fn path_prior(path: &str, lang: &str) -> f64 {
     let mut prior = 1.0;
     if is_test_path(path) {
         prior *= 0.5;
     } else if is_secondary_path(path) || is_type_declaration(path) || is_generated_path(path) {
-        prior *= 0.6;
+        prior *= GENERATED_PRIOR;
     }
     if is_build_output(path) {
         prior *= BUILD_OUTPUT_PRIOR;

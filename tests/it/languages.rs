@@ -454,6 +454,43 @@ fn a_script_that_loses_its_shebang_leaves_the_index() {
     assert_eq!(v["hits"][0]["lang"], "bash", "{v}");
 }
 
+/// A Bison grammar is indexed and searched like code, and the C Bison
+/// made of it ranks after it: a question in the grammar's words finds
+/// `parser.y` first, `parser.c` behind it (it repeats the rules twice and
+/// the grammar's file is longer, so without the generated prior it would
+/// lead).
+#[test]
+fn a_grammar_is_indexed_and_ranks_before_the_code_generated_from_it() {
+    let p = Project::new();
+    let rules = "pipe_expr: term '|' pipe_expr { $$ = gen_pipe($1, $3); }\n\
+                 term: IDENT { $$ = gen_call($1); } | '.' { $$ = gen_noop(); }\n";
+    let prologue: String = (0..8)
+        .map(|i| format!("#include \"part{i}.h\"\n"))
+        .collect();
+    p.write(
+        "src/parser.y",
+        format!("%{{\n{prologue}%}}\n%token IDENT\n%%\n{rules}%%\n"),
+    );
+    p.write(
+        "src/parser.c",
+        format!("/* A Bison parser, made by GNU Bison 3.0.4.  */\n#line 2 \"src/parser.y\"\n/* {rules} */\n/* {rules} */\n\
+                 static const char *const yytname[] = {{ \"pipe_expr\", \"term\", \"IDENT\" }};\n\
+                 int yyparse(void) {{ return gen_pipe(0, 0) + gen_call(0) + gen_noop(); }}\n"),
+    );
+    p.write("src/util.c", "int gen_util(void) { return 0; }\n");
+    let summary = p.json(&["index", "--no-embed"]);
+    assert_eq!(summary["files"], 3, "{summary}");
+    let v = p.json(&["search", "pipe expression term rules gen_pipe gen_call"]);
+    let paths: Vec<&str> = v["hits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|h| h["path"].as_str())
+        .collect();
+    assert_eq!(paths.first(), Some(&"src/parser.y"), "{v}");
+    assert!(paths.contains(&"src/parser.c"), "{v}");
+}
+
 /// A file name or a location whose path several indexed files end with
 /// leads with up to three of them, live source before tests and shallower
 /// paths first; a name no indexed file has is searched as text.
