@@ -183,14 +183,8 @@ unsafe fn query<'a>(
         }
         let n = phrases(fts).max(0);
         let (mut row_count, mut tokens) = (0i64, 0i64);
-        let rc = rows(fts, &mut row_count);
-        if rc != ffi::SQLITE_OK {
-            return Err(rc);
-        }
-        let rc = total(fts, -1, &mut tokens);
-        if rc != ffi::SQLITE_OK {
-            return Err(rc);
-        }
+        check(rows(fts, &mut row_count))?;
+        check(total(fts, -1, &mut tokens))?;
         let avgdl = tokens as f64 / row_count as f64;
         let same = same_tokens(api, fts, n)?;
         let mut idf: Vec<f64> = Vec::with_capacity(n as usize);
@@ -201,15 +195,12 @@ unsafe fn query<'a>(
                 continue;
             }
             let mut hits = 0i64;
-            let rc = each(
+            check(each(
                 fts,
                 i,
                 (&mut hits as *mut i64).cast::<c_void>(),
                 Some(count_row),
-            );
-            if rc != ffi::SQLITE_OK {
-                return Err(rc);
-            }
+            ))?;
             let v = (((row_count - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
             idf.push(if v <= 0.0 { 1e-6 } else { v });
         }
@@ -221,11 +212,8 @@ unsafe fn query<'a>(
             best: RefCell::new(BinaryHeap::new()),
             last: Cell::new(None),
         }));
-        let rc = set(fts, boxed.cast::<c_void>(), Some(drop_query));
-        if rc != ffi::SQLITE_OK {
-            // FTS5 already called `drop_query` on it.
-            return Err(rc);
-        }
+        // On an error FTS5 has already called `drop_query` on it.
+        check(set(fts, boxed.cast::<c_void>(), Some(drop_query)))?;
         Ok(&*boxed)
     }
 }
@@ -260,10 +248,7 @@ unsafe fn same_tokens(
         unsafe {
             for t in 0..size(fts, i) {
                 let (mut p, mut len): (*const std::ffi::c_char, c_int) = (null(), 0);
-                let rc = token(fts, i, t, &mut p, &mut len);
-                if rc != ffi::SQLITE_OK {
-                    return Err(rc);
-                }
+                check(token(fts, i, t, &mut p, &mut len))?;
                 tokens.push(if p.is_null() {
                     Vec::new()
                 } else {
@@ -277,6 +262,15 @@ unsafe fn same_tokens(
         seen.push(tokens);
     }
     Ok(same)
+}
+
+/// `Err(rc)` unless `rc` is `SQLITE_OK`.
+fn check(rc: c_int) -> Result<(), c_int> {
+    if rc == ffi::SQLITE_OK {
+        Ok(())
+    } else {
+        Err(rc)
+    }
 }
 
 /// The sum `bm25()` computes over `freq` for a row of `len` tokens.
@@ -354,10 +348,7 @@ unsafe fn row_score(
                 b: null(),
             };
             let (mut col, mut off): (c_int, c_int) = (0, 0);
-            let rc = first(fts, i as c_int, &mut it, &mut col, &mut off);
-            if rc != ffi::SQLITE_OK {
-                return Err(rc);
-            }
+            check(first(fts, i as c_int, &mut it, &mut col, &mut off))?;
             let (mut f, mut hits) = (0.0, 0u32);
             while col >= 0 {
                 f += weight.get(col as usize).copied().unwrap_or(1.0);
@@ -376,10 +367,7 @@ unsafe fn row_score(
             }
         }
         let mut len: c_int = 0;
-        let rc = size(fts, -1, &mut len);
-        if rc != ffi::SQLITE_OK {
-            return Err(rc);
-        }
+        check(size(fts, -1, &mut len))?;
         let s = score(q, &freq, f64::from(len));
         if k > 0 {
             if best.len() < k {
