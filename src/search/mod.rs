@@ -387,14 +387,14 @@ fn is_release_snapshot(c: &str) -> bool {
     })
 }
 
-/// A ranking prior for a chunk's file: implementation code first, then
-/// tests, examples, vendored, generated and legacy copies, documentation
-/// and data files, which mention the same words without being the answer
-/// to "where is X done".
 /// [`path_prior`]'s factor for secondary, declaration-only and generated
 /// files.
 pub const GENERATED_PRIOR: f64 = 0.6;
 
+/// A ranking prior for a chunk's file: implementation code first, then
+/// tests, examples, vendored, generated and legacy copies, documentation
+/// and data files, which mention the same words without being the answer
+/// to "where is X done".
 pub fn path_prior(path: &str, lang: &str) -> f64 {
     let mut prior = 1.0;
     if is_test_path(path) {
