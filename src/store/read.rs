@@ -1148,22 +1148,25 @@ mod tests {
     /// A store holding one file, `a.rs`, with one chunk per text (ids from
     /// 1, in order).
     fn store_with_chunks(dir: &std::path::Path, texts: &[&str]) -> Store {
+        let chunks = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| chunk(i as u32 + 1, t))
+            .collect();
+        store_with_file(dir, "a.rs", chunks)
+    }
+
+    /// A store holding one Rust file at `path` with `chunks` (ids from 1,
+    /// in order).
+    fn store_with_file(dir: &std::path::Path, path: &str, chunks: Vec<Chunk>) -> Store {
         let mut store = Store::open_rw(dir).expect("open");
         let extracted = Extracted {
-            chunks: texts
-                .iter()
-                .enumerate()
-                .map(|(i, t)| chunk(i as u32 + 1, t))
-                .collect(),
+            chunks,
             ..Extracted::default()
         };
         let w = store.begin().expect("begin");
-        w.put_file(
-            None,
-            &FileUpdate::for_test("a.rs", Lang::Rust, &extracted),
-            1,
-        )
-        .expect("put file");
+        w.put_file(None, &FileUpdate::for_test(path, Lang::Rust, &extracted), 1)
+            .expect("put file");
         w.commit().expect("commit");
         store
     }
@@ -1232,26 +1235,15 @@ mod tests {
             t.extend(std::iter::repeat_n("filler", 3 + (next() % 58) as usize));
             texts.push(t.join(" "));
         }
-        let mut store = Store::open_rw(dir.path()).expect("open");
-        let extracted = Extracted {
-            chunks: texts
-                .iter()
-                .enumerate()
-                .map(|(i, t)| Chunk {
-                    symbol: (i % 7 == 0).then(|| words[i % words.len()].to_string()),
-                    ..chunk(i as u32 + 1, t)
-                })
-                .collect(),
-            ..Extracted::default()
-        };
-        let w = store.begin().expect("begin");
-        w.put_file(
-            None,
-            &FileUpdate::for_test("src/cache.rs", Lang::Rust, &extracted),
-            1,
-        )
-        .expect("put file");
-        w.commit().expect("commit");
+        let chunks = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Chunk {
+                symbol: (i % 7 == 0).then(|| words[i % words.len()].to_string()),
+                ..chunk(i as u32 + 1, t)
+            })
+            .collect();
+        let store = store_with_file(dir.path(), "src/cache.rs", chunks);
         let best = |function: &str, expr: &str, k: usize| -> Vec<(i64, u64)> {
             let sql = format!(
                 "SELECT rowid, {function} AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s, rowid LIMIT ?2"
