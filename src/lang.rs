@@ -122,6 +122,19 @@ pub fn is_grammar_extension(ext: &str) -> bool {
     GRAMMARS.contains(&ext)
 }
 
+/// What a grammar or lexer file is, in the words a question uses for it
+/// ("where is the filter grammar defined" for jq's `parser.y`): Bison,
+/// yacc, ANTLR, PEG, pest, LALRPOP and Jison files are grammars, flex and
+/// lex files lexers. Nothing in such a file's text says so, and the path
+/// column of the full-text index is where these words go.
+pub fn grammar_kind_words(ext: &str) -> &'static [&'static str] {
+    match ext {
+        "y" | "yy" | "ypp" | "g4" | "peg" | "pest" | "lalrpop" | "jison" => &["grammar", "parser"],
+        "l" | "ll" | "lex" => &["lexer", "grammar"],
+        _ => &[],
+    }
+}
+
 /// Whether a file is a single-file component (Vue, Svelte): code only in
 /// its `<script>` blocks, JavaScript or TypeScript, read with the
 /// TypeScript grammar (which reads both) after the rest is blanked.

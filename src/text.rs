@@ -86,7 +86,8 @@ pub fn expand_identifiers(text: &str) -> String {
 }
 
 /// A path as search terms: `django/contrib/auth/views.py` → its components
-/// and their identifier parts.
+/// and their identifier parts, and for a grammar or lexer its kind
+/// ([`crate::lang::grammar_kind_words`]: `src/parser.y` → `… grammar parser`).
 pub fn path_terms(path: &str) -> String {
     let mut out = String::new();
     for comp in path.split(['/', '.', '\\']) {
@@ -101,6 +102,14 @@ pub fn path_terms(path: &str) -> String {
                 out.push_str(&p);
                 out.push(' ');
             }
+        }
+    }
+    if let Some((_, ext)) = path.rsplit_once('.')
+        && !ext.contains('/')
+    {
+        for w in crate::lang::grammar_kind_words(&ext.to_ascii_lowercase()) {
+            out.push_str(w);
+            out.push(' ');
         }
     }
     out
@@ -450,5 +459,8 @@ mod tests {
             path_terms("src/HttpClient.rs"),
             "src HttpClient http client rs "
         );
+        assert_eq!(path_terms("src/parser.y"), "src parser y grammar parser ");
+        assert_eq!(path_terms("src/lexer.L"), "src lexer L lexer grammar ");
+        assert_eq!(path_terms("a.y/b"), "a y b ");
     }
 }

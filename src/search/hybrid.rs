@@ -660,12 +660,14 @@ fn demote_generated_siblings(cands: &mut [Cand]) {
     }
 }
 
-/// A path's directory and file stem (up to the last dot), and its
-/// extension: `src/parser.y` → `(("src", "parser"), "y")`.
+/// A path's directory and file stem (up to the first dot, as
+/// [`crate::search::file_stem`]), and its last extension: `src/parser.y` →
+/// `(("src", "parser"), "y")`, Bison's `src/parser.tab.c` → `(("src",
+/// "parser"), "c")`.
 fn split_ext(path: &str) -> Option<((&str, &str), &str)> {
     let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
-    let (stem, ext) = name.rsplit_once('.')?;
-    Some(((dir, stem), ext))
+    let (_, ext) = name.rsplit_once('.')?;
+    Some(((dir, crate::search::file_stem(name)), ext))
 }
 
 /// What the arms found for one query, before fusion.
@@ -2746,7 +2748,7 @@ mod tests {
         assert!(main_chunk("pkg/empty.py", Vec::new()).is_none());
     }
 
-    /// Bison's `parser.c` and `parser.h` rank as generated code when
+    /// Bison's `parser.c`, `parser.h` and `parser.tab.c` rank as generated code when
     /// their `parser.y` is a candidate too; a C file without a grammar
     /// beside it, or beside another stem's, keeps its prior.
     #[test]
@@ -2758,11 +2760,12 @@ mod tests {
             cand(Arm::Bm25, 3, "src/lexer.c", 1, 50),
             cand(Arm::Bm25, 4, "lib/parser.c", 1, 50),
             cand(Arm::Bm25, 5, "src/tests/parser.c", 1, 50),
+            cand(Arm::Bm25, 6, "src/parser.tab.c", 1, 50),
         ];
         demote_generated_siblings(&mut cands);
         let priors: Vec<f64> = cands.iter().map(|c| c.prior).collect();
         let g = crate::search::GENERATED_PRIOR;
-        assert_eq!(priors, [g, g, 1.0, 1.0, 1.0, 0.5]);
+        assert_eq!(priors, [g, g, 1.0, 1.0, 1.0, 0.5, g]);
         // No grammar among the candidates: nothing changes.
         let mut cands = vec![cand(Arm::Bm25, 1, "src/parser.c", 1, 50)];
         demote_generated_siblings(&mut cands);

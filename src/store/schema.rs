@@ -216,10 +216,14 @@
 //!   (`extract::tags::name_file_struct_members`: `parse` at the top of
 //!   `Target/Query.zig` is the method `Query.parse`). An older index's
 //!   rows are rebuilt by the next index run (its vectors kept).
+//! - 43: same tables; rows change: a grammar's or lexer's path column also
+//!   names its kind (`parser.y` → "grammar parser", `lexer.l` → "lexer
+//!   grammar": `lang::grammar_kind_words`). An older index's rows are
+//!   rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 42;
+pub const SCHEMA_VERSION: i64 = 43;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -228,7 +232,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 42;
+const SAME_ROWS_SINCE: i64 = 43;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -458,7 +458,7 @@ fn a_script_that_loses_its_shebang_leaves_the_index() {
 /// made of it ranks after it: a question in the grammar's words finds
 /// `parser.y` first, `parser.c` behind it (it repeats the rules twice and
 /// the grammar's file is longer, so without the generated prior it would
-/// lead).
+/// lead); a question for "the grammar" finds it by its path's kind.
 #[test]
 fn a_grammar_is_indexed_and_ranks_before_the_code_generated_from_it() {
     let p = Project::new();
@@ -489,6 +489,9 @@ fn a_grammar_is_indexed_and_ranks_before_the_code_generated_from_it() {
         .collect();
     assert_eq!(paths.first(), Some(&"src/parser.y"), "{v}");
     assert!(paths.contains(&"src/parser.c"), "{v}");
+    // Nothing in the grammar says "grammar": its path does.
+    let v = p.json(&["search", "where is the grammar defined"]);
+    assert_eq!(v["hits"][0]["path"], "src/parser.y", "{v}");
 }
 
 /// A file name or a location whose path several indexed files end with
