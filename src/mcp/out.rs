@@ -364,7 +364,8 @@ pub struct HitOut {
     /// The kind and name of the enclosing definition, e.g. `method Config::parse`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
-    /// The 1 to 3 lines that best match the query, each `N: text` (N is the line number).
+    /// The 1 to 3 lines that best match the query, each `N: text` (N is the line number); left out when fitting the answer's size took them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<String>,
     /// The arms that found it, joined by `+`: sym (symbol names), kw (exact text), bm25 (full text), sem (embeddings), phr (two of the question's words side by side), syn (the question's words or their synonyms).
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -1244,7 +1245,9 @@ pub fn compact_candidates(
 /// the lowest-ranked hits give up their extra lines first, then every line
 /// is cut shorter, down to [`COMPACT_MIN_LINE_CHARS`]; then, from the
 /// bottom, hits give up their `also` places; then hits below the top
-/// [`COMPACT_KEEP_LINES_TOP`] give up their line.
+/// [`COMPACT_KEEP_LINES_TOP`] give up their line; then, from the bottom,
+/// a symbol drops the qualifier its file's name already says
+/// ([`without_file_qualifier`]).
 pub fn fit_compact(
     cands: &[CompactCandidate],
     budget: usize,
@@ -1253,12 +1256,17 @@ pub fn fit_compact(
     let mut shown: Vec<usize> = cands.iter().map(|c| c.best.len()).collect();
     let mut also: Vec<usize> = cands.iter().map(|c| c.hit.also.len()).collect();
     let mut width = BEST_LINE_CHARS;
+    let mut short_symbol = vec![false; cands.len()];
     loop {
         let hits: Vec<HitOut> = cands
             .iter()
             .zip(shown.iter().zip(&also))
-            .map(|(c, (&n, &a))| {
+            .zip(&short_symbol)
+            .map(|((c, (&n, &a)), &short)| {
                 let mut h = c.hit.clone();
+                if short && let Some(s) = h.symbol.as_deref() {
+                    h.symbol = without_file_qualifier(s, &h.at);
+                }
                 h.also.truncate(a);
                 h.lines = c.best[..n]
                     .iter()
@@ -1285,15 +1293,125 @@ pub fn fit_compact(
             // line, so the answer stays within its bound whatever the
             // repository's paths look like.
             shown[i] = 0;
+        } else if let Some(i) = (0..cands.len()).rev().find(|&i| {
+            !short_symbol[i]
+                && cands[i]
+                    .hit
+                    .symbol
+                    .as_deref()
+                    .is_some_and(|s| without_file_qualifier(s, &cands[i].hit.at).is_some())
+        }) {
+            // Then a Java- or Kotlin-style `method Class.member` in
+            // `Class.kt` says `method member`: the path names the class.
+            short_symbol[i] = true;
         } else {
             return hits;
         }
     }
 }
 
+/// A hit's symbol (`method StripeSdkModule.downloadAndShareFile`) without
+/// the qualifier that its file's name (`at`:
+/// `…/StripeSdkModule.kt:1733-1787`) already says: `method
+/// downloadAndShareFile`. `None` when the symbol has no such qualifier.
+fn without_file_qualifier(symbol: &str, at: &str) -> Option<String> {
+    let path = at.rsplit_once(':').map_or(at, |(p, _)| p);
+    let stem = crate::search::file_stem(path);
+    let (kind, name) = symbol.split_once(' ').unwrap_or(("", symbol));
+    let rest = name.strip_prefix(stem)?;
+    let member = [".", "::", "#"]
+        .iter()
+        .find_map(|sep| rest.strip_prefix(sep))
+        .filter(|m| !m.is_empty())?;
+    Some(if kind.is_empty() {
+        member.to_string()
+    } else {
+        format!("{kind} {member}")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_symbol_drops_only_the_qualifier_its_file_name_says() {
+        let at = "main/java/com/x/StripeSdkModule.kt:1733-1787";
+        assert_eq!(
+            without_file_qualifier("method StripeSdkModule.downloadAndShareFile", at).as_deref(),
+            Some("method downloadAndShareFile")
+        );
+        assert_eq!(
+            without_file_qualifier("method Config::parse", "src/Config.rs:1-9").as_deref(),
+            Some("method parse")
+        );
+        // Another class, a longer name that starts with the stem, the class
+        // itself, no kind.
+        assert_eq!(without_file_qualifier("method Other.run", at), None);
+        assert_eq!(
+            without_file_qualifier("class StripeSdkModuleImpl.run", at),
+            None
+        );
+        assert_eq!(without_file_qualifier("class StripeSdkModule", at), None);
+        assert_eq!(
+            without_file_qualifier("StripeSdkModule#run", at).as_deref(),
+            Some("run")
+        );
+    }
+
+    /// Kotlin-style trees (deep paths, one long-named class per file) whose
+    /// paths and symbols alone overflow the budget once every line below
+    /// the top hits is gone: the symbols drop their class, which the path
+    /// says, from the bottom up.
+    #[test]
+    fn long_qualified_symbols_give_up_the_class_their_path_names() {
+        let cands: Vec<CompactCandidate> = (0..10)
+            .map(|i| CompactCandidate {
+                hit: HitOut {
+                    at: format!(
+                        "main/java/com/reactnativestripesdk/AddressSheetViewManager{i}.kt:23-29"
+                    ),
+                    symbol: Some(format!(
+                        "method AddressSheetViewManager{i}.getExportedCustomDirectEventTypeConstants"
+                    )),
+                    lines: Vec::new(),
+                    arms: "bm25+syn".into(),
+                    also: Vec::new(),
+                },
+                best: vec![(23, "override fun getExportedCustomDirectEventTypeConstants()".into())],
+            })
+            .collect();
+        let size = |h: &[HitOut]| {
+            serde_json::to_string(h)
+                .map(|s| s.len())
+                .unwrap_or(usize::MAX)
+        };
+        let budget = COMPACT_CHARS_PER_HIT * 10;
+        let hits = fit_compact(&cands, budget, size);
+        // Still above the soft budget (the paths alone are long), but
+        // within the 2,000-character bound with its envelope.
+        assert!(size(&hits) <= 1_800, "{} > 1800", size(&hits));
+        assert_eq!(hits.len(), 10, "every hit keeps its place");
+        assert_eq!(
+            hits[0].symbol.as_deref(),
+            Some("method getExportedCustomDirectEventTypeConstants")
+        );
+        assert_eq!(
+            hits[9].symbol.as_deref(),
+            Some("method getExportedCustomDirectEventTypeConstants")
+        );
+        assert!(
+            hits[..COMPACT_KEEP_LINES_TOP]
+                .iter()
+                .all(|h| h.lines.len() == 1)
+        );
+        // An empty `lines` is left out of the JSON.
+        assert!(
+            !serde_json::to_string(&hits[9])
+                .unwrap_or_default()
+                .contains("\"lines\"")
+        );
+    }
 
     #[test]
     fn compact_hits_fit_their_budget_even_with_long_paths() {
