@@ -246,11 +246,29 @@ pub fn is_secondary_path(path: &str) -> bool {
 /// (`App.g.cs`, `model.g.dart`), resource and schema classes
 /// (`KPRes.Generated.cs`, `api.gen.ts`, `flag_generated.go`,
 /// `zz_generated.deepcopy.go`) and protocol buffers (`x.pb.go`, `x.pb.h`,
-/// `x_pb2.py`). Such a file repeats the vocabulary of a whole program (a
-/// resource class holds every UI string) without being where anything is
-/// done. File contents are not read here.
+/// `x_pb2.py`), and what Autoconf, Automake and Libtool write into a
+/// release tarball (`configure`, `aclocal.m4`, `config.guess`, `ltmain.sh`
+/// and the like: tmux's 7,000-line `configure` led "where is the config
+/// file loaded"). Such a file repeats the vocabulary of a whole program (a
+/// resource class holds every UI string, `configure` every feature's name)
+/// without being where anything is done. File contents are not read here.
 pub fn is_generated_path(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    const AUTOTOOLS: [&str; 10] = [
+        "configure",
+        "config.guess",
+        "config.sub",
+        "config.status",
+        "aclocal.m4",
+        "ltmain.sh",
+        "libtool",
+        "depcomp",
+        "install-sh",
+        "makefile.in",
+    ];
+    if AUTOTOOLS.contains(&name.as_str()) {
+        return true;
+    }
     // The name up to its first dot, and the rest from that dot on
     // (`app.g.i.cs` → `app`, `.g.i.cs`).
     let Some((stem, inner)) = name.find('.').map(|dot| name.split_at(dot)) else {
@@ -942,6 +960,11 @@ mod tests {
             "proto/service_pb2.py",
             "proto/service_pb2_grpc.py",
             "web/schema.generated.ts",
+            "configure",
+            "deps/libfoo/config.guess",
+            "build-aux/ltmain.sh",
+            "aclocal.m4",
+            "src/Makefile.in",
         ] {
             assert!(is_generated_path(p), "{p}");
         }
@@ -954,6 +977,9 @@ mod tests {
             "Makefile",
             "src/design.cs",
             "lib/pb.go",
+            "configure.ac",
+            "src/configure.py",
+            "lib/configure.js",
         ] {
             assert!(!is_generated_path(p), "{p}");
         }
