@@ -368,9 +368,10 @@ pub fn is_type_declaration(path: &str) -> bool {
         .any(|ext| lower.len() > ext.len() && lower.ends_with(ext))
 }
 
-/// True for data and markup files (YAML, JSON, XML, TOML, INI, CSV, HTML):
-/// they often repeat the code's vocabulary at length (a manual in YAML,
-/// fixtures in JSON) without being the code.
+/// True for data and markup files (YAML, JSON, XML, TOML, INI, Java
+/// properties, CSV, HTML): they often repeat the code's vocabulary at
+/// length (a manual in YAML, fixtures in JSON, every UI string in a
+/// resource bundle's `messages.properties`) without being the code.
 pub fn is_data_file(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     let Some((_, ext)) = name.rsplit_once('.') else {
@@ -384,6 +385,7 @@ pub fn is_data_file(path: &str) -> bool {
             | "xml"
             | "toml"
             | "ini"
+            | "properties"
             | "cfg"
             | "conf"
             | "csv"
@@ -1003,6 +1005,8 @@ mod tests {
         assert!(path_prior("KeePass/Resources/KPRes.Generated.cs", "csharp") < 1.0);
         assert!(path_prior("KeePass/Forms/MainForm.Designer.cs", "csharp") < 1.0);
         assert_eq!(path_prior("KeePass/Forms/MainForm.cs", "csharp"), 1.0);
+        assert!(path_prior("scala/tools/scalap/decoder.properties", "other") < 1.0);
+        assert!(path_prior("configure", "bash") < 1.0);
         // Build output ranks below a test; the build's scripts do not.
         for p in [
             "dist/mobx.cjs.development.js",
