@@ -122,7 +122,10 @@ impl Extractor {
         lang: Lang,
     ) -> Result<Extracted, ExtractError> {
         let lines = Lines::new(source);
-        let mut out = Extracted::default();
+        let mut out = Extracted {
+            generated: crate::search::has_generated_marker(source),
+            ..Extracted::default()
+        };
         let pieces = match lang::grammar(lang) {
             None if lang == Lang::Docs => chunk::chunk_docs(&lines, DocStyle::for_path(path)),
             None if fallback::covers(path) => {

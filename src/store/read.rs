@@ -955,6 +955,17 @@ impl Store {
         rows.collect()
     }
 
+    /// The paths of the files whose first lines say a tool wrote them
+    /// (`files.generated`, read through its partial index: as many rows as
+    /// such files).
+    pub fn generated_paths(&self) -> rusqlite::Result<std::collections::HashSet<String>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT path FROM files WHERE generated = 1")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        rows.collect()
+    }
+
     /// What the store remembers about the file at `path`, if anything.
     pub fn file_record(&self, path: &str) -> rusqlite::Result<Option<FileRecord>> {
         self.conn

@@ -220,10 +220,14 @@
 //!   names its kind (`parser.y` → "grammar parser", `lexer.l` → "lexer
 //!   grammar": `lang::grammar_kind_words`). An older index's rows are
 //!   rebuilt by the next index run (its vectors kept).
+//! - 44: `files.generated` (1 for a file whose first lines say a tool
+//!   wrote it: `search::has_generated_marker`) and its partial index
+//!   `files_generated`. An older index's rows are rebuilt by the next
+//!   index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 43;
+pub const SCHEMA_VERSION: i64 = 44;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -232,7 +236,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 43;
+const SAME_ROWS_SINCE: i64 = 44;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -244,8 +248,10 @@ CREATE TABLE IF NOT EXISTS files (
     mtime_ns INTEGER NOT NULL,
     hash INTEGER NOT NULL,
     indexed_at_ns INTEGER NOT NULL,
-    skip_reason TEXT
+    skip_reason TEXT,
+    generated INTEGER NOT NULL DEFAULT 0
 );
+CREATE INDEX IF NOT EXISTS files_generated ON files(path) WHERE generated = 1;
 CREATE TABLE IF NOT EXISTS symbol_files (
     file_id INTEGER PRIMARY KEY,
     n INTEGER NOT NULL,

@@ -438,7 +438,7 @@ impl Writer<'_> {
                 self.clear_file_rows(id)?;
                 tx.prepare_cached(
                     "UPDATE files SET lang = ?2, size = ?3, mtime_ns = ?4, hash = ?5,
-                     indexed_at_ns = ?6, skip_reason = ?7 WHERE id = ?1",
+                     indexed_at_ns = ?6, skip_reason = ?7, generated = ?8 WHERE id = ?1",
                 )?
                 .execute(params![
                     id,
@@ -447,14 +447,15 @@ impl Writer<'_> {
                     u.mtime_ns,
                     u.hash as i64,
                     now_ns,
-                    u.skip_reason
+                    u.skip_reason,
+                    u.extracted.generated
                 ])?;
                 id
             }
             None => {
                 tx.prepare_cached(
-                    "INSERT INTO files (path, lang, size, mtime_ns, hash, indexed_at_ns, skip_reason)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    "INSERT INTO files (path, lang, size, mtime_ns, hash, indexed_at_ns, skip_reason, generated)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 )?
                 .execute(params![
                     u.path,
@@ -463,7 +464,8 @@ impl Writer<'_> {
                     u.mtime_ns,
                     u.hash as i64,
                     now_ns,
-                    u.skip_reason
+                    u.skip_reason,
+                    u.extracted.generated
                 ])?;
                 tx.last_insert_rowid()
             }

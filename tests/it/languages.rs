@@ -494,6 +494,49 @@ fn a_grammar_is_indexed_and_ranks_before_the_code_generated_from_it() {
     assert_eq!(v["hits"][0]["path"], "src/parser.y", "{v}");
 }
 
+/// A bundle whose header says a tool wrote it ("Generated File. Do not
+/// edit.", as atop Capacitor's `native-bridge.js`) ranks after the source
+/// it repeats; the same bundle without the header leads, so the header is
+/// what moves it.
+#[test]
+fn a_file_that_says_it_is_generated_ranks_after_the_source() {
+    let source = "// Sends a message to the plugin it names.\n\
+                  export function dispatch(msg: Message, plugins: PluginTable) {\n\
+                  \x20 const plugin = plugins.lookup(msg.pluginId);\n\
+                  \x20 return plugin.call(msg.methodName, msg.options);\n}\n";
+    let bundle = |header: &str| {
+        let body: String = (0..4)
+            .map(|i| {
+                format!(
+                    "  function routeMessage{i}(msg, plugins) {{ var plugin = plugins.lookup(msg.pluginId); \
+                     return plugin.call(msg.methodName, msg.options); }} // route the message to the plugin\n"
+                )
+            })
+            .collect();
+        format!("{header}var nativeBridge = (function () {{\n{body}}})();\n")
+    };
+    let first = |header: &str| -> String {
+        let p = Project::new();
+        p.write("src/dispatch.ts", source);
+        p.write("assets/native-bridge.js", bundle(header));
+        p.json(&["index", "--no-embed"]);
+        let v = p.json(&["search", "how is a message routed to the right plugin"]);
+        v["hits"][0]["path"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(
+        first(""),
+        "assets/native-bridge.js",
+        "the premise: unmarked, the bundle leads"
+    );
+    assert_eq!(
+        first("/*! Example: MIT License */\n/* Generated File. Do not edit. */\n"),
+        "src/dispatch.ts"
+    );
+}
+
 /// A file name or a location whose path several indexed files end with
 /// leads with up to three of them, live source before tests and shallower
 /// paths first; a name no indexed file has is searched as text.
