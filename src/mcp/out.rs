@@ -1334,6 +1334,31 @@ fn without_file_qualifier(symbol: &str, at: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// Ten compact candidates at `at(i)` named `symbol(i)`, each with the
+    /// same best lines.
+    fn ten_candidates(
+        at: impl Fn(usize) -> String,
+        symbol: impl Fn(usize) -> String,
+        best: Vec<(u32, String)>,
+    ) -> Vec<CompactCandidate> {
+        (0..10)
+            .map(|i| CompactCandidate {
+                hit: HitOut {
+                    at: at(i),
+                    symbol: Some(symbol(i)),
+                    lines: Vec::new(),
+                    arms: "bm25+sem".into(),
+                    also: Vec::new(),
+                },
+                best: best.clone(),
+            })
+            .collect()
+    }
+
+    fn json_size(h: &[HitOut]) -> usize {
+        serde_json::to_string(h).map_or(usize::MAX, |s| s.len())
+    }
+
     #[test]
     fn a_symbol_drops_only_the_qualifier_its_file_name_says() {
         let at = "main/java/com/x/StripeSdkModule.kt:1733-1787";
@@ -1365,27 +1390,19 @@ mod tests {
     /// says, from the bottom up.
     #[test]
     fn long_qualified_symbols_give_up_the_class_their_path_names() {
-        let cands: Vec<CompactCandidate> = (0..10)
-            .map(|i| CompactCandidate {
-                hit: HitOut {
-                    at: format!(
-                        "main/java/com/reactnativestripesdk/AddressSheetViewManager{i}.kt:23-29"
-                    ),
-                    symbol: Some(format!(
-                        "method AddressSheetViewManager{i}.getExportedCustomDirectEventTypeConstants"
-                    )),
-                    lines: Vec::new(),
-                    arms: "bm25+syn".into(),
-                    also: Vec::new(),
-                },
-                best: vec![(23, "override fun getExportedCustomDirectEventTypeConstants()".into())],
-            })
-            .collect();
-        let size = |h: &[HitOut]| {
-            serde_json::to_string(h)
-                .map(|s| s.len())
-                .unwrap_or(usize::MAX)
-        };
+        let cands = ten_candidates(
+            |i| format!("main/java/com/reactnativestripesdk/AddressSheetViewManager{i}.kt:23-29"),
+            |i| {
+                format!(
+                    "method AddressSheetViewManager{i}.getExportedCustomDirectEventTypeConstants"
+                )
+            },
+            vec![(
+                23,
+                "override fun getExportedCustomDirectEventTypeConstants()".into(),
+            )],
+        );
+        let size = json_size;
         let budget = COMPACT_CHARS_PER_HIT * 10;
         let hits = fit_compact(&cands, budget, size);
         // Still above the soft budget (the paths alone are long), but
@@ -1415,23 +1432,12 @@ mod tests {
 
     #[test]
     fn compact_hits_fit_their_budget_even_with_long_paths() {
-        let cands: Vec<CompactCandidate> = (0..10)
-            .map(|i| CompactCandidate {
-                hit: HitOut {
-                    at: format!("src/main/java/org/jsoup/parser/HtmlTreeBuilder{i}.java:100-180"),
-                    symbol: Some(format!("method HtmlTreeBuilder{i}.insertForeignElementFor")),
-                    lines: Vec::new(),
-                    arms: "bm25+sem".into(),
-                    also: Vec::new(),
-                },
-                best: (0..3).map(|l| (10 + l, "x".repeat(200))).collect(),
-            })
-            .collect();
-        let size = |h: &[HitOut]| {
-            serde_json::to_string(h)
-                .map(|s| s.len())
-                .unwrap_or(usize::MAX)
-        };
+        let cands = ten_candidates(
+            |i| format!("src/main/java/org/jsoup/parser/HtmlTreeBuilder{i}.java:100-180"),
+            |i| format!("method HtmlTreeBuilder{i}.insertForeignElementFor"),
+            (0..3).map(|l| (10 + l, "x".repeat(200))).collect(),
+        );
+        let size = json_size;
         // Java-like paths and names: the hits alone nearly fill the soft
         // budget, so the lower hits give up their lines and the answer stays
         // well inside the 2,000-character bound with its envelope.
