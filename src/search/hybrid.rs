@@ -633,6 +633,13 @@ impl Cand {
             || crate::search::is_build_output(&self.path);
         self
     }
+
+    /// Ranks the candidate as generated code that its path alone did not
+    /// say was generated ([`GENERATED_PRIOR`]).
+    fn mark_generated(&mut self) {
+        self.prior *= crate::search::GENERATED_PRIOR;
+        self.generated = true;
+    }
 }
 
 /// A candidate generated from a grammar that is a candidate too (Bison's
@@ -661,8 +668,7 @@ fn demote_generated_siblings(cands: &mut [Cand]) {
         .collect();
     for (c, generated) in cands.iter_mut().zip(generated) {
         if generated {
-            c.prior *= crate::search::GENERATED_PRIOR;
-            c.generated = true;
+            c.mark_generated();
         }
     }
 }
@@ -673,7 +679,10 @@ fn demote_generated_siblings(cands: &mut [Cand]) {
 /// bundle or a generated table repeats the vocabulary of the code it was
 /// made from. A store that cannot say leaves the priors as they are.
 fn demote_marked_generated(store: &Store, cands: &mut [Cand]) {
-    let generated = match store.generated_paths() {
+    let mut paths: Vec<&str> = cands.iter().map(|c| c.path.as_str()).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let generated = match store.generated_among(&paths) {
         Ok(g) => g,
         Err(e) => {
             tracing::debug!("generated files not read: {e}");
@@ -685,8 +694,7 @@ fn demote_marked_generated(store: &Store, cands: &mut [Cand]) {
     }
     for c in cands.iter_mut() {
         if generated.contains(&c.path) && !crate::search::is_generated_path(&c.path) {
-            c.prior *= crate::search::GENERATED_PRIOR;
-            c.generated = true;
+            c.mark_generated();
         }
     }
 }

@@ -955,14 +955,23 @@ impl Store {
         rows.collect()
     }
 
-    /// The paths of the files whose first lines say a tool wrote them
-    /// (`files.generated`, read through its partial index: as many rows as
-    /// such files).
-    pub fn generated_paths(&self) -> rusqlite::Result<std::collections::HashSet<String>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT path FROM files WHERE generated = 1")?;
-        let rows = stmt.query_map([], |r| r.get(0))?;
+    /// Those of `paths` whose files' first lines say a tool wrote them
+    /// (`files.generated`), in one query that looks up each of `paths`
+    /// (not every generated file: a Go monorepo has thousands).
+    pub fn generated_among(
+        &self,
+        paths: &[&str],
+    ) -> rusqlite::Result<std::collections::HashSet<String>> {
+        if paths.is_empty() {
+            return Ok(std::collections::HashSet::new());
+        }
+        let list = serde_json::to_string(paths)
+            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT path FROM files
+             WHERE generated = 1 AND path IN (SELECT value FROM json_each(?1))",
+        )?;
+        let rows = stmt.query_map([list], |r| r.get(0))?;
         rows.collect()
     }
 

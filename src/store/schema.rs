@@ -221,9 +221,9 @@
 //!   grammar": `lang::grammar_kind_words`). An older index's rows are
 //!   rebuilt by the next index run (its vectors kept).
 //! - 44: `files.generated` (1 for a file whose first lines say a tool
-//!   wrote it: `search::has_generated_marker`) and its partial index
-//!   `files_generated`. An older index's rows are rebuilt by the next
-//!   index run (its vectors kept).
+//!   wrote it: `search::has_generated_marker`; looked up by path). An
+//!   older index's rows are rebuilt by the next index run (its vectors
+//!   kept).
 
 use super::Store;
 
@@ -251,7 +251,6 @@ CREATE TABLE IF NOT EXISTS files (
     skip_reason TEXT,
     generated INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS files_generated ON files(path) WHERE generated = 1;
 CREATE TABLE IF NOT EXISTS symbol_files (
     file_id INTEGER PRIMARY KEY,
     n INTEGER NOT NULL,
