@@ -174,13 +174,19 @@ impl Extractor {
                 // Rust, read without error but lost definitions in) may
                 // read better another way
                 // (`lang_rules::second_reading`), kept when that finds more
-                // definitions.
+                // definitions, or as many with fewer errors in its tree (an
+                // unbalanced `#else` brace can leave every definition found
+                // but nested in the function it opened, whose span then
+                // runs to the end of the file).
                 if let Some(text) = lang_rules::second_reading(lang, &parse_text, &tree) {
                     let again = self.parse(grammar, &text, deadline)?;
                     let found =
                         tags::collect(grammar, &again, &lines, stem, &mut self.cursor, deadline)
                             .ok_or_else(timed_out)?;
-                    if found.defs.len() > tags.defs.len() {
+                    if found.defs.len() > tags.defs.len()
+                        || (found.defs.len() == tags.defs.len()
+                            && error_nodes(&again) < error_nodes(&tree))
+                    {
                         (tree, tags) = (again, found);
                     }
                 }
@@ -297,4 +303,21 @@ fn numbers_in(line: &str, max: usize) -> usize {
 fn is_minified(lines: &Lines<'_>) -> bool {
     let n = lines.count();
     n > 0 && (lines.src().len() / n > MINIFIED_AVG_LINE || lines.max_len() > MINIFIED_MAX_LINE)
+}
+
+/// How many error and missing nodes `tree` has (only subtrees with an
+/// error are walked).
+fn error_nodes(tree: &Tree) -> usize {
+    let mut count = 0;
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            count += 1;
+        }
+        if node.has_error() {
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+    }
+    count
 }

@@ -3155,3 +3155,34 @@ fn javascript_functions_assigned_onto_objects_are_defined_once_in_them() {
         Some("Check")
     );
 }
+
+#[test]
+fn a_function_whose_else_branch_opens_a_brace_ends_where_it_ends() {
+    // As in RE2's re2.cc: `#ifdef`/`#else` branches that each open the
+    // loop's brace, inside a namespace. The first reading finds every
+    // method, but inside the first one, which then runs to the end of the
+    // file, and so do its chunks.
+    let cc = "namespace re2 {\n\nint RE2::GlobalReplace(int* p) {\n  int n = 0;\n#ifdef FUZZING\n  while (n == 0) {\n#else\n  while (n < 10) {\n#endif\n    if (n > 5)\n      break;\n    n++;\n  }\n  return n;\n}\n\nbool RE2::Extract(int a) {\n  return a > 1;\n}\n\nint RE2::QuoteMeta(int a) {\n  int r = 0;\n  for (int i = 0; i < a; i++) {\n    r += i;\n  }\n  return r;\n}\n\n}  // namespace re2\n";
+    let x = extract("re2/re2.cc", cc, Lang::Cpp);
+    let methods: Vec<(String, u32, u32)> = x
+        .symbols
+        .iter()
+        .filter(|s| s.kind == "method")
+        .map(|s| (s.name.clone(), s.start_line, s.end_line))
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            ("GlobalReplace".to_string(), 3, 15),
+            ("Extract".to_string(), 17, 19),
+            ("QuoteMeta".to_string(), 21, 27),
+        ]
+    );
+    let spans = chunk_spans(&x);
+    assert!(
+        !spans
+            .iter()
+            .any(|s| s.1 > 15 && s.2.is_some_and(|n| n.ends_with("GlobalReplace"))),
+        "{spans:?}"
+    );
+}

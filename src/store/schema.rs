@@ -224,10 +224,16 @@
 //!   wrote it: `search::has_generated_marker`; looked up by path). An
 //!   older index's rows are rebuilt by the next index run (its vectors
 //!   kept).
+//! - 45: same tables; rows change: a second reading of a file
+//!   (`extract::lang_rules::second_reading`) that finds as many
+//!   definitions as the first, without the first tree's error, is kept (C
+//!   and C++ functions whose `#ifdef`/`#else` branches each open a brace
+//!   no longer run to the end of the file). An older index's rows are
+//!   rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 44;
+pub const SCHEMA_VERSION: i64 = 45;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -236,7 +242,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 44;
+const SAME_ROWS_SINCE: i64 = 45;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
