@@ -226,7 +226,7 @@
 //!   kept).
 //! - 45: same tables; rows change: a second reading of a file
 //!   (`extract::lang_rules::second_reading`) that finds as many
-//!   definitions as the first, without the first tree's error, is kept (C
+//!   definitions as the first, with fewer error nodes in its tree, is kept (C
 //!   and C++ functions whose `#ifdef`/`#else` branches each open a brace
 //!   no longer run to the end of the file). An older index's rows are
 //!   rebuilt by the next index run (its vectors kept).
