@@ -550,6 +550,28 @@ fn can_contain(lang: Lang, kind: &str) -> bool {
     }
 }
 
+/// The real name of a C function declared with an attribute macro between
+/// its return type and its name and a space before its parameters
+/// (glibc's and git's `static int internal_function check_matching (…)`):
+/// the grammar names the function after the macro and leaves the name in
+/// an error node just before the parameter list.
+fn name_after_attribute_macro(name: Node<'_>) -> Option<Node<'_>> {
+    let declarator = name
+        .parent()
+        .filter(|p| p.kind() == "function_declarator")?;
+    if declarator.child_by_field_name("declarator")? != name {
+        return None;
+    }
+    let error = name.next_sibling().filter(|n| n.kind() == "ERROR")?;
+    if error.next_sibling()? != declarator.child_by_field_name("parameters")? {
+        return None;
+    }
+    let mut walk = error.walk();
+    let mut parts = error.children(&mut walk);
+    let only = parts.next().filter(|n| n.kind() == "identifier")?;
+    parts.next().is_none().then_some(only)
+}
+
 fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
     let src = lines.src();
     let mut name_node = unwrap_name(raw.name);
@@ -563,6 +585,12 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
         // Preprocessor branches that leave braces unbalanced make the
         // parser read `} else if (x) {` as a function named `if`.
         return None;
+    }
+    if matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC)
+        && let Some(real) = name_after_attribute_macro(name_node)
+    {
+        name_node = real;
+        name = clean_name(node_text(src, real))?;
     }
     let mut name_col = name_node.start_position().column;
     if name_node.kind() == "simple_symbol" {

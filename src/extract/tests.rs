@@ -3186,3 +3186,25 @@ fn a_function_whose_else_branch_opens_a_brace_ends_where_it_ends() {
         "{spans:?}"
     );
 }
+
+#[test]
+fn a_c_function_after_an_attribute_macro_keeps_its_name() {
+    // As in git's compat/regex/regexec.c (from glibc): the macro between
+    // the return type and the name, and a space before the parameters.
+    let c = "static int\ninternal_function\ncheck_matching (int *mctx, int fl)\n{\n  return 0;\n}\n\nBOOL WINAPI DllMain (HINSTANCE h)\n{\n  return 1;\n}\n\nint plain (int a)\n{\n  return a;\n}\n";
+    let x = extract("compat/regex/regexec.c", c, Lang::C);
+    let functions: Vec<(&str, u32, u32)> = x
+        .symbols
+        .iter()
+        .filter(|s| s.kind == "function")
+        .map(|s| (s.name.as_str(), s.start_line, s.end_line))
+        .collect();
+    assert_eq!(
+        functions,
+        [
+            ("check_matching", 1, 6),
+            ("DllMain", 8, 11),
+            ("plain", 13, 16)
+        ]
+    );
+}

@@ -230,10 +230,16 @@
 //!   and C++ functions whose `#ifdef`/`#else` branches each open a brace
 //!   no longer run to the end of the file). An older index's rows are
 //!   rebuilt by the next index run (its vectors kept).
+//! - 46: same tables; rows change: a C function declared with an
+//!   attribute macro before its name and a space before its parameters
+//!   (`static int internal_function check_matching (…)`) is named after
+//!   itself, not the macro (`extract::tags::name_after_attribute_macro`).
+//!   An older index's rows are rebuilt by the next index run (its vectors
+//!   kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 45;
+pub const SCHEMA_VERSION: i64 = 46;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -242,7 +248,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 45;
+const SAME_ROWS_SINCE: i64 = 46;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
