@@ -497,6 +497,43 @@ pub(crate) fn second_reading(lang: Lang, source: &str, tree: &tree_sitter::Tree)
     }
 }
 
+/// C and C++ whose declarations carry attribute macros on lines of their
+/// own (lighttpd's `__attribute_cold__` then `__attribute_nonnull__()`
+/// above `void buffer_free_ptr(buffer *b);`): the grammar reads the macro
+/// call as an old-style function definition whose parameter declarations
+/// run on to the next brace, and `buffer.h` had one "function"
+/// `__attribute_nonnull__` over 118 lines. Each line holding only a name
+/// spelled like a GCC attribute (`__attribute` first, `__` last, optional
+/// arguments) is blanked (spaces: same length, offsets and lines) before
+/// the first reading: such a line never defines anything, and the misread
+/// can leave no error in the tree (a valid old-style definition). `None`
+/// when there is none.
+pub(crate) fn attribute_lines(source: &str) -> Option<String> {
+    let is_attribute = |line: &str| {
+        let t = line.trim();
+        let name_end = t
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(t.len());
+        let (name, rest) = t.split_at(name_end);
+        let rest = rest.trim();
+        name.starts_with("__attribute")
+            && name.len() > "__attribute".len() + 2
+            && name.ends_with("__")
+            && (rest.is_empty() || (rest.starts_with('(') && rest.ends_with(')')))
+    };
+    let mut out: Option<String> = None;
+    let mut offset = 0;
+    for line in source.split_inclusive('\n') {
+        if is_attribute(line) {
+            let text = out.get_or_insert_with(|| source.to_string());
+            let body = line.trim_end_matches(['\n', '\r']).len();
+            text.replace_range(offset..offset + body, &" ".repeat(body));
+        }
+        offset += line.len();
+    }
+    out
+}
+
 /// C and C++ that declare a class between its keyword and its name with
 /// an export macro (`class GTEST_API_ AssertionException : public …`,
 /// `class Q_CORE_EXPORT QObject {`, `struct PROTOBUF_EXPORT Arena {`): the

@@ -157,6 +157,8 @@ impl Extractor {
                     lang_rules::objc_parse_text(source)
                 } else if component {
                     lang_rules::component_script_text(source)
+                } else if matches!(lang, Lang::C | Lang::Cpp) {
+                    lang_rules::attribute_lines(source).map_or(Cow::Borrowed(source), Cow::Owned)
                 } else {
                     Cow::Borrowed(source)
                 };

@@ -3208,3 +3208,24 @@ fn a_c_function_after_an_attribute_macro_keeps_its_name() {
         ]
     );
 }
+
+#[test]
+fn c_declarations_under_attribute_macro_lines_are_found() {
+    // As in lighttpd's buffer.h: attribute macros on lines of their own
+    // were read as one old-style function definition, named after the
+    // macro, over every declaration down to the next brace.
+    let h = "__attribute_cold__\n__attribute_nonnull__()\nvoid buffer_free_ptr(buffer *b);\n\nvoid buffer_copy_string(buffer *b, const char *s);\n\nstruct const_iovec {\n  const void *iov_base;\n};\n\n__attribute_nonnull__()\nstatic inline void buffer_clear(buffer *b) {\n  b->used = 0;\n}\n";
+    let x = extract("src/buffer.h", h, Lang::C);
+    let functions: Vec<&str> = x
+        .symbols
+        .iter()
+        .filter(|s| s.kind == "function")
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(
+        functions,
+        ["buffer_free_ptr", "buffer_copy_string", "buffer_clear"],
+        "{:?}",
+        x.symbols
+    );
+}

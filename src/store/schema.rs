@@ -236,10 +236,15 @@
 //!   itself, not the macro (`extract::tags::name_after_attribute_macro`).
 //!   An older index's rows are rebuilt by the next index run (its vectors
 //!   kept).
+//! - 47: same tables; rows change: C and C++ with attribute macros on
+//!   lines of their own (`__attribute_cold__`, `__attribute_nonnull__()`)
+//!   are read with those lines blanked
+//!   (`extract::lang_rules::attribute_lines`). An older index's rows are
+//!   rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 46;
+pub const SCHEMA_VERSION: i64 = 47;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -248,7 +253,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 46;
+const SAME_ROWS_SINCE: i64 = 47;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
