@@ -521,17 +521,15 @@ pub(crate) fn attribute_lines(source: &str) -> Option<String> {
             && name.ends_with("__")
             && (rest.is_empty() || (rest.starts_with('(') && rest.ends_with(')')))
     };
-    let mut out: Option<String> = None;
+    let mut blanks = Vec::new();
     let mut offset = 0;
     for line in source.split_inclusive('\n') {
         if is_attribute(line) {
-            let text = out.get_or_insert_with(|| source.to_string());
-            let body = line.trim_end_matches(['\n', '\r']).len();
-            text.replace_range(offset..offset + body, &" ".repeat(body));
+            blanks.push((offset, offset + line.trim_end_matches(['\n', '\r']).len()));
         }
         offset += line.len();
     }
-    out
+    blanked(source, &blanks, &[])
 }
 
 /// C and C++ that declare a class between its keyword and its name with
