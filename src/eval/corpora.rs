@@ -663,22 +663,36 @@ fn fetch_deb_source(
             let opts = refreshed_apt_state(name, home, AptKind::Source)?;
             let hint = "the machine's apt sources must reach Debian's archive; \
                         check `apt-get update` and `apt-cache policy`";
-            run(
+            let downloaded = run(
                 Command::new("apt-get")
                     .args(["source", "--download-only", "-q"])
                     .args(&opts)
                     .arg(&spec)
                     .current_dir(home),
                 "apt-get source --download-only",
-            )
-            .map_err(|e| -> anyhow::Error {
-                UserError::with_code(ErrorCode::Failed, format!("corpus `{name}`: {e:#}"))
-                    .hint(hint)
-                    .into()
-            })?;
+            );
             // The source index is only needed for this download.
             std::fs::remove_dir_all(home.join("apt"))?;
-            Ok(())
+            match downloaded {
+                Ok(()) => Ok(()),
+                // apt fetches the orig tarball first and fails the whole
+                // download when a later file of the package (the Debian
+                // tarball, json4s's and dnlib's here) is missing from the
+                // archive: only the orig tarball is used, and its sha256
+                // is checked next.
+                Err(e) if home.join(archive).is_file() => {
+                    tracing::info!(
+                        "corpus `{name}`: {e:#}; the orig tarball {archive} was downloaded, going on with it"
+                    );
+                    Ok(())
+                }
+                Err(e) => Err(UserError::with_code(
+                    ErrorCode::Failed,
+                    format!("corpus `{name}`: {e:#}"),
+                )
+                .hint(hint)
+                .into()),
+            }
         },
         |file| {
             run(
