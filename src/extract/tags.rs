@@ -394,6 +394,7 @@ fn build_defs(lang: Lang, lines: &Lines<'_>, stem: &str, raw: Vec<RawDef<'_>>) -
     assign_containers(lang, &mut defs);
     let found = defs.len();
     defs = merge_overloads(lang, defs);
+    defs = merge_clauses(lang, defs);
     if defs.len() != found {
         assign_containers(lang, &mut defs);
     }
@@ -1167,6 +1168,42 @@ fn merge_overloads(lang: Lang, defs: Vec<Def>) -> Vec<Def> {
             defs[i].doc_start_row = defs[f].doc_start_row;
             drop[f..i].iter_mut().for_each(|d| *d = true);
         }
+    }
+    without_marked(defs, &drop)
+}
+
+/// Haskell's equations and Elixir's clauses: a function written as several
+/// definitions of one name in a row (`blockToICML opts style (Para lst) =
+/// …` once per constructor, `def get_task(["-" <> _ | _])` then `def
+/// get_task([h | t])`) is one function, so the siblings of one parent that
+/// follow each other with the same name and kind become one definition
+/// spanning them all (named, documented and signed where the first one
+/// is). Each clause on its own made as many one-line definitions, which a
+/// symbol lookup listed one by one and the chunker left in line windows.
+fn merge_clauses(lang: Lang, defs: Vec<Def>) -> Vec<Def> {
+    if !matches!(lang, Lang::Haskell | Lang::Elixir) {
+        return defs;
+    }
+    let mut defs = defs;
+    let mut drop = vec![false; defs.len()];
+    let mut last_sibling: HashMap<Option<usize>, usize> = HashMap::new();
+    for i in 0..defs.len() {
+        let parent = defs[i].parent;
+        if let Some(&j) = last_sibling.get(&parent)
+            && defs[i].callable != Callable::No
+            && defs[j].callable == defs[i].callable
+            && defs[j].kind == defs[i].kind
+            && defs[j].name == defs[i].name
+        {
+            if defs[i].end_byte > defs[j].end_byte {
+                defs[j].end_byte = defs[i].end_byte;
+                defs[j].end_row = defs[i].end_row;
+            }
+            defs[j].chunkable = defs[j].end_row > defs[j].start_row;
+            drop[i] = true;
+            continue;
+        }
+        last_sibling.insert(parent, i);
     }
     without_marked(defs, &drop)
 }

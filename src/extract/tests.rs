@@ -3229,3 +3229,34 @@ fn c_declarations_under_attribute_macro_lines_are_found() {
         x.symbols
     );
 }
+
+#[test]
+fn equations_and_clauses_of_one_function_are_one_definition() {
+    // As in pandoc's writers (one equation per constructor) and Mix's CLI
+    // (`get_task` in three clauses): each used to be a definition of its
+    // own, so `symbol blockToICML` listed every equation.
+    let hs = "module W where\n\n-- | Render a block.\nblockTo :: Block -> Text\nblockTo (Para xs) = para xs\nblockTo (Plain xs) =\n  plain xs\nblockTo _ = empty\n\nother :: Int\nother = 1\n";
+    let x = extract("src/W.hs", hs, Lang::Haskell);
+    let functions: Vec<(&str, u32, u32)> = x
+        .symbols
+        .iter()
+        .filter(|s| s.kind == "function")
+        .map(|s| (s.name.as_str(), s.start_line, s.end_line))
+        .collect();
+    assert_eq!(functions, [("blockTo", 4, 8), ("other", 10, 11)]);
+    assert!(
+        chunk_spans(&x).contains(&(3, 8, Some("blockTo"))),
+        "{:?}",
+        chunk_spans(&x)
+    );
+
+    let ex = "defmodule Mix.CLI do\n  defp get_task([\"-\" <> _ | _]) do\n    :error\n  end\n\n  defp get_task([h | t]) do\n    {h, t}\n  end\n\n  defp get_task([]) do\n    :none\n  end\n\n  def main(args) do\n    get_task(args)\n  end\nend\n";
+    let x = extract("lib/mix/cli.ex", ex, Lang::Elixir);
+    let functions: Vec<(&str, u32, u32)> = x
+        .symbols
+        .iter()
+        .filter(|s| s.kind == "function")
+        .map(|s| (s.name.as_str(), s.start_line, s.end_line))
+        .collect();
+    assert_eq!(functions, [("get_task", 2, 12), ("main", 14, 16)]);
+}

@@ -241,10 +241,15 @@
 //!   are read with those lines blanked
 //!   (`extract::lang_rules::attribute_lines`). An older index's rows are
 //!   rebuilt by the next index run (its vectors kept).
+//! - 48: same tables; rows change: a Haskell function written as several
+//!   equations, or an Elixir one as several clauses, is one definition
+//!   and one chunk span (`extract::tags::merge_clauses`), not one per
+//!   equation. An older index's rows are rebuilt by the next index run
+//!   (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 47;
+pub const SCHEMA_VERSION: i64 = 48;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -253,7 +258,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 47;
+const SAME_ROWS_SINCE: i64 = 48;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
