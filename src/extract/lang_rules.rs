@@ -599,6 +599,184 @@ fn export_macros(source: &str) -> Option<String> {
     blanked(source, &blanks, &[])
 }
 
+/// Whether `word` is spelled like a project's specifier macro
+/// (`SPDLOG_NOEXCEPT`, `EXCLUSIVE_LOCKS_REQUIRED`, `Q_DECL_OVERRIDE`):
+/// upper case, digits and underscores, three or more long, with a letter.
+fn is_macro_name(word: &[u8]) -> bool {
+    word.len() >= 3
+        && word.iter().any(u8::is_ascii_uppercase)
+        && !word[0].is_ascii_digit()
+        && word
+            .iter()
+            .all(|&b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// C and C++ whose functions carry a project's specifier macros where the
+/// grammar expects none (spdlog's `-inl.h` files, LevelDB's and Abseil's
+/// thread annotations): after the parameter list (`void logger::swap(…)
+/// SPDLOG_NOEXCEPT {`, `void Get() EXCLUSIVE_LOCKS_REQUIRED(mu_);`), where
+/// the definition was lost, and before a constructor defined outside its
+/// class (`SPDLOG_INLINE logger::logger(const logger &other) : name_(…)`),
+/// which read as variables named after its member initializers. Each such
+/// macro (with its parenthesised arguments) is blanked: after a `)`, one
+/// or more of them among `const`/`override`/`final`/`noexcept` up to a
+/// `{`, `;`, `=`, `->` or a constructor's `:`; at the start of a line, one
+/// before `Name::Name(` or `Name::~Name(`, before a type or storage
+/// keyword, or before any word when it is named like an export or inline
+/// specifier (`…_API`, `…_EXPORT`, `…_INLINE`, ...: `REDISMODULE_API
+/// size_t (*RedisModule_ValueLength)(…) REDISMODULE_ATTR;`). Same length,
+/// offsets and lines; `None` when there is none.
+pub(crate) fn specifier_macros(source: &str) -> Option<String> {
+    let bytes = source.as_bytes();
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let word_at = |at: usize| {
+        let len = bytes[at..].iter().take_while(|&&b| is_ident(b)).count();
+        &bytes[at..at + len]
+    };
+    let skip_space = |mut at: usize| {
+        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        at
+    };
+    // The end of the parenthesised arguments opening at `open`, on at most
+    // a few lines.
+    let close_of = |open: usize| {
+        let mut depth = 0usize;
+        for (i, &b) in bytes[open..].iter().enumerate().take(400) {
+            match b {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(open + i + 1);
+                    }
+                }
+                b';' | b'{' | b'}' => return None,
+                _ => {}
+            }
+        }
+        None
+    };
+    let mut blanks: Vec<(usize, usize)> = Vec::new();
+    let mut line_start = true;
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        if b == b')' {
+            let mut found: Vec<(usize, usize)> = Vec::new();
+            let mut next = skip_space(at + 1);
+            loop {
+                let word = word_at(next);
+                if matches!(word, b"const" | b"override" | b"final" | b"noexcept") {
+                    next = skip_space(next + word.len());
+                } else if is_macro_name(word) {
+                    let mut end = next + word.len();
+                    let after = skip_space(end);
+                    if bytes.get(after) == Some(&b'(') {
+                        match close_of(after) {
+                            Some(close) => end = close,
+                            None => break,
+                        }
+                    }
+                    found.push((next, end));
+                    next = skip_space(end);
+                } else {
+                    break;
+                }
+            }
+            let rest = &bytes[next.min(bytes.len())..];
+            let ends = rest.starts_with(b"{")
+                || rest.starts_with(b";")
+                || rest.starts_with(b"->")
+                || (rest.starts_with(b"=") && !rest.starts_with(b"=="))
+                || (rest.starts_with(b":") && !rest.starts_with(b"::"));
+            if ends {
+                blanks.extend(found);
+            }
+            at += 1;
+            line_start = false;
+            continue;
+        }
+        if b == b'\n' {
+            line_start = true;
+            at += 1;
+            continue;
+        }
+        if b == b' ' || b == b'\t' {
+            at += 1;
+            continue;
+        }
+        if line_start && is_ident(b) {
+            let word = word_at(at);
+            let name_at = at + word.len();
+            let after = skip_space(name_at);
+            if is_macro_name(word) && after > name_at && bytes.get(after - 1) != Some(&b'\n') {
+                let class = word_at(after);
+                let sep = after + class.len();
+                let member = if bytes[sep..].starts_with(b"::~") {
+                    sep + 3
+                } else {
+                    sep + 2
+                };
+                let is_ctor = !class.is_empty()
+                    && bytes[sep..].starts_with(b"::")
+                    && word_at(member) == class
+                    && bytes.get(member + class.len()) == Some(&b'(');
+                let before_type = matches!(
+                    class,
+                    b"void"
+                        | b"char"
+                        | b"short"
+                        | b"int"
+                        | b"long"
+                        | b"float"
+                        | b"double"
+                        | b"signed"
+                        | b"unsigned"
+                        | b"const"
+                        | b"static"
+                        | b"extern"
+                        | b"inline"
+                        | b"struct"
+                        | b"enum"
+                        | b"union"
+                );
+                // Named like an export or inline specifier, before any type.
+                let specifier = [
+                    "API",
+                    "API_",
+                    "EXPORT",
+                    "EXPORT_",
+                    "EXTERN",
+                    "INLINE",
+                    "DECL",
+                    "PUBLIC",
+                    "LOCAL",
+                    "HIDDEN",
+                    "CONSTEXPR",
+                    "NODISCARD",
+                    "DEPRECATED",
+                    "ATTR",
+                ]
+                .iter()
+                .any(|end| word.ends_with(end.as_bytes()))
+                    && !class.is_empty()
+                    && !class[0].is_ascii_digit();
+                if is_ctor || before_type || specifier {
+                    blanks.push((at, name_at));
+                }
+            }
+            at = name_at.max(at + 1);
+            line_start = false;
+            continue;
+        }
+        line_start = false;
+        at += 1;
+    }
+    blanked(source, &blanks, &[])
+}
+
 /// Kotlin whose top-level `annotation class` or `enum class` follows
 /// annotation lines (`@Qualifier` / `@Retention(…)` / `annotation class
 /// ApplicationContext`, Dagger's and Hilt's qualifiers; `@Serializable` /

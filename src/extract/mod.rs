@@ -180,7 +180,8 @@ impl Extractor {
                 // unbalanced `#else` brace can leave every definition found
                 // but nested in the function it opened, whose span then
                 // runs to the end of the file).
-                if let Some(text) = lang_rules::second_reading(lang, &parse_text, &tree) {
+                let mut read_text = parse_text;
+                if let Some(text) = lang_rules::second_reading(lang, &read_text, &tree) {
                     let again = self.parse(grammar, &text, deadline)?;
                     let found =
                         tags::collect(grammar, &again, &lines, stem, &mut self.cursor, deadline)
@@ -188,6 +189,32 @@ impl Extractor {
                     if found.defs.len() > tags.defs.len()
                         || (found.defs.len() == tags.defs.len()
                             && error_nodes(&again) < error_nodes(&tree))
+                    {
+                        (tree, tags, read_text) = (again, found, Cow::Owned(text));
+                    }
+                }
+                // C and C++ still misread: a project's specifier macros
+                // where the grammar expects none (`…) SPDLOG_NOEXCEPT {`,
+                // `SPDLOG_INLINE logger::logger(…) : name_(…)`) blanked,
+                // kept when that leaves fewer errors and loses no function
+                // (the misread's bogus variables may outnumber what it
+                // lost, so the count of all definitions cannot judge it).
+                if matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC)
+                    && tree.root_node().has_error()
+                    && let Some(text) = lang_rules::specifier_macros(&read_text)
+                {
+                    let again = self.parse(grammar, &text, deadline)?;
+                    let found =
+                        tags::collect(grammar, &again, &lines, stem, &mut self.cursor, deadline)
+                            .ok_or_else(timed_out)?;
+                    let callables = |t: &tags::Tags| {
+                        t.defs
+                            .iter()
+                            .filter(|d| d.callable != tags::Callable::No)
+                            .count()
+                    };
+                    if error_nodes(&again) < error_nodes(&tree)
+                        && callables(&found) >= callables(&tags)
                     {
                         (tree, tags) = (again, found);
                     }

@@ -582,9 +582,11 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
         // discarded binding: no name to find.
         return None;
     }
-    if matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC) && is_c_statement_keyword(name) {
+    if matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC) && is_c_keyword(name) {
         // Preprocessor branches that leave braces unbalanced make the
-        // parser read `} else if (x) {` as a function named `if`.
+        // parser read `} else if (x) {` as a function named `if`, and a
+        // macro before a declaration (`REDISMODULE_API void *
+        // (*RedisModule_Alloc)(size_t);`) one named `void`.
         return None;
     }
     if matches!(lang, Lang::C | Lang::Cpp | Lang::ObjC)
@@ -768,11 +770,39 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
     })
 }
 
-/// C statement keywords, which no C, C++ or Objective-C definition is named.
-fn is_c_statement_keyword(name: &str) -> bool {
+/// C statement, type and storage keywords, which no C, C++ or Objective-C
+/// definition is named.
+fn is_c_keyword(name: &str) -> bool {
     matches!(
         name,
-        "if" | "else" | "switch" | "case" | "while" | "for" | "do" | "return" | "sizeof" | "goto"
+        "if" | "else"
+            | "switch"
+            | "case"
+            | "while"
+            | "for"
+            | "do"
+            | "return"
+            | "sizeof"
+            | "goto"
+            | "void"
+            | "char"
+            | "short"
+            | "int"
+            | "long"
+            | "float"
+            | "double"
+            | "signed"
+            | "unsigned"
+            | "const"
+            | "volatile"
+            | "static"
+            | "extern"
+            | "register"
+            | "inline"
+            | "struct"
+            | "union"
+            | "enum"
+            | "typedef"
     )
 }
 

@@ -3260,3 +3260,38 @@ fn equations_and_clauses_of_one_function_are_one_definition() {
         .collect();
     assert_eq!(functions, [("get_task", 2, 12), ("main", 14, 16)]);
 }
+
+#[test]
+fn cpp_specifier_macros_around_a_function_do_not_lose_it() {
+    // As in spdlog's logger-inl.h: `SPDLOG_NOEXCEPT` after the parameters
+    // lost `swap`, and `SPDLOG_INLINE` before a constructor defined outside
+    // its class read as variables named after its member initializers.
+    let cc = "namespace spdlog {\n\nSPDLOG_INLINE logger::logger(const logger &other)\n    : name_(other.name_)\n    , sinks_(other.sinks_)\n{}\n\nSPDLOG_INLINE void logger::swap(spdlog::logger &other) SPDLOG_NOEXCEPT\n{\n    name_.swap(other.name_);\n}\n\nSPDLOG_INLINE void logger::set_level(int l)\n{\n    level_ = l;\n}\n\n}\n";
+    let x = extract("include/spdlog/logger-inl.h", cc, Lang::Cpp);
+    let defs: Vec<(&str, &str, u32, u32)> = x
+        .symbols
+        .iter()
+        .map(|s| (s.name.as_str(), s.kind.as_str(), s.start_line, s.end_line))
+        .collect();
+    assert_eq!(
+        defs,
+        [
+            ("spdlog", "namespace", 1, 18),
+            ("logger", "method", 3, 6),
+            ("swap", "method", 8, 11),
+            ("set_level", "method", 13, 16)
+        ]
+    );
+    // As in redis's redismodule.h: an export macro before a function
+    // pointer's type and an attribute macro after it made "functions"
+    // named `void` and `size_t`, and the definition below them was lost.
+    let h = "#define REDISMODULE_API\n#define REDISMODULE_ATTR\nREDISMODULE_API void * (*RedisModule_Alloc)(size_t bytes) REDISMODULE_ATTR;\nREDISMODULE_API size_t (*RedisModule_ValueLength)(void *key) REDISMODULE_ATTR;\n\nstatic int RedisModule_Init(void *ctx, const char *name) {\n    return 0;\n}\n";
+    let x = extract("src/redismodule.h", h, Lang::C);
+    let functions: Vec<&str> = x
+        .symbols
+        .iter()
+        .filter(|s| s.kind == "function")
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(functions, ["RedisModule_Init"], "{:?}", x.symbols);
+}

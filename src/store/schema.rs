@@ -246,10 +246,17 @@
 //!   and one chunk span (`extract::tags::merge_clauses`), not one per
 //!   equation. An older index's rows are rebuilt by the next index run
 //!   (its vectors kept).
+//! - 49: same tables; rows change: C and C++ misread because of a
+//!   project's specifier macros (`…) SPDLOG_NOEXCEPT {`, `SPDLOG_INLINE
+//!   logger::logger(…) : name_(…)`, `REDISMODULE_API size_t (*f)(…)
+//!   REDISMODULE_ATTR;`) are read again with them blanked
+//!   (`extract::lang_rules::specifier_macros`), and no definition is named
+//!   after a C type or storage keyword. An older index's rows are rebuilt
+//!   by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 48;
+pub const SCHEMA_VERSION: i64 = 49;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -258,7 +265,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 48;
+const SAME_ROWS_SINCE: i64 = 49;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
