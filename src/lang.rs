@@ -31,6 +31,16 @@ pub fn detect_lang(path: &Path) -> Option<Lang> {
         Some((stem, ext)) if !stem.is_empty() => Some(ext.to_ascii_lowercase()),
         _ => None,
     };
+    // A translated README or changelog whose language code is also a code
+    // extension (nginx's `CHANGES.ru` is Russian, not Rack's `config.ru`;
+    // `README.pl`, `README.cs`, `README.el`, `README.ml`).
+    if ext
+        .as_deref()
+        .is_some_and(|e| matches!(e, "ru" | "pl" | "cs" | "el" | "ml"))
+        && is_docs_file_name(&name)
+    {
+        return Some(Lang::Docs);
+    }
     if let Some(lang) = ext.as_deref().and_then(lang_for_extension) {
         return Some(lang);
     }
@@ -552,9 +562,21 @@ mod tests {
         ] {
             assert_eq!(d(cpp), Some(Lang::Cpp), "{cpp}");
         }
-        for rb in ["x.rb", "tasks.rake", "x.gemspec", "Rakefile", "Gemfile"] {
+        for rb in [
+            "x.rb",
+            "tasks.rake",
+            "x.gemspec",
+            "Rakefile",
+            "Gemfile",
+            "config.ru",
+        ] {
             assert_eq!(d(rb), Some(Lang::Ruby), "{rb}");
         }
+        // Translations of a project's documents, not Ruby, Perl or C#.
+        for doc in ["CHANGES.ru", "README.ru", "README.pl", "README.cs"] {
+            assert_eq!(d(doc), Some(Lang::Docs), "{doc}");
+        }
+        assert_eq!(d("lib/Readme.pm"), Some(Lang::OtherCode));
         for (path, lang) in [
             ("Widget.cs", Lang::CSharp),
             ("a.kt", Lang::Kotlin),

@@ -253,10 +253,14 @@
 //!   (`extract::lang_rules::specifier_macros`), and no definition is named
 //!   after a C type or storage keyword. An older index's rows are rebuilt
 //!   by the next index run (its vectors kept).
+//! - 50: same tables; rows change: a translated README or changelog whose
+//!   language code is also a code extension (`CHANGES.ru`, `README.pl`)
+//!   is documentation, not Ruby or Perl. An older index's rows are rebuilt
+//!   by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 49;
+pub const SCHEMA_VERSION: i64 = 50;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -265,7 +269,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 49;
+const SAME_ROWS_SINCE: i64 = 50;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
