@@ -532,6 +532,30 @@ pub(crate) fn attribute_lines(source: &str) -> Option<String> {
     blanked(source, &blanks, &[])
 }
 
+/// Words and spaces of a C-family text, by byte.
+struct ByteScan<'s>(&'s [u8]);
+
+impl<'s> ByteScan<'s> {
+    /// The identifier starting at `at` (empty when none does).
+    fn word_at(&self, at: usize) -> &'s [u8] {
+        let rest = &self.0[at.min(self.0.len())..];
+        let len = rest.iter().take_while(|&&b| is_ident_byte(b)).count();
+        &rest[..len]
+    }
+
+    /// The first position at or after `at` that is not white space.
+    fn skip_space(&self, mut at: usize) -> usize {
+        while at < self.0.len() && self.0[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        at
+    }
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
 /// C and C++ that declare a class between its keyword and its name with
 /// an export macro (`class GTEST_API_ AssertionException : public …`,
 /// `class Q_CORE_EXPORT QObject {`, `struct PROTOBUF_EXPORT Arena {`): the
@@ -543,21 +567,12 @@ pub(crate) fn attribute_lines(source: &str) -> Option<String> {
 /// none.
 fn export_macros(source: &str) -> Option<String> {
     let bytes = source.as_bytes();
-    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let word_at = |at: usize| {
-        let len = bytes[at..].iter().take_while(|&&b| is_ident(b)).count();
-        &bytes[at..at + len]
-    };
-    let skip_space = |mut at: usize| {
-        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
-            at += 1;
-        }
-        at
-    };
+    let scan = ByteScan(bytes);
+    let (word_at, skip_space) = (|at| scan.word_at(at), |at| scan.skip_space(at));
     let mut blanks: Vec<(usize, usize)> = Vec::new();
     let mut at = 0;
     while at < bytes.len() {
-        if !is_ident(bytes[at]) {
+        if !is_ident_byte(bytes[at]) {
             at += 1;
             continue;
         }
@@ -590,7 +605,7 @@ fn export_macros(source: &str) -> Option<String> {
         let opens = rest.starts_with(b"{")
             || rest.starts_with(b"<")
             || (rest.starts_with(b":") && !rest.starts_with(b"::"))
-            || (rest.starts_with(b"final") && rest.get(5).is_none_or(|&b| !is_ident(b)));
+            || (rest.starts_with(b"final") && rest.get(5).is_none_or(|&b| !is_ident_byte(b)));
         if opens {
             blanks.push((macro_at, macro_at + mac.len()));
         }
@@ -628,17 +643,8 @@ fn is_macro_name(word: &[u8]) -> bool {
 /// offsets and lines; `None` when there is none.
 pub(crate) fn specifier_macros(source: &str) -> Option<String> {
     let bytes = source.as_bytes();
-    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let word_at = |at: usize| {
-        let len = bytes[at..].iter().take_while(|&&b| is_ident(b)).count();
-        &bytes[at..at + len]
-    };
-    let skip_space = |mut at: usize| {
-        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
-            at += 1;
-        }
-        at
-    };
+    let scan = ByteScan(bytes);
+    let (word_at, skip_space) = (|at| scan.word_at(at), |at| scan.skip_space(at));
     // The end of the parenthesised arguments opening at `open`, on at most
     // a few lines.
     let close_of = |open: usize| {
@@ -707,7 +713,7 @@ pub(crate) fn specifier_macros(source: &str) -> Option<String> {
             at += 1;
             continue;
         }
-        if line_start && is_ident(b) {
+        if line_start && is_ident_byte(b) {
             let word = word_at(at);
             let name_at = at + word.len();
             let after = skip_space(name_at);

@@ -21,6 +21,15 @@ fn s<'a>(name: &'a str, kind: &'a str, container: &'a str, start: u32, end: u32)
     (name, kind, container, start, end)
 }
 
+/// The functions found, with their lines, in order.
+fn functions(x: &Extracted) -> Vec<(&str, u32, u32)> {
+    x.symbols
+        .iter()
+        .filter(|s| s.kind == "function")
+        .map(|s| (s.name.as_str(), s.start_line, s.end_line))
+        .collect()
+}
+
 fn symbols(x: &Extracted) -> Vec<Sym<'_>> {
     x.symbols
         .iter()
@@ -3193,14 +3202,8 @@ fn a_c_function_after_an_attribute_macro_keeps_its_name() {
     // the return type and the name, and a space before the parameters.
     let c = "static int\ninternal_function\ncheck_matching (int *mctx, int fl)\n{\n  return 0;\n}\n\nBOOL WINAPI DllMain (HINSTANCE h)\n{\n  return 1;\n}\n\nint plain (int a)\n{\n  return a;\n}\n";
     let x = extract("compat/regex/regexec.c", c, Lang::C);
-    let functions: Vec<(&str, u32, u32)> = x
-        .symbols
-        .iter()
-        .filter(|s| s.kind == "function")
-        .map(|s| (s.name.as_str(), s.start_line, s.end_line))
-        .collect();
     assert_eq!(
-        functions,
+        functions(&x),
         [
             ("check_matching", 1, 6),
             ("DllMain", 8, 11),
@@ -3216,14 +3219,9 @@ fn c_declarations_under_attribute_macro_lines_are_found() {
     // macro, over every declaration down to the next brace.
     let h = "__attribute_cold__\n__attribute_nonnull__()\nvoid buffer_free_ptr(buffer *b);\n\nvoid buffer_copy_string(buffer *b, const char *s);\n\nstruct const_iovec {\n  const void *iov_base;\n};\n\n__attribute_nonnull__()\nstatic inline void buffer_clear(buffer *b) {\n  b->used = 0;\n}\n";
     let x = extract("src/buffer.h", h, Lang::C);
-    let functions: Vec<&str> = x
-        .symbols
-        .iter()
-        .filter(|s| s.kind == "function")
-        .map(|s| s.name.as_str())
-        .collect();
+    let names: Vec<&str> = functions(&x).iter().map(|f| f.0).collect();
     assert_eq!(
-        functions,
+        names,
         ["buffer_free_ptr", "buffer_copy_string", "buffer_clear"],
         "{:?}",
         x.symbols
@@ -3237,13 +3235,7 @@ fn equations_and_clauses_of_one_function_are_one_definition() {
     // own, so `symbol blockToICML` listed every equation.
     let hs = "module W where\n\n-- | Render a block.\nblockTo :: Block -> Text\nblockTo (Para xs) = para xs\nblockTo (Plain xs) =\n  plain xs\nblockTo _ = empty\n\nother :: Int\nother = 1\n";
     let x = extract("src/W.hs", hs, Lang::Haskell);
-    let functions: Vec<(&str, u32, u32)> = x
-        .symbols
-        .iter()
-        .filter(|s| s.kind == "function")
-        .map(|s| (s.name.as_str(), s.start_line, s.end_line))
-        .collect();
-    assert_eq!(functions, [("blockTo", 4, 8), ("other", 10, 11)]);
+    assert_eq!(functions(&x), [("blockTo", 4, 8), ("other", 10, 11)]);
     assert!(
         chunk_spans(&x).contains(&(3, 8, Some("blockTo"))),
         "{:?}",
@@ -3252,13 +3244,7 @@ fn equations_and_clauses_of_one_function_are_one_definition() {
 
     let ex = "defmodule Mix.CLI do\n  defp get_task([\"-\" <> _ | _]) do\n    :error\n  end\n\n  defp get_task([h | t]) do\n    {h, t}\n  end\n\n  defp get_task([]) do\n    :none\n  end\n\n  def main(args) do\n    get_task(args)\n  end\nend\n";
     let x = extract("lib/mix/cli.ex", ex, Lang::Elixir);
-    let functions: Vec<(&str, u32, u32)> = x
-        .symbols
-        .iter()
-        .filter(|s| s.kind == "function")
-        .map(|s| (s.name.as_str(), s.start_line, s.end_line))
-        .collect();
-    assert_eq!(functions, [("get_task", 2, 12), ("main", 14, 16)]);
+    assert_eq!(functions(&x), [("get_task", 2, 12), ("main", 14, 16)]);
 }
 
 #[test]
@@ -3287,11 +3273,6 @@ fn cpp_specifier_macros_around_a_function_do_not_lose_it() {
     // named `void` and `size_t`, and the definition below them was lost.
     let h = "#define REDISMODULE_API\n#define REDISMODULE_ATTR\nREDISMODULE_API void * (*RedisModule_Alloc)(size_t bytes) REDISMODULE_ATTR;\nREDISMODULE_API size_t (*RedisModule_ValueLength)(void *key) REDISMODULE_ATTR;\n\nstatic int RedisModule_Init(void *ctx, const char *name) {\n    return 0;\n}\n";
     let x = extract("src/redismodule.h", h, Lang::C);
-    let functions: Vec<&str> = x
-        .symbols
-        .iter()
-        .filter(|s| s.kind == "function")
-        .map(|s| s.name.as_str())
-        .collect();
-    assert_eq!(functions, ["RedisModule_Init"], "{:?}", x.symbols);
+    let names: Vec<&str> = functions(&x).iter().map(|f| f.0).collect();
+    assert_eq!(names, ["RedisModule_Init"], "{:?}", x.symbols);
 }
