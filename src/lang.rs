@@ -33,10 +33,15 @@ pub fn detect_lang(path: &Path) -> Option<Lang> {
     };
     // A translated README or changelog whose language code is also a code
     // extension (nginx's `CHANGES.ru` is Russian, not Rack's `config.ru`;
-    // `README.pl`, `README.cs`, `README.el`, `README.ml`).
-    if ext
-        .as_deref()
-        .is_some_and(|e| matches!(e, "ru" | "pl" | "cs" | "el" | "ml"))
+    // `README.pl`, `README.cs`, `README.el`, `README.ml`), written in
+    // capitals as such documents are (`History.cs`, `Security.pm` are code).
+    let shouted = name
+        .rsplit_once('.')
+        .is_some_and(|(stem, _)| stem.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'));
+    if shouted
+        && ext
+            .as_deref()
+            .is_some_and(|e| matches!(e, "ru" | "pl" | "cs" | "el" | "ml"))
         && is_docs_file_name(&name)
     {
         return Some(Lang::Docs);
@@ -577,6 +582,8 @@ mod tests {
             assert_eq!(d(doc), Some(Lang::Docs), "{doc}");
         }
         assert_eq!(d("lib/Readme.pm"), Some(Lang::OtherCode));
+        assert_eq!(d("Model/History.cs"), Some(Lang::CSharp));
+        assert_eq!(d("lisp/todo.el"), Some(Lang::OtherCode));
         for (path, lang) in [
             ("Widget.cs", Lang::CSharp),
             ("a.kt", Lang::Kotlin),
