@@ -27,18 +27,15 @@ pub fn detect_lang(path: &Path) -> Option<Lang> {
     if let Some(lang) = lang_for_file_name(&name) {
         return Some(lang);
     }
-    let ext = match name.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() => Some(ext.to_ascii_lowercase()),
-        _ => None,
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => (stem, Some(ext.to_ascii_lowercase())),
+        _ => (name.as_ref(), None),
     };
     // A translated README or changelog whose language code is also a code
     // extension (nginx's `CHANGES.ru` is Russian, not Rack's `config.ru`;
     // `README.pl`, `README.cs`, `README.el`, `README.ml`), written in
     // capitals as such documents are (`History.cs`, `Security.pm` are code).
-    let shouted = name
-        .rsplit_once('.')
-        .is_some_and(|(stem, _)| stem.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'));
-    if shouted
+    if stem.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
         && ext
             .as_deref()
             .is_some_and(|e| matches!(e, "ru" | "pl" | "cs" | "el" | "ml"))

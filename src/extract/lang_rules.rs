@@ -568,7 +568,6 @@ fn is_ident_byte(b: u8) -> bool {
 fn export_macros(source: &str) -> Option<String> {
     let bytes = source.as_bytes();
     let scan = ByteScan(bytes);
-    let (word_at, skip_space) = (|at| scan.word_at(at), |at| scan.skip_space(at));
     let mut blanks: Vec<(usize, usize)> = Vec::new();
     let mut at = 0;
     while at < bytes.len() {
@@ -577,22 +576,22 @@ fn export_macros(source: &str) -> Option<String> {
             continue;
         }
         // (`at` is always a word's start: the scan steps over whole words.)
-        let keyword = word_at(at);
+        let keyword = scan.word_at(at);
         let after_keyword = at + keyword.len();
         if !matches!(keyword, b"class" | b"struct" | b"union") {
             at = after_keyword;
             continue;
         }
-        let macro_at = skip_space(after_keyword);
-        let mac = word_at(macro_at);
+        let macro_at = scan.skip_space(after_keyword);
+        let mac = scan.word_at(macro_at);
         let is_macro = mac.len() >= 2
             && mac.first().is_some_and(u8::is_ascii_uppercase)
             && mac
                 .iter()
                 .all(|&b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
-        let name_at = skip_space(macro_at + mac.len());
+        let name_at = scan.skip_space(macro_at + mac.len());
         let name = if is_macro && name_at > macro_at + mac.len() {
-            word_at(name_at)
+            scan.word_at(name_at)
         } else {
             &[]
         };
@@ -600,7 +599,7 @@ fn export_macros(source: &str) -> Option<String> {
             at = after_keyword;
             continue;
         }
-        let next = skip_space(name_at + name.len());
+        let next = scan.skip_space(name_at + name.len());
         let rest = &bytes[next..];
         let opens = rest.starts_with(b"{")
             || rest.starts_with(b"<")
@@ -612,6 +611,30 @@ fn export_macros(source: &str) -> Option<String> {
         at = name_at;
     }
     blanked(source, &blanks, &[])
+}
+
+/// C's type, qualifier and storage keywords that open a declaration
+/// (`void`, `unsigned`, `const`, `static`, `struct`, ...).
+pub(crate) fn is_c_type_keyword(word: &str) -> bool {
+    matches!(
+        word,
+        "void"
+            | "char"
+            | "short"
+            | "int"
+            | "long"
+            | "float"
+            | "double"
+            | "signed"
+            | "unsigned"
+            | "const"
+            | "static"
+            | "extern"
+            | "inline"
+            | "struct"
+            | "enum"
+            | "union"
+    )
 }
 
 /// Whether `word` is spelled like a project's specifier macro
@@ -644,7 +667,6 @@ fn is_macro_name(word: &[u8]) -> bool {
 pub(crate) fn specifier_macros(source: &str) -> Option<String> {
     let bytes = source.as_bytes();
     let scan = ByteScan(bytes);
-    let (word_at, skip_space) = (|at| scan.word_at(at), |at| scan.skip_space(at));
     // The end of the parenthesised arguments opening at `open`, on at most
     // a few lines.
     let close_of = |open: usize| {
@@ -671,14 +693,14 @@ pub(crate) fn specifier_macros(source: &str) -> Option<String> {
         let b = bytes[at];
         if b == b')' {
             let mut found: Vec<(usize, usize)> = Vec::new();
-            let mut next = skip_space(at + 1);
+            let mut next = scan.skip_space(at + 1);
             loop {
-                let word = word_at(next);
+                let word = scan.word_at(next);
                 if matches!(word, b"const" | b"override" | b"final" | b"noexcept") {
-                    next = skip_space(next + word.len());
+                    next = scan.skip_space(next + word.len());
                 } else if is_macro_name(word) {
                     let mut end = next + word.len();
-                    let after = skip_space(end);
+                    let after = scan.skip_space(end);
                     if bytes.get(after) == Some(&b'(') {
                         match close_of(after) {
                             Some(close) => end = close,
@@ -686,7 +708,7 @@ pub(crate) fn specifier_macros(source: &str) -> Option<String> {
                         }
                     }
                     found.push((next, end));
-                    next = skip_space(end);
+                    next = scan.skip_space(end);
                 } else {
                     break;
                 }
@@ -714,11 +736,11 @@ pub(crate) fn specifier_macros(source: &str) -> Option<String> {
             continue;
         }
         if line_start && is_ident_byte(b) {
-            let word = word_at(at);
+            let word = scan.word_at(at);
             let name_at = at + word.len();
-            let after = skip_space(name_at);
+            let after = scan.skip_space(name_at);
             if is_macro_name(word) && after > name_at && bytes.get(after - 1) != Some(&b'\n') {
-                let class = word_at(after);
+                let class = scan.word_at(after);
                 let sep = after + class.len();
                 let member = if bytes[sep..].starts_with(b"::~") {
                     sep + 3
@@ -727,27 +749,9 @@ pub(crate) fn specifier_macros(source: &str) -> Option<String> {
                 };
                 let is_ctor = !class.is_empty()
                     && bytes[sep..].starts_with(b"::")
-                    && word_at(member) == class
+                    && scan.word_at(member) == class
                     && bytes.get(member + class.len()) == Some(&b'(');
-                let before_type = matches!(
-                    class,
-                    b"void"
-                        | b"char"
-                        | b"short"
-                        | b"int"
-                        | b"long"
-                        | b"float"
-                        | b"double"
-                        | b"signed"
-                        | b"unsigned"
-                        | b"const"
-                        | b"static"
-                        | b"extern"
-                        | b"inline"
-                        | b"struct"
-                        | b"enum"
-                        | b"union"
-                );
+                let before_type = std::str::from_utf8(class).is_ok_and(is_c_type_keyword);
                 // Named like an export or inline specifier, before any type.
                 let specifier = [
                     "API",

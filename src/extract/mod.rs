@@ -162,16 +162,9 @@ impl Extractor {
                 } else {
                     Cow::Borrowed(source)
                 };
-                let timeout = self.timeout;
-                let timed_out = || ExtractError::TimedOut {
-                    lang: lang.name(),
-                    timeout,
-                };
-                let mut tree = self.parse(grammar, &parse_text, deadline)?;
                 let stem = crate::search::file_stem(path);
-                let mut tags =
-                    tags::collect(grammar, &tree, &lines, stem, &mut self.cursor, deadline)
-                        .ok_or_else(timed_out)?;
+                let (mut tree, mut tags) =
+                    self.read(grammar, &parse_text, &lines, stem, deadline)?;
                 // A file the grammar could not read (or, in Kotlin and
                 // Rust, read without error but lost definitions in) may
                 // read better another way
@@ -182,10 +175,7 @@ impl Extractor {
                 // runs to the end of the file).
                 let mut read_text = parse_text;
                 if let Some(text) = lang_rules::second_reading(lang, &read_text, &tree) {
-                    let again = self.parse(grammar, &text, deadline)?;
-                    let found =
-                        tags::collect(grammar, &again, &lines, stem, &mut self.cursor, deadline)
-                            .ok_or_else(timed_out)?;
+                    let (again, found) = self.read(grammar, &text, &lines, stem, deadline)?;
                     if found.defs.len() > tags.defs.len()
                         || (found.defs.len() == tags.defs.len()
                             && error_nodes(&again) < error_nodes(&tree))
@@ -203,10 +193,7 @@ impl Extractor {
                     && tree.root_node().has_error()
                     && let Some(text) = lang_rules::specifier_macros(&read_text)
                 {
-                    let again = self.parse(grammar, &text, deadline)?;
-                    let found =
-                        tags::collect(grammar, &again, &lines, stem, &mut self.cursor, deadline)
-                            .ok_or_else(timed_out)?;
+                    let (again, found) = self.read(grammar, &text, &lines, stem, deadline)?;
                     let callables = |t: &tags::Tags| {
                         t.defs
                             .iter()
@@ -235,6 +222,26 @@ impl Extractor {
             out.chunks.truncate(1);
         }
         Ok(out)
+    }
+
+    /// Parses `text` (the file's text or another reading of it, same
+    /// offsets and lines) and collects its definitions and references.
+    fn read(
+        &mut self,
+        grammar: &'static Grammar,
+        text: &str,
+        lines: &Lines<'_>,
+        stem: &str,
+        deadline: Instant,
+    ) -> Result<(Tree, tags::Tags), ExtractError> {
+        let tree = self.parse(grammar, text, deadline)?;
+        let tags = tags::collect(grammar, &tree, lines, stem, &mut self.cursor, deadline).ok_or(
+            ExtractError::TimedOut {
+                lang: grammar.lang.name(),
+                timeout: self.timeout,
+            },
+        )?;
+        Ok((tree, tags))
     }
 
     fn parse(

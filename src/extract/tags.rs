@@ -773,37 +773,22 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
 /// C statement, type and storage keywords, which no C, C++ or Objective-C
 /// definition is named.
 fn is_c_keyword(name: &str) -> bool {
-    matches!(
-        name,
-        "if" | "else"
-            | "switch"
-            | "case"
-            | "while"
-            | "for"
-            | "do"
-            | "return"
-            | "sizeof"
-            | "goto"
-            | "void"
-            | "char"
-            | "short"
-            | "int"
-            | "long"
-            | "float"
-            | "double"
-            | "signed"
-            | "unsigned"
-            | "const"
-            | "volatile"
-            | "static"
-            | "extern"
-            | "register"
-            | "inline"
-            | "struct"
-            | "union"
-            | "enum"
-            | "typedef"
-    )
+    lang_rules::is_c_type_keyword(name)
+        || matches!(
+            name,
+            "if" | "else"
+                | "switch"
+                | "case"
+                | "while"
+                | "for"
+                | "do"
+                | "return"
+                | "sizeof"
+                | "goto"
+                | "volatile"
+                | "register"
+                | "typedef"
+        )
 }
 
 /// Goes from a captured name to the identifier itself: `a::B::c` → `c`,
