@@ -12,7 +12,9 @@
 //! keep plain line-window chunks.
 //!
 //! Covered: Perl, R, Dart, OCaml, Erlang, Julia, Nim, Protocol Buffers,
-//! SQL (`CREATE …`), fish.
+//! SQL (`CREATE …`), fish, the Lisps (Clojure, Emacs Lisp, Scheme, Racket,
+//! Common Lisp: top-level `(def… name` forms), Groovy, Solidity, Crystal,
+//! Elm, PowerShell, Tcl, Starlark (Bazel), GraphQL and Thrift.
 
 use std::path::Path;
 
@@ -35,6 +37,16 @@ enum Dialect {
     Proto,
     Sql,
     Fish,
+    Lisp,
+    Groovy,
+    Solidity,
+    Crystal,
+    Elm,
+    PowerShell,
+    Tcl,
+    Starlark,
+    GraphQl,
+    Thrift,
 }
 
 impl Dialect {
@@ -51,14 +63,41 @@ impl Dialect {
             "proto" => Dialect::Proto,
             "sql" => Dialect::Sql,
             "fish" => Dialect::Fish,
+            "clj" | "cljs" | "cljc" | "el" | "scm" | "ss" | "rkt" | "lisp" | "lsp" | "cl" => {
+                Dialect::Lisp
+            }
+            "groovy" | "gradle" => Dialect::Groovy,
+            "sol" => Dialect::Solidity,
+            "cr" => Dialect::Crystal,
+            "elm" => Dialect::Elm,
+            "ps1" | "psm1" => Dialect::PowerShell,
+            "tcl" => Dialect::Tcl,
+            "bzl" | "star" => Dialect::Starlark,
+            "graphql" | "gql" => Dialect::GraphQl,
+            "thrift" => Dialect::Thrift,
             _ => return None,
         })
     }
 
     fn comment_prefixes(self) -> &'static [&'static str] {
         match self {
-            Dialect::Perl | Dialect::R | Dialect::Julia | Dialect::Nim | Dialect::Fish => &["#"],
-            Dialect::Dart | Dialect::Proto => &["//", "/*", "*", "@"],
+            Dialect::Perl
+            | Dialect::R
+            | Dialect::Julia
+            | Dialect::Nim
+            | Dialect::Fish
+            | Dialect::Crystal
+            | Dialect::PowerShell
+            | Dialect::Tcl
+            | Dialect::Starlark
+            | Dialect::GraphQl => &["#"],
+            Dialect::Dart
+            | Dialect::Proto
+            | Dialect::Groovy
+            | Dialect::Solidity
+            | Dialect::Thrift => &["//", "/*", "*", "@"],
+            Dialect::Lisp => &[";"],
+            Dialect::Elm => &["--", "{-", "-}"],
             Dialect::OCaml => &["(*", "*"],
             Dialect::Erlang => &["%"],
             Dialect::Sql => &["--", "/*", "*"],
@@ -106,8 +145,9 @@ pub(crate) fn defs(path: &str, lines: &Lines<'_>) -> Vec<Def> {
             continue;
         }
         let indent = indent_of(line);
-        // Erlang functions are several clauses in a row: one definition.
-        if dialect == Dialect::Erlang
+        // Erlang functions are several clauses in a row, and an Elm value
+        // its signature line and then its equation: one definition.
+        if matches!(dialect, Dialect::Erlang | Dialect::Elm)
             && let Some(last) = defs.last_mut()
             && last.name == name
             && last.kind == "function"
@@ -116,7 +156,13 @@ pub(crate) fn defs(path: &str, lines: &Lines<'_>) -> Vec<Def> {
             last.end_byte = lines.range(last.end_row).1;
             continue;
         }
-        let end = end_row(lines, &indents, row, indent);
+        // A Lisp form ends at its balanced closing parenthesis: docstrings
+        // continue at column 0.
+        let end = match dialect {
+            Dialect::Lisp => lisp_form_end(lines, row),
+            _ => None,
+        }
+        .unwrap_or_else(|| end_row(lines, &indents, row, indent));
         let doc = doc_start(lines, row, dialect.comment_prefixes());
         defs.push(Def::from_line(
             lines,
@@ -427,9 +473,394 @@ fn match_line(dialect: Dialect, line: &str) -> Option<LineDef> {
             "function",
             ident(line, keyword(line, at, "function")?, &['-', ':'])?,
         ),
+        Dialect::Lisp => lisp_line(line, at),
+        Dialect::Groovy => groovy_line(line, at),
+        Dialect::Solidity => solidity_line(line, at),
+        Dialect::Crystal => {
+            let mut p = at;
+            for modifier in ["private", "protected", "abstract"] {
+                p = keyword(line, p, modifier).unwrap_or(p);
+            }
+            let (word, p) = any_keyword(
+                line,
+                p,
+                &[
+                    "def",
+                    "macro",
+                    "class",
+                    "struct",
+                    "module",
+                    "enum",
+                    "lib",
+                    "annotation",
+                ],
+            )?;
+            let kind = match word {
+                "def" => "function",
+                "macro" => "macro",
+                "class" => "class",
+                "struct" => "struct",
+                "enum" => "enum",
+                _ => "module",
+            };
+            // `def self.build`, `class Foo::Bar`: the last part.
+            let p = line[p..].strip_prefix("self.").map_or(p, |_| p + 5);
+            let (s, e) = ident(line, p, &[':', '?', '!', '='])?;
+            let s = line[s..e].rfind(':').map_or(s, |i| s + i + 1);
+            def(kind, (s, e))
+        }
+        Dialect::Elm => {
+            // Top-level declarations only: `module`, `type [alias]`, and a
+            // value's `name : Type` signature or `name args =` definition.
+            if at > 0 {
+                return None;
+            }
+            if let Some(p) = keyword(line, 0, "port").and_then(|p| keyword(line, p, "module")) {
+                return def("module", ident(line, p, &['.'])?);
+            }
+            if let Some(p) = keyword(line, 0, "module") {
+                return def("module", ident(line, p, &['.'])?);
+            }
+            if let Some(p) = keyword(line, 0, "type") {
+                let p = keyword(line, p, "alias").unwrap_or(p);
+                return def("type", ident(line, p, &[])?);
+            }
+            let name = ident(line, 0, &['\''])?;
+            if !line.starts_with(|c: char| c.is_ascii_lowercase()) {
+                return None;
+            }
+            let rest = line[name.1..].trim_start();
+            if rest.starts_with(':') || (rest.contains('=') && !rest.contains("==")) {
+                def("function", name)
+            } else {
+                None
+            }
+        }
+        Dialect::PowerShell => {
+            let (word, p) = ["function", "filter", "workflow", "class", "enum"]
+                .into_iter()
+                .find_map(|w| keyword_nocase(line, at, w).map(|p| (w, p)))?;
+            let kind = match word {
+                "class" => "class",
+                "enum" => "enum",
+                _ => "function",
+            };
+            // `function global:Get-Thing`: the name after the scope.
+            let (s, e) = ident(line, p, &['-', ':'])?;
+            let s = line[s..e].rfind(':').map_or(s, |i| s + i + 1);
+            def(kind, (s, e))
+        }
+        Dialect::Tcl => {
+            if let Some(p) = keyword(line, at, "proc") {
+                let (s, e) = ident(line, p, &[':'])?;
+                let s = line[s..e].rfind("::").map_or(s, |i| s + i + 2);
+                return def("function", (s, e));
+            }
+            let p = keyword(line, keyword(line, at, "namespace")?, "eval")?;
+            let (s, e) = ident(line, p, &[':'])?;
+            let s = line[s..e].rfind("::").map_or(s, |i| s + i + 2);
+            def("module", (s, e))
+        }
+        Dialect::Starlark => def("function", ident(line, keyword(line, at, "def")?, &[])?),
+        Dialect::GraphQl => {
+            let p = keyword(line, at, "extend").unwrap_or(at);
+            let (word, p) = any_keyword(
+                line,
+                p,
+                &[
+                    "type",
+                    "interface",
+                    "enum",
+                    "input",
+                    "union",
+                    "scalar",
+                    "query",
+                    "mutation",
+                    "subscription",
+                    "fragment",
+                    "directive",
+                ],
+            )?;
+            let kind = match word {
+                "type" | "input" => "struct",
+                "interface" => "interface",
+                "enum" => "enum",
+                "union" | "scalar" => "type",
+                _ => "function",
+            };
+            let p = p + usize::from(line[p..].starts_with('@'));
+            def(kind, ident(line, p, &[])?)
+        }
+        Dialect::Thrift => {
+            let (word, p) = any_keyword(
+                line,
+                at,
+                &[
+                    "struct",
+                    "union",
+                    "exception",
+                    "service",
+                    "enum",
+                    "typedef",
+                    "const",
+                ],
+            )?;
+            let kind = match word {
+                "service" => "interface",
+                "enum" => "enum",
+                "typedef" => "type",
+                "const" => "constant",
+                _ => "struct",
+            };
+            // `typedef i64 Timestamp`, `const i32 MAX = 3`: the name after the type.
+            let p = if matches!(word, "typedef" | "const") {
+                let ty = line[p..].find([' ', '\t']).map(|i| p + i)?;
+                line.len() - line[ty..].trim_start().len()
+            } else {
+                p
+            };
+            def(kind, ident(line, p, &[])?)
+        }
     }
 }
 
+/// The Lisps: a top-level form whose head defines (`defn`, `defun`,
+/// `defmacro`, `cl-defmethod`, `define-minor-mode`, `defrecord`, …) names
+/// its second element: a symbol, `(name args…)` (Scheme's `define`), or a
+/// symbol after metadata (`^:private`, `^String`).
+fn lisp_line(line: &str, at: usize) -> Option<LineDef> {
+    if at > 0 {
+        return None;
+    }
+    let rest = line.strip_prefix('(')?;
+    let head_len = rest
+        .find(|c: char| c.is_whitespace() || c == '(' || c == ')')
+        .unwrap_or(rest.len());
+    let head = &rest[..head_len];
+    // `defn`, `defun`, `cl-defun`, `define`, `define-minor-mode`,
+    // `transient-define-prefix`; not `default-…` or `defer`.
+    let word = head.rsplit('/').next().unwrap_or(head);
+    let last = word.rsplit('-').next().unwrap_or(word);
+    let defines = word.starts_with("def") && !matches!(word, "default" | "defer")
+        || word.contains("-def")
+        || word.starts_with("define")
+        || word.contains("-define");
+    if !defines {
+        return None;
+    }
+    let lower = word.to_ascii_lowercase();
+    let kind = if lower.contains("macro") || lower.contains("syntax") {
+        "macro"
+    } else if lower.contains("record")
+        || lower.contains("type")
+        || lower.contains("struct")
+        || lower.contains("class")
+    {
+        "class"
+    } else if lower.contains("protocol") || lower.contains("interface") {
+        "interface"
+    } else if matches!(lower.as_str(), "defpackage" | "define-module" | "defns") {
+        "module"
+    } else if matches!(
+        lower.as_str(),
+        "def"
+            | "defonce"
+            | "defvar"
+            | "defparameter"
+            | "defconst"
+            | "defconstant"
+            | "defcustom"
+            | "defface"
+            | "defgroup"
+            | "defvar-local"
+            | "defalias"
+    ) {
+        "variable"
+    } else if last == "mode"
+        || lower.contains("fun")
+        || lower.contains("method")
+        || lower == "define"
+        || lower.starts_with("defn")
+        || lower.contains("generic")
+        || lower.contains("multi")
+        || lower.contains("subst")
+        || lower.contains("command")
+        || lower.contains("prefix")
+        || lower.contains("suffix")
+        || lower.contains("infix")
+        || lower.contains("advice")
+    {
+        "function"
+    } else {
+        "variable"
+    };
+    let mut p = 1 + head_len;
+    loop {
+        p += line[p..].len() - line[p..].trim_start().len();
+        let here = &line[p..];
+        if here.starts_with("^{") {
+            p += here.find('}')? + 1;
+        } else if here.starts_with('^') {
+            p += here.find(char::is_whitespace)?;
+        } else if here.starts_with("#'") {
+            p += 2;
+        } else if here.starts_with('\'') || here.starts_with('(') {
+            p += 1;
+        } else {
+            break;
+        }
+    }
+    let name = ident(line, p, LISP_SYMBOL_CHARS)?;
+    def(kind, name)
+}
+
+/// The row where the form opened on `row` closes: brackets counted
+/// outside strings, `;` comments and escaped characters (`\(` in Clojure,
+/// `?\(` and `?(` in Emacs Lisp); `None` when it does not close within
+/// [`MAX_SPAN_LINES`].
+fn lisp_form_end(lines: &Lines<'_>, row: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let last = lines.count().min(row + 1 + MAX_SPAN_LINES);
+    for r in row..last {
+        let mut chars = lines.line(r).chars();
+        let mut prev = ' ';
+        while let Some(c) = chars.next() {
+            if in_string {
+                match c {
+                    '\\' => {
+                        chars.next();
+                    }
+                    '"' => in_string = false,
+                    _ => {}
+                }
+                prev = c;
+                continue;
+            }
+            match c {
+                '\\' => {
+                    chars.next();
+                }
+                '?' if prev.is_whitespace() || matches!(prev, '(' | '[') => {
+                    // Emacs Lisp's character literal: `?(`, `?\)`.
+                    let literal = chars.next();
+                    if literal == Some('\\') {
+                        chars.next();
+                    }
+                }
+                ';' => break,
+                '"' => in_string = true,
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return Some(r);
+                    }
+                }
+                _ => {}
+            }
+            prev = c;
+        }
+    }
+    None
+}
+
+/// Characters a Lisp symbol has besides letters, digits and `_`.
+const LISP_SYMBOL_CHARS: &[char] = &[
+    '-', '*', '+', '!', '?', '<', '>', '=', '/', '.', ':', '%', '&', '$',
+];
+
+/// Solidity: contracts, interfaces, libraries, structs, enums, events,
+/// errors, modifiers, functions, and the special functions named by their
+/// keyword (`constructor`, `fallback`, `receive`).
+fn solidity_line(line: &str, at: usize) -> Option<LineDef> {
+    let p = keyword(line, at, "abstract").unwrap_or(at);
+    for special in ["constructor", "fallback", "receive"] {
+        if line[p..].starts_with(special) && line[p + special.len()..].trim_start().starts_with('(')
+        {
+            return def("function", (p, p + special.len()));
+        }
+    }
+    let (word, q) = any_keyword(
+        line,
+        p,
+        &[
+            "contract",
+            "interface",
+            "library",
+            "struct",
+            "enum",
+            "event",
+            "error",
+            "modifier",
+            "function",
+            "type",
+        ],
+    )?;
+    let kind = match word {
+        "contract" => "class",
+        "interface" => "interface",
+        "library" => "module",
+        "struct" => "struct",
+        "enum" => "enum",
+        "type" => "type",
+        "event" | "error" => "constant",
+        _ => "function",
+    };
+    def(kind, ident(line, q, &[])?)
+}
+
+/// Groovy: classes, interfaces, traits, enums, and methods whose line opens
+/// their body: `def name(…) {`, `String name(…) {`, Spock's
+/// `def "does a thing"() {` (named by its text).
+fn groovy_line(line: &str, at: usize) -> Option<LineDef> {
+    let mut p = at;
+    loop {
+        let next = [
+            "public",
+            "private",
+            "protected",
+            "static",
+            "final",
+            "abstract",
+            "synchronized",
+            "sealed",
+            "non-sealed",
+            "strictfp",
+            "default",
+        ]
+        .iter()
+        .find_map(|m| keyword(line, p, m));
+        match next {
+            Some(q) => p = q,
+            None => break,
+        }
+    }
+    if let Some((word, q)) = any_keyword(
+        line,
+        p,
+        &["class", "interface", "trait", "enum", "@interface"],
+    ) {
+        let kind = match word {
+            "interface" | "@interface" => "interface",
+            "trait" => "trait",
+            "enum" => "enum",
+            _ => "class",
+        };
+        return def(kind, ident(line, q, &[])?);
+    }
+    if let Some(q) = keyword(line, p, "def")
+        && let Some(quote) = line[q..].chars().next().filter(|c| matches!(c, '"' | '\''))
+    {
+        let close = line[q + 1..].find(quote)? + q + 1;
+        if !line[close + 1..].trim_start().starts_with('(') || close == q + 1 {
+            return None;
+        }
+        return def("function", (q + 1, close));
+    }
+    // `private helper(x) {`: a modifier stands for the type.
+    c_like_function(line, p, false, p > at)
+}
 /// Dart: classes, mixins, enums, extensions, typedefs, and functions or
 /// methods whose line ends by opening their body (`{`, `=>`).
 fn dart_line(line: &str, at: usize) -> Option<LineDef> {
@@ -458,8 +889,17 @@ fn dart_line(line: &str, at: usize) -> Option<LineDef> {
         };
         return def(kind, ident(line, q, &[])?);
     }
+    c_like_function(line, at, true, false)
+}
+
+/// A function or method in a language of the C family without a grammar
+/// here (Dart, Groovy): the line opens its body (`{`, or `=>` where
+/// `arrow` allows it), and the name before `(` has a type or `def` before
+/// it (or `modified`: modifiers the caller skipped), or is a constructor's
+/// (capitalised).
+fn c_like_function(line: &str, at: usize, arrow: bool, modified: bool) -> Option<LineDef> {
     let t = line.trim_end();
-    if !(t.ends_with('{') || t.contains("=>")) {
+    if !(t.ends_with('{') || (arrow && t.contains("=>"))) {
         return None;
     }
     let open = line[at..].find('(')? + at;
@@ -483,7 +923,7 @@ fn dart_line(line: &str, at: usize) -> Option<LineDef> {
     // A call statement (`print(x) {` does not happen, but `foo(() {` does)
     // has no type or modifier before the name, unless it is a constructor,
     // which starts with an upper-case letter.
-    let has_type = start > at;
+    let has_type = start > at || modified;
     let is_ctor = word.starts_with(|c: char| c.is_ascii_uppercase());
     if has_type || is_ctor {
         def("function", name)

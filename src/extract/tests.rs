@@ -2360,7 +2360,7 @@ fn objc_fixture() {
 /// without a grammar.
 #[test]
 fn fallback_definitions_for_languages_without_a_grammar() {
-    let cases: [(&str, &str, Vec<Sym<'_>>); 10] = [
+    let cases: [(&str, &str, Vec<Sym<'_>>); 23] = [
         (
             "lib/Acme/Widget.pm",
             PERL,
@@ -2453,6 +2453,129 @@ fn fallback_definitions_for_languages_without_a_grammar() {
             "function greet --description 'say hi'\n    echo hi\nend\n",
             vec![s("greet", "function", "", 1, 3)],
         ),
+        (
+            "src/acme/widget.clj",
+            "(ns acme.widget\n  (:require [clojure.string :as str]))\n\n(defprotocol Render\n  (render [w]))\n\n;; Draws one.\n(defn- ^String draw-one\n  [w]\n  (str w))\n\n(defrecord Widget [size])\n\n(def default-size 3)\n\n(defmacro with-widget [& body]\n  `(do ~@body))\n(comment (defn not-me []))\n",
+            vec![
+                s("Render", "interface", "", 4, 5),
+                s("draw-one", "function", "", 8, 10),
+                s("Widget", "class", "", 12, 12),
+                s("default-size", "variable", "", 14, 14),
+                s("with-widget", "macro", "", 16, 17),
+            ],
+        ),
+        (
+            "lisp/widget.el",
+            ";;; widget.el --- widgets\n\n(defcustom widget-size 3\n  \"Size.\"\n  :type 'integer)\n\n(defun widget-render (w)\n  \"Render W.\nThe docstring goes on at column 0; ?( and \\\"(\\\" do not open.\"\n  (message \"%s\" w ?( ?\\)))\n\n(cl-defmethod widget-draw ((w widget))\n  w)\n\n(define-minor-mode widget-mode\n  \"Widgets.\")\n\n(transient-define-prefix widget-dispatch ()\n  [(\"r\" \"render\" widget-render)])\n",
+            vec![
+                s("widget-size", "variable", "", 3, 5),
+                s("widget-render", "function", "", 7, 10),
+                s("widget-draw", "function", "", 12, 13),
+                s("widget-mode", "function", "", 15, 16),
+                s("widget-dispatch", "function", "", 18, 19),
+            ],
+        ),
+        (
+            "widget.scm",
+            "(define (render w)\n  (display w))\n\n(define-syntax swap!\n  (syntax-rules () ((_ a b) (let ((t a)) (set! a b) (set! b t)))))\n(define size 3)\n",
+            vec![
+                s("render", "function", "", 1, 2),
+                s("swap!", "macro", "", 4, 5),
+                s("size", "function", "", 6, 6),
+            ],
+        ),
+        (
+            "src/main/groovy/acme/Widget.groovy",
+            "package acme\n\n/** A widget. */\n@CompileStatic\nclass Widget implements Renderable {\n    int size\n\n    String render(int times) {\n        helper(times)\n    }\n\n    private static def helper(n) {\n        if (n) {\n            n.times { println it }\n        }\n    }\n\n    private untyped(n) {\n        n\n    }\n}\n\ntrait Renderable {}\n",
+            vec![
+                s("Widget", "class", "", 5, 21),
+                s("render", "method", "Widget", 8, 10),
+                s("helper", "method", "Widget", 12, 16),
+                s("untyped", "method", "Widget", 18, 20),
+                s("Renderable", "trait", "", 23, 23),
+            ],
+        ),
+        (
+            "src/test/groovy/WidgetSpec.groovy",
+            "class WidgetSpec extends Specification {\n    def \"renders a widget\"() {\n        expect:\n        new Widget().render(1)\n    }\n}\n",
+            vec![
+                s("WidgetSpec", "class", "", 1, 6),
+                s("renders a widget", "method", "WidgetSpec", 2, 5),
+            ],
+        ),
+        (
+            "contracts/Token.sol",
+            "// SPDX-License-Identifier: MIT\npragma solidity ^0.8.20;\n\n/// @title A token.\nabstract contract Token is IToken {\n    error TooLarge(uint256 size);\n    event Moved(address to);\n\n    constructor(uint256 supply) {\n        total = supply;\n    }\n\n    modifier onlyOwner() {\n        _;\n    }\n\n    function transfer(address to) public virtual returns (bool) {\n        emit Moved(to);\n    }\n}\n\nlibrary Math {\n    struct Pair { uint a; uint b; }\n}\n",
+            vec![
+                s("Token", "class", "", 5, 20),
+                s("TooLarge", "constant", "Token", 6, 6),
+                s("Moved", "constant", "Token", 7, 7),
+                s("constructor", "method", "Token", 9, 11),
+                s("onlyOwner", "method", "Token", 13, 15),
+                s("transfer", "method", "Token", 17, 19),
+                s("Math", "module", "", 22, 24),
+                s("Pair", "struct", "Math", 23, 23),
+            ],
+        ),
+        (
+            "src/widget.cr",
+            "module Acme\n  class Widget\n    def self.build(size)\n      new(size)\n    end\n\n    def render?\n      true\n    end\n  end\nend\n",
+            vec![
+                s("Acme", "module", "", 1, 11),
+                s("Widget", "class", "Acme", 2, 10),
+                s("build", "method", "Widget", 3, 5),
+                s("render?", "method", "Widget", 7, 9),
+            ],
+        ),
+        (
+            "src/Widget.elm",
+            "module Widget exposing (Widget, render)\n\ntype alias Widget =\n    { size : Int }\n\n\nrender : Widget -> String\nrender w =\n    String.fromInt w.size\n",
+            vec![
+                s("Widget", "module", "", 1, 1),
+                s("Widget", "type", "", 3, 4),
+                s("render", "function", "", 7, 9),
+            ],
+        ),
+        (
+            "Acme.psm1",
+            "# Gets a widget.\nfunction Get-Widget {\n    param($Name)\n    $Name\n}\n\nclass Widget {\n    [int]$Size\n}\n",
+            vec![
+                s("Get-Widget", "function", "", 2, 5),
+                s("Widget", "class", "", 7, 9),
+            ],
+        ),
+        (
+            "lib/widget.tcl",
+            "namespace eval ::acme {\n    proc ::acme::render {w} {\n        return $w\n    }\n}\n",
+            vec![
+                s("acme", "module", "", 1, 5),
+                s("render", "function", "acme", 2, 4),
+            ],
+        ),
+        (
+            "tools/defs.bzl",
+            "def widget_library(name, srcs = []):\n    native.cc_library(name = name, srcs = srcs)\n",
+            vec![s("widget_library", "function", "", 1, 2)],
+        ),
+        (
+            "schema.graphql",
+            "type Widget {\n  size: Int\n}\n\nextend type Query {\n  widget(id: ID!): Widget\n}\n\ninput WidgetInput {\n  size: Int\n}\n",
+            vec![
+                s("Widget", "struct", "", 1, 3),
+                s("Query", "struct", "", 5, 7),
+                s("WidgetInput", "struct", "", 9, 11),
+            ],
+        ),
+        (
+            "if/widget.thrift",
+            "typedef i64 Timestamp\nconst i32 MAX_SIZE = 3\n\nstruct Widget {\n  1: i32 size\n}\n\nservice Renderer {\n  string render(1: Widget w)\n}\n",
+            vec![
+                s("Timestamp", "type", "", 1, 1),
+                s("MAX_SIZE", "constant", "", 2, 2),
+                s("Widget", "struct", "", 4, 6),
+                s("Renderer", "interface", "", 8, 10),
+            ],
+        ),
     ];
     for (path, src, expected) in cases {
         let x = extract(path, src, Lang::OtherCode);
@@ -2489,7 +2612,27 @@ fn fallback_definitions_for_languages_without_a_grammar() {
 fn fallback_survives_garbage_and_staircases() {
     let mut extractor = Extractor::new();
     for (i, path) in [
-        "x.pl", "x.r", "x.dart", "x.ml", "x.erl", "x.jl", "x.nim", "x.proto", "x.sql", "x.fish",
+        "x.pl",
+        "x.r",
+        "x.dart",
+        "x.ml",
+        "x.erl",
+        "x.jl",
+        "x.nim",
+        "x.proto",
+        "x.sql",
+        "x.fish",
+        "x.clj",
+        "x.el",
+        "x.groovy",
+        "x.sol",
+        "x.cr",
+        "x.elm",
+        "x.ps1",
+        "x.tcl",
+        "x.bzl",
+        "x.graphql",
+        "x.thrift",
     ]
     .into_iter()
     .enumerate()
@@ -2500,7 +2643,7 @@ fn fallback_survives_garbage_and_staircases() {
             .extract(path, &src, Lang::OtherCode)
             .unwrap_or_else(|e| panic!("{path}: {e}"));
         assert_chunks_cover(&src, &x.chunks);
-        let soup = "sub ( proc * = object\nlet rec ' = in\nCREATE OR TABLE IF \"\nclass {\n-module(\nfunction Base.\n".repeat(200);
+        let soup = "sub ( proc * = object\nlet rec ' = in\nCREATE OR TABLE IF \"\nclass {\n-module(\nfunction Base.\n(defn ^{\n(def '\ndef \"(\ntypedef \nfunction global:\nproc ::\n".repeat(200);
         let x = extractor
             .extract(path, &soup, Lang::OtherCode)
             .unwrap_or_else(|e| panic!("{path}: {e}"));

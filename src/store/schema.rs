@@ -257,10 +257,16 @@
 //!   language code is also a code extension (`CHANGES.ru`, `README.pl`)
 //!   is documentation, not Ruby or Perl. An older index's rows are rebuilt
 //!   by the next index run (its vectors kept).
+//! - 51: same tables; rows change: code in Clojure, Emacs Lisp, Scheme,
+//!   Racket, Common Lisp, Groovy, Solidity, Crystal, Elm, PowerShell, Tcl,
+//!   Starlark, GraphQL and Thrift gets definitions and definition-aligned
+//!   chunks from the line heuristic (`extract::fallback`), and an Elm
+//!   value's signature and equation are one definition. An older index's
+//!   rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 50;
+pub const SCHEMA_VERSION: i64 = 51;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -269,7 +275,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 50;
+const SAME_ROWS_SINCE: i64 = 51;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
