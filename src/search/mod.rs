@@ -172,6 +172,15 @@ pub fn is_test_path(path: &str) -> bool {
         }
         "exs" => stem.ends_with("_test"),
         "c" | "cc" | "cpp" | "cxx" => stem.starts_with("test_") || stem.ends_with("_test"),
+        // clojure.test's `foo_test.clj`, Dart's `foo_test.dart`, busted's
+        // and Crystal's `foo_spec.lua`/`.cr`, ERT's `foo-tests.el`, Common
+        // Test's `foo_SUITE.erl` and EUnit's `foo_tests.erl`, Foundry's
+        // `Token.t.sol`.
+        "clj" | "cljs" | "cljc" | "dart" => stem.ends_with("_test"),
+        "lua" | "cr" => stem.ends_with("_spec"),
+        "el" => stem.ends_with("-test") || stem.ends_with("-tests"),
+        "erl" => stem.ends_with("_suite") || stem.ends_with("_tests"),
+        "sol" => stem.ends_with(".t"),
         "bats" | "t" => true,
         _ => false,
     }
@@ -963,6 +972,13 @@ mod tests {
             "t/basic.t",
             "xt/author/pod.t",
             "internal/testdata/config.yaml",
+            "src/leiningen/core/main_test.clj",
+            "lisp/helm-files-tests.el",
+            "src/wings_SUITE.erl",
+            "src/token_tests.erl",
+            "src/Token.t.sol",
+            "lib/widget_test.dart",
+            "src/parser_spec.lua",
         ] {
             assert!(is_test_path(p), "{p} is a test");
         }
@@ -976,6 +992,10 @@ mod tests {
             "src/parser/mod.rs",
             "tools/t.sh",
             "src/tt/parse.c",
+            "src/leiningen/test.clj",
+            "lisp/ert-x.el",
+            "src/eunit.erl",
+            "contracts/Token.sol",
         ] {
             assert!(!is_test_path(p), "{p} is not a test");
         }
