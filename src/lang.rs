@@ -124,6 +124,46 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
     })
 }
 
+/// Languages without a grammar here whose definitions a line heuristic
+/// reads (`extract::fallback`), by the name `--lang` takes, with their
+/// extensions (lowercase, without the dot). Their files are
+/// [`Lang::OtherCode`].
+pub const HEURISTIC_LANGS: &[(&str, &[&str])] = &[
+    ("perl", &["pl", "pm"]),
+    ("r", &["r"]),
+    ("dart", &["dart"]),
+    ("ocaml", &["ml", "mli"]),
+    ("erlang", &["erl", "hrl"]),
+    ("julia", &["jl"]),
+    ("nim", &["nim"]),
+    ("proto", &["proto"]),
+    ("sql", &["sql"]),
+    ("fish", &["fish"]),
+    ("clojure", &["clj", "cljs", "cljc"]),
+    ("elisp", &["el"]),
+    ("scheme", &["scm", "ss"]),
+    ("racket", &["rkt"]),
+    ("commonlisp", &["lisp", "lsp", "cl"]),
+    ("groovy", &["groovy", "gradle"]),
+    ("solidity", &["sol"]),
+    ("crystal", &["cr"]),
+    ("elm", &["elm"]),
+    ("powershell", &["ps1", "psm1"]),
+    ("tcl", &["tcl"]),
+    ("starlark", &["bzl", "star"]),
+    ("graphql", &["graphql", "gql"]),
+    ("thrift", &["thrift"]),
+];
+
+/// The [`HEURISTIC_LANGS`] name of the file at `path`, by its extension.
+pub fn heuristic_lang(path: &str) -> Option<&'static str> {
+    let ext = Path::new(path).extension()?.to_str()?.to_ascii_lowercase();
+    HEURISTIC_LANGS
+        .iter()
+        .find(|(_, exts)| exts.contains(&ext.as_str()))
+        .map(|(name, _)| *name)
+}
+
 /// Extensions of grammars and lexers a generator turns into code (Bison
 /// and yacc, flex and lex, ANTLR, PEG, pest, LALRPOP, Jison, gperf,
 /// Ragel), lowercase, without the dot.

@@ -16,8 +16,6 @@
 //! Common Lisp: top-level `(def… name` forms), Groovy, Solidity, Crystal,
 //! Elm, PowerShell, Tcl, Starlark (Bazel), GraphQL and Thrift.
 
-use std::path::Path;
-
 use super::lines::Lines;
 use super::tags::{Callable, Def};
 
@@ -51,29 +49,26 @@ enum Dialect {
 
 impl Dialect {
     fn for_path(path: &str) -> Option<Dialect> {
-        let ext = Path::new(path).extension()?.to_str()?.to_ascii_lowercase();
-        Some(match ext.as_str() {
-            "pl" | "pm" => Dialect::Perl,
+        Some(match crate::lang::heuristic_lang(path)? {
+            "perl" => Dialect::Perl,
             "r" => Dialect::R,
             "dart" => Dialect::Dart,
-            "ml" | "mli" => Dialect::OCaml,
-            "erl" | "hrl" => Dialect::Erlang,
-            "jl" => Dialect::Julia,
+            "ocaml" => Dialect::OCaml,
+            "erlang" => Dialect::Erlang,
+            "julia" => Dialect::Julia,
             "nim" => Dialect::Nim,
             "proto" => Dialect::Proto,
             "sql" => Dialect::Sql,
             "fish" => Dialect::Fish,
-            "clj" | "cljs" | "cljc" | "el" | "scm" | "ss" | "rkt" | "lisp" | "lsp" | "cl" => {
-                Dialect::Lisp
-            }
-            "groovy" | "gradle" => Dialect::Groovy,
-            "sol" => Dialect::Solidity,
-            "cr" => Dialect::Crystal,
+            "clojure" | "elisp" | "scheme" | "racket" | "commonlisp" => Dialect::Lisp,
+            "groovy" => Dialect::Groovy,
+            "solidity" => Dialect::Solidity,
+            "crystal" => Dialect::Crystal,
             "elm" => Dialect::Elm,
-            "ps1" | "psm1" => Dialect::PowerShell,
+            "powershell" => Dialect::PowerShell,
             "tcl" => Dialect::Tcl,
-            "bzl" | "star" => Dialect::Starlark,
-            "graphql" | "gql" => Dialect::GraphQl,
+            "starlark" => Dialect::Starlark,
+            "graphql" => Dialect::GraphQl,
             "thrift" => Dialect::Thrift,
             _ => return None,
         })

@@ -335,6 +335,28 @@ const LANGS: &[&str] = match LANGS_AND_DOCS.split_last() {
     None => &[],
 };
 
+/// `names` followed by the languages the definition-line heuristic reads
+/// ([`crate::lang::HEURISTIC_LANGS`]): what `language` and `lang` accept.
+const fn with_heuristic<const N: usize>(names: &[&'static str]) -> [&'static str; N] {
+    let heuristic = crate::lang::HEURISTIC_LANGS;
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < names.len() {
+        out[i] = names[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < heuristic.len() {
+        out[i + j] = heuristic[j].0;
+        j += 1;
+    }
+    out
+}
+
+const N_HEURISTIC: usize = crate::lang::HEURISTIC_LANGS.len();
+const DEF_LANGS: [&str; LANGS.len() + N_HEURISTIC] = with_heuristic(LANGS);
+const CHUNK_LANGS: [&str; LANGS_AND_DOCS.len() + N_HEURISTIC] = with_heuristic(LANGS_AND_DOCS);
+
 /// `detail`, on every tool that lists hits.
 #[rustfmt::skip]
 const DETAIL: Param = Param::new("detail", Kind::Bool { default: false }, "Full results: scores, ranks per arm, whole snippets, paging fields and the index block. By default results are compact.");
@@ -349,7 +371,7 @@ const FIND_SYMBOL: &[Param] = &[
     Param::new("name", Kind::Str { max_chars: 300 }, "Identifier to look up, optionally qualified by its container or module: `parse_config`, `Config::parse`, `LoginView.post`, `store::Store`.")
         .required(),
     Param::new("kind", Kind::Enum { values: KINDS, default: None }, "Only definitions of this kind."),
-    Param::new("language", Kind::Enum { values: LANGS, default: None }, "Only definitions in files of this language."),
+    Param::new("language", Kind::Enum { values: &DEF_LANGS, default: None }, "Only definitions in files of this language (`perl`, `clojure`, … are read by a line heuristic)."),
     Param::new(
         "match",
         Kind::Enum { values: &["auto", "exact", "prefix", "fuzzy"], default: Some("auto") },
@@ -537,7 +559,7 @@ const SEARCH: &[Param] = &[
     )
     .hint("leave `mode` out for hybrid search; use find_symbol for a known name and search_keyword for exact text or a regex"),
     GLOB,
-    Param::new("lang", Kind::Enum { values: LANGS_AND_DOCS, default: None }, "Only chunks of this language (`docs` = Markdown/RST/text)."),
+    Param::new("lang", Kind::Enum { values: &CHUNK_LANGS, default: None }, "Only chunks of this language (`docs` = Markdown/RST/text; `perl`, `clojure`, … are read by a line heuristic)."),
     Param::new("scope", Kind::Enum { values: &["all", "code", "docs"], default: Some("all") }, "code: source files only; docs: documentation only; all: both."),
     Param::new(
         "context",
@@ -1119,6 +1141,15 @@ mod tests {
         assert_eq!(LANGS_AND_DOCS, all.as_slice());
         let code: Vec<&str> = all.into_iter().filter(|&n| n != "docs").collect();
         assert_eq!(LANGS, code.as_slice());
+        // Every value the tools accept parses as a filter, and only those.
+        for name in DEF_LANGS.iter().chain(CHUNK_LANGS.iter()) {
+            assert!(
+                crate::search::LangFilter::parse(name, |_| true).is_ok(),
+                "{name}"
+            );
+        }
+        assert_eq!(DEF_LANGS.len() + 1, CHUNK_LANGS.len());
+        assert!(DEF_LANGS.contains(&"clojure") && !DEF_LANGS.contains(&"docs"));
     }
 
     /// A valid value of `p`.

@@ -46,8 +46,60 @@ impl Scope {
 pub struct ChunkFilter {
     include: Option<GlobSet>,
     exclude: Option<GlobSet>,
-    lang: Option<Lang>,
+    lang: Option<LangFilter>,
     scope: Scope,
+}
+
+/// A `--lang` filter: a language with a grammar (or `other`, `docs`), or
+/// one the definition-line heuristic reads (`perl`, `clojure`:
+/// [`crate::lang::HEURISTIC_LANGS`]), which is `other` code with that
+/// language's extensions.
+#[derive(Debug, Clone, Copy)]
+pub enum LangFilter {
+    Lang(Lang),
+    Heuristic(&'static [&'static str]),
+}
+
+impl LangFilter {
+    /// The filter `name` asks for, among the languages `keep` allows;
+    /// an unknown name is an error listing the known ones.
+    pub fn parse(name: &str, keep: impl Fn(Lang) -> bool) -> Result<LangFilter, UserError> {
+        let lower = name.to_ascii_lowercase();
+        if let Some(l) = Lang::from_name(&lower).filter(|&l| keep(l)) {
+            return Ok(LangFilter::Lang(l));
+        }
+        if let Some((_, exts)) = crate::lang::HEURISTIC_LANGS
+            .iter()
+            .find(|(n, _)| *n == lower)
+        {
+            return Ok(LangFilter::Heuristic(exts));
+        }
+        let heuristic: Vec<&str> = crate::lang::HEURISTIC_LANGS
+            .iter()
+            .map(|(n, _)| *n)
+            .collect();
+        Err(
+            UserError::new(format!("unknown language `{name}`")).hint(format!(
+                "use one of: {}; or, read by a line heuristic: {}",
+                Lang::names_where(keep),
+                heuristic.join(", ")
+            )),
+        )
+    }
+
+    /// Whether a file at `path` whose index language is `lang` passes.
+    pub fn accepts(&self, path: &str, lang: &str) -> bool {
+        match self {
+            LangFilter::Lang(l) => l.name() == lang,
+            LangFilter::Heuristic(exts) => {
+                lang == Lang::OtherCode.name()
+                    && std::path::Path::new(path)
+                        .extension()
+                        .and_then(|e| e.to_str())
+                        .is_some_and(|e| exts.iter().any(|x| e.eq_ignore_ascii_case(x)))
+            }
+        }
+    }
 }
 
 impl ChunkFilter {
@@ -80,10 +132,7 @@ impl ChunkFilter {
             }
         }
         let lang = match lang {
-            Some(l) => Some(Lang::from_name(l).ok_or_else(|| {
-                UserError::new(format!("unknown language `{l}`"))
-                    .hint(format!("use one of: {}", Lang::names_where(|_| true)))
-            })?),
+            Some(l) => Some(LangFilter::parse(l, |_| true)?),
             None => None,
         };
         Ok(ChunkFilter {
@@ -105,8 +154,8 @@ impl ChunkFilter {
         {
             return false;
         }
-        if let Some(l) = self.lang
-            && l.name() != lang
+        if let Some(l) = &self.lang
+            && !l.accepts(path, lang)
         {
             return false;
         }

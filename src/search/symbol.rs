@@ -227,16 +227,9 @@ pub fn find_symbols(
         }
     }
     let lang = match &q.lang {
-        Some(l) => Some(
-            crate::model::Lang::from_name(l)
-                .ok_or_else(|| {
-                    UserError::new(format!("unknown language `{l}`")).hint(format!(
-                        "use one of: {}",
-                        crate::model::Lang::names_where(|l| l != crate::model::Lang::Docs)
-                    ))
-                })?
-                .name(),
-        ),
+        Some(l) => Some(super::LangFilter::parse(l, |l| {
+            l != crate::model::Lang::Docs
+        })?),
         None => None,
     };
     // `Config::parse` names a container; `store::Store`, `hybrid.fuse`,
@@ -276,7 +269,8 @@ pub fn find_symbols(
         })
     };
     let wanted = |h: &SymbolHit| {
-        (kinds.is_empty() || kinds.iter().any(|k| k == &h.kind)) && lang.is_none_or(|l| h.lang == l)
+        (kinds.is_empty() || kinds.iter().any(|k| k == &h.kind))
+            && lang.is_none_or(|l| l.accepts(&h.path, &h.lang))
     };
     let mut hits: Vec<SymbolHit> = Vec::new();
     // Exact and case-insensitive names in an enclosing package only.

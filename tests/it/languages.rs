@@ -5,7 +5,7 @@
 use crate::common::*;
 
 /// `(path, source, a definition in it, its kind, the language stored)`.
-const FILES: [(&str, &str, &str, &str, &str); 19] = [
+const FILES: [(&str, &str, &str, &str, &str); 20] = [
     (
         "cs/Widget.cs",
         "namespace Acme {\n    public class CsWidget {\n        public int Render() {\n            return 1;\n        }\n    }\n}\n",
@@ -139,6 +139,13 @@ const FILES: [(&str, &str, &str, &str, &str); 19] = [
         "perl/Widget.pm",
         "package Widget;\n\nsub perl_render {\n    my ($self) = @_;\n    return 1;\n}\n\n1;\n",
         "perl_render",
+        "function",
+        "other",
+    ),
+    (
+        "clj/widget.clj",
+        "(ns widget)\n\n(defn clj-render\n  \"Renders.\nThe docstring goes on at column 0.\"\n  [w]\n  (str w))\n",
+        "clj-render",
         "function",
         "other",
     ),
@@ -412,6 +419,39 @@ fn new_languages_get_symbols_references_and_chunks() {
         refs.iter()
             .any(|r| r["path"] == "completions/gitx" && r["line"] == 4),
         "{v}"
+    );
+
+    // A language the line heuristic reads is a `--lang` filter: its
+    // extensions among the `other` files.
+    let v = p.json(&["symbol", "clj-render", "--lang", "clojure"]);
+    assert_eq!(v["hits"][0]["path"], "clj/widget.clj", "{v}");
+    assert_eq!(
+        (
+            v["hits"][0]["start_line"].as_u64(),
+            v["hits"][0]["end_line"].as_u64()
+        ),
+        (Some(3), Some(7)),
+        "the form ends at its closing bracket: {v}"
+    );
+    let v = p.json(&["symbol", "perl_render", "--lang", "clojure"]);
+    assert_eq!(v["hits"].as_array().map(Vec::len), Some(0), "{v}");
+    let v = p.json(&["search", "render", "--lang", "perl"]);
+    let paths: Vec<&str> = v["hits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|h| h["path"].as_str())
+        .collect();
+    assert!(
+        !paths.is_empty() && paths.iter().all(|p| p.ends_with(".pm")),
+        "{v}"
+    );
+    let r = p.run(&["symbol", "x", "--lang", "klingon"]);
+    assert_eq!(r.code(), 2, "{}", r.stderr());
+    assert!(
+        r.stderr().contains("clojure"),
+        "the hint lists them: {}",
+        r.stderr()
     );
 
     // Chunks follow definitions: the BM25 hit for the Perl sub is its own

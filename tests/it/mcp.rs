@@ -457,6 +457,12 @@ fn mcp_every_tool_answers_exactly() {
         json!({"name": "LoginView", "language": "kotlin"}),
     );
     assert_eq!(v["total"], 0, "{v}");
+    // So is a language the line heuristic reads.
+    let v = m.ok(
+        "find_symbol",
+        json!({"name": "LoginView", "language": "clojure"}),
+    );
+    assert_eq!(v["total"], 0, "{v}");
     let v = m.ok(
         "find_symbol",
         json!({"name": "nothing_like_this_exists_anywhere", "match": "exact"}),
