@@ -127,6 +127,7 @@ pub(crate) fn defs(path: &str, lines: &Lines<'_>) -> Vec<Def> {
             (!line.trim().is_empty()).then(|| indent_of(line))
         })
         .collect();
+    let lisp_ends = (dialect == Dialect::Lisp).then(|| lisp_form_ends(lines));
     let mut defs: Vec<Def> = Vec::new();
     for row in 0..n {
         let line = lines.line(row);
@@ -153,11 +154,10 @@ pub(crate) fn defs(path: &str, lines: &Lines<'_>) -> Vec<Def> {
         }
         // A Lisp form ends at its balanced closing parenthesis: docstrings
         // continue at column 0.
-        let end = match dialect {
-            Dialect::Lisp => lisp_form_end(lines, row),
-            _ => None,
-        }
-        .unwrap_or_else(|| end_row(lines, &indents, row, indent));
+        let end = lisp_ends
+            .as_ref()
+            .and_then(|ends| ends.get(row).copied().flatten())
+            .unwrap_or_else(|| end_row(lines, &indents, row, indent));
         let doc = doc_start(lines, row, dialect.comment_prefixes());
         defs.push(Def::from_line(
             lines,
@@ -709,15 +709,18 @@ fn lisp_line(line: &str, at: usize) -> Option<LineDef> {
     def(kind, name)
 }
 
-/// The row where the form opened on `row` closes: brackets counted
-/// outside strings, `;` comments and escaped characters (`\(` in Clojure,
-/// `?\(` and `?(` in Emacs Lisp); `None` when it does not close within
-/// [`MAX_SPAN_LINES`].
-fn lisp_form_end(lines: &Lines<'_>, row: usize) -> Option<usize> {
+/// For each row that opens a top-level form, the row where it closes:
+/// brackets counted outside strings, `;` comments and escaped characters
+/// (`\(` in Clojure, `?\(` and `?(` in Emacs Lisp), in one pass over the
+/// file (a stray quote cannot make each definition scan to the end).
+/// `None` for the other rows and for a form that never closes.
+fn lisp_form_ends(lines: &Lines<'_>) -> Vec<Option<usize>> {
+    let n = lines.count();
+    let mut ends = vec![None; n];
     let mut depth = 0usize;
     let mut in_string = false;
-    let last = lines.count().min(row + 1 + MAX_SPAN_LINES);
-    for r in row..last {
+    let mut opened = 0usize;
+    for r in 0..n {
         let mut chars = lines.line(r).chars();
         let mut prev = ' ';
         while let Some(c) = chars.next() {
@@ -745,11 +748,16 @@ fn lisp_form_end(lines: &Lines<'_>, row: usize) -> Option<usize> {
                 }
                 ';' => break,
                 '"' => in_string = true,
-                '(' | '[' | '{' => depth += 1,
-                ')' | ']' | '}' => {
-                    depth = depth.saturating_sub(1);
+                '(' | '[' | '{' => {
                     if depth == 0 {
-                        return Some(r);
+                        opened = r;
+                    }
+                    depth += 1;
+                }
+                ')' | ']' | '}' if depth > 0 => {
+                    depth -= 1;
+                    if depth == 0 {
+                        ends[opened] = Some(r);
                     }
                 }
                 _ => {}
@@ -757,7 +765,7 @@ fn lisp_form_end(lines: &Lines<'_>, row: usize) -> Option<usize> {
             prev = c;
         }
     }
-    None
+    ends
 }
 
 /// Characters a Lisp symbol has besides letters, digits and `_`.
