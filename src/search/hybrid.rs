@@ -20,6 +20,7 @@ use serde::Serialize;
 use crate::embed::{Embedder, Tier, TokenTable};
 use crate::error::{ErrorCode, UserError};
 use crate::history::Recency;
+use crate::model::Lang;
 use crate::search::bm25::{ChunkHit, Words, search_bm25};
 use crate::search::keyword::{
     CaseMode, KeywordRequest, RuleOut, search_keyword_listed, search_keyword_with,
@@ -131,6 +132,25 @@ pub struct Analysis {
     /// definition the keyword declares: the query asks for that definition
     /// if the index has one (`confirm_declared`).
     pub declared: Option<(String, &'static [&'static str])>,
+    /// Words in kebab case (`helm-build-in-buffer-source`,
+    /// `resolve-and-apply`): names in the Lisps and in shell scripts, plain
+    /// words elsewhere (`built-in`, `read-only`). The ones the index
+    /// defines in code become identifiers (`confirm_declared`).
+    pub kebab: Vec<String>,
+    /// The query's words (whitespace-separated).
+    pub words: usize,
+}
+
+/// A word in kebab case: letters and digits in two or more parts joined
+/// by single hyphens, starting with a letter (a Lisp name may end in `?`,
+/// `!` or `*`).
+fn is_kebab(w: &str) -> bool {
+    let core = w.trim_end_matches(['?', '!', '*']);
+    core.starts_with(|c: char| c.is_alphabetic())
+        && core.contains('-')
+        && core
+            .split('-')
+            .all(|part| !part.is_empty() && part.chars().all(char::is_alphanumeric))
 }
 
 /// `path:line`, `path:line:column` or `path#Lline` (a path with a `/` or
@@ -363,6 +383,16 @@ pub fn analyze(query: &str) -> Analysis {
     } else {
         None
     };
+    let kebab = if kind == QueryKind::Literal {
+        Vec::new()
+    } else {
+        words
+            .iter()
+            .map(|w| w.trim_matches(|c: char| matches!(c, ',' | '`' | '"' | '(' | ')' | '\'')))
+            .filter(|w| is_kebab(w))
+            .map(String::from)
+            .collect()
+    };
     Analysis {
         kind,
         identifiers,
@@ -372,6 +402,8 @@ pub fn analyze(query: &str) -> Analysis {
         file,
         named: Vec::new(),
         declared,
+        kebab,
+        words: words.len(),
     }
 }
 
@@ -381,6 +413,33 @@ pub fn analyze(query: &str) -> Analysis {
 /// strbuf`); otherwise as it was (`type checking`, `union find` stay
 /// questions when no type `checking` or union `find` is defined).
 fn confirm_declared(store: &Store, mut analysis: Analysis) -> Result<Analysis> {
+    // Kebab-case words the index defines in code are names: of the whole
+    // query when it is at most three words (`helm-acase macro`), else
+    // among the question's words.
+    let mut defined = Vec::new();
+    for word in &analysis.kebab {
+        let q = SymbolQuery {
+            name: word.clone(),
+            kinds: Vec::new(),
+            lang: None,
+            mode: MatchMode::Exact,
+            limit: 1,
+        };
+        let hits = find_symbols(store, None, &q)?.hits;
+        if hits.iter().any(|h| h.lang != Lang::Docs.name()) {
+            defined.push(word.clone());
+        }
+    }
+    if !defined.is_empty() {
+        if analysis.kind == QueryKind::NaturalLanguage && analysis.words <= 3 {
+            analysis.kind = QueryKind::Identifier;
+        }
+        for word in defined {
+            if !analysis.identifiers.contains(&word) {
+                analysis.identifiers.push(word);
+            }
+        }
+    }
     let Some((name, kinds)) = analysis.declared.clone() else {
         return Ok(analysis);
     };
@@ -2565,6 +2624,26 @@ fn interpretation(a: &Analysis, reports: &[ArmReport], led: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kebab_case_words_are_name_candidates() {
+        assert_eq!(analyze("helm-acase macro").kebab, ["helm-acase"]);
+        assert_eq!(analyze("outdated-swap!").kebab, ["outdated-swap!"]);
+        assert_eq!(
+            analyze("where is `resolve-and-apply` called").kebab,
+            ["resolve-and-apply"]
+        );
+        // Not names: flags, ranges, a hyphen at either end, other marks.
+        for q in ["--no-ignore", "1-2", "pre- and post-", "a--b", "x-y.z"] {
+            assert!(analyze(q).kebab.is_empty(), "{q}");
+        }
+        // Only a definition makes one an identifier (`confirm_declared`):
+        // analysis alone leaves the question as it is.
+        let a = analyze("read-only built-in types");
+        assert_eq!(a.kebab, ["read-only", "built-in"]);
+        assert_eq!(a.kind, QueryKind::NaturalLanguage);
+        assert!(a.identifiers.iter().all(|i| !i.contains('-')), "{a:?}");
+    }
 
     #[test]
     fn classifies_queries() {

@@ -449,6 +449,35 @@ fn new_languages_get_symbols_references_and_chunks() {
         r.stderr()
     );
 
+    // A kebab-case name the index defines is a name query: the symbol arm
+    // finds its definition (before, the query was words only).
+    p.write(
+        "lisp/widget-calls.el",
+        "(widget-find-file \"a\") (widget-find-file \"b\") ; widget find file\n".repeat(30),
+    );
+    p.write(
+        "lisp/widget-files.el",
+        "(defun widget-find-file (name)\n  \"Open NAME.\"\n  (find-file name))\n",
+    );
+    p.json(&["index", "--no-embed"]);
+    let v = p.json(&["search", "widget-find-file"]);
+    let top = &v["hits"][0];
+    assert_eq!(top["path"], "lisp/widget-files.el", "{v}");
+    assert!(
+        top["sources"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|a| a["arm"] == "symbol")),
+        "{v}"
+    );
+    // A kebab-case word nothing defines stays a word of the question.
+    let v = p.json(&["search", "read-only widget"]);
+    let symbol_arm = v["hits"].as_array().into_iter().flatten().any(|h| {
+        h["sources"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|a| a["arm"] == "symbol"))
+    });
+    assert!(!symbol_arm, "{v}");
+
     // Chunks follow definitions: the BM25 hit for the Perl sub is its own
     // chunk, named after it.
     let v = p.json(&["search", "perl_render"]);
