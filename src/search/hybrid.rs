@@ -411,7 +411,9 @@ pub fn analyze(query: &str) -> Analysis {
 /// ([`Analysis::declared`]) has a definition of exactly that name and of a
 /// kind the keyword declares: an identifier query for it (`struct
 /// strbuf`); otherwise as it was (`type checking`, `union find` stay
-/// questions when no type `checking` or union `find` is defined).
+/// questions when no type `checking` or union `find` is defined). Its
+/// kebab-case words ([`Analysis::kebab`]) that name a definition in code
+/// become identifiers the same way.
 fn confirm_declared(store: &Store, mut analysis: Analysis) -> Result<Analysis> {
     // Kebab-case words the index defines in code are names: of the whole
     // query when it is at most three words (`helm-acase macro`), else
