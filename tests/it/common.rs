@@ -188,3 +188,11 @@ pub fn names(v: &serde_json::Value, field: &str) -> Vec<String> {
 pub fn exists(p: &Path) -> bool {
     p.exists()
 }
+
+/// Whether a search hit (JSON) was found by the arm `arm` (`symbol`,
+/// `phrase`, …), as its `sources` say.
+pub fn found_by(hit: &serde_json::Value, arm: &str) -> bool {
+    hit["sources"]
+        .as_array()
+        .is_some_and(|s| s.iter().any(|a| a["arm"] == arm))
+}

@@ -463,19 +463,14 @@ fn new_languages_get_symbols_references_and_chunks() {
     let v = p.json(&["search", "widget-find-file"]);
     let top = &v["hits"][0];
     assert_eq!(top["path"], "lisp/widget-files.el", "{v}");
-    assert!(
-        top["sources"]
-            .as_array()
-            .is_some_and(|s| s.iter().any(|a| a["arm"] == "symbol")),
-        "{v}"
-    );
+    assert!(found_by(top, "symbol"), "{v}");
     // A kebab-case word nothing defines stays a word of the question.
     let v = p.json(&["search", "read-only widget"]);
-    let symbol_arm = v["hits"].as_array().into_iter().flatten().any(|h| {
-        h["sources"]
-            .as_array()
-            .is_some_and(|s| s.iter().any(|a| a["arm"] == "symbol"))
-    });
+    let symbol_arm = v["hits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|h| found_by(h, "symbol"));
     assert!(!symbol_arm, "{v}");
 
     // Chunks follow definitions: the BM25 hit for the Perl sub is its own
