@@ -633,16 +633,22 @@ fn lisp_line(line: &str, at: usize) -> Option<LineDef> {
         .unwrap_or(rest.len());
     let head = &rest[..head_len];
     // `defn`, `defun`, `cl-defun`, `define`, `define-minor-mode`,
-    // `transient-define-prefix`; not `default-…` or `defer`.
-    let word = head.rsplit('/').next().unwrap_or(head);
-    let last = word.rsplit('-').next().unwrap_or(word);
-    let defines = word.starts_with("def") && !matches!(word, "default" | "defer")
-        || word.contains("-def")
-        || word.starts_with("define")
-        || word.contains("-define");
-    if !defines {
+    // `transient-define-prefix`, Racket's `define/contract`, a namespaced
+    // `s/def`; not `default-…`, `defer`, nor Emacs Lisp's `define-key`,
+    // which binds a key in the keymap it names.
+    let defining = |w: &str| {
+        !matches!(w, "default" | "defer" | "define-key")
+            && (w.starts_with("def") || w.contains("-def"))
+    };
+    let word = if defining(head) {
+        head
+    } else {
+        head.rsplit('/').next().unwrap_or(head)
+    };
+    if !defining(word) {
         return None;
     }
+    let last = word.rsplit('-').next().unwrap_or(word);
     let lower = word.to_ascii_lowercase();
     let kind = if lower.contains("macro") || lower.contains("syntax") {
         "macro"
@@ -674,7 +680,6 @@ fn lisp_line(line: &str, at: usize) -> Option<LineDef> {
     } else if last == "mode"
         || lower.contains("fun")
         || lower.contains("method")
-        || lower == "define"
         || lower.starts_with("defn")
         || lower.contains("generic")
         || lower.contains("multi")
@@ -684,12 +689,15 @@ fn lisp_line(line: &str, at: usize) -> Option<LineDef> {
         || lower.contains("suffix")
         || lower.contains("infix")
         || lower.contains("advice")
+        || lower.contains("test")
     {
         "function"
     } else {
         "variable"
     };
     let mut p = 1 + head_len;
+    // Scheme's `(define (name args) …)` is a function whatever its head.
+    let mut parenthesized = false;
     loop {
         p += line[p..].len() - line[p..].trim_start().len();
         let here = &line[p..];
@@ -700,13 +708,21 @@ fn lisp_line(line: &str, at: usize) -> Option<LineDef> {
         } else if here.starts_with("#'") {
             p += 2;
         } else if here.starts_with('\'') || here.starts_with('(') {
+            parenthesized |= here.starts_with('(');
             p += 1;
         } else {
             break;
         }
     }
     let name = ident(line, p, LISP_SYMBOL_CHARS)?;
-    def(kind, name)
+    def(
+        if parenthesized && kind == "variable" {
+            "function"
+        } else {
+            kind
+        },
+        name,
+    )
 }
 
 /// For each row that opens a top-level form, the row where it closes:

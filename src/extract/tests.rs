@@ -2477,11 +2477,13 @@ fn fallback_definitions_for_languages_without_a_grammar() {
         ),
         (
             "widget.scm",
-            "(define (render w)\n  (display w))\n\n(define-syntax swap!\n  (syntax-rules () ((_ a b) (let ((t a)) (set! a b) (set! b t)))))\n(define size 3)\n",
+            "(define (render w)\n  (display w))\n\n(define-syntax swap!\n  (syntax-rules () ((_ a b) (let ((t a)) (set! a b) (set! b t)))))\n(define size 3)\n(define/contract (area w)\n  (-> number? number?)\n  (* w w))\n(define-key widget-map \"r\" 'render)\n(deftest render-test\n  (render 1))\n",
             vec![
                 s("render", "function", "", 1, 2),
                 s("swap!", "macro", "", 4, 5),
-                s("size", "function", "", 6, 6),
+                s("size", "variable", "", 6, 6),
+                s("area", "function", "", 7, 9),
+                s("render-test", "function", "", 11, 12),
             ],
         ),
         (

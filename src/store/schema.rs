@@ -263,10 +263,15 @@
 //!   chunks from the line heuristic (`extract::fallback`), and an Elm
 //!   value's signature and equation are one definition. An older index's
 //!   rows are rebuilt by the next index run (its vectors kept).
+//! - 52: same tables; rows change: Lisp forms named after a namespaced
+//!   or slashed head (`define/contract`) are definitions, Emacs Lisp's
+//!   `define-key` is not, `deftest` and Scheme's `(define (name …) …)` are
+//!   functions. An older index's rows are rebuilt by the next index run
+//!   (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 51;
+pub const SCHEMA_VERSION: i64 = 52;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -275,7 +280,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 51;
+const SAME_ROWS_SINCE: i64 = 52;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
