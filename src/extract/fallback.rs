@@ -227,6 +227,15 @@ fn doc_start(lines: &Lines<'_>, row: usize, prefixes: &[&str]) -> usize {
     r
 }
 
+/// The part of the name at `name` (byte range in `line`) after its last
+/// `sep` (`Base.show` → `show`, `::acme::render` → `render`); the whole
+/// name when it has none.
+fn last_part(line: &str, name: (usize, usize), sep: &str) -> (usize, usize) {
+    let (s, e) = name;
+    let s = line[s..e].rfind(sep).map_or(s, |i| s + i + sep.len());
+    (s, e)
+}
+
 /// Where the text after the keyword `word` (at byte `at`, followed by at
 /// least one space) starts in the line.
 fn keyword(line: &str, at: usize, word: &str) -> Option<usize> {
@@ -390,10 +399,8 @@ fn match_line(dialect: Dialect, line: &str) -> Option<LineDef> {
                     "type" => "type",
                     _ => "module",
                 };
-                let (s, e) = ident(line, p, &['.', '!'])?;
                 // `function Base.show(…)` defines `show`.
-                let s = line[s..e].rfind('.').map_or(s, |i| s + i + 1);
-                return def(kind, (s, e));
+                return def(kind, last_part(line, ident(line, p, &['.', '!'])?, "."));
             }
             // `f(x) = x + 1` at the top level.
             if at > 0 {
@@ -500,9 +507,10 @@ fn match_line(dialect: Dialect, line: &str) -> Option<LineDef> {
             };
             // `def self.build`, `class Foo::Bar`: the last part.
             let p = line[p..].strip_prefix("self.").map_or(p, |_| p + 5);
-            let (s, e) = ident(line, p, &[':', '?', '!', '='])?;
-            let s = line[s..e].rfind(':').map_or(s, |i| s + i + 1);
-            def(kind, (s, e))
+            def(
+                kind,
+                last_part(line, ident(line, p, &[':', '?', '!', '='])?, ":"),
+            )
         }
         Dialect::Elm => {
             // Top-level declarations only: `module`, `type [alias]`, and a
@@ -541,20 +549,18 @@ fn match_line(dialect: Dialect, line: &str) -> Option<LineDef> {
                 _ => "function",
             };
             // `function global:Get-Thing`: the name after the scope.
-            let (s, e) = ident(line, p, &['-', ':'])?;
-            let s = line[s..e].rfind(':').map_or(s, |i| s + i + 1);
-            def(kind, (s, e))
+            def(kind, last_part(line, ident(line, p, &['-', ':'])?, ":"))
         }
         Dialect::Tcl => {
-            if let Some(p) = keyword(line, at, "proc") {
-                let (s, e) = ident(line, p, &[':'])?;
-                let s = line[s..e].rfind("::").map_or(s, |i| s + i + 2);
-                return def("function", (s, e));
-            }
-            let p = keyword(line, keyword(line, at, "namespace")?, "eval")?;
-            let (s, e) = ident(line, p, &[':'])?;
-            let s = line[s..e].rfind("::").map_or(s, |i| s + i + 2);
-            def("module", (s, e))
+            // `proc ::acme::render`, `namespace eval ::acme`: the last part.
+            let (kind, p) = match keyword(line, at, "proc") {
+                Some(p) => ("function", p),
+                None => (
+                    "module",
+                    keyword(line, keyword(line, at, "namespace")?, "eval")?,
+                ),
+            };
+            def(kind, last_part(line, ident(line, p, &[':'])?, "::"))
         }
         Dialect::Starlark => def("function", ident(line, keyword(line, at, "def")?, &[])?),
         Dialect::GraphQl => {
