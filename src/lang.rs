@@ -96,18 +96,17 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         // Objective-C++ too: its methods and classes parse, its C++ parts less so.
         "m" | "mm" => Lang::ObjC,
         "html" | "htm" | "css" | "scss" | "sass" | "less" | "json" | "yaml" | "yml" | "toml"
-        | "xml" | "fish" | "sql" | "pl" | "pm" | "r" | "erl" | "hrl" | "ml" | "mli" | "proto"
-        | "graphql" | "gql" | "cmake" | "ini" | "cfg" | "conf" | "gradle" | "tf" | "dart"
-        | "nim" | "jl" | "dockerfile" | "mk" => Lang::OtherCode,
+        | "xml" | "cmake" | "ini" | "cfg" | "conf" | "tf" | "dockerfile" | "mk" => Lang::OtherCode,
+        // Code whose definitions the line heuristic reads (Perl, OCaml, the
+        // Lisps, …), its extensions listed once, in `HEURISTIC_LANGS`.
+        _ if heuristic_lang_for_extension(ext).is_some() => Lang::OtherCode,
         // More code without a grammar here: line-window chunks for BM25 and
         // semantic search (keyword search reads every file regardless).
-        "s" | "asm" | "clj" | "cljs" | "cljc" | "edn" | "fs" | "fsi" | "fsx" | "vb" | "ps1"
-        | "psm1" | "bat" | "cmd" | "groovy" | "el" | "elm" | "purs" | "hx" | "cr" | "nix"
-        | "sol" | "bzl" | "star" | "tcl" | "awk" | "f90" | "f95" | "f03" | "adb" | "ads" | "sv"
-        | "svh" | "vhd" | "vhdl" | "vim" | "rkt" | "scm" | "lisp" | "pyx" | "pxd" | "eex"
-        | "heex" | "erb" | "haml" | "hbs" | "mustache" | "twig" | "j2" | "jinja" | "glsl"
-        | "hlsl" | "wgsl" | "metal" | "thrift" | "capnp" | "fbs" | "prisma" | "coffee" | "raku"
-        | "rakumod" | "pas" | "hcl" | "m4" => Lang::OtherCode,
+        "s" | "asm" | "edn" | "fs" | "fsi" | "fsx" | "vb" | "bat" | "cmd" | "purs" | "hx"
+        | "nix" | "awk" | "f90" | "f95" | "f03" | "adb" | "ads" | "sv" | "svh" | "vhd" | "vhdl"
+        | "vim" | "pyx" | "pxd" | "eex" | "heex" | "erb" | "haml" | "hbs" | "mustache" | "twig"
+        | "j2" | "jinja" | "glsl" | "hlsl" | "wgsl" | "metal" | "capnp" | "fbs" | "prisma"
+        | "coffee" | "raku" | "rakumod" | "pas" | "hcl" | "m4" => Lang::OtherCode,
         // Grammars and lexers (Bison/yacc, flex/lex, ANTLR, PEG, pest,
         // LALRPOP, Jison, gperf, Ragel): where a language's syntax is
         // defined, often the one file that answers "where is the grammar"
@@ -141,9 +140,9 @@ pub const HEURISTIC_LANGS: &[(&str, &[&str])] = &[
     ("fish", &["fish"]),
     ("clojure", &["clj", "cljs", "cljc"]),
     ("elisp", &["el"]),
-    ("scheme", &["scm", "ss"]),
+    ("scheme", &["scm"]),
     ("racket", &["rkt"]),
-    ("commonlisp", &["lisp", "lsp", "cl"]),
+    ("commonlisp", &["lisp"]),
     ("groovy", &["groovy", "gradle"]),
     ("solidity", &["sol"]),
     ("crystal", &["cr"]),
@@ -158,9 +157,14 @@ pub const HEURISTIC_LANGS: &[(&str, &[&str])] = &[
 /// The [`HEURISTIC_LANGS`] name of the file at `path`, by its extension.
 pub fn heuristic_lang(path: &str) -> Option<&'static str> {
     let ext = Path::new(path).extension()?.to_str()?.to_ascii_lowercase();
+    heuristic_lang_for_extension(&ext)
+}
+
+/// The [`HEURISTIC_LANGS`] name of an extension (lowercase, no dot).
+fn heuristic_lang_for_extension(ext: &str) -> Option<&'static str> {
     HEURISTIC_LANGS
         .iter()
-        .find(|(_, exts)| exts.contains(&ext.as_str()))
+        .find(|(_, exts)| exts.contains(&ext))
         .map(|(name, _)| *name)
 }
 

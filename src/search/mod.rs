@@ -57,7 +57,8 @@ pub struct ChunkFilter {
 #[derive(Debug, Clone, Copy)]
 pub enum LangFilter {
     Lang(Lang),
-    Heuristic(&'static [&'static str]),
+    /// A [`crate::lang::HEURISTIC_LANGS`] name.
+    Heuristic(&'static str),
 }
 
 impl LangFilter {
@@ -68,11 +69,11 @@ impl LangFilter {
         if let Some(l) = Lang::from_name(&lower).filter(|&l| keep(l)) {
             return Ok(LangFilter::Lang(l));
         }
-        if let Some((_, exts)) = crate::lang::HEURISTIC_LANGS
+        if let Some((name, _)) = crate::lang::HEURISTIC_LANGS
             .iter()
             .find(|(n, _)| *n == lower)
         {
-            return Ok(LangFilter::Heuristic(exts));
+            return Ok(LangFilter::Heuristic(name));
         }
         let heuristic: Vec<&str> = crate::lang::HEURISTIC_LANGS
             .iter()
@@ -91,12 +92,8 @@ impl LangFilter {
     pub fn accepts(&self, path: &str, lang: &str) -> bool {
         match self {
             LangFilter::Lang(l) => l.name() == lang,
-            LangFilter::Heuristic(exts) => {
-                lang == Lang::OtherCode.name()
-                    && std::path::Path::new(path)
-                        .extension()
-                        .and_then(|e| e.to_str())
-                        .is_some_and(|e| exts.iter().any(|x| e.eq_ignore_ascii_case(x)))
+            LangFilter::Heuristic(name) => {
+                lang == Lang::OtherCode.name() && crate::lang::heuristic_lang(path) == Some(name)
             }
         }
     }
