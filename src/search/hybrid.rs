@@ -20,7 +20,6 @@ use serde::Serialize;
 use crate::embed::{Embedder, Tier, TokenTable};
 use crate::error::{ErrorCode, UserError};
 use crate::history::Recency;
-use crate::model::Lang;
 use crate::search::bm25::{ChunkHit, Words, search_bm25};
 use crate::search::keyword::{
     CaseMode, KeywordRequest, RuleOut, search_keyword_listed, search_keyword_with,
@@ -420,15 +419,7 @@ fn confirm_declared(store: &Store, mut analysis: Analysis) -> Result<Analysis> {
     // among the question's words.
     let mut defined = Vec::new();
     for word in &analysis.kebab {
-        let q = SymbolQuery {
-            name: word.clone(),
-            kinds: Vec::new(),
-            lang: None,
-            mode: MatchMode::Exact,
-            limit: 1,
-        };
-        let hits = find_symbols(store, None, &q)?.hits;
-        if hits.iter().any(|h| h.lang != Lang::Docs.name()) {
+        if is_defined(store, word, &[])? {
             defined.push(word.clone());
         }
     }
@@ -445,18 +436,24 @@ fn confirm_declared(store: &Store, mut analysis: Analysis) -> Result<Analysis> {
     let Some((name, kinds)) = analysis.declared.clone() else {
         return Ok(analysis);
     };
+    if is_defined(store, &name, kinds)? {
+        analysis.kind = QueryKind::Identifier;
+        analysis.identifiers = vec![name];
+    }
+    Ok(analysis)
+}
+
+/// Whether the index has a definition named exactly `name`, of one of
+/// `kinds` (any kind when empty). Only code has definitions.
+fn is_defined(store: &Store, name: &str, kinds: &[&str]) -> Result<bool> {
     let q = SymbolQuery {
-        name: name.clone(),
+        name: name.to_string(),
         kinds: kinds.iter().map(|k| (*k).to_string()).collect(),
         lang: None,
         mode: MatchMode::Exact,
         limit: 1,
     };
-    if !find_symbols(store, None, &q)?.hits.is_empty() {
-        analysis.kind = QueryKind::Identifier;
-        analysis.identifiers = vec![name];
-    }
-    Ok(analysis)
+    Ok(!find_symbols(store, None, &q)?.hits.is_empty())
 }
 
 /// The analysis with the indexed files its location or file name names
