@@ -58,6 +58,135 @@ pub fn words(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
+/// Words that start a licence or copyright notice in a comment (lowercase).
+const LICENSE_MARKERS: [&str; 10] = [
+    "copyright",
+    "spdx-license-identifier",
+    "licensed under",
+    "under the terms of",
+    "redistribution and use",
+    "permission is hereby granted",
+    "all rights reserved",
+    "this program is free software",
+    "this file is part of",
+    "gnu general public license",
+];
+
+/// Words of a notice's later paragraphs ("Neither the name …" aside),
+/// once [`LICENSE_MARKERS`] started it (lowercase).
+const LICENSE_WORDS: [&str; 5] = [
+    "licen",
+    "warrant",
+    "copyright",
+    "free software",
+    "redistribut",
+];
+
+/// How a comment starts a line: its opener, and a delimited comment's
+/// closer (`None` for a line comment).
+fn comment_opener(t: &str) -> Option<(&'static str, Option<&'static str>)> {
+    for (open, close) in [("/*", "*/"), ("(*", "*)"), ("{-", "-}"), ("<!--", "-->")] {
+        if t.starts_with(open) {
+            return Some((open, Some(close)));
+        }
+    }
+    ["//", "#", "--", ";", "%"]
+        .into_iter()
+        .find(|p| t.starts_with(p))
+        .map(|p| (p, None))
+}
+
+/// A chunk's text without the licence notice its leading comment holds
+/// (the BSD, MIT, Apache or GPL text atop a file, `// Copyright 2011 The Go
+/// Authors.`, Symfony's "This file is part of …"): from the comment's first
+/// line naming a copyright or licence to the end of the comment's last
+/// paragraph that reads like a notice. Lines above it (`intset.c - compact
+/// integer set`) and a description below it stay. The notice is the same
+/// on every file of a project and says nothing of the code, yet it made the
+/// first chunk of each file long for BM25 and, for the vectors, mostly
+/// licence. Text that does not start with such a comment is returned whole.
+pub fn without_license(text: &str) -> std::borrow::Cow<'_, str> {
+    match license_span(text) {
+        Some(r) => std::borrow::Cow::Owned(format!("{}{}", &text[..r.start], &text[r.end..])),
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
+/// The bytes of `text` that [`without_license`] leaves out: whole lines,
+/// from the notice's first line to the end of its last.
+pub fn license_span(text: &str) -> Option<std::ops::Range<usize>> {
+    let mut offset = 0;
+    let mut lines = text.split_inclusive('\n').map(|l| {
+        let at = offset;
+        offset += l.len();
+        (at, l)
+    });
+    // The comment starts at the first non-blank line (after a `#!` line).
+    let mut first = None;
+    for (at, l) in lines.by_ref() {
+        let t = l.trim().trim_start_matches('\u{feff}');
+        if t.is_empty() || (at == 0 && t.starts_with("#!")) {
+            continue;
+        }
+        first = Some((at, l));
+        break;
+    }
+    let (start, line) = first?;
+    let (open, close) = comment_opener(line.trim_start().trim_start_matches('\u{feff}'))?;
+    let has = |l: &str, words: &[&str]| {
+        let lower = l.to_ascii_lowercase();
+        words.iter().any(|m| lower.contains(m))
+    };
+    // Paragraphs of the comment, split by lines with no words (`//`, ` *`,
+    // blank): the notice runs from the first line naming a copyright or
+    // licence to the end of the last paragraph that reads like one (the
+    // BSD's "Neither the name …" between two such paragraphs goes too; a
+    // description after the notice, leveldb's "Endian-neutral encoding:",
+    // stays).
+    let mut marked: Option<usize> = None;
+    let mut end = 0;
+    let mut paragraph_licensed = false;
+    let mut closed = false;
+    for (at, l) in std::iter::once((start, line)).chain(lines) {
+        let t = l.trim().trim_start_matches('\u{feff}');
+        let words_in = match close {
+            Some(close) => {
+                if at == start {
+                    closed = t[open.len()..].contains(close);
+                } else {
+                    closed = t.contains(close);
+                }
+                t.trim_start_matches(open).trim_end_matches(close)
+            }
+            // Line comments: the run of the same kind (`#include` after
+            // `//` lines is code), blank lines included.
+            None if t.is_empty() => "",
+            None if comment_opener(t) != Some((open, None)) => break,
+            None => t.trim_start_matches(open),
+        };
+        if words_in
+            .trim_matches(|c: char| c == '*' || c.is_whitespace())
+            .is_empty()
+        {
+            paragraph_licensed = false;
+        } else if marked.is_none() {
+            if has(l, &LICENSE_MARKERS) {
+                marked = Some(at);
+                paragraph_licensed = true;
+            }
+        } else if has(l, &LICENSE_WORDS) {
+            paragraph_licensed = true;
+        }
+        if paragraph_licensed {
+            end = at + l.len();
+        }
+        if closed {
+            break;
+        }
+    }
+    marked.map(|cut| cut..end)
+}
+
 /// The text to index for a chunk: the text itself, then the split parts of
 /// mixed-case identifiers that the tokenizer would not find on its own.
 pub fn expand_identifiers(text: &str) -> String {
@@ -462,5 +591,51 @@ mod tests {
         assert_eq!(path_terms("src/parser.y"), "src parser y grammar parser ");
         assert_eq!(path_terms("src/lexer.L"), "src lexer L lexer grammar ");
         assert_eq!(path_terms("a.y/b"), "a y b ");
+    }
+
+    #[test]
+    fn licence_notices_are_left_out_of_a_leading_comment() {
+        // A delimited comment: its description stays, the notice goes.
+        let c = "/* intset.c - compact integer set\n *\n * Copyright (c) 2009\n * Redistribution and use ...\n */\n\n#include \"intset.h\"\n";
+        assert_eq!(
+            without_license(c),
+            "/* intset.c - compact integer set\n *\n */\n\n#include \"intset.h\"\n"
+        );
+        // A description after the notice, in the same comment, stays.
+        let h = "// Copyright (c) 2011 The LevelDB Authors. All rights reserved.\n// Use of this source code is governed by a BSD-style license.\n//\n// Endian-neutral encoding:\n// * varint\n\n#ifndef CODING_H_\n";
+        assert_eq!(
+            without_license(h),
+            "//\n// Endian-neutral encoding:\n// * varint\n\n#ifndef CODING_H_\n"
+        );
+        // Go: the notice's paragraph goes, the package's doc stays.
+        let go = "// Copyright 2011 The Go Authors. All rights reserved.\n// Use of this source code is governed by a BSD-style\n// license that can be found in the LICENSE file.\n\n// Package flag parses flags.\npackage flag\n";
+        assert_eq!(
+            without_license(go),
+            "\n// Package flag parses flags.\npackage flag\n"
+        );
+        // Emacs Lisp: the notice's later paragraphs ("This program is
+        // distributed …") go too; a shebang line stays.
+        let el = "#!/bin/sh\n;;; helm.el --- completion\n\n;; Copyright (C) 2007 Tamas\n\n;; This program is free software\n;; under GPL.\n\n;; without ANY WARRANTY.\n\n;;; Code:\n(defun helm ())\n";
+        assert_eq!(
+            without_license(el),
+            "#!/bin/sh\n;;; helm.el --- completion\n\n\n;;; Code:\n(defun helm ())\n"
+        );
+        // `#include` after `//` lines is code, not the notice.
+        let c2 = "// SPDX-License-Identifier: MIT\n#include <stdio.h>\n";
+        assert_eq!(without_license(c2), "#include <stdio.h>\n");
+        // No notice, or code first: the text whole.
+        for whole in [
+            "/* Parses the licence file of a package. */\nfn parse() {}\n",
+            "fn main() {}\n// Copyright 2020\n",
+            "",
+            "/* Copyright never closed",
+        ] {
+            assert!(
+                matches!(without_license(whole), std::borrow::Cow::Borrowed(_))
+                    || whole.starts_with("/* Copyright"),
+                "{whole:?}"
+            );
+        }
+        assert_eq!(without_license("/* Copyright never closed"), "");
     }
 }

@@ -437,8 +437,9 @@ fn require_weights(dir: &std::path::Path, spec: &TierSpec, configured: bool) -> 
 }
 
 /// The text a chunk is embedded as: its path and enclosing symbol as
-/// context, then its text. Models truncate at the end, so the context comes
-/// first and survives truncation.
+/// context, then its text without a licence notice
+/// ([`crate::text::without_license`]). Models truncate at the end, so the
+/// context comes first and survives truncation.
 pub fn chunk_input(path: &str, symbol: Option<&str>, kind: Option<&str>, text: &str) -> String {
     let mut s = String::with_capacity(path.len() + text.len() + 40);
     s.push_str(path);
@@ -451,7 +452,7 @@ pub fn chunk_input(path: &str, symbol: Option<&str>, kind: Option<&str>, text: &
         s.push_str(sym);
     }
     s.push('\n');
-    s.push_str(text);
+    s.push_str(&crate::text::without_license(text));
     s
 }
 

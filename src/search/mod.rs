@@ -576,7 +576,9 @@ pub fn chunk_snippet(
 
 /// The window of at most `max_lines` lines of `text` (which starts at
 /// `first_line`) holding the most query-term occurrences. Returns the first
-/// line number of the window and its text.
+/// line number of the window and its text. A licence notice atop the text
+/// ([`crate::text::license_span`]) counts no terms, and a window would
+/// rather start below it than show it.
 pub fn best_snippet(
     text: &str,
     first_line: u32,
@@ -585,16 +587,32 @@ pub fn best_snippet(
 ) -> (u32, String) {
     let lines: Vec<&str> = text.lines().collect();
     let max_lines = max_lines.max(1);
-    let score = |l: &str| -> usize {
+    // The notice's lines, as indexes into `lines`.
+    let notice = crate::text::license_span(text).map(|r| {
+        let line_of = |at: usize| text[..at].bytes().filter(|&b| b == b'\n').count();
+        line_of(r.start)..line_of(r.end)
+    });
+    let in_notice = |i: usize| notice.as_ref().is_some_and(|n| n.contains(&i));
+    let score = |i: usize, l: &str| -> usize {
+        if in_notice(i) {
+            return 0;
+        }
         let lower = l.to_lowercase();
         terms.iter().filter(|t| lower.contains(t.as_str())).count()
     };
     let mut start = 0;
-    if lines.len() > max_lines {
-        let scores: Vec<usize> = lines.iter().map(|l| score(l)).collect();
-        let mut window: usize = scores[..max_lines].iter().sum();
+    if let Some(n) = &notice
+        && n.start == 0
+        && n.end < lines.len()
+    {
+        start = n.end;
+    }
+    if lines.len() > start + max_lines {
+        let scores: Vec<usize> = lines.iter().enumerate().map(|(i, l)| score(i, l)).collect();
+        let first = start;
+        let mut window: usize = scores[first..first + max_lines].iter().sum();
         let mut best = window;
-        for i in 1..=(lines.len() - max_lines) {
+        for i in first + 1..=(lines.len() - max_lines) {
             window = window + scores[i + max_lines - 1] - scores[i - 1];
             if window > best {
                 best = window;
@@ -957,6 +975,20 @@ mod tests {
         let (line, snip) = best_snippet(text, 10, &["config".into(), "parse".into()], 2);
         assert_eq!(line, 13);
         assert_eq!(snip, "parse config here\nconfig again");
+    }
+
+    #[test]
+    fn snippet_starts_below_a_licence_notice() {
+        let text = "// Copyright 2011 The Go Authors.\n// Use of this source code is governed by a BSD-style\n// license; provided as is, required by law.\n\npackage flag\n\nfunc required() {}\n";
+        // The notice's "required" and "provided" count for nothing.
+        let (line, snip) = best_snippet(text, 1, &["required".into(), "provided".into()], 3);
+        assert_eq!(
+            (line, snip.as_str()),
+            (5, "package flag\n\nfunc required() {}")
+        );
+        // No term anywhere: still below the notice.
+        let (line, _) = best_snippet(text, 1, &["zzz".into()], 2);
+        assert_eq!(line, 4);
     }
 
     #[test]

@@ -268,10 +268,15 @@
 //!   `define-key` is not, `deftest` and Scheme's `(define (name …) …)` are
 //!   functions. An older index's rows are rebuilt by the next index run
 //!   (its vectors kept).
+//! - 53: same tables; rows change: a licence notice in a chunk's leading
+//!   comment is left out of its full-text body and of its embedding input
+//!   and key (`text::without_license`). An older index's rows are rebuilt
+//!   by the next index run; the first chunks of licensed files are embedded
+//!   again.
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 52;
+pub const SCHEMA_VERSION: i64 = 53;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -280,7 +285,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 52;
+const SAME_ROWS_SINCE: i64 = 53;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -81,15 +81,19 @@ pub struct PreparedChunk {
 pub fn prepare_chunks(path: &str, chunks: &[crate::model::Chunk]) -> Vec<PreparedChunk> {
     chunks
         .iter()
-        .map(|c| PreparedChunk {
-            hash: xxhash_rust::xxh3::xxh3_64(c.text.as_bytes()),
-            embed_key: embed_key(path, c.symbol.as_deref(), &c.text),
-            body: crate::text::expand_identifiers(&c.text),
-            symbol_terms: c
-                .symbol
-                .as_deref()
-                .map(crate::text::expand_identifiers)
-                .unwrap_or_default(),
+        .map(|c| {
+            // What is searched and embedded leaves out a licence notice.
+            let text = crate::text::without_license(&c.text);
+            PreparedChunk {
+                hash: xxhash_rust::xxh3::xxh3_64(c.text.as_bytes()),
+                embed_key: embed_key(path, c.symbol.as_deref(), &text),
+                body: crate::text::expand_identifiers(&text),
+                symbol_terms: c
+                    .symbol
+                    .as_deref()
+                    .map(crate::text::expand_identifiers)
+                    .unwrap_or_default(),
+            }
         })
         .collect()
 }
