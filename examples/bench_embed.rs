@@ -114,6 +114,7 @@ fn main() -> Result<()> {
                     c.symbol.as_deref(),
                     c.kind.as_deref(),
                     text,
+                    c.span.start_byte,
                 ))
             })
             .collect();

@@ -112,6 +112,19 @@ pub fn without_license(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// What the index reads of a chunk's text (its full-text body, its
+/// embedding input and key): at the top of its file (`start_byte` 0),
+/// without a licence notice ([`without_license`]); further down, a comment
+/// naming a copyright is a function's doc ("often used for header,
+/// copyright, or license information") and stays.
+pub fn indexed_text(text: &str, start_byte: u64) -> std::borrow::Cow<'_, str> {
+    if start_byte == 0 {
+        without_license(text)
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
 /// The bytes of `text` that [`without_license`] leaves out: whole lines,
 /// from the notice's first line to the end of its last.
 pub fn license_span(text: &str) -> Option<std::ops::Range<usize>> {

@@ -437,10 +437,16 @@ fn require_weights(dir: &std::path::Path, spec: &TierSpec, configured: bool) -> 
 }
 
 /// The text a chunk is embedded as: its path and enclosing symbol as
-/// context, then its text without a licence notice
-/// ([`crate::text::without_license`]). Models truncate at the end, so the
-/// context comes first and survives truncation.
-pub fn chunk_input(path: &str, symbol: Option<&str>, kind: Option<&str>, text: &str) -> String {
+/// context, then its text as the index reads it (the chunk starting at
+/// `start_byte` of its file; [`crate::text::indexed_text`]). Models
+/// truncate at the end, so the context comes first and survives truncation.
+pub fn chunk_input(
+    path: &str,
+    symbol: Option<&str>,
+    kind: Option<&str>,
+    text: &str,
+    start_byte: u64,
+) -> String {
     let mut s = String::with_capacity(path.len() + text.len() + 40);
     s.push_str(path);
     if let Some(sym) = symbol {
@@ -452,7 +458,7 @@ pub fn chunk_input(path: &str, symbol: Option<&str>, kind: Option<&str>, text: &
         s.push_str(sym);
     }
     s.push('\n');
-    s.push_str(&crate::text::without_license(text));
+    s.push_str(&crate::text::indexed_text(text, start_byte));
     s
 }
 
@@ -516,10 +522,11 @@ mod tests {
             Some("Config::parse"),
             Some("method"),
             "fn parse() {}",
+            120,
         );
         assert_eq!(s, "src/a.rs\nmethod Config::parse\nfn parse() {}");
         assert_eq!(
-            chunk_input("README.md", None, None, "# Hi"),
+            chunk_input("README.md", None, None, "# Hi", 0),
             "README.md\n# Hi"
         );
     }

@@ -229,6 +229,7 @@ fn embed_pending_with(
                             c.symbol.as_deref(),
                             c.kind.as_deref(),
                             text,
+                            c.span.start_byte,
                         ));
                         keys.push(c.key);
                     }
@@ -563,7 +564,13 @@ mod tests {
             let extracted = ex.extract(path, text, Lang::Python).expect("extract");
             if path == "a.py" {
                 expected.extend(extracted.chunks.iter().map(|c| {
-                    embed::chunk_input(path, c.symbol.as_deref(), c.kind.as_deref(), &c.text)
+                    embed::chunk_input(
+                        path,
+                        c.symbol.as_deref(),
+                        c.kind.as_deref(),
+                        &c.text,
+                        c.start_byte as u64,
+                    )
                 }));
             }
             let w = store.begin().expect("begin");

@@ -576,7 +576,7 @@ pub fn chunk_snippet(
 
 /// The window of at most `max_lines` lines of `text` (which starts at
 /// `first_line`) holding the most query-term occurrences. Returns the first
-/// line number of the window and its text. A licence notice atop the text
+/// line number of the window and its text. A licence notice atop a file
 /// ([`crate::text::license_span`]) counts no terms, and a window would
 /// rather start below it than show it.
 pub fn best_snippet(
@@ -587,11 +587,15 @@ pub fn best_snippet(
 ) -> (u32, String) {
     let lines: Vec<&str> = text.lines().collect();
     let max_lines = max_lines.max(1);
-    // The notice's lines, as indexes into `lines`.
-    let notice = crate::text::license_span(text).map(|r| {
-        let line_of = |at: usize| text[..at].bytes().filter(|&b| b == b'\n').count();
-        line_of(r.start)..line_of(r.end)
-    });
+    // The notice's lines, as indexes into `lines` (only atop a file, as
+    // `text::indexed_text` reads it).
+    let notice = (first_line == 1)
+        .then(|| crate::text::license_span(text))
+        .flatten()
+        .map(|r| {
+            let line_of = |at: usize| text[..at].bytes().filter(|&b| b == b'\n').count();
+            line_of(r.start)..line_of(r.end)
+        });
     let in_notice = |i: usize| notice.as_ref().is_some_and(|n| n.contains(&i));
     let score = |i: usize, l: &str| -> usize {
         if in_notice(i) {
@@ -989,6 +993,9 @@ mod tests {
         // No term anywhere: still below the notice.
         let (line, _) = best_snippet(text, 1, &["zzz".into()], 2);
         assert_eq!(line, 4);
+        // Further down a file, such a comment is a function's doc.
+        let (line, _) = best_snippet(text, 40, &["required".into()], 1);
+        assert_eq!(line, 42);
     }
 
     #[test]

@@ -937,6 +937,7 @@ impl SemanticSearcher {
                             c.symbol.as_deref(),
                             c.kind.as_deref(),
                             &text,
+                            c.span.start_byte,
                         );
                         match self
                             .query_model(&choice.spec)

@@ -268,9 +268,9 @@
 //!   `define-key` is not, `deftest` and Scheme's `(define (name …) …)` are
 //!   functions. An older index's rows are rebuilt by the next index run
 //!   (its vectors kept).
-//! - 53: same tables; rows change: a licence notice in a chunk's leading
-//!   comment is left out of its full-text body and of its embedding input
-//!   and key (`text::without_license`). An older index's rows are rebuilt
+//! - 53: same tables; rows change: a licence notice in the leading
+//!   comment of a file's first chunk is left out of its full-text body and
+//!   of its embedding input and key (`text::indexed_text`). An older index's rows are rebuilt
 //!   by the next index run; the first chunks of licensed files are embedded
 //!   again.
 

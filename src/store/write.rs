@@ -82,8 +82,7 @@ pub fn prepare_chunks(path: &str, chunks: &[crate::model::Chunk]) -> Vec<Prepare
     chunks
         .iter()
         .map(|c| {
-            // What is searched and embedded leaves out a licence notice.
-            let text = crate::text::without_license(&c.text);
+            let text = crate::text::indexed_text(&c.text, c.start_byte as u64);
             PreparedChunk {
                 hash: xxhash_rust::xxh3::xxh3_64(c.text.as_bytes()),
                 embed_key: embed_key(path, c.symbol.as_deref(), &text),

@@ -569,11 +569,13 @@ fn killed_embedding_resumes_and_never_reembeds_committed_chunks() {
             let path = r.get::<_, String>(0)?;
             let text = std::fs::read_to_string(p.path(&path)).unwrap_or_default();
             let range = r.get::<_, i64>(3)? as usize..r.get::<_, i64>(4)? as usize;
+            let start = range.start as u64;
             Ok(repo_search::embed::chunk_input(
                 &path,
                 r.get::<_, Option<String>>(1)?.as_deref(),
                 r.get::<_, Option<String>>(2)?.as_deref(),
                 text.get(range).unwrap_or_default(),
+                start,
             ))
         })
         .expect("query")
