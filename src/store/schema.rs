@@ -270,7 +270,9 @@
 //!   (its vectors kept).
 //! - 53: same tables; rows change: a licence notice in the leading
 //!   comment of a file's first chunk is left out of its full-text body and
-//!   of its embedding input and key (`text::indexed_text`). An older index's rows are rebuilt
+//!   of its embedding input and key (`text::indexed_text`), and a
+//!   file whose "generated, do not edit" comment sits below such a notice
+//!   (Kubernetes' generated Go) is `generated`. An older index's rows are rebuilt
 //!   by the next index run; the first chunks of licensed files are embedded
 //!   again.
 
