@@ -641,14 +641,13 @@ mod tests {
             "/* Parses the licence file of a package. */\nfn parse() {}\n",
             "fn main() {}\n// Copyright 2020\n",
             "",
-            "/* Copyright never closed",
         ] {
             assert!(
-                matches!(without_license(whole), std::borrow::Cow::Borrowed(_))
-                    || whole.starts_with("/* Copyright"),
+                matches!(without_license(whole), std::borrow::Cow::Borrowed(_)),
                 "{whole:?}"
             );
         }
+        // A notice never closed runs to the end.
         assert_eq!(without_license("/* Copyright never closed"), "");
     }
 }
