@@ -117,17 +117,43 @@ fn file_id(path: &Path) -> Option<FileId> {
 struct Pool {
     id: Option<FileId>,
     idle: Vec<Store>,
+    /// The word postings the connections to the file share (long-lived
+    /// services only: a one-shot command would read each word's postings
+    /// once more to rank it; see `store::TermCache`).
+    terms: Option<Arc<store::TermCache>>,
 }
 
 impl Pool {
+    fn new(policy: Policy) -> Pool {
+        Pool {
+            terms: (policy == Policy::Background).then(|| Arc::new(store::TermCache::new())),
+            ..Pool::default()
+        }
+    }
+
     /// An idle connection to the file `id`, if any; a new file at the same
     /// path first drops the connections to the old one.
     fn take(&mut self, id: FileId) -> Option<Store> {
+        self.follow(id);
+        self.idle.pop()
+    }
+
+    /// Forgets the connections and postings of a file other than `id`.
+    fn follow(&mut self, id: FileId) {
         if self.id != Some(id) {
             self.idle.clear();
             self.id = Some(id);
+            if self.terms.is_some() {
+                self.terms = Some(Arc::new(store::TermCache::new()));
+            }
         }
-        self.idle.pop()
+    }
+
+    /// The term cache for a new connection to the file `id`, if this pool
+    /// keeps one.
+    fn terms_for(&mut self, id: FileId) -> Option<Arc<store::TermCache>> {
+        self.follow(id);
+        self.terms.clone()
     }
 
     /// Keeps `store`, a connection to the file `id`, for the next caller,
@@ -151,7 +177,7 @@ impl SpareStores for Spares<'_> {
     fn take(&self) -> Option<Store> {
         let id = self.id?;
         let reused = self.service.pool().take(id);
-        reused.or_else(|| match Store::open_ro(self.service.root()) {
+        reused.or_else(|| match self.service.open_reader(id) {
             Ok(store) => store,
             Err(e) => {
                 tracing::debug!("no spare connection: {e:#}");
@@ -245,7 +271,7 @@ impl Service {
             on_bad_config,
             policy,
             db,
-            pool: Mutex::new(Pool::default()),
+            pool: Mutex::new(Pool::new(policy)),
             runs: Arc::new(fresh::Runs::default()),
             hybrid: Mutex::new(None),
             models: crate::embed::Models::new(),
@@ -438,7 +464,7 @@ impl Service {
         let reused = self.pool().take(id);
         let store = match reused {
             Some(s) => s,
-            None => match Store::open_ro(self.root()) {
+            None => match self.open_reader(id) {
                 Ok(Some(s)) => s,
                 Ok(None) => return Ok(None),
                 Err(e) if self.is_transient(&e) => return Ok(None),
@@ -452,6 +478,18 @@ impl Service {
         };
         self.pool().put(id, store);
         Ok(Some(out))
+    }
+
+    /// A new read connection to the index file `id`, sharing the pool's
+    /// term cache.
+    fn open_reader(&self, id: FileId) -> Result<Option<Store>> {
+        let Some(store) = Store::open_ro(self.root())? else {
+            return Ok(None);
+        };
+        Ok(Some(match self.pool().terms_for(id) {
+            Some(terms) => store.with_term_cache(terms),
+            None => store,
+        }))
     }
 
     fn pool(&self) -> std::sync::MutexGuard<'_, Pool> {

@@ -29,9 +29,6 @@ use std::ptr::{null, null_mut};
 
 use rusqlite::{Connection, ffi};
 
-/// The name SQL calls it by.
-pub const NAME: &str = "bm25_topk";
-
 /// FTS5's `bm25()` constants.
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -81,14 +78,32 @@ impl Ord for Score {
     }
 }
 
-/// Makes `bm25_topk` callable on `conn`.
+/// Makes `bm25_topk` (and `term_cache`'s functions) callable on `conn`.
 pub fn register(conn: &Connection) -> rusqlite::Result<()> {
+    let api = fts5_api(conn)?;
+    create_function(&api, c"bm25_topk", bm25_topk)?;
+    super::term_cache::register(&api)
+}
+
+/// An auxiliary function's entry point, as FTS5 calls it.
+pub(super) type AuxFunction = unsafe extern "C" fn(
+    *const ffi::Fts5ExtensionApi,
+    *mut ffi::Fts5Context,
+    *mut ffi::sqlite3_context,
+    c_int,
+    *mut *mut ffi::sqlite3_value,
+);
+
+/// The connection's FTS5 API, through which auxiliary functions are made.
+/// Valid as long as the connection.
+pub(super) struct Fts5Api(*mut ffi::fts5_api);
+
+fn fts5_api(conn: &Connection) -> rusqlite::Result<Fts5Api> {
     // SAFETY: `conn.handle()` is a live connection for the duration of
     // this function, used on this thread only. The statement is prepared,
     // stepped and finalized here; `fts5(?1)` writes the API pointer into
     // `api` (a local that outlives the statement) as SQLite's documented
-    // way to obtain it. The pointer stays valid as long as the
-    // connection, and `xCreateFunction` copies the name.
+    // way to obtain it. The pointer stays valid as long as the connection.
     unsafe {
         let db = conn.handle();
         let mut stmt = null_mut();
@@ -110,30 +125,37 @@ pub fn register(conn: &Connection) -> rusqlite::Result<()> {
         );
         ffi::sqlite3_step(stmt);
         ffi::sqlite3_finalize(stmt);
-        let create = if api.is_null() {
-            None
-        } else {
-            (*api).xCreateFunction
-        };
-        let Some(create) = create else {
+        if api.is_null() || (*api).xCreateFunction.is_none() {
             return Err(rusqlite::Error::SqliteFailure(
                 ffi::Error::new(ffi::SQLITE_ERROR),
                 Some("this SQLite has no FTS5 extension API".into()),
             ));
-        };
-        let rc = create(
-            api,
-            c"bm25_topk".as_ptr(),
-            null_mut(),
-            Some(bm25_topk),
-            None,
-        );
-        if rc != ffi::SQLITE_OK {
-            return Err(rusqlite::Error::SqliteFailure(
-                ffi::Error::new(rc),
-                Some(NAME.into()),
-            ));
         }
+        Ok(Fts5Api(api))
+    }
+}
+
+/// Makes the auxiliary function `f` callable as `name`.
+pub(super) fn create_function(
+    api: &Fts5Api,
+    name: &std::ffi::CStr,
+    f: AuxFunction,
+) -> rusqlite::Result<()> {
+    // SAFETY: `api.0` is the live connection's FTS5 API (checked non-null
+    // with a `xCreateFunction` by `fts5_api`); `xCreateFunction` copies the
+    // name.
+    let rc = unsafe {
+        let api = api.0;
+        match (*api).xCreateFunction {
+            Some(create) => create(api, name.as_ptr(), null_mut(), Some(f), None),
+            None => ffi::SQLITE_ERROR,
+        }
+    };
+    if rc != ffi::SQLITE_OK {
+        return Err(rusqlite::Error::SqliteFailure(
+            ffi::Error::new(rc),
+            Some(name.to_string_lossy().into_owned()),
+        ));
     }
     Ok(())
 }
@@ -201,8 +223,7 @@ unsafe fn query<'a>(
                 (&mut hits as *mut i64).cast::<c_void>(),
                 Some(count_row),
             ))?;
-            let v = (((row_count - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
-            idf.push(if v <= 0.0 { 1e-6 } else { v });
+            idf.push(idf_of(row_count, hits));
         }
         let boxed = Box::into_raw(Box::new(Query {
             freq: RefCell::new(vec![(0.0, 0); idf.len()]),
@@ -264,8 +285,25 @@ unsafe fn same_tokens(
     Ok(same)
 }
 
+/// `bm25()`'s IDF of a phrase in `hits` of `rows` rows.
+pub(super) fn idf_of(rows: i64, hits: i64) -> f64 {
+    let v = (((rows - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
+    if v <= 0.0 { 1e-6 } else { v }
+}
+
+/// `bm25()`'s length normalisation of a row of `len` tokens.
+pub(super) fn norm_of(len: f64, avgdl: f64) -> f64 {
+    K1 * (1.0 - B + B * len / avgdl)
+}
+
+/// `bm25()`'s share of one phrase of a row: its IDF, its weighted hits
+/// `f`, the row's [`norm_of`]. A phrase the row lacks adds exactly 0.0.
+pub(super) fn phrase_part(idf: f64, f: f64, norm: f64) -> f64 {
+    idf * ((f * (K1 + 1.0)) / (f + norm))
+}
+
 /// `Err(rc)` unless `rc` is `SQLITE_OK`.
-fn check(rc: c_int) -> Result<(), c_int> {
+pub(super) fn check(rc: c_int) -> Result<(), c_int> {
     if rc == ffi::SQLITE_OK {
         Ok(())
     } else {
@@ -275,10 +313,10 @@ fn check(rc: c_int) -> Result<(), c_int> {
 
 /// The sum `bm25()` computes over `freq` for a row of `len` tokens.
 fn score(q: &Query, freq: &[(f64, u32)], len: f64) -> f64 {
-    let norm = K1 * (1.0 - B + B * len / q.avgdl);
+    let norm = norm_of(len, q.avgdl);
     let mut s = 0.0;
     for (idf, (f, _)) in q.idf.iter().zip(freq) {
-        s += idf * ((f * (K1 + 1.0)) / (f + norm));
+        s += phrase_part(*idf, *f, norm);
     }
     s
 }

@@ -32,6 +32,7 @@ mod ngram;
 mod packed;
 mod read;
 mod schema;
+mod term_cache;
 mod write;
 
 pub use names::CLASS_KINDS;
@@ -42,6 +43,7 @@ pub use read::{
     SkipSummary, SpanRef, SymbolRow, TableSize, VectorMatrix,
 };
 pub use schema::SCHEMA_VERSION;
+pub use term_cache::TermCache;
 pub use write::{
     FileUpdate, FtsMerge, PackedRows, PreparedChunk, Writer, pack_rows, prepare_chunks,
 };
@@ -162,6 +164,9 @@ pub struct Store {
     /// (a commit that writes nothing readers see), and each re-check cost
     /// the next semantic search a recount. Writers never memoize.
     coverage_memo: Option<std::cell::RefCell<CoverageMemo>>,
+    /// A long-lived reader's word postings ([`TermCache`]): ORs of words
+    /// are then ranked from memory.
+    terms: Option<std::sync::Arc<TermCache>>,
 }
 
 /// See [`Store::coverage_memo`]: ((generation, vectors generation), model)
@@ -346,6 +351,7 @@ impl Store {
         let store = Store {
             conn,
             coverage_memo: None,
+            terms: None,
         };
         store.configure().map_err(|e| explain(e, &db))?;
         let version = store.user_version().map_err(|e| explain(e, &db))?;
@@ -397,6 +403,7 @@ impl Store {
         let store = Store {
             conn,
             coverage_memo: Some(std::cell::RefCell::new(None)),
+            terms: None,
         };
         store.configure_read().map_err(|e| explain(e, &db))?;
         let version = store.user_version().map_err(|e| explain(e, &db))?;
@@ -548,6 +555,10 @@ pub mod meta {
     /// whole: each leaves a tombstone that every query visiting its
     /// segment checks (200k of them on the kernel doubled a BM25 query).
     pub const FTS_DELETED: &str = "fts_deleted";
+    /// Incremented by every commit that inserts or deletes full-text rows
+    /// (by the writer itself, whoever commits): a reader's kept word
+    /// postings ([`super::TermCache`]) last while it does.
+    pub const FTS_VERSION: &str = "fts_version";
     /// Incremented by every committed batch; readers use it to notice changes.
     pub const GENERATION: &str = "generation";
     /// "running" while an index run is in progress, "idle" after.

@@ -117,10 +117,10 @@ pub struct LineSignature {
 const VECTOR_BATCH: usize = 16_384;
 
 /// The columns a [`ChunkSpan`] is read from, in its fields' order.
-const SPAN_COLUMNS: &str = "c.start_byte, c.end_byte, c.hash, f.size";
+pub(super) const SPAN_COLUMNS: &str = "c.start_byte, c.end_byte, c.hash, f.size";
 
 /// The [`ChunkSpan`] at column `at` of a row selecting [`SPAN_COLUMNS`].
-fn span_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<ChunkSpan> {
+pub(super) fn span_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<ChunkSpan> {
     Ok(ChunkSpan {
         start_byte: r.get::<_, i64>(at)?.max(0) as u64,
         end_byte: r.get::<_, i64>(at + 1)?.max(0) as u64,
@@ -1117,6 +1117,9 @@ impl Store {
         limit: usize,
         mut f: impl FnMut(FtsRow<'_>),
     ) -> rusqlite::Result<()> {
+        if let Some(top) = self.cached_top(match_expr, weights, limit)? {
+            return self.cached_rows(&top, f);
+        }
         let mut stmt = self.conn.prepare_cached(
             &format!("SELECT c.id, f.path, c.start_line, c.end_line, c.symbol, c.kind, f.lang, r.score, {SPAN_COLUMNS}
              FROM (SELECT rowid AS id, bm25_topk(chunks_fts, ?2, ?3, ?4, ?5) AS score FROM chunks_fts
@@ -1307,6 +1310,132 @@ mod tests {
             )
             .expect("count");
         assert!(pruned > 100, "{pruned} rows pruned");
+    }
+
+    /// A connection with a term cache ranks ORs of words as FTS5 does, to
+    /// the bit and in the same order (every `k`, words repeated under one
+    /// stem, words no row has), hands anything else to FTS5, and follows the
+    /// index: after a commit that rewrites and adds rows it ranks the new
+    /// rows, not the postings it kept.
+    #[test]
+    fn term_cache_ranks_ors_of_words_as_fts5_does() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let words = [
+            "config", "load", "field", "fields", "value", "parse", "error", "cache", "token",
+            "retry",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut text = |n: usize| -> Vec<String> {
+            (0..n)
+                .map(|_| {
+                    let mut t: Vec<&str> = Vec::new();
+                    for (i, w) in words.iter().enumerate() {
+                        if next() % (1 << (i / 2)) == 0 {
+                            for _ in 0..=(next() % 3) {
+                                t.push(w);
+                            }
+                        }
+                    }
+                    t.extend(std::iter::repeat_n("filler", 2 + (next() % 30) as usize));
+                    t.join(" ")
+                })
+                .collect()
+        };
+        let chunks_of = |texts: &[String]| -> Vec<Chunk> {
+            texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Chunk {
+                    symbol: (i % 5 == 0).then(|| words[i % words.len()].to_string()),
+                    ..chunk(i as u32 + 1, t)
+                })
+                .collect()
+        };
+        let mut store = store_with_file(dir.path(), "src/a.rs", chunks_of(&text(300)));
+        let cached = Store::open_ro(dir.path())
+            .expect("open")
+            .expect("an index")
+            .with_term_cache(std::sync::Arc::new(super::super::TermCache::new()));
+        let ranked = |s: &Store, expr: &str, k: usize| -> Vec<(i64, String, u32, u64)> {
+            let mut out = Vec::new();
+            s.fts_chunks(expr, (1.0, 10.0, 3.0), k, |r| {
+                out.push((
+                    r.chunk_id,
+                    r.path.to_string(),
+                    r.start_line,
+                    r.score.to_bits(),
+                ))
+            })
+            .expect("fts chunks");
+            out
+        };
+        let exprs = [
+            r#""config" OR "load" OR "field" OR "fields""#,
+            r#""cache" OR "value" OR "error" OR "nowhere""#,
+            r#""retry" OR "token" OR "parse" OR "filler""#,
+            r#""nowhere" OR "absent""#,
+            r#""config load" OR "parse""#,
+            r#""field" AND "value""#,
+        ];
+        let check = |store: &Store| {
+            for expr in exprs {
+                for k in [1, 3, 10, 55, 220, 10_000] {
+                    assert_eq!(
+                        ranked(&cached, expr, k),
+                        ranked(store, expr, k),
+                        "{expr}, k = {k}"
+                    );
+                }
+            }
+        };
+        check(&store);
+        // The answers came from the cache where they could.
+        assert!(!ranked(&cached, exprs[0], 10).is_empty());
+        assert!(
+            cached
+                .cached_top(exprs[0], (1.0, 10.0, 3.0), 10)
+                .expect("cached")
+                .is_some()
+        );
+        assert!(
+            cached
+                .cached_top(exprs[4], (1.0, 10.0, 3.0), 10)
+                .expect("phrase")
+                .is_none(),
+            "a phrase of two words goes to FTS5"
+        );
+        // A commit rewrites the file (its old rows become tombstones) and
+        // adds another: the cache starts over.
+        let existing = store.file_record("src/a.rs").expect("record").map(|r| r.id);
+        let w = store.begin().expect("begin");
+        let extracted = Extracted {
+            chunks: chunks_of(&text(200)),
+            ..Extracted::default()
+        };
+        w.put_file(
+            existing,
+            &FileUpdate::for_test("src/a.rs", Lang::Rust, &extracted),
+            2,
+        )
+        .expect("rewrite");
+        let more = Extracted {
+            chunks: chunks_of(&text(50)),
+            ..Extracted::default()
+        };
+        w.put_file(
+            None,
+            &FileUpdate::for_test("src/b.rs", Lang::Rust, &more),
+            2,
+        )
+        .expect("add");
+        w.commit().expect("commit");
+        check(&store);
     }
 
     /// Rewriting files counts the full-text rows their old chunks leave as

@@ -104,6 +104,7 @@ impl Store {
         Ok(Writer {
             tx: self.conn.transaction()?,
             fts_deleted: std::cell::Cell::new(0),
+            fts_written: std::cell::Cell::new(false),
         })
     }
 
@@ -208,6 +209,7 @@ impl Store {
         let w = Writer {
             tx,
             fts_deleted: std::cell::Cell::new(0),
+            fts_written: std::cell::Cell::new(false),
         };
         let dropped = w.prune_embeddings(Some(keep_models))?;
         if dropped > 0 {
@@ -356,6 +358,9 @@ pub struct Writer<'c> {
     /// Full-text rows this transaction deleted (added to
     /// [`meta::FTS_DELETED`] on commit).
     fts_deleted: std::cell::Cell<u64>,
+    /// Whether this transaction inserted or deleted full-text rows (then
+    /// [`meta::FTS_VERSION`] moves on commit).
+    fts_written: std::cell::Cell<bool>,
 }
 
 impl Writer<'_> {
@@ -369,6 +374,14 @@ impl Writer<'_> {
                      ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value",
                 )?
                 .execute(params![meta::FTS_DELETED, deleted as i64])?;
+        }
+        if self.fts_written.get() {
+            self.tx
+                .prepare_cached(
+                    "INSERT INTO meta (key, value) VALUES (?1, '1')
+                     ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+                )?
+                .execute(params![meta::FTS_VERSION])?;
         }
         self.tx.commit()
     }
@@ -384,6 +397,9 @@ impl Writer<'_> {
             .prepare_cached("DELETE FROM chunks WHERE file_id = ?1")?
             .execute([file_id])?;
         self.fts_deleted.set(self.fts_deleted.get() + chunks as u64);
+        if chunks > 0 {
+            self.fts_written.set(true);
+        }
         // The name rows go by the names the file's blobs hold.
         type Names = fn(&[u8]) -> rusqlite::Result<Vec<String>>;
         let packed_tables: [(&str, &str, Names); 2] = [
@@ -521,6 +537,9 @@ impl Writer<'_> {
         let mut fts = tx.prepare_cached(
             "INSERT INTO chunks_fts (rowid, body, symbol, path) VALUES (?1, ?2, ?3, ?4)",
         )?;
+        if !u.extracted.chunks.is_empty() {
+            self.fts_written.set(true);
+        }
         let owned;
         let prepared = match u.prepared {
             Some(p) if p.len() == u.extracted.chunks.len() => p,
