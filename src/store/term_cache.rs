@@ -242,6 +242,10 @@ impl Store {
             let mut inner = cache.lock();
             if inner.generation == Some(generation) {
                 for (p, hits) in fetched {
+                    // Another connection may have read it meanwhile.
+                    if inner.terms.contains_key(&p) {
+                        continue;
+                    }
                     let n = hits.as_ref().map_or(0, |h| h.len());
                     if inner.held + n > MAX_HELD {
                         inner.terms.clear();
