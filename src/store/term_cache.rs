@@ -543,16 +543,10 @@ unsafe extern "C" fn fts_rows(
 ) {
     // SAFETY: FTS5 passes a valid API and context for this call.
     unsafe {
-        let mut n = 0i64;
-        let rc = match (*api).xRowCount {
-            Some(rows) => rows(fts, &mut n),
+        int_result(ctx, |n| match (*api).xRowCount {
+            Some(rows) => rows(fts, n),
             None => ffi::SQLITE_MISUSE,
-        };
-        if rc == ffi::SQLITE_OK {
-            ffi::sqlite3_result_int64(ctx, n);
-        } else {
-            ffi::sqlite3_result_error_code(ctx, rc);
-        }
+        })
     }
 }
 
@@ -567,11 +561,23 @@ unsafe extern "C" fn fts_tokens(
 ) {
     // SAFETY: FTS5 passes a valid API and context for this call.
     unsafe {
-        let mut n = 0i64;
-        let rc = match (*api).xColumnTotalSize {
-            Some(total) => total(fts, -1, &mut n),
+        int_result(ctx, |n| match (*api).xColumnTotalSize {
+            Some(total) => total(fts, -1, n),
             None => ffi::SQLITE_MISUSE,
-        };
+        })
+    }
+}
+
+/// Sets the function's result to the integer `read` writes, or to its
+/// error code.
+///
+/// # Safety
+/// `ctx` is the context FTS5 passed to the current call.
+unsafe fn int_result(ctx: *mut ffi::sqlite3_context, read: impl FnOnce(&mut i64) -> c_int) {
+    let mut n = 0i64;
+    let rc = read(&mut n);
+    // SAFETY: as the caller's.
+    unsafe {
         if rc == ffi::SQLITE_OK {
             ffi::sqlite3_result_int64(ctx, n);
         } else {
