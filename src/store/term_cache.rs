@@ -307,7 +307,7 @@ impl Store {
         let counts = self
             .conn
             .prepare_cached(
-                "SELECT rs_fts_rows(chunks_fts), rs_fts_tokens(chunks_fts) FROM chunks_fts
+                "SELECT rs_fts_total(chunks_fts, 0), rs_fts_total(chunks_fts, 1) FROM chunks_fts
                  WHERE chunks_fts MATCH ?1 LIMIT 1",
             )?
             .query_row(params![quoted(phrase)], |r| {
@@ -466,11 +466,10 @@ fn score(
 }
 
 /// Makes the term cache's auxiliary functions callable: `rs_term_hits`,
-/// `rs_fts_rows`, `rs_fts_tokens`.
+/// `rs_fts_total`.
 pub(super) fn register(api: &Fts5Api) -> rusqlite::Result<()> {
     create_function(api, c"rs_term_hits", term_hits)?;
-    create_function(api, c"rs_fts_rows", fts_rows)?;
-    create_function(api, c"rs_fts_tokens", fts_tokens)
+    create_function(api, c"rs_fts_total", fts_total)
 }
 
 /// `rs_term_hits(chunks_fts)`: for a MATCH of one single-token phrase, the
@@ -533,51 +532,30 @@ unsafe fn row_hits(
     }
 }
 
-/// `rs_fts_rows(chunks_fts)`: the table's row count, as `bm25()` reads it.
-unsafe extern "C" fn fts_rows(
+/// `rs_fts_total(chunks_fts, what)`: the table's row count (`what` 0) or
+/// the tokens of every row and column (1), as `bm25()` reads them for the
+/// IDF and the average row length.
+unsafe extern "C" fn fts_total(
     api: *const ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,
     ctx: *mut ffi::sqlite3_context,
-    _n_val: c_int,
-    _vals: *mut *mut ffi::sqlite3_value,
+    n_val: c_int,
+    vals: *mut *mut ffi::sqlite3_value,
 ) {
-    // SAFETY: FTS5 passes a valid API and context for this call.
+    // SAFETY: FTS5 passes a valid API, context and `n_val` argument values
+    // for the duration of this call.
     unsafe {
-        int_result(ctx, |n| match (*api).xRowCount {
-            Some(rows) => rows(fts, n),
-            None => ffi::SQLITE_MISUSE,
-        })
-    }
-}
-
-/// `rs_fts_tokens(chunks_fts)`: the tokens of every row and column, as
-/// `bm25()` reads them for the average row length.
-unsafe extern "C" fn fts_tokens(
-    api: *const ffi::Fts5ExtensionApi,
-    fts: *mut ffi::Fts5Context,
-    ctx: *mut ffi::sqlite3_context,
-    _n_val: c_int,
-    _vals: *mut *mut ffi::sqlite3_value,
-) {
-    // SAFETY: FTS5 passes a valid API and context for this call.
-    unsafe {
-        int_result(ctx, |n| match (*api).xColumnTotalSize {
-            Some(total) => total(fts, -1, n),
-            None => ffi::SQLITE_MISUSE,
-        })
-    }
-}
-
-/// Sets the function's result to the integer `read` writes, or to its
-/// error code.
-///
-/// # Safety
-/// `ctx` is the context FTS5 passed to the current call.
-unsafe fn int_result(ctx: *mut ffi::sqlite3_context, read: impl FnOnce(&mut i64) -> c_int) {
-    let mut n = 0i64;
-    let rc = read(&mut n);
-    // SAFETY: as the caller's.
-    unsafe {
+        let what = if n_val > 0 {
+            ffi::sqlite3_value_int64(*vals)
+        } else {
+            -1
+        };
+        let mut n = 0i64;
+        let rc = match (what, (*api).xRowCount, (*api).xColumnTotalSize) {
+            (0, Some(rows), _) => rows(fts, &mut n),
+            (1, _, Some(total)) => total(fts, -1, &mut n),
+            _ => ffi::SQLITE_MISUSE,
+        };
         if rc == ffi::SQLITE_OK {
             ffi::sqlite3_result_int64(ctx, n);
         } else {
