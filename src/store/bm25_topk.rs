@@ -302,6 +302,45 @@ pub(super) fn phrase_part(idf: f64, f: f64, norm: f64) -> f64 {
     idf * ((f * (K1 + 1.0)) / (f + norm))
 }
 
+/// FTS5's `xPhraseFirst` and `xPhraseNext`.
+pub(super) type PhraseFirst = unsafe extern "C" fn(
+    *mut ffi::Fts5Context,
+    c_int,
+    *mut ffi::Fts5PhraseIter,
+    *mut c_int,
+    *mut c_int,
+) -> c_int;
+pub(super) type PhraseNext =
+    unsafe extern "C" fn(*mut ffi::Fts5Context, *mut ffi::Fts5PhraseIter, *mut c_int, *mut c_int);
+
+/// Calls `f` with the column of each hit of phrase `phrase` in the current
+/// row, in FTS5's order (by position).
+///
+/// # Safety
+/// `first`, `next` and `fts` are the ones FTS5 passed to the current call.
+pub(super) unsafe fn each_hit(
+    first: PhraseFirst,
+    next: PhraseNext,
+    fts: *mut ffi::Fts5Context,
+    phrase: c_int,
+    mut f: impl FnMut(c_int),
+) -> Result<(), c_int> {
+    let mut it = ffi::Fts5PhraseIter {
+        a: null(),
+        b: null(),
+    };
+    let (mut col, mut off): (c_int, c_int) = (0, 0);
+    // SAFETY: as the caller's; `it`, `col` and `off` outlive the calls.
+    unsafe {
+        check(first(fts, phrase, &mut it, &mut col, &mut off))?;
+        while col >= 0 {
+            f(col);
+            next(fts, &mut it, &mut col, &mut off);
+        }
+    }
+    Ok(())
+}
+
 /// `Err(rc)` unless `rc` is `SQLITE_OK`.
 pub(super) fn check(rc: c_int) -> Result<(), c_int> {
     if rc == ffi::SQLITE_OK {
@@ -381,18 +420,11 @@ unsafe fn row_score(
                 freq[i] = freq[j];
                 continue;
             }
-            let mut it = ffi::Fts5PhraseIter {
-                a: null(),
-                b: null(),
-            };
-            let (mut col, mut off): (c_int, c_int) = (0, 0);
-            check(first(fts, i as c_int, &mut it, &mut col, &mut off))?;
             let (mut f, mut hits) = (0.0, 0u32);
-            while col >= 0 {
+            each_hit(first, next, fts, i as c_int, |col| {
                 f += weight.get(col as usize).copied().unwrap_or(1.0);
                 hits += 1;
-                next(fts, &mut it, &mut col, &mut off);
-            }
+            })?;
             freq[i] = (f, hits);
             shortest = shortest.max(hits);
         }

@@ -27,12 +27,11 @@
 
 use std::collections::HashMap;
 use std::ffi::c_int;
-use std::ptr::null;
 use std::sync::{Arc, Mutex};
 
 use rusqlite::{OptionalExtension, ffi, params};
 
-use super::bm25_topk::{Fts5Api, check, create_function, idf_of, norm_of, phrase_part};
+use super::bm25_topk::{Fts5Api, create_function, each_hit, idf_of, norm_of, phrase_part};
 use super::{FtsRow, Store, meta};
 
 /// Indexes with more rows than this (by their largest chunk id) are left
@@ -511,21 +510,12 @@ unsafe fn row_hits(
         if count(fts) != 1 || size(fts, 0) != 1 {
             return Ok(None);
         }
-        let mut it = ffi::Fts5PhraseIter {
-            a: null(),
-            b: null(),
-        };
-        let (mut col, mut off): (c_int, c_int) = (0, 0);
-        check(first(fts, 0, &mut it, &mut col, &mut off))?;
-        let mut per = [0u64; 3];
-        while col >= 0 {
-            match per.get_mut(col as usize) {
-                Some(n) => *n += 1,
-                None => return Ok(None),
-            }
-            next(fts, &mut it, &mut col, &mut off);
-        }
-        if per[0] > u64::from(u32::MAX) || per[1] > 0xffff || per[2] > 0x7fff {
+        let (mut per, mut other) = ([0u64; 3], false);
+        each_hit(first, next, fts, 0, |col| match per.get_mut(col as usize) {
+            Some(n) => *n += 1,
+            None => other = true,
+        })?;
+        if other || per[0] > u64::from(u32::MAX) || per[1] > 0xffff || per[2] > 0x7fff {
             return Ok(None);
         }
         Ok(Some((per[0] | (per[1] << 32) | (per[2] << 48)) as i64))
