@@ -1132,8 +1132,8 @@ impl Store {
         limit: usize,
         mut f: impl FnMut(FtsRow<'_>),
     ) -> rusqlite::Result<()> {
-        if let Some(top) = self.cached_top(match_expr, weights, limit)? {
-            return self.cached_rows(&top, f);
+        if self.fts_chunks_cached(match_expr, weights, limit, &mut f)? {
+            return Ok(());
         }
         let mut stmt = self.conn.prepare_cached(
             &format!("SELECT c.id, f.path, c.start_line, c.end_line, c.symbol, c.kind, f.lang, r.score, {SPAN_COLUMNS}

@@ -156,6 +156,31 @@ impl Store {
         self
     }
 
+    /// [`Store::fts_chunks`] from the term cache, in one read snapshot
+    /// (the version, the postings, the totals and the rows read by id):
+    /// `false` when the cache does not serve the expression (nothing was
+    /// called).
+    pub(super) fn fts_chunks_cached(
+        &self,
+        match_expr: &str,
+        weights: (f64, f64, f64),
+        limit: usize,
+        f: &mut dyn FnMut(FtsRow<'_>),
+    ) -> rusqlite::Result<bool> {
+        if self.terms.is_none() {
+            return Ok(false);
+        }
+        let _snapshot = if self.conn.is_autocommit() {
+            Some(self.conn.unchecked_transaction()?)
+        } else {
+            None
+        };
+        match self.cached_top(match_expr, weights, limit)? {
+            Some(top) => self.cached_rows(&top, f).map(|()| true),
+            None => Ok(false),
+        }
+    }
+
     /// The best `limit` rows of `match_expr` with their `bm25()` scores
     /// (negative, best first, then by rowid), from the term cache; `None`
     /// when this connection has none or the expression or index is not
@@ -175,12 +200,6 @@ impl Store {
         }
         let Some(phrases) = or_of_strings(match_expr) else {
             return Ok(None);
-        };
-        // One snapshot for the generation, the postings and the totals.
-        let tx = if self.conn.is_autocommit() {
-            Some(self.conn.unchecked_transaction()?)
-        } else {
-            None
         };
         let generation = (
             self.meta_u64(meta::FTS_VERSION)?,
@@ -236,7 +255,6 @@ impl Store {
                 unserved = totals.is_none();
             }
         }
-        drop(tx);
         {
             let mut inner = cache.lock();
             if inner.generation == Some(generation) {
@@ -353,10 +371,10 @@ impl Store {
     /// The rows `cached_top` ranked, as [`Store::fts_chunks`] reads them:
     /// best first, then by path and start line. Rows whose chunk is gone
     /// are skipped (as the join skips them).
-    pub(super) fn cached_rows(
+    fn cached_rows(
         &self,
         top: &[(i64, f64)],
-        mut f: impl FnMut(FtsRow<'_>),
+        f: &mut dyn FnMut(FtsRow<'_>),
     ) -> rusqlite::Result<()> {
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT c.id, f.path, c.start_line, c.end_line, c.symbol, c.kind, f.lang, {}
