@@ -320,7 +320,7 @@ pub fn query_terms(query: &str) -> Vec<String> {
 }
 
 /// `text` as an FTS5 string (a phrase of its tokens), quotes doubled.
-fn fts_string(text: &str) -> String {
+pub fn fts_string(text: &str) -> String {
     format!("\"{}\"", text.replace('"', "\"\""))
 }
 

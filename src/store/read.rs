@@ -121,10 +121,10 @@ const VECTOR_BATCH: usize = 16_384;
 /// ([`Store::release_map`]).
 const RELEASE_MAP_MIN_BYTES: i64 = 256 << 20;
 
-pub(super) const SPAN_COLUMNS: &str = "c.start_byte, c.end_byte, c.hash, f.size";
+const SPAN_COLUMNS: &str = "c.start_byte, c.end_byte, c.hash, f.size";
 
 /// The [`ChunkSpan`] at column `at` of a row selecting [`SPAN_COLUMNS`].
-pub(super) fn span_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<ChunkSpan> {
+fn span_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<ChunkSpan> {
     Ok(ChunkSpan {
         start_byte: r.get::<_, i64>(at)?.max(0) as u64,
         end_byte: r.get::<_, i64>(at + 1)?.max(0) as u64,

@@ -129,11 +129,6 @@ fn or_of_strings(expr: &str) -> Option<Vec<String>> {
     }
 }
 
-/// `s` as an FTS5 string.
-fn quoted(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
-}
-
 /// Reads a SQLite varint (as FTS5 writes its sizes) at the start of `b`:
 /// the value and its length.
 fn varint(b: &[u8]) -> Option<(u64, usize)> {
@@ -298,7 +293,7 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(
             "SELECT rowid, rs_term_hits(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ?1",
         )?;
-        let mut rows = stmt.query(params![quoted(phrase)])?;
+        let mut rows = stmt.query(params![crate::text::fts_string(phrase)])?;
         let mut hits = Vec::new();
         while let Some(r) = rows.next()? {
             let row: i64 = r.get(0)?;
@@ -327,7 +322,7 @@ impl Store {
                 "SELECT rs_fts_total(chunks_fts, 0), rs_fts_total(chunks_fts, 1) FROM chunks_fts
                  WHERE chunks_fts MATCH ?1 LIMIT 1",
             )?
-            .query_row(params![quoted(phrase)], |r| {
+            .query_row(params![crate::text::fts_string(phrase)], |r| {
                 Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
             })
             .optional()?;
@@ -376,58 +371,28 @@ impl Store {
         top: &[(i64, f64)],
         f: &mut dyn FnMut(FtsRow<'_>),
     ) -> rusqlite::Result<()> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT c.id, f.path, c.start_line, c.end_line, c.symbol, c.kind, f.lang, {}
-             FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1",
-            super::read::SPAN_COLUMNS
-        ))?;
-        struct Owned {
-            chunk_id: i64,
-            path: String,
-            lang: String,
-            start_line: u32,
-            end_line: u32,
-            symbol: Option<String>,
-            kind: Option<String>,
-            score: f64,
-            span: super::ChunkSpan,
-        }
-        let mut rows: Vec<Owned> = Vec::with_capacity(top.len());
-        for &(id, score) in top {
-            let row = stmt
-                .query_row(params![id], |r| {
-                    Ok(Owned {
-                        chunk_id: r.get(0)?,
-                        path: r.get(1)?,
-                        lang: r.get::<_, Option<String>>(6)?.unwrap_or_default(),
-                        start_line: r.get(2)?,
-                        end_line: r.get(3)?,
-                        symbol: r.get(4)?,
-                        kind: r.get(5)?,
-                        score,
-                        span: super::read::span_at(r, 7)?,
-                    })
-                })
-                .optional()?;
-            rows.extend(row);
-        }
-        rows.sort_by(|a, b| {
-            a.score
-                .total_cmp(&b.score)
+        let ids: Vec<i64> = top.iter().map(|&(id, _)| id).collect();
+        let chunks = self.chunk_rows(&ids)?;
+        let mut rows: Vec<(f64, &super::ChunkRow)> = top
+            .iter()
+            .filter_map(|(id, score)| chunks.get(id).map(|c| (*score, c)))
+            .collect();
+        rows.sort_by(|(sa, a), (sb, b)| {
+            sa.total_cmp(sb)
                 .then_with(|| a.path.cmp(&b.path))
                 .then(a.start_line.cmp(&b.start_line))
         });
-        for r in &rows {
+        for (score, c) in rows {
             f(FtsRow {
-                chunk_id: r.chunk_id,
-                path: &r.path,
-                lang: &r.lang,
-                start_line: r.start_line,
-                end_line: r.end_line,
-                symbol: r.symbol.as_deref(),
-                kind: r.kind.as_deref(),
-                score: r.score,
-                span: r.span,
+                chunk_id: c.chunk_id,
+                path: &c.path,
+                lang: &c.lang,
+                start_line: c.start_line,
+                end_line: c.end_line,
+                symbol: c.symbol.as_deref(),
+                kind: c.kind.as_deref(),
+                score,
+                span: c.span,
             });
         }
         Ok(())
