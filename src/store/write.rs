@@ -368,22 +368,23 @@ impl Writer<'_> {
     pub fn commit(self) -> rusqlite::Result<()> {
         let deleted = self.fts_deleted.get();
         if deleted > 0 {
-            self.tx
-                .prepare_cached(
-                    "INSERT INTO meta (key, value) VALUES (?1, ?2)
-                     ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value",
-                )?
-                .execute(params![meta::FTS_DELETED, deleted as i64])?;
+            self.add_to_counter(meta::FTS_DELETED, deleted)?;
         }
         if self.fts_written.get() {
-            self.tx
-                .prepare_cached(
-                    "INSERT INTO meta (key, value) VALUES (?1, '1')
-                     ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
-                )?
-                .execute(params![meta::FTS_VERSION])?;
+            self.add_to_counter(meta::FTS_VERSION, 1)?;
         }
         self.tx.commit()
+    }
+
+    /// Adds `n` to the `meta` counter `key` (from 0 when absent).
+    fn add_to_counter(&self, key: &str, n: u64) -> rusqlite::Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)
+                 ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value",
+            )?
+            .execute(params![key, n as i64])?;
+        Ok(())
     }
 
     /// Removes every row that belongs to a file (not the `files` row itself).
