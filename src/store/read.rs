@@ -1429,26 +1429,18 @@ mod tests {
         // adds another: the cache starts over.
         let existing = store.file_record("src/a.rs").expect("record").map(|r| r.id);
         let w = store.begin().expect("begin");
-        let extracted = Extracted {
-            chunks: chunks_of(&text(200)),
-            ..Extracted::default()
-        };
-        w.put_file(
-            existing,
-            &FileUpdate::for_test("src/a.rs", Lang::Rust, &extracted),
-            2,
-        )
-        .expect("rewrite");
-        let more = Extracted {
-            chunks: chunks_of(&text(50)),
-            ..Extracted::default()
-        };
-        w.put_file(
-            None,
-            &FileUpdate::for_test("src/b.rs", Lang::Rust, &more),
-            2,
-        )
-        .expect("add");
+        for (existing, path, n) in [(existing, "src/a.rs", 200), (None, "src/b.rs", 50)] {
+            let extracted = Extracted {
+                chunks: chunks_of(&text(n)),
+                ..Extracted::default()
+            };
+            w.put_file(
+                existing,
+                &FileUpdate::for_test(path, Lang::Rust, &extracted),
+                2,
+            )
+            .expect("put file");
+        }
         w.commit().expect("commit");
         check(&store);
     }
