@@ -975,11 +975,17 @@ type SideArm = (
 /// model) across queries in long-lived processes.
 pub struct Hybrid {
     semantic: Option<SemanticSearcher>,
+    /// The files earlier searches read (the token match's and the
+    /// snippets'), for a searcher that answers many questions.
+    files: crate::source::FileCache,
 }
 
 impl Hybrid {
     pub fn new(semantic: Option<SemanticSearcher>) -> Hybrid {
-        Hybrid { semantic }
+        Hybrid {
+            semantic,
+            files: crate::source::FileCache::new(),
+        }
     }
 
     /// The warm semantic searcher, for callers that want its own answer
@@ -1511,7 +1517,7 @@ impl Hybrid {
     ) -> Result<HybridResult> {
         let query = req.query.trim();
         // One reader of the files for the token match and the snippets.
-        let mut sources = Sources::new(root);
+        let mut sources = Sources::with_cache(root, &self.files);
         let token_files = if req.only.len() != 1 {
             gathered.token_match_files(&mut sources, query, req.k)
         } else {
@@ -2301,6 +2307,8 @@ fn reorder_by_evidence(scores: &mut HashMap<String, f64>, cands: &[Cand], terms:
     let mut words: HashMap<&str, HashSet<String>> = HashMap::new();
     let mut lang: HashMap<&str, &str> = HashMap::new();
     let mut generated: HashSet<&str> = HashSet::new();
+    // A chunk several arms found is split into words once.
+    let mut named: HashSet<(&str, &str)> = HashSet::new();
     for c in cands {
         lang.entry(c.path.as_str()).or_insert(c.lang.as_str());
         if c.generated {
@@ -2311,7 +2319,9 @@ fn reorder_by_evidence(scores: &mut HashMap<String, f64>, cands: &[Cand], terms:
             *b = b.max(c.raw);
             bm25_top = bm25_top.max(c.raw);
         }
-        if let Some(sym) = c.symbol.as_deref() {
+        if let Some(sym) = c.symbol.as_deref()
+            && named.insert((c.path.as_str(), sym))
+        {
             words.entry(c.path.as_str()).or_default().extend(
                 crate::text::split_identifier(last_part(sym))
                     .iter()
@@ -2357,21 +2367,25 @@ fn term_coverage(terms: &HashSet<String>, path: &str, names: &HashSet<String>) -
     if terms.is_empty() {
         return 0.0;
     }
-    let mut words: HashSet<String> = names.clone();
+    // The path's words beside the names, not merged into a copy of them
+    // (this runs for every candidate file, twice a search).
+    let mut path_words: Vec<String> = Vec::new();
     for comp in path.split('/') {
         let stem = comp.split('.').next().unwrap_or(comp);
-        words.extend(
+        path_words.extend(
             crate::text::split_identifier(stem)
                 .iter()
                 .map(|w| crate::text::crude_stem(w).to_string()),
         );
     }
+    let prefix_meets = |w: &String, t: &String| {
+        let n = w.len().min(t.len());
+        n >= 4 && w.as_bytes()[..n] == t.as_bytes()[..n]
+    };
     let meets = |t: &String| {
-        words.contains(t)
-            || words.iter().any(|w| {
-                let n = w.len().min(t.len());
-                n >= 4 && w.as_bytes()[..n] == t.as_bytes()[..n]
-            })
+        names.contains(t)
+            || path_words.contains(t)
+            || names.iter().chain(&path_words).any(|w| prefix_meets(w, t))
     };
     terms.iter().filter(|t| meets(t)).count() as f64 / terms.len() as f64
 }
