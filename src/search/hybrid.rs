@@ -54,6 +54,20 @@ const CANDIDATES_PER_LIMIT: usize = 5;
 const KEYWORD_ARM_MAX_FILES: usize = 2_000;
 const MIN_CANDIDATES: usize = 50;
 
+/// Candidates asked of each arm for `depth` hits.
+fn candidates_for(depth: usize) -> usize {
+    (depth * CANDIDATES_PER_LIMIT).max(MIN_CANDIDATES)
+}
+
+/// Every search first ranks the pool a first page needs (10 hits and the
+/// one that says more exist: 55 candidates per arm), whatever the limit or
+/// offset, so a larger limit or the next page continues the same order:
+/// the candidates fusion weighs change its order, and a pool that grew
+/// with the depth gave `-n 40` another top 10 than `-n 10`, and a second
+/// page could repeat or skip the first page's files. Only hits past what
+/// that ranking holds come from a deeper pool.
+const STABLE_DEPTH: usize = 11;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
 pub enum Arm {
@@ -1005,13 +1019,32 @@ impl Hybrid {
         let started = std::time::Instant::now();
         let gathered = self.gather(store, spare, root, req)?;
         let gathered_ms = started.elapsed().as_secs_f64() * 1000.0;
-        let ranked = self.rank(store, root, req, gathered);
+        let mut ranked = self.rank(store, root, req, gathered)?;
         tracing::debug!(
             gather_ms = gathered_ms,
             rank_ms = started.elapsed().as_secs_f64() * 1000.0 - gathered_ms,
             "hybrid search"
         );
-        ranked
+        if ranked.hits.len() < req.limit && req.limit > STABLE_DEPTH {
+            // Deeper than the first ranking reaches: the hits a pool as
+            // deep as asked ranks, after the first ranking's own.
+            let deeper = self.gather_from(store, spare, root, req, candidates_for(req.limit))?;
+            let more = self.rank(store, root, req, deeper)?;
+            let grouped = req.only.len() != 1;
+            for h in more.hits {
+                if ranked.hits.len() == req.limit {
+                    break;
+                }
+                let shown = ranked.hits.iter().any(|s| {
+                    s.path == h.path
+                        && (grouped || (s.start_line == h.start_line && s.end_line == h.end_line))
+                });
+                if !shown {
+                    ranked.hits.push(h);
+                }
+            }
+        }
+        Ok(ranked)
     }
 
     /// Validates the query and runs the arms: every candidate each arm
@@ -1023,6 +1056,19 @@ impl Hybrid {
         spare: &dyn SpareStores,
         root: &Path,
         req: &HybridRequest,
+    ) -> Result<Gathered> {
+        let cand_n = candidates_for(req.limit.min(STABLE_DEPTH));
+        self.gather_from(store, spare, root, req, cand_n)
+    }
+
+    /// [`Hybrid::gather`] asking each arm for `cand_n` candidates.
+    fn gather_from(
+        &mut self,
+        store: &Store,
+        spare: &dyn SpareStores,
+        root: &Path,
+        req: &HybridRequest,
+        cand_n: usize,
     ) -> Result<Gathered> {
         let query = req.query.trim();
         if query.is_empty() {
@@ -1048,7 +1094,6 @@ impl Hybrid {
                 .agent("use words or identifiers, e.g. \"parse config file\"; for punctuation or exact text use search_keyword")
                 .into());
         }
-        let cand_n = (req.limit * CANDIDATES_PER_LIMIT).max(MIN_CANDIDATES);
         let runs = |arm: Arm| req.only.is_empty() || req.only.contains(&arm);
         let weights = weights(analysis.kind);
         // Set by the semantic arm when its vectors are full-tier ones.

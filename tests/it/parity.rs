@@ -1217,3 +1217,86 @@ fn cli_and_mcp_rank_every_query_alike() {
         QUERIES.len()
     );
 }
+
+/// A project large enough that every arm finds more candidates than a first
+/// page's pool: 150 modules whose functions mix a few words, each module
+/// and function weighing them differently.
+fn write_many_modules(p: &Project) {
+    const WORDS: [&str; 10] = [
+        "load", "config", "file", "parse", "read", "write", "cache", "stream", "close", "retry",
+    ];
+    for i in 0..150usize {
+        let mut text = format!("\"\"\"Module {i}: helpers.\"\"\"\n\n");
+        for f in 0..3usize {
+            let a = WORDS[(i * 7 + f * 3) % WORDS.len()];
+            let b = WORDS[(i * 3 + f * 5 + 1) % WORDS.len()];
+            let _ = write!(
+                text,
+                "def {a}_{b}_{i}_{f}(path):\n    \"\"\"{a} the {b} of {path} ({n} times).\"\"\"\n",
+                path = WORDS[(i + f) % WORDS.len()],
+                n = i % 5 + f,
+            );
+            for line in 0..(i % 4 + f) {
+                let w = WORDS[(i + line * 3 + f) % WORDS.len()];
+                let _ = writeln!(text, "    {w}_{line} = {a}(path, {line})  # {w} {b}");
+            }
+            text.push_str("    return path\n\n");
+        }
+        p.write(&format!("pkg{}/mod_{i}.py", i % 6), text);
+    }
+}
+
+/// A larger limit and the next page continue the first page's order: the
+/// first ranking's pool does not grow with the depth asked (it did: `-n
+/// 40` had another top 10 than `-n 10`, and a second page repeated files
+/// of the first), on the CLI and through the MCP server alike.
+#[test]
+fn a_larger_limit_or_the_next_page_continues_the_first_page() {
+    let p = Project::new();
+    write_many_modules(&p);
+    // No vectors: BM25, names and the other text arms fuse.
+    p.run(&["index", "--offline"]).ok();
+    let queries = [
+        "load the config file",
+        "close a stream and retry",
+        "parse_read",
+    ];
+    let cli = |q: &str, extra: &[&str]| -> Vec<Hit> {
+        let mut args = vec!["search", q, "--json"];
+        args.extend_from_slice(extra);
+        cli_hits(&p.run(&args)).unwrap_or_else(|e| panic!("{q}: {e}"))
+    };
+    let m = Mcp::start(&p, Era::Legacy);
+    wait_indexed(&m, 150);
+    for q in queries {
+        let ten = cli(q, &["-n", "10"]);
+        assert_eq!(ten.len(), 10, "{q}: {ten:?}");
+        let forty = cli(q, &["-n", "40"]);
+        assert_eq!(forty.len(), 40, "{q}: {forty:?}");
+        assert_eq!(
+            &forty[..10],
+            &ten[..],
+            "{q}: -n 40 begins with -n 10's hits"
+        );
+        let second = cli(q, &["-n", "10", "--offset", "10"]);
+        assert_eq!(
+            &second[..],
+            &forty[10..20],
+            "{q}: the second page is hits 11-20"
+        );
+        let first_files: Vec<&String> = ten.iter().map(|h| &h.0).collect();
+        assert!(
+            second.iter().all(|h| !first_files.contains(&&h.0)),
+            "{q}: the second page repeats a file of the first: {second:?}"
+        );
+        // The server pages alike.
+        let page = |offset: u64| {
+            let r = m
+                .call("search", json!({"query": q, "limit": 10, "offset": offset}))
+                .unwrap_or_else(|e| panic!("{q}: JSON-RPC error {e}"));
+            mcp_hits(&r).unwrap_or_else(|e| panic!("{q}: {e}"))
+        };
+        assert_eq!(page(0), ten, "{q}: MCP first page");
+        assert_eq!(page(10), second, "{q}: MCP second page");
+    }
+}
