@@ -21,16 +21,16 @@ use crate::extract::Extractor;
 use crate::lang::{detect_lang, lang_from_first_line, may_be_script, refine_lang};
 use crate::lock::{WhenBusy, WriterLock};
 use crate::model::{Extracted, Lang};
+// A file whose mtime is `RACY_NS` close to the time it was indexed is
+// re-hashed next time even if size and mtime match: a write in the same
+// clock tick would not have changed the mtime ("racy" files, as in git).
+use crate::search::ngram::{RACY_NS, mtime_ns};
 use crate::settings::Settings;
 use crate::store::{self, FileRecord, FileUpdate, Store, Writer, meta};
 
 /// Files committed per transaction (also bounded by time, see `BATCH_TIME`).
 const BATCH_FILES: usize = 500;
 const BATCH_TIME: Duration = Duration::from_millis(500);
-/// A file whose mtime is this close to the time it was indexed is re-hashed
-/// next time even if size and mtime match, because a write in the same
-/// clock tick would not have changed the mtime ("racy" files, as in git).
-const RACY_NS: i64 = 2_000_000_000;
 
 #[derive(Debug, Clone, Default)]
 pub struct IndexOptions {
@@ -130,14 +130,6 @@ enum Outcome {
 pub(crate) fn now_ns() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0)
-}
-
-fn mtime_ns(md: &std::fs::Metadata) -> i64 {
-    md.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map(|d| d.as_nanos() as i64)
         .unwrap_or(0)
 }

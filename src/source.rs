@@ -225,13 +225,13 @@ impl Sources<'_> {
 /// taken from here while a `stat` of its path finds the same file (device,
 /// inode), size, modification and change times; a path that now leads
 /// elsewhere (a swapped link) finds another inode and is resolved again.
-/// As git does for its index, a file modified within [`RACY`] of its
-/// reading is not kept: a second write in the same clock tick, of the same
+/// As git does for its index (and `index` and the n-gram postings here),
+/// a file modified within `RACY_NS` of its reading is not kept: a second write in the same clock tick, of the same
 /// size, would leave every time alike.
 pub struct FileCache {
     inner: Mutex<CacheInner>,
-    /// [`RACY`]; shorter in tests.
-    racy: std::time::Duration,
+    /// `search::ngram::RACY_NS`; shorter in tests.
+    racy_ns: i64,
 }
 
 #[derive(Default)]
@@ -246,8 +246,8 @@ struct Stamp {
     dev: u64,
     ino: u64,
     len: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
+    mtime_ns: i64,
+    ctime_ns: i64,
 }
 
 impl Stamp {
@@ -257,17 +257,9 @@ impl Stamp {
             dev: md.dev(),
             ino: md.ino(),
             len: md.len(),
-            mtime: (md.mtime(), md.mtime_nsec()),
-            ctime: (md.ctime(), md.ctime_nsec()),
+            mtime_ns: crate::search::ngram::mtime_ns(md),
+            ctime_ns: md.ctime() * 1_000_000_000 + md.ctime_nsec(),
         }
-    }
-
-    /// Whether the file changed less than `racy` before `now` (since the
-    /// Unix epoch), by its contents or its inode.
-    fn is_racy(&self, now: std::time::Duration, racy: std::time::Duration) -> bool {
-        let at = |(s, ns): (i64, i64)| i128::from(s) * 1_000_000_000 + i128::from(ns);
-        let newest = at(self.mtime).max(at(self.ctime));
-        (now.as_nanos() as i128) - newest < racy.as_nanos() as i128
     }
 }
 
@@ -275,13 +267,10 @@ impl Default for FileCache {
     fn default() -> FileCache {
         FileCache {
             inner: Mutex::default(),
-            racy: RACY,
+            racy_ns: crate::search::ngram::RACY_NS,
         }
     }
 }
-
-/// A file changed this recently is read afresh every time.
-const RACY: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The texts kept at most, in bytes; past it the cache starts over.
 const CACHE_BYTES: usize = 32 << 20;
@@ -309,10 +298,9 @@ impl FileCache {
         let (text, md) = read_decoded(root, rel, limit)?;
         let text: Arc<str> = text.into();
         let stamp = Stamp::of(&md);
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        if !stamp.is_racy(now, self.racy) && text.len() <= CACHE_BYTES / 4 {
+        // Changed too recently, by its contents or its inode, to be kept.
+        let racy = crate::index::now_ns() - stamp.mtime_ns.max(stamp.ctime_ns) < self.racy_ns;
+        if !racy && text.len() <= CACHE_BYTES / 4 {
             let mut inner = self.lock();
             if inner.bytes + text.len() > CACHE_BYTES {
                 inner.files.clear();
@@ -377,10 +365,10 @@ mod tests {
         let outside = tempfile::tempdir().expect("tempdir");
         std::fs::write(outside.path().join("secret.txt"), "secret\n").expect("write");
         std::fs::write(root.join("a.rs"), "fn one() {}\n").expect("write");
-        // Every read is kept at once (a real cache waits `RACY`).
+        // Every read is kept at once (a real cache waits `RACY_NS`).
         let cache = FileCache {
             inner: Mutex::default(),
-            racy: std::time::Duration::ZERO,
+            racy_ns: 0,
         };
         let read = |limit: u64| cache.read(&root, "a.rs", limit);
         let first = read(1 << 20).expect("reads");
@@ -409,7 +397,10 @@ mod tests {
         let fresh = FileCache::new();
         let b = fresh.read(&root, "b.rs", 1 << 20).expect("reads");
         let b2 = fresh.read(&root, "b.rs", 1 << 20).expect("reads");
-        assert!(!Arc::ptr_eq(&b, &b2), "modified within RACY: read afresh");
+        assert!(
+            !Arc::ptr_eq(&b, &b2),
+            "modified within RACY_NS: read afresh"
+        );
     }
 
     #[test]
