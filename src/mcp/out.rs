@@ -21,7 +21,7 @@ use rmcp::schemars::{self, JsonSchema};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::search::hybrid::HybridHit;
+use crate::search::hybrid::{AlsoSpan, HybridHit};
 use crate::search::{BEST_LINE_CHARS, arm_short_name, best_lines, bound_line};
 use crate::service::{Freshness, phase_name};
 
@@ -1320,14 +1320,16 @@ pub fn fit_compact(
 /// copyInputStreamToFile` in `FileUtils.java`, not `929-954
 /// FileUtils.copyInputStreamToFile`): the cheaper an `also` place, the
 /// more of them fit.
-fn compact_also(a: &crate::search::hybrid::AlsoSpan, at: &str) -> String {
-    match a.symbol.as_deref() {
-        Some(s) => {
-            let name = without_file_qualifier(s, at).unwrap_or_else(|| s.to_string());
-            format!("{}-{} {name}", a.start_line, a.end_line)
-        }
-        None => format!("{}-{}", a.start_line, a.end_line),
+fn compact_also(a: &AlsoSpan, at: &str) -> String {
+    let symbol = a
+        .symbol
+        .as_deref()
+        .map(|s| without_file_qualifier(s, at).unwrap_or_else(|| s.to_string()));
+    AlsoSpan {
+        symbol,
+        ..a.clone()
     }
+    .to_string()
 }
 
 /// A hit's symbol (`method StripeSdkModule.downloadAndShareFile`) without
@@ -1394,19 +1396,15 @@ mod tests {
         );
         for (i, c) in cands.iter_mut().enumerate() {
             let at = c.hit.at.clone();
-            c.hit.also = (0..1)
-                .map(|k| {
-                    compact_also(
-                        &crate::search::hybrid::AlsoSpan {
-                            start_line: 900 + k,
-                            end_line: 950 + k,
-                            symbol: Some(format!("FileUtils{i}.copyInputStreamToFile")),
-                            kind: Some("method".into()),
-                        },
-                        &at,
-                    )
-                })
-                .collect();
+            c.hit.also = vec![compact_also(
+                &AlsoSpan {
+                    start_line: 900,
+                    end_line: 950,
+                    symbol: Some(format!("FileUtils{i}.copyInputStreamToFile")),
+                    kind: Some("method".into()),
+                },
+                &at,
+            )];
         }
         assert_eq!(cands[0].hit.also[0], "900-950 copyInputStreamToFile");
         let hits = fit_compact(&cands, COMPACT_CHARS_PER_HIT * 10, json_size);
