@@ -6,7 +6,8 @@
 //! `search::semantic`).
 //!
 //! Two tiers:
-//! - **fast**: a static model2vec model (potion-base-8M, 256 dimensions),
+//! - **fast**: a static model2vec model (potion-base-8M, 256 dimensions,
+//!   with the built-in [`code_delta`] applied to its token vectors),
 //!   tens of thousands of chunks per second, so semantic search is never
 //!   empty right after indexing;
 //! - **full**: the configured provider, by default the in-process
@@ -22,6 +23,7 @@
 
 pub mod bert;
 mod bert_model;
+pub mod code_delta;
 pub mod fetch;
 pub mod http;
 pub mod static_model;
@@ -260,7 +262,11 @@ pub fn configured_tiers(s: &EmbedSettings) -> Vec<TierSpec> {
     if s.fast {
         let (id, dir) = match &s.fast_model_dir {
             Some(d) => (format!("static:{}", d.display()), d.clone()),
-            None => (POTION.id.to_string(), s.cache_dir.join(POTION.dir_name)),
+            // The built-in model with its code delta (`code_delta.rs`).
+            None => (
+                code_delta::MODEL_ID.to_string(),
+                s.cache_dir.join(POTION.dir_name),
+            ),
         };
         out.push(TierSpec {
             tier: Tier::Fast,
@@ -327,10 +333,14 @@ fn open_as(s: &EmbedSettings, spec: &TierSpec, usage: Use) -> Result<Box<dyn Emb
         }
         ("static", Some(dir)) => {
             require_weights(dir, spec, s.fast_model_dir.is_some())?;
+            let delta = match s.fast_model_dir {
+                None => Some(code_delta::builtin()?),
+                Some(_) => None,
+            };
             Ok(Box::new(if usage == Use::Queries {
-                static_model::StaticEmbedder::load_for_queries(dir, &spec.model_id)?
+                static_model::StaticEmbedder::load_for_queries(dir, &spec.model_id, delta)?
             } else {
-                static_model::StaticEmbedder::load(dir, &spec.model_id)?
+                static_model::StaticEmbedder::load(dir, &spec.model_id, delta)?
             }))
         }
         ("openai", _) => Ok(Box::new(http::HttpEmbedder::openai(s)?)),
@@ -490,7 +500,7 @@ mod tests {
         let t = configured_tiers(&settings(EmbedProvider::Embedded));
         assert_eq!(t.len(), 2);
         assert_eq!(t[0].model_id, MINILM.id);
-        assert_eq!(t[1].model_id, POTION.id);
+        assert_eq!(t[1].model_id, code_delta::MODEL_ID);
         let t = configured_tiers(&settings(EmbedProvider::Ollama));
         assert_eq!(t[0].model_id, "ollama:m");
         let mut s = settings(EmbedProvider::None);

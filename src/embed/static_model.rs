@@ -10,10 +10,11 @@
 
 use std::path::Path;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result, anyhow};
 use model2vec_rs::model::StaticModel;
 
 use super::Embedder;
+use super::code_delta::CodeDelta;
 use super::static_query::QueryModel;
 
 /// Token limit per text (model2vec's default).
@@ -33,10 +34,14 @@ enum Model {
 }
 
 impl StaticEmbedder {
-    /// The model for embedding chunks (many texts per call).
-    pub fn load(dir: &Path, id: &str) -> Result<StaticEmbedder> {
-        let model = StaticModel::from_pretrained(dir, None, None, None)
-            .map_err(|e| anyhow!("cannot load the static model in `{}`: {e:#}", dir.display()))?;
+    /// The model for embedding chunks (many texts per call), with `delta`
+    /// applied to its token vectors when given.
+    pub fn load(dir: &Path, id: &str, delta: Option<&CodeDelta>) -> Result<StaticEmbedder> {
+        let model = match delta {
+            None => StaticModel::from_pretrained(dir, None, None, None),
+            Some(delta) => with_delta(dir, delta),
+        }
+        .map_err(|e| anyhow!("cannot load the static model in `{}`: {e:#}", dir.display()))?;
         let dim = model.dim();
         Ok(StaticEmbedder {
             model: Model::Full(model),
@@ -47,20 +52,51 @@ impl StaticEmbedder {
 
     /// The model for embedding queries: the on-demand form when it
     /// reproduces this model exactly, else the full one.
-    pub fn load_for_queries(dir: &Path, id: &str) -> Result<StaticEmbedder> {
-        match QueryModel::load(dir) {
+    pub fn load_for_queries(
+        dir: &Path,
+        id: &str,
+        delta: Option<&'static CodeDelta>,
+    ) -> Result<StaticEmbedder> {
+        match QueryModel::load(dir, delta) {
             Ok(Some(q)) => Ok(StaticEmbedder {
                 dim: q.dim(),
                 model: Model::Query(Box::new(q)),
                 id: id.to_string(),
             }),
-            Ok(None) => StaticEmbedder::load(dir, id),
+            Ok(None) => StaticEmbedder::load(dir, id, delta),
             Err(e) => {
                 tracing::debug!("static query model: {e:#}; loading the full model");
-                StaticEmbedder::load(dir, id)
+                StaticEmbedder::load(dir, id, delta)
             }
         }
     }
+}
+
+/// model2vec-rs's model from `dir` with `delta` added to its table (which
+/// must be one plain f32 table, the layout the delta was trained on).
+fn with_delta(dir: &Path, delta: &CodeDelta) -> Result<StaticModel> {
+    let read = |f: &str| std::fs::read(dir.join(f)).with_context(|| format!("cannot read `{f}`"));
+    let mut model = read("model.safetensors")?;
+    let (start, rows, dim) = super::static_query::embedding_table_in(&model)?
+        .ok_or_else(|| anyhow!("model.safetensors is not one plain f32 table"))?;
+    let start = start as usize;
+    let table = &mut model[start..start + rows * dim * 4];
+    let mut floats: Vec<f32> = table
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    delta.check_base(rows, dim, |id| {
+        let at = id as usize * dim;
+        floats
+            .get(at..at + dim)
+            .map(<[f32]>::to_vec)
+            .ok_or_else(|| anyhow!("no row {id}"))
+    })?;
+    delta.apply_table(&mut floats);
+    for (b, x) in table.chunks_exact_mut(4).zip(&floats) {
+        b.copy_from_slice(&x.to_le_bytes());
+    }
+    StaticModel::from_bytes(read("tokenizer.json")?, model, read("config.json")?, None)
 }
 
 impl StaticEmbedder {

@@ -31,6 +31,8 @@ use serde::Deserialize;
 use unicode_categories::UnicodeCategories;
 use unicode_normalization::UnicodeNormalization;
 
+use super::code_delta::CodeDelta;
+
 /// A static model ready to embed queries.
 pub struct QueryModel {
     tokenizer: WordPiece,
@@ -42,6 +44,8 @@ pub struct QueryModel {
     dim: usize,
     /// L2-normalise the pooled vector (config.json's `normalize`).
     normalize: bool,
+    /// Added to each row read (the built-in fast model's code delta).
+    delta: Option<&'static CodeDelta>,
     /// Rows read for token matching, kept for the process's later
     /// questions (at most the whole table, 30 MB for potion-base-8M).
     matched_rows: Mutex<foldhash::HashMap<u32, Arc<[f32]>>>,
@@ -57,7 +61,7 @@ const MATCHED_TEXTS: usize = 20_000;
 impl QueryModel {
     /// Loads the model in `dir` if this module reproduces it exactly;
     /// `Ok(None)` when it does not (the caller uses `model2vec-rs`).
-    pub fn load(dir: &Path) -> Result<Option<QueryModel>> {
+    pub fn load(dir: &Path, delta: Option<&'static CodeDelta>) -> Result<Option<QueryModel>> {
         let (config, tokenizer, model) = (
             dir.join("config.json"),
             dir.join("tokenizer.json"),
@@ -91,16 +95,21 @@ impl QueryModel {
         if tokenizer.max_id() >= rows {
             return Ok(None);
         }
-        Ok(Some(QueryModel {
+        let model = QueryModel {
             tokenizer,
             table,
             data_start,
             rows,
             dim,
             normalize,
+            delta: None,
             matched_rows: Mutex::new(foldhash::HashMap::default()),
             matched_texts: Mutex::new(foldhash::HashMap::default()),
-        }))
+        };
+        if let Some(d) = delta {
+            d.check_base(rows, dim, |id| model.row(id))?;
+        }
+        Ok(Some(QueryModel { delta, ..model }))
     }
 
     pub fn dim(&self) -> usize {
@@ -116,17 +125,18 @@ impl QueryModel {
         ids.truncate(max_tokens);
         let dim = self.dim;
         let mut sum = vec![0.0f32; dim];
-        let mut row = vec![0u8; dim * 4];
+        let mut bytes = vec![0u8; dim * 4];
+        let mut row = vec![0.0f32; dim];
         let mut count = 0usize;
         for &id in &ids {
             if Some(id) == self.tokenizer.unk_id {
                 continue;
             }
-            self.read_row(id, &mut row)?;
+            self.read_row(id, &mut bytes, &mut row)?;
             // Left to right, one row at a time: the order (and so the
             // rounding) of model2vec-rs's blocked sum.
-            for (s, b) in sum.iter_mut().zip(row.chunks_exact(4)) {
-                *s += f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            for (s, x) in sum.iter_mut().zip(&row) {
+                *s += x;
             }
             count += 1;
         }
@@ -151,16 +161,30 @@ impl QueryModel {
 }
 
 impl QueryModel {
-    /// Reads row `id` of the embedding table (little-endian f32 bytes)
-    /// into `row`, `dim * 4` bytes long.
-    fn read_row(&self, id: u32, row: &mut [u8]) -> Result<()> {
+    /// Reads row `id` of the embedding table into `row` (`dim` long), the
+    /// delta applied, through `bytes` (`dim * 4` long).
+    fn read_row(&self, id: u32, bytes: &mut [u8], row: &mut [f32]) -> Result<()> {
         let at = id as usize;
         if at >= self.rows {
             return Err(anyhow!("token id {at} is outside the embedding table"));
         }
         self.table
-            .read_exact_at(row, self.data_start + (at * self.dim * 4) as u64)
-            .context("cannot read the static model's embedding table")
+            .read_exact_at(bytes, self.data_start + (at * self.dim * 4) as u64)
+            .context("cannot read the static model's embedding table")?;
+        for (x, b) in row.iter_mut().zip(bytes.chunks_exact(4)) {
+            *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        if let Some(d) = self.delta {
+            d.apply(id, row);
+        }
+        Ok(())
+    }
+
+    /// Row `id`, the delta applied.
+    fn row(&self, id: u32) -> Result<Vec<f32>> {
+        let mut row = vec![0.0f32; self.dim];
+        self.read_row(id, &mut vec![0u8; self.dim * 4], &mut row)?;
+        Ok(row)
     }
 
     /// The unknown-word id and the special tokens (`[CLS]`, `[SEP]`, ...).
@@ -178,15 +202,7 @@ impl QueryModel {
     ) -> Result<&'m Arc<[f32]>> {
         Ok(match rows.entry(id) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                let mut row = vec![0u8; self.dim * 4];
-                self.read_row(id, &mut row)?;
-                e.insert(
-                    row.chunks_exact(4)
-                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                        .collect(),
-                )
-            }
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(self.row(id)?.into()),
         })
     }
 
@@ -268,21 +284,47 @@ impl super::TokenTable for QueryModel {
 /// columns; `None` for anything but one plain f32 table (model2vec-rs also
 /// reads per-token `weights` and a token `mapping`, not reproduced here).
 fn embedding_table(file: &File) -> Result<Option<(u64, usize, usize)>> {
+    let mut len = [0u8; 8];
+    file.read_exact_at(&mut len, 0)?;
+    let header_len = header_len(len)?;
+    let mut header = vec![0u8; header_len as usize];
+    file.read_exact_at(&mut header, 8)?;
+    table_in_header(&header, header_len, file.metadata()?.len())
+}
+
+/// [`embedding_table`] of a safetensors file read whole.
+pub(super) fn embedding_table_in(bytes: &[u8]) -> Result<Option<(u64, usize, usize)>> {
+    let len: [u8; 8] = bytes
+        .get(..8)
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(|| anyhow!("the file is shorter than a safetensors header"))?;
+    let header_len = header_len(len)?;
+    let header = bytes
+        .get(8..8 + header_len as usize)
+        .ok_or_else(|| anyhow!("the file is shorter than its header says"))?;
+    table_in_header(header, header_len, bytes.len() as u64)
+}
+
+fn header_len(len: [u8; 8]) -> Result<u64> {
+    let header_len = u64::from_le_bytes(len);
+    if header_len > 100 * 1024 * 1024 {
+        return Err(anyhow!("safetensors header of {header_len} bytes"));
+    }
+    Ok(header_len)
+}
+
+fn table_in_header(
+    header: &[u8],
+    header_len: u64,
+    file_len: u64,
+) -> Result<Option<(u64, usize, usize)>> {
     #[derive(Deserialize)]
     struct TensorInfo {
         dtype: String,
         shape: Vec<usize>,
         data_offsets: [u64; 2],
     }
-    let mut len = [0u8; 8];
-    file.read_exact_at(&mut len, 0)?;
-    let header_len = u64::from_le_bytes(len);
-    if header_len > 100 * 1024 * 1024 {
-        return Err(anyhow!("safetensors header of {header_len} bytes"));
-    }
-    let mut header = vec![0u8; header_len as usize];
-    file.read_exact_at(&mut header, 8)?;
-    let header: HashMap<String, serde_json::Value> = serde_json::from_slice(&header)?;
+    let header: HashMap<String, serde_json::Value> = serde_json::from_slice(header)?;
     if header.contains_key("weights") || header.contains_key("mapping") {
         return Ok(None);
     }
@@ -304,7 +346,7 @@ fn embedding_table(file: &File) -> Result<Option<(u64, usize, usize)>> {
         return Ok(None);
     }
     let start = 8 + header_len + info.data_offsets[0];
-    if file.metadata()?.len() < start + (rows * cols * 4) as u64 {
+    if file_len < start + (rows * cols * 4) as u64 {
         return Err(anyhow!("the file is shorter than its header says"));
     }
     Ok(Some((start, rows, cols)))

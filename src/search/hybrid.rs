@@ -540,13 +540,14 @@ pub fn weights(kind: QueryKind) -> [(Arm, f64); 6] {
         ],
         // Small symbol/keyword weights (a grid on the `nl` suite's arm
         // lists). The semantic weight is the fast tier's: with file-level
-        // ranking, 0.5 beat 1.0 on both halves of the `agent` suite (NDCG@10
-        // files 0.858 → 0.867 tuning, 0.837 → 0.849 checking) and on `nl`
-        // (MRR@10 0.334 → 0.348); the full tier gets its own (see
-        // `full_tier_boost`).
+        // ranking and potion-base-8M as it was, 0.5 beat 1.0 on both halves
+        // of the `agent` suite; with the code delta (`embed::code_delta`)
+        // 1.0 is best on the tuning half (0.5 / 0.7 / 1.0 / 1.3: .8615 /
+        // .8642 / .8646 / .8644); the full tier gets its own (see
+        // `FULL_TIER_BOOST`).
         QueryKind::NaturalLanguage => [
             (Arm::Bm25, 1.0),
-            (Arm::Semantic, 0.5),
+            (Arm::Semantic, 1.0),
             (Arm::Symbol, 0.15),
             (Arm::Keyword, 0.1),
             (Arm::Phrase, PHRASE_WEIGHT),
@@ -1320,7 +1321,7 @@ impl Hybrid {
                                 let hits = r.hits;
                                 let r = r.info;
                                 if r.tier == Some(Tier::Full) {
-                                    semantic_boost = full_tier_boost(analysis.kind);
+                                    semantic_boost = FULL_TIER_BOOST;
                                 }
                                 if r.partial {
                                     note = Some(format!(
@@ -2531,13 +2532,9 @@ fn file_name_share(terms: &HashSet<String>, path: &str) -> f64 {
 /// (MRR@10 0.476 vs 0.359 on 250 Django docstring queries, BM25 0.409), and
 /// on the same cases fused MRR@10 rose from 0.531 (weight 1) to 0.566
 /// (weight 2) while the fast tier did best near 1 then (0.5 since files are
-/// ranked). Natural-language queries keep the full tier at the measured 2.
-fn full_tier_boost(kind: QueryKind) -> f64 {
-    match kind {
-        QueryKind::NaturalLanguage => 4.0,
-        _ => 2.0,
-    }
-}
+/// ranked, 1.0 again with the code delta). Natural-language queries keep
+/// the full tier at the measured 2 (4 × 0.5 before the delta, now 2 × 1.0).
+const FULL_TIER_BOOST: f64 = 2.0;
 
 /// Natural-language queries: a fused hit gains `NAME_BOOST` × the share of
 /// its symbol's name parts that are query words (`_check_pattern_name` for

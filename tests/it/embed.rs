@@ -765,14 +765,17 @@ fn embedded_models_index_search_and_upgrade_tiers() {
     let run = |args: &[&str]| run_with_models(&p, &models, args);
     // Fast tier only: search uses potion, complete.
     let s = run(&["index", "--embed-tier", "fast"]);
-    assert_eq!(s["embed"][0]["model"], "minishlab/potion-base-8M", "{s}");
+    assert_eq!(
+        s["embed"][0]["model"], "minishlab/potion-base-8M+code1",
+        "{s}"
+    );
     let v = run(&[
         "search",
         "retry a payment that failed",
         "--mode",
         "semantic",
     ]);
-    assert_eq!(v["model"], "minishlab/potion-base-8M", "{v}");
+    assert_eq!(v["model"], "minishlab/potion-base-8M+code1", "{v}");
     assert_eq!(v["partial"], false, "{v}");
     assert!(v.get("blended_with").is_none(), "{v}");
     // ... and says the better model is not there yet, and how to get it.
@@ -806,7 +809,7 @@ fn embedded_models_index_search_and_upgrade_tiers() {
     assert!(v.get("upgrade").is_none(), "{v}");
     // Both tiers cover the index: the fast model's similarities are
     // blended in.
-    assert_eq!(v["blended_with"], "minishlab/potion-base-8M", "{v}");
+    assert_eq!(v["blended_with"], "minishlab/potion-base-8M+code1", "{v}");
     assert_eq!(v["hits"][0]["path"], "app/retry.py", "{v}");
     let v = run(&[
         "search",
@@ -885,21 +888,43 @@ fn minilm_matches_the_sentence_transformers_reference() {
 /// WordPiece, rows read on demand) gives the same vectors, bit for bit, as
 /// model2vec-rs, which embeds the chunks: on every 30-line piece of this
 /// crate's sources and on text that exercises the normalizer (controls,
-/// accents, CJK, punctuation, added tokens, over-long words, truncation).
+/// accents, CJK, punctuation, added tokens, over-long words, truncation);
+/// with the built-in code delta (`src/embed/code_delta.rs`) applied to both
+/// as the fast tier opens them, and without it.
 #[test]
 fn static_query_model_matches_model2vec() {
     use repo_search::embed::Embedder;
+    use repo_search::embed::code_delta;
     use repo_search::embed::static_model::StaticEmbedder;
     let Some(models) = test_models() else { return };
     let dir = models.join("potion-base-8M");
-    let full = StaticEmbedder::load(&dir, "minishlab/potion-base-8M").expect("load model2vec-rs");
-    let query = StaticEmbedder::load_for_queries(&dir, "minishlab/potion-base-8M")
-        .expect("load query form");
-    assert!(
-        query.reads_rows_on_demand(),
-        "potion-base-8M takes the query form"
-    );
-    assert!(!full.reads_rows_on_demand());
+    let delta = code_delta::builtin().expect("the built-in delta");
+    let texts = static_query_texts();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut with_delta = Vec::new();
+    for delta in [Some(delta), None] {
+        let full = StaticEmbedder::load(&dir, "m", delta).expect("load model2vec-rs");
+        let query = StaticEmbedder::load_for_queries(&dir, "m", delta).expect("load query form");
+        assert!(
+            query.reads_rows_on_demand(),
+            "potion-base-8M takes the query form"
+        );
+        assert!(!full.reads_rows_on_demand());
+        let want = full.embed(&refs).expect("embed with model2vec-rs");
+        for (i, t) in refs.iter().enumerate() {
+            let got = query.embed(&[t]).expect("embed with the query form");
+            assert_eq!(got[0], want[i], "vectors differ for text {i}: {t:?}");
+        }
+        with_delta.push(want);
+    }
+    // The delta moves the vectors of code.
+    let moved = (0..refs.len())
+        .filter(|&i| with_delta[0][i] != with_delta[1][i])
+        .count();
+    assert!(moved * 2 > refs.len(), "{moved} of {} moved", refs.len());
+}
+
+fn static_query_texts() -> Vec<String> {
     let mut texts: Vec<String> = [
         "parse command line options",
         "where is the CSRF token validated?",
@@ -947,12 +972,7 @@ fn static_query_model_matches_model2vec() {
         }
     }
     assert!(texts.len() > 500, "{} texts", texts.len());
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let want = full.embed(&refs).expect("embed with model2vec-rs");
-    for (i, t) in refs.iter().enumerate() {
-        let got = query.embed(&[t]).expect("embed with the query form");
-        assert_eq!(got[0], want[i], "vectors differ for text {i}: {t:?}");
-    }
+    texts
 }
 
 /// `index` (auto) on a project too big for a quick foreground MiniLM run:
@@ -1129,7 +1149,7 @@ fn int8_scan_with_rescore_equals_an_exact_scan_of_the_stored_vectors() {
     assert_eq!(r.code(), 0, "{r}");
     let root = p.root();
     let store = Store::open_ro(&root).expect("open").expect("an index");
-    let model = "minishlab/potion-base-8M";
+    let model = repo_search::embed::code_delta::MODEL_ID;
     let index = SemanticIndex::load(&store, &db_path(&root), model).expect("load");
     assert!(index.len() >= 80, "{} vectors", index.len());
     // Queries: stored vectors themselves (so near-ties abound: 40 files of one shape).
@@ -1182,6 +1202,7 @@ fn questions_the_fast_tier_answers_are_matched_token_by_token() {
     let model = StaticEmbedder::load_for_queries(
         &models.join("potion-base-8M"),
         "minishlab/potion-base-8M",
+        None,
     )
     .expect("load the query form");
     let table = model

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Rebuilds src/embed/code_delta.bin: training pairs from third-party source
+# trees, then the delta (see extract.py and train.py). Session 73 used:
+#   ~/.cargo/registry/src/*/ (this repository's dependencies' crates),
+#   /usr/lib/python3.11, the Google Cloud SDK's Python tree,
+#   the JDK's lib/src.zip unpacked (java.base, java.net.http, java.sql,
+#   java.logging, java.xml, jdk.httpserver), /usr/lib/node_modules, /usr/include
+# (about 160k pairs; 40k at most from any one root; 10 epochs, ~10 min on 2 cores).
+#
+#   scripts/code-delta/run.sh MODEL_DIR ROOT...    # MODEL_DIR: potion-base-8M
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+model="$1"; shift
+venv="${CODE_DELTA_VENV:-$HOME/.cache/repo-search-code-delta-venv}"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install -q torch numpy safetensors tokenizers
+work="$(mktemp -d)"
+"$venv/bin/python" "$here/extract.py" "$work/pairs.jsonl" "$@"
+"$venv/bin/python" "$here/train.py" --pairs "$work/pairs.jsonl" --model "$model" \
+    --delta "$here/../../src/embed/code_delta.bin"
+rm -rf "$work"
