@@ -49,7 +49,7 @@ def clean_doc(lines):
 DEF = re.compile(r"^\s*(pub(\([^)]*\))?\s+)?((public|private|protected|static|final|abstract|async|export|default|unsafe|const|extern|inline|virtual|override|synchronized|native|fn|func|function|class|struct|enum|trait|impl|interface|def|type|mod|macro_rules!)\b|[A-Za-z_][\w<>\[\], :*&]*\s+\**[A-Za-z_]\w*\s*\()")
 NAME = re.compile(r"\b(?:fn|func|function|class|struct|enum|trait|interface|def|type|mod|impl)\s+([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*[(<]")
 
-def c_like(path, rel, text):
+def c_like(rel, text):
     lines = text.split("\n")
     if rel.endswith(".rs"):
         top = [l for l in lines[:60] if l.startswith("//!")]
@@ -105,7 +105,7 @@ def c_like(path, rel, text):
         else:
             i += 1
 
-def python(path, rel, text):
+def python(rel, text):
     try:
         tree = ast.parse(text)
     except Exception:
@@ -194,7 +194,7 @@ def main():
                 rel = os.path.relpath(p, root)
                 # keep the path short like a repo-relative one: last 4 components
                 rel = "/".join(rel.split(os.sep)[-4:])
-                for q, d in EXT[ext](p, rel, text):
+                for q, d in EXT[ext](rel, text):
                     out.write(json.dumps({"q": q, "d": d, "src": root}) + "\n")
                     count += 1
                     per += 1

@@ -5,7 +5,7 @@
 #   /usr/lib/python3.11, the Google Cloud SDK's Python tree,
 #   the JDK's lib/src.zip unpacked (java.base, java.net.http, java.sql,
 #   java.logging, java.xml, jdk.httpserver), /usr/lib/node_modules, /usr/include
-# (about 160k pairs; 40k at most from any one root; 10 epochs, ~10 min on 2 cores).
+# (about 168k pairs; 40k at most from any one root; 10 epochs, ~10 min on 2 cores).
 #
 #   scripts/code-delta/run.sh MODEL_DIR ROOT...    # MODEL_DIR: potion-base-8M
 set -euo pipefail

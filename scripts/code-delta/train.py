@@ -9,13 +9,13 @@ int8 (`src/embed/code_delta.rs` reads the format).
 
 Needs torch, numpy, safetensors and tokenizers (a venv of its own).
 """
-import json, random, struct, sys, os, time, argparse
+import json, random, shutil, struct, sys, os, time, argparse
 import numpy as np, torch, torch.nn.functional as F
 from tokenizers import Tokenizer
 from safetensors.numpy import load_file, save_file
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--pairs", default="/tmp/train/pairs.jsonl")
+ap.add_argument("--pairs", required=True)
 ap.add_argument("--model", required=True)
 ap.add_argument("--delta")
 ap.add_argument("--out")
@@ -143,6 +143,6 @@ if args.out:
     os.makedirs(args.out, exist_ok=True)
     for f in os.listdir(MD):
         if f != "model.safetensors":
-            os.system(f"cp {MD}/{f} {args.out}/")
+            shutil.copy2(os.path.join(MD, f), args.out)
     save_file({"embeddings": base + delta}, f"{args.out}/model.safetensors")
     print("saved", args.out, file=sys.stderr)

@@ -127,24 +127,35 @@ impl CodeDelta {
             match self.id_at(mid).cmp(&id) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => {
-                    let (b, at) = (self.bytes, self.rows_at + mid * (8 + self.dim));
-                    let scale = f32::from_le_bytes([b[at + 4], b[at + 5], b[at + 6], b[at + 7]]);
-                    for (x, &q) in row.iter_mut().zip(&b[at + 8..at + 8 + self.dim]) {
-                        *x += f32::from(q as i8) * scale;
-                    }
-                    return;
-                }
+                std::cmp::Ordering::Equal => return self.apply_at(mid, row),
             }
         }
     }
 
-    /// Applies every change to a whole row-major table of `rows × dim`.
-    pub fn apply_table(&self, table: &mut [f32]) {
-        for id in self.changed() {
-            let start = id as usize * self.dim;
-            if let Some(row) = table.get_mut(start..start + self.dim) {
-                self.apply(id, row);
+    /// Adds the `i`-th changed row's change to `row`.
+    fn apply_at(&self, i: usize, row: &mut [f32]) {
+        let (b, at) = (self.bytes, self.rows_at + i * (8 + self.dim));
+        let scale = f32::from_le_bytes([b[at + 4], b[at + 5], b[at + 6], b[at + 7]]);
+        for (x, &q) in row.iter_mut().zip(&b[at + 8..at + 8 + self.dim]) {
+            *x += f32::from(q as i8) * scale;
+        }
+    }
+
+    /// Applies every change to a whole table of `rows × dim` little-endian
+    /// f32 (a `model.safetensors` table, patched in place: only the changed
+    /// rows are decoded).
+    pub fn apply_to_le_table(&self, table: &mut [u8]) {
+        let width = self.dim * 4;
+        let mut row = vec![0.0f32; self.dim];
+        for i in 0..self.n {
+            let start = self.id_at(i) as usize * width;
+            let Some(bytes) = table.get_mut(start..start + width) else {
+                continue;
+            };
+            super::static_query::decode_row(bytes, &mut row);
+            self.apply_at(i, &mut row);
+            for (b, x) in bytes.chunks_exact_mut(4).zip(&row) {
+                b.copy_from_slice(&x.to_le_bytes());
             }
         }
     }

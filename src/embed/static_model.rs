@@ -79,23 +79,18 @@ fn with_delta(dir: &Path, delta: &CodeDelta) -> Result<StaticModel> {
     let mut model = read("model.safetensors")?;
     let (start, rows, dim) = super::static_query::embedding_table_in(&model)?
         .ok_or_else(|| anyhow!("model.safetensors is not one plain f32 table"))?;
-    let start = start as usize;
-    let table = &mut model[start..start + rows * dim * 4];
-    let mut floats: Vec<f32> = table
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
+    // `embedding_table_in` checked that the file holds the whole table.
+    let table = &mut model[start as usize..start as usize + rows * dim * 4];
     delta.check_base(rows, dim, |id| {
-        let at = id as usize * dim;
-        floats
-            .get(at..at + dim)
-            .map(<[f32]>::to_vec)
-            .ok_or_else(|| anyhow!("no row {id}"))
+        let mut row = vec![0.0f32; dim];
+        let at = id as usize * dim * 4;
+        let bytes = table
+            .get(at..at + dim * 4)
+            .ok_or_else(|| anyhow!("no row {id}"))?;
+        super::static_query::decode_row(bytes, &mut row);
+        Ok(row)
     })?;
-    delta.apply_table(&mut floats);
-    for (b, x) in table.chunks_exact_mut(4).zip(&floats) {
-        b.copy_from_slice(&x.to_le_bytes());
-    }
+    delta.apply_to_le_table(table);
     StaticModel::from_bytes(read("tokenizer.json")?, model, read("config.json")?, None)
 }
 

@@ -171,9 +171,7 @@ impl QueryModel {
         self.table
             .read_exact_at(bytes, self.data_start + (at * self.dim * 4) as u64)
             .context("cannot read the static model's embedding table")?;
-        for (x, b) in row.iter_mut().zip(bytes.chunks_exact(4)) {
-            *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        }
+        decode_row(bytes, row);
         if let Some(d) = self.delta {
             d.apply(id, row);
         }
@@ -290,6 +288,13 @@ fn embedding_table(file: &File) -> Result<Option<(u64, usize, usize)>> {
     let mut header = vec![0u8; header_len as usize];
     file.read_exact_at(&mut header, 8)?;
     table_in_header(&header, header_len, file.metadata()?.len())
+}
+
+/// Little-endian f32 `bytes` into `row`.
+pub(super) fn decode_row(bytes: &[u8], row: &mut [f32]) {
+    for (x, b) in row.iter_mut().zip(bytes.chunks_exact(4)) {
+        *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    }
 }
 
 /// [`embedding_table`] of a safetensors file read whole.
