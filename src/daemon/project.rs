@@ -31,6 +31,9 @@ use crate::index::{
 use crate::registry::{IndexCounts, ProjectEntry, Registry};
 use crate::settings::{Overrides, Settings};
 
+/// How long a `changed` request waits for the watcher to catch up with
+/// the moment it was asked (well inside the client's wait).
+const SYNC_TIMEOUT: Duration = Duration::from_millis(100);
 /// How long watcher events count for `events_last_minute`.
 const EVENT_WINDOW: Duration = Duration::from_secs(60);
 
@@ -264,8 +267,14 @@ impl Project {
         self.watched
     }
 
-    /// See [`Shared::changed`].
+    /// See [`Shared::changed`], once the watcher heard every change made
+    /// before this call ([`Watcher::sync`]).
     pub fn changed(&self) -> Option<Vec<String>> {
+        // An untrusted log needs no cookie.
+        self.shared.changed()?;
+        if !self.watcher.sync(&self.shared.root, SYNC_TIMEOUT) {
+            return None;
+        }
         self.shared.changed()
     }
 

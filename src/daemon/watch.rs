@@ -20,8 +20,8 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -182,7 +182,40 @@ pub struct Watcher {
     inner: Mutex<RecommendedWatcher>,
     routes: Arc<RwLock<Vec<Route>>>,
     stop: Arc<AtomicBool>,
+    cookies: Arc<Cookies>,
 }
+
+/// Cookie files waiting for their event ([`Watcher::sync`]).
+#[derive(Default)]
+struct Cookies {
+    waiting: Mutex<HashSet<PathBuf>>,
+    seen: Condvar,
+}
+
+impl Cookies {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<PathBuf>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Called on the watcher's thread for every event's paths.
+    fn saw(&self, paths: &[PathBuf]) {
+        let mut waiting = self.lock();
+        if waiting.is_empty() {
+            return;
+        }
+        let before = waiting.len();
+        for p in paths {
+            waiting.remove(p);
+        }
+        if waiting.len() != before {
+            drop(waiting);
+            self.seen.notify_all();
+        }
+    }
+}
+
+/// Numbers this process's cookie files.
+static COOKIE_SEQ: AtomicU64 = AtomicU64::new(0);
 
 impl Drop for Watcher {
     fn drop(&mut self) {
@@ -209,7 +242,12 @@ impl Watcher {
         let routes: Arc<RwLock<Vec<Route>>> = Arc::new(RwLock::new(Vec::new()));
         let queue: Arc<Mutex<Queue>> = Arc::new(Mutex::new(Queue::default()));
         let stop = Arc::new(AtomicBool::new(false));
-        let (table, waiting) = (Arc::clone(&routes), Arc::clone(&queue));
+        let cookies = Arc::new(Cookies::default());
+        let (table, waiting, heard_cookies) = (
+            Arc::clone(&routes),
+            Arc::clone(&queue),
+            Arc::clone(&cookies),
+        );
         let handler = move |result: notify::Result<notify::Event>| {
             let (paths, rescan, error) = match result {
                 Ok(ev) => {
@@ -236,6 +274,9 @@ impl Watcher {
             }
             {
                 let routes = table.read().unwrap_or_else(|e| e.into_inner());
+                // (The cookie itself is the index directory's noise: no
+                // project hears it.)
+                heard_cookies.saw(&paths);
                 for route in routes.iter() {
                     let rel = route_paths(&route.root, &paths);
                     if !rel.is_empty() || rescan {
@@ -268,6 +309,7 @@ impl Watcher {
             inner: Mutex::new(inner),
             routes,
             stop,
+            cookies,
         };
         if !debounced {
             return Ok(watcher);
@@ -332,6 +374,59 @@ impl Watcher {
     }
 
     /// Stops watching `root` (a no-op if it is not watched).
+    /// Waits until every event of a change made before this call has
+    /// reached the projects' sinks, by writing a cookie file into the
+    /// index directory of `root` (a watched project) and waiting at most
+    /// `timeout` for its own event: the OS queues one watcher's events in
+    /// order, so what was changed before the cookie was heard before it.
+    /// What makes a search right after a save see the save however late the
+    /// watcher's thread runs. False when that cannot be known (no index
+    /// directory to write into, or the event did not come in time): the
+    /// caller must not trust the log then.
+    pub fn sync(&self, root: &Path, timeout: Duration) -> bool {
+        let dir = crate::store::index_dir(root);
+        let seq = COOKIE_SEQ.fetch_add(1, Ordering::Relaxed);
+        let cookie = dir.join(format!(".cookie-{}-{seq}", std::process::id()));
+        self.cookies.lock().insert(cookie.clone());
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&cookie);
+        let mut seen = false;
+        if created.is_ok() {
+            let deadline = Instant::now() + timeout;
+            let mut waiting = self.cookies.lock();
+            loop {
+                if !waiting.contains(&cookie) {
+                    seen = true;
+                    break;
+                }
+                let now = Instant::now();
+                if now >= deadline {
+                    break;
+                }
+                waiting = self
+                    .cookies
+                    .seen
+                    .wait_timeout(waiting, deadline - now)
+                    .map(|(g, _)| g)
+                    .unwrap_or_else(|e| e.into_inner().0);
+            }
+            drop(waiting);
+            let _ = std::fs::remove_file(&cookie);
+        } else if let Err(e) = created {
+            tracing::debug!(
+                "cannot write the watcher's cookie `{}`: {e}",
+                cookie.display()
+            );
+        }
+        self.cookies.lock().remove(&cookie);
+        if !seen {
+            tracing::debug!(root = %root.display(), "the watcher did not hear its cookie in time");
+        }
+        seen
+    }
+
     pub fn unwatch(&self, root: &Path) {
         let (covered, nested): (bool, Vec<PathBuf>) = {
             let mut routes = self.routes.write().unwrap_or_else(|e| e.into_inner());
@@ -536,6 +631,52 @@ mod tests {
     /// The log is trusted only after a reconcile that started after the
     /// watch began; a run forgets only what it covered and what was heard
     /// before it started; lost events and ignore-file edits untrust it.
+    /// Records what it heard.
+    #[derive(Default)]
+    struct Heard(Mutex<Vec<String>>);
+
+    impl Sink for Heard {
+        fn heard(&self, paths: &[String], _rescan: bool) {
+            self.0.lock().expect("lock").extend_from_slice(paths);
+        }
+        fn changes(&self, _changes: Changes) {}
+    }
+
+    #[test]
+    fn sync_returns_once_every_earlier_change_was_heard() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("canonical");
+        std::fs::create_dir_all(crate::store::index_dir(&root)).expect("mkdir");
+        let w = Watcher::heard_only().expect("watcher");
+        let heard = Arc::new(Heard::default());
+        w.watch(&root, Arc::clone(&heard) as Arc<dyn Sink>)
+            .expect("watch");
+        for i in 0..20 {
+            let name = format!("f{i}.txt");
+            write(&root, &name, "x");
+            assert!(w.sync(&root, Duration::from_secs(10)), "cookie {i} unheard");
+            let got = heard.0.lock().expect("lock").clone();
+            assert!(
+                got.contains(&name),
+                "{name} not heard before the cookie: {got:?}"
+            );
+            assert!(
+                got.iter().all(|p| !p.starts_with(".repo_search/")),
+                "the cookie reached the project: {got:?}"
+            );
+        }
+        let left: Vec<_> = std::fs::read_dir(crate::store::index_dir(&root))
+            .expect("ls")
+            .collect();
+        assert!(left.is_empty(), "cookies left behind: {left:?}");
+        // Without an index directory there is nowhere to write: not synced.
+        let bare = tempfile::tempdir().expect("tempdir");
+        let bare_root = bare.path().canonicalize().expect("canonical");
+        w.watch(&bare_root, Arc::new(Heard::default()) as Arc<dyn Sink>)
+            .expect("watch");
+        assert!(!w.sync(&bare_root, Duration::from_millis(50)));
+    }
+
     #[test]
     fn change_log_forgets_only_what_a_run_covered() {
         let s = |v: &[&str]| -> Vec<String> { v.iter().map(|p| p.to_string()).collect() };

@@ -13,6 +13,7 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
 
 use crate::daemon::watch::{ChangeLog, Changes, Sink, Watcher};
 
@@ -24,9 +25,14 @@ pub(super) struct OwnWatch {
 
 struct Watching {
     /// Kept for its lifetime: dropping it stops the watch.
-    _watcher: Watcher,
+    watcher: Watcher,
+    root: PathBuf,
     log: Arc<Log>,
 }
+
+/// How long [`OwnWatch::changed`] waits for the watcher to catch up with
+/// the moment it was asked before walking instead.
+const SYNC_TIMEOUT: Duration = Duration::from_millis(100);
 
 /// The change log, fed by the watcher's threads.
 #[derive(Default)]
@@ -66,10 +72,7 @@ impl OwnWatch {
                 match watched {
                     Ok(watcher) => {
                         tracing::debug!(root = %root.display(), "watching the project");
-                        let _ = this.watching.set(Watching {
-                            _watcher: watcher,
-                            log,
-                        });
+                        let _ = this.watching.set(Watching { watcher, root, log });
                         ready();
                     }
                     // Calls walk the tree as they would without a watcher.
@@ -88,9 +91,17 @@ impl OwnWatch {
         self.watching.get().map(|w| w.log.lock().clock())
     }
 
-    /// What changed since the index last looked, when the log is trusted.
+    /// What changed since the index last looked, when the log is trusted
+    /// and the watcher heard every change made before this call
+    /// ([`Watcher::sync`]).
     pub(super) fn changed(&self) -> Option<Vec<String>> {
-        self.watching.get().and_then(|w| w.log.lock().changed())
+        let w = self.watching.get()?;
+        // An untrusted log needs no cookie.
+        w.log.lock().changed()?;
+        if !w.watcher.sync(&w.root, SYNC_TIMEOUT) {
+            return None;
+        }
+        w.log.lock().changed()
     }
 
     /// A successful run that started at `started` covered `paths` (every
