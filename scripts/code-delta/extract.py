@@ -46,8 +46,8 @@ def clean_doc(lines):
         return None
     return t
 
-DEF = re.compile(r"^\s*(pub(\([^)]*\))?\s+)?((public|private|protected|static|final|abstract|async|export|default|unsafe|const|extern|inline|virtual|override|synchronized|native|fn|func|function|class|struct|enum|trait|impl|interface|def|type|mod|macro_rules!)\b|[A-Za-z_][\w<>\[\], :*&]*\s+\**[A-Za-z_]\w*\s*\()")
-NAME = re.compile(r"\b(?:fn|func|function|class|struct|enum|trait|interface|def|type|mod|impl)\s+([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*[(<]")
+DEF = re.compile(r"^\s*(pub(\([^)]*\))?\s+)?((public|private|protected|static|final|abstract|async|export|default|unsafe|const|extern|inline|virtual|override|synchronized|native|fn|func|fun|function|class|struct|enum|trait|impl|interface|def|type|mod|macro_rules!|object|data|sealed|open|internal|suspend|protocol|extension|namespace|template)\b|[A-Za-z_][\w<>\[\], :*&]*\s+\**[A-Za-z_]\w*\s*\(|[A-Za-z_$][\w$]*\s*\([^)]*\)\s*(:\s*[^{=]+)?\{\s*$)")
+NAME = re.compile(r"\b(?:fn|func|fun|function|class|struct|enum|trait|interface|def|type|mod|impl|object|protocol|extension)\s+([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*[(<]")
 
 def c_like(rel, text):
     lines = text.split("\n")
@@ -79,7 +79,7 @@ def c_like(rel, text):
             # skip attributes / annotations
             while j < n and re.match(r"^\s*(#\[|@[A-Z]\w*)", lines[j]):
                 j += 1
-            if j < n and DEF.match(lines[j]) and not lines[j].strip().startswith(("return", "if", "for", "while", "else")):
+            if j < n and DEF.match(lines[j]) and not re.match(r"(return|if|for|while|else|switch|catch|function|do|with)\b", lines[j].strip()):
                 q = clean_doc(doc)
                 if q:
                     # take the definition up to its closing brace (depth back to 0) or MAXLINES
@@ -136,9 +136,52 @@ def python(rel, text):
             kind = "class" if isinstance(node, ast.ClassDef) else "function"
             yield q, f"{rel}\n{kind} {node.name}\n" + "\n".join(body)
 
+def end_by_indent(rel, text, comment, start_re):
+    """Ruby and Lua: a run of `comment` lines right above a definition
+    matched by `start_re`; the definition runs to the `end` at its own
+    indentation."""
+    lines = text.split("\n")
+    n = len(lines)
+    i = 0
+    while i < n:
+        if not lines[i].lstrip().startswith(comment):
+            i += 1
+            continue
+        j = i
+        doc = []
+        while j < n and lines[j].lstrip().startswith(comment):
+            doc.append(lines[j].lstrip()[len(comment):].lstrip("-").strip())
+            j += 1
+        if j < n:
+            m = start_re.match(lines[j])
+            if m:
+                q = clean_doc(doc)
+                indent = len(lines[j]) - len(lines[j].lstrip())
+                body = []
+                k = j
+                while k < n and len(body) < MAXLINES:
+                    body.append(lines[k])
+                    l = lines[k]
+                    if k > j and l.strip() == "end" and len(l) - len(l.lstrip()) == indent:
+                        break
+                    k += 1
+                if q and len(body) >= 3:
+                    yield q, f"{rel}\n{m.group(1)} {m.group(2)}\n" + "\n".join(body)
+        i = max(j, i + 1)
+
+RUBY_DEF = re.compile(r"^\s*(def|class|module)\s+(?:self\.)?([A-Za-z_][\w:]*[?!=]?)")
+LUA_DEF = re.compile(r"^\s*(?:local\s+)?(function)\s+([A-Za-z_][\w.:]*)")
+
+def ruby(rel, text):
+    yield from end_by_indent(rel, text, "#", RUBY_DEF)
+
+def lua(rel, text):
+    yield from end_by_indent(rel, text, "--", LUA_DEF)
+
 EXT = {".rs": c_like, ".java": c_like, ".js": c_like, ".ts": c_like, ".c": c_like, ".h": c_like,
        ".cc": c_like, ".cpp": c_like, ".hpp": c_like, ".go": c_like, ".cs": c_like, ".php": c_like,
-       ".kt": c_like, ".scala": c_like, ".swift": c_like, ".py": python}
+       ".kt": c_like, ".scala": c_like, ".swift": c_like, ".py": python,
+       ".tsx": c_like, ".mjs": c_like, ".rb": ruby, ".lua": lua}
 
 def corpus_names():
     """Every package, crate and directory name of the eval corpora."""

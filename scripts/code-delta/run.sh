@@ -5,7 +5,13 @@
 #   /usr/lib/python3.11, the Google Cloud SDK's Python tree,
 #   the JDK's lib/src.zip unpacked (java.base, java.net.http, java.sql,
 #   java.logging, java.xml, jdk.httpserver), /usr/lib/node_modules, /usr/include
-# (about 168k pairs; 40k at most from any one root; 10 epochs, ~10 min on 2 cores).
+# and session 74 added one root per language of libraries from the package
+# registries, listed in sources-registries.tsv (lang, package, version, kind:
+# a Debian binary package's sources, a Debian source package, an npm
+# tarball; tests, examples, vendored and generated code removed; none of
+# evals/corpora.toml): go, typescript, php, ruby, javascript, cpp, csharp,
+# kotlin, lua, swift, scala, 46k pairs
+# (about 218k pairs; 40k at most from any one root; 10 epochs, ~15 min on 2 cores).
 #
 #   scripts/code-delta/run.sh MODEL_DIR ROOT...    # MODEL_DIR: potion-base-8M
 set -euo pipefail

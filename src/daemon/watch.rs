@@ -373,7 +373,6 @@ impl Watcher {
         Ok(())
     }
 
-    /// Stops watching `root` (a no-op if it is not watched).
     /// Waits until every event of a change made before this call has
     /// reached the projects' sinks, by writing a cookie file into the
     /// index directory of `root` (a watched project) and waiting at most
@@ -391,7 +390,8 @@ impl Watcher {
         let created = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
-            .open(&cookie);
+            .open(&cookie)
+            .map(drop);
         let mut seen = false;
         if created.is_ok() {
             let deadline = Instant::now() + timeout;
@@ -427,6 +427,7 @@ impl Watcher {
         seen
     }
 
+    /// Stops watching `root` (a no-op if it is not watched).
     pub fn unwatch(&self, root: &Path) {
         let (covered, nested): (bool, Vec<PathBuf>) = {
             let mut routes = self.routes.write().unwrap_or_else(|e| e.into_inner());
