@@ -31,9 +31,6 @@ use crate::index::{
 use crate::registry::{IndexCounts, ProjectEntry, Registry};
 use crate::settings::{Overrides, Settings};
 
-/// How long a `changed` request waits for the watcher to catch up with
-/// the moment it was asked (well inside the client's wait).
-const SYNC_TIMEOUT: Duration = Duration::from_millis(100);
 /// How long watcher events count for `events_last_minute`.
 const EVENT_WINDOW: Duration = Duration::from_secs(60);
 
@@ -272,7 +269,7 @@ impl Project {
     pub fn changed(&self) -> Option<Vec<String>> {
         // An untrusted log needs no cookie.
         self.shared.changed()?;
-        if !self.watcher.sync(&self.shared.root, SYNC_TIMEOUT) {
+        if !self.watcher.sync(&self.shared.root, watch::SYNC_TIMEOUT) {
             return None;
         }
         self.shared.changed()

@@ -42,6 +42,10 @@ const TICK: Duration = Duration::from_millis(10);
 /// switch) are cheaper as one reconcile of the whole project.
 pub const MAX_PATHS_PER_RUN: usize = 2048;
 
+/// How long a reader of a change log waits for [`Watcher::sync`] before it
+/// walks instead (the daemon's `changed` answer, an MCP server's own watch).
+pub const SYNC_TIMEOUT: Duration = Duration::from_millis(100);
+
 /// Files whose change alters which files belong to the project.
 const IGNORE_FILE_NAMES: [&str; 3] = [".gitignore", ".ignore", ".rgignore"];
 

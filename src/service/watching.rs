@@ -13,9 +13,8 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use std::time::Duration;
 
-use crate::daemon::watch::{ChangeLog, Changes, Sink, Watcher};
+use crate::daemon::watch::{ChangeLog, Changes, SYNC_TIMEOUT, Sink, Watcher};
 
 /// A service's own watch, set once its watcher runs.
 #[derive(Default)]
@@ -29,10 +28,6 @@ struct Watching {
     root: PathBuf,
     log: Arc<Log>,
 }
-
-/// How long [`OwnWatch::changed`] waits for the watcher to catch up with
-/// the moment it was asked before walking instead.
-const SYNC_TIMEOUT: Duration = Duration::from_millis(100);
 
 /// The change log, fed by the watcher's threads.
 #[derive(Default)]
