@@ -265,14 +265,10 @@ impl Project {
     }
 
     /// See [`Shared::changed`], once the watcher heard every change made
-    /// before this call ([`Watcher::sync`]).
+    /// before this call ([`Watcher::synced`]).
     pub fn changed(&self) -> Option<Vec<String>> {
-        // An untrusted log needs no cookie.
-        self.shared.changed()?;
-        if !self.watcher.sync(&self.shared.root, watch::SYNC_TIMEOUT) {
-            return None;
-        }
-        self.shared.changed()
+        self.watcher
+            .synced(&self.shared.root, || self.shared.changed())
     }
 
     /// Re-checks that the root exists and the watcher runs; starts the

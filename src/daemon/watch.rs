@@ -42,9 +42,9 @@ const TICK: Duration = Duration::from_millis(10);
 /// switch) are cheaper as one reconcile of the whole project.
 pub const MAX_PATHS_PER_RUN: usize = 2048;
 
-/// How long a reader of a change log waits for [`Watcher::sync`] before it
-/// walks instead (the daemon's `changed` answer, an MCP server's own watch).
-pub const SYNC_TIMEOUT: Duration = Duration::from_millis(100);
+/// How long [`Watcher::synced`] waits for its cookie before the caller
+/// walks instead.
+const SYNC_TIMEOUT: Duration = Duration::from_millis(100);
 
 /// Files whose change alters which files belong to the project.
 const IGNORE_FILE_NAMES: [&str; 3] = [".gitignore", ".ignore", ".rgignore"];
@@ -278,9 +278,6 @@ impl Watcher {
             }
             {
                 let routes = table.read().unwrap_or_else(|e| e.into_inner());
-                // (The cookie itself is the index directory's noise: no
-                // project hears it.)
-                heard_cookies.saw(&paths);
                 for route in routes.iter() {
                     let rel = route_paths(&route.root, &paths);
                     if !rel.is_empty() || rescan {
@@ -288,6 +285,10 @@ impl Watcher {
                     }
                 }
             }
+            // After the sinks heard this event's paths, so a waiter wakes to
+            // a log that holds them. (The cookie itself is the index
+            // directory's noise: no project hears it.)
+            heard_cookies.saw(&paths);
             if !debounced {
                 return;
             }
@@ -386,7 +387,7 @@ impl Watcher {
     /// watcher's thread runs. False when that cannot be known (no index
     /// directory to write into, or the event did not come in time): the
     /// caller must not trust the log then.
-    pub fn sync(&self, root: &Path, timeout: Duration) -> bool {
+    fn sync(&self, root: &Path, timeout: Duration) -> bool {
         let dir = crate::store::index_dir(root);
         let seq = COOKIE_SEQ.fetch_add(1, Ordering::Relaxed);
         let cookie = dir.join(format!(".cookie-{}-{seq}", std::process::id()));
@@ -429,6 +430,18 @@ impl Watcher {
             tracing::debug!(root = %root.display(), "the watcher did not hear its cookie in time");
         }
         seen
+    }
+
+    /// `read` (a change log's `changed`) once the watcher heard every
+    /// change made before this call ([`Watcher::sync`], at most
+    /// [`SYNC_TIMEOUT`]); `None` when the log is not trusted (no cookie is
+    /// written then) or the cookie did not come back.
+    pub fn synced<T>(&self, root: &Path, read: impl Fn() -> Option<T>) -> Option<T> {
+        read()?;
+        if !self.sync(root, SYNC_TIMEOUT) {
+            return None;
+        }
+        read()
     }
 
     /// Stops watching `root` (a no-op if it is not watched).
@@ -633,9 +646,6 @@ mod tests {
         paths.iter().map(|p| p.to_string()).collect()
     }
 
-    /// The log is trusted only after a reconcile that started after the
-    /// watch began; a run forgets only what it covered and what was heard
-    /// before it started; lost events and ignore-file edits untrust it.
     /// Records what it heard.
     #[derive(Default)]
     struct Heard(Mutex<Vec<String>>);
@@ -682,6 +692,9 @@ mod tests {
         assert!(!w.sync(&bare_root, Duration::from_millis(50)));
     }
 
+    /// The log is trusted only after a reconcile that started after the
+    /// watch began; a run forgets only what it covered and what was heard
+    /// before it started; lost events and ignore-file edits untrust it.
     #[test]
     fn change_log_forgets_only_what_a_run_covered() {
         let s = |v: &[&str]| -> Vec<String> { v.iter().map(|p| p.to_string()).collect() };

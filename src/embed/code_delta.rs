@@ -67,7 +67,7 @@ impl CodeDelta {
             return Err(anyhow!("{} bytes for {n} rows of {dim}", b.len() - at));
         }
         // The rows' order and range are checked by a test, not here: a
-        // process opening the model should not read all 3.5 MB.
+        // process opening the model should not read all of it.
         Ok(CodeDelta {
             bytes: b,
             rows,

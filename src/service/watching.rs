@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use crate::daemon::watch::{ChangeLog, Changes, SYNC_TIMEOUT, Sink, Watcher};
+use crate::daemon::watch::{ChangeLog, Changes, Sink, Watcher};
 
 /// A service's own watch, set once its watcher runs.
 #[derive(Default)]
@@ -88,15 +88,10 @@ impl OwnWatch {
 
     /// What changed since the index last looked, when the log is trusted
     /// and the watcher heard every change made before this call
-    /// ([`Watcher::sync`]).
+    /// ([`Watcher::synced`]).
     pub(super) fn changed(&self) -> Option<Vec<String>> {
         let w = self.watching.get()?;
-        // An untrusted log needs no cookie.
-        w.log.lock().changed()?;
-        if !w.watcher.sync(&w.root, SYNC_TIMEOUT) {
-            return None;
-        }
-        w.log.lock().changed()
+        w.watcher.synced(&w.root, || w.log.lock().changed())
     }
 
     /// A successful run that started at `started` covered `paths` (every
