@@ -12,6 +12,12 @@
 # evals/corpora.toml): go, typescript, php, ruby, javascript, cpp, csharp,
 # kotlin, lua, swift, scala, 46k pairs
 # (about 218k pairs; 40k at most from any one root; 10 epochs, ~15 min on 2 cores).
+# Session 75 added questions.jsonl: 2,999 questions written the way agents
+# ask ("cancel a future if it takes longer than a deadline"), each with the
+# file and lines answering it, in libraries of the same roots (none of
+# evals/corpora.toml); 32 of them join every batch. CODE_DELTA_QUESTION_TREES
+# names their trees (see questions.py), e.g.
+#   "registries=DIR crates=~/.cargo/registry/src/INDEX python3.11=/usr/lib/python3.11 jdk-src=DIR"
 #
 #   scripts/code-delta/run.sh MODEL_DIR ROOT...    # MODEL_DIR: potion-base-8M
 set -euo pipefail
@@ -22,6 +28,12 @@ venv="${CODE_DELTA_VENV:-$HOME/.cache/repo-search-code-delta-venv}"
 "$venv/bin/pip" install -q torch numpy safetensors tokenizers
 work="$(mktemp -d)"
 "$venv/bin/python" "$here/extract.py" "$work/pairs.jsonl" "$@"
+extra=()
+if [ -n "${CODE_DELTA_QUESTION_TREES:-}" ]; then
+    # shellcheck disable=SC2086 # one word per tree
+    "$venv/bin/python" "$here/questions.py" "$work/questions.jsonl" $CODE_DELTA_QUESTION_TREES
+    extra=(--extra "$work/questions.jsonl" --extra-per-batch 32)
+fi
 "$venv/bin/python" "$here/train.py" --pairs "$work/pairs.jsonl" --model "$model" \
-    --delta "$here/../../src/embed/code_delta.bin"
+    --delta "$here/../../src/embed/code_delta.bin" "${extra[@]}"
 rm -rf "$work"

@@ -28,6 +28,10 @@ ap.add_argument("--l2", type=float, default=0.0)
 ap.add_argument("--cap", type=int, default=40000)
 ap.add_argument("--doctok", type=int, default=256)
 ap.add_argument("--aug", type=float, default=0.5)
+# Question pairs written the way agents ask (not doc sentences): N of them,
+# distinct, join every batch.
+ap.add_argument("--extra")
+ap.add_argument("--extra-per-batch", type=int, default=24)
 args = ap.parse_args()
 torch.manual_seed(0); random.seed(0)
 torch.set_num_threads(2)
@@ -68,6 +72,11 @@ def aug(q):
     return random.choice(PRE) + " " + q
 TQ = enc([aug(r["q"]) for r in train], 64); TD = enc([r["d"][:6000] for r in train], args.doctok)
 VQ = enc([r["q"] for r in val], 64); VD = enc([r["d"][:6000] for r in val], args.doctok)
+XQ = XD = []
+if args.extra:
+    xr = [json.loads(l) for l in open(args.extra)]
+    XQ = enc([r["q"] for r in xr], 64); XD = enc([r["d"][:6000] for r in xr], args.doctok)
+    print("extra", len(XQ), file=sys.stderr)
 print("tokenized", time.time() - t0, file=sys.stderr)
 
 if args.rank:
@@ -108,6 +117,9 @@ steps = int(len(train) / args.batch * args.epochs)
 for step in range(steps):
     i = (step * args.batch) % (len(train) - args.batch)
     bq = TQ[i:i + args.batch]; bd = TD[i:i + args.batch]
+    if XQ:
+        pick = random.sample(range(len(XQ)), min(args.extra_per_batch, len(XQ)))
+        bq = bq + [XQ[j] for j in pick]; bd = bd + [XD[j] for j in pick]
     T = table()
     q = embed(T, bq); d = embed(T, bd)
     logits = q @ d.T / args.tau

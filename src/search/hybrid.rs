@@ -2252,10 +2252,7 @@ fn file_scores(
             _ => {}
         }
     }
-    let terms: HashSet<String> = crate::text::query_terms(query)
-        .iter()
-        .map(|t| crate::text::crude_stem(t).to_string())
-        .collect();
+    let terms = stemmed_terms(query);
     let names: Vec<&str> = if analysis.kind == QueryKind::Identifier {
         analysis.identifiers.iter().map(|i| last_part(i)).collect()
     } else {
@@ -2460,6 +2457,15 @@ fn term_coverage(terms: &HashSet<String>, path: &str, names: &HashSet<String>) -
     terms.iter().filter(|t| meets(t)).count() as f64 / terms.len() as f64
 }
 
+/// The query's terms ([`crate::text::query_terms`]), each crudely stemmed:
+/// what file names, paths and symbol names are matched against.
+fn stemmed_terms(query: &str) -> HashSet<String> {
+    crate::text::query_terms(query)
+        .iter()
+        .map(|t| crate::text::crude_stem(t).to_string())
+        .collect()
+}
+
 /// How much of a file's standing is its best chunk's own fused score (the
 /// rest is the file-level fusion of [`file_scores`]).
 const BEST_CHUNK_SHARE: f64 = 0.2;
@@ -2590,10 +2596,7 @@ fn name_overlap(terms: &HashSet<String>, symbol: &str) -> f64 {
 /// overlap and kind (see [`NAME_BOOST`]). Tuned on the `nl` suite: MRR@10
 /// 0.293 → 0.32 with these values, on both halves of the suite.
 fn rerank_by_names(hits: &mut [Fused], query: &str) {
-    let terms: HashSet<String> = crate::text::query_terms(query)
-        .iter()
-        .map(|t| crate::text::crude_stem(t).to_string())
-        .collect();
+    let terms = stemmed_terms(query);
     let n = hits.len().min(RERANK_TOP);
     for f in &mut hits[..n] {
         let overlap = f.symbol.as_deref().map_or(0.0, |s| name_overlap(&terms, s));
@@ -3076,10 +3079,7 @@ mod tests {
 
     #[test]
     fn files_named_with_the_query_words_gain() {
-        let terms: HashSet<String> = crate::text::query_terms("where is the config loaded")
-            .iter()
-            .map(|t| crate::text::crude_stem(t).to_string())
-            .collect();
+        let terms = stemmed_terms("where is the config loaded");
         assert_eq!(file_name_share(&terms, "src/flask/config.py"), 1.0);
         assert_eq!(file_name_share(&terms, "src/flask/app.py"), 0.0);
         // A generic stem stands for its directory.
@@ -3107,10 +3107,7 @@ mod tests {
 
     #[test]
     fn questions_reorder_files_by_evidence_and_keep_the_score_shape() {
-        let terms: HashSet<String> = crate::text::query_terms("how are generators discovered")
-            .iter()
-            .map(|t| crate::text::crude_stem(t).to_string())
-            .collect();
+        let terms = stemmed_terms("how are generators discovered");
         // Fusion put the helper first; the discovery module names both
         // query words and has by far the best BM25 score; the test file
         // names them too but is a test with a weak BM25 score.
@@ -3139,10 +3136,7 @@ mod tests {
 
     #[test]
     fn a_clear_semantic_lead_counts_as_evidence_beside_the_words() {
-        let terms: HashSet<String> = crate::text::query_terms("where are settings loaded")
-            .iter()
-            .map(|t| crate::text::crude_stem(t).to_string())
-            .collect();
+        let terms = stemmed_terms("where are settings loaded");
         // Both files hold the words alike (the same BM25 score, neither
         // path nor name covers them); fusion put the first one ahead, the
         // semantic arm ranks the second far above the rest.

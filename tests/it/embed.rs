@@ -766,7 +766,7 @@ fn embedded_models_index_search_and_upgrade_tiers() {
     // Fast tier only: search uses potion, complete.
     let s = run(&["index", "--embed-tier", "fast"]);
     assert_eq!(
-        s["embed"][0]["model"], "minishlab/potion-base-8M+code2",
+        s["embed"][0]["model"], "minishlab/potion-base-8M+code3",
         "{s}"
     );
     let v = run(&[
@@ -775,7 +775,7 @@ fn embedded_models_index_search_and_upgrade_tiers() {
         "--mode",
         "semantic",
     ]);
-    assert_eq!(v["model"], "minishlab/potion-base-8M+code2", "{v}");
+    assert_eq!(v["model"], "minishlab/potion-base-8M+code3", "{v}");
     assert_eq!(v["partial"], false, "{v}");
     assert!(v.get("blended_with").is_none(), "{v}");
     // ... and says the better model is not there yet, and how to get it.
@@ -809,7 +809,7 @@ fn embedded_models_index_search_and_upgrade_tiers() {
     assert!(v.get("upgrade").is_none(), "{v}");
     // Both tiers cover the index: the fast model's similarities are
     // blended in.
-    assert_eq!(v["blended_with"], "minishlab/potion-base-8M+code2", "{v}");
+    assert_eq!(v["blended_with"], "minishlab/potion-base-8M+code3", "{v}");
     assert_eq!(v["hits"][0]["path"], "app/retry.py", "{v}");
     let v = run(&[
         "search",
