@@ -4,9 +4,10 @@
 //! and `ProgressIndicator`); the delta, trained on doc sentences and the
 //! code they document from third-party trees (`scripts/code-delta/`), and
 //! on 2,999 questions written the way agents ask about such trees
-//! (`questions.jsonl`), moves about 14.6k of its 29.5k rows. Built in (`code_delta.bin`, int8 rows with
-//! a scale each) and applied when the built-in fast model is opened, so
-//! nothing else is fetched; its vectors are stored under [`MODEL_ID`].
+//! (`questions.jsonl`), moves about 14.6k of its 29.5k rows. Built in
+//! (`code_delta.bin`, int8 rows with a scale each) and applied when the
+//! built-in fast model is opened, so nothing else is fetched; its vectors
+//! are stored under [`MODEL_ID`].
 //!
 //! Format (little-endian): `RSCD`, u32 version 1, u32 rows, u32 dim, u32
 //! check row, that row of the base table as `dim` f32 (the model the delta

@@ -2341,9 +2341,10 @@ const EVIDENCE_SEMANTIC: f64 = 0.5;
 /// evidence that rank fusion drops: the fused file score over the best,
 /// plus the shapes of BM25's scores and of the semantic arm's cosines (a
 /// file far ahead of the rest is, where ranks alone say only "first"),
-/// plus how many of the query's terms the file's path and its matching symbols' names cover ("how are generators
-/// discovered" → `generators/discovery.py`, `find_generators`), minus
-/// penalties for tests, data files and generated code. The new order takes over the old
+/// plus how many of the query's terms the file's path and its matching
+/// symbols' names cover ("how are generators discovered" →
+/// `generators/discovery.py`, `find_generators`), minus penalties for
+/// tests, data files and generated code. The new order takes over the old
 /// scores' values, best to worst, so how far apart files stand (which
 /// [`order_by_file`] weighs against repeats) keeps its tuned shape.
 ///
