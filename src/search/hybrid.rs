@@ -2357,10 +2357,8 @@ fn reorder_by_evidence(scores: &mut HashMap<String, f64>, cands: &[Cand], terms:
     if top <= 0.0 || scores.len() < 2 {
         return;
     }
-    let mut bm25_best: HashMap<&str, f64> = HashMap::new();
-    let mut bm25_top = 0.0f64;
-    let mut cosine_best: HashMap<&str, f64> = HashMap::new();
-    let (mut cosine_top, mut cosine_floor) = (f64::MIN, f64::MAX);
+    let mut bm25 = ArmScores::default();
+    let mut cosine = ArmScores::default();
     let mut words: HashMap<&str, HashSet<String>> = HashMap::new();
     let mut lang: HashMap<&str, &str> = HashMap::new();
     let mut generated: HashSet<&str> = HashSet::new();
@@ -2371,16 +2369,10 @@ fn reorder_by_evidence(scores: &mut HashMap<String, f64>, cands: &[Cand], terms:
         if c.generated {
             generated.insert(c.path.as_str());
         }
-        if c.arm == Arm::Bm25 {
-            let b = bm25_best.entry(c.path.as_str()).or_insert(c.raw);
-            *b = b.max(c.raw);
-            bm25_top = bm25_top.max(c.raw);
-        }
-        if c.arm == Arm::Semantic {
-            let b = cosine_best.entry(c.path.as_str()).or_insert(c.raw);
-            *b = b.max(c.raw);
-            cosine_top = cosine_top.max(c.raw);
-            cosine_floor = cosine_floor.min(c.raw);
+        match c.arm {
+            Arm::Bm25 => bm25.see(&c.path, c.raw),
+            Arm::Semantic => cosine.see(&c.path, c.raw),
+            _ => {}
         }
         if let Some(sym) = c.symbol.as_deref()
             && named.insert((c.path.as_str(), sym))
@@ -2392,18 +2384,14 @@ fn reorder_by_evidence(scores: &mut HashMap<String, f64>, cands: &[Cand], terms:
             );
         }
     }
-    let cosine_shape = |p: &str| match cosine_best.get(p) {
-        Some(b) if cosine_top > cosine_floor => (b - cosine_floor) / (cosine_top - cosine_floor),
-        _ => 0.0,
-    };
     let empty = HashSet::new();
     let mut order: Vec<(f64, &String)> = scores
         .iter()
         .map(|(path, &score)| {
             let p = path.as_str();
             let mut s = score / top
-                + EVIDENCE_BM25 * ratio(bm25_best.get(p).copied().unwrap_or(0.0), bm25_top)
-                + EVIDENCE_SEMANTIC * cosine_shape(p)
+                + EVIDENCE_BM25 * bm25.over_top(p)
+                + EVIDENCE_SEMANTIC * cosine.spread(p)
                 + EVIDENCE_COVERAGE * term_coverage(terms, p, words.get(p).unwrap_or(&empty));
             if crate::search::is_test_path(p) {
                 s += EVIDENCE_TEST;
@@ -2426,6 +2414,52 @@ fn reorder_by_evidence(scores: &mut HashMap<String, f64>, cands: &[Cand], terms:
         .map(|((_, path), v)| (path.clone(), v))
         .collect();
     *scores = reordered;
+}
+
+/// One arm's raw scores over the candidates: each file's best, the best and
+/// the lowest of all, read as a shape by [`reorder_by_evidence`].
+struct ArmScores<'a> {
+    best: HashMap<&'a str, f64>,
+    top: f64,
+    floor: f64,
+}
+
+impl Default for ArmScores<'_> {
+    fn default() -> Self {
+        ArmScores {
+            best: HashMap::new(),
+            top: f64::MIN,
+            floor: f64::MAX,
+        }
+    }
+}
+
+impl<'a> ArmScores<'a> {
+    fn see(&mut self, path: &'a str, raw: f64) {
+        let b = self.best.entry(path).or_insert(raw);
+        *b = b.max(raw);
+        self.top = self.top.max(raw);
+        self.floor = self.floor.min(raw);
+    }
+
+    /// The file's best over the best of all (0 for a file the arm did not
+    /// find, or when no score is above 0): BM25's scores start at 0.
+    fn over_top(&self, path: &str) -> f64 {
+        ratio(
+            self.best.get(path).copied().unwrap_or(0.0),
+            self.top.max(0.0),
+        )
+    }
+
+    /// Where the file's best stands between the lowest and the best of all
+    /// (0–1; 0 for a file the arm did not find): cosines sit in a narrow
+    /// band, so only their spread tells.
+    fn spread(&self, path: &str) -> f64 {
+        match self.best.get(path) {
+            Some(b) if self.top > self.floor => (b - self.floor) / (self.top - self.floor),
+            _ => 0.0,
+        }
+    }
 }
 
 /// The share (0–1) of the query's terms that a file's path components or
@@ -3009,6 +3043,14 @@ mod tests {
         .with_prior()
     }
 
+    /// A candidate covering lines 1-9 of `path` with the arm's raw score.
+    fn scored(arm: Arm, rank: u32, path: &str, raw: f64) -> Cand {
+        Cand {
+            raw,
+            ..cand(arm, rank, path, 1, 9)
+        }
+    }
+
     #[test]
     fn fusion_merges_overlaps_and_counts_each_arm_once() {
         let w = |a: Arm| if a == Arm::Bm25 { 1.0 } else { 0.5 };
@@ -3112,14 +3154,13 @@ mod tests {
         // Fusion put the helper first; the discovery module names both
         // query words and has by far the best BM25 score; the test file
         // names them too but is a test with a weak BM25 score.
-        let mut helper = cand(Arm::Bm25, 2, "src/util/helpers.rs", 1, 9);
-        helper.raw = 4.0;
-        let mut disc = cand(Arm::Bm25, 1, "src/generators/discovery.rs", 1, 9);
-        disc.raw = 12.0;
+        let mut disc = scored(Arm::Bm25, 1, "src/generators/discovery.rs", 12.0);
         disc.symbol = Some("discover_generators".into());
-        let mut test = cand(Arm::Bm25, 3, "tests/generators_discovery.rs", 1, 9);
-        test.raw = 2.0;
-        let cands = vec![helper, disc, test];
+        let cands = vec![
+            scored(Arm::Bm25, 2, "src/util/helpers.rs", 4.0),
+            disc,
+            scored(Arm::Bm25, 3, "tests/generators_discovery.rs", 2.0),
+        ];
         let mut scores: HashMap<String, f64> = HashMap::from([
             ("src/util/helpers.rs".to_string(), 1.0),
             ("src/generators/discovery.rs".to_string(), 0.6),
@@ -3141,15 +3182,12 @@ mod tests {
         // Both files hold the words alike (the same BM25 score, neither
         // path nor name covers them); fusion put the first one ahead, the
         // semantic arm ranks the second far above the rest.
-        let mut words = cand(Arm::Bm25, 1, "src/a.rs", 1, 9);
-        words.raw = 6.0;
-        let mut meaning_bm25 = cand(Arm::Bm25, 2, "src/b.rs", 1, 9);
-        meaning_bm25.raw = 6.0;
-        let mut meaning = cand(Arm::Semantic, 1, "src/b.rs", 1, 9);
-        meaning.raw = 0.62;
-        let mut stray = cand(Arm::Semantic, 2, "src/c.rs", 1, 9);
-        stray.raw = 0.30;
-        let cands = vec![words, meaning_bm25, meaning, stray];
+        let cands = vec![
+            scored(Arm::Bm25, 1, "src/a.rs", 6.0),
+            scored(Arm::Bm25, 2, "src/b.rs", 6.0),
+            scored(Arm::Semantic, 1, "src/b.rs", 0.62),
+            scored(Arm::Semantic, 2, "src/c.rs", 0.30),
+        ];
         let mut scores: HashMap<String, f64> = HashMap::from([
             ("src/a.rs".to_string(), 1.0),
             ("src/b.rs".to_string(), 0.8),
