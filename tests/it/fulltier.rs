@@ -157,6 +157,38 @@ fn after_an_edit_cli_index_keeps_semantic_search_on_the_full_model() {
     );
 }
 
+#[test]
+fn full_tier_hybrid_questions_keep_the_word_pair_and_synonym_arms() {
+    let Some(models) = test_models() else { return };
+    let p = project();
+    let env = [("REPO_SEARCH_MODEL_CACHE", models.as_os_str())];
+    let s = json_of(&p.run_env(&["index", "--json"], &env));
+    assert_eq!(
+        full_tier(&s)["with_vectors"],
+        full_tier(&s)["total_chunks"],
+        "{s}"
+    );
+    // "verify" is `validate` in the thesaurus; "csrf token" is a word pair
+    // of `validate_csrf_token`.
+    let v = json_of(&p.run_env(&["search", "--json", "verify the csrf token"], &env));
+    assert_eq!(v["semantic_model"], MINILM, "{v}");
+    let arm = |name: &str| {
+        v["arms"]
+            .as_array()
+            .and_then(|a| a.iter().find(|r| r["arm"] == name))
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} arm: {v}"))
+    };
+    for name in ["synonym", "phrase"] {
+        assert!(
+            arm(name)["candidates"].as_u64().unwrap_or(0) > 0,
+            "{name}: {v}"
+        );
+    }
+    assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
+    assert!(crate::common::found_by(&v["hits"][0], "synonym"), "{v}");
+}
+
 /// A local server with the model hub's download protocol (`GET
 /// /{repo}/resolve/{revision}/{file}` with a `Range`, answered with the
 /// `etag`, `x-repo-commit` and `content-range` headers the client needs),
