@@ -48,16 +48,24 @@ fn full_tier(index_json: &Value) -> Value {
         .unwrap_or_default()
 }
 
-#[test]
-fn after_an_edit_mcp_semantic_answers_stay_on_the_full_model() {
-    let Some(models) = test_models() else { return };
+/// [`project`] indexed with both tiers, complete (a small tree: the full
+/// tier runs in the foreground), and the models' directory; `None` without
+/// the test weights.
+fn indexed_with_both_tiers() -> Option<(Project, PathBuf)> {
+    let models = test_models()?;
     let p = project();
     let env = [("REPO_SEARCH_MODEL_CACHE", models.as_os_str())];
-    // Both tiers, complete (a small tree: the full tier runs in the foreground).
     let s = json_of(&p.run_env(&["index", "--json"], &env));
     let full = full_tier(&s);
     assert_eq!(full["with_vectors"], full["total_chunks"], "{s}");
+    Some((p, models))
+}
 
+#[test]
+fn after_an_edit_mcp_semantic_answers_stay_on_the_full_model() {
+    let Some((p, models)) = indexed_with_both_tiers() else {
+        return;
+    };
     let m = Mcp::start_with_env(
         &p,
         Era::Legacy,
@@ -159,15 +167,10 @@ fn after_an_edit_cli_index_keeps_semantic_search_on_the_full_model() {
 
 #[test]
 fn full_tier_hybrid_questions_keep_the_word_pair_and_synonym_arms() {
-    let Some(models) = test_models() else { return };
-    let p = project();
+    let Some((p, models)) = indexed_with_both_tiers() else {
+        return;
+    };
     let env = [("REPO_SEARCH_MODEL_CACHE", models.as_os_str())];
-    let s = json_of(&p.run_env(&["index", "--json"], &env));
-    assert_eq!(
-        full_tier(&s)["with_vectors"],
-        full_tier(&s)["total_chunks"],
-        "{s}"
-    );
     // "verify" is `validate` in the thesaurus; "csrf token" is a word pair
     // of `validate_csrf_token`.
     let v = json_of(&p.run_env(&["search", "--json", "verify the csrf token"], &env));
