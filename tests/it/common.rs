@@ -189,6 +189,15 @@ pub fn exists(p: &Path) -> bool {
     p.exists()
 }
 
+/// The report of the arm `name` in a hybrid answer's `arms` (JSON);
+/// panics, showing the answer, when the answer has none.
+pub fn arm_report<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    v["arms"]
+        .as_array()
+        .and_then(|a| a.iter().find(|r| r["arm"] == name))
+        .unwrap_or_else(|| panic!("no {name} arm: {v}"))
+}
+
 /// Whether a search hit (JSON) was found by the arm `arm` (`symbol`,
 /// `phrase`, …), as its `sources` say.
 pub fn found_by(hit: &serde_json::Value, arm: &str) -> bool {

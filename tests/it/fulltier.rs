@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::{Project, Run, poll_until};
+use crate::common::{Project, Run, arm_report, poll_until};
 use crate::embed::test_models;
 use crate::mcp::{Era, Mcp, wait_indexed};
 
@@ -175,16 +175,9 @@ fn full_tier_hybrid_questions_keep_the_word_pair_and_synonym_arms() {
     // of `validate_csrf_token`.
     let v = json_of(&p.run_env(&["search", "--json", "verify the csrf token"], &env));
     assert_eq!(v["semantic_model"], MINILM, "{v}");
-    let arm = |name: &str| {
-        v["arms"]
-            .as_array()
-            .and_then(|a| a.iter().find(|r| r["arm"] == name))
-            .cloned()
-            .unwrap_or_else(|| panic!("no {name} arm: {v}"))
-    };
     for name in ["synonym", "phrase"] {
         assert!(
-            arm(name)["candidates"].as_u64().unwrap_or(0) > 0,
+            arm_report(&v, name)["candidates"].as_u64().unwrap_or(0) > 0,
             "{name}: {v}"
         );
     }

@@ -177,10 +177,7 @@ fn index_then_every_search() {
     // as the parts of `validate_csrf_token`) gets the word-pair arm's vote.
     let v = p.json(&["search", "where is the csrf token validated"]);
     assert_eq!(v["query_kind"], "natural_language", "{v}");
-    let phrase = v["arms"]
-        .as_array()
-        .and_then(|a| a.iter().find(|r| r["arm"] == "phrase"))
-        .unwrap_or_else(|| panic!("no phrase arm: {v}"));
+    let phrase = arm_report(&v, "phrase");
     assert!(phrase["candidates"].as_u64().unwrap_or(0) > 0, "{v}");
     let top = &v["hits"][0];
     assert_eq!(top["path"], "app/views.py", "{v}");
@@ -204,10 +201,7 @@ fn index_then_every_search() {
     // A short question in other words: the synonym arm matches `validate`
     // for "verify"; a long question skips it.
     let v = p.json(&["search", "verify csrf"]);
-    let synonym = v["arms"]
-        .as_array()
-        .and_then(|a| a.iter().find(|r| r["arm"] == "synonym"))
-        .unwrap_or_else(|| panic!("no synonym arm: {v}"));
+    let synonym = arm_report(&v, "synonym");
     assert!(synonym["candidates"].as_u64().unwrap_or(0) > 0, "{v}");
     assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
     assert!(found_by(&v["hits"][0], "synonym"), "{v}");
@@ -215,10 +209,7 @@ fn index_then_every_search() {
         "search",
         "where do we verify the csrf token of a posted form",
     ]);
-    let synonym = v["arms"]
-        .as_array()
-        .and_then(|a| a.iter().find(|r| r["arm"] == "synonym"))
-        .unwrap_or_else(|| panic!("no synonym arm: {v}"));
+    let synonym = arm_report(&v, "synonym");
     assert_eq!(synonym["candidates"].as_u64(), Some(0), "{v}");
     let v = p.json(&["search", "\"request.csrf_token\""]);
     let hits = v["hits"].as_array().expect("hits");

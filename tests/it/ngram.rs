@@ -380,10 +380,7 @@ fn a_literal_in_too_many_files_is_left_to_the_other_arms() {
     }
     p.run(&["index", "--no-embed", "-q"]).ok();
     let v = p.json(&["search", "Mailer.send_it"]);
-    let arm = v["arms"]
-        .as_array()
-        .and_then(|a| a.iter().find(|r| r["arm"] == "keyword"))
-        .unwrap_or_else(|| panic!("no keyword arm: {v}"));
+    let arm = crate::common::arm_report(&v, "keyword");
     assert_eq!(arm["candidates"], 0, "{v}");
     assert!(
         arm["note"]
