@@ -189,6 +189,11 @@ pub fn exists(p: &Path) -> bool {
     p.exists()
 }
 
+/// The id the built-in fast model's vectors are stored and reported under
+/// (potion-base-8M with the code delta of `embed::code_delta::MODEL_ID`):
+/// one place to change when a new delta ships.
+pub const FAST_MODEL: &str = "minishlab/potion-base-8M+code3";
+
 /// The report of the arm `name` in a hybrid answer's `arms` (JSON);
 /// panics, showing the answer, when the answer has none.
 pub fn arm_report<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {

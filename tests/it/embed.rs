@@ -765,17 +765,14 @@ fn embedded_models_index_search_and_upgrade_tiers() {
     let run = |args: &[&str]| run_with_models(&p, &models, args);
     // Fast tier only: search uses potion, complete.
     let s = run(&["index", "--embed-tier", "fast"]);
-    assert_eq!(
-        s["embed"][0]["model"], "minishlab/potion-base-8M+code3",
-        "{s}"
-    );
+    assert_eq!(s["embed"][0]["model"], crate::common::FAST_MODEL, "{s}");
     let v = run(&[
         "search",
         "retry a payment that failed",
         "--mode",
         "semantic",
     ]);
-    assert_eq!(v["model"], "minishlab/potion-base-8M+code3", "{v}");
+    assert_eq!(v["model"], crate::common::FAST_MODEL, "{v}");
     assert_eq!(v["partial"], false, "{v}");
     assert!(v.get("blended_with").is_none(), "{v}");
     // ... and says the better model is not there yet, and how to get it.
@@ -809,7 +806,7 @@ fn embedded_models_index_search_and_upgrade_tiers() {
     assert!(v.get("upgrade").is_none(), "{v}");
     // Both tiers cover the index: the fast model's similarities are
     // blended in.
-    assert_eq!(v["blended_with"], "minishlab/potion-base-8M+code3", "{v}");
+    assert_eq!(v["blended_with"], crate::common::FAST_MODEL, "{v}");
     assert_eq!(v["hits"][0]["path"], "app/retry.py", "{v}");
     let v = run(&[
         "search",

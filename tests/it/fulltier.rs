@@ -78,7 +78,7 @@ fn after_an_edit_mcp_semantic_answers_stay_on_the_full_model() {
     );
     assert_eq!(v["model"], MINILM, "{v}");
     assert_eq!(v["partial"], false, "{v}");
-    assert_eq!(v["blended_with"], "minishlab/potion-base-8M+code3", "{v}");
+    assert_eq!(v["blended_with"], crate::common::FAST_MODEL, "{v}");
 
     // The agent edits: a new function in a new file and an edited one.
     p.write("app/thumbs.py", THUMBS_PY);

@@ -1437,7 +1437,7 @@ fn mcp_search_semantic_and_similar_code_with_the_fast_model() {
     // Compact by default: the model, the hits, a short note on the better
     // model still missing; no scores or vector counts.
     let v = m.ok("search_semantic", json!({"query": query}));
-    assert_eq!(v["model"], "minishlab/potion-base-8M+code3", "{v}");
+    assert_eq!(v["model"], crate::common::FAST_MODEL, "{v}");
     assert_eq!(
         hit_paths(&v).first().map(String::as_str),
         Some("app/retry.py"),
@@ -1455,7 +1455,7 @@ fn mcp_search_semantic_and_similar_code_with_the_fast_model() {
     assert!(v.get("index").is_none() && v.get("tier").is_none(), "{v}");
     let v = m.ok("search_semantic", json!({"query": query, "detail": true}));
     assert_eq!(v["available"], true, "{v}");
-    assert_eq!(v["model"], "minishlab/potion-base-8M+code3", "{v}");
+    assert_eq!(v["model"], crate::common::FAST_MODEL, "{v}");
     assert_eq!(v["tier"], "fast", "{v}");
     assert_eq!(v["partial"], false, "{v}");
     assert_eq!(
