@@ -9,7 +9,7 @@
 //! patterns keep the lowest pattern indexes and win ties when the extractor
 //! deduplicates. TypeScript and TSX also need JavaScript's query: the
 //! TypeScript crate's query only covers what TypeScript adds. Grammars whose
-//! crate ships no `TAGS_QUERY` (Kotlin, Bash, Haskell, Zig) use ours alone;
+//! crate ships no `TAGS_QUERY` (Kotlin, Bash, Haskell, Zig, Erlang, Julia) use ours alone;
 //! Scala's crate has a `tags.scm` but exports no constant, so
 //! `queries/scala.scm` starts with a verbatim copy of it.
 
@@ -95,6 +95,10 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         "zig" => Lang::Zig,
         // Objective-C++ too: its methods and classes parse, its C++ parts less so.
         "m" | "mm" => Lang::ObjC,
+        "erl" | "hrl" => Lang::Erlang,
+        // Interfaces too: `extract` reads them with the interface dialect.
+        "ml" | "mli" => Lang::OCaml,
+        "jl" => Lang::Julia,
         "html" | "htm" | "css" | "scss" | "sass" | "less" | "json" | "yaml" | "yml" | "toml"
         | "xml" | "cmake" | "ini" | "cfg" | "conf" | "tf" | "dockerfile" | "mk" => Lang::OtherCode,
         // Code whose definitions the line heuristic reads (Perl, OCaml, the
@@ -131,9 +135,6 @@ pub const HEURISTIC_LANGS: &[(&str, &[&str])] = &[
     ("perl", &["pl", "pm"]),
     ("r", &["r"]),
     ("dart", &["dart"]),
-    ("ocaml", &["ml", "mli"]),
-    ("erlang", &["erl", "hrl"]),
-    ("julia", &["jl"]),
     ("nim", &["nim"]),
     ("proto", &["proto"]),
     ("sql", &["sql"]),
@@ -421,10 +422,40 @@ pub struct Grammar {
 /// If a built-in query does not compile against its grammar, which is a bug
 /// caught by `lang::tests::all_grammars_and_queries_compile`.
 pub fn grammar(lang: Lang) -> Option<&'static Grammar> {
-    static GRAMMARS: [OnceLock<Grammar>; 21] = [const { OnceLock::new() }; 21];
-    let slot = grammar_slot(lang)?;
-    Some(GRAMMARS[slot].get_or_init(|| {
-        let (language, source) = grammar_parts(lang);
+    grammar_in_slot(lang, grammar_slot(lang)?)
+}
+
+/// The grammar a file at `path` in `lang` is read with: [`grammar`], but
+/// OCaml interfaces (`.mli`) have a dialect of their own (`val f : t`
+/// declarations, `sig … end` modules) that the implementation grammar
+/// cannot read.
+pub fn grammar_for_path(lang: Lang, path: &str) -> Option<&'static Grammar> {
+    if lang == Lang::OCaml && is_ocaml_interface(path) {
+        return grammar_in_slot(lang, OCAML_INTERFACE_SLOT);
+    }
+    grammar(lang)
+}
+
+/// Whether `path` is an OCaml interface (`.mli`).
+fn is_ocaml_interface(path: &str) -> bool {
+    path.rsplit_once('.')
+        .is_some_and(|(_, ext)| ext.eq_ignore_ascii_case("mli"))
+}
+
+/// The slot after every language's own: OCaml's interface dialect.
+const OCAML_INTERFACE_SLOT: usize = 24;
+
+fn grammar_in_slot(lang: Lang, slot: usize) -> Option<&'static Grammar> {
+    static GRAMMARS: [OnceLock<Grammar>; 25] = [const { OnceLock::new() }; 25];
+    Some(GRAMMARS.get(slot)?.get_or_init(|| {
+        let (language, source) = if slot == OCAML_INTERFACE_SLOT {
+            (
+                tree_sitter_ocaml::LANGUAGE_OCAML_INTERFACE.into(),
+                [tree_sitter_ocaml::TAGS_QUERY, OCAML_INTERFACE_EXTRA].join("\n"),
+            )
+        } else {
+            grammar_parts(lang)
+        };
         let tags_query = Query::new(&language, &source).unwrap_or_else(|e| {
             panic!(
                 "built-in tags query for {} does not compile: {e}",
@@ -462,6 +493,9 @@ fn grammar_slot(lang: Lang) -> Option<usize> {
         Lang::Haskell => 18,
         Lang::Zig => 19,
         Lang::ObjC => 20,
+        Lang::Erlang => 21,
+        Lang::OCaml => 22,
+        Lang::Julia => 23,
         Lang::OtherCode | Lang::Docs => return None,
     })
 }
@@ -487,6 +521,10 @@ const ELIXIR_EXTRA: &str = include_str!("extract/queries/elixir.scm");
 const HASKELL_TAGS: &str = include_str!("extract/queries/haskell.scm");
 const ZIG_TAGS: &str = include_str!("extract/queries/zig.scm");
 const OBJC_TAGS: &str = include_str!("extract/queries/objc.scm");
+const ERLANG_TAGS: &str = include_str!("extract/queries/erlang.scm");
+const OCAML_EXTRA: &str = include_str!("extract/queries/ocaml.scm");
+const JULIA_TAGS: &str = include_str!("extract/queries/julia.scm");
+const OCAML_INTERFACE_EXTRA: &str = include_str!("extract/queries/ocaml_interface.scm");
 
 /// The tree-sitter language and the full tags query source for `lang`.
 /// Only called for languages with a grammar slot.
@@ -572,6 +610,12 @@ fn grammar_parts(lang: Lang) -> (Language, String) {
             tree_sitter_objc::LANGUAGE.into(),
             &[tree_sitter_c::TAGS_QUERY, C_EXTRA, OBJC_TAGS],
         ),
+        Lang::Erlang => (tree_sitter_erlang::LANGUAGE.into(), &[ERLANG_TAGS]),
+        Lang::OCaml => (
+            tree_sitter_ocaml::LANGUAGE_OCAML.into(),
+            &[tree_sitter_ocaml::TAGS_QUERY, OCAML_EXTRA],
+        ),
+        Lang::Julia => (tree_sitter_julia::LANGUAGE.into(), &[JULIA_TAGS]),
         Lang::OtherCode | Lang::Docs => unreachable!("grammar_parts called for {}", lang.name()),
     };
     // A newline between parts so a query file without a trailing newline
@@ -801,8 +845,10 @@ mod tests {
 
     #[test]
     fn all_grammars_and_queries_compile() {
-        for lang in Lang::ALL {
-            let Some(g) = grammar(lang) else {
+        // Every language's grammar, and OCaml's interface dialect.
+        let files = Lang::ALL.map(|l| (l, "x"));
+        for (lang, path) in files.into_iter().chain([(Lang::OCaml, "x.mli")]) {
+            let Some(g) = grammar_for_path(lang, path) else {
                 assert!(!lang.has_grammar(), "{lang:?} has no grammar");
                 continue;
             };

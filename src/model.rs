@@ -33,6 +33,13 @@ pub enum Lang {
     /// Objective-C (`.m`, `.mm`, and `.h` headers that declare `@interface`
     /// or `@protocol`).
     ObjC,
+    /// Erlang (`.erl`, `.hrl`).
+    Erlang,
+    /// OCaml implementations (`.ml`) and interfaces (`.mli`, read with the
+    /// grammar's interface dialect).
+    OCaml,
+    /// Julia (`.jl`).
+    Julia,
     /// Source code without a grammar here: definitions from a per-language
     /// line heuristic where one exists (`extract::fallback`), else only
     /// line-window chunks.
@@ -76,6 +83,9 @@ impl Lang {
             Lang::Haskell => "haskell",
             Lang::Zig => "zig",
             Lang::ObjC => "objc",
+            Lang::Erlang => "erlang",
+            Lang::OCaml => "ocaml",
+            Lang::Julia => "julia",
             Lang::OtherCode => "other",
             Lang::Docs => "docs",
         }
@@ -105,13 +115,16 @@ impl Lang {
             "haskell" | "hs" => Lang::Haskell,
             "zig" => Lang::Zig,
             "objc" | "objective-c" | "objectivec" | "m" => Lang::ObjC,
+            "erlang" | "erl" => Lang::Erlang,
+            "ocaml" | "ml" => Lang::OCaml,
+            "julia" | "jl" => Lang::Julia,
             "other" => Lang::OtherCode,
             "docs" | "markdown" | "md" | "text" => Lang::Docs,
             _ => return None,
         })
     }
 
-    pub const ALL: [Lang; 23] = [
+    pub const ALL: [Lang; 26] = [
         Lang::Rust,
         Lang::Python,
         Lang::JavaScript,
@@ -133,6 +146,9 @@ impl Lang {
         Lang::Haskell,
         Lang::Zig,
         Lang::ObjC,
+        Lang::Erlang,
+        Lang::OCaml,
+        Lang::Julia,
         Lang::OtherCode,
         Lang::Docs,
     ];

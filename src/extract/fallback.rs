@@ -11,7 +11,7 @@
 //! signatures and unindented bodies fool it; languages not listed here
 //! keep plain line-window chunks.
 //!
-//! Covered: Perl, R, Dart, OCaml, Erlang, Julia, Nim, Protocol Buffers,
+//! Covered: Perl, R, Dart, Nim, Protocol Buffers,
 //! SQL (`CREATE …`), fish, the Lisps (Clojure, Emacs Lisp, Scheme, Racket,
 //! Common Lisp: top-level `(def… name` forms), Groovy, Solidity, Crystal,
 //! Elm, PowerShell, Tcl, Starlark (Bazel), GraphQL and Thrift.
@@ -28,9 +28,6 @@ enum Dialect {
     Perl,
     R,
     Dart,
-    OCaml,
-    Erlang,
-    Julia,
     Nim,
     Proto,
     Sql,
@@ -53,9 +50,6 @@ impl Dialect {
             "perl" => Dialect::Perl,
             "r" => Dialect::R,
             "dart" => Dialect::Dart,
-            "ocaml" => Dialect::OCaml,
-            "erlang" => Dialect::Erlang,
-            "julia" => Dialect::Julia,
             "nim" => Dialect::Nim,
             "proto" => Dialect::Proto,
             "sql" => Dialect::Sql,
@@ -78,7 +72,6 @@ impl Dialect {
         match self {
             Dialect::Perl
             | Dialect::R
-            | Dialect::Julia
             | Dialect::Nim
             | Dialect::Fish
             | Dialect::Crystal
@@ -93,8 +86,6 @@ impl Dialect {
             | Dialect::Thrift => &["//", "/*", "*", "@"],
             Dialect::Lisp => &[";"],
             Dialect::Elm => &["--", "{-", "-}"],
-            Dialect::OCaml => &["(*", "*"],
-            Dialect::Erlang => &["%"],
             Dialect::Sql => &["--", "/*", "*"],
         }
     }
@@ -141,9 +132,9 @@ pub(crate) fn defs(path: &str, lines: &Lines<'_>) -> Vec<Def> {
             continue;
         }
         let indent = indent_of(line);
-        // Erlang functions are several clauses in a row, and an Elm value
-        // its signature line and then its equation: one definition.
-        if matches!(dialect, Dialect::Erlang | Dialect::Elm)
+        // An Elm value is its signature line and then its equation: one
+        // definition.
+        if dialect == Dialect::Elm
             && let Some(last) = defs.last_mut()
             && last.name == name
             && last.kind == "function"
@@ -316,107 +307,6 @@ fn match_line(dialect: Dialect, line: &str) -> Option<LineDef> {
             if is_fn { def("function", name) } else { None }
         }
         Dialect::Dart => dart_line(line, at),
-        Dialect::OCaml => {
-            if let Some(p) = keyword(line, at, "let").or_else(|| keyword(line, at, "and")) {
-                // `let x = … in` is a local binding.
-                if line.trim_end().ends_with(" in") {
-                    return None;
-                }
-                let p = keyword(line, p, "rec").unwrap_or(p);
-                let name = ident(line, p, &['\''])?;
-                let after = line[name.1..].trim_start();
-                let value = after.strip_prefix('=').map(str::trim_start);
-                let is_lambda =
-                    value.is_some_and(|v| v.starts_with("function") || v.starts_with("fun "));
-                let kind = if (value.is_some() || after.starts_with(':')) && !is_lambda {
-                    "variable"
-                } else {
-                    "function"
-                };
-                return def(kind, name);
-            }
-            if let Some(p) = keyword(line, at, "val") {
-                return def("function", ident(line, p, &['\''])?);
-            }
-            if let Some(p) = keyword(line, at, "module") {
-                let p = keyword(line, p, "type").unwrap_or(p);
-                return def("module", ident(line, p, &[])?);
-            }
-            let mut p = keyword(line, at, "type").or_else(|| keyword(line, at, "and"))?;
-            // `type 'a t`, `type ('k, 'v) t`: skip the parameters.
-            if line[p..].starts_with('\'') {
-                p = line[p..].find(' ').map(|i| p + i + 1)?;
-            } else if line[p..].starts_with('(') {
-                p = line[p..].find(") ").map(|i| p + i + 2)?;
-            }
-            def("type", ident(line, p, &[])?)
-        }
-        Dialect::Erlang => {
-            if at > 0 {
-                return None;
-            }
-            if let Some(rest) = line.strip_prefix('-') {
-                let (word, kind) = [
-                    ("module(", "module"),
-                    ("record(", "struct"),
-                    ("type ", "type"),
-                    ("opaque ", "type"),
-                    ("define(", "macro"),
-                ]
-                .into_iter()
-                .find(|(w, _)| rest.starts_with(w))?;
-                let p = 1 + word.len();
-                let p = p + (line[p..].len() - line[p..].trim_start().len());
-                return def(kind, ident(line, p, &[])?);
-            }
-            let name = ident(line, 0, &['@'])?;
-            let lower = line.starts_with(|c: char| c.is_ascii_lowercase());
-            if lower && line[name.1..].starts_with('(') {
-                def("function", name)
-            } else {
-                None
-            }
-        }
-        Dialect::Julia => {
-            let p = keyword(line, at, "mutable").unwrap_or(at);
-            let p = keyword(line, p, "abstract").unwrap_or(p);
-            if let Some((word, p)) = any_keyword(
-                line,
-                p,
-                &[
-                    "function",
-                    "macro",
-                    "struct",
-                    "type",
-                    "module",
-                    "baremodule",
-                ],
-            ) {
-                let kind = match word {
-                    "function" => "function",
-                    "macro" => "macro",
-                    "struct" => "struct",
-                    "type" => "type",
-                    _ => "module",
-                };
-                // `function Base.show(…)` defines `show`.
-                return def(kind, last_part(line, ident(line, p, &['.', '!'])?, "."));
-            }
-            // `f(x) = x + 1` at the top level.
-            if at > 0 {
-                return None;
-            }
-            let name = ident(line, 0, &['!'])?;
-            let rest = &line[name.1..];
-            let close = rest.starts_with('(').then(|| rest.find(')'))??;
-            let after = rest[close + 1..].trim_start();
-            let is_assign = after.starts_with('=') && !after.starts_with("==");
-            if is_assign {
-                def("function", name)
-            } else {
-                None
-            }
-        }
         Dialect::Nim => {
             if let Some((_, p)) = any_keyword(
                 line,

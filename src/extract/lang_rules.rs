@@ -1,5 +1,6 @@
 //! Owns the per-language rules of the grammars added after the first ten
-//! (C#, Kotlin, PHP, Swift, Scala, Lua, Bash, Elixir, Haskell, Zig): which
+//! (C#, Kotlin, PHP, Swift, Scala, Lua, Bash, Elixir, Haskell, Zig, Erlang,
+//! OCaml, Julia): which
 //! node a definition really is, its normalised kind, whether it has a body,
 //! its Lua table, Haskell's type signature and the comment prefixes above
 //! a definition, and the text Objective-C files and Vue / Svelte components
@@ -28,6 +29,9 @@ pub(crate) fn is_covered(lang: Lang) -> bool {
             | Lang::Elixir
             | Lang::Haskell
             | Lang::Zig
+            | Lang::Erlang
+            | Lang::OCaml
+            | Lang::Julia
     )
 }
 
@@ -215,6 +219,34 @@ pub(crate) fn classify(
         },
         (Lang::Zig, "test_declaration") => return Some(("function", Function)),
         (Lang::Zig, "container_field") => "field",
+        (Lang::Erlang, "module_attribute") => "module",
+        (Lang::Erlang, "fun_decl") => return Some(("function", Function)),
+        (Lang::Erlang, "callback") => return Some(("method", Method)),
+        (Lang::Erlang, "record_decl") => "struct",
+        (Lang::Erlang, "record_field") => "field",
+        (Lang::Erlang, "type_alias" | "opaque") => "type",
+        (Lang::Erlang, "pp_define") => "macro",
+        (Lang::OCaml, "module_binding") => "module",
+        (Lang::OCaml, "module_type_definition") => "interface",
+        (Lang::OCaml, "class_binding" | "class_type_binding") => "class",
+        (Lang::OCaml, "method_definition") => return Some(("method", Method)),
+        // A binding without parameters or a `fun` body is a value (only
+        // `ocaml.scm`'s pattern captures those); an interface's `val` is a
+        // function's declaration.
+        (Lang::OCaml, "let_binding") if suffix == "constant" => "constant",
+        (Lang::OCaml, "let_binding" | "external" | "value_specification") => {
+            return Some(("function", Function));
+        }
+        (Lang::OCaml, "type_binding") => "type",
+        (Lang::OCaml, "constructor_declaration" | "tag_specification") => "constant",
+        (Lang::OCaml, "field_declaration") => "field",
+        (Lang::Julia, "function_definition" | "assignment") => return Some(("function", Function)),
+        (Lang::Julia, "macro_definition") => return Some(("macro", Function)),
+        (Lang::Julia, "module_definition") => "module",
+        (Lang::Julia, "struct_definition") => "struct",
+        (Lang::Julia, "abstract_definition" | "primitive_definition") => "type",
+        (Lang::Julia, "const_statement") => "constant",
+        (Lang::Julia, "typed_expression") => "field",
         _ => return None,
     };
     Some((k, No))
@@ -229,6 +261,10 @@ pub(crate) fn has_body(lang: Lang, node: Node<'_>) -> bool {
         Lang::Elixir => has_child_kind(node, "do_block"),
         Lang::Haskell => node.child_by_field_name("match").is_some(),
         Lang::Zig => has_child_kind(node, "block"),
+        // Each clause has a body; a definition is its clauses.
+        Lang::Erlang => has_child_kind(node, "function_clause"),
+        // `function f(x) … end` and a short form written over several lines.
+        Lang::Julia => true,
         Lang::ObjC => has_child_kind(node, "compound_statement"),
         Lang::Lua => {
             // `M.f = function() … end`: the value of the assignment.
@@ -383,6 +419,9 @@ pub(crate) fn doc_prefixes(lang: Lang) -> Option<&'static [&'static str]> {
         Lang::Swift | Lang::Kotlin | Lang::Scala => &["//", "/*", "*", "@"],
         Lang::CSharp => &["//", "/*", "*", "["],
         Lang::Zig => &["//"],
+        Lang::Erlang => &["%"],
+        Lang::OCaml => &["(*", "*"],
+        Lang::Julia => &["#"],
         _ => return None,
     })
 }

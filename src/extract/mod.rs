@@ -85,8 +85,9 @@ pub enum ExtractError {
 pub struct Extractor {
     parser: Parser,
     cursor: QueryCursor,
-    /// The language the parser is currently set to.
-    current: Option<Lang>,
+    /// The grammar the parser is currently set to (by address: OCaml has
+    /// two, one per dialect, for one language).
+    current: Option<&'static Grammar>,
     timeout: Duration,
 }
 
@@ -126,7 +127,7 @@ impl Extractor {
             generated: crate::search::has_generated_marker(source),
             ..Extracted::default()
         };
-        let pieces = match lang::grammar(lang) {
+        let pieces = match lang::grammar_for_path(lang, path) {
             None if lang == Lang::Docs => chunk::chunk_docs(&lines, DocStyle::for_path(path)),
             None if fallback::covers(path) => {
                 let defs = fallback::defs(path, &lines);
@@ -246,12 +247,12 @@ impl Extractor {
 
     fn parse(
         &mut self,
-        grammar: &Grammar,
+        grammar: &'static Grammar,
         source: &str,
         deadline: Instant,
     ) -> Result<Tree, ExtractError> {
         let name = grammar.lang.name();
-        if self.current != Some(grammar.lang) {
+        if !self.current.is_some_and(|g| std::ptr::eq(g, grammar)) {
             self.current = None;
             self.parser
                 .set_language(&grammar.language)
@@ -259,7 +260,7 @@ impl Extractor {
                     lang: name,
                     message: e.to_string(),
                 })?;
-            self.current = Some(grammar.lang);
+            self.current = Some(grammar);
         }
         let bytes = source.as_bytes();
         let mut timed_out = false;

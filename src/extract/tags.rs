@@ -1187,7 +1187,7 @@ fn merge_overloads(lang: Lang, defs: Vec<Def>) -> Vec<Def> {
     without_marked(defs, &drop)
 }
 
-/// Haskell's equations and Elixir's clauses: a function written as several
+/// Haskell's equations and Elixir's and Erlang's clauses: a function written as several
 /// definitions of one name in a row (`blockToICML opts style (Para lst) =
 /// …` once per constructor, `def get_task(["-" <> _ | _])` then `def
 /// get_task([h | t])`) is one function, so the siblings of one parent that
@@ -1196,7 +1196,7 @@ fn merge_overloads(lang: Lang, defs: Vec<Def>) -> Vec<Def> {
 /// is). Each clause on its own made as many one-line definitions, which a
 /// symbol lookup listed one by one and the chunker left in line windows.
 fn merge_clauses(lang: Lang, defs: Vec<Def>) -> Vec<Def> {
-    if !matches!(lang, Lang::Haskell | Lang::Elixir) {
+    if !matches!(lang, Lang::Haskell | Lang::Elixir | Lang::Erlang) {
         return defs;
     }
     let mut defs = defs;

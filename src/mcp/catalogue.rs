@@ -326,6 +326,9 @@ const LANGS_AND_DOCS: &[&str] = &[
     "haskell",
     "zig",
     "objc",
+    "erlang",
+    "ocaml",
+    "julia",
     "other",
     "docs",
 ];

@@ -275,10 +275,16 @@
 //!   (Kubernetes' generated Go) is `generated`. An older index's rows are rebuilt
 //!   by the next index run; the first chunks of licensed files are embedded
 //!   again.
+//! - 54: same tables; rows change: Erlang (`.erl`, `.hrl`), OCaml (`.ml`,
+//!   `.mli`) and Julia (`.jl`) files are languages of their own, read by
+//!   their tree-sitter grammars (definitions with their members and kinds,
+//!   references, symbol-aligned chunks) instead of `other` code read by
+//!   the line heuristic. An older index's rows are rebuilt by the next
+//!   index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 53;
+pub const SCHEMA_VERSION: i64 = 54;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -287,7 +293,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 53;
+const SAME_ROWS_SINCE: i64 = 54;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

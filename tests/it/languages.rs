@@ -5,7 +5,7 @@
 use crate::common::*;
 
 /// `(path, source, a definition in it, its kind, the language stored)`.
-const FILES: [(&str, &str, &str, &str, &str); 20] = [
+const FILES: [(&str, &str, &str, &str, &str); 23] = [
     (
         "cs/Widget.cs",
         "namespace Acme {\n    public class CsWidget {\n        public int Render() {\n            return 1;\n        }\n    }\n}\n",
@@ -141,6 +141,27 @@ const FILES: [(&str, &str, &str, &str, &str); 20] = [
         "perl_render",
         "function",
         "other",
+    ),
+    (
+        "erl/widget_srv.erl",
+        "-module(widget_srv).\n-export([erl_render/1]).\n\nerl_render(0) ->\n    zero;\nerl_render(N) ->\n    erl_helper(N).\n\nerl_helper(N) -> N + 1.\n",
+        "erl_render",
+        "function",
+        "erlang",
+    ),
+    (
+        "ml/widget.mli",
+        "(** Widgets. *)\ntype t\n\nval ml_render : t -> string\n",
+        "ml_render",
+        "function",
+        "ocaml",
+    ),
+    (
+        "jl/Widgets.jl",
+        "module Widgets\n\nstruct JlWidget\n    size::Int\nend\n\nfunction jl_render(w::JlWidget)\n    return string(w.size)\nend\n\nend\n",
+        "JlWidget",
+        "struct",
+        "julia",
     ),
     (
         "clj/widget.clj",
@@ -420,6 +441,36 @@ fn new_languages_get_symbols_references_and_chunks() {
             .any(|r| r["path"] == "completions/gitx" && r["line"] == 4),
         "{v}"
     );
+
+    // Erlang's clauses are one function, which calls its helper; OCaml's
+    // interfaces and Julia are languages of their own.
+    let v = p.json(&["symbol", "erl_render", "--exact"]);
+    assert_eq!(
+        (
+            v["hits"][0]["start_line"].as_u64(),
+            v["hits"][0]["end_line"].as_u64()
+        ),
+        (Some(4), Some(7)),
+        "both clauses: {v}"
+    );
+    let v = p.json(&["refs", "erl_helper"]);
+    let call = v["hits"]
+        .as_array()
+        .and_then(|h| h.iter().find(|r| r["is_definition"] == false))
+        .unwrap_or_else(|| panic!("no call: {v}"));
+    assert_eq!(
+        (&call["path"], &call["line"], &call["enclosing"]),
+        (
+            &"erl/widget_srv.erl".into(),
+            &7.into(),
+            &"erl_render".into()
+        ),
+        "{v}"
+    );
+    let v = p.json(&["symbol", "ml_render", "--lang", "ocaml"]);
+    assert_eq!(v["hits"][0]["path"], "ml/widget.mli", "{v}");
+    let v = p.json(&["symbol", "Widgets.jl_render"]);
+    assert_eq!(v["hits"][0]["path"], "jl/Widgets.jl", "{v}");
 
     // A language the line heuristic reads is a `--lang` filter: its
     // extensions among the `other` files.
