@@ -1449,11 +1449,17 @@ fn build_refs(
         .map(|d| d.name_range)
         .collect();
     let ignored: HashSet<(usize, usize)> = ignored.iter().copied().collect();
+    // An operator is no name to look up: OCaml's stock query tags every
+    // infix and prefix operator (`+`, `|>`, `!`) as a call.
+    let is_word = |r: &RawRef<'_>| {
+        src.get(r.name.byte_range())
+            .is_some_and(|t| t.chars().any(|c| c.is_alphanumeric() || c == '_'))
+    };
     let mut kept: Vec<RawRef<'_>> = raw
         .into_iter()
         .filter(|r| {
             let range = (r.name.start_byte(), r.name.end_byte());
-            !def_names.contains(&range) && !ignored.contains(&range)
+            !def_names.contains(&range) && !ignored.contains(&range) && is_word(r)
         })
         .collect();
     // Several patterns can tag one name (Go's `type_identifier` pattern and

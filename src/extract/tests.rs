@@ -2964,6 +2964,10 @@ fn ocaml_and_erlang_definitions_come_from_their_grammars() {
             s("answer", "constant", "", 16, 16),
         ]
     );
+    // Calls are references, operators (`+`, which the stock query tags) not.
+    let refs: Vec<&str> = x.refs.iter().map(|r| r.name.as_str()).collect();
+    assert!(refs.contains(&"max") && refs.contains(&"depth"), "{refs:?}");
+    assert!(!refs.contains(&"+"), "{refs:?}");
     let erl = "-module(widget).\n-record(state, {size = 0}).\n\n%% Renders.\nrender(0) ->\n    zero;\nrender(N) ->\n    helper(N).\n\nhelper(N) -> lists:sum([N, 1]).\n";
     let x = extract("src/widget.erl", erl, Lang::Erlang);
     check_common("src/widget.erl", erl, &x);
