@@ -99,6 +99,7 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         // Interfaces too: `extract` reads them with the interface dialect.
         "ml" | "mli" => Lang::OCaml,
         "jl" => Lang::Julia,
+        "r" => Lang::R,
         "html" | "htm" | "css" | "scss" | "sass" | "less" | "json" | "yaml" | "yml" | "toml"
         | "xml" | "cmake" | "ini" | "cfg" | "conf" | "tf" | "dockerfile" | "mk" => Lang::OtherCode,
         // Code whose definitions the line heuristic reads (Perl, OCaml, the
@@ -133,7 +134,6 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
 /// [`Lang::OtherCode`].
 pub const HEURISTIC_LANGS: &[(&str, &[&str])] = &[
     ("perl", &["pl", "pm"]),
-    ("r", &["r"]),
     ("dart", &["dart"]),
     ("nim", &["nim"]),
     ("proto", &["proto"]),
@@ -443,10 +443,10 @@ fn is_ocaml_interface(path: &str) -> bool {
 }
 
 /// The slot after every language's own: OCaml's interface dialect.
-const OCAML_INTERFACE_SLOT: usize = 24;
+const OCAML_INTERFACE_SLOT: usize = 25;
 
 fn grammar_in_slot(lang: Lang, slot: usize) -> Option<&'static Grammar> {
-    static GRAMMARS: [OnceLock<Grammar>; 25] = [const { OnceLock::new() }; 25];
+    static GRAMMARS: [OnceLock<Grammar>; 26] = [const { OnceLock::new() }; 26];
     Some(GRAMMARS.get(slot)?.get_or_init(|| {
         let (language, source) = if slot == OCAML_INTERFACE_SLOT {
             (
@@ -496,6 +496,7 @@ fn grammar_slot(lang: Lang) -> Option<usize> {
         Lang::Erlang => 21,
         Lang::OCaml => 22,
         Lang::Julia => 23,
+        Lang::R => 24,
         Lang::OtherCode | Lang::Docs => return None,
     })
 }
@@ -523,6 +524,7 @@ const ZIG_TAGS: &str = include_str!("extract/queries/zig.scm");
 const OBJC_TAGS: &str = include_str!("extract/queries/objc.scm");
 const ERLANG_TAGS: &str = include_str!("extract/queries/erlang.scm");
 const OCAML_EXTRA: &str = include_str!("extract/queries/ocaml.scm");
+const R_EXTRA: &str = include_str!("extract/queries/r.scm");
 const JULIA_TAGS: &str = include_str!("extract/queries/julia.scm");
 const OCAML_INTERFACE_EXTRA: &str = include_str!("extract/queries/ocaml_interface.scm");
 
@@ -616,6 +618,10 @@ fn grammar_parts(lang: Lang) -> (Language, String) {
             &[tree_sitter_ocaml::TAGS_QUERY, OCAML_EXTRA],
         ),
         Lang::Julia => (tree_sitter_julia::LANGUAGE.into(), &[JULIA_TAGS]),
+        Lang::R => (
+            tree_sitter_r::LANGUAGE.into(),
+            &[tree_sitter_r::TAGS_QUERY, R_EXTRA],
+        ),
         Lang::OtherCode | Lang::Docs => unreachable!("grammar_parts called for {}", lang.name()),
     };
     // A newline between parts so a query file without a trailing newline

@@ -40,6 +40,8 @@ pub enum Lang {
     OCaml,
     /// Julia (`.jl`).
     Julia,
+    /// R (`.r`, `.R`).
+    R,
     /// Source code without a grammar here: definitions from a per-language
     /// line heuristic where one exists (`extract::fallback`), else only
     /// line-window chunks.
@@ -86,6 +88,7 @@ impl Lang {
             Lang::Erlang => "erlang",
             Lang::OCaml => "ocaml",
             Lang::Julia => "julia",
+            Lang::R => "r",
             Lang::OtherCode => "other",
             Lang::Docs => "docs",
         }
@@ -118,13 +121,14 @@ impl Lang {
             "erlang" | "erl" => Lang::Erlang,
             "ocaml" | "ml" => Lang::OCaml,
             "julia" | "jl" => Lang::Julia,
+            "r" => Lang::R,
             "other" => Lang::OtherCode,
             "docs" | "markdown" | "md" | "text" => Lang::Docs,
             _ => return None,
         })
     }
 
-    pub const ALL: [Lang; 26] = [
+    pub const ALL: [Lang; 27] = [
         Lang::Rust,
         Lang::Python,
         Lang::JavaScript,
@@ -149,6 +153,7 @@ impl Lang {
         Lang::Erlang,
         Lang::OCaml,
         Lang::Julia,
+        Lang::R,
         Lang::OtherCode,
         Lang::Docs,
     ];

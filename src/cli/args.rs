@@ -347,7 +347,7 @@ pub struct SymbolArgs {
     pub kind: Vec<String>,
     /// Only this language (rust, python, javascript, typescript, tsx, go, java, c, cpp, ruby,
     /// csharp, kotlin, php, swift, scala, lua, bash, elixir, haskell, zig, objc, erlang, ocaml,
-    /// julia, other; or one read by the line heuristic: perl, r, dart, nim, clojure, elisp, groovy, …).
+    /// julia, r, other; or one read by the line heuristic: perl, dart, nim, clojure, elisp, groovy, …).
     #[arg(short, long, value_name = "LANG")]
     pub lang: Option<String>,
     /// Exact name matches only.

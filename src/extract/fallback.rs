@@ -11,7 +11,7 @@
 //! signatures and unindented bodies fool it; languages not listed here
 //! keep plain line-window chunks.
 //!
-//! Covered: Perl, R, Dart, Nim, Protocol Buffers,
+//! Covered: Perl, Dart, Nim, Protocol Buffers,
 //! SQL (`CREATE …`), fish, the Lisps (Clojure, Emacs Lisp, Scheme, Racket,
 //! Common Lisp: top-level `(def… name` forms), Groovy, Solidity, Crystal,
 //! Elm, PowerShell, Tcl, Starlark (Bazel), GraphQL and Thrift.
@@ -26,7 +26,6 @@ const MAX_SPAN_LINES: usize = 5000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Dialect {
     Perl,
-    R,
     Dart,
     Nim,
     Proto,
@@ -48,7 +47,6 @@ impl Dialect {
     fn for_path(path: &str) -> Option<Dialect> {
         Some(match crate::lang::heuristic_lang(path)? {
             "perl" => Dialect::Perl,
-            "r" => Dialect::R,
             "dart" => Dialect::Dart,
             "nim" => Dialect::Nim,
             "proto" => Dialect::Proto,
@@ -71,7 +69,6 @@ impl Dialect {
     fn comment_prefixes(self) -> &'static [&'static str] {
         match self {
             Dialect::Perl
-            | Dialect::R
             | Dialect::Nim
             | Dialect::Fish
             | Dialect::Crystal
@@ -293,18 +290,6 @@ fn match_line(dialect: Dialect, line: &str) -> Option<LineDef> {
             }
             let p = keyword(line, at, "package")?;
             def("module", ident(line, p, &[':'])?)
-        }
-        Dialect::R => {
-            let name = ident(line, at, &['.'])?;
-            let rest = line[name.1..].trim_start();
-            let rest = ["<<-", "<-", "="]
-                .iter()
-                .find_map(|op| rest.strip_prefix(op))?
-                .trim_start();
-            let is_fn = rest
-                .strip_prefix("function")
-                .is_some_and(|r| r.trim_start().starts_with('('));
-            if is_fn { def("function", name) } else { None }
         }
         Dialect::Dart => dart_line(line, at),
         Dialect::Nim => {

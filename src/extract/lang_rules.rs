@@ -1,6 +1,6 @@
 //! Owns the per-language rules of the grammars added after the first ten
 //! (C#, Kotlin, PHP, Swift, Scala, Lua, Bash, Elixir, Haskell, Zig, Erlang,
-//! OCaml, Julia): which
+//! OCaml, Julia, R): which
 //! node a definition really is, its normalised kind, whether it has a body,
 //! its Lua table, Haskell's type signature and the comment prefixes above
 //! a definition, and the text Objective-C files and Vue / Svelte components
@@ -32,6 +32,7 @@ pub(crate) fn is_covered(lang: Lang) -> bool {
             | Lang::Erlang
             | Lang::OCaml
             | Lang::Julia
+            | Lang::R
     )
 }
 
@@ -247,6 +248,13 @@ pub(crate) fn classify(
         (Lang::Julia, "abstract_definition" | "primitive_definition") => "type",
         (Lang::Julia, "const_statement") => "constant",
         (Lang::Julia, "typed_expression") => "field",
+        (Lang::R, "binary_operator" | "call") => match suffix {
+            "class" => "class",
+            "constant" => "constant",
+            "method" => return Some(("method", Method)),
+            _ => return Some(("function", Function)),
+        },
+        (Lang::R, "argument") => return Some(("method", Method)),
         _ => return None,
     };
     Some((k, No))
@@ -265,6 +273,8 @@ pub(crate) fn has_body(lang: Lang, node: Node<'_>) -> bool {
         Lang::Erlang => has_child_kind(node, "function_clause"),
         // `function f(x) … end` and a short form written over several lines.
         Lang::Julia => true,
+        // `f <- function(x) { … }`, a method's `name = function(…) { … }`.
+        Lang::R => true,
         Lang::ObjC => has_child_kind(node, "compound_statement"),
         Lang::Lua => {
             // `M.f = function() … end`: the value of the assignment.
@@ -421,7 +431,7 @@ pub(crate) fn doc_prefixes(lang: Lang) -> Option<&'static [&'static str]> {
         Lang::Zig => &["//"],
         Lang::Erlang => &["%"],
         Lang::OCaml => &["(*", "*"],
-        Lang::Julia => &["#"],
+        Lang::Julia | Lang::R => &["#"],
         _ => return None,
     })
 }

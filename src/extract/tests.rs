@@ -2360,7 +2360,7 @@ fn objc_fixture() {
 /// without a grammar.
 #[test]
 fn fallback_definitions_for_languages_without_a_grammar() {
-    let cases: [(&str, &str, Vec<Sym<'_>>); 20] = [
+    let cases: [(&str, &str, Vec<Sym<'_>>); 19] = [
         (
             "lib/Acme/Widget.pm",
             PERL,
@@ -2368,14 +2368,6 @@ fn fallback_definitions_for_languages_without_a_grammar() {
                 s("Acme::Widget", "module", "", 1, 1),
                 s("render", "function", "", 5, 8),
                 s("helper", "function", "", 10, 10),
-            ],
-        ),
-        (
-            "R/widget.R",
-            "# Adds one.\nadd_one <- function(x) {\n  x + 1\n}\nscale.data = function(df) {\n  df\n}\ny <- 3\n",
-            vec![
-                s("add_one", "function", "", 2, 4),
-                s("scale.data", "function", "", 5, 7),
             ],
         ),
         (
@@ -2583,7 +2575,6 @@ fn fallback_survives_garbage_and_staircases() {
     let mut extractor = Extractor::new();
     for (i, path) in [
         "x.pl",
-        "x.r",
         "x.dart",
         "x.nim",
         "x.proto",
@@ -3090,6 +3081,57 @@ fn julia_definitions_come_from_its_grammar_with_their_docstrings() {
     let calls: Vec<&str> = x.refs.iter().map(|r| r.name.as_str()).collect();
     assert!(
         calls.contains(&"helper") && calls.contains(&"print"),
+        "{calls:?}"
+    );
+}
+
+const R_SRC: &str = r#"#' Widgets
+#' @export
+render <- function(w) {
+  helper(w$size)
+}
+helper <<- function(x) x + 1
+Widget <- R6::R6Class("Widget",
+  public = list(
+    size = 0,
+    initialize = function(size) {
+      self$size <- size
+    }
+  )
+)
+setClass("Shape", representation(name = "character"))
+setGeneric("area", function(shape) standardGeneric("area"))
+setMethod("area", "Shape", function(shape) 0)
+MAX_SIZE <- 10
+"#;
+
+#[test]
+fn r_definitions_come_from_its_grammar() {
+    let x = extract("R/widget.R", R_SRC, Lang::R);
+    check_common("R/widget.R", R_SRC, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("render", "function", "", 3, 5),
+            s("helper", "function", "", 6, 6),
+            s("Widget", "class", "", 7, 14),
+            s("initialize", "method", "Widget", 10, 12),
+            s("Shape", "class", "", 15, 15),
+            s("area", "function", "", 16, 16),
+            s("area", "method", "", 17, 17),
+            s("MAX_SIZE", "constant", "", 18, 18),
+        ]
+    );
+    // The roxygen block is `render`'s; calls are references.
+    let render = x
+        .chunks
+        .iter()
+        .find(|c| c.symbol.as_deref() == Some("render"))
+        .unwrap_or_else(|| panic!("no render chunk in {:?}", chunk_spans(&x)));
+    assert_eq!(render.start_line, 1, "{:?}", chunk_spans(&x));
+    let calls: Vec<&str> = x.refs.iter().map(|r| r.name.as_str()).collect();
+    assert!(
+        calls.contains(&"helper") && calls.contains(&"setClass"),
         "{calls:?}"
     );
 }

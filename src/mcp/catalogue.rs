@@ -329,6 +329,7 @@ const LANGS_AND_DOCS: &[&str] = &[
     "erlang",
     "ocaml",
     "julia",
+    "r",
     "other",
     "docs",
 ];

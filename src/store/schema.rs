@@ -276,7 +276,7 @@
 //!   by the next index run; the first chunks of licensed files are embedded
 //!   again.
 //! - 54: same tables; rows change: Erlang (`.erl`, `.hrl`), OCaml (`.ml`,
-//!   `.mli`) and Julia (`.jl`) files are languages of their own, read by
+//!   `.mli`), Julia (`.jl`) and R (`.r`) files are languages of their own, read by
 //!   their tree-sitter grammars (definitions with their members and kinds,
 //!   references, symbol-aligned chunks) instead of `other` code read by
 //!   the line heuristic. An older index's rows are rebuilt by the next

@@ -5,7 +5,7 @@
 use crate::common::*;
 
 /// `(path, source, a definition in it, its kind, the language stored)`.
-const FILES: [(&str, &str, &str, &str, &str); 23] = [
+const FILES: [(&str, &str, &str, &str, &str); 24] = [
     (
         "cs/Widget.cs",
         "namespace Acme {\n    public class CsWidget {\n        public int Render() {\n            return 1;\n        }\n    }\n}\n",
@@ -162,6 +162,13 @@ const FILES: [(&str, &str, &str, &str, &str); 23] = [
         "JlWidget",
         "struct",
         "julia",
+    ),
+    (
+        "R/widget.R",
+        "#' Renders.\nr_render <- function(w) {\n  format(w)\n}\n",
+        "r_render",
+        "function",
+        "r",
     ),
     (
         "clj/widget.clj",
