@@ -45,6 +45,21 @@ fn symbols(x: &Extracted) -> Vec<Sym<'_>> {
         .collect()
 }
 
+/// The names of the references found, in order.
+fn ref_names(x: &Extracted) -> Vec<&str> {
+    x.refs.iter().map(|r| r.name.as_str()).collect()
+}
+
+/// The first line of the chunk of the definition `symbol` (as chunks name
+/// it, `Container.name`).
+fn chunk_start(x: &Extracted, symbol: &str) -> u32 {
+    x.chunks
+        .iter()
+        .find(|c| c.symbol.as_deref() == Some(symbol))
+        .unwrap_or_else(|| panic!("no {symbol} chunk in {:?}", chunk_spans(x)))
+        .start_line
+}
+
 fn symbol<'x>(x: &'x Extracted, name: &str, kind: &str) -> &'x Symbol {
     x.symbols
         .iter()
@@ -2956,7 +2971,7 @@ fn ocaml_and_erlang_definitions_come_from_their_grammars() {
         ]
     );
     // Calls are references, operators (`+`, which the stock query tags) not.
-    let refs: Vec<&str> = x.refs.iter().map(|r| r.name.as_str()).collect();
+    let refs = ref_names(&x);
     assert!(refs.contains(&"max") && refs.contains(&"depth"), "{refs:?}");
     assert!(!refs.contains(&"+"), "{refs:?}");
     let erl = "-module(widget).\n-record(state, {size = 0}).\n\n%% Renders.\nrender(0) ->\n    zero;\nrender(N) ->\n    helper(N).\n\nhelper(N) -> lists:sum([N, 1]).\n";
@@ -2972,7 +2987,7 @@ fn ocaml_and_erlang_definitions_come_from_their_grammars() {
             s("helper", "function", "", 10, 10),
         ]
     );
-    let calls: Vec<&str> = x.refs.iter().map(|r| r.name.as_str()).collect();
+    let calls = ref_names(&x);
     assert!(
         calls.contains(&"helper") && calls.contains(&"sum"),
         "{calls:?}"
@@ -3072,13 +3087,13 @@ fn julia_definitions_come_from_its_grammar_with_their_docstrings() {
     // A docstring stays a chunk of its own, as the line heuristic left it:
     // measured on a tuning corpus, docstrings joined to their functions'
     // chunks lowered the fast model's answers (semantic NDCG@10 .83 → .77).
-    let render = x
-        .chunks
-        .iter()
-        .find(|c| c.symbol.as_deref() == Some("Widgets.render"))
-        .unwrap_or_else(|| panic!("no render chunk in {:?}", chunk_spans(&x)));
-    assert_eq!(render.start_line, 31, "{:?}", chunk_spans(&x));
-    let calls: Vec<&str> = x.refs.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(
+        chunk_start(&x, "Widgets.render"),
+        31,
+        "{:?}",
+        chunk_spans(&x)
+    );
+    let calls = ref_names(&x);
     assert!(
         calls.contains(&"helper") && calls.contains(&"print"),
         "{calls:?}"
@@ -3123,13 +3138,8 @@ fn r_definitions_come_from_its_grammar() {
         ]
     );
     // The roxygen block is `render`'s; calls are references.
-    let render = x
-        .chunks
-        .iter()
-        .find(|c| c.symbol.as_deref() == Some("render"))
-        .unwrap_or_else(|| panic!("no render chunk in {:?}", chunk_spans(&x)));
-    assert_eq!(render.start_line, 1, "{:?}", chunk_spans(&x));
-    let calls: Vec<&str> = x.refs.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(chunk_start(&x, "render"), 1, "{:?}", chunk_spans(&x));
+    let calls = ref_names(&x);
     assert!(
         calls.contains(&"helper") && calls.contains(&"setClass"),
         "{calls:?}"
