@@ -113,7 +113,7 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         | "j2" | "jinja" | "glsl" | "hlsl" | "wgsl" | "metal" | "capnp" | "fbs" | "prisma"
         | "coffee" | "raku" | "rakumod" | "pas" | "hcl" | "m4" => Lang::OtherCode,
         // Grammars and lexers (Bison/yacc, flex/lex, ANTLR, PEG, pest,
-        // LALRPOP, Jison, gperf, Ragel): where a language's syntax is
+        // LALRPOP, Jison, gperf, Ragel, Menhir, ocamllex): where a language's syntax is
         // defined, often the one file that answers "where is the grammar"
         // (jq's `parser.y`, tmux's `cmd-parse.y`, lighttpd's
         // `configparser.y`), next to the C a generator made of it.
@@ -171,10 +171,11 @@ fn heuristic_lang_for_extension(ext: &str) -> Option<&'static str> {
 
 /// Extensions of grammars and lexers a generator turns into code (Bison
 /// and yacc, flex and lex, ANTLR, PEG, pest, LALRPOP, Jison, gperf,
-/// Ragel), lowercase, without the dot.
+/// Ragel, Menhir and ocamlyacc, ocamllex), lowercase, without the dot.
 pub fn is_grammar_extension(ext: &str) -> bool {
-    const GRAMMARS: [&str; 13] = [
+    const GRAMMARS: [&str; 15] = [
         "y", "yy", "ypp", "l", "ll", "lex", "g4", "peg", "pest", "lalrpop", "jison", "gperf", "rl",
+        "mly", "mll",
     ];
     GRAMMARS.contains(&ext)
 }
@@ -186,8 +187,10 @@ pub fn is_grammar_extension(ext: &str) -> bool {
 /// column of the full-text index is where these words go.
 pub fn grammar_kind_words(ext: &str) -> &'static [&'static str] {
     match ext {
-        "y" | "yy" | "ypp" | "g4" | "peg" | "pest" | "lalrpop" | "jison" => &["grammar", "parser"],
-        "l" | "ll" | "lex" => &["lexer", "grammar"],
+        "y" | "yy" | "ypp" | "g4" | "peg" | "pest" | "lalrpop" | "jison" | "mly" => {
+            &["grammar", "parser"]
+        }
+        "l" | "ll" | "lex" | "mll" => &["lexer", "grammar"],
         _ => &[],
     }
 }
@@ -702,6 +705,8 @@ mod tests {
             ("build.ps1", Lang::OtherCode),
             ("src/parser.y", Lang::OtherCode),
             ("src/lexer.l", Lang::OtherCode),
+            ("src/parser.mly", Lang::OtherCode),
+            ("src/lexer.mll", Lang::OtherCode),
             ("cmd-parse.y", Lang::OtherCode),
             ("grammar/Lang.g4", Lang::OtherCode),
             ("src/builtin.jq", Lang::OtherCode),

@@ -279,8 +279,9 @@
 //!   `.mli`), Julia (`.jl`) and R (`.r`) files are languages of their own, read by
 //!   their tree-sitter grammars (definitions with their members and kinds,
 //!   references, symbol-aligned chunks) instead of `other` code read by
-//!   the line heuristic. An older index's rows are rebuilt by the next
-//!   index run (its vectors kept).
+//!   the line heuristic; Menhir and ocamlyacc grammars (`.mly`) and
+//!   ocamllex lexers (`.mll`) are indexed as grammars are. An older
+//!   index's rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
