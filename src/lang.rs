@@ -102,7 +102,7 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         "r" => Lang::R,
         "html" | "htm" | "css" | "scss" | "sass" | "less" | "json" | "yaml" | "yml" | "toml"
         | "xml" | "cmake" | "ini" | "cfg" | "conf" | "tf" | "dockerfile" | "mk" => Lang::OtherCode,
-        // Code whose definitions the line heuristic reads (Perl, OCaml, the
+        // Code whose definitions the line heuristic reads (Perl, Nim, the
         // Lisps, …), its extensions listed once, in `HEURISTIC_LANGS`.
         _ if heuristic_lang_for_extension(ext).is_some() => Lang::OtherCode,
         // More code without a grammar here: line-window chunks for BM25 and

@@ -1452,8 +1452,9 @@ fn build_refs(
     // An operator is no name to look up: OCaml's stock query tags every
     // infix and prefix operator (`+`, `|>`, `!`) as a call.
     let is_word = |r: &RawRef<'_>| {
-        src.get(r.name.byte_range())
-            .is_some_and(|t| t.chars().any(|c| c.is_alphanumeric() || c == '_'))
+        node_text(src, r.name)
+            .chars()
+            .any(|c| c.is_alphanumeric() || c == '_')
     };
     let mut kept: Vec<RawRef<'_>> = raw
         .into_iter()
