@@ -117,9 +117,16 @@ pub(crate) fn defs(path: &str, lines: &Lines<'_>) -> Vec<Def> {
         .collect();
     let lisp_ends = (dialect == Dialect::Lisp).then(|| lisp_form_ends(lines));
     let mut defs: Vec<Def> = Vec::new();
+    let mut section = NimSection::default();
     for row in 0..n {
         let line = lines.line(row);
-        let Some(found) = match_line(dialect, line) else {
+        let found = match_line(dialect, line);
+        let found = if dialect == Dialect::Nim {
+            section.read(line, found)
+        } else {
+            found
+        };
+        let Some(found) = found else {
             continue;
         };
         let Some(name) = line.get(found.name.0..found.name.1) else {
@@ -159,6 +166,74 @@ pub(crate) fn defs(path: &str, lines: &Lines<'_>) -> Vec<Def> {
     }
     super::tags::finish_line_defs(&mut defs);
     defs
+}
+
+/// A Nim `type` or `const` section being read: the names it declares one
+/// per line at its members' indentation (`CaptIdx* = int32`, `Bounds* =
+/// Slice[int]`, `MaxSubpatterns = 10`) are definitions too, beside the
+/// `object`/`enum`/`tuple` types [`match_line`] finds on any line.
+#[derive(Default)]
+struct NimSection {
+    /// The section's kind and the indentation of its keyword.
+    open: Option<(&'static str, usize)>,
+    /// The indentation of its first member.
+    members: Option<usize>,
+}
+
+impl NimSection {
+    /// Reads one line: `found` (what [`match_line`] made of it), or the
+    /// section member the line declares.
+    fn read(&mut self, line: &str, found: Option<LineDef>) -> Option<LineDef> {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            return found;
+        }
+        let at = indent_of(line);
+        if let Some((_, open_at)) = self.open
+            && at <= open_at
+        {
+            *self = NimSection::default();
+        }
+        for (word, kind) in [("type", "type"), ("const", "constant")] {
+            if t == word {
+                *self = NimSection {
+                    open: Some((kind, at)),
+                    members: None,
+                };
+                return found;
+            }
+            // `type Foo = int` and `const N = 3` on one line.
+            if let Some(p) = keyword(line, at, word)
+                && found.is_none()
+            {
+                return nim_member(line, p, kind);
+            }
+        }
+        let Some((kind, _)) = self.open else {
+            return found;
+        };
+        let members = *self.members.get_or_insert(at);
+        if found.is_some() || at != members {
+            return found;
+        }
+        nim_member(line, at, kind)
+    }
+}
+
+/// `Name`, an optional export mark, pragma and generic parameters, then
+/// `=`: a section member named at `at`.
+fn nim_member(line: &str, at: usize, kind: &'static str) -> Option<LineDef> {
+    let name = ident(line, at, &[])?;
+    let mut rest = line[name.1..].trim_start_matches('*').trim_start();
+    if rest.starts_with("{.") {
+        rest = rest[rest.find(".}")? + 2..].trim_start();
+    }
+    if rest.starts_with('[') {
+        rest = rest[rest.find(']')? + 1..].trim_start();
+    }
+    let value = rest.strip_prefix('=')?;
+    (!value.starts_with('=')).then_some(())?;
+    def(kind, name)
 }
 
 fn indent_of(line: &str) -> usize {

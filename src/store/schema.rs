@@ -282,10 +282,14 @@
 //!   the line heuristic; Menhir and ocamlyacc grammars (`.mly`) and
 //!   ocamllex lexers (`.mll`) are indexed as grammars are. An older
 //!   index's rows are rebuilt by the next index run (its vectors kept).
+//! - 55: same tables; rows change: the line heuristic reads Nim's `type`
+//!   and `const` sections, so type aliases (`Bounds* = Slice[int]`) and
+//!   constants are definitions. An older index's rows are rebuilt by the
+//!   next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 54;
+pub const SCHEMA_VERSION: i64 = 55;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -294,7 +298,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 54;
+const SAME_ROWS_SINCE: i64 = 55;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
