@@ -194,18 +194,25 @@ impl NimSection {
         {
             *self = NimSection::default();
         }
+        // `type  # the widgets` opens a section too.
+        let head = t.split('#').next().unwrap_or(t).trim_end();
         for (word, kind) in [("type", "type"), ("const", "constant")] {
-            if t == word {
+            if head == word {
                 *self = NimSection {
                     open: Some((kind, at)),
                     members: None,
                 };
                 return found;
             }
-            // `type Foo = int` and `const N = 3` on one line.
+            // `type Foo = int` and `const N = 3` on one line; `type Shape
+            // = ref object` is a class as in a section.
             if let Some(p) = keyword(line, at, word)
                 && found.is_none()
             {
+                if let Some(mut d) = match_line(Dialect::Nim, &line[p..]) {
+                    d.name = (d.name.0 + p, d.name.1 + p);
+                    return Some(d);
+                }
                 return nim_member(line, p, kind);
             }
         }
