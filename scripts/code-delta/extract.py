@@ -244,4 +244,5 @@ def main():
         print(root, per, file=sys.stderr)
     print("total", count, file=sys.stderr)
 
-main()
+if __name__ == "__main__":
+    main()

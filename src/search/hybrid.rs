@@ -2470,7 +2470,7 @@ fn term_coverage(terms: &HashSet<String>, path: &str, names: &HashSet<String>) -
     for comp in path.split('/') {
         let stem = comp.split('.').next().unwrap_or(comp);
         path_words.extend(
-            crate::text::split_identifier(stem)
+            crate::text::name_words(stem)
                 .iter()
                 .map(|w| crate::text::crude_stem(w).to_string()),
         );
@@ -2572,19 +2572,32 @@ fn file_name_share(terms: &HashSet<String>, path: &str) -> f64 {
     let words: HashSet<String> = words
         .into_iter()
         .filter(|w| w.len() > 1 && !GENERIC_STEMS.contains(&w.as_str()))
-        .map(|w| crate::text::crude_stem(&w).to_string())
         .collect();
     if words.is_empty() {
         return 0.0;
     }
-    let meets = |w: &String| {
+    let meets = |w: &str| {
+        let w = crate::text::crude_stem(w);
         terms.contains(w)
             || terms.iter().any(|t| {
                 let n = w.len().min(t.len());
                 n >= 4 && w.as_bytes()[..n] == t.as_bytes()[..n]
             })
     };
-    words.iter().filter(|w| meets(w)).count() as f64 / words.len() as f64
+    // A word met as it is counts 1; a compound (`globalstate`) the share of
+    // its words that are met ("shared state": 0.5).
+    let met: f64 = words
+        .iter()
+        .map(|w| {
+            if meets(w) {
+                return 1.0;
+            }
+            crate::text::compound_parts(w).map_or(0.0, |parts| {
+                parts.iter().filter(|p| meets(p)).count() as f64 / parts.len() as f64
+            })
+        })
+        .sum();
+    met / words.len() as f64
 }
 
 /// The semantic arm's weight is multiplied by this when its vectors come

@@ -286,10 +286,14 @@
 //!   and `const` sections, so type aliases (`Bounds* = Slice[int]`) and
 //!   constants are definitions. An older index's rows are rebuilt by the
 //!   next index run (its vectors kept).
+//! - 56: same tables; rows change: a path's lowercase compound components
+//!   are also searched by their words (`src/lockfile.c` → `lock file`,
+//!   `text::compound_parts`). An older index's rows are rebuilt by the
+//!   next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 55;
+pub const SCHEMA_VERSION: i64 = 56;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -298,7 +302,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 55;
+const SAME_ROWS_SINCE: i64 = 56;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

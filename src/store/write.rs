@@ -90,7 +90,7 @@ pub fn prepare_chunks(path: &str, chunks: &[crate::model::Chunk]) -> Vec<Prepare
                 symbol_terms: c
                     .symbol
                     .as_deref()
-                    .map(crate::text::expand_identifiers)
+                    .map(crate::text::symbol_terms)
                     .unwrap_or_default(),
             }
         })

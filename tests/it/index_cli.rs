@@ -991,3 +991,38 @@ fn the_per_user_state_directory_marks_no_project() {
         "indexed the state directory's parent"
     );
 }
+
+/// A lowercase compound in a path or a definition's name (`lockfile.c`,
+/// `ziplistPush`) is found by its words as a question writes them: the
+/// full-text index holds the compound's words too (schema 56), the body
+/// text only as it is.
+#[test]
+fn compound_names_are_found_by_their_words() {
+    let p = Project::new();
+    p.write(
+        "src/lockfile.c",
+        "int hold(struct lk *l) {\n    return take(l->fd);\n}\n",
+    );
+    p.write(
+        "src/zl.c",
+        "void ziplistPush(struct zl *z, int v) {\n    append(z, v);\n}\n",
+    );
+    p.write(
+        "src/other.c",
+        "int lock_count(void) {\n    return 0;\n}\nint file_count(void) {\n    return 0;\n}\n\
+         int push_list(void) {\n    return 0;\n}\n",
+    );
+    assert_eq!(p.run(&["index", "--quiet", "--no-embed"]).code(), 0);
+    let v = p.json(&["search", "hold the lock file", "--mode", "bm25"]);
+    assert_eq!(
+        hit_paths(&v, "hits").first().map(String::as_str),
+        Some("src/lockfile.c"),
+        "{v}"
+    );
+    let v = p.json(&["search", "push onto the zip list", "--mode", "bm25"]);
+    assert_eq!(
+        hit_paths(&v, "hits").first().map(String::as_str),
+        Some("src/zl.c"),
+        "{v}"
+    );
+}
