@@ -230,17 +230,26 @@ impl NimSection {
 /// `Name`, an optional export mark, pragma and generic parameters, then
 /// `=`: a section member named at `at`.
 fn nim_member(line: &str, at: usize, kind: &'static str) -> Option<LineDef> {
+    def(kind, nim_assignment(line, at)?.0)
+}
+
+/// A Nim declaration `Name*[T] {.pragma.} = value` at `at`: the name's
+/// span and the text after `=` (not `==`), trimmed. The export mark,
+/// generic parameters and a pragma are optional.
+fn nim_assignment(line: &str, at: usize) -> Option<((usize, usize), &str)> {
     let name = ident(line, at, &[])?;
     let mut rest = line[name.1..].trim_start_matches('*').trim_start();
-    if rest.starts_with("{.") {
-        rest = rest[rest.find(".}")? + 2..].trim_start();
-    }
-    if rest.starts_with('[') {
-        rest = rest[rest.find(']')? + 1..].trim_start();
+    loop {
+        if rest.starts_with("{.") {
+            rest = rest[rest.find(".}")? + 2..].trim_start();
+        } else if rest.starts_with('[') {
+            rest = rest[rest.find(']')? + 1..].trim_start();
+        } else {
+            break;
+        }
     }
     let value = rest.strip_prefix('=')?;
-    (!value.starts_with('=')).then_some(())?;
-    def(kind, name)
+    (!value.starts_with('=')).then_some((name, value.trim_start()))
 }
 
 fn indent_of(line: &str) -> usize {
@@ -391,13 +400,8 @@ fn match_line(dialect: Dialect, line: &str) -> Option<LineDef> {
                 let p = p + usize::from(line[p..].starts_with('`'));
                 return def("function", ident(line, p, &[])?);
             }
-            // `Foo* = object`, `Color = enum` in a type section.
-            let name = ident(line, at, &[])?;
-            let mut rest = line[name.1..].trim_start_matches('*');
-            if rest.starts_with('[') {
-                rest = &rest[rest.find(']')? + 1..];
-            }
-            let rest = rest.trim_start().strip_prefix('=')?.trim_start();
+            // `Foo* = object`, `Color {.pure.} = enum` in a type section.
+            let (name, rest) = nim_assignment(line, at)?;
             let rest = rest
                 .strip_prefix("ref ")
                 .or_else(|| rest.strip_prefix("ptr "))

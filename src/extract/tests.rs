@@ -2398,7 +2398,7 @@ fn fallback_definitions_for_languages_without_a_grammar() {
         ),
         (
             "src/widget.nim",
-            "type\n  Widget* = object\n    size: int\n  Color = enum\n    red = 1, green\n  Size* {.pure.} = int32\n  Sizes*[T] = seq[T]\n\nproc render*(w: Widget): string =\n  result = $w.size\n\nfunc helper(x: int): int = x + 1\n\nconst # limits\n  MaxSize* = 10\n  when true:\n    hidden = 1\nconst Two = 2\ntype Id = int\nvar counter = 0\ntype Shape = ref object\n",
+            "type\n  Widget* = object\n    size: int\n  Color = enum\n    red = 1, green\n  Size* {.pure.} = int32\n  Sizes*[T] = seq[T]\n\nproc render*(w: Widget): string =\n  result = $w.size\n\nfunc helper(x: int): int = x + 1\n\nconst # limits\n  MaxSize* = 10\n  when true:\n    hidden = 1\nconst Two = 2\ntype Id = int\nvar counter = 0\ntype Shape = ref object\ntype\n  Mode* {.pure.} = enum\n    fast, slow\n  Box*[T] {.inheritable.} = object\n    item: T\n",
             vec![
                 s("Widget", "class", "", 2, 3),
                 s("Color", "enum", "", 4, 5),
@@ -2410,6 +2410,9 @@ fn fallback_definitions_for_languages_without_a_grammar() {
                 s("Two", "constant", "", 18, 18),
                 s("Id", "type", "", 19, 19),
                 s("Shape", "class", "", 21, 21),
+                // A pragma before the `=` (or after generic parameters).
+                s("Mode", "enum", "", 23, 24),
+                s("Box", "class", "", 25, 26),
             ],
         ),
         (

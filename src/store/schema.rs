@@ -288,8 +288,11 @@
 //!   next index run (its vectors kept).
 //! - 56: same tables; rows change: a path's lowercase compound components
 //!   are also searched by their words (`src/lockfile.c` → `lock file`,
-//!   `text::compound_parts`). An older index's rows are rebuilt by the
-//!   next index run (its vectors kept).
+//!   `text::compound_parts`), and so are definitions' names (`ziplistNew`
+//!   → `zip list`); a Nim type with a pragma (`Mode* {.pure.} = enum`) is
+//!   an enum, object or tuple with its members' lines, as one without.
+//!   An older index's rows are rebuilt by the next index run (its vectors
+//!   kept).
 
 use super::Store;
 
