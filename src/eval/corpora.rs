@@ -663,14 +663,30 @@ fn fetch_deb_source(
             let opts = refreshed_apt_state(name, home, AptKind::Source)?;
             let hint = "the machine's apt sources must reach Debian's archive; \
                         check `apt-get update` and `apt-cache policy`";
-            let downloaded = run(
-                Command::new("apt-get")
-                    .args(["source", "--download-only", "-q"])
-                    .args(&opts)
-                    .arg(&spec)
-                    .current_dir(home),
-                "apt-get source --download-only",
-            );
+            let download = |spec: &str| {
+                run(
+                    Command::new("apt-get")
+                        .args(["source", "--download-only", "-q"])
+                        .args(&opts)
+                        .arg(spec)
+                        .current_dir(home),
+                    "apt-get source --download-only",
+                )
+            };
+            let mut downloaded = download(&spec);
+            if downloaded.is_err() && !home.join(archive).is_file() {
+                // The archive keeps only a package's latest revision: a
+                // security update (nginx 1.22.1-9+deb12u11 → u12) removes
+                // the pinned one, yet the orig tarball, all that is used,
+                // is the same file; its sha256 is checked next, so the
+                // current revision is as good.
+                tracing::info!(
+                    "corpus `{name}`: {spec} is no longer in the archive; trying the current revision of {package}"
+                );
+                if download(package).is_ok() || home.join(archive).is_file() {
+                    downloaded = Ok(());
+                }
+            }
             // The source index is only needed for this download.
             std::fs::remove_dir_all(home.join("apt"))?;
             match downloaded {
