@@ -664,6 +664,14 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
             || (node.kind() == "method_signature"
                 && node.parent().is_some_and(|p| p.kind() == "class_body")));
     let (kind, callable) = classify(lang, node, suffix, name, src)?;
+    // A Zig `test "init" { … }` block is a test, not a second `init`: it is
+    // named as it is written, so a symbol query for `init` finds the
+    // function alone and rankings see a test ([`crate::search::is_test_chunk`]).
+    let test_name;
+    if lang == Lang::Zig && node.kind() == "test_declaration" {
+        test_name = format!("test \"{name}\"");
+        name = &test_name;
+    }
 
     let qual = if lang == Lang::Cpp {
         cpp_scope(src, name_node)

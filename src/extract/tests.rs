@@ -2222,7 +2222,7 @@ fn zig_fixture() {
             s("square", "field", "Shape", 14, 14),
             s("helper", "function", "", 16, 18),
             s("main", "function", "", 20, 23),
-            s("point", "function", "", 25, 27),
+            s("test \"point\"", "function", "", 25, 27),
         ]
     );
     assert!(
@@ -2234,6 +2234,52 @@ fn zig_fixture() {
     let spans = chunk_spans(&x);
     assert!(spans.contains(&(3, 6, Some("Point"))), "{spans:?}");
     assert!(spans.contains(&(8, 11, Some("Point.len"))), "{spans:?}");
+}
+
+#[test]
+fn a_zig_test_block_is_named_as_a_test_not_as_the_function_it_tests() {
+    let src = "const std = @import(\"std\");\n\
+               \n\
+               pub fn init(n: u32) u32 {\n\
+               \x20   return n + 1;\n\
+               }\n\
+               \n\
+               test \"init\" {\n\
+               \x20   const x = init(1);\n\
+               \x20   try std.testing.expectEqual(@as(u32, 2), x);\n\
+               }\n";
+    let x = extract("lib/std/counter.zig", src, Lang::Zig);
+    check_common("zig", src, &x);
+    let names: Vec<(&str, &str)> = x
+        .symbols
+        .iter()
+        .map(|s| (s.name.as_str(), s.kind.as_str()))
+        .collect();
+    assert!(
+        names.contains(&("init", "method")) || names.contains(&("init", "function")),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&("test \"init\"", "method"))
+            || names.contains(&("test \"init\"", "function")),
+        "{names:?}"
+    );
+    assert_eq!(
+        names.iter().filter(|(n, _)| *n == "init").count(),
+        1,
+        "{names:?}"
+    );
+    let spans = chunk_spans(&x);
+    let test_chunk = spans
+        .iter()
+        .find(|(start, _, _)| *start == 7)
+        .and_then(|(_, _, n)| *n)
+        .expect("the test block's chunk");
+    assert!(
+        crate::search::is_test_chunk("zig", Some(test_chunk)),
+        "{test_chunk} is a test"
+    );
+    assert!(!crate::search::is_test_chunk("zig", Some("counter.init")));
 }
 
 #[test]

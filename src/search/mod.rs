@@ -233,12 +233,19 @@ pub fn is_test_path(path: &str) -> bool {
 }
 
 /// True for chunks that are tests inside a non-test file: Rust's
-/// `#[cfg(test)] mod tests` (symbols `tests::…`, `test::…`).
+/// `#[cfg(test)] mod tests` (symbols `tests::…`, `test::…`) and Zig's
+/// `test "name" { … }` blocks (symbols `test "name"`, `array_list.test "init"`).
 pub fn is_test_chunk(lang: &str, symbol: Option<&str>) -> bool {
-    lang == Lang::Rust.name()
-        && symbol.is_some_and(|s| {
-            s == "tests" || s == "test" || s.starts_with("tests::") || s.starts_with("test::")
-        })
+    let Some(s) = symbol else {
+        return false;
+    };
+    if lang == Lang::Rust.name() {
+        s == "tests" || s == "test" || s.starts_with("tests::") || s.starts_with("test::")
+    } else if lang == Lang::Zig.name() {
+        s.starts_with("test \"") || s.contains(".test \"")
+    } else {
+        false
+    }
 }
 
 /// The file name of `path` without its extension(s).
