@@ -186,13 +186,22 @@ pub fn is_test_path(path: &str) -> bool {
                 | "tests"
                 | "testing"
                 | "__tests__"
+                | "__mocks__"
+                | "__snapshots__"
+                | "__fixtures__"
+                | "e2e"
                 | "spec"
                 | "specs"
                 | "t"
                 | "testdata"
                 | "testsuite"
-        )
+        ) || DOTNET_TEST_PROJECTS.iter().any(|sfx| c.ends_with(sfx))
     }) {
+        return true;
+    }
+    // Gradle's test source sets (`src/androidTest/`, `src/commonTest/`,
+    // `src/integrationTest/`, `src/testFixtures/`), on the original case.
+    if path.split('/').rev().skip(1).any(is_gradle_test_set) {
         return true;
     }
     let (stem, ext) = match file.rsplit_once('.') {
@@ -200,24 +209,49 @@ pub fn is_test_path(path: &str) -> bool {
         None => (file, ""),
     };
     match ext {
+        // Not `tests.py`: Django's own `contrib/admin/tests.py` is the
+        // Selenium test case other projects' tests build on, live code.
         "py" | "pyi" => stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest",
         "go" => stem.ends_with("_test"),
         "rs" => stem == "tests",
         "rb" => stem.ends_with("_spec") || stem.ends_with("_test") || stem.starts_with("test_"),
+        // Jest's and Mocha's `x.test.ts`, Cypress's `x.cy.ts`, Nest's
+        // `app.e2e-spec.ts`.
         "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" => {
-            stem.ends_with(".test") || stem.ends_with(".spec")
+            [".test", ".spec", ".cy", ".e2e", ".e2e-spec"]
+                .iter()
+                .any(|sfx| stem.ends_with(sfx))
         }
-        "java" | "kt" | "kts" | "cs" | "scala" | "php" | "swift" | "groovy" => {
-            // `FooTest.java`, `FooTests.cs`, `FooSpec.scala`, `FooTestCase.php`
-            // (checked on the original case: `Test` as a word of the name).
+        "java" | "kt" | "kts" | "cs" | "scala" | "php" | "swift" | "groovy" | "hs" => {
+            // `FooTest.java`, `FooTests.cs`, `FooSpec.scala`, `FooTestCase.php`,
+            // hspec's `FooSpec.hs`, ScalaTest's `FooSuite.scala`, Maven
+            // Failsafe's `FooIT.java` (checked on the original case: `Test`
+            // as a word of the name; `IT` after a lowercase letter, so `JIT`
+            // is not one).
             let orig = &path[path.len() - file.len()..];
             let orig_stem = orig.rsplit_once('.').map_or(orig, |(s, _)| s);
-            ["Test", "Tests", "Spec", "TestCase"]
+            let suffixes: &[&str] = match ext {
+                "hs" => &["Spec"],
+                "scala" => &["Test", "Tests", "Spec", "Suite"],
+                _ => &["Test", "Tests", "Spec", "TestCase"],
+            };
+            suffixes
                 .iter()
                 .any(|sfx| orig_stem.ends_with(sfx) && orig_stem.len() > sfx.len())
+                || (matches!(ext, "java" | "kt" | "groovy")
+                    && orig_stem
+                        .strip_suffix("IT")
+                        .and_then(|s| s.chars().last())
+                        .is_some_and(|c| c.is_ascii_lowercase()))
         }
         "exs" => stem.ends_with("_test"),
-        "c" | "cc" | "cpp" | "cxx" => stem.starts_with("test_") || stem.ends_with("_test"),
+        // googletest's `foo_unittest.cc`, Catch2's `foo_tests.cpp`.
+        "c" | "cc" | "cpp" | "cxx" => {
+            stem.starts_with("test_")
+                || stem.ends_with("_test")
+                || stem.ends_with("_tests")
+                || stem.ends_with("_unittest")
+        }
         // clojure.test's `foo_test.clj`, Dart's `foo_test.dart`, busted's
         // and Crystal's `foo_spec.lua`/`.cr`, ERT's `foo-tests.el`, Common
         // Test's `foo_SUITE.erl` and EUnit's `foo_tests.erl`, Foundry's
@@ -230,6 +264,35 @@ pub fn is_test_path(path: &str) -> bool {
         "bats" | "t" => true,
         _ => false,
     }
+}
+
+/// .NET test projects' directories (`MyLib.Tests/`, `MyLib.UnitTests/`),
+/// lowercase.
+const DOTNET_TEST_PROJECTS: [&str; 6] = [
+    ".tests",
+    ".test",
+    ".unittests",
+    ".integrationtests",
+    ".functionaltests",
+    ".specs",
+];
+
+/// A Gradle source set of tests: a lowercase word then `Test` or `Tests`
+/// (`androidTest`, `commonTest`, `integrationTest`), or `test` then a
+/// capitalised word (`testFixtures`, `testDebug`).
+fn is_gradle_test_set(dir: &str) -> bool {
+    let lower_then = |head: &str, rest: &str| {
+        !head.is_empty()
+            && head.chars().all(|c| c.is_ascii_lowercase())
+            && rest.starts_with(|c: char| c.is_ascii_uppercase())
+            && rest.chars().all(|c| c.is_ascii_alphanumeric())
+    };
+    ["Test", "Tests"].iter().any(|sfx| {
+        dir.strip_suffix(sfx)
+            .is_some_and(|head| lower_then(head, sfx))
+    }) || dir
+        .strip_prefix("test")
+        .is_some_and(|rest| lower_then("test", rest))
 }
 
 /// True for chunks that are tests inside a non-test file: Rust's
@@ -268,7 +331,8 @@ pub fn is_named_after(path: &str, name: &str) -> bool {
     !stem.is_empty() && squash(stem) == squash(name)
 }
 
-/// True for code that is not the live source: examples, benchmarks,
+/// True for code that is not the live source: examples (and samples,
+/// demos), benchmarks,
 /// developer scripts (`scripts/`, `hack/`; not `contrib/`, which is live
 /// code in Django and many others), vendored or
 /// third-party code (also a virtualenv's `site-packages/` in a tree no
@@ -283,6 +347,12 @@ pub fn is_secondary_path(path: &str) -> bool {
                 c.to_ascii_lowercase().as_str(),
                 "example"
                     | "examples"
+                    | "sample"
+                    | "samples"
+                    | "demo"
+                    | "demos"
+                    | "bench"
+                    | "benchmark"
                     | "benches"
                     | "benchmarks"
                     | "vendor"
@@ -519,6 +589,18 @@ fn is_release_snapshot(c: &str) -> bool {
 /// files.
 pub const GENERATED_PRIOR: f64 = 0.6;
 
+/// True for code kept with the documentation (`docs/conf.py`, libuv's
+/// `docs/code/` programs, FastAPI's `docs_src/` tutorials): examples, not
+/// the live source. The documents themselves rank as documents.
+fn is_code_under_docs(path: &str, lang: &str) -> bool {
+    lang != Lang::Docs.name()
+        && !is_data_file(path)
+        && path
+            .rsplit('/')
+            .skip(1)
+            .any(|c| matches!(c, "docs" | "docs_src"))
+}
+
 /// A ranking prior for a chunk's file: implementation code first, then
 /// tests, examples, vendored, generated and legacy copies, documentation
 /// and data files, which mention the same words without being the answer
@@ -527,7 +609,11 @@ pub fn path_prior(path: &str, lang: &str) -> f64 {
     let mut prior = 1.0;
     if is_test_path(path) {
         prior *= 0.5;
-    } else if is_secondary_path(path) || is_type_declaration(path) || is_generated_path(path) {
+    } else if is_secondary_path(path)
+        || is_code_under_docs(path, lang)
+        || is_type_declaration(path)
+        || is_generated_path(path)
+    {
         prior *= GENERATED_PRIOR;
     }
     if is_build_output(path) {
@@ -1081,6 +1167,23 @@ mod tests {
             "src/Token.t.sol",
             "lib/widget_test.dart",
             "src/parser_spec.lua",
+            "src/MyLib.Tests/ParserFacts.cs",
+            "test/MyLib.UnitTests/Parser.cs",
+            "app/src/androidTest/java/com/x/MainActivity.kt",
+            "core/src/commonTest/kotlin/x/Parse.kt",
+            "lib/src/testFixtures/java/x/Data.java",
+            "src/integrationTest/java/x/Db.java",
+            "src/components/__mocks__/api.ts",
+            "src/__snapshots__/app.test.ts.snap",
+            "e2e/login.ts",
+            "cypress/e2e/login.cy.ts",
+            "test/app.e2e-spec.ts",
+            "re2/re2_unittest.cc",
+            "src/parser_tests.cpp",
+            "test/Data/ListSpec.hs",
+            "src/Data/ListSpec.hs",
+            "core/src/main/scala/x/ParserSuite.scala",
+            "src/main/java/x/DatabaseIT.java",
         ] {
             assert!(is_test_path(p), "{p} is a test");
         }
@@ -1098,6 +1201,21 @@ mod tests {
             "lisp/ert-x.el",
             "src/eunit.erl",
             "contracts/Token.sol",
+            // Live code a loose rule would take for tests.
+            "mock/mock.go",
+            "lib/mock/mock-agent.js",
+            "src/main/java/x/JIT.java",
+            "src/main/java/x/Split.java",
+            "src/Spec.hs",
+            "src/Suite.scala",
+            "src/main/kotlin/x/TestRunner.kt",
+            "src/unittest/runner.py",
+            "src/latest/x.go",
+            "lib/contest/x.ts",
+            "src/tests_helper.c",
+            "lib/testament.py",
+            "src/testing.py",
+            "django/contrib/admin/tests.py",
         ] {
             assert!(!is_test_path(p), "{p} is not a test");
         }
@@ -1183,6 +1301,36 @@ mod tests {
         assert!(path_prior("tests/test_config.py", "python") < 1.0);
         assert!(path_prior("pydantic/v1/main.py", "python") < 1.0);
         assert!(path_prior("examples/demo.rs", "rust") < 1.0);
+        for p in [
+            "samples/basic/main.go",
+            "sample/app.py",
+            "demo/index.js",
+            "bench/parse.js",
+            "benchmark/run.c",
+        ] {
+            assert!(is_secondary_path(p), "{p} is not the live source");
+        }
+        for p in [
+            "django/contrib/admin/sites.py",
+            "src/sampler.rs",
+            "lib/demodulate.c",
+        ] {
+            assert!(!is_secondary_path(p), "{p} is live source");
+        }
+        // Code beside the documentation ranks as an example; the documents
+        // as documents, no lower.
+        assert_eq!(
+            path_prior("docs/_ext/djangodocs.py", "python"),
+            GENERATED_PRIOR
+        );
+        assert_eq!(
+            path_prior("docs_src/body/tutorial001.py", "python"),
+            GENERATED_PRIOR
+        );
+        assert_eq!(
+            path_prior("docs/src/design.rst", "docs"),
+            path_prior("README.rst", "docs")
+        );
         assert!(path_prior("vendor/lib/x.go", "go") < 1.0);
         assert!(
             path_prior(
@@ -1251,7 +1399,7 @@ mod tests {
             chunk_prior("src/parser.rs", "rust", Some("Parser::parse")),
             1.0
         );
-        assert_eq!(chunk_prior("lib/tests.py", "python", Some("tests")), 1.0);
+        assert_eq!(chunk_prior("lib/suites.py", "python", Some("tests")), 1.0);
     }
 
     #[test]
