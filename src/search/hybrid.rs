@@ -2317,8 +2317,9 @@ const EVIDENCE_TEST: f64 = -0.5;
 /// ...for documentation and data files, twice a test's: a question's words
 /// fill a Markdown page about the feature (fastify's `docs/Reference/`)
 /// more than the code doing it (session 80, files NDCG@10 tune / check /
-/// holdout .8676 / .8591 / .8256 → .8683 / .8595 / .8262, 32 questions up
-/// and 12 down at −2; `nl` hybrid MRR@10 .5660 → .5665).
+/// holdout .8676 / .8591 / .8256 → .8683 / .8595 / .8262, 23 questions up
+/// and 9 down; −2 about the same, .8684 / .8598 / .8261; `nl` hybrid
+/// MRR@10 .5660 → .5665).
 const EVIDENCE_DATA: f64 = -1.0;
 /// ...and for generated code and build output ([`Cand::generated`]), as
 /// for tests (session 65: tune .8672 → .8675, holdout .7963 → .7965, check
