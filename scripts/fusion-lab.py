@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
 """Offline fusion experiments on dumped arm candidates (examples/arm_dump.rs).
 
+Out of date: it predates the synonym arm (session 58) and the later
+evidence terms, so variant `current` no longer reproduces the eval and a
+dump with synonym candidates stops it. `repo-search-eval run agent --modes
+hybrid,bm25,semantic` scores the whole suite in about a minute once the
+corpora are indexed; measure ranking changes there.
+
 Usage: scripts/fusion-lab.py ARMS.jsonl [VARIANT ...]
 
 Replays hybrid fusion in Python on the real candidate lists of every case
