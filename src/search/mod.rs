@@ -337,10 +337,16 @@ pub fn is_named_after(path: &str, name: &str) -> bool {
 /// code in Django and many others), vendored or
 /// third-party code (also a virtualenv's `site-packages/` in a tree no
 /// ignore file covers), and legacy trees (`deprecated/`, `legacy/`,
-/// `v1/`, snapshots of a release like `v1.5/`).
+/// `v1/`, snapshots of a release like `v1.5/`); and Storybook's stories
+/// (`Button.stories.tsx`), examples of a component beside it.
 pub fn is_secondary_path(path: &str) -> bool {
     let mut comps = path.split('/');
-    comps.next_back();
+    if comps
+        .next_back()
+        .is_some_and(|name| name.contains(".stories."))
+    {
+        return true;
+    }
     comps.any(|c| {
         is_release_snapshot(c)
             || matches!(
@@ -358,7 +364,9 @@ pub fn is_secondary_path(path: &str) -> bool {
                     | "vendor"
                     | "vendored"
                     | "third_party"
+                    | "third-party"
                     | "thirdparty"
+                    | "3rdparty"
                     | "node_modules"
                     | "bower_components"
                     | "site-packages"
@@ -1307,6 +1315,13 @@ mod tests {
             "demo/index.js",
             "bench/parse.js",
             "benchmark/run.c",
+        ] {
+            assert!(is_secondary_path(p), "{p} is not the live source");
+        }
+        for p in [
+            "src/components/Button.stories.tsx",
+            "third-party/zlib/inflate.c",
+            "3rdparty/lua/lapi.c",
         ] {
             assert!(is_secondary_path(p), "{p} is not the live source");
         }
