@@ -2255,15 +2255,8 @@ fn a_zig_test_block_is_named_as_a_test_not_as_the_function_it_tests() {
         .iter()
         .map(|s| (s.name.as_str(), s.kind.as_str()))
         .collect();
-    assert!(
-        names.contains(&("init", "method")) || names.contains(&("init", "function")),
-        "{names:?}"
-    );
-    assert!(
-        names.contains(&("test \"init\"", "method"))
-            || names.contains(&("test \"init\"", "function")),
-        "{names:?}"
-    );
+    assert!(names.contains(&("init", "function")), "{names:?}");
+    assert!(names.contains(&("test \"init\"", "function")), "{names:?}");
     assert_eq!(
         names.iter().filter(|(n, _)| *n == "init").count(),
         1,

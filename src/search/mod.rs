@@ -201,7 +201,12 @@ pub fn is_test_path(path: &str) -> bool {
     }
     // Gradle's test source sets (`src/androidTest/`, `src/commonTest/`,
     // `src/integrationTest/`, `src/testFixtures/`), on the original case.
-    if path.split('/').rev().skip(1).any(is_gradle_test_set) {
+    let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+    if dir
+        .split('/')
+        .zip(dir.split('/').skip(1))
+        .any(|(parent, set)| parent == "src" && is_gradle_test_set(set))
+    {
         return true;
     }
     let (stem, ext) = match file.rsplit_once('.') {
@@ -277,22 +282,23 @@ const DOTNET_TEST_PROJECTS: [&str; 6] = [
     ".specs",
 ];
 
-/// A Gradle source set of tests: a lowercase word then `Test` or `Tests`
-/// (`androidTest`, `commonTest`, `integrationTest`), or `test` then a
-/// capitalised word (`testFixtures`, `testDebug`).
-fn is_gradle_test_set(dir: &str) -> bool {
-    let lower_then = |head: &str, rest: &str| {
+/// The name of a Gradle source set of tests (a directory under `src/`):
+/// a lowercase word then `Test` or `Tests` (`androidTest`, `commonTest`,
+/// `integrationTest`), or `test` then a capitalised word (`testFixtures`,
+/// `testDebug`).
+fn is_gradle_test_set(set: &str) -> bool {
+    let lower_then_capitalised = |head: &str, tail: &str| {
         !head.is_empty()
-            && head.chars().all(|c| c.is_ascii_lowercase())
-            && rest.starts_with(|c: char| c.is_ascii_uppercase())
-            && rest.chars().all(|c| c.is_ascii_alphanumeric())
+            && head.bytes().all(|b| b.is_ascii_lowercase())
+            && tail.starts_with(|c: char| c.is_ascii_uppercase())
+            && tail.bytes().all(|b| b.is_ascii_alphanumeric())
     };
-    ["Test", "Tests"].iter().any(|sfx| {
-        dir.strip_suffix(sfx)
-            .is_some_and(|head| lower_then(head, sfx))
-    }) || dir
-        .strip_prefix("test")
-        .is_some_and(|rest| lower_then("test", rest))
+    set.strip_suffix("Tests")
+        .or_else(|| set.strip_suffix("Test"))
+        .is_some_and(|head| lower_then_capitalised(head, "Test"))
+        || set
+            .strip_prefix("test")
+            .is_some_and(|tail| lower_then_capitalised("test", tail))
 }
 
 /// True for chunks that are tests inside a non-test file: Rust's
@@ -1224,6 +1230,8 @@ mod tests {
             "lib/testament.py",
             "src/testing.py",
             "django/contrib/admin/tests.py",
+            "src/features/abTest/variant.ts",
+            "app/src/main/java/x/testRunner",
         ] {
             assert!(!is_test_path(p), "{p} is not a test");
         }
@@ -1315,10 +1323,6 @@ mod tests {
             "demo/index.js",
             "bench/parse.js",
             "benchmark/run.c",
-        ] {
-            assert!(is_secondary_path(p), "{p} is not the live source");
-        }
-        for p in [
             "src/components/Button.stories.tsx",
             "third-party/zlib/inflate.c",
             "3rdparty/lua/lapi.c",
