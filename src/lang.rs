@@ -256,8 +256,10 @@ pub const FIRST_LINE_SCAN_BYTES: usize = 256;
 /// as every bash-completion script has instead of a shebang). `None` when
 /// there is neither, or it names a language without a grammar here.
 pub fn lang_from_first_line(head: &[u8]) -> Option<Lang> {
-    let end = head.iter().position(|&b| b == b'\n').unwrap_or(head.len());
-    let first = std::str::from_utf8(&head[..end]).ok()?;
+    if script_heuristic_lang(head).is_some() {
+        return Some(Lang::OtherCode);
+    }
+    let first = first_line(head)?;
     if let Some(line) = first.strip_prefix("#!") {
         return lang_of_interpreter(line);
     }
@@ -267,23 +269,98 @@ pub fn lang_from_first_line(head: &[u8]) -> Option<Lang> {
     None
 }
 
-/// `-*- shell-script -*-` or `-*- mode: python; coding: utf-8 -*-`.
-fn lang_of_emacs_mode(line: &str) -> Option<Lang> {
+fn first_line(head: &[u8]) -> Option<&str> {
+    let end = head.iter().position(|&b| b == b'\n').unwrap_or(head.len());
+    std::str::from_utf8(&head[..end]).ok()
+}
+
+/// The [`HEURISTIC_LANGS`] name of an extension-less script's language
+/// when its head names one the line heuristic reads: a `#!` line
+/// (`#!/usr/bin/perl -w`, `#!/usr/bin/env tclsh`), an Emacs mode line
+/// (`# -*- perl -*-`), or a shell line that hands the file to Tcl on its
+/// next lines (gitk's and git-gui's `#!/bin/sh`, `# … -*- tcl -*- \`,
+/// `exec wish "$0" -- "$@"`), which would otherwise read as shell.
+pub fn script_heuristic_lang(head: &[u8]) -> Option<&'static str> {
+    let first = first_line(head)?;
+    if let Some(line) = first.strip_prefix("#!") {
+        let named = heuristic_interpreter(interpreter(line)?);
+        if named.is_some() || lang_of_interpreter(line) != Some(Lang::Bash) {
+            return named;
+        }
+        // A shell line: Tcl scripts start this way to find `wish` or
+        // `tclsh` on the PATH; the shell runs up to the `exec`.
+        let text = String::from_utf8_lossy(head);
+        let hands_to_tcl = text.lines().skip(1).take(3).any(|l| {
+            let l = l.trim_start();
+            emacs_mode(l).as_deref() == Some("tcl")
+                || l.strip_prefix("exec ")
+                    .and_then(|rest| rest.split_whitespace().next())
+                    .is_some_and(|p| heuristic_interpreter(p) == Some("tcl"))
+        });
+        return hands_to_tcl.then_some("tcl");
+    }
+    if first.starts_with('#') {
+        return match emacs_mode(first)?.as_str() {
+            "perl" | "cperl" => Some("perl"),
+            "tcl" => Some("tcl"),
+            _ => None,
+        };
+    }
+    None
+}
+
+/// The program a `#!` line runs (`/usr/bin/env -S perl -w` → `perl`),
+/// without a version suffix (`python3.12` → `python`).
+fn interpreter(line: &str) -> Option<&str> {
+    let mut words = line.split_whitespace();
+    let mut program = words.next()?.rsplit('/').next()?;
+    if program == "env" {
+        program = words.find(|w| !w.starts_with('-') && !w.contains('='))?;
+    }
+    Some(program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'))
+}
+
+/// The [`HEURISTIC_LANGS`] name of an interpreter (`perl`, `tclsh`,
+/// `wish`, `expect`, `fish`, `pwsh`, `groovy`, `crystal`).
+fn heuristic_interpreter(program: &str) -> Option<&'static str> {
+    let program = program.rsplit('/').next()?;
+    let program = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    Some(match program {
+        "perl" => "perl",
+        "tclsh" | "wish" | "expect" => "tcl",
+        "fish" => "fish",
+        "pwsh" | "powershell" => "powershell",
+        "groovy" => "groovy",
+        "crystal" => "crystal",
+        _ => return None,
+    })
+}
+
+/// The mode an Emacs mode line names, lowercase: `-*- shell-script -*-`
+/// or `-*- mode: python; coding: utf-8 -*-`.
+fn emacs_mode(line: &str) -> Option<String> {
     let (_, rest) = line.split_once("-*-")?;
     let (inner, _) = rest.split_once("-*-")?;
-    let mode = inner
-        .split(';')
-        .find_map(|part| {
-            let part = part.trim();
-            match part.split_once(':') {
-                Some((key, value)) => key
-                    .trim()
-                    .eq_ignore_ascii_case("mode")
-                    .then(|| value.trim()),
-                None => Some(part),
-            }
-        })?
-        .to_ascii_lowercase();
+    Some(
+        inner
+            .split(';')
+            .find_map(|part| {
+                let part = part.trim();
+                match part.split_once(':') {
+                    Some((key, value)) => key
+                        .trim()
+                        .eq_ignore_ascii_case("mode")
+                        .then(|| value.trim()),
+                    None => Some(part),
+                }
+            })?
+            .to_ascii_lowercase(),
+    )
+}
+
+/// `-*- shell-script -*-` or `-*- mode: python; coding: utf-8 -*-`.
+fn lang_of_emacs_mode(line: &str) -> Option<Lang> {
+    let mode = emacs_mode(line)?;
     Some(match mode.as_str() {
         "shell-script" | "sh" | "bash" | "ksh" | "zsh" => Lang::Bash,
         "python" => Lang::Python,
@@ -291,18 +368,13 @@ fn lang_of_emacs_mode(line: &str) -> Option<Lang> {
         "lua" => Lang::Lua,
         "php" => Lang::Php,
         "js" | "javascript" => Lang::JavaScript,
+        "erlang" => Lang::Erlang,
         _ => return None,
     })
 }
 
 fn lang_of_interpreter(line: &str) -> Option<Lang> {
-    let mut words = line.split_whitespace();
-    let mut program = words.next()?.rsplit('/').next()?;
-    if program == "env" {
-        program = words.find(|w| !w.starts_with('-') && !w.contains('='))?;
-    }
-    // `python3.12`, `lua5.4`, `bash5` name the same languages.
-    let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let base = interpreter(line)?;
     Some(match base {
         "sh" | "bash" | "zsh" | "ksh" | "dash" | "ash" | "mksh" => Lang::Bash,
         "python" | "pypy" => Lang::Python,
@@ -311,6 +383,7 @@ fn lang_of_interpreter(line: &str) -> Option<Lang> {
         "lua" | "luajit" => Lang::Lua,
         "php" => Lang::Php,
         "elixir" => Lang::Elixir,
+        "escript" => Lang::Erlang,
         _ => return None,
     })
 }
@@ -759,6 +832,38 @@ mod tests {
     }
 
     #[test]
+    fn scripts_in_languages_the_line_heuristic_reads_are_other_code() {
+        let sniff = |head: &str| {
+            (
+                lang_from_first_line(head.as_bytes()),
+                script_heuristic_lang(head.as_bytes()),
+            )
+        };
+        let other = |name| (Some(Lang::OtherCode), Some(name));
+        assert_eq!(sniff("#!/usr/bin/perl -w\nuse strict;"), other("perl"));
+        assert_eq!(sniff("#!/usr/bin/env perl5.36\n"), other("perl"));
+        assert_eq!(sniff("#!/usr/bin/env tclsh\n"), other("tcl"));
+        assert_eq!(sniff("#!/usr/bin/expect -f\n"), other("tcl"));
+        assert_eq!(sniff("#!/usr/bin/env fish\n"), other("fish"));
+        assert_eq!(sniff("# -*- perl -*-\n"), other("perl"));
+        // gitk's and git-gui's head: the shell hands the file to Tcl.
+        let gitk = "#!/bin/sh\n# Tcl ignores the next line -*- tcl -*- \\\nexec wish \"$0\" -- \"$@\"\n\nproc hasworktree {} {";
+        assert_eq!(sniff(gitk), other("tcl"));
+        let tclsh = "#!/bin/sh\n# the next line restarts using tclsh \\\n  exec /usr/bin/tclsh8.6 \"$0\" \"$@\"\n";
+        assert_eq!(sniff(tclsh), other("tcl"));
+        // A shell script that runs another program stays shell.
+        assert_eq!(
+            sniff("#!/bin/sh\nexec java -jar app.jar \"$@\"\n"),
+            (Some(Lang::Bash), None)
+        );
+        assert_eq!(
+            sniff("#!/bin/sh\n# see wish(1)\n\n\n\nexec wish x\n"),
+            (Some(Lang::Bash), None),
+            "only the lines right after the shebang"
+        );
+    }
+
+    #[test]
     fn shebang_names_the_language_of_extension_less_scripts() {
         let sniff = |head: &str| lang_from_first_line(head.as_bytes());
         assert_eq!(sniff("#!/bin/bash\n_git() {"), Some(Lang::Bash));
@@ -771,7 +876,16 @@ mod tests {
         );
         assert_eq!(sniff("#!/usr/bin/env LC_ALL=C ruby\n"), Some(Lang::Ruby));
         assert_eq!(sniff("#!/usr/bin/lua5.4\n"), Some(Lang::Lua));
-        assert_eq!(sniff("#!/usr/bin/perl -w\n"), None, "no grammar");
+        assert_eq!(
+            sniff("#!/usr/bin/env escript\n%% -*- erlang -*-\n"),
+            Some(Lang::Erlang)
+        );
+        assert_eq!(sniff("%% -*- erlang -*-\n"), None, "not a # line");
+        assert_eq!(
+            sniff("#!/usr/bin/awk -f\n"),
+            None,
+            "no grammar, no heuristic"
+        );
         assert_eq!(sniff("# bash completion for git\n"), None);
         assert_eq!(
             sniff("# ssh(1) completion        -*- shell-script -*-\n\n_ssh()"),
@@ -782,7 +896,7 @@ mod tests {
             sniff("# -*- mode: python; coding: utf-8 -*-\n"),
             Some(Lang::Python)
         );
-        assert_eq!(sniff("# -*- perl -*-\n"), None);
+        assert_eq!(sniff("# -*- scheme -*-\n"), None);
         assert_eq!(
             sniff("x = 1 # -*- shell-script -*-\n"),
             None,

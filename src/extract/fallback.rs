@@ -44,8 +44,20 @@ enum Dialect {
 }
 
 impl Dialect {
-    fn for_path(path: &str) -> Option<Dialect> {
-        Some(match crate::lang::heuristic_lang(path)? {
+    /// The dialect of a file by its extension (`.pl`, `.tcl`), or for an
+    /// extension-less script by its first lines (`#!/usr/bin/perl`, gitk's
+    /// `exec wish`).
+    fn for_file(path: &str, source: &str) -> Option<Dialect> {
+        let name = match crate::lang::heuristic_lang(path) {
+            Some(name) => name,
+            None if crate::lang::may_be_script(std::path::Path::new(path)) => {
+                let head =
+                    &source.as_bytes()[..source.len().min(crate::lang::FIRST_LINE_SCAN_BYTES)];
+                crate::lang::script_heuristic_lang(head)?
+            }
+            None => return None,
+        };
+        Some(match name {
             "perl" => Dialect::Perl,
             "dart" => Dialect::Dart,
             "nim" => Dialect::Nim,
@@ -88,9 +100,9 @@ impl Dialect {
     }
 }
 
-/// Whether the heuristic covers the file at `path`.
-pub(crate) fn covers(path: &str) -> bool {
-    Dialect::for_path(path).is_some()
+/// Whether the heuristic covers the file at `path` holding `source`.
+pub(crate) fn covers(path: &str, source: &str) -> bool {
+    Dialect::for_file(path, source).is_some()
 }
 
 /// What a definition line says: kind, whether it is callable, and the byte
@@ -103,8 +115,8 @@ struct LineDef {
 
 /// The definitions of a file in a covered language, sorted and with
 /// containers (see `tags::finish_line_defs`); empty for other files.
-pub(crate) fn defs(path: &str, lines: &Lines<'_>) -> Vec<Def> {
-    let Some(dialect) = Dialect::for_path(path) else {
+pub(crate) fn defs(path: &str, source: &str, lines: &Lines<'_>) -> Vec<Def> {
+    let Some(dialect) = Dialect::for_file(path, source) else {
         return Vec::new();
     };
     let n = lines.count();

@@ -129,8 +129,8 @@ impl Extractor {
         };
         let pieces = match lang::grammar_for_path(lang, path) {
             None if lang == Lang::Docs => chunk::chunk_docs(&lines, DocStyle::for_path(path)),
-            None if fallback::covers(path) => {
-                let defs = fallback::defs(path, &lines);
+            None if fallback::covers(path, source) => {
+                let defs = fallback::defs(path, source, &lines);
                 let tags = tags::Tags {
                     defs,
                     refs: Vec::new(),

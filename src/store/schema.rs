@@ -296,10 +296,15 @@
 //! - 57: same tables; rows change: a Zig `test "init" { … }` block is the
 //!   definition `test "init"`, not a second `init`. An older index's rows
 //!   are rebuilt by the next index run (its vectors kept).
+//! - 58: same tables; rows change: an extension-less script in a language
+//!   the line heuristic reads (`#!/usr/bin/perl`, `#!/usr/bin/env tclsh`,
+//!   gitk's `#!/bin/sh` then `exec wish`) is other code with definitions,
+//!   no longer skipped or read as shell. An older index's rows are rebuilt
+//!   by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 57;
+pub const SCHEMA_VERSION: i64 = 58;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -308,7 +313,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// The last schema whose other tables hold what this one's do: an index of
 /// it keeps them through the upgrade (older ones are rebuilt by the next
 /// index run, their vectors kept).
-const SAME_ROWS_SINCE: i64 = 57;
+const SAME_ROWS_SINCE: i64 = 58;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -5,7 +5,7 @@
 use crate::common::*;
 
 /// `(path, source, a definition in it, its kind, the language stored)`.
-const FILES: [(&str, &str, &str, &str, &str); 24] = [
+const FILES: [(&str, &str, &str, &str, &str); 27] = [
     (
         "cs/Widget.cs",
         "namespace Acme {\n    public class CsWidget {\n        public int Render() {\n            return 1;\n        }\n    }\n}\n",
@@ -169,6 +169,30 @@ const FILES: [(&str, &str, &str, &str, &str); 24] = [
         "r_render",
         "function",
         "r",
+    ),
+    (
+        // gitk's head: a shell line that hands the file to Tcl's `wish`.
+        "tk/gitkx",
+        "#!/bin/sh\n# Tcl ignores the next line -*- tcl -*- \\\nexec wish \"$0\" -- \"$@\"\n\nproc tcl_hasworktree {} {\n    return 1\n}\n",
+        "tcl_hasworktree",
+        "function",
+        "other",
+    ),
+    (
+        // An extension-less Perl script.
+        "bin/perltool",
+        "#!/usr/bin/perl -w\nuse strict;\n\nsub perl_tool_main {\n    return 0;\n}\n\nperl_tool_main();\n",
+        "perl_tool_main",
+        "function",
+        "other",
+    ),
+    (
+        // An Erlang escript: the grammar reads past its `#!` line.
+        "bin/erlscript",
+        "#!/usr/bin/env escript\n%% -*- erlang -*-\n\nmain(Args) ->\n    erl_script_helper(Args).\n\nerl_script_helper(A) -> A.\n",
+        "erl_script_helper",
+        "function",
+        "erlang",
     ),
     (
         "clj/widget.clj",
