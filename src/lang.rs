@@ -253,8 +253,11 @@ pub const FIRST_LINE_SCAN_BYTES: usize = 256;
 /// The language the first line of an extension-less script names: a `#!`
 /// line (`#!/bin/bash`, `#!/usr/bin/env python3`, `#!/usr/bin/env -S node
 /// --flag`) or an Emacs mode line in a comment (`# -*- shell-script -*-`,
-/// as every bash-completion script has instead of a shebang). `None` when
-/// there is neither, or it names a language without a grammar here.
+/// as every bash-completion script has instead of a shebang);
+/// [`Lang::OtherCode`] for a language the line heuristic reads
+/// ([`script_heuristic_lang`]: Perl, Tcl, ...). `None` when there is
+/// neither line, or it names a language with neither a grammar nor the
+/// heuristic here (`awk`).
 pub fn lang_from_first_line(head: &[u8]) -> Option<Lang> {
     if script_heuristic_lang(head).is_some() {
         return Some(Lang::OtherCode);
