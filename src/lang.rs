@@ -297,8 +297,9 @@ pub fn script_heuristic_lang(head: &[u8]) -> Option<&'static str> {
             let l = l.trim_start();
             emacs_mode(l).as_deref() == Some("tcl")
                 || l.strip_prefix("exec ")
-                    .and_then(|rest| rest.split_whitespace().next())
-                    .is_some_and(|p| heuristic_interpreter(p) == Some("tcl"))
+                    .and_then(interpreter)
+                    .and_then(heuristic_interpreter)
+                    == Some("tcl")
         });
         return hands_to_tcl.then_some("tcl");
     }
@@ -323,11 +324,9 @@ fn interpreter(line: &str) -> Option<&str> {
     Some(program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'))
 }
 
-/// The [`HEURISTIC_LANGS`] name of an interpreter (`perl`, `tclsh`,
+/// The [`HEURISTIC_LANGS`] name of an [`interpreter`] (`perl`, `tclsh`,
 /// `wish`, `expect`, `fish`, `pwsh`, `groovy`, `crystal`).
 fn heuristic_interpreter(program: &str) -> Option<&'static str> {
-    let program = program.rsplit('/').next()?;
-    let program = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     Some(match program {
         "perl" => "perl",
         "tclsh" | "wish" | "expect" => "tcl",

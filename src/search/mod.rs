@@ -287,18 +287,15 @@ const DOTNET_TEST_PROJECTS: [&str; 6] = [
 /// `integrationTest`), or `test` then a capitalised word (`testFixtures`,
 /// `testDebug`).
 fn is_gradle_test_set(set: &str) -> bool {
-    let lower_then_capitalised = |head: &str, tail: &str| {
-        !head.is_empty()
-            && head.bytes().all(|b| b.is_ascii_lowercase())
-            && tail.starts_with(|c: char| c.is_ascii_uppercase())
-            && tail.bytes().all(|b| b.is_ascii_alphanumeric())
+    let lowercase_word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase());
+    let capitalised_word = |s: &str| {
+        s.starts_with(|c: char| c.is_ascii_uppercase())
+            && s.bytes().all(|b| b.is_ascii_alphanumeric())
     };
     set.strip_suffix("Tests")
         .or_else(|| set.strip_suffix("Test"))
-        .is_some_and(|head| lower_then_capitalised(head, "Test"))
-        || set
-            .strip_prefix("test")
-            .is_some_and(|tail| lower_then_capitalised("test", tail))
+        .is_some_and(lowercase_word)
+        || set.strip_prefix("test").is_some_and(capitalised_word)
 }
 
 /// True for chunks that are tests inside a non-test file: Rust's
