@@ -390,16 +390,25 @@ impl Models {
         self.open_as(s, spec, Use::Queries)
     }
 
+    /// Whether loading `spec` for queries ahead of its use gains nothing:
+    /// it is loaded, a load is under way (the cache is locked while one
+    /// runs), or there is nothing to load (a provider without weights on
+    /// disk).
+    pub fn no_load_ahead(&self, s: &EmbedSettings, spec: &TierSpec) -> bool {
+        let Some(key) = model_key(s, spec, Use::Queries) else {
+            return true;
+        };
+        match self.loaded.try_lock() {
+            Ok(loaded) => loaded.contains_key(&key),
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner().contains_key(&key),
+            Err(std::sync::TryLockError::WouldBlock) => true,
+        }
+    }
+
     fn open_as(&self, s: &EmbedSettings, spec: &TierSpec, usage: Use) -> Result<Arc<dyn Embedder>> {
-        let Some(dir) = &spec.dir else {
+        let Some(key) = model_key(s, spec, usage) else {
             return open_as(s, spec, usage).map(Arc::from);
         };
-        let usage = if spec.provider == "embedded" {
-            Use::Chunks
-        } else {
-            usage
-        };
-        let key = (spec.model_id.clone(), dir.clone(), s.batch_size, usage);
         let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(m) = loaded.get(&key) {
             // Weights deleted from the cache: forget the loaded copy too,
@@ -409,10 +418,22 @@ impl Models {
             }
             loaded.remove(&key);
         }
-        let m: Arc<dyn Embedder> = Arc::from(open_as(s, spec, usage)?);
+        let m: Arc<dyn Embedder> = Arc::from(open_as(s, spec, key.3)?);
         loaded.insert(key, Arc::clone(&m));
         Ok(m)
     }
+}
+
+/// The key [`Models`] keeps a loaded model under; `None` for a provider
+/// without weights on disk (opened per use).
+fn model_key(s: &EmbedSettings, spec: &TierSpec, usage: Use) -> Option<ModelKey> {
+    let dir = spec.dir.as_ref()?;
+    let usage = if spec.provider == "embedded" {
+        Use::Chunks
+    } else {
+        usage
+    };
+    Some((spec.model_id.clone(), dir.clone(), s.batch_size, usage))
 }
 
 fn require_weights(dir: &std::path::Path, spec: &TierSpec, configured: bool) -> Result<()> {

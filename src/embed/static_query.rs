@@ -408,17 +408,17 @@ struct ModelJson {
     continuing_subword_prefix: Option<String>,
     max_input_chars_per_word: Option<usize>,
     #[serde(default, deserialize_with = "sized_vocab")]
-    vocab: Option<HashMap<String, u32>>,
+    vocab: Option<foldhash::HashMap<String, u32>>,
 }
 
 /// The vocabulary map, allocated once: grown entry by entry, its rehashes
 /// were a sixth of loading the model.
 fn sized_vocab<'de, D: serde::Deserializer<'de>>(
     d: D,
-) -> std::result::Result<Option<HashMap<String, u32>>, D::Error> {
+) -> std::result::Result<Option<foldhash::HashMap<String, u32>>, D::Error> {
     struct Vocab;
     impl<'de> serde::de::Visitor<'de> for Vocab {
-        type Value = HashMap<String, u32>;
+        type Value = foldhash::HashMap<String, u32>;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("a map of tokens to ids")
         }
@@ -426,7 +426,10 @@ fn sized_vocab<'de, D: serde::Deserializer<'de>>(
             self,
             mut m: A,
         ) -> std::result::Result<Self::Value, A::Error> {
-            let mut out = HashMap::with_capacity(m.size_hint().unwrap_or(0).max(1 << 15));
+            let mut out = foldhash::HashMap::with_capacity_and_hasher(
+                m.size_hint().unwrap_or(0).max(1 << 15),
+                Default::default(),
+            );
             while let Some((k, v)) = m.next_entry::<String, u32>()? {
                 out.insert(k, v);
             }
@@ -438,7 +441,7 @@ fn sized_vocab<'de, D: serde::Deserializer<'de>>(
 
 /// IDs-only WordPiece for the BERT pipeline (see the module comment).
 struct WordPiece {
-    vocab: HashMap<String, u32>,
+    vocab: foldhash::HashMap<String, u32>,
     continuing_subword_prefix: String,
     unk_id: Option<u32>,
     max_input_chars_per_word: usize,

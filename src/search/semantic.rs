@@ -728,8 +728,8 @@ impl SemanticSearcher {
     }
 
     /// The `limit` best chunks for the query vector `qv` of the answering
-    /// model, blended with the fast tier's similarities when
-    /// [`Self::blend_partner`] names one: the candidates of both models,
+    /// model, blended with the fast tier's similarities when `partner`
+    /// ([`Self::blend_partner`]) names one: the candidates of both models,
     /// each scored `(full + FAST_TIER_SHARE · fast) / (1 + FAST_TIER_SHARE)`
     /// with both models' exact cosines (a chunk without a fast vector gets
     /// the lowest fast score among the fast candidates). Answers the
@@ -739,18 +739,12 @@ impl SemanticSearcher {
         store: &Store,
         db: &std::path::Path,
         choice: &Choice,
+        partner: Option<TierSpec>,
         query: &str,
         qv: &[f32],
         req: &SemanticRequest,
     ) -> Result<Ranked> {
         let model = choice.spec.model_id.clone();
-        let partner = match self.blend_partner(store, db, choice) {
-            Ok(p) => p,
-            Err(e) => {
-                tracing::debug!("no blending: {e:#}");
-                None
-            }
-        };
         // The fast model's query vector; a failure answers unblended.
         let fast = partner.and_then(|spec| {
             match self.query_model(&spec).and_then(|m| m.embed(&[query])) {
@@ -787,6 +781,51 @@ impl SemanticSearcher {
             req.threshold,
         );
         Ok((top, Some(fast_model)))
+    }
+
+    /// Loads the matrices [`Self::ranked`] reads: the answering model's
+    /// and, when it blends, the partner's.
+    fn ensure_indexes(
+        &mut self,
+        store: &Store,
+        db: &std::path::Path,
+        choice: &Choice,
+        partner: Option<&TierSpec>,
+    ) -> Result<()> {
+        let keep: Vec<&str> = std::iter::once(&choice.spec)
+            .chain(partner)
+            .map(|s| s.model_id.as_str())
+            .collect();
+        for model in &keep {
+            self.ensure_index(store, db, model, &keep)?;
+        }
+        Ok(())
+    }
+
+    /// Starts loading the query models of `specs` this process has not
+    /// loaded on a thread of its own, so that reading the vectors meanwhile
+    /// is not followed by the load ([`Self::query_model`] then waits for
+    /// it, or loads again and reports the error when it failed). `None`
+    /// when nothing is left to load or no thread could start.
+    fn load_ahead(&self, specs: Vec<TierSpec>) -> Option<std::thread::JoinHandle<()>> {
+        let cold: Vec<TierSpec> = specs
+            .into_iter()
+            .filter(|spec| !self.models.no_load_ahead(&self.settings, spec))
+            .collect();
+        if cold.is_empty() {
+            return None;
+        }
+        let (models, settings) = (self.models.clone(), self.settings.clone());
+        std::thread::Builder::new()
+            .name("repo-search-model-load".into())
+            .spawn(move || {
+                for spec in cold {
+                    if let Err(e) = models.open_for_queries(&settings, &spec) {
+                        tracing::debug!(model = spec.model_id, "loading ahead failed: {e:#}");
+                    }
+                }
+            })
+            .ok()
     }
 
     fn query_model(&mut self, spec: &TierSpec) -> Result<std::sync::Arc<dyn Embedder>> {
@@ -835,6 +874,29 @@ impl SemanticSearcher {
             Ok(c) => c,
             Err(unavailable) => return Ok(unavailable),
         };
+        let partner = match self.blend_partner(store, &db, &choice) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::debug!("no blending: {e:#}");
+                None
+            }
+        };
+        // Cold, the query models and the vector matrices load side by
+        // side: reading potion's vocabulary and the matrix of a 5,000-chunk
+        // index take about 10 ms each, MiniLM far longer.
+        let loading = self.load_ahead(
+            std::iter::once(&choice.spec)
+                .chain(&partner)
+                .cloned()
+                .collect(),
+        );
+        let matrices = self.ensure_indexes(store, &db, &choice, partner.as_ref());
+        if let Some(loading) = loading
+            && loading.join().is_err()
+        {
+            tracing::debug!("loading the query models ahead panicked");
+        }
+        matrices?;
         let qv = match self
             .query_model(&choice.spec)
             .and_then(|m| m.embed(&[req.query.as_str()]))
@@ -848,7 +910,8 @@ impl SemanticSearcher {
             }
             Err(e) => return Ok(with_choice(SemanticResult::from_error(&e), &choice)),
         };
-        let (top, blended_with) = self.ranked(store, &db, &choice, &req.query, &qv, req)?;
+        let (top, blended_with) =
+            self.ranked(store, &db, &choice, partner, &req.query, &qv, req)?;
         let terms = crate::text::query_terms(&req.query);
         let hits = render_hits(store, root, &top, &terms, req.snippets)?;
         let mut out = found(&choice, hits);
