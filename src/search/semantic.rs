@@ -740,11 +740,11 @@ impl SemanticSearcher {
         db: &std::path::Path,
         choice: &Choice,
         partner: Option<TierSpec>,
-        query: &str,
         qv: &[f32],
         req: &SemanticRequest,
     ) -> Result<Ranked> {
         let model = choice.spec.model_id.clone();
+        let query = req.query.as_str();
         // The fast model's query vector; a failure answers unblended.
         let fast = partner.and_then(|spec| {
             match self.query_model(&spec).and_then(|m| m.embed(&[query])) {
@@ -910,8 +910,7 @@ impl SemanticSearcher {
             }
             Err(e) => return Ok(with_choice(SemanticResult::from_error(&e), &choice)),
         };
-        let (top, blended_with) =
-            self.ranked(store, &db, &choice, partner, &req.query, &qv, req)?;
+        let (top, blended_with) = self.ranked(store, &db, &choice, partner, &qv, req)?;
         let terms = crate::text::query_terms(&req.query);
         let hits = render_hits(store, root, &top, &terms, req.snippets)?;
         let mut out = found(&choice, hits);
