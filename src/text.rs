@@ -262,8 +262,8 @@ struct CompoundWords {
 
 fn compound_words() -> &'static CompoundWords {
     static WORDS: std::sync::LazyLock<CompoundWords> = std::sync::LazyLock::new(|| {
-        // Sized up front: growing the tables was a third of building them,
-        // which a cold search waits for.
+        // Sized up front: rehashing as they grew was a tenth of building
+        // them, which a cold search waits for.
         let lines = COMPOUND_WORDS.lines().count();
         let mut counts: Vec<(&'static str, f32)> = Vec::with_capacity(lines);
         let mut whole = HashSet::with_capacity(lines);

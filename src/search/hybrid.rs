@@ -2213,7 +2213,7 @@ const FILE_NAME_BOOST: f64 = 0.3;
 /// whose name none of the query's words make but its synonyms do (the
 /// synonym arm's [`crate::text::synonyms`], met whole after
 /// [`crate::text::crude_stem`]: `mock.py` for "fake responses for testing",
-/// `ProgressIndicator.php` for "spinner", `i18n.rb` for "localized") gains
+/// `ProgressIndicator.php` for "spinner", `lexer.rb` for "tokenize") gains
 /// this share. Files NDCG@10 tune / check / holdout .8701 / .8617 / .8270
 /// → .8708 / .8635 / .8282 (24 questions up, 12 down: `ctx.py` now leads
 /// "context-local proxies", `mod_proxy.c` "forwarded headers"); 0.3 and 0.6
