@@ -732,8 +732,8 @@ impl SemanticSearcher {
     /// ([`Self::blend_partner`]) names one: the candidates of both models,
     /// each scored `(full + FAST_TIER_SHARE · fast) / (1 + FAST_TIER_SHARE)`
     /// with both models' exact cosines (a chunk without a fast vector gets
-    /// the lowest fast score among the fast candidates). Answers the
-    /// blended model too.
+    /// the lowest fast score among the fast candidates). Reads the matrices
+    /// [`Self::ensure_indexes`] loaded. Answers the blended model too.
     fn ranked(
         &mut self,
         store: &Store,
@@ -756,21 +756,19 @@ impl SemanticSearcher {
                 }
             }
         });
+        let at = |me: &Self, m: &str| me.indexes.iter().position(|ix| ix.model == m);
         let alone = |me: &mut Self| -> Result<Ranked> {
-            let i = me.ensure_index(store, db, &model, &[model.as_str()])?;
+            let i = match at(me, &model) {
+                Some(i) => i,
+                None => me.ensure_index(store, db, &model, &[model.as_str()])?,
+            };
             let top = me.indexes[i].top_k(qv, &req.filter, req.limit, req.threshold, &|_, _| false);
             Ok((top, None))
         };
         let Some((fast_model, fv)) = fast else {
             return alone(self);
         };
-        let keep = [model.as_str(), fast_model.as_str()];
-        self.ensure_index(store, db, &model, &keep)?;
-        // (A write between the two loads makes the first stale and the
-        // second drops it: positions are looked up after both.)
-        self.ensure_index(store, db, &fast_model, &keep)?;
-        let at = |m: &str| self.indexes.iter().position(|ix| ix.model == m);
-        let (Some(full_at), Some(fast_at)) = (at(&model), at(&fast_model)) else {
+        let (Some(full_at), Some(fast_at)) = (at(self, &model), at(self, &fast_model)) else {
             return alone(self);
         };
         let top = blend(
@@ -784,7 +782,9 @@ impl SemanticSearcher {
     }
 
     /// Loads the matrices [`Self::ranked`] reads: the answering model's
-    /// and, when it blends, the partner's.
+    /// and, when it blends, the partner's. (A write between the two loads
+    /// makes the first stale and the second drops it: `ranked` then finds
+    /// it missing and answers from a fresh load of the answering model's.)
     fn ensure_indexes(
         &mut self,
         store: &Store,
