@@ -522,6 +522,12 @@ const SYNONYM_CANDIDATES: usize = 20;
 /// synonyms only added noise (older questions of the checking half −.005).
 const SYNONYM_MAX_WORDS: usize = 7;
 
+/// Whether a question is short enough for its synonyms to count: the
+/// synonym arm runs and [`SYNONYM_NAME_BOOST`] applies.
+fn within_synonym_words(query: &str) -> bool {
+    query.split_whitespace().count() <= SYNONYM_MAX_WORDS
+}
+
 /// Per-arm weights for a query kind (an arm weighing 0 is not run).
 pub fn weights(kind: QueryKind) -> [(Arm, f64); 6] {
     match kind {
@@ -1269,7 +1275,7 @@ impl Hybrid {
                 Arm::Phrase if crate::text::fts_adjacent_pairs(query).is_none() => {
                     note = Some("fewer than two words to pair".into());
                 }
-                Arm::Synonym if query.split_whitespace().count() > SYNONYM_MAX_WORDS => {
+                Arm::Synonym if !within_synonym_words(query) => {
                     note = Some(format!("skipped: more than {SYNONYM_MAX_WORDS} words"));
                 }
                 Arm::Synonym if crate::text::fts_synonyms(query).is_none() => {
@@ -2259,9 +2265,7 @@ fn file_scores(
         }
     }
     let terms = stemmed_terms(query);
-    let synonyms = if analysis.kind == QueryKind::NaturalLanguage
-        && query.split_whitespace().count() <= SYNONYM_MAX_WORDS
-    {
+    let synonyms = if analysis.kind == QueryKind::NaturalLanguage && within_synonym_words(query) {
         stemmed_synonyms(query, &terms)
     } else {
         HashSet::new()
@@ -2312,10 +2316,11 @@ fn file_scores(
         if n > 1 {
             *score *= 1.0 + MULTI_CHUNK_BONUS * (n as f64).ln();
         }
-        let share = file_name_share(&terms, path);
+        let words = file_name_words(path);
+        let share = file_name_share(&terms, &words);
         *score *= 1.0 + FILE_NAME_BOOST * share;
         if share == 0.0 && !synonyms.is_empty() {
-            *score *= 1.0 + SYNONYM_NAME_BOOST * synonym_name_share(&synonyms, path);
+            *score *= 1.0 + SYNONYM_NAME_BOOST * synonym_name_share(&synonyms, &words);
         }
         if names.iter().any(|n| crate::search::is_named_after(path, n))
             && !inexact_only.contains(path.as_str())
@@ -2590,12 +2595,11 @@ const GENERIC_STEMS: [&str; 8] = [
     "mod", "index", "__init__", "init", "main", "lib", "core", "base",
 ];
 
-/// The share (0–1) of the words of a file's name that are query words
-/// (`config.py` for "where is the config loaded"; `ser/mod.rs` by `ser`).
+/// The share (0–1) of the words of a file's name ([`file_name_words`])
+/// that are query words (`config.py` for "where is the config loaded"; `ser/mod.rs` by `ser`).
 /// Words meet on a common prefix of at least four letters, so `parser`
 /// matches "parsing" and `configuration` "config".
-fn file_name_share(terms: &HashSet<String>, path: &str) -> f64 {
-    let words = file_name_words(path);
+fn file_name_share(terms: &HashSet<String>, words: &HashSet<String>) -> f64 {
     if words.is_empty() {
         return 0.0;
     }
@@ -2626,8 +2630,7 @@ fn file_name_share(terms: &HashSet<String>, path: &str) -> f64 {
 /// The share (0–1) of the words of a file's name that are, stemmed, among
 /// `synonyms` ([`stemmed_synonyms`]): whole words only, since a synonym met
 /// on a prefix misfires more than a query word does.
-fn synonym_name_share(synonyms: &HashSet<String>, path: &str) -> f64 {
-    let words = file_name_words(path);
+fn synonym_name_share(synonyms: &HashSet<String>, words: &HashSet<String>) -> f64 {
     if words.is_empty() {
         return 0.0;
     }
@@ -3190,11 +3193,11 @@ mod tests {
         let query = "fake responses for testing";
         let synonyms = stemmed_synonyms(query, &stemmed_terms(query));
         assert_eq!(
-            synonym_name_share(&synonyms, "httpx/_transports/mock.py"),
+            synonym_name_share(&synonyms, &file_name_words("httpx/_transports/mock.py")),
             1.0
         );
         assert_eq!(
-            synonym_name_share(&synonyms, "httpx/_transports/default.py"),
+            synonym_name_share(&synonyms, &file_name_words("httpx/_transports/default.py")),
             0.0
         );
         // Whole words only: `logging` does not meet `loggly` on its prefix
@@ -3202,11 +3205,14 @@ mod tests {
         let query = "where are log lines written";
         let synonyms = stemmed_synonyms(query, &stemmed_terms(query));
         assert_eq!(
-            synonym_name_share(&synonyms, "Handler/LogglyHandler.php"),
+            synonym_name_share(&synonyms, &file_name_words("Handler/LogglyHandler.php")),
             0.0
         );
-        assert!(file_name_share(&synonyms, "Handler/LogglyHandler.php") > 0.0);
-        assert_eq!(synonym_name_share(&synonyms, "src/journal.c"), 1.0);
+        assert!(file_name_share(&synonyms, &file_name_words("Handler/LogglyHandler.php")) > 0.0);
+        assert_eq!(
+            synonym_name_share(&synonyms, &file_name_words("src/journal.c")),
+            1.0
+        );
         // Through the file scores: the named file overtakes one ranked above
         // it, for a short question only.
         let cands = vec![
@@ -3224,17 +3230,32 @@ mod tests {
     #[test]
     fn files_named_with_the_query_words_gain() {
         let terms = stemmed_terms("where is the config loaded");
-        assert_eq!(file_name_share(&terms, "src/flask/config.py"), 1.0);
-        assert_eq!(file_name_share(&terms, "src/flask/app.py"), 0.0);
+        assert_eq!(
+            file_name_share(&terms, &file_name_words("src/flask/config.py")),
+            1.0
+        );
+        assert_eq!(
+            file_name_share(&terms, &file_name_words("src/flask/app.py")),
+            0.0
+        );
         // A generic stem stands for its directory.
-        assert_eq!(file_name_share(&terms, "src/config/mod.rs"), 1.0);
-        assert_eq!(file_name_share(&terms, "src/config/__init__.py"), 1.0);
+        assert_eq!(
+            file_name_share(&terms, &file_name_words("src/config/mod.rs")),
+            1.0
+        );
+        assert_eq!(
+            file_name_share(&terms, &file_name_words("src/config/__init__.py")),
+            1.0
+        );
         // Words meet on a common prefix of four letters or more.
         let parsing: HashSet<String> = crate::text::query_terms("main parsing loop")
             .iter()
             .map(|t| crate::text::crude_stem(t).to_string())
             .collect();
-        assert_eq!(file_name_share(&parsing, "src/parser/parser.rs"), 1.0);
+        assert_eq!(
+            file_name_share(&parsing, &file_name_words("src/parser/parser.rs")),
+            1.0
+        );
         assert!(crate::search::is_named_after(
             "gson/TypeAdapter.java",
             "TypeAdapter"
