@@ -264,7 +264,7 @@ pub fn lang_from_first_line(head: &[u8]) -> Option<Lang> {
     }
     let first = first_line(head)?;
     if let Some(line) = first.strip_prefix("#!") {
-        return lang_of_interpreter(line);
+        return lang_of_program(interpreter(line)?);
     }
     if first.starts_with('#') {
         return lang_of_emacs_mode(first);
@@ -286,8 +286,9 @@ fn first_line(head: &[u8]) -> Option<&str> {
 pub fn script_heuristic_lang(head: &[u8]) -> Option<&'static str> {
     let first = first_line(head)?;
     if let Some(line) = first.strip_prefix("#!") {
-        let named = heuristic_interpreter(interpreter(line)?);
-        if named.is_some() || lang_of_interpreter(line) != Some(Lang::Bash) {
+        let program = interpreter(line)?;
+        let named = heuristic_interpreter(program);
+        if named.is_some() || lang_of_program(program) != Some(Lang::Bash) {
             return named;
         }
         // A shell line: Tcl scripts start this way to find `wish` or
@@ -375,9 +376,9 @@ fn lang_of_emacs_mode(line: &str) -> Option<Lang> {
     })
 }
 
-fn lang_of_interpreter(line: &str) -> Option<Lang> {
-    let base = interpreter(line)?;
-    Some(match base {
+/// The language of an [`interpreter`] that has a grammar here.
+fn lang_of_program(program: &str) -> Option<Lang> {
+    Some(match program {
         "sh" | "bash" | "zsh" | "ksh" | "dash" | "ash" | "mksh" => Lang::Bash,
         "python" | "pypy" => Lang::Python,
         "ruby" => Lang::Ruby,
