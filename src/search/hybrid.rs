@@ -3188,31 +3188,27 @@ mod tests {
         assert_eq!(hits[0].path, "b.py", "the named method rises");
     }
 
+    /// [`file_name_share`] and [`synonym_name_share`] of a path's name.
+    fn by_words(terms: &HashSet<String>, path: &str) -> f64 {
+        file_name_share(terms, &file_name_words(path))
+    }
+    fn by_synonym(synonyms: &HashSet<String>, path: &str) -> f64 {
+        synonym_name_share(synonyms, &file_name_words(path))
+    }
+
     #[test]
     fn files_named_with_a_synonym_of_a_short_question_gain() {
         let query = "fake responses for testing";
         let synonyms = stemmed_synonyms(query, &stemmed_terms(query));
-        assert_eq!(
-            synonym_name_share(&synonyms, &file_name_words("httpx/_transports/mock.py")),
-            1.0
-        );
-        assert_eq!(
-            synonym_name_share(&synonyms, &file_name_words("httpx/_transports/default.py")),
-            0.0
-        );
+        assert_eq!(by_synonym(&synonyms, "httpx/_transports/mock.py"), 1.0);
+        assert_eq!(by_synonym(&synonyms, "httpx/_transports/default.py"), 0.0);
         // Whole words only: `logging` does not meet `loggly` on its prefix
         // as a query word would.
         let query = "where are log lines written";
         let synonyms = stemmed_synonyms(query, &stemmed_terms(query));
-        assert_eq!(
-            synonym_name_share(&synonyms, &file_name_words("Handler/LogglyHandler.php")),
-            0.0
-        );
-        assert!(file_name_share(&synonyms, &file_name_words("Handler/LogglyHandler.php")) > 0.0);
-        assert_eq!(
-            synonym_name_share(&synonyms, &file_name_words("src/journal.c")),
-            1.0
-        );
+        assert_eq!(by_synonym(&synonyms, "Handler/LogglyHandler.php"), 0.0);
+        assert!(by_words(&synonyms, "Handler/LogglyHandler.php") > 0.0);
+        assert_eq!(by_synonym(&synonyms, "src/journal.c"), 1.0);
         // Through the file scores: the named file overtakes one ranked above
         // it, for a short question only.
         let cands = vec![
@@ -3230,32 +3226,14 @@ mod tests {
     #[test]
     fn files_named_with_the_query_words_gain() {
         let terms = stemmed_terms("where is the config loaded");
-        assert_eq!(
-            file_name_share(&terms, &file_name_words("src/flask/config.py")),
-            1.0
-        );
-        assert_eq!(
-            file_name_share(&terms, &file_name_words("src/flask/app.py")),
-            0.0
-        );
+        assert_eq!(by_words(&terms, "src/flask/config.py"), 1.0);
+        assert_eq!(by_words(&terms, "src/flask/app.py"), 0.0);
         // A generic stem stands for its directory.
-        assert_eq!(
-            file_name_share(&terms, &file_name_words("src/config/mod.rs")),
-            1.0
-        );
-        assert_eq!(
-            file_name_share(&terms, &file_name_words("src/config/__init__.py")),
-            1.0
-        );
+        assert_eq!(by_words(&terms, "src/config/mod.rs"), 1.0);
+        assert_eq!(by_words(&terms, "src/config/__init__.py"), 1.0);
         // Words meet on a common prefix of four letters or more.
-        let parsing: HashSet<String> = crate::text::query_terms("main parsing loop")
-            .iter()
-            .map(|t| crate::text::crude_stem(t).to_string())
-            .collect();
-        assert_eq!(
-            file_name_share(&parsing, &file_name_words("src/parser/parser.rs")),
-            1.0
-        );
+        let parsing = stemmed_terms("main parsing loop");
+        assert_eq!(by_words(&parsing, "src/parser/parser.rs"), 1.0);
         assert!(crate::search::is_named_after(
             "gson/TypeAdapter.java",
             "TypeAdapter"
