@@ -8,6 +8,10 @@
 //! fixed padding at 128 tokens; both are replaced here (truncation at the
 //! model's `max_seq_length`, padding to the longest text of the batch), or
 //! vectors differ from the reference and every batch pays for 128 tokens.
+//!
+//! Tokens come from [`super::wordpiece`] when `tokenizer.json` is BERT's
+//! pipeline exactly (MiniLM's is: the same ids, read in a few ms instead of
+//! the `tokenizers` crate's ~40), else from the `tokenizers` crate.
 
 use std::path::Path;
 
@@ -16,6 +20,7 @@ use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 use super::Embedder;
 use super::bert_model::Encoder;
+use super::wordpiece::WordPiece;
 
 /// Token limit when the model does not say (sentence-transformers' value
 /// for MiniLM).
@@ -27,9 +32,32 @@ enum Pooling {
     Cls,
 }
 
+/// How texts become token ids.
+enum Tokens {
+    /// BERT's pipeline as hash lookups, wrapping each text in `[CLS]` and
+    /// `[SEP]`.
+    WordPiece {
+        pieces: Box<WordPiece>,
+        cls: u32,
+        sep: u32,
+    },
+    /// Any other tokenizer, through the `tokenizers` crate, padding to the
+    /// batch's longest text.
+    Crate(Box<Tokenizer>),
+}
+
+/// Padded token ids of a batch: `n` rows of `len`, and the mask of real
+/// tokens.
+struct Batch {
+    ids: Vec<u32>,
+    mask: Vec<u32>,
+    n: usize,
+    len: usize,
+}
+
 pub struct BertEmbedder {
     model: Encoder,
-    tokenizer: Tokenizer,
+    tokens: Tokens,
     id: String,
     dim: usize,
     max_tokens: usize,
@@ -52,6 +80,30 @@ impl BertEmbedder {
     /// `tokenizer.json`, `model.safetensors`, and optionally
     /// `sentence_bert_config.json` and `1_Pooling/config.json`.
     pub fn load(dir: &Path, id: &str, batch_size: usize) -> Result<BertEmbedder> {
+        BertEmbedder::load_as(dir, id, batch_size, false)
+    }
+
+    /// [`BertEmbedder::load`] tokenizing with the `tokenizers` crate even
+    /// where [`super::wordpiece`] would do (tests compare the two).
+    pub fn load_with_tokenizers_crate(
+        dir: &Path,
+        id: &str,
+        batch_size: usize,
+    ) -> Result<BertEmbedder> {
+        BertEmbedder::load_as(dir, id, batch_size, true)
+    }
+
+    /// Whether texts are tokenized by [`super::wordpiece`].
+    pub fn uses_wordpiece(&self) -> bool {
+        matches!(self.tokens, Tokens::WordPiece { .. })
+    }
+
+    fn load_as(
+        dir: &Path,
+        id: &str,
+        batch_size: usize,
+        use_tokenizers_crate: bool,
+    ) -> Result<BertEmbedder> {
         let what = |f: &str| format!("cannot load `{}`", dir.join(f).display());
         let config_text = std::fs::read_to_string(dir.join("config.json"))
             .with_context(|| what("config.json"))?;
@@ -69,34 +121,36 @@ impl BertEmbedder {
             _ => Pooling::Mean,
         };
 
-        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
-            .map_err(|e| anyhow!("{}: {e}", what("tokenizer.json")))?;
-        let pad_id = tokenizer.get_padding().map(|p| p.pad_id).unwrap_or(0);
-        let pad_token = tokenizer
-            .get_padding()
-            .map(|p| p.pad_token.clone())
-            .unwrap_or_else(|| "[PAD]".to_string());
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            pad_id,
-            pad_token,
-            ..PaddingParams::default()
-        }));
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: max_tokens,
-                ..TruncationParams::default()
-            }))
-            .map_err(|e| anyhow!("{}: {e}", what("tokenizer.json")))?;
+        let tokenizer_json =
+            std::fs::read(dir.join("tokenizer.json")).with_context(|| what("tokenizer.json"))?;
+        let pieces = (!use_tokenizers_crate)
+            .then(|| WordPiece::from_json(&tokenizer_json))
+            .flatten();
+        let tokens = match pieces {
+            Some(
+                pieces @ WordPiece {
+                    cls_sep: Some((cls, sep)),
+                    ..
+                },
+            ) => Tokens::WordPiece {
+                pieces: Box::new(pieces),
+                cls,
+                sep,
+            },
+            _ => Tokens::Crate(Box::new(
+                crate_tokenizer(&tokenizer_json, max_tokens)
+                    .map_err(|e| anyhow!("{}: {e}", what("tokenizer.json")))?,
+            )),
+        };
 
-        let weights = std::fs::read(dir.join("model.safetensors"))
+        let weights = super::bert_model::map_file(&dir.join("model.safetensors"))
             .with_context(|| what("model.safetensors"))?;
-        let model = Encoder::load(&weights, &raw).with_context(|| what("model.safetensors"))?;
-        drop(weights);
+        let model = Encoder::load(std::sync::Arc::new(weights), &raw)
+            .with_context(|| what("model.safetensors"))?;
         keep_freed_memory();
         Ok(BertEmbedder {
             model,
-            tokenizer,
+            tokens,
             id: id.to_string(),
             dim,
             max_tokens,
@@ -110,42 +164,81 @@ impl BertEmbedder {
     /// reads by its own configuration).
     pub fn with_max_tokens(mut self, n: usize) -> Result<BertEmbedder> {
         self.max_tokens = self.max_tokens.min(n.max(1));
-        self.tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: self.max_tokens,
-                ..TruncationParams::default()
-            }))
-            .map_err(|e| anyhow!("cannot set the tokenizer's truncation: {e}"))?;
+        if let Tokens::Crate(t) = &mut self.tokens {
+            truncate_at(t, self.max_tokens)
+                .map_err(|e| anyhow!("cannot set the tokenizer's truncation: {e}"))?;
+        }
         Ok(self)
     }
 
     /// Token counts of `texts` after truncation (for benchmarks).
     pub fn count_tokens(&self, texts: &[&str]) -> Result<Vec<usize>> {
-        let enc = self
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| anyhow!("tokenizer: {e}"))?;
-        Ok(enc
-            .iter()
-            .map(|e| e.get_attention_mask().iter().filter(|m| **m == 1).count())
+        Ok(self.token_ids(texts)?.iter().map(Vec::len).collect())
+    }
+
+    /// The token ids the encoder reads for each text: special tokens
+    /// included, truncated, unpadded.
+    pub fn token_ids(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
+        let b = self.encode(texts)?;
+        Ok(b.ids
+            .chunks(b.len.max(1))
+            .zip(b.mask.chunks(b.len.max(1)))
+            .map(|(ids, mask)| {
+                ids.iter()
+                    .zip(mask)
+                    .filter(|&(_, &m)| m == 1)
+                    .map(|(&id, _)| id)
+                    .collect()
+            })
             .collect())
     }
 
-    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        let enc = self
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| anyhow!("tokenizer: {e}"))?;
-        let n = enc.len();
-        let len = enc.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
-        if n == 0 || len == 0 {
-            return Ok(vec![vec![0.0; self.dim]; n]);
-        }
+    /// `texts` tokenized, truncated and padded to the longest.
+    fn encode(&self, texts: &[&str]) -> Result<Batch> {
+        let n = texts.len();
+        let rows: Vec<Vec<u32>> = match &self.tokens {
+            Tokens::WordPiece { pieces, cls, sep } => texts
+                .iter()
+                .map(|t| {
+                    let mut ids = vec![*cls];
+                    pieces.encode_ids(t, &mut ids);
+                    // Room for both special tokens, as the crate truncates.
+                    ids.truncate(1 + self.max_tokens.saturating_sub(2));
+                    ids.push(*sep);
+                    ids
+                })
+                .collect(),
+            Tokens::Crate(t) => {
+                let enc = t
+                    .encode_batch(texts.to_vec(), true)
+                    .map_err(|e| anyhow!("tokenizer: {e}"))?;
+                let len = enc.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
+                let mut ids = Vec::with_capacity(n * len);
+                let mut mask = Vec::with_capacity(n * len);
+                for e in &enc {
+                    ids.extend_from_slice(e.get_ids());
+                    mask.extend_from_slice(e.get_attention_mask());
+                }
+                return Ok(Batch { ids, mask, n, len });
+            }
+        };
+        let len = rows.iter().map(Vec::len).max().unwrap_or(0);
         let mut ids = Vec::with_capacity(n * len);
         let mut mask = Vec::with_capacity(n * len);
-        for e in &enc {
-            ids.extend_from_slice(e.get_ids());
-            mask.extend_from_slice(e.get_attention_mask());
+        for r in &rows {
+            ids.extend_from_slice(r);
+            mask.extend(std::iter::repeat_n(1, r.len()));
+            // Padding rows are masked out, so their id does not matter.
+            ids.extend(std::iter::repeat_n(0, len - r.len()));
+            mask.extend(std::iter::repeat_n(0, len - r.len()));
+        }
+        Ok(Batch { ids, mask, n, len })
+    }
+
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let Batch { ids, mask, n, len } = self.encode(texts)?;
+        if n == 0 || len == 0 {
+            return Ok(vec![vec![0.0; self.dim]; n]);
         }
         let hidden = self.model.forward(&ids, &mask, n, len)?; // (n·len, dim)
         let dim = self.dim;
@@ -243,6 +336,33 @@ impl Embedder for BertEmbedder {
     fn batch_size(&self) -> usize {
         self.batch_size * self.lanes.len().max(1)
     }
+}
+
+/// The `tokenizers` crate's tokenizer from `tokenizer.json`, padding to
+/// the batch's longest text and truncating at `max_tokens`.
+fn crate_tokenizer(json: &[u8], max_tokens: usize) -> tokenizers::Result<Tokenizer> {
+    let mut tokenizer = Tokenizer::from_bytes(json)?;
+    let pad_id = tokenizer.get_padding().map(|p| p.pad_id).unwrap_or(0);
+    let pad_token = tokenizer
+        .get_padding()
+        .map(|p| p.pad_token.clone())
+        .unwrap_or_else(|| "[PAD]".to_string());
+    tokenizer.with_padding(Some(PaddingParams {
+        strategy: PaddingStrategy::BatchLongest,
+        pad_id,
+        pad_token,
+        ..PaddingParams::default()
+    }));
+    truncate_at(&mut tokenizer, max_tokens)?;
+    Ok(tokenizer)
+}
+
+fn truncate_at(tokenizer: &mut Tokenizer, max_tokens: usize) -> tokenizers::Result<()> {
+    tokenizer.with_truncation(Some(TruncationParams {
+        max_length: max_tokens,
+        ..TruncationParams::default()
+    }))?;
+    Ok(())
 }
 
 /// Vectors with the input positions they belong to.

@@ -1,6 +1,8 @@
 //! Owns the BERT encoder forward pass used by [`super::bert`], written for
 //! CPU throughput on plain `f32` buffers: every dense layer is one GEMM
-//! over all tokens of the batch (`gemm` crate), attention runs per
+//! over all tokens of the batch (`gemm` crate; query, key and value one
+//! each, into one buffer), reading the weights in place in the mapped
+//! model file (see [`Values`]), attention runs per
 //! sequence so its scores stay in cache, and everything between GEMMs is a
 //! fused pass written into buffers that live for the whole batch.
 //!
@@ -15,38 +17,44 @@
 //! f32 activation noise): vectors agree with sentence-transformers at
 //! cosine ≥ 0.9999 (scripts/check-embeddings.sh).
 
+use std::sync::Arc;
+
 use anyhow::{Context, Result, bail};
 use gemm::Parallelism;
+use memmap2::Mmap;
 use rayon::prelude::*;
 use safetensors::{Dtype, SafeTensors};
 
 /// LayerNorm's scale and shift.
 struct Norm {
-    gamma: Vec<f32>,
-    beta: Vec<f32>,
+    gamma: Values,
+    beta: Values,
 }
 
-/// The weights of one encoder layer. Matrices are row-major `(in, out)`,
-/// so a layer is `x · W`.
+/// The weights of one encoder layer. Matrices keep PyTorch's `(out, in)`
+/// layout of the file (a layer is `x · Wᵀ`, the GEMM reading `W` with
+/// swapped strides), so they are used where they lie in the mapped file.
 struct Layer {
-    /// Query, key and value projections side by side: (hidden, 3·hidden).
-    qkv_w: Vec<f32>,
+    query_w: Values,
+    key_w: Values,
+    value_w: Values,
+    /// Query, key and value biases side by side (3·hidden).
     qkv_b: Vec<f32>,
-    attn_out_w: Vec<f32>,
-    attn_out_b: Vec<f32>,
+    attn_out_w: Values,
+    attn_out_b: Values,
     attn_norm: Norm,
-    inter_w: Vec<f32>,
-    inter_b: Vec<f32>,
-    out_w: Vec<f32>,
-    out_b: Vec<f32>,
+    inter_w: Values,
+    inter_b: Values,
+    out_w: Values,
+    out_b: Values,
     out_norm: Norm,
 }
 
 pub struct Encoder {
     /// (vocab, hidden)
-    word: Vec<f32>,
+    word: Values,
     /// (max positions, hidden)
-    position: Vec<f32>,
+    position: Values,
     /// Token type 0's embedding (every input is a single segment).
     token_type: Vec<f32>,
     emb_norm: Norm,
@@ -57,8 +65,39 @@ pub struct Encoder {
     inter: usize,
 }
 
-/// Named tensors of a safetensors file, read as `f32`.
+/// A tensor's values as `f32`: read in place from the mapped file when it
+/// stores them as aligned little-endian `f32` (MiniLM's does), else decoded
+/// once (f16 and bf16 files, big-endian hosts).
+///
+/// Why (measured, session 83): a cold CLI search that answers from MiniLM
+/// spent 63% of its CPU loading the model, reading 87 MB, decoding every
+/// tensor and transposing the linear layers, for a query that reads ten
+/// rows of the 47 MB word-embedding table. Mapped, loading is the header's
+/// parse, and the pages a search never touches are never read.
+enum Values {
+    Mapped {
+        file: Arc<Mmap>,
+        range: std::ops::Range<usize>,
+    },
+    Owned(Vec<f32>),
+}
+
+impl std::ops::Deref for Values {
+    type Target = [f32];
+
+    fn deref(&self) -> &[f32] {
+        match self {
+            // Alignment and length were checked when the tensor was read
+            // (`Weights::get`), and the map never changes.
+            Values::Mapped { file, range } => bytemuck::cast_slice(&file[range.clone()]),
+            Values::Owned(v) => v,
+        }
+    }
+}
+
+/// Named tensors of a mapped safetensors file.
 struct Weights<'a> {
+    file: &'a Arc<Mmap>,
     st: SafeTensors<'a>,
     prefix: &'static str,
 }
@@ -70,7 +109,7 @@ impl Weights<'_> {
 
     /// The tensor `name` (under the model's prefix), which must have
     /// `shape`; f32, f16 and bf16 files are accepted.
-    fn get(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>> {
+    fn get(&self, name: &str, shape: &[usize]) -> Result<Values> {
         let full = format!("{}{name}", self.prefix);
         let t = self
             .st
@@ -83,7 +122,27 @@ impl Weights<'_> {
             );
         }
         let b = t.data();
-        let v: Vec<f32> = match t.dtype() {
+        let n: usize = shape.iter().product();
+        let width = match t.dtype() {
+            Dtype::F32 => 4,
+            Dtype::F16 | Dtype::BF16 => 2,
+            other => bail!("tensor `{full}` is {other:?}; only f32, f16 and bf16 are supported"),
+        };
+        if b.len() != n * width {
+            bail!("tensor `{full}` is truncated");
+        }
+        if t.dtype() == Dtype::F32
+            && cfg!(target_endian = "little")
+            && bytemuck::try_cast_slice::<u8, f32>(b).is_ok()
+        {
+            // `b` lies inside the map: its offset there.
+            let start = b.as_ptr() as usize - self.file.as_ptr() as usize;
+            return Ok(Values::Mapped {
+                file: Arc::clone(self.file),
+                range: start..start + b.len(),
+            });
+        }
+        Ok(Values::Owned(match t.dtype() {
             Dtype::F32 => b
                 .chunks_exact(4)
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -92,29 +151,16 @@ impl Weights<'_> {
                 .chunks_exact(2)
                 .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
                 .collect(),
-            Dtype::BF16 => b
+            _ => b
                 .chunks_exact(2)
                 .map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f32())
                 .collect(),
-            other => bail!("tensor `{full}` is {other:?}; only f32, f16 and bf16 are supported"),
-        };
-        if v.len() != shape.iter().product::<usize>() {
-            bail!("tensor `{full}` is truncated");
-        }
-        Ok(v)
+        }))
     }
 
-    /// A linear layer's weight, stored `(out, in)` as in PyTorch, returned
-    /// transposed to `(in, out)`.
-    fn linear(&self, name: &str, out: usize, inp: usize) -> Result<Vec<f32>> {
-        let w = self.get(&format!("{name}.weight"), &[out, inp])?;
-        let mut t = vec![0f32; w.len()];
-        for (o, row) in w.chunks_exact(inp).enumerate() {
-            for (i, &v) in row.iter().enumerate() {
-                t[i * out + o] = v;
-            }
-        }
-        Ok(t)
+    /// A linear layer's weight, `(out, in)` as PyTorch stores it.
+    fn linear(&self, name: &str, out: usize, inp: usize) -> Result<Values> {
+        self.get(&format!("{name}.weight"), &[out, inp])
     }
 
     fn norm(&self, name: &str, n: usize) -> Result<Norm> {
@@ -129,10 +175,22 @@ impl Weights<'_> {
     }
 }
 
+/// Maps `path` read-only.
+#[allow(unsafe_code)] // reviewed: the model file's map, see SAFETY below
+pub fn map_file(path: &std::path::Path) -> Result<Mmap> {
+    let file = std::fs::File::open(path)?;
+    // SAFETY: the map is read-only and private to this process. Changing
+    // the file while it is mapped would change (or, truncated, fault) what
+    // the encoder reads; model files are never rewritten in place: `model
+    // fetch` stages a new directory and renames it over the old one, which
+    // leaves this map on the old file.
+    Ok(unsafe { Mmap::map(&file)? })
+}
+
 impl Encoder {
-    /// Loads a BERT model from the bytes of its `model.safetensors` and its
+    /// Loads a BERT model from its mapped `model.safetensors` and its
     /// `config.json` (`bert.` prefix optional).
-    pub fn load(safetensors: &[u8], config: &serde_json::Value) -> Result<Encoder> {
+    pub fn load(file: Arc<Mmap>, config: &serde_json::Value) -> Result<Encoder> {
         let get = |k: &str| {
             config[k]
                 .as_u64()
@@ -156,9 +214,13 @@ impl Encoder {
         if heads == 0 || hidden % heads != 0 {
             bail!("hidden_size {hidden} is not a multiple of num_attention_heads {heads}");
         }
-        let st = SafeTensors::deserialize(safetensors)
+        let st = SafeTensors::deserialize(&file[..])
             .map_err(|e| anyhow::anyhow!("not a safetensors file: {e}"))?;
-        let mut w = Weights { st, prefix: "" };
+        let mut w = Weights {
+            file: &file,
+            st,
+            prefix: "",
+        };
         if w.has("bert.embeddings.word_embeddings.weight") {
             w.prefix = "bert.";
         }
@@ -166,24 +228,14 @@ impl Encoder {
         for i in 0..layers_n {
             let p = format!("encoder.layer.{i}");
             let a = format!("{p}.attention");
-            let (q, k, v) = (
-                w.linear(&format!("{a}.self.query"), hidden, hidden)?,
-                w.linear(&format!("{a}.self.key"), hidden, hidden)?,
-                w.linear(&format!("{a}.self.value"), hidden, hidden)?,
-            );
-            // Interleave rows: row i of the stacked matrix is q[i] k[i] v[i].
-            let mut qkv_w = Vec::with_capacity(3 * hidden * hidden);
-            for r in 0..hidden {
-                for m in [&q, &k, &v] {
-                    qkv_w.extend_from_slice(&m[r * hidden..(r + 1) * hidden]);
-                }
-            }
             let mut qkv_b = Vec::with_capacity(3 * hidden);
             for part in ["query", "key", "value"] {
-                qkv_b.extend(w.get(&format!("{a}.self.{part}.bias"), &[hidden])?);
+                qkv_b.extend_from_slice(&w.get(&format!("{a}.self.{part}.bias"), &[hidden])?);
             }
             layers.push(Layer {
-                qkv_w,
+                query_w: w.linear(&format!("{a}.self.query"), hidden, hidden)?,
+                key_w: w.linear(&format!("{a}.self.key"), hidden, hidden)?,
+                value_w: w.linear(&format!("{a}.self.value"), hidden, hidden)?,
                 qkv_b,
                 attn_out_w: w.linear(&format!("{a}.output.dense"), hidden, hidden)?,
                 attn_out_b: w.get(&format!("{a}.output.dense.bias"), &[hidden])?,
@@ -265,18 +317,21 @@ impl Encoder {
         let mut mid = vec![0f32; m * inter];
         for l in &self.layers {
             fill_rows(&mut qkv, &l.qkv_b);
-            matmul(&mut qkv, &x, &l.qkv_w, (m, h, 3 * h), true, par);
+            // Query, key and value side by side in each row of `qkv`.
+            for (j, w) in [&l.query_w, &l.key_w, &l.value_w].into_iter().enumerate() {
+                linear(&mut qkv[j * h..], 3 * h, &x, w, (m, h, h), true, par);
+            }
             self.attention(&qkv, &mut ctx, mask, len);
-            matmul(&mut tmp, &ctx, &l.attn_out_w, (m, h, h), false, par);
+            linear(&mut tmp, h, &ctx, &l.attn_out_w, (m, h, h), false, par);
             add_norm(&mut x, &tmp, &l.attn_out_b, &l.attn_norm, self.eps);
-            matmul(&mut mid, &x, &l.inter_w, (m, h, inter), false, par);
+            linear(&mut mid, inter, &x, &l.inter_w, (m, h, inter), false, par);
             let rows = rows_per_task(inter);
             mid.par_chunks_mut(inter * rows).for_each(|block| {
                 for row in block.chunks_exact_mut(inter) {
                     simd::bias_gelu_row(row, &l.inter_b);
                 }
             });
-            matmul(&mut tmp, &mid, &l.out_w, (m, inter, h), false, par);
+            linear(&mut tmp, h, &mid, &l.out_w, (m, inter, h), false, par);
             add_norm(&mut x, &tmp, &l.out_b, &l.out_norm, self.eps);
         }
         Ok(x)
@@ -372,19 +427,21 @@ fn add_norm(x: &mut [f32], y: &[f32], bias: &[f32], norm: &Norm, eps: f32) {
         });
 }
 
-/// `dst (m×n) = [dst +] a (m×k) · b (k×n)`, all row-major and contiguous.
-fn matmul(
+/// `dst (m×n, row stride dst_rs) = [dst +] a (m×k) · wᵀ`, `a` row-major
+/// and contiguous, `w` a linear layer's `(n, k)` weight as stored.
+fn linear(
     dst: &mut [f32],
+    dst_rs: usize,
     a: &[f32],
-    b: &[f32],
+    w: &[f32],
     (m, k, n): (usize, usize, usize),
     accumulate: bool,
     par: Parallelism,
 ) {
     strided_gemm(
-        (dst, n),
+        (dst, dst_rs),
         (a, k, 1),
-        (b, n, 1),
+        (w, 1, k),
         (m, k, n),
         1.0,
         accumulate,

@@ -28,6 +28,7 @@ pub mod fetch;
 pub mod http;
 pub mod static_model;
 pub mod static_query;
+mod wordpiece;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

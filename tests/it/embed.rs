@@ -881,6 +881,41 @@ fn minilm_matches_the_sentence_transformers_reference() {
     }
 }
 
+/// MiniLM's `tokenizer.json` is BERT's pipeline exactly, so its texts are
+/// tokenized by `src/embed/wordpiece.rs` (loaded in milliseconds) rather
+/// than by the `tokenizers` crate: the ids are the crate's, special tokens
+/// and truncation included, on every 30-line piece of this crate's sources
+/// and on text that exercises the normalizer, at the model's own limit, at
+/// the index's and at a tiny one.
+#[test]
+fn bert_wordpiece_matches_tokenizers() {
+    use repo_search::embed::bert::BertEmbedder;
+    let Some(models) = test_models() else { return };
+    let dir = models.join("all-MiniLM-L6-v2");
+    let texts = static_query_texts();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    // MiniLM's own limit is 256 tokens (`sentence_bert_config.json`).
+    for (max, limit) in [(None, 256), (Some(128), 128), (Some(3), 3)] {
+        let mut ours = BertEmbedder::load(&dir, "m", 4).expect("load MiniLM");
+        let mut theirs =
+            BertEmbedder::load_with_tokenizers_crate(&dir, "m", 4).expect("load MiniLM");
+        assert!(ours.uses_wordpiece(), "MiniLM takes the WordPiece path");
+        assert!(!theirs.uses_wordpiece());
+        if let Some(n) = max {
+            ours = ours.with_max_tokens(n).expect("truncate");
+            theirs = theirs.with_max_tokens(n).expect("truncate");
+        }
+        let want = theirs.token_ids(&refs).expect("tokenize with the crate");
+        let got = ours.token_ids(&refs).expect("tokenize with WordPiece");
+        assert_eq!(got.len(), want.len());
+        for (i, t) in refs.iter().enumerate() {
+            assert_eq!(got[i], want[i], "ids differ at {max:?} for text {i}: {t:?}");
+        }
+        // Long texts reach the limit: truncation is compared too.
+        assert_eq!(want.iter().map(Vec::len).max(), Some(limit));
+    }
+}
+
 /// The static model's query form (`src/embed/static_query.rs`: its own
 /// WordPiece, rows read on demand) gives the same vectors, bit for bit, as
 /// model2vec-rs, which embeds the chunks: on every 30-line piece of this
