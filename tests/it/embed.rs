@@ -916,6 +916,49 @@ fn bert_wordpiece_matches_tokenizers() {
     }
 }
 
+/// MiniLM's weights are mapped, not read: a damaged `model.safetensors`
+/// (empty, cut short, not safetensors at all) is an error naming the file
+/// when the model loads, never a crash later, and the other files are
+/// read as before.
+#[test]
+fn a_damaged_bert_model_file_is_an_error() {
+    use repo_search::embed::bert::BertEmbedder;
+    let Some(models) = test_models() else { return };
+    let src = models.join("all-MiniLM-L6-v2");
+    let weights = std::fs::read(src.join("model.safetensors")).expect("read the weights");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("m");
+    std::fs::create_dir_all(dir.join("1_Pooling")).expect("mkdir");
+    for f in [
+        "config.json",
+        "tokenizer.json",
+        "sentence_bert_config.json",
+        "1_Pooling/config.json",
+    ] {
+        std::fs::copy(src.join(f), dir.join(f)).expect("copy a model file");
+    }
+    let header = 8 + u64::from_le_bytes(weights[..8].try_into().expect("8 bytes")) as usize;
+    for (what, bytes) in [
+        ("empty", &[][..]),
+        ("header only", &weights[..header]),
+        ("cut in the last tensor", &weights[..weights.len() - 1000]),
+        ("not safetensors", &b"{\"not\": \"weights\"}"[..]),
+    ] {
+        std::fs::write(dir.join("model.safetensors"), bytes).expect("write");
+        let err = match BertEmbedder::load(&dir, "m", 4) {
+            Ok(_) => panic!("{what}: a damaged model file loaded"),
+            Err(e) => format!("{e:#}"),
+        };
+        assert!(err.contains("model.safetensors"), "{what}: {err}");
+    }
+    std::fs::write(dir.join("model.safetensors"), &weights).expect("write");
+    let model = BertEmbedder::load(&dir, "m", 4).expect("the whole file loads");
+    let v = repo_search::embed::Embedder::embed(&model, &["parse the config"]).expect("embed");
+    let norm: f32 = v[0].iter().map(|x| x * x).sum();
+    assert_eq!(v[0].len(), 384);
+    assert!((norm - 1.0).abs() < 1e-4, "unit vector, got {norm}");
+}
+
 /// The static model's query form (`src/embed/static_query.rs`: its own
 /// WordPiece, rows read on demand) gives the same vectors, bit for bit, as
 /// model2vec-rs, which embeds the chunks: on every 30-line piece of this
