@@ -882,13 +882,15 @@ pub fn markdown(r: &RunReport) -> String {
         r.settings.limit,
         r.settings.embed
     );
-    s.push_str("| suite | category | mode | cases | MRR@10 | R@1 | R@5 | R@10 | nDCG@10 files | nDCG@10 chunks | exact | p50 ms | p95 ms | chars | ~tokens | failures |\n");
-    s.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    s.push_str("| suite | category | mode | cases | MRR@10 | R@1 | R@5 | R@10 | nDCG@10 files | nDCG@10 chunks | nDCG@10 binary | exact | p50 ms | p95 ms | chars | ~tokens | failures |\n");
+    s.push_str(
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
     for row in &r.rows {
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {} |\n",
+            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {} |\n",
             row.suite, row.category, row.mode, row.cases, row.mrr10, row.recall1, row.recall5, row.recall10,
-            fmt_opt(row.ndcg10_files), fmt_opt(row.ndcg10_chunks),
+            fmt_opt(row.ndcg10_files), fmt_opt(row.ndcg10_chunks), fmt_opt(row.ndcg10_binary),
             fmt_opt(row.exact), row.p50_ms, row.p95_ms, row.avg_chars, row.avg_tokens, row.failures
         ));
     }
@@ -973,6 +975,7 @@ fn cmd_report(
                     "recall10": [ra.recall10, rb.recall10, rb.recall10 - ra.recall10],
                     "ndcg10_files": ndcg_delta(ra.ndcg10_files, rb.ndcg10_files),
                     "ndcg10_chunks": ndcg_delta(ra.ndcg10_chunks, rb.ndcg10_chunks),
+                    "ndcg10_binary": ndcg_delta(ra.ndcg10_binary, rb.ndcg10_binary),
                     "p50_ms": [ra.p50_ms, rb.p50_ms, rb.p50_ms - ra.p50_ms],
                 }));
             }
@@ -1043,6 +1046,7 @@ mod tests {
             exact: None,
             ndcg10_files: Some(0.75),
             ndcg10_chunks: None,
+            ndcg10_binary: None,
             p50_ms: 1.0,
             p95_ms: 2.0,
             avg_chars: 4.0,

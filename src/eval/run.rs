@@ -70,6 +70,10 @@ pub struct CaseResult {
     /// [`ndcg10_chunks`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ndcg10_chunks: Option<f64>,
+    /// File-level cases: NDCG@10 over files with every expected file, primary
+    /// or secondary, as relevant as the others (see [`ndcg10_binary`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ndcg10_binary: Option<f64>,
     /// The corpus's main language (from corpora.toml), if given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lang: Option<String>,
@@ -217,6 +221,33 @@ pub fn ndcg10_chunks(expect: &Expect, hits: &[Hit]) -> Option<f64> {
     Some(if ideal > 0.0 { got / ideal } else { 0.0 })
 }
 
+/// NDCG@10 over files with binary relevance, for cases with `expect.paths`
+/// (else None): as [`ndcg10_files`], but a secondary file counts as much as
+/// a primary one (gain 1 each), and the ideal is that many relevant files
+/// first, cut at 10. This is how benchmarks that list "relevant" and
+/// "secondary" targets without grades score an answer, so a number here
+/// compares with theirs; the graded scores rank a partly relevant file
+/// below the main one.
+pub fn ndcg10_binary(expect: &Expect, hits: &[Hit]) -> Option<f64> {
+    if expect.paths.is_empty() {
+        return None;
+    }
+    let relevant: HashSet<&str> = expect
+        .paths
+        .iter()
+        .chain(&expect.secondary_paths)
+        .map(String::as_str)
+        .collect();
+    let mut seen: HashSet<&str> = HashSet::new();
+    let got = dcg(hits
+        .iter()
+        .filter(|h| seen.insert(h.path.as_str()))
+        .take(10)
+        .map(|h| u32::from(relevant.contains(h.path.as_str()))));
+    let ideal = dcg(std::iter::repeat_n(1, relevant.len().min(10)));
+    Some(if ideal > 0.0 { got / ideal } else { 0.0 })
+}
+
 /// The DCG of the expected files sorted by grade (all primaries, then the
 /// secondaries), cut at 10.
 fn ideal_files(expect: &Expect) -> f64 {
@@ -314,6 +345,7 @@ pub fn run_cases(
                         exact,
                         ndcg10_files: ndcg10_files(&case.expect, &answer.hits),
                         ndcg10_chunks: ndcg10_chunks(&case.expect, &answer.hits),
+                        ndcg10_binary: ndcg10_binary(&case.expect, &answer.hits),
                         lang: None,
                         split: None,
                         words,
@@ -337,6 +369,7 @@ pub fn run_cases(
                     exact: None,
                     ndcg10_files: ndcg10_files(&case.expect, &[]),
                     ndcg10_chunks: ndcg10_chunks(&case.expect, &[]),
+                    ndcg10_binary: ndcg10_binary(&case.expect, &[]),
                     lang: None,
                     split: None,
                     words,
@@ -376,6 +409,10 @@ pub struct Row {
     /// Mean NDCG@10 over chunks of the file-level cases (None when none).
     #[serde(default)]
     pub ndcg10_chunks: Option<f64>,
+    /// Mean binary-relevance NDCG@10 over files of the file-level cases
+    /// (None when none, or in reports written before it was recorded).
+    #[serde(default)]
+    pub ndcg10_binary: Option<f64>,
     pub p50_ms: f64,
     pub p95_ms: f64,
     pub avg_chars: f64,
@@ -461,6 +498,7 @@ pub fn aggregate(results: &[CaseResult]) -> Vec<Row> {
                 .then(|| exacts.iter().filter(|e| **e).count() as f64 / exacts.len() as f64),
             ndcg10_files: mean_of(rs.iter().map(|r| r.ndcg10_files)),
             ndcg10_chunks: mean_of(rs.iter().map(|r| r.ndcg10_chunks)),
+            ndcg10_binary: mean_of(rs.iter().map(|r| r.ndcg10_binary)),
             p50_ms: percentile(&ms, 0.5),
             p95_ms: percentile(&ms, 0.95),
             avg_chars: chars,
@@ -765,6 +803,7 @@ mod tests {
             exact: None,
             ndcg10_files: None,
             ndcg10_chunks: None,
+            ndcg10_binary: None,
             lang: None,
             split: None,
             words: 0,
@@ -827,6 +866,38 @@ mod tests {
     }
 
     #[test]
+    fn ndcg_binary_counts_a_secondary_file_as_much_as_a_primary_one() {
+        let e = files(&["a.py"], &["b.py", "c.py"]);
+        close(ndcg10_binary(&e, &hits(&["a.py", "b.py", "c.py"])), 1.0);
+        // Any order of the relevant files is perfect, and a repeat takes
+        // no rank, as for files.
+        close(
+            ndcg10_binary(&e, &hits(&["c.py", "b.py", "b.py", "a.py"])),
+            1.0,
+        );
+        // x, a, b (c missing): gains at ranks 2 and 3 against three at 1-3.
+        let ideal = 1.0 + 1.0 / 3f64.log2() + 0.5;
+        close(
+            ndcg10_binary(&e, &hits(&["x.py", "a.py", "b.py"])),
+            (1.0 / 3f64.log2() + 0.5) / ideal,
+        );
+        // Graded, the same answer missing a secondary file loses less.
+        assert!(
+            ndcg10_files(&e, &hits(&["a.py", "b.py", "x.py"])).unwrap_or(0.0)
+                > ndcg10_binary(&e, &hits(&["a.py", "b.py", "x.py"])).unwrap_or(1.0)
+        );
+        // A file listed as both counts once; the ideal is cut at 10.
+        close(
+            ndcg10_binary(&files(&["a.py"], &["a.py"]), &hits(&["a.py"])),
+            1.0,
+        );
+        let many: Vec<String> = (0..12).map(|i| format!("f{i}.py")).collect();
+        let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+        close(ndcg10_binary(&files(&refs, &[]), &hits(&refs[2..])), 1.0);
+        assert_eq!(ndcg10_binary(&Expect::default(), &hits(&["a.py"])), None);
+    }
+
+    #[test]
     fn ndcg_chunks_gives_each_file_its_grade_once_but_every_hit_a_rank() {
         let e = files(&["a.py"], &["b.py"]);
         let ideal = 2.0 + 1.0 / 3f64.log2();
@@ -864,6 +935,7 @@ mod tests {
             exact: None,
             ndcg10_files: Some(chunks),
             ndcg10_chunks: Some(chunks),
+            ndcg10_binary: Some(chunks),
             lang: Some("python".into()),
             split: split.map(String::from),
             words: 0,
@@ -958,6 +1030,7 @@ mod tests {
         let plain = aggregate(&[CaseResult {
             ndcg10_files: None,
             ndcg10_chunks: None,
+            ndcg10_binary: None,
             ..result("e", "bm25", 0.0, None)
         }]);
         assert_eq!(plain[0].ndcg10_chunks, None);
