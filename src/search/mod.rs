@@ -390,14 +390,14 @@ pub fn is_secondary_path(path: &str) -> bool {
 /// (`KPRes.Generated.cs`, `api.gen.ts`, `flag_generated.go`,
 /// `zz_generated.deepcopy.go`) and protocol buffers (`x.pb.go`, `x.pb.h`,
 /// `x_pb2.py`), and what Autoconf, Automake and Libtool write into a
-/// release tarball (`configure`, `aclocal.m4`, `config.guess`, `ltmain.sh`
-/// and the like: tmux's 7,000-line `configure` led "where is the config
+/// release tarball (`configure`, `aclocal.m4`, `config.guess`, `ltmain.sh`,
+/// Automake's `missing` and `test-driver` and the like: tmux's 7,000-line `configure` led "where is the config
 /// file loaded"). Such a file repeats the vocabulary of a whole program (a
 /// resource class holds every UI string, `configure` every feature's name)
 /// without being where anything is done. File contents are not read here.
 pub fn is_generated_path(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-    const AUTOTOOLS: [&str; 10] = [
+    const AUTOTOOLS: [&str; 16] = [
         "configure",
         "config.guess",
         "config.sub",
@@ -408,6 +408,12 @@ pub fn is_generated_path(path: &str) -> bool {
         "depcomp",
         "install-sh",
         "makefile.in",
+        "missing",
+        "test-driver",
+        "ylwrap",
+        "mkinstalldirs",
+        "ar-lib",
+        "config.rpath",
     ];
     if AUTOTOOLS.contains(&name.as_str()) {
         return true;
@@ -501,6 +507,97 @@ pub fn is_build_output(path: &str) -> bool {
     comps.any(|c| matches!(c, "dist" | "dist-newstyle" | "_build"))
         || name.contains(".min.")
         || name.contains(".bundle.")
+}
+
+/// True for a build definition: what builds, packages or checks the
+/// project rather than what it does (`Makefile`, `CMakeLists.txt` and
+/// `*.cmake`, Autoconf's `configure.ac` and `*.m4`, `meson.build`,
+/// Gradle's `build.gradle.kts`, `build.sbt`, `setup.py`, `noxfile.py`,
+/// `Rakefile`, `Gemfile` and `*.gemspec`, `mix.exs`, `Package.swift`,
+/// Zig's `build.zig`, Bazel's `BUILD`, dune, Cabal, opam, rebar, LuaRocks
+/// and Nimble files, a Leiningen `project.clj` outside `src/`, a
+/// `Dockerfile`, and JavaScript tools' `webpack.config.js`-style files).
+/// Such a file names every module, feature and flag of the project
+/// (git's `Makefile` lists every source file and option) without being
+/// where any of it is done. Names are matched as the tools spell them:
+/// Zig's `std/Build.zig` is a module, `build.zig` the build script, and a
+/// Rust `build.rs` is code that runs (serde's compiler-version checks).
+pub fn is_build_definition(path: &str) -> bool {
+    let mut comps = path.split('/');
+    let name = comps.next_back().unwrap_or(path);
+    const NAMES: [&str; 34] = [
+        "Makefile",
+        "makefile",
+        "GNUmakefile",
+        "Makefile.am",
+        "CMakeLists.txt",
+        "meson.build",
+        "meson_options.txt",
+        "configure.ac",
+        "configure.in",
+        "build.gradle",
+        "build.gradle.kts",
+        "settings.gradle",
+        "settings.gradle.kts",
+        "build.sbt",
+        "setup.py",
+        "noxfile.py",
+        "Rakefile",
+        "Gemfile",
+        "mix.exs",
+        "Package.swift",
+        "build.zig",
+        "build.zig.zon",
+        "BUILD",
+        "BUILD.bazel",
+        "WORKSPACE",
+        "WORKSPACE.bazel",
+        "MODULE.bazel",
+        "dune",
+        "dune-project",
+        "rebar.config",
+        "deps.edn",
+        "Dockerfile",
+        "Jenkinsfile",
+        "Justfile",
+    ];
+    if NAMES.contains(&name) {
+        return true;
+    }
+    if name == "project.clj" {
+        return !comps.any(|c| c == "src");
+    }
+    // JavaScript tools' configuration modules (`webpack.config.js`,
+    // `vite.config.ts`, `jest.config.mjs`) and task files (`gulpfile.js`);
+    // not an application's own `app.config.ts`, nor webpack's `webpack.js`.
+    const JS_TOOLS: [&str; 14] = [
+        "webpack",
+        "rollup",
+        "vite",
+        "vitest",
+        "jest",
+        "babel",
+        "eslint",
+        "prettier",
+        "postcss",
+        "tailwind",
+        "karma",
+        "playwright",
+        "tsup",
+        "esbuild",
+    ];
+    let (stem, ext) = name.split_once('.').unwrap_or((name, ""));
+    let script = |e: &str| matches!(e, "js" | "cjs" | "mjs" | "ts" | "cts" | "mts");
+    if (JS_TOOLS.contains(&stem) && ext.strip_prefix("config.").is_some_and(script))
+        || (matches!(stem, "gulpfile" | "Gruntfile") && script(ext))
+    {
+        return true;
+    }
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    matches!(
+        ext,
+        "cmake" | "m4" | "mk" | "gemspec" | "cabal" | "opam" | "rockspec" | "nimble"
+    )
 }
 
 /// [`path_prior`]'s factor for a change log ([`is_change_log`]), on top of
@@ -613,8 +710,8 @@ fn is_code_under_docs(path: &str, lang: &str) -> bool {
 }
 
 /// A ranking prior for a chunk's file: implementation code first, then
-/// tests, examples, vendored, generated and legacy copies, documentation
-/// and data files, which mention the same words without being the answer
+/// tests, examples, vendored, generated and legacy copies, build
+/// definitions, documentation and data files, which mention the same words without being the answer
 /// to "where is X done".
 pub fn path_prior(path: &str, lang: &str) -> f64 {
     let mut prior = 1.0;
@@ -624,6 +721,7 @@ pub fn path_prior(path: &str, lang: &str) -> f64 {
         || is_code_under_docs(path, lang)
         || is_type_declaration(path)
         || is_generated_path(path)
+        || is_build_definition(path)
     {
         prior *= GENERATED_PRIOR;
     }
@@ -1288,6 +1386,8 @@ mod tests {
             "build-aux/ltmain.sh",
             "aclocal.m4",
             "src/Makefile.in",
+            "missing",
+            "build-aux/test-driver",
         ] {
             assert!(is_generated_path(p), "{p}");
         }
@@ -1306,6 +1406,65 @@ mod tests {
         ] {
             assert!(!is_generated_path(p), "{p}");
         }
+    }
+
+    #[test]
+    fn build_definitions_are_known_by_their_tools_names() {
+        for p in [
+            "Makefile",
+            "src/Makefile.am",
+            "GNUmakefile",
+            "CMakeLists.txt",
+            "cmake/internal_utils.cmake",
+            "configure.ac",
+            "m4/libtool.m4",
+            "build/build.rules.mk",
+            "meson.build",
+            "ktor-server/ktor-server-core/build.gradle.kts",
+            "settings.gradle",
+            "build.sbt",
+            "setup.py",
+            "noxfile.py",
+            "Rakefile",
+            "Gemfile",
+            "rspec-core.gemspec",
+            "mix.exs",
+            "Package.swift",
+            "build.zig",
+            "BUILD.bazel",
+            "src/dune",
+            "pandoc.cabal",
+            "luarocks-3.8.0-1.rockspec",
+            "regex.nimble",
+            "project.clj",
+            "test_projects/jvm-opts/project.clj",
+            "Dockerfile",
+            "webpack.config.js",
+            "vite.config.ts",
+            "jest.config.mjs",
+            "gulpfile.js",
+        ] {
+            assert!(is_build_definition(p), "{p}");
+            assert!(path_prior(p, "other") < 1.0, "{p}");
+        }
+        // Modules that share a build file's name, code that runs, and an
+        // application's own configuration are live source.
+        for p in [
+            "std/Build.zig",
+            "Build/Cache.zig",
+            "leiningen-core/src/leiningen/core/project.clj",
+            "build.rs",
+            "src/build.py",
+            "lib/makefile_parser.rb",
+            "src/app/app.config.ts",
+            "lib/webpack.js",
+            "src/setup.rs",
+            "src/settings.py",
+        ] {
+            assert!(!is_build_definition(p), "{p}");
+        }
+        assert_eq!(path_prior("std/Build.zig", "zig"), 1.0);
+        assert_eq!(path_prior("build.rs", "rust"), 1.0);
     }
 
     #[test]
