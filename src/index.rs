@@ -899,6 +899,65 @@ fn process_file(
 mod tests {
     use super::*;
 
+    /// Files link when one references a name the other defines and few
+    /// files define it: both directions, names as written, a name three
+    /// files define links nothing, and an unknown file links to nothing.
+    #[test]
+    fn files_linked_to_reads_rare_names_both_ways() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("root");
+        let files = [
+            (
+                "registry.py",
+                "from loader import discover_plugins\n\nclass PluginRegistry:\n    def run(self):\n        return discover_plugins()\n",
+            ),
+            (
+                "loader.py",
+                "def discover_plugins():\n    return []\n\ndef run():\n    return 1\n",
+            ),
+            (
+                "cli.py",
+                "from registry import PluginRegistry\n\ndef main():\n    PluginRegistry().run()\n",
+            ),
+            (
+                "other.py",
+                "def run():\n    return pluginregistry()\n\ndef pluginregistry():\n    return 2\n",
+            ),
+            ("unrelated.py", "def tidy():\n    return run()\n"),
+        ];
+        for (name, text) in files {
+            std::fs::write(root.join(name), text).expect("write");
+        }
+        let settings = Settings::resolve(root.clone(), &crate::settings::Overrides::default())
+            .expect("settings");
+        index_project(&settings, &IndexOptions::default(), &|_| {}, |_| {}).expect("index");
+        let store = Store::open_ro(&root).expect("open").expect("an index");
+        let among = ["loader.py", "cli.py", "other.py", "unrelated.py", "gone.py"];
+        let mut linked: Vec<String> = store
+            .files_linked_to("registry.py", &among, 2)
+            .expect("links")
+            .into_iter()
+            .collect();
+        linked.sort();
+        // `loader.py` defines `discover_plugins`, which `registry.py`
+        // calls; `cli.py` calls `PluginRegistry`, defined there; `run` is
+        // defined in three files, so `unrelated.py` calling it is no link;
+        // `other.py` defines `pluginregistry`, another name.
+        assert_eq!(linked, ["cli.py", "loader.py"]);
+        assert!(
+            store
+                .files_linked_to("gone.py", &among, 2)
+                .expect("links")
+                .is_empty()
+        );
+        assert!(
+            store
+                .files_linked_to("registry.py", &[], 2)
+                .expect("links")
+                .is_empty()
+        );
+    }
+
     /// A daemon's merge in steps: it ends with no tombstones counted and
     /// the same answers, does nothing when not due, and stops at once when
     /// told to or when another writer holds the lock.

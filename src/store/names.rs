@@ -4,7 +4,7 @@
 //! `ref_names` (exact), and turned here into the plain rows the rest of
 //! the crate uses.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::{OptionalExtension, params};
 
@@ -386,6 +386,108 @@ impl Store {
             }
         }
         Ok(())
+    }
+
+    /// The files of `among` that share a rarely defined name with the file
+    /// at `path`: one references a name the other defines, and at most
+    /// `max_definers` files define it (a name every module defines, `new`
+    /// or `run`, links nothing). Files the index does not know, or that
+    /// define and reference nothing, link to nothing.
+    pub fn files_linked_to(
+        &self,
+        path: &str,
+        among: &[&str],
+        max_definers: usize,
+    ) -> rusqlite::Result<HashSet<String>> {
+        let mut linked = HashSet::new();
+        let Some(record) = self.file_record(path)? else {
+            return Ok(linked);
+        };
+        let defs: Vec<String> = match self.symbol_blob(record.id)? {
+            Some((_, blob)) => packed::stored_symbol_names(&blob)?,
+            None => Vec::new(),
+        };
+        let refs: Vec<String> = match self.ref_blob(record.id)? {
+            Some((_, blob)) => packed::stored_ref_names(&blob)?,
+            None => Vec::new(),
+        };
+        if defs.is_empty() && refs.is_empty() {
+            return Ok(linked);
+        }
+        // The other files by id.
+        let mut others: HashMap<i64, &str> = HashMap::new();
+        for (id, p) in self.in_list(
+            "SELECT id, path FROM files WHERE path IN",
+            among.iter().filter(|p| **p != path),
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
+        )? {
+            if let Some(&o) = among.iter().find(|o| **o == p) {
+                others.insert(id, o);
+            }
+        }
+        // Who defines each name the first file defines or references:
+        // `symbol_names` compares names case-blind, so a name's definers
+        // are counted case-blind (as `symbol` finds them), and a link needs
+        // the name as written.
+        let mut definers: HashMap<String, HashSet<i64>> = HashMap::new();
+        let mut exact: HashMap<String, Vec<i64>> = HashMap::new();
+        for (name, id) in self.in_list(
+            "SELECT name, file_id FROM symbol_names WHERE name IN",
+            refs.iter().chain(&defs),
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
+        )? {
+            definers
+                .entry(name.to_ascii_lowercase())
+                .or_default()
+                .insert(id);
+            exact.entry(name).or_default().push(id);
+        }
+        let rare = |name: &str| {
+            definers
+                .get(&name.to_ascii_lowercase())
+                .is_some_and(|ids| ids.len() <= max_definers)
+        };
+        // A rare name the first file references, defined by another file...
+        for name in refs.iter().filter(|n| rare(n)) {
+            for id in exact.get(name).into_iter().flatten() {
+                if let Some(o) = others.get(id) {
+                    linked.insert((*o).to_string());
+                }
+            }
+        }
+        // ...or one it defines that another file references.
+        let own: Vec<&String> = defs.iter().filter(|n| rare(n)).collect();
+        for id in self.in_list(
+            "SELECT DISTINCT file_id FROM ref_names WHERE name IN",
+            own.into_iter(),
+            |r| r.get::<_, i64>(0),
+        )? {
+            if let Some(o) = others.get(&id) {
+                linked.insert((*o).to_string());
+            }
+        }
+        Ok(linked)
+    }
+
+    /// Rows of `sql` (a statement ending in `… IN`) with the list of
+    /// `values` appended as parameters, in batches.
+    fn in_list<'v, T, V: rusqlite::ToSql + 'v>(
+        &self,
+        sql: &str,
+        values: impl Iterator<Item = V>,
+        row: impl Fn(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<Vec<T>> {
+        let values: Vec<V> = values.collect();
+        let mut out = Vec::new();
+        for batch in values.chunks(500) {
+            let marks = vec!["?"; batch.len()].join(",");
+            let mut stmt = self.conn.prepare(&format!("{sql} ({marks})"))?;
+            let rows = stmt.query_map(rusqlite::params_from_iter(batch.iter()), &row)?;
+            for r in rows {
+                out.push(r?);
+            }
+        }
+        Ok(out)
     }
 
     /// The references of exactly `name`, by path, line and column, each
