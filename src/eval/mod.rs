@@ -1046,7 +1046,7 @@ mod tests {
             exact: None,
             ndcg10_files: Some(0.75),
             ndcg10_chunks: None,
-            ndcg10_binary: None,
+            ndcg10_binary: Some(0.625),
             p50_ms: 1.0,
             p95_ms: 2.0,
             avg_chars: 4.0,
@@ -1094,10 +1094,13 @@ mod tests {
             md.contains("- agent [hybrid], 2 answers: JSON 1500 / 1900\n"),
             "{md}"
         );
-        assert!(md.contains("| nDCG@10 files | nDCG@10 chunks |"), "{md}");
         assert!(
-            md.contains("| 1.000 | 0.750 | - | - |"),
-            "files shown, chunks `-`: {md}"
+            md.contains("| nDCG@10 files | nDCG@10 chunks | nDCG@10 binary |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 1.000 | 0.750 | - | 0.625 | - |"),
+            "files and binary shown, chunks and exact `-`: {md}"
         );
         assert!(
             md.contains(

@@ -391,8 +391,8 @@ pub fn is_secondary_path(path: &str) -> bool {
 /// `zz_generated.deepcopy.go`) and protocol buffers (`x.pb.go`, `x.pb.h`,
 /// `x_pb2.py`), and what Autoconf, Automake and Libtool write into a
 /// release tarball (`configure`, `aclocal.m4`, `config.guess`, `ltmain.sh`,
-/// Automake's `missing` and `test-driver` and the like: tmux's 7,000-line `configure` led "where is the config
-/// file loaded"). Such a file repeats the vocabulary of a whole program (a
+/// Automake's `missing` and `test-driver` and the like: tmux's 7,000-line
+/// `configure` led "where is the config file loaded"). Such a file repeats the vocabulary of a whole program (a
 /// resource class holds every UI string, `configure` every feature's name)
 /// without being where anything is done. File contents are not read here.
 pub fn is_generated_path(path: &str) -> bool {
