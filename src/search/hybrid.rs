@@ -2346,17 +2346,17 @@ fn file_scores(
 /// the code (commons-io's wildcard matching: `FilenameUtils.java` first,
 /// then `WildcardFileFilter.java`, which calls its `wildcardMatch`, now
 /// second instead of fourth; RE2's `re2.h` beside `re2.cc`). Over the
-/// `agent` suite's ranks 2-30 a
-/// file so linked is relevant 4× as often as one that is not (8.8% against
-/// 2.1%), which rank fusion cannot see: the arms score each file alone.
-/// Session 84, files NDCG@10 tune / check / holdout .8709 / .8635 / .8283
-/// → .8718 / .8667 / .8298 (479 answers moved, 302 up), binary relevance (`ndcg10_binary`) .8676 /
-/// .8592 / .8136 → .8697 / .8643 / .8167; 0.1, 0.2, 0.4, 0.5: tune .8716,
-/// .8716, .8713, .8706; links to names of 1, 3 or 5 definers .8721, .8719,
-/// .8709; the next 10, 30 or 50 files instead of 20 the same or lower. For
-/// name queries (symbol cases) 19 answers moved, 10 up and 9 down, so
-/// they are left as they are. `nl` hybrid MRR@10 .5678 → .5666 (20 of 360
-/// answers moved by a rank or two, 8 up).
+/// `agent` suite's ranks 2-30 a file so linked is relevant 4× as often as
+/// one that is not (8.8% against 2.1%), which rank fusion cannot see: the
+/// arms score each file alone. Session 84, files NDCG@10 tune / check /
+/// holdout .8709 / .8635 / .8283 → .8718 / .8667 / .8298 (479 answers
+/// moved, 302 up), binary relevance (`ndcg10_binary`) .8676 / .8592 /
+/// .8136 → .8697 / .8643 / .8167; 0.1, 0.2, 0.4, 0.5: tune .8716, .8716,
+/// .8713, .8706; links to names of 1, 3 or 5 definers .8721, .8719, .8709;
+/// the next 10, 30 or 50 files instead of 20 the same or lower. For name
+/// queries (symbol cases) 19 answers moved, 10 up and 9 down, so they are
+/// left as they are. `nl` hybrid MRR@10 .5678 → .5666 (20 of 360 answers
+/// moved by a rank or two, 8 up).
 const LINKED_TO_TOP: f64 = 0.3;
 /// Most files defining a name that links two files (2: a C function's
 /// header declaration and its definition).
@@ -2364,9 +2364,9 @@ const LINK_MAX_DEFINERS: usize = 2;
 /// The files after the first that are looked at for links.
 const LINK_POOL: usize = 20;
 
-/// Applies [`LINKED_TO_TOP`] to a question's file scores. The store's
-/// names are read for at most [`LINK_POOL`] + 1 files; a store that cannot
-/// say leaves the scores as they are.
+/// Applies [`LINKED_TO_TOP`] to a question's file scores: the first file's
+/// names are read from the store and the next [`LINK_POOL`] files looked up
+/// by them; a store that cannot say leaves the scores as they are.
 fn boost_linked_to_top(store: &Store, files: &mut HashMap<String, f64>) {
     let mut order: Vec<(&String, f64)> = files.iter().map(|(p, &s)| (p, s)).collect();
     order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
@@ -2382,8 +2382,7 @@ fn boost_linked_to_top(store: &Store, files: &mut HashMap<String, f64>) {
     if among.is_empty() {
         return;
     }
-    let top = top.clone();
-    let linked = match store.files_linked_to(&top, &among, LINK_MAX_DEFINERS) {
+    let linked = match store.files_linked_to(top, &among, LINK_MAX_DEFINERS) {
         Ok(l) => l,
         Err(e) => {
             tracing::debug!("links to the first file not read: {e}");

@@ -179,6 +179,13 @@ type CoverageMemo = Option<((u64, u64), HashMap<String, (u64, u64)>)>;
 /// kernel's page cache backs it.
 const READ_MMAP_BYTES: i64 = 1 << 32;
 
+/// `values` as the JSON array a statement reads back with
+/// `IN (SELECT value FROM json_each(?1))`: one parameter for a list of any
+/// length.
+fn json_list<T: serde::Serialize + ?Sized>(values: &T) -> rusqlite::Result<String> {
+    serde_json::to_string(values).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+}
+
 fn is_corruption(err: &rusqlite::Error) -> bool {
     matches!(
         err.sqlite_error_code(),

@@ -415,27 +415,29 @@ impl Store {
             return Ok(linked);
         }
         // The other files by id.
-        let mut others: HashMap<i64, &str> = HashMap::new();
-        for (id, p) in self.in_list(
-            "SELECT id, path FROM files WHERE path IN",
-            among.iter().filter(|p| **p != path),
-            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
-        )? {
-            if let Some(&o) = among.iter().find(|o| **o == p) {
-                others.insert(id, o);
-            }
-        }
+        let others: Vec<&str> = among.iter().copied().filter(|p| *p != path).collect();
+        let others: HashMap<i64, String> = self
+            .conn
+            .prepare_cached(
+                "SELECT id, path FROM files WHERE path IN (SELECT value FROM json_each(?1))",
+            )?
+            .query_map([super::json_list(&others)?], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
         // Who defines each name the first file defines or references:
         // `symbol_names` compares names case-blind, so a name's definers
         // are counted case-blind (as `symbol` finds them), and a link needs
         // the name as written.
         let mut definers: HashMap<String, HashSet<i64>> = HashMap::new();
         let mut exact: HashMap<String, Vec<i64>> = HashMap::new();
-        for (name, id) in self.in_list(
-            "SELECT name, file_id FROM symbol_names WHERE name IN",
-            refs.iter().chain(&defs),
-            |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
-        )? {
+        let names: Vec<&String> = refs.iter().chain(&defs).collect();
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT name, file_id FROM symbol_names WHERE name IN (SELECT value FROM json_each(?1))",
+        )?;
+        let rows = stmt.query_map([super::json_list(&names)?], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+        })?;
+        for row in rows {
+            let (name, id) = row?;
             definers
                 .entry(name.to_ascii_lowercase())
                 .or_default()
@@ -451,43 +453,22 @@ impl Store {
         for name in refs.iter().filter(|n| rare(n)) {
             for id in exact.get(name).into_iter().flatten() {
                 if let Some(o) = others.get(id) {
-                    linked.insert((*o).to_string());
+                    linked.insert(o.clone());
                 }
             }
         }
         // ...or one it defines that another file references.
         let own: Vec<&String> = defs.iter().filter(|n| rare(n)).collect();
-        for id in self.in_list(
-            "SELECT DISTINCT file_id FROM ref_names WHERE name IN",
-            own.into_iter(),
-            |r| r.get::<_, i64>(0),
-        )? {
-            if let Some(o) = others.get(&id) {
-                linked.insert((*o).to_string());
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT DISTINCT file_id FROM ref_names WHERE name IN (SELECT value FROM json_each(?1))",
+        )?;
+        let rows = stmt.query_map([super::json_list(&own)?], |r| r.get::<_, i64>(0))?;
+        for id in rows {
+            if let Some(o) = others.get(&id?) {
+                linked.insert(o.clone());
             }
         }
         Ok(linked)
-    }
-
-    /// Rows of `sql` (a statement ending in `… IN`) with the list of
-    /// `values` appended as parameters, in batches.
-    fn in_list<'v, T, V: rusqlite::ToSql + 'v>(
-        &self,
-        sql: &str,
-        values: impl Iterator<Item = V>,
-        row: impl Fn(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
-    ) -> rusqlite::Result<Vec<T>> {
-        let values: Vec<V> = values.collect();
-        let mut out = Vec::new();
-        for batch in values.chunks(500) {
-            let marks = vec!["?"; batch.len()].join(",");
-            let mut stmt = self.conn.prepare(&format!("{sql} ({marks})"))?;
-            let rows = stmt.query_map(rusqlite::params_from_iter(batch.iter()), &row)?;
-            for r in rows {
-                out.push(r?);
-            }
-        }
-        Ok(out)
     }
 
     /// The references of exactly `name`, by path, line and column, each

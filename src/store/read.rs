@@ -980,8 +980,7 @@ impl Store {
         if paths.is_empty() {
             return Ok(std::collections::HashSet::new());
         }
-        let list = serde_json::to_string(paths)
-            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+        let list = super::json_list(paths)?;
         let mut stmt = self.conn.prepare_cached(
             "SELECT path FROM files
              WHERE generated = 1 AND path IN (SELECT value FROM json_each(?1))",
