@@ -179,15 +179,24 @@ pub fn ndcg10_files(expect: &Expect, hits: &[Hit]) -> Option<f64> {
     if expect.paths.is_empty() {
         return None;
     }
+    Some(ndcg10_distinct_files(
+        hits,
+        |path| file_gain(expect, path),
+        ideal_files(expect),
+    ))
+}
+
+/// The DCG of the first 10 distinct files of `hits` (a file ranks where it
+/// first appears), each gaining `gain(path)`, over `ideal` (0 when the
+/// ideal is 0).
+fn ndcg10_distinct_files(hits: &[Hit], gain: impl Fn(&str) -> u32, ideal: f64) -> f64 {
     let mut seen: HashSet<&str> = HashSet::new();
-    let gains = hits
+    let got = dcg(hits
         .iter()
         .filter(|h| seen.insert(h.path.as_str()))
         .take(10)
-        .map(|h| file_gain(expect, &h.path));
-    let got = dcg(gains);
-    let ideal = ideal_files(expect);
-    Some(if ideal > 0.0 { got / ideal } else { 0.0 })
+        .map(|h| gain(&h.path)));
+    if ideal > 0.0 { got / ideal } else { 0.0 }
 }
 
 /// NDCG@10 over chunks, for cases with `expect.paths` (else None): each of
@@ -238,14 +247,11 @@ pub fn ndcg10_binary(expect: &Expect, hits: &[Hit]) -> Option<f64> {
         .chain(&expect.secondary_paths)
         .map(String::as_str)
         .collect();
-    let mut seen: HashSet<&str> = HashSet::new();
-    let got = dcg(hits
-        .iter()
-        .filter(|h| seen.insert(h.path.as_str()))
-        .take(10)
-        .map(|h| u32::from(relevant.contains(h.path.as_str()))));
-    let ideal = dcg(std::iter::repeat_n(1, relevant.len().min(10)));
-    Some(if ideal > 0.0 { got / ideal } else { 0.0 })
+    Some(ndcg10_distinct_files(
+        hits,
+        |path| u32::from(relevant.contains(path)),
+        dcg(std::iter::repeat_n(1, relevant.len().min(10))),
+    ))
 }
 
 /// The DCG of the expected files sorted by grade (all primaries, then the
