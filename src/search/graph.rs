@@ -746,6 +746,11 @@ pub struct Graph<'a> {
     inferred: HashMap<(i64, u32, u32), Option<String>>,
     /// Base name → the types that name it as a base, built on first use.
     subclasses: Option<HashMap<String, Rc<Vec<String>>>>,
+    /// Type name → the bases its definitions name ([`Graph::bases_named`]).
+    bases_by_name: HashMap<String, Rc<Vec<String>>>,
+    /// Definition (file, name line and column) → its header
+    /// ([`Graph::header`]), which return types and bases are read from.
+    headers: HashMap<(i64, u32, u32), String>,
 }
 
 /// Which uses of a member [`Graph::references`] looks for.
@@ -776,6 +781,8 @@ impl<'a> Graph<'a> {
             file_defs: HashMap::new(),
             defs_by_name: HashMap::new(),
             subclasses: None,
+            bases_by_name: HashMap::new(),
+            headers: HashMap::new(),
             returns: HashMap::new(),
             inferred: HashMap::new(),
             call_depth: 0,
@@ -1040,14 +1047,24 @@ impl<'a> Graph<'a> {
         out
     }
 
-    /// [`Graph::bases`] of every type definition named `class`.
-    fn bases_named(&mut self, class: &str) -> Result<Vec<String>> {
+    /// [`Graph::bases`] of every type definition named `class`, worked out
+    /// once per graph: resolving a member's uses asks for the same
+    /// classes' bases once per use (Django's `QuerySet.filter`, 2,685
+    /// candidate uses: half of its 1.1 s went to reading the same headers).
+    fn bases_named(&mut self, class: &str) -> Result<Rc<Vec<String>>> {
+        if let Some(b) = self.bases_by_name.get(class) {
+            return Ok(Rc::clone(b));
+        }
         let defs = self.defs_named(class)?;
-        Ok(defs
-            .iter()
-            .filter(|d| is_type_kind(&d.kind))
-            .flat_map(|d| self.bases(d))
-            .collect())
+        let bases: Rc<Vec<String>> = Rc::new(
+            defs.iter()
+                .filter(|d| is_type_kind(&d.kind))
+                .flat_map(|d| self.bases(d))
+                .collect(),
+        );
+        self.bases_by_name
+            .insert(class.to_string(), Rc::clone(&bases));
+        Ok(bases)
     }
 
     fn subclasses_of(&mut self, class: &str) -> Result<Rc<Vec<String>>> {
@@ -1180,6 +1197,18 @@ impl<'a> Graph<'a> {
         if complete {
             return d.signature.clone();
         }
+        let key = (d.file_id, d.name_line, d.name_col);
+        if let Some(h) = self.headers.get(&key) {
+            return h.clone();
+        }
+        let h = self.read_header(d);
+        self.headers.insert(key, h.clone());
+        h
+    }
+
+    /// [`Graph::header`] read from the file: its lines from the name's,
+    /// until one ends the header.
+    fn read_header(&mut self, d: &GraphDef) -> String {
         let Some(text) = self.text(d.file_id, &d.path) else {
             return d.signature.clone();
         };
@@ -1700,7 +1729,7 @@ impl<'a> Graph<'a> {
             {
                 return Ok(Some(d.clone()));
             }
-            classes.extend(self.bases_named(&c)?);
+            classes.extend(self.bases_named(&c)?.iter().cloned());
         }
         Ok(None)
     }
@@ -2068,7 +2097,7 @@ impl<'a> Graph<'a> {
                     return Ok(Some(ty.to_string()));
                 }
             }
-            todo.extend(self.bases_named(&c)?);
+            todo.extend(self.bases_named(&c)?.iter().cloned());
         }
         Ok(None)
     }
@@ -2335,9 +2364,9 @@ impl<'a> Graph<'a> {
             if seen.len() > 64 {
                 break;
             }
-            for b in self.bases_named(&c)? {
+            for b in self.bases_named(&c)?.iter() {
                 if seen.insert(b.clone()) {
-                    todo.push(b);
+                    todo.push(b.clone());
                 }
             }
         }
@@ -2518,8 +2547,8 @@ impl<'a> Graph<'a> {
             }
             // `super.schedule(…)` reaches the nearest ancestor defining it,
             // which may be a class between this one and the target's.
-            for b in self.bases_named(&e)? {
-                if let Some(d) = self.member_def(&b, name)? {
+            for b in self.bases_named(&e)?.iter() {
+                if let Some(d) = self.member_def(b, name)? {
                     return Ok(if d.container.as_deref() == Some(class) {
                         Verdict::Resolved
                     } else {
