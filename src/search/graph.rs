@@ -797,8 +797,19 @@ impl<'a> Graph<'a> {
         if let Some(d) = self.defs_by_name.get(name) {
             return Ok(d.clone());
         }
-        let mut d = self.store.graph_defs(name)?;
-        self.read_signatures(&mut d);
+        // From the files' definitions, which the graph keeps: the names a
+        // query looks up are mostly defined in the same few large files
+        // (Django's `query.py`), each inflated once instead of per name.
+        let mut d = Vec::new();
+        for file_id in self.store.files_defining(name)? {
+            d.extend(
+                self.defs_of_file(file_id)?
+                    .iter()
+                    .filter(|def| def.name == name)
+                    .cloned(),
+            );
+        }
+        d.sort_by(|a, b| (&a.path, a.name_line).cmp(&(&b.path, b.name_line)));
         let d = Rc::new(d);
         self.defs_by_name.insert(name.to_string(), d.clone());
         Ok(d)

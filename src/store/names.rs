@@ -276,13 +276,14 @@ impl Store {
         Ok(rows)
     }
 
-    /// Every definition named exactly `name`, by path and line.
-    pub fn graph_defs(&self, name: &str) -> rusqlite::Result<Vec<GraphDef>> {
-        let files = self.symbol_name_files(name, NameMatch::Exact, usize::MAX)?;
-        let mut rows = Vec::new();
-        self.each_named_symbol(&files, |p, e, f, _| rows.push(graph_def(p, e, f)))?;
-        rows.sort_by(|a, b| (&a.path, a.name_line).cmp(&(&b.path, b.name_line)));
-        Ok(rows)
+    /// The files defining a name spelt exactly `name` (their
+    /// [`Store::graph_file_defs`] hold the definitions).
+    pub fn files_defining(&self, name: &str) -> rusqlite::Result<Vec<i64>> {
+        Ok(self
+            .symbol_name_files(name, NameMatch::Exact, usize::MAX)?
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect())
     }
 
     /// Calls `f` with each definition of one file, by start line, the
