@@ -86,8 +86,20 @@ pub fn slice<'t>(text: &'t str, span: &ChunkSpan) -> Option<&'t str> {
 
 /// Line `n` (1-based) of `text` as extraction counts lines: split at `\n`,
 /// without a trailing `\r`.
-fn line_at(text: &str, n: u32) -> Option<&str> {
-    let line = text.split('\n').nth((n as usize).checked_sub(1)?)?;
+/// Where each line of `text` starts (the first at 0).
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
+        .collect()
+}
+
+/// Line `n` (1-based) of `text` by its [`line_starts`], without its line
+/// ending.
+fn line_in<'t>(text: &'t str, starts: &[usize], n: u32) -> Option<&'t str> {
+    let i = (n as usize).checked_sub(1)?;
+    let start = *starts.get(i)?;
+    let end = starts.get(i + 1).map_or(text.len(), |&e| e - 1);
+    let line = text.get(start..end)?;
     Some(line.strip_suffix('\r').unwrap_or(line))
 }
 
@@ -138,6 +150,10 @@ pub struct Sources<'r> {
     files: HashMap<String, Option<Arc<str>>>,
     /// A long-lived reader's texts of earlier calls, checked by a `stat`.
     cache: Option<&'r FileCache>,
+    /// Path → where each line of its text starts, built by the first
+    /// [`Sources::line_signature`] of the file (a file's fields and
+    /// constants are read back one by one: Django's `query.py`, hundreds).
+    line_starts: HashMap<String, Vec<usize>>,
 }
 
 impl<'r> Sources<'r> {
@@ -147,6 +163,7 @@ impl<'r> Sources<'r> {
             root,
             files: HashMap::new(),
             cache: None,
+            line_starts: HashMap::new(),
         }
     }
 
@@ -210,8 +227,17 @@ impl Sources<'_> {
     /// line there now (what the user finds on opening it), a gone or
     /// unreadable one the empty string.
     pub fn line_signature(&mut self, path: &str, at: &LineSignature, name_line: u32) -> String {
-        self.file(path, at.file_size)
-            .and_then(|text| line_at(text, name_line))
+        if self.file(path, at.file_size).is_none() {
+            return String::new();
+        }
+        let Some(Some(text)) = self.files.get(path) else {
+            return String::new();
+        };
+        let starts = self
+            .line_starts
+            .entry(path.to_string())
+            .or_insert_with(|| line_starts(text));
+        line_in(text, starts, name_line)
             .map(|l| crate::extract::truncate_signature(l.trim()).to_string())
             .unwrap_or_default()
     }
