@@ -1549,18 +1549,14 @@ impl<'a> Graph<'a> {
 
     /// Is `name` a parameter of a function or method around the reference?
     fn is_parameter(&mut self, r: &GraphRef, name: &str) -> Result<bool> {
-        let around: Vec<GraphDef> = self
-            .defs_of_file(r.file_id)?
-            .iter()
-            .filter(|d| {
-                d.start_line <= r.line
-                    && r.line <= d.end_line
-                    && matches!(d.kind.as_str(), "function" | "method")
-            })
-            .cloned()
-            .collect();
+        let defs = self.defs_of_file(r.file_id)?;
+        let around = defs.iter().filter(|d| {
+            d.start_line <= r.line
+                && r.line <= d.end_line
+                && matches!(d.kind.as_str(), "function" | "method")
+        });
         for d in around {
-            let header = self.header(&d);
+            let header = self.header(d);
             if params_of(&header, &d.name).is_some_and(|ps| ps.iter().any(|p| p.0 == name)) {
                 return Ok(true);
             }
