@@ -24,6 +24,8 @@ import re
 import sys
 from pathlib import Path
 
+from agent_variant import suite_recipe, write_variant
+
 # corpus -> (the deb-source recipe, the prefix from the suite's root to the
 # new one, the cases left out); lang and split come from evals/corpora.toml
 CORPORA = {
@@ -101,37 +103,13 @@ def main() -> None:
     if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    out = Path(sys.argv[1])
-    out.mkdir(parents=True, exist_ok=True)
-    evals = Path(__file__).resolve().parent.parent / "evals"
-    toml = (evals / "corpora.toml").read_text()
-    recipes = []
+    recipes = {}
     for name, (recipe, _, _) in CORPORA.items():
-        m = re.search(r"^\[" + re.escape(name) + r"\]\n(.*?)(?=^\[|\Z)", toml, re.S | re.M)
-        if not m:
-            sys.exit(f"error: no recipe for {name} in evals/corpora.toml")
-        keep = dict(re.findall(r'^(lang|split) = "([^"]*)"', m.group(1), re.M))
+        keep = dict(re.findall(r'^(lang|split) = "([^"]*)"', suite_recipe(name), re.M))
         fields = {"kind": "deb-source", **keep, **recipe}
-        recipes.append(f"[{name}]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in fields.items()))
-    (out / "corpora.toml").write_text("\n".join(recipes))
-    cases = []
-    for line in (evals / "agent.jsonl").read_text().splitlines():
-        if not line.strip() or line.lstrip().startswith("//"):
-            continue
-        case = json.loads(line)
-        entry = CORPORA.get(case.get("corpus"))
-        if entry is None or case["id"] in entry[2]:
-            continue
-        prefix = entry[1]
-        expect = case["expect"]
-        for key in ("paths", "secondary_paths"):
-            if key in expect:
-                expect[key] = [prefix + p for p in expect[key]]
-        for span in expect.get("spans", []):
-            span["path"] = prefix + span["path"]
-        cases.append(json.dumps(case))
-    (out / "agent.jsonl").write_text("\n".join(cases) + "\n")
-    print(f"{len(cases)} cases over {len(CORPORA)} corpora in {out}", file=sys.stderr)
+        recipes[name] = "".join(f"{k} = {json.dumps(v)}\n" for k, v in fields.items())
+    skip = {case for _, _, cases in CORPORA.values() for case in cases}
+    write_variant(Path(sys.argv[1]), recipes, {n: e[1] for n, e in CORPORA.items()}, skip)
 
 if __name__ == "__main__":
     main()
