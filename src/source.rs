@@ -84,17 +84,16 @@ pub fn slice<'t>(text: &'t str, span: &ChunkSpan) -> Option<&'t str> {
     (xxhash_rust::xxh3::xxh3_64(s.as_bytes()) == span.hash).then_some(s)
 }
 
-/// Line `n` (1-based) of `text` as extraction counts lines: split at `\n`,
-/// without a trailing `\r`.
-/// Where each line of `text` starts (the first at 0).
+/// Where each line of `text` starts, lines counted as extraction counts
+/// them: split at `\n` (the first at 0).
 fn line_starts(text: &str) -> Vec<usize> {
     std::iter::once(0)
         .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
         .collect()
 }
 
-/// Line `n` (1-based) of `text` by its [`line_starts`], without its line
-/// ending.
+/// Line `n` (1-based) of `text` by its [`line_starts`], without the `\n`
+/// and a `\r` before it.
 fn line_in<'t>(text: &'t str, starts: &[usize], n: u32) -> Option<&'t str> {
     let i = (n as usize).checked_sub(1)?;
     let start = *starts.get(i)?;
