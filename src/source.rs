@@ -513,6 +513,20 @@ mod tests {
     /// positions, only when the trimmed line is the signature; read back,
     /// the line there now.
     #[test]
+    fn lines_are_found_by_their_starts_as_a_split_at_newlines_counts_them() {
+        for text in ["a\r\nbb\n\nlast", "a\nb\n", "", "\n", "one"] {
+            let starts = line_starts(text);
+            for n in 0..6u32 {
+                let split = (n as usize)
+                    .checked_sub(1)
+                    .and_then(|i| text.split('\n').nth(i))
+                    .map(|l| l.strip_suffix('\r').unwrap_or(l));
+                assert_eq!(line_in(text, &starts, n), split, "{text:?} line {n}");
+            }
+        }
+    }
+
+    #[test]
     fn line_signatures_are_the_names_lines() {
         let text = "#define A 1\r\nstruct s {\n\tint f;\n};\nint g(void);\n#define LONG \\\n  2\n";
         let symbols = Extractor::new()
