@@ -232,10 +232,12 @@ impl Sources<'_> {
         let Some(Some(text)) = self.files.get(path) else {
             return String::new();
         };
-        let starts = self
-            .line_starts
-            .entry(path.to_string())
-            .or_insert_with(|| line_starts(text));
+        // (Looked up before inserting: a file's fields are read back one
+        // after another, and `entry` would copy the path for each.)
+        if !self.line_starts.contains_key(path) {
+            self.line_starts.insert(path.to_string(), line_starts(text));
+        }
+        let starts = self.line_starts.get(path).map_or(&[][..], Vec::as_slice);
         line_in(text, starts, name_line)
             .map(|l| crate::extract::truncate_signature(l.trim()).to_string())
             .unwrap_or_default()
