@@ -61,12 +61,18 @@ fn candidates_for(depth: usize) -> usize {
 
 /// Every search first ranks the pool a first page needs (10 hits and the
 /// one that says more exist: 55 candidates per arm), whatever the limit or
-/// offset, so a larger limit or the next page continues the same order:
-/// the candidates fusion weighs change its order, and a pool that grew
-/// with the depth gave `-n 40` another top 10 than `-n 10`, and a second
-/// page could repeat or skip the first page's files. Only hits past what
-/// that ranking holds come from a deeper pool.
+/// offset, so a smaller or larger limit or the next page continues the
+/// same order: the candidates fusion weighs change its order, and a pool
+/// that grew with the depth gave `-n 40` another top 10 than `-n 10`, and
+/// a second page could repeat or skip the first page's files. Only hits
+/// past what that ranking holds come from a deeper pool.
 const STABLE_DEPTH: usize = 11;
+
+/// Past the first ranking, deeper pools ranked for these many hits (250,
+/// 1,000 and 5,000 candidates per arm), each continuing the order before
+/// it: a pool sized by each page's own depth ordered the files past the
+/// first ranking anew for every page, repeating and skipping some.
+const DEEP_DEPTHS: [usize; 3] = [50, 200, 1000];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
@@ -1035,10 +1041,20 @@ impl Hybrid {
             rank_ms = started.elapsed().as_secs_f64() * 1000.0 - gathered_ms,
             "hybrid search"
         );
-        if ranked.hits.len() < req.limit && req.limit > STABLE_DEPTH {
-            // Deeper than the first ranking reaches: the hits a pool as
-            // deep as asked ranks, after the first ranking's own.
-            let deeper = self.gather_from(store, spare, root, req, candidates_for(req.limit))?;
+        // A ranking short of the depth asked for, while an arm had more
+        // candidates than it took (its chunks gathered in a few files: a
+        // small repository's first 55 chunks can fill 7 files), goes on
+        // with the hits a deeper pool ranks, after its own. The pools come
+        // in fixed steps, so every page continues one order.
+        let mut pool = candidates_for(STABLE_DEPTH);
+        let mut arms = ranked.arms.clone();
+        for depth in DEEP_DEPTHS {
+            let truncated = arms.iter().any(|r| r.candidates >= pool);
+            if ranked.hits.len() >= req.limit || !truncated {
+                break;
+            }
+            pool = candidates_for(depth);
+            let deeper = self.gather_from(store, spare, root, req, pool)?;
             let more = self.rank(store, root, req, deeper)?;
             let grouped = req.only.len() != 1;
             for h in more.hits {
@@ -1053,6 +1069,7 @@ impl Hybrid {
                     ranked.hits.push(h);
                 }
             }
+            arms = more.arms;
         }
         Ok(ranked)
     }
@@ -1067,7 +1084,7 @@ impl Hybrid {
         root: &Path,
         req: &HybridRequest,
     ) -> Result<Gathered> {
-        let cand_n = candidates_for(req.limit.min(STABLE_DEPTH));
+        let cand_n = candidates_for(STABLE_DEPTH);
         self.gather_from(store, spare, root, req, cand_n)
     }
 

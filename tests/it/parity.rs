@@ -1284,6 +1284,14 @@ fn a_larger_limit_or_the_next_page_continues_the_first_page() {
             &forty[10..20],
             "{q}: the second page is hits 11-20"
         );
+        // A smaller limit is the same ranking's head, and pages of any
+        // size past the first ranking continue one order.
+        assert_eq!(&cli(q, &["-n", "4"])[..], &ten[..4], "{q}: -n 4");
+        let mut paged = Vec::new();
+        for offset in (0..40).step_by(7) {
+            paged.extend(cli(q, &["-n", "7", "--offset", &offset.to_string()]));
+        }
+        assert_eq!(&paged[..40], &forty[..], "{q}: pages of 7 are -n 40's hits");
         let first_files: Vec<&String> = ten.iter().map(|h| &h.0).collect();
         assert!(
             second.iter().all(|h| !first_files.contains(&&h.0)),
@@ -1299,4 +1307,51 @@ fn a_larger_limit_or_the_next_page_continues_the_first_page() {
         assert_eq!(page(0), ten, "{q}: MCP first page");
         assert_eq!(page(10), second, "{q}: MCP second page");
     }
+}
+
+/// A first ranking whose pool fills few files (each arm's first 55 chunks
+/// all in three large files) goes on from a deeper pool: a page is full
+/// and says more exist while more files match, and pages continue one
+/// order (a small repository showed 7 files with `more: false` for `-n
+/// 10`, and 22 for `-n 50`).
+#[test]
+fn a_first_ranking_of_few_files_goes_on_from_a_deeper_pool() {
+    let p = Project::new();
+    for f in 0..3 {
+        let mut text = String::new();
+        for i in 0..60 {
+            let _ = write!(
+                text,
+                "def retry_backoff_{f}_{i}(request):\n    \"\"\"Retry the request with backoff.\"\"\"\n    retry = backoff(request, retry)  # retry backoff\n    return retry\n\n"
+            );
+        }
+        p.write(&format!("hub_{f}.py"), text);
+    }
+    for f in 0..15 {
+        p.write(
+            &format!("small/part_{f}.py"),
+            format!("def helper_{f}(request):\n    \"\"\"Send once; no retry here.\"\"\"\n    return request\n"),
+        );
+    }
+    p.run(&["index", "--offline"]).ok();
+    let run = |extra: &[&str]| -> Value {
+        let mut args = vec!["search", "how are requests sent with retry", "--json"];
+        args.extend_from_slice(extra);
+        let r = p.run(&args);
+        serde_json::from_str(&r.stdout()).unwrap_or_else(|e| panic!("bad JSON: {e}\n{r}"))
+    };
+    let ten = run(&["-n", "10"]);
+    let hits = hit_list(&ten["hits"]);
+    assert_eq!(hits.len(), 10, "a full page: {hits:?}");
+    assert_eq!(ten["more"], true, "more files match: {ten}");
+    let all = hit_list(&run(&["-n", "50"])["hits"]);
+    assert_eq!(all.len(), 18, "every file once: {all:?}");
+    assert_eq!(&all[..10], &hits[..], "-n 50 begins with -n 10's hits");
+    let mut paged = Vec::new();
+    for offset in (0..18).step_by(4) {
+        paged.extend(hit_list(
+            &run(&["-n", "4", "--offset", &offset.to_string()])["hits"],
+        ));
+    }
+    assert_eq!(paged, all, "pages of 4 are -n 50's hits");
 }
