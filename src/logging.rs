@@ -4,7 +4,7 @@
 //! Stdout is never touched here: it is data only.
 
 use std::fs::File;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use tracing_subscriber::EnvFilter;
 
@@ -21,6 +21,7 @@ pub fn init_logging(verbose: u8) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(env_filter(default))
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_target(false)
         .try_init();
 }
@@ -32,7 +33,10 @@ pub fn init_logging_to(log: Option<File>, default_filter: &str) {
         .with_env_filter(env_filter(default_filter))
         .with_target(false);
     let _ = match log {
-        None => builder.with_writer(std::io::stderr).try_init(),
+        None => builder
+            .with_ansi(std::io::stderr().is_terminal())
+            .with_writer(std::io::stderr)
+            .try_init(),
         Some(file) => builder
             .with_ansi(false)
             .with_writer(std::sync::Mutex::new(file))
@@ -47,6 +51,49 @@ fn env_filter(default: &str) -> EnvFilter {
 /// Prints `error: …` (with the cause chain) and a `hint:` line if any.
 pub fn report_error(err: &anyhow::Error) {
     let _ = write_error(&mut std::io::stderr().lock(), err);
+}
+
+/// A command line the argument parser refused: its message as `error:`,
+/// `code: INVALID_ARGUMENT` like every refused input, and a `hint:` from
+/// its tip or list of possible values, with the usage line. `--help` and
+/// `--version` print as they are. The process's exit status.
+pub fn report_usage_error(e: &clap::Error) -> u8 {
+    if !e.use_stderr() {
+        let _ = e.print();
+        return 0;
+    }
+    let _ = std::io::stderr()
+        .lock()
+        .write_all(usage_error_text(&e.render().to_string()).as_bytes());
+    2
+}
+
+fn usage_error_text(rendered: &str) -> String {
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("error: invalid arguments");
+    let message = first.strip_prefix("error: ").unwrap_or(first);
+    let (mut tips, mut usage) = (Vec::new(), None);
+    for l in lines {
+        if let Some(u) = l.strip_prefix("Usage: ") {
+            usage = Some(u);
+        } else if let Some(t) = l.strip_prefix("tip: ") {
+            tips.push(t.to_string());
+        } else if l.starts_with('[') {
+            tips.push(l.trim_matches(['[', ']']).to_string());
+        } else if !l.starts_with("For more information") {
+            tips.push(l.to_string());
+        }
+    }
+    let mut hint = tips.join("; ");
+    match usage {
+        Some(u) if hint.is_empty() => hint = format!("usage: {u}"),
+        Some(u) => hint = format!("{hint}; usage: {u}"),
+        None if hint.is_empty() => {
+            hint = "run the command with `--help` for its arguments".to_string()
+        }
+        None => {}
+    }
+    format!("error: {message}\ncode: INVALID_ARGUMENT\nhint: {hint}\n")
 }
 
 fn write_error(out: &mut dyn Write, err: &anyhow::Error) -> std::io::Result<()> {
@@ -86,6 +133,28 @@ mod tests {
         assert_eq!(
             written(&err),
             "error: no index\ncode: INVALID_ARGUMENT\nhint: run `repo-search index`\n"
+        );
+    }
+
+    #[test]
+    fn a_refused_command_line_prints_a_code_and_a_hint() {
+        assert_eq!(
+            usage_error_text(
+                "error: invalid value 'foo' for '--mode <MODE>'\n  [possible values: hybrid, bm25]\n\nFor more information, try '--help'.\n"
+            ),
+            "error: invalid value 'foo' for '--mode <MODE>'\ncode: INVALID_ARGUMENT\nhint: possible values: hybrid, bm25\n"
+        );
+        assert_eq!(
+            usage_error_text(
+                "error: unrecognized subcommand 'serch'\n\n  tip: a similar subcommand exists: 'search'\n\nUsage: repo-search [OPTIONS] <COMMAND>\n\nFor more information, try '--help'.\n"
+            ),
+            "error: unrecognized subcommand 'serch'\ncode: INVALID_ARGUMENT\nhint: a similar subcommand exists: 'search'; usage: repo-search [OPTIONS] <COMMAND>\n"
+        );
+        assert_eq!(
+            usage_error_text(
+                "error: invalid value '0' for '--limit <LIMIT>': 0 is not in 1..=1000\n\nFor more information, try '--help'.\n"
+            ),
+            "error: invalid value '0' for '--limit <LIMIT>': 0 is not in 1..=1000\ncode: INVALID_ARGUMENT\nhint: run the command with `--help` for its arguments\n"
         );
     }
 

@@ -73,11 +73,7 @@ struct RunArgs {
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let cli = match DaemonCli::try_parse_from(args) {
         Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
+        Err(e) => return ExitCode::from(crate::logging::report_usage_error(&e)),
     };
     let home = DaemonHome::from_env();
     let result = match cli.command {

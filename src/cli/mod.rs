@@ -40,11 +40,7 @@ pub enum Found {
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
+        Err(e) => return ExitCode::from(crate::logging::report_usage_error(&e)),
     };
     init_logging(cli.verbose);
     match commands::run(cli) {
