@@ -210,7 +210,7 @@ pub struct SimilarArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub offset: u64,
     /// Drop hits below this cosine similarity (-1..1).
-    #[arg(long, value_name = "SIM")]
+    #[arg(long, value_name = "SIM", value_parser = similarity)]
     pub threshold: Option<f32>,
     /// Lines of snippet per hit (text output shows the best 1 to 3 of them unless --detail).
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u64).range(1..=200))]
@@ -477,7 +477,7 @@ pub struct SearchArgs {
     #[arg(long, value_name = "K", hide = true)]
     pub rrf_k: Option<f64>,
     /// Semantic mode: drop hits below this cosine similarity (-1..1).
-    #[arg(long, value_name = "SIM")]
+    #[arg(long, value_name = "SIM", value_parser = similarity)]
     pub threshold: Option<f32>,
     /// Prefer recently changed files (git history): auto (when the query asks
     /// about recent work, e.g. "what changed recently in …"), on, off.
@@ -661,4 +661,15 @@ pub enum ProjectsAction {
         /// The project's root directory.
         path: PathBuf,
     },
+}
+
+/// A cosine similarity: a number from -1 to 1.
+fn similarity(s: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(v) if (-1.0..=1.0).contains(&v) => Ok(v),
+        Ok(v) => Err(format!("{v} is not a cosine similarity (-1 to 1)")),
+        Err(_) => Err(format!(
+            "`{s}` is not a number (a cosine similarity, -1 to 1)"
+        )),
+    }
 }

@@ -471,6 +471,21 @@ fn bad_input_gets_error_and_hint_and_changes_nothing() {
     assert!(r.stderr().contains("hint:"), "{r}");
     let r = p.run(&["read", "src/main.rs", "--lines", "x:y"]);
     assert_eq!(r.code(), 2);
+    // What the argument parser refuses has a code and a hint like the rest.
+    for args in [
+        &["search", "x", "--limit", "0"][..],
+        &["search", "x", "--mode", "fuzzy"],
+        &["search", "x", "--threshold", "2"],
+        &["similar", "--code", "x", "--threshold", "-1.5"],
+        &["serch", "x"],
+    ] {
+        let r = p.run(args);
+        assert_eq!(r.code(), 2, "{r}");
+        assert!(
+            r.stderr().contains("\ncode: INVALID_ARGUMENT\nhint: "),
+            "{args:?}: {r}"
+        );
+    }
 
     let after = std::fs::read(p.path(".repo_search/index.db")).expect("db");
     assert_eq!(before, after, "bad input changed the index");
