@@ -560,6 +560,13 @@ fn covers_index(
     Ok(embedded == total || nearly_complete(embedded, total, was_complete))
 }
 
+/// An index that a finished run left without chunks (no file of the
+/// repository has text to search), as opposed to one not built yet.
+fn indexed_empty(store: &Store, db: &std::path::Path) -> Result<bool> {
+    let meta = |key: &str| store.get_meta(key).map_err(|e| store::explain(e, db));
+    Ok(meta(meta::LAST_INDEXED)?.is_some() && meta(meta::STATE)?.as_deref() != Some("running"))
+}
+
 /// Picks the model to search with, or says why there is none.
 pub fn choose_model(
     store: &Store,
@@ -600,6 +607,16 @@ pub fn choose_model(
             continue;
         }
         let (embedded, total) = coverage(&spec.model_id)?;
+        if total == 0 && indexed_empty(store, db)? {
+            // Indexed, and nothing in the repository has text to embed:
+            // an answer with no hits, not a reason to index again.
+            return Ok(Ok(Choice {
+                spec,
+                embedded,
+                total,
+                upgrade: None,
+            }));
+        }
         if total == 0 {
             return Ok(Err(SemanticResult::unavailable(
                 "the index has no chunks yet",

@@ -1318,3 +1318,30 @@ fn questions_the_fast_tier_answers_are_matched_token_by_token() {
     let v: serde_json::Value = serde_json::from_str(&r.stdout()).expect("JSON");
     assert_eq!(v["hits"][0]["path"], "app/retry.py", "{v}");
 }
+
+/// An indexed repository with nothing to search answers a semantic search
+/// with no hits (exit status 1), not an error saying to index or to fetch
+/// a model.
+#[test]
+fn semantic_search_of_an_empty_repository_finds_nothing() {
+    let Some(models) = test_models() else { return };
+    let p = Project::new();
+    p.write("README", "");
+    let env = [("REPO_SEARCH_MODEL_CACHE", models.as_os_str())];
+    p.run_env(&["index"], &env).ok();
+    for args in [
+        &["search", "parse the config", "--mode", "semantic"][..],
+        &["similar", "--code", "def f(): pass"],
+    ] {
+        let r = p.run_env(args, &env);
+        assert_eq!(r.code(), 1, "{args:?}: {r}");
+        assert!(!r.stderr().contains("error:"), "{args:?}: {r}");
+    }
+    let v = run_with_models(
+        &p,
+        &models,
+        &["search", "parse the config", "--mode", "semantic"],
+    );
+    assert_eq!(v["available"], true, "{v}");
+    assert_eq!(v["hits"], serde_json::json!([]), "{v}");
+}
