@@ -761,9 +761,11 @@ fn run_embedder(shared: &Shared) {
             }
             std::mem::take(&mut st.embed_wanted)
         };
-        // First: a merge is bounded (seconds), embedding a large project
-        // all its vectors is not.
-        merge_fts_when_quiet(shared, &mut last_merge);
+        // First, when the project is quiet already: a merge is bounded
+        // (seconds), embedding a large project all its vectors is not.
+        // After an edit, the edit's few chunks are embedded first, and the
+        // merge waits for the quiet after them.
+        merge_fts_when_quiet(shared, &mut last_merge, embed);
         if !embed {
             continue;
         }
@@ -805,7 +807,12 @@ const MERGE_QUIET: Duration = Duration::from_secs(10);
 /// on (FTS5's automerge is off until it ends, `Store::merge_fts_step`): a
 /// one-file save mid-merge on the kernel is indexed in about 0.6 s (it
 /// took 6 s when automerge went on with the merge).
-fn merge_fts_when_quiet(shared: &Shared, last_attempt: &mut Option<Instant>) {
+///
+/// With `then_embed` (vectors are wanted next) it does not wait for the
+/// quiet: it merges only if the project is quiet already, else leaves the
+/// merge wanted for after the embedding (waiting here held a save's new
+/// chunks without vectors for the whole 10 s).
+fn merge_fts_when_quiet(shared: &Shared, last_attempt: &mut Option<Instant>, then_embed: bool) {
     let busy =
         |st: &State| st.stop || st.embed_wanted || st.running.is_some() || st.pending.has_work();
     {
@@ -822,6 +829,9 @@ fn merge_fts_when_quiet(shared: &Shared, last_attempt: &mut Option<Instant>) {
             // with) has finished; waiting here, not returning, so a first
             // run that fails does not make the loop spin.
             if st.runs == 0 {
+                if then_embed {
+                    return;
+                }
                 st = shared.wait_for(st, MERGE_QUIET);
                 continue;
             }
@@ -833,6 +843,9 @@ fn merge_fts_when_quiet(shared: &Shared, last_attempt: &mut Option<Instant>) {
                 .unwrap_or(MERGE_QUIET);
             if since >= MERGE_QUIET {
                 break;
+            }
+            if then_embed {
+                return;
             }
             st = shared.wait_for(st, MERGE_QUIET - since);
         }
