@@ -94,6 +94,13 @@ pub fn walk_builder_for(
     }
     let mut builder = WalkBuilder::new(start);
     let ignore_files = !opts.no_ignore;
+    // The per-user state directory (models, registry, the daemon's log)
+    // is never a project's file, even when it lies inside one: indexing
+    // the daemon's log from a watched project looped (each run logs a
+    // line, which is a change to index).
+    let state = std::fs::canonicalize(crate::paths::home_dir())
+        .ok()
+        .filter(|s| std::fs::canonicalize(root).is_ok_and(|r| s.starts_with(&r)));
     builder
         // Global excludes are matched relative to the working directory;
         // pin it to the root so the daemon (whose cwd is anywhere) sees what
@@ -110,7 +117,9 @@ pub fn walk_builder_for(
         .git_ignore(ignore_files)
         .git_exclude(ignore_files)
         .require_git(opts.require_git)
-        .filter_entry(|entry| !is_index_dir_entry(entry));
+        .filter_entry(move |entry| {
+            !is_index_dir_entry(entry) && !state.as_deref().is_some_and(|s| is_dir_at(entry, s))
+        });
     if ignore_files {
         builder.add_custom_ignore_filename(".rgignore");
     }
@@ -167,6 +176,14 @@ fn glob_error_summary(err: &ignore::Error) -> String {
         | ignore::Error::WithDepth { err, .. } => glob_error_summary(err),
         other => other.to_string(),
     }
+}
+
+/// True for a directory entry that is `dir` (canonical): its name first,
+/// then the entry's own canonical path, so other entries cost no syscall.
+fn is_dir_at(entry: &DirEntry, dir: &Path) -> bool {
+    dir.file_name() == Some(entry.file_name())
+        && entry.file_type().is_some_and(|t| t.is_dir())
+        && std::fs::canonicalize(entry.path()).is_ok_and(|p| p == dir)
 }
 
 /// True for the index directory itself. Used as the walk's entry filter so

@@ -1007,6 +1007,28 @@ fn the_per_user_state_directory_marks_no_project() {
     );
 }
 
+/// The per-user state directory inside a project (models, registry, the
+/// daemon's log) is none of the project's files: a watching daemon
+/// re-indexed its own log line after line.
+#[test]
+fn the_per_user_state_directory_inside_a_project_is_not_indexed() {
+    let p = Project::new();
+    p.write("main.py", "def main():\n    return 1\n");
+    p.write(
+        "state/helper.py",
+        "def from_the_state_dir():\n    return 2\n",
+    );
+    let env = [("REPO_SEARCH_HOME", p.path("state").into_os_string())];
+    let env: Vec<(&str, &std::ffi::OsStr)> = env.iter().map(|(k, v)| (*k, v.as_os_str())).collect();
+    p.run_env(&["index", "--no-embed"], &env).ok();
+    let r = p.run_env(&["symbol", "from_the_state_dir"], &env);
+    assert_eq!(r.code(), 1, "{r}");
+    p.run_env(&["symbol", "main"], &env).ok();
+    // Without it as the state directory, it is a directory like any other.
+    p.run(&["index", "--no-embed"]).ok();
+    p.run(&["symbol", "from_the_state_dir"]).ok();
+}
+
 /// A lowercase compound in a path or a definition's name (`lockfile.c`,
 /// `ziplistPush`) is found by its words as a question writes them: the
 /// full-text index holds the compound's words too (schema 56), the body
