@@ -401,6 +401,9 @@ pub struct GraphArgs {
     pub depth: u32,
     #[arg(short = 'n', long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10000))]
     pub limit: u64,
+    /// Skip the first N edges (paging).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub offset: u64,
 }
 
 #[derive(Debug, Args)]

@@ -306,13 +306,14 @@ fn cmd_graph(a: GraphArgs, direction: Direction) -> Result<Found> {
         name: a.name.clone(),
         direction,
         depth: a.depth,
+        offset: usize::try_from(a.offset).unwrap_or(usize::MAX),
         limit: a.limit as usize,
     };
     let result = svc.require(svc.call_graph(&req)?)?;
     if a.common.json {
         render::json(&result)?;
     } else {
-        render::call_graph(&result)?;
+        render::call_graph(&result, req.offset)?;
         render::redacted_note(result.redacted)?;
     }
     Ok(found(!result.edges.is_empty()))

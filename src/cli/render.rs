@@ -354,7 +354,7 @@ pub fn refs(r: &RefResult) -> Result<()> {
     })
 }
 
-pub fn call_graph(r: &GraphResult) -> Result<()> {
+pub fn call_graph(r: &GraphResult, offset: usize) -> Result<()> {
     with_stdout(|out| {
         for t in &r.targets {
             writeln!(out, "# {} ({}) {}:{}", t.symbol, t.kind, t.path, t.line)?;
@@ -390,7 +390,12 @@ pub fn call_graph(r: &GraphResult) -> Result<()> {
             r.resolved,
             r.name_only,
             if r.truncated {
-                format!("; {} shown, raise --limit", r.edges.len())
+                format!(
+                    "; {} shown from {}, the next with --offset {}",
+                    r.edges.len(),
+                    offset + 1,
+                    offset + r.edges.len()
+                )
             } else {
                 String::new()
             }

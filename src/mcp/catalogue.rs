@@ -446,6 +446,15 @@ const CALL_GRAPH: &[Param] = &[
         },
         "Most edges returned.",
     ),
+    Param::new(
+        "offset",
+        Kind::Int {
+            min: 0,
+            max: 1_000_000,
+            default: Some(0),
+        },
+        "Skip this many edges (paging: `next_offset` of the previous answer).",
+    ),
     DETAIL,
 ];
 
@@ -456,6 +465,7 @@ pub struct CallGraphArgs {
     pub name: String,
     pub depth: u32,
     pub limit: usize,
+    pub offset: usize,
     pub detail: bool,
 }
 

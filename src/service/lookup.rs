@@ -62,6 +62,8 @@ pub struct GraphRequest {
     pub name: String,
     pub direction: Direction,
     pub depth: u32,
+    /// Skip this many edges (paging), then at most `limit`.
+    pub offset: usize,
     pub limit: usize,
 }
 
@@ -196,8 +198,13 @@ impl Service {
                 &req.name,
                 req.direction,
                 req.depth,
-                req.limit,
+                req.offset.saturating_add(req.limit),
             )
+            .map(|mut r| {
+                r.edges.drain(..req.offset.min(r.edges.len()));
+                r.truncated = r.total > req.offset + r.edges.len();
+                r
+            })
         })?;
         if let Some(r) = answer.value.as_mut() {
             source_lines(self.root(), &mut r.edges);

@@ -338,6 +338,25 @@ fn callers_and_callees_with_depth() {
         ],
         "{v}"
     );
+    // Pages: the next edges after `--offset`, `total` still counting all.
+    let v = p.json(&[
+        "callers",
+        "Server.Stop",
+        "--depth",
+        "2",
+        "-n",
+        "1",
+        "--offset",
+        "1",
+    ]);
+    assert_eq!(v["total"], 3, "{v}");
+    assert_eq!(v["truncated"], true, "{v}");
+    assert_eq!(v["edges"][0]["path"], "web/server.go", "{v}");
+    assert_eq!(v["edges"][0]["line"], 23, "{v}");
+    assert_eq!(v["edges"].as_array().map(Vec::len), Some(1), "{v}");
+    let v = p.json(&["callers", "Server.Stop", "--depth", "2", "--offset", "2"]);
+    assert_eq!(v["truncated"], false, "{v}");
+    assert_eq!(v["edges"][0]["line"], 24, "{v}");
 
     let v = p.json(&["callees", "Session.request"]);
     let e = &v["edges"][0];
@@ -419,6 +438,24 @@ fn mcp_find_references_callers_and_callees() {
     assert_eq!(v["total"], 3, "{v}");
     assert_eq!(v["edges"][0]["at"], "web/server.go:8", "{v}");
     assert_eq!(v["edges"][0]["from"], "Server.Run", "{v}");
+    // A page says where the next starts; the last says nothing more.
+    let v = m.ok(
+        "callers",
+        json!({"name": "Server.Stop", "depth": 2, "limit": 1}),
+    );
+    assert_eq!(v["next_offset"], 1, "{v}");
+    let v = m.ok(
+        "callers",
+        json!({"name": "Server.Stop", "depth": 2, "limit": 1, "offset": 1}),
+    );
+    assert_eq!(v["edges"][0]["at"], "web/server.go:23", "{v}");
+    assert_eq!(v["next_offset"], 2, "{v}");
+    let v = m.ok(
+        "callers",
+        json!({"name": "Server.Stop", "depth": 2, "offset": 2}),
+    );
+    assert_eq!(v["edges"][0]["at"], "web/server.go:24", "{v}");
+    assert!(v.get("next_offset").is_none(), "{v}");
     let v = m.ok("callees", json!({"name": "Session.request"}));
     assert_eq!(v["edges"][0]["to"], "Session.send", "{v}");
     assert_eq!(v["edges"][0]["defined_at"], "pkg/sessions.py:5", "{v}");

@@ -18,6 +18,7 @@ pub fn call_graph(svc: &Service, direction: Direction, args: CallGraphArgs) -> R
         name,
         depth,
         limit,
+        offset,
         detail,
     } = args;
     let tool = match direction {
@@ -28,6 +29,7 @@ pub fn call_graph(svc: &Service, direction: Direction, args: CallGraphArgs) -> R
         name: name.clone(),
         direction,
         depth,
+        offset,
         limit,
     };
     let mut look = Lookup::from(svc.call_graph(&req)?);
@@ -69,13 +71,15 @@ pub fn call_graph(svc: &Service, direction: Direction, args: CallGraphArgs) -> R
     });
     let page = Page::new(edges, 0, None, BUDGET_CHARS - OVERHEAD_CHARS);
     let shown = page.shown();
-    let cut = shown < result.total;
-    let hint = if cut {
+    let next = (offset + shown < result.total).then_some(offset + shown);
+    let hint = if let Some(next) = next {
         Some(format!(
-            "{shown} of {} edges shown: raise limit (max 500), lower depth, or qualify the name (`Class.method`)",
+            "edges {}-{} of {} shown: call again with offset: {next}, lower depth, or qualify the name (`Class.method`)",
+            offset + 1,
+            offset + shown,
             result.total
         ))
-    } else if result.total == 0 {
+    } else if result.total == 0 && offset == 0 {
         Some(match direction {
             Direction::Callers => format!(
                 "nothing in the index calls `{name}`; find_references lists every use of the name"
@@ -97,7 +101,8 @@ pub fn call_graph(svc: &Service, direction: Direction, args: CallGraphArgs) -> R
         total: result.total as u64,
         resolved: result.resolved as u64,
         name_only: result.name_only as u64,
-        paging: Paging::new(detail, 0, None, hint, look.index()).with_redacted(result.redacted),
+        paging: Paging::new(detail, offset, next, hint, look.index())
+            .with_redacted(result.redacted),
     };
     answer(&out, render::call_graph(&out))
 }
