@@ -269,7 +269,7 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
     if a.common.json {
         render::json(&result)?;
     } else {
-        render::symbols(&result)?;
+        render::symbols(&result, a.offset as usize)?;
         render::redacted_note(result.redacted)?;
         if result.total == 0 {
             render::no_symbol_note(&a.name)?;
@@ -294,7 +294,7 @@ fn cmd_refs(a: RefsArgs) -> Result<Found> {
     if a.common.json {
         render::json(&result)?;
     } else {
-        render::refs(&result)?;
+        render::refs(&result, a.offset as usize)?;
         render::redacted_note(result.redacted)?;
     }
     Ok(found(!result.hits.is_empty()))

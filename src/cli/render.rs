@@ -281,7 +281,7 @@ pub fn is_closed_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-pub fn symbols(r: &SymbolResult) -> Result<()> {
+pub fn symbols(r: &SymbolResult, offset: usize) -> Result<()> {
     with_stdout(|out| {
         for h in &r.hits {
             let name = match &h.container {
@@ -299,16 +299,17 @@ pub fn symbols(r: &SymbolResult) -> Result<()> {
             out.flush()?;
             writeln!(
                 io::stderr(),
-                "({} of {} shown; raise --limit or filter with --kind/--lang)",
+                "({} of {} shown; the next with --offset {}, or filter with --kind/--lang)",
                 r.hits.len(),
-                r.total
+                r.total,
+                offset + r.hits.len()
             )?;
         }
         Ok(())
     })
 }
 
-pub fn refs(r: &RefResult) -> Result<()> {
+pub fn refs(r: &RefResult, offset: usize) -> Result<()> {
     with_stdout(|out| {
         for h in &r.hits {
             let tag = if h.is_definition {
@@ -345,7 +346,12 @@ pub fn refs(r: &RefResult) -> Result<()> {
             r.references,
             r.name_only,
             if r.truncated {
-                format!("; {} of {} shown, raise --limit", r.hits.len(), r.total)
+                format!(
+                    "; {} of {} shown, the next with --offset {}",
+                    r.hits.len(),
+                    r.total,
+                    offset + r.hits.len()
+                )
             } else {
                 String::new()
             }

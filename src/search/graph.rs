@@ -13,8 +13,10 @@
 //! reference that provably belongs to another definition is dropped; one
 //! nothing decides is returned apart as `name_only`, never mixed in.
 //! Fields, constants and enum variants have no stored references (the tags
-//! queries tag calls and types), so their uses are found by a word scan of
-//! the files of their language and resolved the same way.
+//! queries tag calls and types), nor do functions named without a call
+//! (a handler in a list, `f.call(this)`, an import), so their uses are
+//! found by a word scan of the files of their language and resolved the
+//! same way.
 //! Does not speak SQL (rows come from `store`) or render.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -3411,10 +3413,15 @@ impl<'a> Graph<'a> {
             .collect::<Result<_>>()?;
         let mut candidates = self.store.graph_refs(&name)?;
         // Members are also read without a call (`r.content`, a bound method
-        // passed along), which the tags queries do not tag.
+        // passed along), and functions named without one (imported, put in
+        // a list of handlers, `f.call(this)`), which the tags queries do not
+        // tag; types' uses are tagged.
         let scan_langs: HashSet<&'static str> = infos
             .iter()
-            .filter(|t| needs_scan(&t.def.kind) || (uses == Uses::All && t.class.is_some()))
+            .filter(|t| {
+                needs_scan(&t.def.kind)
+                    || (uses == Uses::All && (t.class.is_some() || !is_type_kind(&t.def.kind)))
+            })
             .map(|t| &t.def)
             .flat_map(|d| lang_family(&d.lang).iter().copied())
             .collect();
@@ -3460,6 +3467,29 @@ impl<'a> Graph<'a> {
                 }),
                 _ => {}
             }
+        }
+        // An import of the name is a use worth listing where it is the
+        // file's only one (a re-export); beside the file's other uses it
+        // only repeats the file.
+        let mut imports: HashSet<(i64, u32)> = HashSet::new();
+        for r in out.iter().filter(|x| x.r.kind == "use") {
+            if self
+                .import_rows(r.r.file_id)
+                .iter()
+                .any(|i| i.line == r.r.line)
+            {
+                imports.insert((r.r.file_id, r.r.line));
+            }
+        }
+        if !imports.is_empty() {
+            let used: HashSet<i64> = out
+                .iter()
+                .filter(|x| !imports.contains(&(x.r.file_id, x.r.line)))
+                .map(|x| x.r.file_id)
+                .collect();
+            out.retain(|x| {
+                !(imports.contains(&(x.r.file_id, x.r.line)) && used.contains(&x.r.file_id))
+            });
         }
         Ok(out)
     }

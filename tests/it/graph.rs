@@ -217,7 +217,8 @@ fn qualified_references_resolve_and_keep_name_only_apart() {
     assert_eq!(refs(&v), pairs(&[("pkg/api.py:7", "resolved")]), "{v}");
 
     // A module-level function: same file, `from .sessions import helper`,
-    // and `sessions.helper` through the imported module.
+    // and `sessions.helper` through the imported module (the import line
+    // itself is left out beside the file's other uses).
     let v = p.json(&["refs", "sessions.helper"]);
     assert_eq!(
         refs(&v),
@@ -387,6 +388,63 @@ fn callers_and_callees_with_depth() {
         "{}",
         r.stderr()
     );
+}
+
+/// A function named without a call is used all the same: put in a list or
+/// a map of handlers, assigned, called through `.call` / `.bind`, or
+/// imported by a file that uses it no other way (a re-export); each used
+/// to come back with its definition alone. An import beside the file's
+/// other uses only repeats the file.
+#[test]
+fn uses_of_a_function_without_a_call_are_references() {
+    let p = Project::new();
+    p.write("app/config.py", "def load_config(path):\n    return path\n");
+    p.write("app/__init__.py", "from app.config import load_config\n");
+    p.write(
+        "app/hooks.py",
+        "from app.config import load_config\n\ndef on_event(x):\n    return x\n\nHANDLERS = [on_event]\nregister = dict(cb=on_event)\nloader = load_config\n# on_event in a comment is no use\n",
+    );
+    p.write(
+        "web/mw.go",
+        "package web\n\nfunc parseBody(c int) int { return c }\n\nvar chain = []func(int) int{\n\tparseBody,\n}\n",
+    );
+    p.write(
+        "lib/dispatch.js",
+        "export default function dispatchRequest(config) {\n  return config;\n}\n",
+    );
+    p.write(
+        "lib/Axios.js",
+        "import dispatchRequest from './dispatch.js';\n\nexport function run(c) {\n  const chain = [dispatchRequest.bind(this)];\n  return dispatchRequest.call(this, c);\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let cases: [(&str, &[(&str, &str)]); 4] = [
+        (
+            "on_event",
+            &[
+                ("app/hooks.py:6", "resolved"),
+                ("app/hooks.py:7", "resolved"),
+            ],
+        ),
+        (
+            "load_config",
+            &[
+                ("app/__init__.py:1", "resolved"),
+                ("app/hooks.py:8", "resolved"),
+            ],
+        ),
+        ("parseBody", &[("web/mw.go:6", "resolved")]),
+        (
+            "dispatchRequest",
+            &[
+                ("lib/Axios.js:4", "resolved"),
+                ("lib/Axios.js:5", "resolved"),
+            ],
+        ),
+    ];
+    for (name, want) in cases {
+        let v = p.json(&["refs", name]);
+        assert_eq!(refs(&v), pairs(want), "{name}: {v}");
+    }
 }
 
 #[test]
