@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::search::hybrid::{AlsoSpan, HybridHit};
-use crate::search::{BEST_LINE_CHARS, arm_short_name, best_lines, bound_line};
+use crate::search::{BEST_LINE_CHARS, arm_short_name, best_lines_ranked, bound_line};
 use crate::service::{Freshness, phase_name};
 
 /// A result's serialized size stays under this many characters by default
@@ -1190,14 +1190,14 @@ pub fn chunk_out(h: HybridHit, with_sources: bool) -> ChunkOut {
 }
 
 /// A hit on its way to a compact answer: everything but its lines, and
-/// its best lines (at most [`COMPACT_LINES`], full width) to fit.
+/// its best lines (at most [`COMPACT_LINES`], full width, best first) to fit.
 pub struct CompactCandidate {
     hit: HitOut,
     best: Vec<(u32, String)>,
 }
 
 /// Ranked hits as compact candidates: the best lines of each snippet for
-/// `query` (the library's one choice, [`best_lines`]); `arms` only when
+/// `query` (the library's one choice, [`best_lines_ranked`]); `arms` only when
 /// asked for (the semantic tools have one arm, and leave them out).
 pub fn compact_candidates(
     hits: Vec<HybridHit>,
@@ -1206,7 +1206,7 @@ pub fn compact_candidates(
 ) -> Vec<CompactCandidate> {
     hits.into_iter()
         .map(|h| {
-            let best = best_lines(
+            let best = best_lines_ranked(
                 &h.snippet,
                 h.snippet_line,
                 query,
@@ -1273,7 +1273,10 @@ pub fn fit_compact(
                     h.symbol = without_file_qualifier(s, &h.at);
                 }
                 h.also.truncate(a);
-                h.lines = c.best[..n]
+                // The best `n`, shown in file order.
+                let mut best: Vec<&(u32, String)> = c.best[..n].iter().collect();
+                best.sort_by_key(|(line, _)| *line);
+                h.lines = best
                     .iter()
                     .map(|(line, text)| format!("{line}: {}", bound_line(text, width)))
                     .collect();
@@ -1379,6 +1382,56 @@ mod tests {
 
     fn json_size(h: &[HitOut]) -> usize {
         serde_json::to_string(h).map_or(usize::MAX, |s| s.len())
+    }
+
+    /// A hit cut to fewer lines keeps its best ones, shown in file order:
+    /// not the first of its snippet (a field on line 321 showed line 320,
+    /// its neighbour).
+    #[test]
+    fn a_hit_cut_to_fewer_lines_keeps_its_best_ones() {
+        let snippet = "  config?: Config;\n  transformRequest?: Transformer;\n  transformResponse?: ResponseTransformer;\n  status?: number;";
+        let hits: Vec<crate::search::hybrid::HybridHit> = (0..10)
+            .map(|i| crate::search::hybrid::HybridHit {
+                path: format!("index{i}.d.ts"),
+                start_line: 321,
+                end_line: 321,
+                symbol: Some("transformResponse".into()),
+                kind: Some("field".into()),
+                lang: "typescript".into(),
+                score: 1.0,
+                sources: Vec::new(),
+                snippet_line: 319,
+                snippet: snippet.into(),
+                file_symbols: Vec::new(),
+                recency: None,
+                also: Vec::new(),
+            })
+            .collect();
+        let cands = compact_candidates(hits, "transformResponse", true);
+        let three = fit_compact(&cands, usize::MAX, json_size);
+        let lines: Vec<u32> = three[0]
+            .lines
+            .iter()
+            .filter_map(|l| l.split(':').next()?.parse().ok())
+            .collect();
+        assert!(
+            lines.windows(2).all(|w| w[0] < w[1]),
+            "file order: {lines:?}"
+        );
+        let mut one_each = usize::MAX;
+        for budget in (200..4000).rev().step_by(50) {
+            let hits = fit_compact(&cands, budget, json_size);
+            if hits.iter().all(|h| h.lines.len() <= 1) {
+                one_each = budget;
+                assert!(
+                    hits[0].lines[0].starts_with("321: transformResponse"),
+                    "{:?}",
+                    hits[0].lines
+                );
+                break;
+            }
+        }
+        assert!(one_each < usize::MAX, "no budget cut every hit to one line");
     }
 
     /// Java-like paths leave room for either the lower hits' lines or

@@ -863,6 +863,21 @@ pub fn best_lines(
     max: usize,
     width: usize,
 ) -> Vec<(u32, String)> {
+    let mut lines = best_lines_ranked(snippet, first_line, query, max, width);
+    lines.sort_by_key(|(n, _)| *n);
+    lines
+}
+
+/// [`best_lines`] best first: what an answer cut to fewer lines keeps the
+/// head of (keeping the first in file order showed a neighbour's line,
+/// `320: transformRequest?: …`, for a hit on line 321).
+pub fn best_lines_ranked(
+    snippet: &str,
+    first_line: u32,
+    query: &str,
+    max: usize,
+    width: usize,
+) -> Vec<(u32, String)> {
     let stems: Vec<String> = crate::text::query_terms(query)
         .iter()
         .map(|t| crate::text::crude_stem(t).to_string())
@@ -894,7 +909,6 @@ pub fn best_lines(
         }
         picked.push(i);
     }
-    picked.sort_unstable();
     picked
         .into_iter()
         .map(|i| (lines[i].0, bound_line(lines[i].1, width)))
