@@ -88,7 +88,8 @@ pub struct IndexSummary {
 mod embedding;
 pub mod ngram;
 pub use embedding::{
-    EmbedPlan, EmbedProgress, EmbedSummary, embed_pending, embed_pending_until, embed_project,
+    EMBED_HEARTBEAT_S, EmbedPlan, EmbedProgress, EmbedSummary, embed_pending, embed_pending_until,
+    embed_project, embedding_elsewhere,
 };
 
 pub type ProgressFn<'a> = &'a (dyn Fn(Progress) + Sync);

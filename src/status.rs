@@ -79,9 +79,7 @@ pub struct Indexing {
     pub total: u64,
 }
 
-/// A running embedding phase commits every batch (seconds apart); one
-/// silent for longer than this is taken to be dead.
-const EMBED_HEARTBEAT_S: i64 = 60;
+use crate::index::EMBED_HEARTBEAT_S;
 
 fn file_size(p: &std::path::Path) -> u64 {
     std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)

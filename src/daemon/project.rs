@@ -769,6 +769,20 @@ fn run_embedder(shared: &Shared) {
         if !embed {
             continue;
         }
+        if let Some(pid) = crate::index::embedding_elsewhere(&shared.root) {
+            // Another process (`repo-search index` that just registered
+            // the project, an MCP server) embeds these chunks now: the
+            // same work beside it would only halve its speed. Look again
+            // shortly; its vectors will be there.
+            tracing::debug!(
+                "`{}`: process {pid} is computing vectors; waiting for it",
+                shared.root.display()
+            );
+            let mut st = shared.lock();
+            st.embed_wanted = true;
+            drop(shared.wait_for(st, EMBED_ELSEWHERE_RETRY));
+            continue;
+        }
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| embed_once(shared)))
             .unwrap_or_else(|_| {
                 Err(anyhow::anyhow!(
@@ -790,6 +804,10 @@ fn run_embedder(shared: &Shared) {
         }
     }
 }
+
+/// How often the embedder looks again while another process embeds the
+/// project ([`crate::index::embedding_elsewhere`]).
+const EMBED_ELSEWHERE_RETRY: Duration = Duration::from_secs(2);
 
 /// How long a project stays without changes before the daemon merges its
 /// full-text index ([`merge_fts_when_quiet`]).

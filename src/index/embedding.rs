@@ -89,6 +89,29 @@ fn now_s() -> i64 {
         .unwrap_or(0)
 }
 
+/// An embedding phase that has not committed for longer than this is taken
+/// to be dead (a running one commits every few seconds).
+pub const EMBED_HEARTBEAT_S: i64 = 60;
+
+/// The process embedding this project's chunks right now, when it is
+/// another one that is alive: its phase says `running`, its pid exists and
+/// it committed within [`EMBED_HEARTBEAT_S`]. A daemon that starts watching
+/// a project `repo-search index` has just built waits for it instead of
+/// embedding the same chunks beside it on the same cores.
+pub fn embedding_elsewhere(root: &std::path::Path) -> Option<u32> {
+    let store = Store::open_ro(root).ok().flatten()?;
+    let get = |k: &str| store.get_meta(k).ok().flatten();
+    if get(meta::EMBED_STATE).as_deref() != Some("running") {
+        return None;
+    }
+    let pid: u32 = get(meta::EMBED_PID)?.parse().ok()?;
+    let heartbeat: i64 = get(meta::EMBED_UPDATED)?.parse().ok()?;
+    (pid != std::process::id()
+        && now_s() - heartbeat <= EMBED_HEARTBEAT_S
+        && crate::lock::process_alive(pid))
+    .then_some(pid)
+}
+
 fn read_u64(store: &Store, key: &str) -> u64 {
     store.meta_u64(key).unwrap_or(0)
 }
