@@ -591,7 +591,13 @@ fn run_batch(shared: &Shared, batch: &Pending) -> Result<Option<(IndexSummary, b
     // Settings are resolved per run, so an edited `.repo_search/config.toml`
     // applies at once (the watcher turns that edit into a reconcile).
     let settings = Settings::resolve(root.clone(), &Overrides::default())?;
-    let work = if batch.rebuild || batch.reconcile {
+    // An index deleted under the watch (`rm -rf .repo_search`) is built
+    // again whole: the batch's few paths alone left an index of one file.
+    let gone = !crate::store::db_path(root).is_file();
+    if gone {
+        tracing::info!("`{}`: the index is gone; building it again", root.display());
+    }
+    let work = if batch.rebuild || batch.reconcile || gone {
         Work {
             reconcile: true,
             only: Vec::new(),

@@ -494,13 +494,18 @@ fn take_due(queue: &Mutex<Queue>, now: Instant) -> Option<Due> {
 }
 
 /// The root-relative forms of `paths` under `root`, without the index
-/// directory's own churn.
+/// directory's own churn; the index deleted is no churn (the project's
+/// next run builds it again whole).
 fn route_paths(root: &Path, paths: &[PathBuf]) -> Vec<String> {
     paths
         .iter()
         .filter_map(|p| relative(root, p))
-        .filter(|rel| !is_index_dir_noise(rel))
+        .filter(|rel| !is_index_dir_noise(rel) || index_deleted(root, rel))
         .collect()
+}
+
+fn index_deleted(root: &Path, rel: &str) -> bool {
+    matches!(rel, ".repo_search" | ".repo_search/index.db") && !crate::store::db_path(root).exists()
 }
 
 fn watch_error(root: &Path, e: notify::Error) -> anyhow::Error {

@@ -376,6 +376,28 @@ fn reconciles_changes_made_while_stopped() {
     wait_defined(&p, home, "helper", &[]);
 }
 
+/// The index deleted while the daemon watches (`rm -rf .repo_search`) is
+/// built again whole, at once: the next edit's batch alone used to make an
+/// index of that one file.
+#[test]
+fn an_index_deleted_under_the_watch_is_built_again_whole() {
+    let p = indexed_project(None);
+    let home = p.home.path();
+    let d = Daemon::start(home);
+    d.wait_watching(&p.root());
+    std::fs::remove_dir_all(p.path(".repo_search")).expect("delete the index");
+    p.write("src/added.py", py("added_after"));
+    // `status` reads and never builds (a search would build it itself).
+    let mut last = Value::Null;
+    let whole = poll_until(WAIT, || {
+        let r = rs(&p, home, &["status", "--json"]);
+        last = serde_json::from_str(&r.stdout()).unwrap_or(Value::Null);
+        (last["files"] == 3).then_some(())
+    });
+    assert!(whole.is_some(), "not rebuilt whole: {last}");
+    wait_defined(&p, home, "helper", &["src/util.py"]);
+}
+
 #[test]
 fn stale_pid_file_and_socket_do_not_block_start() {
     let p = indexed_project(None);
