@@ -138,7 +138,7 @@ fn forward(tx: &Sender<Event>, env: Envelope) -> Response {
     if env.version != PROTOCOL_VERSION {
         return Response::error(
             format!("protocol version {} is not supported (this daemon speaks version {PROTOCOL_VERSION})", env.version),
-            Some("restart the daemon with the installed version: `repo-search-daemon stop && repo-search-daemon start`".into()),
+            Some(format!("the client and this daemon are different versions of repo-search: speak version {PROTOCOL_VERSION}, or restart the daemon with the installed version (`repo-search-daemon stop && repo-search-daemon start`)")),
         );
     }
     let (reply, answer) = crossbeam_channel::bounded(1);

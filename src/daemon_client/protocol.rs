@@ -15,8 +15,8 @@
 //!   search can list the index's files instead of walking.
 //!
 //! ```text
-//! → {"version":1,"request":"reindex","root":"/src/app","paths":["src/a.rs"]}
-//! ← {"version":1,"ok":true,"handled":true,"summary":{"files":12,…}}
+//! → {"version":2,"request":"reindex","root":"/src/app","paths":["src/a.rs"]}
+//! ← {"version":2,"ok":true,"handled":true,"summary":{"files":12,…}}
 //! ```
 
 use std::path::PathBuf;
