@@ -441,6 +441,13 @@ fn cmd_read(a: ReadArgs) -> Result<Found> {
     } else {
         render::read(&result)?;
         render::redacted_note(result.redacted)?;
+        if result.long_lines_cut > 0 {
+            eprintln!(
+                "note: {} line(s) longer than {} characters shown cut (…), around the match where they hold it",
+                result.long_lines_cut,
+                crate::search::read::MAX_LINE_CHARS
+            );
+        }
     }
     Ok(found(!result.lines.is_empty()))
 }

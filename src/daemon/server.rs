@@ -137,8 +137,13 @@ pub fn run(home: &DaemonHome) -> Result<()> {
 fn forward(tx: &Sender<Event>, env: Envelope) -> Response {
     if env.version != PROTOCOL_VERSION {
         return Response::error(
-            format!("protocol version {} is not supported (this daemon speaks version {PROTOCOL_VERSION})", env.version),
-            Some(format!("the client and this daemon are different versions of repo-search: speak version {PROTOCOL_VERSION}, or restart the daemon with the installed version (`repo-search-daemon stop && repo-search-daemon start`)")),
+            format!(
+                "protocol version {} is not supported (this daemon speaks version {PROTOCOL_VERSION})",
+                env.version
+            ),
+            Some(format!(
+                "the client and this daemon are different versions of repo-search: speak version {PROTOCOL_VERSION}, or restart the daemon with the installed version (`repo-search-daemon stop && repo-search-daemon start`)"
+            )),
         );
     }
     let (reply, answer) = crossbeam_channel::bounded(1);

@@ -1306,18 +1306,30 @@ fn lossy_with_ranges(line: &[u8], ranges: &[(usize, usize)]) -> (String, Vec<(us
 /// Cuts `text` to [`MAX_LINE_CHARS`] characters, keeping the first match in
 /// view, and shifts `ranges` accordingly.
 fn cut_long_line(text: String, ranges: Vec<(usize, usize)>) -> (String, Vec<(usize, usize)>) {
+    cut_around(text, ranges, MAX_LINE_CHARS)
+}
+
+/// Cuts `text` to `max_chars` characters, keeping the first of `ranges`
+/// (byte ranges, in order) in view with some text before it, marking each
+/// cut with [`ELLIPSIS`], and shifts `ranges` accordingly. The one place
+/// long lines are cut around a match (keyword hits, `read` with a match).
+pub(crate) fn cut_around(
+    text: String,
+    ranges: Vec<(usize, usize)>,
+    max_chars: usize,
+) -> (String, Vec<(usize, usize)>) {
     let total_chars = text.chars().count();
-    if total_chars <= MAX_LINE_CHARS {
+    if total_chars <= max_chars {
         return (text, ranges);
     }
     let first = ranges
         .first()
         .map_or(0, |&(s, _)| floor_char_boundary(&text, s));
     let first_char = text[..first].chars().count();
-    let start_char = if first_char + CHARS_BEFORE_MATCH < MAX_LINE_CHARS {
+    let start_char = if first_char + CHARS_BEFORE_MATCH < max_chars {
         0
     } else {
-        (first_char - CHARS_BEFORE_MATCH).min(total_chars - MAX_LINE_CHARS)
+        (first_char - CHARS_BEFORE_MATCH).min(total_chars - max_chars)
     };
     let byte_at = |char_index: usize| {
         text.char_indices()
@@ -1325,7 +1337,7 @@ fn cut_long_line(text: String, ranges: Vec<(usize, usize)>) -> (String, Vec<(usi
             .map_or(text.len(), |(i, _)| i)
     };
     let start = byte_at(start_char);
-    let end = byte_at(start_char + MAX_LINE_CHARS);
+    let end = byte_at(start_char + max_chars);
     let mut out = String::with_capacity(end - start + 2 * ELLIPSIS.len());
     if start > 0 {
         out.push_str(ELLIPSIS);

@@ -40,12 +40,21 @@ pub struct ReadResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub match_count: Option<u64>,
     pub truncated: bool,
+    /// Lines longer than [`MAX_LINE_CHARS`] shown cut (around the match
+    /// when they hold it).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub long_lines_cut: u64,
     /// Secret values shown as `[redacted: …]` (filled in by the service).
     pub redacted: usize,
 }
 
-/// Longest line returned; longer lines are cut with a marker.
-const MAX_LINE_CHARS: usize = 2000;
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Longest line returned, in characters; longer lines are cut with a
+/// marker, around the match when they hold it (a minified file's one line).
+pub const MAX_LINE_CHARS: usize = 2000;
 
 pub fn read_file(root: &std::path::Path, req: &ReadRequest) -> Result<ReadResult> {
     let p = resolve_in_root(root, &req.path)?;
@@ -124,16 +133,25 @@ pub fn read_file(root: &std::path::Path, req: &ReadRequest) -> Result<ReadResult
         end = start + req.max_lines - 1;
         truncated = true;
     }
+    let mut long_lines_cut = 0;
     let lines = if total == 0 {
         Vec::new()
     } else {
         (start..=end)
             .map(|n| {
                 let raw = all[(n - 1) as usize];
-                Line {
-                    line: n,
-                    text: crate::search::bound_line(raw, MAX_LINE_CHARS),
-                }
+                let at = req
+                    .find
+                    .as_deref()
+                    .and_then(|f| raw.find(f).map(|s| (s, s + f.len())));
+                let text = if raw.chars().count() > MAX_LINE_CHARS {
+                    long_lines_cut += 1;
+                    let ranges = at.into_iter().collect();
+                    crate::search::keyword::cut_around(raw.to_string(), ranges, MAX_LINE_CHARS).0
+                } else {
+                    raw.to_string()
+                };
+                Line { line: n, text }
             })
             .collect()
     };
@@ -146,6 +164,7 @@ pub fn read_file(root: &std::path::Path, req: &ReadRequest) -> Result<ReadResult
         match_line,
         match_count,
         truncated,
+        long_lines_cut,
         redacted: 0,
     })
 }

@@ -650,6 +650,29 @@ fn mcp_every_tool_answers_exactly() {
             .is_some_and(|c| c.starts_with("1\tmod config;\n")),
         "{v}"
     );
+    // A minified file's one long line is shown around the match, cut on
+    // both sides and said so (it was its first 2,000 characters, without
+    // the match, `truncated: false` and no word of the cut).
+    let line = format!(
+        "{}new XMLHttpRequest(){}",
+        "a=1;".repeat(2000),
+        "b=2;".repeat(2000)
+    );
+    p.write("dist/app.min.js", format!("{line}\n"));
+    let v = m.ok(
+        "read_file",
+        json!({"path": "dist/app.min.js", "match": "XMLHttpRequest", "context": 0}),
+    );
+    let content = v["content"].as_str().unwrap_or_default();
+    assert!(content.contains("new XMLHttpRequest()"), "{v}");
+    assert!(content.starts_with("1\t…") && content.ends_with('…'), "{v}");
+    assert!(content.len() < 2_200, "{}", content.len());
+    assert!(
+        v["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("longer than 2000")),
+        "{v}"
+    );
 }
 
 #[test]

@@ -172,10 +172,20 @@ pub fn read_file(svc: &Service, args: ReadFileArgs) -> Result<Answer> {
     }
     let truncated = cut || r.truncated;
     let end_line = if r.lines.is_empty() { r.end_line } else { last };
-    let hint = truncated.then(|| {
-        let wanted_end = end.filter(|&e| e > end_line).map(|e| format!(", end_line: {e}")).unwrap_or_default();
-        format!("lines {}-{end_line} of {} shown: call again with start_line: {}{wanted_end} for the next page", r.start_line, r.total_lines, end_line + 1)
-    });
+    let hint = truncated
+        .then(|| {
+            let wanted_end = end.filter(|&e| e > end_line).map(|e| format!(", end_line: {e}")).unwrap_or_default();
+            format!("lines {}-{end_line} of {} shown: call again with start_line: {}{wanted_end} for the next page", r.start_line, r.total_lines, end_line + 1)
+        })
+        .or_else(|| {
+            (r.long_lines_cut > 0).then(|| {
+                format!(
+                    "{} line(s) longer than {} characters shown cut (…), around the match where they hold it; search_keyword shows other places in them",
+                    r.long_lines_cut,
+                    crate::search::read::MAX_LINE_CHARS
+                )
+            })
+        });
     let out = ReadOut {
         path: r.path.clone(),
         total_lines: r.total_lines,
