@@ -328,7 +328,7 @@ pub struct KeywordArgs {
     pub max_count: Option<u64>,
     /// The first N matching lines in all, in path then line order (the
     /// output says how many there are in all).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000_000))]
     pub max_results: Option<usize>,
     /// Read every file, without the index's trigram postings (the result
     /// is the same; for comparisons and benchmarks).

@@ -409,7 +409,11 @@ fn parse_range(r: &str) -> Result<(Option<u64>, Option<u64>)> {
         if s.trim().is_empty() {
             Ok(None)
         } else {
-            s.trim().parse::<u64>().map(Some).map_err(|_| bad())
+            // Line numbers start at 1.
+            match s.trim().parse::<u64>() {
+                Ok(0) | Err(_) => Err(bad()),
+                Ok(n) => Ok(Some(n)),
+            }
         }
     };
     match r.split_once([':', '-']) {

@@ -566,7 +566,9 @@ pub fn context(c: &Context) -> Result<()> {
                 "callers of {} ({}{}): {}",
                 g.symbol,
                 g.callers_total,
-                label.map(|l| format!(", {l}")).unwrap_or_default(),
+                label
+                    .map(|l| shown_label(l, callers.len(), g.callers_total as usize))
+                    .unwrap_or_default(),
                 none_or_joined(&callers)
             )?;
             let label = resolution_label(g.callees.iter().map(|e| e.resolution));
@@ -594,7 +596,9 @@ pub fn context(c: &Context) -> Result<()> {
                 out,
                 "callees ({}{}): {}",
                 g.callees_total,
-                label.map(|l| format!(", {l}")).unwrap_or_default(),
+                label
+                    .map(|l| shown_label(l, callees.len(), g.callees_total))
+                    .unwrap_or_default(),
                 none_or_joined(&callees)
             )?;
         }
@@ -604,6 +608,16 @@ pub fn context(c: &Context) -> Result<()> {
 
 /// The resolution all `edges` share (`None` when they differ, or there
 /// are none: each edge then says its own).
+/// `, resolved` when every edge is; `; the 10 shown resolved` when more
+/// exist than are shown (the label says nothing of the rest).
+fn shown_label(label: &str, shown: usize, total: usize) -> String {
+    if shown < total {
+        format!("; the {shown} shown {label}")
+    } else {
+        format!(", {label}")
+    }
+}
+
 fn resolution_label(
     mut edges: impl Iterator<Item = crate::service::context::Resolution>,
 ) -> Option<&'static str> {

@@ -496,6 +496,7 @@ pub fn context(out: &ContextOut) -> String {
     }
     if let Some(g) = &out.graph {
         let (label, tag) = resolutions(g.callers.iter().map(|e| e.resolution.as_str()));
+        let label = shown_label(label, g.callers.len(), g.callers_total as usize);
         let callers: Vec<String> = g
             .callers
             .iter()
@@ -512,6 +513,7 @@ pub fn context(out: &ContextOut) -> String {
             none_or_joined(&callers)
         );
         let (label, tag) = resolutions(g.callees.iter().map(|e| e.resolution.as_str()));
+        let label = shown_label(label, g.callees.len(), g.callees_total as usize);
         let callees: Vec<String> = g
             .callees
             .iter()
@@ -549,6 +551,15 @@ fn resolutions<'a>(mut all: impl Iterator<Item = &'a str>) -> (String, Tag) {
         Some(r) if all.all(|x| x == r) => (format!(", {r}"), Box::new(|_| String::new())),
         Some(_) => (String::new(), Box::new(|r| format!(" [{r}]"))),
         None => (String::new(), Box::new(|_| String::new())),
+    }
+}
+
+/// `, resolved` as it is when every edge is shown; `; the 10 shown
+/// resolved` when more exist (the label says nothing of the rest).
+fn shown_label(label: String, shown: usize, total: usize) -> String {
+    match label.strip_prefix(", ") {
+        Some(l) if shown < total => format!("; the {shown} shown {l}"),
+        _ => label,
     }
 }
 
