@@ -1007,6 +1007,34 @@ fn the_per_user_state_directory_marks_no_project() {
     );
 }
 
+/// A file named to `index PATH` (as a watcher names what it heard) is
+/// hashed again even when its size and mtime are the ones indexed: `cp
+/// -p`, `rsync -a` and `tar` keep the mtime, and such an edit of the same
+/// length stayed unindexed.
+#[test]
+fn a_named_file_is_hashed_again_whatever_its_mtime() {
+    let p = Project::new();
+    let path = p.path("src/app.py");
+    // An old mtime, so the racy-file guard (an mtime close to the index
+    // run) does not re-hash it anyway.
+    let mtime = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_600_000_000);
+    let set_mtime = || {
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_modified(mtime))
+            .expect("set the mtime");
+    };
+    p.write("src/app.py", "def alpha():\n    return 1\n");
+    set_mtime();
+    p.run(&["index", "--no-embed"]).ok();
+    p.write("src/app.py", "def omega():\n    return 1\n");
+    set_mtime();
+    p.run(&["index", "--no-embed", "src/app.py"]).ok();
+    p.run(&["symbol", "omega", "--exact"]).ok();
+    assert_eq!(p.run(&["symbol", "alpha", "--exact"]).code(), 1);
+}
+
 /// The per-user state directory inside a project (models, registry, the
 /// daemon's log) is none of the project's files: a watching daemon
 /// re-indexed its own log line after line.
