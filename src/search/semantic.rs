@@ -676,7 +676,13 @@ pub struct SemanticSearcher {
     /// Shared with the process's index runs, which embed edited chunks
     /// with the same loaded model.
     models: embed::Models,
+    /// The last query vectors, by (model, query): a search that goes on
+    /// to a deeper pool asks again for the same query (MiniLM: ~8 ms).
+    query_vectors: Vec<(String, String, Vec<f32>)>,
 }
+
+/// Query vectors [`SemanticSearcher`] keeps (one query's, both tiers).
+const QUERY_VECTORS_KEPT: usize = 2;
 
 impl SemanticSearcher {
     pub fn new(settings: EmbedSettings, models: embed::Models) -> SemanticSearcher {
@@ -684,6 +690,7 @@ impl SemanticSearcher {
             settings,
             indexes: Vec::new(),
             models,
+            query_vectors: Vec::new(),
         }
     }
 
@@ -763,14 +770,12 @@ impl SemanticSearcher {
         let model = choice.spec.model_id.clone();
         let query = req.query.as_str();
         // The fast model's query vector; a failure answers unblended.
-        let fast = partner.and_then(|spec| {
-            match self.query_model(&spec).and_then(|m| m.embed(&[query])) {
-                Ok(mut v) if !v.is_empty() => Some((spec.model_id, v.swap_remove(0))),
-                Ok(_) => None,
-                Err(e) => {
-                    tracing::debug!("no blending: the fast model failed: {e:#}");
-                    None
-                }
+        let fast = partner.and_then(|spec| match self.query_vector(&spec, query) {
+            Ok(Some(v)) => Some((spec.model_id, v)),
+            Ok(None) => None,
+            Err(e) => {
+                tracing::debug!("no blending: the fast model failed: {e:#}");
+                None
             }
         });
         let at = |me: &Self, m: &str| me.indexes.iter().position(|ix| ix.model == m);
@@ -849,6 +854,29 @@ impl SemanticSearcher {
         self.models.open_for_queries(&self.settings, spec)
     }
 
+    /// `query`'s vector from `spec`'s model (none when the model returns
+    /// none), kept for the next call with the same query.
+    fn query_vector(&mut self, spec: &TierSpec, query: &str) -> Result<Option<Vec<f32>>> {
+        if let Some((_, _, v)) = self
+            .query_vectors
+            .iter()
+            .find(|(m, q, _)| *m == spec.model_id && q == query)
+        {
+            return Ok(Some(v.clone()));
+        }
+        let mut v = self.query_model(spec)?.embed(&[query])?;
+        if v.is_empty() {
+            return Ok(None);
+        }
+        let v = v.swap_remove(0);
+        if self.query_vectors.len() >= QUERY_VECTORS_KEPT {
+            self.query_vectors.remove(0);
+        }
+        self.query_vectors
+            .push((spec.model_id.clone(), query.to_string(), v.clone()));
+        Ok(Some(v))
+    }
+
     /// The fast tier's query model (loaded once per process), for matching
     /// a question against hybrid's candidates token by token
     /// (`search::token_match`); `None` when no fast tier is configured and
@@ -914,12 +942,9 @@ impl SemanticSearcher {
             tracing::debug!("loading the query models ahead panicked");
         }
         matrices?;
-        let qv = match self
-            .query_model(&choice.spec)
-            .and_then(|m| m.embed(&[req.query.as_str()]))
-        {
-            Ok(mut v) if !v.is_empty() => v.swap_remove(0),
-            Ok(_) => {
+        let qv = match self.query_vector(&choice.spec, req.query.as_str()) {
+            Ok(Some(v)) => v,
+            Ok(None) => {
                 return Ok(SemanticResult::unavailable(
                     "the model returned no vector",
                     "check the embed settings",
