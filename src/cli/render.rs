@@ -567,7 +567,7 @@ pub fn context(c: &Context) -> Result<()> {
                 g.symbol,
                 g.callers_total,
                 label
-                    .map(|l| shown_label(l, callers.len(), g.callers_total as usize))
+                    .map(|l| shown_label(l, callers.len(), g.callers_total))
                     .unwrap_or_default(),
                 none_or_joined(&callers)
             )?;
