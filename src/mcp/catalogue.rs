@@ -406,7 +406,7 @@ const FIND_REFERENCES: &[Param] = &[
         .required(),
     Param::new("type", Kind::Enum { values: &["all", "definitions", "references"], default: Some("all") }, "Which hits: definitions, references or both."),
     Param::new("limit", Kind::Int { min: 1, max: 500, default: Some(100) }, "Most references returned."),
-    Param::new("offset", Kind::Int { min: 0, max: 1_000_000, default: Some(0) }, "Skip this many results (paging)."),
+    paging_offset("Skip this many results (paging)."),
     DETAIL,
 ];
 
@@ -446,15 +446,7 @@ const CALL_GRAPH: &[Param] = &[
         },
         "Most edges returned.",
     ),
-    Param::new(
-        "offset",
-        Kind::Int {
-            min: 0,
-            max: 1_000_000,
-            default: Some(0),
-        },
-        "Skip this many edges (paging: `next_offset` of the previous answer).",
-    ),
+    paging_offset("Skip this many edges (paging: `next_offset` of the previous answer)."),
     DETAIL,
 ];
 
@@ -476,15 +468,7 @@ const LIST_DEFS: &[Param] = &[
         "File path relative to the project root, e.g. `src/lib.rs`.",
     )
     .required(),
-    Param::new(
-        "offset",
-        Kind::Int {
-            min: 0,
-            max: 1_000_000,
-            default: Some(0),
-        },
-        "Skip this many definitions (paging through very large files).",
-    ),
+    paging_offset("Skip this many definitions (paging through very large files)."),
     DETAIL,
 ];
 
@@ -521,15 +505,7 @@ const IMPORTS: &[Param] = &[
         },
         "Most entries in each list.",
     ),
-    Param::new(
-        "offset",
-        Kind::Int {
-            min: 0,
-            max: 1_000_000,
-            default: Some(0),
-        },
-        "Skip this many entries of each list (paging).",
-    ),
+    paging_offset("Skip this many entries of each list (paging)."),
 ];
 
 #[derive(Debug, Deserialize)]
@@ -553,7 +529,28 @@ const GLOB: Param = Param::new("glob", Kind::StrList { max_items: 20, max_chars:
 #[rustfmt::skip]
 const CHUNK_LIMIT: Param = Param::new("limit", Kind::Int { min: 1, max: 50, default: Some(10) }, "Most chunks returned.");
 #[rustfmt::skip]
-const CHUNK_OFFSET: Param = Param::new("offset", Kind::Int { min: 0, max: 1_000, default: Some(0) }, "Skip this many results (paging).");
+/// An `offset` of up to a million: where a page of a long list starts.
+const fn paging_offset(description: &'static str) -> Param {
+    Param::new(
+        "offset",
+        Kind::Int {
+            min: 0,
+            max: 1_000_000,
+            default: Some(0),
+        },
+        description,
+    )
+}
+
+const CHUNK_OFFSET: Param = Param::new(
+    "offset",
+    Kind::Int {
+        min: 0,
+        max: 1_000,
+        default: Some(0),
+    },
+    "Skip this many results (paging).",
+);
 #[rustfmt::skip]
 const THRESHOLD: Param = Param::new("threshold", Kind::Number { min: 0.0, max: 1.0 }, "Leave out hits whose cosine similarity is below this (0 to 1; by default none are left out).");
 
