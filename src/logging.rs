@@ -55,12 +55,18 @@ pub fn report_error(err: &anyhow::Error) {
 
 /// A command line the argument parser refused: its message as `error:`,
 /// `code: INVALID_ARGUMENT` like every refused input, and a `hint:` from
-/// its tip or list of possible values, with the usage line. `--help` and
-/// `--version` print as they are. The process's exit status.
+/// its tip or list of possible values, with the usage line. `--help`,
+/// `--version` and the help shown for a missing command print as they
+/// are. The process's exit status.
 pub fn report_usage_error(e: &clap::Error) -> u8 {
     if !e.use_stderr() {
         let _ = e.print();
         return 0;
+    }
+    // No command at all: the help itself says what to run.
+    if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let _ = e.print();
+        return 2;
     }
     let _ = std::io::stderr()
         .lock()
@@ -71,9 +77,18 @@ pub fn report_usage_error(e: &clap::Error) -> u8 {
 fn usage_error_text(rendered: &str) -> String {
     let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next().unwrap_or("error: invalid arguments");
-    let message = first.strip_prefix("error: ").unwrap_or(first);
+    let mut message = first.strip_prefix("error: ").unwrap_or(first).to_string();
     let (mut tips, mut usage) = (Vec::new(), None);
+    // "the following required arguments were not provided:" and the
+    // arguments, one per line.
+    let mut listing = message.ends_with(':');
     for l in lines {
+        if listing && (l.starts_with('<') || l.starts_with('-')) {
+            message.push(' ');
+            message.push_str(l);
+            continue;
+        }
+        listing = false;
         if let Some(u) = l.strip_prefix("Usage: ") {
             usage = Some(u);
         } else if let Some(t) = l.strip_prefix("tip: ") {
@@ -155,6 +170,12 @@ mod tests {
                 "error: invalid value '0' for '--limit <LIMIT>': 0 is not in 1..=1000\n\nFor more information, try '--help'.\n"
             ),
             "error: invalid value '0' for '--limit <LIMIT>': 0 is not in 1..=1000\ncode: INVALID_ARGUMENT\nhint: run the command with `--help` for its arguments\n"
+        );
+        assert_eq!(
+            usage_error_text(
+                "error: the following required arguments were not provided:\n  <QUERY>\n\nUsage: repo-search search <QUERY>\n\nFor more information, try '--help'.\n"
+            ),
+            "error: the following required arguments were not provided: <QUERY>\ncode: INVALID_ARGUMENT\nhint: usage: repo-search search <QUERY>\n"
         );
     }
 

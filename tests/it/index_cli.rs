@@ -478,6 +478,7 @@ fn bad_input_gets_error_and_hint_and_changes_nothing() {
         &["search", "x", "--threshold", "2"],
         &["similar", "--code", "x", "--threshold", "-1.5"],
         &["serch", "x"],
+        &["refs"],
     ] {
         let r = p.run(args);
         assert_eq!(r.code(), 2, "{r}");
@@ -486,6 +487,10 @@ fn bad_input_gets_error_and_hint_and_changes_nothing() {
             "{args:?}: {r}"
         );
     }
+    // No command: the help, as the parser prints it, and exit status 2.
+    let r = p.run(&[]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("Usage: repo-search"), "{r}");
 
     let after = std::fs::read(p.path(".repo_search/index.db")).expect("db");
     assert_eq!(before, after, "bad input changed the index");
