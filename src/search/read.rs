@@ -73,12 +73,22 @@ pub fn read_file(root: &std::path::Path, req: &ReadRequest) -> Result<ReadResult
             return Err(e).with_context(|| format!("cannot read `{}`", p.rel));
         }
     };
-    if bytes[..bytes.len().min(8192)].contains(&0) {
+    // UTF-16 with a byte-order mark is text, as the indexer and ripgrep
+    // read it (its NUL bytes made it "binary" here alone).
+    let utf16 = bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]);
+    if !utf16 && bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(UserError::new(format!("`{}` is a binary file", p.rel))
             .hint("only text files can be read")
             .into());
     }
-    let text = String::from_utf8_lossy(&bytes);
+    let text = if utf16 {
+        std::borrow::Cow::Owned(crate::source::decode(&bytes).map_err(|reason| {
+            UserError::new(format!("`{}` cannot be read as text: {reason}", p.rel))
+                .hint("only text files can be read")
+        })?)
+    } else {
+        String::from_utf8_lossy(&bytes)
+    };
     let all: Vec<&str> = text.lines().collect();
     let total = all.len() as u64;
     let (mut start, mut end, mut match_line, mut match_count) = (1u64, total, None, None);

@@ -1012,6 +1012,22 @@ fn the_per_user_state_directory_marks_no_project() {
     );
 }
 
+/// A UTF-16 file with a byte-order mark is text to `read` as it is to the
+/// indexer (its NUL bytes made `read` call it binary).
+#[test]
+fn a_utf16_file_is_read_as_text() {
+    let p = Project::new();
+    let mut bytes = vec![0xFF, 0xFE];
+    for u in "def wide():\n    return 1\n".encode_utf16() {
+        bytes.extend_from_slice(&u.to_le_bytes());
+    }
+    p.write("src/wide.py", bytes);
+    p.run(&["index", "--no-embed"]).ok();
+    p.run(&["symbol", "wide", "--exact"]).ok();
+    let r = p.run(&["read", "src/wide.py"]).ok();
+    assert!(r.stdout().contains("def wide():"), "{r}");
+}
+
 /// A file named to `index PATH` (as a watcher names what it heard) is
 /// hashed again even when its size and mtime are the ones indexed: `cp
 /// -p`, `rsync -a` and `tar` keep the mtime, and such an edit of the same
