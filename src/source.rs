@@ -39,7 +39,7 @@ const MIN_READ_LIMIT: u64 = 64 << 20;
 pub fn decode(bytes: &[u8]) -> Result<String, String> {
     // The same rule as ripgrep and git: a NUL byte early on means binary.
     let head = &bytes[..bytes.len().min(8192)];
-    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+    if has_utf16_bom(bytes) {
         return decode_utf16(bytes);
     }
     if head.contains(&0) {
@@ -58,6 +58,12 @@ pub fn decode(bytes: &[u8]) -> Result<String, String> {
             }
         }
     }
+}
+
+/// Text that starts with a UTF-16 byte-order mark (either order): text, as
+/// ripgrep reads it, despite its NUL bytes.
+pub fn has_utf16_bom(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF])
 }
 
 fn decode_utf16(bytes: &[u8]) -> Result<String, String> {
@@ -511,9 +517,8 @@ mod tests {
         assert!(sliced > 2, "the minified line is cut into slices");
     }
 
-    /// Which signatures are their name's line: only of the kinds kept as
-    /// positions, only when the trimmed line is the signature; read back,
-    /// the line there now.
+    /// A line found by its start is the line a split at `\n` gives, without
+    /// a trailing `\r`; a line past the end is none.
     #[test]
     fn lines_are_found_by_their_starts_as_a_split_at_newlines_counts_them() {
         for text in ["a\r\nbb\n\nlast", "a\nb\n", "", "\n", "one"] {
@@ -528,6 +533,9 @@ mod tests {
         }
     }
 
+    /// Which signatures are their name's line: only of the kinds kept as
+    /// positions, only when the trimmed line is the signature; read back,
+    /// the line there now.
     #[test]
     fn line_signatures_are_the_names_lines() {
         let text = "#define A 1\r\nstruct s {\n\tint f;\n};\nint g(void);\n#define LONG \\\n  2\n";

@@ -75,7 +75,7 @@ pub fn read_file(root: &std::path::Path, req: &ReadRequest) -> Result<ReadResult
     };
     // UTF-16 with a byte-order mark is text, as the indexer and ripgrep
     // read it (its NUL bytes made it "binary" here alone).
-    let utf16 = bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]);
+    let utf16 = crate::source::has_utf16_bom(&bytes);
     if !utf16 && bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(UserError::new(format!("`{}` is a binary file", p.rel))
             .hint("only text files can be read")
@@ -150,12 +150,15 @@ pub fn read_file(root: &std::path::Path, req: &ReadRequest) -> Result<ReadResult
         (start..=end)
             .map(|n| {
                 let raw = all[(n - 1) as usize];
-                let at = req
-                    .find
-                    .as_deref()
-                    .and_then(|f| raw.find(f).map(|s| (s, s + f.len())));
-                let text = if raw.chars().count() > MAX_LINE_CHARS {
+                // (A line of at most as many bytes has at most as many
+                // characters: most lines are not counted.)
+                let long = raw.len() > MAX_LINE_CHARS && raw.chars().count() > MAX_LINE_CHARS;
+                let text = if long {
                     long_lines_cut += 1;
+                    let at = req
+                        .find
+                        .as_deref()
+                        .and_then(|f| raw.find(f).map(|s| (s, s + f.len())));
                     let ranges = at.into_iter().collect();
                     crate::search::keyword::cut_around(raw.to_string(), ranges, MAX_LINE_CHARS).0
                 } else {
