@@ -4,6 +4,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
+use crate::index::EMBED_HEARTBEAT_S;
 use crate::settings::Settings;
 use crate::store::{self, SkipSummary, Store, meta};
 
@@ -78,8 +79,6 @@ pub struct Indexing {
     pub done: u64,
     pub total: u64,
 }
-
-use crate::index::EMBED_HEARTBEAT_S;
 
 fn file_size(p: &std::path::Path) -> u64 {
     std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
