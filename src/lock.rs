@@ -68,6 +68,17 @@ fn cannot_write(path: &Path, e: std::io::Error) -> anyhow::Error {
         .into()
 }
 
+/// Who holds the writer lock, for a message: ` (pid N)`, or
+/// ` (another task of this process)` when the pid is our own (a daemon's
+/// embedding thread holds it while its index thread waits), or nothing.
+pub fn holder_label(pid: Option<u32>) -> String {
+    match pid {
+        Some(p) if p == std::process::id() => " (another task of this process)".to_string(),
+        Some(p) => format!(" (pid {p})"),
+        None => String::new(),
+    }
+}
+
 fn holder_pid(file: &mut File) -> Option<u32> {
     let mut s = String::new();
     file.seek(SeekFrom::Start(0)).ok()?;
@@ -134,7 +145,7 @@ impl WriterLock {
                 let pid = holder_pid(&mut file);
                 match busy {
                     WhenBusy::Fail => {
-                        let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+                        let who = holder_label(pid);
                         return Err(UserError::with_code(ErrorCode::IndexBusy, format!(
                             "another repo-search process{who} is writing the index of `{}`",
                             root.display()

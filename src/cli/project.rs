@@ -130,6 +130,6 @@ pub(crate) fn bar(hidden: bool, template: &str) -> ProgressBar {
 
 /// The note shown while another process holds the index's writer lock.
 pub(crate) fn waiting_note(pid: Option<u32>) -> String {
-    let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+    let who = crate::lock::holder_label(pid);
     format!("waiting for another repo-search process{who} to finish writing the index...")
 }

@@ -1397,9 +1397,11 @@ pub fn projects(rows: &[ProjectRow], daemon_running: bool) -> Result<()> {
                 (None, true, false) => "watch off",
             };
             let when = e.last_indexed.map(ago).unwrap_or_else(|| "never".into());
+            // A gone root's figures are the registry's, from its last run.
+            let known = if r.root_exists { "" } else { "last known: " };
             writeln!(
                 out,
-                "{}  [{state}]  {} files, {} symbols, {} chunks, {:.1} MiB, indexed {when}",
+                "{}  [{state}]  {known}{} files, {} symbols, {} chunks, {:.1} MiB, indexed {when}",
                 e.root.display(),
                 e.files,
                 e.symbols,

@@ -635,7 +635,7 @@ fn run_batch(shared: &Shared, batch: &Pending) -> Result<Option<(IndexSummary, b
     };
     let started = std::time::Instant::now();
     let summary = crate::index::index_project(&settings, &opts, &on_progress, |pid| {
-        let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+        let who = crate::lock::holder_label(pid);
         tracing::info!("`{}`: waiting for another writer{who}", root.display());
     });
     // The daemon's runs count in `stats` like the CLI's and the server's.
