@@ -67,6 +67,8 @@ pub struct HistoryResult {
     pub truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// Secret values shown as `[redacted: …]` (filled in by the service).
+    pub redacted: usize,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -118,6 +120,55 @@ fn no_git(root: &Path) -> UserError {
     .hint("history and blame read the project's git data; every other command works without git")
 }
 
+/// The repository holding `root`, when its git data is the project's own.
+///
+/// A checkout can carry a `.git` *file* (`gitdir: /elsewhere/.git`), or a
+/// `.git` symlink, naming another repository on this machine; git follows
+/// it, and `blame` would then show that repository's committed lines. So
+/// a git directory outside the work tree counts only when it names this
+/// work tree back, from data the checkout does not control: a linked
+/// worktree (`<common>/worktrees/<name>/gitdir` names our `.git`) or a
+/// submodule or separate git dir whose `core.worktree` is this work tree.
+fn open_repo(root: &Path) -> Result<gix::Repository> {
+    let repo = gix::discover(root).map_err(|_| no_git(root))?;
+    let Some(workdir) = repo.workdir() else {
+        return Ok(repo);
+    };
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let work = canon(workdir);
+    let git = canon(repo.git_dir());
+    let common = canon(repo.common_dir());
+    let ours = if git != common {
+        git.parent() == Some(common.join("worktrees").as_path())
+            && std::fs::read_to_string(git.join("gitdir"))
+                .is_ok_and(|s| canon(Path::new(s.trim())) == canon(&work.join(".git")))
+    } else {
+        git.starts_with(&work)
+            || repo
+                .config_snapshot()
+                .string("core.worktree")
+                .and_then(|v| v.to_str().ok().map(|v| canon(&git.join(v))))
+                .is_some_and(|named| named == work)
+    };
+    if !ours {
+        return Err(UserError::with_code(
+            ErrorCode::UnsafePath,
+            format!(
+                "the git directory of `{}` is `{}`, outside it, and does not name this directory as its work tree",
+                work.display(),
+                common.display()
+            ),
+        )
+        .hint(format!(
+            "history and blame do not follow a `.git` file or link out of a project; if that git directory is yours, `git --git-dir={} config core.worktree {}` makes it name this work tree",
+            git.display(),
+            work.display()
+        ))
+        .into());
+    }
+    Ok(repo)
+}
+
 fn locate(root: &Path, path: &str) -> Result<Located> {
     let p = resolve_in_root(root, path)?;
     if p.abs.is_dir() {
@@ -125,7 +176,7 @@ fn locate(root: &Path, path: &str) -> Result<Located> {
             .hint("give a file path, e.g. `src/lib.rs`")
             .into());
     }
-    let repo = gix::discover(root).map_err(|_| no_git(root))?;
+    let repo = open_repo(root)?;
     let Some(workdir) = repo.workdir() else {
         return Err(no_git(root).into());
     };
@@ -503,6 +554,7 @@ pub fn file_history(root: &Path, req: &HistoryRequest) -> Result<HistoryResult> 
         commits,
         truncated,
         hint,
+        redacted: 0,
     })
 }
 
@@ -636,7 +688,7 @@ impl Recency {
 /// The commit `HEAD` points at in the repository holding `root`, if any:
 /// what a cached [`Recency`] is keyed by.
 pub fn head_commit(root: &Path) -> Option<ObjectId> {
-    let repo = gix::discover(root).ok()?;
+    let repo = open_repo(root).ok()?;
     repo.head_id().ok().map(|id| id.detach())
 }
 
@@ -655,7 +707,7 @@ pub fn recency(root: &Path, max_commits: usize) -> Recency {
 }
 
 fn read_recency(root: &Path, max_commits: usize) -> Result<Recency> {
-    let Ok(mut repo) = gix::discover(root) else {
+    let Ok(mut repo) = open_repo(root) else {
         return Ok(Recency::default());
     };
     let Ok(head) = repo.head_id().map(|id| id.detach()) else {

@@ -115,6 +115,7 @@ fn cmd_history(a: HistoryArgs) -> Result<Found> {
         render::json(&r)?;
     } else {
         render::history(&r, a.detail)?;
+        render::redacted_note(r.redacted)?;
     }
     Ok(found(!r.commits.is_empty()))
 }

@@ -1031,6 +1031,8 @@ pub struct HistoryOut {
     pub truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

@@ -450,6 +450,7 @@ pub fn history(out: &HistoryOut) -> String {
         }
     }
     tail(&mut t, None, None, out.hint.as_deref());
+    redacted_tail(&mut t, out.redacted, "");
     finish(t)
 }
 

@@ -278,7 +278,11 @@ impl Service {
     }
 
     fn history_untimed(&self, req: &HistoryRequest) -> Result<HistoryResult> {
-        crate::history::file_history(self.root(), req)
+        let mut r = crate::history::file_history(self.root(), req)?;
+        let mut red = self.redactor();
+        redact_commits(&mut red, &mut r.commits);
+        r.redacted = red.count();
+        Ok(r)
     }
 
     /// Which commit last changed each line of a file (as committed), with
@@ -293,6 +297,7 @@ impl Service {
         for l in &mut r.lines {
             red.line(&r.path, l.line, &mut l.text);
         }
+        redact_commits(&mut red, &mut r.commits);
         r.redacted = red.count();
         Ok(r)
     }
@@ -603,6 +608,26 @@ fn redact_matches(red: &mut crate::redact::Redactor, matches: &mut [KeywordMatch
         }
         for c in &mut m.after {
             red.line(&m.path, c.line, &mut c.text);
+        }
+    }
+}
+
+/// Commit messages are text an answer shows like file lines: a token
+/// pasted into one is redacted too.
+fn redact_commits(red: &mut crate::redact::Redactor, commits: &mut [crate::history::CommitInfo]) {
+    for c in commits {
+        match c.message.as_mut() {
+            // The summary is the message's first line: redacted (and
+            // counted) once.
+            Some(m) if m.lines().next() == Some(c.summary.as_str()) => {
+                red.text(m);
+                c.summary = m.lines().next().unwrap_or_default().to_string();
+            }
+            Some(m) => {
+                red.text(m);
+                red.text(&mut c.summary);
+            }
+            None => red.text(&mut c.summary),
         }
     }
 }

@@ -456,3 +456,105 @@ fn a_project_without_git_says_no_git_and_everything_else_works() {
     let v = m.ok("read_file", json!({"path": "app.py"}));
     assert!(v["content"].as_str().is_some_and(|c| c.contains("handler")));
 }
+
+/// A token pasted into a commit message is redacted like file text, on
+/// both surfaces and in both tools.
+#[test]
+fn commit_messages_are_redacted() {
+    let p = Project::new();
+    p.git_init();
+    p.write("a.py", "def a():\n    return 1\n");
+    git(&p, &["add", "."]);
+    commit(
+        &p,
+        "Ann",
+        "2024-01-01T10:00:00+00:00",
+        &format!("rotate {TOKEN}\n\nthe old one was {TOKEN}"),
+    );
+    let v = p.json(&["history", "a.py", "--detail"]);
+    assert!(!v.to_string().contains(TOKEN), "{v}");
+    let c = &v["commits"][0];
+    assert_eq!(c["summary"], "rotate [redacted: github-token]", "{v}");
+    assert!(
+        c["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("the old one was [redacted: github-token]")),
+        "{v}"
+    );
+    // Counted once each, though the summary is also the message's first line.
+    assert_eq!(v["redacted"], 2, "{v}");
+    let r = p.run(&["history", "a.py", "--detail"]).ok();
+    assert!(!r.stdout().contains(TOKEN), "{r}");
+    assert!(r.stderr().contains("2 secret values redacted"), "{r}");
+    let r = p.run(&["blame", "a.py:1-2"]).ok();
+    assert!(
+        !r.stdout().contains(TOKEN) && r.stdout().contains("rotate [redacted"),
+        "{r}"
+    );
+
+    let m = Mcp::start(&p, Era::Modern);
+    for (tool, args) in [
+        ("file_history", json!({"path": "a.py", "detail": true})),
+        (
+            "blame",
+            json!({"path": "a.py", "start_line": 1, "end_line": 2}),
+        ),
+    ] {
+        let r = m.call(tool, args).unwrap();
+        let text = error_text(&r);
+        assert!(
+            text.contains("[redacted: github-token]") && !text.contains(TOKEN),
+            "{tool}: {text}"
+        );
+        let structured = r.structured_content.clone().unwrap_or_default();
+        assert!(!structured.to_string().contains(TOKEN), "{structured}");
+    }
+}
+
+/// A checkout's `.git` file naming another repository's git directory does
+/// not make history and blame read that repository; a linked worktree,
+/// whose git directory names it back, is read as usual.
+#[test]
+fn a_git_file_pointing_out_of_the_project_is_refused() {
+    let p = Project::new();
+    p.git_init();
+    p.write("a.py", "PRIVATE = 1\n");
+    git(&p, &["add", "."]);
+    commit(&p, "Ann", "2024-01-01T10:00:00+00:00", "private");
+
+    let evil = Project::new();
+    evil.write(".git", format!("gitdir: {}\n", p.path(".git").display()))
+        .write("a.py", "\n");
+    for args in [&["blame", "a.py:1-1"][..], &["history", "a.py"]] {
+        let r = evil.run(args);
+        assert_eq!(r.code(), 2, "{r}");
+        assert!(r.stderr().contains("code: UNSAFE_PATH"), "{r}");
+        assert!(r.stderr().contains("hint: "), "{r}");
+        assert!(!r.stdout().contains("PRIVATE"), "{r}");
+    }
+    let m = Mcp::start(&evil, Era::Modern);
+    assert_eq!(
+        mcp_error(
+            &m,
+            "blame",
+            json!({"path": "a.py", "start_line": 1, "end_line": 1})
+        ),
+        "UNSAFE_PATH"
+    );
+    drop(m);
+
+    let wt = Project::new();
+    git(
+        &p,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "wt",
+            &wt.root().display().to_string(),
+        ],
+    );
+    let r = wt.run(&["blame", "a.py:1-1"]).ok();
+    assert!(r.stdout().contains("PRIVATE = 1"), "{r}");
+}

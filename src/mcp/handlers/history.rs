@@ -64,6 +64,7 @@ pub fn file_history(svc: &Service, args: FileHistoryArgs) -> Result<Answer> {
         commits,
         truncated: r.truncated || cut,
         hint,
+        redacted: redacted(r.redacted),
     };
     answer(&out, render::history(&out))
 }
