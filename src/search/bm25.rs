@@ -147,7 +147,13 @@ fn ranked(
     limit: usize,
     snippets: Snippets,
 ) -> Result<Vec<ChunkHit>> {
-    let mut want = (limit * 4).max(100);
+    // Windows come in fixed steps (100, 400, 1,600, 6,400, …), the first holding
+    // four times the hits asked for: two calls that differ only in `limit`
+    // (pages) rank from the same windows.
+    let mut want = FIRST_WINDOW;
+    while want < limit.saturating_mul(4) {
+        want *= WINDOW_STEP;
+    }
     // A level first needs the hits asked for; after filters dropped some,
     // the whole widened window.
     let mut need = limit.max(1);
@@ -155,6 +161,9 @@ fn ranked(
         // (hit without snippet, where its text is)
         let mut hits: Vec<(ChunkHit, ChunkSpan)> = Vec::new();
         let mut seen = 0usize;
+        // The lowest full-text score in the window: a match left out of it
+        // scores at most this before the path prior (at most 1) lowers it.
+        let mut floor = f64::INFINITY;
         let level = if large {
             level_expression(store, terms, need)?
         } else {
@@ -164,6 +173,7 @@ fn ranked(
         let (expr, factor) = level.unwrap_or_else(|| (fts.to_string(), 1.0));
         store.fts_chunks(&expr, COLUMN_WEIGHTS, want, |r| {
             seen += 1;
+            floor = floor.min(-r.score / factor);
             if !filter.accepts(r.path, r.lang) {
                 return;
             }
@@ -184,15 +194,24 @@ fn ranked(
                 r.span,
             ));
         })?;
-        // Filters may have dropped hits: widen the candidate window and retry,
-        // unless every match of the plain OR was already seen.
-        if hits.len() >= limit || (seen < want && !leveled) || want >= 100_000 {
-            hits.sort_by(|(a, _), (b, _)| {
-                b.score
-                    .total_cmp(&a.score)
-                    .then(a.path.cmp(&b.path))
-                    .then(a.start_line.cmp(&b.start_line))
-            });
+        hits.sort_by(|(a, _), (b, _)| {
+            b.score
+                .total_cmp(&a.score)
+                .then(a.path.cmp(&b.path))
+                .then(a.start_line.cmp(&b.start_line))
+        });
+        // Filters may have dropped hits, or the path prior lowered enough of
+        // them that a match outside the window could rank among the first
+        // `limit`: widen the window and retry, unless every match of the
+        // plain OR was already seen.
+        let complete = seen < want && !leveled;
+        let settled = hits.len() >= limit
+            && (leveled
+                || want >= PRIOR_WINDOW_CAP
+                || hits
+                    .get(limit.max(1) - 1)
+                    .is_some_and(|(h, _)| h.score >= floor));
+        if settled || complete || want >= 100_000 {
             let mut sources = Sources::new(root);
             let mut out = Vec::with_capacity(limit.min(hits.len()));
             for (mut h, span) in hits {
@@ -220,7 +239,15 @@ fn ranked(
             }
             return Ok(out);
         }
-        want *= 8;
+        want *= WINDOW_STEP;
         need = want;
     }
 }
+
+/// The first full-text window of [`ranked`], and how much each next one
+/// grows.
+const FIRST_WINDOW: usize = 100;
+const WINDOW_STEP: usize = 4;
+/// The window past which the path prior no longer widens it (filters still
+/// do): 6,400 chunks.
+const PRIOR_WINDOW_CAP: usize = 6_400;

@@ -1309,6 +1309,48 @@ fn a_larger_limit_or_the_next_page_continues_the_first_page() {
     }
 }
 
+/// BM25 mode ranks by the full-text score times the path prior, from a
+/// window of the best full-text matches: the window grows until no match
+/// outside it could rank among the hits asked for, so `-n 10` and `-n 40`
+/// (and pages) agree. Here 120 tests say "widget" three times and outscore
+/// the one source file on the full-text score alone, but halve under the
+/// test prior: it ranked first at `-n 40` (a window of 160) and was on no
+/// page of 10 (a window of 100).
+#[test]
+fn bm25_mode_ranks_the_same_whatever_the_limit() {
+    let p = Project::new();
+    for i in 0..120 {
+        p.write(
+            &format!("tests/test_w{i}.py"),
+            format!("def test_w{i}():\n    assert widget(widget(widget({i})))\n"),
+        );
+    }
+    p.write(
+        "src/gadget.py",
+        "def build(parts, options, registry):\n    made = assemble(parts, options)\n    registry.add(made, widget)\n    return made\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let cli = |extra: &[&str]| -> Vec<Hit> {
+        let mut args = vec!["search", "widget", "--mode", "bm25", "--json"];
+        args.extend_from_slice(extra);
+        cli_hits(&p.run(&args)).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let ten = cli(&["-n", "10"]);
+    let forty = cli(&["-n", "40"]);
+    assert_eq!(ten[0].0, "src/gadget.py", "{ten:?}");
+    assert_eq!(&forty[..10], &ten[..], "-n 40 begins with -n 10's hits");
+    assert_eq!(&cli(&["-n", "10", "--offset", "10"])[..], &forty[10..20]);
+    let m = Mcp::start(&p, Era::Legacy);
+    wait_indexed(&m, 121);
+    let r = m
+        .call(
+            "search",
+            json!({"query": "widget", "mode": "bm25", "limit": 10}),
+        )
+        .unwrap_or_else(|e| panic!("JSON-RPC error {e}"));
+    assert_eq!(mcp_hits(&r).unwrap_or_else(|e| panic!("{e}")), ten);
+}
+
 /// A first ranking whose pool fills few files (each arm's first 55 chunks
 /// all in three large files) goes on from a deeper pool: a page is full
 /// and says more exist while more files match, and pages continue one
