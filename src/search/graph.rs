@@ -3359,7 +3359,11 @@ impl<'a> Graph<'a> {
                     .flatten();
                 let qualifier = match quoted {
                     Some(q) => Some(q),
-                    None if in_comment_or_string(&m.text, start) => continue,
+                    None if in_comment_or_string(&m.text, start)
+                        || in_line_comment_of(lang, &m.text, start) =>
+                    {
+                        continue;
+                    }
                     None => qualifier_before(prefix),
                 };
                 let scope = self.scope_def(file_id, line)?.as_ref().map(qualified);
@@ -3718,7 +3722,12 @@ pub fn call_graph(
                 for def in &defs {
                     let from = qualified(def);
                     for r in g.calls_in(def)? {
-                        let (resolution, to_def, _) = g.callee(&r)?;
+                        let (resolution, to_def, count) = g.callee(&r)?;
+                        // A name-only call names a definition (and its
+                        // place) only when the index has exactly one of
+                        // that name: of 33 `call`s, the first is a guess.
+                        let to_def =
+                            to_def.filter(|_| resolution == Resolution::Resolved || count == 1);
                         let to = to_def
                             .as_ref()
                             .map(qualified)
@@ -4012,6 +4021,34 @@ fn in_comment_or_string(line: &str, at: usize) -> bool {
     }
     let quotes = |c: char| before.chars().filter(|&x| x == c).count() % 2 == 1;
     quotes('"') || quotes('\'') || quotes('`')
+}
+
+/// Whether a match at `at` follows a line-comment opener of `lang` that
+/// [`in_comment_or_string`] does not know (`--` in Lua, Haskell, SQL and
+/// Elm; `%` in Erlang; `;` in the Lisps), outside a string.
+fn in_line_comment_of(lang: &str, line: &str, at: usize) -> bool {
+    let opener = match lang {
+        "lua" | "haskell" | "sql" | "elm" => "--",
+        "erlang" => "%",
+        "clojure" | "scheme" | "racket" | "commonlisp" | "elisp" => ";",
+        _ => return false,
+    };
+    let before = &line[..at];
+    let mut in_string = None;
+    for (i, c) in before.char_indices() {
+        match in_string {
+            Some(q) if c == q => in_string = None,
+            Some(_) => {}
+            // A quote in a Haskell name (`foldl'`) or a Lisp quote opens
+            // no string.
+            None if c == '"' || (c == '\'' && matches!(lang, "lua" | "sql" | "erlang" | "elm")) => {
+                in_string = Some(c);
+            }
+            None if before[i..].starts_with(opener) => return true,
+            None => {}
+        }
+    }
+    false
 }
 
 /// The type a line binds `q` to, if it does: `q = T(…)`, `q := &T{…}`,

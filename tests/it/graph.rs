@@ -2220,3 +2220,25 @@ fn go_values_received_from_channels_are_their_elements() {
         "{v}"
     );
 }
+
+/// A function named in a Lua comment (`--`) is not a use of it; the real
+/// uses are (penlight listed `-- it will use tablex.deepcompare.` as a
+/// resolved reference).
+#[test]
+fn lua_comments_are_not_references() {
+    let p = Project::new();
+    p.write(
+        "pl/tablex.lua",
+        "local tablex = {}\n\nfunction tablex.deepcompare(a, b)\n    return a == b\nend\n\nreturn tablex\n",
+    )
+    .write(
+        "pl/map.lua",
+        "local tablex = require 'pl.tablex'\n-- it will use tablex.deepcompare for tables\nlocal deepcompare = tablex.deepcompare\nlocal s = \"-- not a comment\" .. tostring(tablex.deepcompare)\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "tablex.deepcompare"]);
+    let lines: Vec<String> = refs(&v).into_iter().map(|(l, _)| l).collect();
+    assert!(!lines.contains(&"pl/map.lua:2".to_string()), "{v}");
+    assert!(lines.contains(&"pl/map.lua:3".to_string()), "{v}");
+    assert!(lines.contains(&"pl/map.lua:4".to_string()), "{v}");
+}
