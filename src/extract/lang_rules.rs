@@ -542,8 +542,128 @@ pub(crate) fn second_reading(lang: Lang, source: &str, tree: &tree_sitter::Tree)
         }
         Lang::Haskell if source.contains('\t') => Some(source.replace('\t', " ")),
         Lang::TypeScript => generic_call_signatures(source),
+        Lang::Bash => bash_patterns(source),
         _ => None,
     }
+}
+
+/// Bash with the patterns tree-sitter-bash misreads blanked to `x`s (same
+/// length, offsets and lines): the regex right of `=~` up to the line's
+/// last `]]` (`[[ $cur =~ ^(\$(\{[!#]?)?)([A-Za-z0-9_]*)$ ]]`), extglob
+/// groups (`-!(-*)F)` in a `case` label), and the brackets of a parameter
+/// expansion's pattern (`${option%%[<{().[]*}`). Each misread cost every
+/// definition after it: bash-completion's main file showed 20 of its 78
+/// functions, and `completions/modinfo` none. `None` when there is none.
+fn bash_patterns(source: &str) -> Option<String> {
+    let mut out = source.as_bytes().to_vec();
+    let mut changed = false;
+    let mut offset = 0;
+    // The line before ended `=~ \`: the regex is on this one.
+    let mut regex_next = false;
+    for line in source.split_inclusive('\n') {
+        let b = line.as_bytes();
+        let regex_at = if std::mem::take(&mut regex_next) {
+            Some(0)
+        } else {
+            line.find("=~").map(|at| at + 2)
+        };
+        if let Some(at) = regex_at
+            && line.get(at..).is_some_and(|rest| !rest.contains("]]"))
+            && line.trim_end().ends_with('\\')
+        {
+            regex_next = true;
+        } else if let Some(at) = regex_at
+            && let Some(end) = line.rfind("]]").filter(|&e| e > at)
+        {
+            let start = at
+                + b[at..end]
+                    .iter()
+                    .take_while(|c| c.is_ascii_whitespace())
+                    .count();
+            let end = end - b[..end].iter().rev().take_while(|c| **c == b' ').count();
+            if start < end {
+                out[offset + start..offset + end].fill(b'x');
+                changed = true;
+            }
+        }
+        // `${v%%[<{().[]*}`: a pattern's brackets and parentheses.
+        let mut from = 0;
+        while let Some(at) = line[from..].find("${").map(|a| a + from) {
+            let name_end = at
+                + 2
+                + b[at + 2..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                    .count();
+            from = name_end.max(at + 2);
+            if !matches!(b.get(name_end), Some(b'%' | b'#' | b'/' | b'^' | b',')) {
+                continue;
+            }
+            // To its closing brace, past nested `${…}` (left as they are).
+            let (mut k, mut depth) = (name_end, 1usize);
+            while k < b.len() {
+                match b[k] {
+                    b'$' if b.get(k + 1) == Some(&b'{') => {
+                        depth += 1;
+                        k += 1;
+                    }
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    b'{' | b'(' | b')' | b'<' | b'>' | b';' | b'|' | b'&' if depth == 1 => {
+                        out[offset + k] = b'x';
+                        changed = true;
+                    }
+                    _ => {}
+                }
+                k += 1;
+            }
+            if k >= b.len() {
+                // Unclosed on this line: left as it is.
+                break;
+            }
+            from = k + 1;
+        }
+        let mut i = 0;
+        while i + 1 < b.len() {
+            let opens = matches!(b[i], b'!' | b'@' | b'+' | b'?' | b'*')
+                && b[i + 1] == b'('
+                && (i == 0 || !matches!(b[i - 1], b'$' | b'\\'));
+            if !opens {
+                i += 1;
+                continue;
+            }
+            let mut depth = 0usize;
+            let mut close = None;
+            for (j, &c) in b.iter().enumerate().skip(i + 1) {
+                match c {
+                    b'(' => depth += 1,
+                    b')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            close = Some(j);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let Some(close) = close else {
+                break;
+            };
+            out[offset + i..=offset + close].fill(b'x');
+            changed = true;
+            i = close + 1;
+        }
+        offset += line.len();
+    }
+    if !changed {
+        return None;
+    }
+    String::from_utf8(out).ok()
 }
 
 /// C and C++ whose declarations carry attribute macros on lines of their
@@ -1227,6 +1347,25 @@ pub(crate) fn is_bare_macro(t: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bash_patterns_blank_what_the_grammar_misreads() {
+        let src = "f() {\n  [[ $c =~ ^(\\$(\\{[!#]?)?)$ ]] && x\n  case $p in -!(-*)F) ;; esac\n  o=${o%%[<{().[]*}\n  l=${l#*\"${W[i]}\"}\n  while [[ $l =~ \\\n      ((^|[^-])-) ]]; do :; done\n  # ${var / ${!var\n}\n";
+        let out = bash_patterns(src).expect("changed");
+        assert_eq!(out.len(), src.len());
+        assert_eq!(out.lines().count(), src.lines().count());
+        let lines: Vec<&str> = out.lines().collect();
+        let xs = |n: usize| "x".repeat(n);
+        assert_eq!(lines[1], format!("  [[ $c =~ {} ]] && x", xs(16)));
+        assert_eq!(lines[2], format!("  case $p in -{}F) ;; esac", xs(5)));
+        assert_eq!(lines[3], "  o=${o%%[xxxx.[]*}");
+        // A nested expansion keeps its braces.
+        assert_eq!(lines[4], src.lines().nth(4).unwrap());
+        assert_eq!(lines[6], format!("      {} ]]; do :; done", xs(11)));
+        // An unclosed expansion (in a comment) is left, without a panic.
+        assert_eq!(lines[7], "  # ${var / ${!var");
+        assert_eq!(bash_patterns("f() { echo \"${x}\"; }\n"), None);
+    }
 
     #[test]
     fn generic_call_signatures_get_a_separator_in_their_indentation() {

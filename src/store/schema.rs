@@ -301,10 +301,15 @@
 //!   gitk's `#!/bin/sh` then `exec wish`) is other code with definitions,
 //!   no longer skipped or read as shell. An older index's rows are rebuilt
 //!   by the next index run (its vectors kept).
+//! - 59: same tables; rows change: a Bash file the grammar misreads (a
+//!   `=~` regex, an extglob group, brackets in a `${v%%…}` pattern) is read
+//!   again with those blanked, and keeps the reading with more
+//!   definitions. An older index's rows are rebuilt by the next index run
+//!   (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 58;
+pub const SCHEMA_VERSION: i64 = 59;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
