@@ -554,12 +554,15 @@ fn is_in_index_dir(rel: &str) -> bool {
 }
 
 /// A change to this path may alter which files belong to the project (the
-/// root itself, an ignore file, the config, git's exclude file): until a
-/// run has looked at it, the index's file list is not to be trusted.
+/// root itself, an ignore file, the config, git's exclude file, `.git`
+/// itself: `.gitignore` counts only inside a git repository, so `git init`
+/// or moving `.git` away changes what is ignored): until a run has looked
+/// at it, the index's file list is not to be trusted.
 pub fn alters_file_set(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     rel.is_empty()
         || rel == CONFIG_REL
+        || rel == ".git"
         || rel == ".git/info/exclude"
         || IGNORE_FILE_NAMES.contains(&name)
 }
@@ -791,6 +794,9 @@ mod tests {
         assert!(plan_work(&s, &set(&["src/.gitignore"])).reconcile);
         assert!(plan_work(&s, &set(&[".repo_search/config.toml"])).reconcile);
         assert!(plan_work(&s, &set(&["gen/.gitignore"])).is_empty());
+        // `git init`, or `.git` moved away: `.gitignore` starts or stops
+        // counting.
+        assert!(plan_work(&s, &set(&[".git"])).reconcile);
 
         let mut vis = Visibility::new(&s.root, &s.walk);
         assert_eq!(vis.check("gen/c.py"), Seen::Ignored);

@@ -356,6 +356,16 @@ fn gitignore_edits_reconcile_the_project() {
     p.write(".gitignore", "");
     wait_defined(&p, home, "generated_fn", &["gen/out.py"]);
     wait_defined(&p, home, "generated_more", &["gen/more.py"]);
+
+    // `.gitignore` counts only inside a git repository: moving `.git`
+    // away (or `git init`) changes what is ignored, as `rg` sees it.
+    p.write(".gitignore", "gen/\n");
+    wait_defined(&p, home, "generated_fn", &[]);
+    let aside = p.home.path().join("git-aside");
+    std::fs::rename(p.path(".git"), &aside).expect("move .git away");
+    wait_defined(&p, home, "generated_fn", &["gen/out.py"]);
+    std::fs::rename(&aside, p.path(".git")).expect("move .git back");
+    wait_defined(&p, home, "generated_fn", &[]);
 }
 
 #[test]
