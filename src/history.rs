@@ -566,7 +566,17 @@ pub fn blame(root: &Path, req: &BlameRequest) -> Result<BlameResult> {
     let Some(head_blob) = blob_at(repo, loc.head, &loc.git_path)? else {
         return Err(not_committed(&loc.rel));
     };
-    let total = line_count(&blob_data(repo, head_blob)?);
+    let data = blob_data(repo, head_blob)?;
+    // The same rule as `read` and the index: a NUL byte early on (without
+    // a UTF-16 byte order mark) means binary, and has no lines to blame.
+    if !crate::source::has_utf16_bom(&data) && data[..data.len().min(8192)].contains(&0) {
+        return Err(UserError::new(format!("`{}` is a binary file", loc.rel))
+            .hint(
+                "blame shows lines of text files; history lists the commits that touched any file",
+            )
+            .into());
+    }
+    let total = line_count(&data);
     if total == 0 {
         return Ok(BlameResult {
             path: loc.rel,

@@ -87,11 +87,14 @@ fn split_target(t: &str) -> Result<(String, Option<u64>, Option<u64>)> {
         && !range.is_empty()
         && range.chars().all(|c| c.is_ascii_digit() || c == '-')
     {
-        let (a, b) = parse_range(range)?;
-        if a.is_none() || b.is_none() {
-            return Err(UserError::new(format!("invalid line range `{range}`"))
+        let bad = || -> anyhow::Error {
+            UserError::new(format!("invalid line range `{range}`"))
                 .hint("use PATH:A-B (e.g. src/lib.rs:10-40) with 1-based line numbers")
-                .into());
+                .into()
+        };
+        let (a, b) = parse_range(range).map_err(|_| bad())?;
+        if a.is_none() || b.is_none() {
+            return Err(bad());
         }
         return Ok((path.to_string(), a, b));
     }
@@ -99,7 +102,7 @@ fn split_target(t: &str) -> Result<(String, Option<u64>, Option<u64>)> {
 }
 
 fn cmd_history(a: HistoryArgs) -> Result<Found> {
-    let svc = service_as_is(&a.common)?;
+    let svc = service_as_is(&a.common)?.recording(crate::stats::Surface::Cli);
     let (path, start_line, end_line) = split_target(&a.target)?;
     let path = from_cwd(svc.root(), &path);
     let req = HistoryRequest {
@@ -121,7 +124,7 @@ fn cmd_history(a: HistoryArgs) -> Result<Found> {
 }
 
 fn cmd_blame(a: BlameArgs) -> Result<Found> {
-    let svc = service_as_is(&a.common)?;
+    let svc = service_as_is(&a.common)?.recording(crate::stats::Surface::Cli);
     let (path, start_line, end_line) = split_target(&a.target)?;
     let path = from_cwd(svc.root(), &path);
     let req = BlameRequest {
@@ -231,6 +234,8 @@ fn cmd_keyword(a: KeywordArgs) -> Result<Found> {
             lines: Some(&render::KeywordLines),
         }
     };
+    // Paths as typed in a shell, like every other command's.
+    let paths: Vec<String> = paths.iter().map(|p| from_cwd(svc.root(), p)).collect();
     let mut writer = render::KeywordWriter::new(json);
     let each = &mut |_: String, viewed: Viewed| Ok(writer.file(&viewed)?);
     let result = match svc.keyword_each(&req, &paths, views, each) {
@@ -242,7 +247,7 @@ fn cmd_keyword(a: KeywordArgs) -> Result<Found> {
     if !json {
         render::redacted_note(result.redacted)?;
     }
-    Ok(found(shown > 0))
+    Ok(found(shown > 0 || !result.binary_matched.is_empty()))
 }
 
 fn cmd_symbol(a: SymbolArgs) -> Result<Found> {

@@ -226,6 +226,15 @@ impl KeywordWriter {
                 Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(self.shown),
                 other => other?,
             }
+        } else {
+            // As `rg` says it: a file whose matches were not all shown
+            // because it holds binary data (a named binary file shows none).
+            for p in &r.binary_matched {
+                match writeln!(self.out, "{p}: binary file matches") {
+                    Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(self.shown),
+                    other => other?,
+                }
+            }
         }
         match self.out.flush() {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(self.shown),

@@ -558,3 +558,20 @@ fn a_git_file_pointing_out_of_the_project_is_refused() {
     let r = wt.run(&["blame", "a.py:1-1"]).ok();
     assert!(r.stdout().contains("PRIVATE = 1"), "{r}");
 }
+
+/// A committed binary file has no lines to blame: refused as `read`
+/// refuses it, not printed as raw bytes.
+#[test]
+fn blame_refuses_a_binary_file() {
+    let p = Project::new();
+    p.git_init();
+    p.write("logo.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\n");
+    git(&p, &["add", "."]);
+    commit(&p, "Ann", "2024-01-01T10:00:00+00:00", "logo");
+    let r = p.run(&["blame", "logo.png"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("is a binary file"), "{r}");
+    assert!(r.stderr().contains("hint: "), "{r}");
+    assert!(r.stdout().is_empty(), "{r}");
+    p.run(&["history", "logo.png"]).ok();
+}

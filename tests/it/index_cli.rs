@@ -700,6 +700,41 @@ fn keyword_output_matches_ripgrep_on_this_repository() {
     }
 }
 
+/// A named file that matches but holds binary data is found, as `rg`
+/// says it (`binary file matches`, exit 0); paths typed in a subdirectory
+/// are read from there, as `rg` reads them.
+#[test]
+fn keyword_names_binary_matches_and_reads_paths_from_the_working_directory() {
+    let p = Project::new();
+    // The project root is found from a subdirectory by its `.git`.
+    p.git_init();
+    p.write("data/blob.dat", b"head needle\0tail\n")
+        .write("src/pkg/models/query.py", "class QuerySet:\n    pass\n")
+        .write("src/pkg/views.py", "from .models.query import QuerySet\n");
+    let r = p.run(&["keyword", "needle", "data/blob.dat"]).ok();
+    assert_eq!(r.stdout(), "data/blob.dat: binary file matches\n", "{r}");
+    let v = p.json(&["keyword", "needle", "data/blob.dat"]);
+    assert_eq!(v["binary_matched"][0], "data/blob.dat", "{v}");
+    assert_eq!(
+        p.run(&["keyword", "needle_absent", "data/blob.dat"]).code(),
+        1
+    );
+
+    let env: &[(&str, &std::ffi::OsStr)] = &[];
+    for path in ["models", "../pkg/models", "models/query.py"] {
+        let r = p.run_at("src/pkg", &["keyword", "class QuerySet", path], env);
+        assert_eq!(r.code(), 0, "{path}: {r}");
+        assert!(
+            r.stdout().starts_with("src/pkg/models/query.py:1:"),
+            "{path}: {r}"
+        );
+    }
+    // A path that is not there from the working directory is taken from
+    // the root, as the MCP tools take it.
+    let r = p.run_at("src/pkg", &["keyword", "QuerySet", "src/pkg/views.py"], env);
+    assert_eq!(r.code(), 0, "{r}");
+}
+
 #[test]
 fn quoted_phrases_show_their_matching_lines() {
     let p = Project::new();
