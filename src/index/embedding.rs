@@ -416,6 +416,15 @@ pub fn embed_project(
     order.sort_by_key(|s| s.tier != Tier::Fast);
     let db = store::db_path(&settings.root);
     for spec in order {
+        // Another live process (a daemon) embedding this project computes
+        // the same vectors: wait for it, then top up what it left, instead
+        // of doubling the CPU beside it.
+        if let Some(pid) = embedding_elsewhere(&settings.root) {
+            on_wait(Some(pid));
+            while embedding_elsewhere(&settings.root).is_some() {
+                std::thread::sleep(std::time::Duration::from_millis(250));
+            }
+        }
         let mut store = {
             let _lock = WriterLock::acquire_existing(&settings.root, WhenBusy::Wait, on_wait)?;
             Store::open_rw(&settings.root)?
