@@ -395,6 +395,9 @@ fn cmd_imports(a: ImportsArgs) -> Result<Found> {
     if let Some(reason) = &r.skipped {
         eprintln!("note: `{}` was skipped by the indexer: {reason}", r.path);
     }
+    if let Some(note) = &r.note {
+        eprintln!("note: {note}");
+    }
     if a.common.json {
         render::json(&r)?;
     } else {

@@ -98,6 +98,17 @@ const LANGS: [Lang; 10] = [
 
 static TABLES: [OnceLock<Table>; 10] = [const { OnceLock::new() }; 10];
 
+/// Whether the index reads the imports of `lang`'s files.
+pub fn supports(lang: Lang) -> bool {
+    LANGS.contains(&lang)
+}
+
+/// The languages whose imports the index reads, for a note.
+pub fn supported_names() -> String {
+    let names: Vec<&str> = LANGS.iter().map(|l| l.name()).collect();
+    names.join(", ")
+}
+
 fn table(lang: Lang, language: &Language) -> Option<&'static Table> {
     let i = LANGS.iter().position(|l| *l == lang)?;
     Some(TABLES[i].get_or_init(|| {

@@ -36,6 +36,7 @@ use tree_sitter::{ParseOptions, ParseState, Parser, QueryCursor, Tree};
 use crate::lang::{self, Grammar};
 use crate::model::{Extracted, Lang};
 use chunk::DocStyle;
+pub(crate) use imports::{supported_names as import_languages, supports as reads_imports};
 use lines::Lines;
 pub(crate) use tags::{is_go_predeclared_type, truncate_signature};
 

@@ -324,6 +324,9 @@ pub struct ImportsOut {
     /// Why the indexer skipped this file, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// Said when the index does not read imports in the file's language.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     #[serde(flatten)]
     pub paging: Paging,
 }

@@ -366,6 +366,9 @@ pub fn imports(out: &ImportsOut) -> String {
     if let Some(s) = &out.skipped {
         let _ = writeln!(t, "{}: skipped by the indexer: {s}", out.path);
     }
+    if let Some(n) = &out.note {
+        let _ = writeln!(t, "note: {n}");
+    }
     let mut shown = 0;
     if let (Some(list), Some(total)) = (&out.imports, out.total_imports) {
         let _ = writeln!(t, "{} imports ({total}):", out.path);

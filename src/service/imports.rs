@@ -98,6 +98,10 @@ pub struct ImportsResult {
     /// Why the indexer skipped the file, if it did (then it has no imports).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// Said when the index does not read imports in the file's language,
+    /// so an empty list is not "imports nothing".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// Secret values shown as `[redacted: …]` in module names.
     pub redacted: usize,
 }
@@ -286,9 +290,22 @@ impl Service {
                     red.text(&mut i.module);
                     i.names.iter_mut().for_each(|n| red.text(n));
                 }
+                let note = lang
+                    .as_deref()
+                    .and_then(Lang::from_name)
+                    .filter(|l| !crate::extract::reads_imports(*l))
+                    .map(|l| {
+                        format!(
+                            "imports are read from {} files; `{}` is {}, so its imports are not listed",
+                            crate::extract::import_languages(),
+                            p.rel,
+                            l.name()
+                        )
+                    });
                 Some(ImportsResult {
                     path: p.rel,
                     lang,
+                    note,
                     direction: req.direction,
                     offset: req.offset,
                     imports,
@@ -311,6 +328,7 @@ impl Service {
                 total_imported_by: 0,
                 truncated: false,
                 skipped: None,
+                note: None,
                 redacted: 0,
             }),
             Some(None) => return Err(lookup::not_indexed(&p.rel)),

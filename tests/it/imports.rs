@@ -413,3 +413,33 @@ fn imports_mcp_both_directions_and_errors() {
     let (_, hint) = m.tool_error("imports", json!({"path": "ignored.py"}));
     assert!(hint.contains("read_file"), "{hint}");
 }
+
+/// A file in a language whose imports the index does not read says so,
+/// instead of an empty list that reads as "imports nothing".
+#[test]
+fn imports_of_a_language_without_import_rules_say_so() {
+    let p = Project::new();
+    p.write(
+        "src/Client.php",
+        "<?php\nnamespace App;\n\nuse App\\Http\\Request;\n\nclass Client {}\n",
+    )
+    .write("app.py", "import os\n");
+    p.run(&["index", "--offline"]).ok();
+    let r = p.run(&["imports", "src/Client.php"]);
+    assert_eq!(r.code(), 1, "{r}");
+    assert!(r.stderr().contains("so its imports are not listed"), "{r}");
+    let v = p.json(&["imports", "app.py"]);
+    assert!(v.get("note").is_none(), "{v}");
+    let m = Mcp::start(&p, Era::Modern);
+    wait_indexed(&m, 2);
+    let r = m
+        .call("imports", json!({"path": "src/Client.php"}))
+        .expect("imports");
+    assert!(
+        error_text(&r).contains("so its imports are not listed"),
+        "{}",
+        error_text(&r)
+    );
+    let s = r.structured_content.clone().unwrap_or_default();
+    assert!(s["note"].as_str().is_some_and(|n| n.contains("php")), "{s}");
+}

@@ -32,6 +32,7 @@ pub fn imports(svc: &Service, args: ImportsArgs) -> Result<Answer> {
             imported_by: None,
             total_imported_by: None,
             skipped: None,
+            note: None,
             paging: Paging::new(false, offset, None, None, look.index()),
         };
         return answer(&out, render::imports(&out));
@@ -83,6 +84,7 @@ pub fn imports(svc: &Service, args: ImportsArgs) -> Result<Answer> {
             .then_some(r.total_imported_by as u64),
         imported_by: (direction != ImportDirection::Imports).then_some(importers.items),
         skipped: r.skipped,
+        note: r.note,
         paging: Paging::new(false, offset, next, hint, look.index()).with_redacted(r.redacted),
     };
     answer(&out, render::imports(&out))
