@@ -525,7 +525,14 @@ pub fn staleness(settings: &Settings, store: &Store) -> Result<Staleness> {
         .take(10usize.saturating_sub(examples.len()))
     {
         if let Some(p) = by_id.get(id) {
-            examples.push(format!("{p} (deleted)"));
+            // Still on disk: the walk leaves it out now (an exclude or
+            // ignore rule changed), and the next run drops it.
+            let why = if settings.root.join(p).exists() {
+                "no longer indexed: excluded or ignored"
+            } else {
+                "deleted"
+            };
+            examples.push(format!("{p} ({why})"));
         }
     }
     Ok(Staleness {
