@@ -73,6 +73,10 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
             "{shown} of {total} definitions shown: call again with offset: {}, or narrow with kind, language or match: \"exact\"",
             offset + shown
         ))
+    } else if shown == 0 && total > 0 {
+        Some(format!(
+            "offset {offset} is past the end: {total} found for `{name}`; call again with a smaller offset"
+        ))
     } else if shown == 0 && look.generation.is_some() {
         Some(format!(
             "no definition named `{name}` in the index: try match: \"fuzzy\", find_references, search (for a concept) or search_keyword (for text)"
