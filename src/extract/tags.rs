@@ -236,8 +236,18 @@ pub(crate) fn collect(
         run_query(grammar, tree, src, cursor, deadline, found)?
     };
 
+    // Every definition site's name, also of those `build_defs` merges
+    // away (Elixir's and Haskell's later clauses, overloads) or drops
+    // (locals): none is a use.
+    let def_sites: Vec<(usize, usize)> = raw_defs
+        .iter()
+        .filter(|d| d.suffix != "impl")
+        .map(|d| (d.name.start_byte(), d.name.end_byte()))
+        .collect();
     let defs = build_defs(lang, lines, stem, raw_defs);
-    let refs = build_refs(lang, grammar, src, &defs, raw_refs, &locals, &ignored);
+    let refs = build_refs(
+        lang, grammar, src, &defs, &def_sites, raw_refs, &locals, &ignored,
+    );
     Some(Tags { defs, refs })
 }
 
@@ -1441,11 +1451,13 @@ pub(crate) fn truncate_chars(s: &str, max: usize) -> &str {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn build_refs(
     lang: Lang,
     grammar: &Grammar,
     src: &str,
     defs: &[Def],
+    def_sites: &[(usize, usize)],
     raw: Vec<RawRef<'_>>,
     locals: &[Node<'_>],
     ignored: &[(usize, usize)],
@@ -1455,6 +1467,7 @@ fn build_refs(
         .iter()
         .filter(|d| d.kind != "impl")
         .map(|d| d.name_range)
+        .chain(def_sites.iter().copied())
         .collect();
     let ignored: HashSet<(usize, usize)> = ignored.iter().copied().collect();
     // An operator is no name to look up: OCaml's stock query tags every

@@ -306,10 +306,15 @@
 //!   again with those blanked, and keeps the reading with more
 //!   definitions. An older index's rows are rebuilt by the next index run
 //!   (its vectors kept).
+//! - 60: same tables; rows change: a definition site's name is never a
+//!   reference, also when the definition is merged into another (Elixir's
+//!   and Haskell's later clauses: `def f(x) when …` was a call of `f`),
+//!   and an Elixir `@spec`'s head is no call. An older index's rows are
+//!   rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 59;
+pub const SCHEMA_VERSION: i64 = 60;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.

@@ -2242,3 +2242,25 @@ fn lua_comments_are_not_references() {
     assert!(lines.contains(&"pl/map.lua:3".to_string()), "{v}");
     assert!(lines.contains(&"pl/map.lua:4".to_string()), "{v}");
 }
+
+/// An Elixir function's later clauses (`def f(x) when …`) and its `@spec`
+/// head are not calls of it: `callers` lists only the real calls (Mix's
+/// `in_project` listed its own guarded clauses and typespec).
+#[test]
+fn elixir_clause_heads_and_specs_are_not_callers() {
+    let p = Project::new();
+    p.write(
+        "lib/project.ex",
+        "defmodule App.Project do\n  @spec in_project(atom, keyword) :: term when term: any\n  def in_project(app, opts \\\\ [])\n\n  def in_project(app, opts) when is_atom(app) do\n    load(app, opts)\n  end\n\n  def in_project(app, opts) when is_binary(app) do\n    in_project(String.to_atom(app), opts)\n  end\n\n  defp load(app, _opts), do: app\nend\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["callers", "App.Project.in_project"]);
+    let lines: Vec<u64> = v["edges"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|e| e["line"].as_u64())
+        .collect();
+    assert_eq!(lines, vec![10], "{v}");
+}

@@ -29,3 +29,14 @@
       (binary_operator left: (identifier) @name)
     ]))
   (#any-of? @_attr "type" "typep" "opaque")) @definition.type
+
+; A typespec's function head (`@spec in_project(atom, …) :: result`, also
+; with a `when` clause) names the function it specifies; it calls nothing.
+(unary_operator
+  operand: (call
+    target: (identifier) @_attr
+    (arguments [
+      (binary_operator left: (call target: (identifier) @ignore))
+      (binary_operator left: (binary_operator left: (call target: (identifier) @ignore)))
+    ]))
+  (#eq? @_attr "spec"))
