@@ -601,6 +601,7 @@ fn bash_patterns(source: &str) -> Option<String> {
             }
             // To its closing brace, past nested `${…}` (left as they are).
             let (mut k, mut depth) = (name_end, 1usize);
+            let mut marks = Vec::new();
             while k < b.len() {
                 match b[k] {
                     b'$' if b.get(k + 1) == Some(&b'{') => {
@@ -614,8 +615,7 @@ fn bash_patterns(source: &str) -> Option<String> {
                         }
                     }
                     b'{' | b'(' | b')' | b'<' | b'>' | b';' | b'|' | b'&' if depth == 1 => {
-                        out[offset + k] = b'x';
-                        changed = true;
+                        marks.push(k);
                     }
                     _ => {}
                 }
@@ -624,6 +624,10 @@ fn bash_patterns(source: &str) -> Option<String> {
             if k >= b.len() {
                 // Unclosed on this line: left as it is.
                 break;
+            }
+            for m in marks {
+                out[offset + m] = b'x';
+                changed = true;
             }
             from = k + 1;
         }
@@ -1364,6 +1368,8 @@ mod tests {
         assert_eq!(lines[6], format!("      {} ]]; do :; done", xs(11)));
         // An unclosed expansion (in a comment) is left, without a panic.
         assert_eq!(lines[7], "  # ${var / ${!var");
+        let unclosed = "f() {\n  # ${v%%(a|b) and more\n}\n";
+        assert_eq!(bash_patterns(unclosed), None);
         assert_eq!(bash_patterns("f() { echo \"${x}\"; }\n"), None);
     }
 

@@ -417,11 +417,14 @@ pub fn embed_project(
     let db = store::db_path(&settings.root);
     for spec in order {
         // Another live process (a daemon) embedding this project computes
-        // the same vectors: wait for it, then top up what it left, instead
-        // of doubling the CPU beside it.
-        if let Some(pid) = embedding_elsewhere(&settings.root) {
+        // the same vectors: a full run (`repo-search index`) waits for it,
+        // then tops up what it left, instead of doubling the CPU beside
+        // it. A fresh-keeping run (the few chunks an edit changed) goes on.
+        if !plan.top_up_full_only
+            && let Some(pid) = embedding_elsewhere(&settings.root)
+        {
             on_wait(Some(pid));
-            while embedding_elsewhere(&settings.root).is_some() {
+            while embedding_elsewhere(&settings.root).is_some() && !(plan.should_stop)() {
                 std::thread::sleep(std::time::Duration::from_millis(250));
             }
         }
