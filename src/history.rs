@@ -567,9 +567,9 @@ pub fn blame(root: &Path, req: &BlameRequest) -> Result<BlameResult> {
         return Err(not_committed(&loc.rel));
     };
     let data = blob_data(repo, head_blob)?;
-    // The same rule as `read` and the index: a NUL byte early on (without
-    // a UTF-16 byte order mark) means binary, and has no lines to blame.
-    if !crate::source::has_utf16_bom(&data) && data[..data.len().min(8192)].contains(&0) {
+    // A binary file (by `read`'s and the index's rule) has no lines to
+    // blame.
+    if crate::source::is_binary(&data) {
         return Err(UserError::new(format!("`{}` is a binary file", loc.rel))
             .hint(
                 "blame shows lines of text files; history lists the commits that touched any file",

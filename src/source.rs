@@ -37,12 +37,10 @@ const MIN_READ_LIMIT: u64 = 64 << 20;
 /// binary, a UTF-8 byte order mark is dropped, and up to
 /// [`MAX_INVALID_PERCENT`] invalid UTF-8 becomes replacement characters.
 pub fn decode(bytes: &[u8]) -> Result<String, String> {
-    // The same rule as ripgrep and git: a NUL byte early on means binary.
-    let head = &bytes[..bytes.len().min(8192)];
     if has_utf16_bom(bytes) {
         return decode_utf16(bytes);
     }
-    if head.contains(&0) {
+    if is_binary(bytes) {
         return Err("binary: NUL byte in the first 8 KiB".into());
     }
     let bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
@@ -58,6 +56,13 @@ pub fn decode(bytes: &[u8]) -> Result<String, String> {
             }
         }
     }
+}
+
+/// Whether file bytes are binary, by the same rule as ripgrep and git: a
+/// NUL byte in the first 8 KiB, unless a UTF-16 byte-order mark says the
+/// NULs are text. The indexer ([`decode`]), `read` and `blame` share it.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    !has_utf16_bom(bytes) && bytes[..bytes.len().min(8192)].contains(&0)
 }
 
 /// Text that starts with a UTF-16 byte-order mark (either order): text, as

@@ -380,8 +380,7 @@ fn file_grams(file: &WalkedFile, max_size: u64) -> Option<FileGrams> {
     }
     let bytes = crate::fs_safe::read_regular(&file.abs).ok()?;
     if bytes.len() as u64 > max_size
-        || bytes.starts_with(&[0xFF, 0xFE])
-        || bytes.starts_with(&[0xFE, 0xFF])
+        || crate::source::has_utf16_bom(&bytes)
         || memchr::memchr(0, &bytes).is_some()
     {
         return None;

@@ -75,13 +75,12 @@ pub fn read_file(root: &std::path::Path, req: &ReadRequest) -> Result<ReadResult
     };
     // UTF-16 with a byte-order mark is text, as the indexer and ripgrep
     // read it (its NUL bytes made it "binary" here alone).
-    let utf16 = crate::source::has_utf16_bom(&bytes);
-    if !utf16 && bytes[..bytes.len().min(8192)].contains(&0) {
+    if crate::source::is_binary(&bytes) {
         return Err(UserError::new(format!("`{}` is a binary file", p.rel))
             .hint("only text files can be read")
             .into());
     }
-    let text = if utf16 {
+    let text = if crate::source::has_utf16_bom(&bytes) {
         std::borrow::Cow::Owned(crate::source::decode(&bytes).map_err(|reason| {
             UserError::new(format!("`{}` cannot be read as text: {reason}", p.rel))
                 .hint("only text files can be read")
