@@ -424,7 +424,11 @@ pub fn embed_project(
             && let Some(pid) = embedding_elsewhere(&settings.root)
         {
             on_wait(Some(pid));
-            while embedding_elsewhere(&settings.root).is_some() && !(plan.should_stop)() {
+            while embedding_elsewhere(&settings.root).is_some() {
+                if (plan.should_stop)() {
+                    // Told to stop while waiting: stop, as between batches.
+                    return Ok(out);
+                }
                 std::thread::sleep(std::time::Duration::from_millis(250));
             }
         }
