@@ -247,7 +247,18 @@ fn cmd_keyword(a: KeywordArgs) -> Result<Found> {
     if !json {
         render::redacted_note(result.redacted)?;
     }
-    Ok(found(shown > 0 || !result.binary_matched.is_empty()))
+    let matched = shown > 0 || !result.binary_matched.is_empty();
+    if !matched && result.files_searched == 0 {
+        // As rg: a filter that leaves nothing to search is an error (exit
+        // 2), not "no match".
+        return Err(UserError::with_code(
+            ErrorCode::NotFound,
+            "no files were searched: the globs, file types or ignore rules left nothing to search",
+        )
+        .hint("check the -g globs; --hidden includes dot files and --no-ignore ignored ones")
+        .into());
+    }
+    Ok(found(matched))
 }
 
 fn cmd_symbol(a: SymbolArgs) -> Result<Found> {

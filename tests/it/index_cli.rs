@@ -719,6 +719,10 @@ fn keyword_names_binary_matches_and_reads_paths_from_the_working_directory() {
         p.run(&["keyword", "needle_absent", "data/blob.dat"]).code(),
         1
     );
+    // A glob that leaves nothing to search is an error, as rg says.
+    let r = p.run(&["keyword", "needle", "-g", "*.nope"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("no files were searched"), "{r}");
 
     let env: &[(&str, &std::ffi::OsStr)] = &[];
     for path in ["models", "../pkg/models", "models/query.py"] {

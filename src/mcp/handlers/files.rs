@@ -98,6 +98,8 @@ pub fn search_keyword(svc: &Service, args: SearchKeywordArgs) -> Result<Answer> 
         Some(format!(
             "{shown} of {total} matching lines shown: narrow with glob (e.g. [\"src/**\", \"*.py\"]), word: true or a more specific pattern{raise}"
         ))
+    } else if shown == 0 && result.files_searched == 0 {
+        Some("no files were searched: the glob, or the hidden and ignore rules, left nothing to search; check the glob, or set hidden: true / no_ignore: true".to_string())
     } else if shown == 0 {
         Some(if args.fixed_strings || args.case_insensitive {
             "no matches: check the spelling, or widen the glob".to_string()
