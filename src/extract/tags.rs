@@ -1566,7 +1566,15 @@ fn qualifier_of(src: &str, name: Node<'_>) -> Option<String> {
     if !before.ends_with(['.', ':', '>']) {
         return None;
     }
-    let parent = name.parent()?;
+    let mut parent = name.parent()?;
+    // Erlang's `m:f(…)` is (remote module: (remote_module m) fun: (call f)):
+    // the module is the remote's, one level up from the call.
+    if parent.kind() == "call"
+        && let Some(up) = parent.parent()
+        && up.kind() == "remote"
+    {
+        parent = up;
+    }
     let mut recv = RECEIVER_FIELDS
         .iter()
         .filter_map(|f| parent.child_by_field_name(f))
@@ -1582,7 +1590,8 @@ fn qualifier_of(src: &str, name: Node<'_>) -> Option<String> {
             .named_child(0)
             .filter(|c| c.end_byte() <= start && c.id() != name.id());
     }
-    let text = node_text(src, recv?);
+    // Erlang's module nodes hold the `:` after the name (`fun m:f/1`).
+    let text = node_text(src, recv?).trim_end_matches(':');
     let mut out = String::with_capacity(text.len().min(crate::model::MAX_QUALIFIER_BYTES));
     // Line breaks and indentation of a chain go (`z\n  .array(…)` →
     // `z.array(…)`); a space between two words stays (`(last as T)`).

@@ -3040,6 +3040,21 @@ fn ocaml_and_erlang_definitions_come_from_their_grammars() {
         calls.contains(&"helper") && calls.contains(&"sum"),
         "{calls:?}"
     );
+    // A remote call and a remote fun are reached through their module.
+    let qualifier = |x: &Extracted, name: &str| {
+        x.refs
+            .iter()
+            .find(|r| r.name == name)
+            .and_then(|r| r.qualifier.clone())
+    };
+    assert_eq!(qualifier(&x, "sum").as_deref(), Some("lists"));
+    assert_eq!(qualifier(&x, "helper"), None);
+    let x = extract(
+        "src/a.erl",
+        "-module(a).\ng() -> map(fun b:f/1, []).\n",
+        Lang::Erlang,
+    );
+    assert_eq!(qualifier(&x, "f").as_deref(), Some("b"));
     let mli = "(** Widgets. *)\ntype t\n\n(** Makes one. *)\nval make : int -> t\n\nexception Broken of string\n";
     // One extractor reads an implementation, then an interface: the parser
     // switches dialects though the language stays the same.

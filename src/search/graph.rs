@@ -2507,6 +2507,12 @@ impl<'a> Graph<'a> {
                 if self.module_alias(r, q, t) {
                     return Ok(Verdict::Resolved);
                 }
+                // Erlang's `m:f()` names its module: an atom that is not
+                // the target's names another (a variable, `Mod:f()`, is
+                // capitalized and could be any).
+                if r.lang == "erlang" && q.starts_with(|c: char| c.is_ascii_lowercase()) {
+                    return Ok(Verdict::Other);
+                }
                 if self.is_receiver(r, q)? || self.is_visible_type(r, q)? {
                     return Ok(Verdict::Other);
                 }

@@ -311,10 +311,14 @@
 //!   and Haskell's later clauses: `def f(x) when …` was a call of `f`),
 //!   and an Elixir `@spec`'s head is no call. An older index's rows are
 //!   rebuilt by the next index run (its vectors kept).
+//! - 61: same tables; rows change: an Erlang remote call `m:f()` and a
+//!   remote fun `fun m:f/1` keep their module as the qualifier (`m`; the
+//!   call had none, the fun `m:`). An older index's rows are rebuilt by the
+//!   next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 60;
+pub const SCHEMA_VERSION: i64 = 61;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.

@@ -448,6 +448,42 @@ fn uses_of_a_function_without_a_call_are_references() {
 }
 
 #[test]
+fn an_erlang_remote_call_resolves_to_its_module_not_a_local_namesake() {
+    let p = Project::new();
+    p.write(
+        "src/a.erl",
+        "-module(a).\n-export([start/0, f/1]).\n\nf(X) -> X + 1.\n\nstart() ->\n    b:f(1),\n    f(2),\n    lists:map(fun b:f/1, [1]).\n",
+    );
+    p.write(
+        "src/b.erl",
+        "-module(b).\n-export([f/1]).\n\nf(X) -> X * 2.\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let calls = |target: &str| -> Vec<String> {
+        let v = p.json(&["callers", target]);
+        v["edges"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}:{} {}",
+                    e["path"].as_str().unwrap_or(""),
+                    e["line"],
+                    e["resolution"].as_str().unwrap_or("")
+                )
+            })
+            .collect()
+    };
+    assert_eq!(calls("a.f"), ["src/a.erl:8 resolved"]);
+    assert_eq!(
+        calls("b.f"),
+        ["src/a.erl:7 resolved", "src/a.erl:9 resolved"]
+    );
+}
+
+#[test]
 fn edits_and_deletes_leave_no_stale_edge() {
     let p = project();
     let before = p.json(&["callers", "Session.send"]);
