@@ -121,6 +121,65 @@ fn global_functions(lang: &str) -> bool {
     matches!(lang, "c" | "cpp" | "php" | "bash" | "lua")
 }
 
+fn c_family(lang: &str) -> bool {
+    matches!(lang, "c" | "cpp" | "objc")
+}
+
+/// A C or C++ function declared without its body (`int f(int);`): the
+/// same function as its definition elsewhere, not a second one.
+fn is_prototype(d: &GraphDef) -> bool {
+    c_family(&d.lang)
+        && matches!(d.kind.as_str(), "function" | "method")
+        && d.signature.trim_end().ends_with(';')
+}
+
+/// A C function or variable of file scope (`static int f(…)`): only its
+/// own file (and whoever includes that file) sees it.
+fn is_file_static(d: &GraphDef) -> bool {
+    let head = d.signature.split(d.name.as_str()).next().unwrap_or("");
+    head.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .any(|w| w == "static")
+}
+
+/// Whether a bare call in a C-family file is a call of `target`, a
+/// top-level function: the file's own definition wins (a `static` helper
+/// of the same name, or the function itself); else the one definition
+/// with a body that the file can see (a prototype in a header is that
+/// function's declaration, and another file's `static` function is out
+/// of sight); with none, the one declaration (a library's function the
+/// project declares).
+fn c_verdict(r: &GraphRef, target: &GraphDef, top: &[&GraphDef]) -> Verdict {
+    let body = |d: &&&GraphDef| !is_prototype(d);
+    if top.iter().filter(body).any(|d| d.file_id == r.file_id) {
+        return Verdict::Other;
+    }
+    if is_file_static(target) && target.file_id != r.file_id && !target.path.ends_with(".h") {
+        return Verdict::Other;
+    }
+    let visible = |d: &&&GraphDef| !(is_file_static(d) && !d.path.ends_with(".h"));
+    let bodies: Vec<&&GraphDef> = top.iter().filter(body).filter(visible).collect();
+    let same = |d: &GraphDef| (d.file_id, d.name_line) == (target.file_id, target.name_line);
+    let one = match bodies.as_slice() {
+        [only] => Some(**only),
+        [] => {
+            let decls: Vec<&&GraphDef> = top.iter().filter(visible).collect();
+            match decls.as_slice() {
+                [only] => Some(**only),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    match one {
+        // A `static` prototype declares some includer's own function.
+        Some(d) if same(d) || (is_prototype(target) && !is_file_static(target)) => {
+            Verdict::Resolved
+        }
+        Some(_) => Verdict::Other,
+        None => Verdict::NameOnly,
+    }
+}
+
 /// Languages that see each other's definitions (for the word scan).
 fn lang_family(lang: &str) -> &'static [&'static str] {
     match lang {
@@ -2495,6 +2554,9 @@ impl<'a> Graph<'a> {
                 }
                 let defs = self.defs_named(name)?;
                 let top: Vec<&GraphDef> = defs.iter().filter(|d| d.container.is_none()).collect();
+                if c_family(&r.lang) {
+                    return Ok(c_verdict(r, &t.def, &top));
+                }
                 if top.iter().any(|d| d.file_id == r.file_id) {
                     return Ok(Verdict::Other);
                 }

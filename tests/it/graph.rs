@@ -483,6 +483,66 @@ fn an_erlang_remote_call_resolves_to_its_module_not_a_local_namesake() {
     );
 }
 
+/// A C function declared in a header and defined in one `.c` file is one
+/// function: calls from other files resolve to it, and another file's
+/// `static` namesake is out of their sight.
+#[test]
+fn c_calls_resolve_through_header_prototypes_and_past_static_namesakes() {
+    let p = Project::new();
+    p.write("src/dict.h", "int dictAdd(int d);\nint dictFind(int d);\n");
+    p.write(
+        "src/dict.c",
+        "#include \"dict.h\"\n\nint dictAdd(int d) {\n    return d;\n}\n",
+    );
+    p.write(
+        "src/cli.c",
+        "#include \"dict.h\"\n\nint run(void) {\n    dictFind(1);\n    return dictAdd(1);\n}\n",
+    );
+    p.write(
+        "deps/h/dict.c",
+        "static int dictAdd(int d) {\n    return d;\n}\n\nint use(void) {\n    return dictAdd(2);\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let edges = |args: &[&str]| -> Vec<String> {
+        let v = p.json(args);
+        v["edges"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}:{} {}",
+                    e["path"].as_str().unwrap_or(""),
+                    e["line"],
+                    e["resolution"].as_str().unwrap_or("")
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        edges(&["callers", "dictAdd"]),
+        ["deps/h/dict.c:6 resolved", "src/cli.c:5 resolved"]
+    );
+    // Declared only: the declaration is what the call names.
+    assert_eq!(edges(&["callers", "dictFind"]), ["src/cli.c:4 resolved"]);
+    let v = p.json(&["callees", "run"]);
+    let to: Vec<String> = v["edges"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["to"].as_str().unwrap_or(""),
+                e["resolution"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert!(to.contains(&"dictAdd resolved".to_string()), "{v}");
+}
+
 #[test]
 fn edits_and_deletes_leave_no_stale_edge() {
     let p = project();
