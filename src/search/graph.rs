@@ -156,7 +156,7 @@ fn c_verdict(r: &GraphRef, target: &GraphDef, top: &[&GraphDef]) -> Verdict {
     if is_file_static(target) && target.file_id != r.file_id && !target.path.ends_with(".h") {
         return Verdict::Other;
     }
-    let visible = |d: &&&GraphDef| !(is_file_static(d) && !d.path.ends_with(".h"));
+    let visible = |d: &&&GraphDef| !is_file_static(d) || d.path.ends_with(".h");
     let bodies: Vec<&&GraphDef> = top.iter().filter(body).filter(visible).collect();
     let same = |d: &GraphDef| (d.file_id, d.name_line) == (target.file_id, target.name_line);
     let one = match bodies.as_slice() {
