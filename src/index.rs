@@ -140,51 +140,74 @@ pub fn remove_index_db(root: &Path) -> Result<()> {
     remove_db_files(&store::db_path(root))
 }
 
-/// The name the index has while a full rebuild replaces it.
+/// The file a full rebuild writes beside the live index, renamed over it
+/// once complete: readers keep the old index until then, and a run that
+/// dies leaves the old index as it was.
+const NEXT_DB: &str = "index.db.next";
+/// Where earlier versions moved the old index during a full rebuild.
 const PREVIOUS_DB: &str = "index.db.previous";
 
-/// Moves the index (with its WAL, which may hold committed pages) to
-/// [`PREVIOUS_DB`] for a full rebuild; `None` when there is no index. A
-/// previous one left by a run that died is removed first.
-fn set_aside_previous(root: &Path) -> Result<Option<PathBuf>> {
+/// Puts the complete rebuild `next` in place of the live index. The live
+/// file's WAL is first checkpointed into it (so that, for the moment
+/// between removing that WAL and the rename, the old file alone is a
+/// whole index to a reader opening it), then the WAL and its
+/// shared-memory file go and the new file replaces the old in one rename.
+/// Readers with the old file open keep reading it; the others open the new
+/// one (the service notices the replaced file and reopens).
+fn swap_in(root: &Path, next: &Path) -> Result<()> {
     let db = store::db_path(root);
-    let prev = store::index_dir(root).join(PREVIOUS_DB);
-    remove_db_files(&prev)?;
-    if !db.exists() {
-        remove_index_db(root)?;
-        return Ok(None);
-    }
-    for suffix in ["-wal", ""] {
-        let (mut from, mut to) = (db.clone().into_os_string(), prev.clone().into_os_string());
-        from.push(suffix);
-        to.push(suffix);
-        match std::fs::rename(&from, &to) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => {
-                return Err(e).with_context(|| {
-                    format!("cannot move `{}` aside", PathBuf::from(from).display())
-                });
+    if db.exists() {
+        let mut whole = false;
+        for _ in 0..20 {
+            match store::checkpoint_file(&db) {
+                Ok(true) => {
+                    whole = true;
+                    break;
+                }
+                Ok(false) => std::thread::sleep(Duration::from_millis(50)),
+                Err(e) => {
+                    tracing::debug!("checkpointing the old index: {e}");
+                    break;
+                }
             }
         }
+        if !whole {
+            tracing::debug!("the old index's WAL was not emptied: a reader held it");
+        }
     }
-    remove_index_db(root)?;
-    Ok(Some(prev))
+    remove_file_if_there(&with_suffix(&db, "-wal"))?;
+    std::fs::rename(next, &db).with_context(|| {
+        format!(
+            "cannot move the rebuilt index `{}` to `{}`",
+            next.display(),
+            db.display()
+        )
+    })?;
+    remove_file_if_there(&with_suffix(&db, "-shm"))?;
+    for suffix in ["-wal", "-shm"] {
+        remove_file_if_there(&with_suffix(next, suffix))?;
+    }
+    Ok(())
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut p = path.as_os_str().to_os_string();
+    p.push(suffix);
+    PathBuf::from(p)
+}
+
+fn remove_file_if_there(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e).with_context(|| format!("cannot remove `{}`", path.display())),
+    }
 }
 
 /// Removes a database file with its `-wal` and `-shm`.
 fn remove_db_files(db: &Path) -> Result<()> {
     for suffix in ["", "-wal", "-shm"] {
-        let mut p = db.as_os_str().to_os_string();
-        p.push(suffix);
-        match std::fs::remove_file(&p) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => {
-                return Err(e)
-                    .with_context(|| format!("cannot remove `{}`", PathBuf::from(p).display()));
-            }
-        }
+        remove_file_if_there(&with_suffix(db, suffix))?;
     }
     Ok(())
 }
@@ -228,17 +251,47 @@ fn index_locked_once(
     opts: &IndexOptions,
     progress: ProgressFn<'_>,
 ) -> Result<IndexSummary> {
+    let root = &settings.root;
+    if !opts.full || opts.in_place {
+        return index_into(settings, opts, progress, None);
+    }
+    // A full rebuild writes a new file beside the live one, and carries
+    // over from it the vectors of chunks whose text did not change.
+    let dir = store::index_dir(root);
+    let next = dir.join(NEXT_DB);
+    remove_db_files(&next)?;
+    remove_db_files(&dir.join(PREVIOUS_DB))?;
+    let built = index_into(settings, opts, progress, Some(&next));
+    match built {
+        Ok(summary) => {
+            swap_in(root, &next)?;
+            Ok(summary)
+        }
+        Err(e) => {
+            if let Err(rm) = remove_db_files(&next) {
+                tracing::warn!("{rm:#}");
+            }
+            Err(e)
+        }
+    }
+}
+
+/// One index run into the live index, or for a full rebuild into the new
+/// file `next` (which the caller swaps in).
+fn index_into(
+    settings: &Settings,
+    opts: &IndexOptions,
+    progress: ProgressFn<'_>,
+    next: Option<&Path>,
+) -> Result<IndexSummary> {
     let started = Instant::now();
     let root = &settings.root;
-    // A full rebuild keeps the old file aside until the new one is written,
-    // to carry over the vectors of chunks whose text did not change.
-    let previous = if opts.full && !opts.in_place {
-        set_aside_previous(root)?
-    } else {
-        None
+    let live = store::db_path(root);
+    let mut store = match next {
+        Some(next) => Store::open_rw_file(root, next)?,
+        None => Store::open_rw(root)?,
     };
-    let mut store = Store::open_rw(root)?;
-    let db = store::db_path(root);
+    let db = next.map_or_else(|| live.clone(), Path::to_path_buf);
     let records = store.file_records().map_err(|e| store::explain(e, &db))?;
 
     progress(Progress {
@@ -295,12 +348,11 @@ fn index_locked_once(
         );
     }
     let (changed, touched) = written?;
-    if let Some(prev) = &previous {
-        match store.carry_vectors(prev) {
+    if next.is_some() && live.exists() {
+        match store.carry_vectors(&live) {
             Ok(n) => tracing::debug!(vectors = n, "vectors carried over from the previous index"),
             Err(e) => tracing::warn!("the previous index's vectors were not carried over: {e}"),
         }
-        remove_db_files(prev)?;
     }
     ngram::refresh(
         &mut store,
@@ -349,6 +401,12 @@ fn index_locked_once(
     });
 
     let counts = store.counts().map_err(|e| store::explain(e, &db))?;
+    if next.is_some() {
+        // The file alone must be the whole index before it is renamed.
+        store
+            .checkpoint()
+            .map_err(|e| store::explain_write(store::explain(e, &db), root))?;
+    }
     drop(store);
     tracing::debug!(seconds = started.elapsed().as_secs_f64(), "index closed");
     Ok(IndexSummary {

@@ -344,14 +344,34 @@ pub fn check_index_paths(root: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Moves every page of the WAL of the index file `db` into the file and
+/// empties the WAL, so that the file alone is the whole index; `Ok(false)`
+/// when a reader's open snapshot kept the checkpoint from finishing.
+pub fn checkpoint_file(db: &Path) -> rusqlite::Result<bool> {
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_WRITE | NOFOLLOW)?;
+    conn.busy_timeout(Duration::from_millis(500))?;
+    // (busy, frames in the WAL, frames checkpointed); busy is 1 when a
+    // reader or writer kept it from finishing.
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+        r.get::<_, i64>(0)
+    })
+    .map(|busy| busy == 0)
+}
+
 impl Store {
     /// Opens (creating if needed) the index for writing. Checks the schema
     /// version: an older or missing schema is created/rebuilt, a newer one is
     /// refused.
     pub fn open_rw(root: &Path) -> Result<Store> {
+        Store::open_rw_file(root, &nofollow_db_path(root))
+    }
+
+    /// [`Self::open_rw`] of another database file in the index directory
+    /// (a full rebuild's `index.db.next`, swapped in when it is complete).
+    pub fn open_rw_file(root: &Path, db: &Path) -> Result<Store> {
         check_index_paths(root)?;
         index_dir_checked(root, DirUse::Create)?;
-        let db = nofollow_db_path(root);
+        let db = db.to_path_buf();
         precreate_db(&db)?;
         let conn = Connection::open_with_flags(&db, OpenFlags::default() | NOFOLLOW)
             .map_err(|e| explain(e, &db))?;

@@ -227,6 +227,13 @@ impl Store {
         Ok((dropped, dropped_models))
     }
 
+    /// Moves the WAL's pages into the database file and empties the WAL
+    /// (a finished rebuild, before it is renamed into place).
+    pub fn checkpoint(&self) -> rusqlite::Result<()> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+    }
+
     /// Copies from the index file `previous` (one a full rebuild set aside)
     /// the vectors of the chunks this index has: the text of a chunk is in
     /// its key, so a chunk whose text did not change keeps its vector and

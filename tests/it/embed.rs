@@ -361,6 +361,7 @@ fn a_full_rebuild_keeps_the_vectors_of_unchanged_chunks() {
         "unchanged chunks were embedded again"
     );
     assert!(!exists(&p.path(".repo_search/index.db.previous")));
+    assert!(!exists(&p.path(".repo_search/index.db.next")));
     // One file changed: only its chunks are embedded.
     p.write(
         "app/math.py",

@@ -375,6 +375,32 @@ fn writers_killed_at_any_moment_then_resumed_end_equal_to_a_clean_build() {
     assert_eq!(dump(&p), clean_build_of(&p));
 }
 
+/// A full rebuild writes beside the live index and swaps it in when done:
+/// killed at any moment, it leaves the old index whole (readers answered
+/// from it all along), and the next one ends equal to a clean build.
+#[test]
+fn a_full_rebuild_killed_at_any_moment_leaves_the_old_index_answering() {
+    let p = Project::new();
+    many_files(&p, 2000);
+    p.run(&["index", "--no-embed", "--quiet"]).ok();
+    let before = dump(&p);
+    for delay_ms in [30u64, 150, 400, 800, 1500] {
+        let mut child = p
+            .cmd(&["index", "--full", "--no-embed", "--quiet"])
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let r = p.run(&["symbol", "function_1999", "--exact"]);
+        assert_eq!(r.code(), 0, "after {delay_ms} ms: {r}");
+        assert_eq!(dump(&p), before, "after {delay_ms} ms");
+    }
+    p.run(&["index", "--full", "--no-embed", "--quiet"]).ok();
+    assert_eq!(dump(&p), clean_build_of(&p));
+    assert!(!p.path(".repo_search/index.db.next").exists());
+}
+
 #[test]
 fn concurrent_writers_serialise_and_end_equal_to_a_clean_build() {
     let p = Project::new();
