@@ -210,7 +210,7 @@ impl Service {
     /// Builds a missing index in the foreground (a CLI command).
     fn build_if_missing(&self) -> Result<Freshness> {
         let outdated = crate::store::is_outdated(self.root());
-        if !self.index_exists() || outdated {
+        if !self.index_exists() || outdated || crate::store::is_unfinished(self.root()) {
             let job = IndexJob {
                 opts: IndexOptions::default(),
                 register: true,

@@ -344,6 +344,20 @@ pub fn check_index_paths(root: &Path) -> Result<()> {
     Ok(())
 }
 
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut p = path.as_os_str().to_os_string();
+    p.push(suffix);
+    PathBuf::from(p)
+}
+
+/// Opens `db` for writing and reads from it, which rolls back a hot
+/// journal left by a writer that died.
+fn roll_back_journal(db: &Path) -> rusqlite::Result<()> {
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_WRITE | NOFOLLOW)?;
+    conn.busy_timeout(Duration::from_secs(5))?;
+    conn.query_row("PRAGMA schema_version", [], |_| Ok(()))
+}
+
 /// Moves every page of the WAL of the index file `db` into the file and
 /// empties the WAL, so that the file alone is the whole index; `Ok(false)`
 /// when a reader's open snapshot kept the checkpoint from finishing.
@@ -409,15 +423,29 @@ impl Store {
         if !db.exists() {
             return Ok(None);
         }
-        let conn = match Connection::open_with_flags(
-            &db,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | NOFOLLOW,
-        )
-        .and_then(|c| {
-            c.query_row("PRAGMA schema_version", [], |_| Ok(()))
-                .map(|()| c)
-        }) {
+        let open = || {
+            Connection::open_with_flags(
+                &db,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | NOFOLLOW,
+            )
+            .and_then(|c| {
+                c.query_row("PRAGMA schema_version", [], |_| Ok(()))
+                    .map(|()| c)
+            })
+        };
+        let conn = match open() {
             Ok(c) => c,
+            // A writer killed while it switched a new file to WAL leaves a
+            // rollback journal that only a writing connection may undo:
+            // open one, which rolls it back, then read as before.
+            Err(e)
+                if is_unwritable(&e)
+                    && with_suffix(&db, "-journal").exists()
+                    && dir_writable(&index_dir(root)) =>
+            {
+                roll_back_journal(&db).map_err(|e| explain(e, &db))?;
+                open().map_err(|e| explain(e, &db))?
+            }
             // A WAL database in a directory this user cannot write (a
             // read-only mount, another user's checkout, `chmod -R a-w`):
             // SQLite cannot create the shared-memory file, so read the file
@@ -553,6 +581,21 @@ pub fn is_outdated(root: &Path) -> bool {
     Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_ONLY | NOFOLLOW)
         .and_then(|c| c.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0)))
         .is_ok_and(|v| v > 0 && v < SCHEMA_VERSION)
+}
+
+/// Whether the index file is there but no index run ever completed on it:
+/// an empty file, or a first build killed part way (its rows hold only
+/// some files). A one-shot command finishes it before answering.
+pub fn is_unfinished(root: &Path) -> bool {
+    if !nofollow_db_path(root).exists() {
+        return false;
+    }
+    match Store::open_ro(root) {
+        Ok(Some(s)) => s.get_meta(meta::LAST_INDEXED).ok().flatten().is_none(),
+        Ok(None) => !is_outdated(root),
+        // Damage is met and repaired where the index is read.
+        Err(_) => false,
+    }
 }
 
 fn newer_schema(db: &Path, version: i64) -> anyhow::Error {

@@ -375,6 +375,27 @@ fn writers_killed_at_any_moment_then_resumed_end_equal_to_a_clean_build() {
     assert_eq!(dump(&p), clean_build_of(&p));
 }
 
+/// A first build killed part way leaves an index no run completed: a
+/// one-shot command finishes it before answering, rather than answering
+/// from some of the files or refusing.
+#[test]
+fn a_command_after_a_killed_first_build_finishes_it_first() {
+    for delay_ms in [30u64, 400, 1200] {
+        let p = Project::new();
+        many_files(&p, 2000);
+        let mut child = p
+            .cmd(&["index", "--no-embed", "--quiet"])
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let r = p.run(&["symbol", "function_1999", "--exact"]);
+        assert_eq!(r.code(), 0, "after {delay_ms} ms: {r}");
+        assert_eq!(dump(&p), clean_build_of(&p), "after {delay_ms} ms");
+    }
+}
+
 /// A full rebuild writes beside the live index and swaps it in when done:
 /// killed at any moment, it leaves the old index whole (readers answered
 /// from it all along), and the next one ends equal to a clean build.
