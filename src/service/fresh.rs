@@ -185,13 +185,20 @@ impl Service {
         progress: &dyn Fn(&crate::index::EmbedProgress),
         on_wait: &dyn Fn(Option<u32>),
     ) -> Result<Vec<crate::index::EmbedSummary>> {
-        crate::index::embed_project(
-            &self.settings,
-            &self.embed_settings()?,
-            plan,
-            progress,
-            on_wait,
-        )
+        let settings = self.embed_settings()?;
+        let run =
+            || crate::index::embed_project(&self.settings, &settings, plan, progress, on_wait);
+        match run() {
+            // Damage the index run did not meet (pages only vectors use):
+            // set aside, rebuilt, then embedded once more.
+            Err(e) if crate::store::is_damaged(&e) => {
+                if !self.repair(&e)? {
+                    return Err(e);
+                }
+                run()
+            }
+            other => other,
+        }
     }
 
     /// Before an index-backed answer: bring the index up to date as this

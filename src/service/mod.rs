@@ -431,7 +431,7 @@ impl Service {
     /// background for a server (whose answers then say the index is being
     /// built). `Ok(false)` when another process holds the writer lock (it
     /// will meet the damage itself).
-    fn repair(&self, e: &anyhow::Error) -> Result<bool> {
+    pub(crate) fn repair(&self, e: &anyhow::Error) -> Result<bool> {
         tracing::warn!("the index of `{}` is damaged: {e:#}", self.root().display());
         let lock = match crate::lock::WriterLock::acquire(
             self.root(),

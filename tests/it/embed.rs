@@ -344,6 +344,43 @@ fn ollama_provider_and_model_change_reembeds_without_mixing() {
     assert_eq!(models, ["ollama:fake-b"]);
 }
 
+/// Damage only the vectors' pages touch (the index run reads none of them)
+/// is met by the embedding pass, which sets the file aside, rebuilds it
+/// and embeds again, as a search meeting damage does.
+#[test]
+fn damage_met_by_the_embedding_pass_is_repaired() {
+    let server = FakeServer::start();
+    let p = http_project(&server, "ollama", "fake-a");
+    let s = json_with_key(&p, &["index"]);
+    let (with, total) = embedded_total(&s);
+    assert!(with > 0 && with == total, "{s}");
+    // Overwrite the root page of the embeddings table.
+    let db = p.path(".repo_search/index.db");
+    let root: i64 = {
+        let conn = rusqlite::Connection::open(&db).expect("open");
+        conn.query_row(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'embeddings'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("rootpage")
+    };
+    let mut bytes = std::fs::read(&db).expect("read");
+    let at = (root as usize - 1) * 4096;
+    for b in bytes[at..at + 4096].iter_mut() {
+        *b = 0xA5;
+    }
+    std::fs::write(&db, bytes).expect("write");
+    let s = json_with_key(&p, &["index"]);
+    assert_eq!(embedded_total(&s), (total, total), "{s}");
+    let corrupt = std::fs::read_dir(p.path(".repo_search"))
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("corrupt-"))
+        .count();
+    assert!(corrupt >= 1, "the damaged file is kept aside");
+}
+
 #[test]
 fn a_full_rebuild_keeps_the_vectors_of_unchanged_chunks() {
     let server = FakeServer::start();
