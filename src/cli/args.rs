@@ -65,7 +65,8 @@ pub enum Command {
     /// it, its enclosing definition and signature, the file's other
     /// definitions, and the definition's callers and callees.
     Context(ContextArgs),
-    /// Ranked search over code chunks (BM25).
+    /// Ranked search over code chunks: hybrid by default (full-text, symbols,
+    /// embeddings and more, fused), or one arm with --mode.
     Search(SearchArgs),
     /// What the index holds and how fresh it is.
     Status(StatusArgs),

@@ -218,7 +218,11 @@ pub fn is_test_path(path: &str) -> bool {
         // Selenium test case other projects' tests build on, live code.
         "py" | "pyi" => stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest",
         "go" => stem.ends_with("_test"),
-        "rs" => stem == "tests",
+        // `#[cfg(test)] mod test;` (rayon) or `mod tests;` in its own
+        // file, and `parser_tests.rs` beside `parser.rs`.
+        "rs" => {
+            matches!(stem, "tests" | "test") || stem.ends_with("_test") || stem.ends_with("_tests")
+        }
         "rb" => stem.ends_with("_spec") || stem.ends_with("_test") || stem.starts_with("test_"),
         // Jest's and Mocha's `x.test.ts`, Cypress's `x.cy.ts`, Nest's
         // `app.e2e-spec.ts`.
@@ -1278,6 +1282,8 @@ mod tests {
             "Tests/FooTests.cs",
             "tests/Unit/ArgvInputTest.php",
             "src/parser/tests.rs",
+            "rayon-core/src/scope/test.rs",
+            "src/parser_tests.rs",
             "t/t0006-date.sh",
             "t/helper/test-date.c",
             "t/basic.t",
