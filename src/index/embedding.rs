@@ -519,16 +519,20 @@ pub fn embed_project(
         let _lock = WriterLock::acquire_existing(&settings.root, WhenBusy::Wait, on_wait)?;
         let mut store = Store::open_rw(&settings.root)?;
         // Vectors of a model that is no longer configured go only once every
-        // configured tier is complete: switching providers for one run must
-        // not throw away hours of embeddings.
+        // configured tier is complete, and only when a full-tier model is
+        // configured (it replaces them): switching providers for one run,
+        // or turning the full tier off for one (`provider = "none"`), must
+        // not throw away hours of embeddings. `compact` drops them on
+        // request.
         // Counted once (a probe per chunk): for the prune and the repack.
         let coverage: Vec<Option<(u64, u64)>> = specs
             .iter()
             .map(|spec| store.embedding_coverage(&spec.model_id).ok())
             .collect();
-        let complete = coverage
-            .iter()
-            .all(|c| c.is_some_and(|(with, total)| with == total));
+        let complete = specs.iter().any(|s| s.tier == Tier::Full)
+            && coverage
+                .iter()
+                .all(|c| c.is_some_and(|(with, total)| with == total));
         let keep: Vec<&str> = specs.iter().map(|s| s.model_id.as_str()).collect();
         let w = store.begin().map_err(|e| store::explain(e, &db))?;
         let n = w.prune_embeddings(complete.then_some(keep.as_slice()))?;

@@ -868,6 +868,28 @@ fn embedded_models_index_search_and_upgrade_tiers() {
             .is_some_and(|a| a.iter().all(|e| e["embedded"] == e["total"])),
         "{st}"
     );
+    // One run with the full tier turned off keeps its vectors (hours of
+    // work on a large tree): only `compact` drops an unconfigured model's.
+    p.write("app/extra.py", "def extra():\n    return 1\n");
+    let a = ["index", "--json"];
+    let r = p.run_env(
+        &a,
+        &[
+            ("REPO_SEARCH_MODEL_CACHE", models.as_os_str()),
+            ("REPO_SEARCH_EMBED_PROVIDER", "none".as_ref()),
+        ],
+    );
+    assert_eq!(r.code(), 0, "{r}");
+    let st = run(&["status"]);
+    let minilm = st["embeddings"]
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .find(|e| e["model"] == "sentence-transformers/all-MiniLM-L6-v2")
+        })
+        .cloned()
+        .unwrap_or_default();
+    assert!(minilm["embedded"].as_u64().unwrap_or(0) > 0, "{st}");
 }
 
 /// The in-process MiniLM agrees with sentence-transformers (PyTorch) on
