@@ -252,15 +252,20 @@ fn index_locked_once(
     progress: ProgressFn<'_>,
 ) -> Result<IndexSummary> {
     let root = &settings.root;
+    // What a full rebuild that died left (under the writer lock, no run
+    // is writing it): on a large tree, as large as the index.
+    let dir = store::index_dir(root);
+    let next = dir.join(NEXT_DB);
+    for leftover in [&next, &dir.join(PREVIOUS_DB)] {
+        if leftover.exists() {
+            remove_db_files(leftover)?;
+        }
+    }
     if !opts.full || opts.in_place {
         return index_into(settings, opts, progress, None);
     }
     // A full rebuild writes a new file beside the live one, and carries
     // over from it the vectors of chunks whose text did not change.
-    let dir = store::index_dir(root);
-    let next = dir.join(NEXT_DB);
-    remove_db_files(&next)?;
-    remove_db_files(&dir.join(PREVIOUS_DB))?;
     let built = index_into(settings, opts, progress, Some(&next));
     match built {
         Ok(summary) => {
