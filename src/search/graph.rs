@@ -3355,7 +3355,7 @@ impl<'a> Graph<'a> {
 
     /// Uses of a field, constant or variant: a word scan of the files of
     /// its language family, each occurrence given its receiver and scope.
-    fn scan_uses(&mut self, name: &str, langs: &[&str]) -> Result<Vec<GraphRef>> {
+    fn scan_uses(&mut self, name: &str, langs: &[&str], calls_only: bool) -> Result<Vec<GraphRef>> {
         let files = self.store.graph_files_of(langs)?;
         let by_path: HashMap<&str, (i64, &str)> = files
             .iter()
@@ -3420,6 +3420,13 @@ impl<'a> Graph<'a> {
                 if def_sites.contains(&(file_id, line, col)) {
                     continue;
                 }
+                let called = m
+                    .text
+                    .get(start + name.len()..)
+                    .is_some_and(|rest| rest.trim_start().starts_with('('));
+                if calls_only && !called {
+                    continue;
+                }
                 // `Editor['chain']` (an indexed access type), `obj["name"]`:
                 // a JS/TS member named by a string literal.
                 let quoted = matches!(lang, "typescript" | "tsx" | "javascript")
@@ -3440,7 +3447,7 @@ impl<'a> Graph<'a> {
                     path: m.path.clone(),
                     lang: lang.to_string(),
                     name: name.to_string(),
-                    kind: "use".to_string(),
+                    kind: if calls_only { "call" } else { "use" }.to_string(),
                     line,
                     col,
                     qualifier,
@@ -3488,22 +3495,33 @@ impl<'a> Graph<'a> {
         // passed along), and functions named without one (imported, put in
         // a list of handlers, `f.call(this)`), which the tags queries do not
         // tag; types' uses are tagged.
+        // Calls inside a macro (a Rust macro's arguments, `ready!(self.f(cx))`,
+        // `assert_eq!(s.f(), 1)`; a C `#define`'s body) are tokens to the
+        // grammar, not calls: for callers, a word scan finds them by the
+        // `(` after the name.
+        let macro_calls = |t: &TargetInfo| {
+            uses == Uses::Calls
+                && matches!(t.def.lang.as_str(), "rust" | "c" | "cpp" | "objc")
+                && !is_type_kind(&t.def.kind)
+        };
         let scan_langs: HashSet<&'static str> = infos
             .iter()
             .filter(|t| {
                 needs_scan(&t.def.kind)
                     || (uses == Uses::All && (t.class.is_some() || !is_type_kind(&t.def.kind)))
+                    || macro_calls(t)
             })
             .map(|t| &t.def)
             .flat_map(|d| lang_family(&d.lang).iter().copied())
             .collect();
+        let calls_only = uses == Uses::Calls && !infos.iter().any(|t| needs_scan(&t.def.kind));
         if !scan_langs.is_empty() {
             let langs: Vec<&str> = scan_langs.into_iter().collect();
             let have: HashSet<(i64, u32, u32)> = candidates
                 .iter()
                 .map(|r| (r.file_id, r.line, r.col))
                 .collect();
-            for r in self.scan_uses(&name, &langs)? {
+            for r in self.scan_uses(&name, &langs, calls_only)? {
                 if !have.contains(&(r.file_id, r.line, r.col)) {
                     candidates.push(r);
                 }

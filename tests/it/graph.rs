@@ -543,6 +543,52 @@ fn c_calls_resolve_through_header_prototypes_and_past_static_namesakes() {
     assert!(to.contains(&"dictAdd resolved".to_string()), "{v}");
 }
 
+/// Calls inside a macro are tokens to the grammar: callers finds them by
+/// the `(` after the name (Rust macro arguments, a C `#define`'s body),
+/// and only calls (a function named without one stays out).
+#[test]
+fn callers_include_calls_inside_macros() {
+    let p = Project::new();
+    p.write(
+        "src/sem.rs",
+        "pub struct Semaphore;\n\nimpl Semaphore {\n    pub fn available_permits(&self) -> usize {\n        0\n    }\n\n    pub fn check(&self) {\n        assert_eq!(self.available_permits(), 0);\n        let f = Semaphore::available_permits;\n    }\n}\n",
+    );
+    p.write(
+        "src/wait.h",
+        "long schedule_timeout(long t);\n\n#define wait_event_timeout(t) \\\n    schedule_timeout(t)\n",
+    );
+    p.write(
+        "src/sched.c",
+        "long schedule_timeout(long t) {\n    return t;\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let edges = |args: &[&str]| -> Vec<String> {
+        let v = p.json(args);
+        v["edges"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}:{} {}",
+                    e["path"].as_str().unwrap_or(""),
+                    e["line"],
+                    e["resolution"].as_str().unwrap_or("")
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        edges(&["callers", "Semaphore::available_permits"]),
+        ["src/sem.rs:9 resolved"]
+    );
+    assert_eq!(
+        edges(&["callers", "schedule_timeout"]),
+        ["src/wait.h:4 resolved"]
+    );
+}
+
 #[test]
 fn edits_and_deletes_leave_no_stale_edge() {
     let p = project();
