@@ -538,7 +538,8 @@ pub(crate) fn second_reading(lang: Lang, source: &str, tree: &tree_sitter::Tree)
         Lang::CSharp => first_branches(source, true),
         Lang::C | Lang::Cpp | Lang::ObjC => {
             let branches = first_branches(source, false);
-            export_macros(branches.as_deref().unwrap_or(source)).or(branches)
+            let exported = export_macros(branches.as_deref().unwrap_or(source)).or(branches);
+            attribute_macros(exported.as_deref().unwrap_or(source)).or(exported)
         }
         Lang::Haskell if source.contains('\t') => Some(source.replace('\t', " ")),
         Lang::TypeScript => generic_call_signatures(source),
@@ -784,6 +785,75 @@ fn export_macros(source: &str) -> Option<String> {
         at = name_at;
     }
     blanked(source, &blanks, &[])
+}
+
+/// C with its attribute-like macro calls blanked (same length, offsets
+/// and lines): a `__word(…)` call in a declaration's head, followed by
+/// more of the declaration (`void __printf(1, 0) my_vprintf(…)`, `static
+/// __always_inline __alloc_size(1) void *kmalloc_noprof(…)`), or after a
+/// declarator's parameters (`void f(void) __acquires(lock)` before `{` or
+/// `;`). tree-sitter-c read the macro as the function's name and the rest
+/// as errors: the kernel's `kmalloc_noprof` was a function `__alloc_size`
+/// spanning 245 lines, and the `kmalloc` after it was lost. A call in an
+/// expression is followed by an operator, `;`, `,` or `)`, and stays.
+/// `None` when there is none.
+fn attribute_macros(source: &str) -> Option<String> {
+    let bytes = source.as_bytes();
+    let scan = ByteScan(bytes);
+    let mut blanks: Vec<(usize, usize)> = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        if !is_ident_byte(bytes[at]) {
+            at += 1;
+            continue;
+        }
+        let word = scan.word_at(at);
+        let after_word = at + word.len();
+        if !word.starts_with(b"__") || word.len() < 4 || bytes.get(after_word) != Some(&b'(') {
+            at = after_word;
+            continue;
+        }
+        let Some(close) = matching_paren(bytes, after_word) else {
+            at = after_word;
+            continue;
+        };
+        let next = scan.skip_space(close + 1);
+        let following = bytes.get(next).copied();
+        let mut before = at;
+        while before > 0 && matches!(bytes[before - 1], b' ' | b'\t') {
+            before -= 1;
+        }
+        let after_params = before > 0 && bytes[before - 1] == b')';
+        let in_head = following.is_some_and(|b| is_ident_byte(b) || b == b'*')
+            && !bytes[next..].starts_with(b"__attribute__")
+            && !after_params;
+        let after_declarator = after_params && matches!(following, Some(b'{' | b';'));
+        if in_head || after_declarator {
+            blanks.push((at, close + 1));
+        }
+        at = close + 1;
+    }
+    blanked(source, &blanks, &[])
+}
+
+/// The index of the `)` closing the `(` at `open`, on the same or a later
+/// line; `None` when it is not closed within 400 bytes.
+fn matching_paren(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &b) in bytes.iter().enumerate().skip(open).take(400) {
+        match b {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b';' | b'{' | b'}' => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// C's type, qualifier and storage keywords that open a declaration

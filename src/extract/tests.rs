@@ -3649,3 +3649,25 @@ fn cpp_specifier_macros_around_a_function_do_not_lose_it() {
     let names: Vec<&str> = functions(&x).iter().map(|f| f.0).collect();
     assert_eq!(names, ["RedisModule_Init"], "{:?}", x.symbols);
 }
+
+/// An attribute-like macro call in a declaration's head is not the
+/// function's name (the kernel's `__printf(1, 0)`, `__alloc_size(1)`,
+/// `__acquires(lock)`), and the definitions after it are not lost.
+#[test]
+fn c_attribute_macros_are_not_function_names() {
+    let c = "void __printf(1, 0) my_vprintf(const char *fmt, va_list ap)\n{\n\thelper_one(fmt);\n}\n\nstatic __always_inline __alloc_size(1) void *kmalloc_noprof(size_t size, gfp_t flags)\n{\n\treturn __kmalloc_noprof(size, flags);\n}\n#define kmalloc(...)\talloc_hooks(kmalloc_noprof(__VA_ARGS__))\n\nvoid lock_it(struct rq *rq) __acquires(rq->lock)\n{\n\tif (__builtin_expect(rq != 0, 1) && x)\n\t\treturn;\n}\n";
+    let x = extract("include/linux/slab.h", c, Lang::C);
+    let names: Vec<&str> = x.symbols.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["my_vprintf", "kmalloc_noprof", "kmalloc", "lock_it"],
+        "{:?}",
+        x.symbols
+    );
+    let spans: Vec<(u32, u32)> = x
+        .symbols
+        .iter()
+        .map(|s| (s.start_line, s.end_line))
+        .collect();
+    assert_eq!(spans, [(1, 4), (6, 9), (10, 10), (12, 16)]);
+}
