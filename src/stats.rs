@@ -193,13 +193,23 @@ pub fn read(root: &Path, since_ms: Option<i64>) -> anyhow::Result<(Vec<Record>, 
         if let Some(kind) = crate::fs_safe::special_kind(&file.metadata()?) {
             anyhow::bail!("`{}` is {kind}", path.display());
         }
-        let mut text = String::new();
-        file.read_to_string(&mut text)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        // A damaged byte costs its line, not the whole log.
+        let text = String::from_utf8_lossy(&bytes);
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            match serde_json::from_str::<Record>(line) {
-                Ok(r) if since_ms.is_none_or(|s| r.at >= s) => records.push(r),
-                Ok(_) => {}
-                Err(_) => bad += 1,
+            let record = serde_json::from_str::<Record>(line).or_else(|e| {
+                // A record appended after a torn one (a writer killed
+                // mid-line) shares its line: the torn part is lost.
+                bad += 1;
+                line.rfind("{\"at\":")
+                    .filter(|&i| i > 0)
+                    .map_or(Err(e), |i| serde_json::from_str::<Record>(&line[i..]))
+            });
+            if let Ok(r) = record
+                && since_ms.is_none_or(|s| r.at >= s)
+            {
+                records.push(r);
             }
         }
     }
@@ -366,6 +376,31 @@ mod tests {
         for bad in ["", "h", "1y", "-5m", "1.5h"] {
             assert_eq!(parse_since(bad), None, "{bad}");
         }
+    }
+
+    /// A damaged byte or a torn line costs that line, not the log: a
+    /// record appended after a torn one is still read.
+    #[test]
+    fn a_damaged_log_loses_only_its_damaged_lines() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        std::fs::create_dir(root.join(crate::store::INDEX_DIR)).expect("index dir");
+        let r = Recorder::new(root, Surface::Cli);
+        r.record("symbol", Duration::from_millis(1), true, None);
+        let log = root.join(crate::store::INDEX_DIR).join(LOG_FILE);
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&log)
+            .expect("log");
+        f.write_all(b"{\"at\":1,\"op\":\"re\xff\xfe\"}\n{\"at\":2,\"op\":\"sea")
+            .expect("write");
+        drop(f);
+        let r = Recorder::new(root, Surface::Cli);
+        r.record("read", Duration::from_millis(3), true, None);
+        let (got, bad) = read(root, None).expect("read");
+        let ops: Vec<&str> = got.iter().map(|r| r.op.as_str()).collect();
+        assert_eq!(ops, ["symbol", "read"]);
+        assert_eq!(bad, 2);
     }
 
     #[test]
