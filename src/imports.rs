@@ -521,8 +521,14 @@ impl<'a> Project<'a> {
             return Some(Target::File(p));
         }
         let m = normalize(module)?;
+        // A standard header (`<assert.h>`, `<math.h>`) is the system's,
+        // not whichever project file shares its name (redis's
+        // `deps/jemalloc/test/include/test/math.h`), unless the project
+        // keeps its own in an `include/` directory (a C library's).
+        let standard = is_standard_c_header(&m);
         self.by_suffix(&m, importer)
-            .first()
+            .into_iter()
+            .find(|p| !standard || base_of(dir_of(p)) == "include")
             .map(|p| Target::File(p.to_string()))
     }
 
@@ -550,6 +556,86 @@ impl<'a> Project<'a> {
         keys.dedup();
         keys
     }
+}
+
+/// The headers of the C library and POSIX, named without a directory.
+fn is_standard_c_header(name: &str) -> bool {
+    matches!(
+        name,
+        "assert.h"
+            | "complex.h"
+            | "ctype.h"
+            | "errno.h"
+            | "fenv.h"
+            | "float.h"
+            | "inttypes.h"
+            | "iso646.h"
+            | "limits.h"
+            | "locale.h"
+            | "math.h"
+            | "setjmp.h"
+            | "signal.h"
+            | "stdalign.h"
+            | "stdarg.h"
+            | "stdatomic.h"
+            | "stdbool.h"
+            | "stddef.h"
+            | "stdint.h"
+            | "stdio.h"
+            | "stdlib.h"
+            | "stdnoreturn.h"
+            | "string.h"
+            | "tgmath.h"
+            | "threads.h"
+            | "time.h"
+            | "uchar.h"
+            | "wchar.h"
+            | "wctype.h"
+            | "unistd.h"
+            | "fcntl.h"
+            | "pthread.h"
+            | "dirent.h"
+            | "dlfcn.h"
+            | "poll.h"
+            | "sched.h"
+            | "semaphore.h"
+            | "strings.h"
+            | "termios.h"
+            | "syslog.h"
+            | "pwd.h"
+            | "grp.h"
+            | "netdb.h"
+            | "glob.h"
+            | "fnmatch.h"
+            | "regex.h"
+            | "libgen.h"
+            | "utime.h"
+            | "malloc.h"
+            | "memory.h"
+            | "alloca.h"
+            | "getopt.h"
+            | "search.h"
+            | "spawn.h"
+            | "iconv.h"
+            | "langinfo.h"
+            | "monetary.h"
+            | "nl_types.h"
+            | "ulimit.h"
+            | "utmpx.h"
+            | "wordexp.h"
+            | "aio.h"
+            | "cpio.h"
+            | "tar.h"
+            | "fmtmsg.h"
+            | "ftw.h"
+            | "mqueue.h"
+            | "ndbm.h"
+            | "stropts.h"
+            | "trace.h"
+            | "endian.h"
+            | "err.h"
+            | "execinfo.h"
+    )
 }
 
 /// The module path a `go.mod` declares.
@@ -732,6 +818,9 @@ mod tests {
             "java/a/b/D.java",
             "c/main.c",
             "c/include/util/str.h",
+            "c/deps/jemalloc/test/include/test/math.h",
+            "c/deps/jemalloc/internal/hash.h",
+            "libc/include/assert.h",
         ]);
         p.set_go_mod("go".into(), "example.com/m".into());
         let js = |m: &str| file(p.resolve(Lang::TypeScript, "web/app.ts", m, None, "import"));
@@ -767,6 +856,13 @@ mod tests {
         );
         assert_eq!(c("util/str.h").as_deref(), Some("c/include/util/str.h"));
         assert_eq!(c("stdio.h"), None);
+        // A standard header is the system's, unless an `include/` holds it.
+        assert_eq!(c("math.h"), None);
+        assert_eq!(
+            c("hash.h").as_deref(),
+            Some("c/deps/jemalloc/internal/hash.h")
+        );
+        assert_eq!(c("assert.h").as_deref(), Some("libc/include/assert.h"));
         assert_eq!(
             go_mod_module("// x\nmodule example.com/m // c\n\ngo 1.22\n").as_deref(),
             Some("example.com/m")
