@@ -717,6 +717,23 @@ fn name_uses<'l>(line: &'l str, q: &'l str) -> impl Iterator<Item = (usize, &'l 
 }
 
 /// The byte offset of `word` in `text` at or after `from`, as a whole identifier.
+/// Whether two words of an import line are items of one list, apart
+/// (`use std::task::{ready, Context, Poll}`: `Poll` is not imported from a
+/// module `ready`): only names, `as`, commas and brackets between them,
+/// and a comma among those.
+fn listed_apart(line: &str, a: (usize, usize), b: (usize, usize)) -> bool {
+    let (first, second) = if a.0 <= b.0 { (a, b) } else { (b, a) };
+    let Some(between) = line.get(first.0 + first.1..second.0) else {
+        return false;
+    };
+    between.contains(',')
+        && between.chars().all(|c| {
+            c.is_alphanumeric()
+                || c.is_whitespace()
+                || matches!(c, '_' | ',' | '{' | '}' | '(' | ')')
+        })
+}
+
 fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
     if word.is_empty() {
         return None;
@@ -2785,8 +2802,19 @@ impl<'a> Graph<'a> {
             return false;
         };
         text.import_lines().any(|l| {
-            find_word(l, word, 0).is_some()
-                && t.module_keys.iter().any(|k| find_word(l, k, 0).is_some())
+            let Some(w) = find_word(l, word, 0) else {
+                return false;
+            };
+            t.module_keys.iter().any(|k| {
+                let mut from = 0;
+                while let Some(at) = find_word(l, k, from) {
+                    if !listed_apart(l, (w, word.len()), (at, k.len())) {
+                        return true;
+                    }
+                    from = at + 1;
+                }
+                false
+            })
         })
     }
 

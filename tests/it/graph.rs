@@ -589,6 +589,36 @@ fn callers_include_calls_inside_macros() {
     );
 }
 
+/// An import line names a module only where the module is on the path,
+/// not a sibling in the same list: `Poll::Ready` after `use
+/// std::task::{ready, Context, Poll};` is not the project's `io/ready.rs`'s
+/// `Ready`.
+#[test]
+fn a_sibling_in_an_import_list_is_not_the_module_of_a_qualifier() {
+    let p = Project::new();
+    p.write("src/io/ready.rs", "pub struct Ready(u8);\n");
+    p.write(
+        "src/sleep.rs",
+        "use std::task::{ready, Context, Poll};\n\npub fn poll(cx: &mut Context<'_>) -> Poll<()> {\n    Poll::Ready(())\n}\n",
+    );
+    p.write(
+        "src/io/mod.rs",
+        "mod ready;\nuse self::ready::Ready;\n\npub fn make() -> Ready {\n    ready::Ready(1)\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Ready", "-n", "100"]);
+    let resolved: Vec<String> = v["hits"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .filter(|h| h["is_definition"] != true && h["resolution"] == "resolved")
+        .map(|h| format!("{}:{}", h["path"].as_str().unwrap_or(""), h["line"]))
+        .collect();
+    assert!(!resolved.contains(&"src/sleep.rs:4".to_string()), "{v}");
+    assert!(resolved.contains(&"src/io/mod.rs:5".to_string()), "{v}");
+}
+
 #[test]
 fn edits_and_deletes_leave_no_stale_edge() {
     let p = project();
