@@ -410,7 +410,13 @@ fn graph_summary(
     let mut callees: Vec<CalleeEdge> = Vec::new();
     for r in g.calls_in(&target)? {
         let (resolution, to, definitions) = g.callee(&r)?;
-        let name = to.as_ref().map_or_else(|| r.name.clone(), qualified_def);
+        // A name-only callee is named as written: one of its candidates'
+        // containers would be a guess (gin's `req.URL.String()` showed as
+        // `testInterface.String`).
+        let name = to
+            .as_ref()
+            .filter(|_| resolution == Resolution::Resolved)
+            .map_or_else(|| r.name.clone(), qualified_def);
         match callees.iter_mut().find(|c| c.name == name) {
             Some(c) => c.calls += 1,
             None => callees.push(CalleeEdge {

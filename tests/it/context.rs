@@ -513,3 +513,23 @@ fn file_arguments_resolve_from_the_working_directory() {
         assert_eq!(v["path"], "app/session.py", "{path}: {v}");
     }
 }
+
+/// A callee the index cannot tell is named as written, not after one of
+/// its candidates' classes.
+#[test]
+fn a_name_only_callee_is_named_as_written() {
+    let p = Project::new();
+    p.write(
+        "app/a.py",
+        "class Html:\n    def render(self):\n        return 1\n\n\nclass Text:\n    def render(self):\n        return 2\n",
+    )
+    .write("app/use.py", "def show(view):\n    return view.render()\n");
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["context", "app/use.py:2"]);
+    let callee = &v["graph"]["callees"][0];
+    assert_eq!(
+        (callee["name"].as_str(), callee["resolution"].as_str()),
+        (Some("render"), Some("name_only")),
+        "{v}"
+    );
+}
