@@ -80,10 +80,44 @@ pub fn known_model(tier: Tier) -> &'static KnownModel {
 
 /// Whether `dir` holds the files a model of `tier` needs to load.
 pub fn has_required_files(dir: &Path, tier: Tier) -> bool {
-    known_model(tier)
-        .required
-        .iter()
-        .all(|f| dir.join(f).is_file())
+    known_model(tier).required.iter().all(|f| {
+        let path = dir.join(f);
+        path.is_file() && (!f.ends_with(".safetensors") || safetensors_complete(&path))
+    })
+}
+
+/// Whether a `.safetensors` file holds every byte its header promises: a
+/// copy or download cut short is then missing (fetched again), not
+/// "ready" and failing every run that loads it.
+fn safetensors_complete(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let Ok(len) = f.metadata().map(|m| m.len()) else {
+        return false;
+    };
+    let mut size = [0u8; 8];
+    if f.read_exact(&mut size).is_err() {
+        return false;
+    }
+    let header_len = u64::from_le_bytes(size);
+    if header_len > 100 << 20 || 8 + header_len > len {
+        return false;
+    }
+    let mut header = vec![0u8; header_len as usize];
+    if f.read_exact(&mut header).is_err() {
+        return false;
+    }
+    let Ok(serde_json::Value::Object(tensors)) = serde_json::from_slice(&header) else {
+        return false;
+    };
+    let data_end = tensors
+        .values()
+        .filter_map(|t| t.get("data_offsets")?.get(1)?.as_u64())
+        .max()
+        .unwrap_or(0);
+    8 + header_len + data_end <= len
 }
 
 fn dir_bytes(dir: &Path) -> u64 {
@@ -238,6 +272,11 @@ pub fn fetch(s: &EmbedSettings, tier: Tier, report: &dyn Fn(FetchEvent)) -> Resu
         )
         .hint("run `repo-search model fetch` again")
         .into());
+    }
+    // An incomplete copy (a download or copy cut short) makes way: moved
+    // into the work directory, removed with it.
+    if dir.exists() && !has_required_files(&dir, tier) {
+        let _ = std::fs::rename(&dir, work.path().join("incomplete"));
     }
     match std::fs::rename(&staged, &dir) {
         Ok(()) => {}
@@ -595,6 +634,23 @@ pub fn sha256_file(path: &Path, report: &dyn Fn(FetchEvent)) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A weights file cut short is not a model on disk.
+    #[test]
+    fn a_truncated_safetensors_file_is_incomplete() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("model.safetensors");
+        let header = br#"{"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}"#;
+        let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+        bytes.extend_from_slice(header);
+        bytes.extend_from_slice(&[0u8; 16]);
+        std::fs::write(&p, &bytes).expect("write");
+        assert!(safetensors_complete(&p));
+        std::fs::write(&p, &bytes[..bytes.len() - 1]).expect("write");
+        assert!(!safetensors_complete(&p));
+        std::fs::write(&p, &bytes[..5]).expect("write");
+        assert!(!safetensors_complete(&p));
+    }
 
     #[test]
     fn sha256_of_known_bytes() {
