@@ -175,7 +175,7 @@ fn swap_in(root: &Path, next: &Path) -> Result<()> {
             tracing::debug!("the old index's WAL was not emptied: a reader held it");
         }
     }
-    remove_file_if_there(&with_suffix(&db, "-wal"))?;
+    remove_file_if_there(&store::with_suffix(&db, "-wal"))?;
     std::fs::rename(next, &db).with_context(|| {
         format!(
             "cannot move the rebuilt index `{}` to `{}`",
@@ -183,17 +183,11 @@ fn swap_in(root: &Path, next: &Path) -> Result<()> {
             db.display()
         )
     })?;
-    remove_file_if_there(&with_suffix(&db, "-shm"))?;
+    remove_file_if_there(&store::with_suffix(&db, "-shm"))?;
     for suffix in ["-wal", "-shm"] {
-        remove_file_if_there(&with_suffix(next, suffix))?;
+        remove_file_if_there(&store::with_suffix(next, suffix))?;
     }
     Ok(())
-}
-
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut p = path.as_os_str().to_os_string();
-    p.push(suffix);
-    PathBuf::from(p)
 }
 
 fn remove_file_if_there(path: &Path) -> Result<()> {
@@ -207,7 +201,7 @@ fn remove_file_if_there(path: &Path) -> Result<()> {
 /// Removes a database file with its `-wal` and `-shm`.
 fn remove_db_files(db: &Path) -> Result<()> {
     for suffix in ["", "-wal", "-shm"] {
-        remove_file_if_there(&with_suffix(db, suffix))?;
+        remove_file_if_there(&store::with_suffix(db, suffix))?;
     }
     Ok(())
 }

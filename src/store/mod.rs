@@ -344,7 +344,8 @@ pub fn check_index_paths(root: &Path) -> Result<()> {
     Ok(())
 }
 
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+/// `path` with `suffix` appended to its file name (`index.db-wal`).
+pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut p = path.as_os_str().to_os_string();
     p.push(suffix);
     PathBuf::from(p)

@@ -167,6 +167,25 @@ fn refs(v: &Value) -> Vec<(String, String)> {
     out
 }
 
+/// A graph command's edges as `path:line resolution`.
+fn edge_list(p: &Project, args: &[&str]) -> Vec<String> {
+    let v = p.json(args);
+    v["edges"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|e| {
+            format!(
+                "{}:{} {}",
+                e["path"].as_str().unwrap_or(""),
+                e["line"],
+                e["resolution"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
 fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = items
         .iter()
@@ -459,26 +478,9 @@ fn an_erlang_remote_call_resolves_to_its_module_not_a_local_namesake() {
         "-module(b).\n-export([f/1]).\n\nf(X) -> X * 2.\n",
     );
     p.run(&["index", "--offline"]).ok();
-    let calls = |target: &str| -> Vec<String> {
-        let v = p.json(&["callers", target]);
-        v["edges"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-            .iter()
-            .map(|e| {
-                format!(
-                    "{}:{} {}",
-                    e["path"].as_str().unwrap_or(""),
-                    e["line"],
-                    e["resolution"].as_str().unwrap_or("")
-                )
-            })
-            .collect()
-    };
-    assert_eq!(calls("a.f"), ["src/a.erl:8 resolved"]);
+    assert_eq!(edge_list(&p, &["callers", "a.f"]), ["src/a.erl:8 resolved"]);
     assert_eq!(
-        calls("b.f"),
+        edge_list(&p, &["callers", "b.f"]),
         ["src/a.erl:7 resolved", "src/a.erl:9 resolved"]
     );
 }
@@ -503,29 +505,15 @@ fn c_calls_resolve_through_header_prototypes_and_past_static_namesakes() {
         "static int dictAdd(int d) {\n    return d;\n}\n\nint use(void) {\n    return dictAdd(2);\n}\n",
     );
     p.run(&["index", "--offline"]).ok();
-    let edges = |args: &[&str]| -> Vec<String> {
-        let v = p.json(args);
-        v["edges"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-            .iter()
-            .map(|e| {
-                format!(
-                    "{}:{} {}",
-                    e["path"].as_str().unwrap_or(""),
-                    e["line"],
-                    e["resolution"].as_str().unwrap_or("")
-                )
-            })
-            .collect()
-    };
     assert_eq!(
-        edges(&["callers", "dictAdd"]),
+        edge_list(&p, &["callers", "dictAdd"]),
         ["deps/h/dict.c:6 resolved", "src/cli.c:5 resolved"]
     );
     // Declared only: the declaration is what the call names.
-    assert_eq!(edges(&["callers", "dictFind"]), ["src/cli.c:4 resolved"]);
+    assert_eq!(
+        edge_list(&p, &["callers", "dictFind"]),
+        ["src/cli.c:4 resolved"]
+    );
     let v = p.json(&["callees", "run"]);
     let to: Vec<String> = v["edges"]
         .as_array()
@@ -562,29 +550,12 @@ fn callers_include_calls_inside_macros() {
         "long schedule_timeout(long t) {\n    return t;\n}\n",
     );
     p.run(&["index", "--offline"]).ok();
-    let edges = |args: &[&str]| -> Vec<String> {
-        let v = p.json(args);
-        v["edges"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-            .iter()
-            .map(|e| {
-                format!(
-                    "{}:{} {}",
-                    e["path"].as_str().unwrap_or(""),
-                    e["line"],
-                    e["resolution"].as_str().unwrap_or("")
-                )
-            })
-            .collect()
-    };
     assert_eq!(
-        edges(&["callers", "Semaphore::available_permits"]),
+        edge_list(&p, &["callers", "Semaphore::available_permits"]),
         ["src/sem.rs:9 resolved"]
     );
     assert_eq!(
-        edges(&["callers", "schedule_timeout"]),
+        edge_list(&p, &["callers", "schedule_timeout"]),
         ["src/wait.h:4 resolved"]
     );
 }
