@@ -89,7 +89,29 @@ pub fn has_required_files(dir: &Path, tier: Tier) -> bool {
 /// Whether a `.safetensors` file holds every byte its header promises: a
 /// copy or download cut short is then missing (fetched again), not
 /// "ready" and failing every run that loads it.
+/// Searches ask before each query: the answer is kept per file version
+/// (path, size, mtime), so a warm server reads no header twice.
 fn safetensors_complete(path: &Path) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Seen = Mutex<HashMap<(PathBuf, u64, Option<std::time::SystemTime>), bool>>;
+    static SEEN: OnceLock<Seen> = OnceLock::new();
+    let Ok(md) = std::fs::metadata(path) else {
+        return false;
+    };
+    let key = (path.to_path_buf(), md.len(), md.modified().ok());
+    let seen = SEEN.get_or_init(Default::default);
+    if let Some(&known) = seen.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return known;
+    }
+    let complete = read_safetensors_complete(path);
+    seen.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, complete);
+    complete
+}
+
+fn read_safetensors_complete(path: &Path) -> bool {
     use std::io::Read;
     let Ok(mut f) = std::fs::File::open(path) else {
         return false;

@@ -716,7 +716,6 @@ fn name_uses<'l>(line: &'l str, q: &'l str) -> impl Iterator<Item = (usize, &'l 
     })
 }
 
-/// The byte offset of `word` in `text` at or after `from`, as a whole identifier.
 /// Whether two words of an import line are items of one list, apart
 /// (`use std::task::{ready, Context, Poll}`: `Poll` is not imported from a
 /// module `ready`): only names, `as`, commas and brackets between them,
@@ -734,6 +733,7 @@ fn listed_apart(line: &str, a: (usize, usize), b: (usize, usize)) -> bool {
         })
 }
 
+/// The byte offset of `word` in `text` at or after `from`, as a whole identifier.
 fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
     if word.is_empty() {
         return None;
@@ -3383,6 +3383,8 @@ impl<'a> Graph<'a> {
 
     /// Uses of a field, constant or variant: a word scan of the files of
     /// its language family, each occurrence given its receiver and scope.
+    /// With `calls_only`, only the occurrences followed by `(`, as calls
+    /// (those inside macros, which the grammar does not tag).
     fn scan_uses(&mut self, name: &str, langs: &[&str], calls_only: bool) -> Result<Vec<GraphRef>> {
         let files = self.store.graph_files_of(langs)?;
         let by_path: HashMap<&str, (i64, &str)> = files
