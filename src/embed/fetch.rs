@@ -123,8 +123,10 @@ fn read_safetensors_complete(path: &Path) -> bool {
     if f.read_exact(&mut size).is_err() {
         return false;
     }
-    let header_len = u64::from_le_bytes(size);
-    if header_len > 100 << 20 || 8 + header_len > len {
+    let Ok(header_len) = super::static_query::header_len(size) else {
+        return false;
+    };
+    if 8 + header_len > len {
         return false;
     }
     let mut header = vec![0u8; header_len as usize];

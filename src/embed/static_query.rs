@@ -308,7 +308,9 @@ pub(super) fn embedding_table_in(bytes: &[u8]) -> Result<Option<(u64, usize, usi
     table_in_header(header, header_len, bytes.len() as u64)
 }
 
-fn header_len(len: [u8; 8]) -> Result<u64> {
+/// The header length a safetensors file's first 8 bytes give, refused
+/// past 100 MiB (no model's header is near that).
+pub(super) fn header_len(len: [u8; 8]) -> Result<u64> {
     let header_len = u64::from_le_bytes(len);
     if header_len > 100 * 1024 * 1024 {
         return Err(anyhow!("safetensors header of {header_len} bytes"));

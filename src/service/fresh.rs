@@ -186,19 +186,11 @@ impl Service {
         on_wait: &dyn Fn(Option<u32>),
     ) -> Result<Vec<crate::index::EmbedSummary>> {
         let settings = self.embed_settings()?;
-        let run =
-            || crate::index::embed_project(&self.settings, &settings, plan, progress, on_wait);
-        match run() {
-            // Damage the index run did not meet (pages only vectors use):
-            // set aside, rebuilt, then embedded once more.
-            Err(e) if crate::store::is_damaged(&e) => {
-                if !self.repair(&e)? {
-                    return Err(e);
-                }
-                run()
-            }
-            other => other,
-        }
+        // Damage the index run did not meet (pages only vectors use): set
+        // aside, rebuilt, then embedded once more.
+        self.repairing(|| {
+            crate::index::embed_project(&self.settings, &settings, plan, progress, on_wait)
+        })
     }
 
     /// Before an index-backed answer: bring the index up to date as this
@@ -216,15 +208,14 @@ impl Service {
 
     /// Builds a missing index in the foreground (a CLI command).
     fn build_if_missing(&self) -> Result<Freshness> {
-        let outdated = crate::store::is_outdated(self.root());
-        if !self.index_exists() || outdated || crate::store::is_unfinished(self.root()) {
+        if let Some(why) = crate::store::unbuilt(self.root()) {
             let job = IndexJob {
                 opts: IndexOptions::default(),
                 register: true,
                 vectors: Vectors::IfChanged,
             };
             let observer = self.observer.as_deref().unwrap_or(&|_| {});
-            observer(if outdated {
+            observer(if why == crate::store::Unbuilt::Outdated {
                 IndexEvent::Rebuilding
             } else {
                 IndexEvent::Building

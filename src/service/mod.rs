@@ -415,12 +415,21 @@ impl Service {
     /// `f`) is set aside and rebuilt as if it were missing
     /// ([`Service::repair`]), then `f` runs once more on the new one.
     pub fn with_store<R>(&self, mut f: impl FnMut(&Store) -> Result<R>) -> Result<Option<R>> {
-        match self.with_store_once(&mut f) {
-            Err(e) if store::is_damaged(&e) && self.policy != Policy::AsIs => {
+        if self.policy == Policy::AsIs {
+            return self.with_store_once(&mut f);
+        }
+        self.repairing(|| self.with_store_once(&mut f))
+    }
+
+    /// Runs `run`, and once more after [`Service::repair`] when it met a
+    /// damaged index (a reader's query, an embedding pass).
+    pub(crate) fn repairing<R>(&self, mut run: impl FnMut() -> Result<R>) -> Result<R> {
+        match run() {
+            Err(e) if store::is_damaged(&e) => {
                 if !self.repair(&e)? {
                     return Err(e);
                 }
-                self.with_store_once(&mut f)
+                run()
             }
             other => other,
         }
@@ -431,7 +440,7 @@ impl Service {
     /// background for a server (whose answers then say the index is being
     /// built). `Ok(false)` when another process holds the writer lock (it
     /// will meet the damage itself).
-    pub(crate) fn repair(&self, e: &anyhow::Error) -> Result<bool> {
+    fn repair(&self, e: &anyhow::Error) -> Result<bool> {
         tracing::warn!("the index of `{}` is damaged: {e:#}", self.root().display());
         let lock = match crate::lock::WriterLock::acquire(
             self.root(),

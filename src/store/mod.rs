@@ -354,23 +354,28 @@ pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 /// Opens `db` for writing and reads from it, which rolls back a hot
 /// journal left by a writer that died.
 fn roll_back_journal(db: &Path) -> rusqlite::Result<()> {
+    writable(db, Duration::from_secs(5))?.query_row("PRAGMA schema_version", [], |_| Ok(()))
+}
+
+/// A plain connection that may write the existing file `db` (no
+/// configuration: one statement of upkeep).
+fn writable(db: &Path, busy: Duration) -> rusqlite::Result<Connection> {
     let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_WRITE | NOFOLLOW)?;
-    conn.busy_timeout(Duration::from_secs(5))?;
-    conn.query_row("PRAGMA schema_version", [], |_| Ok(()))
+    conn.busy_timeout(busy)?;
+    Ok(conn)
 }
 
 /// Moves every page of the WAL of the index file `db` into the file and
 /// empties the WAL, so that the file alone is the whole index; `Ok(false)`
 /// when a reader's open snapshot kept the checkpoint from finishing.
 pub fn checkpoint_file(db: &Path) -> rusqlite::Result<bool> {
-    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_WRITE | NOFOLLOW)?;
-    conn.busy_timeout(Duration::from_millis(500))?;
     // (busy, frames in the WAL, frames checkpointed); busy is 1 when a
     // reader or writer kept it from finishing.
-    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
-        r.get::<_, i64>(0)
-    })
-    .map(|busy| busy == 0)
+    writable(db, Duration::from_millis(500))?
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .map(|busy| busy == 0)
 }
 
 impl Store {
@@ -584,18 +589,36 @@ pub fn is_outdated(root: &Path) -> bool {
         .is_ok_and(|v| v > 0 && v < SCHEMA_VERSION)
 }
 
-/// Whether the index file is there but no index run ever completed on it:
-/// an empty file, or a first build killed part way (its rows hold only
-/// some files). A one-shot command finishes it before answering.
-pub fn is_unfinished(root: &Path) -> bool {
+/// Why a one-shot command must build the index before it answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unbuilt {
+    /// There is no index file.
+    Missing,
+    /// An index of an older schema ([`is_outdated`]).
+    Outdated,
+    /// A file no index run completed: an empty one, or a first build
+    /// killed part way (its rows hold only some files).
+    Unfinished,
+}
+
+/// What stands between the index at `root` and an answer from it; `None`
+/// for a complete index of this schema, or one that cannot be read
+/// (opening it for the answer reports or repairs that). One read-only
+/// open for a complete index.
+pub fn unbuilt(root: &Path) -> Option<Unbuilt> {
     if !nofollow_db_path(root).exists() {
-        return false;
+        return Some(Unbuilt::Missing);
     }
     match Store::open_ro(root) {
-        Ok(Some(s)) => s.get_meta(meta::LAST_INDEXED).ok().flatten().is_none(),
-        Ok(None) => !is_outdated(root),
-        // Damage is met and repaired where the index is read.
-        Err(_) => false,
+        Ok(Some(s)) => s
+            .get_meta(meta::LAST_INDEXED)
+            .ok()
+            .flatten()
+            .is_none()
+            .then_some(Unbuilt::Unfinished),
+        Ok(None) if is_outdated(root) => Some(Unbuilt::Outdated),
+        Ok(None) => Some(Unbuilt::Unfinished),
+        Err(_) => None,
     }
 }
 
