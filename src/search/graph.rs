@@ -1101,7 +1101,14 @@ impl<'a> Graph<'a> {
                 && d.start_line <= def.start_line
                 && def.end_line <= d.end_line
         });
-        if inside_type || matches!(def.lang.as_str(), "go" | "cpp" | "rust") || def.kind == "method"
+        // A JavaScript function assigned onto an object (`app.set =
+        // function…`, `Router.prototype.route = …`) is its member: called
+        // through it, and through `this` inside its fellow members.
+        let assigned = matches!(def.lang.as_str(), "javascript" | "typescript" | "tsx");
+        if inside_type
+            || matches!(def.lang.as_str(), "go" | "cpp" | "rust")
+            || def.kind == "method"
+            || assigned
         {
             return Ok(Some(container));
         }
@@ -1232,7 +1239,18 @@ impl<'a> Graph<'a> {
                 return Ok(Some(ty));
             }
         }
-        self.enclosing_class(r.file_id, r.line)
+        let class = self.enclosing_class(r.file_id, r.line)?;
+        // JavaScript outside a class: a function assigned onto an object
+        // (`app.enable = function () { return this.set(…) }`,
+        // `Router.prototype.route = …`) is called on it.
+        if class.is_none()
+            && matches!(r.lang.as_str(), "javascript" | "typescript" | "tsx")
+            && let Some(f) = self.enclosing_callable(r.file_id, r.line)?
+            && f.kind == "function"
+        {
+            return Ok(f.container);
+        }
+        Ok(class)
     }
 
     /// The innermost definition around a line that `keep` accepts.
@@ -2592,6 +2610,9 @@ impl<'a> Graph<'a> {
                 if r.lang == "erlang" && q.starts_with(|c: char| c.is_ascii_lowercase()) {
                     return Ok(Verdict::Other);
                 }
+                if r.lang == "go" && self.go_other_package(r, q, &t.def.path) {
+                    return Ok(Verdict::Other);
+                }
                 if self.is_receiver(r, q)? || self.is_visible_type(r, q)? {
                     return Ok(Verdict::Other);
                 }
@@ -3338,6 +3359,28 @@ impl<'a> Graph<'a> {
             .is_some_and(|i| go_module_dir(&i.module) == dir)
     }
 
+    /// Does `q` name a package the reference's file imports that cannot be
+    /// the target's: a standard-library package (`errors.New`,
+    /// `reflect.New` beside gin's `New`) unless the target lies in a
+    /// directory of that name (the Go tree itself), or another module's
+    /// package whose names are not the target's directory (a target at
+    /// the root is left alone: its package name need not be the
+    /// directory's).
+    fn go_other_package(&mut self, r: &GraphRef, q: &str, def_path: &str) -> bool {
+        if !q.bytes().all(is_ident_byte) {
+            return false;
+        }
+        let Some(import) = self.go_import(r, q) else {
+            return false;
+        };
+        let dir = dir_name(def_path);
+        let first = import.module.split('/').next().unwrap_or("");
+        if GO_STANDARD_ROOTS.contains(&first) {
+            return dir != Some(go_module_dir(&import.module));
+        }
+        dir.is_some_and(|d| !go_package_names(&import.module).contains(&d))
+    }
+
     /// Is `q` bound to a call of a function of an imported package that
     /// is not the project's (`enc := gob.NewEncoder(buf)` of
     /// "encoding/gob", beside the project's `schema.NewEncoder`)?
@@ -3633,12 +3676,43 @@ impl<'a> Graph<'a> {
         Ok((Resolution::NameOnly, name_only, defs.len()))
     }
 
-    /// The references (calls first) inside a definition's span.
+    /// The calls inside a definition's span: the tagged ones and, in Rust,
+    /// those inside a macro's arguments (`ready!(self.poll_x(cx))`,
+    /// `assert_eq!(f(), 1)`), which the grammar leaves as tokens and
+    /// [`Graph::references`] finds for callers by a word scan.
     pub fn calls_in(&mut self, def: &GraphDef) -> Result<Vec<GraphRef>> {
         let refs = self
             .store
             .graph_refs_in(def.file_id, def.start_line, def.end_line)?;
-        Ok(refs.into_iter().filter(|r| is_call_kind(&r.kind)).collect())
+        let mut calls: Vec<GraphRef> = refs.into_iter().filter(|r| is_call_kind(&r.kind)).collect();
+        if def.lang == "rust"
+            && let Some(text) = self.text(def.file_id, &def.path)
+        {
+            let first = def.start_line.max(1) as usize - 1;
+            let last = (def.end_line as usize).min(text.lines.len());
+            let have: HashSet<(u32, u32)> = calls.iter().map(|r| (r.line, r.col)).collect();
+            let scope = Some(qualified(def));
+            for (line, col, name, qualifier) in rust_macro_calls(
+                text.lines.get(first..last).unwrap_or_default(),
+                first as u32 + 1,
+            ) {
+                if !have.contains(&(line, col)) {
+                    calls.push(GraphRef {
+                        file_id: def.file_id,
+                        path: def.path.clone(),
+                        lang: def.lang.clone(),
+                        name,
+                        kind: "call".into(),
+                        line,
+                        col,
+                        qualifier,
+                        scope: scope.clone(),
+                    });
+                }
+            }
+            calls.sort_by_key(|r| (r.line, r.col));
+        }
+        Ok(calls)
     }
 }
 
@@ -4007,6 +4081,141 @@ fn go_package_names(module: &str) -> [&str; 3] {
 fn go_module_dir(module: &str) -> &str {
     module.rsplit('/').next().unwrap_or(module)
 }
+
+/// The calls inside Rust macro invocations in `lines` (the first being
+/// line `first_line`): each name followed by `(` within a macro's
+/// brackets, with its line, 1-based column and qualifier
+/// (`self.poll_x(cx)` → `self`). Strings, character literals and line
+/// comments are skipped; `macro_rules!` bodies are patterns, not calls.
+fn rust_macro_calls(lines: &[String], first_line: u32) -> Vec<(u32, u32, String, Option<String>)> {
+    const NOT_CALLS: [&str; 12] = [
+        "if", "while", "match", "for", "loop", "return", "in", "as", "move", "fn", "let", "mut",
+    ];
+    let mut out = Vec::new();
+    // Bracket depth inside a macro's arguments (0: outside any macro).
+    let mut depth = 0usize;
+    let mut in_str = false;
+    for (n, line) in lines.iter().enumerate() {
+        let b = line.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            if in_str {
+                match c {
+                    b'\\' => i += 1,
+                    b'"' => in_str = false,
+                    _ => {}
+                }
+                i += 1;
+                continue;
+            }
+            match c {
+                b'"' => in_str = true,
+                b'/' if b.get(i + 1) == Some(&b'/') => break,
+                // `'x'`, `'\n'`: a character; `'a` is a lifetime.
+                b'\'' => {
+                    if b.get(i + 1) == Some(&b'\\') {
+                        i += 2;
+                        while i < b.len() && b[i] != b'\'' {
+                            i += 1;
+                        }
+                    } else if b.get(i + 2) == Some(&b'\'') {
+                        i += 2;
+                    }
+                }
+                b'(' | b'[' | b'{' if depth > 0 => depth += 1,
+                b')' | b']' | b'}' if depth > 0 => depth -= 1,
+                _ if is_ident_byte(c) && (i == 0 || !is_ident_byte(b[i - 1])) => {
+                    let start = i;
+                    while i < b.len() && is_ident_byte(b[i]) {
+                        i += 1;
+                    }
+                    let word = &line[start..i];
+                    let rest = line[i..].trim_start();
+                    if let Some(after) = rest.strip_prefix('!') {
+                        let after = after.trim_start();
+                        if depth == 0 && word != "macro_rules" && after.starts_with(['(', '[', '{'])
+                        {
+                            // Enter at the opening bracket, counted next.
+                            i = line.len() - after.len() + 1;
+                            depth = 1;
+                        }
+                        continue;
+                    }
+                    if depth > 0
+                        && rest.starts_with('(')
+                        && !word.starts_with(|c: char| c.is_ascii_digit())
+                        && !NOT_CALLS.contains(&word)
+                    {
+                        out.push((
+                            first_line + n as u32,
+                            start as u32 + 1,
+                            word.to_string(),
+                            qualifier_before(&line[..start]),
+                        ));
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The first parts of the Go standard library's import paths (`errors`,
+/// `encoding` of `encoding/gob`): a module path need not hold a dot
+/// (`module corpus`), so the dot alone does not tell.
+const GO_STANDARD_ROOTS: [&str; 47] = [
+    "archive",
+    "bufio",
+    "bytes",
+    "cmp",
+    "compress",
+    "container",
+    "context",
+    "crypto",
+    "database",
+    "debug",
+    "embed",
+    "encoding",
+    "errors",
+    "expvar",
+    "flag",
+    "fmt",
+    "go",
+    "hash",
+    "html",
+    "image",
+    "index",
+    "io",
+    "iter",
+    "log",
+    "maps",
+    "math",
+    "mime",
+    "net",
+    "os",
+    "path",
+    "plugin",
+    "reflect",
+    "regexp",
+    "runtime",
+    "slices",
+    "sort",
+    "strconv",
+    "strings",
+    "sync",
+    "syscall",
+    "testing",
+    "text",
+    "time",
+    "unicode",
+    "unique",
+    "unsafe",
+    "weak",
+];
 
 /// The name of the directory a path lies in (`mux` of `mux/route.go`).
 fn dir_name(path: &str) -> Option<&str> {

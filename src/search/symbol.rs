@@ -384,10 +384,17 @@ pub fn find_symbols(
     // `impl Remappable for DFA` inside another file's `mod onepass`.
     // Unless the container matches only case-blind while a module is
     // spelled as written: `flask.url_for` is the function of the package
-    // `flask/`, not the method `Flask.url_for`.
+    // `flask/`, not the method `Flask.url_for`. Only a function of the
+    // module itself so wins: `runtime::block_on` is still tokio's
+    // `Runtime::block_on`, not only the other types' `block_on` methods in
+    // `runtime/`.
     if hits.iter().any(|h| in_container(h) && h.kind != "impl") {
         let module_level = |h: &SymbolHit| module_fits(h, true) && !in_container(h);
-        if !hits.iter().any(|h| container_fits(h, true)) && hits.iter().any(module_level) {
+        if !hits.iter().any(|h| container_fits(h, true))
+            && hits
+                .iter()
+                .any(|h| module_level(h) && h.container.is_none())
+        {
             hits.retain(module_level);
         } else {
             hits.retain(in_container);

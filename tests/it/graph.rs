@@ -558,6 +558,31 @@ fn callers_include_calls_inside_macros() {
         edge_list(&p, &["callers", "schedule_timeout"]),
         ["src/wait.h:4 resolved"]
     );
+    // ...and callees finds the same call from the other end, beside the
+    // macro itself (defined nowhere in the project: name-only).
+    let v = p.json(&["callees", "Semaphore::check"]);
+    let to: Vec<String> = v["edges"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}:{}",
+                e["to"].as_str().unwrap_or(""),
+                e["line"],
+                e["resolution"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        to,
+        [
+            "Semaphore::available_permits 9:resolved",
+            "assert_eq 9:name_only"
+        ],
+        "{v}"
+    );
 }
 
 /// An import line names a module only where the module is on the path,
@@ -2148,6 +2173,54 @@ fn go_calls_of_a_function_name_their_own_package() {
     );
     let v = p.json(&["refs", "Encoder.Encode"]);
     assert!(!refs(&v).iter().any(|(_, how)| how == "resolved"), "{v}");
+}
+
+/// A call qualified by an imported package that cannot hold the target
+/// (`errors.New`, `template.New` beside the project's own `New`) is no
+/// candidate, not even name-only; the project's package still resolves.
+#[test]
+fn go_calls_into_the_standard_library_are_not_name_only_candidates() {
+    let p = Project::new();
+    p.write("go.mod", "module corpus\n\ngo 1.19\n");
+    p.write(
+        "web/engine.go",
+        "package web\n\ntype Engine struct{}\n\nfunc New() *Engine { return &Engine{} }\n",
+    );
+    p.write(
+        "app/main.go",
+        "package app\n\nimport (\n\t\"errors\"\n\t\"text/template\"\n\n\t\"corpus/web\"\n)\n\nfunc Run() error {\n\t_ = web.New()\n\t_ = template.New(\"x\")\n\treturn errors.New(\"boom\")\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "web.New"]),
+        ["app/main.go:11 resolved"]
+    );
+}
+
+/// Express's shape: methods assigned onto an object, through a chain
+/// (`res.set = res.header = function…` defines both), called on it by
+/// name and through `this` inside its fellow methods.
+#[test]
+fn javascript_methods_assigned_onto_an_object_are_called_through_this() {
+    let p = Project::new();
+    p.write(
+        "lib/response.js",
+        "var res = {};\n\nres.set =\nres.header = function header(field, val) {\n  return val;\n};\n\nres.location = function location(url) {\n  return this.set('Location', url);\n};\n\nmodule.exports = res;\n",
+    );
+    p.write(
+        "lib/application.js",
+        "var app = {};\n\napp.set = function set(setting, val) {\n  return val;\n};\n\napp.enable = function enable(setting) {\n  return this.set(setting, true);\n};\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    p.run(&["symbol", "res.set"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "res.set"]),
+        ["lib/response.js:9 resolved"]
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "app.set"]),
+        ["lib/application.js:8 resolved"]
+    );
 }
 
 /// A Go variable named like a type of its package (`rows` beside pq's

@@ -854,6 +854,14 @@ fn members_in_their_languages_notation_and_unspelled_roots_find_the_definition()
         "tokio-1.54.1/src/io/blocking.rs",
         "pub fn spawn(f: usize) -> usize {\n    f + 1\n}\n",
     );
+    p.write(
+        "tokio-1.54.1/src/runtime/runtime.rs",
+        "pub struct Runtime;\n\nimpl Runtime {\n    pub fn block_on(&self, f: usize) -> usize {\n        f\n    }\n}\n",
+    );
+    p.write(
+        "tokio-1.54.1/src/runtime/handle.rs",
+        "pub struct Handle;\n\nimpl Handle {\n    pub fn block_on(&self, f: usize) -> usize {\n        f + 1\n    }\n}\n",
+    );
     // Re-exported under another name.
     p.write(
         "serde/src/lib.rs",
@@ -876,6 +884,7 @@ fn members_in_their_languages_notation_and_unspelled_roots_find_the_definition()
         ("click.command", "src/click/decorators.py"),
         ("click.Group.command", "src/click/core.py"),
         ("flask.url_for", "src/flask/helpers.py"),
+        ("runtime::block_on", "tokio-1.54.1/src/runtime/runtime.rs"),
         ("Flask.url_for", "src/flask/app.py"),
         ("gin.(*Params).Get", "gin/tree.go"),
         ("(*Context).Param", "gin/context.go"),

@@ -47,3 +47,11 @@
       (export_specifier
         name: (_)
         alias: (identifier) @name) @definition.constant)))
+
+; A method assigned through a chain (`res.set = res.header = function
+; header() {}`): the stock query tags the inner target only.
+(assignment_expression
+  left: (member_expression
+    property: (property_identifier) @name)
+  right: (assignment_expression
+    right: [(arrow_function) (function_expression)])) @definition.function
