@@ -37,13 +37,21 @@ pub use crate::store::Trigram;
 /// and read again by the next refresh ("racy" files, as in git and `index`).
 pub const RACY_NS: i64 = 2_000_000_000;
 
-/// A file's mtime in nanoseconds since the epoch (0 when unknown).
+/// When a file last changed, in nanoseconds since the epoch (0 when
+/// unknown): the later of its mtime and its ctime, which every write moves
+/// and no tool can set back. An edit of the same length whose mtime was
+/// restored (`touch -d`, `cp -p` over the file, a tool keeping mtimes) is
+/// seen; a `chmod` or a new hard link only costs a hash. The index's
+/// `mtime_ns` columns hold this stamp.
 pub fn mtime_ns(md: &std::fs::Metadata) -> i64 {
-    md.modified()
+    use std::os::unix::fs::MetadataExt;
+    let mtime = md
+        .modified()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0)
+        .map_or(0, |d| d.as_nanos() as i64);
+    let ctime = md.ctime().saturating_mul(1_000_000_000) + md.ctime_nsec();
+    mtime.max(ctime)
 }
 
 /// What the postings say about one keyword search: the file versions they

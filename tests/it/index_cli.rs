@@ -1070,7 +1070,7 @@ fn a_utf16_file_is_read_as_text() {
 /// A file named to `index PATH` (as a watcher names what it heard) is
 /// hashed again even when its size and mtime are the ones indexed: `cp
 /// -p`, `rsync -a` and `tar` keep the mtime, and such an edit of the same
-/// length stayed unindexed.
+/// length stayed unindexed; a whole-project run sees it by its ctime.
 #[test]
 fn a_named_file_is_hashed_again_whatever_its_mtime() {
     let p = Project::new();
@@ -1093,6 +1093,18 @@ fn a_named_file_is_hashed_again_whatever_its_mtime() {
     p.run(&["index", "--no-embed", "src/app.py"]).ok();
     p.run(&["symbol", "omega", "--exact"]).ok();
     assert_eq!(p.run(&["symbol", "alpha", "--exact"]).code(), 1);
+    // A whole-project run sees it too: the write moved the ctime, which no
+    // tool sets back.
+    p.write(
+        "src/app.py",
+        "def gamma():
+    return 1
+",
+    );
+    set_mtime();
+    p.run(&["index", "--no-embed"]).ok();
+    p.run(&["symbol", "gamma", "--exact"]).ok();
+    assert_eq!(p.run(&["symbol", "omega", "--exact"]).code(), 1);
 }
 
 /// The per-user state directory inside a project (models, registry, the
