@@ -173,9 +173,38 @@ pub fn find_user_error(err: &anyhow::Error) -> Option<&UserError> {
         .or_else(|| err.chain().find_map(|e| e.downcast_ref::<UserError>()))
 }
 
-/// The stable code of any error: the [`UserError`]'s, else [`INTERNAL`].
+/// What an edge shows of an error: its [`UserError`], else one made from
+/// an I/O failure in its chain that the user can fix (permissions, a
+/// read-only file system, a full disk) with the whole chain as the
+/// message; `None` for a fault of the tool.
+pub fn user_facing(err: &anyhow::Error) -> Option<std::borrow::Cow<'_, UserError>> {
+    use std::io::ErrorKind;
+    if let Some(u) = find_user_error(err) {
+        return Some(std::borrow::Cow::Borrowed(u));
+    }
+    let kind = err
+        .chain()
+        .find_map(|e| e.downcast_ref::<std::io::Error>())
+        .map(std::io::Error::kind)?;
+    let hint = match kind {
+        ErrorKind::PermissionDenied => {
+            "a file or directory it needs is not readable or writable by this user: check its permissions (and those of `.repo_search/`)"
+        }
+        ErrorKind::ReadOnlyFilesystem => {
+            "the file system is mounted read-only: searches read the index as it is; make it writable to update it"
+        }
+        ErrorKind::StorageFull => "the disk is full: free some space and try again",
+        _ => return None,
+    };
+    Some(std::borrow::Cow::Owned(
+        UserError::with_code(ErrorCode::Failed, format!("{err:#}")).hint(hint),
+    ))
+}
+
+/// The stable code of any error: the [`UserError`]'s (see
+/// [`user_facing`]), else [`INTERNAL`].
 pub fn code_of(err: &anyhow::Error) -> &'static str {
-    find_user_error(err).map_or(INTERNAL, |u| u.code.as_str())
+    user_facing(err).map_or(INTERNAL, |u| u.code.as_str())
 }
 
 /// Whether `err` carries a [`UserError`] with this code.
@@ -186,6 +215,23 @@ pub fn has_code(err: &anyhow::Error, code: ErrorCode) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_io_failure_the_user_can_fix_has_a_code_and_a_hint() {
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let err = anyhow::Error::from(denied).context("reading `src/secret.rs`");
+        let u = user_facing(&err).expect("a user-facing error");
+        assert_eq!(u.code, ErrorCode::Failed);
+        assert!(
+            u.message.starts_with("reading `src/secret.rs`: "),
+            "{}",
+            u.message
+        );
+        assert!(u.hint.as_deref().is_some_and(|h| h.contains("permissions")));
+        let other = anyhow::Error::from(std::io::Error::other("boom"));
+        assert!(user_facing(&other).is_none());
+        assert_eq!(code_of(&other), INTERNAL);
+    }
 
     #[test]
     fn codes_are_distinct_and_screaming_snake() {

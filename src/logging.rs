@@ -8,7 +8,7 @@ use std::io::{IsTerminal, Write};
 
 use tracing_subscriber::EnvFilter;
 
-use crate::error::find_user_error;
+use crate::error::user_facing;
 
 /// Logs go to stderr, filtered by `REPO_SEARCH_LOG` (default `warn`, or
 /// `info`/`debug` with `-v`/`-vv`).
@@ -112,7 +112,7 @@ fn usage_error_text(rendered: &str) -> String {
 }
 
 fn write_error(out: &mut dyn Write, err: &anyhow::Error) -> std::io::Result<()> {
-    match find_user_error(err) {
+    match user_facing(err) {
         Some(u) => {
             writeln!(out, "error: {}", u.message)?;
             writeln!(out, "code: {}", u.code.as_str())?;

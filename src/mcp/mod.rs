@@ -45,7 +45,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 pub use crate::service::{REFRESH_INTERVAL, REFRESH_WAIT};
 pub use out::BUDGET_CHARS;
 
-use crate::error::{INTERNAL, find_user_error};
+use crate::error::{INTERNAL, user_facing};
 use crate::service::{OnBadConfig, Policy, Service};
 use crate::settings::Overrides;
 use catalogue::ToolName;
@@ -184,7 +184,7 @@ fn run_tool(
             r.structured_content = Some(answer.structured);
             r
         }
-        Ok(Err(e)) => match find_user_error(&e) {
+        Ok(Err(e)) => match user_facing(&e) {
             Some(u) => error_result(u.code.as_str(), u.message.clone(), u.hint_for_agent()),
             None => {
                 tracing::warn!(tool = tool.name(), "tool failed: {e:#}");

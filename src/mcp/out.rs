@@ -1141,8 +1141,12 @@ pub fn index_info(fresh: &Freshness, generation: Option<u64>) -> IndexInfo {
     if generation.is_none() {
         if fresh.indexing {
             notes.push("the index is being built: no index-backed results yet; retry in a few seconds, or use search_keyword now".into());
-        } else {
+        } else if fresh.last_error.is_some() {
             notes.push("there is no index yet and none could be built; see index_status".into());
+        } else {
+            // Gone under the server (`.repo_search/` removed): the next
+            // refresh builds it again.
+            notes.push("there is no index at the moment: it is built again within seconds; retry then, or use search_keyword now".into());
         }
     } else if fresh.building {
         notes.push("the index is still being built: results cover only the files indexed so far; use search_keyword for complete results now".into());
