@@ -2318,7 +2318,8 @@ fn file_scores(
     let mut per_arm: Vec<((&str, Arm), f64)> = per_arm.into_iter().collect();
     per_arm.sort_by(|a, b| a.0.cmp(&b.0));
     let mut scores: HashMap<String, f64> = HashMap::new();
-    for ((path, _), v) in per_arm {
+    for ((path, arm), v) in per_arm {
+        tracing::trace!(path, arm = arm.name(), value = v, "file arm score");
         *scores.entry(path.to_string()).or_default() += v;
     }
     // The best files by token match, as one more ranked list.
@@ -2509,6 +2510,15 @@ fn reorder_by_evidence(scores: &mut HashMap<String, f64>, cands: &[Cand], terms:
             if generated.contains(p) {
                 s += EVIDENCE_GENERATED;
             }
+            tracing::trace!(
+                path = p,
+                fused = score / top,
+                bm25 = bm25.over_top(p),
+                semantic = cosine.spread(p),
+                coverage = term_coverage(terms, p, words.get(p).unwrap_or(&empty)),
+                evidence = s,
+                "file evidence"
+            );
             (s, path)
         })
         .collect();
