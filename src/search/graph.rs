@@ -991,6 +991,11 @@ impl<'a> Graph<'a> {
         if let Some(c) = &class {
             same.insert(c.clone());
             family.insert(c.clone());
+        }
+        // C has no subclasses: the map of them reads every type's first
+        // line (on the kernel, 1.2 s of a 1.7 s `callees` for the struct
+        // fields its calls go through).
+        if let Some(c) = class.as_ref().filter(|_| def.lang != "c") {
             let members = self.defs_named(&def.name)?;
             // Breadth first from the class: a subclass that defines the
             // member again (and everything below it) is not reached.
