@@ -185,11 +185,13 @@ impl Service {
         progress: &dyn Fn(&crate::index::EmbedProgress),
         on_wait: &dyn Fn(Option<u32>),
     ) -> Result<Vec<crate::index::EmbedSummary>> {
-        let settings = self.embed_settings()?;
-        // Damage the index run did not meet (pages only vectors use): set
-        // aside, rebuilt, then embedded once more.
-        self.repairing(|| {
-            crate::index::embed_project(&self.settings, &settings, plan, progress, on_wait)
+        self.timed("embed", || {
+            let settings = self.embed_settings()?;
+            // Damage the index run did not meet (pages only vectors use):
+            // set aside, rebuilt, then embedded once more.
+            self.repairing(|| {
+                crate::index::embed_project(&self.settings, &settings, plan, progress, on_wait)
+            })
         })
     }
 
@@ -330,7 +332,7 @@ impl Service {
                         Vectors::IfChanged
                     },
                 };
-                let result = runner.run(&job, &events);
+                let result = runner.run("refresh", &job, &events);
                 let mut st = runs.lock();
                 st.running = false;
                 st.finished = Some(Instant::now());
@@ -476,16 +478,22 @@ pub(super) struct Runner {
     /// The embedding settings are resolved in the run, and only when it
     /// computes vectors: the defaults when the config is broken.
     config_broken: bool,
+    /// Where the service logs its operations for `stats`.
+    stats: Option<Arc<crate::stats::Recorder>>,
 }
 
 impl Runner {
-    /// [`run_index`], a panic caught as the `Err` of the outer result.
+    /// [`run_index`], a panic caught as the `Err` of the outer result,
+    /// logged for `stats` as `op` (`index` for a client's job, `refresh`
+    /// for the server's own update).
     pub(super) fn run(
         &self,
+        op: &str,
         job: &IndexJob,
         events: &(dyn Fn(IndexEvent) + Sync),
     ) -> std::thread::Result<Result<IndexRun>> {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let started = std::time::Instant::now();
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             run_index(
                 &self.settings,
                 &|| super::lenient_embed(&self.settings.root, self.config_broken),
@@ -493,7 +501,12 @@ impl Runner {
                 job,
                 events,
             )
-        }))
+        }));
+        if let Some(stats) = &self.stats {
+            let ok = matches!(out, Ok(Ok(_)));
+            stats.record(op, started.elapsed(), ok, None);
+        }
+        out
     }
 }
 
@@ -503,6 +516,7 @@ impl Service {
             settings: self.settings.clone(),
             models: self.models.clone(),
             config_broken: self.config_error.is_some(),
+            stats: self.stats.clone(),
         }
     }
 }

@@ -233,7 +233,7 @@ impl Service {
                             });
                         }
                     };
-                    let result = runner.run(&job, &events);
+                    let result = runner.run("index", &job, &events);
                     jobs.update(id, |j| {
                         j.seconds = j
                             .started

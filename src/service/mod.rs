@@ -217,7 +217,7 @@ pub struct Service {
     recency: Mutex<Option<Arc<crate::history::Recency>>>,
     /// Where answered operations are logged for `stats` (none for eval
     /// runs, which measure themselves).
-    stats: Option<crate::stats::Recorder>,
+    stats: Option<Arc<crate::stats::Recorder>>,
     /// Ranked answers kept for repeated queries: long-lived services only
     /// ([`Policy::Background`]; see [`cache`]).
     cache: Option<cache::QueryCache>,
@@ -323,7 +323,7 @@ impl Service {
     /// Logs every answered operation for `stats`, as answered by `by`
     /// (unless `REPO_SEARCH_NO_STATS` is set).
     pub fn recording(mut self, by: crate::stats::Surface) -> Service {
-        self.stats = Some(crate::stats::Recorder::new(self.root(), by));
+        self.stats = Some(Arc::new(crate::stats::Recorder::new(self.root(), by)));
         self
     }
 

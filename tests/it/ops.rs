@@ -68,6 +68,8 @@ fn stats_add_up_the_cli_and_mcp_operations_with_their_latencies() {
     assert_eq!(op(&s, "refs")["count"], 1, "{s}");
     assert_eq!(op(&s, "read")["errors"], 2, "{s}");
     assert!(op(&s, "index")["count"].as_u64().unwrap_or(0) >= 1, "{s}");
+    // The CLI's index run computed vectors: a phase of its own.
+    assert_eq!(op(&s, "embed")["by"]["cli"], 1, "{s}");
     assert!(
         s["sizes"]["tables"]
             .as_array()
@@ -474,6 +476,14 @@ fn mcp_index_jobs_queue_report_progress_and_finish_while_search_answers() {
     assert!(jobs[0]["seconds"].as_f64().is_some(), "{jobs:?}");
     let found = m.ok("find_symbol", json!({"name": "added_later"}));
     assert_eq!(found["total"], 1, "{found}");
+    // Each job is one `index` of the MCP surface in `stats`.
+    let s = p.json(&["stats"]);
+    assert!(
+        op(&s, "index")["by"]["mcp"]
+            .as_u64()
+            .is_some_and(|n| n >= 2),
+        "{s}"
+    );
     // The job rebuilt in place (searches meanwhile saw a complete index):
     // it holds what a rebuild from nothing holds.
     let counts = |v: &Value| {
