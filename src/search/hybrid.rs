@@ -146,10 +146,10 @@ pub struct Analysis {
     /// ([`best_named_paths`]; filled in by [`confirm_named`], empty from
     /// [`analyze`]).
     pub named: Vec<String>,
-    /// The name after a declaration keyword (`struct strbuf` → `strbuf`),
-    /// when the name is not identifier-like by itself, and the kinds of
-    /// definition the keyword declares: the query asks for that definition
-    /// if the index has one (`confirm_declared`).
+    /// The name after a declaration keyword (`struct strbuf` → `strbuf`,
+    /// `struct event_base`) and the kinds of definition the keyword
+    /// declares: the query asks for that definition if the index has one
+    /// (`confirm_declared`), and its files lead ([`DECLARED_DEFINITION`]).
     pub declared: Option<(String, &'static [&'static str])>,
     /// Words in kebab case (`helm-build-in-buffer-source`,
     /// `resolve-and-apply`): names in the Lisps and in shell scripts, plain
@@ -344,9 +344,7 @@ pub fn analyze(query: &str) -> Analysis {
     // `struct strbuf`, `class Config`, `fn parse`: a definition asked for
     // by its declaration keyword (`type checking` is not: see `declared`).
     let declared = match words.as_slice() {
-        [_, name] if !identifiers.iter().any(|i| i == name) => {
-            crate::search::declared_name(q).map(|(name, kinds)| (name.to_string(), kinds))
-        }
+        [_, _] => crate::search::declared_name(q).map(|(name, kinds)| (name.to_string(), kinds)),
         _ => None,
     };
     // `TypeAdapter?`, `valid?` (Ruby), `save!`: a name asked about.
@@ -2251,6 +2249,12 @@ const SYNONYM_NAME_BOOST: f64 = 1.0;
 /// ...and for a name query, the file named exactly like it (`TypeAdapter.java`,
 /// `type_adapter.py` for `TypeAdapter`) is multiplied by this.
 const FILE_NAMED_AS_QUERY: f64 = 2.0;
+/// ...and for a name after its declaration keyword (`struct event_base`,
+/// `class BitState`), a file defining exactly that name as a kind the
+/// keyword declares, by the same factor: libevent's `event.c`, whose
+/// `event_base_new` spells `struct event_base` in every other line, led
+/// the struct's own `event-internal.h` (third).
+const DECLARED_DEFINITION: f64 = FILE_NAMED_AS_QUERY;
 
 /// Ranks files for a fused query: each arm's candidates, in rank order,
 /// give each file `weight / (k + r)` where `r` counts the distinct files the
@@ -2313,6 +2317,19 @@ fn file_scores(
     } else {
         inexact.difference(&exact).copied().collect()
     };
+    let declaring: HashSet<&str> = match &analysis.declared {
+        Some((name, kinds)) if analysis.kind == QueryKind::Identifier => cands
+            .iter()
+            .filter(|c| {
+                c.arm == Arm::Symbol
+                    && match_factor(c) >= 1.0
+                    && c.symbol.as_deref().map(last_part) == Some(name.as_str())
+                    && c.kind.as_deref().is_some_and(|k| kinds.contains(&k))
+            })
+            .map(|c| c.path.as_str())
+            .collect(),
+        _ => HashSet::new(),
+    };
     // Summed in one order (by path, then arm): a map's order, which
     // differs from one process to the next, changed a score's last bits.
     let mut per_arm: Vec<((&str, Arm), f64)> = per_arm.into_iter().collect();
@@ -2349,6 +2366,9 @@ fn file_scores(
             && !inexact_only.contains(path.as_str())
         {
             *score *= FILE_NAMED_AS_QUERY;
+        }
+        if declaring.contains(path.as_str()) {
+            *score *= DECLARED_DEFINITION;
         }
     }
     if analysis.kind == QueryKind::NaturalLanguage {
@@ -2996,13 +3016,15 @@ mod tests {
                 "{q}"
             );
         }
-        // A definition asked for by its declaration keyword, when the name
-        // is not identifier-like by itself (then the index decides).
+        // A definition asked for by its declaration keyword (a plain word
+        // is a name only when the index defines it so; an identifier-like
+        // one is a name anyway, and the keyword says which definitions of
+        // it lead).
         for (q, declared) in [
             ("struct strbuf", Some("strbuf")),
             ("type checking", Some("checking")),
             ("def parse", Some("parse")),
-            ("enum object_type", None),
+            ("enum object_type", Some("object_type")),
             ("struct of arrays", None),
             ("strbuf struct", None),
         ] {

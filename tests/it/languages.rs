@@ -231,6 +231,18 @@ fn new_languages_get_symbols_references_and_chunks() {
         "c/strbuf.c",
         "struct strbuf {\n    char *buf;\n};\n\nvoid strbuf_grow(struct strbuf *sb) {\n    sb->buf = 0;\n}\n\nvoid strbuf_release(struct strbuf *sb) {\n    strbuf_grow(sb);\n}\n",
     );
+    // A struct named like an identifier, defined in a small header, and a
+    // larger file whose functions spell `struct event_base` over and over.
+    p.write(
+        "c/event-internal.h",
+        "struct event_base {\n    int running;\n    int count;\n};\n",
+    );
+    p.write(
+        "c/event.c",
+        &(0..12)
+            .map(|i| format!("struct event_base *event_base_new_{i}(struct event_base *base) {{\n    struct event_base *b = base;\n    return b;\n}}\n\n"))
+            .collect::<String>(),
+    );
     // A Python package that re-exports a class defined deeper, and a
     // `models.py` elsewhere with a longer name; a decorator.
     p.write(
@@ -249,7 +261,7 @@ fn new_languages_get_symbols_references_and_chunks() {
         "pub trait Remappable {}\n\nmod onepass {\n    use super::Remappable;\n    use crate::dfa::onepass::DFA;\n\n    impl Remappable for DFA {}\n}\n",
     );
     let summary = p.json(&["index"]);
-    assert_eq!(summary["files"], FILES.len() + 8, "{summary}");
+    assert_eq!(summary["files"], FILES.len() + 10, "{summary}");
     // `models.CharField`: the package's class before a prefix match in a
     // file named after the qualifier; `@login_required`: the decorator.
     for (args, path, line) in [
@@ -297,6 +309,8 @@ fn new_languages_get_symbols_references_and_chunks() {
         (Some("identifier"), Some(1)),
         "{v}"
     );
+    let v = p.json(&["search", "struct event_base"]);
+    assert_eq!(v["hits"][0]["path"], "c/event-internal.h", "{v}");
     let v = p.json(&["search", "union find"]);
     assert_eq!(v["query_kind"], "natural_language", "{v}");
     for q in ["spawn_task", "pick!"] {
