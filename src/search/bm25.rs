@@ -177,7 +177,7 @@ fn ranked(
             if !filter.accepts(r.path, r.lang) {
                 return;
             }
-            let score = -r.score / factor * crate::search::path_prior(r.path, r.lang);
+            let score = -r.score / factor * crate::search::chunk_prior(r.path, r.lang, r.symbol);
             hits.push((
                 ChunkHit {
                     path: r.path.to_string(),

@@ -339,7 +339,7 @@ pub fn is_named_after(path: &str, name: &str) -> bool {
 }
 
 /// True for code that is not the live source: examples (and samples,
-/// demos), benchmarks,
+/// demos; also `_examples/`, which Go's tool skips), benchmarks,
 /// developer scripts (`scripts/`, `hack/`; not `contrib/`, which is live
 /// code in Django and many others), vendored or
 /// third-party code (also a virtualenv's `site-packages/` in a tree no
@@ -355,6 +355,8 @@ pub fn is_secondary_path(path: &str) -> bool {
         return true;
     }
     comps.any(|c| {
+        // Go's tool skips `_`-prefixed directories (chi's `_examples/`).
+        let c = c.strip_prefix('_').unwrap_or(c);
         is_release_snapshot(c)
             || matches!(
                 c.to_ascii_lowercase().as_str(),
@@ -702,7 +704,8 @@ fn is_release_snapshot(c: &str) -> bool {
 pub const GENERATED_PRIOR: f64 = 0.6;
 
 /// True for code kept with the documentation (`docs/conf.py`, libuv's
-/// `docs/code/` programs, FastAPI's `docs_src/` tutorials): examples, not
+/// `docs/code/` programs, FastAPI's `docs_src/` tutorials; not `doc/`,
+/// which is also a live package's name, cobra's and Go's own): examples, not
 /// the live source. The documents themselves rank as documents.
 fn is_code_under_docs(path: &str, lang: &str) -> bool {
     lang != Lang::Docs.name()
