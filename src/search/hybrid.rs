@@ -2527,7 +2527,7 @@ fn reorder_by_evidence(scores: &mut HashMap<String, f64>, cands: &[Cand], terms:
             if crate::search::is_data_file(p) || lang.get(p) == Some(&"docs") {
                 s += EVIDENCE_DATA;
             }
-            if generated.contains(p) {
+            if generated.contains(p) || crate::search::is_type_declaration(p) {
                 s += EVIDENCE_GENERATED;
             }
             tracing::trace!(
