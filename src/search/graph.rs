@@ -2814,6 +2814,7 @@ impl<'a> Graph<'a> {
         let rows = self.import_rows(r.file_id);
         if rows.iter().any(|i| {
             i.name.as_deref() == Some(name)
+                && i.alias.as_deref().is_none_or(|a| a == name)
                 && t.module_keys.iter().any(|k| module_last(&i.module) == k)
         }) {
             return true;
@@ -2821,15 +2822,34 @@ impl<'a> Graph<'a> {
         self.import_line_names(r, name, t)
     }
 
-    /// Does an import line of the reference's file name `word` and the
-    /// target's module?
+    /// Is the reference written after `::` (a Java or Kotlin method
+    /// reference, `this::label`, `Circle::label`)?
+    fn after_method_reference(&mut self, r: &GraphRef) -> bool {
+        self.text(r.file_id, &r.path).is_some_and(|t| {
+            t.lines
+                .get((r.line as usize).saturating_sub(1))
+                .and_then(|l| l.get(..(r.col as usize).saturating_sub(1)))
+                .is_some_and(|before| before.trim_end().ends_with("::"))
+        })
+    }
+
+    /// Does an import line of the reference's file bind `word` and name
+    /// the target's module?
     fn import_line_names(&mut self, r: &GraphRef, word: &str, t: &TargetInfo) -> bool {
         let Some(text) = self.text(r.file_id, &r.path) else {
             return false;
         };
+        let python = r.lang == "python";
         text.import_lines().any(|l| {
-            let Some(w) = find_word(l, word, 0) else {
-                return false;
+            let mut from = 0;
+            let w = loop {
+                let Some(at) = find_word(l, word, from) else {
+                    return false;
+                };
+                if binds(l, at, word.len(), python) {
+                    break at;
+                }
+                from = at + 1;
             };
             t.module_keys.iter().any(|k| {
                 let mut from = 0;
@@ -3599,10 +3619,24 @@ impl<'a> Graph<'a> {
                 .iter()
                 .map(|r| (r.file_id, r.line, r.col))
                 .collect();
+            // In Java and Kotlin a method is named without a call only as
+            // a method reference (`this::label`): a bare word is a
+            // parameter, local or field of that name.
+            let methods_only = infos
+                .iter()
+                .all(|t| matches!(t.def.kind.as_str(), "method" | "function"));
             for r in self.scan_uses(&name, &langs, calls_only)? {
-                if !have.contains(&(r.file_id, r.line, r.col)) {
-                    candidates.push(r);
+                if have.contains(&(r.file_id, r.line, r.col)) {
+                    continue;
                 }
+                if methods_only
+                    && r.kind == "use"
+                    && matches!(r.lang.as_str(), "java" | "kotlin")
+                    && !self.after_method_reference(&r)
+                {
+                    continue;
+                }
+                candidates.push(r);
             }
             candidates.sort_by(|a, b| (&a.path, a.line, a.col).cmp(&(&b.path, b.line, b.col)));
         }
@@ -4085,6 +4119,35 @@ fn go_package_names(module: &str) -> [&str; 3] {
 /// `github.com/spf13/pflag`).
 fn go_module_dir(module: &str) -> &str {
     module.rsplit('/').next().unwrap_or(module)
+}
+
+/// Whether the word at byte `at` (of `len` bytes) of an import line is a
+/// name the import binds, not a part of a module's path nor a name
+/// imported under another (`render as render_text`, `{a as b}`, `b as
+/// c`): not inside a quoted module (`from './console'`), and in Python
+/// not after a dot (`import pkg.console` binds `pkg`) nor between `from`
+/// and `import` (`from pkg.console import Console` binds `Console`: a
+/// variable `console` is no alias of the module `pkg`).
+fn binds(line: &str, at: usize, len: usize, python: bool) -> bool {
+    let before = &line[..at];
+    let after = line.get(at + len..).unwrap_or("");
+    if after.starts_with(char::is_whitespace) && after.trim_start().starts_with("as ") {
+        return false;
+    }
+    if ['"', '\'', '`']
+        .iter()
+        .any(|&q| before.matches(q).count() % 2 == 1)
+    {
+        return false;
+    }
+    if !python {
+        return true;
+    }
+    if before.trim_end().ends_with('.') {
+        return false;
+    }
+    let t = before.trim_start();
+    !t.starts_with("from ") || t.contains(" import ")
 }
 
 /// The calls inside Rust macro invocations in `lines` (the first being

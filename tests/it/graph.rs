@@ -2223,6 +2223,62 @@ fn javascript_methods_assigned_onto_an_object_are_called_through_this() {
     );
 }
 
+/// An import line binds the names after `import` (or after `as`), not
+/// the parts of a module's path: `from pkg.console import Console` makes
+/// no variable `console` an alias of the package `pkg` (rich's
+/// `console.print(…)` calls were resolved to `rich.print`), and `from
+/// .util import render as render_text` binds no `render`.
+#[test]
+fn python_import_lines_bind_only_the_names_they_import() {
+    let p = Project::new();
+    p.write("pkg/__init__.py", "def print(*objects):\n    pass\n");
+    p.write(
+        "pkg/console.py",
+        "class Console:\n    def print(self, *objs):\n        pass\n",
+    );
+    p.write("pkg/util.py", "def render(x):\n    return x\n");
+    p.write(
+        "pkg/demo.py",
+        "from pkg.console import Console\nfrom .util import render as render_text\n\n\ndef run(render):\n    console = Console()\n    console.print(\"y\")\n    return render(3)\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let resolved = |v: &serde_json::Value| -> Vec<(String, String)> {
+        refs(v)
+            .into_iter()
+            .filter(|(_, how)| how == "resolved")
+            .collect()
+    };
+    let v = p.json(&["refs", "pkg.print"]);
+    assert!(resolved(&v).is_empty(), "{v}");
+    let v = p.json(&["refs", "Console.print"]);
+    assert_eq!(resolved(&v), pairs(&[("pkg/demo.py:7", "resolved")]), "{v}");
+    let v = p.json(&["refs", "util.render"]);
+    assert!(resolved(&v).is_empty(), "{v}");
+}
+
+/// In Java a method is named without a call only as a method reference
+/// (`this::label`): a parameter or local of the same name is no use of it.
+#[test]
+fn java_parameters_named_like_a_method_are_not_its_uses() {
+    let p = Project::new();
+    p.write(
+        "src/Circle.java",
+        "public class Circle {\n    public String label(String label) {\n        String text = label + 1;\n        return text;\n    }\n\n    public Runnable later() {\n        return this::label;\n    }\n\n    public String twice() {\n        return label(\"a\") + label(\"b\");\n    }\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Circle.label"]);
+    let lines: Vec<String> = refs(&v).into_iter().map(|(at, _)| at).collect();
+    assert_eq!(
+        lines,
+        [
+            "src/Circle.java:12",
+            "src/Circle.java:12",
+            "src/Circle.java:8"
+        ],
+        "{v}"
+    );
+}
+
 /// A Go variable named like a type of its package (`rows` beside pq's
 /// `type rows struct`) is the value its binding says, and a method named
 /// like the type it returns (`c.Channel()` giving a `*Channel`) is no

@@ -239,7 +239,7 @@ fn new_languages_get_symbols_references_and_chunks() {
     );
     p.write(
         "c/event.c",
-        &(0..12)
+        (0..12)
             .map(|i| format!("struct event_base *event_base_new_{i}(struct event_base *base) {{\n    struct event_base *b = base;\n    return b;\n}}\n\n"))
             .collect::<String>(),
     );
