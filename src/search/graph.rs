@@ -2822,6 +2822,28 @@ impl<'a> Graph<'a> {
         self.import_line_names(r, name, t)
     }
 
+    /// Is the reference written after the keyword `new` (`new Circle(1)`,
+    /// `new geo.Circle(1)`)?
+    fn after_new(&mut self, r: &GraphRef) -> bool {
+        self.text(r.file_id, &r.path).is_some_and(|t| {
+            t.lines
+                .get((r.line as usize).saturating_sub(1))
+                .and_then(|l| l.get(..(r.col as usize).saturating_sub(1)))
+                .is_some_and(|before| {
+                    // Past the qualifier (`geo.`, `\\Geo\\`), a space, then
+                    // the keyword as a word of its own.
+                    let head = before.trim_end_matches(|c: char| {
+                        c.is_alphanumeric() || matches!(c, '_' | '.' | '\\' | ':')
+                    });
+                    let spaced = head.trim_end();
+                    spaced.len() < head.len()
+                        && spaced.strip_suffix("new").is_some_and(|h| {
+                            !h.ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                        })
+                })
+        })
+    }
+
     /// Is the reference written after `::` (a Java or Kotlin method
     /// reference, `this::label`, `Circle::label`)?
     fn after_method_reference(&mut self, r: &GraphRef) -> bool {
@@ -3723,7 +3745,14 @@ impl<'a> Graph<'a> {
         let refs = self
             .store
             .graph_refs_in(def.file_id, def.start_line, def.end_line)?;
-        let mut calls: Vec<GraphRef> = refs.into_iter().filter(|r| is_call_kind(&r.kind)).collect();
+        let mut calls: Vec<GraphRef> = Vec::new();
+        for r in refs {
+            // `new Circle(1.0)`: a constructor's call, tagged as a use of
+            // the class (Java, C#, PHP, JavaScript).
+            if is_call_kind(&r.kind) || (r.kind == "class" && self.after_new(&r)) {
+                calls.push(r);
+            }
+        }
         if def.lang == "rust"
             && let Some(text) = self.text(def.file_id, &def.path)
         {

@@ -2257,7 +2257,8 @@ fn python_import_lines_bind_only_the_names_they_import() {
 }
 
 /// In Java a method is named without a call only as a method reference
-/// (`this::label`): a parameter or local of the same name is no use of it.
+/// (`this::label`): a parameter or local of the same name is no use of it;
+/// and `new Circle()` is a callee.
 #[test]
 fn java_parameters_named_like_a_method_are_not_its_uses() {
     let p = Project::new();
@@ -2265,7 +2266,17 @@ fn java_parameters_named_like_a_method_are_not_its_uses() {
         "src/Circle.java",
         "public class Circle {\n    public String label(String label) {\n        String text = label + 1;\n        return text;\n    }\n\n    public Runnable later() {\n        return this::label;\n    }\n\n    public String twice() {\n        return label(\"a\") + label(\"b\");\n    }\n}\n",
     );
+    p.write(
+        "src/Main.java",
+        "public class Main {\n    public Circle make() {\n        Circle c = new Circle();\n        return c;\n    }\n}\n",
+    );
     p.run(&["index", "--offline"]).ok();
+    // `new Circle()` is a call of the class's constructor; the declared
+    // type beside it is not.
+    assert_eq!(
+        edge_list(&p, &["callees", "Main.make"]),
+        ["src/Main.java:3 resolved"]
+    );
     let v = p.json(&["refs", "Circle.label"]);
     let lines: Vec<String> = refs(&v).into_iter().map(|(at, _)| at).collect();
     assert_eq!(
