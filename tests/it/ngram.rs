@@ -18,6 +18,14 @@ fn age(p: &Project, rel: &str, ago: Duration) {
     f.set_modified(SystemTime::now() - ago).expect("set mtime");
 }
 
+/// Waits out the racy window of files just written: a file's change stamp
+/// is the later of its mtime and its ctime, and `age` sets back only the
+/// mtime (no tool can set back a ctime), so a file written less than 2 s
+/// before an index run is read again at search time.
+fn settle() {
+    std::thread::sleep(Duration::from_millis(2_100));
+}
+
 fn write_aged(p: &Project, rel: &str, content: impl AsRef<[u8]>, ago: Duration) {
     p.write(rel, content);
     age(p, rel, ago);
@@ -179,6 +187,7 @@ const CASES: &[&[&str]] = &[
 #[test]
 fn indexed_search_equals_scan_before_and_after_edits() {
     let p = tree();
+    settle();
     p.run(&["index", "--no-embed", "-q"]).ok();
     for case in CASES {
         same_as_scan(&p, case);
@@ -266,6 +275,7 @@ fn indexed_search_equals_scan_before_and_after_edits() {
     assert!(matched(&v).contains(&"ignored/secret.py:1".to_string()));
 
     // Re-indexing takes the edits in; answers stay the same.
+    settle();
     p.run(&["index", "--no-embed", "-q"]).ok();
     for case in CASES {
         same_as_scan(&p, case);
@@ -284,6 +294,7 @@ fn many_changes_are_merged_into_the_postings() {
             HOUR,
         );
     }
+    settle();
     p.run(&["index", "--no-embed", "-q"]).ok();
     // More changes than the merge threshold: the next run merges them.
     for i in 0..150 {
@@ -298,6 +309,7 @@ fn many_changes_are_merged_into_the_postings() {
         p.remove(&format!("f/{i:03}.txt"));
     }
     let before = same_as_scan(&p, &["changed_marker_0[0-4]"]).1;
+    settle();
     let r = p.run(&["index", "--no-embed", "-q", "-vv"]).ok();
     assert!(
         r.stderr().contains("read: 150"),
@@ -338,6 +350,7 @@ fn large_files_are_ruled_out_by_their_blocks() {
     };
     write_aged(&p, "gen/regs.h", body(filler), HOUR);
     write_aged(&p, "src/small.c", "int x;\n", HOUR);
+    settle();
     p.run(&["index", "--no-embed", "-q"]).ok();
     let (used, v) = same_as_scan(&p, &["CONFIG_NUMA_BALANCING"]);
     assert_eq!(used, Some(2), "both files ruled out");
@@ -355,6 +368,7 @@ fn large_files_are_ruled_out_by_their_blocks() {
     let (_, v) = same_as_scan(&p, &["CONFIG_NUMA_BALANCING"]);
     assert_eq!(matched(&v).len(), 1);
     // Rebuilt, the new block map admits it.
+    settle();
     p.run(&["index", "--no-embed", "-q", "--full"]).ok();
     let (used, v) = same_as_scan(&p, &["CONFIG_NUMA_BALANCING"]);
     assert_eq!(used, Some(1), "only the small file is ruled out");
@@ -378,6 +392,7 @@ fn a_literal_in_too_many_files_is_left_to_the_other_arms() {
             format!("def caller_{i}(m):\n    return m.send_it()\n"),
         );
     }
+    settle();
     p.run(&["index", "--no-embed", "-q"]).ok();
     let v = p.json(&["search", "Mailer.send_it"]);
     let arm = crate::common::arm_report(&v, "keyword");
