@@ -1109,7 +1109,12 @@ impl<'a> Graph<'a> {
         // A JavaScript function assigned onto an object (`app.set =
         // function…`, `Router.prototype.route = …`) is its member: called
         // through it, and through `this` inside its fellow members.
-        let assigned = matches!(def.lang.as_str(), "javascript" | "typescript" | "tsx");
+        // Not a function nested in another, whose container is the
+        // definition around it.
+        let assigned = matches!(def.lang.as_str(), "javascript" | "typescript" | "tsx")
+            && !defs.iter().any(|d| {
+                d.name == container && d.start_line <= def.start_line && def.end_line <= d.end_line
+            });
         if inside_type
             || matches!(def.lang.as_str(), "go" | "cpp" | "rust")
             || def.kind == "method"
@@ -1252,6 +1257,8 @@ impl<'a> Graph<'a> {
             && matches!(r.lang.as_str(), "javascript" | "typescript" | "tsx")
             && let Some(f) = self.enclosing_callable(r.file_id, r.line)?
             && f.kind == "function"
+            && f.container.is_some()
+            && self.class_of(&f)? == f.container
         {
             return Ok(f.container);
         }

@@ -2221,6 +2221,16 @@ fn javascript_methods_assigned_onto_an_object_are_called_through_this() {
         edge_list(&p, &["callers", "app.set"]),
         ["lib/application.js:8 resolved"]
     );
+    // A function nested in another is no member of it: called bare.
+    p.write(
+        "lib/nested.js",
+        "function outer(x) {\n  function inner(y) {\n    return y + 1;\n  }\n  return inner(x);\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "inner"]),
+        ["lib/nested.js:5 resolved"]
+    );
 }
 
 /// An import line binds the names after `import` (or after `as`), not
