@@ -4537,10 +4537,12 @@ fn binding_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
             .rposition(|b| !(is_ident_byte(b) || b == b'.' || b == b':'))
             .map_or(0, |i| i + 1);
         let ty = last_part(&before[word_start..]);
+        // C++ also initialises directly: `Foo g(1);`, `Foo g{1};`.
+        let direct = lang == "cpp" && after.starts_with(['(', '{']);
         if c_style
             && !ty.is_empty()
             && capitalized(ty)
-            && (after.starts_with(['=', ';', ',', ')', ':']) || after.is_empty())
+            && (after.starts_with(['=', ';', ',', ')', ':']) || after.is_empty() || direct)
             && !in_comment_or_string(line, at)
         {
             return Some(ty.to_string());
@@ -5990,6 +5992,16 @@ mod tests {
             binding_in_line("  srv := NewServer(a)", "srv", "go").as_deref(),
             Some("Server")
         );
+        // C++ direct initialisation.
+        assert_eq!(
+            binding_in_line("  Foo g(1);", "g", "cpp").as_deref(),
+            Some("Foo")
+        );
+        assert_eq!(
+            binding_in_line("  geo::Circle c{3};", "c", "cpp").as_deref(),
+            Some("Circle")
+        );
+        assert_eq!(binding_in_line("  g(1);", "g", "cpp").as_deref(), None);
         assert_eq!(
             binding_in_line("func f(srv *Server) {", "srv", "go").as_deref(),
             Some("Server")
