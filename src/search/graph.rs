@@ -3015,6 +3015,26 @@ impl<'a> Graph<'a> {
                 return Ok((!ty.is_empty() && ty != REBOUND).then(|| ty.clone()));
             }
         }
+        // A field of the class around the use, named bare where `this` is
+        // implicit (`protected Circle conn;` then `conn.label()` in Java).
+        if !attr
+            && implicit_this(&r.lang)
+            && r.lang != "ruby"
+            && let Some(class) = self.enclosing_class(r.file_id, r.line)?
+        {
+            let defs = self.defs_of_file(r.file_id)?;
+            let field = defs.iter().find(|d| {
+                d.name == q
+                    && d.container.as_deref().map(last_segment) == Some(class.as_str())
+                    && matches!(
+                        d.kind.as_str(),
+                        "field" | "property" | "variable" | "constant"
+                    )
+            });
+            if let Some(t) = field.and_then(|f| binding_in_line(&f.signature, q, &r.lang)) {
+                return Ok(Some(t));
+            }
+        }
         if !attr && from > 0 {
             // A module-level binding.
             let key = (r.file_id, usize::MAX, q.to_string());

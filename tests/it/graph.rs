@@ -2287,6 +2287,16 @@ fn java_parameters_named_like_a_method_are_not_its_uses() {
         edge_list(&p, &["callees", "Main.make"]),
         ["src/Main.java:3 resolved"]
     );
+    // A field named bare is typed by its declaration in the class.
+    p.write(
+        "src/Holder.java",
+        "public class Holder {\n    protected Circle conn;\n\n    public String run() {\n        return conn.twice();\n    }\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callees", "Holder.run"]),
+        ["src/Holder.java:5 resolved"]
+    );
     let v = p.json(&["refs", "Circle.label"]);
     let lines: Vec<String> = refs(&v).into_iter().map(|(at, _)| at).collect();
     assert_eq!(
