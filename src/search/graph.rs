@@ -5640,6 +5640,13 @@ fn type_of_expr(rhs: &str, lang: &str) -> Option<String> {
     if path.is_empty() {
         return None;
     }
+    // Ruby's `Geo::Circle.new(3)`: the class before `.new`.
+    if lang == "ruby"
+        && let Some(class) = path.strip_suffix(".new")
+        && capitalized(last_part(class))
+    {
+        return Some(last_part(class).to_string());
+    }
     // `Server::new(…)`, `Server::default()`: the path's type.
     if let Some(i) = path.rfind("::") {
         let head = &path[..i];
@@ -6011,6 +6018,15 @@ mod tests {
         assert_eq!(
             binding_in_line("  srv := NewServer(a)", "srv", "go").as_deref(),
             Some("Server")
+        );
+        // Ruby's constructor call, also through a module.
+        assert_eq!(
+            binding_in_line("    c = Geo::Circle.new(3)", "c", "ruby").as_deref(),
+            Some("Circle")
+        );
+        assert_eq!(
+            binding_in_line("    c = Circle.new", "c", "ruby").as_deref(),
+            Some("Circle")
         );
         // C++ direct initialisation.
         assert_eq!(
