@@ -296,7 +296,7 @@ impl Stamp {
             ino: md.ino(),
             len: md.len(),
             mtime_ns: crate::search::ngram::mtime_ns(md),
-            ctime_ns: md.ctime() * 1_000_000_000 + md.ctime_nsec(),
+            ctime_ns: crate::search::ngram::ctime_ns(md),
         }
     }
 }
@@ -336,8 +336,9 @@ impl FileCache {
         let (text, md) = read_decoded(root, rel, limit)?;
         let text: Arc<str> = text.into();
         let stamp = Stamp::of(&md);
-        // Changed too recently, by its contents or its inode, to be kept.
-        let racy = crate::index::now_ns() - stamp.mtime_ns.max(stamp.ctime_ns) < self.racy_ns;
+        // Changed too recently, by its contents or its inode, to be kept
+        // (`mtime_ns` is the later of the mtime and the ctime).
+        let racy = crate::index::now_ns() - stamp.mtime_ns < self.racy_ns;
         if !racy && text.len() <= CACHE_BYTES / 4 {
             let mut inner = self.lock();
             if inner.bytes + text.len() > CACHE_BYTES {

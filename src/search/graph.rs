@@ -1100,21 +1100,18 @@ impl<'a> Graph<'a> {
             return Ok(None);
         };
         let defs = self.defs_of_file(def.file_id)?;
-        let inside_type = defs.iter().any(|d| {
-            d.name == container
-                && is_type_kind(&d.kind)
-                && d.start_line <= def.start_line
-                && def.end_line <= d.end_line
-        });
+        // The definitions named like the container around `def`.
+        let around = |d: &&GraphDef| {
+            d.name == container && d.start_line <= def.start_line && def.end_line <= d.end_line
+        };
+        let inside_type = defs.iter().filter(around).any(|d| is_type_kind(&d.kind));
         // A JavaScript function assigned onto an object (`app.set =
         // function…`, `Router.prototype.route = …`) is its member: called
-        // through it, and through `this` inside its fellow members.
-        // Not a function nested in another, whose container is the
-        // definition around it.
+        // through it, and through `this` inside its fellow members. Not a
+        // function nested in another, whose container is the definition
+        // around it.
         let assigned = matches!(def.lang.as_str(), "javascript" | "typescript" | "tsx")
-            && !defs.iter().any(|d| {
-                d.name == container && d.start_line <= def.start_line && def.end_line <= d.end_line
-            });
+            && !defs.iter().any(|d| around(&d));
         if inside_type
             || matches!(def.lang.as_str(), "go" | "cpp" | "rust")
             || def.kind == "method"
@@ -2829,37 +2826,38 @@ impl<'a> Graph<'a> {
         self.import_line_names(r, name, t)
     }
 
-    /// Is the reference written after the keyword `new` (`new Circle(1)`,
-    /// `new geo.Circle(1)`)?
-    fn after_new(&mut self, r: &GraphRef) -> bool {
+    /// Whether the text of the reference's line before it passes `test`
+    /// (false when the file cannot be read).
+    fn written_after(&mut self, r: &GraphRef, test: impl FnOnce(&str) -> bool) -> bool {
         self.text(r.file_id, &r.path).is_some_and(|t| {
             t.lines
                 .get((r.line as usize).saturating_sub(1))
                 .and_then(|l| l.get(..(r.col as usize).saturating_sub(1)))
-                .is_some_and(|before| {
-                    // Past the qualifier (`geo.`, `\\Geo\\`), a space, then
-                    // the keyword as a word of its own.
-                    let head = before.trim_end_matches(|c: char| {
-                        c.is_alphanumeric() || matches!(c, '_' | '.' | '\\' | ':')
-                    });
-                    let spaced = head.trim_end();
-                    spaced.len() < head.len()
-                        && spaced.strip_suffix("new").is_some_and(|h| {
-                            !h.ends_with(|c: char| c.is_alphanumeric() || c == '_')
-                        })
-                })
+                .is_some_and(test)
+        })
+    }
+
+    /// Is the reference written after the keyword `new` (`new Circle(1)`,
+    /// `new geo.Circle(1)`)?
+    fn after_new(&mut self, r: &GraphRef) -> bool {
+        self.written_after(r, |before| {
+            // Past the qualifier (`geo.`, `\\Geo\\`), a space, then the
+            // keyword as a word of its own.
+            let head = before.trim_end_matches(|c: char| {
+                c.is_alphanumeric() || matches!(c, '_' | '.' | '\\' | ':')
+            });
+            let spaced = head.trim_end();
+            spaced.len() < head.len()
+                && spaced
+                    .strip_suffix("new")
+                    .is_some_and(|h| !h.ends_with(|c: char| c.is_alphanumeric() || c == '_'))
         })
     }
 
     /// Is the reference written after `::` (a Java or Kotlin method
     /// reference, `this::label`, `Circle::label`)?
     fn after_method_reference(&mut self, r: &GraphRef) -> bool {
-        self.text(r.file_id, &r.path).is_some_and(|t| {
-            t.lines
-                .get((r.line as usize).saturating_sub(1))
-                .and_then(|l| l.get(..(r.col as usize).saturating_sub(1)))
-                .is_some_and(|before| before.trim_end().ends_with("::"))
-        })
+        self.written_after(r, |before| before.trim_end().ends_with("::"))
     }
 
     /// Does an import line of the reference's file bind `word` and name
@@ -3021,19 +3019,14 @@ impl<'a> Graph<'a> {
             && implicit_this(&r.lang)
             && r.lang != "ruby"
             && let Some(class) = self.enclosing_class(r.file_id, r.line)?
+            && let Some(d) = self.member_def(&class, q)?
+            && matches!(
+                d.kind.as_str(),
+                "field" | "property" | "variable" | "constant"
+            )
+            && let Some(t) = binding_in_line(&d.signature, q, &d.lang)
         {
-            let defs = self.defs_of_file(r.file_id)?;
-            let field = defs.iter().find(|d| {
-                d.name == q
-                    && d.container.as_deref().map(last_segment) == Some(class.as_str())
-                    && matches!(
-                        d.kind.as_str(),
-                        "field" | "property" | "variable" | "constant"
-                    )
-            });
-            if let Some(t) = field.and_then(|f| binding_in_line(&f.signature, q, &r.lang)) {
-                return Ok(Some(t));
-            }
+            return Ok(Some(t));
         }
         if !attr && from > 0 {
             // A module-level binding.
@@ -4180,7 +4173,7 @@ fn go_module_dir(module: &str) -> &str {
 /// Whether the word at byte `at` (of `len` bytes) of an import line is a
 /// name the import binds, not a part of a module's path nor a name
 /// imported under another (`render as render_text`, `{a as b}`, `b as
-/// c`): not inside a quoted module (`from './console'`), and in Python
+/// c`): not inside a quoted module (`from './console'`) or a comment, and in Python
 /// not after a dot (`import pkg.console` binds `pkg`) nor between `from`
 /// and `import` (`from pkg.console import Console` binds `Console`: a
 /// variable `console` is no alias of the module `pkg`).
@@ -4190,10 +4183,7 @@ fn binds(line: &str, at: usize, len: usize, python: bool) -> bool {
     if after.starts_with(char::is_whitespace) && after.trim_start().starts_with("as ") {
         return false;
     }
-    if ['"', '\'', '`']
-        .iter()
-        .any(|&q| before.matches(q).count() % 2 == 1)
-    {
+    if in_comment_or_string(line, at) {
         return false;
     }
     if !python {
@@ -4260,7 +4250,7 @@ fn rust_macro_calls(lines: &[String], first_line: u32) -> Vec<(u32, u32, String,
                         let after = after.trim_start();
                         if depth == 0 && word != "macro_rules" && after.starts_with(['(', '[', '{'])
                         {
-                            // Enter at the opening bracket, counted next.
+                            // Past the opening bracket, at depth 1.
                             i = line.len() - after.len() + 1;
                             depth = 1;
                         }

@@ -44,14 +44,18 @@ pub const RACY_NS: i64 = 2_000_000_000;
 /// seen; a `chmod` or a new hard link only costs a hash. The index's
 /// `mtime_ns` columns hold this stamp.
 pub fn mtime_ns(md: &std::fs::Metadata) -> i64 {
-    use std::os::unix::fs::MetadataExt;
     let mtime = md
         .modified()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos() as i64);
-    let ctime = md.ctime().saturating_mul(1_000_000_000) + md.ctime_nsec();
-    mtime.max(ctime)
+    mtime.max(ctime_ns(md))
+}
+
+/// A file's ctime in nanoseconds since the epoch.
+pub fn ctime_ns(md: &std::fs::Metadata) -> i64 {
+    use std::os::unix::fs::MetadataExt;
+    md.ctime().saturating_mul(1_000_000_000) + md.ctime_nsec()
 }
 
 /// What the postings say about one keyword search: the file versions they
