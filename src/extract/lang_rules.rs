@@ -516,7 +516,9 @@ pub(crate) fn objc_parse_text(source: &str) -> Cow<'_, str> {
 /// `lang` from when its first parse `has_errors`, if the language has one:
 /// C, C++, Objective-C and C# with every preprocessor condition true
 /// ([`first_branches`]: it loses `#else` branches' own definitions, so the
-/// caller keeps it only when it finds more); Haskell with each tab a space
+/// caller keeps it only when it finds more; an Objective-C
+/// `@implementation` whose branches balance, with every branch kept:
+/// [`every_branch`]); Haskell with each tab a space
 /// (tree-sitter-haskell's scanner counts a tab as one column in some
 /// places and eight in others, so a file indented or aligned with tabs can
 /// lose its layout and every definition after it); C, C++ and
@@ -537,7 +539,12 @@ pub(crate) fn second_reading(lang: Lang, source: &str, tree: &tree_sitter::Tree)
         _ if !has_errors => None,
         Lang::CSharp => first_branches(source, true),
         Lang::C | Lang::Cpp | Lang::ObjC => {
-            let branches = first_branches(source, false);
+            let branches = first_branches(source, false).or_else(|| {
+                // Balanced branches the Objective-C grammar still misreads.
+                (lang == Lang::ObjC && source.contains("@implementation"))
+                    .then(|| every_branch(source))
+                    .flatten()
+            });
             let exported = export_macros(branches.as_deref().unwrap_or(source)).or(branches);
             attribute_macros(exported.as_deref().unwrap_or(source)).or(exported)
         }
@@ -1231,6 +1238,27 @@ fn generic_call_signatures(source: &str) -> Option<String> {
 /// inside a parameter list or an object initializer (pythonnet's
 /// `Finalizer.cs`) lost the file's namespace and class.
 pub(crate) fn first_branches(source: &str, any_branch: bool) -> Option<String> {
+    branches(source, any_branch, false)
+}
+
+/// C, C++ and Objective-C with the conditional directives' own lines
+/// blanked and the code of every branch kept, for a file whose branches
+/// each keep their braces balanced but whose grammar takes no directive
+/// where they stand: tree-sitter-objc reads none between an
+/// `@implementation`'s methods, and lost every method of react-native-
+/// screens' `RNSScreen.mm` after its first `#ifdef RCT_NEW_ARCH_ENABLED`
+/// (94 methods, 35 found). Each branch's methods are whole, so both are
+/// read, as the two definitions they are. `None` when the file has no
+/// conditional directive.
+pub(crate) fn every_branch(source: &str) -> Option<String> {
+    branches(source, true, true)
+}
+
+/// [`first_branches`] and [`every_branch`]: with `keep_all`, only the
+/// directives' lines are blanked, otherwise every `#elif`/`#else` branch
+/// too (and only when some branch leaves braces unbalanced, unless
+/// `any_branch`).
+fn branches(source: &str, any_branch: bool, keep_all: bool) -> Option<String> {
     if !source.contains("#if") {
         return None;
     }
@@ -1280,7 +1308,11 @@ pub(crate) fn first_branches(source: &str, any_branch: bool) -> Option<String> {
                 if let Some(g) = groups.last_mut() {
                     unbalanced |= g.depth != 0;
                     g.depth = 0;
-                    g.blank_from.get_or_insert(at);
+                    if keep_all {
+                        blanks.push((at, end));
+                    } else {
+                        g.blank_from.get_or_insert(at);
+                    }
                 }
             } else if is(b"endif")
                 && let Some(g) = groups.pop()

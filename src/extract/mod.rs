@@ -125,7 +125,7 @@ impl Extractor {
     ) -> Result<Extracted, ExtractError> {
         let lines = Lines::new(source);
         let mut out = Extracted {
-            generated: crate::search::has_generated_marker(source),
+            generated: crate::model::Generated::of(source),
             ..Extracted::default()
         };
         let pieces = match lang::grammar_for_path(lang, path) {

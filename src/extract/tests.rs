@@ -1825,6 +1825,8 @@ fn kotlin_fixture() {
             s("Registry", "class", "", 5, 7),
             s("register", "method", "Registry", 6, 6),
             s("Point", "class", "", 8, 8),
+            s("x", "field", "Point", 8, 8),
+            s("y", "field", "Point", 8, 8),
             s("Color", "enum", "", 9, 9),
             s("RED", "constant", "Color", 9, 9),
             s("GREEN", "constant", "Color", 9, 9),
@@ -1839,8 +1841,9 @@ fn kotlin_fixture() {
     assert!(spans.contains(&(11, 13, Some("topLevel"))), "{spans:?}");
     assert!(spans.contains(&(5, 7, Some("Registry"))), "{spans:?}");
 
-    // Members of a class body and of its companion object; locals are not
-    // definitions; a `const val` is a constant.
+    // Members of a class body and of its companion object, and the primary
+    // constructor's `val` parameters; locals are not definitions; a `const
+    // val` is a constant.
     let src = "class Widget(val name: String) : Base(), Renderer {\n    val size: Int = 3\n    fun render(x: Int): String {\n        val h = Helper()\n        return h.run(x)\n    }\n    companion object {\n        const val MAX = 3\n    }\n}\n";
     let x = extract("W.kt", src, Lang::Kotlin);
     check_common("kotlin", src, &x);
@@ -1848,6 +1851,7 @@ fn kotlin_fixture() {
         symbols(&x),
         vec![
             s("Widget", "class", "", 1, 10),
+            s("name", "field", "Widget", 1, 1),
             s("size", "field", "Widget", 2, 2),
             s("render", "method", "Widget", 3, 6),
             s("MAX", "constant", "Widget", 8, 8),
@@ -1858,7 +1862,7 @@ fn kotlin_fixture() {
 
     // Extensions belong to the type they extend (a companion's to its
     // class); a secondary constructor is `constructor` of its class.
-    let src = "fun <T> ListenableFuture<T>.await(): T {\n    return get()\n}\nval CameraInfo?.deviceType: Int\n    get() = 1\nfun Promise.Companion.parallel(n: Int) {}\nfun Map<String, Int>.Entry.show() {}\nclass Proxy(val r: Int) {\n    constructor(w: Int, h: Int) {\n        this(w * h)\n    }\n}\n";
+    let src = "fun <T> ListenableFuture<T>.await(): T {\n    return get()\n}\nval CameraInfo?.deviceType: Int\n    get() = 1\nfun Promise.Companion.parallel(n: Int) {}\nfun Map<String, Int>.Entry.show() {}\nclass Proxy(val r: Int = q, s: Int) {\n    constructor(w: Int, h: Int) {\n        this(w * h)\n    }\n}\n";
     let x = extract("Ext.kt", src, Lang::Kotlin);
     check_common("kotlin", src, &x);
     assert_eq!(
@@ -1869,6 +1873,7 @@ fn kotlin_fixture() {
             s("parallel", "function", "Promise", 6, 6),
             s("show", "function", "Entry", 7, 7),
             s("Proxy", "class", "", 8, 12),
+            s("r", "field", "Proxy", 8, 8),
             s("constructor", "method", "Proxy", 9, 11),
         ]
     );
@@ -2408,6 +2413,24 @@ fn objc_fixture() {
         "{spans:?}"
     );
     assert_eq!(x.imports.len(), 2, "`#import`s: {:?}", x.imports);
+}
+
+#[test]
+fn objc_methods_in_balanced_branches_of_an_implementation_are_all_definitions() {
+    // tree-sitter-objc takes no directive between an `@implementation`'s
+    // methods: both branches' methods were lost, and the method after them.
+    let src = "#import \"Foo.h\"\n\n@implementation Foo\n\n#ifdef NEW_ARCH\n- (instancetype)initWithFrame:(CGRect)frame\n{\n  return self;\n}\n#else\n- (instancetype)initWithBridge:(id)bridge\n{\n  return self;\n}\n#endif\n\n- (void)plainMethod\n{\n}\n\n@end\n";
+    let x = extract("Foo.mm", src, Lang::ObjC);
+    check_common("objc", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("Foo", "class", "", 3, 21),
+            s("initWithFrame", "method", "Foo", 6, 9),
+            s("initWithBridge", "method", "Foo", 11, 14),
+            s("plainMethod", "method", "Foo", 17, 19),
+        ]
+    );
 }
 
 /// `(path, source, expected symbols)` for the line heuristic of code

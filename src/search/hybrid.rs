@@ -20,6 +20,7 @@ use serde::Serialize;
 use crate::embed::{Embedder, Tier, TokenTable};
 use crate::error::{ErrorCode, UserError};
 use crate::history::Recency;
+use crate::model::Generated;
 use crate::search::bm25::{ChunkHit, Words, search_bm25};
 use crate::search::keyword::{
     CaseMode, KeywordRequest, RuleOut, search_keyword_listed, search_keyword_with,
@@ -726,6 +727,13 @@ impl Cand {
         self.prior *= crate::search::GENERATED_PRIOR;
         self.generated = true;
     }
+
+    /// Ranks the candidate as build output that its path alone did not say
+    /// was ([`crate::search::BUILD_OUTPUT_PRIOR`]).
+    fn mark_compiled(&mut self) {
+        self.prior *= crate::search::BUILD_OUTPUT_PRIOR;
+        self.generated = true;
+    }
 }
 
 /// A candidate generated from a grammar that is a candidate too (Bison's
@@ -761,9 +769,13 @@ fn demote_generated_siblings(cands: &mut [Cand]) {
 
 /// A candidate whose file says atop it that a tool wrote it
 /// (`files.generated`, see [`crate::search::has_generated_marker`]) ranks
-/// as generated code does by its name ([`GENERATED_PRIOR`], once): a
-/// bundle or a generated table repeats the vocabulary of the code it was
-/// made from. A store that cannot say leaves the priors as they are.
+/// as generated code does by its name ([`GENERATED_PRIOR`], once), and one
+/// that ends with a source map's address as build output does
+/// ([`crate::search::BUILD_OUTPUT_PRIOR`]: react-native-screens' compiled
+/// `lib/module/` and `lib/commonjs/` copies took 11 of 100 top-10 places
+/// beside their `src/`): a bundle or a generated table repeats the
+/// vocabulary of the code it was made from. A store that cannot say
+/// leaves the priors as they are.
 fn demote_marked_generated(store: &Store, cands: &mut [Cand]) {
     let mut paths: Vec<&str> = cands.iter().map(|c| c.path.as_str()).collect();
     paths.sort_unstable();
@@ -779,8 +791,14 @@ fn demote_marked_generated(store: &Store, cands: &mut [Cand]) {
         return;
     }
     for c in cands.iter_mut() {
-        if generated.contains(&c.path) && !crate::search::is_generated_path(&c.path) {
-            c.mark_generated();
+        match generated.get(&c.path) {
+            Some(Generated::Compiled) if !crate::search::is_build_output(&c.path) => {
+                c.mark_compiled();
+            }
+            Some(Generated::Marked) if !crate::search::is_generated_path(&c.path) => {
+                c.mark_generated();
+            }
+            _ => {}
         }
     }
 }

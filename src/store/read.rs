@@ -970,22 +970,25 @@ impl Store {
         rows.collect()
     }
 
-    /// Those of `paths` whose files' first lines say a tool wrote them
-    /// (`files.generated`), in one query that looks up each of `paths`
-    /// (not every generated file: a Go monorepo has thousands).
+    /// Those of `paths` whose files' text says a tool wrote them
+    /// (`files.generated`), with what it says, in one query that looks up
+    /// each of `paths` (not every generated file: a Go monorepo has
+    /// thousands).
     pub fn generated_among(
         &self,
         paths: &[&str],
-    ) -> rusqlite::Result<std::collections::HashSet<String>> {
+    ) -> rusqlite::Result<HashMap<String, crate::model::Generated>> {
         if paths.is_empty() {
-            return Ok(std::collections::HashSet::new());
+            return Ok(HashMap::new());
         }
         let list = super::json_list(paths)?;
         let mut stmt = self.conn.prepare_cached(
-            "SELECT path FROM files
-             WHERE generated = 1 AND path IN (SELECT value FROM json_each(?1))",
+            "SELECT path, generated FROM files
+             WHERE generated != 0 AND path IN (SELECT value FROM json_each(?1))",
         )?;
-        let rows = stmt.query_map([list], |r| r.get(0))?;
+        let rows = stmt.query_map([list], |r| {
+            Ok((r.get(0)?, crate::model::Generated::from_code(r.get(1)?)))
+        })?;
         rows.collect()
     }
 

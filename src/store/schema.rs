@@ -325,10 +325,17 @@
 //!   each target, not only the inner one; `files.mtime_ns` (and
 //!   `ngram_docs.mtime_ns`) hold the later of mtime and ctime. An older
 //!   index's rows are rebuilt by the next index run (its vectors kept).
+//! - 64: same tables; rows change: `files.generated` is 2 for a file that
+//!   ends with a source map's address (compiled output,
+//!   `model::Generated::Compiled`); a Kotlin primary constructor's `val` /
+//!   `var` parameters are fields of the class; an Objective-C file whose
+//!   `@implementation` holds balanced `#if` branches is read with every
+//!   branch kept (`extract::lang_rules::every_branch`). An older index's
+//!   rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 63;
+pub const SCHEMA_VERSION: i64 = 64;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -340,7 +347,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 63;
+const SAME_ROWS_SINCE: i64 = 64;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -475,7 +475,7 @@ impl Writer<'_> {
                     u.hash as i64,
                     now_ns,
                     u.skip_reason,
-                    u.extracted.generated
+                    u.extracted.generated.code()
                 ])?;
                 id
             }
@@ -492,7 +492,7 @@ impl Writer<'_> {
                     u.hash as i64,
                     now_ns,
                     u.skip_reason,
-                    u.extracted.generated
+                    u.extracted.generated.code()
                 ])?;
                 tx.last_insert_rowid()
             }

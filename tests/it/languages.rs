@@ -649,16 +649,17 @@ fn a_grammar_is_indexed_and_ranks_before_the_code_generated_from_it() {
 }
 
 /// A bundle whose header says a tool wrote it ("Generated File. Do not
-/// edit.", as atop Capacitor's `native-bridge.js`) ranks after the source
-/// it repeats; the same bundle without the header leads, so the header is
-/// what moves it.
+/// edit.", as atop Capacitor's `native-bridge.js`), or that ends with a
+/// source map's address as compiled output does, ranks after the source it
+/// repeats; the same bundle without either leads, so they are what move
+/// it.
 #[test]
 fn a_file_that_says_it_is_generated_ranks_after_the_source() {
     let source = "// Sends a message to the plugin it names.\n\
                   export function dispatch(msg: Message, plugins: PluginTable) {\n\
                   \x20 const plugin = plugins.lookup(msg.pluginId);\n\
                   \x20 return plugin.call(msg.methodName, msg.options);\n}\n";
-    let bundle = |header: &str| {
+    let bundle = |header: &str, trailer: &str| {
         let body: String = (0..4)
             .map(|i| {
                 format!(
@@ -667,12 +668,12 @@ fn a_file_that_says_it_is_generated_ranks_after_the_source() {
                 )
             })
             .collect();
-        format!("{header}var nativeBridge = (function () {{\n{body}}})();\n")
+        format!("{header}var nativeBridge = (function () {{\n{body}}})();\n{trailer}")
     };
-    let first = |header: &str| -> String {
+    let first = |header: &str, trailer: &str| -> String {
         let p = Project::new();
         p.write("src/dispatch.ts", source);
-        p.write("assets/native-bridge.js", bundle(header));
+        p.write("assets/native-bridge.js", bundle(header, trailer));
         p.json(&["index", "--no-embed"]);
         let v = p.json(&["search", "how is a message routed to the right plugin"]);
         v["hits"][0]["path"]
@@ -681,12 +682,19 @@ fn a_file_that_says_it_is_generated_ranks_after_the_source() {
             .to_string()
     };
     assert_eq!(
-        first(""),
+        first("", ""),
         "assets/native-bridge.js",
         "the premise: unmarked, the bundle leads"
     );
     assert_eq!(
-        first("/*! Example: MIT License */\n/* Generated File. Do not edit. */\n"),
+        first(
+            "/*! Example: MIT License */\n/* Generated File. Do not edit. */\n",
+            ""
+        ),
+        "src/dispatch.ts"
+    );
+    assert_eq!(
+        first("", "//# sourceMappingURL=native-bridge.js.map\n"),
         "src/dispatch.ts"
     );
 }

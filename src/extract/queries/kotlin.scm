@@ -17,6 +17,10 @@
   (property_declaration
     (variable_declaration (identifier) @name)) @definition.field)
 
+; A primary constructor's `val` / `var` parameters are properties of the
+; class (`data class User(val name: String)`); plain parameters are not.
+(class_parameter ["val" "var"] . (identifier) @name) @definition.field
+
 (source_file
   (property_declaration
     (variable_declaration (identifier) @name)) @definition.variable)
