@@ -29,7 +29,8 @@ use crate::search::ngram::{IndexFilter, Listed};
 use crate::search::semantic::{SemanticInfo, SemanticRequest, SemanticSearcher};
 use crate::search::symbol::{MatchKind, MatchMode, SymbolQuery, find_symbols};
 use crate::search::{
-    ChunkFilter, Scope, Snippets, asked_name, best_snippet, chunk_snippet, token_match,
+    ChunkFilter, Scope, Snippets, asked_name, best_snippet, chunk_snippet, definition_snippet,
+    token_match,
 };
 use crate::source::Sources;
 use crate::store::{ChunkRow, ChunkSpan, Store};
@@ -1713,14 +1714,32 @@ impl Hybrid {
                 break;
             }
             if let Some((span, start, end)) = f.pending.take() {
-                let Some(snippet) = chunk_snippet(
-                    &mut sources,
-                    &f.path,
-                    &span,
-                    (start, end),
-                    &terms,
-                    req.snippet_lines,
-                ) else {
+                // The definition a name query asks for shows from its own
+                // line (its signature), not the window of its body (or of
+                // the doc comment above it) where the name recurs most:
+                // awesome's `naughty.notify` showed lines 860-865 of a
+                // function starting at 621.
+                let named = defines_queried_name(&analysis, f.symbol.as_deref())
+                    .then(|| {
+                        definition_snippet(
+                            &mut sources,
+                            &f.path,
+                            &span,
+                            f.start_line,
+                            req.snippet_lines,
+                        )
+                    })
+                    .flatten();
+                let Some(snippet) = named.or_else(|| {
+                    chunk_snippet(
+                        &mut sources,
+                        &f.path,
+                        &span,
+                        (start, end),
+                        &terms,
+                        req.snippet_lines,
+                    )
+                }) else {
                     continue;
                 };
                 f.snippet = Some(snippet);
@@ -1910,6 +1929,18 @@ fn short_error(e: &anyhow::Error) -> String {
         Some(u) => u.message.clone(),
         None => format!("{e:#}"),
     }
+}
+
+/// Whether `symbol` is named as one of the query's identifiers (their last
+/// parts, case aside: `naughty.notify` names `notify`).
+fn defines_queried_name(analysis: &Analysis, symbol: Option<&str>) -> bool {
+    symbol.is_some_and(|s| {
+        let name = last_part(s);
+        analysis
+            .identifiers
+            .iter()
+            .any(|i| last_part(i).eq_ignore_ascii_case(name))
+    })
 }
 
 fn last_part(ident: &str) -> &str {

@@ -815,6 +815,32 @@ pub fn chunk_snippet(
     Some(best_snippet(&text, start_line, terms, lines))
 }
 
+/// The first `lines` lines of `path` from line `from` on (a definition's
+/// own line, where the chunk that matched may start at its doc comment or
+/// lie further down its body), while the file still holds the chunk at
+/// `span` as indexed: `None` when it does not, or ends before `from`.
+pub fn definition_snippet(
+    sources: &mut crate::source::Sources<'_>,
+    path: &str,
+    span: &crate::store::ChunkSpan,
+    from: u32,
+    lines: usize,
+) -> Option<(u32, String)> {
+    sources.chunk(path, span)?;
+    let text = sources.file(path, span.file_size)?;
+    let at = text
+        .split_inclusive('\n')
+        .take(from.saturating_sub(1) as usize)
+        .map(str::len)
+        .sum::<usize>();
+    let head: String = text
+        .get(at..)?
+        .split_inclusive('\n')
+        .take(lines.max(1))
+        .collect();
+    (!head.trim().is_empty()).then(|| best_snippet(&head, from, &[], lines))
+}
+
 /// The window of at most `max_lines` lines of `text` (which starts at
 /// `first_line`) holding the most query-term occurrences. Returns the first
 /// line number of the window and its text. A licence notice atop a file

@@ -836,6 +836,31 @@ fn fuzzy_matches_fill_only_for_an_unknown_name() {
     assert_eq!(v["hits"][0]["match"], "fuzzy", "{v}");
 }
 
+/// A name query's hit on the definition it names shows the definition's
+/// own first lines (its signature), not the window of the doc comment
+/// above it or of its body further down where the name recurs most.
+#[test]
+fn a_named_definition_shows_its_signature() {
+    let p = Project::new();
+    let mut src = String::from(
+        "-- Shows a notification.\n-- @usage notify({ text = \"notify me\" })\n-- @see notify_later, notify_all\n",
+    );
+    src.push_str("function notify(args)\n    local n = {}\n");
+    for i in 0..120 {
+        src.push_str(&format!("    n[{i}] = args.text .. {i}\n"));
+    }
+    src.push_str("    notify_later(n) notify_all(n) -- notify notify notify\n    return n\nend\n");
+    p.write("lib/notify.lua", &src);
+    assert_eq!(p.run(&["index", "--quiet", "--no-embed"]).code(), 0);
+    let v = p.json(&["search", "notify"]);
+    let hit = &v["hits"][0];
+    assert_eq!(hit["symbol"], "notify", "{v}");
+    assert_eq!(hit["start_line"], 4, "{v}");
+    assert_eq!(hit["snippet_line"], 4, "{v}");
+    let snippet = hit["snippet"].as_str().unwrap_or_default();
+    assert!(snippet.starts_with("function notify(args)"), "{v}");
+}
+
 /// The index keeps no chunk text (schema 10): BM25 snippets are read from
 /// the files. A file edited since it was indexed shows its lines as they
 /// are now, never the old text; a deleted one's hits drop out; the next
