@@ -525,16 +525,21 @@ pub const BUILD_OUTPUT_PRIOR: f64 = 0.3;
 
 /// True for what a build wrote from the project's own sources: a file
 /// under a `dist/` directory (npm packages, Python's sdists and wheels),
-/// `dist-newstyle/` (cabal) or `_build/` (Mix, dune, Sphinx), and a
+/// `dist-newstyle/` (cabal) or `_build/` (Mix, dune, Sphinx), a
 /// minified or bundled file (`jquery.min.js`, `app.min.css`,
-/// `main.bundle.js`). `build/` is not among them: fastify's and jq's
-/// `build/` hold the build's own scripts.
+/// `main.bundle.js`), and a source map (`index.js.map`, `app.css.map`:
+/// JSON holding the compiled file's sources again, which the keyword arm
+/// reads). `build/` is not among them: fastify's and jq's `build/` hold
+/// the build's own scripts.
 pub fn is_build_output(path: &str) -> bool {
     let mut comps = path.split('/');
     let name = comps.next_back().unwrap_or(path).to_ascii_lowercase();
     comps.any(|c| matches!(c, "dist" | "dist-newstyle" | "_build"))
         || name.contains(".min.")
         || name.contains(".bundle.")
+        || [".js.map", ".mjs.map", ".cjs.map", ".css.map", ".ts.map"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
 }
 
 /// True for a build definition: what builds, packages or checks the
@@ -1620,6 +1625,8 @@ mod tests {
             "_build/dev/lib/app/ebin/app.app",
             "static/js/vendor/jquery/jquery.min.js",
             "public/main.bundle.js",
+            "lib/commonjs/index.js.map",
+            "styles/app.css.map",
         ] {
             assert!(is_build_output(p), "{p}");
             assert!(
@@ -1650,6 +1657,8 @@ mod tests {
             "src/dist.rs",
             "lib/distance/mod.rs",
             "src/minify.js",
+            "src/source.map.js",
+            "lib/sitemap.ts",
         ] {
             assert!(!is_build_output(p), "{p}");
             assert_eq!(path_prior(p, "javascript"), 1.0, "{p}");
