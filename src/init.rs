@@ -101,7 +101,9 @@ fn server_entry(exe: &str) -> Result<Map<String, Value>> {
 
 /// Merges our server into `existing` (the text of `.mcp.json`, if any).
 /// Returns the new JSON value; keys of other servers and of our own entry
-/// that the template does not set (e.g. extra `env` variables) are kept.
+/// that the template does not set (e.g. extra `env` variables) are kept,
+/// and so are our entry's `args` while they start with `mcp` (the user's
+/// own flags); `command` becomes this binary.
 pub fn merge_mcp_json(existing: Option<&str>, exe: &str) -> Result<Value> {
     let mut root = match existing.map(str::trim) {
         None | Some("") => Value::Object(Map::new()),
@@ -137,6 +139,11 @@ pub fn merge_mcp_json(existing: Option<&str>, exe: &str) -> Result<Value> {
                             old_env.entry(ek).or_insert(ev);
                         }
                     }
+                    // Keep the user's own flags (`["mcp", "-v"]`, `["mcp",
+                    // "--root", "sub"]`) while they still start our server.
+                    (Some(Value::Array(old_args)), _)
+                        if k == "args"
+                            && old_args.first().and_then(Value::as_str) == Some("mcp") => {}
                     (_, v) => {
                         merged.insert(k, v);
                     }
@@ -282,6 +289,27 @@ mod tests {
         assert_eq!(v["extra"], true);
         let again = merge_mcp_json(Some(&v.to_string()), "/bin/rs").expect("merge again");
         assert_eq!(again, v);
+    }
+
+    #[test]
+    fn merge_keeps_the_users_flags_for_our_server() {
+        let with = |args: &str| {
+            let existing = format!(
+                r#"{{"mcpServers": {{"repo-search": {{"command": "old", "args": {args}}}}}}}"#
+            );
+            merge_mcp_json(Some(&existing), "/bin/rs").expect("merge")["mcpServers"]["repo-search"]
+                ["args"]
+                .clone()
+        };
+        assert_eq!(with(r#"["mcp", "-v"]"#), json!(["mcp", "-v"]));
+        assert_eq!(
+            with(r#"["mcp", "--root", "sub"]"#),
+            json!(["mcp", "--root", "sub"])
+        );
+        // Not our server's arguments: made ours again.
+        assert_eq!(with(r#"["serve"]"#), json!(["mcp"]));
+        assert_eq!(with(r#"[]"#), json!(["mcp"]));
+        assert_eq!(with(r#""mcp""#), json!(["mcp"]));
     }
 
     #[test]

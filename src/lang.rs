@@ -55,7 +55,8 @@ pub fn detect_lang(path: &Path) -> Option<Lang> {
 /// Well-known files recognised by their whole name.
 fn lang_for_file_name(name: &str) -> Option<Lang> {
     Some(match name {
-        "Rakefile" | "Gemfile" | "Guardfile" | "Capfile" | "Vagrantfile" | "Podfile" => Lang::Ruby,
+        "Rakefile" | "Gemfile" | "Guardfile" | "Capfile" | "Vagrantfile" | "Podfile"
+        | "Fastfile" | "Dangerfile" | "Brewfile" => Lang::Ruby,
         "Makefile" | "makefile" | "GNUmakefile" | "Dockerfile" | "Containerfile"
         | "CMakeLists.txt" | "Jenkinsfile" | "Kconfig" | "Kbuild" | "BUILD" | "BUILD.bazel"
         | "WORKSPACE" | "meson.build" | "Justfile" | "justfile" | "configure.ac" => Lang::OtherCode,
@@ -81,7 +82,7 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         // CUDA is C++ with launch syntax (`<<<…>>>`) the grammar skips over.
         "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" | "inl"
         | "cu" | "cuh" => Lang::Cpp,
-        "rb" | "rake" | "gemspec" | "ru" => Lang::Ruby,
+        "rb" | "rake" | "gemspec" | "podspec" | "ru" => Lang::Ruby,
         "cs" | "csx" => Lang::CSharp,
         "kt" | "kts" => Lang::Kotlin,
         "php" | "phtml" => Lang::Php,
@@ -741,7 +742,9 @@ mod tests {
             "x.rb",
             "tasks.rake",
             "x.gemspec",
+            "RNScreens.podspec",
             "Rakefile",
+            "fastlane/Fastfile",
             "Gemfile",
             "config.ru",
         ] {

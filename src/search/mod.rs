@@ -546,7 +546,7 @@ pub fn is_build_output(path: &str) -> bool {
 /// project rather than what it does (`Makefile`, `CMakeLists.txt` and
 /// `*.cmake`, Autoconf's `configure.ac` and `*.m4`, `meson.build`,
 /// Gradle's `build.gradle.kts`, `build.sbt`, `setup.py`, `noxfile.py`,
-/// `Rakefile`, `Gemfile` and `*.gemspec`, `mix.exs`, `Package.swift`,
+/// `Rakefile`, `Gemfile`, `*.gemspec` and `*.podspec`, `mix.exs`, `Package.swift`,
 /// Zig's `build.zig`, Bazel's `BUILD`, dune, Cabal, opam, rebar, LuaRocks
 /// and Nimble files, a Leiningen `project.clj` outside `src/`, a
 /// `Dockerfile`, and JavaScript tools' `webpack.config.js`-style files).
@@ -558,7 +558,7 @@ pub fn is_build_output(path: &str) -> bool {
 pub fn is_build_definition(path: &str) -> bool {
     let mut comps = path.split('/');
     let name = comps.next_back().unwrap_or(path);
-    const NAMES: [&str; 34] = [
+    const NAMES: [&str; 36] = [
         "Makefile",
         "makefile",
         "GNUmakefile",
@@ -577,6 +577,8 @@ pub fn is_build_definition(path: &str) -> bool {
         "noxfile.py",
         "Rakefile",
         "Gemfile",
+        "Podfile",
+        "Fastfile",
         "mix.exs",
         "Package.swift",
         "build.zig",
@@ -629,7 +631,7 @@ pub fn is_build_definition(path: &str) -> bool {
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
     matches!(
         ext,
-        "cmake" | "m4" | "mk" | "gemspec" | "cabal" | "opam" | "rockspec" | "nimble"
+        "cmake" | "m4" | "mk" | "gemspec" | "podspec" | "cabal" | "opam" | "rockspec" | "nimble"
     )
 }
 
@@ -1525,6 +1527,8 @@ mod tests {
             "Rakefile",
             "Gemfile",
             "rspec-core.gemspec",
+            "RNScreens.podspec",
+            "ios/Podfile",
             "mix.exs",
             "Package.swift",
             "build.zig",

@@ -330,7 +330,8 @@
 //!   `model::Generated::Compiled`); a Kotlin primary constructor's `val` /
 //!   `var` parameters are fields of the class; an Objective-C file whose
 //!   `@implementation` holds balanced `#if` branches is read with every
-//!   branch kept (`extract::lang_rules::every_branch`). An older index's
+//!   branch kept (`extract::lang_rules::every_branch`); `*.podspec`,
+//!   `Fastfile`, `Dangerfile` and `Brewfile` are Ruby. An older index's
 //!   rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
