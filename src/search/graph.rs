@@ -2860,6 +2860,14 @@ impl<'a> Graph<'a> {
         self.written_after(r, |before| before.trim_end().ends_with("::"))
     }
 
+    /// Is the reference written as a Ruby symbol (`:label`, not
+    /// `Geo::label`)?
+    fn after_symbol_colon(&mut self, r: &GraphRef) -> bool {
+        self.written_after(r, |before| {
+            before.strip_suffix(':').is_some_and(|b| !b.ends_with(':'))
+        })
+    }
+
     /// Does an import line of the reference's file bind `word` and name
     /// the target's module?
     fn import_line_names(&mut self, r: &GraphRef, word: &str, t: &TargetInfo) -> bool {
@@ -3663,7 +3671,11 @@ impl<'a> Graph<'a> {
                 .collect();
             // In Java and Kotlin a method is named without a call only as
             // a method reference (`this::label`): a bare word is a
-            // parameter, local or field of that name.
+            // parameter, local or field of that name. In Ruby a bare word
+            // is a call, which the tags query has tagged already unless it
+            // names a local or parameter of its method (`def label(label)`):
+            // one it did not tag counts only as a symbol (`send(:label)`,
+            // `alias_method :name, :label`).
             let methods_only = infos
                 .iter()
                 .all(|t| matches!(t.def.kind.as_str(), "method" | "function"));
@@ -3673,8 +3685,11 @@ impl<'a> Graph<'a> {
                 }
                 if methods_only
                     && r.kind == "use"
-                    && matches!(r.lang.as_str(), "java" | "kotlin")
-                    && !self.after_method_reference(&r)
+                    && match r.lang.as_str() {
+                        "java" | "kotlin" => !self.after_method_reference(&r),
+                        "ruby" => !self.after_symbol_colon(&r),
+                        _ => false,
+                    }
                 {
                     continue;
                 }

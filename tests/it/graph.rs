@@ -2310,6 +2310,32 @@ fn java_parameters_named_like_a_method_are_not_its_uses() {
     );
 }
 
+/// In Ruby a bare word is a call, which the tags query tags unless it names
+/// a local or parameter of its method: a parameter, local or instance
+/// variable named like the method is no use of it (rack's `@params` and
+/// `@use` were uses of `Request#params` and `Builder#use`); a call, a
+/// bare call and a symbol (`send(:label)`) are.
+#[test]
+fn ruby_locals_and_instance_variables_named_like_a_method_are_not_its_uses() {
+    let p = Project::new();
+    p.write(
+        "lib/circle.rb",
+        "class Circle\n  def initialize\n    @label = nil\n  end\n\n  def label(label)\n    text = label + 'x'\n    @label ||= text\n  end\n\n  def twice\n    label('a') + send(:label, 'b')\n  end\nend\n",
+    );
+    p.write(
+        "lib/main.rb",
+        "require_relative 'circle'\n\nc = Circle.new\nputs c.label('x')\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Circle.label"]);
+    let lines: Vec<String> = refs(&v).into_iter().map(|(at, _)| at).collect();
+    assert_eq!(
+        lines,
+        ["lib/circle.rb:12", "lib/circle.rb:12", "lib/main.rb:4"],
+        "{v}"
+    );
+}
+
 /// A Go variable named like a type of its package (`rows` beside pq's
 /// `type rows struct`) is the value its binding says, and a method named
 /// like the type it returns (`c.Channel()` giving a `*Channel`) is no
