@@ -1198,6 +1198,20 @@ impl<'a> Graph<'a> {
             .unwrap_or_default())
     }
 
+    /// The innermost Ruby module around a line of a file, if any: it holds
+    /// methods as a class does (`Web::Request::Helpers#get` calls its fellow
+    /// `parse_query` bare), and is mixed into classes whose methods it
+    /// calls bare too.
+    fn enclosing_ruby_module(&mut self, file_id: i64, line: u32) -> Result<Option<String>> {
+        let defs = self.defs_of_file(file_id)?;
+        Ok(defs
+            .iter()
+            .filter(|d| d.kind == "module" && d.lang == "ruby")
+            .filter(|d| d.start_line <= line && line <= d.end_line)
+            .max_by_key(|d| d.start_line)
+            .map(|d| d.name.clone()))
+    }
+
     /// The innermost type around a line of a file: a class-like definition
     /// containing it, else the container of the method containing it (Go
     /// receivers, out-of-line C++ methods).
@@ -2639,6 +2653,13 @@ impl<'a> Graph<'a> {
         q: Option<&str>,
     ) -> Result<Verdict> {
         let in_class = |this: &mut Self| -> Result<Verdict> {
+            if r.lang == "ruby"
+                && let Some(m) = this.enclosing_ruby_module(r.file_id, r.line)?
+                && t.same.contains(&m)
+                && !this.defines_again(r, t, &m, name)?
+            {
+                return Ok(Verdict::Resolved);
+            }
             let Some(e) = this.this_class(r)? else {
                 return Ok(Verdict::NameOnly);
             };

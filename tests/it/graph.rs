@@ -2334,6 +2334,26 @@ fn ruby_locals_and_instance_variables_named_like_a_method_are_not_its_uses() {
         ["lib/circle.rb:12", "lib/circle.rb:12", "lib/main.rb:4"],
         "{v}"
     );
+    // A module's methods call each other bare, however far below the
+    // class around the module (a class's own bare calls resolved; the
+    // module's did not), and its bare call of the class's method still
+    // resolves.
+    let pad = "    # pad\n".repeat(45);
+    p.write(
+        "lib/req.rb",
+        format!(
+            "module Web\n  class Request\n\n    def params\n      {{}}\n    end\n{pad}    module Helpers\n      def get\n        parse_query(params)\n      end\n\n      def parse_query(qs)\n        qs\n      end\n    end\n  end\nend\n"
+        ),
+    );
+    p.run(&["index", "--offline"]).ok();
+    let at = |name: &str| -> Vec<String> {
+        refs(&p.json(&["refs", name]))
+            .into_iter()
+            .map(|(at, res)| format!("{at} {res}"))
+            .collect()
+    };
+    assert_eq!(at("Helpers.parse_query"), ["lib/req.rb:54 resolved"]);
+    assert_eq!(at("Request.params"), ["lib/req.rb:54 resolved"]);
 }
 
 /// A Go variable named like a type of its package (`rows` beside pq's
