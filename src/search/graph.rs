@@ -73,6 +73,14 @@ fn needs_scan(kind: &str) -> bool {
     )
 }
 
+/// A Java or C# constructor (a method named as its class), which only
+/// `new` calls.
+fn is_new_only_constructor(d: &GraphDef) -> bool {
+    matches!(d.lang.as_str(), "java" | "csharp")
+        && matches!(d.kind.as_str(), "method" | "constructor")
+        && d.container.as_deref().map(last_part) == Some(d.name.as_str())
+}
+
 fn is_type_kind(kind: &str) -> bool {
     crate::store::CLASS_KINDS.contains(&kind)
 }
@@ -3718,8 +3726,16 @@ impl<'a> Graph<'a> {
             }
             candidates.sort_by(|a, b| (&a.path, a.line, a.col).cmp(&(&b.path, b.line, b.col)));
         }
+        // A Java or C# constructor is called only through `new` (a
+        // subclass's `super(…)` and `this(…)` name no class): its class's
+        // name elsewhere is a type (`extends Element`, `Element el = …`),
+        // which jsoup's `callers Element.Element` listed by the hundred.
+        let new_only = uses == Uses::Calls && infos.iter().all(|t| is_new_only_constructor(&t.def));
         let mut out = Vec::new();
         for r in candidates {
+            if new_only && !self.after_new(&r) {
+                continue;
+            }
             let mut best: Option<(Verdict, usize)> = None;
             for (i, t) in infos.iter().enumerate() {
                 let v = self.verdict(&r, t)?;

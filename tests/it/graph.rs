@@ -2310,6 +2310,38 @@ fn java_parameters_named_like_a_method_are_not_its_uses() {
     );
 }
 
+/// A Java or C# constructor is called only through `new`: its class named
+/// as a type (`extends Element`, a declaration, a cast, a return type) is
+/// no call of it.
+#[test]
+fn constructor_callers_are_new_expressions() {
+    let p = Project::new();
+    p.write(
+        "src/Element.java",
+        "public class Element {\n    public Element(int tag) {\n    }\n\n    public Element copy() {\n        Element el = new Element(1);\n        return (Element) el;\n    }\n}\n",
+    );
+    p.write(
+        "src/Document.java",
+        "public class Document extends Element {\n    public Document() {\n        super(0);\n    }\n\n    public Element make() {\n        return new Element(2);\n    }\n}\n",
+    );
+    p.write(
+        "src/Widget.cs",
+        "public class Widget {\n    public Widget(int n) { }\n    public static Widget Make() { Widget w = new Widget(1); return w; }\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "Element.Element"]),
+        [
+            "src/Document.java:7 resolved",
+            "src/Element.java:6 resolved"
+        ]
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "Widget.Widget"]),
+        ["src/Widget.cs:3 resolved"]
+    );
+}
+
 /// In Ruby a bare word is a call, which the tags query tags unless it names
 /// a local or parameter of its method: a parameter, local or instance
 /// variable named like the method is no use of it (rack's `@params` and
