@@ -1211,13 +1211,9 @@ impl<'a> Graph<'a> {
     /// `parse_query` bare), and is mixed into classes whose methods it
     /// calls bare too.
     fn enclosing_ruby_module(&mut self, file_id: i64, line: u32) -> Result<Option<String>> {
-        let defs = self.defs_of_file(file_id)?;
-        Ok(defs
-            .iter()
-            .filter(|d| d.kind == "module" && d.lang == "ruby")
-            .filter(|d| d.start_line <= line && line <= d.end_line)
-            .max_by_key(|d| d.start_line)
-            .map(|d| d.name.clone()))
+        Ok(self
+            .innermost(file_id, line, |d| d.kind == "module" && d.lang == "ruby")?
+            .map(|d| d.name))
     }
 
     /// The innermost type around a line of a file: a class-like definition
