@@ -57,6 +57,12 @@ fn lang_for_file_name(name: &str) -> Option<Lang> {
     Some(match name {
         "Rakefile" | "Gemfile" | "Guardfile" | "Capfile" | "Vagrantfile" | "Podfile"
         | "Fastfile" | "Dangerfile" | "Brewfile" => Lang::Ruby,
+        // Erlang terms that configure the build and the release.
+        "rebar.config" | "rebar.config.script" | "sys.config" | "elvis.config" => Lang::Erlang,
+        _ if name.ends_with(".app.src") => Lang::Erlang,
+        // Go's module and workspace files: the module path, the Go
+        // version and every dependency.
+        "go.mod" | "go.work" => Lang::OtherCode,
         "Makefile" | "makefile" | "GNUmakefile" | "Dockerfile" | "Containerfile"
         | "CMakeLists.txt" | "Jenkinsfile" | "Kconfig" | "Kbuild" | "BUILD" | "BUILD.bazel"
         | "WORKSPACE" | "meson.build" | "Justfile" | "justfile" | "configure.ac" => Lang::OtherCode,
@@ -112,7 +118,7 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         | "nix" | "awk" | "f90" | "f95" | "f03" | "adb" | "ads" | "sv" | "svh" | "vhd" | "vhdl"
         | "vim" | "pyx" | "pxd" | "eex" | "heex" | "erb" | "haml" | "hbs" | "mustache" | "twig"
         | "j2" | "jinja" | "glsl" | "hlsl" | "wgsl" | "metal" | "capnp" | "fbs" | "prisma"
-        | "coffee" | "raku" | "rakumod" | "pas" | "hcl" | "m4" => Lang::OtherCode,
+        | "coffee" | "raku" | "rakumod" | "pas" | "hcl" | "m4" | "cabal" => Lang::OtherCode,
         // Grammars and lexers (Bison/yacc, flex/lex, ANTLR, PEG, pest,
         // LALRPOP, Jison, gperf, Ragel, Menhir, ocamllex): where a language's syntax is
         // defined, often the one file that answers "where is the grammar"
@@ -773,6 +779,10 @@ mod tests {
             ("mix.exs", Lang::Elixir),
             ("Main.hs", Lang::Haskell),
             ("build.zig", Lang::Zig),
+            ("rebar.config", Lang::Erlang),
+            ("src/lager.app.src", Lang::Erlang),
+            ("go.mod", Lang::OtherCode),
+            ("xmonad-contrib.cabal", Lang::OtherCode),
             ("Capacitor/CAPPlugin.m", Lang::ObjC),
             ("ios/EXHost.mm", Lang::ObjC),
             ("kernels/gemm.cu", Lang::Cpp),

@@ -303,8 +303,9 @@ fn is_gradle_test_set(set: &str) -> bool {
 }
 
 /// True for chunks that are tests inside a non-test file: Rust's
-/// `#[cfg(test)] mod tests` (symbols `tests::…`, `test::…`) and Zig's
-/// `test "name" { … }` blocks (symbols `test "name"`, `array_list.test "init"`).
+/// `#[cfg(test)] mod tests` (symbols `tests::…`, `test::…`), Zig's
+/// `test "name" { … }` blocks (symbols `test "name"`, `array_list.test "init"`)
+/// and Erlang's EUnit functions (`*_test`, `*_test_`).
 pub fn is_test_chunk(lang: &str, symbol: Option<&str>) -> bool {
     let Some(s) = symbol else {
         return false;
@@ -313,6 +314,13 @@ pub fn is_test_chunk(lang: &str, symbol: Option<&str>) -> bool {
         s == "tests" || s == "test" || s.starts_with("tests::") || s.starts_with("test::")
     } else if lang == Lang::Zig.name() {
         s.starts_with("test \"") || s.contains(".test \"")
+    } else if lang == Lang::Erlang.name() {
+        // EUnit runs every function named `*_test` or `*_test_`, often
+        // kept inside the module under `-ifdef(TEST)` (lager's
+        // `console_log_test_` in `lager_console_backend.erl`).
+        let name = s.rsplit(':').next().unwrap_or(s);
+        let name = name.split('/').next().unwrap_or(name);
+        name.ends_with("_test") || name.ends_with("_test_")
     } else {
         false
     }
@@ -529,12 +537,24 @@ pub const BUILD_OUTPUT_PRIOR: f64 = 0.3;
 /// minified or bundled file (`jquery.min.js`, `app.min.css`,
 /// `main.bundle.js`), and a source map (`index.js.map`, `app.css.map`:
 /// JSON holding the compiled file's sources again, which the keyword arm
-/// reads). `build/` is not among them: fastify's and jq's `build/` hold
-/// the build's own scripts.
+/// reads). `build/` alone is not among them: fastify's and jq's `build/`
+/// hold the build's own scripts; but a `build/` holding what Gradle and
+/// CMake write (`intermediates/`, `generated/`, `tmp/`, `kotlin/`,
+/// `outputs/`, `CMakeFiles/`) is their output (expo-video's npm tarball
+/// ships `android/build/intermediates/`: merged manifests, R files).
 pub fn is_build_output(path: &str) -> bool {
     let mut comps = path.split('/');
     let name = comps.next_back().unwrap_or(path).to_ascii_lowercase();
-    comps.any(|c| matches!(c, "dist" | "dist-newstyle" | "_build"))
+    let dirs: Vec<&str> = comps.collect();
+    dirs.iter()
+        .any(|c| matches!(*c, "dist" | "dist-newstyle" | "_build"))
+        || dirs.windows(2).any(|w| {
+            w[0] == "build"
+                && matches!(
+                    w[1],
+                    "intermediates" | "generated" | "tmp" | "kotlin" | "outputs" | "CMakeFiles"
+                )
+        })
         || name.contains(".min.")
         || name.contains(".bundle.")
         || [".js.map", ".mjs.map", ".cjs.map", ".css.map", ".ts.map"]
@@ -558,7 +578,7 @@ pub fn is_build_output(path: &str) -> bool {
 pub fn is_build_definition(path: &str) -> bool {
     let mut comps = path.split('/');
     let name = comps.next_back().unwrap_or(path);
-    const NAMES: [&str; 36] = [
+    const NAMES: [&str; 39] = [
         "Makefile",
         "makefile",
         "GNUmakefile",
@@ -591,6 +611,9 @@ pub fn is_build_definition(path: &str) -> bool {
         "dune",
         "dune-project",
         "rebar.config",
+        "rebar.config.script",
+        "go.mod",
+        "go.work",
         "deps.edn",
         "Dockerfile",
         "Jenkinsfile",
@@ -601,6 +624,11 @@ pub fn is_build_definition(path: &str) -> bool {
     }
     if name == "project.clj" {
         return !comps.any(|c| c == "src");
+    }
+    // An Erlang application's resource file: its modules, dependencies
+    // and environment.
+    if name.ends_with(".app.src") {
+        return true;
     }
     // JavaScript tools' configuration modules (`webpack.config.js`,
     // `vite.config.ts`, `jest.config.mjs`) and task files (`gulpfile.js`);
@@ -1537,6 +1565,9 @@ mod tests {
             "pandoc.cabal",
             "luarocks-3.8.0-1.rockspec",
             "regex.nimble",
+            "rebar.config.script",
+            "src/lager.app.src",
+            "go.mod",
             "project.clj",
             "test_projects/jvm-opts/project.clj",
             "Dockerfile",
@@ -1631,6 +1662,9 @@ mod tests {
             "public/main.bundle.js",
             "lib/commonjs/index.js.map",
             "styles/app.css.map",
+            "android/build/intermediates/merged_manifest/release/AndroidManifest.xml",
+            "android/build/generated/source/buildConfig/release/BuildConfig.java",
+            "build/CMakeFiles/uv.dir/flags.make",
         ] {
             assert!(is_build_output(p), "{p}");
             assert!(
@@ -1658,6 +1692,8 @@ mod tests {
         assert!(!is_change_log("docs/topics/forms.txt", "docs"));
         for p in [
             "build/build-validation.js",
+            "build/gen/generated.js",
+            "src/generated/api.rs",
             "src/dist.rs",
             "lib/distance/mod.rs",
             "src/minify.js",
@@ -1680,6 +1716,24 @@ mod tests {
             1.0
         );
         assert_eq!(chunk_prior("lib/suites.py", "python", Some("tests")), 1.0);
+        // So do EUnit's test functions inside an Erlang module.
+        for t in [
+            "console_log_test_",
+            "rotation_test",
+            "lager_util:parse_test_",
+        ] {
+            assert!(
+                chunk_prior("src/lager_util.erl", "erlang", Some(t)) < 1.0,
+                "{t}"
+            );
+        }
+        for f in ["test_format", "handle_call", "contest"] {
+            assert_eq!(
+                chunk_prior("src/lager_util.erl", "erlang", Some(f)),
+                1.0,
+                "{f}"
+            );
+        }
     }
 
     #[test]

@@ -333,10 +333,15 @@
 //!   branch kept (`extract::lang_rules::every_branch`); `*.podspec`,
 //!   `Fastfile`, `Dangerfile` and `Brewfile` are Ruby. An older index's
 //!   rows are rebuilt by the next index run (its vectors kept).
+//! - 65: same tables; rows change: Erlang's `rebar.config`,
+//!   `rebar.config.script`, `sys.config`, `elvis.config` and `*.app.src`
+//!   are Erlang; Go's `go.mod` / `go.work` and Cabal's `*.cabal` are
+//!   indexed as other code. An older index's rows are rebuilt by the next
+//!   index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 64;
+pub const SCHEMA_VERSION: i64 = 65;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -348,7 +353,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 64;
+const SAME_ROWS_SINCE: i64 = 65;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
