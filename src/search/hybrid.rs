@@ -711,6 +711,10 @@ pub struct Cand {
     /// its header comment, or a candidate grammar beside it.
     #[serde(skip)]
     pub generated: bool,
+    /// The size in bytes of the chunk's file, as the store has it (0 when
+    /// it could not say).
+    #[serde(skip)]
+    pub file_size: u64,
 }
 
 impl Cand {
@@ -776,27 +780,29 @@ fn demote_generated_siblings(cands: &mut [Cand]) {
 /// `lib/module/` and `lib/commonjs/` copies took 11 of 100 top-10 places
 /// beside their `src/`): a bundle or a generated table repeats the
 /// vocabulary of the code it was made from. A store that cannot say
-/// leaves the priors as they are.
-fn demote_marked_generated(store: &Store, cands: &mut [Cand]) {
+/// leaves the priors as they are. Each candidate learns its file's size
+/// here too ([`Cand::file_size`]).
+fn read_file_facts(store: &Store, cands: &mut [Cand]) {
     let mut paths: Vec<&str> = cands.iter().map(|c| c.path.as_str()).collect();
     paths.sort_unstable();
     paths.dedup();
-    let generated = match store.generated_among(&paths) {
-        Ok(g) => g,
+    let facts = match store.file_facts_among(&paths) {
+        Ok(f) => f,
         Err(e) => {
-            tracing::debug!("generated files not read: {e}");
+            tracing::debug!("generated files and sizes not read: {e}");
             return;
         }
     };
-    if generated.is_empty() {
-        return;
-    }
     for c in cands.iter_mut() {
-        match generated.get(&c.path) {
-            Some(Generated::Compiled) if !crate::search::is_build_output(&c.path) => {
+        let Some(&(generated, size)) = facts.get(&c.path) else {
+            continue;
+        };
+        c.file_size = size;
+        match generated {
+            Generated::Compiled if !crate::search::is_build_output(&c.path) => {
                 c.mark_compiled();
             }
-            Some(Generated::Marked) if !crate::search::is_generated_path(&c.path) => {
+            Generated::Marked if !crate::search::is_generated_path(&c.path) => {
                 c.mark_generated();
             }
             _ => {}
@@ -982,6 +988,7 @@ fn from_chunk(arm: Arm, rank: u32, h: ChunkHit) -> Cand {
         span: h.span,
         prior: 1.0,
         generated: false,
+        file_size: 0,
     }
     .with_prior()
 }
@@ -1434,6 +1441,7 @@ impl Hybrid {
                                             raw: match_weight(h.match_kind),
                                             prior: 1.0,
                                             generated: false,
+                                            file_size: 0,
                                         }
                                         .with_prior(),
                                     );
@@ -1507,6 +1515,7 @@ impl Hybrid {
                                             raw: 0.0,
                                             prior: 1.0,
                                             generated: false,
+                                            file_size: 0,
                                         }
                                         .with_prior(),
                                     );
@@ -1571,7 +1580,7 @@ impl Hybrid {
             cands.extend(found);
         }
         demote_generated_siblings(&mut cands);
-        demote_marked_generated(store, &mut cands);
+        read_file_facts(store, &mut cands);
         // Questions a semantic tier answered are matched token by token too
         // (with the fast model's token vectors, whichever tier answered).
         let token_model = (analysis.kind == QueryKind::NaturalLanguage
@@ -2141,6 +2150,7 @@ fn location_cand(c: ChunkRow, snippet: Option<(u32, String)>) -> Cand {
         raw: 1.0,
         prior: 1.0,
         generated: false,
+        file_size: 0,
     }
     .with_prior()
 }
@@ -2350,6 +2360,11 @@ fn file_scores(
     } else {
         Vec::new()
     };
+    let platform = if analysis.kind == QueryKind::NaturalLanguage {
+        asked_platform(query)
+    } else {
+        None
+    };
     // Files whose only symbol-arm matches are inexact (`Readline` for
     // `readline`), when another file defines the name exactly.
     let mut exact: HashSet<&str> = HashSet::new();
@@ -2418,6 +2433,11 @@ fn file_scores(
         }
         if declaring.contains(path.as_str()) {
             *score *= DECLARED_DEFINITION;
+        }
+        if let Some(asked) = platform
+            && let Some(factor) = platform_factor(asked, path)
+        {
+            *score *= factor;
         }
     }
     if analysis.kind == QueryKind::NaturalLanguage {
@@ -2514,6 +2534,25 @@ const EVIDENCE_GENERATED: f64 = -0.5;
 /// holdout .8234, .8247, .8245, .8250, .8250, .8229.
 const EVIDENCE_SEMANTIC: f64 = 0.5;
 
+/// ...and the file's size: a file larger than [`SIZE_KNEE`] bytes loses
+/// this much per natural-log unit above it (`ln(size / knee)`). A hub file
+/// (rayon's 3,500-line `iter/mod.rs`, jackson's `BasicDeserializerFactory`)
+/// holds most of a question's words in some chunk and is near many
+/// meanings, so every arm finds it; on the suite's answers a file above
+/// 40 KB in the top 3 was relevant 54-67% of the time at rank 1 against
+/// 71-76% for smaller ones, and 8-12% at rank 2 against 19-23%, on both
+/// halves. Session 91, files NDCG@10 tune / check / holdout +.0016 /
+/// +.0001 / +.0008, blind set h14 .835 → .839 (concept .834 → .850); knee
+/// 20 KB at 0.1 / 0.2 / 0.3: check −.0019 / −.0022 / −.0014 (tune and
+/// holdout up), 40 KB at 0.1 / 0.3: check −.0003 / −.0010.
+const EVIDENCE_SIZE: f64 = 0.2;
+const SIZE_KNEE: f64 = 40_000.0;
+
+/// `ln(bytes / SIZE_KNEE)`, 0 at or below the knee.
+fn size_excess(bytes: u64) -> f64 {
+    (bytes as f64 / SIZE_KNEE).max(1.0).ln()
+}
+
 /// Re-orders the files of a natural-language query by a linear score over
 /// evidence that rank fusion drops: the fused file score over the best,
 /// plus the shapes of BM25's scores and of the semantic arm's cosines (a
@@ -2521,7 +2560,7 @@ const EVIDENCE_SEMANTIC: f64 = 0.5;
 /// plus how many of the query's terms the file's path and its matching
 /// symbols' names cover ("how are generators discovered" →
 /// `generators/discovery.py`, `find_generators`), minus penalties for
-/// tests, data files and generated code. The new order takes over the old
+/// tests, data files, generated code and files far larger than most. The new order takes over the old
 /// scores' values, best to worst, so how far apart files stand (which
 /// [`order_by_file`] weighs against repeats) keeps its tuned shape.
 ///
@@ -2539,10 +2578,13 @@ fn reorder_by_evidence(scores: &mut HashMap<String, f64>, cands: &[Cand], terms:
     let mut words: HashMap<&str, HashSet<String>> = HashMap::new();
     let mut lang: HashMap<&str, &str> = HashMap::new();
     let mut generated: HashSet<&str> = HashSet::new();
+    let mut size: HashMap<&str, u64> = HashMap::new();
     // A chunk several arms found is split into words once.
     let mut named: HashSet<(&str, &str)> = HashSet::new();
     for c in cands {
         lang.entry(c.path.as_str()).or_insert(c.lang.as_str());
+        let z = size.entry(c.path.as_str()).or_default();
+        *z = (*z).max(c.file_size);
         if c.generated {
             generated.insert(c.path.as_str());
         }
@@ -2579,12 +2621,14 @@ fn reorder_by_evidence(scores: &mut HashMap<String, f64>, cands: &[Cand], terms:
             if generated.contains(p) || crate::search::is_type_declaration(p) {
                 s += EVIDENCE_GENERATED;
             }
+            s -= EVIDENCE_SIZE * size_excess(size.get(p).copied().unwrap_or(0));
             tracing::trace!(
                 path = p,
                 fused = score / top,
                 bm25 = bm25.over_top(p),
                 semantic = cosine.spread(p),
                 coverage = term_coverage(terms, p, words.get(p).unwrap_or(&empty)),
+                size = size.get(p).copied().unwrap_or(0),
                 evidence = s,
                 "file evidence"
             );
@@ -2818,6 +2862,84 @@ fn file_name_words(path: &str) -> HashSet<String> {
         .collect()
 }
 
+/// Operating systems and platforms a question can be about ("on Windows",
+/// "the iOS side", "unix signals"), each with the words a path spells it
+/// with (a directory `src/win/`, `ios/`, `platform/darwin/`, a file
+/// `command_win.go`, `signal_unix.rs`). A project keeps one copy of the
+/// code per platform, the same names in each, so only the path tells them
+/// apart and the arms rank the copies alike (libuv's `src/unix/core.c`
+/// beside `src/win/core.c`, expo's `ios/*.swift` beside `android/**/*.kt`).
+const PLATFORMS: [(&[&str], &[&str]); 6] = [
+    (
+        &["windows", "win32"],
+        &["win", "win32", "win64", "windows", "winnt", "msvc"],
+    ),
+    (&["unix", "posix"], &["unix", "posix"]),
+    (&["linux"], &["linux"]),
+    (&["macos", "osx", "darwin"], &["darwin", "macos", "osx"]),
+    (&["ios", "iphone"], &["ios", "iphone"]),
+    (&["android"], &["android"]),
+];
+
+/// For a question that names a platform ([`PLATFORMS`]), a file of that
+/// platform is multiplied by `1 + PLATFORM_MATCH`, and a file of another
+/// platform (and of none of the one asked) by `PLATFORM_OTHER`; files that
+/// name no platform keep their score. Where the word is a query term,
+/// the path's share of the query's terms already counts it
+/// ([`term_coverage`]); this adds the aliases (`win` for "Windows") and
+/// pushes the other copies down. Session 91, files NDCG@10 tune / check /
+/// holdout ±0 / +.0001 / −.0001 (rich's `_windows_renderer.py` +.098,
+/// cobra's `command_win.go` +.026; libuv's `src/win/core.c`, a secondary
+/// file of a unix question, −.042), blind set h14 .830 → .833 (expo-video's
+/// iOS questions .851 → .877; that set showed the problem, so it is no
+/// independent check). 0.5 / 0.7: tune / check / holdout ±0 / +.0001 /
+/// −.0001 but tokio's `net/unix/listener.rs` led "unix signals"; 0.2 / 1
+/// and 0 / 0.7 alike on the suite, h14 .833.
+const PLATFORM_MATCH: f64 = 0.2;
+/// [`PLATFORMS`]' unix entry.
+const UNIX: usize = 1;
+const PLATFORM_OTHER: f64 = 0.85;
+
+/// The platform a question names, as an index into [`PLATFORMS`]: the
+/// first met, when the question names exactly one.
+fn asked_platform(query: &str) -> Option<usize> {
+    let words: Vec<String> = crate::text::words(query)
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    let mut asked = PLATFORMS
+        .iter()
+        .enumerate()
+        .filter(|(_, (said, _))| words.iter().any(|w| said.contains(&w.as_str())))
+        .map(|(i, _)| i);
+    let first = asked.next()?;
+    asked.next().is_none().then_some(first)
+}
+
+/// The factor [`PLATFORM_MATCH`] / [`PLATFORM_OTHER`] for a file, by the
+/// platforms its directories and file name spell.
+fn platform_factor(asked: usize, path: &str) -> Option<f64> {
+    let mut words: Vec<String> = Vec::new();
+    for comp in path.split('/') {
+        let stem = comp.split('.').next().unwrap_or(comp);
+        words.extend(
+            crate::text::split_identifier(stem)
+                .into_iter()
+                .map(|w| w.to_ascii_lowercase()),
+        );
+    }
+    let spells = |i: usize| words.iter().any(|w| PLATFORMS[i].1.contains(&w.as_str()));
+    // Linux and macOS are unixes: their code sits beside or under the
+    // unix copy (libuv's `src/unix/epoll.c` for "the Linux backend").
+    let kin = |i: usize| i == UNIX && matches!(PLATFORMS[asked].0[0], "linux" | "macos");
+    if spells(asked) {
+        Some(1.0 + PLATFORM_MATCH)
+    } else if (0..PLATFORMS.len()).any(|i| spells(i) && !kin(i)) {
+        Some(PLATFORM_OTHER)
+    } else {
+        None
+    }
+}
+
 /// The semantic arm's weight is multiplied by this when its vectors come
 /// from the full tier (MiniLM): those rank much better than the fast tier's
 /// (MRR@10 0.476 vs 0.359 on 250 Django docstring queries, BM25 0.409), and
@@ -2967,6 +3089,45 @@ fn interpretation(a: &Analysis, reports: &[ArmReport], led: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_naming_a_platform_lifts_its_files_and_lowers_other_copies() {
+        let windows = asked_platform("how is output written on legacy Windows consoles");
+        assert!(windows.is_some());
+        let w = windows.unwrap_or_default();
+        assert_eq!(
+            platform_factor(w, "src/win/core.c"),
+            Some(1.0 + PLATFORM_MATCH)
+        );
+        assert_eq!(
+            platform_factor(w, "command_win.go"),
+            Some(1.0 + PLATFORM_MATCH)
+        );
+        assert_eq!(platform_factor(w, "src/unix/core.c"), Some(PLATFORM_OTHER));
+        assert_eq!(platform_factor(w, "src/window.c"), None);
+        assert_eq!(platform_factor(w, "src/timer.c"), None);
+        // Linux is a unix: the unix copy is no other platform's.
+        let linux = asked_platform("where does the Linux backend wait for events");
+        let l = linux.unwrap_or_default();
+        assert_eq!(platform_factor(l, "src/unix/epoll.c"), None);
+        assert_eq!(
+            platform_factor(l, "src/unix/linux.c"),
+            Some(1.0 + PLATFORM_MATCH)
+        );
+        assert_eq!(platform_factor(l, "src/win/core.c"), Some(PLATFORM_OTHER));
+        let ios = asked_platform("iOS: evict cached videos").unwrap_or_default();
+        assert_eq!(
+            platform_factor(ios, "ios/Cache/VideoCacheManager.swift"),
+            Some(1.0 + PLATFORM_MATCH)
+        );
+        assert_eq!(
+            platform_factor(ios, "android/src/main/java/VideoCache.kt"),
+            Some(PLATFORM_OTHER)
+        );
+        // None named, or two: no platform.
+        assert_eq!(asked_platform("how are timers ordered"), None);
+        assert_eq!(asked_platform("the same path on unix and on windows"), None);
+    }
 
     #[test]
     fn kebab_case_words_are_name_candidates() {
@@ -3267,6 +3428,7 @@ mod tests {
             raw: 0.0,
             prior: 1.0,
             generated: false,
+            file_size: 0,
         }
         .with_prior()
     }
@@ -3457,6 +3619,31 @@ mod tests {
         assert_eq!(scores["src/b.rs"], 1.0);
         assert_eq!(scores["src/a.rs"], 0.8);
         assert_eq!(scores["src/c.rs"], 0.2);
+    }
+
+    #[test]
+    fn a_hub_file_far_larger_than_the_knee_yields_to_a_close_second() {
+        let terms = stemmed_terms("split the work into halves");
+        // The same words, the same BM25 score; fusion put the 400 KB hub
+        // a little ahead of the 12 KB module.
+        let mut hub = scored(Arm::Bm25, 1, "src/iter/mod.rs", 6.0);
+        hub.file_size = 400_000;
+        let mut module = scored(Arm::Bm25, 2, "src/iter/plumbing.rs", 6.0);
+        module.file_size = 12_000;
+        let mut scores: HashMap<String, f64> = HashMap::from([
+            ("src/iter/mod.rs".to_string(), 1.0),
+            ("src/iter/plumbing.rs".to_string(), 0.95),
+        ]);
+        let mut same = scores.clone();
+        reorder_by_evidence(&mut scores, &[hub.clone(), module.clone()], &terms);
+        assert_eq!(scores["src/iter/plumbing.rs"], 1.0);
+        assert_eq!(scores["src/iter/mod.rs"], 0.95);
+        // At or below the knee, size says nothing.
+        hub.file_size = 40_000;
+        reorder_by_evidence(&mut same, &[hub, module], &terms);
+        assert_eq!(same["src/iter/mod.rs"], 1.0);
+        assert_eq!(size_excess(40_000), 0.0);
+        assert!(size_excess(400_000) > 2.0);
     }
 
     #[test]

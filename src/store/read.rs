@@ -970,24 +970,30 @@ impl Store {
         rows.collect()
     }
 
-    /// Those of `paths` whose files' text says a tool wrote them
-    /// (`files.generated`), with what it says, in one query that looks up
-    /// each of `paths` (not every generated file: a Go monorepo has
-    /// thousands).
-    pub fn generated_among(
+    /// What ranking reads of each of `paths`' files, in one query that
+    /// looks up each of them (not every file: a Go monorepo has thousands
+    /// of generated ones): whether its text says a tool wrote it
+    /// (`files.generated`) and its size in bytes.
+    pub fn file_facts_among(
         &self,
         paths: &[&str],
-    ) -> rusqlite::Result<HashMap<String, crate::model::Generated>> {
+    ) -> rusqlite::Result<HashMap<String, (crate::model::Generated, u64)>> {
         if paths.is_empty() {
             return Ok(HashMap::new());
         }
         let list = super::json_list(paths)?;
         let mut stmt = self.conn.prepare_cached(
-            "SELECT path, generated FROM files
-             WHERE generated != 0 AND path IN (SELECT value FROM json_each(?1))",
+            "SELECT path, generated, size FROM files
+             WHERE path IN (SELECT value FROM json_each(?1))",
         )?;
         let rows = stmt.query_map([list], |r| {
-            Ok((r.get(0)?, crate::model::Generated::from_code(r.get(1)?)))
+            Ok((
+                r.get(0)?,
+                (
+                    crate::model::Generated::from_code(r.get(1)?),
+                    r.get::<_, i64>(2)?.max(0) as u64,
+                ),
+            ))
         })?;
         rows.collect()
     }
