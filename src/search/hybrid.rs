@@ -2911,16 +2911,24 @@ fn file_name_words(path: &str) -> HashSet<String> {
 /// code per platform, the same names in each, so only the path tells them
 /// apart and the arms rank the copies alike (libuv's `src/unix/core.c`
 /// beside `src/win/core.c`, expo's `ios/*.swift` beside `android/**/*.kt`).
-const PLATFORMS: [(&[&str], &[&str]); 6] = [
+///
+/// React Native libraries keep the iOS and macOS code under `apple/` and
+/// a browser copy under `web/`; "web" is too common a word in questions
+/// to name a platform, so that copy only counts as another one.
+const PLATFORMS: [(&[&str], &[&str]); 7] = [
     (
         &["windows", "win32"],
         &["win", "win32", "win64", "windows", "winnt", "msvc"],
     ),
     (&["unix", "posix"], &["unix", "posix"]),
     (&["linux"], &["linux"]),
-    (&["macos", "osx", "darwin"], &["darwin", "macos", "osx"]),
-    (&["ios", "iphone"], &["ios", "iphone"]),
+    (
+        &["macos", "osx", "darwin"],
+        &["darwin", "macos", "osx", "apple"],
+    ),
+    (&["ios", "iphone"], &["ios", "iphone", "apple"]),
     (&["android"], &["android"]),
+    (&[], &["web"]),
 ];
 
 /// For a question that names a platform ([`PLATFORMS`]), a file of that
@@ -2972,7 +2980,13 @@ fn platform_factor(asked: usize, path: &str) -> Option<f64> {
     let spells = |i: usize| words.iter().any(|w| PLATFORMS[i].1.contains(&w.as_str()));
     // Linux and macOS are unixes: their code sits beside or under the
     // unix copy (libuv's `src/unix/epoll.c` for "the Linux backend").
-    let kin = |i: usize| i == UNIX && matches!(PLATFORMS[asked].0[0], "linux" | "macos");
+    let kin = |i: usize| {
+        i == UNIX
+            && PLATFORMS[asked]
+                .0
+                .first()
+                .is_some_and(|w| matches!(*w, "linux" | "macos"))
+    };
     if spells(asked) {
         Some(1.0 + PLATFORM_MATCH)
     } else if (0..PLATFORMS.len()).any(|i| spells(i) && !kin(i)) {
@@ -3166,6 +3180,21 @@ mod tests {
             platform_factor(ios, "android/src/main/java/VideoCache.kt"),
             Some(PLATFORM_OTHER)
         );
+        assert_eq!(
+            platform_factor(ios, "apple/RNGestureHandler.mm"),
+            Some(1.0 + PLATFORM_MATCH)
+        );
+        let android =
+            asked_platform("on Android, how is a handler made from its name").unwrap_or_default();
+        assert_eq!(
+            platform_factor(android, "src/web/handlers/GestureHandler.ts"),
+            Some(PLATFORM_OTHER)
+        );
+        assert_eq!(
+            platform_factor(android, "apple/RNGestureHandler.mm"),
+            Some(PLATFORM_OTHER)
+        );
+        assert_eq!(asked_platform("how is a web request retried"), None);
         // None named, or two: no platform.
         assert_eq!(asked_platform("how are timers ordered"), None);
         assert_eq!(asked_platform("the same path on unix and on windows"), None);
