@@ -340,7 +340,8 @@ fn imports_cli_bad_input() {
 fn imports_mcp_both_directions_and_errors() {
     let p = project();
     let m = Mcp::start(&p, Era::Modern);
-    wait_indexed(&m, 20);
+    // The indexed files, `go/go.mod` among them (other code).
+    wait_indexed(&m, 21);
     let v = m.ok("imports", json!({"path": "rs/src/store/read.rs"}));
     assert_eq!(
         resolved(&v),
