@@ -2711,6 +2711,13 @@ impl<'a> ArmScores<'a> {
     }
 }
 
+/// Each component of `path` up to its first dot (`src/parser.tab.c` →
+/// `src`, `parser`).
+fn component_stems(path: &str) -> impl Iterator<Item = &str> {
+    path.split('/')
+        .map(|comp| comp.split('.').next().unwrap_or(comp))
+}
+
 /// The share (0–1) of the query's terms that a file's path components or
 /// the names of its candidate chunks carry, meeting on a common prefix of
 /// at least four letters as in [`file_name_share`].
@@ -2720,15 +2727,10 @@ fn term_coverage(terms: &HashSet<String>, path: &str, names: &HashSet<String>) -
     }
     // The path's words beside the names, not merged into a copy of them
     // (this runs for every candidate file, twice a search).
-    let mut path_words: Vec<String> = Vec::new();
-    for comp in path.split('/') {
-        let stem = comp.split('.').next().unwrap_or(comp);
-        path_words.extend(
-            crate::text::name_words(stem)
-                .iter()
-                .map(|w| crate::text::crude_stem(w).to_string()),
-        );
-    }
+    let path_words: Vec<String> = component_stems(path)
+        .flat_map(crate::text::name_words)
+        .map(|w| crate::text::crude_stem(&w).to_string())
+        .collect();
     let prefix_meets = |w: &String, t: &String| {
         let n = w.len().min(t.len());
         n >= 4 && w.as_bytes()[..n] == t.as_bytes()[..n]
@@ -2986,15 +2988,10 @@ fn asked_platform(query: &str) -> Option<usize> {
 /// The factor [`PLATFORM_MATCH`] / [`PLATFORM_OTHER`] for a file, by the
 /// platforms its directories and file name spell.
 fn platform_factor(asked: usize, path: &str) -> Option<f64> {
-    let mut words: Vec<String> = Vec::new();
-    for comp in path.split('/') {
-        let stem = comp.split('.').next().unwrap_or(comp);
-        words.extend(
-            crate::text::split_identifier(stem)
-                .into_iter()
-                .map(|w| w.to_ascii_lowercase()),
-        );
-    }
+    let words: Vec<String> = component_stems(path)
+        .flat_map(crate::text::split_identifier)
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
     let spells = |i: usize| words.iter().any(|w| PLATFORMS[i].1.contains(&w.as_str()));
     // Linux and macOS are unixes: their code sits beside or under the
     // unix copy (libuv's `src/unix/epoll.c` for "the Linux backend").
