@@ -2545,7 +2545,12 @@ const EVIDENCE_SEMANTIC: f64 = 0.5;
 /// halves. Session 91, files NDCG@10 tune / check / holdout +.0016 /
 /// +.0001 / +.0008, blind set h14 .835 → .839 (concept .834 → .850); knee
 /// 20 KB at 0.1 / 0.2 / 0.3: check −.0019 / −.0022 / −.0014 (tune and
-/// holdout up), 40 KB at 0.1 / 0.3: check −.0003 / −.0010.
+/// holdout up), 40 KB at 0.1 / 0.3: check −.0003 / −.0010; at 80 KB the
+/// gain was gone (tune −.0013). The cost is on docstring queries, whose
+/// answer is one method of a large file: `nl` hybrid MRR@10 −.0037
+/// (regex-automata's 200 KB `dense.rs`). Kept for questions only (how /
+/// where / what ...), the gain went with it: it comes from concept
+/// questions, noun phrases as docstrings are.
 const EVIDENCE_SIZE: f64 = 0.2;
 const SIZE_KNEE: f64 = 40_000.0;
 
@@ -2561,8 +2566,9 @@ fn size_excess(bytes: u64) -> f64 {
 /// plus how many of the query's terms the file's path and its matching
 /// symbols' names cover ("how are generators discovered" →
 /// `generators/discovery.py`, `find_generators`), minus penalties for
-/// tests, data files, generated code and files far larger than most. The new order takes over the old
-/// scores' values, best to worst, so how far apart files stand (which
+/// tests, data files, generated code and files far larger than most. The
+/// new order takes over the old scores' values, best to worst, so how far
+/// apart files stand (which
 /// [`order_by_file`] weighs against repeats) keeps its tuned shape.
 ///
 /// Weights chosen on the `agent` suite's tuning half (a grid, plateau
@@ -2816,7 +2822,8 @@ fn order_by_file(hits: Vec<Fused>, files: &HashMap<String, f64>) -> Vec<Fused> {
 /// one name (266 of 1,870 questions), the first of them was relevant 33%
 /// of the time and the others 7%. Session 91, files NDCG@10 tune / check
 /// / holdout +.0007 / +.0004 / +.0004, blind sets h14 .839 → .840 and h15
-/// .751 → .754; 0.6: +.0003 / +.0001 / +.0003, h14 .837, h15 .758.
+/// .751 → .754; 0.6: +.0003 / +.0001 / +.0003, h14 .837, h15 .758;
+/// from the third such file on: tune −.0002. `nl` hybrid MRR@10 −.0019.
 const SIBLING_DAMP: f64 = 0.8;
 /// Files looked at, best first.
 const SIBLING_POOL: usize = 30;
@@ -2966,9 +2973,10 @@ const PLATFORMS: [(&[&str], &[&str]); 7] = [
 /// −.0001 but tokio's `net/unix/listener.rs` led "unix signals"; 0.2 / 1
 /// and 0 / 0.7 alike on the suite, h14 .833.
 const PLATFORM_MATCH: f64 = 0.2;
+/// ...and another platform's copy by this.
+const PLATFORM_OTHER: f64 = 0.85;
 /// [`PLATFORMS`]' unix entry.
 const UNIX: usize = 1;
-const PLATFORM_OTHER: f64 = 0.85;
 
 /// The platform a question names, as an index into [`PLATFORMS`]: the
 /// first met, when the question names exactly one.

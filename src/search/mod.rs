@@ -545,13 +545,13 @@ pub const BUILD_OUTPUT_PRIOR: f64 = 0.3;
 pub fn is_build_output(path: &str) -> bool {
     let mut comps = path.split('/');
     let name = comps.next_back().unwrap_or(path).to_ascii_lowercase();
-    let dirs: Vec<&str> = comps.collect();
-    dirs.iter()
-        .any(|c| matches!(*c, "dist" | "dist-newstyle" | "_build"))
-        || dirs.windows(2).any(|w| {
-            w[0] == "build"
+    comps
+        .clone()
+        .any(|c| matches!(c, "dist" | "dist-newstyle" | "_build"))
+        || comps.clone().zip(comps.skip(1)).any(|(dir, sub)| {
+            dir == "build"
                 && matches!(
-                    w[1],
+                    sub,
                     "intermediates" | "generated" | "tmp" | "kotlin" | "outputs" | "CMakeFiles"
                 )
         })
