@@ -2975,8 +2975,10 @@ const PLATFORMS: [(&[&str], &[&str]); 7] = [
 const PLATFORM_MATCH: f64 = 0.2;
 /// ...and another platform's copy by this.
 const PLATFORM_OTHER: f64 = 0.85;
-/// [`PLATFORMS`]' unix entry.
+/// [`PLATFORMS`]' unix, Linux and macOS entries.
 const UNIX: usize = 1;
+const LINUX: usize = 2;
+const MACOS: usize = 3;
 
 /// The platform a question names, as an index into [`PLATFORMS`]: the
 /// first met, when the question names exactly one.
@@ -3003,13 +3005,7 @@ fn platform_factor(asked: usize, path: &str) -> Option<f64> {
     let spells = |i: usize| words.iter().any(|w| PLATFORMS[i].1.contains(&w.as_str()));
     // Linux and macOS are unixes: their code sits beside or under the
     // unix copy (libuv's `src/unix/epoll.c` for "the Linux backend").
-    let kin = |i: usize| {
-        i == UNIX
-            && PLATFORMS[asked]
-                .0
-                .first()
-                .is_some_and(|w| matches!(*w, "linux" | "macos"))
-    };
+    let kin = |i: usize| i == UNIX && matches!(asked, LINUX | MACOS);
     if spells(asked) {
         Some(1.0 + PLATFORM_MATCH)
     } else if (0..PLATFORMS.len()).any(|i| spells(i) && !kin(i)) {
@@ -3194,6 +3190,12 @@ mod tests {
             Some(1.0 + PLATFORM_MATCH)
         );
         assert_eq!(platform_factor(l, "src/win/core.c"), Some(PLATFORM_OTHER));
+        let mac = asked_platform("how are files watched on macOS").unwrap_or_default();
+        assert_eq!(platform_factor(mac, "src/unix/kqueue.c"), None);
+        assert_eq!(
+            platform_factor(mac, "src/unix/darwin.c"),
+            Some(1.0 + PLATFORM_MATCH)
+        );
         let ios = asked_platform("iOS: evict cached videos").unwrap_or_default();
         assert_eq!(
             platform_factor(ios, "ios/Cache/VideoCacheManager.swift"),
