@@ -63,6 +63,9 @@ fn lang_for_file_name(name: &str) -> Option<Lang> {
         // Go's module and workspace files: the module path, the Go
         // version and every dependency.
         "go.mod" | "go.work" => Lang::OtherCode,
+        // OCaml's build: each directory's libraries, executables, C stubs
+        // and preprocessors.
+        "dune" | "dune-project" | "dune-workspace" => Lang::OtherCode,
         "Makefile" | "makefile" | "GNUmakefile" | "Dockerfile" | "Containerfile"
         | "CMakeLists.txt" | "Jenkinsfile" | "Kconfig" | "Kbuild" | "BUILD" | "BUILD.bazel"
         | "WORKSPACE" | "meson.build" | "Justfile" | "justfile" | "configure.ac" => Lang::OtherCode,
@@ -98,7 +101,8 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         // tree-sitter-bash reads most zsh and ksh well enough for functions.
         "sh" | "bash" | "zsh" | "ksh" => Lang::Bash,
         "ex" | "exs" => Lang::Elixir,
-        "hs" => Lang::Haskell,
+        // hsc2hs input: Haskell with `#{…}` directives the grammar skips.
+        "hs" | "hsc" => Lang::Haskell,
         "zig" => Lang::Zig,
         // Objective-C++ too: its methods and classes parse, its C++ parts less so.
         "m" | "mm" => Lang::ObjC,
@@ -118,9 +122,9 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         | "nix" | "awk" | "f90" | "f95" | "f03" | "adb" | "ads" | "sv" | "svh" | "vhd" | "vhdl"
         | "vim" | "pyx" | "pxd" | "eex" | "heex" | "erb" | "haml" | "hbs" | "mustache" | "twig"
         | "j2" | "jinja" | "glsl" | "hlsl" | "wgsl" | "metal" | "capnp" | "fbs" | "prisma"
-        | "coffee" | "raku" | "rakumod" | "pas" | "hcl" | "m4" | "cabal" => Lang::OtherCode,
+        | "coffee" | "raku" | "rakumod" | "pas" | "hcl" | "m4" | "cabal" | "xs" => Lang::OtherCode,
         // Grammars and lexers (Bison/yacc, flex/lex, ANTLR, PEG, pest,
-        // LALRPOP, Jison, gperf, Ragel, Menhir, ocamllex): where a language's syntax is
+        // LALRPOP, Jison, gperf, Ragel, Menhir, ocamllex, yecc, leex): where a language's syntax is
         // defined, often the one file that answers "where is the grammar"
         // (jq's `parser.y`, tmux's `cmd-parse.y`, lighttpd's
         // `configparser.y`), next to the C a generator made of it.
@@ -129,8 +133,10 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         // builtins in `builtin.jq`), includes, X-macro tables, automake
         // input, Java properties, templates and Razor views.
         "jq" | "inc" | "def" | "am" | "properties" | "liquid" | "ejs" | "pug" | "njk"
-        | "cshtml" | "razor" => Lang::OtherCode,
-        "md" | "markdown" | "rst" | "txt" | "adoc" | "asciidoc" | "org" => Lang::Docs,
+        | "cshtml" | "razor" | "tmpl" | "tpl" => Lang::OtherCode,
+        "md" | "markdown" | "rst" | "txt" | "adoc" | "asciidoc" | "org" | "rdoc" | "mld" => {
+            Lang::Docs
+        }
         _ => return None,
     })
 }
@@ -158,7 +164,7 @@ pub const HEURISTIC_LANGS: &[(&str, &[&str])] = &[
     ("powershell", &["ps1", "psm1"]),
     ("tcl", &["tcl"]),
     ("starlark", &["bzl", "star"]),
-    ("graphql", &["graphql", "gql"]),
+    ("graphql", &["graphql", "graphqls", "gql"]),
     ("thrift", &["thrift"]),
 ];
 
@@ -178,11 +184,11 @@ fn heuristic_lang_for_extension(ext: &str) -> Option<&'static str> {
 
 /// Extensions of grammars and lexers a generator turns into code (Bison
 /// and yacc, flex and lex, ANTLR, PEG, pest, LALRPOP, Jison, gperf,
-/// Ragel, Menhir and ocamlyacc, ocamllex), lowercase, without the dot.
+/// Ragel, Menhir and ocamlyacc, ocamllex, Erlang's yecc and leex), lowercase, without the dot.
 pub fn is_grammar_extension(ext: &str) -> bool {
-    const GRAMMARS: [&str; 15] = [
+    const GRAMMARS: [&str; 17] = [
         "y", "yy", "ypp", "l", "ll", "lex", "g4", "peg", "pest", "lalrpop", "jison", "gperf", "rl",
-        "mly", "mll",
+        "mly", "mll", "yrl", "xrl",
     ];
     GRAMMARS.contains(&ext)
 }
@@ -194,10 +200,10 @@ pub fn is_grammar_extension(ext: &str) -> bool {
 /// column of the full-text index is where these words go.
 pub fn grammar_kind_words(ext: &str) -> &'static [&'static str] {
     match ext {
-        "y" | "yy" | "ypp" | "g4" | "peg" | "pest" | "lalrpop" | "jison" | "mly" => {
+        "y" | "yy" | "ypp" | "g4" | "peg" | "pest" | "lalrpop" | "jison" | "mly" | "yrl" => {
             &["grammar", "parser"]
         }
-        "l" | "ll" | "lex" | "mll" => &["lexer", "grammar"],
+        "l" | "ll" | "lex" | "mll" | "xrl" => &["lexer", "grammar"],
         _ => &[],
     }
 }
@@ -796,6 +802,12 @@ mod tests {
             ("src/lexer.l", Lang::OtherCode),
             ("src/parser.mly", Lang::OtherCode),
             ("src/lexer.mll", Lang::OtherCode),
+            ("src/elixir_parser.yrl", Lang::OtherCode),
+            ("src/dune", Lang::OtherCode),
+            ("src/System/Terminal.hsc", Lang::Haskell),
+            ("doc/index.mld", Lang::Docs),
+            ("README.rdoc", Lang::Docs),
+            ("templates/project/settings.py.tmpl", Lang::OtherCode),
             ("cmd-parse.y", Lang::OtherCode),
             ("grammar/Lang.g4", Lang::OtherCode),
             ("src/builtin.jq", Lang::OtherCode),

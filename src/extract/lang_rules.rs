@@ -912,7 +912,8 @@ fn is_macro_name(word: &[u8]) -> bool {
 /// before `Name::Name(` or `Name::~Name(`, before a type or storage
 /// keyword, or before any word when it is named like an export or inline
 /// specifier (`…_API`, `…_EXPORT`, `…_INLINE`, ...: `REDISMODULE_API
-/// size_t (*RedisModule_ValueLength)(…) REDISMODULE_ATTR;`). Same length,
+/// size_t (*RedisModule_ValueLength)(…) REDISMODULE_ATTR;`), or one
+/// opening a line before a block (`CATCH_TRY { … }`). Same length,
 /// offsets and lines; `None` when there is none.
 pub(crate) fn specifier_macros(source: &str) -> Option<String> {
     let bytes = source.as_bytes();
@@ -989,7 +990,13 @@ pub(crate) fn specifier_macros(source: &str) -> Option<String> {
             let word = scan.word_at(at);
             let name_at = at + word.len();
             let after = scan.skip_space(name_at);
-            if is_macro_name(word) && after > name_at && bytes.get(after - 1) != Some(&b'\n') {
+            if is_macro_name(word) && bytes.get(after) == Some(&b'{') {
+                // A statement macro before its block (Catch2's `CATCH_TRY {
+                // … } CATCH_CATCH_ALL { … }`), whose misreading closed the
+                // function and its namespace early.
+                blanks.push((at, name_at));
+            } else if is_macro_name(word) && after > name_at && bytes.get(after - 1) != Some(&b'\n')
+            {
                 let class = scan.word_at(after);
                 let sep = after + class.len();
                 let member = if bytes[sep..].starts_with(b"::~") {

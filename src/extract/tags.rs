@@ -656,9 +656,14 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
         name_col = keyword.start_position().column;
     }
     let ecma = matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
-    if ecma && node.kind() == "function_expression" && assigned_function(node) {
+    if ecma && node.kind() == "function_expression" && assigned_function(src, node) {
         // `app.use = function use(fn) {…}`: the assignment defines it (with
         // its object); the function's own name would be a second `use`.
+        return None;
+    }
+    if ecma && node.kind() == "assignment_expression" && exports_named_function(src, node) {
+        // `module.exports = function castUpdate(…) {…}`: the function's
+        // own name defines it, not `exports`.
         return None;
     }
     let ts = matches!(lang, Lang::TypeScript | Lang::Tsx);
@@ -860,7 +865,9 @@ fn cpp_scope(src: &str, name: Node<'_>) -> Option<String> {
 /// Whether a named function expression is the value of an assignment or
 /// a declaration the stock tags query defines by its target's name
 /// (`app.use = function use…`, `const f = function f…`).
-fn assigned_function(function: Node<'_>) -> bool {
+/// A function expression assigned to `module.exports` under its own name
+/// (mongoose's 125 `lib/` files) is defined by that name instead.
+fn assigned_function(src: &str, function: Node<'_>) -> bool {
     let Some(parent) = function.parent() else {
         return false;
     };
@@ -870,11 +877,24 @@ fn assigned_function(function: Node<'_>) -> bool {
         _ => return false,
     };
     parent.child_by_field_name(value) == Some(function)
+        && !exports_named_function(src, parent)
         && parent.child_by_field_name(target).is_some_and(|t| {
             t.kind() == "identifier"
                 || (t.kind() == "member_expression"
                     && t.child_by_field_name("property")
                         .is_some_and(|p| p.kind() == "property_identifier"))
+        })
+}
+
+/// Whether `assignment` is `module.exports = function name(…) {…}`: a
+/// named function expression as the module's export.
+fn exports_named_function(src: &str, assignment: Node<'_>) -> bool {
+    assignment.kind() == "assignment_expression"
+        && assignment
+            .child_by_field_name("left")
+            .is_some_and(|l| node_text(src, l) == "module.exports")
+        && assignment.child_by_field_name("right").is_some_and(|r| {
+            r.kind() == "function_expression" && r.child_by_field_name("name").is_some()
         })
 }
 

@@ -3562,6 +3562,40 @@ fn javascript_functions_assigned_onto_objects_are_defined_once_in_them() {
 }
 
 #[test]
+fn a_named_function_exported_as_the_module_is_defined_by_its_name() {
+    // mongoose's `lib/helpers/query/castUpdate.js` and 124 more files:
+    // `module.exports = function castUpdate(…)` was one definition named
+    // `exports`, so `castUpdate` found only a prefix match elsewhere.
+    let src = "'use strict';\n\nmodule.exports = function castUpdate(schema, obj) {\n  return obj;\n};\n\nmodule.exports.helper = function (x) {\n  return x;\n};\n";
+    let x = extract("lib/castUpdate.js", src, Lang::JavaScript);
+    check_common("javascript", src, &x);
+    let names: Vec<&str> = x.symbols.iter().map(|s| s.name.as_str()).collect();
+    assert!(names.contains(&"castUpdate"), "{names:?}");
+    assert!(!names.contains(&"exports"), "{names:?}");
+    assert_eq!(symbol(&x, "castUpdate", "function").start_line, 3);
+    assert!(names.contains(&"helper"), "{names:?}");
+}
+
+#[test]
+fn a_statement_macro_before_a_block_keeps_the_namespace_open() {
+    // Catch2's `catch_session.cpp`: `CATCH_TRY { … } CATCH_CATCH_ALL { … }`
+    // in the constructor closed it and `namespace Catch` there, so every
+    // later method lost its `Catch::` scope.
+    let cc = "namespace Catch {\n\n    Session::Session() {\n        if( once ) {\n            CATCH_TRY { CATCH_INTERNAL_ERROR( \"Only one\" ); }\n            CATCH_CATCH_ALL { registerStartupException(); }\n        }\n        once = true;\n    }\n\n    int Session::applyCommandLine( int argc ) {\n        return argc;\n    }\n\n} // end namespace Catch\n";
+    let x = extract("catch_session.cpp", cc, Lang::Cpp);
+    let ns = symbol(&x, "Catch", "namespace");
+    assert_eq!((ns.start_line, ns.end_line), (1, 15), "{:?}", x.symbols);
+    let apply = symbol(&x, "applyCommandLine", "method");
+    assert_eq!((apply.start_line, apply.end_line), (11, 13));
+    let ctor = x
+        .symbols
+        .iter()
+        .find(|s| s.name == "Session" && s.kind == "method")
+        .expect("the constructor");
+    assert_eq!((ctor.start_line, ctor.end_line), (3, 9));
+}
+
+#[test]
 fn a_function_whose_else_branch_opens_a_brace_ends_where_it_ends() {
     // As in RE2's re2.cc: `#ifdef`/`#else` branches that each open the
     // loop's brace, inside a namespace. The first reading finds every

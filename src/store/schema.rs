@@ -338,10 +338,18 @@
 //!   are Erlang; Go's `go.mod` / `go.work` and Cabal's `*.cabal` are
 //!   indexed as other code. An older index's rows are rebuilt by the next
 //!   index run (its vectors kept).
+//! - 66: same tables; rows change: `module.exports = function name(…)` is
+//!   defined as `name` (was `exports`); a C/C++ statement macro before its
+//!   block (`CATCH_TRY { … }`) is blanked when the grammar misreads the
+//!   file; hsc2hs `*.hsc` is Haskell; yecc `*.yrl` and leex `*.xrl` are
+//!   grammars; `dune` files, `*.xs`, `*.tmpl` / `*.tpl` templates and
+//!   GraphQL `*.graphqls` are other code; `*.rdoc` and odoc `*.mld` are
+//!   documentation. An older index's rows are rebuilt by the next index
+//!   run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 65;
+pub const SCHEMA_VERSION: i64 = 66;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -353,7 +361,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 65;
+const SAME_ROWS_SINCE: i64 = 66;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
