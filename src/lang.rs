@@ -412,8 +412,17 @@ const REFINE_SCAN_BYTES: usize = 64 * 1024;
 /// `@protocol` or `@class`, else C++ when it clearly is C++ (classes,
 /// namespaces, templates, access specifiers, `std::`, extension-less
 /// standard headers); a `.m` file of MATLAB functions is other code.
-/// Every other language is returned unchanged.
+/// A Rust file of comments only (clap's `_cookbook/*.rs`, rustls's
+/// `manual/*.rs`: a manual's chapters as `//!` or `/*! … */` docs) is
+/// documentation. Every other language is returned unchanged.
 pub fn refine_lang(lang: Lang, source: &str) -> Lang {
+    if lang == Lang::Rust {
+        return if is_rust_comments_only(source) {
+            Lang::Docs
+        } else {
+            lang
+        };
+    }
     if !matches!(lang, Lang::C | Lang::ObjC) {
         return lang;
     }
@@ -441,6 +450,61 @@ pub fn refine_lang(lang: Lang, source: &str) -> Lang {
     } else {
         Lang::C
     }
+}
+
+/// Whether Rust source holds nothing but comments (line and block ones,
+/// nested as Rust nests them) and inner attributes (`#![doc = …]`), with
+/// at least one comment: no item, so nothing to define or run.
+fn is_rust_comments_only(source: &str) -> bool {
+    let b = source.as_bytes();
+    let mut i = 0;
+    let mut comments = false;
+    while i < b.len() {
+        match b[i] {
+            c if c.is_ascii_whitespace() => i += 1,
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                comments = true;
+                i = b[i..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(b.len(), |n| i + n);
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                comments = true;
+                let mut depth = 0usize;
+                loop {
+                    if i + 1 >= b.len() {
+                        return false;
+                    }
+                    if b[i] == b'/' && b[i + 1] == b'*' {
+                        depth += 1;
+                        i += 2;
+                    } else if b[i] == b'*' && b[i + 1] == b'/' {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            b'#' if b.get(i + 1) == Some(&b'!') && b.get(i + 2) == Some(&b'[') => {
+                // To the attribute's closing bracket on its line.
+                let end = b[i..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(b.len(), |n| i + n);
+                if !source[i..end].trim_end().ends_with(']') {
+                    return false;
+                }
+                i = end;
+            }
+            _ => return false,
+        }
+    }
+    comments
 }
 
 /// An Objective-C declaration (`#import` alone is not one: C++ headers
@@ -944,6 +1008,24 @@ mod tests {
         );
         assert!(!may_be_script(Path::new("README")), "docs by name");
         assert!(!may_be_script(Path::new("Makefile")), "known by name");
+    }
+
+    #[test]
+    fn a_rust_file_of_comments_only_is_documentation() {
+        let manual = "/*! # Customising private key usage\n\nBy default /* nested */ keys.\n*/\n";
+        assert_eq!(refine_lang(Lang::Rust, manual), Lang::Docs);
+        let cookbook = "#![allow(unused)]\n//! # Example: git-like CLI\n//!\n//! ```rust\n//! fn main() {}\n//! ```\n";
+        assert_eq!(refine_lang(Lang::Rust, cookbook), Lang::Docs);
+        assert_eq!(
+            refine_lang(Lang::Rust, "//! Parsing.\npub mod parser;\n"),
+            Lang::Rust
+        );
+        assert_eq!(
+            refine_lang(Lang::Rust, "/* unclosed\nfn f() {}\n"),
+            Lang::Rust
+        );
+        assert_eq!(refine_lang(Lang::Rust, "\n"), Lang::Rust);
+        assert_eq!(refine_lang(Lang::Rust, "#![no_std]\n"), Lang::Rust);
     }
 
     #[test]
