@@ -202,6 +202,13 @@ pub fn is_test_path(path: &str) -> bool {
     // Gradle's test source sets (`src/androidTest/`, `src/commonTest/`,
     // `src/integrationTest/`, `src/testFixtures/`), on the original case.
     let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+    // Directories named as tests in CamelCase or with a separator
+    // (Catch2's `projects/SelfTest/UsageTests/`, `ExtraTests/`,
+    // `unit_tests/`, `integration-tests/`), on the original case: not
+    // `latest/` or `contest/`.
+    if dir.split('/').any(is_named_as_tests) {
+        return true;
+    }
     if dir
         .split('/')
         .zip(dir.split('/').skip(1))
@@ -254,11 +261,13 @@ pub fn is_test_path(path: &str) -> bool {
                         .is_some_and(|c| c.is_ascii_lowercase()))
         }
         "exs" => stem.ends_with("_test"),
-        // googletest's `foo_unittest.cc`, Catch2's `foo_tests.cpp`.
+        // googletest's `foo_unittest.cc`, Catch2's `foo_tests.cpp` and
+        // `Foo.tests.cpp`.
         "c" | "cc" | "cpp" | "cxx" => {
             stem.starts_with("test_")
                 || stem.ends_with("_test")
                 || stem.ends_with("_tests")
+                || stem.ends_with(".tests")
                 || stem.ends_with("_unittest")
         }
         // clojure.test's `foo_test.clj`, Dart's `foo_test.dart`, busted's
@@ -273,6 +282,23 @@ pub fn is_test_path(path: &str) -> bool {
         "bats" | "t" => true,
         _ => false,
     }
+}
+
+/// A directory named in PascalCase `…Test` / `…Tests` after a lowercase
+/// letter (`SelfTest`, `UsageTests`; not an `abTest/` feature) or
+/// `…_tests` / `…-tests` after a word (`unit_tests`, `integration-tests`).
+fn is_named_as_tests(dir: &str) -> bool {
+    let Some(word) = dir
+        .strip_suffix("Tests")
+        .or_else(|| dir.strip_suffix("Test"))
+    else {
+        let lower = dir.to_ascii_lowercase();
+        return ["_tests", "-tests"]
+            .iter()
+            .any(|sfx| lower.len() > sfx.len() && lower.ends_with(sfx));
+    };
+    dir.starts_with(|c: char| c.is_ascii_uppercase())
+        && word.ends_with(|c: char| c.is_ascii_lowercase())
 }
 
 /// .NET test projects' directories (`MyLib.Tests/`, `MyLib.UnitTests/`),
@@ -1399,6 +1425,10 @@ mod tests {
             "src/Data/ListSpec.hs",
             "core/src/main/scala/x/ParserSuite.scala",
             "src/main/java/x/DatabaseIT.java",
+            "projects/SelfTest/UsageTests/ToStringPair.tests.cpp",
+            "projects/ExtraTests/X01-PrefixedMacros.cpp",
+            "src/unit_tests/parse.c",
+            "integration-tests/app.js",
         ] {
             assert!(is_test_path(p), "{p} is a test");
         }
@@ -1433,6 +1463,9 @@ mod tests {
             "django/contrib/admin/tests.py",
             "src/features/abTest/variant.ts",
             "app/src/main/java/x/testRunner",
+            "projects/XCode/OCTest/main.m",
+            "src/ABTest/variant.ts",
+            "lib/ab_test/x.py",
         ] {
             assert!(!is_test_path(p), "{p} is not a test");
         }
