@@ -5,6 +5,7 @@
 //! come from `store`).
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 use anyhow::Result;
 use serde::Serialize;
@@ -417,7 +418,32 @@ pub fn find_symbols(
     // `hyper-1.4.1/src/server/conn/http1.rs`, Zig's `std.`) still leaves
     // `server::conn::http1` to choose by.
     let qualifier = qualifier_segments(asked);
+    // The namespaces and inline modules around a definition qualify it
+    // too: `Catch::Session::applyCommandLine` is the out-of-line method
+    // (container `Session`) inside `namespace Catch { … }` of
+    // `catch_session.cpp`, which wins over a definition whose file alone
+    // is named `catch` (Catch2's amalgamated `catch.hpp`).
+    let mut qualified = false;
+    if qualifier.len() > 1 && hits.len() <= ENCLOSING_HITS_READ {
+        let enclosed = enclosing_containers(store, &hits)?;
+        let named: Vec<bool> = hits
+            .iter()
+            .zip(&enclosed)
+            .map(|(h, outer)| {
+                let containers = outer.as_deref().or(h.container.as_deref());
+                whole_qualifier(&qualifier, containers, "")
+            })
+            .collect();
+        qualified = named.contains(&true);
+        if qualified {
+            let mut keep = named.into_iter();
+            hits.retain(|_| keep.next().unwrap_or(false));
+        }
+    }
     for skip in 0..qualifier.len().saturating_sub(1) {
+        if qualified {
+            break;
+        }
         let tail = &qualifier[skip..];
         let whole = |h: &SymbolHit| whole_qualifier(tail, h.container.as_deref(), &h.path);
         if hits.iter().any(whole) {
@@ -598,6 +624,51 @@ fn whole_qualifier(qualifier: &[&str], container: Option<&str>, path: &str) -> b
         .map(|p| p.split('.').next().unwrap_or(p))
         .collect();
     left.all(|q| parts.iter().any(|p| p.eq_ignore_ascii_case(q)))
+}
+
+/// Hits at most whose files [`enclosing_containers`] reads for a
+/// qualified name (each a file's packed definitions).
+const ENCLOSING_HITS_READ: usize = 64;
+
+/// Each hit's container with the namespaces and modules around it in its
+/// file put in front (`Catch::Session` for `Session::run` inside
+/// `namespace Catch { … }`), or `None` when nothing encloses it.
+fn enclosing_containers(store: &Store, hits: &[SymbolHit]) -> Result<Vec<Option<String>>> {
+    let mut by_file: HashMap<&str, Vec<(u32, u32, String)>> = HashMap::new();
+    let mut out = Vec::with_capacity(hits.len());
+    for h in hits {
+        if !by_file.contains_key(h.path.as_str()) {
+            let mut scopes = Vec::new();
+            if let Some(file) = store.file_record(&h.path)? {
+                for r in store.outline_rows(file.id)? {
+                    if matches!(r.kind.as_str(), "namespace" | "module") {
+                        scopes.push((r.start_line, r.end_line, r.name));
+                    }
+                }
+            }
+            // Outer first: by start line, the longer first.
+            scopes.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+            by_file.insert(h.path.as_str(), scopes);
+        }
+        let around: Vec<&str> = by_file[h.path.as_str()]
+            .iter()
+            .filter(|(start, end, name)| {
+                *start <= h.start_line
+                    && h.end_line <= *end
+                    && (*start, *end) != (h.start_line, h.end_line)
+                    && name != &h.name
+            })
+            .map(|(_, _, name)| name.as_str())
+            .collect();
+        out.push((!around.is_empty()).then(|| {
+            let mut parts: Vec<&str> = around;
+            if let Some(c) = h.container.as_deref() {
+                parts.push(c);
+            }
+            parts.join("::")
+        }));
+    }
+    Ok(out)
 }
 
 /// The module names a file stands for: its stem, and its directory (a Go

@@ -260,8 +260,18 @@ fn new_languages_get_symbols_references_and_chunks() {
         "rs/dfa/remapper.rs",
         "pub trait Remappable {}\n\nmod onepass {\n    use super::Remappable;\n    use crate::dfa::onepass::DFA;\n\n    impl Remappable for DFA {}\n}\n",
     );
+    // An amalgamated header named like the namespace, and the out-of-line
+    // method inside `namespace Catch { … }`.
+    p.write(
+        "cpp/single_include/catch.hpp",
+        "namespace Catch {\n    class Session {\n    public:\n        int run();\n    };\n}\n",
+    );
+    p.write(
+        "cpp/src/session.cpp",
+        "#include \"session.h\"\n\nnamespace Catch {\n\n    int Session::run() {\n        return 0;\n    }\n\n}\n",
+    );
     let summary = p.json(&["index"]);
-    assert_eq!(summary["files"], FILES.len() + 10, "{summary}");
+    assert_eq!(summary["files"], FILES.len() + 12, "{summary}");
     // `models.CharField`: the package's class before a prefix match in a
     // file named after the qualifier; `@login_required`: the decorator.
     for (args, path, line) in [
@@ -283,6 +293,9 @@ fn new_languages_get_symbols_references_and_chunks() {
         // `onepass::DFA`: the struct in the module file, not the impl in
         // another file's `mod onepass`.
         (["symbol", "onepass::DFA"], "rs/dfa/onepass.rs", 1),
+        // `Catch::Session::run`: the namespace around the method qualifies
+        // it, ahead of a file named `catch`.
+        (["symbol", "Catch::Session::run"], "cpp/src/session.cpp", 5),
         (["search", "onepass::DFA"], "rs/dfa/onepass.rs", 1),
         (
             ["search", "@login_required"],
