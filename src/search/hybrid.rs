@@ -1660,6 +1660,8 @@ impl Hybrid {
                 if analysis.kind == QueryKind::NaturalLanguage {
                     rerank_by_names(&mut hits, query);
                     damp_siblings(&mut files, &hits);
+                } else if analysis.kind == QueryKind::Identifier {
+                    lead_with_definitions(&mut hits);
                 }
                 // Keys are 0–1 already (relative to the best file and chunk).
                 hits = order_by_file(hits, &files);
@@ -2843,6 +2845,36 @@ fn order_by_file(hits: Vec<Fused>, files: &HashMap<String, f64>) -> Vec<Fused> {
     hits
 }
 
+/// For a name query, each file is led by the definition the symbol arm
+/// ranked best in it, whatever else matched more of the file's words:
+/// rustls's `struct RecordLayer` before its 300-line `impl RecordLayer`
+/// (the arm ranks types before impl blocks), a class before the method
+/// that uses its name. It is what the name asks for, and its lines are
+/// what the answer shows.
+fn lead_with_definitions(hits: &mut [Fused]) {
+    // Per file: its best score, and the hit the symbol arm ranked best.
+    let mut files: HashMap<&str, (f64, Option<(u32, usize)>)> = HashMap::new();
+    for (i, h) in hits.iter().enumerate() {
+        let e = files.entry(h.path.as_str()).or_insert((f64::MIN, None));
+        e.0 = e.0.max(h.score);
+        if let Some(s) = h.sources.iter().find(|s| s.arm == Arm::Symbol)
+            && e.1.is_none_or(|(rank, _)| s.rank < rank)
+        {
+            e.1 = Some((s.rank, i));
+        }
+    }
+    let leads: Vec<(usize, f64)> = files
+        .into_values()
+        .filter_map(|(best, def)| def.map(|(_, i)| (i, best)))
+        .collect();
+    for (i, best) in leads {
+        if hits[i].score < best {
+            // Just above the file's best: the other hits keep their order.
+            hits[i].score = best * (1.0 + 1e-9);
+        }
+    }
+}
+
 /// For a question, a file whose best hit is named like the best hit of a
 /// file ranked above it (every extension's `register`, every extra
 /// field's `getHeaderId`) is multiplied by this: one such sibling shows
@@ -3568,6 +3600,38 @@ mod tests {
             raw,
             ..cand(arm, rank, path, 1, 9)
         }
+    }
+
+    #[test]
+    fn a_name_query_shows_each_file_led_by_its_best_definition() {
+        // The impl block matches more arms than the struct it implements.
+        let w = |_: Arm| 1.0;
+        let mut hits = fuse(
+            vec![
+                cand(Arm::Symbol, 1, "src/record_layer.rs", 22, 36),
+                cand(Arm::Symbol, 2, "src/record_layer.rs", 38, 242),
+                cand(Arm::Bm25, 1, "src/record_layer.rs", 38, 242),
+                cand(Arm::Semantic, 1, "src/record_layer.rs", 38, 242),
+                cand(Arm::Bm25, 2, "src/common_state.rs", 67, 98),
+            ],
+            &w,
+            RRF_K,
+        );
+        assert_eq!(hits[0].start_line, 38);
+        lead_with_definitions(&mut hits);
+        let files = HashMap::from([
+            ("src/record_layer.rs".to_string(), 1.0),
+            ("src/common_state.rs".to_string(), 0.5),
+        ]);
+        let hits = order_by_file(hits, &files);
+        assert_eq!(
+            (
+                hits[0].start_line,
+                hits[1].start_line,
+                hits[2].path.as_str()
+            ),
+            (22, 38, "src/common_state.rs")
+        );
     }
 
     #[test]
