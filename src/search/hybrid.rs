@@ -826,6 +826,10 @@ pub struct Gathered {
     pub cands: Vec<Cand>,
     pub reports: Vec<ArmReport>,
     pub semantic: Option<SemanticInfo>,
+    /// For a question the semantic arm answered in a fused mode: each
+    /// candidate file's mean similarity to it over all its chunks
+    /// ([`crate::search::semantic::SemanticIndex::file_means`]).
+    pub file_means: HashMap<String, f64>,
     /// The fast model, for a question the fast tier answered in a fused
     /// mode: its tokens match the question against the candidates
     /// ([`Gathered::token_match_files`]).
@@ -864,6 +868,7 @@ impl Gathered {
             &self.analysis,
             query,
             &[],
+            &self.file_means,
         );
         let mut pool: Vec<(&String, f64)> = fused.iter().map(|(p, &s)| (p, s)).collect();
         pool.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
@@ -1588,11 +1593,25 @@ impl Hybrid {
             && semantic_report.as_ref().and_then(|r| r.tier).is_some())
         .then(|| self.semantic.as_mut().and_then(|s| s.fast_query_model()))
         .flatten();
+        let file_means = match self.semantic.as_ref() {
+            Some(s)
+                if analysis.kind == QueryKind::NaturalLanguage
+                    && req.only.len() != 1
+                    && semantic_report.as_ref().is_some_and(|r| r.available) =>
+            {
+                let mut paths: Vec<&str> = cands.iter().map(|c| c.path.as_str()).collect();
+                paths.sort_unstable();
+                paths.dedup();
+                s.file_means(query, &paths)
+            }
+            _ => HashMap::new(),
+        };
         Ok(Gathered {
             analysis,
             cands,
             reports,
             semantic: semantic_report,
+            file_means,
             token_model,
         })
     }
@@ -1618,6 +1637,7 @@ impl Hybrid {
             cands,
             reports,
             semantic: semantic_report,
+            file_means,
             ..
         } = gathered;
 
@@ -1629,8 +1649,17 @@ impl Hybrid {
             .sum();
         // Fused modes rank files (see `file_scores`); one arm alone keeps
         // its own chunk order.
-        let mut files = (req.only.len() != 1)
-            .then(|| file_scores(&cands, &weight_of, req.k, &analysis, query, &token_files));
+        let mut files = (req.only.len() != 1).then(|| {
+            file_scores(
+                &cands,
+                &weight_of,
+                req.k,
+                &analysis,
+                query,
+                &token_files,
+                &file_means,
+            )
+        });
         if analysis.kind == QueryKind::NaturalLanguage
             && let Some(files) = files.as_mut()
         {
@@ -2330,6 +2359,7 @@ fn file_scores(
     analysis: &Analysis,
     query: &str,
     token_files: &[(String, f64)],
+    file_means: &HashMap<String, f64>,
 ) -> HashMap<String, f64> {
     let mut order: Vec<&Cand> = cands.iter().collect();
     order.sort_by(|a, b| a.arm.cmp(&b.arm).then(a.rank.cmp(&b.rank)));
@@ -2444,7 +2474,7 @@ fn file_scores(
         }
     }
     if analysis.kind == QueryKind::NaturalLanguage {
-        reorder_by_evidence(&mut scores, cands, &terms, platform);
+        reorder_by_evidence(&mut scores, cands, &terms, platform, file_means);
     }
     scores
 }
@@ -2537,6 +2567,19 @@ const EVIDENCE_GENERATED: f64 = -0.5;
 /// holdout .8234, .8247, .8245, .8250, .8250, .8229.
 const EVIDENCE_SEMANTIC: f64 = 0.5;
 
+/// ...and the file as a whole: where its mean similarity to the question
+/// over all its chunks stands among the candidate files' (0–1,
+/// [`SemanticIndex::file_means`](crate::search::semantic::SemanticIndex::file_means)).
+/// The arms rank chunks, so a hub file with one close chunk among many far
+/// ones stood with the file that is about the question throughout
+/// (regex-automata's `util/start.rs` for "how is the dfa start state
+/// picked", behind `dfa/dense.rs`). Session 93, replayed on the `agent`
+/// suite's questions: files NDCG@10 tune / check / holdout .8359 / .8197 /
+/// .7818 → .8390 / .8267 / .7901 at 0.6 (0.4 .8386 / .8240 / .7869, 0.8
+/// .8389 / .8238 / .7918, 1.0 lower on all three); the mean of the file's
+/// three best chunks instead gained nothing.
+const EVIDENCE_FILE_MEAN: f64 = 0.6;
+
 /// ...and the file's size: a file larger than [`SIZE_KNEE`] bytes loses
 /// this much per natural-log unit above it (`ln(size / knee)`). A hub file
 /// (rayon's 3,500-line `iter/mod.rs`, jackson's `BasicDeserializerFactory`)
@@ -2584,6 +2627,7 @@ fn reorder_by_evidence(
     cands: &[Cand],
     terms: &HashSet<String>,
     platform: Option<usize>,
+    file_means: &HashMap<String, f64>,
 ) {
     let top = scores.values().copied().fold(0.0, f64::max);
     if top <= 0.0 || scores.len() < 2 {
@@ -2631,6 +2675,15 @@ fn reorder_by_evidence(
         }
     }
     let empty = HashSet::new();
+    // The files' mean similarities, from the lowest to the best (0–1).
+    let (low, high) = scores
+        .keys()
+        .filter_map(|p| file_means.get(p))
+        .fold((f64::MAX, f64::MIN), |(l, h), &m| (l.min(m), h.max(m)));
+    let mean_spread = |p: &str| match file_means.get(p) {
+        Some(m) if high > low => (m - low) / (high - low),
+        _ => 0.0,
+    };
     let mut order: Vec<(f64, &String)> = scores
         .iter()
         .map(|(path, &score)| {
@@ -2638,6 +2691,7 @@ fn reorder_by_evidence(
             let mut s = score / top
                 + EVIDENCE_BM25 * bm25.over_top(p)
                 + EVIDENCE_SEMANTIC * cosine.spread(p)
+                + EVIDENCE_FILE_MEAN * mean_spread(p)
                 + EVIDENCE_COVERAGE * term_coverage(terms, p, words.get(p).unwrap_or(&empty));
             if crate::search::is_test_path(p) {
                 s += EVIDENCE_TEST;
@@ -2683,6 +2737,7 @@ fn reorder_by_evidence(
                 fused = score / top,
                 bm25 = bm25.over_top(p),
                 semantic = cosine.spread(p),
+                file_mean = mean_spread(p),
                 coverage = term_coverage(terms, p, words.get(p).unwrap_or(&empty)),
                 size = size.get(p).copied().unwrap_or(0),
                 evidence = s,
@@ -3731,7 +3786,17 @@ mod tests {
             cand(Arm::Bm25, 2, "httpx/_transports/mock.py", 1, 9),
         ];
         let w = |_: Arm| 1.0;
-        let scores = |query: &str| file_scores(&cands, &w, RRF_K, &analyze(query), query, &[]);
+        let scores = |query: &str| {
+            file_scores(
+                &cands,
+                &w,
+                RRF_K,
+                &analyze(query),
+                query,
+                &[],
+                &HashMap::new(),
+            )
+        };
         let short = scores("fake responses for testing");
         assert!(short["httpx/_transports/mock.py"] > short["httpx/_transports/default.py"]);
         let long = scores("where are the fake responses that the tests of the client send built");
@@ -3781,7 +3846,7 @@ mod tests {
             ("src/generators/discovery.rs".to_string(), 0.6),
             ("tests/generators_discovery.rs".to_string(), 0.3),
         ]);
-        reorder_by_evidence(&mut scores, &cands, &terms, None);
+        reorder_by_evidence(&mut scores, &cands, &terms, None, &HashMap::new());
         assert_eq!(scores["src/generators/discovery.rs"], 1.0);
         assert_eq!(scores["src/util/helpers.rs"], 0.6);
         assert_eq!(scores["tests/generators_discovery.rs"], 0.3);
@@ -3808,10 +3873,41 @@ mod tests {
             ("src/b.rs".to_string(), 0.8),
             ("src/c.rs".to_string(), 0.2),
         ]);
-        reorder_by_evidence(&mut scores, &cands, &terms, None);
+        reorder_by_evidence(&mut scores, &cands, &terms, None, &HashMap::new());
         assert_eq!(scores["src/b.rs"], 1.0);
         assert_eq!(scores["src/a.rs"], 0.8);
         assert_eq!(scores["src/c.rs"], 0.2);
+    }
+
+    #[test]
+    fn a_file_close_to_the_question_throughout_passes_a_hub_with_one_close_chunk() {
+        let terms = stemmed_terms("how is the dfa start state picked");
+        // The hub's best chunk leads both arms, the dedicated file's is
+        // close behind in each; its chunks are, on average, far closer.
+        let cands = vec![
+            scored(Arm::Bm25, 1, "src/dfa/dense.rs", 9.0),
+            scored(Arm::Bm25, 2, "src/util/start.rs", 8.0),
+            scored(Arm::Semantic, 1, "src/dfa/dense.rs", 0.60),
+            scored(Arm::Semantic, 2, "src/util/start.rs", 0.58),
+            scored(Arm::Semantic, 3, "src/util/look.rs", 0.20),
+        ];
+        let base: HashMap<String, f64> = HashMap::from([
+            ("src/dfa/dense.rs".to_string(), 1.0),
+            ("src/util/start.rs".to_string(), 0.7),
+            ("src/util/look.rs".to_string(), 0.2),
+        ]);
+        let mut without = base.clone();
+        reorder_by_evidence(&mut without, &cands, &terms, None, &HashMap::new());
+        assert_eq!(without["src/dfa/dense.rs"], 1.0);
+        let means = HashMap::from([
+            ("src/dfa/dense.rs".to_string(), 0.10),
+            ("src/util/start.rs".to_string(), 0.45),
+            ("src/util/look.rs".to_string(), 0.05),
+        ]);
+        let mut with = base;
+        reorder_by_evidence(&mut with, &cands, &terms, None, &means);
+        assert_eq!(with["src/util/start.rs"], 1.0);
+        assert_eq!(with["src/dfa/dense.rs"], 0.7);
     }
 
     #[test]
@@ -3828,12 +3924,18 @@ mod tests {
             ("src/iter/plumbing.rs".to_string(), 0.95),
         ]);
         let mut same = scores.clone();
-        reorder_by_evidence(&mut scores, &[hub.clone(), module.clone()], &terms, None);
+        reorder_by_evidence(
+            &mut scores,
+            &[hub.clone(), module.clone()],
+            &terms,
+            None,
+            &HashMap::new(),
+        );
         assert_eq!(scores["src/iter/plumbing.rs"], 1.0);
         assert_eq!(scores["src/iter/mod.rs"], 0.95);
         // At or below the knee, size says nothing.
         hub.file_size = 40_000;
-        reorder_by_evidence(&mut same, &[hub, module], &terms, None);
+        reorder_by_evidence(&mut same, &[hub, module], &terms, None, &HashMap::new());
         assert_eq!(same["src/iter/mod.rs"], 1.0);
         assert_eq!(size_excess(40_000), 0.0);
         assert!(size_excess(400_000) > 2.0);
@@ -3856,7 +3958,7 @@ mod tests {
             ("src/types.ts".to_string(), 1.0),
             ("src/queryClient.ts".to_string(), 0.9),
         ]);
-        reorder_by_evidence(&mut scores, &cands, &terms, None);
+        reorder_by_evidence(&mut scores, &cands, &terms, None, &HashMap::new());
         assert_eq!(scores["src/queryClient.ts"], 1.0);
         assert_eq!(scores["src/types.ts"], 0.9);
     }
@@ -3877,10 +3979,10 @@ mod tests {
             ("ios/NetworkUtilities.swift".to_string(), 0.9),
         ]);
         let mut asked = scores.clone();
-        reorder_by_evidence(&mut asked, &cands, &terms, ios);
+        reorder_by_evidence(&mut asked, &cands, &terms, ios, &HashMap::new());
         assert_eq!(asked["ios/NetworkUtilities.swift"], 1.0);
         let mut unasked = scores;
-        reorder_by_evidence(&mut unasked, &cands, &terms, None);
+        reorder_by_evidence(&mut unasked, &cands, &terms, None, &HashMap::new());
         assert_eq!(unasked["android/nsd/NsdDiscovery.kt"], 1.0);
 
         let terms = stemmed_terms("how does the main loop run until a promise resolves");
@@ -3892,7 +3994,7 @@ mod tests {
             ("src/unix/lwt_main.mli".to_string(), 1.0),
             ("src/unix/lwt_main.ml".to_string(), 0.9),
         ]);
-        reorder_by_evidence(&mut scores, &cands, &terms, None);
+        reorder_by_evidence(&mut scores, &cands, &terms, None, &HashMap::new());
         assert_eq!(scores["src/unix/lwt_main.ml"], 1.0);
     }
 
@@ -3947,6 +4049,7 @@ mod tests {
             &a,
             "how are the things wired together",
             &[],
+            &HashMap::new(),
         );
         // b.py: BM25 file rank 2 and semantic rank 1 beats a.py's BM25 rank 1
         // with its multi-chunk bonus.
@@ -3984,7 +4087,7 @@ mod tests {
         ];
         let a = analyze("readline");
         let w = |arm: Arm| if arm == Arm::Symbol { 2.0 } else { 0.7 };
-        let files = file_scores(&cands, &w, RRF_K, &a, "readline", &[]);
+        let files = file_scores(&cands, &w, RRF_K, &a, "readline", &[], &HashMap::new());
         assert!(
             files["lib/line_editor.rb"] > files["lib/line_editor/readline.rb"],
             "{files:?}"
@@ -3998,7 +4101,15 @@ mod tests {
             .filter(|c| c.path.ends_with("readline.rb") || c.arm != Arm::Symbol)
             .cloned()
             .collect();
-        let files = file_scores(&only_inexact, &w, RRF_K, &a, "readline", &[]);
+        let files = file_scores(
+            &only_inexact,
+            &w,
+            RRF_K,
+            &a,
+            "readline",
+            &[],
+            &HashMap::new(),
+        );
         assert!(files["lib/line_editor/readline.rb"] > files["lib/line_editor.rb"]);
     }
 

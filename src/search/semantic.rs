@@ -261,6 +261,45 @@ pub struct SemanticIndex {
     /// The stored vectors: what the scan and the re-score read (1M 256-d
     /// vectors are 250 MiB, 1 GiB in f32).
     quant: Quantized,
+    /// Each file's rows, built on the first [`SemanticIndex::file_means`].
+    rows_of: std::sync::OnceLock<FileRows>,
+}
+
+/// The rows of each file of a [`SemanticIndex`]: the slot of each path, and
+/// the rows of slot `i` at `rows[start[i]..start[i + 1]]`.
+struct FileRows {
+    slot_of: HashMap<String, u32>,
+    start: Vec<u32>,
+    rows: Vec<u32>,
+}
+
+impl FileRows {
+    fn new(files: &[(String, String)], file_of: &[u32]) -> FileRows {
+        let mut count = vec![0u32; files.len() + 1];
+        for &f in file_of {
+            count[f as usize + 1] += 1;
+        }
+        for i in 1..count.len() {
+            count[i] += count[i - 1];
+        }
+        let start = count.clone();
+        let mut next = count;
+        let mut rows = vec![0u32; file_of.len()];
+        for (row, &f) in file_of.iter().enumerate() {
+            rows[next[f as usize] as usize] = row as u32;
+            next[f as usize] += 1;
+        }
+        let slot_of = files
+            .iter()
+            .enumerate()
+            .map(|(i, (p, _))| (p.clone(), i as u32))
+            .collect();
+        FileRows {
+            slot_of,
+            start,
+            rows,
+        }
+    }
 }
 
 /// The fast tier's share when its similarities are blended into a
@@ -320,6 +359,7 @@ impl SemanticIndex {
             file_of,
             files,
             quant,
+            rows_of: std::sync::OnceLock::new(),
         })
     }
 
@@ -341,6 +381,7 @@ impl SemanticIndex {
             file_of: Vec::with_capacity(rows.len()),
             files: Vec::new(),
             quant: Quantized::from_f32(dim, &[]),
+            rows_of: std::sync::OnceLock::new(),
         };
         for (id, path, v) in rows {
             if v.len() != dim {
@@ -380,6 +421,40 @@ impl SemanticIndex {
 
     pub fn is_empty(&self) -> bool {
         self.chunk_ids.is_empty()
+    }
+
+    /// Each of `paths`' mean similarity to `query` over all its chunks
+    /// (those with a vector here; a path without any is left out): how much
+    /// of the file is about the query, where the arm's hits say only that
+    /// some chunk is. A hub file near many meanings has one close chunk
+    /// among many far ones; a file dedicated to the question is close
+    /// throughout.
+    pub fn file_means(&self, query: &[f32], paths: &[&str]) -> HashMap<String, f64> {
+        let mut out = HashMap::new();
+        if query.len() != self.dim || self.dim == 0 {
+            return out;
+        }
+        let by_file = self
+            .rows_of
+            .get_or_init(|| FileRows::new(&self.files, &self.file_of));
+        for &path in paths {
+            let Some(&slot) = by_file.slot_of.get(path) else {
+                continue;
+            };
+            let (from, to) = (
+                by_file.start[slot as usize] as usize,
+                by_file.start[slot as usize + 1] as usize,
+            );
+            if to <= from {
+                continue;
+            }
+            let sum: f64 = by_file.rows[from..to]
+                .iter()
+                .map(|&row| f64::from(self.quant.score_f32(row as usize, query)))
+                .sum();
+            out.insert(path.to_string(), sum / (to - from) as f64);
+        }
+        out
     }
 
     /// The `k` best (chunk id, cosine) pairs for `query`, best first,
@@ -679,6 +754,9 @@ pub struct SemanticSearcher {
     /// The last query vectors, by (model, query): a search that goes on
     /// to a deeper pool asks again for the same query (MiniLM: ~8 ms).
     query_vectors: Vec<(String, String, Vec<f32>)>,
+    /// The model whose matrix answered the last search, for
+    /// [`SemanticSearcher::file_means`].
+    answered_by: Option<String>,
 }
 
 /// Query vectors [`SemanticSearcher`] keeps (one query's, both tiers).
@@ -691,6 +769,7 @@ impl SemanticSearcher {
             indexes: Vec::new(),
             models,
             query_vectors: Vec::new(),
+            answered_by: None,
         }
     }
 
@@ -895,6 +974,23 @@ impl SemanticSearcher {
         }
     }
 
+    /// Each of `paths`' mean similarity to `query` over its chunks
+    /// ([`SemanticIndex::file_means`]), by the model that answered the last
+    /// [`Self::search`] for this same query; empty when none did.
+    pub fn file_means(&self, query: &str, paths: &[&str]) -> HashMap<String, f64> {
+        let Some(model) = self.answered_by.as_deref() else {
+            return HashMap::new();
+        };
+        let vector = self
+            .query_vectors
+            .iter()
+            .find(|(m, q, _)| m == model && q == query);
+        match (vector, self.indexes.iter().find(|ix| ix.model == model)) {
+            (Some((_, _, v)), Some(ix)) => ix.file_means(v, paths),
+            _ => HashMap::new(),
+        }
+    }
+
     /// Natural-language search. Provider problems become `available: false`.
     pub fn search(
         &mut self,
@@ -914,6 +1010,7 @@ impl SemanticSearcher {
             .hint("shorten it; for code, use similar_code")
             .into());
         }
+        self.answered_by = None;
         let db = store::db_path(root);
         let choice = match choose_model(store, &db, &self.settings)? {
             Ok(c) => c,
@@ -953,6 +1050,7 @@ impl SemanticSearcher {
             Err(e) => return Ok(with_choice(SemanticResult::from_error(&e), &choice)),
         };
         let (top, blended_with) = self.ranked(store, &db, &choice, partner, &qv, req)?;
+        self.answered_by = Some(choice.spec.model_id.clone());
         let terms = crate::text::query_terms(&req.query);
         let hits = render_hits(store, root, &top, &terms, req.snippets)?;
         let mut out = found(&choice, hits);
@@ -1280,6 +1378,29 @@ mod tests {
         assert!(
             ix.top_k(&[1.0, 0.0, 0.0], &all, 3, None, &|_, _| false)
                 .is_empty(),
+            "wrong dimension"
+        );
+    }
+
+    #[test]
+    fn a_files_mean_similarity_covers_all_its_chunks() {
+        // hub.rs has the closest chunk and three far ones; start.rs is
+        // close throughout. Rows of one file need not be adjacent.
+        let rows = vec![
+            (1, "src/hub.rs".to_string(), vec![1.0, 0.0]),
+            (2, "src/start.rs".to_string(), vec![0.8, 0.6]),
+            (3, "src/hub.rs".to_string(), vec![0.0, 1.0]),
+            (4, "src/start.rs".to_string(), vec![0.6, 0.8]),
+            (5, "src/hub.rs".to_string(), vec![0.0, 1.0]),
+            (6, "src/hub.rs".to_string(), vec![0.0, 1.0]),
+        ];
+        let ix = SemanticIndex::from_rows("m", 2, rows);
+        let means = ix.file_means(&[1.0, 0.0], &["src/hub.rs", "src/start.rs", "src/gone.rs"]);
+        assert_eq!(means.len(), 2, "a path without vectors is left out");
+        assert!((means["src/hub.rs"] - 0.25).abs() < 0.01, "{means:?}");
+        assert!((means["src/start.rs"] - 0.7).abs() < 0.01, "{means:?}");
+        assert!(
+            ix.file_means(&[1.0], &["src/hub.rs"]).is_empty(),
             "wrong dimension"
         );
     }
