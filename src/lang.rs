@@ -46,6 +46,16 @@ pub fn detect_lang(path: &Path) -> Option<Lang> {
     if let Some(lang) = ext.as_deref().and_then(lang_for_extension) {
         return Some(lang);
     }
+    // A template configure or CMake fills in (`curl_config.h.in`,
+    // `Version.java.in`, `setup.py.in`) is code of its inner extension;
+    // automake's `Makefile.in` (generated, no inner extension) is not.
+    if ext.as_deref() == Some("in")
+        && let Some((inner_stem, inner)) = stem.rsplit_once('.')
+        && !inner_stem.is_empty()
+        && let Some(lang) = lang_for_extension(&inner.to_ascii_lowercase())
+    {
+        return Some(lang);
+    }
     if is_docs_file_name(&name) {
         return Some(Lang::Docs);
     }
@@ -146,7 +156,8 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
 /// extensions (lowercase, without the dot). Their files are
 /// [`Lang::OtherCode`].
 pub const HEURISTIC_LANGS: &[(&str, &[&str])] = &[
-    ("perl", &["pl", "pm"]),
+    // Perl's tests are `t/*.t` (Test::More scripts).
+    ("perl", &["pl", "pm", "t"]),
     ("dart", &["dart"]),
     ("nim", &["nim"]),
     ("proto", &["proto"]),
@@ -831,6 +842,13 @@ mod tests {
             assert_eq!(d(doc), Some(Lang::Docs), "{doc}");
         }
         assert_eq!(d("lib/Readme.pm"), Some(Lang::OtherCode));
+        assert_eq!(d("t/attributes/trigger.t"), Some(Lang::OtherCode));
+        // Templates configure fills in are code of their inner extension.
+        assert_eq!(d("lib/curl_config.h.in"), Some(Lang::C));
+        assert_eq!(d("src/Version.java.in"), Some(Lang::Java));
+        assert_eq!(d("Makefile.in"), None);
+        assert_eq!(d("curl-config.in"), None);
+        assert_eq!(heuristic_lang("t/attributes/trigger.t"), Some("perl"));
         assert_eq!(d("Model/History.cs"), Some(Lang::CSharp));
         assert_eq!(d("lisp/todo.el"), Some(Lang::OtherCode));
         for (path, lang) in [
