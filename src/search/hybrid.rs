@@ -2907,20 +2907,23 @@ fn order_by_file(hits: Vec<Fused>, files: &HashMap<String, f64>) -> Vec<Fused> {
 /// that uses its name. It is what the name asks for, and its lines are
 /// what the answer shows.
 fn lead_with_definitions(hits: &mut [Fused]) {
-    // Per file: its best score, and the hit the symbol arm ranked best.
-    let mut files: HashMap<&str, (f64, Option<(u32, usize)>)> = HashMap::new();
+    // Per file: its best score, and (rank, index) of the hit the symbol
+    // arm ranked best.
+    let mut best: HashMap<&str, f64> = HashMap::new();
+    let mut defs: HashMap<&str, (u32, usize)> = HashMap::new();
     for (i, h) in hits.iter().enumerate() {
-        let e = files.entry(h.path.as_str()).or_insert((f64::MIN, None));
-        e.0 = e.0.max(h.score);
-        if let Some(s) = h.sources.iter().find(|s| s.arm == Arm::Symbol)
-            && e.1.is_none_or(|(rank, _)| s.rank < rank)
-        {
-            e.1 = Some((s.rank, i));
+        let b = best.entry(h.path.as_str()).or_insert(f64::MIN);
+        *b = b.max(h.score);
+        if let Some(s) = h.sources.iter().find(|s| s.arm == Arm::Symbol) {
+            let d = defs.entry(h.path.as_str()).or_insert((s.rank, i));
+            if s.rank < d.0 {
+                *d = (s.rank, i);
+            }
         }
     }
-    let leads: Vec<(usize, f64)> = files
-        .into_values()
-        .filter_map(|(best, def)| def.map(|(_, i)| (i, best)))
+    let leads: Vec<(usize, f64)> = defs
+        .into_iter()
+        .map(|(path, (_, i))| (i, best.get(path).copied().unwrap_or(f64::MIN)))
         .collect();
     for (i, best) in leads {
         if hits[i].score < best {
