@@ -2459,8 +2459,12 @@ fn file_scores(
         if share == 0.0 && !synonyms.is_empty() {
             *score *= 1.0 + SYNONYM_NAME_BOOST * synonym_name_share(&synonyms, &words);
         }
+        // A test named after the name (Moose's `t/basics/buildargs.t` for
+        // `BUILDARGS`) tests it; the file named so among the sources is
+        // the one that holds it.
         if names.iter().any(|n| crate::search::is_named_after(path, n))
             && !inexact_only.contains(path.as_str())
+            && !crate::search::is_test_path(path)
         {
             *score *= FILE_NAMED_AS_QUERY;
         }
@@ -4114,6 +4118,42 @@ mod tests {
             &HashMap::new(),
         );
         assert!(files["lib/line_editor/readline.rb"] > files["lib/line_editor.rb"]);
+    }
+
+    #[test]
+    fn a_test_named_after_the_name_does_not_pass_its_definition() {
+        // Moose's `BUILDARGS`: defined in lib/Moose/Object.pm, tested in
+        // t/basics/buildargs.t, whose BM25 hit comes first.
+        let mut def = cand(Arm::Symbol, 1, "lib/Moose/Object.pm", 30, 60);
+        def.raw = match_weight(MatchKind::Exact);
+        let mut cands = vec![
+            def,
+            cand(Arm::Bm25, 1, "t/basics/buildargs.t", 1, 40),
+            cand(Arm::Bm25, 2, "lib/Moose/Object.pm", 30, 60),
+        ];
+        for c in &mut cands {
+            c.lang = "other".into();
+            *c = c.clone().with_prior();
+        }
+        let a = analyze("BUILDARGS");
+        let w = |arm: Arm| if arm == Arm::Symbol { 2.0 } else { 0.7 };
+        let files = file_scores(&cands, &w, RRF_K, &a, "BUILDARGS", &[], &HashMap::new());
+        // The test gains as a file whose name holds the query's word
+        // (×1.3), not as the file named after the name (×2 more).
+        let renamed: Vec<Cand> = cands
+            .iter()
+            .cloned()
+            .map(|mut c| {
+                if c.path.ends_with("buildargs.t") {
+                    c.path = "t/basics/construct.t".into();
+                }
+                c
+            })
+            .collect();
+        let other = file_scores(&renamed, &w, RRF_K, &a, "BUILDARGS", &[], &HashMap::new());
+        let gain = files["t/basics/buildargs.t"] / other["t/basics/construct.t"];
+        assert!(gain < FILE_NAMED_AS_QUERY, "{gain}");
+        assert!(files["lib/Moose/Object.pm"] > files["t/basics/buildargs.t"]);
     }
 
     #[test]
