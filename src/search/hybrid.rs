@@ -3782,6 +3782,23 @@ mod tests {
         assert_eq!(cands[0].prior, 1.0);
     }
 
+    /// [`reorder_by_evidence`] without whole-file evidence.
+    fn reorder(
+        scores: &mut HashMap<String, f64>,
+        cands: &[Cand],
+        terms: &HashSet<String>,
+        platform: Option<usize>,
+    ) {
+        reorder_by_evidence(
+            scores,
+            cands,
+            terms,
+            platform,
+            &HashMap::new(),
+            &mut no_text,
+        );
+    }
+
     fn cand(arm: Arm, rank: u32, path: &str, s: u32, e: u32) -> Cand {
         Cand {
             arm,
@@ -4002,14 +4019,7 @@ mod tests {
             ("src/generators/discovery.rs".to_string(), 0.6),
             ("tests/generators_discovery.rs".to_string(), 0.3),
         ]);
-        reorder_by_evidence(
-            &mut scores,
-            &cands,
-            &terms,
-            None,
-            &HashMap::new(),
-            &mut no_text,
-        );
+        reorder(&mut scores, &cands, &terms, None);
         assert_eq!(scores["src/generators/discovery.rs"], 1.0);
         assert_eq!(scores["src/util/helpers.rs"], 0.6);
         assert_eq!(scores["tests/generators_discovery.rs"], 0.3);
@@ -4036,14 +4046,7 @@ mod tests {
             ("src/b.rs".to_string(), 0.8),
             ("src/c.rs".to_string(), 0.2),
         ]);
-        reorder_by_evidence(
-            &mut scores,
-            &cands,
-            &terms,
-            None,
-            &HashMap::new(),
-            &mut no_text,
-        );
+        reorder(&mut scores, &cands, &terms, None);
         assert_eq!(scores["src/b.rs"], 1.0);
         assert_eq!(scores["src/a.rs"], 0.8);
         assert_eq!(scores["src/c.rs"], 0.2);
@@ -4067,14 +4070,7 @@ mod tests {
             ("src/util/look.rs".to_string(), 0.2),
         ]);
         let mut without = base.clone();
-        reorder_by_evidence(
-            &mut without,
-            &cands,
-            &terms,
-            None,
-            &HashMap::new(),
-            &mut no_text,
-        );
+        reorder(&mut without, &cands, &terms, None);
         assert_eq!(without["src/dfa/dense.rs"], 1.0);
         let means = HashMap::from([
             ("src/dfa/dense.rs".to_string(), 0.10),
@@ -4120,14 +4116,7 @@ mod tests {
         reorder_by_evidence(&mut with, &cands, &terms, None, &HashMap::new(), &mut read);
         assert_eq!(with["src/util/start.rs"], 1.0, "{with:?}");
         let mut without = base;
-        reorder_by_evidence(
-            &mut without,
-            &cands,
-            &terms,
-            None,
-            &HashMap::new(),
-            &mut no_text,
-        );
+        reorder(&mut without, &cands, &terms, None);
         assert_eq!(without["src/dfa/dense.rs"], 1.0);
     }
 
@@ -4187,14 +4176,7 @@ mod tests {
             ("src/types.ts".to_string(), 1.0),
             ("src/queryClient.ts".to_string(), 0.9),
         ]);
-        reorder_by_evidence(
-            &mut scores,
-            &cands,
-            &terms,
-            None,
-            &HashMap::new(),
-            &mut no_text,
-        );
+        reorder(&mut scores, &cands, &terms, None);
         assert_eq!(scores["src/queryClient.ts"], 1.0);
         assert_eq!(scores["src/types.ts"], 0.9);
     }
@@ -4215,24 +4197,10 @@ mod tests {
             ("ios/NetworkUtilities.swift".to_string(), 0.9),
         ]);
         let mut asked = scores.clone();
-        reorder_by_evidence(
-            &mut asked,
-            &cands,
-            &terms,
-            ios,
-            &HashMap::new(),
-            &mut no_text,
-        );
+        reorder(&mut asked, &cands, &terms, ios);
         assert_eq!(asked["ios/NetworkUtilities.swift"], 1.0);
         let mut unasked = scores;
-        reorder_by_evidence(
-            &mut unasked,
-            &cands,
-            &terms,
-            None,
-            &HashMap::new(),
-            &mut no_text,
-        );
+        reorder(&mut unasked, &cands, &terms, None);
         assert_eq!(unasked["android/nsd/NsdDiscovery.kt"], 1.0);
 
         let terms = stemmed_terms("how does the main loop run until a promise resolves");
@@ -4244,14 +4212,7 @@ mod tests {
             ("src/unix/lwt_main.mli".to_string(), 1.0),
             ("src/unix/lwt_main.ml".to_string(), 0.9),
         ]);
-        reorder_by_evidence(
-            &mut scores,
-            &cands,
-            &terms,
-            None,
-            &HashMap::new(),
-            &mut no_text,
-        );
+        reorder(&mut scores, &cands, &terms, None);
         assert_eq!(scores["src/unix/lwt_main.ml"], 1.0);
     }
 
