@@ -18,16 +18,7 @@ pub fn split_identifier(ident: &str) -> Vec<String> {
         let chars: Vec<char> = piece.chars().collect();
         let mut start = 0;
         for i in 1..chars.len() {
-            let (prev, cur) = (chars[i - 1], chars[i]);
-            let next_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
-            // A boundary before an uppercase letter that follows a lowercase
-            // letter or digit (`parseConfig`), or that starts a new word
-            // after an acronym (`HTTPServer` → `HTTP` + `Server`).
-            let boundary = cur.is_uppercase()
-                && (prev.is_lowercase()
-                    || prev.is_ascii_digit()
-                    || (prev.is_uppercase() && next_lower));
-            if boundary {
+            if starts_word(chars[i - 1], chars[i], chars.get(i + 1).copied()) {
                 parts.push(chars[start..i].iter().collect::<String>().to_lowercase());
                 start = i;
             }
@@ -38,6 +29,17 @@ pub fn split_identifier(ident: &str) -> Vec<String> {
     }
     parts.retain(|p| !p.is_empty());
     parts
+}
+
+/// Whether `cur` starts a new word of an identifier after `prev` (and
+/// before `next`): an uppercase letter that follows a lowercase letter or
+/// digit (`parseConfig`), or that starts a new word after an acronym
+/// (`HTTPServer` → `HTTP` + `Server`).
+pub fn starts_word(prev: char, cur: char, next: Option<char>) -> bool {
+    cur.is_uppercase()
+        && (prev.is_lowercase()
+            || prev.is_ascii_digit()
+            || (prev.is_uppercase() && next.is_some_and(char::is_lowercase)))
 }
 
 fn is_ident_char(c: char) -> bool {

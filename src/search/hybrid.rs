@@ -2841,28 +2841,6 @@ fn term_counts(text: &str, terms: &[&str]) -> (Vec<u32>, u32) {
     let mut counts = vec![0u32; terms.len()];
     let mut words = 0u32;
     let mut part = String::with_capacity(32);
-    let mut count = |run: &[u8], counts: &mut [u32], words: &mut u32| {
-        let mut start = 0;
-        for i in 1..=run.len() {
-            let boundary = i == run.len()
-                || (run[i].is_ascii_uppercase()
-                    && (run[i - 1].is_ascii_lowercase()
-                        || run[i - 1].is_ascii_digit()
-                        || (run[i - 1].is_ascii_uppercase()
-                            && run.get(i + 1).is_some_and(u8::is_ascii_lowercase))));
-            if !boundary {
-                continue;
-            }
-            part.clear();
-            part.extend(run[start..i].iter().map(|c| c.to_ascii_lowercase() as char));
-            start = i;
-            *words += 1;
-            let stem = crate::text::crude_stem(&part);
-            if let Some(j) = terms.iter().position(|t| *t == stem) {
-                counts[j] += 1;
-            }
-        }
-    };
     let mut i = 0;
     while i < b.len() {
         if !b[i].is_ascii_alphanumeric() {
@@ -2873,8 +2851,34 @@ fn term_counts(text: &str, terms: &[&str]) -> (Vec<u32>, u32) {
         while i < b.len() && b[i].is_ascii_alphanumeric() {
             i += 1;
         }
-        if b[from].is_ascii_alphabetic() {
-            count(&b[from..i], &mut counts, &mut words);
+        let run = &b[from..i];
+        if !run[0].is_ascii_alphabetic() {
+            continue;
+        }
+        // The run's words, as `split_identifier` splits it.
+        let mut start = 0;
+        for end in 1..=run.len() {
+            if end < run.len()
+                && !crate::text::starts_word(
+                    char::from(run[end - 1]),
+                    char::from(run[end]),
+                    run.get(end + 1).map(|&c| char::from(c)),
+                )
+            {
+                continue;
+            }
+            part.clear();
+            part.extend(
+                run[start..end]
+                    .iter()
+                    .map(|c| char::from(c.to_ascii_lowercase())),
+            );
+            start = end;
+            words += 1;
+            let stem = crate::text::crude_stem(&part);
+            if let Some(j) = terms.iter().position(|t| *t == stem) {
+                counts[j] += 1;
+            }
         }
     }
     (counts, words)
