@@ -2769,7 +2769,10 @@ fn reorder_by_evidence(
     order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
     // The first files' own texts as documents: BM25 over the question's
     // terms among them.
-    let term_list: Vec<&str> = terms.iter().map(String::as_str).collect();
+    // In one order: a set's, which differs from one process to the next,
+    // would change the sums' last bits.
+    let mut term_list: Vec<&str> = terms.iter().map(String::as_str).collect();
+    term_list.sort_unstable();
     if !term_list.is_empty() && order.len() > 1 {
         let counted: Vec<(&str, Vec<u32>, u32)> = order
             .iter()
