@@ -468,6 +468,7 @@ pub fn refine_lang(lang: Lang, source: &str) -> Lang {
 /// at least one comment: no item, so nothing to define or run.
 fn is_rust_comments_only(source: &str) -> bool {
     let b = source.as_bytes();
+    let line_end = |i: usize| memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
     let mut i = 0;
     let mut comments = false;
     while i < b.len() {
@@ -475,10 +476,7 @@ fn is_rust_comments_only(source: &str) -> bool {
             c if c.is_ascii_whitespace() => i += 1,
             b'/' if b.get(i + 1) == Some(&b'/') => {
                 comments = true;
-                i = b[i..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .map_or(b.len(), |n| i + n);
+                i = line_end(i);
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 comments = true;
@@ -503,10 +501,7 @@ fn is_rust_comments_only(source: &str) -> bool {
             }
             b'#' if b.get(i + 1) == Some(&b'!') && b.get(i + 2) == Some(&b'[') => {
                 // To the attribute's closing bracket on its line.
-                let end = b[i..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .map_or(b.len(), |n| i + n);
+                let end = line_end(i);
                 if !source[i..end].trim_end().ends_with(']') {
                     return false;
                 }
