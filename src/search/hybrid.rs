@@ -1697,6 +1697,7 @@ impl Hybrid {
                 if analysis.kind == QueryKind::NaturalLanguage {
                     rerank_by_names(&mut hits, query);
                     damp_siblings(&mut files, &hits);
+                    lead_with_named(&mut hits, &analysis.identifiers);
                 } else if analysis.kind == QueryKind::Identifier {
                     lead_with_definitions(&mut hits);
                 }
@@ -3064,21 +3065,65 @@ fn order_by_file(hits: Vec<Fused>, files: &HashMap<String, f64>) -> Vec<Fused> {
 /// that uses its name. It is what the name asks for, and its lines are
 /// what the answer shows.
 fn lead_with_definitions(hits: &mut [Fused]) {
-    // Per file: its best score, and (rank, index) of the hit the symbol
-    // arm ranked best.
+    lead_files_with(hits, |h| {
+        h.sources
+            .iter()
+            .find(|s| s.arm == Arm::Symbol)
+            .map(|s| s.rank)
+    });
+}
+
+/// For a question that spells a function's name (`where is model_validate
+/// defined`, `what steps does analyze_set run`), each file holding a
+/// function or method of exactly that name is led by it: pydantic's
+/// `main.py` showed its deprecated `validate`, whose text says
+/// "model_validate" twice, and listed `model_validate` only among the
+/// `also` spans. A type's name is left alone, its constructor too: in "how
+/// ZipFile locates the central directory" it says where to look, and a
+/// method of it answers.
+/// The files' order is left as it is.
+fn lead_with_named(hits: &mut [Fused], identifiers: &[String]) {
+    if identifiers.is_empty() {
+        return;
+    }
+    let names: HashSet<&str> = identifiers.iter().map(|i| last_part(i)).collect();
+    lead_files_with(hits, |h| {
+        (matches!(h.kind.as_deref(), Some("function" | "method"))
+            && h.symbol
+                .as_deref()
+                .is_some_and(|s| names.contains(last_part(s)) && !is_constructor(s)))
+        .then_some(0)
+    });
+}
+
+/// Whether a qualified name is a constructor named after its type
+/// (`ZipFile.ZipFile`, `Foo::Foo`): its name is the type's.
+fn is_constructor(symbol: &str) -> bool {
+    let mut parts = symbol
+        .rsplit([':', '.', '#', '\\'])
+        .filter(|p| !p.is_empty());
+    matches!((parts.next(), parts.next()), (Some(a), Some(b)) if a == b)
+}
+
+/// Lifts in each file the hit with the lowest `key` (the first such hit
+/// on a tie; hits without a key are not candidates) to just above the
+/// file's best score, so it leads the file and the other hits keep their
+/// order.
+fn lead_files_with(hits: &mut [Fused], key: impl Fn(&Fused) -> Option<u32>) {
+    // Per file: its best score, and (key, index) of the hit to lead it.
     let mut best: HashMap<&str, f64> = HashMap::new();
-    let mut defs: HashMap<&str, (u32, usize)> = HashMap::new();
+    let mut leads: HashMap<&str, (u32, usize)> = HashMap::new();
     for (i, h) in hits.iter().enumerate() {
         let b = best.entry(h.path.as_str()).or_insert(f64::MIN);
         *b = b.max(h.score);
-        if let Some(s) = h.sources.iter().find(|s| s.arm == Arm::Symbol) {
-            let d = defs.entry(h.path.as_str()).or_insert((s.rank, i));
-            if s.rank < d.0 {
-                *d = (s.rank, i);
+        if let Some(k) = key(h) {
+            let d = leads.entry(h.path.as_str()).or_insert((k, i));
+            if k < d.0 {
+                *d = (k, i);
             }
         }
     }
-    let leads: Vec<(usize, f64)> = defs
+    let leads: Vec<(usize, f64)> = leads
         .into_iter()
         .map(|(path, (_, i))| (i, best.get(path).copied().unwrap_or(f64::MIN)))
         .collect();
@@ -3864,6 +3909,34 @@ mod tests {
             ),
             (22, 38, "src/common_state.rs")
         );
+    }
+
+    #[test]
+    fn a_question_spelling_a_function_shows_its_file_led_by_it() {
+        let named = |rank: u32, s: u32, e: u32, symbol: &str, kind: &str| Cand {
+            symbol: Some(symbol.into()),
+            kind: Some(kind.into()),
+            ..cand(Arm::Bm25, rank, "pydantic/main.py", s, e)
+        };
+        let mut hits = fuse(
+            vec![
+                // The deprecated `validate`, whose text names `model_validate`.
+                named(1, 1686, 1694, "BaseModel.validate", "method"),
+                named(2, 748, 800, "BaseModel.model_validate", "method"),
+                // A type or a constructor named so is not what is asked.
+                named(3, 120, 130, "model_validate", "class"),
+                named(4, 200, 210, "model_validate.model_validate", "method"),
+            ],
+            &|_| 1.0,
+            RRF_K,
+        );
+        assert_eq!(hits[0].start_line, 1686);
+        lead_with_named(&mut hits, &["main.py".into(), "model_validate".into()]);
+        hits.sort_by(by_score);
+        let order: Vec<u32> = hits.iter().map(|h| h.start_line).collect();
+        assert_eq!(order, [748, 1686, 120, 200]);
+        assert!(is_constructor("ZipFile.ZipFile") && is_constructor("Foo::Foo"));
+        assert!(!is_constructor("ZipFile.open") && !is_constructor("ZipFile"));
     }
 
     #[test]
