@@ -1424,7 +1424,29 @@ impl Hybrid {
                             mode,
                             limit: cand_n,
                         };
-                        match find_symbols(store, None, &q) {
+                        // A qualifier the index cannot place (a Julia
+                        // module that `include`s the file, a Ruby module
+                        // reopened elsewhere) leaves the name alone to ask.
+                        let found = find_symbols(store, None, &q).and_then(|r| {
+                            match crate::search::split_qualified(&q.name) {
+                                (Some(_), name)
+                                    if r.hits.is_empty()
+                                        && analysis.kind == QueryKind::Identifier =>
+                                {
+                                    find_symbols(
+                                        store,
+                                        None,
+                                        &SymbolQuery {
+                                            name,
+                                            mode: MatchMode::Exact,
+                                            ..q.clone()
+                                        },
+                                    )
+                                }
+                                _ => Ok(r),
+                            }
+                        });
+                        match found {
                             Ok(r) => {
                                 for h in r.hits {
                                     if !req.filter.accepts(&h.path, &h.lang) {

@@ -173,6 +173,16 @@ fn index_then_every_search() {
     );
     let score = top["score"].as_f64().unwrap_or(-1.0);
     assert!((0.0..=1.0).contains(&score), "{v}");
+    // A qualifier the index cannot place (a module that includes the
+    // file, a class reopened elsewhere) still finds the name's definition.
+    let v = p.json(&["search", "Security.validate_csrf_token"]);
+    let top = &v["hits"][0];
+    assert_eq!(
+        (top["path"].as_str(), top["start_line"].as_u64()),
+        (Some("app/views.py"), Some(12)),
+        "{v}"
+    );
+    assert!(found_by(top, "symbol"), "{v}");
     // A question: a chunk where two of its words stand side by side (here
     // as the parts of `validate_csrf_token`) gets the word-pair arm's vote.
     let v = p.json(&["search", "where is the csrf token validated"]);
