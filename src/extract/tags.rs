@@ -1004,6 +1004,9 @@ fn classify(
     }
     let callable_suffix = matches!(suffix, "function" | "method");
     let kind = match node.kind() {
+        // A CONSTANT_CASE key of an object literal (`ecma.scm`); the stock
+        // queries tag a pair only when its value is a function.
+        "pair" if suffix == "constant" => "constant",
         "function_item"
         | "function_signature_item"
         | "function_definition"

@@ -3577,6 +3577,30 @@ fn a_named_function_exported_as_the_module_is_defined_by_its_name() {
 }
 
 #[test]
+fn constant_case_keys_of_an_object_literal_are_constants() {
+    // fastify's `lib/errors.js`: `FST_ERR_DUPLICATED_ROUTE: createError(…)`
+    // in a table of codes defined nothing, so a name query for the code
+    // found the files throwing it before the table.
+    let src = "const codes = {\n  FST_ERR_DUPLICATED_ROUTE: createError(\n    'FST_ERR_DUPLICATED_ROUTE'\n  ),\n  GET: 'get',\n  maxSize: 10,\n  onError: function () {\n    return 1\n  }\n}\n";
+    for (path, lang) in [
+        ("lib/errors.js", Lang::JavaScript),
+        ("src/errors.ts", Lang::TypeScript),
+    ] {
+        let x = extract(path, src, lang);
+        check_common(path, src, &x);
+        let code = symbol(&x, "FST_ERR_DUPLICATED_ROUTE", "constant");
+        assert_eq!((code.start_line, code.end_line), (2, 4), "{:?}", x.symbols);
+        assert_eq!(code.container.as_deref(), Some("codes"));
+        let names: Vec<&str> = x.symbols.iter().map(|s| s.name.as_str()).collect();
+        assert!(
+            !names.contains(&"GET") && !names.contains(&"maxSize"),
+            "{names:?}"
+        );
+        assert!(names.contains(&"onError"), "{names:?}");
+    }
+}
+
+#[test]
 fn a_statement_macro_before_a_block_keeps_the_namespace_open() {
     // Catch2's `catch_session.cpp`: `CATCH_TRY { … } CATCH_CATCH_ALL { … }`
     // in the constructor closed it and `namespace Catch` there, so every

@@ -55,3 +55,12 @@
     property: (property_identifier) @name)
   right: (assignment_expression
     right: [(arrow_function) (function_expression)])) @definition.function
+
+; A key in CONSTANT_CASE of an object literal (`FST_ERR_DUPLICATED_ROUTE:
+; createError(…)` in fastify's table of error codes, action types, enums
+; written as objects): a constant the code refers to by that name. Keys of
+; one word (`GET`, `OK`) are left out, as are other keys (data).
+((pair
+   key: (property_identifier) @name
+   value: (_)) @definition.constant
+ (#match? @name "^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$"))
