@@ -324,7 +324,9 @@ pub fn analyze(query: &str) -> Analysis {
             }
         }
     }
-    let words: Vec<&str> = q.split_whitespace().collect();
+    // `DBusStruct<T1, T2>` is one name, not two words.
+    let unspaced = crate::search::without_type_arguments(q);
+    let words: Vec<&str> = unspaced.split_whitespace().collect();
     let identifiers: Vec<String> = words
         .iter()
         .filter_map(|w| {
@@ -3742,6 +3744,52 @@ mod tests {
             assert_eq!(asked_name(q), q, "{q}");
         }
         assert_eq!(asked_name("Logger->addRecord"), "Logger->addRecord");
+        // Erlang's `module:function/arity` and record notation.
+        assert_eq!(
+            asked_name("ssh_auth:handle_userauth_request/3"),
+            "ssh_auth.handle_userauth_request"
+        );
+        assert_eq!(asked_name("#ssh_msg_kexinit{}"), "ssh_msg_kexinit");
+        assert_eq!(asked_name("#state{pid=P}"), "state");
+        assert_eq!(asked_name("#{}"), "#{}");
+        assert_eq!(asked_name("LruCache<TKey, TValue>"), "LruCache");
+        assert_eq!(asked_name("Set<T>.Find"), "Set.Find");
+        // Type arguments with spaces stay with their name.
+        for (q, kind, ids) in [
+            (
+                "DBusStruct<T1, T2>",
+                QueryKind::Identifier,
+                vec!["DBusStruct"],
+            ),
+            (
+                "AliasedObjectSet<T>.FindAlias",
+                QueryKind::Identifier,
+                vec!["AliasedObjectSet.FindAlias"],
+            ),
+            (
+                "HashMap<K, Vec<V>>::insert",
+                QueryKind::Identifier,
+                vec!["HashMap::insert"],
+            ),
+            (
+                "#ssh_msg_kexinit{} record",
+                QueryKind::Identifier,
+                vec!["ssh_msg_kexinit"],
+            ),
+        ] {
+            let a = analyze(q);
+            assert_eq!(
+                (
+                    a.kind,
+                    a.identifiers.iter().map(String::as_str).collect::<Vec<_>>()
+                ),
+                (kind, ids),
+                "{q}"
+            );
+        }
+        for q in ["a < b", "x<-y", "<div> tags", "if n<3 then"] {
+            assert_eq!(crate::search::without_type_arguments(q), q, "{q}");
+        }
         // Colons that are not a method call keep their shape.
         for q in [
             "std::io",

@@ -1152,11 +1152,18 @@ fn member_notation(w: &str) -> Option<String> {
         }
         out.replace_range(at..at + ".prototype.".len(), ".");
     }
-    // Lua: `Class:method`, `pl.List:append`.
+    // Lua: `Class:method`, `pl.List:append`; Erlang: `module:function/3`
+    // (its arity is cut by `asked_name_as_written`).
     if !out.contains("::")
         && out.matches(':').count() == 1
         && let Some((recv, method)) = out.split_once(':')
-        && word(method)
+        && word(method.split_once('/').map_or(method, |(name, arity)| {
+            if !arity.is_empty() && arity.chars().all(|c| c.is_ascii_digit()) {
+                name
+            } else {
+                method
+            }
+        }))
         && !recv.is_empty()
         && recv.split('.').all(word)
     {
@@ -1165,11 +1172,74 @@ fn member_notation(w: &str) -> Option<String> {
     (out != w).then_some(out)
 }
 
+/// The query with each type-argument list that follows a name made one
+/// word with it: `DBusStruct<T1, T2>` → `DBusStruct<T1,T2>`, and cut
+/// before a member: `AliasedObjectSet<T>.FindAlias` →
+/// `AliasedObjectSet.FindAlias`, `HashMap<K, V>::insert` →
+/// `HashMap::insert`. A `<` after a space (`a < b`) or holding other text
+/// than type names is left alone.
+pub(crate) fn without_type_arguments(q: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = q.as_bytes();
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let after_name = i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if bytes[i] == b'<' && after_name {
+            let mut depth = 0usize;
+            let mut end = None;
+            for (j, &b) in bytes.iter().enumerate().skip(i) {
+                match b {
+                    b'<' => depth += 1,
+                    b'>' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = Some(j);
+                            break;
+                        }
+                    }
+                    b if b.is_ascii_alphanumeric() || b" ,.:_[]&'?*".contains(&b) => {}
+                    _ => break,
+                }
+            }
+            if let Some(end) = end {
+                out.push_str(&q[copied..i]);
+                // Before a member the list goes (`Set<T>.Find` → `Set.Find`);
+                // at the end it stays, without its spaces, for
+                // `asked_name_as_written` to cut (`Vec<u8>` is a name by it).
+                if !matches!(bytes.get(end + 1), Some(b'.' | b':')) {
+                    out.extend(q[i..=end].chars().filter(|c| !c.is_whitespace()));
+                }
+                copied = end + 1;
+                i = end + 1;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(q);
+    }
+    out.push_str(&q[copied..]);
+    if out == q {
+        std::borrow::Cow::Borrowed(q)
+    } else {
+        std::borrow::Cow::Owned(out)
+    }
+}
+
 /// The definition a name as written asks for ([`asked_name_as_written`]),
-/// after a member in a language's own notation is put in the dotted form
-/// ([`member_notation`]: `gin.(*Context).JSON`, `Router.prototype.route`,
-/// `List:append`).
+/// after its type arguments are joined or cut ([`without_type_arguments`]:
+/// `LruCache<TKey, TValue>`, `Set<T>.Find`) and a member in a language's
+/// own notation is put in the dotted form ([`member_notation`]:
+/// `gin.(*Context).JSON`, `Router.prototype.route`, `List:append`,
+/// Erlang's `ssh_auth:handle_userauth_request/3`).
 pub(crate) fn asked_name(w: &str) -> std::borrow::Cow<'_, str> {
+    // `LruCache<TKey, TValue>`, `Set<T>.Find` (once: the result has no
+    // spaced or inner type arguments left).
+    if let std::borrow::Cow::Owned(joined) = without_type_arguments(w) {
+        return std::borrow::Cow::Owned(asked_name(&joined).into_owned());
+    }
     match member_notation(w) {
         Some(dotted) => std::borrow::Cow::Owned(asked_name_as_written(&dotted).to_string()),
         None => std::borrow::Cow::Borrowed(asked_name_as_written(w)),
@@ -1186,9 +1256,18 @@ pub(crate) fn asked_name(w: &str) -> std::borrow::Cow<'_, str> {
 /// `TypeAdapter`, `Vec`, `Map`. Anything else as it is (a regex's groups
 /// and classes, `get_(user|admin)`, `foo[0-9]`, keep their shape). A
 /// decorator or annotation as written, `@login_required`, `@Override`,
-/// `@app.route(...)` → the name it applies.
+/// `@app.route(...)` → the name it applies. An Erlang record,
+/// `#state{}` → `state`.
 fn asked_name_as_written(w: &str) -> &str {
     let word = crate::text::is_plain_name;
+    // Erlang's record notation: `#state{}`, `#ssh_msg_kexinit{cookie = C}`.
+    if let Some(rest) = w.strip_prefix('#')
+        && rest.ends_with('}')
+        && let Some(open) = rest.find('{')
+        && word(&rest[..open])
+    {
+        return &rest[..open];
+    }
     let w = match w.strip_prefix('@') {
         Some(rest) if rest.starts_with(|c: char| c.is_alphabetic() || c == '_') => rest,
         _ => w,
