@@ -774,6 +774,14 @@ fn demote_generated_siblings(cands: &mut [Cand]) {
     }
 }
 
+/// The candidates' files, each once, in path order.
+fn candidate_files(cands: &[Cand]) -> Vec<&str> {
+    let mut paths: Vec<&str> = cands.iter().map(|c| c.path.as_str()).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    paths
+}
+
 /// A candidate whose file says atop it that a tool wrote it
 /// (`files.generated`, see [`crate::search::has_generated_marker`]) ranks
 /// as generated code does by its name ([`GENERATED_PRIOR`], once), and one
@@ -785,9 +793,7 @@ fn demote_generated_siblings(cands: &mut [Cand]) {
 /// leaves the priors as they are. Each candidate learns its file's size
 /// here too ([`Cand::file_size`]).
 fn read_file_facts(store: &Store, cands: &mut [Cand]) {
-    let mut paths: Vec<&str> = cands.iter().map(|c| c.path.as_str()).collect();
-    paths.sort_unstable();
-    paths.dedup();
+    let paths = candidate_files(cands);
     let facts = match store.file_facts_among(&paths) {
         Ok(f) => f,
         Err(e) => {
@@ -1626,10 +1632,7 @@ impl Hybrid {
                     && req.only.len() != 1
                     && semantic_report.as_ref().is_some_and(|r| r.available) =>
             {
-                let mut paths: Vec<&str> = cands.iter().map(|c| c.path.as_str()).collect();
-                paths.sort_unstable();
-                paths.dedup();
-                s.file_means(query, &paths)
+                s.file_means(query, &candidate_files(&cands))
             }
             _ => HashMap::new(),
         };
@@ -3123,10 +3126,7 @@ fn lead_with_named(hits: &mut [Fused], identifiers: &[String]) {
 /// Whether a qualified name is a constructor named after its type
 /// (`ZipFile.ZipFile`, `Foo::Foo`): its name is the type's.
 fn is_constructor(symbol: &str) -> bool {
-    let mut parts = symbol
-        .rsplit([':', '.', '#', '\\'])
-        .filter(|p| !p.is_empty());
-    matches!((parts.next(), parts.next()), (Some(a), Some(b)) if a == b)
+    matches!(crate::search::split_qualified(symbol), (Some(container), name) if container == name)
 }
 
 /// Lifts in each file the hit with the lowest `key` (the first such hit
