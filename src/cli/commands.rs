@@ -291,6 +291,9 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
         if result.total == 0 {
             render::no_symbol_note(&a.name)?;
         }
+        if let Some(q) = &result.unplaced_qualifier {
+            render::unplaced_qualifier_note(&a.name, q)?;
+        }
     }
     Ok(found(!result.hits.is_empty()))
 }

@@ -855,6 +855,17 @@ pub fn no_symbol_note(name: &str) -> Result<()> {
     Ok(())
 }
 
+/// On stderr when `symbol`'s qualifier placed nothing and the hits are
+/// the bare name's definitions anywhere.
+pub fn unplaced_qualifier_note(name: &str, qualifier: &str) -> Result<()> {
+    writeln!(
+        io::stderr(),
+        "note: {}",
+        crate::search::symbol::unplaced_note(name, qualifier)
+    )?;
+    Ok(())
+}
+
 /// After a text answer, on stderr: how many secret values it shows as
 /// `[redacted: …]` (nothing when none).
 pub fn redacted_note(count: usize) -> Result<()> {

@@ -27,7 +27,9 @@ use crate::search::keyword::{
 };
 use crate::search::ngram::{IndexFilter, Listed};
 use crate::search::semantic::{SemanticInfo, SemanticRequest, SemanticSearcher};
-use crate::search::symbol::{MatchKind, MatchMode, SymbolQuery, find_symbols};
+use crate::search::symbol::{
+    MatchKind, MatchMode, SymbolQuery, find_symbols, find_symbols_or_bare,
+};
 use crate::search::{
     ChunkFilter, Scope, Snippets, asked_name, best_snippet, chunk_snippet, definition_snippet,
     token_match,
@@ -1435,25 +1437,11 @@ impl Hybrid {
                         // A qualifier the index cannot place (a Julia
                         // module that `include`s the file, a Ruby module
                         // reopened elsewhere) leaves the name alone to ask.
-                        let found = find_symbols(store, None, &q).and_then(|r| {
-                            match crate::search::split_qualified(&q.name) {
-                                (Some(_), name)
-                                    if r.hits.is_empty()
-                                        && analysis.kind == QueryKind::Identifier =>
-                                {
-                                    find_symbols(
-                                        store,
-                                        None,
-                                        &SymbolQuery {
-                                            name,
-                                            mode: MatchMode::Exact,
-                                            ..q.clone()
-                                        },
-                                    )
-                                }
-                                _ => Ok(r),
-                            }
-                        });
+                        let found = if analysis.kind == QueryKind::Identifier {
+                            find_symbols_or_bare(store, None, &q)
+                        } else {
+                            find_symbols(store, None, &q)
+                        };
                         match found {
                             Ok(r) => {
                                 for h in r.hits {

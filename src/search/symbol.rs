@@ -96,6 +96,11 @@ pub struct SymbolResult {
     /// Secret values shown as `[redacted: …]` in signatures (filled in by
     /// the service).
     pub redacted: usize,
+    /// The qualifier of a qualified name that placed nothing, when the
+    /// hits are the bare name's definitions instead
+    /// ([`find_symbols_or_bare`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unplaced_qualifier: Option<String>,
 }
 
 /// Normalises kind aliases (`fn`, `def`, `func` → `function`, ...).
@@ -526,7 +531,47 @@ pub fn find_symbols(
         total,
         hits,
         redacted: 0,
+        unplaced_qualifier: None,
     })
+}
+
+/// What an answer from [`find_symbols_or_bare`]'s fallback says about
+/// itself, for `name` as asked and the qualifier that placed nothing.
+pub fn unplaced_note(name: &str, qualifier: &str) -> String {
+    let bare = split_qualified(asked_name(name.trim()).as_ref()).1;
+    format!(
+        "nothing named `{bare}` inside `{qualifier}` in the index: these are the definitions named `{bare}`"
+    )
+}
+
+/// [`find_symbols`], and when a qualified name finds nothing, the bare
+/// name's exact definitions, with the qualifier that placed nothing in
+/// [`SymbolResult::unplaced_qualifier`]. A qualifier the index cannot
+/// place is common: a Julia module that `include`s the file, a Ruby module
+/// reopened elsewhere, an OCaml functor's output (`Imperative.Matrix.make`).
+pub fn find_symbols_or_bare(
+    store: &Store,
+    root: Option<&std::path::Path>,
+    q: &SymbolQuery,
+) -> Result<SymbolResult> {
+    let r = find_symbols(store, root, q)?;
+    if r.total > 0 || crate::search::declared_name(q.name.trim()).is_some() {
+        return Ok(r);
+    }
+    let asked = asked_name(q.name.trim());
+    let (Some(qualifier), name) = split_qualified(asked.as_ref()) else {
+        return Ok(r);
+    };
+    let bare = SymbolQuery {
+        name,
+        mode: MatchMode::Exact,
+        ..q.clone()
+    };
+    let mut found = find_symbols(store, root, &bare)?;
+    if found.total > 0 {
+        found.unplaced_qualifier = Some(qualifier);
+    }
+    Ok(found)
 }
 
 /// The definitions of `name` that a root file of `module` re-exports

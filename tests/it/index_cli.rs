@@ -86,6 +86,23 @@ fn index_then_every_search() {
     // Qualified, case-insensitive, prefix and fuzzy lookups.
     let v = p.json(&["symbol", "Config::parse_config"]);
     assert_eq!(v["hits"][0]["name"], "parse_config", "{v}");
+    assert!(v.get("unplaced_qualifier").is_none(), "{v}");
+    // A qualifier the index cannot place answers with the bare name's
+    // definitions, and says so.
+    let v = p.json(&["symbol", "Security.validate_csrf_token"]);
+    assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
+    assert_eq!(v["unplaced_qualifier"], "Security", "{v}");
+    let r = p.run(&["symbol", "Security.validate_csrf_token"]).ok();
+    assert!(r.stdout().contains("app/views.py:12:"), "{r}");
+    assert!(
+        r.stderr()
+            .contains("nothing named `validate_csrf_token` inside `Security`"),
+        "{r}"
+    );
+    assert_eq!(
+        p.run(&["symbol", "Security.zzzz_no_such_name_zzzz"]).code(),
+        1
+    );
     let v = p.json(&["symbol", "loginview"]);
     assert_eq!(v["hits"][0]["name"], "LoginView", "{v}");
     assert_eq!(v["hits"][0]["match"], "case-insensitive", "{v}");

@@ -441,6 +441,20 @@ fn mcp_every_tool_answers_exactly() {
         [("src/config.rs".to_string(), 10)],
         "{v}"
     );
+    // A qualifier the index cannot place: the bare name's definitions,
+    // with a note saying so.
+    let v = m.ok("find_symbol", json!({"name": "Settings::parse_config"}));
+    assert_eq!(
+        paths_lines(&v, "symbols"),
+        [("src/config.rs".to_string(), 10)],
+        "{v}"
+    );
+    assert!(
+        v["hint"]
+            .as_str()
+            .is_some_and(|n| n.contains("nothing named `parse_config` inside `Settings`")),
+        "{v}"
+    );
     let v = m.ok(
         "find_symbol",
         json!({"name": "LoginView", "kind": "class", "language": "python"}),

@@ -36,14 +36,15 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
         offset,
     };
     let mut look = Lookup::from(svc.symbols(&req)?);
-    let (hits, total, capped, redacted) = match look.found.take() {
+    let (hits, total, capped, redacted, unplaced) = match look.found.take() {
         Some(r) => (
             r.hits,
             r.total,
             r.truncated && r.total <= offset + limit,
             r.redacted,
+            r.unplaced_qualifier,
         ),
-        None => (Vec::new(), 0, false, 0),
+        None => (Vec::new(), 0, false, 0, None),
     };
     let all = hits.into_iter().map(|h| {
         let match_kind = serde_json::to_value(h.match_kind)
@@ -83,6 +84,16 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
         ))
     } else {
         None
+    };
+    let hint = match (unplaced, hint) {
+        (Some(q), hint) => {
+            let unplaced = crate::search::symbol::unplaced_note(&name, &q);
+            Some(match hint {
+                Some(h) => format!("{unplaced}; {h}"),
+                None => unplaced,
+            })
+        }
+        (None, hint) => hint,
     };
     let out = SymbolsOut {
         symbols: page.items,
