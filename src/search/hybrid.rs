@@ -28,7 +28,7 @@ use crate::search::keyword::{
 use crate::search::ngram::{IndexFilter, Listed};
 use crate::search::semantic::{SemanticInfo, SemanticRequest, SemanticSearcher};
 use crate::search::symbol::{
-    MatchKind, MatchMode, SymbolQuery, find_symbols, find_symbols_or_bare,
+    MatchKind, MatchMode, SymbolQuery, Unplaced, find_symbols, find_symbols_or_bare,
 };
 use crate::search::{
     ChunkFilter, Scope, Snippets, asked_name, best_snippet, chunk_snippet, definition_snippet,
@@ -1438,7 +1438,7 @@ impl Hybrid {
                         // module that `include`s the file, a Ruby module
                         // reopened elsewhere) leaves the name alone to ask.
                         let found = if analysis.kind == QueryKind::Identifier {
-                            find_symbols_or_bare(store, None, &q)
+                            find_symbols_or_bare(store, None, &q, Unplaced::Bare)
                         } else {
                             find_symbols(store, None, &q)
                         };

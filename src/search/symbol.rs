@@ -544,6 +544,19 @@ pub fn unplaced_note(name: &str, qualifier: &str) -> String {
     )
 }
 
+/// When [`find_symbols_or_bare`] answers a qualifier that placed nothing
+/// with the bare name's definitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unplaced {
+    /// Always (a search ranks them among its other evidence).
+    Bare,
+    /// Only when the qualifier is itself the name of a definition in the
+    /// index (`AsteroidPipeline`, a Julia module): `os.path` and
+    /// `request.user` name nothing of the project's, and a definition of
+    /// `path` elsewhere is not what they ask for.
+    IfDefined,
+}
+
 /// [`find_symbols`], and when a qualified name finds nothing, the bare
 /// name's exact definitions, with the qualifier that placed nothing in
 /// [`SymbolResult::unplaced_qualifier`]. A qualifier the index cannot
@@ -553,6 +566,7 @@ pub fn find_symbols_or_bare(
     store: &Store,
     root: Option<&std::path::Path>,
     q: &SymbolQuery,
+    when: Unplaced,
 ) -> Result<SymbolResult> {
     let r = find_symbols(store, root, q)?;
     if r.total > 0 || crate::search::declared_name(q.name.trim()).is_some() {
@@ -562,6 +576,13 @@ pub fn find_symbols_or_bare(
     let (Some(qualifier), name) = split_qualified(asked.as_ref()) else {
         return Ok(r);
     };
+    if when == Unplaced::IfDefined
+        && store
+            .symbol_rows(&qualifier, NameMatch::Exact, 1)?
+            .is_empty()
+    {
+        return Ok(r);
+    }
     let bare = SymbolQuery {
         name,
         mode: MatchMode::Exact,
@@ -569,6 +590,18 @@ pub fn find_symbols_or_bare(
     };
     let mut found = find_symbols(store, root, &bare)?;
     if found.total > 0 {
+        // Those in a file or under a container the qualifier's segments
+        // name first: `Imperative.Matrix.make` → `imperative.ml`'s `make`.
+        let outer = qualifier_segments(asked.as_ref());
+        let named = |h: &SymbolHit| {
+            outer.iter().any(|seg| {
+                module_names(&h.path).any(|m| m.eq_ignore_ascii_case(seg))
+                    || h.container
+                        .as_deref()
+                        .is_some_and(|c| last_segment(c).eq_ignore_ascii_case(seg))
+            })
+        };
+        found.hits.sort_by_key(|h| !named(h));
         found.unplaced_qualifier = Some(qualifier);
     }
     Ok(found)

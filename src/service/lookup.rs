@@ -20,7 +20,7 @@ use crate::search::keyword::{
 use crate::search::ngram::{IndexFilter, Listed};
 use crate::search::read::{ReadRequest, ReadResult, read_file};
 use crate::search::symbol::{
-    OutlineItem, RefResult, RefType, SymbolQuery, SymbolResult, find_references,
+    OutlineItem, RefResult, RefType, SymbolQuery, SymbolResult, Unplaced, find_references,
     find_symbols_or_bare, outline, source_lines,
 };
 use crate::status::IndexStatus;
@@ -140,7 +140,7 @@ impl Service {
         let mut q = req.query.clone();
         q.limit = req.offset + req.query.limit;
         let mut answer = self.indexed(|store| {
-            let mut r = find_symbols_or_bare(store, Some(self.root()), &q)?;
+            let mut r = find_symbols_or_bare(store, Some(self.root()), &q, Unplaced::IfDefined)?;
             r.hits = r.hits.into_iter().skip(req.offset).collect();
             Ok(r)
         })?;

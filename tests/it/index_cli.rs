@@ -87,22 +87,28 @@ fn index_then_every_search() {
     let v = p.json(&["symbol", "Config::parse_config"]);
     assert_eq!(v["hits"][0]["name"], "parse_config", "{v}");
     assert!(v.get("unplaced_qualifier").is_none(), "{v}");
-    // A qualifier the index cannot place answers with the bare name's
-    // definitions, and says so.
-    let v = p.json(&["symbol", "Security.validate_csrf_token"]);
+    // A qualifier that names a definition but places nothing (a module
+    // that includes the file, a class reopened elsewhere) answers with the
+    // bare name's definitions, and says so; one that names nothing of the
+    // project's (`os.path`) finds nothing.
+    let v = p.json(&["symbol", "LoginView.validate_csrf_token"]);
     assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
-    assert_eq!(v["unplaced_qualifier"], "Security", "{v}");
-    let r = p.run(&["symbol", "Security.validate_csrf_token"]).ok();
-    assert!(r.stdout().contains("app/views.py:12:"), "{r}");
+    assert_eq!(v["unplaced_qualifier"], "LoginView", "{v}");
+    let r = p.run(&["symbol", "LoginView.validate_csrf_token"]).ok();
+    assert!(r.stdout().contains("app/views.py:"), "{r}");
     assert!(
         r.stderr()
-            .contains("nothing named `validate_csrf_token` inside `Security`"),
+            .contains("nothing named `validate_csrf_token` inside `LoginView`"),
         "{r}"
     );
-    assert_eq!(
-        p.run(&["symbol", "Security.zzzz_no_such_name_zzzz"]).code(),
-        1
-    );
+    for q in [
+        "Security.validate_csrf_token",
+        "LoginView.zzzz_no_such_name",
+    ] {
+        let r = p.run(&["symbol", q]);
+        assert_eq!(r.code(), 1, "{r}");
+        assert!(r.stderr().contains("no definition named"), "{r}");
+    }
     let v = p.json(&["symbol", "loginview"]);
     assert_eq!(v["hits"][0]["name"], "LoginView", "{v}");
     assert_eq!(v["hits"][0]["match"], "case-insensitive", "{v}");

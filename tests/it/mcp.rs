@@ -441,9 +441,12 @@ fn mcp_every_tool_answers_exactly() {
         [("src/config.rs".to_string(), 10)],
         "{v}"
     );
-    // A qualifier the index cannot place: the bare name's definitions,
-    // with a note saying so.
+    // A qualifier that names a definition but places nothing: the bare
+    // name's definitions, with a note saying so (one naming nothing of the
+    // project's, `Settings::parse_config`, finds nothing).
     let v = m.ok("find_symbol", json!({"name": "Settings::parse_config"}));
+    assert_eq!(v["total"], 0, "{v}");
+    let v = m.ok("find_symbol", json!({"name": "LoginView::parse_config"}));
     assert_eq!(
         paths_lines(&v, "symbols"),
         [("src/config.rs".to_string(), 10)],
@@ -452,7 +455,7 @@ fn mcp_every_tool_answers_exactly() {
     assert!(
         v["hint"]
             .as_str()
-            .is_some_and(|n| n.contains("nothing named `parse_config` inside `Settings`")),
+            .is_some_and(|n| n.contains("nothing named `parse_config` inside `LoginView`")),
         "{v}"
     );
     let v = m.ok(
