@@ -190,7 +190,9 @@ pub(crate) fn classify(
                 ("function", Function)
             });
         }
-        (Lang::Lua, "assignment_statement" | "field") => return Some(("function", Function)),
+        (Lang::Lua, "assignment_statement" | "field") if suffix != "class" => {
+            return Some(("function", Function));
+        }
         (Lang::Elixir, "call") => match suffix {
             "module" => "module",
             "impl" => "impl",

@@ -2093,6 +2093,30 @@ fn lua_fixture() {
 }
 
 #[test]
+fn lua_classes_made_by_a_call() {
+    let src = "local class = require 'pl.class'\n\
+local OrderedMap = class(Map)\n\
+Point = Object:extend()\n\
+local Cat = Animal:subclass('Cat')\n\
+local x = compute(3)\n\
+Global = class()\n\
+function OrderedMap:set(k, v)\n\
+  local Inner = class('Inner')\n\
+end\n";
+    let x = extract("lua/ordered.lua", src, Lang::Lua);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("OrderedMap", "class", "", 2, 2),
+            s("Point", "class", "", 3, 3),
+            s("Cat", "class", "", 4, 4),
+            s("Global", "class", "", 6, 6),
+            s("set", "method", "OrderedMap", 7, 9),
+        ]
+    );
+}
+
+#[test]
 fn bash_fixture() {
     let src = BASH;
     let x = extract("completions/git", src, Lang::Bash);

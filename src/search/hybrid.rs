@@ -3631,6 +3631,8 @@ mod tests {
             ("Router.prototype.route", "Router.route"),
             ("List:append", "List.append"),
             ("pl.List:append", "pl.List.append"),
+            ("ListReporter$get_results", "ListReporter.get_results"),
+            ("Map$Entry", "Map.Entry"),
             ("Request#params", "Request#params"),
             ("Logger->addRecord", "Logger->addRecord"),
             ("Mix.Dep.Converger.converge/4", "Mix.Dep.Converger.converge"),

@@ -1169,6 +1169,16 @@ fn member_notation(w: &str) -> Option<String> {
     {
         out = format!("{recv}.{method}");
     }
+    // R: `ListReporter$get_results` (an R6 class's method, a list's
+    // member); Java's binary names: `Map$Entry`.
+    if out.matches('$').count() == 1
+        && let Some((recv, member)) = out.split_once('$')
+        && word(member)
+        && recv.starts_with(|c: char| c.is_alphabetic())
+        && recv.split('.').all(word)
+    {
+        out = format!("{recv}.{member}");
+    }
     (out != w).then_some(out)
 }
 
@@ -1233,7 +1243,8 @@ pub(crate) fn without_type_arguments(q: &str) -> std::borrow::Cow<'_, str> {
 /// `LruCache<TKey, TValue>`, `Set<T>.Find`) and a member in a language's
 /// own notation is put in the dotted form ([`member_notation`]:
 /// `gin.(*Context).JSON`, `Router.prototype.route`, `List:append`,
-/// Erlang's `ssh_auth:handle_userauth_request/3`).
+/// Erlang's `ssh_auth:handle_userauth_request/3`, R's
+/// `ListReporter$get_results`).
 pub(crate) fn asked_name(w: &str) -> std::borrow::Cow<'_, str> {
     // `LruCache<TKey, TValue>`, `Set<T>.Find` (once: the result has no
     // spaced or inner type arguments left).

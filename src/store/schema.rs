@@ -353,10 +353,14 @@
 //!   CONSTANT_CASE (`FST_ERR_DUPLICATED_ROUTE: createError(…)`) is a
 //!   constant definition. An older index's rows are rebuilt by the next
 //!   index run (its vectors kept).
+//! - 69: same tables; rows change: a Lua class made by a call at file
+//!   level (`local OrderedMap = class(Map)`, `Point = Object:extend()`) is
+//!   a class definition. An older index's rows are rebuilt by the next
+//!   index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 68;
+pub const SCHEMA_VERSION: i64 = 69;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -368,7 +372,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 68;
+const SAME_ROWS_SINCE: i64 = 69;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
