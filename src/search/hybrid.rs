@@ -1688,6 +1688,12 @@ impl Hybrid {
         {
             boost_linked_to_top(store, files);
         }
+        // The symbol arm's exact definitions, for `lead_sole_definer`.
+        let cands_for_lead: Vec<String> = cands
+            .iter()
+            .filter(|c| c.arm == Arm::Symbol && c.raw >= 1.0)
+            .map(|c| c.path.clone())
+            .collect();
         let mut hits = fuse(cands, &weight_of, req.k);
         let grouped = files.is_some();
         if let Some(recency) = req.recency.as_deref() {
@@ -1714,6 +1720,13 @@ impl Hybrid {
                     damp_siblings(&mut files, &hits);
                     lead_with_named(&mut hits, &analysis.identifiers);
                 } else if analysis.kind == QueryKind::Identifier {
+                    if analysis
+                        .identifiers
+                        .iter()
+                        .all(|i| crate::search::split_qualified(i).0.is_none())
+                    {
+                        lead_sole_definer(&mut files, &cands_for_lead);
+                    }
                     lead_with_definitions(&mut hits);
                 }
                 // Keys are 0–1 already (relative to the best file and chunk).
@@ -3079,6 +3092,39 @@ fn order_by_file(hits: Vec<Fused>, files: &HashMap<String, f64>) -> Vec<Fused> {
 /// (the arm ranks types before impl blocks), a class before the method
 /// that uses its name. It is what the name asks for, and its lines are
 /// what the answer shows.
+/// For a bare name query whose exact definitions all lie in one
+/// live-source file, that file ranks first: the header defining a macro
+/// before the file that uses it most (lighttpd's `CONST_STR_LEN`, used 200
+/// times in `configfile.c`). `exact` holds the paths of the symbol arm's
+/// exact candidates. Qualified names are left alone: a module
+/// qualifier can fit a re-export (`std.fmt.parseFloat` in `fmt.zig`) or a
+/// declaration file better than the definition.
+fn lead_sole_definer(files: &mut HashMap<String, f64>, exact: &[String]) {
+    let mut live = exact
+        .iter()
+        .map(String::as_str)
+        .filter(|p| !crate::search::is_test_path(p) && !crate::search::is_secondary_path(p));
+    let Some(path) = live.next() else {
+        return;
+    };
+    if live.any(|p| p != path) {
+        return;
+    }
+    let top = files.values().copied().fold(0.0_f64, f64::max);
+    let Some(score) = files.get_mut(path) else {
+        return;
+    };
+    if *score >= top {
+        return;
+    }
+    // Just above the best file, and every score 0-1 again.
+    *score = top * 1.001;
+    let new_top = *score;
+    for v in files.values_mut() {
+        *v /= new_top;
+    }
+}
+
 fn lead_with_definitions(hits: &mut [Fused]) {
     lead_files_with(hits, |h| {
         h.sources
@@ -4354,6 +4400,31 @@ mod tests {
         ]);
         reorder(&mut scores, &cands, &terms, None);
         assert_eq!(scores["src/unix/lwt_main.ml"], 1.0);
+    }
+
+    #[test]
+    fn the_one_file_defining_a_name_leads() {
+        let files = || {
+            HashMap::from([
+                ("src/configfile.c".to_string(), 1.0),
+                ("src/buffer.h".to_string(), 0.8),
+                ("src/request.c".to_string(), 0.5),
+            ])
+        };
+        let mut one = files();
+        lead_sole_definer(&mut one, &["src/buffer.h".to_string()]);
+        assert!(one["src/buffer.h"] == 1.0, "{one:?}");
+        assert!(one["src/configfile.c"] < 1.0, "{one:?}");
+        assert!(one["src/request.c"] < one["src/configfile.c"], "{one:?}");
+        // Two defining files, or a definition only in a test, decide nothing.
+        for exact in [
+            vec!["src/buffer.h".to_string(), "src/request.c".to_string()],
+            vec!["tests/test_buffer.c".to_string()],
+        ] {
+            let mut same = files();
+            lead_sole_definer(&mut same, &exact);
+            assert_eq!(same, files(), "{exact:?}");
+        }
     }
 
     #[test]
