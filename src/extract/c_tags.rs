@@ -206,7 +206,39 @@ impl<'t> Walk<'t> {
         }
     }
 
-    /// Pattern 12: a declaration directly under the translation unit,
+    /// The names a field's or global's declarator declares
+    /// ([`Walk::plain_pointer_or_array`]), and as globals also a pointer
+    /// to an array (`*names[]`), and a function pointer (`(*hook)(…)`:
+    /// each pointer declarator in the parentheses, as the query matches
+    /// any child there).
+    fn declared_names(&self, declarator: Node<'t>, kind: u16, global: bool) -> Vec<Node<'t>> {
+        let ids = self.ids;
+        if let Some(name) = self.plain_pointer_or_array(declarator, kind) {
+            return vec![name];
+        }
+        if global
+            && let Some(array) =
+                self.wrapped(declarator, ids.pointer_declarator, ids.array_declarator)
+            && let Some(name) = self.field_of(array, ids.f_declarator, kind)
+        {
+            return vec![name];
+        }
+        let Some(inner) = self.wrapped(
+            declarator,
+            ids.function_declarator,
+            ids.parenthesized_declarator,
+        ) else {
+            return Vec::new();
+        };
+        let mut cursor = inner.walk();
+        inner
+            .children(&mut cursor)
+            .filter(|c| c.kind_id() == ids.pointer_declarator)
+            .filter_map(|p| self.field_of(p, ids.f_declarator, kind))
+            .collect()
+    }
+
+    /// Pattern 12: each declaration directly under the translation unit,
     /// once per declarator naming a variable.
     fn globals(&mut self, unit: Node<'t>) {
         let ids = self.ids;
@@ -216,17 +248,25 @@ impl<'t> Walk<'t> {
             .filter(|c| c.kind_id() == ids.declaration)
             .collect();
         for declaration in declarations {
-            self.each_in_field(declaration, ids.f_declarator, |w, d| {
-                let name = w.plain_pointer_or_array(d, ids.identifier).or_else(|| {
-                    w.field(d, ids.f_declarator)
-                        .filter(|_| d.kind_id() == ids.init_declarator)
-                        .and_then(|inner| w.plain_pointer_or_array(inner, ids.identifier))
-                });
-                if let Some(name) = name {
-                    w.def(declaration, name, "variable", P_GLOBAL);
-                }
-            });
+            self.global(declaration);
         }
+    }
+
+    fn global(&mut self, declaration: Node<'t>) {
+        let ids = self.ids;
+        self.each_in_field(declaration, ids.f_declarator, |w, d| {
+            let mut names = w.declared_names(d, ids.identifier, true);
+            if names.is_empty()
+                && let Some(inner) = w
+                    .field(d, ids.f_declarator)
+                    .filter(|_| d.kind_id() == ids.init_declarator)
+            {
+                names = w.declared_names(inner, ids.identifier, true);
+            }
+            for name in names {
+                w.def(declaration, name, "variable", P_GLOBAL);
+            }
+        });
     }
 
     fn visit(&mut self, node: Node<'t>) {
@@ -250,7 +290,7 @@ impl<'t> Walk<'t> {
             }
         } else if k == ids.field_declaration {
             self.each_in_field(node, ids.f_declarator, |w, d| {
-                if let Some(name) = w.plain_pointer_or_array(d, ids.field_identifier) {
+                for name in w.declared_names(d, ids.field_identifier, false) {
                     w.def(node, name, "field", P_FIELD);
                 }
             });
@@ -359,6 +399,8 @@ typedef int plain_fn(int);
 static int counter, *pointer, table[4], init = 3, *init_p = 0, init_a[2] = {1, 2};
 int (*callback)(int);
 extern const char *names[];
+static int (*hook)(int) = 0, (*(*nested))(void), *(*returns_p)(void);
+struct ops { int (*run)(void *, int), (*stop)(void); long (*read)(void); int plain; };
 
 int add(int a, int b);
 static inline size_t measure(const struct point *p, point_t q)
@@ -375,7 +417,21 @@ static inline size_t measure(const struct point *p, point_t q)
 #ifdef CONFIG_X
 int guarded;
 void guarded_fn(void) { call_me(); }
+#if DEPTH > 1
+extern void (*nested_hook)(int);
+#elif DEPTH
+int elif_global;
+#else
+int else_global;
 #endif
+#endif
+
+void with_local(void)
+{
+#ifdef DEBUG
+    int debug_local = 1;
+#endif
+}
 
 void broken( { still_called(); }
 struct
@@ -386,6 +442,25 @@ struct
         let (walked, queried) = both(SOURCE);
         assert!(!walked.symbols.is_empty() && !walked.refs.is_empty());
         assert_eq!(walked, queried);
+        // Function pointers and arrays of pointers are definitions too.
+        let kind_of = |name: &str| {
+            walked
+                .symbols
+                .iter()
+                .find(|s| s.name == name)
+                .map(|s| s.kind.as_str())
+        };
+        for (name, kind) in [
+            ("callback", "variable"),
+            ("names", "variable"),
+            ("hook", "variable"),
+            ("run", "field"),
+            ("stop", "field"),
+            ("read", "field"),
+            ("plain", "field"),
+        ] {
+            assert_eq!(kind_of(name), Some(kind), "{name}");
+        }
     }
 
     #[test]

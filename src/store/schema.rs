@@ -357,10 +357,15 @@
 //!   level (`local OrderedMap = class(Map)`, `Point = Object:extend()`) is
 //!   a class definition. An older index's rows are rebuilt by the next
 //!   index run (its vectors kept).
+//! - 72: same tables; rows change: C function pointers are definitions (a
+//!   global hook or API entry `int (*RedisModule_CreateCommand)(…);`, an
+//!   operation table's field `ssize_t (*read)(…);`), and so are arrays of
+//!   pointers (`static const char *names[]`). An older index's rows are
+//!   rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 69;
+pub const SCHEMA_VERSION: i64 = 72;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -372,7 +377,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 69;
+const SAME_ROWS_SINCE: i64 = 72;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -18,24 +18,42 @@
     declarator: (parenthesized_declarator
       (pointer_declarator declarator: (type_identifier) @name)))) @definition.type
 
+; Fields, function pointers among them (an operation table's `ssize_t
+; (*read)(…);`).
 (field_declaration
   declarator: [
     (field_identifier) @name
     (pointer_declarator declarator: (field_identifier) @name)
     (array_declarator declarator: (field_identifier) @name)
+    (function_declarator
+      declarator: (parenthesized_declarator
+        (pointer_declarator declarator: (field_identifier) @name)))
   ]) @definition.field
 
+; Globals, function pointers (a hook, an API entry: `int
+; (*RedisModule_CreateCommand)(…);`) and arrays of pointers (`static const
+; char *names[]`) among them.
 (translation_unit
   (declaration
     declarator: [
       (identifier) @name
       (pointer_declarator declarator: (identifier) @name)
       (array_declarator declarator: (identifier) @name)
+      (pointer_declarator
+        declarator: (array_declarator declarator: (identifier) @name))
+      (function_declarator
+        declarator: (parenthesized_declarator
+          (pointer_declarator declarator: (identifier) @name)))
       (init_declarator
         declarator: [
           (identifier) @name
           (pointer_declarator declarator: (identifier) @name)
           (array_declarator declarator: (identifier) @name)
+          (pointer_declarator
+            declarator: (array_declarator declarator: (identifier) @name))
+          (function_declarator
+            declarator: (parenthesized_declarator
+              (pointer_declarator declarator: (identifier) @name)))
         ])
     ]) @definition.variable)
 
