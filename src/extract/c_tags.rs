@@ -206,39 +206,63 @@ impl<'t> Walk<'t> {
         }
     }
 
-    /// The names a field's or global's declarator declares
-    /// ([`Walk::plain_pointer_or_array`]), and as globals also a pointer
-    /// to an array (`*names[]`), and a function pointer (`(*hook)(…)`:
-    /// each pointer declarator in the parentheses, as the query matches
-    /// any child there).
-    fn declared_names(&self, declarator: Node<'t>, kind: u16, global: bool) -> Vec<Node<'t>> {
+    /// Defines what a field's or global's declarator names
+    /// ([`Walk::plain_pointer_or_array`]; as a global also a pointer to an
+    /// array, `*names[]`), or a function pointer
+    /// ([`Walk::function_pointers`]: `(*hook)(…)`). Whether it named
+    /// anything.
+    fn declare(
+        &mut self,
+        node: Node<'t>,
+        declarator: Node<'t>,
+        (kind, suffix, pattern): (u16, &'static str, usize),
+        global: bool,
+    ) -> bool {
         let ids = self.ids;
-        if let Some(name) = self.plain_pointer_or_array(declarator, kind) {
-            return vec![name];
+        let single = self.plain_pointer_or_array(declarator, kind).or_else(|| {
+            self.wrapped(declarator, ids.pointer_declarator, ids.array_declarator)
+                .filter(|_| global)
+                .and_then(|array| self.field_of(array, ids.f_declarator, kind))
+        });
+        if let Some(name) = single {
+            self.def(node, name, suffix, pattern);
+            return true;
         }
-        if global
-            && let Some(array) =
-                self.wrapped(declarator, ids.pointer_declarator, ids.array_declarator)
-            && let Some(name) = self.field_of(array, ids.f_declarator, kind)
-        {
-            return vec![name];
-        }
+        self.function_pointers(node, declarator, (kind, suffix, pattern))
+    }
+
+    /// `(function_declarator declarator: (parenthesized_declarator
+    /// (pointer_declarator declarator: (kind) @name)))`: a function
+    /// pointer's name, for each pointer declarator in the parentheses (the
+    /// query matches any child there). Whether it named anything.
+    fn function_pointers(
+        &mut self,
+        node: Node<'t>,
+        declarator: Node<'t>,
+        (kind, suffix, pattern): (u16, &'static str, usize),
+    ) -> bool {
+        let ids = self.ids;
         let Some(inner) = self.wrapped(
             declarator,
             ids.function_declarator,
             ids.parenthesized_declarator,
         ) else {
-            return Vec::new();
+            return false;
         };
+        let mut named = false;
         let mut cursor = inner.walk();
-        inner
-            .children(&mut cursor)
-            .filter(|c| c.kind_id() == ids.pointer_declarator)
-            .filter_map(|p| self.field_of(p, ids.f_declarator, kind))
-            .collect()
+        for p in inner.children(&mut cursor) {
+            if p.kind_id() == ids.pointer_declarator
+                && let Some(name) = self.field_of(p, ids.f_declarator, kind)
+            {
+                self.def(node, name, suffix, pattern);
+                named = true;
+            }
+        }
+        named
     }
 
-    /// Pattern 12: each declaration directly under the translation unit,
+    /// Pattern 12: a declaration directly under the translation unit,
     /// once per declarator naming a variable.
     fn globals(&mut self, unit: Node<'t>) {
         let ids = self.ids;
@@ -247,26 +271,18 @@ impl<'t> Walk<'t> {
             .children(&mut cursor)
             .filter(|c| c.kind_id() == ids.declaration)
             .collect();
+        let global = (ids.identifier, "variable", P_GLOBAL);
         for declaration in declarations {
-            self.global(declaration);
+            self.each_in_field(declaration, ids.f_declarator, |w, d| {
+                if !w.declare(declaration, d, global, true)
+                    && let Some(inner) = w
+                        .field(d, ids.f_declarator)
+                        .filter(|_| d.kind_id() == ids.init_declarator)
+                {
+                    w.declare(declaration, inner, global, true);
+                }
+            });
         }
-    }
-
-    fn global(&mut self, declaration: Node<'t>) {
-        let ids = self.ids;
-        self.each_in_field(declaration, ids.f_declarator, |w, d| {
-            let mut names = w.declared_names(d, ids.identifier, true);
-            if names.is_empty()
-                && let Some(inner) = w
-                    .field(d, ids.f_declarator)
-                    .filter(|_| d.kind_id() == ids.init_declarator)
-            {
-                names = w.declared_names(inner, ids.identifier, true);
-            }
-            for name in names {
-                w.def(declaration, name, "variable", P_GLOBAL);
-            }
-        });
     }
 
     fn visit(&mut self, node: Node<'t>) {
@@ -290,9 +306,7 @@ impl<'t> Walk<'t> {
             }
         } else if k == ids.field_declaration {
             self.each_in_field(node, ids.f_declarator, |w, d| {
-                for name in w.declared_names(d, ids.field_identifier, false) {
-                    w.def(node, name, "field", P_FIELD);
-                }
+                w.declare(node, d, (ids.field_identifier, "field", P_FIELD), false);
             });
         } else if k == ids.enumerator {
             self.named(node, ids.identifier, "constant", P_ENUMERATOR);
@@ -330,21 +344,12 @@ impl<'t> Walk<'t> {
             self.def(node, d, "type", P_TYPEDEF);
         } else if let Some(name) = self.wrapped(d, ids.pointer_declarator, ids.type_identifier) {
             self.def(node, name, "type", P_POINTER_TYPEDEF);
-        } else if let Some(inner) =
-            self.wrapped(d, ids.function_declarator, ids.parenthesized_declarator)
-        {
-            // `(parenthesized_declarator (pointer_declarator declarator:
-            // (type_identifier) @name))`: any child, once per match.
-            let mut cursor = inner.walk();
-            let pointers: Vec<Node<'t>> = inner
-                .children(&mut cursor)
-                .filter(|c| c.kind_id() == ids.pointer_declarator)
-                .collect();
-            for p in pointers {
-                if let Some(name) = self.field_of(p, ids.f_declarator, ids.type_identifier) {
-                    self.def(node, name, "type", P_FUNCTION_POINTER_TYPEDEF);
-                }
-            }
+        } else {
+            self.function_pointers(
+                node,
+                d,
+                (ids.type_identifier, "type", P_FUNCTION_POINTER_TYPEDEF),
+            );
         }
     }
 

@@ -1688,12 +1688,20 @@ impl Hybrid {
         {
             boost_linked_to_top(store, files);
         }
-        // The symbol arm's exact definitions, for `lead_sole_definer`.
-        let cands_for_lead: Vec<String> = cands
-            .iter()
-            .filter(|c| c.arm == Arm::Symbol && c.raw >= 1.0)
-            .map(|c| c.path.clone())
-            .collect();
+        // For a bare name query, the paths of the symbol arm's exact
+        // definitions (`lead_sole_definer`).
+        let sole_definers: Option<Vec<String>> = (analysis.kind == QueryKind::Identifier
+            && analysis
+                .identifiers
+                .iter()
+                .all(|i| crate::search::split_qualified(i).0.is_none()))
+        .then(|| {
+            cands
+                .iter()
+                .filter(|c| c.arm == Arm::Symbol && c.raw >= 1.0)
+                .map(|c| c.path.clone())
+                .collect()
+        });
         let mut hits = fuse(cands, &weight_of, req.k);
         let grouped = files.is_some();
         if let Some(recency) = req.recency.as_deref() {
@@ -1720,12 +1728,8 @@ impl Hybrid {
                     damp_siblings(&mut files, &hits);
                     lead_with_named(&mut hits, &analysis.identifiers);
                 } else if analysis.kind == QueryKind::Identifier {
-                    if analysis
-                        .identifiers
-                        .iter()
-                        .all(|i| crate::search::split_qualified(i).0.is_none())
-                    {
-                        lead_sole_definer(&mut files, &cands_for_lead);
+                    if let Some(paths) = &sole_definers {
+                        lead_sole_definer(&mut files, paths);
                     }
                     lead_with_definitions(&mut hits);
                 }
@@ -3086,12 +3090,6 @@ fn order_by_file(hits: Vec<Fused>, files: &HashMap<String, f64>) -> Vec<Fused> {
     hits
 }
 
-/// For a name query, each file is led by the definition the symbol arm
-/// ranked best in it, whatever else matched more of the file's words:
-/// rustls's `struct RecordLayer` before its 300-line `impl RecordLayer`
-/// (the arm ranks types before impl blocks), a class before the method
-/// that uses its name. It is what the name asks for, and its lines are
-/// what the answer shows.
 /// For a bare name query whose exact definitions all lie in one
 /// live-source file, that file ranks first: the header defining a macro
 /// before the file that uses it most (lighttpd's `CONST_STR_LEN`, used 200
@@ -3125,6 +3123,12 @@ fn lead_sole_definer(files: &mut HashMap<String, f64>, exact: &[String]) {
     }
 }
 
+/// For a name query, each file is led by the definition the symbol arm
+/// ranked best in it, whatever else matched more of the file's words:
+/// rustls's `struct RecordLayer` before its 300-line `impl RecordLayer`
+/// (the arm ranks types before impl blocks), a class before the method
+/// that uses its name. It is what the name asks for, and its lines are
+/// what the answer shows.
 fn lead_with_definitions(hits: &mut [Fused]) {
     lead_files_with(hits, |h| {
         h.sources
