@@ -518,14 +518,7 @@ pub fn find_symbols(
     hits.sort_by(compare_hits);
     let total = hits.len();
     hits.truncate(q.limit);
-    if let Some(root) = root {
-        let mut sources = crate::source::Sources::new(root);
-        for h in &mut hits {
-            if let Some(at) = h.line_signature.take() {
-                h.signature = sources.line_signature(&h.path, &at, h.line);
-            }
-        }
-    }
+    read_signatures(root, &mut hits);
     Ok(SymbolResult {
         truncated: total > hits.len() || capped,
         total,
@@ -533,6 +526,19 @@ pub fn find_symbols(
         redacted: 0,
         unplaced_qualifier: None,
     })
+}
+
+/// The signatures of a page's hits that the index keeps as a position,
+/// read from the files under `root` (without one they stay empty).
+fn read_signatures(root: Option<&std::path::Path>, hits: &mut [SymbolHit]) {
+    if let Some(root) = root {
+        let mut sources = crate::source::Sources::new(root);
+        for h in hits {
+            if let Some(at) = h.line_signature.take() {
+                h.signature = sources.line_signature(&h.path, &at, h.line);
+            }
+        }
+    }
 }
 
 /// What an answer from [`find_symbols_or_bare`]'s fallback says about
@@ -583,12 +589,15 @@ pub fn find_symbols_or_bare(
     {
         return Ok(r);
     }
+    // Every exact definition, cut to the page only after those the
+    // qualifier names have moved to the front.
     let bare = SymbolQuery {
         name,
         mode: MatchMode::Exact,
+        limit: usize::MAX,
         ..q.clone()
     };
-    let mut found = find_symbols(store, root, &bare)?;
+    let mut found = find_symbols(store, None, &bare)?;
     if found.total > 0 {
         // Those in a file or under a container the qualifier's segments
         // name first: `Imperative.Matrix.make` → `imperative.ml`'s `make`.
@@ -602,6 +611,9 @@ pub fn find_symbols_or_bare(
             })
         };
         found.hits.sort_by_key(|h| !named(h));
+        found.hits.truncate(q.limit);
+        found.truncated |= found.total > found.hits.len();
+        read_signatures(root, &mut found.hits);
         found.unplaced_qualifier = Some(qualifier);
     }
     Ok(found)

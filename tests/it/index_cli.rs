@@ -275,6 +275,33 @@ fn index_then_every_search() {
 }
 
 #[test]
+fn an_unplaced_qualifier_lifts_the_definitions_it_names_past_the_page_cut() {
+    // `Pipeline.Stage.step`: no `step` inside a `Stage`, but `Stage` is a
+    // class, so the answer is every `step`, and the one in the file the
+    // outer qualifier names comes first even when the page holds two of
+    // seven and it sorts last.
+    let p = Project::new();
+    for i in 1..=6 {
+        p.write(&format!("aa/m{i}.py"), "def step():\n    return 1\n");
+    }
+    p.write("core.py", "class Stage:\n    pass\n")
+        .write("zz/pipeline.py", "def step():\n    return 2\n");
+    p.json(&["index"]);
+    let v = p.json(&["symbol", "Pipeline.Stage.step", "-n", "2"]);
+    assert_eq!(v["unplaced_qualifier"], "Stage", "{v}");
+    assert_eq!(v["hits"][0]["path"], "zz/pipeline.py", "{v}");
+    assert_eq!(v["hits"].as_array().map(Vec::len), Some(2), "{v}");
+    assert_eq!(v["total"], 7, "{v}");
+    assert_eq!(v["truncated"], true, "{v}");
+    assert!(
+        v["hits"][0]["signature"]
+            .as_str()
+            .is_some_and(|s| s.contains("def step")),
+        "{v}"
+    );
+}
+
+#[test]
 fn incremental_edits_deletes_and_renames() {
     let p = sample();
     p.run(&["index"]).ok();
