@@ -42,6 +42,8 @@ pub(crate) const PATTERNS: usize = 16;
 struct Ids {
     translation_unit: u16,
     declaration: u16,
+    /// `#if`, `#ifdef`/`#ifndef`, `#else`, `#elif`, `#elifdef`.
+    conditionals: [u16; 5],
     struct_specifier: u16,
     union_specifier: u16,
     enum_specifier: u16,
@@ -76,6 +78,13 @@ fn ids(language: &Language) -> &'static Ids {
         Ids {
             translation_unit: kind("translation_unit"),
             declaration: kind("declaration"),
+            conditionals: [
+                kind("preproc_if"),
+                kind("preproc_ifdef"),
+                kind("preproc_else"),
+                kind("preproc_elif"),
+                kind("preproc_elifdef"),
+            ],
             struct_specifier: kind("struct_specifier"),
             union_specifier: kind("union_specifier"),
             enum_specifier: kind("enum_specifier"),
@@ -120,6 +129,35 @@ pub(crate) fn collect<'t>(
         return None;
     }
     Some((w.defs, w.refs))
+}
+
+/// The globals (pattern 12's captures) declared inside file-level
+/// conditionals: `#ifdef CONFIG_X` … `static int g;` … `#endif`, or an
+/// include guard's `extern int g;`. The query's `(translation_unit
+/// (declaration …))` does not reach them, and saying "any depth of
+/// conditionals" in the query cost about 30 ms of query compilation per
+/// index run; so both the walk and the query run this after their own
+/// captures (the query stays the definition of everything else).
+pub(crate) fn conditional_globals<'t>(
+    language: &Language,
+    tree: &'t Tree,
+    defs: &mut Vec<RawDef<'t>>,
+) {
+    let mut w = Walk {
+        ids: ids(language),
+        defs: std::mem::take(defs),
+        refs: Vec::new(),
+    };
+    let unit = tree.root_node();
+    let mut cursor = unit.walk();
+    let conditionals: Vec<Node<'t>> = unit
+        .children(&mut cursor)
+        .filter(|c| w.ids.conditionals.contains(&c.kind_id()))
+        .collect();
+    for c in conditionals {
+        w.conditional_globals(c);
+    }
+    *defs = w.defs;
 }
 
 struct Walk<'t> {
@@ -271,17 +309,38 @@ impl<'t> Walk<'t> {
             .children(&mut cursor)
             .filter(|c| c.kind_id() == ids.declaration)
             .collect();
-        let global = (ids.identifier, "variable", P_GLOBAL);
         for declaration in declarations {
-            self.each_in_field(declaration, ids.f_declarator, |w, d| {
-                if !w.declare(declaration, d, global, true)
-                    && let Some(inner) = w
-                        .field(d, ids.f_declarator)
-                        .filter(|_| d.kind_id() == ids.init_declarator)
-                {
-                    w.declare(declaration, inner, global, true);
-                }
-            });
+            self.global(declaration);
+        }
+    }
+
+    /// Pattern 12 on one file-level `declaration`.
+    fn global(&mut self, declaration: Node<'t>) {
+        let ids = self.ids;
+        let global = (ids.identifier, "variable", P_GLOBAL);
+        self.each_in_field(declaration, ids.f_declarator, |w, d| {
+            if !w.declare(declaration, d, global, true)
+                && let Some(inner) = w
+                    .field(d, ids.f_declarator)
+                    .filter(|_| d.kind_id() == ids.init_declarator)
+            {
+                w.declare(declaration, inner, global, true);
+            }
+        });
+    }
+
+    /// Pattern 12 on the declarations inside `node`, a file-level
+    /// conditional, and the conditionals nested in it.
+    fn conditional_globals(&mut self, node: Node<'t>) {
+        let ids = self.ids;
+        let mut cursor = node.walk();
+        let children: Vec<Node<'t>> = node.children(&mut cursor).collect();
+        for c in children {
+            if c.kind_id() == ids.declaration {
+                self.global(c);
+            } else if ids.conditionals.contains(&c.kind_id()) {
+                self.conditional_globals(c);
+            }
         }
     }
 
@@ -463,9 +522,16 @@ struct
             ("stop", "field"),
             ("read", "field"),
             ("plain", "field"),
+            // Globals inside file-level conditionals, at any depth.
+            ("guarded", "variable"),
+            ("nested_hook", "variable"),
+            ("elif_global", "variable"),
+            ("else_global", "variable"),
         ] {
             assert_eq!(kind_of(name), Some(kind), "{name}");
         }
+        // Not a conditional's local inside a function.
+        assert_eq!(kind_of("debug_local"), None);
     }
 
     #[test]

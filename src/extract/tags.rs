@@ -224,7 +224,7 @@ pub(crate) fn collect(
     let lang = grammar.lang;
     let mut locals = Vec::new();
     let mut ignored = Vec::new();
-    let (raw_defs, raw_refs) = if lang == Lang::Python && !force_query() {
+    let (mut raw_defs, raw_refs) = if lang == Lang::Python && !force_query() {
         super::python_tags::collect(&grammar.language, tree, deadline)?
     } else if lang == Lang::C && !force_query() {
         super::c_tags::collect(&grammar.language, tree, deadline)?
@@ -235,6 +235,9 @@ pub(crate) fn collect(
         };
         run_query(grammar, tree, src, cursor, deadline, found)?
     };
+    if lang == Lang::C {
+        super::c_tags::conditional_globals(&grammar.language, tree, &mut raw_defs);
+    }
 
     // Every definition site's name, also of those `build_defs` merges
     // away (Elixir's and Haskell's later clauses, overloads) or drops

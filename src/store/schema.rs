@@ -362,10 +362,14 @@
 //!   operation table's field `ssize_t (*read)(…);`), and so are arrays of
 //!   pointers (`static const char *names[]`). An older index's rows are
 //!   rebuilt by the next index run (its vectors kept).
+//! - 73: same tables; rows change: C globals declared inside file-level
+//!   conditionals (`#ifdef CONFIG_X` … `static int g;`, an include guard's
+//!   `extern int g;`) are definitions. An older index's rows are rebuilt
+//!   by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 72;
+pub const SCHEMA_VERSION: i64 = 73;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -377,7 +381,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 72;
+const SAME_ROWS_SINCE: i64 = 73;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
