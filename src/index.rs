@@ -934,7 +934,7 @@ fn process_file(
             return p;
         }
     };
-    let lang = refine_lang(cand.lang, &text);
+    let lang = refine_lang(cand.lang, &cand.rel, &text);
     p.lang = Some(lang);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         extractor.extract(&cand.rel, &text, lang)

@@ -418,15 +418,17 @@ fn lang_of_program(program: &str) -> Option<Lang> {
 /// How much of a `.h` file [`refine_lang`] looks at.
 const REFINE_SCAN_BYTES: usize = 64 * 1024;
 
-/// Corrects a name-based guess with a cheap look at the text: a `.h` header
-/// detected as C becomes Objective-C when it declares an `@interface`,
-/// `@protocol` or `@class`, else C++ when it clearly is C++ (classes,
-/// namespaces, templates, access specifiers, `std::`, extension-less
-/// standard headers); a `.m` file of MATLAB functions is other code.
-/// A Rust file of comments only (clap's `_cookbook/*.rs`, rustls's
-/// `manual/*.rs`: a manual's chapters as `//!` or `/*! … */` docs) is
-/// documentation. Every other language is returned unchanged.
-pub fn refine_lang(lang: Lang, source: &str) -> Lang {
+/// Corrects a name-based guess with a cheap look at the text of the file
+/// at `path`: a `.h` header detected as C becomes Objective-C when it
+/// declares an `@interface`, `@protocol` or `@class`, else C++ when it
+/// clearly is C++ (classes, namespaces, templates, access specifiers,
+/// `std::`, extension-less standard headers); a `.c` file stays C (tmux's
+/// `cmd-list-buffers.c` assigns a variable named `template`, and a C
+/// comment may mention `std::string`); a `.m` file of MATLAB functions is
+/// other code. A Rust file of comments only (clap's `_cookbook/*.rs`,
+/// rustls's `manual/*.rs`: a manual's chapters as `//!` or `/*! … */`
+/// docs) is documentation. Every other language is returned unchanged.
+pub fn refine_lang(lang: Lang, path: &str, source: &str) -> Lang {
     if lang == Lang::Rust {
         return if is_rust_comments_only(source) {
             Lang::Docs
@@ -434,7 +436,7 @@ pub fn refine_lang(lang: Lang, source: &str) -> Lang {
             lang
         };
     }
-    if !matches!(lang, Lang::C | Lang::ObjC) {
+    if !matches!(lang, Lang::C | Lang::ObjC) || (lang == Lang::C && path.ends_with(".c")) {
         return lang;
     }
     let mut end = source.len().min(REFINE_SCAN_BYTES);
@@ -538,7 +540,11 @@ fn is_cpp_line(line: &str) -> bool {
     if starts_word("class") && !t.trim_end().ends_with(';') {
         return true;
     }
-    if starts_word("namespace") || starts_word("template") || t.starts_with("using namespace") {
+    // `template <typename T>`, not C's `template = args_get(…);`.
+    let template = t
+        .strip_prefix("template")
+        .is_some_and(|rest| rest.trim_start().starts_with('<'));
+    if starts_word("namespace") || template || t.starts_with("using namespace") {
         return true;
     }
     if ["public:", "private:", "protected:"]
@@ -1026,64 +1032,81 @@ mod tests {
     #[test]
     fn a_rust_file_of_comments_only_is_documentation() {
         let manual = "/*! # Customising private key usage\n\nBy default /* nested */ keys.\n*/\n";
-        assert_eq!(refine_lang(Lang::Rust, manual), Lang::Docs);
+        assert_eq!(refine_lang(Lang::Rust, "x.rs", manual), Lang::Docs);
         let cookbook = "#![allow(unused)]\n//! # Example: git-like CLI\n//!\n//! ```rust\n//! fn main() {}\n//! ```\n";
-        assert_eq!(refine_lang(Lang::Rust, cookbook), Lang::Docs);
+        assert_eq!(refine_lang(Lang::Rust, "x.rs", cookbook), Lang::Docs);
         assert_eq!(
-            refine_lang(Lang::Rust, "//! Parsing.\npub mod parser;\n"),
+            refine_lang(Lang::Rust, "x.rs", "//! Parsing.\npub mod parser;\n"),
             Lang::Rust
         );
         assert_eq!(
-            refine_lang(Lang::Rust, "/* unclosed\nfn f() {}\n"),
+            refine_lang(Lang::Rust, "x.rs", "/* unclosed\nfn f() {}\n"),
             Lang::Rust
         );
-        assert_eq!(refine_lang(Lang::Rust, "\n"), Lang::Rust);
-        assert_eq!(refine_lang(Lang::Rust, "#![no_std]\n"), Lang::Rust);
+        assert_eq!(refine_lang(Lang::Rust, "x.rs", "\n"), Lang::Rust);
+        assert_eq!(refine_lang(Lang::Rust, "x.rs", "#![no_std]\n"), Lang::Rust);
     }
 
     #[test]
     fn refine_h_to_cpp_only_when_clearly_cpp() {
         let c = "#ifndef X_H\n#define X_H\n#include <stdio.h>\n#ifdef __cplusplus\nextern \"C\" {\n#endif\nstruct point { int x; };\nint add(int a, int b);\n#endif\n";
-        assert_eq!(refine_lang(Lang::C, c), Lang::C);
+        assert_eq!(refine_lang(Lang::C, "x.h", c), Lang::C);
         assert_eq!(
-            refine_lang(Lang::C, "#include <vector>\nint f();\n"),
+            refine_lang(Lang::C, "x.h", "#include <vector>\nint f();\n"),
             Lang::Cpp
         );
         assert_eq!(
-            refine_lang(Lang::C, "namespace util {\nint f();\n}\n"),
+            refine_lang(Lang::C, "x.h", "namespace util {\nint f();\n}\n"),
             Lang::Cpp
         );
         assert_eq!(
-            refine_lang(Lang::C, "template<typename T>\nT id(T x);\n"),
+            refine_lang(Lang::C, "x.h", "template<typename T>\nT id(T x);\n"),
             Lang::Cpp
         );
         assert_eq!(
-            refine_lang(Lang::C, "class Widget {\npublic:\n  int w;\n};\n"),
+            refine_lang(Lang::C, "x.h", "class Widget {\npublic:\n  int w;\n};\n"),
             Lang::Cpp
         );
-        assert_eq!(refine_lang(Lang::C, "class Widget;\n"), Lang::C);
+        assert_eq!(refine_lang(Lang::C, "x.h", "class Widget;\n"), Lang::C);
+        // A C variable named `template`, and a `.c` file is C whatever it
+        // holds.
+        let tmux = "static enum cmd_retval\nf(void)\n{\n\ttemplate = args_get(args, 'F');\n}\n";
+        assert_eq!(refine_lang(Lang::C, "x.h", tmux), Lang::C);
         assert_eq!(
-            refine_lang(Lang::Python, "class X:\n  pass\n"),
+            refine_lang(
+                Lang::C,
+                "cmd-list-buffers.c",
+                "namespace util {\nint f();\n}\n"
+            ),
+            Lang::C
+        );
+        assert_eq!(
+            refine_lang(Lang::Python, "x.py", "class X:\n  pass\n"),
             Lang::Python
         );
-        assert_eq!(refine_lang(Lang::C, ""), Lang::C);
+        assert_eq!(refine_lang(Lang::C, "x.h", ""), Lang::C);
         let objc = "#import <Foundation/Foundation.h>\n\n@interface Host : NSObject\n@end\n";
-        assert_eq!(refine_lang(Lang::C, objc), Lang::ObjC);
-        assert_eq!(refine_lang(Lang::ObjC, objc), Lang::ObjC);
+        assert_eq!(refine_lang(Lang::C, "x.h", objc), Lang::ObjC);
+        assert_eq!(refine_lang(Lang::ObjC, "x.m", objc), Lang::ObjC);
         let matlab =
             "function y = smooth(x, n)\n% moving average\ny = conv(x, ones(n, 1) / n);\nend\n";
         assert_eq!(
-            refine_lang(Lang::ObjC, matlab),
+            refine_lang(Lang::ObjC, "x.m", matlab),
             Lang::OtherCode,
             "MATLAB's `.m`"
         );
         assert_eq!(
-            refine_lang(Lang::C, "NS_ASSUME_NONNULL_BEGIN\n@protocol P\n@end\n"),
+            refine_lang(
+                Lang::C,
+                "x.h",
+                "NS_ASSUME_NONNULL_BEGIN\n@protocol P\n@end\n"
+            ),
             Lang::ObjC
         );
         assert_eq!(
             refine_lang(
                 Lang::C,
+                "x.h",
                 "#import <jsi/jsi.h>\nnamespace expo {\nclass A {};\n}\n"
             ),
             Lang::Cpp,
