@@ -19,7 +19,7 @@ fn main() -> Result<()> {
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read `{path}`"))?;
     let lang = detect_lang(Path::new(&path))
         .with_context(|| format!("`{path}`: not a language repo-search knows"))?;
-    let lang = refine_lang(lang, &text);
+    let lang = refine_lang(lang, &path, &text);
     let x = Extractor::new()
         .extract(&path, &text, lang)
         .with_context(|| format!("cannot extract `{path}`"))?;
