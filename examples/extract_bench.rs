@@ -39,7 +39,7 @@ fn main() -> Result<()> {
             {
                 files.push((
                     path.to_string_lossy().into_owned(),
-                    refine_lang(lang, &text),
+                    refine_lang(lang, &path.to_string_lossy(), &text),
                     text,
                 ));
             }

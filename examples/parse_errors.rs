@@ -50,7 +50,7 @@ fn main() {
             let Ok(text) = std::fs::read_to_string(&f) else {
                 continue;
             };
-            let lang = refine_lang(lang, &text);
+            let lang = refine_lang(lang, &f.to_string_lossy(), &text);
             let Some(g) = grammar(lang) else { continue };
             if parser.set_language(&g.language).is_err() {
                 eprintln!("{}: grammar does not load", lang.name());
