@@ -1688,20 +1688,43 @@ impl Hybrid {
         {
             boost_linked_to_top(store, files);
         }
-        // For a bare name query, the paths of the symbol arm's exact
-        // definitions (`lead_sole_definer`).
-        let sole_definers: Option<Vec<String>> = (analysis.kind == QueryKind::Identifier
-            && analysis
-                .identifiers
-                .iter()
-                .all(|i| crate::search::split_qualified(i).0.is_none()))
-        .then(|| {
-            cands
-                .iter()
-                .filter(|c| c.arm == Arm::Symbol && c.raw >= 1.0)
-                .map(|c| c.path.clone())
-                .collect()
-        });
+        // For a name query, the paths of the symbol arm's exact
+        // definitions (`lead_sole_definer`): for a bare name, all of them;
+        // for a qualified one only when a header's prototype gave way to
+        // the source defining it (`TableBuilder::Finish` in
+        // `table_builder.cc`, not `include/leveldb/table_builder.h`).
+        let sole_definers: Option<Vec<String>> = (analysis.kind == QueryKind::Identifier)
+            .then(|| {
+                let exact: Vec<&Cand> = cands
+                    .iter()
+                    .filter(|c| c.arm == Arm::Symbol && c.raw >= 1.0)
+                    .collect();
+                // A header's one-line prototype (`int
+                // mosquitto_loop_forever(…);`, a class's `Status Finish();`)
+                // declares what a source file's body defines: the header
+                // does not count as a definer then.
+                let body_elsewhere = exact
+                    .iter()
+                    .any(|c| !is_c_header(&c.path) && c.end_line > c.start_line);
+                let declares_only = |path: &str| {
+                    is_c_header(path)
+                        && exact
+                            .iter()
+                            .filter(|c| c.path == path)
+                            .all(|c| c.end_line == c.start_line)
+                };
+                let definers: Vec<String> = exact
+                    .iter()
+                    .filter(|c| !(body_elsewhere && declares_only(&c.path)))
+                    .map(|c| c.path.clone())
+                    .collect();
+                let bare = analysis
+                    .identifiers
+                    .iter()
+                    .all(|i| crate::search::split_qualified(i).0.is_none());
+                (bare || definers.len() < exact.len()).then_some(definers)
+            })
+            .flatten();
         let mut hits = fuse(cands, &weight_of, req.k);
         let grouped = files.is_some();
         if let Some(recency) = req.recency.as_deref() {
@@ -3097,6 +3120,16 @@ fn order_by_file(hits: Vec<Fused>, files: &HashMap<String, f64>) -> Vec<Fused> {
 /// exact candidates. Qualified names are left alone: a module
 /// qualifier can fit a re-export (`std.fmt.parseFloat` in `fmt.zig`) or a
 /// declaration file better than the definition.
+/// A C, C++ or Objective-C header (`.h`, `.hh`, `.hpp`, `.hxx`, `.h++`).
+fn is_c_header(path: &str) -> bool {
+    path.rsplit_once('.').is_some_and(|(_, ext)| {
+        matches!(
+            ext.to_ascii_lowercase().as_str(),
+            "h" | "hh" | "hpp" | "hxx" | "h++"
+        )
+    })
+}
+
 fn lead_sole_definer(files: &mut HashMap<String, f64>, exact: &[String]) {
     let mut live = exact
         .iter()

@@ -424,6 +424,33 @@ fn type_stubs_rank_after_the_code_they_declare() {
 }
 
 #[test]
+fn a_c_function_ranks_before_its_prototype_in_a_header() {
+    // mosquitto's `mosquitto_loop_forever`: the header documents the name at
+    // length above a one-line prototype, callers spell it everywhere, and
+    // the source file's body defines it.
+    let doc = " * Call mosquitto_loop_forever to run the network loop; mosquitto_loop_forever\n * blocks until mosquitto_disconnect. See also mosquitto_loop_forever.\n".repeat(20);
+    let p = Project::new();
+    p.write(
+        "include/mosq.h",
+        format!("#ifndef MOSQ_H\n#define MOSQ_H\n/*\n{doc} */\nint mosquitto_loop_forever(struct mosquitto *mosq, int timeout);\n#endif\n"),
+    )
+    .write(
+        "lib/loop.c",
+        "#include \"mosq.h\"\n\nint mosquitto_loop_forever(struct mosquitto *mosq, int timeout)\n{\n\tint rc = 0;\n\twhile (run) {\n\t\trc = mosquitto_loop(mosq, timeout);\n\t}\n\treturn rc;\n}\n",
+    );
+    for i in 0..25 {
+        p.write(
+            &format!("lib/client{i}.c"),
+            format!("#include \"mosq.h\"\n\n/* uses mosquitto_loop_forever */\nint run_client{i}(struct mosquitto *m)\n{{\n\treturn mosquitto_loop_forever(m, 100);\n}}\n"),
+        );
+    }
+    p.json(&["index", "--no-embed"]);
+    let v = p.json(&["search", "mosquitto_loop_forever"]);
+    assert_eq!(v["hits"][0]["path"], "lib/loop.c", "{v}");
+    assert_eq!(v["hits"][1]["path"], "include/mosq.h", "{v}");
+}
+
+#[test]
 fn ignore_rules_match_ripgrep_defaults() {
     let p = Project::new();
     p.write("a.py", "def kept(): pass\n")
