@@ -3113,13 +3113,6 @@ fn order_by_file(hits: Vec<Fused>, files: &HashMap<String, f64>) -> Vec<Fused> {
     hits
 }
 
-/// For a bare name query whose exact definitions all lie in one
-/// live-source file, that file ranks first: the header defining a macro
-/// before the file that uses it most (lighttpd's `CONST_STR_LEN`, used 200
-/// times in `configfile.c`). `exact` holds the paths of the symbol arm's
-/// exact candidates. Qualified names are left alone: a module
-/// qualifier can fit a re-export (`std.fmt.parseFloat` in `fmt.zig`) or a
-/// declaration file better than the definition.
 /// A C, C++ or Objective-C header (`.h`, `.hh`, `.hpp`, `.hxx`, `.h++`).
 fn is_c_header(path: &str) -> bool {
     path.rsplit_once('.').is_some_and(|(_, ext)| {
@@ -3130,6 +3123,16 @@ fn is_c_header(path: &str) -> bool {
     })
 }
 
+/// For a name query whose exact definitions all lie in one live-source
+/// file, that file ranks first: the header defining a macro before the
+/// file that uses it most (lighttpd's `CONST_STR_LEN`, used 200 times in
+/// `configfile.c`), the source file defining a function before the header
+/// holding only its prototype (`mosquitto_loop_forever`). `exact` holds
+/// the paths of the symbol arm's exact candidates, without such headers.
+/// Qualified names are left alone unless a prototype so gave way (the
+/// caller decides): a module qualifier can fit a re-export
+/// (`std.fmt.parseFloat` in `fmt.zig`) or a declaration file better than
+/// the definition.
 fn lead_sole_definer(files: &mut HashMap<String, f64>, exact: &[String]) {
     let mut live = exact
         .iter()
