@@ -562,10 +562,10 @@ pub fn has_generated_marker(source: &str) -> bool {
 }
 
 fn marker_in_first_lines(source: &str) -> bool {
-    marker_in(source.lines().take(GENERATED_MARKER_LINES)) || marker_in(header_comments(source))
+    marker_in(first_lines(source))
 }
 
-/// Lines of a file's header [`has_generated_marker`] reads past
+/// How far [`has_generated_marker`] reads a file's header past
 /// [`GENERATED_MARKER_LINES`]: its comment lines up to the first line of
 /// code, its package, namespace, import and include lines skipped
 /// (PHP-Parser's `Php7.php` says "automatically GENERATED" on line 12,
@@ -574,8 +574,10 @@ fn marker_in_first_lines(source: &str) -> bool {
 /// `_header = """`).
 const GENERATED_HEADER_LINES: usize = 40;
 
-/// The comment lines of a file's header ([`GENERATED_HEADER_LINES`]).
-fn header_comments(source: &str) -> impl Iterator<Item = &str> {
+/// The lines [`has_generated_marker`] reads, in one pass: the first
+/// [`GENERATED_MARKER_LINES`], and past them the header's lines as long as
+/// no line of code has come ([`GENERATED_HEADER_LINES`]).
+fn first_lines(source: &str) -> impl Iterator<Item = &str> {
     const PREAMBLE: [&str; 11] = [
         "<?php",
         "namespace ",
@@ -589,12 +591,19 @@ fn header_comments(source: &str) -> impl Iterator<Item = &str> {
         "\"use strict\"",
         "@file:",
     ];
+    let mut header = true;
     source
         .lines()
         .take(GENERATED_HEADER_LINES)
-        .map(str::trim_start)
-        .filter(|t| !(t.is_empty() || is_directive(t) || PREAMBLE.iter().any(|p| t.starts_with(p))))
-        .take_while(|t| is_comment_line(t))
+        .enumerate()
+        .take_while(move |&(i, line)| {
+            let t = line.trim_start();
+            let skipped =
+                t.is_empty() || is_directive(t) || PREAMBLE.iter().any(|p| t.starts_with(p));
+            header &= skipped || is_comment_line(t);
+            i < GENERATED_MARKER_LINES || header
+        })
+        .map(|(_, line)| line)
 }
 
 const COMMENT_LEADERS: [&str; 10] = ["//", "/*", "*", "#", "--", "<!--", ";", "%", "{-", "(*"];
