@@ -1749,6 +1749,7 @@ impl Hybrid {
                 if analysis.kind == QueryKind::NaturalLanguage {
                     rerank_by_names(&mut hits, query);
                     damp_siblings(&mut files, &hits);
+                    implementation_before_declaration(&mut files);
                     lead_with_named(&mut hits, &analysis.identifiers);
                 } else if analysis.kind == QueryKind::Identifier {
                     if let Some(paths) = &sole_definers {
@@ -3271,6 +3272,71 @@ fn damp_siblings(files: &mut HashMap<String, f64>, hits: &[Fused]) {
     for path in damped {
         if let Some(s) = files.get_mut(&path) {
             *s *= SIBLING_DAMP;
+        }
+    }
+}
+
+/// A declaration file's extension and those of the sources that define
+/// what it declares beside it (same directory, same name).
+const DECLARATION_EXTS: [(&str, &[&str]); 6] = [
+    (".h", &[".c", ".cc", ".cpp", ".cxx", ".m", ".mm"]),
+    (".hh", &[".cc", ".cpp"]),
+    (".hpp", &[".cpp", ".cc", ".cxx"]),
+    (".mli", &[".ml"]),
+    (".pyi", &[".py"]),
+    (".d.ts", &[".js", ".ts", ".mjs", ".cjs"]),
+];
+
+/// The path of a declaration file without its extension, and the
+/// extensions of the sources that would define what it declares.
+fn declaration_of(path: &str) -> Option<(&str, &'static [&'static str])> {
+    DECLARATION_EXTS
+        .iter()
+        .find_map(|(ext, defs)| path.strip_suffix(ext).map(|stem| (stem, *defs)))
+}
+
+/// How many files, best first, a question's declaration files and their
+/// defining sources are looked for in (all of them: files NDCG@10 the
+/// same on the checking half, −.0001 on tuning).
+const DECLARATION_POOL: usize = 10;
+
+/// For a question, a declaration file (`lwt_pool.mli`, `sds.h`) ranked
+/// above the source beside it that defines what it declares
+/// (`lwt_pool.ml`, `sds.c`) gives that source its place: the code that
+/// does the work, not the list of its names and their prose, answers a
+/// question about how something works. On the suite's questions, of 23
+/// such pairs in a top 10 with the declaration first, the source was the
+/// better answer in 21 and the declaration in 2. Session 97, files NDCG@10
+/// tune / check / holdout +.0012 / +.0004 / +.0005, blind h21 .7187 →
+/// .7234 (lwt's `.mli` files), h18-h20 the same or higher; `nl` the same.
+/// Name queries keep their order: a header's definition (a macro, a
+/// struct) is what the name asks for as often as not there.
+fn implementation_before_declaration(files: &mut HashMap<String, f64>) {
+    let mut order: Vec<(&String, f64)> = files.iter().map(|(p, &s)| (p, s)).collect();
+    order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    order.truncate(DECLARATION_POOL);
+    let mut lifts: Vec<(String, f64)> = Vec::new();
+    for (i, (path, score)) in order.iter().enumerate() {
+        let Some((stem, defs)) = declaration_of(path) else {
+            continue;
+        };
+        let below = order[i + 1..].iter().find(|(p, _)| {
+            defs.iter()
+                .any(|ext| p.strip_suffix(ext).is_some_and(|s| s == stem))
+        });
+        if let Some((source, _)) = below {
+            // Between the declaration and the file above it: scores near
+            // the top can differ in their fourth decimal.
+            let lift = match i.checked_sub(1).map(|j| order[j].1) {
+                Some(above) => (score + above) / 2.0,
+                None => score * 1.0001,
+            };
+            lifts.push(((*source).clone(), lift));
+        }
+    }
+    for (path, score) in lifts {
+        if let Some(s) = files.get_mut(&path) {
+            *s = s.max(score);
         }
     }
 }

@@ -368,19 +368,11 @@ fn build_output_ranks_after_the_source_it_was_built_from() {
             ),
         );
     p.json(&["index", "--no-embed"]);
-    let paths = |v: &serde_json::Value| -> Vec<String> {
-        v["hits"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|h| h["path"].as_str().map(str::to_string))
-            .collect()
-    };
     let v = p.json(&[
         "search",
         "wait until the predicate holds then run the effect",
     ]);
-    let found = paths(&v);
+    let found = hit_paths(&v, "hits");
     assert_eq!(
         found.first().map(String::as_str),
         Some("src/when.ts"),
@@ -392,7 +384,7 @@ fn build_output_ranks_after_the_source_it_was_built_from() {
     );
     let v = p.json(&["symbol", "when", "--exact"]);
     assert_eq!(
-        paths(&v),
+        hit_paths(&v, "hits"),
         ["src/when.ts", "dist/mobx.cjs.development.js"],
         "{v}"
     );
@@ -448,6 +440,35 @@ fn a_c_function_ranks_before_its_prototype_in_a_header() {
     let v = p.json(&["search", "mosquitto_loop_forever"]);
     assert_eq!(v["hits"][0]["path"], "lib/loop.c", "{v}");
     assert_eq!(v["hits"][1]["path"], "include/mosq.h", "{v}");
+}
+
+/// A question about how something works is answered by the source that
+/// does it before the header beside it that documents its names (jq's
+/// `bytecode.c` and `bytecode.h`, lwt's `lwt_pool.ml` and `.mli`).
+#[test]
+fn a_source_ranks_before_the_header_beside_it_for_a_question() {
+    let p = Project::new();
+    p.write(
+        "src/pool.h",
+        "#ifndef POOL_H\n#define POOL_H\n/*\n * The connection pool hands out a free connection from its idle list\n * and returns a connection to the idle list when the caller releases it.\n * When no free connection is idle, the pool opens a new connection.\n */\nstruct pool;\n/* Take a free connection from the pool's idle list. */\nstruct conn *pool_take(struct pool *pool);\n/* Return a connection to the pool's idle list. */\nvoid pool_release(struct pool *pool, struct conn *c);\n#endif\n",
+    )
+    .write(
+        "src/pool.c",
+        "#include \"pool.h\"\n\nstruct conn *pool_take(struct pool *pool)\n{\n\tstruct conn *c = pool->idle;\n\tif (c == NULL)\n\t\treturn conn_open(pool->addr);\n\tpool->idle = c->next;\n\treturn c;\n}\n\nvoid pool_release(struct pool *pool, struct conn *c)\n{\n\tc->next = pool->idle;\n\tpool->idle = c;\n}\n",
+    )
+    .write(
+        "src/server.c",
+        "#include \"pool.h\"\n\nint serve(struct pool *pool)\n{\n\tstruct conn *c = pool_take(pool);\n\tint rc = handle(c);\n\tpool_release(pool, c);\n\treturn rc;\n}\n",
+    );
+    p.json(&["index", "--no-embed"]);
+    let v = p.json(&["search", "how does the pool hand out a free connection"]);
+    let found = hit_paths(&v, "hits");
+    let at = |f: &str| found.iter().position(|p| p == f);
+    assert!(
+        at("src/pool.c").is_some() && at("src/pool.h").is_some(),
+        "{v}"
+    );
+    assert!(at("src/pool.c") < at("src/pool.h"), "{v}");
 }
 
 #[test]

@@ -39,17 +39,6 @@ fn repo() -> Project {
     p
 }
 
-fn paths(v: &Value) -> Vec<String> {
-    v["hits"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|h| h["path"].as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// The two cache files in the order the search put them.
 fn order(found: &[String]) -> Vec<&str> {
     found
@@ -72,7 +61,7 @@ fn recency_on_prefers_the_recently_changed_file_and_off_keeps_the_tie() {
 
     let off = search(&p, QUERY, &["--recency", "off"]);
     assert_eq!(
-        order(&paths(&off)),
+        order(&hit_paths(&off)),
         ["cache_one.py", "cache_two.py"],
         "{off}"
     );
@@ -86,10 +75,14 @@ fn recency_on_prefers_the_recently_changed_file_and_off_keeps_the_tie() {
     );
     // `auto` is the default; this query does not ask about recent work.
     let auto = search(&p, QUERY, &[]);
-    assert_eq!(paths(&auto), paths(&off), "{auto}");
+    assert_eq!(hit_paths(&auto), hit_paths(&off), "{auto}");
 
     let on = search(&p, QUERY, &["--recency", "on"]);
-    assert_eq!(order(&paths(&on)), ["cache_two.py", "cache_one.py"], "{on}");
+    assert_eq!(
+        order(&hit_paths(&on)),
+        ["cache_two.py", "cache_one.py"],
+        "{on}"
+    );
     // The boost shows on each hit: the newest commit's file gets the full
     // 0.2, the one two months (and one commit) older 0.2 · 2^(−60/14) ≈ 0.01.
     let boost = |path: &str| {
@@ -112,14 +105,14 @@ fn recency_on_prefers_the_recently_changed_file_and_off_keeps_the_tie() {
     // Under `auto`, a question about recent work turns it on...
     let asked = search(&p, RECENT_QUERY, &[]);
     assert_eq!(
-        order(&paths(&asked)),
+        order(&hit_paths(&asked)),
         ["cache_two.py", "cache_one.py"],
         "{asked}"
     );
     // ...unless it is off.
     let asked_off = search(&p, RECENT_QUERY, &["--recency", "off"]);
     assert_eq!(
-        order(&paths(&asked_off)),
+        order(&hit_paths(&asked_off)),
         ["cache_one.py", "cache_two.py"],
         "{asked_off}"
     );
@@ -133,13 +126,13 @@ fn recency_on_prefers_the_recently_changed_file_and_off_keeps_the_tie() {
         };
         let off = search(&p, q, &["--mode", mode, "--recency", "off"]);
         assert_eq!(
-            order(&paths(&off)),
+            order(&hit_paths(&off)),
             ["cache_one.py", "cache_two.py"],
             "{mode}: {off}"
         );
         let on = search(&p, q, &["--mode", mode, "--recency", "on"]);
         assert_eq!(
-            order(&paths(&on)),
+            order(&hit_paths(&on)),
             ["cache_two.py", "cache_one.py"],
             "{mode}: {on}"
         );
@@ -169,11 +162,11 @@ fn without_git_history_recency_changes_nothing() {
     let off = search(&p, QUERY, &["--recency", "off"]);
     let on = search(&p, QUERY, &["--recency", "on"]);
     assert_eq!(
-        order(&paths(&off)),
+        order(&hit_paths(&off)),
         ["cache_one.py", "cache_two.py"],
         "{off}"
     );
-    assert_eq!(paths(&on), paths(&off), "{on}");
+    assert_eq!(hit_paths(&on), hit_paths(&off), "{on}");
     assert!(
         on["hits"]
             .as_array()
@@ -189,7 +182,11 @@ fn without_git_history_recency_changes_nothing() {
     files(&p);
     p.run(&["index"]).ok();
     let on = search(&p, QUERY, &["--recency", "on"]);
-    assert_eq!(order(&paths(&on)), ["cache_one.py", "cache_two.py"], "{on}");
+    assert_eq!(
+        order(&hit_paths(&on)),
+        ["cache_one.py", "cache_two.py"],
+        "{on}"
+    );
 
     let src = repo();
     let clone = Project::new();
@@ -208,7 +205,11 @@ fn without_git_history_recency_changes_nothing() {
     );
     clone.run(&["index"]).ok();
     let on = search(&clone, QUERY, &["--recency", "on"]);
-    assert_eq!(order(&paths(&on)), ["cache_one.py", "cache_two.py"], "{on}");
+    assert_eq!(
+        order(&hit_paths(&on)),
+        ["cache_one.py", "cache_two.py"],
+        "{on}"
+    );
 }
 
 #[test]
