@@ -1616,6 +1616,13 @@ fn qualifier_of(src: &str, name: Node<'_>) -> Option<String> {
             .named_child(0)
             .filter(|c| c.end_byte() <= start && c.id() != name.id());
     }
+    if recv.is_none() && parent.kind() == "value_path" {
+        // OCaml `Lwt_mutex.with_lock` is (value_path (module_path …)
+        // (value_name)), the module path unnamed.
+        recv = parent
+            .named_child(0)
+            .filter(|c| c.kind() == "module_path" && c.end_byte() <= start);
+    }
     // Erlang's module nodes hold the `:` after the name (`fun m:f/1`).
     let text = node_text(src, recv?).trim_end_matches(':');
     let mut out = String::with_capacity(text.len().min(crate::model::MAX_QUALIFIER_BYTES));

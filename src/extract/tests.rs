@@ -3069,6 +3069,19 @@ fn ocaml_and_erlang_definitions_come_from_their_grammars() {
     let refs = ref_names(&x);
     assert!(refs.contains(&"max") && refs.contains(&"depth"), "{refs:?}");
     assert!(!refs.contains(&"+"), "{refs:?}");
+    // A value reached through its module keeps the module as qualifier.
+    let ml = "let f m g = Lwt_mutex.with_lock m (fun () -> Stdlib.List.iter g [])\n";
+    let x = extract("src/use.ml", ml, Lang::OCaml);
+    let qualifier = |x: &Extracted, name: &str| {
+        x.refs
+            .iter()
+            .find(|r| r.name == name)
+            .and_then(|r| r.qualifier.clone())
+    };
+    assert_eq!(qualifier(&x, "with_lock").as_deref(), Some("Lwt_mutex"));
+    assert_eq!(qualifier(&x, "iter").as_deref(), Some("Stdlib.List"));
+    let x = extract("src/widget.ml", OCAML, Lang::OCaml);
+    assert_eq!(qualifier(&x, "depth"), None);
     let erl = "-module(widget).\n-record(state, {size = 0}).\n\n%% Renders.\nrender(0) ->\n    zero;\nrender(N) ->\n    helper(N).\n\nhelper(N) -> lists:sum([N, 1]).\n";
     let x = extract("src/widget.erl", erl, Lang::Erlang);
     check_common("src/widget.erl", erl, &x);
@@ -3088,12 +3101,6 @@ fn ocaml_and_erlang_definitions_come_from_their_grammars() {
         "{calls:?}"
     );
     // A remote call and a remote fun are reached through their module.
-    let qualifier = |x: &Extracted, name: &str| {
-        x.refs
-            .iter()
-            .find(|r| r.name == name)
-            .and_then(|r| r.qualifier.clone())
-    };
     assert_eq!(qualifier(&x, "sum").as_deref(), Some("lists"));
     assert_eq!(qualifier(&x, "helper"), None);
     let x = extract(

@@ -2631,6 +2631,17 @@ impl<'a> Graph<'a> {
                 if self.module_alias(r, q, t) {
                     return Ok(Verdict::Resolved);
                 }
+                // The module of another file defining the name
+                // (`Queue.take` beside `Pool.take`) is that one's.
+                let last = last_part(q);
+                let defs = self.defs_named(name)?;
+                if defs.iter().any(|d| {
+                    d.file_id != t.def.file_id
+                        && d.container.is_none()
+                        && module_keys(&d.path).iter().any(|k| k == last)
+                }) {
+                    return Ok(Verdict::Other);
+                }
                 // Erlang's `m:f()` names its module: an atom that is not
                 // the target's names another (a variable, `Mod:f()`, is
                 // capitalized and could be any).
@@ -4179,6 +4190,15 @@ fn module_keys(path: &str) -> Vec<String> {
     let is_go = path.ends_with(".go");
     if (package_file || is_go) && !dir.is_empty() {
         keys.push(dir.to_string());
+    }
+    // An OCaml file is the module of its capitalised name: `lwt_mutex.ml`
+    // is `Lwt_mutex`, which is how callers qualify its values.
+    let ocaml = [".ml", ".mli"].iter().any(|e| path.ends_with(e));
+    if ocaml {
+        let mut chars = stem.chars();
+        if let Some(first) = chars.next().filter(char::is_ascii_lowercase) {
+            keys.push(first.to_ascii_uppercase().to_string() + chars.as_str());
+        }
     }
     keys
 }
@@ -6223,6 +6243,10 @@ mod tests {
         assert_eq!(module_keys("requests/sessions.py"), vec!["sessions"]);
         assert_eq!(module_keys("requests/__init__.py"), vec!["requests"]);
         assert_eq!(module_keys("net/http/server.go"), vec!["server", "http"]);
+        assert_eq!(
+            module_keys("src/core/lwt_mutex.mli"),
+            vec!["lwt_mutex", "Lwt_mutex"]
+        );
     }
 
     #[test]

@@ -485,6 +485,31 @@ fn an_erlang_remote_call_resolves_to_its_module_not_a_local_namesake() {
     );
 }
 
+/// An OCaml call through a module (`Pool.take`) resolves to the file that
+/// module is (`pool.ml`), not to another module's namesake.
+#[test]
+fn an_ocaml_call_through_a_module_resolves_to_its_file() {
+    let p = Project::new();
+    p.write(
+        "src/pool.ml",
+        "let take p = p + 1\n\nlet drain p = take p\n",
+    );
+    p.write("src/queue.ml", "let take q = q - 1\n");
+    p.write(
+        "src/server.ml",
+        "let serve p q = Pool.take p + Queue.take q\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "Pool.take"]),
+        ["src/pool.ml:3 resolved", "src/server.ml:1 resolved"]
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "Queue.take"]),
+        ["src/server.ml:1 resolved"]
+    );
+}
+
 /// A C function declared in a header and defined in one `.c` file is one
 /// function: calls from other files resolve to it, and another file's
 /// `static` namesake is out of their sight.
