@@ -460,6 +460,10 @@ pub fn refine_lang(lang: Lang, path: &str, source: &str) -> Lang {
         Lang::ObjC
     } else if head.lines().any(is_cpp_line) {
         Lang::Cpp
+    } else if head.lines().any(|l| l.trim_start().starts_with("#import")) {
+        // Objective-C's include-once with nothing of C++ (capacitor's
+        // `Capacitor.h`, imports only).
+        Lang::ObjC
     } else {
         Lang::C
     }
@@ -1111,6 +1115,15 @@ mod tests {
             ),
             Lang::Cpp,
             "`#import` alone is not Objective-C"
+        );
+        assert_eq!(
+            refine_lang(
+                Lang::C,
+                "x.h",
+                "#import <UIKit/UIKit.h>\n#import \"CAPPlugin.h\"\n"
+            ),
+            Lang::ObjC,
+            "`#import` and no C++"
         );
     }
 

@@ -28,6 +28,7 @@ use serde::Serialize;
 
 use crate::error::{ErrorCode, UserError};
 use crate::search::keyword::{CaseMode, KeywordRequest, search_keyword};
+use crate::search::symbol::split_as_defined;
 use crate::search::{asked_name, last_segment, split_qualified};
 use crate::store::{GraphDef, GraphRef, ImportRow, Store};
 use crate::walk::WalkOptions;
@@ -124,9 +125,10 @@ fn package_scoped(lang: &str) -> bool {
     )
 }
 
-/// Languages whose top-level functions are global to the program.
+/// Languages whose top-level functions are global to the program (an R
+/// package's functions are one namespace to all its files).
 fn global_functions(lang: &str) -> bool {
-    matches!(lang, "c" | "cpp" | "php" | "bash" | "lua")
+    matches!(lang, "c" | "cpp" | "php" | "bash" | "lua" | "r")
 }
 
 fn c_family(lang: &str) -> bool {
@@ -936,7 +938,7 @@ impl<'a> Graph<'a> {
     /// those in a file or package named `Session`. `NOT_FOUND` with a hint
     /// when none.
     pub fn targets(&mut self, query: &str) -> Result<Vec<GraphDef>> {
-        let (container, name) = split_qualified(query);
+        let (container, name) = split_as_defined(self.store, query)?;
         if name.is_empty() {
             return Err(UserError::with_code(ErrorCode::InvalidQuery, "empty name")
                 .hint("give an identifier such as `parse_config` or `Session.send`")
@@ -4024,7 +4026,7 @@ pub fn call_graph(
             Direction::Callers => {
                 let Some(first) = defs.first() else { continue };
                 // A bare name asks for every use of it, the first level at least.
-                let bare = d == 1 && split_qualified(name).0.is_none();
+                let bare = d == 1 && split_as_defined(g.store, name)?.0.is_none();
                 let found = g.references(&first.name.clone(), &defs, bare, Uses::Calls)?;
                 for f in found {
                     let to = defs.get(f.target).map(qualified).unwrap_or_default();

@@ -378,7 +378,7 @@ pub fn is_named_after(path: &str, name: &str) -> bool {
 /// code in Django and many others), vendored or
 /// third-party code (also a virtualenv's `site-packages/` in a tree no
 /// ignore file covers), and legacy trees (`deprecated/`, `legacy/`,
-/// `v1/`, snapshots of a release like `v1.5/`); and Storybook's stories
+/// `attic/`, `v1/`, snapshots of a release like `v1.5/`); and Storybook's stories
 /// (`Button.stories.tsx`), examples of a component beside it.
 pub fn is_secondary_path(path: &str) -> bool {
     let mut comps = path.split('/');
@@ -416,6 +416,7 @@ pub fn is_secondary_path(path: &str) -> bool {
                     | "dist-packages"
                     | "deprecated"
                     | "legacy"
+                    | "attic"
                     | "v1"
                     | "fixtures"
                     | "scripts"
@@ -1876,6 +1877,7 @@ mod tests {
             "src/components/Button.stories.tsx",
             "third-party/zlib/inflate.c",
             "3rdparty/lua/lapi.c",
+            "attic/TypeBindings.java",
         ] {
             assert!(is_secondary_path(p), "{p} is not the live source");
         }

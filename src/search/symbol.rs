@@ -206,7 +206,7 @@ pub fn find_symbols(
     }
     let asked = asked_name(q.name.trim());
     let asked = asked.as_ref();
-    let (container, name) = split_qualified(asked);
+    let (container, name) = split_as_defined(store, asked)?;
     if name.is_empty() {
         return Err(
             UserError::with_code(ErrorCode::InvalidQuery, "empty symbol name")
@@ -568,6 +568,21 @@ pub enum Unplaced {
 /// [`SymbolResult::unplaced_qualifier`]. A qualifier the index cannot
 /// place is common: a Julia module that `include`s the file, a Ruby module
 /// reopened elsewhere, an OCaml functor's output (`Imperative.Matrix.make`).
+/// [`split_qualified`], unless the whole name is defined: R names hold
+/// dots (`status_code.response`, the S3 method; R6's `Token2.0`), and such
+/// a definition is what the name asks for.
+pub fn split_as_defined(store: &Store, asked: &str) -> Result<(Option<String>, String)> {
+    let split = split_qualified(asked);
+    if split.0.is_some()
+        && !store
+            .symbol_rows(asked.trim(), NameMatch::Exact, 1)?
+            .is_empty()
+    {
+        return Ok((None, asked.trim().to_string()));
+    }
+    Ok(split)
+}
+
 pub fn find_symbols_or_bare(
     store: &Store,
     root: Option<&std::path::Path>,
@@ -579,7 +594,7 @@ pub fn find_symbols_or_bare(
         return Ok(r);
     }
     let asked = asked_name(q.name.trim());
-    let (Some(qualifier), name) = split_qualified(asked.as_ref()) else {
+    let (Some(qualifier), name) = split_as_defined(store, asked.as_ref())? else {
         return Ok(r);
     };
     if when == Unplaced::IfDefined
@@ -975,7 +990,7 @@ pub fn find_references(
     let found = if want == RefType::Definitions {
         Vec::new()
     } else {
-        let (container, bare_name) = split_qualified(name);
+        let (container, bare_name) = split_as_defined(store, name)?;
         graph.references(&bare_name, &targets, container.is_none(), Uses::All)?
     };
     let mut refs: Vec<RefHit> = found

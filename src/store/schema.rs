@@ -382,8 +382,9 @@
 //!   rows are rebuilt by the next index run (its vectors kept).
 //! - 79: same tables; rows change: an OCaml reference through a module
 //!   (`Lwt_mutex.with_lock`) keeps the module as its qualifier, and an
-//!   OCaml file's module is its capitalised name. An older index's rows
-//!   are rebuilt by the next index run (its vectors kept).
+//!   OCaml file's module is its capitalised name; a header with an
+//!   `#import` line is Objective-C. An older index's rows are rebuilt by
+//!   the next index run (its vectors kept).
 
 use super::Store;
 

@@ -510,6 +510,33 @@ fn an_ocaml_call_through_a_module_resolves_to_its_file() {
     );
 }
 
+/// An R name holds dots (`status_code.response`, an S3 method): it is one
+/// name to `symbol`, `refs` and `callers`, not `response` inside
+/// `status_code`; and an R package's functions are global to its files.
+#[test]
+fn an_r_name_with_dots_is_one_name() {
+    let p = Project::new();
+    p.write(
+        "R/status.r",
+        "status_code <- function(x) UseMethod(\"status_code\")\nstatus_code.response <- function(x) x$status_code\n",
+    );
+    p.write(
+        "R/response.r",
+        "response <- function(...) structure(list(...), class = \"response\")\n",
+    );
+    p.write("R/use.r", "check <- function(r) status_code.response(r)\n");
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["symbol", "status_code.response"]);
+    assert_eq!(v["hits"][0]["path"], "R/status.r", "{v}");
+    assert_eq!(v["hits"][0]["name"], "status_code.response", "{v}");
+    assert_eq!(
+        edge_list(&p, &["callers", "status_code.response"]),
+        ["R/use.r:1 resolved"]
+    );
+    let v = p.json(&["refs", "status_code.response"]);
+    assert_eq!(refs(&v), pairs(&[("R/use.r:1", "resolved")]), "{v}");
+}
+
 /// A C function declared in a header and defined in one `.c` file is one
 /// function: calls from other files resolve to it, and another file's
 /// `static` namesake is out of their sight.
