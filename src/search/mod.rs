@@ -890,6 +890,9 @@ pub fn is_data_file(path: &str) -> bool {
             | "htm"
             | "lock"
             | "svg"
+            // Lists of names: a Windows module's exports (jansson's
+            // `jansson.def`), LLVM's X-macro tables.
+            | "def"
     )
 }
 
@@ -1860,6 +1863,21 @@ mod tests {
         }
         assert_eq!(path_prior("std/Build.zig", "zig"), 1.0);
         assert_eq!(path_prior("build.rs", "rust"), 1.0);
+    }
+
+    #[test]
+    fn data_files_are_known_by_their_extension() {
+        for p in [
+            "config/app.yml",
+            "package.json",
+            "src/jansson.def",
+            "a/B.PROPERTIES",
+        ] {
+            assert!(is_data_file(p), "{p}");
+        }
+        for p in ["src/config.py", "lib/def.rs", "defaults", "src/def/mod.rs"] {
+            assert!(!is_data_file(p), "{p}");
+        }
     }
 
     #[test]
