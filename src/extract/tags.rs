@@ -1007,6 +1007,13 @@ fn classify(
     }
     let callable_suffix = matches!(suffix, "function" | "method");
     let kind = match node.kind() {
+        // An Objective-C category (`@interface CAPPluginCall (Extras)`)
+        // adds to a class defined elsewhere, as a Swift extension does.
+        "class_interface" | "class_implementation"
+            if node.child_by_field_name("category").is_some() =>
+        {
+            return Some(("impl", No));
+        }
         // A CONSTANT_CASE key of an object literal (`ecma.scm`); the stock
         // queries tag a pair only when its value is a function.
         "pair" if suffix == "constant" => "constant",

@@ -2410,7 +2410,7 @@ fn objc_fixture() {
             s("CAPBridgeProtocol", "interface", "", 18, 22),
             s("evalWithJs", "method", "CAPBridgeProtocol", 19, 19),
             s("isDev", "field", "CAPBridgeProtocol", 21, 21),
-            s("CAPPluginCall", "class", "", 24, 26),
+            s("CAPPluginCall", "impl", "", 24, 26),
             s("resolve", "method", "CAPPluginCall", 25, 25),
             s("CAPState", "enum", "", 28, 31),
             s("CAPStateIdle", "constant", "CAPState", 29, 29),
@@ -2423,7 +2423,7 @@ fn objc_fixture() {
             s("CAPLog", "function", "", 57, 59),
         ],
         "bare macro lines (`NS_ASSUME_NONNULL_BEGIN`, `NS_SWIFT_NAME(…)`) do not hide the \
-         interface; `NS_ENUM` is an enum"
+         interface; `NS_ENUM` is an enum; a category adds to its class (`impl`)"
     );
     assert!(has_ref(&x, "helperWith", "call", 43, 11), "a message send");
     assert!(has_ref(&x, "NSLog", "call", 49, 3));

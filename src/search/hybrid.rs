@@ -1725,6 +1725,28 @@ impl Hybrid {
                 (bare || definers.len() < exact.len()).then_some(definers)
             })
             .flatten();
+        // For a name query, the files where the symbol arm found the type
+        // so named, and those where it found only extensions of it
+        // (`type_before_extensions`).
+        let type_files: Option<(Vec<String>, Vec<String>)> =
+            (analysis.kind == QueryKind::Identifier).then(|| {
+                let mut types: Vec<String> = Vec::new();
+                let mut impls: Vec<String> = Vec::new();
+                for c in cands
+                    .iter()
+                    .filter(|c| c.arm == Arm::Symbol && c.raw >= 1.0)
+                {
+                    match c.kind.as_deref() {
+                        Some("impl") => impls.push(c.path.clone()),
+                        Some(k) if crate::store::CLASS_KINDS.contains(&k) => {
+                            types.push(c.path.clone())
+                        }
+                        _ => {}
+                    }
+                }
+                impls.retain(|p| !types.contains(p));
+                (types, impls)
+            });
         let mut hits = fuse(cands, &weight_of, req.k);
         let grouped = files.is_some();
         if let Some(recency) = req.recency.as_deref() {
@@ -1754,6 +1776,9 @@ impl Hybrid {
                 } else if analysis.kind == QueryKind::Identifier {
                     if let Some(paths) = &sole_definers {
                         lead_sole_definer(&mut files, paths);
+                    }
+                    if let Some((types, impls)) = &type_files {
+                        type_before_extensions(&mut files, types, impls);
                     }
                     lead_with_definitions(&mut hits);
                 }
@@ -3159,6 +3184,35 @@ fn lead_sole_definer(files: &mut HashMap<String, f64>, exact: &[String]) {
     let new_top = *score;
     for v in files.values_mut() {
         *v /= new_top;
+    }
+}
+
+/// For a name query, the best file defining the type so named ranks above
+/// every file holding only extensions of it (`CAPPluginCall.h`'s
+/// `@interface` before the Swift `extension CAPPluginCall` file, whose
+/// three extensions outweighed it; a Rust `struct` before a file of `impl
+/// Trait for` it). Session 97: the suite's one such case (capacitor's
+/// `CAPPluginCall`, which the category's `impl` kind had turned) back to 1.0,
+/// blind h22 .8689 → .8698, the rest the same.
+fn type_before_extensions(files: &mut HashMap<String, f64>, types: &[String], impls: &[String]) {
+    let score = |p: &String| files.get(p).copied().unwrap_or(0.0);
+    let Some(best_type) = types.iter().max_by(|a, b| score(a).total_cmp(&score(b))) else {
+        return;
+    };
+    let top_impl = impls.iter().map(score).fold(0.0_f64, f64::max);
+    let own = score(best_type);
+    if own <= 0.0 || own >= top_impl {
+        return;
+    }
+    let lifted = top_impl * 1.0001;
+    if let Some(s) = files.get_mut(best_type) {
+        *s = lifted;
+    }
+    let top = files.values().copied().fold(0.0_f64, f64::max);
+    if top > 0.0 {
+        for v in files.values_mut() {
+            *v /= top;
+        }
     }
 }
 

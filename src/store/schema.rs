@@ -385,10 +385,14 @@
 //!   OCaml file's module is its capitalised name; a header with an
 //!   `#import` line is Objective-C. An older index's rows are rebuilt by
 //!   the next index run (its vectors kept).
+//! - 80: same tables; rows change: an Objective-C category (`@interface
+//!   CAPPluginCall (Extras)`) is an `impl` of its class, not a second
+//!   class. An older index's rows are rebuilt by the next index run (its
+//!   vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 79;
+pub const SCHEMA_VERSION: i64 = 80;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -400,7 +404,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 79;
+const SAME_ROWS_SINCE: i64 = 80;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -471,6 +471,46 @@ fn a_source_ranks_before_the_header_beside_it_for_a_question() {
     assert!(at("src/pool.c") < at("src/pool.h"), "{v}");
 }
 
+/// A name query ranks the type's definition before the files that only
+/// extend it: capacitor's `@interface CAPPluginCall` in its header before
+/// the Swift file of three `extension CAPPluginCall` blocks, and an
+/// Objective-C category is an extension (`impl`), not a second class.
+#[test]
+fn a_type_ranks_before_the_files_extending_it() {
+    let p = Project::new();
+    p.write(
+        "Sources/PluginCall.h",
+        "#import <Foundation/Foundation.h>\n\n@interface PluginCall : NSObject\n@property (nonatomic, strong) NSString *callbackId;\n- (instancetype)initWithCallbackId:(NSString *)callbackId;\n@end\n",
+    )
+    .write(
+        "Sources/PluginCall+Extras.h",
+        "#import \"PluginCall.h\"\n\n@interface PluginCall (Extras)\n- (void)resolveWith:(NSDictionary *)data;\n@end\n",
+    )
+    .write(
+        "Sources/PluginCall.swift",
+        "import Foundation\n\nextension PluginCall {\n    func getString(_ key: String) -> String? { nil }\n}\n\nextension PluginCall {\n    func getInt(_ key: String) -> Int? { nil }\n}\n\nextension PluginCall {\n    func getBool(_ key: String) -> Bool? { nil }\n    func reject(_ message: String) { print(message) }\n}\n",
+    );
+    p.json(&["index", "--no-embed"]);
+    let v = p.json(&["symbol", "PluginCall", "--exact"]);
+    let kinds: Vec<(String, String)> = v["hits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|h| {
+            (
+                h["path"].as_str().unwrap_or("").to_string(),
+                h["kind"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        kinds.contains(&("Sources/PluginCall+Extras.h".into(), "impl".into())),
+        "{v}"
+    );
+    let v = p.json(&["search", "PluginCall"]);
+    assert_eq!(v["hits"][0]["path"], "Sources/PluginCall.h", "{v}");
+}
+
 #[test]
 fn ignore_rules_match_ripgrep_defaults() {
     let p = Project::new();
