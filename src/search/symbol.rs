@@ -563,11 +563,6 @@ pub enum Unplaced {
     IfDefined,
 }
 
-/// [`find_symbols`], and when a qualified name finds nothing, the bare
-/// name's exact definitions, with the qualifier that placed nothing in
-/// [`SymbolResult::unplaced_qualifier`]. A qualifier the index cannot
-/// place is common: a Julia module that `include`s the file, a Ruby module
-/// reopened elsewhere, an OCaml functor's output (`Imperative.Matrix.make`).
 /// [`split_qualified`], unless the whole name is defined: R names hold
 /// dots (`status_code.response`, the S3 method; R6's `Token2.0`), and such
 /// a definition is what the name asks for.
@@ -583,6 +578,11 @@ pub fn split_as_defined(store: &Store, asked: &str) -> Result<(Option<String>, S
     Ok(split)
 }
 
+/// [`find_symbols`], and when a qualified name finds nothing, the bare
+/// name's exact definitions, with the qualifier that placed nothing in
+/// [`SymbolResult::unplaced_qualifier`]. A qualifier the index cannot
+/// place is common: a Julia module that `include`s the file, a Ruby module
+/// reopened elsewhere, an OCaml functor's output (`Imperative.Matrix.make`).
 pub fn find_symbols_or_bare(
     store: &Store,
     root: Option<&std::path::Path>,
@@ -594,7 +594,8 @@ pub fn find_symbols_or_bare(
         return Ok(r);
     }
     let asked = asked_name(q.name.trim());
-    let (Some(qualifier), name) = split_as_defined(store, asked.as_ref())? else {
+    // A name defined whole (`status_code.response`) was found above.
+    let (Some(qualifier), name) = split_qualified(asked.as_ref()) else {
         return Ok(r);
     };
     if when == Unplaced::IfDefined
