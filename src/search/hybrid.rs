@@ -1688,17 +1688,21 @@ impl Hybrid {
         {
             boost_linked_to_top(store, files);
         }
-        // For a name query, the paths of the symbol arm's exact
-        // definitions (`lead_sole_definer`): for a bare name, all of them;
+        // For a name query, the symbol arm's exact definitions.
+        let exact: Vec<&Cand> = if analysis.kind == QueryKind::Identifier {
+            cands
+                .iter()
+                .filter(|c| c.arm == Arm::Symbol && c.raw >= 1.0)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        // Their paths (`lead_sole_definer`): for a bare name, all of them;
         // for a qualified one only when a header's prototype gave way to
         // the source defining it (`TableBuilder::Finish` in
         // `table_builder.cc`, not `include/leveldb/table_builder.h`).
         let sole_definers: Option<Vec<String>> = (analysis.kind == QueryKind::Identifier)
             .then(|| {
-                let exact: Vec<&Cand> = cands
-                    .iter()
-                    .filter(|c| c.arm == Arm::Symbol && c.raw >= 1.0)
-                    .collect();
                 // A header's one-line prototype (`int
                 // mosquitto_loop_forever(…);`, a class's `Status Finish();`)
                 // declares what a source file's body defines: the header
@@ -1725,28 +1729,18 @@ impl Hybrid {
                 (bare || definers.len() < exact.len()).then_some(definers)
             })
             .flatten();
-        // For a name query, the files where the symbol arm found the type
-        // so named, and those where it found only extensions of it
-        // (`type_before_extensions`).
-        let type_files: Option<(Vec<String>, Vec<String>)> =
-            (analysis.kind == QueryKind::Identifier).then(|| {
-                let mut types: Vec<String> = Vec::new();
-                let mut impls: Vec<String> = Vec::new();
-                for c in cands
-                    .iter()
-                    .filter(|c| c.arm == Arm::Symbol && c.raw >= 1.0)
-                {
-                    match c.kind.as_deref() {
-                        Some("impl") => impls.push(c.path.clone()),
-                        Some(k) if crate::store::CLASS_KINDS.contains(&k) => {
-                            types.push(c.path.clone())
-                        }
-                        _ => {}
-                    }
-                }
-                impls.retain(|p| !types.contains(p));
-                (types, impls)
-            });
+        // The files where they hold the type so named, and those where they
+        // hold only extensions of it (`type_before_extensions`).
+        let mut types: Vec<String> = Vec::new();
+        let mut extensions: Vec<String> = Vec::new();
+        for c in &exact {
+            match c.kind.as_deref() {
+                Some("impl") => extensions.push(c.path.clone()),
+                Some(k) if crate::store::CLASS_KINDS.contains(&k) => types.push(c.path.clone()),
+                _ => {}
+            }
+        }
+        extensions.retain(|p| !types.contains(p));
         let mut hits = fuse(cands, &weight_of, req.k);
         let grouped = files.is_some();
         if let Some(recency) = req.recency.as_deref() {
@@ -1777,9 +1771,7 @@ impl Hybrid {
                     if let Some(paths) = &sole_definers {
                         lead_sole_definer(&mut files, paths);
                     }
-                    if let Some((types, impls)) = &type_files {
-                        type_before_extensions(&mut files, types, impls);
-                    }
+                    type_before_extensions(&mut files, &types, &extensions);
                     lead_with_definitions(&mut hits);
                 }
                 // Keys are 0–1 already (relative to the best file and chunk).
@@ -3194,14 +3186,18 @@ fn lead_sole_definer(files: &mut HashMap<String, f64>, exact: &[String]) {
 /// Trait for` it). Session 97: the suite's one such case (capacitor's
 /// `CAPPluginCall`, which the category's `impl` kind had turned) back to 1.0,
 /// blind h22 .8689 → .8698, the rest the same.
-fn type_before_extensions(files: &mut HashMap<String, f64>, types: &[String], impls: &[String]) {
+fn type_before_extensions(
+    files: &mut HashMap<String, f64>,
+    types: &[String],
+    extensions: &[String],
+) {
     let score = |p: &String| files.get(p).copied().unwrap_or(0.0);
     let Some(best_type) = types.iter().max_by(|a, b| score(a).total_cmp(&score(b))) else {
         return;
     };
-    let top_impl = impls.iter().map(score).fold(0.0_f64, f64::max);
+    let top_extension = extensions.iter().map(score).fold(0.0_f64, f64::max);
     let own = score(best_type);
-    if own <= 0.0 || own >= top_impl {
+    if own <= 0.0 || own >= top_extension {
         return;
     }
     // Between the extension and the file above it: scores near the top
@@ -3209,12 +3205,12 @@ fn type_before_extensions(files: &mut HashMap<String, f64>, types: &[String], im
     let above = files
         .values()
         .copied()
-        .filter(|&s| s > top_impl)
+        .filter(|&s| s > top_extension)
         .fold(f64::INFINITY, f64::min);
     let lifted = if above.is_finite() {
-        (top_impl + above) / 2.0
+        (top_extension + above) / 2.0
     } else {
-        top_impl * 1.0001
+        top_extension * 1.0001
     };
     if let Some(s) = files.get_mut(best_type) {
         *s = lifted;

@@ -562,10 +562,6 @@ pub fn has_generated_marker(source: &str) -> bool {
             .is_some_and(|notice| marker_in_first_lines(&source[notice.end..]))
 }
 
-fn marker_in_first_lines(source: &str) -> bool {
-    marker_in(first_lines(source))
-}
-
 /// How far [`has_generated_marker`] reads a file's header past
 /// [`GENERATED_MARKER_LINES`]: its comment lines up to the first line of
 /// code, its package, namespace, import and include lines skipped
@@ -620,9 +616,10 @@ fn is_comment_line(t: &str) -> bool {
     COMMENT_LEADERS.iter().any(|c| t.starts_with(c)) && !is_directive(t)
 }
 
-/// Whether `lines` say the file is generated (see [`has_generated_marker`]);
-/// lines that are not comments are passed over.
-fn marker_in<'a>(lines: impl Iterator<Item = &'a str>) -> bool {
+/// Whether the first lines of `source` ([`first_lines`]) say the file is
+/// generated (see [`has_generated_marker`]); lines that are not comments
+/// are passed over.
+fn marker_in_first_lines(source: &str) -> bool {
     const DO_NOT_EDIT: [&str; 8] = [
         "do not edit",
         "do not modify",
@@ -635,7 +632,7 @@ fn marker_in<'a>(lines: impl Iterator<Item = &'a str>) -> bool {
     ];
     let mut generated = false;
     let mut do_not_edit = false;
-    for line in lines {
+    for line in first_lines(source) {
         let t = line.trim_start();
         if !is_comment_line(t) {
             continue;
