@@ -377,7 +377,7 @@ pub fn is_named_after(path: &str, name: &str) -> bool {
 /// developer scripts (`scripts/`, `hack/`; not `contrib/`, which is live
 /// code in Django and many others), vendored or
 /// third-party code (also a virtualenv's `site-packages/` in a tree no
-/// ignore file covers), and legacy trees (`deprecated/`, `legacy/`,
+/// ignore file covers, and Lottie's `EmbeddedLibraries/`), and legacy trees (`deprecated/`, `legacy/`,
 /// `attic/`, `v1/`, snapshots of a release like `v1.5/`); and Storybook's stories
 /// (`Button.stories.tsx`), examples of a component beside it.
 pub fn is_secondary_path(path: &str) -> bool {
@@ -410,6 +410,7 @@ pub fn is_secondary_path(path: &str) -> bool {
                     | "third-party"
                     | "thirdparty"
                     | "3rdparty"
+                    | "embeddedlibraries"
                     | "node_modules"
                     | "bower_components"
                     | "site-packages"
@@ -1893,6 +1894,7 @@ mod tests {
             "third-party/zlib/inflate.c",
             "3rdparty/lua/lapi.c",
             "attic/TypeBindings.java",
+            "Sources/Private/EmbeddedLibraries/LRUCache/LRUCache.swift",
         ] {
             assert!(is_secondary_path(p), "{p} is not the live source");
         }
