@@ -392,6 +392,7 @@ pub fn is_secondary_path(path: &str) -> bool {
         // Go's tool skips `_`-prefixed directories (chi's `_examples/`).
         let c = c.strip_prefix('_').unwrap_or(c);
         is_release_snapshot(c)
+            || is_legacy_tree(c)
             || matches!(
                 c.to_ascii_lowercase().as_str(),
                 "example"
@@ -895,6 +896,14 @@ pub fn is_data_file(path: &str) -> bool {
 }
 
 /// `v1.5`, `v2.0.1`: a directory named after a dotted release.
+/// A directory named as a legacy copy among others: HttpClient's
+/// `src/main/java-deprecated/` beside `src/main/java/`, `legacy_api/`.
+fn is_legacy_tree(c: &str) -> bool {
+    c.len() > "legacy".len()
+        && c.split(['-', '_', '.'])
+            .any(|w| w.eq_ignore_ascii_case("deprecated") || w.eq_ignore_ascii_case("legacy"))
+}
+
 fn is_release_snapshot(c: &str) -> bool {
     c.strip_prefix('v').is_some_and(|rest| {
         rest.contains('.')
@@ -1895,6 +1904,8 @@ mod tests {
             "3rdparty/lua/lapi.c",
             "attic/TypeBindings.java",
             "Sources/Private/EmbeddedLibraries/LRUCache/LRUCache.swift",
+            "httpclient/src/main/java-deprecated/org/apache/http/impl/conn/PoolingClientConnectionManager.java",
+            "src/legacy_api/client.py",
         ] {
             assert!(is_secondary_path(p), "{p} is not the live source");
         }
@@ -1902,6 +1913,8 @@ mod tests {
             "django/contrib/admin/sites.py",
             "src/sampler.rs",
             "lib/demodulate.c",
+            "src/deprecation/warnings.py",
+            "lib/legacy.rb",
         ] {
             assert!(!is_secondary_path(p), "{p} is live source");
         }
