@@ -377,8 +377,9 @@ pub fn is_named_after(path: &str, name: &str) -> bool {
 /// developer scripts (`scripts/`, `hack/`; not `contrib/`, which is live
 /// code in Django and many others), vendored or
 /// third-party code (also a virtualenv's `site-packages/` in a tree no
-/// ignore file covers, and Lottie's `EmbeddedLibraries/`), and legacy trees (`deprecated/`, `legacy/`,
-/// `attic/`, `v1/`, snapshots of a release like `v1.5/`); and Storybook's stories
+/// ignore file covers, and Lottie's `EmbeddedLibraries/`), and legacy
+/// trees (`deprecated/`, `legacy/`, `java-deprecated/`, `attic/`, `v1/`,
+/// snapshots of a release like `v1.5/`); and Storybook's stories
 /// (`Button.stories.tsx`), examples of a component beside it.
 pub fn is_secondary_path(path: &str) -> bool {
     let mut comps = path.split('/');
@@ -416,8 +417,6 @@ pub fn is_secondary_path(path: &str) -> bool {
                     | "bower_components"
                     | "site-packages"
                     | "dist-packages"
-                    | "deprecated"
-                    | "legacy"
                     | "attic"
                     | "v1"
                     | "fixtures"
@@ -895,15 +894,14 @@ pub fn is_data_file(path: &str) -> bool {
     )
 }
 
-/// `v1.5`, `v2.0.1`: a directory named after a dotted release.
 /// A directory named as a legacy copy among others: HttpClient's
 /// `src/main/java-deprecated/` beside `src/main/java/`, `legacy_api/`.
 fn is_legacy_tree(c: &str) -> bool {
-    c.len() > "legacy".len()
-        && c.split(['-', '_', '.'])
-            .any(|w| w.eq_ignore_ascii_case("deprecated") || w.eq_ignore_ascii_case("legacy"))
+    c.split(['-', '_', '.'])
+        .any(|w| w.eq_ignore_ascii_case("deprecated") || w.eq_ignore_ascii_case("legacy"))
 }
 
+/// `v1.5`, `v2.0.1`: a directory named after a dotted release.
 fn is_release_snapshot(c: &str) -> bool {
     c.strip_prefix('v').is_some_and(|rest| {
         rest.contains('.')
