@@ -4162,6 +4162,15 @@ mod tests {
         }
     }
 
+    /// A BM25 candidate of a language and a definition kind.
+    fn of_kind(lang: &str, rank: u32, path: &str, kind: &str) -> Cand {
+        Cand {
+            lang: lang.into(),
+            kind: Some(kind.into()),
+            ..scored(Arm::Bm25, rank, path, 6.0)
+        }
+    }
+
     #[test]
     fn a_name_query_shows_each_file_led_by_its_best_definition() {
         // The impl block matches more arms than the struct it implements.
@@ -4525,11 +4534,7 @@ mod tests {
     #[test]
     fn a_typescript_module_of_types_only_ranks_as_a_declaration_file() {
         let terms = stemmed_terms("where are default options applied");
-        let ts = |rank, path: &str, kind: &str| Cand {
-            lang: "typescript".into(),
-            kind: Some(kind.into()),
-            ..scored(Arm::Bm25, rank, path, 6.0)
-        };
+        let ts = |rank, path: &str, kind: &str| of_kind("typescript", rank, path, kind);
         let cands = vec![
             ts(1, "src/types.ts", "interface"),
             ts(2, "src/queryClient.ts", "method"),
@@ -4547,11 +4552,7 @@ mod tests {
     #[test]
     fn a_file_of_enums_ranks_as_a_declaration_file() {
         let terms = stemmed_terms("recognise dates in ISO format while reading");
-        let cs = |rank, path: &str, kind: &str| Cand {
-            lang: "csharp".into(),
-            kind: Some(kind.into()),
-            ..scored(Arm::Bm25, rank, path, 6.0)
-        };
+        let cs = |rank, path: &str, kind: &str| of_kind("csharp", rank, path, kind);
         let cands = vec![
             cs(1, "Src/DateFormatHandling.cs", "enum"),
             cs(2, "Src/JsonTextReader.cs", "method"),
