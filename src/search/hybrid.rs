@@ -3927,6 +3927,11 @@ mod tests {
             ("pl.List:append", "pl.List.append"),
             ("ListReporter$get_results", "ListReporter.get_results"),
             ("Map$Entry", "Map.Entry"),
+            ("Tokens::$emptyTokens", "Tokens::emptyTokens"),
+            (
+                r"PHP_CodeSniffer\Util\Tokens::$emptyTokens",
+                r"PHP_CodeSniffer\Util\Tokens::emptyTokens",
+            ),
             ("Request#params", "Request#params"),
             ("Logger->addRecord", "Logger->addRecord"),
             ("Mix.Dep.Converger.converge/4", "Mix.Dep.Converger.converge"),

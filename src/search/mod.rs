@@ -1298,6 +1298,14 @@ fn member_notation(w: &str) -> Option<String> {
     {
         out = format!("{recv}.{method}");
     }
+    // PHP: a static property, `Tokens::$emptyTokens`, `self::$instances`
+    // (the index names a property without its sigil).
+    if let Some(at) = out.find("::$")
+        && at > 0
+        && word(&out[at + 3..])
+    {
+        out = format!("{}::{}", &out[..at], &out[at + 3..]);
+    }
     // R: `ListReporter$get_results` (an R6 class's method, a list's
     // member); Java's binary names: `Map$Entry`.
     if out.matches('$').count() == 1
