@@ -679,6 +679,10 @@ pub const BUILD_OUTPUT_PRIOR: f64 = 0.3;
 /// True for what a build wrote from the project's own sources: a file
 /// under a `dist/` directory (npm packages, Python's sdists and wheels),
 /// `dist-newstyle/` (cabal) or `_build/` (Mix, dune, Sphinx), a
+/// header amalgamated from the project's own (catch2's and nlohmann-json's
+/// `single_include/`, simdjson's `singleheader/`, SQLite's
+/// `amalgamation/`: catch2's 17,000-line `catch.hpp` took 17 of 130 top-10
+/// places from the `include/internal/` headers it was merged from), a
 /// minified or bundled file (`jquery.min.js`, `app.min.css`,
 /// `main.bundle.js`), and a source map (`index.js.map`, `app.css.map`:
 /// JSON holding the compiled file's sources again, which the keyword arm
@@ -690,17 +694,24 @@ pub const BUILD_OUTPUT_PRIOR: f64 = 0.3;
 pub fn is_build_output(path: &str) -> bool {
     let mut comps = path.split('/');
     let name = comps.next_back().unwrap_or(path).to_ascii_lowercase();
-    comps
-        .clone()
-        .any(|c| matches!(c, "dist" | "dist-newstyle" | "_build"))
-        || comps.clone().zip(comps.skip(1)).any(|(dir, sub)| {
-            dir == "build"
-                && matches!(
-                    sub,
-                    "intermediates" | "generated" | "tmp" | "kotlin" | "outputs" | "CMakeFiles"
-                )
-        })
-        || name.contains(".min.")
+    comps.clone().any(|c| {
+        matches!(
+            c,
+            "dist"
+                | "dist-newstyle"
+                | "_build"
+                | "single_include"
+                | "single_header"
+                | "singleheader"
+                | "amalgamation"
+        )
+    }) || comps.clone().zip(comps.skip(1)).any(|(dir, sub)| {
+        dir == "build"
+            && matches!(
+                sub,
+                "intermediates" | "generated" | "tmp" | "kotlin" | "outputs" | "CMakeFiles"
+            )
+    }) || name.contains(".min.")
         || name.contains(".bundle.")
         || [".js.map", ".mjs.map", ".cjs.map", ".css.map", ".ts.map"]
             .iter()
@@ -1965,6 +1976,8 @@ mod tests {
             "android/build/intermediates/merged_manifest/release/AndroidManifest.xml",
             "android/build/generated/source/buildConfig/release/BuildConfig.java",
             "build/CMakeFiles/uv.dir/flags.make",
+            "single_include/catch2/catch.hpp",
+            "singleheader/simdjson.h",
         ] {
             assert!(is_build_output(p), "{p}");
             assert!(
