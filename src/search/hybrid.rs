@@ -3627,16 +3627,36 @@ fn asked_platform(query: &str) -> Option<usize> {
 }
 
 /// The factor [`PLATFORM_MATCH`] / [`PLATFORM_OTHER`] for a file, by the
-/// platforms its directories and file name spell.
+/// platforms its directories and file name spell. The outermost directory
+/// that spells one says whose copy the file is: an Android file named
+/// for the iOS behaviour it imitates (`android/…/IosInterpolator.kt`) is
+/// Android's.
 fn platform_factor(asked: usize, path: &str) -> Option<f64> {
-    let words: Vec<String> = component_stems(path)
-        .flat_map(crate::text::split_identifier)
-        .map(|w| w.to_ascii_lowercase())
-        .collect();
-    let spells = |i: usize| words.iter().any(|w| PLATFORMS[i].1.contains(&w.as_str()));
+    let words_of = |comp: &str| -> Vec<String> {
+        crate::text::split_identifier(comp)
+            .into_iter()
+            .map(|w| w.to_ascii_lowercase())
+            .collect()
+    };
+    let spelled =
+        |words: &[String], i: usize| words.iter().any(|w| PLATFORMS[i].1.contains(&w.as_str()));
     // Linux and macOS are unixes: their code sits beside or under the
     // unix copy (libuv's `src/unix/epoll.c` for "the Linux backend").
     let kin = |i: usize| i == UNIX && matches!(asked, LINUX | MACOS);
+    let stems: Vec<&str> = component_stems(path).collect();
+    let dirs = &stems[..stems.len().saturating_sub(1)];
+    let owner = dirs
+        .iter()
+        .map(|d| words_of(d))
+        .find(|words| (0..PLATFORMS.len()).any(|i| spelled(words, i)));
+    if let Some(owner) = owner
+        && !spelled(&owner, asked)
+        && !(0..PLATFORMS.len()).any(|i| kin(i) && spelled(&owner, i))
+    {
+        return Some(PLATFORM_OTHER);
+    }
+    let words: Vec<String> = stems.iter().flat_map(|c| words_of(c)).collect();
+    let spells = |i: usize| spelled(&words, i);
     if spells(asked) {
         Some(1.0 + PLATFORM_MATCH)
     } else if (0..PLATFORMS.len()).any(|i| spells(i) && !kin(i)) {
@@ -3848,6 +3868,15 @@ mod tests {
         );
         assert_eq!(
             platform_factor(android, "apple/RNGestureHandler.mm"),
+            Some(PLATFORM_OTHER)
+        );
+        // The outermost platform directory decides: an Android file named
+        // for the iOS curve it imitates is Android's.
+        assert_eq!(
+            platform_factor(
+                ios,
+                "android/src/main/java/interactive/interpolators/IosInterpolator.kt"
+            ),
             Some(PLATFORM_OTHER)
         );
         assert_eq!(asked_platform("how is a web request retried"), None);
