@@ -801,7 +801,26 @@ fn candidate_files(cands: &[Cand]) -> Vec<&str> {
 /// leaves the priors as they are. Each candidate learns its file's size
 /// here too ([`Cand::file_size`]).
 fn read_file_facts(store: &Store, cands: &mut [Cand]) {
-    let paths = candidate_files(cands);
+    let mut paths: Vec<String> = candidate_files(cands)
+        .into_iter()
+        .map(String::from)
+        .collect();
+    // The sources each script file may be a build's copy of.
+    let sources: HashMap<String, Vec<String>> = paths
+        .iter()
+        .filter_map(|p| {
+            let lang = cands
+                .iter()
+                .find(|c| &c.path == p)
+                .map(|c| c.lang.as_str())?;
+            let of = sources_of_copy(p, lang);
+            (!of.is_empty()).then(|| (p.clone(), of))
+        })
+        .collect();
+    paths.extend(sources.values().flatten().cloned());
+    paths.sort_unstable();
+    paths.dedup();
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
     let facts = match store.file_facts_among(&paths) {
         Ok(f) => f,
         Err(e) => {
@@ -814,6 +833,14 @@ fn read_file_facts(store: &Store, cands: &mut [Cand]) {
             continue;
         };
         c.file_size = size;
+        if !c.compiled
+            && sources
+                .get(&c.path)
+                .is_some_and(|of| of.iter().any(|s| facts.contains_key(s)))
+        {
+            c.mark_compiled();
+            continue;
+        }
         match generated {
             Generated::Compiled if !crate::search::is_build_output(&c.path) => {
                 c.mark_compiled();
@@ -824,6 +851,39 @@ fn read_file_facts(store: &Store, cands: &mut [Cand]) {
             _ => {}
         }
     }
+}
+
+/// The files under a top-level `src/` that a script file outside it would
+/// be a build's copy of: the same path, or the path without its first
+/// directory, under `src/`, as any script source (moment's npm package
+/// ships its UMD bundle `moment.js` and its built `locale/af.js` beside
+/// `src/moment.js` and `src/locale/af.js`; `lib/index.js` beside
+/// `src/index.ts`). None for a test, for a file under a `src/` directory
+/// itself, or outside the script languages ([`script_family`]).
+fn sources_of_copy(path: &str, lang: &str) -> Vec<String> {
+    if !script_family(lang)
+        || crate::search::is_test_path(path)
+        || path.split('/').any(|c| c == "src")
+    {
+        return Vec::new();
+    }
+    let mut rests = vec![path];
+    if let Some((_, rest)) = path.split_once('/') {
+        rests.push(rest);
+    }
+    let mut out = Vec::new();
+    for rest in rests {
+        let (dir, name) = rest.rsplit_once('/').map_or(("", rest), |(d, n)| (d, n));
+        let stem = name.split('.').next().unwrap_or(name);
+        for ext in ["js", "mjs", "cjs", "jsx", "ts", "tsx"] {
+            out.push(if dir.is_empty() {
+                format!("src/{stem}.{ext}")
+            } else {
+                format!("src/{dir}/{stem}.{ext}")
+            });
+        }
+    }
+    out
 }
 
 /// A path's directory and file stem (up to the first dot, as
@@ -4653,6 +4713,22 @@ mod tests {
         reorder(&mut scores, &cands, &terms, None);
         assert_eq!(scores["src/queryClient.ts"], 1.0);
         assert_eq!(scores["src/types.ts"], 0.9);
+    }
+
+    #[test]
+    fn a_script_outside_src_with_a_source_under_it_is_a_copy() {
+        let of = sources_of_copy("moment.js", "javascript");
+        assert!(of.contains(&"src/moment.js".to_string()), "{of:?}");
+        let of = sources_of_copy("locale/af.js", "javascript");
+        assert!(of.contains(&"src/locale/af.js".to_string()), "{of:?}");
+        assert!(of.contains(&"src/af.ts".to_string()), "{of:?}");
+        let of = sources_of_copy("lib/index.js", "javascript");
+        assert!(of.contains(&"src/index.ts".to_string()), "{of:?}");
+        // Sources, tests and other languages are nobody's copy.
+        assert!(sources_of_copy("src/lib/create/local.js", "javascript").is_empty());
+        assert!(sources_of_copy("packages/core/src/index.ts", "typescript").is_empty());
+        assert!(sources_of_copy("test/moment.js", "javascript").is_empty());
+        assert!(sources_of_copy("lib/faraday.rb", "ruby").is_empty());
     }
 
     #[test]

@@ -683,6 +683,8 @@ pub const BUILD_OUTPUT_PRIOR: f64 = 0.3;
 /// `single_include/`, simdjson's `singleheader/`, SQLite's
 /// `amalgamation/`: catch2's 17,000-line `catch.hpp` took 17 of 130 top-10
 /// places from the `include/internal/` headers it was merged from), a
+/// `min/` directory of minified and bundled builds (moment's
+/// `min/moment-with-locales.js`), a
 /// minified or bundled file (`jquery.min.js`, `app.min.css`,
 /// `main.bundle.js`), and a source map (`index.js.map`, `app.css.map`:
 /// JSON holding the compiled file's sources again, which the keyword arm
@@ -704,6 +706,7 @@ pub fn is_build_output(path: &str) -> bool {
                 | "single_header"
                 | "singleheader"
                 | "amalgamation"
+                | "min"
         )
     }) || comps.clone().zip(comps.skip(1)).any(|(dir, sub)| {
         dir == "build"
@@ -1978,6 +1981,7 @@ mod tests {
             "build/CMakeFiles/uv.dir/flags.make",
             "single_include/catch2/catch.hpp",
             "singleheader/simdjson.h",
+            "min/moment-with-locales.js",
         ] {
             assert!(is_build_output(p), "{p}");
             assert!(
