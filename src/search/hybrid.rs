@@ -3640,8 +3640,13 @@ const PLATFORMS: [(&[&str], &[&str]); 7] = [
         &["macos", "osx", "darwin"],
         &["darwin", "macos", "osx", "apple"],
     ),
-    (&["ios", "iphone"], &["ios", "iphone", "apple"]),
-    (&["android"], &["android"]),
+    // A question naming the platform's own language asks for its side
+    // (Swift and Objective-C code is Apple's, Kotlin Android's).
+    (
+        &["ios", "iphone", "swift", "objc"],
+        &["ios", "iphone", "apple"],
+    ),
+    (&["android", "kotlin"], &["android"]),
     (&[], &["web"]),
 ];
 
@@ -3674,9 +3679,11 @@ const MACOS: usize = 3;
 /// The platform a question names, as an index into [`PLATFORMS`]: the
 /// first met, when the question names exactly one.
 fn asked_platform(query: &str) -> Option<usize> {
-    let words: Vec<String> = crate::text::words(query)
-        .map(|w| w.to_ascii_lowercase())
-        .collect();
+    let query = query
+        .to_ascii_lowercase()
+        .replace("objective-c", "objc")
+        .replace("objective c", "objc");
+    let words: Vec<String> = crate::text::words(&query).map(String::from).collect();
     let mut asked = PLATFORMS
         .iter()
         .enumerate()
@@ -3938,6 +3945,17 @@ mod tests {
                 "android/src/main/java/interactive/interpolators/IosInterpolator.kt"
             ),
             Some(PLATFORM_OTHER)
+        );
+        // The platform's own language names it.
+        let (ios, android) = (asked_platform("on iOS"), asked_platform("on Android"));
+        assert_eq!(asked_platform("in the Swift code, how is focus moved"), ios);
+        assert_eq!(
+            asked_platform("how are tiles requested from the Objective-C side"),
+            ios
+        );
+        assert_eq!(
+            asked_platform("Kotlin: apply the status bar style"),
+            android
         );
         assert_eq!(asked_platform("how is a web request retried"), None);
         // None named, or two: no platform.
