@@ -801,26 +801,17 @@ fn candidate_files(cands: &[Cand]) -> Vec<&str> {
 /// leaves the priors as they are. Each candidate learns its file's size
 /// here too ([`Cand::file_size`]).
 fn read_file_facts(store: &Store, cands: &mut [Cand]) {
-    let mut paths: Vec<String> = candidate_files(cands)
-        .into_iter()
-        .map(String::from)
-        .collect();
     // The sources each script file may be a build's copy of.
-    let sources: HashMap<String, Vec<String>> = paths
-        .iter()
-        .filter_map(|p| {
-            let lang = cands
-                .iter()
-                .find(|c| &c.path == p)
-                .map(|c| c.lang.as_str())?;
-            let of = sources_of_copy(p, lang);
-            (!of.is_empty()).then(|| (p.clone(), of))
-        })
-        .collect();
-    paths.extend(sources.values().flatten().cloned());
+    let mut sources: HashMap<String, Vec<String>> = HashMap::new();
+    for c in cands.iter() {
+        if !sources.contains_key(&c.path) {
+            sources.insert(c.path.clone(), sources_of_copy(&c.path, &c.lang));
+        }
+    }
+    let mut paths: Vec<&str> = candidate_files(cands);
+    paths.extend(sources.values().flatten().map(String::as_str));
     paths.sort_unstable();
     paths.dedup();
-    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
     let facts = match store.file_facts_among(&paths) {
         Ok(f) => f,
         Err(e) => {
@@ -949,9 +940,7 @@ impl Gathered {
                 text: &mut no_text,
             },
         );
-        let mut pool: Vec<(&String, f64)> = fused.iter().map(|(p, &s)| (p, s)).collect();
-        pool.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-        let pool: HashSet<&str> = pool
+        let pool: HashSet<&str> = best_first(&fused)
             .into_iter()
             .take(TOKEN_MATCH_POOL)
             .map(|(p, _)| p.as_str())
@@ -2728,12 +2717,19 @@ const LINK_MAX_DEFINERS: usize = 2;
 /// The files after the first that are looked at for links.
 const LINK_POOL: usize = 20;
 
+/// A ranking's files and scores, best first (ties by path, so the order
+/// is the same in every process).
+fn best_first(files: &HashMap<String, f64>) -> Vec<(&String, f64)> {
+    let mut order: Vec<(&String, f64)> = files.iter().map(|(p, &s)| (p, s)).collect();
+    order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    order
+}
+
 /// Applies [`LINKED_TO_TOP`] to a question's file scores: the first file's
 /// names are read from the store and the next [`LINK_POOL`] files looked up
 /// by them; a store that cannot say leaves the scores as they are.
 fn boost_linked_to_top(store: &Store, files: &mut HashMap<String, f64>) {
-    let mut order: Vec<(&String, f64)> = files.iter().map(|(p, &s)| (p, s)).collect();
-    order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let order = best_first(files);
     let Some(&(top, top_score)) = order.first() else {
         return;
     };
@@ -3458,8 +3454,7 @@ fn damp_siblings(files: &mut HashMap<String, f64>, hits: &[Fused]) {
             *e = (h.score, h.symbol.as_deref());
         }
     }
-    let mut order: Vec<(&String, f64)> = files.iter().map(|(p, &s)| (p, s)).collect();
-    order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let order = best_first(files);
     let mut named: HashSet<String> = HashSet::new();
     let mut damped: Vec<String> = Vec::new();
     for (path, _) in order.into_iter().take(SIBLING_POOL) {
@@ -3519,8 +3514,7 @@ const DECLARATION_POOL: usize = 10;
 /// Name queries keep their order: a header's definition (a macro, a
 /// struct) is what the name asks for as often as not there.
 fn implementation_before_declaration(files: &mut HashMap<String, f64>) {
-    let mut order: Vec<(&String, f64)> = files.iter().map(|(p, &s)| (p, s)).collect();
-    order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let order = best_first(files);
     let mut lifts: Vec<(String, f64)> = Vec::new();
     for (i, (path, score)) in order.iter().enumerate().take(DECLARATION_POOL) {
         let Some((stem, defs)) = declaration_of(path) else {
@@ -4786,9 +4780,7 @@ mod tests {
             ("src.ts/providers/default-provider.ts".to_string(), 0.5),
         ]);
         after_sources(&mut files, &copies);
-        let mut order: Vec<(&String, f64)> = files.iter().map(|(p, &s)| (p, s)).collect();
-        order.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let order: Vec<&str> = order.iter().map(|(p, _)| p.as_str()).collect();
+        let order: Vec<&str> = best_first(&files).iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(
             order,
             [
@@ -4814,9 +4806,11 @@ mod tests {
         files.insert("src/io_thread.hpp".into(), 0.95);
         files.insert("src/io_thread.cpp".into(), 0.35);
         implementation_before_declaration(&mut files);
-        let mut order: Vec<(&String, f64)> = files.iter().map(|(p, &s)| (p, s)).collect();
-        order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-        let first: Vec<&str> = order.iter().take(3).map(|(p, _)| p.as_str()).collect();
+        let first: Vec<&str> = best_first(&files)
+            .iter()
+            .take(3)
+            .map(|(p, _)| p.as_str())
+            .collect();
         assert_eq!(
             first,
             [
