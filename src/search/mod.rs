@@ -196,6 +196,7 @@ pub fn is_test_path(path: &str) -> bool {
                 | "testdata"
                 | "testsuite"
         ) || DOTNET_TEST_PROJECTS.iter().any(|sfx| c.ends_with(sfx))
+            || TEST_DIR_PREFIXES.iter().any(|pre| c.starts_with(pre))
     }) {
         return true;
     }
@@ -301,6 +302,11 @@ fn is_named_as_tests(dir: &str) -> bool {
         && word.ends_with(|c: char| c.is_ascii_lowercase())
 }
 
+/// Directories named as a kind of tests, lowercase (Leiningen's
+/// `test_projects/`, testthat's `test-parallel/`, PHP-Parser's `test_old/`,
+/// Flask's `test_apps/`).
+const TEST_DIR_PREFIXES: [&str; 4] = ["test_", "test-", "tests_", "tests-"];
+
 /// .NET test projects' directories (`MyLib.Tests/`, `MyLib.UnitTests/`),
 /// lowercase.
 const DOTNET_TEST_PROJECTS: [&str; 6] = [
@@ -394,6 +400,7 @@ pub fn is_secondary_path(path: &str) -> bool {
         let c = c.strip_prefix('_').unwrap_or(c);
         is_release_snapshot(c)
             || is_legacy_tree(c)
+            || is_named_as_examples(c)
             || matches!(
                 c.to_ascii_lowercase().as_str(),
                 "example"
@@ -424,6 +431,30 @@ pub fn is_secondary_path(path: &str) -> bool {
                     | "hack"
             )
     })
+}
+
+/// A directory of more than one word named as examples by its last word
+/// (lgi's `gtk-demo/`, Flask's `js_example/`) or its first
+/// (kotlinx.coroutines' `example-app/`, `demo-server/`,
+/// `samples-android/`); `sample` first is not enough (`sample_rate/` is
+/// live code).
+fn is_named_as_examples(dir: &str) -> bool {
+    let lower = dir.to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(['-', '_', '.'])
+        .filter(|w| !w.is_empty())
+        .collect();
+    let (Some(first), Some(last)) = (words.first(), words.last()) else {
+        return false;
+    };
+    words.len() > 1
+        && (matches!(
+            *first,
+            "example" | "examples" | "samples" | "demo" | "demos"
+        ) || matches!(
+            *last,
+            "example" | "examples" | "sample" | "samples" | "demo" | "demos"
+        ))
 }
 
 /// True for files a tool wrote, by the names their generators give them:
@@ -457,7 +488,10 @@ pub fn is_generated_path(path: &str) -> bool {
         "ar-lib",
         "config.rpath",
     ];
-    if AUTOTOOLS.contains(&name.as_str()) {
+    // The Gradle and Maven wrappers' scripts, which their `wrapper` tasks
+    // write.
+    const WRAPPERS: [&str; 4] = ["gradlew", "gradlew.bat", "mvnw", "mvnw.cmd"];
+    if AUTOTOOLS.contains(&name.as_str()) || WRAPPERS.contains(&name.as_str()) {
         return true;
     }
     // The name up to its first dot, and the rest from that dot on
@@ -1670,6 +1704,9 @@ mod tests {
             "projects/ExtraTests/X01-PrefixedMacros.cpp",
             "src/unit_tests/parse.c",
             "integration-tests/app.js",
+            "test_old/run.php",
+            "test_projects/sample-deploy/project.clj",
+            "tests-e2e/login.ts",
         ] {
             assert!(is_test_path(p), "{p} is a test");
         }
@@ -1808,6 +1845,9 @@ mod tests {
             "src/Makefile.in",
             "missing",
             "build-aux/test-driver",
+            "ui/kotlinx-coroutines-android/example-app/gradlew",
+            "gradlew.bat",
+            "mvnw",
         ] {
             assert!(is_generated_path(p), "{p}");
         }
@@ -1926,6 +1966,10 @@ mod tests {
             "Sources/Private/EmbeddedLibraries/LRUCache/LRUCache.swift",
             "httpclient/src/main/java-deprecated/org/apache/http/impl/conn/PoolingClientConnectionManager.java",
             "src/legacy_api/client.py",
+            "ui/kotlinx-coroutines-android/example-app/app/src/main/java/x/MainActivity.kt",
+            "samples/gtk-demo/main.lua",
+            "examples/js_example/js_example/views.py",
+            "_demo-server/main.go",
         ] {
             assert!(is_secondary_path(p), "{p} is not the live source");
         }
@@ -1935,6 +1979,9 @@ mod tests {
             "lib/demodulate.c",
             "src/deprecation/warnings.py",
             "lib/legacy.rb",
+            "src/sample_rate/convert.c",
+            "lib/resamples-x/a.py",
+            "src/demodulator-core/a.c",
         ] {
             assert!(!is_secondary_path(p), "{p} is live source");
         }
