@@ -166,7 +166,7 @@ impl ChunkFilter {
 }
 
 /// True for files that are tests by their language's conventions: a test
-/// directory (`tests/`, `test/`, `__tests__/`, `spec/`, Maven's `src/test/`,
+/// directory (`tests/`, `test/`, `test_apps/`, `__tests__/`, `spec/`, Maven's `src/test/`,
 /// Perl's and git's `t/`, Go's `testdata/`, `testsuite/`), a Perl `.t` file,
 /// or a test file name (`test_x.py`/`x_test.py`/`conftest.py`, `x_test.go`,
 /// `x.test.ts`/`x.spec.js`, `x_spec.rb`/`x_test.rb`, `XTest.java`/`XTests.cs`,
@@ -439,6 +439,9 @@ pub fn is_secondary_path(path: &str) -> bool {
 /// `samples-android/`); `sample` first is not enough (`sample_rate/` is
 /// live code).
 fn is_named_as_examples(dir: &str) -> bool {
+    if !dir.contains(['-', '_', '.']) {
+        return false;
+    }
     let lower = dir.to_ascii_lowercase();
     let words: Vec<&str> = lower
         .split(['-', '_', '.'])
@@ -1967,8 +1970,8 @@ mod tests {
             "httpclient/src/main/java-deprecated/org/apache/http/impl/conn/PoolingClientConnectionManager.java",
             "src/legacy_api/client.py",
             "ui/kotlinx-coroutines-android/example-app/app/src/main/java/x/MainActivity.kt",
-            "samples/gtk-demo/main.lua",
-            "examples/js_example/js_example/views.py",
+            "tools/gtk-demo/main.lua",
+            "apps/js_example/views.py",
             "_demo-server/main.go",
         ] {
             assert!(is_secondary_path(p), "{p} is not the live source");
