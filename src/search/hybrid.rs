@@ -3708,19 +3708,19 @@ fn platform_factor(asked: usize, path: &str) -> Option<f64> {
     // Linux and macOS are unixes: their code sits beside or under the
     // unix copy (libuv's `src/unix/epoll.c` for "the Linux backend").
     let kin = |i: usize| i == UNIX && matches!(asked, LINUX | MACOS);
-    let stems: Vec<&str> = component_stems(path).collect();
-    let dirs = &stems[..stems.len().saturating_sub(1)];
+    // Each component's words, split once: directories, then the file.
+    let comps: Vec<Vec<String>> = component_stems(path).map(words_of).collect();
+    let dirs = &comps[..comps.len().saturating_sub(1)];
     let owner = dirs
         .iter()
-        .map(|d| words_of(d))
         .find(|words| (0..PLATFORMS.len()).any(|i| spelled(words, i)));
     if let Some(owner) = owner
-        && !spelled(&owner, asked)
-        && !(0..PLATFORMS.len()).any(|i| kin(i) && spelled(&owner, i))
+        && !spelled(owner, asked)
+        && !(0..PLATFORMS.len()).any(|i| kin(i) && spelled(owner, i))
     {
         return Some(PLATFORM_OTHER);
     }
-    let words: Vec<String> = stems.iter().flat_map(|c| words_of(c)).collect();
+    let words: Vec<String> = comps.concat();
     let spells = |i: usize| spelled(&words, i);
     if spells(asked) {
         Some(1.0 + PLATFORM_MATCH)
