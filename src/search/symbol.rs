@@ -4,7 +4,6 @@
 //! them. Does not build the index (that is `index`) or speak SQL (the rows
 //! come from `store`).
 
-use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use anyhow::Result;
@@ -515,7 +514,7 @@ pub fn find_symbols(
         };
         return find_symbols(store, root, &q);
     }
-    hits.sort_by(compare_hits);
+    hits.sort_by_cached_key(hit_order);
     let total = hits.len();
     hits.truncate(q.limit);
     read_signatures(root, &mut hits);
@@ -795,25 +794,28 @@ fn is_declaration(h: &SymbolHit) -> bool {
         && matches!(h.kind.as_str(), "function" | "method")
 }
 
-fn compare_hits(a: &SymbolHit, b: &SymbolHit) -> Ordering {
-    a.match_kind
-        .cmp(&b.match_kind)
-        .then(kind_rank(&a.kind).cmp(&kind_rank(&b.kind)))
-        .then(is_declaration(a).cmp(&is_declaration(b)))
-        .then(is_build_output(&a.path).cmp(&is_build_output(&b.path)))
-        .then(is_type_declaration(&a.path).cmp(&is_type_declaration(&b.path)))
-        .then(is_test_path(&a.path).cmp(&is_test_path(&b.path)))
-        .then(is_secondary_path(&a.path).cmp(&is_secondary_path(&b.path)))
-        .then(is_named_after(&b.path, &b.name).cmp(&is_named_after(&a.path, &a.name)))
-        .then(is_private_path(&a.path).cmp(&is_private_path(&b.path)))
-        .then(
-            a.path
-                .matches('/')
-                .count()
-                .cmp(&b.path.matches('/').count()),
-        )
-        .then(a.path.cmp(&b.path))
-        .then(a.start_line.cmp(&b.start_line))
+/// The order of a search's hits, best first: how the name matched, the
+/// kind, then the path's standing (live source before declarations,
+/// build output, tests and examples), the path, the line. A key per hit,
+/// computed once: the path tests are string work, and a broad query sorts
+/// thousands of hits.
+fn hit_order(h: &SymbolHit) -> impl Ord + use<> {
+    (
+        (
+            h.match_kind,
+            kind_rank(&h.kind),
+            is_declaration(h),
+            is_build_output(&h.path),
+            is_type_declaration(&h.path),
+            is_test_path(&h.path),
+            is_secondary_path(&h.path),
+            std::cmp::Reverse(is_named_after(&h.path, &h.name)),
+            is_private_path(&h.path),
+        ),
+        h.path.matches('/').count(),
+        h.path.clone(),
+        h.start_line,
+    )
 }
 
 /// A path through a private module or directory (`_internal/`,
