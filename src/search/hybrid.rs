@@ -3100,7 +3100,7 @@ fn term_counts(text: &str, terms: &[&str]) -> (Vec<u32>, u32) {
         let a = u | lw | d;
         let next_lower = b
             .get(base + 64)
-            .map_or(0, |&c| u64::from(BYTE_CLASS[usize::from(c)] & LOWER != 0));
+            .map_or(0, |c| u64::from(c.is_ascii_lowercase()));
         let prev_a = (a << 1) | p_a;
         let prev_u = (u << 1) | p_u;
         let prev_l = (lw << 1) | p_l;
@@ -3142,7 +3142,7 @@ fn term_counts(text: &str, terms: &[&str]) -> (Vec<u32>, u32) {
             while after == 0
                 && end < b.len()
                 && end - at <= hi[c]
-                && BYTE_CLASS[usize::from(b[end])] & ALNUM != 0
+                && b[end].is_ascii_alphanumeric()
                 && !starts_ascii_word(b[end - 1], b[end], b.get(end + 1))
             {
                 end += 1;
@@ -3210,33 +3210,6 @@ fn starts_ascii_word(prev: u8, cur: u8, next: Option<&u8>) -> bool {
             || prev.is_ascii_digit()
             || (prev.is_ascii_uppercase() && next.is_some_and(u8::is_ascii_lowercase)))
 }
-
-/// [`BYTE_CLASS`] bits.
-const ALNUM: u8 = 1;
-const ALPHA: u8 = 2;
-const UPPER: u8 = 4;
-const LOWER: u8 = 8;
-const DIGIT: u8 = 16;
-
-/// Each byte's ASCII class, for [`term_counts`]'s scan.
-const BYTE_CLASS: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut c = 0;
-    while c < 256 {
-        let b = c as u8;
-        t[c] = if b.is_ascii_uppercase() {
-            ALNUM | ALPHA | UPPER
-        } else if b.is_ascii_lowercase() {
-            ALNUM | ALPHA | LOWER
-        } else if b.is_ascii_digit() {
-            ALNUM | DIGIT
-        } else {
-            0
-        };
-        c += 1;
-    }
-    t
-};
 
 /// BM25 (k1 1.2, b 0.75) of each counted file as a document among the
 /// counted files: `(path, term counts, words)`, `n` terms.
