@@ -3125,12 +3125,11 @@ fn term_counts(text: &str, terms: &[&str]) -> (Vec<u32>, u32) {
             let bit = cands.trailing_zeros();
             let at = base + bit as usize;
             cands &= cands - 1;
-            let pair = usize::from(b[at].to_ascii_lowercase()) * 256
-                + usize::from(b.get(at + 1).map_or(0, u8::to_ascii_lowercase));
+            let c = usize::from(b[at].to_ascii_lowercase());
+            let pair = c * 256 + usize::from(b.get(at + 1).map_or(0, u8::to_ascii_lowercase));
             if pairs[pair / 64] & (1 << (pair % 64)) == 0 {
                 continue;
             }
-            let c = usize::from(b[at].to_ascii_lowercase());
             // The word's end: the run's, or where its next word starts;
             // past the block's end byte by byte.
             let after = ends & (u64::MAX << bit << 1);
@@ -3143,7 +3142,11 @@ fn term_counts(text: &str, terms: &[&str]) -> (Vec<u32>, u32) {
                 && end < b.len()
                 && end - at <= hi[c]
                 && b[end].is_ascii_alphanumeric()
-                && !starts_ascii_word(b[end - 1], b[end], b.get(end + 1))
+                && !crate::text::starts_word(
+                    char::from(b[end - 1]),
+                    char::from(b[end]),
+                    b.get(end + 1).map(|&c| char::from(c)),
+                )
             {
                 end += 1;
             }
@@ -3200,15 +3203,6 @@ fn ascii_classes(block: &[u8]) -> (u64, u64, u64) {
         d |= bits(digit) << (8 * i);
     }
     (u, l, d)
-}
-
-/// [`crate::text::starts_word`] for ASCII bytes: `cur` begins a new word
-/// of an identifier after `prev` (`parseConfig`, `HTTPServer`, `v2Beta`).
-fn starts_ascii_word(prev: u8, cur: u8, next: Option<&u8>) -> bool {
-    cur.is_ascii_uppercase()
-        && (prev.is_ascii_lowercase()
-            || prev.is_ascii_digit()
-            || (prev.is_ascii_uppercase() && next.is_some_and(u8::is_ascii_lowercase)))
 }
 
 /// BM25 (k1 1.2, b 0.75) of each counted file as a document among the
