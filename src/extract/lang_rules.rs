@@ -290,6 +290,58 @@ pub(crate) fn has_body(lang: Lang, node: Node<'_>) -> bool {
     }
 }
 
+/// The function literal a JavaScript or TypeScript binding's value wraps
+/// in calls: `const Box = forwardRef((props, ref) => {…})`, `memo(function
+/// Row() {…})`, `React.memo(forwardRef(…))`, `debounce(() => {…}, 100)`. A
+/// React component or a wrapped handler is a function written as a call
+/// on a function literal; the stock query tags `const f = () => …` only,
+/// so these were constants, left in line windows without their name.
+/// The value may sit in parentheses or a type assertion; the first
+/// function argument of the outermost call wins, else the first call
+/// argument is looked into (at most three calls deep).
+pub(crate) fn wrapped_function<'t>(node: Node<'t>, src: &str) -> Option<Node<'t>> {
+    if node.kind() != "variable_declarator" {
+        return None;
+    }
+    let mut value = node.child_by_field_name("value")?;
+    for _ in 0..3 {
+        while matches!(
+            value.kind(),
+            "parenthesized_expression"
+                | "as_expression"
+                | "satisfies_expression"
+                | "non_null_expression"
+        ) {
+            value = value.named_child(0)?;
+        }
+        if value.kind() != "call_expression" {
+            return None;
+        }
+        // A promise chain (`load().catch((e) => …)`) holds a value, not a
+        // function.
+        let chained = value
+            .child_by_field_name("function")
+            .filter(|f| f.kind() == "member_expression")
+            .and_then(|f| f.child_by_field_name("property"))
+            .is_some_and(|p| matches!(text(src, p), "then" | "catch" | "finally"));
+        if chained {
+            return None;
+        }
+        let args = value.child_by_field_name("arguments")?;
+        let mut walk = args.walk();
+        let mut inner = None;
+        for a in args.named_children(&mut walk) {
+            match a.kind() {
+                "arrow_function" | "function_expression" | "function" => return Some(a),
+                "call_expression" if inner.is_none() => inner = Some(a),
+                _ => {}
+            }
+        }
+        value = inner?;
+    }
+    None
+}
+
 /// The table a Lua function is stored in (`M` for `function M.f()` and
 /// `function M:f()`, `pl.utils` for `function pl.utils.f()`), which is its
 /// container.

@@ -105,6 +105,11 @@ pub(crate) struct Def {
     /// A TypeScript overload signature (`function f(a: string): string;`
     /// before `function f(a: any) {…}`): merged into the implementation.
     overload: bool,
+    /// A JavaScript or TypeScript binding made a function because its value
+    /// wraps a function literal ([`lang_rules::wrapped_function`]): the
+    /// kind it has as a binding, which it keeps when definitions inside it
+    /// get chunks of their own ([`unwrap_holders`]).
+    wrapped: Option<&'static str>,
     pattern: usize,
 }
 
@@ -146,6 +151,7 @@ impl Def {
             qual: None,
             receiver: None,
             overload: false,
+            wrapped: None,
             pattern: 0,
         }
     }
@@ -404,6 +410,7 @@ fn build_defs(lang: Lang, lines: &Lines<'_>, stem: &str, raw: Vec<RawDef<'_>>) -
     if lang == Lang::Zig {
         name_file_struct_members(&mut defs, stem);
     }
+    unwrap_holders(&mut defs);
     assign_containers(lang, &mut defs);
     let found = defs.len();
     defs = merge_overloads(lang, defs);
@@ -682,6 +689,11 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
             || (node.kind() == "method_signature"
                 && node.parent().is_some_and(|p| p.kind() == "class_body")));
     let (kind, callable) = classify(lang, node, suffix, name, src)?;
+    let wrapped = (ecma
+        && kind == "function"
+        && node.kind() == "variable_declarator"
+        && matches!(suffix, "constant" | "variable"))
+    .then(|| binding_kind(node, suffix));
     // A Zig `test "init" { … }` block is a test, not a second `init`: it is
     // named as it is written, so a symbol query for `init` finds the
     // function alone and rankings see a test ([`crate::search::is_test_chunk`]).
@@ -768,7 +780,12 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
         // One-liners (getters, `fn new() -> Self { .. }`) stay in their
         // container's or the file's blocks: tiny chunks rank badly.
         Callable::Function | Callable::Method => {
-            end_row > start_row && (has_body(node) || lang_rules::has_body(lang, node))
+            end_row > start_row
+                && (has_body(node)
+                    || lang_rules::has_body(lang, node)
+                    || (wrapped.is_some()
+                        && lang_rules::wrapped_function(node, src)
+                            .is_some_and(|f| f.child_by_field_name("body").is_some())))
         }
     };
 
@@ -792,6 +809,7 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
         qual,
         receiver,
         overload,
+        wrapped,
         pattern: raw.pattern,
     })
 }
@@ -992,6 +1010,44 @@ fn function_owner(declarator: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// Normalised kind of a definition node.
+/// A tagged `variable_declarator`'s kind as a binding: `constant` for a
+/// `const` the query tags as a constant, else `variable`.
+fn binding_kind(node: Node<'_>, suffix: &str) -> &'static str {
+    let is_const = suffix == "constant"
+        && node
+            .parent()
+            .filter(|p| p.kind() == "lexical_declaration")
+            .and_then(|p| p.child(0))
+            .is_some_and(|kw| kw.kind() == "const");
+    if is_const { "constant" } else { "variable" }
+}
+
+/// A wrapped function literal ([`Def::wrapped`]) whose body holds
+/// definitions with chunks of their own (zod's `const $ZodCheckMinLength =
+/// core.$constructor("…", (inst, def) => { inst._zod.check = (payload) =>
+/// {…} })`) stays the binding it was: chunked as one function it would
+/// swallow them, their names and their chunks. `defs` are sorted by start,
+/// outer spans first.
+fn unwrap_holders(defs: &mut [Def]) {
+    for i in 0..defs.len() {
+        let Some(kind) = defs[i].wrapped else {
+            continue;
+        };
+        let end = defs[i].end_byte;
+        let holds = defs[i + 1..]
+            .iter()
+            .take_while(|d| d.start_byte < end)
+            .any(|d| d.chunkable && d.end_byte <= end);
+        if holds {
+            let d = &mut defs[i];
+            d.kind = kind;
+            d.callable = Callable::No;
+            d.chunkable = false;
+            d.wrapped = None;
+        }
+    }
+}
+
 fn classify(
     lang: Lang,
     node: Node<'_>,
@@ -1044,15 +1100,13 @@ fn classify(
         }
         "variable_declarator" => match suffix {
             "function" => return Some(("function", Function)),
-            "constant" => {
-                let is_const = node
-                    .parent()
-                    .filter(|p| p.kind() == "lexical_declaration")
-                    .and_then(|p| p.child(0))
-                    .is_some_and(|kw| kw.kind() == "const");
-                if is_const { "constant" } else { "variable" }
+            "constant" | "variable"
+                if matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
+                    && lang_rules::wrapped_function(node, src).is_some() =>
+            {
+                return Some(("function", Function));
             }
-            _ => "variable",
+            _ => binding_kind(node, suffix),
         },
         "struct_item" | "union_item" | "struct_specifier" | "union_specifier" => "struct",
         "enum_item" | "enum_declaration" | "enum_specifier" => "enum",

@@ -564,6 +564,52 @@ fn tsx_fixture() {
     assert!(has_ref(&x, "Component", "class", 18, 41));
 }
 
+/// A React component written as a call on a function literal
+/// (`forwardRef`, `memo`) is a function chunked under its name; a promise
+/// chain stays a constant; a wrapped literal whose body holds definitions
+/// with chunks of their own (zod's `$constructor`) stays the constant it
+/// was, its members chunked.
+#[test]
+fn wrapped_function_literals_are_functions_with_chunks_of_their_own() {
+    let src = r#"import { forwardRef, memo } from "react";
+
+const Box = forwardRef<View, Props>((props, ref) => {
+  const style = props.style;
+  const inner = props.children;
+  return <View ref={ref} style={style}>{inner}</View>;
+});
+
+export const Row = memo(function Row(props: Props) {
+  const a = 1;
+  return <Text>{props.title}</Text>;
+});
+
+const ready = load()
+  .catch((error) => {
+    report(error);
+  });
+
+export const $ZodCheck = $constructor("$ZodCheck", (inst, def) => {
+  inst.check = (payload) => {
+    payload.issues.push(def);
+  };
+});
+"#;
+    let x = extract("src/Box.tsx", src, Lang::Tsx);
+    check_common("tsx", src, &x);
+    assert_eq!(symbol(&x, "Box", "function").end_line, 7);
+    assert_eq!(chunk_start(&x, "Box"), 3);
+    assert_eq!(symbol(&x, "Row", "function").start_line, 9);
+    assert_eq!(symbol(&x, "ready", "constant").start_line, 14);
+    assert!(
+        x.chunks
+            .iter()
+            .all(|c| c.symbol.as_deref() != Some("ready"))
+    );
+    assert_eq!(symbol(&x, "$ZodCheck", "constant").start_line, 19);
+    assert_eq!(chunk_start(&x, "$ZodCheck.check"), 20);
+}
+
 #[test]
 fn go_fixture() {
     let x = extract("server/main.go", GO, Lang::Go);

@@ -389,10 +389,14 @@
 //!   CAPPluginCall (Extras)`) is an `impl` of its class, not a second
 //!   class. An older index's rows are rebuilt by the next index run (its
 //!   vectors kept).
+//! - 81: same tables; rows change: a JavaScript or TypeScript binding whose
+//!   value wraps a function literal in calls (`const Box = forwardRef((p,
+//!   ref) => {…})`) is a function, chunked under its name. An older
+//!   index's rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 80;
+pub const SCHEMA_VERSION: i64 = 81;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -404,7 +408,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 80;
+const SAME_ROWS_SINCE: i64 = 81;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
