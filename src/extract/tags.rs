@@ -1009,7 +1009,6 @@ fn function_owner(declarator: Node<'_>) -> Option<Node<'_>> {
     }
 }
 
-/// Normalised kind of a definition node.
 /// A tagged `variable_declarator`'s kind as a binding: `constant` for a
 /// `const` the query tags as a constant, else `variable`.
 fn binding_kind(node: Node<'_>, suffix: &str) -> &'static str {
@@ -1048,6 +1047,7 @@ fn unwrap_holders(defs: &mut [Def]) {
     }
 }
 
+/// Normalised kind of a definition node.
 fn classify(
     lang: Lang,
     node: Node<'_>,
