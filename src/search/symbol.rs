@@ -385,15 +385,23 @@ pub fn find_symbols(
     }
     // An enclosing type or module of that name wins over a file or
     // directory of that name, unless all it holds of the name are impl
-    // blocks: `onepass::DFA` is the struct in `dfa/onepass.rs`, not the
-    // `impl Remappable for DFA` inside another file's `mod onepass`.
+    // blocks or an OCaml signature's specifications
+    // ([`signature_specs`]): `onepass::DFA` is the struct in
+    // `dfa/onepass.rs`, not the `impl Remappable for DFA` inside another
+    // file's `mod onepass`; `Monad.Make` is the functor `monad.ml` defines
+    // as well as its specification in `monad_intf.ml`'s `module type Monad`.
     // Unless the container matches only case-blind while a module is
     // spelled as written: `flask.url_for` is the function of the package
     // `flask/`, not the method `Flask.url_for`. Only a function of the
     // module itself so wins: `runtime::block_on` is still tokio's
     // `Runtime::block_on`, not only the other types' `block_on` methods in
     // `runtime/`.
-    if hits.iter().any(|h| in_container(h) && h.kind != "impl") {
+    let specs = signature_specs(store, &hits, &in_container)?;
+    if hits
+        .iter()
+        .zip(&specs)
+        .any(|(h, &spec)| in_container(h) && h.kind != "impl" && !spec)
+    {
         let module_level = |h: &SymbolHit| module_fits(h, true) && !in_container(h);
         if !hits.iter().any(|h| container_fits(h, true))
             && hits
@@ -729,6 +737,48 @@ fn whole_qualifier(qualifier: &[&str], container: Option<&str>, path: &str) -> b
         .map(|p| p.split('.').next().unwrap_or(p))
         .collect();
     left.all(|q| parts.iter().any(|p| p.eq_ignore_ascii_case(q)))
+}
+
+/// For each hit, whether it is a specification in an OCaml signature: in
+/// a `.ml` or `.mli` file, inside a `module type` (an `interface` row)
+/// named as its container, for the hits `contained` selects (Jane
+/// Street's `monad_intf.ml` declares `module Make (X : Basic) : S` in
+/// `module type Monad = sig … end`; `monad.ml` defines it). Reads the
+/// packed definitions of those hits' files only.
+fn signature_specs(
+    store: &Store,
+    hits: &[SymbolHit],
+    contained: &dyn Fn(&SymbolHit) -> bool,
+) -> Result<Vec<bool>> {
+    let mut interfaces: HashMap<&str, Vec<(u32, u32, String)>> = HashMap::new();
+    let mut out = Vec::with_capacity(hits.len());
+    for h in hits {
+        let ocaml = h.path.ends_with(".ml") || h.path.ends_with(".mli");
+        let Some(container) = h.container.as_deref().filter(|_| ocaml && contained(h)) else {
+            out.push(false);
+            continue;
+        };
+        if !interfaces.contains_key(h.path.as_str()) {
+            let mut rows = Vec::new();
+            if let Some(file) = store.file_record(&h.path)? {
+                for r in store.outline_rows(file.id)? {
+                    if r.kind == "interface" {
+                        rows.push((r.start_line, r.end_line, r.name));
+                    }
+                }
+            }
+            interfaces.insert(h.path.as_str(), rows);
+        }
+        let container = last_segment(container);
+        out.push(
+            interfaces[h.path.as_str()]
+                .iter()
+                .any(|(start, end, name)| {
+                    *start <= h.start_line && h.end_line <= *end && name == container
+                }),
+        );
+    }
+    Ok(out)
 }
 
 /// Hits at most whose files [`enclosing_containers`] reads for a

@@ -622,6 +622,34 @@ fn a_script_that_loses_its_shebang_leaves_the_index() {
     assert_eq!(v["hits"][0]["lang"], "bash", "{v}");
 }
 
+/// Jane Street's OCaml layout: `monad_intf.ml` specifies `module Make`
+/// inside `module type Monad = sig … end`, `monad.ml` (the module
+/// `Monad`) defines it. `Monad.Make` answers both, the definition first;
+/// a specification does not make its signature win over the file, as a
+/// type of that name would.
+#[test]
+fn a_qualified_ocaml_name_finds_the_file_module_definition_beside_its_specification() {
+    let p = Project::new();
+    p.write(
+        "src/monad_intf.ml",
+        "module type Basic = sig\n  type 'a t\n  val bind : 'a t -> f:('a -> 'b t) -> 'b t\nend\n\n\
+         module type Monad = sig\n  module type Basic = Basic\n\n  \
+         module Make (X : Basic) : sig\n    type 'a t = 'a X.t\n  end\nend\n",
+    );
+    p.write(
+        "src/monad.ml",
+        "include Monad_intf\n\nmodule Make (X : Basic) = struct\n  type 'a t = 'a X.t\n\n  \
+         let bind = X.bind\n  let join t = bind t ~f:(fun x -> x)\nend\n",
+    );
+    p.json(&["index"]);
+    let v = p.json(&["symbol", "Monad.Make"]);
+    let paths: Vec<&str> = v["hits"]
+        .as_array()
+        .map(|hits| hits.iter().filter_map(|h| h["path"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(paths, ["src/monad.ml", "src/monad_intf.ml"], "{v}");
+}
+
 /// A Bison grammar is indexed and searched like code, and the C Bison
 /// made of it ranks after it: a question in the grammar's words finds
 /// `parser.y` first, `parser.c` behind it (it repeats the rules twice and
