@@ -396,7 +396,12 @@ pub fn find_symbols(
     // module itself so wins: `runtime::block_on` is still tokio's
     // `Runtime::block_on`, not only the other types' `block_on` methods in
     // `runtime/`.
-    let specs = signature_specs(store, &hits, &in_container)?;
+    // A bare name keeps every hit either way: only a qualifier reads them.
+    let specs = if container.is_some() {
+        signature_specs(store, &hits, &in_container)?
+    } else {
+        vec![false; hits.len()]
+    };
     if hits
         .iter()
         .zip(&specs)
@@ -759,15 +764,10 @@ fn signature_specs(
             continue;
         };
         if !interfaces.contains_key(h.path.as_str()) {
-            let mut rows = Vec::new();
-            if let Some(file) = store.file_record(&h.path)? {
-                for r in store.outline_rows(file.id)? {
-                    if r.kind == "interface" {
-                        rows.push((r.start_line, r.end_line, r.name));
-                    }
-                }
-            }
-            interfaces.insert(h.path.as_str(), rows);
+            interfaces.insert(
+                h.path.as_str(),
+                file_scopes(store, &h.path, &["interface"])?,
+            );
         }
         let container = last_segment(container);
         out.push(
@@ -779,6 +779,21 @@ fn signature_specs(
         );
     }
     Ok(out)
+}
+
+/// The definitions of `kinds` in an indexed file, as `(start line, end
+/// line, name)`, read from its packed definitions (none for a file the
+/// index lacks).
+fn file_scopes(store: &Store, path: &str, kinds: &[&str]) -> Result<Vec<(u32, u32, String)>> {
+    let mut scopes = Vec::new();
+    if let Some(file) = store.file_record(path)? {
+        for r in store.outline_rows(file.id)? {
+            if kinds.contains(&r.kind.as_str()) {
+                scopes.push((r.start_line, r.end_line, r.name));
+            }
+        }
+    }
+    Ok(scopes)
 }
 
 /// Hits at most whose files [`enclosing_containers`] reads for a
@@ -793,14 +808,7 @@ fn enclosing_containers(store: &Store, hits: &[SymbolHit]) -> Result<Vec<Option<
     let mut out = Vec::with_capacity(hits.len());
     for h in hits {
         if !by_file.contains_key(h.path.as_str()) {
-            let mut scopes = Vec::new();
-            if let Some(file) = store.file_record(&h.path)? {
-                for r in store.outline_rows(file.id)? {
-                    if matches!(r.kind.as_str(), "namespace" | "module") {
-                        scopes.push((r.start_line, r.end_line, r.name));
-                    }
-                }
-            }
+            let mut scopes = file_scopes(store, &h.path, &["namespace", "module"])?;
             // Outer first: by start line, the longer first.
             scopes.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
             by_file.insert(h.path.as_str(), scopes);
