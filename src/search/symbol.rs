@@ -527,6 +527,35 @@ pub fn find_symbols(
         };
         return find_symbols(store, root, &q);
     }
+    // C's forward typedef (`typedef struct ngx_command_s ngx_command_t;`
+    // in nginx's `ngx_core.h`, glib's `typedef struct _GList GList;`)
+    // names a struct defined elsewhere: that definition, with its body,
+    // answers the name too, before the one-line typedef
+    // ([`is_declaration`]).
+    if q.mode != MatchMode::Fuzzy {
+        let mut tags: Vec<String> = hits
+            .iter()
+            .filter(|h| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive))
+            .filter_map(forward_typedef_tag)
+            .map(str::to_string)
+            .collect();
+        tags.sort();
+        tags.dedup();
+        for tag in &tags {
+            for row in store.symbol_rows(tag, NameMatch::Exact, TYPEDEF_TAGS_READ)? {
+                let h = row_to_hit(row, MatchKind::Exact);
+                if matches!(h.kind.as_str(), "struct" | "union" | "enum")
+                    && h.end_line > h.start_line
+                    && wanted(&h)
+                    && !hits
+                        .iter()
+                        .any(|o| o.path == h.path && o.start_line == h.start_line)
+                {
+                    hits.push(h);
+                }
+            }
+        }
+    }
     hits.sort_by_cached_key(hit_order);
     let total = hits.len();
     hits.truncate(q.limit);
@@ -844,12 +873,40 @@ fn module_names(path: &str) -> impl Iterator<Item = &str> {
     [stem, dir].into_iter().filter(|m| !m.is_empty())
 }
 
-/// A C/C++ prototype or other body-less declaration (`void f(void);`):
-/// ranked after the definition with a body.
+/// A C/C++ prototype or other body-less declaration (`void f(void);`,
+/// a forward typedef): ranked after the definition with a body.
 fn is_declaration(h: &SymbolHit) -> bool {
-    h.start_line == h.end_line
+    (h.start_line == h.end_line
         && h.signature.trim_end().ends_with(';')
-        && matches!(h.kind.as_str(), "function" | "method")
+        && matches!(h.kind.as_str(), "function" | "method"))
+        || forward_typedef_tag(h).is_some()
+}
+
+/// Definitions of a forward typedef's struct read at most.
+const TYPEDEF_TAGS_READ: usize = 64;
+
+/// The struct, union or enum tag a one-line C/C++ typedef names without
+/// defining it: `ngx_command_s` for `typedef struct ngx_command_s
+/// ngx_command_t;`, `_GList` for `typedef struct _GList *GListPtr;`.
+/// Not when the typedef gives the tag's own name (`typedef struct foo
+/// foo;`: the struct is an exact hit already).
+fn forward_typedef_tag(h: &SymbolHit) -> Option<&str> {
+    if h.kind != "type" || h.start_line != h.end_line || !matches!(h.lang.as_str(), "c" | "cpp") {
+        return None;
+    }
+    let rest = h.signature.trim().strip_prefix("typedef")?;
+    let rest = rest.trim_end().strip_suffix(';')?;
+    let mut words = rest.split_whitespace();
+    if !matches!(words.next()?, "struct" | "union" | "enum") {
+        return None;
+    }
+    let tag = words.next()?;
+    let alias: String = words.collect::<Vec<_>>().concat();
+    let alias = alias.trim_start_matches('*');
+    (alias == h.name
+        && tag != h.name
+        && tag.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric()))
+    .then_some(tag)
 }
 
 /// The order of a search's hits, best first: how the name matched, the

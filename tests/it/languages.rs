@@ -650,6 +650,57 @@ fn a_qualified_ocaml_name_finds_the_file_module_definition_beside_its_specificat
     assert_eq!(paths, ["src/monad.ml", "src/monad_intf.ml"], "{v}");
 }
 
+/// C's forward typedef idiom (nginx, libuv, glib): the one-line
+/// `typedef struct ngx_command_s ngx_command_t;` in a core header names a
+/// struct whose body lies in another header. The name answers with that
+/// body first, the typedef after it, through `symbol` and hybrid search.
+#[test]
+fn a_forward_typedef_answers_with_the_struct_it_names_first() {
+    let p = Project::new();
+    p.write(
+        "src/core/ngx_core.h",
+        "#ifndef NGX_CORE_H\n#define NGX_CORE_H\n\n\
+         typedef struct ngx_module_s   ngx_module_t;\n\
+         typedef struct ngx_command_s  ngx_command_t;\n\n#endif\n",
+    );
+    p.write(
+        "src/core/ngx_conf_file.h",
+        "#include \"ngx_core.h\"\n\n\
+         struct ngx_command_s {\n    ngx_str_t  name;\n    ngx_uint_t type;\n\
+         char *(*set)(ngx_conf_t *cf, ngx_command_t *cmd, void *conf);\n};\n",
+    );
+    p.write(
+        "src/http/ngx_http_core_module.c",
+        "static ngx_command_t  ngx_http_core_commands[] = {\n    ngx_null_command\n};\n\n\
+         static char *ngx_http_core_root(ngx_conf_t *cf, ngx_command_t *cmd, void *conf) {\n\
+         \x20   return NGX_CONF_OK;\n}\n",
+    );
+    p.json(&["index"]);
+    let v = p.json(&["symbol", "ngx_command_t"]);
+    let found: Vec<(&str, &str)> = v["hits"]
+        .as_array()
+        .map(|hits| {
+            hits.iter()
+                .filter_map(|h| Some((h["path"].as_str()?, h["name"].as_str()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        found,
+        [
+            ("src/core/ngx_conf_file.h", "ngx_command_s"),
+            ("src/core/ngx_core.h", "ngx_command_t")
+        ],
+        "{v}"
+    );
+    let v = p.json(&["search", "ngx_command_t"]);
+    assert_eq!(
+        v["hits"][0]["path"].as_str(),
+        Some("src/core/ngx_conf_file.h"),
+        "{v}"
+    );
+}
+
 /// A Bison grammar is indexed and searched like code, and the C Bison
 /// made of it ranks after it: a question in the grammar's words finds
 /// `parser.y` first, `parser.c` behind it (it repeats the rules twice and
