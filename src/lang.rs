@@ -118,7 +118,9 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
         "m" | "mm" => Lang::ObjC,
         "erl" | "hrl" => Lang::Erlang,
         // Interfaces too: `extract` reads them with the interface dialect.
-        "ml" | "mli" => Lang::OCaml,
+        // Batteries' `.mlv`/`.mliv` are OCaml with optcomp version lines
+        // (`##V>=4.07##`), which the grammar reads past.
+        "ml" | "mli" | "mlv" | "mliv" => Lang::OCaml,
         "jl" => Lang::Julia,
         "r" => Lang::R,
         "html" | "htm" | "css" | "scss" | "sass" | "less" | "json" | "yaml" | "yml" | "toml"
@@ -156,8 +158,9 @@ fn lang_for_extension(ext: &str) -> Option<Lang> {
 /// extensions (lowercase, without the dot). Their files are
 /// [`Lang::OtherCode`].
 pub const HEURISTIC_LANGS: &[(&str, &[&str])] = &[
-    // Perl's tests are `t/*.t` (Test::More scripts).
-    ("perl", &["pl", "pm", "t"]),
+    // Perl's tests are `t/*.t` (Test::More scripts); Git's own programs
+    // are `*.perl` (`git-send-email.perl`), Plack's applications `*.psgi`.
+    ("perl", &["pl", "pm", "t", "perl", "psgi"]),
     ("dart", &["dart"]),
     ("nim", &["nim"]),
     ("proto", &["proto"]),
@@ -608,10 +611,18 @@ pub fn grammar_for_path(lang: Lang, path: &str) -> Option<&'static Grammar> {
     grammar(lang)
 }
 
-/// Whether `path` is an OCaml interface (`.mli`).
-fn is_ocaml_interface(path: &str) -> bool {
+/// Whether `path` is an OCaml interface (`.mli`, Batteries' `.mliv`).
+pub fn is_ocaml_interface(path: &str) -> bool {
     path.rsplit_once('.')
-        .is_some_and(|(_, ext)| ext.eq_ignore_ascii_case("mli"))
+        .is_some_and(|(_, ext)| matches!(ext, "mli" | "mliv"))
+}
+
+/// Whether `path` is OCaml source, an implementation or an interface
+/// (`.ml`, `.mli`, Batteries' `.mlv`, `.mliv`): a module of its file's
+/// name.
+pub fn is_ocaml_path(path: &str) -> bool {
+    path.rsplit_once('.')
+        .is_some_and(|(_, ext)| matches!(ext, "ml" | "mli" | "mlv" | "mliv"))
 }
 
 /// The slot after every language's own: OCaml's interface dialect.
@@ -848,6 +859,15 @@ mod tests {
         }
         assert_eq!(d("lib/Readme.pm"), Some(Lang::OtherCode));
         assert_eq!(d("t/attributes/trigger.t"), Some(Lang::OtherCode));
+        for perl in ["git-send-email.perl", "eg/dot-psgi/Hello.psgi"] {
+            assert_eq!(d(perl), Some(Lang::OtherCode), "{perl}");
+            assert_eq!(heuristic_lang(perl), Some("perl"), "{perl}");
+        }
+        // Batteries' optcomp sources are OCaml, `.mliv` an interface.
+        for ml in ["src/batInnerIO.mlv", "src/batList.mliv", "x.ml", "x.mli"] {
+            assert_eq!(d(ml), Some(Lang::OCaml), "{ml}");
+        }
+        assert!(is_ocaml_interface("src/batList.mliv") && !is_ocaml_interface("src/batIO.mlv"));
         // Templates configure fills in are code of their inner extension.
         assert_eq!(d("lib/curl_config.h.in"), Some(Lang::C));
         assert_eq!(d("src/Version.java.in"), Some(Lang::Java));

@@ -4195,7 +4195,7 @@ fn module_keys(path: &str) -> Vec<String> {
     }
     // An OCaml file is the module of its capitalised name: `lwt_mutex.ml`
     // is `Lwt_mutex`, which is how callers qualify its values.
-    let ocaml = [".ml", ".mli"].iter().any(|e| path.ends_with(e));
+    let ocaml = crate::lang::is_ocaml_path(path);
     if ocaml {
         let mut chars = stem.chars();
         if let Some(first) = chars.next().filter(char::is_ascii_lowercase) {

@@ -2948,7 +2948,7 @@ fn reorder_by_evidence(
             // a question lists beside its `.ml` (session 92: files NDCG@10
             // tune / holdout +.0008 / −.0004 that way, +.0006 / +.0001
             // this way; blind h16's lwt .614 → .66; check has no OCaml).
-            let interface = p.ends_with(".mli");
+            let interface = crate::lang::is_ocaml_interface(p);
             if generated.contains(p)
                 || crate::search::is_type_declaration(p)
                 || types_only

@@ -787,7 +787,7 @@ fn signature_specs(
     let mut interfaces: HashMap<&str, Vec<(u32, u32, String)>> = HashMap::new();
     let mut out = Vec::with_capacity(hits.len());
     for h in hits {
-        let ocaml = h.path.ends_with(".ml") || h.path.ends_with(".mli");
+        let ocaml = crate::lang::is_ocaml_path(&h.path);
         let Some(container) = h.container.as_deref().filter(|_| ocaml && contained(h)) else {
             out.push(false);
             continue;
@@ -922,6 +922,8 @@ fn hit_order(h: &SymbolHit) -> impl Ord + use<> {
             is_declaration(h),
             is_build_output(&h.path),
             is_type_declaration(&h.path),
+            // An OCaml interface's `val` after the `let` defining it.
+            crate::lang::is_ocaml_interface(&h.path),
             is_test_path(&h.path),
             is_secondary_path(&h.path),
             std::cmp::Reverse(is_named_after(&h.path, &h.name)),

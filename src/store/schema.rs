@@ -393,10 +393,14 @@
 //!   value wraps a function literal in calls (`const Box = forwardRef((p,
 //!   ref) => {…})`) is a function, chunked under its name. An older
 //!   index's rows are rebuilt by the next index run (its vectors kept).
+//! - 82: same tables; rows change: Git's `*.perl` programs and Plack's
+//!   `*.psgi` applications are Perl, Batteries' `*.mlv`/`*.mliv` OCaml
+//!   (unindexed before). An older index's rows are rebuilt by the next
+//!   index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 81;
+pub const SCHEMA_VERSION: i64 = 82;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -408,7 +412,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 81;
+const SAME_ROWS_SINCE: i64 = 82;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
