@@ -3281,6 +3281,9 @@ setClass("Shape", representation(name = "character"))
 setGeneric("area", function(shape) standardGeneric("area"))
 setMethod("area", "Shape", function(shape) 0)
 MAX_SIZE <- 10
+ScaleContinuous <- ggproto("ScaleContinuous", Scale,
+  map = function(self, x) x
+)
 "#;
 
 #[test]
@@ -3298,6 +3301,8 @@ fn r_definitions_come_from_its_grammar() {
             s("area", "function", "", 16, 16),
             s("area", "method", "", 17, 17),
             s("MAX_SIZE", "constant", "", 18, 18),
+            s("ScaleContinuous", "class", "", 19, 21),
+            s("map", "method", "ScaleContinuous", 20, 20),
         ]
     );
     // The roxygen block is `render`'s; calls are references.

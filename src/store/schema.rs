@@ -397,10 +397,14 @@
 //!   `*.psgi` applications are Perl, Batteries' `*.mlv`/`*.mliv` OCaml
 //!   (unindexed before). An older index's rows are rebuilt by the next
 //!   index run (its vectors kept).
+//! - 83: same tables; rows change: an R name assigned a ggplot2 `ggproto`
+//!   object (`ScaleContinuous <- ggproto("ScaleContinuous", Scale, …)`) is
+//!   a class, its function members its methods. An older index's rows are
+//!   rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 82;
+pub const SCHEMA_VERSION: i64 = 83;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -412,7 +416,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 82;
+const SAME_ROWS_SINCE: i64 = 83;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

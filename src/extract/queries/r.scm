@@ -1,8 +1,9 @@
 ; repo-search's additions to tree-sitter-r's tags query: functions assigned
 ; with `<<-`, methods written as a call's named argument (`name = function`:
 ; R6's `public = list(…)`, ggproto objects, as the line heuristic read
-; them), classes made by `R6Class`/`setRefClass` and assigned to a
-; name, S4 classes (`setClass("Name", …)`), generics (`setGeneric`) and
+; them), classes made by `R6Class`/`setRefClass` or ggplot2's `ggproto`
+; (`ScaleContinuous <- ggproto("ScaleContinuous", Scale, …)`) and assigned
+; to a name, S4 classes (`setClass("Name", …)`), generics (`setGeneric`) and
 ; methods (`setMethod("name", …)`), and top-level constants.
 
 (binary_operator
@@ -19,7 +20,7 @@
   operator: ["<-" "="]
   rhs: (call
     function: [(identifier) @_ctor (namespace_operator rhs: (identifier) @_ctor)])
-  (#any-of? @_ctor "R6Class" "setRefClass")) @definition.class
+  (#any-of? @_ctor "R6Class" "setRefClass" "ggproto")) @definition.class
 
 (call
   function: (identifier) @_ctor
