@@ -4253,6 +4253,11 @@ mod tests {
         assert_eq!(asked_name("#ssh_msg_kexinit{}"), "ssh_msg_kexinit");
         assert_eq!(asked_name("#state{pid=P}"), "state");
         assert_eq!(asked_name("#{}"), "#{}");
+        // An Erlang macro as used names the macro; a lone `?` stays.
+        assert_eq!(asked_name("?MODULE"), "MODULE");
+        assert_eq!(asked_name("?__(Key,Str)"), "__");
+        assert_eq!(asked_name("?"), "?");
+        assert_eq!(asked_name("empty?"), "empty?");
         assert_eq!(asked_name("LruCache<TKey, TValue>"), "LruCache");
         assert_eq!(asked_name("Set<T>.Find"), "Set.Find");
         // Type arguments with spaces stay with their name.

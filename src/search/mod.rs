@@ -1456,7 +1456,7 @@ pub(crate) fn asked_name(w: &str) -> std::borrow::Cow<'_, str> {
 /// and classes, `get_(user|admin)`, `foo[0-9]`, keep their shape). A
 /// decorator or annotation as written, `@login_required`, `@Override`,
 /// `@app.route(...)` → the name it applies. An Erlang record,
-/// `#state{}` → `state`.
+/// `#state{}` → `state`; an Erlang macro as used, `?MODULE` → `MODULE`.
 fn asked_name_as_written(w: &str) -> &str {
     let word = crate::text::is_plain_name;
     // Erlang's record notation: `#state{}`, `#ssh_msg_kexinit{cookie = C}`.
@@ -1467,7 +1467,9 @@ fn asked_name_as_written(w: &str) -> &str {
     {
         return &rest[..open];
     }
-    let w = match w.strip_prefix('@') {
+    // An annotation's `@`, and Erlang's `?` before a macro it uses
+    // (`?MODULE`, `?__(Key,Str)`: the macro `-define(__(Key,Str), …)`).
+    let w = match w.strip_prefix(['@', '?']) {
         Some(rest) if rest.starts_with(|c: char| c.is_alphabetic() || c == '_') => rest,
         _ => w,
     };
