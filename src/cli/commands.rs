@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::Found;
 use super::args::*;
-use super::project::{overrides, run_index, service};
+use super::project::{embed_here, overrides, run_index, service};
 use super::render;
 use crate::error::{ErrorCode, UserError};
 use crate::history::{BlameRequest, HistoryRequest};
@@ -159,15 +159,20 @@ fn cmd_index(a: IndexArgs) -> Result<Found> {
         no_wait: a.no_wait,
         only,
     };
-    let summary = run_index(&svc, &opts, quiet)?;
+    let (summary, by_daemon) = run_index(&svc, &opts, quiet)?;
     // Symbols and BM25 are committed: embeddings are a second phase.
     let embed = if a.no_embed {
         Vec::new()
     } else {
         // A missing model is fetched first (unless offline), so the first
-        // `index` ends with semantic search working.
+        // `index` ends with semantic search working (the daemon's too: it
+        // never downloads).
         super::embed::fetch_missing_models(&svc, &a.embed_tier, a.offline, quiet)?;
-        super::embed::run_embed_phase(&svc, &a.embed_tier, quiet)?
+        if embed_here(by_daemon, quiet) {
+            super::embed::run_embed_phase(&svc, &a.embed_tier, quiet)?
+        } else {
+            Vec::new()
+        }
     };
     if a.common.json {
         render::json(&super::embed::IndexOutput {

@@ -37,12 +37,14 @@ pub fn cmd_init(a: InitArgs) -> Result<Found> {
         }
         None
     } else {
-        let summary = run_index(&svc, &IndexOptions::default(), a.common.json)?;
+        let (summary, by_daemon) = run_index(&svc, &IndexOptions::default(), a.common.json)?;
         // Vectors too, as `repo-search index` does (missing models fetched
         // unless offline: the MCP server never downloads; fast tier; the
         // full tier when it is quick, else in the background).
         super::embed::fetch_missing_models(&svc, "auto", false, a.common.json)?;
-        super::embed::run_embed_phase(&svc, "auto", a.common.json)?;
+        if super::project::embed_here(by_daemon, a.common.json) {
+            super::embed::run_embed_phase(&svc, "auto", a.common.json)?;
+        }
         Some(summary)
     };
 

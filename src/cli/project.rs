@@ -82,8 +82,14 @@ pub(crate) fn observer(quiet: bool) -> crate::service::Observer {
 }
 
 /// Builds or updates the index through the service (handed to the daemon
-/// when it watches the project), saying so when the daemon did it.
-pub(crate) fn run_index(svc: &Service, opts: &IndexOptions, quiet: bool) -> Result<IndexSummary> {
+/// when it watches the project), saying so when the daemon did it. Whether
+/// the daemon did is `true` in the answer: its vectors are then the
+/// daemon's to compute ([`embed_here`]).
+pub(crate) fn run_index(
+    svc: &Service,
+    opts: &IndexOptions,
+    quiet: bool,
+) -> Result<(IndexSummary, bool)> {
     let job = IndexJob {
         opts: opts.clone(),
         register: true,
@@ -109,7 +115,20 @@ pub(crate) fn run_index(svc: &Service, opts: &IndexOptions, quiet: bool) -> Resu
             );
         }
     }
-    Ok(run.summary)
+    Ok((run.summary, run.by == IndexedBy::Daemon))
+}
+
+/// Whether `index`/`init` compute vectors themselves after an index run:
+/// not when the daemon ran it. The daemon embeds what its run changed in
+/// the background and holds the writer lock meanwhile, so embedding here
+/// would only wait for it (minutes on a large project), saying nothing.
+pub(crate) fn embed_here(by_daemon: bool, quiet: bool) -> bool {
+    if by_daemon && !quiet {
+        eprintln!(
+            "note: repo-search-daemon computes the vectors in the background; `repo-search status` shows how far it is"
+        );
+    }
+    !by_daemon
 }
 
 /// A progress bar on stderr drawn with `template` when stderr is a terminal

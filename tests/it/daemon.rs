@@ -534,11 +534,19 @@ fn index_asks_the_daemon_when_it_watches_the_project() {
     let r = rs(&p, home, &["index"]);
     assert_eq!(r.code(), 0, "{r}");
     assert!(r.stderr().contains("indexed by repo-search-daemon"), "{r}");
+    // Its vectors are the daemon's to compute: `index` does not wait for
+    // the writer lock the daemon holds meanwhile.
+    assert!(
+        r.stderr()
+            .contains("repo-search-daemon computes the vectors in the background"),
+        "{r}"
+    );
     assert!(r.stdout().starts_with("indexed 3 files"), "{r}");
     let r = rs(&p, home, &["index", "--json"]);
     assert_eq!(r.code(), 0, "{r}");
     let v: Value = serde_json::from_str(&r.stdout()).expect("summary JSON");
     assert_eq!(v["files"], 3, "{v}");
+    assert!(v.get("embed").is_none(), "{v}");
     assert_eq!(defined_in(&p, home, "extra_fn"), ["src/extra.py"]);
     drop(d);
     let r = rs(&p, home, &["index"]);
