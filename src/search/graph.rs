@@ -190,6 +190,12 @@ fn c_verdict(r: &GraphRef, target: &GraphDef, top: &[&GraphDef]) -> Verdict {
     }
 }
 
+/// Whether code in language `from` can reach a definition in `to`: the
+/// same language, or one of its [`lang_family`].
+fn sees(from: &str, to: &str) -> bool {
+    from == to || lang_family(from).contains(&to)
+}
+
 /// Languages that see each other's definitions (for the word scan).
 fn lang_family(lang: &str) -> &'static [&'static str] {
     match lang {
@@ -2599,6 +2605,11 @@ impl<'a> Graph<'a> {
     }
 
     fn verdict(&mut self, r: &GraphRef, t: &TargetInfo) -> Result<Verdict> {
+        // A C++ call never reaches a Go method of the same name
+        // (FlatBuffers' `builder.Finish()` and `go/builder.go`).
+        if !sees(&r.lang, &t.def.lang) {
+            return Ok(Verdict::Other);
+        }
         let name = t.def.name.as_str();
         let q = r.qualifier.as_deref();
         if let Some(class) = &t.class {

@@ -583,6 +583,42 @@ fn c_calls_resolve_through_header_prototypes_and_past_static_namesakes() {
     assert!(to.contains(&"dictAdd resolved".to_string()), "{v}");
 }
 
+/// A call resolves only to a definition its language can reach: a C++
+/// `builder.Finish()` on a local `Builder` is not a call of the Go
+/// method `Builder.Finish` (FlatBuffers keeps both side by side).
+#[test]
+fn a_call_never_resolves_to_another_languages_definition() {
+    let p = Project::new();
+    p.write(
+        "go/builder.go",
+        "package fb\n\ntype Builder struct{}\n\nfunc (b *Builder) Finish() {}\n\nfunc Use() {\n\tb := &Builder{}\n\tb.Finish()\n}\n",
+    );
+    p.write(
+        "src/save.cpp",
+        "void Save() {\n  flexbuffers::Builder builder;\n  builder.Finish();\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "Builder.Finish"]),
+        ["go/builder.go:9 resolved"]
+    );
+    let v = p.json(&["callees", "Save"]);
+    let to: Vec<String> = v["edges"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["to"].as_str().unwrap_or(""),
+                e["resolution"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(to, ["Finish name_only"], "{v}");
+}
+
 /// Calls inside a macro are tokens to the grammar: callers finds them by
 /// the `(` after the name (Rust macro arguments, a C `#define`'s body),
 /// and only calls (a function named without one stays out).
