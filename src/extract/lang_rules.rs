@@ -959,7 +959,9 @@ fn is_macro_name(word: &[u8]) -> bool {
 /// SPDLOG_NOEXCEPT {`, `void Get() EXCLUSIVE_LOCKS_REQUIRED(mu_);`), where
 /// the definition was lost, and before a constructor defined outside its
 /// class (`SPDLOG_INLINE logger::logger(const logger &other) : name_(…)`),
-/// which read as variables named after its member initializers. Each such
+/// which read as variables named after its member initializers, and after
+/// a class's name (`class Verifier FLATBUFFERS_FINAL_CLASS {`), where the
+/// class was lost. Each such
 /// macro (with its parenthesised arguments) is blanked: after a `)`, one
 /// or more of them among `const`/`override`/`final`/`noexcept` up to a
 /// `{`, `;`, `=`, `->` or a constructor's `:`; at the start of a line, one
@@ -1044,6 +1046,29 @@ pub(crate) fn specifier_macros(source: &str) -> Option<String> {
             let word = scan.word_at(at);
             let name_at = at + word.len();
             let after = scan.skip_space(name_at);
+            if matches!(word, b"class" | b"struct" | b"union") {
+                // A macro after a class's name (FlatBuffers' `class Verifier
+                // FLATBUFFERS_FINAL_CLASS {`), where the grammar lost the
+                // class and read its members as the namespace's functions.
+                let name = scan.word_at(after);
+                let macro_at = scan.skip_space(after + name.len());
+                let mac = scan.word_at(macro_at);
+                let next = scan.skip_space(macro_at + mac.len());
+                let rest = &bytes[next.min(bytes.len())..];
+                if !name.is_empty()
+                    && !is_macro_name(name)
+                    && macro_at > after + name.len()
+                    && is_macro_name(mac)
+                    && (rest.starts_with(b"{")
+                        || (rest.starts_with(b":") && !rest.starts_with(b"::"))
+                        || scan.word_at(next) == b"final")
+                {
+                    blanks.push((macro_at, macro_at + mac.len()));
+                }
+                at = name_at;
+                line_start = false;
+                continue;
+            }
             if is_macro_name(word) && bytes.get(after) == Some(&b'{') {
                 // A statement macro before its block (Catch2's `CATCH_TRY {
                 // … } CATCH_CATCH_ALL { … }`), whose misreading closed the
