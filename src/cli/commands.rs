@@ -288,6 +288,14 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
         offset: a.offset as usize,
     };
     let result = svc.require(svc.symbols(&req)?)?;
+    // Names spelled like it stand in for one that is defined nowhere ("did
+    // you mean"): shown, but nothing was found unless fuzzy was asked for.
+    let spelled_like = mode != MatchMode::Fuzzy
+        && !result.hits.is_empty()
+        && result
+            .hits
+            .iter()
+            .all(|h| h.match_kind == crate::search::symbol::MatchKind::Fuzzy);
     if a.common.json {
         render::json(&result)?;
     } else {
@@ -295,12 +303,14 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
         render::redacted_note(result.redacted)?;
         if result.total == 0 {
             render::no_symbol_note(&a.name)?;
+        } else if spelled_like {
+            render::spelled_like_note(&a.name)?;
         }
         if let Some(q) = &result.unplaced_qualifier {
             render::unplaced_qualifier_note(&a.name, q)?;
         }
     }
-    Ok(found(!result.hits.is_empty()))
+    Ok(found(!result.hits.is_empty() && !spelled_like))
 }
 
 fn cmd_refs(a: RefsArgs) -> Result<Found> {

@@ -14,7 +14,7 @@ use crate::search::graph::{GraphResult, Resolution};
 use crate::search::hybrid::AlsoSpan;
 use crate::search::keyword::{FileLines, KeywordMatch, KeywordResult, LineView, Viewed};
 use crate::search::read::ReadResult;
-use crate::search::symbol::{OutlineItem, RefResult, SymbolResult};
+use crate::search::symbol::{MatchKind, OutlineItem, RefResult, SymbolResult};
 use crate::search::{BEST_LINE_CHARS, arm_short_name, best_lines};
 use crate::service::SearchAnswer;
 use crate::service::context::Context;
@@ -297,9 +297,16 @@ pub fn symbols(r: &SymbolResult, offset: usize) -> Result<()> {
                 Some(c) => format!("{c}::{}", h.name),
                 None => h.name.clone(),
             };
+            // A name matched other than exactly says how (as on MCP).
+            let how = match h.match_kind {
+                MatchKind::Exact => "",
+                MatchKind::CaseInsensitive => "  (case-insensitive)",
+                MatchKind::Prefix => "  (prefix)",
+                MatchKind::Fuzzy => "  (fuzzy)",
+            };
             writeln!(
                 out,
-                "{}:{}:{}  {} {}  [{}-{}]",
+                "{}:{}:{}  {} {}  [{}-{}]{how}",
                 h.path, h.line, h.column, h.kind, name, h.start_line, h.end_line
             )?;
             writeln!(out, "    {}", h.signature)?;
@@ -847,6 +854,16 @@ pub fn search_json(r: &SearchAnswer) -> Result<()> {
 
 /// On stderr when `symbol` found nothing (stdout stays empty, exit 1, as
 /// `rg` does), what to try next, as MCP's `find_symbol` hints it.
+/// On stderr when `symbol` found no definition of the name, only names
+/// spelled like it ("did you mean"): the command then exits 1.
+pub fn spelled_like_note(name: &str) -> Result<()> {
+    writeln!(
+        io::stderr(),
+        "no definition named `{name}` in the index; names spelled like it are listed (fuzzy)"
+    )?;
+    Ok(())
+}
+
 pub fn no_symbol_note(name: &str) -> Result<()> {
     writeln!(
         io::stderr(),

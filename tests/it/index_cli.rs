@@ -982,6 +982,17 @@ fn fuzzy_matches_fill_only_for_an_unknown_name() {
     let v = p.json(&["symbol", "parse_cnfig"]);
     assert_eq!(v["hits"][0]["name"], "parse_config", "{v}");
     assert_eq!(v["hits"][0]["match"], "fuzzy", "{v}");
+    // Said so in the text too, and nothing was found (exit 1), unless the
+    // fuzzy matches were asked for.
+    let r = p.run(&["symbol", "parse_cnfig"]);
+    assert_eq!(r.code(), 1, "{r}");
+    assert!(
+        r.stdout().contains("parse_config") && r.stdout().contains("(fuzzy)"),
+        "{r}"
+    );
+    assert!(r.stderr().contains("names spelled like it"), "{r}");
+    let r = p.run(&["symbol", "parse_cnfig", "--fuzzy"]);
+    assert_eq!(r.code(), 0, "{r}");
 }
 
 /// A name query's hit on the definition it names shows the definition's
