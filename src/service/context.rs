@@ -328,18 +328,22 @@ fn span(r: &SymbolRow) -> SymbolSpan {
 /// The top-level definitions and their members (`rows` sorted by start,
 /// longest first), at most [`OUTLINE_MAX`]: when there are more, those
 /// starting nearest `line`, still in source order. Also the count of all.
+/// A namespace or module around them adds no level: a PHP or C++ class in
+/// its namespace shows its members too.
 fn outline_digest(rows: &[SymbolRow], line: u32) -> (Vec<OutlineEntry>, usize) {
-    let mut open: Vec<(u32, u32)> = Vec::new();
+    // Each open definition's span, and whether it counts as a level.
+    let mut open: Vec<(u32, u32, bool)> = Vec::new();
     let mut all: Vec<OutlineEntry> = Vec::new();
     for r in rows {
         while open
             .last()
-            .is_some_and(|&(s, e)| !(r.start_line >= s && r.end_line <= e))
+            .is_some_and(|&(s, e, _)| !(r.start_line >= s && r.end_line <= e))
         {
             open.pop();
         }
-        let depth = open.len() as u32;
-        open.push((r.start_line, r.end_line));
+        let depth = open.iter().filter(|o| o.2).count() as u32;
+        let level = !matches!(r.kind.as_str(), "namespace" | "module");
+        open.push((r.start_line, r.end_line, level));
         if depth <= 1 {
             all.push(OutlineEntry {
                 name: r.name.clone(),
@@ -488,6 +492,20 @@ mod tests {
         let names: Vec<&str> = o.iter().map(|e| e.qualified.as_str()).collect();
         assert_eq!(names, ["A", "A.m", "B"]);
         assert_eq!(o[1].depth, 1);
+
+        // A namespace adds no level (PHPUnit's `TestResult.php`).
+        let mut ns = row("PHPUnit\\Framework", None, 1, 30);
+        ns.kind = "namespace".into();
+        let rows = vec![
+            ns,
+            row("TestResult", Some("PHPUnit\\Framework"), 3, 30),
+            row("run", Some("TestResult"), 5, 20),
+            row("inner", Some("run"), 6, 8),
+        ];
+        let (o, total) = outline_digest(&rows, 1);
+        assert_eq!(total, 3);
+        let names: Vec<&str> = o.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["PHPUnit\\Framework", "TestResult", "run"]);
 
         let many: Vec<SymbolRow> = (0..100)
             .map(|i| row(&format!("f{i}"), None, i * 3 + 1, i * 3 + 2))
