@@ -103,7 +103,7 @@ pub fn resolve_in_root(root: &Path, input: &str) -> Result<ProjectPath> {
         Ok(p) => p,
         Err(_) => {
             return Err(UserError::with_code(ErrorCode::NotFound, format!("no such file: `{input}`"))
-                .hint("paths are relative to the project root; `repo-search keyword -g GLOB .` lists matching files")
+                .hint("paths are relative to the project root; `repo-search search FILE_NAME` finds a file by its name")
                 .agent("paths are relative to the project root; use find_symbol or search_keyword with a glob to find the right path")
                 .into());
         }

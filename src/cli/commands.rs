@@ -119,6 +119,14 @@ fn cmd_history(a: HistoryArgs) -> Result<Found> {
     } else {
         render::history(&r, a.detail)?;
         render::redacted_note(r.redacted)?;
+        if r.commits.is_empty() {
+            let since = a
+                .since
+                .as_deref()
+                .map(|s| format!(" since {s}"))
+                .unwrap_or_default();
+            eprintln!("no commit changed `{}`{since}", a.target);
+        }
     }
     Ok(found(!r.commits.is_empty()))
 }

@@ -205,7 +205,7 @@ impl ToolName {
                  `since` keeps commits from a date on. Reads the committed history (HEAD), not uncommitted edits."
             }
             ToolName::Blame => {
-                "For each line of start_line..end_line of a file (as last committed), the git commit that last changed it: short hash, author, \
+                "For each line of a file (as last committed; start_line..end_line, by default its first 500 lines), the git commit that last changed it: short hash, author, \
                  ISO 8601 date, the commit's summary, and the line's text; lines grouped by commit. Use it for \"why is this line like this\", \
                  then file_history with detail: true for the whole message. At most 500 lines per call."
             }
@@ -968,9 +968,8 @@ const BLAME: &[Param] = &[
             max: 100_000_000,
             default: None,
         },
-        "First line (1-based).",
-    )
-    .required(),
+        "First line (1-based); default 1.",
+    ),
     Param::new(
         "end_line",
         Kind::Int {
@@ -978,9 +977,8 @@ const BLAME: &[Param] = &[
             max: 100_000_000,
             default: None,
         },
-        "Last line (inclusive); at most 500 lines per call.",
-    )
-    .required(),
+        "Last line (inclusive); at most 500 lines per call (without it: up to 500 from start_line).",
+    ),
 ];
 
 #[derive(Debug, Deserialize)]
@@ -988,8 +986,8 @@ const BLAME: &[Param] = &[
 #[serde(deny_unknown_fields)]
 pub struct BlameArgs {
     pub path: String,
-    pub start_line: u64,
-    pub end_line: u64,
+    pub start_line: Option<u64>,
+    pub end_line: Option<u64>,
 }
 
 const INDEX_STATUS: &[Param] = &[Param::new(

@@ -60,7 +60,7 @@ pub fn read_file(root: &std::path::Path, req: &ReadRequest) -> Result<ReadResult
     let p = resolve_in_root(root, &req.path)?;
     if p.abs.is_dir() {
         return Err(UserError::new(format!("`{}` is a directory", req.path))
-            .hint("give a file path; `repo-search keyword -g GLOB .` lists files")
+            .hint("give a file path; `repo-search search FILE_NAME` finds a file by its name")
             .agent("give a file path; search_keyword with a glob lists files")
             .into());
     }

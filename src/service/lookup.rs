@@ -521,7 +521,7 @@ impl Service {
         let p = crate::paths::resolve_in_root(self.root(), path)?;
         if p.abs.is_dir() {
             return Err(UserError::new(format!("`{}` is a directory", p.rel))
-                .hint("give a file path; `repo-search keyword -g GLOB .` lists files")
+                .hint("give a file path; `repo-search search FILE_NAME` finds a file by its name")
                 .agent("give a file path; to find files use search_keyword with a glob, e.g. pattern \".\" and glob [\"src/*.rs\"]")
                 .into());
         }
@@ -532,7 +532,7 @@ impl Service {
 /// A directory where a file path was expected.
 pub(super) fn is_directory(rel: &str) -> anyhow::Error {
     UserError::new(format!("`{rel}` is a directory"))
-        .hint("give a file path; `repo-search keyword -g GLOB .` lists files")
+        .hint("give a file path; `repo-search search FILE_NAME` finds a file by its name")
         .agent("give a file path; to find files use search_keyword with a glob, e.g. pattern \".\" and glob [\"src/*.rs\"]")
         .into()
 }

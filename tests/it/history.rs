@@ -346,6 +346,9 @@ fn blame_matches_git_blame_line_by_line_and_redacts() {
         assert_eq!(g["commit"].as_str(), Some(&hash[..7]), "line {line}");
     }
     assert_eq!(v["redacted"], 1);
+    // Without a range, as the CLI: the file's first 500 lines.
+    let whole = m.ok("blame", json!({"path": "core.py"}));
+    assert_eq!(whole["lines"], v["lines"], "{whole}");
     let r = m
         .call(
             "blame",

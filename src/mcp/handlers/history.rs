@@ -70,11 +70,11 @@ pub fn file_history(svc: &Service, args: FileHistoryArgs) -> Result<Answer> {
 }
 
 pub fn blame(svc: &Service, args: BlameArgs) -> Result<Answer> {
-    check_range(Some(args.start_line), Some(args.end_line))?;
+    check_range(args.start_line, args.end_line)?;
     let req = BlameRequest {
         path: args.path,
-        start_line: Some(args.start_line),
-        end_line: Some(args.end_line),
+        start_line: args.start_line,
+        end_line: args.end_line,
     };
     let r = svc.blame(&req)?;
     let budget = BUDGET_CHARS - OVERHEAD_CHARS;
