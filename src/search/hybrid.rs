@@ -178,7 +178,7 @@ fn is_kebab(w: &str) -> bool {
 
 /// `path:line`, `path:line:column` or `path#Lline` (a path with a `/` or
 /// a `.`), as the whole query.
-fn location(q: &str) -> Option<(String, u32)> {
+pub(crate) fn location(q: &str) -> Option<(String, u32)> {
     if q.contains(char::is_whitespace) {
         return None;
     }

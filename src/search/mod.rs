@@ -1174,6 +1174,16 @@ pub fn best_lines_ranked(
     max: usize,
     width: usize,
 ) -> Vec<(u32, String)> {
+    // A location (`consumer.py:300`) names no words to look for: its
+    // snippet starts at the line asked, which is the one shown, even a
+    // lone `}` (the path's `py` had met `# pylint:` on the next line).
+    if crate::search::hybrid::location(query.trim()).is_some() {
+        return snippet
+            .lines()
+            .next()
+            .map(|l| vec![(first_line, bound_line(l.trim(), width))])
+            .unwrap_or_default();
+    }
     let stems: Vec<String> = crate::text::query_terms(query)
         .iter()
         .map(|t| crate::text::crude_stem(t).to_string())
@@ -1646,6 +1656,17 @@ mod tests {
         assert_eq!(got.len(), 1);
         assert!(got[0].1.starts_with("parse_all(") && got[0].1.chars().count() <= 21);
         assert!(best_lines("", 1, "x", 3, 160).is_empty());
+        // A location's snippet starts at the line asked: that line, even
+        // when the path's words meet a later one.
+        let at = "        p()\n    except Exception:  # pylint: disable\n";
+        assert_eq!(
+            best_lines(at, 300, "celery/worker/consumer.py:300", 3, 160),
+            [(300, "p()".to_string())]
+        );
+        assert_eq!(
+            best_lines("  }\n", 100, "vector.h:100", 3, 160),
+            [(100, "}".to_string())]
+        );
     }
 
     #[test]
