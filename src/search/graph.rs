@@ -2903,6 +2903,23 @@ impl<'a> Graph<'a> {
         })
     }
 
+    /// Is the PHP reference a property or constant (`$this->name = true`,
+    /// `$o?->name`, `self::NAME`): a member reached without a call?
+    fn php_member_read(&mut self, r: &GraphRef) -> bool {
+        self.text(r.file_id, &r.path).is_some_and(|t| {
+            let Some(line) = t.lines.get((r.line as usize).saturating_sub(1)) else {
+                return false;
+            };
+            let at = (r.col as usize).saturating_sub(1);
+            let (Some(before), Some(after)) = (line.get(..at), line.get(at + r.name.len()..))
+            else {
+                return false;
+            };
+            let member = before.ends_with("->") || before.ends_with("::");
+            member && !after.trim_start().starts_with('(')
+        })
+    }
+
     /// Is the reference written after `::` (a Java or Kotlin method
     /// reference, `this::label`, `Circle::label`)?
     fn after_method_reference(&mut self, r: &GraphRef) -> bool {
@@ -3737,6 +3754,9 @@ impl<'a> Graph<'a> {
                     && match r.lang.as_str() {
                         "java" | "kotlin" => !self.after_method_reference(&r),
                         "ruby" => !self.after_symbol_colon(&r),
+                        // `$this->name = true` is the property, not the
+                        // method of that name (PHPUnit's `TestCase`).
+                        "php" => self.php_member_read(&r),
                         _ => false,
                     }
                 {
@@ -3814,7 +3834,10 @@ impl<'a> Graph<'a> {
     /// (or the only candidate, name-only), or none in the project.
     pub fn callee(&mut self, r: &GraphRef) -> Result<(Resolution, Option<GraphDef>, usize)> {
         let defs = self.defs_named(&r.name)?;
-        let defs: Vec<GraphDef> = defs.iter().filter(|d| d.kind != "impl").cloned().collect();
+        let mut defs: Vec<GraphDef> = defs.iter().filter(|d| d.kind != "impl").cloned().collect();
+        // A call reaches a method before a field of the same name (PHP's
+        // `$this->doesNotPerformAssertions()` beside the property).
+        defs.sort_by_key(|d| matches!(d.kind.as_str(), "field" | "variable" | "constant"));
         let mut name_only = None;
         for d in &defs {
             let info = self.target_info(d)?;
@@ -4019,9 +4042,18 @@ pub fn call_graph(
     let asked = asked_name(name.trim());
     let name = asked.as_ref();
     let mut g = Graph::new(store, root);
-    let targets = g.targets(name)?;
+    let mut targets = g.targets(name)?;
     if targets.is_empty() {
         return Err(not_found(&split_qualified(name).1, None, &[]));
+    }
+    // A field named like a method beside it (PHP's `private
+    // $doesNotPerformAssertions` and `doesNotPerformAssertions()`) is not
+    // called: its reads and writes are no calls of the method.
+    if targets
+        .iter()
+        .any(|d| matches!(d.kind.as_str(), "function" | "method"))
+    {
+        targets.retain(|d| !matches!(d.kind.as_str(), "field" | "variable" | "constant"));
     }
     let mut edges: Vec<Edge> = Vec::new();
     let mut seen: HashSet<(String, u32)> = targets

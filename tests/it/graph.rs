@@ -619,6 +619,49 @@ fn a_call_never_resolves_to_another_languages_definition() {
     assert_eq!(to, ["Finish name_only"], "{v}");
 }
 
+/// A PHP property named like a method beside it is no call of it: its
+/// reads and writes (`$this->flag = true`) are not callers, and the call
+/// `$this->flag()` reaches the method, not the property (PHPUnit's
+/// `TestCase::doesNotPerformAssertions`).
+#[test]
+fn a_php_property_named_like_a_method_is_not_called() {
+    let p = Project::new();
+    p.write(
+        "src/TestCase.php",
+        "<?php\nnamespace PHPUnit\\Framework;\n\nclass TestCase\n{\n    private $flag = false;\n\n    public function expectNothing(): void\n    {\n        $this->flag = true;\n    }\n\n    public function flag(): bool\n    {\n        return $this->flag;\n    }\n\n    public function run(): void\n    {\n        if ($this->flag()) {\n            return;\n        }\n    }\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "TestCase::flag"]),
+        ["src/TestCase.php:20 resolved"]
+    );
+    let v = p.json(&["callees", "TestCase::run"]);
+    let to: Vec<String> = v["edges"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["to"].as_str().unwrap_or(""),
+                e["defined_at"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(to, ["TestCase::flag src/TestCase.php:13"], "{v}");
+    // Without a declared property, a member read is no call either.
+    p.write(
+        "src/Other.php",
+        "<?php\n\nclass Other\n{\n    public function go(): void\n    {\n        $this->ready = true;\n        $this->ready();\n    }\n\n    public function ready(): void\n    {\n    }\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "Other::ready"]),
+        ["src/Other.php:8 resolved"]
+    );
+}
+
 /// Calls inside a macro are tokens to the grammar: callers finds them by
 /// the `(` after the name (Rust macro arguments, a C `#define`'s body),
 /// and only calls (a function named without one stays out).
