@@ -361,14 +361,17 @@ pub fn find_symbols(
     // `open` is spelled right, only its container differs), which on the
     // kernel cost half a second over every name.
     let misspelled = !(defined && container.is_some());
+    // Each name spelled like it, by how closely ([`fuzzy_names`]).
+    let mut fuzzy_rank: HashMap<String, usize> = HashMap::new();
     if q.mode == MatchMode::Fuzzy
         || (q.mode == MatchMode::Auto && !named && misspelled && hits.len() < q.limit)
     {
         let names = fuzzy_names(store, &name, 50)?;
-        for n in names {
+        for (rank, n) in names.into_iter().enumerate() {
             if hits.iter().any(|h| h.name == n) {
                 continue;
             }
+            fuzzy_rank.insert(n.clone(), rank);
             let mut tier = Vec::new();
             run(
                 &n,
@@ -557,6 +560,15 @@ pub fn find_symbols(
         }
     }
     hits.sort_by_cached_key(hit_order);
+    // Names spelled like it keep the order of how closely they are
+    // (`get_queryset` for `get_qeryset` before `_get_queryset`), each
+    // name's definitions in the order above.
+    if !fuzzy_rank.is_empty() {
+        hits.sort_by_key(|h| {
+            (h.match_kind == MatchKind::Fuzzy)
+                .then(|| fuzzy_rank.get(&h.name).copied().unwrap_or(usize::MAX))
+        });
+    }
     let total = hits.len();
     hits.truncate(q.limit);
     read_signatures(root, &mut hits);
@@ -951,8 +963,21 @@ fn fuzzy_names(store: &Store, query: &str, max: usize) -> Result<Vec<String>> {
     let pattern = Pattern::parse(query, CaseMatching::Ignore, Normalization::Smart);
     let mut scored: Vec<(u32, String)> = Vec::new();
     let mut buf = Vec::new();
+    // Typos the subsequence match cannot see (`assertSaem`, swapped
+    // letters, for `assertSame`): a name of about the query's length, with
+    // its first letter, one or two edits away, ranks before those.
+    let typed = query.to_ascii_lowercase();
+    let typed = typed.as_bytes();
+    let most = if typed.len() <= 5 { 1 } else { 2 };
     store.scan_symbol_names(|name| {
-        if let Some(score) = pattern.score(Utf32Str::new(name, &mut buf), &mut matcher) {
+        let near = name.len().abs_diff(typed.len()) <= most
+            && name.as_bytes().first().map(u8::to_ascii_lowercase) == typed.first().copied();
+        let edits = near
+            .then(|| typo_distance(&name.to_ascii_lowercase().into_bytes(), typed, most))
+            .flatten();
+        if let Some(d) = edits {
+            scored.push((u32::MAX - d as u32, name.to_string()));
+        } else if let Some(score) = pattern.score(Utf32Str::new(name, &mut buf), &mut matcher) {
             scored.push((score, name.to_string()));
         }
     })?;
@@ -963,6 +988,38 @@ fn fuzzy_names(store: &Store, query: &str, max: usize) -> Result<Vec<String>> {
     });
     scored.truncate(max);
     Ok(scored.into_iter().map(|(_, n)| n).collect())
+}
+
+/// The edits (insertions, deletions, substitutions, swaps of two
+/// neighbouring letters) between `a` and `b`, when at most `most`.
+fn typo_distance(a: &[u8], b: &[u8], most: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > most {
+        return None;
+    }
+    let (n, m) = (a.len(), b.len());
+    // Three rows of the optimal-string-alignment table.
+    let mut before: Vec<usize> = vec![0; m + 1];
+    let mut last: Vec<usize> = (0..=m).collect();
+    let mut row: Vec<usize> = vec![0; m + 1];
+    for i in 1..=n {
+        row[0] = i;
+        let mut low = row[0];
+        for j in 1..=m {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (last[j] + 1).min(row[j - 1] + 1).min(last[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(before[j - 2] + 1);
+            }
+            row[j] = d;
+            low = low.min(d);
+        }
+        if low > most {
+            return None;
+        }
+        std::mem::swap(&mut before, &mut last);
+        std::mem::swap(&mut last, &mut row);
+    }
+    (last[m] <= most).then_some(last[m])
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -1245,6 +1302,18 @@ mod tests {
             end_line: e,
             children: vec![],
         }
+    }
+
+    #[test]
+    fn typo_distance_counts_swaps_as_one_edit() {
+        let d = |a: &str, b: &str, most| typo_distance(a.as_bytes(), b.as_bytes(), most);
+        assert_eq!(d("assertsame", "assertsaem", 2), Some(1));
+        assert_eq!(d("assertsame", "assertsmae", 2), Some(1));
+        assert_eq!(d("parse_config", "parse_cnfig", 2), Some(1));
+        assert_eq!(d("abc", "abc", 1), Some(0));
+        assert_eq!(d("kitten", "sitting", 2), None);
+        assert_eq!(d("kitten", "sitting", 3), Some(3));
+        assert_eq!(d("a", "abcd", 2), None);
     }
 
     #[test]
