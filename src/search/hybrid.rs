@@ -2090,8 +2090,6 @@ pub fn asks_about_recent(query: &str) -> bool {
         .any(|p| joined.contains(&format!(" {p} ")))
 }
 
-/// What the keyword arm searches for: the quoted phrases, else the last part
-/// of each identifier-like term.
 /// Whether the keyword arm may run for `query`, before the index is read
 /// (a declared name the index may confirm counts): the service looks up
 /// what changed since the index's last run, for [`HybridRequest::keyword_listing`],
@@ -2101,6 +2099,8 @@ pub fn keyword_arm_may_run(query: &str) -> bool {
     analysis.declared.is_some() || !keyword_literals(&analysis).is_empty()
 }
 
+/// What the keyword arm searches for: the quoted phrases, else the last part
+/// of each identifier-like term.
 fn keyword_literals(analysis: &Analysis) -> Vec<String> {
     if !analysis.phrases.is_empty() {
         return analysis.phrases.clone();
