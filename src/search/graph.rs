@@ -3839,15 +3839,24 @@ impl<'a> Graph<'a> {
         // `$this->doesNotPerformAssertions()` beside the property).
         defs.sort_by_key(|d| matches!(d.kind.as_str(), "field" | "variable" | "constant"));
         let mut name_only = None;
+        let mut resolved: Option<&GraphDef> = None;
         for d in &defs {
             let info = self.target_info(d)?;
             match self.verdict(r, &info)? {
-                Verdict::Resolved => {
+                // Of the definitions a call can reach, its own file's
+                // first: Kotlin's `Iterable<T>.joinToString` calls the
+                // `Iterable<T>.joinTo` beside it in `_Collections.kt`, not
+                // `Array<T>.joinTo` of the same package.
+                Verdict::Resolved if d.file_id == r.file_id => {
                     return Ok((Resolution::Resolved, Some(d.clone()), defs.len()));
                 }
+                Verdict::Resolved if resolved.is_none() => resolved = Some(d),
                 Verdict::NameOnly if name_only.is_none() => name_only = Some(d.clone()),
                 _ => {}
             }
+        }
+        if let Some(d) = resolved {
+            return Ok((Resolution::Resolved, Some(d.clone()), defs.len()));
         }
         Ok((Resolution::NameOnly, name_only, defs.len()))
     }

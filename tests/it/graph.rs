@@ -662,6 +662,29 @@ fn a_php_property_named_like_a_method_is_not_called() {
     );
 }
 
+/// Of the definitions a call can reach, one in its own file comes first:
+/// Kotlin's `Iterable<T>.joinToString` calls the `joinTo` beside it, not
+/// `Array<T>.joinTo` of the same package in another file.
+#[test]
+fn a_call_reaches_the_definition_in_its_own_file_first() {
+    let p = Project::new();
+    p.write(
+        "src/_Arrays.kt",
+        "package kotlin.collections\n\nfun <T> Array<T>.joinTo(buffer: StringBuilder): StringBuilder {\n    return buffer\n}\n",
+    );
+    p.write(
+        "src/_Collections.kt",
+        "package kotlin.collections\n\nfun <T> Iterable<T>.joinTo(buffer: StringBuilder): StringBuilder {\n    return buffer\n}\n\nfun <T> Iterable<T>.joinToString(): String {\n    return joinTo(StringBuilder()).toString()\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["callees", "joinToString"]);
+    let at: Vec<&str> = v["edges"]
+        .as_array()
+        .map(|e| e.iter().filter_map(|e| e["defined_at"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(at, ["src/_Collections.kt:3"], "{v}");
+}
+
 /// Calls inside a macro are tokens to the grammar: callers finds them by
 /// the `(` after the name (Rust macro arguments, a C `#define`'s body),
 /// and only calls (a function named without one stays out).
