@@ -3815,28 +3815,16 @@ fn cpp_specifier_macros_around_a_function_do_not_lose_it() {
     // class, its members read as the namespace's functions.
     let h = "namespace flatbuffers {\nclass Verifier FLATBUFFERS_FINAL_CLASS {\n public:\n  Verifier(const uint8_t *buf) : buf_(buf) {}\n  bool VerifyAlignment(size_t elem) const { return true; }\n\n private:\n  const uint8_t *buf_;\n};\nclass Builder FLATBUFFERS_FINAL_CLASS : public Base {\n  void Finish();\n};\n}\n";
     let x = extract("include/flatbuffers/verifier.h", h, Lang::Cpp);
-    let defs: Vec<(&str, &str, &str, u32)> = x
-        .symbols
-        .iter()
-        .map(|s| {
-            (
-                s.name.as_str(),
-                s.kind.as_str(),
-                s.container.as_deref().unwrap_or(""),
-                s.start_line,
-            )
-        })
-        .collect();
     assert_eq!(
-        defs,
+        symbols(&x),
         [
-            ("flatbuffers", "namespace", "", 1),
-            ("Verifier", "class", "flatbuffers", 2),
-            ("Verifier", "method", "Verifier", 4),
-            ("VerifyAlignment", "method", "Verifier", 5),
-            ("buf_", "field", "Verifier", 8),
-            ("Builder", "class", "flatbuffers", 10),
-            ("Finish", "method", "Builder", 11)
+            ("flatbuffers", "namespace", "", 1, 13),
+            ("Verifier", "class", "flatbuffers", 2, 9),
+            ("Verifier", "method", "Verifier", 4, 4),
+            ("VerifyAlignment", "method", "Verifier", 5, 5),
+            ("buf_", "field", "Verifier", 8, 8),
+            ("Builder", "class", "flatbuffers", 10, 12),
+            ("Finish", "method", "Builder", 11, 11)
         ],
         "{:?}",
         x.symbols

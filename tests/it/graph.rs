@@ -186,6 +186,24 @@ fn edge_list(p: &Project, args: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// A `callees` answer's edges as `to FIELD` (`resolution`, `defined_at`).
+fn callee_list(p: &Project, name: &str, field: &str) -> Vec<String> {
+    let v = p.json(&["callees", name]);
+    v["edges"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["to"].as_str().unwrap_or(""),
+                e[field].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
 fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = items
         .iter()
@@ -566,21 +584,8 @@ fn c_calls_resolve_through_header_prototypes_and_past_static_namesakes() {
         edge_list(&p, &["callers", "dictFind"]),
         ["src/cli.c:4 resolved"]
     );
-    let v = p.json(&["callees", "run"]);
-    let to: Vec<String> = v["edges"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .iter()
-        .map(|e| {
-            format!(
-                "{} {}",
-                e["to"].as_str().unwrap_or(""),
-                e["resolution"].as_str().unwrap_or("")
-            )
-        })
-        .collect();
-    assert!(to.contains(&"dictAdd resolved".to_string()), "{v}");
+    let to = callee_list(&p, "run", "resolution");
+    assert!(to.contains(&"dictAdd resolved".to_string()), "{to:?}");
 }
 
 /// A call resolves only to a definition its language can reach: a C++
@@ -602,21 +607,7 @@ fn a_call_never_resolves_to_another_languages_definition() {
         edge_list(&p, &["callers", "Builder.Finish"]),
         ["go/builder.go:9 resolved"]
     );
-    let v = p.json(&["callees", "Save"]);
-    let to: Vec<String> = v["edges"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .iter()
-        .map(|e| {
-            format!(
-                "{} {}",
-                e["to"].as_str().unwrap_or(""),
-                e["resolution"].as_str().unwrap_or("")
-            )
-        })
-        .collect();
-    assert_eq!(to, ["Finish name_only"], "{v}");
+    assert_eq!(callee_list(&p, "Save", "resolution"), ["Finish name_only"]);
 }
 
 /// A PHP property named like a method beside it is no call of it: its
@@ -635,21 +626,10 @@ fn a_php_property_named_like_a_method_is_not_called() {
         edge_list(&p, &["callers", "TestCase::flag"]),
         ["src/TestCase.php:20 resolved"]
     );
-    let v = p.json(&["callees", "TestCase::run"]);
-    let to: Vec<String> = v["edges"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .iter()
-        .map(|e| {
-            format!(
-                "{} {}",
-                e["to"].as_str().unwrap_or(""),
-                e["defined_at"].as_str().unwrap_or("")
-            )
-        })
-        .collect();
-    assert_eq!(to, ["TestCase::flag src/TestCase.php:13"], "{v}");
+    assert_eq!(
+        callee_list(&p, "TestCase::run", "defined_at"),
+        ["TestCase::flag src/TestCase.php:13"]
+    );
     // Without a declared property, a member read is no call either.
     p.write(
         "src/Other.php",
