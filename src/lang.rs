@@ -614,15 +614,18 @@ pub fn grammar_for_path(lang: Lang, path: &str) -> Option<&'static Grammar> {
 /// Whether `path` is an OCaml interface (`.mli`, Batteries' `.mliv`).
 pub fn is_ocaml_interface(path: &str) -> bool {
     path.rsplit_once('.')
-        .is_some_and(|(_, ext)| matches!(ext, "mli" | "mliv"))
+        .is_some_and(|(_, ext)| ext.eq_ignore_ascii_case("mli") || ext.eq_ignore_ascii_case("mliv"))
 }
 
 /// Whether `path` is OCaml source, an implementation or an interface
 /// (`.ml`, `.mli`, Batteries' `.mlv`, `.mliv`): a module of its file's
 /// name.
 pub fn is_ocaml_path(path: &str) -> bool {
-    path.rsplit_once('.')
-        .is_some_and(|(_, ext)| matches!(ext, "ml" | "mli" | "mlv" | "mliv"))
+    path.rsplit_once('.').is_some_and(|(_, ext)| {
+        ["ml", "mli", "mlv", "mliv"]
+            .iter()
+            .any(|e| ext.eq_ignore_ascii_case(e))
+    })
 }
 
 /// The slot after every language's own: OCaml's interface dialect.

@@ -299,10 +299,8 @@ pub fn symbols(r: &SymbolResult, offset: usize) -> Result<()> {
             };
             // A name matched other than exactly says how (as on MCP).
             let how = match h.match_kind {
-                MatchKind::Exact => "",
-                MatchKind::CaseInsensitive => "  (case-insensitive)",
-                MatchKind::Prefix => "  (prefix)",
-                MatchKind::Fuzzy => "  (fuzzy)",
+                MatchKind::Exact => String::new(),
+                m => format!("  ({})", m.as_str()),
             };
             writeln!(
                 out,

@@ -1065,11 +1065,7 @@ pub(crate) fn specifier_macros(source: &str) -> Option<String> {
                 {
                     blanks.push((macro_at, macro_at + mac.len()));
                 }
-                at = name_at;
-                line_start = false;
-                continue;
-            }
-            if is_macro_name(word) && bytes.get(after) == Some(&b'{') {
+            } else if is_macro_name(word) && bytes.get(after) == Some(&b'{') {
                 // A statement macro before its block (Catch2's `CATCH_TRY {
                 // … } CATCH_CATCH_ALL { … }`), whose misreading closed the
                 // function and its namespace early.

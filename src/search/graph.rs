@@ -2878,11 +2878,24 @@ impl<'a> Graph<'a> {
     /// Whether the text of the reference's line before it passes `test`
     /// (false when the file cannot be read).
     fn written_after(&mut self, r: &GraphRef, test: impl FnOnce(&str) -> bool) -> bool {
+        self.written_around(r, |before, _| test(before))
+    }
+
+    /// Whether the text of the reference's line before it and after its
+    /// name (`None` when the name does not fit the line) passes `test`
+    /// (false when the file cannot be read).
+    fn written_around(
+        &mut self,
+        r: &GraphRef,
+        test: impl FnOnce(&str, Option<&str>) -> bool,
+    ) -> bool {
         self.text(r.file_id, &r.path).is_some_and(|t| {
-            t.lines
-                .get((r.line as usize).saturating_sub(1))
-                .and_then(|l| l.get(..(r.col as usize).saturating_sub(1)))
-                .is_some_and(test)
+            let Some(line) = t.lines.get((r.line as usize).saturating_sub(1)) else {
+                return false;
+            };
+            let at = (r.col as usize).saturating_sub(1);
+            line.get(..at)
+                .is_some_and(|before| test(before, line.get(at + r.name.len()..)))
         })
     }
 
@@ -2906,17 +2919,9 @@ impl<'a> Graph<'a> {
     /// Is the PHP reference a property or constant (`$this->name = true`,
     /// `$o?->name`, `self::NAME`): a member reached without a call?
     fn php_member_read(&mut self, r: &GraphRef) -> bool {
-        self.text(r.file_id, &r.path).is_some_and(|t| {
-            let Some(line) = t.lines.get((r.line as usize).saturating_sub(1)) else {
-                return false;
-            };
-            let at = (r.col as usize).saturating_sub(1);
-            let (Some(before), Some(after)) = (line.get(..at), line.get(at + r.name.len()..))
-            else {
-                return false;
-            };
-            let member = before.ends_with("->") || before.ends_with("::");
-            member && !after.trim_start().starts_with('(')
+        self.written_around(r, |before, after| {
+            (before.ends_with("->") || before.ends_with("::"))
+                && after.is_some_and(|a| !a.trim_start().starts_with('('))
         })
     }
 
@@ -3837,7 +3842,7 @@ impl<'a> Graph<'a> {
         let mut defs: Vec<GraphDef> = defs.iter().filter(|d| d.kind != "impl").cloned().collect();
         // A call reaches a method before a field of the same name (PHP's
         // `$this->doesNotPerformAssertions()` beside the property).
-        defs.sort_by_key(|d| matches!(d.kind.as_str(), "field" | "variable" | "constant"));
+        defs.sort_by_key(|d| needs_scan(&d.kind));
         let mut name_only = None;
         let mut resolved: Option<&GraphDef> = None;
         for d in &defs {
@@ -4062,7 +4067,7 @@ pub fn call_graph(
         .iter()
         .any(|d| matches!(d.kind.as_str(), "function" | "method"))
     {
-        targets.retain(|d| !matches!(d.kind.as_str(), "field" | "variable" | "constant"));
+        targets.retain(|d| !needs_scan(&d.kind));
     }
     let mut edges: Vec<Edge> = Vec::new();
     let mut seen: HashSet<(String, u32)> = targets

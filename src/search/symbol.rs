@@ -55,6 +55,19 @@ pub enum MatchKind {
     Fuzzy,
 }
 
+impl MatchKind {
+    /// Its name as serialized (`case-insensitive`), which the text
+    /// answers show too.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchKind::Exact => "exact",
+            MatchKind::CaseInsensitive => "case-insensitive",
+            MatchKind::Prefix => "prefix",
+            MatchKind::Fuzzy => "fuzzy",
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct SymbolQuery {
     /// A name, optionally qualified: `parse`, `Config::parse`, `LoginView.post`.
@@ -559,16 +572,14 @@ pub fn find_symbols(
             }
         }
     }
-    hits.sort_by_cached_key(hit_order);
-    // Names spelled like it keep the order of how closely they are
-    // (`get_queryset` for `get_qeryset` before `_get_queryset`), each
-    // name's definitions in the order above.
-    if !fuzzy_rank.is_empty() {
-        hits.sort_by_key(|h| {
-            (h.match_kind == MatchKind::Fuzzy)
-                .then(|| fuzzy_rank.get(&h.name).copied().unwrap_or(usize::MAX))
-        });
-    }
+    // Names spelled like it come last, in the order of how closely they
+    // are spelled so (`get_queryset` for `get_qeryset` before
+    // `_get_queryset`), each name's definitions by `hit_order`.
+    hits.sort_by_cached_key(|h| {
+        let fuzzy = (h.match_kind == MatchKind::Fuzzy)
+            .then(|| fuzzy_rank.get(&h.name).copied().unwrap_or(usize::MAX));
+        (fuzzy, hit_order(h))
+    });
     let total = hits.len();
     hits.truncate(q.limit);
     read_signatures(root, &mut hits);

@@ -47,10 +47,7 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
         None => (Vec::new(), 0, false, 0, None),
     };
     let all = hits.into_iter().map(|h| {
-        let match_kind = serde_json::to_value(h.match_kind)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default();
+        let match_kind = h.match_kind.as_str().to_string();
         SymbolOut {
             name: h.name,
             kind: h.kind,
