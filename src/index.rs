@@ -699,7 +699,7 @@ fn sniff_script(path: &Path) -> Option<Lang> {
     if !may_be_script(path) {
         return None;
     }
-    let mut head = [0u8; crate::lang::FIRST_LINE_SCAN_BYTES];
+    let mut head = [0u8; crate::lang::SCRIPT_HEAD_BYTES];
     let mut file = crate::fs_safe::open_regular(path).ok()?;
     let mut filled = 0;
     while filled < head.len() {

@@ -274,8 +274,10 @@ pub fn may_be_script(path: &Path) -> bool {
     !has_ext && detect_lang(path).is_none()
 }
 
-/// How many bytes of a possible script [`lang_from_first_line`] needs.
-pub const FIRST_LINE_SCAN_BYTES: usize = 256;
+/// How many bytes of a possible script [`lang_from_first_line`] reads: a
+/// page, enough for the lines after a licence header when there is no
+/// `#!` line ([`reads_as_shell`]).
+pub const SCRIPT_HEAD_BYTES: usize = 4096;
 
 /// The language the first line of an extension-less script names: a `#!`
 /// line (`#!/bin/bash`, `#!/usr/bin/env python3`, `#!/usr/bin/env -S node
@@ -293,10 +295,105 @@ pub fn lang_from_first_line(head: &[u8]) -> Option<Lang> {
     if let Some(line) = first.strip_prefix("#!") {
         return lang_of_program(interpreter(line)?);
     }
-    if first.starts_with('#') {
-        return lang_of_emacs_mode(first);
+    if first.starts_with('#')
+        && let Some(lang) = lang_of_emacs_mode(first)
+    {
+        return Some(lang);
     }
-    None
+    reads_as_shell(head).then_some(Lang::Bash)
+}
+
+/// Whether the head of an extension-less file with neither a `#!` nor a
+/// mode line is shell by its lines: the scripts a build or tool sources
+/// rather than runs (nginx's `auto/feature`, `auto/modules`; Git's
+/// `mergetools/vimdiff`). Comment and blank lines do not count; of the
+/// rest, at least two must be shell statements (`if [ … ]; then`, `fi`,
+/// `case … in`, `. auto/have`, `echo`, `name () {`) and with assignments
+/// (`NGX_PREFIX=`) they must make most lines, so prose, `KEY=value` files
+/// and other languages stay out. A head cut mid-line drops that line.
+fn reads_as_shell(head: &[u8]) -> bool {
+    if head.contains(&0) {
+        return false;
+    }
+    let text = String::from_utf8_lossy(head);
+    let mut lines: Vec<&str> = text.lines().collect();
+    if head.len() == SCRIPT_HEAD_BYTES && !text.ends_with('\n') {
+        lines.pop();
+    }
+    let (mut statements, mut assignments, mut code) = (0usize, 0usize, 0usize);
+    for line in lines {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        code += 1;
+        if is_shell_statement(line) {
+            statements += 1;
+        } else if is_shell_assignment(line) {
+            assignments += 1;
+        }
+    }
+    statements >= 2 && (statements + assignments) * 2 > code
+}
+
+/// A line only shell writes this way: a keyword of its control flow, a
+/// builtin that starts a statement, or a function definition.
+fn is_shell_statement(line: &str) -> bool {
+    const WORDS: [&str; 20] = [
+        "if", "then", "elif", "else", "fi", "for", "while", "until", "do", "done", "case", "esac",
+        "echo", "export", "local", "unset", "shift", "exit", "return", "eval",
+    ];
+    // A case arm's end alone on its line (Lisp comments open with `;;`).
+    if line == ";;" {
+        return true;
+    }
+    let word = line
+        .split(|c: char| c.is_whitespace() || c == ';')
+        .next()
+        .unwrap_or("");
+    if WORDS.contains(&word) {
+        // `do` or `done` alone, `if [ … ]`, `case $x in`; prose that opens
+        // with "if" or "for" rarely ends the way shell does.
+        return match word {
+            "if" | "elif" | "while" | "until" => {
+                line.ends_with("then") || line.contains(" [ ") || line.contains(" test ")
+            }
+            "for" => line.ends_with("do") || line.contains(" in "),
+            "case" => line.ends_with(" in"),
+            "else" | "then" | "do" | "fi" | "done" | "esac" => {
+                line.len() == word.len() || line[word.len()..].starts_with([';', ' '])
+            }
+            _ => true,
+        };
+    }
+    // A here-document into a file: `cat << END >> $NGX_AUTO_CONFIG_H`.
+    if word == "cat" && line.contains(" <<") {
+        return true;
+    }
+    // `. auto/have`, `. "$MERGE_TOOLS_DIR/vimdiff"`: sourcing a file.
+    if let Some(rest) = line.strip_prefix(". ") {
+        return !rest.starts_with(' ') && !rest.is_empty();
+    }
+    // `diff_cmd () {`, `merge_cmd() {`
+    if let Some((name, rest)) = line.split_once("()") {
+        let name = name.trim_end();
+        return !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            && matches!(rest.trim(), "{" | "");
+    }
+    false
+}
+
+/// `NAME=value`, `NAME="$NAME more"`: an assignment as shell writes it,
+/// with no space before the `=`.
+fn is_shell_assignment(line: &str) -> bool {
+    line.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    })
 }
 
 fn first_line(head: &[u8]) -> Option<&str> {
@@ -999,6 +1096,47 @@ mod tests {
             (Some(Lang::Bash), None),
             "only the lines right after the shebang"
         );
+    }
+
+    #[test]
+    fn sourced_shell_without_a_first_line_reads_as_shell() {
+        let sniff = |head: &str| lang_from_first_line(head.as_bytes());
+        // nginx's auto/modules: a licence comment, then shell.
+        let nginx = "\n# Copyright (C) Igor Sysoev\n\n\nif [ $EVENT_SELECT = NO -a $EVENT_FOUND = NO ]; then\n    EVENT_SELECT=YES\nfi\n\nif [ $EVENT_SELECT = YES ]; then\n    have=NGX_HAVE_SELECT . auto/have\n    CORE_SRCS=\"$CORE_SRCS $SELECT_SRCS\"\nfi\n";
+        assert_eq!(sniff(nginx), Some(Lang::Bash));
+        // Git's mergetools/meld: functions the difftool sources.
+        let git = "diff_cmd () {\n\t\"$merge_tool_path\" \"$LOCAL\" \"$REMOTE\"\n}\n\nmerge_cmd () {\n\tif test \"$meld_has_output_option\" = true\n\tthen\n\t\tcheck_unchanged\n\tfi\n}\n";
+        assert_eq!(sniff(git), Some(Lang::Bash));
+        let case = "case $CPU in\n    amd64)\n        NGX_AUX=x\n    ;;\nesac\n";
+        assert_eq!(sniff(case), Some(Lang::Bash));
+        // Not shell: prose, a Lisp file's `;;` comments, KEY=value settings,
+        // a single statement, a binary head.
+        assert_eq!(
+            sniff("If you want to build it, then run make.\nFor details see INSTALL.\nDone.\n"),
+            None
+        );
+        assert_eq!(
+            sniff(
+                ";; options of project.clj\n;; more\n(defproject org.example/sample \"1.0\"\n  :description \"x\")\n"
+            ),
+            None
+        );
+        assert_eq!(
+            sniff("DATABASE_URL=postgres://x\nSECRET=abc\nDEBUG=1\n"),
+            None
+        );
+        assert_eq!(
+            sniff("echo hi\nsome other text\nand more\nand more\n"),
+            None
+        );
+        assert_eq!(sniff("if [ x ]; then\n\0fi\n"), None);
+        // Most lines must be shell: one `if` in a page of C is not.
+        let c = "static int x;\nint main(void) {\n  return 0;\n}\nif [ a ]; then\nfi\nint y;\nint z;\nvoid f(void);\n";
+        assert_eq!(sniff(c), None);
+        // A head cut mid-line drops the cut line.
+        let mut cut = "if [ a ]; then\n  X=1\nfi\n".repeat(400);
+        cut.truncate(SCRIPT_HEAD_BYTES);
+        assert_eq!(sniff(&cut), Some(Lang::Bash));
     }
 
     #[test]

@@ -51,8 +51,7 @@ impl Dialect {
         let name = match crate::lang::heuristic_lang(path) {
             Some(name) => name,
             None if crate::lang::may_be_script(std::path::Path::new(path)) => {
-                let head =
-                    &source.as_bytes()[..source.len().min(crate::lang::FIRST_LINE_SCAN_BYTES)];
+                let head = &source.as_bytes()[..source.len().min(crate::lang::SCRIPT_HEAD_BYTES)];
                 crate::lang::script_heuristic_lang(head)?
             }
             None => return None,

@@ -2144,7 +2144,7 @@ fn lang_of(root: &Path, path: &str) -> &'static str {
         return lang.name();
     }
     if crate::lang::may_be_script(rel) {
-        let mut head = [0u8; crate::lang::FIRST_LINE_SCAN_BYTES];
+        let mut head = [0u8; crate::lang::SCRIPT_HEAD_BYTES];
         let read = crate::fs_safe::open_regular(&root.join(rel)).and_then(|mut f| {
             use std::io::Read;
             f.read(&mut head)

@@ -406,10 +406,15 @@
 //!   (`extract::lang_rules::specifier_macros`), not its members as the
 //!   namespace's functions. An older index's rows are rebuilt by the next
 //!   index run (its vectors kept).
+//! - 85: same tables; rows change: an extension-less file with neither a
+//!   `#!` nor a mode line whose lines read as shell (nginx's `auto/`,
+//!   Git's `mergetools/`) is Bash (`lang::reads_as_shell`; unindexed
+//!   before). An older index's rows are rebuilt by the next index run (its
+//!   vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 84;
+pub const SCHEMA_VERSION: i64 = 85;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -421,7 +426,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 84;
+const SAME_ROWS_SINCE: i64 = 85;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

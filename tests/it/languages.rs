@@ -5,7 +5,7 @@
 use crate::common::*;
 
 /// `(path, source, a definition in it, its kind, the language stored)`.
-const FILES: [(&str, &str, &str, &str, &str); 27] = [
+const FILES: [(&str, &str, &str, &str, &str); 28] = [
     (
         "cs/Widget.cs",
         "namespace Acme {\n    public class CsWidget {\n        public int Render() {\n            return 1;\n        }\n    }\n}\n",
@@ -59,6 +59,15 @@ const FILES: [(&str, &str, &str, &str, &str); 27] = [
         "completions/gitx",
         "#!/bin/bash\n# bash completion for gitx\n_gitx_add() {\n    _gitx_helper \"$1\"\n}\n\n_gitx_helper() {\n    echo \"$1\"\n}\ncomplete -F _gitx_add gitx\n",
         "_gitx_add",
+        "function",
+        "bash",
+    ),
+    (
+        // Sourced, not run: no `#!` line, only shell lines (Git's
+        // mergetools/, nginx's auto/).
+        "mergetools/gitxmerge",
+        "# a merge tool the difftool sources\n\ndiff_cmd () {\n\t\"$merge_tool_path\" \"$LOCAL\" \"$REMOTE\"\n}\n\ngitx_merge_cmd () {\n\tif test \"$TRUST_EXIT_CODE\" = true\n\tthen\n\t\techo done\n\tfi\n}\n",
+        "gitx_merge_cmd",
         "function",
         "bash",
     ),
@@ -595,6 +604,9 @@ fn new_languages_get_symbols_references_and_chunks() {
     );
 }
 
+/// An extension-less file is a script by its `#!` line or, without one,
+/// by lines that read as shell; when it becomes neither it leaves the
+/// index like a deleted file.
 #[test]
 fn a_script_that_loses_its_shebang_leaves_the_index() {
     let p = Project::new();
@@ -606,7 +618,16 @@ fn a_script_that_loses_its_shebang_leaves_the_index() {
     assert_eq!(summary["files"], 1, "{summary}");
     assert_eq!(p.run(&["symbol", "_gitx_add"]).code(), 0);
 
+    // Without the `#!` line its lines still read as shell.
     p.write("completions/gitx", "_gitx_add() {\n    echo add\n}\n");
+    let summary = p.json(&["index"]);
+    assert_eq!(summary["files"], 1, "{summary}");
+    assert_eq!(p.run(&["symbol", "_gitx_add"]).code(), 0);
+
+    p.write(
+        "completions/gitx",
+        "_gitx_add moved to git-x(1).\nSee its manual.\n",
+    );
     let summary = p.json(&["index"]);
     assert_eq!(summary["files"], 0, "{summary}");
     assert_eq!(summary["removed"], 1, "{summary}");
