@@ -2654,11 +2654,15 @@ fn script_family(lang: &str) -> bool {
 /// the source, and took half of the top 10 places (66 of 130 in blind set
 /// h26), even at a third of the source's prior
 /// ([`crate::search::BUILD_OUTPUT_PRIOR`]). A package that ships only its
-/// build keeps its order.
+/// build keeps its order: a type declaration is no source (sequelize ships
+/// its compiled `lib/` with `types/*.d.ts`, which took every top place
+/// from `lib/model.js`), and source maps go with the copies
+/// ([`is_source_map`]).
 fn compiled_copies(cands: &[Cand], kind: QueryKind) -> HashSet<String> {
     let source = cands.iter().any(|c| {
         !c.compiled
             && script_family(&c.lang)
+            && !crate::search::is_type_declaration(&c.path)
             && (kind != QueryKind::Identifier || (c.arm == Arm::Symbol && c.raw >= 1.0))
     });
     if !source {
@@ -2666,9 +2670,15 @@ fn compiled_copies(cands: &[Cand], kind: QueryKind) -> HashSet<String> {
     }
     cands
         .iter()
-        .filter(|c| c.compiled && script_family(&c.lang))
+        .filter(|c| c.compiled && (script_family(&c.lang) || is_source_map(&c.path)))
         .map(|c| c.path.clone())
         .collect()
+}
+
+/// A source map (`lib/model.js.map`): the keyword arm reads the sources it
+/// holds again, and it goes wherever the compiled file it maps goes.
+fn is_source_map(path: &str) -> bool {
+    path.ends_with(".map") && crate::search::is_build_output(path)
 }
 
 /// Moves the `copies` ([`compiled_copies`]) below every other file, in
@@ -4981,6 +4991,24 @@ mod tests {
         // query moves copies only when a source defines the name.
         assert!(compiled_copies(&cands[1..3], QueryKind::NaturalLanguage).is_empty());
         assert!(compiled_copies(&cands, QueryKind::Identifier).is_empty());
+        // sequelize ships only its build: `lib/model.js` (compiled), its
+        // source map and `types/model.d.ts`. The declaration is no source,
+        // so nothing moves; beside a real source the map goes with the copies.
+        let mut lib = ts(Arm::Bm25, 2, "lib/model.js");
+        lib.mark_compiled();
+        let map = cand(Arm::Keyword, 3, "lib/model.js.map", 1, 1);
+        assert!(map.compiled, "a source map is build output by its path");
+        let built = vec![ts(Arm::Bm25, 1, "types/model.d.ts"), lib, map];
+        assert!(compiled_copies(&built, QueryKind::NaturalLanguage).is_empty());
+        let mut with_source = built.clone();
+        with_source.push(ts(Arm::Bm25, 4, "src/model.ts"));
+        let expected: HashSet<String> = ["lib/model.js", "lib/model.js.map"]
+            .map(String::from)
+            .into();
+        assert_eq!(
+            compiled_copies(&with_source, QueryKind::NaturalLanguage),
+            expected
+        );
     }
 
     #[test]
