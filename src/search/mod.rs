@@ -383,7 +383,10 @@ pub fn is_named_after(path: &str, name: &str) -> bool {
 /// developer scripts (`scripts/`, `hack/`; not `contrib/`, which is live
 /// code in Django and many others), vendored or
 /// third-party code (also a virtualenv's `site-packages/` in a tree no
-/// ignore file covers, and Lottie's `EmbeddedLibraries/`), and legacy
+/// ignore file covers, Lottie's `EmbeddedLibraries/`, and the `extern/`
+/// and `externals/` of C and C++ projects: Box2D's imgui and glfw,
+/// Cppcheck's tinyxml2; not `deps/` or `external/`, where Redis's hiredis
+/// and UniTask's own integrations are asked for), and legacy
 /// trees (`deprecated/`, `legacy/`, `java-deprecated/`, `attic/`, `v1/`,
 /// snapshots of a release like `v1.5/`); and Storybook's stories
 /// (`Button.stories.tsx`), examples of a component beside it.
@@ -419,6 +422,8 @@ pub fn is_secondary_path(path: &str) -> bool {
                     | "third-party"
                     | "thirdparty"
                     | "3rdparty"
+                    | "extern"
+                    | "externals"
                     | "embeddedlibraries"
                     | "node_modules"
                     | "bower_components"
@@ -1988,6 +1993,8 @@ mod tests {
             "src/components/Button.stories.tsx",
             "third-party/zlib/inflate.c",
             "3rdparty/lua/lapi.c",
+            "extern/imgui/imgui.cpp",
+            "externals/tinyxml2/tinyxml2.cpp",
             "attic/TypeBindings.java",
             "Sources/Private/EmbeddedLibraries/LRUCache/LRUCache.swift",
             "httpclient/src/main/java-deprecated/org/apache/http/impl/conn/PoolingClientConnectionManager.java",
