@@ -1126,19 +1126,29 @@ pub(crate) fn specifier_macros(source: &str) -> Option<String> {
 /// as annotating an expression and `annotation class X` as an infix call,
 /// with no error, and the class was lost. Such annotation lines (with
 /// their parenthesised arguments, over several lines) are blanked (spaces,
-/// line breaks kept). `None` when there are none.
+/// line breaks kept). So are annotation lines before a constructor on
+/// its own line (the Kotlin standard library's `public actual class
+/// Regex` / `@PublishedApi` / `internal constructor(…)`), which lost the
+/// class's body and everything after it in the file (27 of `Regex.kt`'s
+/// 29 functions). `None` when there are none.
 fn annotated_soft_keyword_classes(source: &str) -> Option<String> {
-    if !source.contains("annotation class") && !source.contains("enum class") {
+    if !source.contains("annotation class")
+        && !source.contains("enum class")
+        && !source.contains("constructor")
+    {
         return None;
     }
     let lines = Lines::new(source);
     let opens_class = |t: &str| {
-        let t = ["public ", "internal ", "private "]
+        let t = ["public ", "internal ", "private ", "protected "]
             .iter()
             .find_map(|m| t.strip_prefix(m))
             .unwrap_or(t)
             .trim_start();
-        t.starts_with("annotation class ") || t.starts_with("enum class ")
+        t.starts_with("annotation class ")
+            || t.starts_with("enum class ")
+            || t.strip_prefix("constructor")
+                .is_some_and(|rest| rest.trim_start().starts_with('('))
     };
     let mut blanks: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
@@ -1583,6 +1593,11 @@ mod tests {
         assert_eq!(
             annotated_soft_keyword_classes("@Composable\nfun f() {}\nenum class E { A }\n"),
             None
+        );
+        assert_eq!(
+            annotated_soft_keyword_classes("class R\n@PublishedApi\ninternal constructor(x: X)\n")
+                .as_deref(),
+            Some("class R\n             \ninternal constructor(x: X)\n")
         );
     }
 

@@ -1859,6 +1859,19 @@ fn kotlin_annotated_top_level_annotation_and_enum_classes_are_definitions() {
 }
 
 #[test]
+fn kotlin_annotated_constructors_on_their_own_line_keep_the_class() {
+    // The standard library's `Regex`: the class, its members and the rest
+    // of the file were lost after `@PublishedApi` on its own line.
+    let src = "package x\n\npublic actual class Regex\n@PublishedApi\ninternal constructor(private val p: Pattern) : Serializable {\n    public fun matches(input: CharSequence): Boolean = true\n\n    @JvmOverloads\n    constructor(s: String) : this(Pattern.compile(s))\n}\n\nfun after() = 1\n";
+    let x = extract("Regex.kt", src, Lang::Kotlin);
+    check_common("kotlin", src, &x);
+    let class = symbol(&x, "Regex", "class");
+    assert_eq!((class.start_line, class.end_line), (3, 10));
+    assert_eq!(symbol(&x, "matches", "method").start_line, 6);
+    assert_eq!(symbol(&x, "after", "function").start_line, 12);
+}
+
+#[test]
 fn kotlin_fixture() {
     let src = KOTLIN;
     let x = extract("Widget.kt", src, Lang::Kotlin);

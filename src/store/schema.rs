@@ -411,10 +411,16 @@
 //!   Git's `mergetools/`) is Bash (`lang::reads_as_shell`; unindexed
 //!   before). An older index's rows are rebuilt by the next index run (its
 //!   vectors kept).
+//! - 86: same tables; rows change: a Kotlin constructor whose annotations
+//!   stand on the lines before it (`public actual class Regex` /
+//!   `@PublishedApi` / `internal constructor(…)`) keeps its class, the
+//!   class's members and the rest of the file
+//!   (`extract::lang_rules::annotated_soft_keyword_classes`). An older
+//!   index's rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 85;
+pub const SCHEMA_VERSION: i64 = 86;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -426,7 +432,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 85;
+const SAME_ROWS_SINCE: i64 = 86;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
