@@ -587,7 +587,10 @@ pub(crate) fn second_reading(lang: Lang, source: &str, tree: &tree_sitter::Tree)
     let has_errors = tree.root_node().has_error();
     match lang {
         // Its misreading leaves no error in the tree.
-        Lang::Kotlin => annotated_soft_keyword_classes(source),
+        Lang::Kotlin => {
+            let classes = annotated_soft_keyword_classes(source);
+            suspend_as_a_name(classes.as_deref().unwrap_or(source)).or(classes)
+        }
         // Items inside a macro's braces parse as tokens, without error.
         Lang::Rust => rust_item_macros(source, tree),
         _ if !has_errors => None,
@@ -1178,6 +1181,40 @@ fn annotated_soft_keyword_classes(source: &str) -> Option<String> {
     blanked(source, &blanks, &[])
 }
 
+/// Kotlin's `suspend` where it is not a modifier: a function named so
+/// (`fun suspend(suspended: Boolean)`, react-native-keyboard-controller's
+/// callbacks) or a suspending lambda (`val job = suspend { … }`).
+/// tree-sitter-kotlin-ng reads either as a modifier with nothing to
+/// modify, and the file lost every definition. The word is read as a name
+/// (`suspenD`, same length; names are taken from the file itself).
+/// `None` when there is neither.
+fn suspend_as_a_name(source: &str) -> Option<String> {
+    let b = source.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out: Option<Vec<u8>> = None;
+    for (at, _) in source.match_indices("suspend") {
+        let end = at + "suspend".len();
+        if (at > 0 && (word(b[at - 1]) || b[at - 1] == b'.'))
+            || b.get(end).is_some_and(|&c| word(c))
+        {
+            continue;
+        }
+        let before = source[..at].trim_end();
+        let after = source[end..].trim_start_matches([' ', '\t']);
+        let named = before.ends_with("fun")
+            && before[..before.len() - 3]
+                .bytes()
+                .next_back()
+                .is_none_or(|c| !word(c))
+            && after.starts_with(['(', '<']);
+        let lambda = after.starts_with('{');
+        if named || lambda {
+            out.get_or_insert_with(|| b.to_vec())[end - 1] = b'D';
+        }
+    }
+    out.and_then(|v| String::from_utf8(v).ok())
+}
+
 /// Rust items wrapped in a macro call at item level (`cfg_rt! { pub fn
 /// spawn… }`, `cfg_if! {…}`, `thread_local! { static … }`): the grammar
 /// keeps a macro's body as tokens, so tokio's `spawn`, `select!` and most
@@ -1579,6 +1616,24 @@ mod tests {
         assert_eq!(generic_call_signatures(nbsp), None);
         // After a comma or an opening brace no separator is needed.
         assert_eq!(generic_call_signatures("f(a,\n  <T>(x: T) => x)\n"), None);
+    }
+
+    #[test]
+    fn kotlins_suspend_is_read_as_a_name_where_it_modifies_nothing() {
+        assert_eq!(
+            suspend_as_a_name("fun suspend(x: Boolean) {}\nval j = suspend { 1 }\n").as_deref(),
+            Some("fun suspenD(x: Boolean) {}\nval j = suspenD { 1 }\n")
+        );
+        // A modifier, a call on an object, a longer name: left alone.
+        for src in [
+            "suspend fun f() {}\n",
+            "val f: suspend () -> Unit = {}\n",
+            "cb.suspend {}\n",
+            "fun suspended() {}\n",
+            "fun unsuspend() {}\n",
+        ] {
+            assert_eq!(suspend_as_a_name(src), None, "{src}");
+        }
     }
 
     #[test]

@@ -1872,6 +1872,18 @@ fn kotlin_annotated_constructors_on_their_own_line_keep_the_class() {
 }
 
 #[test]
+fn kotlin_functions_named_suspend_and_suspending_lambdas_keep_the_file() {
+    // tree-sitter-kotlin-ng read `suspend` as a modifier of nothing and the
+    // file lost every definition.
+    let src = "package x\n\nclass Callback {\n  fun suspend(suspended: Boolean) {\n    isSuspended = suspended\n  }\n\n  fun after() = 1\n}\n\nfun start() {\n  val job = suspend {\n    1\n  }\n}\n";
+    let x = extract("Callback.kt", src, Lang::Kotlin);
+    check_common("kotlin", src, &x);
+    assert_eq!(symbol(&x, "suspend", "method").start_line, 4);
+    assert_eq!(symbol(&x, "after", "method").start_line, 8);
+    assert_eq!(symbol(&x, "start", "function").start_line, 11);
+}
+
+#[test]
 fn kotlin_fixture() {
     let src = KOTLIN;
     let x = extract("Widget.kt", src, Lang::Kotlin);

@@ -417,10 +417,14 @@
 //!   class's members and the rest of the file
 //!   (`extract::lang_rules::annotated_soft_keyword_classes`). An older
 //!   index's rows are rebuilt by the next index run (its vectors kept).
+//! - 87: same tables; rows change: a Kotlin function named `suspend` or a
+//!   suspending lambda (`suspend { … }`) no longer costs its file every
+//!   definition (`extract::lang_rules::suspend_as_a_name`). An older
+//!   index's rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 86;
+pub const SCHEMA_VERSION: i64 = 87;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -432,7 +436,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 86;
+const SAME_ROWS_SINCE: i64 = 87;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
