@@ -1974,8 +1974,15 @@ impl Hybrid {
             &[]
         };
         let shows_phrase = |s: &(u32, String)| phrases.iter().any(|p| s.1.contains(p.as_str()));
-        let (snippet_line, snippet) = match (&f.snippet, req.context) {
-            (Some(s), 0) if phrases.is_empty() || shows_phrase(s) => s.clone(),
+        // An arm's snippet may come from a chunk wider than the span the hit
+        // shows (a function's chunk runs on into the next one's doc
+        // comment): only its lines inside the span are shown.
+        let arm_snippet = f
+            .snippet
+            .as_ref()
+            .and_then(|(line, text)| clip_to_span(*line, text, f.start_line, f.end_line));
+        let (snippet_line, snippet) = match (arm_snippet, req.context) {
+            (Some(s), 0) if phrases.is_empty() || shows_phrase(&s) => s,
             _ => file_snippet(root, &f, &terms, phrases, req.snippet_lines, req.context)
                 .unwrap_or_else(|| f.snippet.clone().unwrap_or((f.start_line, String::new()))),
         };
@@ -3906,6 +3913,20 @@ fn by_score(a: &Fused, b: &Fused) -> std::cmp::Ordering {
 }
 
 /// A snippet read from the file on disk (fresh), with context lines.
+/// The lines of a snippet starting at `line` that lie within
+/// `start..=end`; `None` when none does.
+fn clip_to_span(line: u32, text: &str, start: u32, end: u32) -> Option<(u32, String)> {
+    let kept: Vec<(u32, &str)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (line + i as u32, l))
+        .filter(|(n, _)| (start..=end).contains(n))
+        .collect();
+    let first = kept.first()?.0;
+    let body: Vec<&str> = kept.into_iter().map(|(_, l)| l).collect();
+    Some((first, body.join("\n")))
+}
+
 fn file_snippet(
     root: &Path,
     f: &Fused,
@@ -4942,6 +4963,22 @@ mod tests {
         assert!(sources_of_copy("packages/core/src/index.ts", "typescript").is_empty());
         assert!(sources_of_copy("test/moment.js", "javascript").is_empty());
         assert!(sources_of_copy("lib/faraday.rb", "ruby").is_empty());
+    }
+
+    #[test]
+    fn an_arm_snippet_shows_only_the_lines_of_the_hit_span() {
+        // go-git's `PlainClone` (387-389): its chunk ran on into the doc
+        // comment of `PlainCloneContext` below.
+        let text = "func PlainClone() {\n\treturn x\n}\n\n// PlainCloneContext clones";
+        assert_eq!(
+            clip_to_span(387, text, 387, 389),
+            Some((387, "func PlainClone() {\n\treturn x\n}".to_string()))
+        );
+        assert_eq!(
+            clip_to_span(380, "// doc\nfn f() {}\n", 381, 381),
+            Some((381, "fn f() {}".to_string()))
+        );
+        assert_eq!(clip_to_span(168, "ctx = copy()\n", 159, 167), None);
     }
 
     #[test]
