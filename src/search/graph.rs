@@ -1031,12 +1031,24 @@ impl<'a> Graph<'a> {
                 }
             }
         }
+        let mut module_keys = module_keys(&def.path);
+        // A Go file's package is what its callers qualify names with, and
+        // its package clause says it: at a module's root no directory does
+        // (`package git` in go-git's `repository.go`, imported as
+        // `github.com/go-git/go-git/v5`).
+        if def.path.ends_with(".go")
+            && let Some(text) = self.text(def.file_id, &def.path)
+            && let Some(package) = go_package_clause(&text.lines)
+            && !module_keys.iter().any(|k| k == package)
+        {
+            module_keys.push(package.to_string());
+        }
         Ok(TargetInfo {
             def: def.clone(),
             class,
             same,
             family,
-            module_keys: module_keys(&def.path),
+            module_keys,
         })
     }
 
@@ -4262,6 +4274,15 @@ fn module_keys(path: &str) -> Vec<String> {
     keys
 }
 
+/// The name a Go file's `package` clause gives (`package git`), among its
+/// first lines.
+fn go_package_clause(lines: &[String]) -> Option<&str> {
+    lines.iter().take(200).find_map(|l| {
+        let name = l.strip_prefix("package ")?.split_whitespace().next()?;
+        name.bytes().all(is_ident_byte).then_some(name)
+    })
+}
+
 /// The last part of a module as written: `django.utils.crypto` →
 /// `crypto`, `./util` → `util`, `crate::store::read` → `read`; empty for
 /// a bare relative `.`.
@@ -4279,16 +4300,23 @@ fn module_last(module: &str) -> &str {
 
 /// The names a Go import path may bind without an alias: its last part,
 /// that without a `.v2` or `go-` (`gopkg.in/yaml.v2`, `go-toml`), and the
-/// part before a `/v3` major version (`github.com/robfig/cron/v3`).
-fn go_package_names(module: &str) -> [&str; 3] {
+/// part before a `/v3` major version, with and without its `go-`
+/// (`github.com/robfig/cron/v3`; `github.com/go-git/go-git/v5`, package
+/// `git`, whose callers were all left unresolved).
+fn go_package_names(module: &str) -> [&str; 4] {
     let mut parts = module.rsplit('/');
     let last = parts.next().unwrap_or(module);
     let before = parts.next().unwrap_or(last);
     let major =
         last.len() > 1 && last.starts_with('v') && last[1..].bytes().all(|b| b.is_ascii_digit());
-    let base = last.split('.').next().unwrap_or(last);
-    let base = base.strip_prefix("go-").unwrap_or(base);
-    [last, base, if major { before } else { last }]
+    let named = if major { before } else { last };
+    [last, go_base_name(last), named, go_base_name(named)]
+}
+
+/// A Go import path's part without a `.v2` or a `go-` (`yaml.v2`, `go-git`).
+fn go_base_name(part: &str) -> &str {
+    let part = part.split('.').next().unwrap_or(part);
+    part.strip_prefix("go-").unwrap_or(part)
 }
 
 /// The directory a Go import path names: its last part (`pflag` of

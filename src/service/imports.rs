@@ -177,6 +177,9 @@ fn lookup_imports(
             let t = proj.resolve(lang, rel, &r.module, r.name.as_deref(), &r.kind);
             let (resolved, resolved_files) = match t {
                 Some(Target::File(p)) => (Some(p), Vec::new()),
+                // A module's root package is the directory `.`, not an
+                // empty name (go-git's `github.com/go-git/go-git/v5`).
+                Some(Target::Package { dir, files }) if dir.is_empty() => (Some(".".into()), files),
                 Some(Target::Package { dir, files }) => (Some(dir), files),
                 None => (None, Vec::new()),
             };

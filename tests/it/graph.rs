@@ -2309,6 +2309,32 @@ fn go_calls_of_a_function_name_their_own_package() {
     assert!(!refs(&v).iter().any(|(_, how)| how == "resolved"), "{v}");
 }
 
+/// A module whose root package is named by its `package` clause, not by a
+/// directory, behind a major-version import path: go-git's
+/// `github.com/go-git/go-git/v5`, package `git` (every `git.PlainClone`
+/// in its examples was name-only).
+#[test]
+fn go_calls_into_a_modules_root_package_resolve_by_its_package_clause() {
+    let p = Project::new();
+    p.write("go.mod", "module example.com/go-thing/v2\n\ngo 1.19\n");
+    p.write(
+        "repository.go",
+        "package thing\n\n// PlainOpen opens a repository.\nfunc PlainOpen(path string) error {\n\treturn nil\n}\n",
+    );
+    p.write(
+        "_examples/open/main.go",
+        "package main\n\nimport (\n\t\"example.com/go-thing/v2\"\n)\n\nfunc main() {\n\t_ = thing.PlainOpen(\"x\")\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "PlainOpen"]),
+        ["_examples/open/main.go:8 resolved"]
+    );
+    let v = p.json(&["imports", "_examples/open/main.go"]);
+    assert_eq!(v["imports"][0]["resolved"], ".", "{v}");
+    assert_eq!(v["imports"][0]["resolved_files"][0], "repository.go", "{v}");
+}
+
 /// A call qualified by an imported package that cannot hold the target
 /// (`errors.New`, `template.New` beside the project's own `New`) is no
 /// candidate, not even name-only; the project's package still resolves.
