@@ -337,6 +337,12 @@ fn run_query<'t>(
                     pattern: m.pattern_index,
                 });
             } else if let Some(suffix) = reference {
+                // The C# grammar's own query names a member call a `send`,
+                // Ruby's and Objective-C's word; C# calls it a call.
+                let suffix = match (grammar.lang, suffix) {
+                    (Lang::CSharp, "send") => "call",
+                    _ => suffix,
+                };
                 raw_refs.push(RawRef {
                     name,
                     suffix,

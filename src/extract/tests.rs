@@ -1672,7 +1672,7 @@ fn csharp_fixture() {
     );
     assert!(has_ref(&x, "IWidget", "class", 5, 27));
     assert!(has_ref(&x, "Helper", "class", 13, 25));
-    assert!(has_ref(&x, "Run", "send", 14, 22));
+    assert!(has_ref(&x, "Run", "call", 14, 22));
     let spans = chunk_spans(&x);
     assert!(
         spans.contains(&(4, 10, Some("Acme.Tools.Widget"))),
@@ -1730,6 +1730,21 @@ fn csharp_operators_indexers_events_and_local_functions() {
             s("Run", "method", "Ref", 9, 12),
             s("Twice", "function", "Run", 10, 10),
         ]
+    );
+}
+
+#[test]
+fn csharp_generic_method_calls_on_a_receiver_are_calls() {
+    // Mono's `r.ResolveMember<MethodSpec> (rc, ref args)` was a `use`, so
+    // `callers` missed 7 of its 8 call sites.
+    let src = "class A {\n    void F(OverloadResolver r) {\n        var m = r.ResolveMember<MethodSpec> (rc, ref args);\n        Convert.ImplicitConversionRequired(ec, m);\n    }\n}\n";
+    let x = extract("A.cs", src, Lang::CSharp);
+    check_common("csharp", src, &x);
+    assert!(has_ref(&x, "ResolveMember", "call", 3, 19), "{:?}", x.refs);
+    assert!(
+        has_ref(&x, "ImplicitConversionRequired", "call", 4, 17),
+        "{:?}",
+        x.refs
     );
 }
 

@@ -421,10 +421,15 @@
 //!   suspending lambda (`suspend { … }`) no longer costs its file every
 //!   definition (`extract::lang_rules::suspend_as_a_name`). An older
 //!   index's rows are rebuilt by the next index run (its vectors kept).
+//! - 88: same tables; rows change: a C# generic method called on a
+//!   receiver (`r.ResolveMember<MethodSpec> (…)`) is a call reference, no
+//!   longer a plain use, and C#'s member calls are `call`s, not the
+//!   grammar query's `send`. An older index's rows are rebuilt by the next
+//!   index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 87;
+pub const SCHEMA_VERSION: i64 = 88;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -436,7 +441,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 87;
+const SAME_ROWS_SINCE: i64 = 88;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

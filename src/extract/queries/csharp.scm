@@ -30,6 +30,10 @@
 
 (invocation_expression function: (generic_name (identifier) @name)) @reference.call
 
+; A generic method called on a receiver: `r.ResolveMember<MethodSpec> (rc, ref args)`.
+(invocation_expression
+  function: (member_access_expression name: (generic_name (identifier) @name))) @reference.call
+
 (object_creation_expression type: (generic_name (identifier) @name)) @reference.class
 
 (base_list (generic_name (identifier) @name)) @reference.implementation
