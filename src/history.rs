@@ -590,8 +590,17 @@ pub fn blame(root: &Path, req: &BlameRequest) -> Result<BlameResult> {
             redacted: 0,
         });
     }
-    let (start, wanted_end) =
-        check_range(req.start_line.or(Some(1)), req.end_line, total)?.unwrap_or((1, total));
+    // A range running past the end is cut to the file, as `read` does
+    // (`1-600` of a 197-line file), and the answer says so.
+    let past_end = req
+        .end_line
+        .filter(|&e| e > total && req.start_line.unwrap_or(1) <= total);
+    let (start, wanted_end) = check_range(
+        req.start_line.or(Some(1)),
+        past_end.map_or(req.end_line, |_| Some(total)),
+        total,
+    )?
+    .unwrap_or((1, total));
     let end = wanted_end.min(start + MAX_BLAME_LINES - 1);
     let truncated = end < wanted_end;
     let ranges = gix::blame::BlameRanges::from_one_based_inclusive_range(start as u32..=end as u32)
@@ -632,12 +641,16 @@ pub fn blame(root: &Path, req: &BlameRequest) -> Result<BlameResult> {
         }
     }
     lines.sort_by_key(|l| l.line);
-    let hint = truncated.then(|| {
-        format!(
+    let hint = match (truncated, past_end) {
+        (true, _) => Some(format!(
             "lines {start}-{end} shown (at most {MAX_BLAME_LINES} per call): ask again from line {}",
             end + 1
-        )
-    });
+        )),
+        (false, Some(asked)) => Some(format!(
+            "the file has {total} lines as last committed: lines {start}-{end} shown (asked up to {asked})"
+        )),
+        (false, None) => None,
+    };
     Ok(BlameResult {
         path: loc.rel,
         start_line: start,

@@ -381,7 +381,7 @@ fn history_and_blame_errors_have_codes_and_hints() {
     for args in [
         &["history", "../outside.py"][..],
         &["blame", "core.py:9-3"],
-        &["blame", "core.py:1-99"],
+        &["blame", "core.py:99-120"],
         &["blame", "core.py:0-2"],
         &["history", "missing.py"],
         &["history", "untracked.py"],
@@ -411,7 +411,7 @@ fn history_and_blame_errors_have_codes_and_hints() {
         ),
         (
             "blame",
-            json!({"path": "core.py", "start_line": 1, "end_line": 99}),
+            json!({"path": "core.py", "start_line": 99, "end_line": 120}),
             "INVALID_ARGUMENT",
         ),
         (
@@ -429,6 +429,26 @@ fn history_and_blame_errors_have_codes_and_hints() {
     ] {
         assert_eq!(mcp_error(&m, tool, args.clone()), code, "{tool} {args}");
     }
+    // A range running past the end is cut to the file, and says so.
+    let v = p.json(&["blame", "core.py:2-99"]);
+    let total = v["total_lines"].as_u64().unwrap_or(0);
+    assert!(total > 2, "{v}");
+    assert_eq!(
+        (v["start_line"].as_u64(), v["end_line"].as_u64()),
+        (Some(2), Some(total)),
+        "{v}"
+    );
+    assert!(
+        v["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("asked up to 99")),
+        "{v}"
+    );
+    let v = m.ok(
+        "blame",
+        json!({"path": "core.py", "start_line": 2, "end_line": 99}),
+    );
+    assert_eq!(v["end_line"].as_u64(), Some(total), "{v}");
 }
 
 #[test]
