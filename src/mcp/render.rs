@@ -608,11 +608,15 @@ pub fn status(s: &StatusOut) -> String {
         );
     }
     if s.indexing {
+        // A run reports its walk and its files as it goes; before its first
+        // report the last run's `done` (or a walk of nothing yet counted)
+        // would read as finished or empty.
         match &s.progress {
-            Some(p) => {
-                let _ = writeln!(t, "indexing: {} {}/{}", p.phase, p.done, p.total);
+            Some(p) if p.phase == "indexing" || (p.phase == "walking" && p.total > 0) => {
+                let _ = writeln!(t, "indexing: {} {}/{} files", p.phase, p.done, p.total);
             }
-            None => t.push_str("indexing\n"),
+            Some(p) if p.phase == "walking" => t.push_str("indexing: walking the tree\n"),
+            _ => t.push_str("indexing: starting\n"),
         }
     }
     if let Some(n) = s.stale_files {
