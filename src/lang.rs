@@ -200,9 +200,10 @@ fn heuristic_lang_for_extension(ext: &str) -> Option<&'static str> {
 /// and yacc, flex and lex, ANTLR, PEG, pest, LALRPOP, Jison, gperf,
 /// Ragel, Menhir and ocamlyacc, ocamllex, Erlang's yecc and leex), lowercase, without the dot.
 pub fn is_grammar_extension(ext: &str) -> bool {
-    const GRAMMARS: [&str; 17] = [
+    // `jay`: Mono's yacc (the C# compiler's `cs-parser.jay`).
+    const GRAMMARS: [&str; 18] = [
         "y", "yy", "ypp", "l", "ll", "lex", "g4", "peg", "pest", "lalrpop", "jison", "gperf", "rl",
-        "mly", "mll", "yrl", "xrl",
+        "mly", "mll", "yrl", "xrl", "jay",
     ];
     GRAMMARS.contains(&ext)
 }
@@ -214,7 +215,8 @@ pub fn is_grammar_extension(ext: &str) -> bool {
 /// column of the full-text index is where these words go.
 pub fn grammar_kind_words(ext: &str) -> &'static [&'static str] {
     match ext {
-        "y" | "yy" | "ypp" | "g4" | "peg" | "pest" | "lalrpop" | "jison" | "mly" | "yrl" => {
+        "y" | "yy" | "ypp" | "g4" | "peg" | "pest" | "lalrpop" | "jison" | "mly" | "yrl"
+        | "jay" => {
             &["grammar", "parser"]
         }
         "l" | "ll" | "lex" | "mll" | "xrl" => &["lexer", "grammar"],
@@ -1010,6 +1012,7 @@ mod tests {
             ("src/parser.mly", Lang::OtherCode),
             ("src/lexer.mll", Lang::OtherCode),
             ("src/elixir_parser.yrl", Lang::OtherCode),
+            ("mcs/cs-parser.jay", Lang::OtherCode),
             ("src/dune", Lang::OtherCode),
             ("src/System/Terminal.hsc", Lang::Haskell),
             ("doc/index.mld", Lang::Docs),
