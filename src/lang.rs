@@ -216,9 +216,7 @@ pub fn is_grammar_extension(ext: &str) -> bool {
 pub fn grammar_kind_words(ext: &str) -> &'static [&'static str] {
     match ext {
         "y" | "yy" | "ypp" | "g4" | "peg" | "pest" | "lalrpop" | "jison" | "mly" | "yrl"
-        | "jay" => {
-            &["grammar", "parser"]
-        }
+        | "jay" => &["grammar", "parser"],
         "l" | "ll" | "lex" | "mll" | "xrl" => &["lexer", "grammar"],
         _ => &[],
     }

@@ -549,6 +549,7 @@ pub(crate) fn print_search(
     } else {
         render::search(answer, detail, words)?;
         render::redacted_note(answer.redacted)?;
+        render::changed_hits_note(&answer.changed_since_indexed)?;
     }
     Ok(found(!answer.hits.is_empty()))
 }

@@ -834,6 +834,8 @@ pub fn search_json(r: &SearchAnswer) -> Result<()> {
         semantic: Option<&'a crate::service::SemanticInfo>,
         hits: &'a [crate::search::hybrid::HybridHit],
         redacted: usize,
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        changed_since_indexed: &'a [String],
     }
     json(&Out {
         query: &r.query,
@@ -847,7 +849,30 @@ pub fn search_json(r: &SearchAnswer) -> Result<()> {
         semantic: r.semantic.as_ref(),
         hits: &r.hits,
         redacted: r.redacted,
+        changed_since_indexed: &r.changed_since_indexed,
     })
+}
+
+/// On stderr when files an answer shows changed since they were indexed
+/// (the CLI searches the index as it is): their lines may have moved.
+pub fn changed_hits_note(paths: &[String]) -> Result<()> {
+    if paths.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<&str> = paths.iter().take(3).map(String::as_str).collect();
+    let more = paths.len().saturating_sub(shown.len());
+    writeln!(
+        io::stderr(),
+        "note: {} file(s) shown changed since they were indexed ({}{}): their lines may have moved; `repo-search index` updates the index",
+        paths.len(),
+        shown.join(", "),
+        if more > 0 {
+            format!(", {more} more")
+        } else {
+            String::new()
+        }
+    )?;
+    Ok(())
 }
 
 /// On stderr when `symbol` found nothing (stdout stays empty, exit 1, as

@@ -217,6 +217,10 @@ pub struct SearchAnswer {
     pub freshness: Freshness,
     /// Secret values shown as `[redacted: …]` in the hits' snippets.
     pub redacted: usize,
+    /// Files among the hits that changed on disk (or were deleted) since
+    /// they were indexed: their lines may have moved. Only a process that
+    /// answers from the index as it is (the CLI) looks.
+    pub changed_since_indexed: Vec<String>,
 }
 
 impl SearchAnswer {
@@ -236,6 +240,7 @@ impl SearchAnswer {
             generation: None,
             freshness,
             redacted: 0,
+            changed_since_indexed: Vec::new(),
         }
     }
 }
@@ -320,6 +325,7 @@ impl Service {
             && let Some(mut hit) = cache.get(key)
         {
             hit.freshness = fresh;
+            self.note_changed_hits(&mut hit)?;
             return Ok(hit);
         }
         let mut answer = SearchAnswer::empty(req.query.clone(), req.mode, req.offset, fresh);
@@ -426,7 +432,43 @@ impl Service {
         if let (Some(cache), Some(key)) = (&self.cache, cache_key) {
             cache.put(key, &answer);
         }
+        self.note_changed_hits(&mut answer)?;
         Ok(answer)
+    }
+
+    /// Fills [`SearchAnswer::changed_since_indexed`] where the index is
+    /// searched as it is (the CLI without a watcher refreshing it): an
+    /// answer can then show a line that moved or no longer exists, and
+    /// says so. A server refreshes before answering and does not look.
+    fn note_changed_hits(&self, answer: &mut SearchAnswer) -> Result<()> {
+        answer.changed_since_indexed.clear();
+        if self.policy == super::Policy::Background || answer.hits.is_empty() {
+            return Ok(());
+        }
+        let mut paths: Vec<&str> = answer.hits.iter().map(|h| h.path.as_str()).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        let root = self.root().to_path_buf();
+        let changed = self.with_store(|store| {
+            let mut out = Vec::new();
+            for p in &paths {
+                let Some(rec) = store.file_record(p)? else {
+                    continue;
+                };
+                let moved = match std::fs::metadata(root.join(p)) {
+                    Ok(md) => {
+                        md.len() != rec.size || crate::search::ngram::mtime_ns(&md) != rec.mtime_ns
+                    }
+                    Err(_) => true,
+                };
+                if moved {
+                    out.push((*p).to_string());
+                }
+            }
+            Ok(out)
+        })?;
+        answer.changed_since_indexed = changed.unwrap_or_default();
+        Ok(())
     }
 
     /// Code similar to a snippet or to the indexed chunk at a location.

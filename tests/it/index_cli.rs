@@ -345,6 +345,37 @@ fn incremental_edits_deletes_and_renames() {
     assert_eq!(v["hits"][0]["path"], "lib/util.rb", "{v}");
 }
 
+/// The CLI searches the index as it is: an answer showing a file edited
+/// since it was indexed says so (stderr and JSON), and stops saying so once
+/// `index` ran.
+#[test]
+fn an_answer_from_files_changed_since_indexed_says_so() {
+    let p = sample();
+    p.run(&["index"]).ok();
+    let quiet = p
+        .run(&["search", "validate_csrf_token", "--mode", "bm25"])
+        .ok();
+    assert!(!quiet.stderr().contains("changed since"), "{quiet}");
+    p.write("app/views.py", format!("# moved down\n\n{PYTHON}"));
+    let r = p
+        .run(&["search", "validate_csrf_token", "--mode", "bm25"])
+        .ok();
+    assert!(
+        r.stderr()
+            .contains("1 file(s) shown changed since they were indexed (app/views.py)"),
+        "{r}"
+    );
+    let v = p.json(&["search", "validate_csrf_token", "--mode", "bm25"]);
+    assert_eq!(
+        v["changed_since_indexed"],
+        serde_json::json!(["app/views.py"]),
+        "{v}"
+    );
+    p.run(&["index"]).ok();
+    let v = p.json(&["search", "validate_csrf_token", "--mode", "bm25"]);
+    assert!(v.get("changed_since_indexed").is_none(), "{v}");
+}
+
 /// A package's `dist/` bundle repeats its live source, every module in one
 /// file: the source it was built from answers first, for a question and a
 /// name alike, and the bundle still answers below it.
