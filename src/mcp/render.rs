@@ -431,9 +431,11 @@ pub fn read(out: &ReadOut) -> String {
 
 /// `file_history`: one line per commit, the whole message indented.
 pub fn history(out: &HistoryOut) -> String {
+    let n = out.commits.len();
+    let commits = if n == 1 { "commit" } else { "commits" };
     let mut t = match (out.start_line, out.end_line) {
-        (Some(a), Some(b)) => format!("{}:{a}-{b}: {} commits\n", out.path, out.commits.len()),
-        _ => format!("{}: {} commits\n", out.path, out.commits.len()),
+        (Some(a), Some(b)) => format!("{}:{a}-{b}: {n} {commits}\n", out.path),
+        _ => format!("{}: {n} {commits}\n", out.path),
     };
     for c in &out.commits {
         let renamed = c
