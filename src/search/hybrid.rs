@@ -1513,7 +1513,9 @@ impl Hybrid {
                                             start_line: h.start_line,
                                             end_line: h.end_line,
                                             symbol: Some(match &h.container {
-                                                Some(c) => format!("{c}.{}", h.name),
+                                                Some(c) => {
+                                                    member_path(&h.lang, &h.kind, c, &h.name)
+                                                }
                                                 None => h.name.clone(),
                                             }),
                                             kind: Some(h.kind),
@@ -2317,6 +2319,20 @@ fn main_chunk(path: &str, chunks: Vec<ChunkRow>) -> Option<ChunkRow> {
         .map(|(i, _)| i);
     let at = named.unwrap_or(0);
     chunks.into_iter().nth(at)
+}
+
+/// A definition's name under its container as the chunks of its language
+/// write it (`Config::parse` in Rust and C++, `Model::save` and
+/// `Illuminate\Database\Eloquent\Model` in PHP, `LoginView.post`
+/// elsewhere), so one answer names a definition one way.
+fn member_path(lang: &str, kind: &str, container: &str, name: &str) -> String {
+    match lang {
+        "php" if !matches!(kind, "method" | "field" | "property" | "constant") => {
+            format!("{container}\\{name}")
+        }
+        "php" | "rust" | "cpp" => format!("{container}::{name}"),
+        _ => format!("{container}.{name}"),
+    }
 }
 
 /// A chunk a location or file name in the query points at, as a
@@ -4963,6 +4979,28 @@ mod tests {
         assert!(sources_of_copy("packages/core/src/index.ts", "typescript").is_empty());
         assert!(sources_of_copy("test/moment.js", "javascript").is_empty());
         assert!(sources_of_copy("lib/faraday.rb", "ruby").is_empty());
+    }
+
+    #[test]
+    fn a_definition_is_named_under_its_container_as_its_language_writes_it() {
+        assert_eq!(member_path("php", "method", "Model", "save"), "Model::save");
+        assert_eq!(
+            member_path(
+                "php",
+                "class",
+                r"Illuminate\Database\Eloquent\Relations",
+                "HasMany"
+            ),
+            r"Illuminate\Database\Eloquent\Relations\HasMany"
+        );
+        assert_eq!(
+            member_path("rust", "method", "Config", "parse"),
+            "Config::parse"
+        );
+        assert_eq!(
+            member_path("python", "method", "LoginView", "post"),
+            "LoginView.post"
+        );
     }
 
     #[test]
