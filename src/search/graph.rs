@@ -3433,9 +3433,7 @@ impl<'a> Graph<'a> {
                 // `x.New()` with `x "corpus/lib/v2"`: the one package an
                 // import line names (`gob.NewEncoder` of "encoding/gob" is
                 // not the project's `schema.NewEncoder`).
-                (false, _, [], [d]) if self.go_imports_dir_of(r, receiver, &d.path) => {
-                    Some((*d).clone())
-                }
+                (false, _, [], [d]) if self.go_imports_dir_of(r, receiver, d) => Some((*d).clone()),
                 _ => None,
             }
         } else {
@@ -3507,14 +3505,23 @@ impl<'a> Graph<'a> {
             .cloned()
     }
 
-    /// Does the reference's file import as `alias` the package in the
-    /// directory of `def_path` (by its path's last part)?
-    fn go_imports_dir_of(&mut self, r: &GraphRef, alias: &str, def_path: &str) -> bool {
-        let Some(dir) = dir_name(def_path) else {
+    /// Does the reference's file import as `alias` the package of `def`:
+    /// the one in its directory (by the path's last part), or at a
+    /// module's root, where no directory names it, the one its file's
+    /// `package` clause names (`git.PlainClone` of go-git's
+    /// `github.com/go-git/go-git/v5`, `package git`)?
+    fn go_imports_dir_of(&mut self, r: &GraphRef, alias: &str, def: &GraphDef) -> bool {
+        let Some(import) = self.go_import(r, alias) else {
             return false;
         };
-        self.go_import(r, alias)
-            .is_some_and(|i| go_module_dir(&i.module) == dir)
+        match dir_name(&def.path) {
+            Some(dir) => go_module_dir(&import.module) == dir,
+            None => self.text(def.file_id, &def.path).is_some_and(|t| {
+                go_package_clause(&t.lines).is_some_and(|package| {
+                    package == alias || go_package_names(&import.module).contains(&package)
+                })
+            }),
+        }
     }
 
     /// Does `q` name a package the reference's file imports that cannot be

@@ -2323,16 +2323,29 @@ fn go_calls_into_a_modules_root_package_resolve_by_its_package_clause() {
     );
     p.write(
         "_examples/open/main.go",
-        "package main\n\nimport (\n\t\"example.com/go-thing/v2\"\n)\n\nfunc main() {\n\t_ = thing.PlainOpen(\"x\")\n}\n",
+        "package main\n\nimport (\n\t\"example.com/go-thing/v2\"\n)\n\nfunc main() {\n\t_ = thing.PlainOpen(\"x\")\n\tr := thing.NewRepo()\n\tr.Worktree()\n}\n",
+    );
+    p.write(
+        "repo.go",
+        "package thing\n\ntype Repo struct{}\n\nfunc NewRepo() *Repo {\n\treturn &Repo{}\n}\n\nfunc (r *Repo) Worktree() error {\n\treturn nil\n}\n",
     );
     p.run(&["index", "--offline"]).ok();
     assert_eq!(
         edge_list(&p, &["callers", "PlainOpen"]),
         ["_examples/open/main.go:8 resolved"]
     );
+    // A value a root-package function returns is typed by its result.
+    assert_eq!(
+        edge_list(&p, &["callers", "Repo.Worktree"]),
+        ["_examples/open/main.go:10 resolved"]
+    );
     let v = p.json(&["imports", "_examples/open/main.go"]);
     assert_eq!(v["imports"][0]["resolved"], ".", "{v}");
-    assert_eq!(v["imports"][0]["resolved_files"][0], "repository.go", "{v}");
+    assert_eq!(
+        v["imports"][0]["resolved_files"],
+        serde_json::json!(["repo.go", "repository.go"]),
+        "{v}"
+    );
 }
 
 /// A call qualified by an imported package that cannot hold the target
