@@ -550,6 +550,9 @@ pub(crate) fn print_search(
         render::search(answer, detail, words)?;
         render::redacted_note(answer.redacted)?;
         render::changed_hits_note(&answer.changed_since_indexed)?;
+        if answer.only_semantic() {
+            eprintln!("note: {}", crate::service::ONLY_SEMANTIC_NOTE);
+        }
     }
     Ok(found(!answer.hits.is_empty()))
 }

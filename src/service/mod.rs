@@ -63,7 +63,9 @@ pub use ops::{
     CacheClearAnswer, CacheStatsAnswer, CleanAnswer, CompactAnswer, DaemonView, RuntimeInfo,
     StatsAnswer, StatsRequest,
 };
-pub use search::{Mode, Recency, SearchAnswer, SearchRequest, SimilarRequestSpec};
+pub use search::{
+    Mode, ONLY_SEMANTIC_NOTE, Recency, SearchAnswer, SearchRequest, SimilarRequestSpec,
+};
 
 /// Idle read connections kept open.
 const POOL_SIZE: usize = 4;

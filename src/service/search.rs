@@ -223,7 +223,22 @@ pub struct SearchAnswer {
     pub changed_since_indexed: Vec<String>,
 }
 
+/// Said of a fused answer whose every hit only the semantic arm found.
+pub const ONLY_SEMANTIC_NOTE: &str = "only the semantic arm matched: no word or name of the query occurs in these hits, so they may be only loosely related";
+
 impl SearchAnswer {
+    /// A fused answer whose every hit only the semantic arm found (a
+    /// misspelt or made-up word, or a question in words the code does not
+    /// use): its hits are nearest in meaning, whatever that is.
+    pub fn only_semantic(&self) -> bool {
+        self.mode == Mode::Hybrid
+            && !self.hits.is_empty()
+            && self
+                .hits
+                .iter()
+                .all(|h| h.sources.iter().all(|s| s.arm == Arm::Semantic))
+    }
+
     /// No hits yet (and none when there is no index).
     fn empty(query: String, mode: Mode, offset: usize, freshness: Freshness) -> SearchAnswer {
         SearchAnswer {

@@ -1405,3 +1405,19 @@ fn semantic_search_of_an_empty_repository_finds_nothing() {
     assert_eq!(v["available"], true, "{v}");
     assert_eq!(v["hits"], serde_json::json!([]), "{v}");
 }
+
+/// A made-up word meets nothing but the semantic arm: the CLI says its hits
+/// may be only loosely related (from `SearchAnswer::only_semantic`, which
+/// MCP's compact answer notes as well); a question whose words occur in the
+/// code says nothing of the kind.
+#[test]
+fn hits_only_the_semantic_arm_found_are_said_to_be_loose() {
+    let Some(models) = test_models() else { return };
+    let p = payments_project();
+    run_with_models(&p, &models, &["index", "--embed-tier", "fast"]);
+    let env = [("REPO_SEARCH_MODEL_CACHE", models.as_os_str())];
+    let r = p.run_env(&["search", "qqqzzzxxyy"], &env);
+    assert!(r.stderr().contains("only the semantic arm matched"), "{r}");
+    let r = p.run_env(&["search", "retry a payment that failed"], &env);
+    assert!(!r.stderr().contains("only the semantic arm"), "{r}");
+}

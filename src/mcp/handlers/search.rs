@@ -161,6 +161,9 @@ fn compact_answer(
     {
         notes.push(format!("semantic arm: {}", bound_line(n, 100)));
     }
+    if r.only_semantic() {
+        notes.push(crate::service::ONLY_SEMANTIC_NOTE.to_string());
+    }
     let empty = r.hits.is_empty();
     let mut out = CompactSearchOut {
         query: in_bulk.then(|| query.to_string()),
