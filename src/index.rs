@@ -690,8 +690,9 @@ fn walk_candidates(
 }
 
 /// The language of an extension-less script by its first line, a `#!` line
-/// or an Emacs mode line (`completions/ssh`, `bin/deploy`); `None` for every
-/// other file the name does not place. Only extension-less names cost this
+/// or an Emacs mode line (`completions/ssh`, `bin/deploy`), else by lines
+/// that read as shell (`auto/modules`); `None` for every other file the
+/// name does not place. Only extension-less names cost this
 /// small read, so walks stay cheap, and the same walk serves full and
 /// incremental runs, so a script that loses its first line leaves the index
 /// like a deleted file.

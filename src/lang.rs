@@ -284,9 +284,11 @@ pub const SCRIPT_HEAD_BYTES: usize = 4096;
 /// --flag`) or an Emacs mode line in a comment (`# -*- shell-script -*-`,
 /// as every bash-completion script has instead of a shebang);
 /// [`Lang::OtherCode`] for a language the line heuristic reads
-/// ([`script_heuristic_lang`]: Perl, Tcl, ...). `None` when there is
-/// neither line, or it names a language with neither a grammar nor the
-/// heuristic here (`awk`).
+/// ([`script_heuristic_lang`]: Perl, Tcl, ...). Without either line (or
+/// with a mode line naming no language here), [`Lang::Bash`] when the
+/// head's lines read as shell ([`reads_as_shell`]: nginx's `auto/`).
+/// `None` otherwise, or when the line names a language with neither a
+/// grammar nor the heuristic here (`awk`).
 pub fn lang_from_first_line(head: &[u8]) -> Option<Lang> {
     if script_heuristic_lang(head).is_some() {
         return Some(Lang::OtherCode);
