@@ -696,7 +696,7 @@ fn walk_candidates(
 /// small read, so walks stay cheap, and the same walk serves full and
 /// incremental runs, so a script that loses its first line leaves the index
 /// like a deleted file.
-fn sniff_script(path: &Path) -> Option<Lang> {
+pub(crate) fn sniff_script(path: &Path) -> Option<Lang> {
     if !may_be_script(path) {
         return None;
     }

@@ -38,7 +38,7 @@ use crate::model::{Extracted, Lang};
 use chunk::DocStyle;
 pub(crate) use imports::{supported_names as import_languages, supports as reads_imports};
 use lines::Lines;
-pub(crate) use tags::{is_go_predeclared_type, truncate_signature};
+pub(crate) use tags::{is_go_predeclared_type, path_separator, truncate_signature};
 
 /// How long one file may take to parse and query by default.
 pub const DEFAULT_PARSE_TIMEOUT: Duration = Duration::from_secs(10);

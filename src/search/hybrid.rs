@@ -2152,19 +2152,7 @@ fn lang_of(root: &Path, path: &str) -> &'static str {
     if let Some(lang) = crate::lang::detect_lang(rel) {
         return lang.name();
     }
-    if crate::lang::may_be_script(rel) {
-        let mut head = [0u8; crate::lang::SCRIPT_HEAD_BYTES];
-        let read = crate::fs_safe::open_regular(&root.join(rel)).and_then(|mut f| {
-            use std::io::Read;
-            f.read(&mut head)
-        });
-        if let Ok(n) = read
-            && let Some(lang) = crate::lang::lang_from_first_line(&head[..n])
-        {
-            return lang.name();
-        }
-    }
-    "other"
+    crate::index::sniff_script(&root.join(rel)).map_or("other", |lang| lang.name())
 }
 
 /// A hit after merging candidates that point at the same code.
@@ -2322,17 +2310,22 @@ fn main_chunk(path: &str, chunks: Vec<ChunkRow>) -> Option<ChunkRow> {
 }
 
 /// A definition's name under its container as the chunks of its language
-/// write it (`Config::parse` in Rust and C++, `Model::save` and
-/// `Illuminate\Database\Eloquent\Model` in PHP, `LoginView.post`
-/// elsewhere), so one answer names a definition one way.
+/// write it ([`crate::extract::path_separator`]: `Config::parse` in Rust
+/// and C++, `Model::save` in PHP, `LoginView.post` elsewhere), so one
+/// answer names a definition one way; a PHP namespace's class or function
+/// with PHP's own separator (`Illuminate\Database\Eloquent\Model`).
 fn member_path(lang: &str, kind: &str, container: &str, name: &str) -> String {
-    match lang {
-        "php" if !matches!(kind, "method" | "field" | "property" | "constant") => {
-            format!("{container}\\{name}")
+    let lang = crate::model::Lang::from_name(lang);
+    let sep = match lang {
+        Some(crate::model::Lang::Php)
+            if !matches!(kind, "method" | "field" | "property" | "constant") =>
+        {
+            "\\"
         }
-        "php" | "rust" | "cpp" => format!("{container}::{name}"),
-        _ => format!("{container}.{name}"),
-    }
+        Some(lang) => crate::extract::path_separator(lang),
+        None => ".",
+    };
+    format!("{container}{sep}{name}")
 }
 
 /// A chunk a location or file name in the query points at, as a
@@ -2680,7 +2673,7 @@ fn script_family(lang: &str) -> bool {
 /// build keeps its order: a type declaration is no source (sequelize ships
 /// its compiled `lib/` with `types/*.d.ts`, which took every top place
 /// from `lib/model.js`), and source maps go with the copies
-/// ([`is_source_map`]).
+/// ([`crate::search::is_source_map`]).
 fn compiled_copies(cands: &[Cand], kind: QueryKind) -> HashSet<String> {
     let source = cands.iter().any(|c| {
         !c.compiled
@@ -2693,15 +2686,13 @@ fn compiled_copies(cands: &[Cand], kind: QueryKind) -> HashSet<String> {
     }
     cands
         .iter()
-        .filter(|c| c.compiled && (script_family(&c.lang) || is_source_map(&c.path)))
+        .filter(|c| {
+            // A source map (`lib/model.js.map`): the keyword arm reads the
+            // sources it holds again; it goes where the file it maps goes.
+            c.compiled && (script_family(&c.lang) || crate::search::is_source_map(&c.path))
+        })
         .map(|c| c.path.clone())
         .collect()
-}
-
-/// A source map (`lib/model.js.map`): the keyword arm reads the sources it
-/// holds again, and it goes wherever the compiled file it maps goes.
-fn is_source_map(path: &str) -> bool {
-    path.ends_with(".map") && crate::search::is_build_output(path)
 }
 
 /// Moves the `copies` ([`compiled_copies`]) below every other file, in

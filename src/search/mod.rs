@@ -758,9 +758,19 @@ pub fn is_build_output(path: &str) -> bool {
             )
     }) || name.contains(".min.")
         || name.contains(".bundle.")
-        || [".js.map", ".mjs.map", ".cjs.map", ".css.map", ".ts.map"]
-            .iter()
-            .any(|ext| name.ends_with(ext))
+        || is_source_map(&name)
+}
+
+/// A source map (`index.js.map`, `app.css.map`): JSON holding a compiled
+/// file's sources again.
+pub fn is_source_map(path: &str) -> bool {
+    let path = path.as_bytes();
+    [".js.map", ".mjs.map", ".cjs.map", ".css.map", ".ts.map"]
+        .iter()
+        .any(|ext| {
+            path.len() >= ext.len()
+                && path[path.len() - ext.len()..].eq_ignore_ascii_case(ext.as_bytes())
+        })
 }
 
 /// True for a build definition: what builds, packages or checks the
