@@ -553,6 +553,9 @@ pub(crate) fn print_search(
         if answer.only_semantic() {
             eprintln!("note: {}", crate::service::ONLY_SEMANTIC_NOTE);
         }
+        if let Some(p) = &answer.past_end {
+            eprintln!("note: {}", p.note());
+        }
     }
     Ok(found(!answer.hits.is_empty()))
 }

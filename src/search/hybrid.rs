@@ -687,6 +687,29 @@ pub struct HybridResult {
     #[serde(skip)]
     pub semantic: Option<SemanticInfo>,
     pub hits: Vec<HybridHit>,
+    /// A location query whose line lies past the end of the file it
+    /// names: the file, the line asked for and the file's last indexed
+    /// line. The file's main chunk leads instead.
+    #[serde(skip)]
+    pub past_end: Option<PastEnd>,
+}
+
+/// A location query's line past the end of its file ([`HybridResult::past_end`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PastEnd {
+    pub path: String,
+    pub line: u32,
+    pub last_line: u32,
+}
+
+impl PastEnd {
+    /// What the answer says about it.
+    pub fn note(&self) -> String {
+        format!(
+            "line {} is past the end of {} ({} lines): its main chunk first",
+            self.line, self.path, self.last_line
+        )
+    }
 }
 
 /// A candidate from one arm.
@@ -1847,15 +1870,40 @@ impl Hybrid {
             }
             None => active.max(1e-9) / (req.k + 1.0),
         };
+        let mut past_end = None;
         let lead = match (&analysis.location, &analysis.file) {
-            (Some((_, line)), _) => location_hits(
-                store,
-                root,
-                &analysis.named,
-                *line,
-                max_score,
-                req.snippet_lines,
-            )?,
+            (Some((_, line)), _) => {
+                let at = location_hits(
+                    store,
+                    root,
+                    &analysis.named,
+                    *line,
+                    max_score,
+                    req.snippet_lines,
+                )?;
+                if at.is_empty() {
+                    // `_run.py:99999`: the line is past the end of every
+                    // file named, so the file itself is what was asked for.
+                    let files = file_hits(store, root, &analysis.named, max_score)?;
+                    if let Some(f) = files.first() {
+                        let last_line = store
+                            .file_chunks(&f.path)
+                            .map_err(|e| crate::store::explain(e, &crate::store::db_path(root)))?
+                            .iter()
+                            .map(|c| c.end_line)
+                            .max()
+                            .unwrap_or(0);
+                        past_end = Some(PastEnd {
+                            path: f.path.clone(),
+                            line: *line,
+                            last_line,
+                        });
+                    }
+                    files
+                } else {
+                    at
+                }
+            }
             (None, Some(_)) => file_hits(store, root, &analysis.named, max_score)?,
             (None, None) => Vec::new(),
         };
@@ -1939,7 +1987,10 @@ impl Hybrid {
         }
         Ok(HybridResult {
             query: query.to_string(),
-            query_interpretation: interpretation(&analysis, &reports, led),
+            query_interpretation: match &past_end {
+                Some(p) if led => format!("a location past the end of its file: {}", p.note()),
+                _ => interpretation(&analysis, &reports, led),
+            },
             query_kind: analysis.kind,
             arms: reports,
             // The model whose vectors ranked: only when the arm could answer.
@@ -1949,6 +2000,7 @@ impl Hybrid {
                 .and_then(|r| r.model.clone()),
             semantic: semantic_report,
             hits: out,
+            past_end: past_end.filter(|_| led),
         })
     }
 

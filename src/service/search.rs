@@ -221,6 +221,9 @@ pub struct SearchAnswer {
     /// they were indexed: their lines may have moved. Only a process that
     /// answers from the index as it is (the CLI) looks.
     pub changed_since_indexed: Vec<String>,
+    /// A location query whose line is past the end of its file: the file
+    /// leads instead ([`crate::search::hybrid::PastEnd::note`] says so).
+    pub past_end: Option<crate::search::hybrid::PastEnd>,
 }
 
 /// Said of a fused answer whose every hit only the semantic arm found.
@@ -256,6 +259,7 @@ impl SearchAnswer {
             freshness,
             redacted: 0,
             changed_since_indexed: Vec::new(),
+            past_end: None,
         }
     }
 }
@@ -440,6 +444,7 @@ impl Service {
                 answer.query_kind = Some(r.query_kind);
                 answer.arms = r.arms;
                 answer.semantic_model = r.semantic_model;
+                answer.past_end = r.past_end;
                 r.hits
             }
         };

@@ -866,6 +866,21 @@ fn a_name_several_files_share_leads_with_the_best_of_them() {
         ],
         "{v}"
     );
+    // A line past the end of the file (a stale trace, a typo): the file's
+    // main chunk leads, and the answer says the line is not there.
+    let v = p.json(&["search", "pkg/settings.py:99999"]);
+    assert_eq!(v["hits"][0]["path"], "pkg/settings.py", "{v}");
+    assert_eq!(v["hits"][0]["sources"][0]["arm"], "location", "{v}");
+    let why = v["query_interpretation"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("line 99999 is past the end of pkg/settings.py"),
+        "{v}"
+    );
+    let r = p.run(&["search", "pkg/settings.py:99999"]);
+    assert!(
+        r.stderr().contains("past the end of pkg/settings.py"),
+        "{r}"
+    );
     // No indexed file of that name: text search, with every arm.
     let v = p.json(&["search", "missing.py"]);
     assert!(

@@ -164,6 +164,9 @@ fn compact_answer(
     if r.only_semantic() {
         notes.push(crate::service::ONLY_SEMANTIC_NOTE.to_string());
     }
+    if let Some(p) = &r.past_end {
+        notes.push(p.note());
+    }
     let empty = r.hits.is_empty();
     let mut out = CompactSearchOut {
         query: in_bulk.then(|| query.to_string()),
