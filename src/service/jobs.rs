@@ -182,9 +182,26 @@ impl Service {
             .map(|p| {
                 let lexical = crate::paths::normalize_lexically(&root.join(p.trim()));
                 if lexical.exists() || !lexical.starts_with(root) {
-                    crate::paths::resolve_in_root(root, p).map(|r| r.rel)
+                    return crate::paths::resolve_in_root(root, p).map(|r| r.rel);
+                }
+                // Gone from disk: fine when the index holds it (the run
+                // drops it), a typo when it never did.
+                let rel = crate::paths::rel_string(root, &lexical);
+                let known = self
+                    .with_store(|s| {
+                        s.has_path_at_or_under(&rel)
+                            .map_err(|e| crate::store::explain(e, &crate::store::db_path(root)))
+                    })?
+                    .unwrap_or(false);
+                if known {
+                    Ok(rel)
                 } else {
-                    Ok(crate::paths::rel_string(root, &lexical))
+                    Err(crate::error::UserError::with_code(
+                        crate::error::ErrorCode::NotFound,
+                        format!("no such file or directory: {p} (not on disk, and the index holds nothing there)"),
+                    )
+                    .hint("check the path; paths are relative to the project root")
+                    .into())
                 }
             })
             .collect()

@@ -952,6 +952,20 @@ impl Store {
             .map(Option::flatten)
     }
 
+    /// Whether the index holds the file `rel`, or a file inside directory
+    /// `rel` (root-relative, `/`-separated, no trailing `/`).
+    pub fn has_path_at_or_under(&self, rel: &str) -> rusqlite::Result<bool> {
+        // Paths under `rel/` sort between `rel/` and `rel0` ('0' follows '/').
+        let (lo, hi) = (format!("{rel}/"), format!("{rel}0"));
+        self.conn
+            .prepare_cached(
+                "SELECT 1 FROM files WHERE path = ?1 OR (path >= ?2 AND path < ?3) LIMIT 1",
+            )?
+            .query_row([rel, lo.as_str(), hi.as_str()], |_| Ok(()))
+            .optional()
+            .map(|r| r.is_some())
+    }
+
     /// Indexed (not skipped) paths that end with `/suffix` (`handlers/base.py` for
     /// `django/core/handlers/base.py`), at most `limit`, the shallowest
     /// first, then by path. Scans the file list: for the rare query that

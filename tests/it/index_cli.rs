@@ -1211,6 +1211,9 @@ fn index_paths_brings_only_those_paths_up_to_date() {
     let r = p.run(&["index", "../elsewhere"]);
     assert_eq!(r.code(), 2, "{r}");
     assert!(r.stderr().contains("PATH_OUTSIDE_ROOT"), "{r}");
+    let r = p.run(&["index", "--no-embed", "a/on.py"]);
+    assert_eq!(r.code(), 2, "a path never there is a typo: {r}");
+    assert!(r.stderr().contains("NOT_FOUND"), "{r}");
     let r = p.run(&["index", "--full", "a"]);
     assert_eq!(r.code(), 2, "{r}");
     assert!(r.stderr().contains("hint:"), "{r}");

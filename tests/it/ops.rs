@@ -502,6 +502,10 @@ fn mcp_index_jobs_queue_report_progress_and_finish_while_search_answers() {
         (json!({"mode": "full", "paths": ["app"]}), "no paths"),
         (json!({"paths": ["../outside"]}), "outside the project root"),
         (json!({"mode": "sometimes"}), "mode"),
+        (
+            json!({"paths": ["app/nosuch.py"]}),
+            "no such file or directory",
+        ),
     ] {
         let (error, hint) = m.tool_error("index", args.clone());
         assert!(error.contains(want), "{args}: {error}");
