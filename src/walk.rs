@@ -12,7 +12,9 @@
 //!   `.rgignore`, in the current directory and in parent directories;
 //! - hidden files and directories are skipped unless `hidden`;
 //! - `no_ignore` turns off every ignore file, like `rg --no-ignore`;
-//! - `globs` are overrides with `rg -g` semantics (`!` negates).
+//! - `globs` are overrides with `rg -g` semantics (`!` negates);
+//! - `types` / `types_not` are ripgrep's file types (`rg -t` / `-T`), from
+//!   the same built-in table.
 //!
 //! **Invariant**: the project's own index directory (`.repo_search/`) is never
 //! walked, whatever the options (`--hidden`, `--no-ignore`, globs).
@@ -49,6 +51,11 @@ pub struct WalkOptions {
     pub threads: usize,
     /// Follow symbolic links (`rg -L`).
     pub follow_links: bool,
+    /// Only files of these ripgrep file types (`rg -t py`); see
+    /// `rg --type-list`.
+    pub types: Vec<String>,
+    /// No files of these ripgrep file types (`rg -T js`).
+    pub types_not: Vec<String>,
 }
 
 impl Default for WalkOptions {
@@ -61,6 +68,8 @@ impl Default for WalkOptions {
             max_filesize: None,
             threads: 0,
             follow_links: false,
+            types: Vec::new(),
+            types_not: Vec::new(),
         }
     }
 }
@@ -110,6 +119,7 @@ pub fn walk_builder_for(
         .max_filesize(opts.max_filesize)
         .threads(effective_threads(opts.threads))
         .overrides(build_overrides(root, &opts.globs)?)
+        .types(build_types(&opts.types, &opts.types_not)?)
         .hidden(!opts.hidden)
         .parents(ignore_files)
         .ignore(ignore_files)
@@ -165,6 +175,79 @@ fn build_overrides(root: &Path, globs: &[String]) -> anyhow::Result<Override> {
             HINT,
         ),
     }
+}
+
+/// Builds the `-t` / `-T` file-type matcher from ripgrep's built-in
+/// table. An unknown type is the user's mistake: a `UserError` naming it,
+/// with the known names nearest to it.
+fn build_types(select: &[String], negate: &[String]) -> anyhow::Result<ignore::types::Types> {
+    let mut builder = ignore::types::TypesBuilder::new();
+    builder.add_defaults();
+    if select.is_empty() && negate.is_empty() {
+        return Ok(ignore::types::Types::empty());
+    }
+    let known: Vec<String> = builder
+        .definitions()
+        .iter()
+        .map(|d| d.name().to_string())
+        .collect();
+    for name in select.iter().chain(negate) {
+        if !known.iter().any(|k| k == name) {
+            let near: Vec<&str> = known
+                .iter()
+                .filter(|k| {
+                    k.starts_with(name.as_str())
+                        || name.starts_with(k.as_str())
+                        || strsim_close(k, name)
+                })
+                .map(String::as_str)
+                .take(6)
+                .collect();
+            return user_err(
+                format!("unknown file type `{name}`"),
+                if near.is_empty() {
+                    "file types are ripgrep's (`rg --type-list`), e.g. py, rust, js, ts, go, java, c, cpp".to_string()
+                } else {
+                    format!(
+                        "file types are ripgrep's (`rg --type-list`); did you mean {}?",
+                        near.join(", ")
+                    )
+                },
+            );
+        }
+    }
+    for name in select {
+        builder.select(name);
+    }
+    for name in negate {
+        builder.negate(name);
+    }
+    match builder.build() {
+        Ok(types) => Ok(types),
+        Err(e) => user_err(
+            format!("invalid file types: {e}"),
+            "file types are ripgrep's (`rg --type-list`)",
+        ),
+    }
+}
+
+/// Two type names one edit apart (`pyhton` is not, `pyth` by prefix is).
+fn strsim_close(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().abs_diff(b.len()) > 1 {
+        return false;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut row = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            row[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(row[j] + 1);
+        }
+        prev = row;
+    }
+    prev[b.len()] <= 1
 }
 
 /// The glob parser's own explanation, without the glob repeated around it.

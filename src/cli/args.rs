@@ -335,6 +335,29 @@ pub struct KeywordArgs {
     /// is the same; for comparisons and benchmarks).
     #[arg(long)]
     pub no_index: bool,
+    /// Line numbers: always shown (accepted as rg's `-n`).
+    #[arg(short = 'n', long = "line-number")]
+    pub line_number: bool,
+    /// Columns: always shown (accepted as rg's `--column`).
+    #[arg(long)]
+    pub column: bool,
+    /// Show the lines that do not match (`-v` after `keyword` means this,
+    /// as in rg; `--verbose` still asks for logging).
+    #[arg(long)]
+    pub invert_match: bool,
+    /// Print only the paths of files with a match.
+    #[arg(short = 'l', long, conflicts_with_all = ["count", "json"])]
+    pub files_with_matches: bool,
+    /// Print `path:N`, the number of matching lines, per file with a match.
+    #[arg(short = 'c', long, conflicts_with = "json")]
+    pub count: bool,
+    /// Only files of this ripgrep file type (`rg --type-list`: py, rust, js,
+    /// ts, go, java, c, cpp, ...); repeatable.
+    #[arg(short = 't', long = "type", value_name = "TYPE")]
+    pub file_type: Vec<String>,
+    /// No files of this ripgrep file type; repeatable.
+    #[arg(short = 'T', long = "type-not", value_name = "TYPE")]
+    pub type_not: Vec<String>,
 }
 
 #[derive(Debug, Args)]

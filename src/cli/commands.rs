@@ -229,18 +229,35 @@ fn cmd_keyword(a: KeywordArgs) -> Result<Found> {
             no_ignore: a.no_ignore,
             require_git: !a.no_require_git,
             globs: a.glob.clone(),
+            types: a.file_type.clone(),
+            types_not: a.type_not.clone(),
             ..WalkOptions::default()
         },
         paths: Vec::new(),
         no_index: a.no_index,
         // The text shows each line's column, not its other matches.
         first_match_only: !a.common.json,
+        invert_match: a.invert_match,
     };
+    let mut req = req;
+    if a.files_with_matches || a.count {
+        // Paths or counts only: no context lines; a path needs one match.
+        req.before_context = 0;
+        req.after_context = 0;
+        if a.files_with_matches {
+            req.max_count = Some(1);
+        }
+    }
     let json = a.common.json;
     let context = req.before_context > 0 || req.after_context > 0;
     let text = |path: &str, matches| render::keyword_file(path, matches, context);
+    let per_file = |path: &str, matches: Vec<crate::search::keyword::KeywordMatch>| {
+        render::keyword_file_summary(path, matches.len(), a.count)
+    };
     let views = if json {
         Views::file(&render::keyword_json_file)
+    } else if a.files_with_matches || a.count {
+        Views::file(&per_file)
     } else {
         Views {
             file: &text,

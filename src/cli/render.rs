@@ -87,7 +87,14 @@ pub fn keyword_file(path: &str, matches: Vec<KeywordMatch>, context: bool) -> Vi
             }
             write_line(&mut out, path, b'-', c.line, None, &c.text);
         }
-        write_line(&mut out, path, b':', m.line, Some(m.column), &m.text);
+        write_line(
+            &mut out,
+            path,
+            b':',
+            m.line,
+            (m.column > 0).then_some(m.column),
+            &m.text,
+        );
         let mut end = m.line;
         for c in &m.after {
             write_line(&mut out, path, b'-', c.line, None, &c.text);
@@ -124,7 +131,14 @@ struct KeywordFileLines<'s> {
 
 impl FileLines for KeywordFileLines<'_> {
     fn line(&mut self, line: u64, column: u64, text: &str) {
-        write_line(&mut self.out, self.path, b':', line, Some(column), text);
+        write_line(
+            &mut self.out,
+            self.path,
+            b':',
+            line,
+            (column > 0).then_some(column),
+            text,
+        );
         self.matches += 1;
     }
 
@@ -134,6 +148,21 @@ impl FileLines for KeywordFileLines<'_> {
             matches: self.matches,
             starts_group: false,
         }
+    }
+}
+
+/// One file's line of `keyword -l` (its path) or `-c` (`path:N`), as rg
+/// prints them; a file without matches prints nothing.
+pub fn keyword_file_summary(path: &str, matches: usize, count: bool) -> Viewed {
+    let bytes = match (matches, count) {
+        (0, _) => Vec::new(),
+        (n, true) => format!("{path}:{n}\n").into_bytes(),
+        (_, false) => format!("{path}\n").into_bytes(),
+    };
+    Viewed {
+        bytes,
+        matches,
+        starts_group: false,
     }
 }
 

@@ -729,6 +729,27 @@ const SEARCH_KEYWORD: &[Param] = &[
         "Match whole words only.",
     ),
     Param::new(
+        "invert_match",
+        Kind::Bool { default: false },
+        "Return the lines that do NOT match (rg -v); they have no column.",
+    ),
+    Param::new(
+        "type",
+        Kind::StrList {
+            max_items: 20,
+            max_chars: 50,
+        },
+        "Only files of these ripgrep file types (rg -t), e.g. [\"py\"], [\"rust\", \"toml\"]; names as `rg --type-list` gives them.",
+    ),
+    Param::new(
+        "type_not",
+        Kind::StrList {
+            max_items: 20,
+            max_chars: 50,
+        },
+        "No files of these ripgrep file types (rg -T), e.g. [\"js\"].",
+    ),
+    Param::new(
         "glob",
         Kind::StrList {
             max_items: 20,
@@ -803,6 +824,11 @@ pub struct SearchKeywordArgs {
     pub case_insensitive: bool,
     pub smart_case: bool,
     pub word: bool,
+    pub invert_match: bool,
+    #[serde(default, rename = "type")]
+    pub file_type: Vec<String>,
+    #[serde(default)]
+    pub type_not: Vec<String>,
     #[serde(default)]
     pub glob: Vec<String>,
     pub hidden: bool,

@@ -3626,6 +3626,7 @@ impl<'a> Graph<'a> {
             paths: Vec::new(),
             no_index: false,
             first_match_only: false,
+            invert_match: false,
         };
         let found = search_keyword(self.root, &req)?;
         let defs = self.defs_named(name)?;

@@ -103,6 +103,9 @@ pub struct KeywordRequest {
     /// text shows no more, and on a million matching lines the second
     /// regex run per line is a tenth of the search.
     pub first_match_only: bool,
+    /// `-v`: report the lines that do not match (ripgrep's invert match);
+    /// they have no match ranges and column 1.
+    pub invert_match: bool,
 }
 
 /// Rules out files that cannot hold a match without opening them (the
@@ -120,7 +123,8 @@ pub struct KeywordMatch {
     pub path: String,
     /// 1-based line number.
     pub line: u64,
-    /// 1-based byte column of the first match on the line (`rg --column`).
+    /// 1-based byte column of the first match on the line (`rg --column`);
+    /// 0 for a line shown because it does not match (`invert_match`).
     pub column: u64,
     /// The line without its terminator (`\n` or `\r\n`), lossy UTF-8, at most
     /// [`MAX_LINE_CHARS`] characters plus [`ELLIPSIS`] markers where cut.
@@ -351,7 +355,8 @@ fn walk_and_search(
         slice_explicit,
         filter,
         first_match_only: req.first_match_only,
-        column_one: req.first_match_only && starts_lines(req),
+        column_one: req.first_match_only && (req.invert_match || starts_lines(req)),
+        inverted: req.invert_match,
         view: views.map(|v| v.file).filter(|_| req.max_results.is_none()),
         lines: views.and_then(|v| v.lines_for(req)),
         outputs: Mutex::new(Vec::new()),
@@ -441,7 +446,8 @@ fn listed_run(
         slice_explicit: false,
         filter: None,
         first_match_only: req.first_match_only,
-        column_one: req.first_match_only && starts_lines(req),
+        column_one: req.first_match_only && (req.invert_match || starts_lines(req)),
+        inverted: req.invert_match,
         view: views.map(|v| v.file).filter(|_| req.max_results.is_none()),
         lines: views.and_then(|v| v.lines_for(req)),
         outputs: Mutex::new(Vec::new()),
@@ -599,6 +605,7 @@ fn build_searcher(req: &KeywordRequest) -> Searcher {
         .before_context(req.before_context)
         .after_context(req.after_context)
         .max_matches(req.max_count)
+        .invert_match(req.invert_match)
         .bom_sniffing(true)
         .binary_detection(BinaryDetection::quit(b'\0'))
         .build()
@@ -772,6 +779,8 @@ struct Shared<'a> {
     /// Every match starts its line (see [`starts_lines`]), so with
     /// `first_match_only` a line's column is 1 without running the regex.
     column_one: bool,
+    /// [`KeywordRequest::invert_match`]: lines have no column.
+    inverted: bool,
     /// Views each file's matches on the thread that found them (only
     /// without `max_results`: the cut must come first).
     view: Option<&'a View<'a>>,
@@ -993,6 +1002,7 @@ impl Worker<'_> {
             ranges: Vec::new(),
             first_match_only: shared.first_match_only,
             column_one: shared.column_one,
+            inverted: shared.inverted,
             line_view: shared.lines,
             lines: None,
             lines_held: 0,
@@ -1098,6 +1108,8 @@ struct FileSink<'a> {
     first_match_only: bool,
     /// [`Shared::column_one`].
     column_one: bool,
+    /// [`Shared::inverted`].
+    inverted: bool,
     /// Matching lines go to this view's `lines` instead of `matches`.
     line_view: Option<&'a dyn LineView>,
     /// The file's view, from its first matching line on.
@@ -1167,7 +1179,11 @@ impl Sink for FileSink<'_> {
         {
             self.ranges.pop();
         }
-        let column = self.ranges.first().map_or(1, |&(s, _)| s as u64 + 1);
+        let column = match self.ranges.first() {
+            _ if self.inverted => 0,
+            Some(&(s, _)) => s as u64 + 1,
+            None => 1,
+        };
         if shown.len() < line.len() {
             // A match of the hidden `\r` itself is clipped to the line's end.
             for range in &mut self.ranges {

@@ -191,6 +191,8 @@ impl Listed {
             && walk.follow_links == theirs.follow_links
             && walk.max_filesize == theirs.max_filesize
             && theirs.globs.iter().all(|g| g.starts_with('!'))
+            && theirs.types.is_empty()
+            && theirs.types_not.is_empty()
     }
 
     /// `Ok(None)` when listing cannot stand in for the walk: another walk
@@ -789,11 +791,16 @@ fn each_trigram(bytes: &[u8]) -> impl Iterator<Item = Trigram> + '_ {
 }
 
 /// The trigram query every file with a match of `req` satisfies. Patterns
-/// the parser rejects, and requests nothing narrows, give [`Query::All`].
+/// the parser rejects, inverted matches (`-v`), and requests nothing
+/// narrows give [`Query::All`].
 ///
 /// `-w` is ignored (it only narrows matches) and smart case is planned as
 /// case-insensitive (it matches a superset of what either case mode does).
 pub fn plan(req: &KeywordRequest) -> Query {
+    if req.invert_match {
+        // Any file with a line the patterns miss matches.
+        return Query::All;
+    }
     let insensitive = req.case != CaseMode::Sensitive;
     let mut alternatives = Vec::with_capacity(req.patterns.len());
     for pattern in &req.patterns {

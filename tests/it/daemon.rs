@@ -854,7 +854,7 @@ fn the_daemon_keeps_callers_fresh() {
 /// `keyword --json -vv` and whether it listed the index's files instead of
 /// walking (from the service's debug line).
 fn keyword_listed(p: &Project, home: &Path, args: &[&str]) -> (Value, bool) {
-    let mut a = vec!["keyword", "--json", "-vv"];
+    let mut a = vec!["keyword", "--json", "--verbose", "--verbose"];
     a.extend_from_slice(args);
     let r = rs(p, home, &a);
     assert!(r.code() <= 1, "{r}");
@@ -976,7 +976,7 @@ fn keyword_search_trusts_the_watcher_and_is_never_stale() {
         &["--max-results", "2", "-e", "fresh_fn", "-e", "def"],
     ] {
         let text = |extra: &[&str]| {
-            let mut a = vec!["keyword", "-vv"];
+            let mut a = vec!["keyword", "--verbose", "--verbose"];
             a.extend_from_slice(args);
             a.extend_from_slice(extra);
             let r = rs(&p, home, &a);

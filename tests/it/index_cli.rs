@@ -879,6 +879,78 @@ fn keyword_output_matches_ripgrep_on_this_repository() {
     }
 }
 
+/// rg's flags an agent types: `-v` (after `keyword`, the invert match, not
+/// the global verbose flag), `-l`, `-c`, `-t`/`-T`, `-n`, `--column`: the
+/// same text as `rg`, line for line.
+#[test]
+fn keyword_takes_rgs_everyday_flags_with_rgs_output() {
+    assert!(
+        have("rg"),
+        "rg is not installed: this test compares with it (scripts/test.sh installs it)"
+    );
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cases: &[&[&str]] = &[
+        &["-v", "[a-z]", "-g", "*.toml"],
+        &["-iv", "e", "-g", "src/store/*.rs"],
+        &["-l", "unwrap_or"],
+        &["-c", "fn main"],
+        &["-c", "-v", "^$", "-t", "rust", "src/cli"],
+        &["-n", "--column", "-t", "py", "def "],
+        &["-l", "-T", "rust", "TODO"],
+        &["-t", "rust", "-t", "toml", "-w", "tokio"],
+    ];
+    let lines = |out: &[u8]| -> Vec<String> {
+        let mut v: Vec<String> = String::from_utf8_lossy(out)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        v.sort();
+        v
+    };
+    for case in cases {
+        let mut ours_args: Vec<&str> = vec!["keyword"];
+        ours_args.extend_from_slice(case);
+        ours_args.extend_from_slice(&["--root", repo.to_str().expect("utf-8 path")]);
+        let ours = std::process::Command::new(BIN)
+            .args(&ours_args)
+            .current_dir(repo)
+            .output()
+            .expect("run");
+        assert!(
+            ours.status.code() == Some(0),
+            "keyword {case:?}: {}",
+            String::from_utf8_lossy(&ours.stderr)
+        );
+        let rg = std::process::Command::new("rg")
+            .args(["-n", "--column", "--no-heading", "--with-filename"])
+            .args(*case)
+            .current_dir(repo)
+            .output()
+            .expect("rg");
+        let (ours, theirs) = (lines(&ours.stdout), lines(&rg.stdout));
+        assert!(!theirs.is_empty(), "rg found nothing for {case:?}");
+        assert_eq!(ours, theirs, "keyword {case:?} differs from rg");
+    }
+    // An unknown type is refused with the nearest names.
+    let out = std::process::Command::new(BIN)
+        .args([
+            "keyword",
+            "-t",
+            "pyhton",
+            "x",
+            "--root",
+            repo.to_str().expect("utf-8 path"),
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown file type `pyhton`") && err.contains("py"),
+        "{err}"
+    );
+}
+
 /// A named file that matches but holds binary data is found, as `rg`
 /// says it (`binary file matches`, exit 0); paths typed in a subdirectory
 /// are read from there, as `rg` reads them.

@@ -625,6 +625,30 @@ fn mcp_every_tool_answers_exactly() {
         [("src/main.rs".to_string(), 3)],
         "{v}"
     );
+    // rg's -t and -v: only Rust files, and their lines without `fn`,
+    // blank lines or `}`.
+    let v = m.ok(
+        "search_keyword",
+        json!({"pattern": "fn main()", "fixed_strings": true, "type": ["py"]}),
+    );
+    assert_eq!(v["matches"], json!([]), "{v}");
+    let v = m.ok(
+        "search_keyword",
+        json!({"pattern": "fn|^$|\\}", "invert_match": true, "type": ["rust"], "type_not": ["py"]}),
+    );
+    assert!(
+        paths_lines(&v, "matches")
+            .iter()
+            .all(|(p, _)| p.ends_with(".rs")),
+        "{v}"
+    );
+    assert!(!paths_lines(&v, "matches").is_empty(), "{v}");
+    let (error, hint) = m.tool_error(
+        "search_keyword",
+        json!({"pattern": "x", "type": ["pyhton"]}),
+    );
+    assert!(error.contains("unknown file type"), "{error}");
+    assert!(hint.contains("py"), "{hint}");
     let v = m.ok(
         "search_keyword",
         json!({"pattern": "token", "word": true, "max_results": 2}),

@@ -36,7 +36,7 @@ const HOUR: Duration = Duration::from_secs(3600);
 /// The search's JSON and, when the postings were used, how many files
 /// they ruled out (from the service's debug line).
 fn keyword(p: &Project, args: &[&str]) -> (serde_json::Value, Option<u64>) {
-    let mut a = vec!["keyword", "--json", "-vv"];
+    let mut a = vec!["keyword", "--json", "--verbose", "--verbose"];
     a.extend_from_slice(args);
     let r = p.run(&a);
     assert!(r.code() <= 1, "{r}");

@@ -42,8 +42,8 @@ fn keyword_patterns(pattern: Option<String>, patterns: Option<Vec<String>>) -> R
 }
 
 /// `search_keyword`: the arguments mean what `repo-search keyword`'s flags
-/// do (`-e`, `-F`, `-i`, `-S`, `-w`, `-g`, `--hidden`, `--no-ignore`, `-C`,
-/// `-B`, `-A`, `-m`, `--max-results`).
+/// do (`-e`, `-F`, `-i`, `-S`, `-w`, `-v`, `-t`, `-T`, `-g`, `--hidden`,
+/// `--no-ignore`, `-C`, `-B`, `-A`, `-m`, `--max-results`).
 pub fn search_keyword(svc: &Service, args: SearchKeywordArgs) -> Result<Answer> {
     let max_results = args.max_results;
     let case = if args.case_insensitive {
@@ -66,12 +66,15 @@ pub fn search_keyword(svc: &Service, args: SearchKeywordArgs) -> Result<Answer> 
             hidden: args.hidden,
             no_ignore: args.no_ignore,
             globs: args.glob,
+            types: args.file_type,
+            types_not: args.type_not,
             ..WalkOptions::default()
         },
         paths: Vec::new(),
         no_index: false,
         // The answer shows lines, not where on them the matches are.
         first_match_only: true,
+        invert_match: args.invert_match,
     };
     let result = svc.keyword(&req, &[])?;
     let ctx = |c: &crate::search::keyword::ContextLine| LineOut {
