@@ -228,11 +228,13 @@ impl Service {
     }
 
     /// Starts a background index run unless one is running, one started
-    /// less than `min_interval` ago, or another process is writing.
-    pub fn kick(&self, min_interval: Duration) {
+    /// less than `min_interval` ago, or another process is writing. True
+    /// when changes were heard that another process (the daemon) is
+    /// writing now: the caller may wait for it.
+    pub fn kick(&self, min_interval: Duration) -> bool {
         let mut st = self.runs.lock();
         if st.running {
-            return;
+            return false;
         }
         // After a failed run (say, a read-only checkout), retry less often.
         let failing = st.last_error.is_some();
@@ -244,22 +246,31 @@ impl Service {
         // This process's own watcher, once it vouches for the index, says
         // what changed: nothing means no run at all, and a few paths are
         // re-checked now, whatever the interval, so an edit made a moment
-        // ago is in the next answer.
+        // ago is in the next answer. Until it vouches (while a daemon
+        // watches the project, this server runs no re-check of its own
+        // that would make it), a daemon that vouches says the same: an
+        // edit made 3 ms before the call was missed for up to 2 s.
         // (Its log ignores the index directory: an index removed under the
         // server is rebuilt through the usual path.)
-        let own = self.own_watch.changed();
         let exists = self.index_exists();
-        match &own {
-            Some(paths) if paths.is_empty() && exists => return,
+        let own = self.own_watch.changed();
+        let heard_now = match own {
+            Some(paths) => Some(paths),
+            None if exists => self.daemon_changed(),
+            None => None,
+        };
+        match &heard_now {
+            Some(paths) if paths.is_empty() && exists => return false,
             Some(paths) if !paths.is_empty() && exists && !failing => {}
             _ => {
                 if st.started.is_some_and(|t| t.elapsed() < interval) {
-                    return;
+                    return false;
                 }
             }
         }
-        if crate::lock::current_writer(self.root()).is_some() {
-            return;
+        if let Some(w) = crate::lock::current_writer(self.root()) {
+            tracing::debug!(writer = ?w, "re-check: another process is writing");
+            return heard_now.is_some_and(|p| !p.is_empty());
         }
         let initial = !self.index_exists() || crate::store::is_outdated(self.root());
         // While the daemon watches the project and vouches for its index,
@@ -269,8 +280,8 @@ impl Service {
         let heard = if initial {
             None
         } else {
-            // (`changed_since_index`, with the own log read above.)
-            own.or_else(|| self.daemon_changed())
+            // (`changed_since_index`, read above.)
+            heard_now
         };
         // Read before the run starts: what the run covers is forgotten by
         // the own watcher's log when it succeeds (events after this stay).
@@ -289,7 +300,7 @@ impl Service {
                         watch.covered(clock, false, &paths);
                     }
                     st.started = Some(Instant::now());
-                    return;
+                    return false;
                 }
                 // A reconcile's empty `only` walks the whole tree.
                 let covers = if work.reconcile { Vec::new() } else { paths };
@@ -372,12 +383,21 @@ impl Service {
             st.running = false;
             st.last_error = Some(format!("cannot start an index thread: {e}"));
         }
+        false
     }
 
     /// Start a re-check if due, and wait for a running run until
     /// [`REFRESH_WAIT`] after its start.
     fn refresh_in_background(&self) -> Freshness {
-        self.kick(REFRESH_INTERVAL);
+        if self.kick(REFRESH_INTERVAL) {
+            // Another process (the daemon) is writing what changed: wait
+            // for its run as for an own one, then take what it left.
+            let deadline = Instant::now() + REFRESH_WAIT;
+            while crate::lock::current_writer(self.root()).is_some() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            self.kick(REFRESH_INTERVAL);
+        }
         let mut st = self.runs.lock();
         while st.running {
             let Some(deadline) = st.started.map(|t| t + REFRESH_WAIT) else {

@@ -1001,3 +1001,29 @@ fn keyword_search_trusts_the_watcher_and_is_never_stale() {
         assert!(listed.lines().count() >= 2, "{args:?}: {listed}");
     }
 }
+
+/// With the daemon watching, an MCP call made right after a save answers
+/// from the saved file. The server's own watch never vouches while the
+/// daemon is the writer, so it asks the daemon what changed at every call
+/// (not only every 2 s), and re-checks those files itself or waits for the
+/// daemon's run: answers given 3 ms after a save were stale, without a
+/// note.
+#[test]
+fn mcp_with_a_daemon_sees_a_save_made_just_before_the_call() {
+    let p = indexed_project(None);
+    let d = Daemon::start(p.home.path());
+    d.wait_watching(&p.root());
+    let m = crate::mcp::Mcp::start(&p, crate::mcp::Era::Legacy);
+    m.ok("find_symbol", serde_json::json!({"name": "app_main"}));
+    for i in 0..5 {
+        let name = format!("saved_just_now_{i}");
+        p.write(&format!("src/saved_{i}.py"), py(&name));
+        let v = m.ok("find_symbol", serde_json::json!({"name": name}));
+        assert_eq!(
+            v["total"],
+            1,
+            "save {i} not in the next answer: {v}\n{}",
+            d.log()
+        );
+    }
+}
