@@ -323,7 +323,7 @@ pub fn symbols(r: &SymbolResult, offset: usize) -> Result<()> {
     with_stdout(|out| {
         for h in &r.hits {
             let name = match &h.container {
-                Some(c) => format!("{c}::{}", h.name),
+                Some(c) => crate::search::member_path(&h.lang, &h.kind, c, &h.name),
                 None => h.name.clone(),
             };
             // A name matched other than exactly says how (as on MCP).

@@ -248,7 +248,9 @@ pub fn semantic_detail(d: &SemanticOut) -> String {
     finish(t)
 }
 
-/// `find_symbol`: `path:start-end  kind Container.name`, then the signature.
+/// `find_symbol`: `path:start-end  kind Container.name` (`Container::name`
+/// in Rust, C++ and PHP, as the CLI and search hits write it), then the
+/// signature.
 pub fn symbols(out: &SymbolsOut) -> String {
     let mut t = String::new();
     if out.symbols.is_empty() {
@@ -256,7 +258,10 @@ pub fn symbols(out: &SymbolsOut) -> String {
     }
     for s in &out.symbols {
         let name = match &s.container {
-            Some(c) => format!("{c}.{}", s.name),
+            Some(c) => {
+                let lang = crate::lang::detect_lang(std::path::Path::new(&s.path));
+                crate::search::member_path(lang.map_or("", |l| l.name()), &s.kind, c, &s.name)
+            }
             None => s.name.clone(),
         };
         let _ = write!(

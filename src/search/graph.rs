@@ -939,6 +939,23 @@ impl<'a> Graph<'a> {
         t
     }
 
+    /// The names a definition's module is known by ([`module_keys`]), and
+    /// for Go its file's package clause: a Go file's package is what its
+    /// callers qualify names with, and at a module's root no directory
+    /// says it (`package git` in go-git's `repository.go`, imported as
+    /// `github.com/go-git/go-git/v5`; `pgx.Connect`).
+    fn def_module_keys(&mut self, def: &GraphDef) -> Vec<String> {
+        let mut keys = module_keys(&def.path);
+        if def.path.ends_with(".go")
+            && let Some(text) = self.text(def.file_id, &def.path)
+            && let Some(package) = go_package_clause(&text.lines)
+            && !keys.iter().any(|k| k == package)
+        {
+            keys.push(package.to_string());
+        }
+        keys
+    }
+
     /// The definitions a (possibly qualified) name stands for: `send` all
     /// of them; `Session.send` those whose container is `Session`, else
     /// those in a file or package named `Session`. `NOT_FOUND` with a hint
@@ -977,11 +994,12 @@ impl<'a> Graph<'a> {
         if !by_container.is_empty() {
             return Ok(by_container);
         }
-        let by_module: Vec<GraphDef> = all
-            .iter()
-            .filter(|d| d.kind != "impl" && module_keys(&d.path).contains(&container))
-            .cloned()
-            .collect();
+        let mut by_module: Vec<GraphDef> = Vec::new();
+        for d in all.iter().filter(|d| d.kind != "impl") {
+            if self.def_module_keys(d).contains(&container) {
+                by_module.push(d.clone());
+            }
+        }
         if !by_module.is_empty() {
             return Ok(by_module);
         }
@@ -1031,18 +1049,7 @@ impl<'a> Graph<'a> {
                 }
             }
         }
-        let mut module_keys = module_keys(&def.path);
-        // A Go file's package is what its callers qualify names with, and
-        // its package clause says it: at a module's root no directory does
-        // (`package git` in go-git's `repository.go`, imported as
-        // `github.com/go-git/go-git/v5`).
-        if def.path.ends_with(".go")
-            && let Some(text) = self.text(def.file_id, &def.path)
-            && let Some(package) = go_package_clause(&text.lines)
-            && !module_keys.iter().any(|k| k == package)
-        {
-            module_keys.push(package.to_string());
-        }
+        let module_keys = self.def_module_keys(def);
         Ok(TargetInfo {
             def: def.clone(),
             class,
@@ -4284,7 +4291,7 @@ fn module_keys(path: &str) -> Vec<String> {
 
 /// The name a Go file's `package` clause gives (`package git`), among its
 /// first lines.
-fn go_package_clause(lines: &[String]) -> Option<&str> {
+pub(crate) fn go_package_clause(lines: &[String]) -> Option<&str> {
     lines.iter().take(200).find_map(|l| {
         let name = l.strip_prefix("package ")?.split_whitespace().next()?;
         name.bytes().all(is_ident_byte).then_some(name)

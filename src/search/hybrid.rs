@@ -1536,9 +1536,9 @@ impl Hybrid {
                                             start_line: h.start_line,
                                             end_line: h.end_line,
                                             symbol: Some(match &h.container {
-                                                Some(c) => {
-                                                    member_path(&h.lang, &h.kind, c, &h.name)
-                                                }
+                                                Some(c) => crate::search::member_path(
+                                                    &h.lang, &h.kind, c, &h.name,
+                                                ),
                                                 None => h.name.clone(),
                                             }),
                                             kind: Some(h.kind),
@@ -2359,25 +2359,6 @@ fn main_chunk(path: &str, chunks: Vec<ChunkRow>) -> Option<ChunkRow> {
         .map(|(i, _)| i);
     let at = named.unwrap_or(0);
     chunks.into_iter().nth(at)
-}
-
-/// A definition's name under its container as the chunks of its language
-/// write it ([`crate::extract::path_separator`]: `Config::parse` in Rust
-/// and C++, `Model::save` in PHP, `LoginView.post` elsewhere), so one
-/// answer names a definition one way; a PHP namespace's class or function
-/// with PHP's own separator (`Illuminate\Database\Eloquent\Model`).
-fn member_path(lang: &str, kind: &str, container: &str, name: &str) -> String {
-    let lang = crate::model::Lang::from_name(lang);
-    let sep = match lang {
-        Some(crate::model::Lang::Php)
-            if !matches!(kind, "method" | "field" | "property" | "constant") =>
-        {
-            "\\"
-        }
-        Some(lang) => crate::extract::path_separator(lang),
-        None => ".",
-    };
-    format!("{container}{sep}{name}")
 }
 
 /// A chunk a location or file name in the query points at, as a
@@ -5026,9 +5007,12 @@ mod tests {
 
     #[test]
     fn a_definition_is_named_under_its_container_as_its_language_writes_it() {
-        assert_eq!(member_path("php", "method", "Model", "save"), "Model::save");
         assert_eq!(
-            member_path(
+            crate::search::member_path("php", "method", "Model", "save"),
+            "Model::save"
+        );
+        assert_eq!(
+            crate::search::member_path(
                 "php",
                 "class",
                 r"Illuminate\Database\Eloquent\Relations",
@@ -5037,11 +5021,11 @@ mod tests {
             r"Illuminate\Database\Eloquent\Relations\HasMany"
         );
         assert_eq!(
-            member_path("rust", "method", "Config", "parse"),
+            crate::search::member_path("rust", "method", "Config", "parse"),
             "Config::parse"
         );
         assert_eq!(
-            member_path("python", "method", "LoginView", "post"),
+            crate::search::member_path("python", "method", "LoginView", "post"),
             "LoginView.post"
         );
     }

@@ -1599,6 +1599,25 @@ pub(crate) fn last_segment(s: &str) -> &str {
     }
 }
 
+/// A definition's name under its container as the chunks of its language
+/// write it ([`crate::extract::path_separator`]: `Config::parse` in Rust
+/// and C++, `Model::save` in PHP, `LoginView.post` elsewhere), so one
+/// answer names a definition one way; a PHP namespace's class or function
+/// with PHP's own separator (`Illuminate\Database\Eloquent\Model`).
+pub(crate) fn member_path(lang: &str, kind: &str, container: &str, name: &str) -> String {
+    let lang = crate::model::Lang::from_name(lang);
+    let sep = match lang {
+        Some(crate::model::Lang::Php)
+            if !matches!(kind, "method" | "field" | "property" | "constant") =>
+        {
+            "\\"
+        }
+        Some(lang) => crate::extract::path_separator(lang),
+        None => ".",
+    };
+    format!("{container}{sep}{name}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -268,10 +268,15 @@ pub fn find_symbols(
                 .is_some_and(|hc| same(last_segment(hc), c, spelled))
         })
     };
+    // Go names a package by its `package` clause, which the path need not
+    // spell: `pgx.Connect` is `func Connect` in the module root's
+    // `conn.go` (`package pgx`, module `github.com/jackc/pgx/v4`).
+    let go_packages = GoPackages::new(root);
     let module_fits = |h: &SymbolHit, spelled: bool| {
-        container
-            .as_deref()
-            .is_some_and(|c| module_names(&h.path).any(|m| same(m, c, spelled)))
+        container.as_deref().is_some_and(|c| {
+            module_names(&h.path).any(|m| same(m, c, spelled))
+                || go_packages.of(h).is_some_and(|p| same(&p, c, spelled))
+        })
     };
     let in_container = |h: &SymbolHit| container_fits(h, false);
     let in_module = |h: &SymbolHit| module_fits(h, false);
@@ -478,7 +483,11 @@ pub fn find_symbols(
             break;
         }
         let tail = &qualifier[skip..];
-        let whole = |h: &SymbolHit| whole_qualifier(tail, h.container.as_deref(), &h.path);
+        let whole = |h: &SymbolHit| match go_packages.of(h) {
+            // The package stands as one more directory of the file.
+            Some(p) => whole_qualifier(tail, h.container.as_deref(), &format!("{p}/{}", h.path)),
+            None => whole_qualifier(tail, h.container.as_deref(), &h.path),
+        };
         if hits.iter().any(whole) {
             hits.retain(whole);
             break;
@@ -884,6 +893,50 @@ fn enclosing_containers(store: &Store, hits: &[SymbolHit]) -> Result<Vec<Option<
         }));
     }
     Ok(out)
+}
+
+/// The package each Go file's `package` clause names, read from the
+/// file's head once per file (only for hits a qualifier is matched
+/// against; none without the project's root).
+struct GoPackages<'a> {
+    root: Option<&'a std::path::Path>,
+    read: std::cell::RefCell<HashMap<String, Option<String>>>,
+}
+
+/// Bytes of a Go file read for its `package` clause (a licence header
+/// comes first).
+const GO_PACKAGE_HEAD: u64 = 8192;
+
+impl<'a> GoPackages<'a> {
+    fn new(root: Option<&'a std::path::Path>) -> Self {
+        GoPackages {
+            root,
+            read: std::cell::RefCell::new(HashMap::new()),
+        }
+    }
+
+    fn of(&self, h: &SymbolHit) -> Option<String> {
+        let root = self.root.filter(|_| h.lang == "go")?;
+        if let Some(known) = self.read.borrow().get(&h.path) {
+            return known.clone();
+        }
+        let name = (|| {
+            use std::io::Read;
+            let mut head = Vec::new();
+            std::fs::File::open(root.join(&h.path))
+                .ok()?
+                .take(GO_PACKAGE_HEAD)
+                .read_to_end(&mut head)
+                .ok()?;
+            let lines: Vec<String> = String::from_utf8_lossy(&head)
+                .lines()
+                .map(str::to_string)
+                .collect();
+            crate::search::graph::go_package_clause(&lines).map(str::to_string)
+        })();
+        self.read.borrow_mut().insert(h.path.clone(), name.clone());
+        name
+    }
 }
 
 /// The module names a file stands for: its stem, and its directory (a Go

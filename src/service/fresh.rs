@@ -119,6 +119,9 @@ pub struct RunState {
     pub runs: u64,
     pub last_error: Option<String>,
     pub last_summary: Option<IndexSummary>,
+    /// The last run found another process writing (`IndexBusy`) and left
+    /// the work to it.
+    pub left_to_other_writer: bool,
 }
 
 /// The background runs and a condition variable to wait for their end.
@@ -348,6 +351,7 @@ impl Service {
                 st.running = false;
                 st.finished = Some(Instant::now());
                 st.runs += 1;
+                st.left_to_other_writer = false;
                 match result {
                     Ok(Ok(run)) => {
                         tracing::debug!(
@@ -364,6 +368,7 @@ impl Service {
                     }
                     Ok(Err(e)) if has_code(&e, ErrorCode::IndexBusy) => {
                         tracing::debug!("index run skipped: {e:#}");
+                        st.left_to_other_writer = true;
                     }
                     Ok(Err(e)) => {
                         tracing::warn!("index run failed: {e:#}");
@@ -387,17 +392,33 @@ impl Service {
     }
 
     /// Start a re-check if due, and wait for a running run until
-    /// [`REFRESH_WAIT`] after its start.
+    /// [`REFRESH_WAIT`] after its start; when another process (the
+    /// daemon) writes what changed, wait for it as long.
     fn refresh_in_background(&self) -> Freshness {
-        if self.kick(REFRESH_INTERVAL) {
-            // Another process (the daemon) is writing what changed: wait
-            // for its run as for an own one, then take what it left.
-            let deadline = Instant::now() + REFRESH_WAIT;
+        let deadline = Instant::now() + REFRESH_WAIT;
+        let mut busy = self.kick(REFRESH_INTERVAL);
+        loop {
+            let own = self.wait_for_own_run();
+            // What changed is another process's to write (the daemon's run,
+            // or one that took the lock before ours): wait for it, then look
+            // again, within the same bound.
+            if !(busy || own.left_to_other_writer) {
+                return self.freshness_of(&own);
+            }
             while crate::lock::current_writer(self.root()).is_some() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(5));
             }
-            self.kick(REFRESH_INTERVAL);
+            if Instant::now() >= deadline {
+                return self.freshness_of(&own);
+            }
+            self.runs.lock().left_to_other_writer = false;
+            busy = self.kick(REFRESH_INTERVAL);
         }
+    }
+
+    /// Waits for a running run of this service until [`REFRESH_WAIT`]
+    /// after its start; what the runs are doing then.
+    fn wait_for_own_run(&self) -> RunState {
         let mut st = self.runs.lock();
         while st.running {
             let Some(deadline) = st.started.map(|t| t + REFRESH_WAIT) else {
@@ -412,9 +433,7 @@ impl Service {
                 Err(poisoned) => poisoned.into_inner().0,
             };
         }
-        let own = st.clone();
-        drop(st);
-        self.freshness_of(&own)
+        st.clone()
     }
 
     /// Waits until no background run of this service is running.

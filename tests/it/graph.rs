@@ -2339,6 +2339,24 @@ fn go_calls_into_a_modules_root_package_resolve_by_its_package_clause() {
         edge_list(&p, &["callers", "Repo.Worktree"]),
         ["_examples/open/main.go:10 resolved"]
     );
+    // The package qualifies the name in every lookup: `thing.PlainOpen`
+    // (no file or directory is called `thing`), and a second `PlainOpen`
+    // in another package stays out.
+    p.write(
+        "plumbing/open.go",
+        "package plumbing\n\nfunc PlainOpen(path string) error {\n\treturn nil\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["symbol", "thing.PlainOpen", "--exact"]);
+    assert_eq!(v["hits"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(v["hits"][0]["path"], "repository.go", "{v}");
+    let v = p.json(&["symbol", "thing.Repo.Worktree", "--exact"]);
+    assert_eq!(v["hits"][0]["path"], "repo.go", "{v}");
+    assert_eq!(
+        edge_list(&p, &["callers", "thing.PlainOpen"]),
+        ["_examples/open/main.go:8 resolved"]
+    );
+    assert_eq!(p.json(&["refs", "thing.PlainOpen"])["definitions"], 1);
     let v = p.json(&["imports", "_examples/open/main.go"]);
     assert_eq!(v["imports"][0]["resolved"], ".", "{v}");
     assert_eq!(
