@@ -394,6 +394,13 @@ fn cmd_outline(a: OutlineArgs) -> Result<Found> {
     } else {
         render::outline(&o.items)?;
         render::redacted_note(o.redacted)?;
+        if o.items.is_empty() && o.skipped.is_none() {
+            // As MCP says it: nothing to list is no error, but say so.
+            eprintln!(
+                "no definitions found in `{}`: read it with `repo-search read {}`",
+                o.path, o.path
+            );
+        }
     }
     Ok(found(!o.items.is_empty()))
 }

@@ -132,6 +132,16 @@ fn index_then_every_search() {
         "{v}"
     );
 
+    // A file without definitions: exit 1, and a word on stderr.
+    p.write("NOTES.txt", "plain words\n");
+    p.run(&["index", "--no-embed", "-q"]).ok();
+    let r = p.run(&["outline", "NOTES.txt"]);
+    assert_eq!(r.code(), 1, "{r}");
+    assert!(
+        r.stderr().contains("no definitions found in `NOTES.txt`"),
+        "{r}"
+    );
+
     let v = p.json(&["outline", "web/shapes.ts"]);
     let top: Vec<&str> = v["symbols"]
         .as_array()
