@@ -335,6 +335,7 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
             render::unplaced_qualifier_note(&a.name, q)?;
         }
     }
+    note_changed(&svc, result.hits.iter().map(|h| h.path.as_str()))?;
     Ok(found(!result.hits.is_empty() && !spelled_like))
 }
 
@@ -357,6 +358,7 @@ fn cmd_refs(a: RefsArgs) -> Result<Found> {
         render::refs(&result, a.offset as usize)?;
         render::redacted_note(result.redacted)?;
     }
+    note_changed(&svc, result.hits.iter().map(|h| h.path.as_str()))?;
     Ok(found(!result.hits.is_empty()))
 }
 
@@ -376,6 +378,7 @@ fn cmd_graph(a: GraphArgs, direction: Direction) -> Result<Found> {
         render::call_graph(&result, req.offset)?;
         render::redacted_note(result.redacted)?;
     }
+    note_changed(&svc, result.edges.iter().map(|e| e.path.as_str()))?;
     Ok(found(!result.edges.is_empty()))
 }
 
@@ -402,7 +405,15 @@ fn cmd_outline(a: OutlineArgs) -> Result<Found> {
             );
         }
     }
+    note_changed(&svc, [o.path.as_str()])?;
     Ok(found(!o.items.is_empty()))
+}
+
+/// On stderr, when files an answer shows changed on disk since they were
+/// indexed ([`Service::changed_files`]): their lines may have moved.
+fn note_changed<'a>(svc: &Service, paths: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    let paths: Vec<&str> = paths.into_iter().collect();
+    render::changed_hits_note(&svc.changed_files(&paths)?)
 }
 
 /// `PATH LINE` or `PATH:LINE`.
@@ -438,6 +449,7 @@ fn cmd_context(a: ContextArgs) -> Result<Found> {
         render::context(&c)?;
         render::redacted_note(c.redacted)?;
     }
+    note_changed(&svc, [c.path.as_str()])?;
     Ok(Found::Yes)
 }
 

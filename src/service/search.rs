@@ -456,16 +456,24 @@ impl Service {
         Ok(answer)
     }
 
-    /// Fills [`SearchAnswer::changed_since_indexed`] where the index is
-    /// searched as it is (the CLI without a watcher refreshing it): an
-    /// answer can then show a line that moved or no longer exists, and
-    /// says so. A server refreshes before answering and does not look.
+    /// Fills [`SearchAnswer::changed_since_indexed`] ([`Service::changed_files`]).
     fn note_changed_hits(&self, answer: &mut SearchAnswer) -> Result<()> {
-        answer.changed_since_indexed.clear();
-        if self.policy == super::Policy::Background || answer.hits.is_empty() {
-            return Ok(());
+        let paths: Vec<&str> = answer.hits.iter().map(|h| h.path.as_str()).collect();
+        answer.changed_since_indexed = self.changed_files(&paths)?;
+        Ok(())
+    }
+
+    /// Which of `paths` (files an answer shows) changed on disk, or were
+    /// deleted, since they were indexed, where the index is searched as it
+    /// is (the CLI without a watcher refreshing it): an answer can then
+    /// show a line that moved or no longer exists, and says so. A server
+    /// refreshes before answering and does not look (empty). Costs a stat
+    /// and a point query per file.
+    pub fn changed_files(&self, paths: &[&str]) -> Result<Vec<String>> {
+        if self.policy == super::Policy::Background || paths.is_empty() {
+            return Ok(Vec::new());
         }
-        let mut paths: Vec<&str> = answer.hits.iter().map(|h| h.path.as_str()).collect();
+        let mut paths: Vec<&str> = paths.to_vec();
         paths.sort_unstable();
         paths.dedup();
         let root = self.root().to_path_buf();
@@ -487,8 +495,7 @@ impl Service {
             }
             Ok(out)
         })?;
-        answer.changed_since_indexed = changed.unwrap_or_default();
-        Ok(())
+        Ok(changed.unwrap_or_default())
     }
 
     /// Code similar to a snippet or to the indexed chunk at a location.

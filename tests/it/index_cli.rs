@@ -381,9 +381,25 @@ fn an_answer_from_files_changed_since_indexed_says_so() {
         serde_json::json!(["app/views.py"]),
         "{v}"
     );
+    // So do the other commands that show indexed lines.
+    for args in [
+        &["symbol", "validate_csrf_token"][..],
+        &["refs", "validate_csrf_token"],
+        &["outline", "app/views.py"],
+        &["context", "app/views.py:3"],
+    ] {
+        let r = p.run(args);
+        assert!(
+            r.stderr()
+                .contains("changed since they were indexed (app/views.py)"),
+            "{args:?}: {r}"
+        );
+    }
     p.run(&["index"]).ok();
     let v = p.json(&["search", "validate_csrf_token", "--mode", "bm25"]);
     assert!(v.get("changed_since_indexed").is_none(), "{v}");
+    let r = p.run(&["symbol", "validate_csrf_token"]);
+    assert!(!r.stderr().contains("changed since"), "{r}");
 }
 
 /// A package's `dist/` bundle repeats its live source, every module in one
