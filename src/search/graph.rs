@@ -991,6 +991,26 @@ impl<'a> Graph<'a> {
             })
             .cloned()
             .collect();
+        if by_container.len() > 1 {
+            // `pgx.Conn.BeginTx` beside `stdlib.Conn.BeginTx`: a segment
+            // before the container names the module (package clause, file
+            // or directory) of the one meant.
+            let segments = crate::search::qualifier_segments(query);
+            if let [.., module, _] = segments.as_slice() {
+                let mut placed = Vec::new();
+                for d in &by_container {
+                    let in_dir = Path::new(&d.path)
+                        .parent()
+                        .is_some_and(|p| p.iter().any(|c| c.to_str() == Some(module)));
+                    if in_dir || self.def_module_keys(d).iter().any(|k| k == module) {
+                        placed.push(d.clone());
+                    }
+                }
+                if !placed.is_empty() {
+                    return Ok(placed);
+                }
+            }
+        }
         if !by_container.is_empty() {
             return Ok(by_container);
         }
@@ -2221,6 +2241,11 @@ impl<'a> Graph<'a> {
 
     /// The declared type of a Go struct's field as written (`[]*Route`).
     fn go_field_ann(&mut self, class: &str, field: &str) -> Result<Option<String>> {
+        Ok(self.go_field_ann_at(class, field)?.map(|(ann, _)| ann))
+    }
+
+    /// [`Self::go_field_ann`], with the file of the struct declaring it.
+    fn go_field_ann_at(&mut self, class: &str, field: &str) -> Result<Option<(String, String)>> {
         let mut todo = vec![class.to_string()];
         let mut seen = HashSet::new();
         while let Some(c) = todo.pop() {
@@ -2251,7 +2276,7 @@ impl<'a> Graph<'a> {
                     .chain(text.lines.get(from..end).unwrap_or_default())
                     .map(String::as_str);
                 if let Some(ty) = go_field_decl(body, field) {
-                    return Ok(Some(ty.to_string()));
+                    return Ok(Some((ty.to_string(), d.path.clone())));
                 }
             }
             todo.extend(self.bases_named(&c)?.iter().cloned());
@@ -2811,7 +2836,12 @@ impl<'a> Graph<'a> {
         // a variable's binding; a cast; an element of an indexed list.
         let bound = self.receiver_class(r, q)?;
         match bound {
-            Some(ty) if self.in_same(t, &ty, name)? => Ok(Verdict::Resolved),
+            Some(ty) if self.in_same(t, &ty, name)? => {
+                if r.lang == "go" && !self.go_field_package_fits(r, q, &ty, t)? {
+                    return Ok(Verdict::Other);
+                }
+                Ok(Verdict::Resolved)
+            }
             Some(ty) if t.same.contains(&ty) => Ok(Verdict::Other),
             Some(ty) if t.family.contains(&ty) || self.inherits_member(&ty, name)? => {
                 Ok(Verdict::Other)
@@ -2821,6 +2851,47 @@ impl<'a> Graph<'a> {
             None if self.is_module(r, q)? => Ok(Verdict::Other),
             None => Ok(Verdict::NameOnly),
         }
+    }
+
+    /// For a Go receiver that is a struct's field (`c.conn.BeginTx()` with
+    /// `conn *pgx.Conn`), whether the target's type is the one the field
+    /// is declared with: the package written before the type (its
+    /// `package` clause or directory), else the struct's own package.
+    /// Types named alike in several packages (`stdlib.Conn` holding a
+    /// `*pgx.Conn`) took each other's calls, the method calling itself.
+    /// True when the receiver is no such field.
+    fn go_field_package_fits(
+        &mut self,
+        r: &GraphRef,
+        q: &str,
+        ty: &str,
+        t: &TargetInfo,
+    ) -> Result<bool> {
+        let Some((head, field)) = q.rsplit_once('.') else {
+            return Ok(true);
+        };
+        if field.is_empty() || !field.bytes().all(is_ident_byte) {
+            return Ok(true);
+        }
+        let owner = if self.is_receiver(r, head)? {
+            self.this_class(r)?
+        } else {
+            self.receiver_class(r, head)?
+        };
+        let Some(owner) = owner else {
+            return Ok(true);
+        };
+        let Some((ann, declared_in)) = self.go_field_ann_at(&owner, field)? else {
+            return Ok(true);
+        };
+        let written = ann.trim_start_matches(['*', '&', '[', ']']);
+        Ok(match written.rsplit_once('.') {
+            Some((package, name)) if name == ty => {
+                self.def_module_keys(&t.def).iter().any(|k| k == package)
+            }
+            None if written == ty => same_dir(&declared_in, &t.def.path),
+            _ => true,
+        })
     }
 
     /// Is a Python reference in a class body, outside its methods, where a

@@ -2366,6 +2366,31 @@ fn go_calls_into_a_modules_root_package_resolve_by_its_package_clause() {
     );
 }
 
+/// Types named alike in two packages (pgx's `Conn` and its `stdlib.Conn`
+/// wrapping one): a call through a field declared `*pg.Conn` reaches the
+/// field's package, not the enclosing method of the same name; and a
+/// package segment before the type picks one in `callers` and `refs`.
+#[test]
+fn go_a_field_of_another_packages_type_calls_into_that_package() {
+    let p = Project::new();
+    p.write("go.mod", "module example.com/pg/v4\n\ngo 1.19\n");
+    p.write(
+        "conn.go",
+        "package pg\n\ntype Conn struct{}\n\nfunc (c *Conn) BeginTx(x int) error {\n\treturn nil\n}\n",
+    );
+    p.write(
+        "stdlib/sql.go",
+        "package stdlib\n\nimport (\n\t\"example.com/pg/v4\"\n)\n\ntype Conn struct {\n\tconn *pg.Conn\n}\n\nfunc (c *Conn) BeginTx(x int) error {\n\terr := c.conn.BeginTx(x)\n\treturn err\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "pg.Conn.BeginTx"]),
+        ["stdlib/sql.go:12 resolved"]
+    );
+    assert!(edge_list(&p, &["callers", "stdlib.Conn.BeginTx"]).is_empty());
+    assert_eq!(p.json(&["refs", "stdlib.Conn.BeginTx"])["definitions"], 1);
+}
+
 /// A call qualified by an imported package that cannot hold the target
 /// (`errors.New`, `template.New` beside the project's own `New`) is no
 /// candidate, not even name-only; the project's package still resolves.
