@@ -845,6 +845,9 @@ pub struct Graph<'a> {
     /// Definition (file, name line and column) → its header
     /// ([`Graph::header`]), which return types and bases are read from.
     headers: HashMap<(i64, u32, u32), String>,
+    /// Every name a project file's module is known by ([`module_keys`]),
+    /// built on first use.
+    project_modules: Option<HashSet<String>>,
 }
 
 /// Which uses of a member [`Graph::references`] looks for.
@@ -875,6 +878,7 @@ impl<'a> Graph<'a> {
             file_defs: HashMap::new(),
             defs_by_name: HashMap::new(),
             subclasses: None,
+            project_modules: None,
             bases_by_name: HashMap::new(),
             headers: HashMap::new(),
             returns: HashMap::new(),
@@ -2849,6 +2853,9 @@ impl<'a> Graph<'a> {
             Some(_) => Ok(Verdict::NameOnly),
             // `flask.make_response`: a module's function, not the method.
             None if self.is_module(r, q)? => Ok(Verdict::Other),
+            // `sys.stderr.flush()`, `os.path.join()`: an attribute of a
+            // module from outside the project holds none of its methods.
+            None if self.external_attribute(r, q)? => Ok(Verdict::Other),
             None => Ok(Verdict::NameOnly),
         }
     }
@@ -2892,6 +2899,34 @@ impl<'a> Graph<'a> {
             None if written == ty => same_dir(&declared_in, &t.def.path),
             _ => true,
         })
+    }
+
+    /// Is `q` (`sys.stderr`) an attribute of a name the file imports that
+    /// no project file is the module of (Python, JavaScript, TypeScript)?
+    fn external_attribute(&mut self, r: &GraphRef, q: &str) -> Result<bool> {
+        if !matches!(
+            r.lang.as_str(),
+            "python" | "javascript" | "typescript" | "tsx"
+        ) {
+            return Ok(false);
+        }
+        let Some((head, _)) = q.split_once('.') else {
+            return Ok(false);
+        };
+        if !q.bytes().all(|b| is_ident_byte(b) || b == b'.') || !self.is_module(r, head)? {
+            return Ok(false);
+        }
+        if self.project_modules.is_none() {
+            let mut keys = HashSet::new();
+            for (_, (path, _)) in self.store.file_paths()? {
+                keys.extend(module_keys(&path));
+            }
+            self.project_modules = Some(keys);
+        }
+        Ok(self
+            .project_modules
+            .as_ref()
+            .is_some_and(|m| !m.contains(head)))
     }
 
     /// Is a Python reference in a class body, outside its methods, where a

@@ -2366,6 +2366,28 @@ fn go_calls_into_a_modules_root_package_resolve_by_its_package_clause() {
     );
 }
 
+/// `sys.stderr.flush()`: an attribute of a module from outside the project
+/// holds none of the project's methods, not even as a name-only
+/// candidate; a project module's attribute still may.
+#[test]
+fn python_an_external_modules_attribute_is_no_candidate() {
+    let p = Project::new();
+    p.write(
+        "tests/client.py",
+        "class Client:\n    def flush(self):\n        return 1\n",
+    );
+    p.write(
+        "app/run.py",
+        "import sys\nfrom app import state\n\n\ndef spawn():\n    sys.stderr.flush()\n    state.current.flush()\n",
+    );
+    p.write("app/state.py", "current = None\n");
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "Client.flush"]),
+        ["app/run.py:7 name_only"]
+    );
+}
+
 /// Types named alike in two packages (pgx's `Conn` and its `stdlib.Conn`
 /// wrapping one): a call through a field declared `*pg.Conn` reaches the
 /// field's package, not the enclosing method of the same name; and a
