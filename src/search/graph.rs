@@ -2675,6 +2675,12 @@ impl<'a> Graph<'a> {
                 if self.imports_name(r, name, t) {
                     return Ok(Verdict::Resolved);
                 }
+                // A function nested in another is seen only inside it: a
+                // test's local `handler()` is no candidate for a bare
+                // `handler()` in another file.
+                if self.nested_in_callable(&t.def)? {
+                    return Ok(Verdict::Other);
+                }
                 let defs = self.defs_named(name)?;
                 let top: Vec<&GraphDef> = defs.iter().filter(|d| d.container.is_none()).collect();
                 if c_family(&r.lang) {
@@ -2899,6 +2905,25 @@ impl<'a> Graph<'a> {
             None if written == ty => same_dir(&declared_in, &t.def.path),
             _ => true,
         })
+    }
+
+    /// Is `def` a function defined inside a function or method of its file
+    /// (its container one whose span holds it)?
+    fn nested_in_callable(&mut self, def: &GraphDef) -> Result<bool> {
+        let Some(container) = def.container.as_deref() else {
+            return Ok(false);
+        };
+        if !matches!(def.kind.as_str(), "function" | "method") {
+            return Ok(false);
+        }
+        let outer = last_segment(container);
+        Ok(self.defs_of_file(def.file_id)?.iter().any(|d| {
+            d.name == outer
+                && matches!(d.kind.as_str(), "function" | "method")
+                && d.start_line <= def.start_line
+                && def.end_line <= d.end_line
+                && (d.start_line, d.end_line) != (def.start_line, def.end_line)
+        }))
     }
 
     /// Is `q` (`sys.stderr`) an attribute of a name the file imports that

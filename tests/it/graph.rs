@@ -2381,10 +2381,20 @@ fn python_an_external_modules_attribute_is_no_candidate() {
         "import sys\nfrom app import state\n\n\ndef spawn():\n    sys.stderr.flush()\n    state.current.flush()\n",
     );
     p.write("app/state.py", "current = None\n");
+    // A function nested in a test is seen only inside it.
+    p.write(
+        "tests/test_p.py",
+        "def test_x():\n    def handler():\n        return 1\n    handler()\n",
+    );
+    p.write("app/hooks.py", "def run(handler):\n    handler()\n");
     p.run(&["index", "--offline"]).ok();
     assert_eq!(
         edge_list(&p, &["callers", "Client.flush"]),
         ["app/run.py:7 name_only"]
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "test_x.handler"]),
+        ["tests/test_p.py:4 resolved"]
     );
 }
 
