@@ -501,7 +501,7 @@ pub fn find_symbols(
         && q.mode != MatchMode::Fuzzy
         && let Some(module) = container.as_deref()
     {
-        hits = reexported(store, module, &name, &wanted)?;
+        hits = reexported(store, root, module, &name, &wanted)?;
     }
     // A one-word receiver that matches nothing, answered by the name's
     // exact definitions:
@@ -714,16 +714,28 @@ pub fn find_symbols_or_bare(
 /// them, and the exact definitions of the imported name there.
 fn reexported(
     store: &Store,
+    root: Option<&std::path::Path>,
     module: &str,
     name: &str,
     wanted: &dyn Fn(&SymbolHit) -> bool,
 ) -> Result<Vec<SymbolHit>> {
+    let is_root =
+        |path: &str| is_module_root(path, module) || is_rust_crate_root(root, path, module);
     let mut rows = store.import_rows_by_key(&[name.to_string()])?;
     rows.extend(store.import_rows_by_alias(name)?);
+    // `pub use self::internal::*;` in nom's `lib.rs`: a glob re-exports
+    // every public name of the module it names (`nom::IResult`,
+    // `crate::Err`), as does Python's `from .x import *`.
+    let globs: Vec<_> = store
+        .import_rows_by_key(&["*".to_string()])?
+        .into_iter()
+        .filter(|r| r.name.as_deref() == Some("*") && is_root(&r.path))
+        .collect();
     let roots: Vec<_> = rows
         .into_iter()
-        .filter(|r| is_module_root(&r.path, module))
+        .filter(|r| is_root(&r.path))
         .filter(|r| r.alias.as_deref().or(r.name.as_deref()) == Some(name))
+        .chain(globs)
         .collect();
     if roots.is_empty() {
         return Ok(Vec::new());
@@ -735,12 +747,17 @@ fn reexported(
         let Some(lang) = crate::model::Lang::from_name(&r.lang) else {
             continue;
         };
-        let Some(crate::imports::Target::File(target)) =
-            project.resolve(lang, &r.path, &r.module, r.name.as_deref(), &r.kind)
-        else {
+        let glob = r.name.as_deref() == Some("*");
+        let Some(crate::imports::Target::File(target)) = project.resolve(
+            lang,
+            &r.path,
+            &r.module,
+            r.name.as_deref().filter(|_| !glob),
+            &r.kind,
+        ) else {
             continue;
         };
-        let defined = r.name.as_deref().unwrap_or(name);
+        let defined = r.name.as_deref().filter(|_| !glob).unwrap_or(name);
         for row in store.symbol_rows(defined, NameMatch::Exact, TIER_CAP)? {
             let h = row_to_hit(row, MatchKind::Exact);
             if h.path == target
@@ -752,6 +769,10 @@ fn reexported(
                 out.push(h);
             }
         }
+    }
+    // The type a glob brings in, not its `impl` blocks beside it.
+    if out.iter().any(|h| h.kind != "impl") {
+        out.retain(|h| h.kind != "impl");
     }
     Ok(out)
 }
@@ -779,6 +800,38 @@ fn is_module_root(path: &str, module: &str) -> bool {
         "lib" | "mod" | "__init__" | "index" => named(dir),
         _ => false,
     }
+}
+
+/// Whether `path` is a Rust crate's `src/lib.rs` and `module` names that
+/// crate: `crate`, or the package name its `Cargo.toml` gives (`nom`
+/// for a checkout whose directory says nothing: `src/lib.rs` at the
+/// root), `-` read as `_`.
+fn is_rust_crate_root(root: Option<&std::path::Path>, path: &str, module: &str) -> bool {
+    let Some(dir) = path.strip_suffix("src/lib.rs") else {
+        return false;
+    };
+    if module == "crate" {
+        return true;
+    }
+    let Some(root) = root else {
+        return false;
+    };
+    let Ok(manifest) = std::fs::read_to_string(root.join(dir).join("Cargo.toml")) else {
+        return false;
+    };
+    let mut in_package = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+        } else if in_package
+            && let Some((key, value)) = line.split_once('=')
+            && key.trim() == "name"
+        {
+            return value.trim().trim_matches('"').replace('-', "_") == module;
+        }
+    }
+    false
 }
 
 /// Whether a definition with this container, in this file, fits every

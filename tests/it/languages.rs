@@ -938,6 +938,43 @@ fn a_setting_reached_through_an_object_is_found_in_the_module_named_for_it() {
     }
 }
 
+/// nom's root: `pub use self::internal::*;` in `src/lib.rs` of a checkout
+/// whose directory does not name the crate (its `Cargo.toml` does), so
+/// `nom::IResult` and `crate::Err` are the definitions in `internal.rs`
+/// (not their `impl` blocks); Python's `from .x import *` likewise.
+#[test]
+fn a_glob_re_export_at_a_crates_root_answers_qualified_names() {
+    let p = Project::new();
+    p.write(
+        "Cargo.toml",
+        "[package]\nname = \"nom\"\nversion = \"7.1.1\"\n",
+    );
+    p.write("src/lib.rs", "pub use self::internal::*;\nmod internal;\n");
+    p.write(
+        "src/internal.rs",
+        "pub type IResult<I, O> = Result<(I, O), Err<I>>;\n\npub enum Err<E> {\n    Error(E),\n}\n\nimpl<E> Err<E> {\n    pub fn is_incomplete(&self) -> bool {\n        false\n    }\n}\n",
+    );
+    p.write("pkg/__init__.py", "from .core import *\n");
+    p.write("pkg/core.py", "def build(x):\n    return x\n");
+    p.write("other/core.py", "def build(x):\n    return x + 1\n");
+    p.json(&["index", "--no-embed"]);
+    for (query, path, kind) in [
+        ("nom::IResult", "src/internal.rs", "type"),
+        ("crate::Err", "src/internal.rs", "enum"),
+        ("nom::Err", "src/internal.rs", "enum"),
+        ("pkg.build", "pkg/core.py", "function"),
+    ] {
+        let v = p.json(&["symbol", query]);
+        let hits: Vec<(&str, &str)> = v["hits"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|h| Some((h["path"].as_str()?, h["kind"].as_str()?)))
+            .collect();
+        assert_eq!(hits, [(path, kind)], "symbol {query}: {v}");
+    }
+}
+
 /// Members written in a language's own notation (Go's `pkg.(*T).M`,
 /// JavaScript's `C.prototype.m`, Lua's `C:m`, PHP's `Ns\C::m`), a
 /// qualified path whose root no file path spells (a crate name above a
