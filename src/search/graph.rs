@@ -2672,6 +2672,9 @@ impl<'a> Graph<'a> {
                 if package_scoped(&r.lang) && same_dir(&r.path, &t.def.path) {
                     return Ok(Verdict::Resolved);
                 }
+                if let Some(v) = self.rust_scoped_use(r, name, t)? {
+                    return Ok(v);
+                }
                 if self.imports_name(r, name, t) {
                     return Ok(Verdict::Resolved);
                 }
@@ -3118,6 +3121,75 @@ impl<'a> Graph<'a> {
                 false
             })
         })
+    }
+
+    /// Rust's `use` inside a function binds the name there only: nom's
+    /// `fn take_while1()` uses `bytes::streaming::take_while1` and
+    /// `fn take_while1_succeed()` `bytes::complete::take_while1`, in one
+    /// file. When some `use` of `name` in the reference's file is inside a
+    /// function, the ones the reference sees decide (those of the
+    /// innermost function around it that has one, else those outside every
+    /// function); `None` leaves it to the file-wide rules.
+    fn rust_scoped_use(
+        &mut self,
+        r: &GraphRef,
+        name: &str,
+        t: &TargetInfo,
+    ) -> Result<Option<Verdict>> {
+        if r.lang != "rust" {
+            return Ok(None);
+        }
+        let rows: Vec<ImportRow> = self
+            .import_rows(r.file_id)
+            .iter()
+            .filter(|i| {
+                i.kind == "use"
+                    && i.name.as_deref() == Some(name)
+                    && i.alias.as_deref().is_none_or(|a| a == name)
+            })
+            .cloned()
+            .collect();
+        let mut scoped = Vec::with_capacity(rows.len());
+        for i in &rows {
+            let f = self.enclosing_callable(r.file_id, i.line)?;
+            scoped.push((i, f.map(|f| (f.start_line, f.end_line))));
+        }
+        if scoped.iter().all(|(_, f)| f.is_none()) {
+            return Ok(None);
+        }
+        // Those in a function around the reference (a closure or nested
+        // `fn` sees its outer function's `use`), the innermost first.
+        let around = |f: &Option<(u32, u32)>| f.is_some_and(|(s, e)| s <= r.line && r.line <= e);
+        let innermost = scoped
+            .iter()
+            .filter(|(_, f)| around(f))
+            .filter_map(|(_, f)| *f)
+            .min_by_key(|(s, e)| e - s);
+        let local: Vec<&ImportRow> = scoped
+            .iter()
+            .filter(|(_, f)| innermost.is_some() && *f == innermost)
+            .map(|(i, _)| *i)
+            .collect();
+        let visible: Vec<&ImportRow> = if local.is_empty() {
+            scoped
+                .iter()
+                .filter(|(_, f)| f.is_none())
+                .map(|(i, _)| *i)
+                .collect()
+        } else {
+            local
+        };
+        if visible.is_empty() {
+            return Ok(None);
+        }
+        let reaches = visible
+            .iter()
+            .any(|i| t.module_keys.iter().any(|k| module_last(&i.module) == k));
+        Ok(Some(if reaches {
+            Verdict::Resolved
+        } else {
+            Verdict::Other
+        }))
     }
 
     /// The import rows of a file, read once per query.

@@ -2398,6 +2398,38 @@ fn python_an_external_modules_attribute_is_no_candidate() {
     );
 }
 
+/// Rust's `use` inside a function binds there only: two test functions
+/// of one file take `take_while1` from two modules (nom's `str.rs`), and
+/// a closure or nested `fn` sees its outer function's `use`.
+#[test]
+fn rust_a_use_inside_a_function_binds_only_there() {
+    let p = Project::new();
+    p.write("src/lib.rs", "pub mod bytes;\nmod str;\n");
+    p.write(
+        "src/bytes/mod.rs",
+        "pub mod complete;\npub mod streaming;\n",
+    );
+    for m in ["complete", "streaming"] {
+        p.write(
+            &format!("src/bytes/{m}.rs"),
+            "pub fn take_while1(x: u8) -> u8 {\n    x\n}\n",
+        );
+    }
+    p.write(
+        "src/str.rs",
+        "fn streaming_case() {\n    use crate::bytes::streaming::take_while1;\n    fn f(i: u8) -> u8 {\n        take_while1(i)\n    }\n    f(1);\n}\n\nfn complete_case() {\n    use crate::bytes::complete::take_while1;\n    take_while1(2);\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "streaming::take_while1"]),
+        ["src/str.rs:4 resolved"]
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "complete::take_while1"]),
+        ["src/str.rs:11 resolved"]
+    );
+}
+
 /// Types named alike in two packages (pgx's `Conn` and its `stdlib.Conn`
 /// wrapping one): a call through a field declared `*pg.Conn` reaches the
 /// field's package, not the enclosing method of the same name; and a
