@@ -2415,13 +2415,19 @@ impl Fused {
 /// the class. Chosen on the `agent` suite's tuning half (0.3, 0.5, 1):
 /// symbol queries .985 → .989 there, .979 → .983 on the checking half.
 const INEXACT_NAME_MATCH: f64 = 0.3;
+/// What a name matched only case-blind counts: between an exact match and
+/// a prefix one, so `worker` typed in lower case finds gunicorn's `class
+/// Worker` before `class WorkerTmp` (a prefix match the other arms also
+/// found). No `agent` or `nl` answer changed with it (0.3 before).
+const CASE_BLIND_NAME_MATCH: f64 = 0.6;
 
 /// How much a symbol-arm candidate counts by how its name matched the
 /// query's identifier (kept in its `raw`).
 fn match_weight(m: MatchKind) -> f64 {
     match m {
         MatchKind::Exact => 1.0,
-        MatchKind::CaseInsensitive | MatchKind::Prefix | MatchKind::Fuzzy => INEXACT_NAME_MATCH,
+        MatchKind::CaseInsensitive => CASE_BLIND_NAME_MATCH,
+        MatchKind::Prefix | MatchKind::Fuzzy => INEXACT_NAME_MATCH,
     }
 }
 
