@@ -109,7 +109,38 @@ pub fn index_dir_checked(root: &Path, usage: DirUse) -> Result<Option<PathBuf>> 
         return Ok(None);
     }
     crate::fs_safe::tighten_entries(&dir, what)?;
+    if create {
+        ignore_in_git(&dir);
+    }
     Ok(Some(dir))
+}
+
+/// The index directory's own `.gitignore`: everything but what a team may
+/// commit, the project's settings (`config.toml`) and eval cases
+/// (`evals/*.jsonl`, not their reports).
+const GITIGNORE: &str = "# written by repo-search: the index is not part of the project\n*\n!/config.toml\n!/evals/\n!/evals/**\n/evals/results/\n";
+
+/// Writes `.gitignore` ([`GITIGNORE`]) into the index directory once, so `git
+/// status` does not list the index in a project that was only indexed
+/// (`init` also adds `.repo_search/` to the project's own `.gitignore`).
+/// Created exclusively (never through a planted link); a failure only
+/// leaves the directory visible to git.
+fn ignore_in_git(dir: &Path) {
+    let path = dir.join(".gitignore");
+    if path.symlink_metadata().is_ok() {
+        return;
+    }
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .and_then(|mut f| {
+            use std::io::Write;
+            f.write_all(GITIGNORE.as_bytes())
+        });
+    if let Err(e) = written {
+        tracing::debug!("cannot write `{}`: {e}", path.display());
+    }
 }
 
 /// SQLite's flags on top of the defaults: never open the database through

@@ -1479,3 +1479,34 @@ fn compound_names_are_found_by_their_words() {
         "{v}"
     );
 }
+
+/// An indexed project's `git status` does not list the index: the index
+/// directory carries its own `.gitignore` (`init` also adds a line to the
+/// project's), written once and never through a planted link.
+#[test]
+fn the_index_directory_is_invisible_to_git() {
+    let p = Project::new();
+    p.git_init();
+    p.write("app.py", "def main():\n    return 1\n");
+    p.run(&["index", "--no-embed", "-q"]).ok();
+    let out = std::process::Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .current_dir(p.root())
+        .output()
+        .expect("git status");
+    let status = String::from_utf8_lossy(&out.stdout);
+    assert!(status.contains("app.py"), "{status}");
+    assert!(!status.contains(".repo_search"), "{status}");
+    // A project's own eval cases stay visible (a team commits them); their
+    // reports do not.
+    p.write(".repo_search/evals/mine.jsonl", "{}\n");
+    p.write(".repo_search/evals/results/run.json", "{}\n");
+    let out = std::process::Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .current_dir(p.root())
+        .output()
+        .expect("git status");
+    let status = String::from_utf8_lossy(&out.stdout);
+    assert!(status.contains(".repo_search/evals/mine.jsonl"), "{status}");
+    assert!(!status.contains("results"), "{status}");
+}
