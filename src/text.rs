@@ -599,9 +599,54 @@ pub fn binomial(n: usize, k: usize) -> usize {
     (0..k).fold(1usize, |acc, i| acc.saturating_mul(n - i) / (i + 1))
 }
 
+/// The edits (insertions, deletions, substitutions, swaps of two
+/// neighbouring letters) between `a` and `b`, when at most `most`: the
+/// fuzzy symbol lookup's typos, the nearest names of an unknown file type.
+pub(crate) fn typo_distance(a: &[u8], b: &[u8], most: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > most {
+        return None;
+    }
+    let (n, m) = (a.len(), b.len());
+    // Three rows of the optimal-string-alignment table.
+    let mut before: Vec<usize> = vec![0; m + 1];
+    let mut last: Vec<usize> = (0..=m).collect();
+    let mut row: Vec<usize> = vec![0; m + 1];
+    for i in 1..=n {
+        row[0] = i;
+        let mut low = row[0];
+        for j in 1..=m {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (last[j] + 1).min(row[j - 1] + 1).min(last[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(before[j - 2] + 1);
+            }
+            row[j] = d;
+            low = low.min(d);
+        }
+        if low > most {
+            return None;
+        }
+        std::mem::swap(&mut before, &mut last);
+        std::mem::swap(&mut last, &mut row);
+    }
+    (last[m] <= most).then_some(last[m])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typo_distance_counts_swaps_as_one_edit() {
+        let d = |a: &str, b: &str, most| typo_distance(a.as_bytes(), b.as_bytes(), most);
+        assert_eq!(d("assertsame", "assertsaem", 2), Some(1));
+        assert_eq!(d("assertsame", "assertsmae", 2), Some(1));
+        assert_eq!(d("parse_config", "parse_cnfig", 2), Some(1));
+        assert_eq!(d("abc", "abc", 1), Some(0));
+        assert_eq!(d("kitten", "sitting", 2), None);
+        assert_eq!(d("kitten", "sitting", 3), Some(3));
+        assert_eq!(d("a", "abcd", 2), None);
+    }
 
     #[test]
     fn adjacent_word_pairs_follow_the_query_and_split_identifiers() {

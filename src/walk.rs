@@ -198,7 +198,7 @@ fn build_types(select: &[String], negate: &[String]) -> anyhow::Result<ignore::t
                 .filter(|k| {
                     k.starts_with(name.as_str())
                         || name.starts_with(k.as_str())
-                        || strsim_close(k, name)
+                        || crate::text::typo_distance(k.as_bytes(), name.as_bytes(), 1).is_some()
                 })
                 .map(String::as_str)
                 .take(6)
@@ -229,25 +229,6 @@ fn build_types(select: &[String], negate: &[String]) -> anyhow::Result<ignore::t
             "file types are ripgrep's (`rg --type-list`)",
         ),
     }
-}
-
-/// Two type names one edit apart (`pyhton` is not, `pyth` by prefix is).
-fn strsim_close(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    if a.len().abs_diff(b.len()) > 1 {
-        return false;
-    }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut row = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            row[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(row[j] + 1);
-        }
-        prev = row;
-    }
-    prev[b.len()] <= 1
 }
 
 /// The glob parser's own explanation, without the glob repeated around it.

@@ -215,7 +215,7 @@ fn cmd_keyword(a: KeywordArgs) -> Result<Found> {
     } else {
         CaseMode::Sensitive
     };
-    let req = KeywordRequest {
+    let mut req = KeywordRequest {
         patterns,
         fixed_strings: a.fixed_strings,
         case,
@@ -239,7 +239,6 @@ fn cmd_keyword(a: KeywordArgs) -> Result<Found> {
         first_match_only: !a.common.json,
         invert_match: a.invert_match,
     };
-    let mut req = req;
     if a.files_with_matches || a.count {
         // Paths or counts only: no context lines; a path needs one match.
         req.before_context = 0;

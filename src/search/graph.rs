@@ -952,7 +952,7 @@ impl<'a> Graph<'a> {
         let mut keys = module_keys(&def.path);
         if def.path.ends_with(".go")
             && let Some(text) = self.text(def.file_id, &def.path)
-            && let Some(package) = go_package_clause(&text.lines)
+            && let Some(package) = go_package_clause(text.lines.iter().map(String::as_str))
             && !keys.iter().any(|k| k == package)
         {
             keys.push(package.to_string());
@@ -2889,12 +2889,7 @@ impl<'a> Graph<'a> {
         if field.is_empty() || !field.bytes().all(is_ident_byte) {
             return Ok(true);
         }
-        let owner = if self.is_receiver(r, head)? {
-            self.this_class(r)?
-        } else {
-            self.receiver_class(r, head)?
-        };
-        let Some(owner) = owner else {
+        let Some(owner) = self.owner_of(r, head)? else {
             return Ok(true);
         };
         let Some((ann, declared_in)) = self.go_field_ann_at(&owner, field)? else {
@@ -3139,18 +3134,14 @@ impl<'a> Graph<'a> {
         if r.lang != "rust" {
             return Ok(None);
         }
-        let rows: Vec<ImportRow> = self
-            .import_rows(r.file_id)
-            .iter()
-            .filter(|i| {
-                i.kind == "use"
-                    && i.name.as_deref() == Some(name)
-                    && i.alias.as_deref().is_none_or(|a| a == name)
-            })
-            .cloned()
-            .collect();
-        let mut scoped = Vec::with_capacity(rows.len());
-        for i in &rows {
+        let all = self.import_rows(r.file_id);
+        let rows = all.iter().filter(|i| {
+            i.kind == "use"
+                && i.name.as_deref() == Some(name)
+                && i.alias.as_deref().is_none_or(|a| a == name)
+        });
+        let mut scoped = Vec::new();
+        for i in rows {
             let f = self.enclosing_callable(r.file_id, i.line)?;
             scoped.push((i, f.map(|f| (f.start_line, f.end_line))));
         }
@@ -3727,7 +3718,7 @@ impl<'a> Graph<'a> {
         match dir_name(&def.path) {
             Some(dir) => go_module_dir(&import.module) == dir,
             None => self.text(def.file_id, &def.path).is_some_and(|t| {
-                go_package_clause(&t.lines).is_some_and(|package| {
+                go_package_clause(t.lines.iter().map(String::as_str)).is_some_and(|package| {
                     package == alias || go_package_names(&import.module).contains(&package)
                 })
             }),
@@ -4494,8 +4485,8 @@ fn module_keys(path: &str) -> Vec<String> {
 
 /// The name a Go file's `package` clause gives (`package git`), among its
 /// first lines.
-pub(crate) fn go_package_clause(lines: &[String]) -> Option<&str> {
-    lines.iter().take(200).find_map(|l| {
+pub(crate) fn go_package_clause<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    lines.into_iter().take(200).find_map(|l| {
         let name = l.strip_prefix("package ")?.split_whitespace().next()?;
         name.bytes().all(is_ident_byte).then_some(name)
     })

@@ -1885,26 +1885,22 @@ impl Hybrid {
                     // `_run.py:99999`: the line is past the end of every
                     // file named, so the file itself is what was asked for.
                     let files = file_hits(store, root, &analysis.named, max_score)?;
-                    if let Some(f) = files.first() {
-                        let last_line = store
-                            .file_chunks(&f.path)
-                            .map_err(|e| crate::store::explain(e, &crate::store::db_path(root)))?
-                            .iter()
-                            .map(|c| c.end_line)
-                            .max()
-                            .unwrap_or(0);
+                    if let Some((f, last_line)) = files.first() {
                         past_end = Some(PastEnd {
                             path: f.path.clone(),
                             line: *line,
-                            last_line,
+                            last_line: *last_line,
                         });
                     }
-                    files
+                    files.into_iter().map(|(f, _)| f).collect()
                 } else {
                     at
                 }
             }
-            (None, Some(_)) => file_hits(store, root, &analysis.named, max_score)?,
+            (None, Some(_)) => file_hits(store, root, &analysis.named, max_score)?
+                .into_iter()
+                .map(|(f, _)| f)
+                .collect(),
             (None, None) => Vec::new(),
         };
         let lead: Vec<Fused> = lead
@@ -2319,15 +2315,22 @@ fn location_hits(
 /// The main chunk of each of the `named` files of a file-name query
 /// ([`Analysis::named`]), as hits scored `score`: the widest chunk named
 /// after the file's stem (`class TypeAdapter` for `type_adapter.py`, `class
-/// Config` for `config.py`), else the file's first chunk.
-fn file_hits(store: &Store, root: &Path, named: &[String], score: f64) -> Result<Vec<Fused>> {
+/// Config` for `config.py`), else the file's first chunk; each with the
+/// file's last indexed line (what a location past the end says).
+fn file_hits(
+    store: &Store,
+    root: &Path,
+    named: &[String],
+    score: f64,
+) -> Result<Vec<(Fused, u32)>> {
     let mut out = Vec::new();
     for p in named {
         let chunks = store
             .file_chunks(p)
             .map_err(|e| crate::store::explain(e, &crate::store::db_path(root)))?;
+        let last_line = chunks.iter().map(|c| c.end_line).max().unwrap_or(0);
         if let Some(c) = main_chunk(p, chunks) {
-            out.push(Fused::first(location_cand(c, None), score, true));
+            out.push((Fused::first(location_cand(c, None), score, true), last_line));
         }
     }
     Ok(out)

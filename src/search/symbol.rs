@@ -981,11 +981,8 @@ impl<'a> GoPackages<'a> {
                 .take(GO_PACKAGE_HEAD)
                 .read_to_end(&mut head)
                 .ok()?;
-            let lines: Vec<String> = String::from_utf8_lossy(&head)
-                .lines()
+            crate::search::graph::go_package_clause(String::from_utf8_lossy(&head).lines())
                 .map(str::to_string)
-                .collect();
-            crate::search::graph::go_package_clause(&lines).map(str::to_string)
         })();
         self.read.borrow_mut().insert(h.path.clone(), name.clone());
         name
@@ -1090,7 +1087,9 @@ fn fuzzy_names(store: &Store, query: &str, max: usize) -> Result<Vec<String>> {
         let near = name.len().abs_diff(typed.len()) <= most
             && name.as_bytes().first().map(u8::to_ascii_lowercase) == typed.first().copied();
         let edits = near
-            .then(|| typo_distance(&name.to_ascii_lowercase().into_bytes(), typed, most))
+            .then(|| {
+                crate::text::typo_distance(&name.to_ascii_lowercase().into_bytes(), typed, most)
+            })
             .flatten();
         if let Some(d) = edits {
             scored.push((u32::MAX - d as u32, name.to_string()));
@@ -1105,38 +1104,6 @@ fn fuzzy_names(store: &Store, query: &str, max: usize) -> Result<Vec<String>> {
     });
     scored.truncate(max);
     Ok(scored.into_iter().map(|(_, n)| n).collect())
-}
-
-/// The edits (insertions, deletions, substitutions, swaps of two
-/// neighbouring letters) between `a` and `b`, when at most `most`.
-fn typo_distance(a: &[u8], b: &[u8], most: usize) -> Option<usize> {
-    if a.len().abs_diff(b.len()) > most {
-        return None;
-    }
-    let (n, m) = (a.len(), b.len());
-    // Three rows of the optimal-string-alignment table.
-    let mut before: Vec<usize> = vec![0; m + 1];
-    let mut last: Vec<usize> = (0..=m).collect();
-    let mut row: Vec<usize> = vec![0; m + 1];
-    for i in 1..=n {
-        row[0] = i;
-        let mut low = row[0];
-        for j in 1..=m {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut d = (last[j] + 1).min(row[j - 1] + 1).min(last[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d = d.min(before[j - 2] + 1);
-            }
-            row[j] = d;
-            low = low.min(d);
-        }
-        if low > most {
-            return None;
-        }
-        std::mem::swap(&mut before, &mut last);
-        std::mem::swap(&mut last, &mut row);
-    }
-    (last[m] <= most).then_some(last[m])
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -1419,18 +1386,6 @@ mod tests {
             end_line: e,
             children: vec![],
         }
-    }
-
-    #[test]
-    fn typo_distance_counts_swaps_as_one_edit() {
-        let d = |a: &str, b: &str, most| typo_distance(a.as_bytes(), b.as_bytes(), most);
-        assert_eq!(d("assertsame", "assertsaem", 2), Some(1));
-        assert_eq!(d("assertsame", "assertsmae", 2), Some(1));
-        assert_eq!(d("parse_config", "parse_cnfig", 2), Some(1));
-        assert_eq!(d("abc", "abc", 1), Some(0));
-        assert_eq!(d("kitten", "sitting", 2), None);
-        assert_eq!(d("kitten", "sitting", 3), Some(3));
-        assert_eq!(d("a", "abcd", 2), None);
     }
 
     #[test]
