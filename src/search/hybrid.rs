@@ -1889,7 +1889,7 @@ impl Hybrid {
                         past_end = Some(PastEnd {
                             path: f.path.clone(),
                             line: *line,
-                            last_line: *last_line,
+                            last_line: file_line_count(root, &f.path).unwrap_or(*last_line),
                         });
                     }
                     files.into_iter().map(|(f, _)| f).collect()
@@ -2293,23 +2293,60 @@ fn location_hits(
 ) -> Result<Vec<Fused>> {
     let mut sources = crate::source::Sources::new(root);
     let mut out = Vec::new();
+    let explain = |e| crate::store::explain(e, &crate::store::db_path(root));
     for p in named {
-        let chunks = store
-            .chunks_at(p, line)
-            .map_err(|e| crate::store::explain(e, &crate::store::db_path(root)))?;
-        if let Some(c) = chunks.into_iter().next() {
-            let snippet = sources
-                .shown(&c.path, &c.span, c.start_line, c.end_line)
-                .map(|text| {
-                    let skip = line.saturating_sub(c.start_line) as usize;
-                    let lines: Vec<&str> =
-                        text.lines().skip(skip).take(snippet_lines.max(1)).collect();
-                    (line, lines.join("\n"))
-                });
-            out.push(Fused::first(location_cand(c, snippet), score, true));
-        }
+        let covering = store.chunks_at(p, line).map_err(explain)?;
+        let (c, at) = match covering.into_iter().next() {
+            Some(c) => (c, line),
+            // A blank line or a comment between two definitions: the
+            // nearest chunk, the next one on a tie (what precedes a
+            // definition is usually its decorator or comment). A line past
+            // the file's end has none.
+            None => match nearest_chunk(store.file_chunks(p).map_err(explain)?, line) {
+                Some(c) if line <= c.end_line || !past_file_end(root, p, line) => {
+                    let at = c.start_line;
+                    (c, at)
+                }
+                _ => continue,
+            },
+        };
+        let snippet = sources
+            .shown(&c.path, &c.span, c.start_line, c.end_line)
+            .map(|text| {
+                let skip = at.saturating_sub(c.start_line) as usize;
+                let lines: Vec<&str> = text.lines().skip(skip).take(snippet_lines.max(1)).collect();
+                (at, lines.join("\n"))
+            });
+        out.push(Fused::first(location_cand(c, snippet), score, true));
     }
     Ok(out)
+}
+
+/// The chunk nearest `line` that does not contain it: the smallest gap
+/// in lines, the chunk after the line on a tie, then the smaller chunk.
+fn nearest_chunk(chunks: Vec<ChunkRow>, line: u32) -> Option<ChunkRow> {
+    chunks.into_iter().min_by_key(|c| {
+        let (gap, before) = if c.start_line > line {
+            (c.start_line - line, false)
+        } else {
+            (line.saturating_sub(c.end_line), true)
+        };
+        (gap, before, c.end_line - c.start_line)
+    })
+}
+
+/// Whether `line` lies past the last line of the file on disk (a file that
+/// cannot be read counts as ended).
+fn past_file_end(root: &Path, path: &str, line: u32) -> bool {
+    file_line_count(root, path).is_none_or(|n| line > n)
+}
+
+/// The number of lines of a project file on disk.
+fn file_line_count(root: &Path, path: &str) -> Option<u32> {
+    let bytes = std::fs::read(root.join(path)).ok()?;
+    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
+    let tail = usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"));
+    u32::try_from(newlines + tail).ok()
 }
 
 /// The main chunk of each of the `named` files of a file-name query

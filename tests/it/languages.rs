@@ -866,6 +866,15 @@ fn a_name_several_files_share_leads_with_the_best_of_them() {
         ],
         "{v}"
     );
+    // A blank line between two definitions is in the file: the nearest
+    // chunk leads (the next one on a tie), and nothing says past the end.
+    for (line, symbol) in [(8, "pkg_helper"), (7, "Settings.load")] {
+        let v = p.json(&["search", &format!("pkg/settings.py:{line}")]);
+        assert_eq!(v["hits"][0]["path"], "pkg/settings.py", "{v}");
+        assert_eq!(v["hits"][0]["symbol"], symbol, "{line}: {v}");
+        let why = v["query_interpretation"].as_str().unwrap_or_default();
+        assert!(!why.contains("past the end"), "{v}");
+    }
     // A line past the end of the file (a stale trace, a typo): the file's
     // main chunk leads, and the answer says the line is not there.
     let v = p.json(&["search", "pkg/settings.py:99999"]);
