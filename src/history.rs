@@ -69,6 +69,10 @@ pub struct HistoryResult {
     pub hint: Option<String>,
     /// Secret values shown as `[redacted: …]` (filled in by the service).
     pub redacted: usize,
+    /// For a file no longer in `HEAD`: the short hash of the commit that
+    /// deleted it (listed first; the rest is its history up to then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deleted_in: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -110,6 +114,9 @@ struct Located {
     /// Path relative to the project root, as answers show it.
     rel: String,
     head: ObjectId,
+    /// Whether the file exists on disk (a path gone from disk is located
+    /// only for `history`, which can list a deleted file's commits).
+    on_disk: bool,
 }
 
 fn no_git(root: &Path) -> UserError {
@@ -169,8 +176,20 @@ fn open_repo(root: &Path) -> Result<gix::Repository> {
     Ok(repo)
 }
 
-fn locate(root: &Path, path: &str) -> Result<Located> {
-    let p = resolve_in_root(root, path)?;
+/// Where `path` lies in the project and its repository. With `gone_ok`, a
+/// path that is not on disk is placed lexically (as `git log -- PATH` takes
+/// a deleted file's path); only git's objects are read for it, never the
+/// file system.
+fn locate(root: &Path, path: &str, gone_ok: bool) -> Result<Located> {
+    let (p, on_disk) = match resolve_in_root(root, path) {
+        Ok(p) => (p, true),
+        Err(e) if gone_ok && crate::error::has_code(&e, ErrorCode::NotFound) => {
+            let abs = crate::paths::normalize_lexically(&root.join(path.trim()));
+            let rel = crate::paths::rel_string(root, &abs);
+            (crate::paths::ProjectPath { abs, rel }, false)
+        }
+        Err(e) => return Err(e),
+    };
     if p.abs.is_dir() {
         return Err(UserError::new(format!("`{}` is a directory", p.rel))
             .hint("give a file path, e.g. `src/lib.rs`")
@@ -207,6 +226,7 @@ fn locate(root: &Path, path: &str) -> Result<Located> {
         git_path,
         rel: p.rel,
         head,
+        on_disk,
     })
 }
 
@@ -407,13 +427,22 @@ struct Track {
 /// led to `HEAD`; merges are walked through, not listed (the commits on
 /// either side say what changed). Renames are followed, and a line range
 /// is mapped back through each commit's hunks.
+///
+/// A file deleted since (gone from disk and from `HEAD`) is followed from
+/// its last committed version, the deleting commit listed first, as
+/// `git log -- PATH` lists it.
 pub fn file_history(root: &Path, req: &HistoryRequest) -> Result<HistoryResult> {
-    let loc = locate(root, &req.path)?;
+    let loc = locate(root, &req.path, true)?;
     let repo = &loc.repo;
     let limit = req.limit.clamp(1, MAX_HISTORY);
     let since = req.since.as_deref().map(parse_since).transpose()?;
-    let Some(head_blob) = blob_at(repo, loc.head, &loc.git_path)? else {
-        return Err(not_committed(&loc.rel));
+    let (tip, head_blob, deleted) = match blob_at(repo, loc.head, &loc.git_path)? {
+        Some(blob) => (loc.head, blob, None),
+        None if !loc.on_disk => match last_version(repo, loc.head, &loc.git_path)? {
+            Some((last, blob, deleting)) => (last, blob, Some(deleting)),
+            None => return Err(never_committed(&loc.rel)),
+        },
+        None => return Err(not_committed(&loc.rel)),
     };
     let range = if req.start_line.is_some() || req.end_line.is_some() {
         let total = line_count(&blob_data(repo, head_blob)?);
@@ -444,7 +473,7 @@ pub fn file_history(root: &Path, req: &HistoryRequest) -> Result<HistoryResult> 
     push(
         &mut queue,
         &mut tracks,
-        loc.head,
+        tip,
         Track {
             path: loc.git_path.clone(),
             span,
@@ -453,6 +482,12 @@ pub fn file_history(root: &Path, req: &HistoryRequest) -> Result<HistoryResult> 
 
     let mut commits = Vec::new();
     let mut truncated = false;
+    if let Some(d) = deleted {
+        let time = repo.find_commit(d)?.time()?.seconds;
+        if since.is_none_or(|s| time >= s) {
+            commits.push(commit_info(repo, d, req.detail, None)?);
+        }
+    }
     while let Some((time, _, id)) = queue.pop() {
         if !done.insert(id) {
             continue;
@@ -555,13 +590,55 @@ pub fn file_history(root: &Path, req: &HistoryRequest) -> Result<HistoryResult> 
         truncated,
         hint,
         redacted: 0,
+        deleted_in: deleted.map(|d| d.to_string()[..SHORT].to_string()),
     })
+}
+
+/// Most commits walked back looking for a deleted file's last version.
+const MAX_DELETED_WALK: usize = 50_000;
+
+/// A file missing from `head`: its last committed version, newest first
+/// by commit time, as `(commit, blob, the child commit that deleted it)`.
+fn last_version(
+    repo: &gix::Repository,
+    head: ObjectId,
+    path: &str,
+) -> Result<Option<(ObjectId, ObjectId, ObjectId)>> {
+    let walk = repo
+        .rev_walk([head])
+        .sorting(gix::revision::walk::Sorting::ByCommitTime(
+            Default::default(),
+        ))
+        .all()?;
+    // The child each commit was reached from: the deleting commit is the
+    // last version's child.
+    let mut child: HashMap<ObjectId, ObjectId> = HashMap::new();
+    for info in walk.take(MAX_DELETED_WALK) {
+        let info = info?;
+        if let Some(blob) = blob_at(repo, info.id, path)? {
+            return Ok(child.get(&info.id).map(|&c| (info.id, blob, c)));
+        }
+        for p in info.parent_ids.iter() {
+            child.entry(*p).or_insert(info.id);
+        }
+    }
+    Ok(None)
+}
+
+fn never_committed(rel: &str) -> anyhow::Error {
+    UserError::with_code(
+        ErrorCode::NotFound,
+        format!("no such file: `{rel}`, on disk or in the repository's history"),
+    )
+    .hint("paths are relative to the project root; `repo-search search FILE_NAME` finds a file by its name")
+    .agent("paths are relative to the project root; use find_symbol or search_keyword with a glob to find the right path")
+    .into()
 }
 
 /// Which commit last changed each line of the file as committed at `HEAD`
 /// (renames followed, like `git blame`). At most [`MAX_BLAME_LINES`] lines.
 pub fn blame(root: &Path, req: &BlameRequest) -> Result<BlameResult> {
-    let loc = locate(root, &req.path)?;
+    let loc = locate(root, &req.path, false)?;
     let repo = &loc.repo;
     let Some(head_blob) = blob_at(repo, loc.head, &loc.git_path)? else {
         return Err(not_committed(&loc.rel));

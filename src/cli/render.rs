@@ -699,6 +699,13 @@ pub fn history(r: &HistoryResult, detail: bool) -> Result<()> {
         }
         Ok(())
     })?;
+    if let Some(d) = &r.deleted_in {
+        writeln!(
+            io::stderr(),
+            "note: `{}` is no longer in HEAD: {d}, listed first, deleted it; the commits below it are the file's history up to then",
+            r.path
+        )?;
+    }
     if let Some(h) = &r.hint {
         writeln!(io::stderr(), "note: {h}")?;
     }

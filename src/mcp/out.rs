@@ -1036,6 +1036,10 @@ pub struct HistoryOut {
     pub hint: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redacted: Option<u64>,
+    /// For a deleted file: the short hash of the commit that deleted it
+    /// (listed first; the rest is the file's history up to then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deleted_in: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

@@ -442,6 +442,12 @@ pub fn history(out: &HistoryOut) -> String {
         (Some(a), Some(b)) => format!("{}:{a}-{b}: {n} {commits}\n", out.path),
         _ => format!("{}: {n} {commits}\n", out.path),
     };
+    if let Some(d) = &out.deleted_in {
+        let _ = writeln!(
+            t,
+            "deleted by {d} (listed first); the rest is its history up to then"
+        );
+    }
     for c in &out.commits {
         let renamed = c
             .path

@@ -282,6 +282,44 @@ fn history_matches_git_log_with_renames_ranges_and_since() {
 }
 
 #[test]
+fn a_deleted_file_has_its_history_up_to_the_deleting_commit() {
+    let p = repo();
+    git(&p, &["rm", "-q", "other.txt"]);
+    commit(&p, "Dee", "2024-08-01T09:00:00+00:00", "drop other");
+    // `git log -- PATH` lists the deleting commit first, then the file's
+    // history; so does a path a rename left behind (`lib.py`).
+    for (path, deleter) in [
+        ("other.txt", "drop other"),
+        ("lib.py", "rename lib to core"),
+    ] {
+        let expected = git_log(&p, &["--", path]);
+        assert_eq!(expected[0][3], deleter, "{expected:?}");
+        let v = p.json(&["history", path]);
+        assert_eq!(ours(&v, "commit"), expected, "{path}: {v}");
+        assert_eq!(v["deleted_in"], expected[0][0][..7], "{v}");
+        let r = p.run(&["history", path]).ok();
+        assert_eq!(r.stdout().lines().count(), expected.len(), "{r}");
+        assert!(r.stderr().contains("no longer in HEAD"), "{r}");
+    }
+    let m = Mcp::start(&p, Era::Modern);
+    let v = m.ok("file_history", json!({"path": "other.txt"}));
+    assert_eq!(
+        ours(&v, "short"),
+        short(&git_log(&p, &["--", "other.txt"])),
+        "{v}"
+    );
+    assert!(v["deleted_in"].is_string(), "{v}");
+    // A path no commit ever had is still NOT_FOUND, on both surfaces.
+    assert_eq!(
+        mcp_error(&m, "file_history", json!({"path": "never.py"})),
+        "NOT_FOUND"
+    );
+    let r = p.run(&["history", "never.py"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("code: NOT_FOUND"), "{r}");
+}
+
+#[test]
 fn blame_matches_git_blame_line_by_line_and_redacts() {
     let p = repo();
     let expected = git_blame(&p, "core.py", 1, 12);

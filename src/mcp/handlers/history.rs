@@ -65,6 +65,7 @@ pub fn file_history(svc: &Service, args: FileHistoryArgs) -> Result<Answer> {
         truncated: r.truncated || cut,
         hint,
         redacted: redacted(r.redacted),
+        deleted_in: r.deleted_in,
     };
     answer(&out, render::history(&out))
 }
