@@ -102,6 +102,7 @@ fn index_gone(root: &Path) -> anyhow::Error {
         format!("the index of `{}` was removed", root.display()),
     )
     .hint("run `repo-search index` to build it again")
+    .agent("the index tool builds it again")
     .into()
 }
 

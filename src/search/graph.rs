@@ -4432,19 +4432,22 @@ fn not_found(name: &str, container: Option<&str>, all: &[GraphDef]) -> anyhow::E
             others.sort();
             others.dedup();
             others.truncate(5);
-            let hint = if others.is_empty() {
-                format!(
-                    "nothing named `{name}` is defined in the index; `repo-search symbol {c}` shows what `{c}` is"
+            let (hint, agent) = if others.is_empty() {
+                let missing = format!("nothing named `{name}` is defined in the index");
+                (
+                    format!("{missing}; `repo-search symbol {c}` shows what `{c}` is"),
+                    format!("{missing}; find_symbol {{\"name\": \"{c}\"}} shows what `{c}` is"),
                 )
             } else {
-                format!("`{name}` is defined as: {}", others.join(", "))
+                let defined = format!("`{name}` is defined as: {}", others.join(", "));
+                (defined.clone(), defined)
             };
             UserError::with_code(
                 ErrorCode::NotFound,
                 format!("no definition of `{name}` in `{c}`"),
             )
-            .hint(hint.clone())
-            .agent(hint)
+            .hint(hint)
+            .agent(agent)
             .into()
         }
     }

@@ -813,6 +813,18 @@ fn mcp_bad_calls_are_tool_errors_with_hints() {
             "",
         ),
         (
+            "find_references",
+            json!({"name": "Config.no_such_method"}),
+            "no definition of `no_such_method` in `Config`",
+            "find_symbol",
+        ),
+        (
+            "callers",
+            json!({"name": "Config.no_such_method"}),
+            "no definition of `no_such_method` in `Config`",
+            "find_symbol",
+        ),
+        (
             "list_defs_in_file",
             json!({"path": "../outside.rs"}),
             "outside the project root",
@@ -863,6 +875,12 @@ fn mcp_bad_calls_are_tool_errors_with_hints() {
         assert!(
             !hint.contains("--"),
             "{tool} {args}: hint speaks CLI: {hint}"
+        );
+        // Tools and arguments, never a shell command (fetching a model has
+        // no tool, so that hint names both).
+        assert!(
+            !hint.contains("`repo-search ") || hint.contains("model fetch"),
+            "{tool} {args}: hint names a shell command: {hint}"
         );
     }
     // An unknown tool is a JSON-RPC error, not a tool result.
