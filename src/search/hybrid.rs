@@ -2385,7 +2385,11 @@ fn main_chunk(path: &str, chunks: Vec<ChunkRow>) -> Option<ChunkRow> {
             .collect()
     };
     let name = path.rsplit('/').next().unwrap_or(path);
-    let stem = squash(name.split('.').next().unwrap_or(name));
+    let raw_stem = name.split('.').next().unwrap_or(name);
+    // `__init__.py` is a package's file, not a file about `__init__`: a
+    // constructor named so does not stand for it.
+    let dunder = raw_stem.len() > 4 && raw_stem.starts_with("__") && raw_stem.ends_with("__");
+    let stem = if dunder { String::new() } else { squash(raw_stem) };
     let named = chunks
         .iter()
         .enumerate()

@@ -830,7 +830,16 @@ fn a_name_several_files_share_leads_with_the_best_of_them() {
         "pkg/other.py",
         "def settings_reader():\n    return 'settings.py'\n",
     );
+    p.write(
+        "pkg/sub/__init__.py",
+        "\"\"\"Loaders.\"\"\"\nimport os\n\n\nclass Loader:\n    def __init__(self):\n        self.root = os.getcwd()\n",
+    );
     p.json(&["index", "--no-embed"]);
+    // A package's `__init__.py` is not a file about `__init__`: its first
+    // chunk stands for it, not the constructor.
+    let v = p.json(&["search", "pkg/sub/__init__.py"]);
+    assert_eq!(v["hits"][0]["path"], "pkg/sub/__init__.py", "{v}");
+    assert_eq!(v["hits"][0]["start_line"], 1, "{v}");
     let v = p.json(&["search", "settings.py"]);
     let led: Vec<(&str, &str)> = v["hits"]
         .as_array()
