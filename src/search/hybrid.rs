@@ -3463,6 +3463,12 @@ fn stemmed_synonyms(query: &str, terms: &HashSet<String>) -> HashSet<String> {
 /// .822 / .822; `nl` MRR@10 .349 → .519 counting `also` spans at their
 /// hit's rank (.307 counting only the hits' own spans).
 fn order_by_file(hits: Vec<Fused>, files: &HashMap<String, f64>) -> Vec<Fused> {
+    let mut hits = hits;
+    for h in &mut hits {
+        if is_bare_line(h) {
+            h.score *= BARE_LINE_SHARE;
+        }
+    }
     let mut best_in_file: HashMap<String, f64> = HashMap::new();
     for h in &hits {
         let b = best_in_file.entry(h.path.clone()).or_insert(h.score);
@@ -3470,7 +3476,6 @@ fn order_by_file(hits: Vec<Fused>, files: &HashMap<String, f64>) -> Vec<Fused> {
     }
     let top_file = files.values().copied().fold(0.0, f64::max);
     let standing = |path: &str| ratio(files.get(path).copied().unwrap_or(0.0), top_file);
-    let mut hits = hits;
     for h in &mut hits {
         let best = best_in_file.get(&h.path).copied().unwrap_or(h.score);
         h.score = standing(&h.path) * ratio(h.score, best);
@@ -3480,6 +3485,23 @@ fn order_by_file(hits: Vec<Fused>, files: &HashMap<String, f64>) -> Vec<Fused> {
     // of repeats is needed to keep one file from filling the list.
     hits.sort_by(by_score);
     hits
+}
+
+/// A hit that stands for its file only when nothing better in the file
+/// matched counts this share of its score there (the file's own rank is
+/// untouched: its first hit still carries its standing).
+const BARE_LINE_SHARE: f64 = 0.5;
+
+/// A one-line chunk with no name that only the text arms found: `#endif`,
+/// `namespace Catch {`, `@end`, a licence line, an import. It shows little
+/// of why the file matched, so another hit of the same file leads it.
+fn is_bare_line(h: &Fused) -> bool {
+    h.start_line == h.end_line
+        && h.symbol.is_none()
+        && h
+            .sources
+            .iter()
+            .all(|s| matches!(s.arm, Arm::Bm25 | Arm::Semantic | Arm::Phrase | Arm::Synonym))
 }
 
 /// A C, C++ or Objective-C header (`.h`, `.hh`, `.hpp`, `.hxx`, `.h++`).
@@ -4615,6 +4637,48 @@ mod tests {
                 hits[2].path.as_str()
             ),
             (22, 38, "src/common_state.rs")
+        );
+    }
+
+    #[test]
+    fn a_bare_line_gives_way_to_a_named_hit_of_its_file_and_keeps_the_files_rank() {
+        // aria2's `FillRequestGroupCommand.h` was shown by its `#endif`.
+        let w = |_: Arm| 1.0;
+        let named = Cand {
+            symbol: Some("FillRequestGroupCommand".into()),
+            ..cand(Arm::Bm25, 3, "src/Fill.h", 47, 60)
+        };
+        let hits = fuse(
+            vec![
+                cand(Arm::Semantic, 1, "src/Fill.h", 62, 62),
+                cand(Arm::Bm25, 2, "src/Other.cc", 10, 30),
+                named,
+                cand(Arm::Semantic, 4, "src/Lone.h", 9, 9),
+            ],
+            &w,
+            RRF_K,
+        );
+        assert_eq!(hits[0].start_line, 62, "the premise: the bare line scores best");
+        let files = HashMap::from([
+            ("src/Fill.h".to_string(), 1.0),
+            ("src/Other.cc".to_string(), 0.8),
+            ("src/Lone.h".to_string(), 0.6),
+        ]);
+        let ordered = order_by_file(hits, &files);
+        let order: Vec<(&str, u32)> = ordered
+            .iter()
+            .map(|h| (&h.path[4..], h.start_line))
+            .collect();
+        // Hits as (file, line), in order: the file keeps its place, led by
+        // its named chunk; a file with only a bare line keeps it.
+        let firsts: Vec<(&str, u32)> = {
+            let mut seen = HashSet::new();
+            order.iter().copied().filter(|(p, _)| seen.insert(*p)).collect()
+        };
+        assert_eq!(
+            firsts,
+            [("Fill.h", 47), ("Other.cc", 10), ("Lone.h", 9)],
+            "{order:?}"
         );
     }
 
