@@ -160,6 +160,10 @@ pub struct Analysis {
     /// words elsewhere (`built-in`, `read-only`). The ones the index
     /// defines in code become identifiers (`confirm_declared`).
     pub kebab: Vec<String>,
+    /// Capitalised words of a question (`Traversal` in "where is the
+    /// Traversal type defined"): names when the index defines a type of
+    /// exactly that spelling (see [`confirm_declared`]).
+    pub capitalised: Vec<String>,
     /// The query's words (whitespace-separated).
     pub words: usize,
 }
@@ -416,6 +420,16 @@ pub fn analyze(query: &str) -> Analysis {
             .map(String::from)
             .collect()
     };
+    let capitalised = if kind == QueryKind::NaturalLanguage {
+        words
+            .iter()
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+            .filter(|w| is_capitalised_word(w) && !identifiers.iter().any(|i| i == w))
+            .map(String::from)
+            .collect()
+    } else {
+        Vec::new()
+    };
     Analysis {
         kind,
         identifiers,
@@ -426,6 +440,7 @@ pub fn analyze(query: &str) -> Analysis {
         named: Vec::new(),
         declared,
         kebab,
+        capitalised,
         words: words.len(),
     }
 }
@@ -437,7 +452,28 @@ pub fn analyze(query: &str) -> Analysis {
 /// questions when no type `checking` or union `find` is defined). Its
 /// kebab-case words ([`Analysis::kebab`]) that name a definition in code
 /// become identifiers the same way.
+/// A word written with a capital and then lower-case letters or digits
+/// only (`Traversal`, `Router2`), not a stopword (`Where`, `How`).
+fn is_capitalised_word(w: &str) -> bool {
+    let mut chars = w.chars();
+    chars.next().is_some_and(|c| c.is_ascii_uppercase())
+        && w.len() >= 3
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && !crate::text::is_stopword(&w.to_lowercase())
+}
+
+/// Kinds a capitalised word of a question must be defined as to count as
+/// a name.
+const CAPITALISED_KINDS: &[&str] = &["class", "struct", "interface", "trait", "enum", "type"];
+
 fn confirm_declared(store: &Store, mut analysis: Analysis) -> Result<Analysis> {
+    // A capitalised word of a question that names a type the index
+    // defines is a name (the symbol arm then runs at the weight names get).
+    for word in analysis.capitalised.clone() {
+        if is_defined(store, &word, CAPITALISED_KINDS)? && !analysis.identifiers.contains(&word) {
+            analysis.identifiers.push(word);
+        }
+    }
     // Kebab-case words the index defines in code are names: of the whole
     // query when it is at most three words (`helm-acase macro`), else
     // among the question's words.
@@ -2389,7 +2425,11 @@ fn main_chunk(path: &str, chunks: Vec<ChunkRow>) -> Option<ChunkRow> {
     // `__init__.py` is a package's file, not a file about `__init__`: a
     // constructor named so does not stand for it.
     let dunder = raw_stem.len() > 4 && raw_stem.starts_with("__") && raw_stem.ends_with("__");
-    let stem = if dunder { String::new() } else { squash(raw_stem) };
+    let stem = if dunder {
+        String::new()
+    } else {
+        squash(raw_stem)
+    };
     let named = chunks
         .iter()
         .enumerate()
@@ -3498,10 +3538,12 @@ const BARE_LINE_SHARE: f64 = 0.5;
 fn is_bare_line(h: &Fused) -> bool {
     h.start_line == h.end_line
         && h.symbol.is_none()
-        && h
-            .sources
-            .iter()
-            .all(|s| matches!(s.arm, Arm::Bm25 | Arm::Semantic | Arm::Phrase | Arm::Synonym))
+        && h.sources.iter().all(|s| {
+            matches!(
+                s.arm,
+                Arm::Bm25 | Arm::Semantic | Arm::Phrase | Arm::Synonym
+            )
+        })
 }
 
 /// A C, C++ or Objective-C header (`.h`, `.hh`, `.hpp`, `.hxx`, `.h++`).
@@ -4212,6 +4254,23 @@ mod tests {
     }
 
     #[test]
+    fn capitalised_words_of_a_question_are_name_candidates() {
+        assert_eq!(
+            analyze("where is the Traversal type defined").capitalised,
+            ["Traversal"]
+        );
+        // Sentence capitals of stopwords, camel case (already a name) and
+        // all-caps words are not candidates; a name query has none.
+        assert!(
+            analyze("How does the TypeAdapter work")
+                .capitalised
+                .is_empty()
+        );
+        assert!(analyze("where is the HTTP client").capitalised.is_empty());
+        assert!(analyze("Traversal").capitalised.is_empty());
+    }
+
+    #[test]
     fn kebab_case_words_are_name_candidates() {
         assert_eq!(analyze("helm-acase macro").kebab, ["helm-acase"]);
         assert_eq!(analyze("outdated-swap!").kebab, ["outdated-swap!"]);
@@ -4658,7 +4717,10 @@ mod tests {
             &w,
             RRF_K,
         );
-        assert_eq!(hits[0].start_line, 62, "the premise: the bare line scores best");
+        assert_eq!(
+            hits[0].start_line, 62,
+            "the premise: the bare line scores best"
+        );
         let files = HashMap::from([
             ("src/Fill.h".to_string(), 1.0),
             ("src/Other.cc".to_string(), 0.8),
@@ -4673,7 +4735,11 @@ mod tests {
         // its named chunk; a file with only a bare line keeps it.
         let firsts: Vec<(&str, u32)> = {
             let mut seen = HashSet::new();
-            order.iter().copied().filter(|(p, _)| seen.insert(*p)).collect()
+            order
+                .iter()
+                .copied()
+                .filter(|(p, _)| seen.insert(*p))
+                .collect()
         };
         assert_eq!(
             firsts,

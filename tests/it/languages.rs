@@ -812,6 +812,40 @@ fn a_file_that_says_it_is_generated_ranks_after_the_source() {
     );
 }
 
+/// A capitalised word of a question that names a type the index defines
+/// is a name: "where is the Traversal type defined" asks the name arms
+/// for `class Traversal` (before, only the word "traversal" was searched).
+#[test]
+fn a_capitalised_type_name_in_a_question_is_a_name() {
+    let p = Project::new();
+    p.write(
+        "pkg/kinds.py",
+        "class Traversal:\n    def run(self, node):\n        return [node]\n",
+    );
+    p.write(
+        "pkg/walk.py",
+        "# where the traversal is defined: the traversal type walks nodes\n\n\ndef traversed(tree):\n    \"\"\"Traversal of the tree: the traversal type's order.\"\"\"\n    return list(tree)\n",
+    );
+    p.json(&["index", "--no-embed"]);
+    let v = p.json(&["search", "where is the Traversal type defined"]);
+    let hits = v["hits"].as_array().cloned().unwrap_or_default();
+    // Found as a name (the name arms), not only as the word "traversal".
+    let at = hits.iter().position(|h| {
+        h["symbol"] == "Traversal" && (found_by(h, "symbol") || found_by(h, "keyword"))
+    });
+    assert!(at.is_some_and(|i| i <= 1), "{v}");
+    let why = v["query_interpretation"].as_str().unwrap_or_default();
+    assert!(!why.contains("no identifier-like terms"), "{why}");
+    // A capitalised word nothing defines as a type stays a word.
+    let v = p.json(&["search", "where is the Walker type defined"]);
+    let symbol_arm = v["hits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|h| found_by(h, "symbol") || found_by(h, "keyword"));
+    assert!(!symbol_arm, "{v}");
+}
+
 /// A file name or a location whose path several indexed files end with
 /// leads with up to three of them, live source before tests and shallower
 /// paths first; a name no indexed file has is searched as text.
