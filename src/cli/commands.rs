@@ -335,6 +335,9 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
         }
     }
     note_changed(&svc, result.hits.iter().map(|h| h.path.as_str()))?;
+    if result.total == 0 || spelled_like {
+        note_stale_when_empty(&svc)?;
+    }
     Ok(found(!result.hits.is_empty() && !spelled_like))
 }
 
@@ -350,15 +353,61 @@ fn cmd_refs(a: RefsArgs) -> Result<Found> {
         limit: a.limit as usize,
         offset: a.offset as usize,
     };
-    let result = svc.require(svc.references(&req)?)?;
+    let result = match svc.references(&req).and_then(|r| svc.require(r)) {
+        Ok(r) => r,
+        Err(e) => {
+            let empty = || crate::search::symbol::RefResult {
+                name: req.name.clone(),
+                definitions: 0,
+                references: 0,
+                name_only: 0,
+                hits: Vec::new(),
+                total: 0,
+                truncated: false,
+                redacted: 0,
+            };
+            return nothing_named(&svc, e, a.common.json, empty);
+        }
+    };
     if a.common.json {
         render::json(&result)?;
     } else {
         render::refs(&result, a.offset as usize)?;
         render::redacted_note(result.redacted)?;
     }
+    if result.definitions == 0 && result.total == 0 {
+        eprintln!(
+            "no definition named `{}` in the index\nhint: check the spelling; `repo-search symbol NAME` matches loosely (case, prefix, fuzzy)",
+            req.name
+        );
+        note_stale_when_empty(&svc)?;
+    }
     note_changed(&svc, result.hits.iter().map(|h| h.path.as_str()))?;
     Ok(found(!result.hits.is_empty()))
+}
+
+/// `refs`, `callers` and `callees` of a name no definition has (a
+/// NOT_FOUND error from the lookup): nothing found, exit 1, as `symbol`
+/// answers it, with the reason and its hint on stderr and, with `--json`,
+/// the empty answer on stdout. Any other error stays one (exit 2).
+fn nothing_named<T: serde::Serialize>(
+    svc: &Service,
+    err: anyhow::Error,
+    json: bool,
+    empty: impl FnOnce() -> T,
+) -> Result<Found> {
+    if !crate::error::has_code(&err, ErrorCode::NotFound) {
+        return Err(err);
+    }
+    if json {
+        render::json(&empty())?;
+    }
+    eprintln!("{err}");
+    if let Some(h) = crate::error::find_user_error(&err).and_then(|u| u.hint.as_deref()) {
+        eprintln!("hint: {h}");
+    }
+    note_stale_when_empty(svc)?;
+    Ok(Found::No)
 }
 
 fn cmd_graph(a: GraphArgs, direction: Direction) -> Result<Found> {
@@ -370,7 +419,24 @@ fn cmd_graph(a: GraphArgs, direction: Direction) -> Result<Found> {
         offset: usize::try_from(a.offset).unwrap_or(usize::MAX),
         limit: a.limit as usize,
     };
-    let result = svc.require(svc.call_graph(&req)?)?;
+    let result = match svc.call_graph(&req).and_then(|r| svc.require(r)) {
+        Ok(r) => r,
+        Err(e) => {
+            let empty = || crate::search::graph::GraphResult {
+                name: req.name.clone(),
+                direction,
+                depth: req.depth,
+                targets: Vec::new(),
+                edges: Vec::new(),
+                total: 0,
+                resolved: 0,
+                name_only: 0,
+                truncated: false,
+                redacted: 0,
+            };
+            return nothing_named(&svc, e, a.common.json, empty);
+        }
+    };
     if a.common.json {
         render::json(&result)?;
     } else {
@@ -412,7 +478,16 @@ fn cmd_outline(a: OutlineArgs) -> Result<Found> {
 /// indexed ([`Service::changed_files`]): their lines may have moved.
 fn note_changed<'a>(svc: &Service, paths: impl IntoIterator<Item = &'a str>) -> Result<()> {
     let paths: Vec<&str> = paths.into_iter().collect();
-    render::changed_hits_note(&svc.changed_files(&paths)?)
+    render::changed_hits_note(svc.root(), &svc.changed_files(&paths)?)
+}
+
+/// On stderr, when an answer found nothing and files changed since the
+/// last index run: what it asked for may be in one of them.
+fn note_stale_when_empty(svc: &Service) -> Result<()> {
+    if let Some(s) = svc.staleness()?.filter(|s| s.stale_files > 0) {
+        render::stale_index_note(s.stale_files, &s.examples)?;
+    }
+    Ok(())
 }
 
 /// `PATH LINE` or `PATH:LINE`.
@@ -556,7 +631,7 @@ fn cmd_search(a: SearchArgs) -> Result<Found> {
     };
     let answer = svc.search(&req)?;
     let detail = a.detail || a.context.is_some();
-    print_search(&answer, a.common.json, detail, &a.query)
+    print_search(&svc, &answer, a.common.json, detail, &a.query)
 }
 
 /// Prints a search answer: JSON in full, text compact unless `detail`
@@ -564,6 +639,7 @@ fn cmd_search(a: SearchArgs) -> Result<Found> {
 /// callers get the report (`available: false`, reason, hint) and exit
 /// status 1; text callers get an error with the hint.
 pub(crate) fn print_search(
+    svc: &Service,
     answer: &crate::service::SearchAnswer,
     json: bool,
     detail: bool,
@@ -584,7 +660,7 @@ pub(crate) fn print_search(
     } else {
         render::search(answer, detail, words)?;
         render::redacted_note(answer.redacted)?;
-        render::changed_hits_note(&answer.changed_since_indexed)?;
+        render::changed_hits_note(svc.root(), &answer.changed_since_indexed)?;
         if answer.only_semantic() {
             eprintln!("note: {}", crate::service::ONLY_SEMANTIC_NOTE);
         }
@@ -631,7 +707,7 @@ fn cmd_similar(a: SimilarArgs) -> Result<Found> {
     let answer = svc.similar(&req)?;
     // A hit's best lines are those sharing the snippet's words.
     let words = a.code.as_deref().unwrap_or_default();
-    print_search(&answer, a.common.json, a.detail, words)
+    print_search(&svc, &answer, a.common.json, a.detail, words)
 }
 
 /// The project's service without index runs (`status` and `config` only look).

@@ -891,21 +891,60 @@ pub fn search_json(r: &SearchAnswer) -> Result<()> {
 
 /// On stderr when files an answer shows changed since they were indexed
 /// (the CLI searches the index as it is): their lines may have moved.
-pub fn changed_hits_note(paths: &[String]) -> Result<()> {
-    if paths.is_empty() {
+pub fn changed_hits_note(root: &std::path::Path, paths: &[String]) -> Result<()> {
+    let (changed, gone): (Vec<&String>, Vec<&String>) =
+        paths.iter().partition(|p| root.join(p).exists());
+    let list = |files: &[&String]| {
+        let shown: Vec<&str> = files.iter().take(3).map(|p| p.as_str()).collect();
+        let more = files.len().saturating_sub(shown.len());
+        format!(
+            "{}{}",
+            shown.join(", "),
+            if more > 0 {
+                format!(", {more} more")
+            } else {
+                String::new()
+            }
+        )
+    };
+    let mut parts = Vec::new();
+    if !changed.is_empty() {
+        parts.push(format!(
+            "{} file(s) shown changed since they were indexed ({}): their lines may have moved",
+            changed.len(),
+            list(&changed)
+        ));
+    }
+    if !gone.is_empty() {
+        parts.push(format!(
+            "{} file(s) shown were deleted since they were indexed ({})",
+            gone.len(),
+            list(&gone)
+        ));
+    }
+    if parts.is_empty() {
         return Ok(());
     }
-    let shown: Vec<&str> = paths.iter().take(3).map(String::as_str).collect();
-    let more = paths.len().saturating_sub(shown.len());
     writeln!(
         io::stderr(),
-        "note: {} file(s) shown changed since they were indexed ({}{}): their lines may have moved; `repo-search index` updates the index",
-        paths.len(),
+        "note: {}; `repo-search index` updates the index",
+        parts.join("; ")
+    )?;
+    Ok(())
+}
+
+/// On stderr when an answer found nothing and the index is behind the
+/// files: how many changed (with examples) and how to catch up.
+pub fn stale_index_note(count: u64, examples: &[String]) -> Result<()> {
+    let shown: Vec<&str> = examples.iter().take(3).map(String::as_str).collect();
+    writeln!(
+        io::stderr(),
+        "note: {count} file(s) changed since the last index run ({}{}), not searched yet; `repo-search index` updates the index",
         shown.join(", "),
-        if more > 0 {
-            format!(", {more} more")
+        if count as usize > shown.len() {
+            ", …"
         } else {
-            String::new()
+            ""
         }
     )?;
     Ok(())

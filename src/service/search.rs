@@ -498,6 +498,18 @@ impl Service {
         Ok(changed.unwrap_or_default())
     }
 
+    /// Files new, changed or deleted since the last index run (a walk of
+    /// the project and a stat per file), for an answer that found nothing
+    /// where the index is searched as it is: the name may be in a file not
+    /// indexed yet. A server refreshes before answering (`None`).
+    pub fn staleness(&self) -> Result<Option<crate::index::Staleness>> {
+        if self.policy == super::Policy::Background {
+            return Ok(None);
+        }
+        let settings = self.settings().clone();
+        self.with_store(|store| crate::index::staleness(&settings, store))
+    }
+
     /// Code similar to a snippet or to the indexed chunk at a location.
     pub fn similar(&self, req: &SimilarRequestSpec) -> Result<SearchAnswer> {
         self.timed("similar", || self.similar_untimed(req))

@@ -413,18 +413,28 @@ fn callers_and_callees_with_depth() {
     assert!(tos.contains(&("Session.send", "resolved")), "{v}");
     assert!(tos.contains(&("unknown_thing", "name_only")), "{v}");
 
-    // Unknown names: exit 2, a stable code and a hint.
-    let r = p.run(&["callers", "Session.nope"]);
-    assert_eq!(r.code(), 2, "{}", r.stderr());
-    assert!(r.stderr().contains("code: NOT_FOUND"), "{}", r.stderr());
-    assert!(r.stderr().contains("hint:"), "{}", r.stderr());
+    // Unknown names: nothing found (exit 1, as `symbol` and a bare `refs`
+    // answer it), the reason and a hint on stderr, the empty answer in
+    // JSON; MCP keeps its NOT_FOUND error.
+    for args in [
+        &["callers", "Session.nope"][..],
+        &["callees", "nope_at_all"],
+        &["refs", "nope_at_all"],
+        &["refs", "Nope.send"],
+    ] {
+        let r = p.run(args);
+        assert_eq!(r.code(), 1, "{args:?}: {r}");
+        assert!(r.stdout().is_empty(), "{args:?}: {r}");
+        assert!(r.stderr().contains("hint:"), "{args:?}: {r}");
+    }
     let r = p.run(&["refs", "Nope.send"]);
-    assert_eq!(r.code(), 2, "{}", r.stderr());
     assert!(
         r.stderr().contains("`send` is defined as:"),
         "{}",
         r.stderr()
     );
+    let v = p.json(&["callers", "Session.nope"]);
+    assert_eq!(v["edges"].as_array().map(Vec::len), Some(0), "{v}");
 }
 
 /// A function named without a call is used all the same: put in a list or

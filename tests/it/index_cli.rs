@@ -395,10 +395,36 @@ fn an_answer_from_files_changed_since_indexed_says_so() {
             "{args:?}: {r}"
         );
     }
-    p.run(&["index"]).ok();
-    let v = p.json(&["search", "validate_csrf_token", "--mode", "bm25"]);
-    assert!(v.get("changed_since_indexed").is_none(), "{v}");
+    // A name only a file written since defines: nothing found, and the
+    // answer says which files the index has not seen yet; a deleted file
+    // an answer shows is called deleted.
+    p.write("app/fresh.py", "def brand_new_helper():\n    return 1\n");
+    for args in [
+        &["symbol", "brand_new_helper"][..],
+        &["refs", "brand_new_helper"],
+        &["callers", "brand_new_helper"],
+    ] {
+        let r = p.run(args);
+        assert_eq!(r.code(), 1, "{args:?}: {r}");
+        assert!(
+            r.stderr().contains("changed since the last index run")
+                && r.stderr().contains("app/fresh.py"),
+            "{args:?}: {r}"
+        );
+    }
+    std::fs::remove_file(p.path("app/views.py")).unwrap();
     let r = p.run(&["symbol", "validate_csrf_token"]);
+    assert!(
+        r.stderr()
+            .contains("1 file(s) shown were deleted since they were indexed (app/views.py)"),
+        "{r}"
+    );
+    p.run(&["index"]).ok();
+    let v = p.json(&["search", "brand_new_helper", "--mode", "bm25"]);
+    assert!(v.get("changed_since_indexed").is_none(), "{v}");
+    let r = p.run(&["symbol", "brand_new_helper"]);
+    assert!(!r.stderr().contains("changed since"), "{r}");
+    let r = p.run(&["symbol", "no_such_name_anywhere"]);
     assert!(!r.stderr().contains("changed since"), "{r}");
 }
 
