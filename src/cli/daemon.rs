@@ -277,8 +277,27 @@ fn cmd_stop(home: &DaemonHome, timeout: Duration) -> Result<ExitCode> {
         ))
         .into());
     }
+    // The lock goes a moment before the process: wait for the process
+    // too, so "stopped" means gone (on Linux, where `/proc` says so; an
+    // exited process its parent has not reaped yet counts as gone).
+    if let Some(p) = response.pid {
+        let _ = wait_for(timeout, || (!process_alive(p)).then_some(()));
+    }
     eprintln!("stopped repo-search-daemon{pid}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether process `pid` still runs (not a zombie). Without `/proc` it
+/// cannot tell and says no.
+fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // `pid (comm) S ...`: the state follows the last `)`.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
+    }
 }
 
 #[allow(clippy::disallowed_methods)] // the status renderer: stdout is its output

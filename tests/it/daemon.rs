@@ -236,9 +236,23 @@ fn lifecycle_start_twice_status_stop() {
         assert_eq!(mode(&home.join(f)), 0o600, "{f}");
     }
 
+    #[cfg(target_os = "linux")]
+    let pid = d.pid().expect("a pid file");
     let r = d.run(&["stop"]);
     assert_eq!(r.code(), 0, "{r}");
     assert!(r.stderr().contains("stopped"), "{r}");
+    // "Stopped" means gone: no process of that pid runs any more (an
+    // exited one not yet reaped is a zombie, `Z`).
+    #[cfg(target_os = "linux")]
+    if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        let state = stat
+            .rsplit_once(')')
+            .map(|(_, r)| r.trim_start().chars().next());
+        assert!(
+            matches!(state, Some(Some('Z' | 'X'))),
+            "still running: {stat}"
+        );
+    }
     let r = d.run(&["status"]);
     assert_eq!(r.code(), 3, "{r}");
     let r = d.run(&["status", "--json"]);
