@@ -151,6 +151,18 @@ fn is_file_static(d: &GraphDef) -> bool {
         .any(|w| w == "static")
 }
 
+/// A C-family definition only its own file (and whoever includes that
+/// file) sees: a `static` function or variable, or a macro, outside a
+/// header. A test's `#define f(…)` mock in `test/unit/x.c` is not what
+/// the rest of the project calls.
+fn file_scoped(d: &GraphDef) -> bool {
+    let header = d
+        .path
+        .rsplit_once('.')
+        .is_some_and(|(_, ext)| matches!(ext, "h" | "hh" | "hpp" | "hxx" | "inc"));
+    !header && (is_file_static(d) || d.kind == "macro")
+}
+
 /// Whether a bare call in a C-family file is a call of `target`, a
 /// top-level function: the file's own definition wins (a `static` helper
 /// of the same name, or the function itself); else the one definition
@@ -163,10 +175,10 @@ fn c_verdict(r: &GraphRef, target: &GraphDef, top: &[&GraphDef]) -> Verdict {
     if top.iter().filter(body).any(|d| d.file_id == r.file_id) {
         return Verdict::Other;
     }
-    if is_file_static(target) && target.file_id != r.file_id && !target.path.ends_with(".h") {
+    if file_scoped(target) && target.file_id != r.file_id {
         return Verdict::Other;
     }
-    let visible = |d: &&&GraphDef| !is_file_static(d) || d.path.ends_with(".h");
+    let visible = |d: &&&GraphDef| !file_scoped(d);
     let bodies: Vec<&&GraphDef> = top.iter().filter(body).filter(visible).collect();
     let same = |d: &GraphDef| (d.file_id, d.name_line) == (target.file_id, target.name_line);
     let one = match bodies.as_slice() {

@@ -1045,12 +1045,14 @@ fn hit_order(h: &SymbolHit) -> impl Ord + use<> {
         (
             h.match_kind,
             kind_rank(&h.kind),
+            // A test's stand-in (a `#define` mock in a unit test) after
+            // the live code's declaration of the same name.
+            is_test_path(&h.path),
             is_declaration(h),
             is_build_output(&h.path),
             is_type_declaration(&h.path),
             // An OCaml interface's `val` after the `let` defining it.
             crate::lang::is_ocaml_interface(&h.path),
-            is_test_path(&h.path),
             is_secondary_path(&h.path),
             std::cmp::Reverse(is_named_after(&h.path, &h.name)),
             is_private_path(&h.path),

@@ -596,6 +596,30 @@ fn c_calls_resolve_through_header_prototypes_and_past_static_namesakes() {
     );
     let to = callee_list(&p, "run", "resolution");
     assert!(to.contains(&"dictAdd resolved".to_string()), "{to:?}");
+    // A unit test's `#define` mock in a `.c` file is that file's own: the
+    // rest of the project still calls the real function (chrony's
+    // `test/unit/ntp_core.c` made every call of `LCL_ReadCookedTime` name
+    // only).
+    p.write(
+        "test/unit/cli.c",
+        "#define dictAdd(d) (d)
+#include \"../../src/cli.c\"
+
+int t(void) {
+    return dictAdd(3);
+}
+",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let edges = edge_list(&p, &["callers", "dictAdd"]);
+    assert!(
+        edges.contains(&"src/cli.c:5 resolved".to_string()),
+        "{edges:?}"
+    );
+    assert!(
+        edges.contains(&"test/unit/cli.c:5 resolved".to_string()),
+        "{edges:?}"
+    );
 }
 
 /// A call resolves only to a definition its language can reach: a C++
