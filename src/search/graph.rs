@@ -1606,6 +1606,9 @@ impl<'a> Graph<'a> {
         let awaited = std::mem::take(&mut self.awaited);
         // `fromEvent<T>(…)`: the generic arguments say nothing.
         let head = strip_generics(head.trim_end());
+        // `new Reader().decode(x)` (Java, C#, JavaScript, PHP, C++): the
+        // constructor's class.
+        let head = head.strip_prefix("new ").map_or(head, str::trim_start);
         let Some(name) = dotted_last(head) else {
             return Ok(None);
         };

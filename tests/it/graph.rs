@@ -622,6 +622,36 @@ int t(void) {
     );
 }
 
+/// A call on a new object (`new Reader().decode(x)`) is a call of that
+/// class's method: resolved to it, and no candidate of another class's
+/// method of the same name (zxing's `new MultiFormatReader().decode(…)`
+/// was listed under every `decode`).
+#[test]
+fn a_call_on_a_new_object_reaches_its_class() {
+    let p = Project::new();
+    p.write(
+        "src/a/Reader.java",
+        "package a;\n\npublic class Reader {\n    public String decode(String s) {\n        return s;\n    }\n}\n",
+    );
+    p.write(
+        "src/b/Other.java",
+        "package b;\n\npublic class Other {\n    public String decode(String s) {\n        return s;\n    }\n}\n",
+    );
+    p.write(
+        "src/b/Use.java",
+        "package b;\n\nimport a.Reader;\n\npublic class Use {\n    public String run(String x) {\n        String y = new Reader().decode(x);\n        return new Other().decode(y);\n    }\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "Reader.decode"]),
+        ["src/b/Use.java:7 resolved"]
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "Other.decode"]),
+        ["src/b/Use.java:8 resolved"]
+    );
+}
+
 /// A call resolves only to a definition its language can reach: a C++
 /// `builder.Finish()` on a local `Builder` is not a call of the Go
 /// method `Builder.Finish` (FlatBuffers keeps both side by side).
