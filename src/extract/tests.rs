@@ -1862,6 +1862,22 @@ fn elixir_type_specs_are_types_and_haskell_data_constructors_constants() {
 }
 
 #[test]
+fn haskell_operators_are_definitions() {
+    // lens's `(^.)` and `(%~)` were missing from `symbol` and `outline`,
+    // and `l +~ n = over l (+ n)` had no enclosing definition.
+    let src = "module Getter where\n\n(^.) :: s -> Getting a s a -> a\ns ^. l = getConst (l Const s)\n\n(%~) :: ASetter s t a b -> (a -> b) -> s -> t\n(%~) = over\n\n(<&>) x f = fmap f x\n\nclass Plated a where\n  (^..) :: a -> [a]\n\nl +~ n = over l (+ n)\n";
+    let x = extract("Getter.hs", src, Lang::Haskell);
+    check_common("haskell", src, &x);
+    for (name, line) in [("^.", 4), ("%~", 7), ("<&>", 9), ("+~", 14)] {
+        assert_eq!(symbol(&x, name, "function").start_line, line, "{name}");
+    }
+    assert_eq!(
+        symbol(&x, "^..", "method").container.as_deref(),
+        Some("Plated")
+    );
+}
+
+#[test]
 fn kotlin_annotated_top_level_annotation_and_enum_classes_are_definitions() {
     // tree-sitter-kotlin-ng read `@Qualifier` … `annotation class Ctx` as an
     // annotated infix call, with no error: Hilt's qualifiers were lost.

@@ -4443,9 +4443,14 @@ mod tests {
             "a(b|c)",
             "x<-y",
             "a->b|c",
+            "(.*)",
+            "(.+?)",
         ] {
             assert_eq!(asked_name(q), q, "{q}");
         }
+        // An operator in its prefix form names the operator.
+        assert_eq!(asked_name("(^.)"), "^.");
+        assert_eq!(asked_name("( >>= )"), ">>=");
         assert_eq!(asked_name("Logger->addRecord"), "Logger->addRecord");
         // Erlang's `module:function/arity` and record notation.
         assert_eq!(

@@ -1484,6 +1484,21 @@ pub(crate) fn asked_name(w: &str) -> std::borrow::Cow<'_, str> {
 /// `#state{}` → `state`; an Erlang macro as used, `?MODULE` → `MODULE`.
 fn asked_name_as_written(w: &str) -> &str {
     let word = crate::text::is_plain_name;
+    // An operator in its prefix form, Haskell's `(^.)`, OCaml's `( >>= )`:
+    // the operator itself, as its definition names it (a regex's usual
+    // groups, `(.*)`, `(.+?)`, keep their shape).
+    if let Some(inner) = w.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+        let op = inner.trim();
+        if !op.is_empty()
+            && op.chars().all(|c| "!#$%&*+./<=>?@\\^|-~:".contains(c))
+            && !matches!(
+                op,
+                ".*" | ".+" | ".*?" | ".+?" | "?" | "|" | "." | "*" | "+"
+            )
+        {
+            return op;
+        }
+    }
     // Erlang's record notation: `#state{}`, `#ssh_msg_kexinit{cookie = C}`.
     if let Some(rest) = w.strip_prefix('#')
         && rest.ends_with('}')

@@ -1,5 +1,5 @@
 ; repo-search's tags query for tree-sitter-haskell (the crate ships none):
-; the module, top-level functions and bindings, data types, newtypes,
+; the module, top-level functions, operators and bindings, data types, newtypes,
 ; synonyms, type families, classes with their methods, instances, data
 ; constructors (constants, as other languages' enum variants), record
 ; fields; applications and type names as references. Local `let`/`where`
@@ -10,6 +10,13 @@
 (declarations (function name: (variable) @name) @definition.function)
 
 (declarations (bind name: (variable) @name) @definition.function)
+
+; Operators: `s ^. l = …` (an infix head), `(^.) s l = …` and `(%~) = over`.
+(declarations (function (infix operator: (operator) @name)) @definition.function)
+
+(declarations (function name: (prefix_id (operator) @name)) @definition.function)
+
+(declarations (bind name: (prefix_id (operator) @name)) @definition.function)
 
 (declarations (data_type name: (name) @name) @definition.type)
 
@@ -28,6 +35,8 @@
 (declarations (class name: (name) @name) @definition.trait)
 
 (class_declarations (signature name: (variable) @name) @definition.method)
+
+(class_declarations (signature name: (prefix_id (operator) @name)) @definition.method)
 
 (declarations (instance name: (name) @name) @definition.impl)
 
