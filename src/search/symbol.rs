@@ -1099,6 +1099,13 @@ fn fuzzy_names(store: &Store, query: &str, max: usize) -> Result<Vec<String>> {
             scored.push((score, name.to_string()));
         }
     })?;
+    // A name one or two typos away is what was meant: names that merely
+    // hold the letters in order (`Predis\Collection\Iterator` for
+    // `Clinet`) are noise beside it.
+    let typo_floor = u32::MAX - 2;
+    if scored.iter().any(|(score, _)| *score >= typo_floor) {
+        scored.retain(|(score, _)| *score >= typo_floor);
+    }
     scored.sort_by(|a, b| {
         b.0.cmp(&a.0)
             .then(a.1.len().cmp(&b.1.len()))

@@ -1148,6 +1148,20 @@ fn fuzzy_matches_fill_only_for_an_unknown_name() {
     assert!(r.stderr().contains("names spelled like it"), "{r}");
     let r = p.run(&["symbol", "parse_cnfig", "--fuzzy"]);
     assert_eq!(r.code(), 0, "{r}");
+    // A name a typo away is what was meant: names that only hold the
+    // letters in order (`parse_config` for `Confg`) are left out beside it
+    // (predis's `Clinet` listed six copies of a namespace).
+    let v = p.json(&["symbol", "Confg"]);
+    let names: Vec<&str> = v["hits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|h| h["name"].as_str())
+        .collect();
+    assert!(
+        !names.is_empty() && names.iter().all(|n| *n == "Config"),
+        "{v}"
+    );
 }
 
 /// A name query's hit on the definition it names shows the definition's
