@@ -859,10 +859,10 @@ fn the_daemon_keeps_callers_fresh() {
     p.remove("src/util.py");
     let r = poll_until(WAIT, || {
         let r = rs(&p, home, &["callers", "helper"]);
-        (r.code() == 2).then_some(r)
+        (r.code() == 1).then_some(r)
     })
     .unwrap_or_else(|| panic!("the deleted callee is still defined"));
-    assert!(r.stderr().contains("NOT_FOUND"), "{r}");
+    assert!(r.stderr().contains("no definition named `helper`"), "{r}");
 }
 
 /// `keyword --json -vv` and whether it listed the index's files instead of
