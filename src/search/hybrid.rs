@@ -1969,6 +1969,16 @@ impl Hybrid {
                 // Fused modes show one hit per file: a file's further hits
                 // fold into its first.
                 if let Some(first) = shown.get(&f.path).and_then(|&i| out.get_mut(i)) {
+                    // A one-line place with no name of its own, or with a
+                    // name the hit already shows (a class body's stray
+                    // line), points nowhere new: `also: 1-1; 31-31`.
+                    let one_line = f.start_line == f.end_line;
+                    let seen = f.symbol.is_none()
+                        || first.symbol == f.symbol
+                        || first.also.iter().any(|a| a.symbol == f.symbol);
+                    if one_line && seen {
+                        continue;
+                    }
                     if first.also.len() < ALSO_SPANS {
                         first.also.push(AlsoSpan {
                             start_line: f.start_line,

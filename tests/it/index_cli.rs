@@ -1117,6 +1117,22 @@ fn status_sizes_break_the_index_down_by_table() {
     );
 }
 
+/// A file's further places (`also`) name somewhere new: a stray one-line
+/// chunk with no name (a comment, `#endif`) is not listed under the hit.
+#[test]
+fn also_lists_no_unnamed_single_lines() {
+    let p = Project::new();
+    p.write(
+        "views.py",
+        "def validate_csrf_token(request):\n    \"\"\"Check the csrf token.\"\"\"\n    return request\n\n\n# csrf token\n",
+    );
+    p.json(&["index", "--no-embed"]);
+    let v = p.json(&["search", "csrf token"]);
+    let top = &v["hits"][0];
+    assert_eq!(top["symbol"], "validate_csrf_token", "{v}");
+    assert!(top.get("also").is_none(), "{v}");
+}
+
 /// In the default mode fuzzy matches only stand in for a name that exists
 /// in no case ("did you mean"); next to the definitions asked for they are
 /// left out.
