@@ -308,9 +308,11 @@ fn from_index(
     }))
 }
 
+/// A definition's name with its container, in its language's notation
+/// (`Config::parse`, `Predis\Client`), as `symbol` writes it.
 fn qualified(r: &SymbolRow) -> String {
     match r.container.as_deref().filter(|c| !c.is_empty()) {
-        Some(c) => format!("{c}.{}", r.name),
+        Some(c) => crate::search::member_path(&r.lang, &r.kind, c, &r.name),
         None => r.name.clone(),
     }
 }
@@ -454,7 +456,7 @@ fn graph_summary(
 
 fn qualified_def(d: &GraphDef) -> String {
     match &d.container {
-        Some(c) => format!("{c}.{}", d.name),
+        Some(c) => crate::search::member_path(&d.lang, &d.kind, c, &d.name),
         None => d.name.clone(),
     }
 }

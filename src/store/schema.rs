@@ -434,10 +434,17 @@
 //!   (`s ^. l = …`, `(%~) = over`, a class's `(^..) :: …`; lens's core API
 //!   was missing from `symbol` and `outline`). An older index's rows are
 //!   rebuilt by the next index run (its vectors kept).
+//! - 91: (a development build's) same tables; rows change: a PHP
+//!   namespace's class written `Predis\Client` in chunk names and
+//!   enclosing scopes. Measured on the `agent` suite and reverted (files
+//!   NDCG@10 check −.0004, holdout −.0003: the names reach BM25 and the
+//!   vectors' text).
+//! - 92: same tables; rows as schema 90's (an index of 91 is rebuilt by
+//!   the next index run, its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 90;
+pub const SCHEMA_VERSION: i64 = 92;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -449,7 +456,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 90;
+const SAME_ROWS_SINCE: i64 = 92;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -196,7 +196,7 @@ fn context_cli_gives_lines_enclosing_definition_outline_and_graph() {
     // A Rust method in an impl.
     let v = p.json(&["context", "src/lib.rs:7"]);
     assert_eq!(v["lang"], "rust", "{v}");
-    assert_eq!(v["enclosing"]["qualified"], "Config.parse", "{v}");
+    assert_eq!(v["enclosing"]["qualified"], "Config::parse", "{v}");
     assert_eq!(
         v["enclosing"]["signature"], "pub fn parse(text: &str) -> Config {",
         "{v}"
