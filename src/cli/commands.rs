@@ -377,8 +377,9 @@ fn cmd_refs(a: RefsArgs) -> Result<Found> {
     }
     if result.definitions == 0 && result.total == 0 {
         eprintln!(
-            "no definition named `{}` in the index\nhint: check the spelling; `repo-search symbol NAME` matches loosely (case, prefix, fuzzy)",
-            req.name
+            "no definition named `{}` in the index\nhint: {}",
+            req.name,
+            crate::search::graph::UNKNOWN_NAME_HINT
         );
         note_stale_when_empty(&svc)?;
     }

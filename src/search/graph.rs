@@ -4427,13 +4427,18 @@ fn is_call_kind(kind: &str) -> bool {
     matches!(kind, "call" | "macro" | "send" | "method" | "function")
 }
 
+/// The CLI's hint for a name no definition has (`refs`, `callers`,
+/// `callees`).
+pub const UNKNOWN_NAME_HINT: &str =
+    "check the spelling; `repo-search symbol NAME` matches loosely (case, prefix, fuzzy)";
+
 fn not_found(name: &str, container: Option<&str>, all: &[GraphDef]) -> anyhow::Error {
     match container {
         None => UserError::with_code(
             ErrorCode::NotFound,
             format!("no definition named `{name}` in the index"),
         )
-        .hint("check the spelling; `repo-search symbol NAME` matches loosely (case, prefix, fuzzy)")
+        .hint(UNKNOWN_NAME_HINT)
         .agent("check the spelling; find_symbol matches loosely (case, prefix, fuzzy)")
         .into(),
         Some(c) => {
