@@ -1273,9 +1273,18 @@ impl Hybrid {
         // field) and lines mentioning it answer another question.
         let names_file = analysis.file.is_some();
         if crate::text::fts_query(query).is_none() && analysis.phrases.is_empty() {
+            // An operator (`(^.)`, `>>=`): `symbol` finds its definition.
+            let (hint, agent) = if query.chars().any(char::is_alphanumeric) {
+                ("", "")
+            } else {
+                (
+                    "; an operator's definition: `repo-search symbol '(OP)'`",
+                    "; an operator's definition: find_symbol with its name",
+                )
+            };
             return Err(UserError::with_code(ErrorCode::InvalidQuery, "the query has no searchable words")
-                .hint("use words or identifiers, e.g. `parse config file`; for punctuation or a regex use `repo-search keyword`")
-                .agent("use words or identifiers, e.g. \"parse config file\"; for punctuation or exact text use search_keyword")
+                .hint(format!("use words or identifiers, e.g. `parse config file`; for punctuation or a regex use `repo-search keyword`{hint}"))
+                .agent(format!("use words or identifiers, e.g. \"parse config file\"; for punctuation or exact text use search_keyword{agent}"))
                 .into());
         }
         let runs = |arm: Arm| req.only.is_empty() || req.only.contains(&arm);

@@ -845,6 +845,12 @@ fn mcp_bad_calls_are_tool_errors_with_hints() {
         ),
         (
             "search",
+            json!({"query": "(^.)"}),
+            "no searchable words",
+            "find_symbol",
+        ),
+        (
+            "search",
             json!({"query": "x", "mode": "semantic"}),
             "semantic search is not available",
             "model fetch",
