@@ -299,10 +299,9 @@ fn commit_info(
     let msg = c.message()?;
     let summary = msg.summary().to_str_lossy().into_owned();
     let message = detail.then(|| c.message_raw_sloppy().to_str_lossy().trim_end().to_string());
-    let commit = id.to_string();
     Ok(CommitInfo {
-        short: commit[..SHORT.min(commit.len())].to_string(),
-        commit,
+        short: short_hash(id),
+        commit: id.to_string(),
         author: author.name.to_str_lossy().into_owned(),
         email: author.email.to_str_lossy().into_owned(),
         date,
@@ -310,6 +309,13 @@ fn commit_info(
         message,
         path,
     })
+}
+
+/// A commit's hash in its short form (git's default length).
+fn short_hash(id: ObjectId) -> String {
+    let mut hash = id.to_string();
+    hash.truncate(SHORT);
+    hash
 }
 
 fn parse_since(s: &str) -> Result<i64> {
@@ -590,7 +596,7 @@ pub fn file_history(root: &Path, req: &HistoryRequest) -> Result<HistoryResult> 
         truncated,
         hint,
         redacted: 0,
-        deleted_in: deleted.map(|d| d.to_string()[..SHORT].to_string()),
+        deleted_in: deleted.map(short_hash),
     })
 }
 

@@ -376,12 +376,7 @@ fn cmd_refs(a: RefsArgs) -> Result<Found> {
         render::redacted_note(result.redacted)?;
     }
     if result.definitions == 0 && result.total == 0 {
-        eprintln!(
-            "no definition named `{}` in the index\nhint: {}",
-            req.name,
-            crate::search::graph::UNKNOWN_NAME_HINT
-        );
-        note_stale_when_empty(&svc)?;
+        report_nothing_named(&svc, &crate::search::graph::unknown_name(&req.name))?;
     }
     note_changed(&svc, result.hits.iter().map(|h| h.path.as_str()))?;
     Ok(found(!result.hits.is_empty()))
@@ -403,12 +398,18 @@ fn nothing_named<T: serde::Serialize>(
     if json {
         render::json(&empty())?;
     }
+    report_nothing_named(svc, &err)?;
+    Ok(Found::No)
+}
+
+/// On stderr: why nothing was found for a name, its hint, and the files
+/// the index has not seen yet.
+fn report_nothing_named(svc: &Service, err: &anyhow::Error) -> Result<()> {
     eprintln!("{err}");
-    if let Some(h) = crate::error::find_user_error(&err).and_then(|u| u.hint.as_deref()) {
+    if let Some(h) = crate::error::find_user_error(err).and_then(|u| u.hint.as_deref()) {
         eprintln!("hint: {h}");
     }
-    note_stale_when_empty(svc)?;
-    Ok(Found::No)
+    note_stale_when_empty(svc)
 }
 
 fn cmd_graph(a: GraphArgs, direction: Direction) -> Result<Found> {

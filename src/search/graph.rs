@@ -156,10 +156,8 @@ fn is_file_static(d: &GraphDef) -> bool {
 /// header. A test's `#define f(…)` mock in `test/unit/x.c` is not what
 /// the rest of the project calls.
 fn file_scoped(d: &GraphDef) -> bool {
-    let header = d
-        .path
-        .rsplit_once('.')
-        .is_some_and(|(_, ext)| matches!(ext, "h" | "hh" | "hpp" | "hxx" | "inc"));
+    // An `.inc` file is included as a header is.
+    let header = crate::search::is_c_header(&d.path) || d.path.ends_with(".inc");
     !header && (is_file_static(d) || d.kind == "macro")
 }
 
@@ -4427,20 +4425,21 @@ fn is_call_kind(kind: &str) -> bool {
     matches!(kind, "call" | "macro" | "send" | "method" | "function")
 }
 
-/// The CLI's hint for a name no definition has (`refs`, `callers`,
-/// `callees`).
-pub const UNKNOWN_NAME_HINT: &str =
-    "check the spelling; `repo-search symbol NAME` matches loosely (case, prefix, fuzzy)";
+/// The error for a name no definition has (`callers`, `callees`; and
+/// what the CLI says when `refs` finds none).
+pub fn unknown_name(name: &str) -> anyhow::Error {
+    UserError::with_code(
+        ErrorCode::NotFound,
+        format!("no definition named `{name}` in the index"),
+    )
+    .hint("check the spelling; `repo-search symbol NAME` matches loosely (case, prefix, fuzzy)")
+    .agent("check the spelling; find_symbol matches loosely (case, prefix, fuzzy)")
+    .into()
+}
 
 fn not_found(name: &str, container: Option<&str>, all: &[GraphDef]) -> anyhow::Error {
     match container {
-        None => UserError::with_code(
-            ErrorCode::NotFound,
-            format!("no definition named `{name}` in the index"),
-        )
-        .hint(UNKNOWN_NAME_HINT)
-        .agent("check the spelling; find_symbol matches loosely (case, prefix, fuzzy)")
-        .into(),
+        None => unknown_name(name),
         Some(c) => {
             let mut others: Vec<String> = all
                 .iter()

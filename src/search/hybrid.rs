@@ -32,7 +32,7 @@ use crate::search::symbol::{
 };
 use crate::search::{
     ChunkFilter, Scope, Snippets, asked_name, best_snippet, chunk_snippet, definition_snippet,
-    token_match,
+    is_c_header, token_match,
 };
 use crate::source::Sources;
 use crate::store::{ChunkRow, ChunkSpan, Store};
@@ -3563,16 +3563,6 @@ fn is_bare_line(h: &Fused) -> bool {
                 Arm::Bm25 | Arm::Semantic | Arm::Phrase | Arm::Synonym
             )
         })
-}
-
-/// A C, C++ or Objective-C header (`.h`, `.hh`, `.hpp`, `.hxx`, `.h++`).
-fn is_c_header(path: &str) -> bool {
-    path.rsplit_once('.').is_some_and(|(_, ext)| {
-        matches!(
-            ext.to_ascii_lowercase().as_str(),
-            "h" | "hh" | "hpp" | "hxx" | "h++"
-        )
-    })
 }
 
 /// For a name query whose exact definitions all lie in one live-source

@@ -165,6 +165,16 @@ impl ChunkFilter {
     }
 }
 
+/// A C, C++ or Objective-C header (`.h`, `.hh`, `.hpp`, `.hxx`, `.h++`).
+pub(crate) fn is_c_header(path: &str) -> bool {
+    path.rsplit_once('.').is_some_and(|(_, ext)| {
+        matches!(
+            ext.to_ascii_lowercase().as_str(),
+            "h" | "hh" | "hpp" | "hxx" | "h++"
+        )
+    })
+}
+
 /// True for files that are tests by their language's conventions: a test
 /// directory (`tests/`, `test/`, `test_apps/`, `__tests__/`, `spec/`, Maven's `src/test/`,
 /// Perl's and git's `t/`, Go's `testdata/`, `testsuite/`), a Perl `.t` file,

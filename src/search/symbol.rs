@@ -1071,6 +1071,10 @@ fn is_private_path(path: &str) -> bool {
         .any(|c| c.starts_with('_') && !c.starts_with("__"))
 }
 
+/// The most edits a fuzzy name may be from the query to rank as a typo
+/// of it (before names that only hold its letters in order).
+const MAX_TYPOS: usize = 2;
+
 /// The distinct symbol names that fuzzily match `query`, best first.
 fn fuzzy_names(store: &Store, query: &str, max: usize) -> Result<Vec<String>> {
     use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
@@ -1084,7 +1088,7 @@ fn fuzzy_names(store: &Store, query: &str, max: usize) -> Result<Vec<String>> {
     // its first letter, one or two edits away, ranks before those.
     let typed = query.to_ascii_lowercase();
     let typed = typed.as_bytes();
-    let most = if typed.len() <= 5 { 1 } else { 2 };
+    let most = if typed.len() <= 5 { 1 } else { MAX_TYPOS };
     store.scan_symbol_names(|name| {
         let near = name.len().abs_diff(typed.len()) <= most
             && name.as_bytes().first().map(u8::to_ascii_lowercase) == typed.first().copied();
@@ -1102,7 +1106,7 @@ fn fuzzy_names(store: &Store, query: &str, max: usize) -> Result<Vec<String>> {
     // A name one or two typos away is what was meant: names that merely
     // hold the letters in order (`Predis\Collection\Iterator` for
     // `Clinet`) are noise beside it.
-    let typo_floor = u32::MAX - 2;
+    let typo_floor = u32::MAX - MAX_TYPOS as u32;
     if scored.iter().any(|(score, _)| *score >= typo_floor) {
         scored.retain(|(score, _)| *score >= typo_floor);
     }

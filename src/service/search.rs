@@ -506,8 +506,7 @@ impl Service {
         if self.policy == super::Policy::Background {
             return Ok(None);
         }
-        let settings = self.settings().clone();
-        self.with_store(|store| crate::index::staleness(&settings, store))
+        self.with_store(|store| crate::index::staleness(self.settings(), store))
     }
 
     /// Code similar to a snippet or to the indexed chunk at a location.

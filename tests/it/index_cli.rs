@@ -1545,24 +1545,15 @@ fn the_index_directory_is_invisible_to_git() {
     p.git_init();
     p.write("app.py", "def main():\n    return 1\n");
     p.run(&["index", "--no-embed", "-q"]).ok();
-    let out = std::process::Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=all"])
-        .current_dir(p.root())
-        .output()
-        .expect("git status");
-    let status = String::from_utf8_lossy(&out.stdout);
-    assert!(status.contains("app.py"), "{status}");
-    assert!(!status.contains(".repo_search"), "{status}");
+    let status = || crate::history::git(&p, &["status", "--porcelain", "--untracked-files=all"]);
+    let listed = status();
+    assert!(listed.contains("app.py"), "{listed}");
+    assert!(!listed.contains(".repo_search"), "{listed}");
     // A project's own eval cases stay visible (a team commits them); their
     // reports do not.
     p.write(".repo_search/evals/mine.jsonl", "{}\n");
     p.write(".repo_search/evals/results/run.json", "{}\n");
-    let out = std::process::Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=all"])
-        .current_dir(p.root())
-        .output()
-        .expect("git status");
-    let status = String::from_utf8_lossy(&out.stdout);
-    assert!(status.contains(".repo_search/evals/mine.jsonl"), "{status}");
-    assert!(!status.contains("results"), "{status}");
+    let listed = status();
+    assert!(listed.contains(".repo_search/evals/mine.jsonl"), "{listed}");
+    assert!(!listed.contains("results"), "{listed}");
 }
