@@ -427,8 +427,11 @@ pub fn call_graph(r: &GraphResult, offset: usize) -> Result<()> {
                 .unwrap_or_default();
             writeln!(
                 out,
-                "{indent}{}:{}  {} -> {}{unsure}{def}{text}",
-                e.path, e.line, e.from, e.to
+                "{indent}{}:{}  {}{unsure}{def}{text}",
+                e.path,
+                e.line,
+                r.direction
+                    .edge_label(&e.from, &e.to, e.depth, r.targets.len())
             )?;
         }
         out.flush()?;

@@ -1042,12 +1042,15 @@ pub struct HistoryOut {
     pub deleted_in: Option<String>,
 }
 
+/// A run of consecutive lines that one commit last changed.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct BlameLineOut {
-    pub line: u64,
-    /// The `short` hash of the commit that last changed the line.
+pub struct BlameHunkOut {
+    /// The `short` hash of the commit that last changed these lines.
     pub commit: String,
-    pub text: String,
+    pub start_line: u64,
+    pub end_line: u64,
+    /// The lines' text, `start_line` first.
+    pub lines: Vec<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -1056,9 +1059,10 @@ pub struct BlameOut {
     pub start_line: u64,
     pub end_line: u64,
     pub total_lines: u64,
-    /// The commits the lines name, by first appearance.
+    /// The commits the hunks name, by first appearance.
     pub commits: Vec<CommitOut>,
-    pub lines: Vec<BlameLineOut>,
+    /// The lines in order, grouped into runs of one commit.
+    pub hunks: Vec<BlameHunkOut>,
     pub truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,

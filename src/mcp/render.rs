@@ -7,6 +7,7 @@
 //! they are fitted, so the text lists exactly the hits of the JSON. Errors
 //! are not rendered here (`mod.rs` writes their `error:`/`code:`/`hint:`).
 
+use crate::search::graph::Direction;
 use std::fmt::Write as _;
 
 use super::out::{
@@ -321,9 +322,12 @@ pub fn call_graph(out: &CallGraphOut) -> String {
     for target in &out.targets {
         let _ = writeln!(t, "# {target}");
     }
+    let direction = Direction::from_op_name(&out.direction).unwrap_or(Direction::Callers);
     for e in &out.edges {
-        let indent = "  ".repeat(e.depth.unwrap_or(1).saturating_sub(1) as usize);
-        let _ = write!(t, "{indent}{}  {} -> {}", e.at, e.from, e.to);
+        let depth = e.depth.unwrap_or(1);
+        let indent = "  ".repeat(depth.saturating_sub(1) as usize);
+        let label = direction.edge_label(&e.from, &e.to, depth, out.targets.len());
+        let _ = write!(t, "{indent}{}  {label}", e.at);
         if e.resolution != "resolved" {
             t.push_str(" (name only)");
         }
@@ -594,14 +598,16 @@ pub fn blame(out: &BlameOut) -> String {
         out.path, out.start_line, out.end_line, out.total_lines
     );
     let mut last: Option<&str> = None;
-    for l in &out.lines {
-        if last != Some(l.commit.as_str()) {
-            if let Some(c) = out.commits.iter().find(|c| c.short == l.commit) {
+    for h in &out.hunks {
+        if last != Some(h.commit.as_str()) {
+            if let Some(c) = out.commits.iter().find(|c| c.short == h.commit) {
                 let _ = writeln!(t, "{} {} {}: {}", c.short, c.date, c.author, c.summary);
             }
-            last = Some(l.commit.as_str());
+            last = Some(h.commit.as_str());
         }
-        let _ = writeln!(t, "{}\t{}", l.line, l.text);
+        for (line, text) in (h.start_line..).zip(&h.lines) {
+            let _ = writeln!(t, "{line}\t{text}");
+        }
     }
     tail(&mut t, None, None, out.hint.as_deref());
     redacted_tail(&mut t, out.redacted, "");

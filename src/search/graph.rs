@@ -4165,6 +4165,27 @@ impl Direction {
             Direction::Callees => "callees",
         }
     }
+
+    /// The operation of that name.
+    pub fn from_op_name(name: &str) -> Option<Direction> {
+        match name {
+            "callers" => Some(Direction::Callers),
+            "callees" => Some(Direction::Callees),
+            _ => None,
+        }
+    }
+
+    /// How an edge reads in a text answer: `from -> to`, except that a
+    /// direct edge of an answer about one definition leaves out that
+    /// definition, which the answer's header names (a caller's line is the
+    /// caller, a callee's line `-> callee`).
+    pub fn edge_label(self, from: &str, to: &str, depth: u32, targets: usize) -> String {
+        match self {
+            _ if depth > 1 || targets != 1 => format!("{from} -> {to}"),
+            Direction::Callers => from.to_string(),
+            Direction::Callees => format!("-> {to}"),
+        }
+    }
 }
 
 /// One edge of the call graph: a call site and what it connects.

@@ -413,6 +413,25 @@ fn callers_and_callees_with_depth() {
     assert!(tos.contains(&("Session.send", "resolved")), "{v}");
     assert!(tos.contains(&("unknown_thing", "name_only")), "{v}");
 
+    // Text: a direct edge leaves out the asked definition, which the
+    // header names; a deeper edge says both ends.
+    let out = p
+        .run(&["callers", "Server.Stop", "--depth", "2"])
+        .ok()
+        .stdout();
+    assert!(out.contains("web/server.go:8  Server.Run  "), "{out}");
+    assert!(
+        out.contains("  web/server.go:24  Start -> Server.Run"),
+        "{out}"
+    );
+    assert!(!out.contains("-> Server.Stop"), "{out}");
+    let out = p.run(&["callees", "Session.request"]).ok().stdout();
+    assert!(
+        out.contains("  -> Session.send  -> pkg/sessions.py:5"),
+        "{out}"
+    );
+    assert!(!out.contains("Session.request ->"), "{out}");
+
     // Unknown names: nothing found (exit 1, as `symbol` and a bare `refs`
     // answer it), the reason and a hint on stderr, the empty answer in
     // JSON; MCP keeps its NOT_FOUND error.

@@ -377,16 +377,32 @@ fn blame_matches_git_blame_line_by_line_and_redacts() {
         "blame",
         json!({"path": "core.py", "start_line": 1, "end_line": 12}),
     );
-    let got = v["lines"].as_array().unwrap();
+    // Hunks: runs of consecutive lines of one commit, one line each
+    // when unrolled, as git says.
+    let mut got = Vec::new();
+    for h in v["hunks"].as_array().unwrap() {
+        let (a, b) = (
+            h["start_line"].as_u64().unwrap(),
+            h["end_line"].as_u64().unwrap(),
+        );
+        let lines = h["lines"].as_array().unwrap();
+        assert_eq!(lines.len() as u64, b - a + 1, "{h}");
+        for line in a..=b {
+            got.push((line, h["commit"].as_str().unwrap().to_string()));
+        }
+    }
     assert_eq!(got.len(), 12, "{v}");
     for (g, (line, hash, _, _, _)) in got.iter().zip(&expected) {
-        assert_eq!(g["line"].as_u64(), Some(*line));
-        assert_eq!(g["commit"].as_str(), Some(&hash[..7]), "line {line}");
+        assert_eq!(g.0, *line);
+        assert_eq!(g.1, hash[..7], "line {line}");
+    }
+    for pair in v["hunks"].as_array().unwrap().windows(2) {
+        assert_ne!(pair[0]["commit"], pair[1]["commit"], "{v}");
     }
     assert_eq!(v["redacted"], 1);
     // Without a range, as the CLI: the file's first 500 lines.
     let whole = m.ok("blame", json!({"path": "core.py"}));
-    assert_eq!(whole["lines"], v["lines"], "{whole}");
+    assert_eq!(whole["hunks"], v["hunks"], "{whole}");
     let r = m
         .call(
             "blame",

@@ -7,7 +7,7 @@ use crate::error::UserError;
 use crate::history::{BlameRequest, HistoryRequest};
 use crate::mcp::catalogue::{BlameArgs, FileHistoryArgs};
 use crate::mcp::out::{
-    Answer, BUDGET_CHARS, BlameLineOut, BlameOut, CommitOut, HistoryOut, OVERHEAD_CHARS, answer,
+    Answer, BUDGET_CHARS, BlameHunkOut, BlameOut, CommitOut, HistoryOut, OVERHEAD_CHARS, answer,
     redacted,
 };
 use crate::mcp::render;
@@ -80,30 +80,41 @@ pub fn blame(svc: &Service, args: BlameArgs) -> Result<Answer> {
     let r = svc.blame(&req)?;
     let budget = BUDGET_CHARS - OVERHEAD_CHARS;
     let mut used = 0;
-    let mut lines = Vec::with_capacity(r.lines.len());
+    let mut hunks: Vec<BlameHunkOut> = Vec::new();
     let mut cut = false;
     for l in r.lines {
         let short = r
             .commits
             .get(l.commit)
-            .map(|c| c.short.clone())
+            .map(|c| c.short.as_str())
             .unwrap_or_default();
-        // Text and structured content both carry the line.
-        used += (l.text.len() + short.len() + 40) * 2;
-        if used > budget && !lines.is_empty() {
+        let same = hunks
+            .last()
+            .is_some_and(|h| h.commit == short && h.end_line + 1 == l.line);
+        // Text and structured content both carry the line (`N\ttext` and a
+        // JSON string); a new hunk adds its commit's header and fields.
+        used += (l.text.len() + 8) * 2 + if same { 0 } else { 120 };
+        if used > budget && !hunks.is_empty() {
             cut = true;
             break;
         }
-        lines.push(BlameLineOut {
-            line: l.line,
-            commit: short,
-            text: l.text,
-        });
+        match hunks.last_mut() {
+            Some(h) if same => {
+                h.end_line = l.line;
+                h.lines.push(l.text);
+            }
+            _ => hunks.push(BlameHunkOut {
+                commit: short.to_string(),
+                start_line: l.line,
+                end_line: l.line,
+                lines: vec![l.text],
+            }),
+        }
     }
-    let end_line = lines.last().map_or(r.end_line, |l| l.line);
+    let end_line = hunks.last().map_or(r.end_line, |h| h.end_line);
     let mut commits: Vec<CommitOut> = Vec::new();
     for c in r.commits {
-        if lines.iter().any(|l| l.commit == c.short) {
+        if hunks.iter().any(|h| h.commit == c.short) {
             commits.push(c.into());
         }
     }
@@ -128,7 +139,7 @@ pub fn blame(svc: &Service, args: BlameArgs) -> Result<Answer> {
         end_line,
         total_lines: r.total_lines,
         commits,
-        lines,
+        hunks,
         truncated: r.truncated || cut,
         hint,
         redacted: redacted(r.redacted),
