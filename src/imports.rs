@@ -46,8 +46,10 @@ fn family(lang: Lang) -> u8 {
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => 2,
         Lang::Rust => 3,
         Lang::Go => 4,
-        Lang::Java => 5,
+        Lang::Java | Lang::Kotlin => 5,
         Lang::C | Lang::Cpp | Lang::ObjC => 6,
+        Lang::Ruby => 7,
+        Lang::Php => 8,
         _ => 0,
     }
 }
@@ -165,7 +167,9 @@ pub fn row_key(lang: Lang, path: &str, module: &str) -> String {
         }
         4 => module.rsplit('/').next().unwrap_or(module).to_string(),
         5 => module.rsplit('.').next().unwrap_or(module).to_string(),
-        6 => stem_of(module).to_string(),
+        6 | 7 => stem_of(module).to_string(),
+        // A class (`A\B\C`) or a required path (`./x.php`).
+        8 => stem_of(module.rsplit('\\').next().unwrap_or(module)).to_string(),
         _ => String::new(),
     }
 }
@@ -246,13 +250,7 @@ impl<'a> Project<'a> {
                         && p.as_bytes()[p.len() - suffix.len() - 1] == b'/')
             })
             .collect();
-        let shared = |p: &str| {
-            p.split('/')
-                .zip(importer.split('/'))
-                .take_while(|(a, b)| a == b)
-                .count()
-        };
-        hits.sort_by_key(|p| (std::cmp::Reverse(shared(p)), p.len()));
+        hits.sort_by_key(|p| (std::cmp::Reverse(shared_dirs(p, importer)), p.len()));
         hits
     }
 
@@ -289,6 +287,8 @@ impl<'a> Project<'a> {
             4 => self.go(importer, module),
             5 => self.java(importer, module, name),
             6 => self.include(importer, module),
+            7 => self.ruby(importer, module, kind),
+            8 => self.php(importer, module, kind),
             _ => None,
         }?;
         (t.path() != importer).then_some(t)
@@ -490,8 +490,15 @@ impl<'a> Project<'a> {
         dirs.into_iter().find_map(|d| self.package(d, ".go"))
     }
 
+    /// Java and Kotlin, which import each other's classes: the importer's
+    /// own language's files first.
     fn java(&self, importer: &str, module: &str, name: Option<&str>) -> Option<Target> {
         let segs: Vec<&str> = module.split('.').collect();
+        let exts: [&str; 2] = if importer.ends_with(".kt") || importer.ends_with(".kts") {
+            [".kt", ".java"]
+        } else {
+            [".java", ".kt"]
+        };
         if name == Some("*") {
             // A package: its directory, by suffix.
             let rel = segs.join("/");
@@ -501,15 +508,109 @@ impl<'a> Project<'a> {
                 .filter(|d| **d == rel || d.ends_with(&format!("/{rel}")))
                 .collect();
             dirs.sort();
-            if let Some(t) = dirs.into_iter().find_map(|d| self.package(d, ".java")) {
-                return Some(t);
+            for ext in exts {
+                if let Some(t) = dirs.iter().find_map(|d| self.package(d, ext)) {
+                    return Some(t);
+                }
             }
         }
         // A class, or a nested class's outer class.
-        (2..=segs.len()).rev().find_map(|k| {
-            let suffix = format!("{}.java", segs[..k].join("/"));
+        let class = (2..=segs.len()).rev().find_map(|k| {
+            exts.iter().find_map(|ext| {
+                let suffix = format!("{}{ext}", segs[..k].join("/"));
+                self.by_suffix(&suffix, importer)
+                    .first()
+                    .map(|p| Target::File(p.to_string()))
+            })
+        });
+        if class.is_some() || exts[0] != ".kt" {
+            return class;
+        }
+        // Kotlin's source sets leave out the common package prefix
+        // (`kotlinx.coroutines.Job` in `common/src/Job.kt`, its `internal`
+        // package in `common/src/internal/`): the package's trailing
+        // directories, nearest the importer first.
+        let tail = |j: usize, k: usize| segs.get(j..k).map(|s| s.join("/"));
+        if name == Some("*") {
+            return (1..segs.len()).find_map(|j| {
+                let rel = tail(j, segs.len())?;
+                let mut dirs: Vec<&&str> = self
+                    .by_dir
+                    .keys()
+                    .filter(|d| d.ends_with(&format!("/{rel}")))
+                    .collect();
+                dirs.sort_by_key(|d| (std::cmp::Reverse(shared_dirs(d, importer)), d.len(), **d));
+                dirs.into_iter().find_map(|d| self.package(d, ".kt"))
+            });
+        }
+        (1..segs.len()).find_map(|j| {
+            let suffix = format!("{}.kt", tail(j, segs.len())?);
             self.by_suffix(&suffix, importer)
                 .first()
+                .map(|p| Target::File(p.to_string()))
+        })
+    }
+
+    /// `require_relative` from the file's directory; `require`, `load` and
+    /// `autoload` by the path's suffix (a load path such as `lib/`), the
+    /// file nearest the importer first. A one-word `require 'json'` is a
+    /// project file only directly in a `lib/` directory or at the root, not
+    /// whichever nested file shares the standard library's name.
+    fn ruby(&self, importer: &str, module: &str, kind: &str) -> Option<Target> {
+        let file = if module.ends_with(".rb") {
+            module.to_string()
+        } else {
+            format!("{module}.rb")
+        };
+        if kind == "require_relative" || file.starts_with("./") || file.starts_with("../") {
+            return normalize(&join(dir_of(importer), &file))
+                .filter(|p| self.has(p))
+                .map(Target::File);
+        }
+        let file = normalize(&file)?;
+        if !file.contains('/') {
+            return [file.clone(), format!("lib/{file}")]
+                .into_iter()
+                .chain(
+                    self.by_suffix(&format!("lib/{file}"), importer)
+                        .iter()
+                        .map(|p| p.to_string()),
+                )
+                .find(|p| self.has(p))
+                .map(Target::File);
+        }
+        self.by_suffix(&file, importer)
+            .first()
+            .map(|p| Target::File(p.to_string()))
+    }
+
+    /// `use A\B\C`: the class's file by the longest suffix of its
+    /// namespace path that exists (PSR-4 maps a namespace prefix to a
+    /// directory, so `Predis\Connection\Factory` is
+    /// `src/Connection/Factory.php`); a class without a namespace only by
+    /// its exact name. `require`: relative to the file, then by suffix.
+    fn php(&self, importer: &str, module: &str, kind: &str) -> Option<Target> {
+        if kind == "require" {
+            if let Some(p) = normalize(&join(dir_of(importer), module))
+                && self.has(&p)
+            {
+                return Some(Target::File(p));
+            }
+            let m = normalize(module.trim_start_matches("./"))?;
+            return self
+                .by_suffix(&m, importer)
+                .first()
+                .map(|p| Target::File(p.to_string()));
+        }
+        let segs: Vec<&str> = module.split('\\').filter(|s| !s.is_empty()).collect();
+        (1..=segs.len()).rev().find_map(|k| {
+            let suffix = format!("{}.php", segs[segs.len() - k..].join("/"));
+            self.by_suffix(&suffix, importer)
+                .into_iter()
+                // The class name alone only at a source root (`Client.php`,
+                // `src/Client.php` for `Predis\Client`), not any file of
+                // that name.
+                .find(|p| k > 1 || matches!(dir_of(p), "" | "src" | "lib"))
                 .map(|p| Target::File(p.to_string()))
         })
     }
@@ -556,6 +657,14 @@ impl<'a> Project<'a> {
         keys.dedup();
         keys
     }
+}
+
+/// How many leading path elements two paths share.
+fn shared_dirs(a: &str, b: &str) -> usize {
+    a.split('/')
+        .zip(b.split('/'))
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// The headers of the C library and POSIX, named without a directory.
@@ -867,5 +976,89 @@ mod tests {
             go_mod_module("// x\nmodule example.com/m // c\n\ngo 1.22\n").as_deref(),
             Some("example.com/m")
         );
+    }
+
+    #[test]
+    fn kotlin_ruby_php() {
+        let p = project(&[
+            "core/common/src/Job.kt",
+            "core/common/src/internal/Atomic.kt",
+            "core/jvm/src/internal/Atomic.kt",
+            "core/jvm/src/Dispatchers.kt",
+            "java/a/b/C.java",
+            "lib/thor.rb",
+            "lib/thor/base.rb",
+            "lib/thor/core_ext/hash.rb",
+            "lib/thor/json.rb",
+            "bin/thor",
+            "src/Client.php",
+            "src/Connection/Factory.php",
+            "src/Command/Factory.php",
+            "src/Other/Client.php",
+            "src/autoload.php",
+        ]);
+        let kt = |m: &str, n: Option<&str>| {
+            file(p.resolve(Lang::Kotlin, "core/jvm/src/Dispatchers.kt", m, n, "import"))
+        };
+        // The package prefix left out of the source set, nearest first.
+        assert_eq!(
+            kt("kotlinx.coroutines.Job", None).as_deref(),
+            Some("core/common/src/Job.kt")
+        );
+        assert_eq!(
+            kt("kotlinx.coroutines.internal", Some("*")).as_deref(),
+            Some("core/jvm/src/internal")
+        );
+        // Java's classes from Kotlin, and Kotlin's from Java.
+        assert_eq!(kt("a.b.C", None).as_deref(), Some("java/a/b/C.java"));
+        assert_eq!(kt("kotlin.collections.List", None), None);
+        assert!(same_family(Lang::Kotlin, Lang::Java));
+
+        let rb = |m: &str, kind: &str| file(p.resolve(Lang::Ruby, "lib/thor.rb", m, None, kind));
+        assert_eq!(
+            rb("thor/base", "require").as_deref(),
+            Some("lib/thor/base.rb")
+        );
+        assert_eq!(
+            rb("thor/core_ext/hash.rb", "require").as_deref(),
+            Some("lib/thor/core_ext/hash.rb")
+        );
+        assert_eq!(
+            rb("thor/base", "require_relative").as_deref(),
+            Some("lib/thor/base.rb")
+        );
+        let rel = p.resolve(
+            Lang::Ruby,
+            "lib/thor/base.rb",
+            "../thor",
+            None,
+            "require_relative",
+        );
+        assert_eq!(file(rel).as_deref(), Some("lib/thor.rb"));
+        // The standard library's `json`, not the project's nested json.rb.
+        assert_eq!(rb("json", "require"), None);
+        let bin = p.resolve(Lang::Ruby, "bin/thor", "thor", None, "require");
+        assert_eq!(file(bin).as_deref(), Some("lib/thor.rb"));
+
+        let php = |m: &str, kind: &str| {
+            file(p.resolve(Lang::Php, "src/Connection/Factory.php", m, None, kind))
+        };
+        assert_eq!(
+            php("Predis\\Command\\Factory", "use").as_deref(),
+            Some("src/Command/Factory.php")
+        );
+        // A class named alone only at a source root.
+        assert_eq!(
+            php("Predis\\Client", "use").as_deref(),
+            Some("src/Client.php")
+        );
+        assert_eq!(php("Psr\\Log\\LoggerInterface", "use"), None);
+        assert_eq!(
+            php("../autoload.php", "require").as_deref(),
+            Some("src/autoload.php")
+        );
+        assert_eq!(row_key(Lang::Php, "a.php", "A\\B\\Client"), "Client");
+        assert_eq!(row_key(Lang::Php, "a.php", "./x/y.php"), "y");
+        assert_eq!(row_key(Lang::Ruby, "a.rb", "thor/base"), "base");
     }
 }

@@ -32,6 +32,18 @@ fn handles(lang: Lang, kind: &str) -> bool {
         }
         Lang::Rust => matches!(kind, "mod_item" | "use_declaration"),
         Lang::Go | Lang::Java => kind == "import_declaration",
+        Lang::Kotlin => kind == "import",
+        // Only a bare `require …` call is an import; other calls are
+        // descended into.
+        Lang::Ruby => kind == "call",
+        Lang::Php => matches!(
+            kind,
+            "namespace_use_declaration"
+                | "require_expression"
+                | "require_once_expression"
+                | "include_expression"
+                | "include_once_expression"
+        ),
         _ => kind == "preproc_include",
     }
 }
@@ -68,7 +80,21 @@ fn descends(lang: Lang, kind: &str) -> bool {
                 | "impl_item"
                 | "trait_item"
         ),
-        Lang::Go | Lang::Java => matches!(kind, "source_file" | "program"),
+        Lang::Go | Lang::Java | Lang::Kotlin => matches!(kind, "source_file" | "program"),
+        // `require` is a method call and `require_once` an expression:
+        // anywhere (a Ruby file requires inside `module` bodies and
+        // conditionals, a PHP one inside functions).
+        Lang::Ruby | Lang::Php => !matches!(
+            kind,
+            "string"
+                | "encapsed_string"
+                | "heredoc"
+                | "heredoc_body"
+                | "nowdoc"
+                | "comment"
+                | "regex"
+                | "text"
+        ),
         _ => {
             kind.starts_with("preproc_")
                 || matches!(
@@ -83,7 +109,7 @@ fn descends(lang: Lang, kind: &str) -> bool {
 }
 
 /// The languages with import rules, in the order of [`TABLES`].
-const LANGS: [Lang; 10] = [
+const LANGS: [Lang; 13] = [
     Lang::Python,
     Lang::JavaScript,
     Lang::TypeScript,
@@ -94,9 +120,12 @@ const LANGS: [Lang; 10] = [
     Lang::C,
     Lang::Cpp,
     Lang::ObjC,
+    Lang::Kotlin,
+    Lang::Ruby,
+    Lang::Php,
 ];
 
-static TABLES: [OnceLock<Table>; 10] = [const { OnceLock::new() }; 10];
+static TABLES: [OnceLock<Table>; 13] = [const { OnceLock::new() }; 13];
 
 /// Whether the index reads the imports of `lang`'s files.
 pub fn supports(lang: Lang) -> bool {
@@ -145,6 +174,9 @@ pub fn collect(lang: Lang, language: &Language, tree: &Tree, src: &str) -> Vec<I
                 Lang::Rust => rust(node, src, &mut out),
                 Lang::Go => go(node, src, &mut out),
                 Lang::Java => java(node, src, &mut out),
+                Lang::Kotlin => kotlin(node, src, &mut out),
+                Lang::Ruby => ruby(node, src, &mut out),
+                Lang::Php => php(node, src, &mut out),
                 _ => c(node, src, &mut out),
             };
         if !handled && t.descend.get(id).copied().unwrap_or(false) && cursor.goto_first_child() {
@@ -580,6 +612,145 @@ fn java(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
             kind,
         ),
         _ => push(out, node, path, None, None, kind),
+    }
+    true
+}
+
+/// `import a.b.C`, `import a.b.*`, `import a.b.C as D`: as Java's.
+fn kotlin(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    if node.kind() != "import" {
+        return false;
+    }
+    let (mut path, mut alias, mut wildcard) = (String::new(), None, false);
+    let mut cur = node.walk();
+    for c in node.children(&mut cur) {
+        match c.kind() {
+            "qualified_identifier" => path = compact(c, src),
+            "identifier" if path.is_empty() => path = compact(c, src),
+            "identifier" => alias = Some(compact(c, src)),
+            "*" => wildcard = true,
+            _ => {}
+        }
+    }
+    if !path.is_empty() {
+        let name = wildcard.then(|| "*".to_string());
+        push(out, node, path, name, alias, "import");
+    }
+    true
+}
+
+/// `require 'a/b'`, `require_relative '../x'`, `load 'x.rb'` and
+/// `autoload :Name, 'a/b'` without a receiver and with a plain string:
+/// the path as written (`autoload`'s constant as the name). Any other call
+/// is not an import, and is descended into.
+fn ruby(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    if node.child_by_field_name("receiver").is_some() {
+        return false;
+    }
+    let kind = match node.child_by_field_name("method").map(|m| text(m, src)) {
+        Some("require") => "require",
+        Some("require_relative") => "require_relative",
+        Some("load") => "load",
+        Some("autoload") => "autoload",
+        _ => return false,
+    };
+    let Some(args) = node.child_by_field_name("arguments") else {
+        return false;
+    };
+    let mut cur = args.walk();
+    let named: Vec<Node<'_>> = args.named_children(&mut cur).collect();
+    let (name, path) = match (kind, named.as_slice()) {
+        ("autoload", [constant, path, ..]) => (
+            Some(text(*constant, src).trim_start_matches(':').to_string()),
+            *path,
+        ),
+        ("autoload", _) => return true,
+        (_, [path, ..]) => (None, *path),
+        _ => return true,
+    };
+    let mut parts = path.walk();
+    let plain = path.kind() == "string"
+        && path
+            .named_children(&mut parts)
+            .all(|c| c.kind() == "string_content");
+    if let Some(module) = plain.then(|| literal(path, src)).flatten() {
+        push(out, node, module, name, None, kind);
+    }
+    true
+}
+
+/// `use A\B\C;`, `use A\B\C as D;`, `use A\{B, C\D};` (each class as
+/// `A\B\C`), and `require_once 'x.php'` / `__DIR__ . '/x.php'` (`./x.php`,
+/// relative to the file).
+fn php(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    if node.kind() == "namespace_use_declaration" {
+        // `use function` / `use const`: not a class's file.
+        let not_class = |n: Node<'_>| {
+            let mut c = n.walk();
+            n.child_by_field_name("type").is_some()
+                || n.children(&mut c)
+                    .any(|x| matches!(x.kind(), "function" | "const"))
+        };
+        if not_class(node) {
+            return true;
+        }
+        let mut cur = node.walk();
+        let prefix = node
+            .children(&mut cur)
+            .find(|c| c.kind() == "namespace_name")
+            .map(|n| compact(n, src));
+        let group = node.child_by_field_name("body").unwrap_or(node);
+        let mut cur = group.walk();
+        for clause in group
+            .named_children(&mut cur)
+            .filter(|c| c.kind() == "namespace_use_clause" && !not_class(*c))
+        {
+            let mut inner = clause.walk();
+            let Some(name) = clause
+                .named_children(&mut inner)
+                .find(|c| matches!(c.kind(), "qualified_name" | "name"))
+                .map(|n| compact(n, src))
+            else {
+                continue;
+            };
+            let name = name.trim_start_matches('\\');
+            let module = match &prefix {
+                Some(p) => format!("{}\\{name}", p.trim_start_matches('\\')),
+                None => name.to_string(),
+            };
+            let alias = clause.child_by_field_name("alias").map(|a| compact(a, src));
+            push(out, node, module, None, alias, "use");
+        }
+        return true;
+    }
+    let mut cur = node.walk();
+    let Some(arg) = node.named_children(&mut cur).next() else {
+        return true;
+    };
+    let string = |n: Node<'_>| {
+        let mut c = n.walk();
+        (n.kind() == "string"
+            && n.named_children(&mut c)
+                .all(|x| x.kind() == "string_content"))
+        .then(|| literal(n, src))
+        .flatten()
+    };
+    let module = match arg.kind() {
+        "binary_expression" => {
+            let left = arg.child_by_field_name("left").map(|l| compact(l, src));
+            let right = arg.child_by_field_name("right").and_then(string);
+            match (left.as_deref(), right) {
+                (Some("__DIR__" | "dirname(__FILE__)"), Some(r)) if r.starts_with('/') => {
+                    Some(format!(".{r}"))
+                }
+                _ => None,
+            }
+        }
+        "parenthesized_expression" => None,
+        _ => string(arg),
+    };
+    if let Some(module) = module {
+        push(out, node, module, None, None, "require");
     }
     true
 }

@@ -3543,6 +3543,40 @@ fn go_java_c_imports() {
     assert_eq!(imports("main.cpp", c, Lang::Cpp), want);
 }
 
+#[test]
+fn kotlin_ruby_php_imports() {
+    let kt = "package a.b\n\nimport kotlinx.coroutines.Job\nimport kotlinx.coroutines.internal.*\nimport a.c.D as E\n\nfun f() {}\n";
+    assert_eq!(
+        imports("a/b/F.kt", kt, Lang::Kotlin),
+        vec![
+            imp("kotlinx.coroutines.Job", "", "", 3, "import"),
+            imp("kotlinx.coroutines.internal", "*", "", 4, "import"),
+            imp("a.c.D", "", "E", 5, "import"),
+        ]
+    );
+    let rb = "require 'json'\nrequire_relative \"thor/base\"\nmodule Thor\n  autoload :Group, 'thor/group'\n  require \"x/#{name}\"\n  if defined?(X)\n    require('thor/shell')\n  end\n  obj.require 'not/an/import'\nend\n";
+    assert_eq!(
+        imports("lib/thor.rb", rb, Lang::Ruby),
+        vec![
+            imp("json", "", "", 1, "require"),
+            imp("thor/base", "", "", 2, "require_relative"),
+            imp("thor/group", "Group", "", 4, "autoload"),
+            imp("thor/shell", "", "", 7, "require"),
+        ]
+    );
+    let php = "<?php\nnamespace Predis;\n\nuse Predis\\Command\\Factory;\nuse Predis\\Connection\\{Parameters, Cluster\\Node as N};\nuse function strlen;\nrequire_once __DIR__ . '/autoload.php';\n\nclass Client {\n  function f() { include 'x/y.php'; require $path; }\n}\n";
+    assert_eq!(
+        imports("src/Client.php", php, Lang::Php),
+        vec![
+            imp("Predis\\Command\\Factory", "", "", 4, "use"),
+            imp("Predis\\Connection\\Parameters", "", "", 5, "use"),
+            imp("Predis\\Connection\\Cluster\\Node", "", "N", 5, "use"),
+            imp("./autoload.php", "", "", 7, "require"),
+            imp("x/y.php", "", "", 10, "require"),
+        ]
+    );
+}
+
 /// A register map (40 KiB of `#define`s under a comment) keeps every
 /// definition and only its head chunk; a table of numbers likewise; code
 /// of the same size keeps all its chunks.

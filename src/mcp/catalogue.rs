@@ -144,7 +144,7 @@ impl ToolName {
                 "The import graph of one file: what it imports (each module as written, the imported names, the line, and `resolved`: \
                  the project file it names, or null for the standard library and third-party code) and which project files import it \
                  (path, line, module, names). Python, JS/TS, Rust (mod/use), Go (a package resolves to its directory and `files`), \
-                 Java, C/C++ includes. Use it for \"what depends on this file\", the impact of changing a module, or to follow a dependency. \
+                 Java, Kotlin, C/C++ includes, Ruby require, PHP use. Use it for \"what depends on this file\", the impact of changing a module, or to follow a dependency. \
                  `direction`: imports, imported_by or both (default)."
             }
             ToolName::Search => {

@@ -441,10 +441,14 @@
 //!   vectors' text).
 //! - 92: same tables; rows as schema 90's (an index of 91 is rebuilt by
 //!   the next index run, its vectors kept).
+//! - 93: same tables; rows change: the imports of Kotlin (`import a.b.C`),
+//!   Ruby (`require`, `require_relative`, `load`, `autoload`) and PHP
+//!   (`use A\B\C`, `require_once`) files are read (none before). An older
+//!   index's rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 92;
+pub const SCHEMA_VERSION: i64 = 93;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -456,7 +460,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 92;
+const SAME_ROWS_SINCE: i64 = 93;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

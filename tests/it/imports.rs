@@ -62,6 +62,34 @@ const FILES: &[(&str, &str)] = &[
         "c/util/str.c",
         "#include \"str.h\"\nint len(const char *s) { return 0; }\n",
     ),
+    // Ruby: a load-path require, require_relative, the standard library.
+    (
+        "rb/lib/shop.rb",
+        "require 'json'\nrequire_relative 'shop/cart'\n",
+    ),
+    (
+        "rb/lib/shop/cart.rb",
+        "require 'shop/item'\nclass Cart; end\n",
+    ),
+    ("rb/lib/shop/item.rb", "class Item; end\n"),
+    // PHP: a PSR-4 class (namespace prefix mapped to src/), a vendor's.
+    (
+        "php/src/Shop.php",
+        "<?php\nnamespace Acme;\n\nuse Acme\\Model\\User;\nuse Psr\\Log\\LoggerInterface;\n\nclass Shop {}\n",
+    ),
+    (
+        "php/src/Model/User.php",
+        "<?php\nnamespace Acme\\Model;\n\nclass User {}\n",
+    ),
+    // Kotlin: a source set without the package's directories.
+    (
+        "kt/src/main/kotlin/Main.kt",
+        "package com.acme.app\n\nimport com.acme.app.model.Order\nimport kotlinx.coroutines.launch\n\nfun main() {}\n",
+    ),
+    (
+        "kt/src/main/kotlin/model/Order.kt",
+        "package com.acme.app.model\n\nclass Order\n",
+    ),
     ("lonely.py", "x = 1\n"),
     (".ignore", "ignored.py\n"),
     ("ignored.py", "import os\n"),
@@ -205,6 +233,42 @@ fn imports_cli_resolves_both_directions_in_every_language() {
             &[],
         ),
         ("c/util/str.h", &[], &["c/main.c", "c/util/str.c"]),
+        (
+            "rb/lib/shop.rb",
+            &[("json", ""), ("shop/cart", "rb/lib/shop/cart.rb")],
+            &[],
+        ),
+        (
+            "rb/lib/shop/cart.rb",
+            &[("shop/item", "rb/lib/shop/item.rb")],
+            &["rb/lib/shop.rb"],
+        ),
+        ("rb/lib/shop/item.rb", &[], &["rb/lib/shop/cart.rb"]),
+        (
+            "php/src/Shop.php",
+            &[
+                ("Acme\\Model\\User", "php/src/Model/User.php"),
+                ("Psr\\Log\\LoggerInterface", ""),
+            ],
+            &[],
+        ),
+        ("php/src/Model/User.php", &[], &["php/src/Shop.php"]),
+        (
+            "kt/src/main/kotlin/Main.kt",
+            &[
+                (
+                    "com.acme.app.model.Order",
+                    "kt/src/main/kotlin/model/Order.kt",
+                ),
+                ("kotlinx.coroutines.launch", ""),
+            ],
+            &[],
+        ),
+        (
+            "kt/src/main/kotlin/model/Order.kt",
+            &[],
+            &["kt/src/main/kotlin/Main.kt"],
+        ),
     ];
     for (path, want_imports, want_importers) in cases {
         let v = imports_json(&p, path);
@@ -341,7 +405,7 @@ fn imports_mcp_both_directions_and_errors() {
     let p = project();
     let m = Mcp::start(&p, Era::Modern);
     // The indexed files, `go/go.mod` among them (other code).
-    wait_indexed(&m, 21);
+    wait_indexed(&m, 28);
     let v = m.ok("imports", json!({"path": "rs/src/store/read.rs"}));
     assert_eq!(
         resolved(&v),
@@ -421,12 +485,12 @@ fn imports_mcp_both_directions_and_errors() {
 fn imports_of_a_language_without_import_rules_say_so() {
     let p = Project::new();
     p.write(
-        "src/Client.php",
-        "<?php\nnamespace App;\n\nuse App\\Http\\Request;\n\nclass Client {}\n",
+        "src/Client.cs",
+        "using App.Http;\n\nnamespace App {\n    class Client {}\n}\n",
     )
     .write("app.py", "import os\n");
     p.run(&["index", "--offline"]).ok();
-    let r = p.run(&["imports", "src/Client.php"]);
+    let r = p.run(&["imports", "src/Client.cs"]);
     assert_eq!(r.code(), 1, "{r}");
     assert!(r.stderr().contains("so its imports are not listed"), "{r}");
     let v = p.json(&["imports", "app.py"]);
@@ -434,7 +498,7 @@ fn imports_of_a_language_without_import_rules_say_so() {
     let m = Mcp::start(&p, Era::Modern);
     wait_indexed(&m, 2);
     let r = m
-        .call("imports", json!({"path": "src/Client.php"}))
+        .call("imports", json!({"path": "src/Client.cs"}))
         .expect("imports");
     assert!(
         error_text(&r).contains("so its imports are not listed"),
@@ -442,5 +506,8 @@ fn imports_of_a_language_without_import_rules_say_so() {
         error_text(&r)
     );
     let s = r.structured_content.clone().unwrap_or_default();
-    assert!(s["note"].as_str().is_some_and(|n| n.contains("php")), "{s}");
+    assert!(
+        s["note"].as_str().is_some_and(|n| n.contains("csharp")),
+        "{s}"
+    );
 }
