@@ -669,6 +669,9 @@ pub(crate) fn print_search(
         if let Some(p) = &answer.past_end {
             eprintln!("note: {}", p.note());
         }
+        if let Some(p) = &answer.unknown_path {
+            eprintln!("note: {}", crate::search::hybrid::unknown_path_note(p));
+        }
     }
     Ok(found(!answer.hits.is_empty()))
 }

@@ -974,6 +974,30 @@ fn is_macro_name(word: &[u8]) -> bool {
 /// size_t (*RedisModule_ValueLength)(…) REDISMODULE_ATTR;`), or one
 /// opening a line before a block (`CATCH_TRY { … }`). Same length,
 /// offsets and lines; `None` when there is none.
+/// An upper-case macro named like an export or inline specifier
+/// (`SPDLOG_INLINE`, `GTEST_API_`, `REDISMODULE_API`).
+fn is_specifier_macro(word: &[u8]) -> bool {
+    is_macro_name(word)
+        && [
+            "API",
+            "API_",
+            "EXPORT",
+            "EXPORT_",
+            "EXTERN",
+            "INLINE",
+            "DECL",
+            "PUBLIC",
+            "LOCAL",
+            "HIDDEN",
+            "CONSTEXPR",
+            "NODISCARD",
+            "DEPRECATED",
+            "ATTR",
+        ]
+        .iter()
+        .any(|end| word.ends_with(end.as_bytes()))
+}
+
 pub(crate) fn specifier_macros(source: &str) -> Option<String> {
     let bytes = source.as_bytes();
     let scan = ByteScan(bytes);
@@ -1088,28 +1112,30 @@ pub(crate) fn specifier_macros(source: &str) -> Option<String> {
                     && bytes.get(member + class.len()) == Some(&b'(');
                 let before_type = std::str::from_utf8(class).is_ok_and(is_c_type_keyword);
                 // Named like an export or inline specifier, before any type.
-                let specifier = [
-                    "API",
-                    "API_",
-                    "EXPORT",
-                    "EXPORT_",
-                    "EXTERN",
-                    "INLINE",
-                    "DECL",
-                    "PUBLIC",
-                    "LOCAL",
-                    "HIDDEN",
-                    "CONSTEXPR",
-                    "NODISCARD",
-                    "DEPRECATED",
-                    "ATTR",
-                ]
-                .iter()
-                .any(|end| word.ends_with(end.as_bytes()))
-                    && !class.is_empty()
-                    && !class[0].is_ascii_digit();
+                let specifier =
+                    is_specifier_macro(word) && !class.is_empty() && !class[0].is_ascii_digit();
                 if is_ctor || before_type || specifier {
                     blanks.push((at, name_at));
+                }
+            } else if !is_macro_name(word) && after > name_at {
+                // A specifier after the return type, before the (qualified)
+                // name: `void SPDLOG_INLINE thread_pool::worker_loop_()`,
+                // which read as a namespace `SPDLOG_INLINE` with a missing
+                // `::`, or `static API_INLINE int f(…)`.
+                let mac = scan.word_at(after);
+                let next = scan.skip_space(after + mac.len());
+                let name = scan.word_at(next);
+                let follows = bytes.get(next + name.len()..).unwrap_or_default();
+                if is_specifier_macro(mac)
+                    && next > after + mac.len()
+                    && !name.is_empty()
+                    && !name[0].is_ascii_digit()
+                    && (follows.starts_with(b"::")
+                        || follows.starts_with(b"(")
+                        || follows.starts_with(b"<")
+                        || std::str::from_utf8(name).is_ok_and(is_c_type_keyword))
+                {
+                    blanks.push((after, after + mac.len()));
                 }
             }
             at = name_at.max(at + 1);

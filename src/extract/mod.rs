@@ -196,14 +196,23 @@ impl Extractor {
                     && let Some(text) = lang_rules::specifier_macros(&read_text)
                 {
                     let (again, found) = self.read(grammar, &text, &lines, stem, deadline)?;
-                    let callables = |t: &tags::Tags| {
+                    // Functions whose own node holds no error: the misread's
+                    // bogus ones (a constructor's member initializers read as
+                    // function declarators, `base_filename_(…)`) sit in a
+                    // broken declaration and do not count.
+                    let callables = |t: &tags::Tags, tree: &Tree| {
                         t.defs
                             .iter()
                             .filter(|d| d.callable != tags::Callable::No)
+                            .filter(|d| {
+                                tree.root_node()
+                                    .descendant_for_byte_range(d.start_byte, d.end_byte)
+                                    .is_some_and(|n| !n.has_error())
+                            })
                             .count()
                     };
                     if error_nodes(&again) < error_nodes(&tree)
-                        && callables(&found) >= callables(&tags)
+                        && callables(&found, &again) >= callables(&tags, &tree)
                     {
                         (tree, tags) = (again, found);
                     }

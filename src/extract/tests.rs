@@ -3894,6 +3894,40 @@ fn cpp_specifier_macros_around_a_function_do_not_lose_it() {
             ("set_level", "method", 13, 16)
         ]
     );
+    // As in spdlog's rotating_file_sink-inl.h: a templated class's
+    // constructor with a brace initializer made functions of its member
+    // initializers (`max_size_`), and a specifier after the return type
+    // (`void SPDLOG_INLINE thread_pool::worker_loop_()`) read as a
+    // namespace of the method's name.
+    let cc = "namespace spdlog {\nnamespace sinks {\n\ntemplate<typename Mutex>\nSPDLOG_INLINE rotating_file_sink<Mutex>::rotating_file_sink(\n    filename_t base_filename, std::size_t max_size)\n    : base_filename_(std::move(base_filename))\n    , max_size_(max_size)\n    , file_helper_{event_handlers}\n{\n    if (max_size == 0)\n    {\n        throw_spdlog_ex(\"zero\");\n    }\n}\n\nvoid SPDLOG_INLINE thread_pool::worker_loop_()\n{\n    while (process_next_msg_()) {}\n}\n\n} // namespace sinks\n} // namespace spdlog\n";
+    let x = extract(
+        "include/spdlog/sinks/rotating_file_sink-inl.h",
+        cc,
+        Lang::Cpp,
+    );
+    let defs: Vec<(&str, &str, u32, u32)> = x
+        .symbols
+        .iter()
+        .map(|s| (s.name.as_str(), s.kind.as_str(), s.start_line, s.end_line))
+        .collect();
+    assert_eq!(
+        defs,
+        [
+            ("spdlog", "namespace", 1, 23),
+            ("sinks", "namespace", 2, 22),
+            ("rotating_file_sink", "method", 4, 15),
+            ("worker_loop_", "method", 17, 20)
+        ]
+    );
+    let names: Vec<&str> = x
+        .chunks
+        .iter()
+        .filter_map(|c| c.symbol.as_deref())
+        .collect();
+    assert!(
+        names.contains(&"spdlog::sinks::thread_pool::worker_loop_"),
+        "{names:?}"
+    );
     // As in redis's redismodule.h: an export macro before a function
     // pointer's type and an attribute macro after it made "functions"
     // named `void` and `size_t`, and the definition below them was lost.

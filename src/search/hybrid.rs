@@ -150,6 +150,9 @@ pub struct Analysis {
     /// ([`best_named_paths`]; filled in by [`confirm_named`], empty from
     /// [`analyze`]).
     pub named: Vec<String>,
+    /// The path of a location or file name no indexed file matches (the
+    /// query is then searched as words, and the answer says so).
+    pub unknown_path: Option<String>,
     /// The name after a declaration keyword (`struct strbuf` → `strbuf`,
     /// `struct event_base`) and the kinds of definition the keyword
     /// declares: the query asks for that definition if the index has one
@@ -438,6 +441,7 @@ pub fn analyze(query: &str) -> Analysis {
         location,
         file,
         named: Vec::new(),
+        unknown_path: None,
         declared,
         kebab,
         capitalised,
@@ -526,6 +530,7 @@ fn confirm_named(store: &Store, root: &Path, mut analysis: Analysis) -> Result<A
     };
     analysis.named = best_named_paths(store, root, path)?;
     if analysis.named.is_empty() {
+        analysis.unknown_path = Some(path.clone());
         analysis.file = None;
     }
     Ok(analysis)
@@ -728,6 +733,15 @@ pub struct HybridResult {
     /// line. The file's main chunk leads instead.
     #[serde(skip)]
     pub past_end: Option<PastEnd>,
+    /// A location or file name the query is made of that no indexed file
+    /// matches: the query was searched as words ([`unknown_path_note`]).
+    #[serde(skip)]
+    pub unknown_path: Option<String>,
+}
+
+/// What an answer says of a location or file name no indexed file matches.
+pub fn unknown_path_note(path: &str) -> String {
+    format!("no indexed file matches `{path}`: searched as words instead")
 }
 
 /// A location query's line past the end of its file ([`HybridResult::past_end`]).
@@ -1269,9 +1283,13 @@ impl Hybrid {
             .into());
         }
         let analysis = confirm_named(store, root, confirm_declared(store, analyze(query))?)?;
-        // A file asked for by name: names defined like it (`main.c` the
-        // field) and lines mentioning it answer another question.
-        let names_file = analysis.file.is_some();
+        // A file asked for by name or location: names defined like it
+        // (`main.c` the field) and lines mentioning it (or its line
+        // number, `300` of `context.go:300`, or its extension) answer
+        // another question, whether or not the index has the file.
+        let names_file = analysis.file.is_some()
+            || analysis.location.is_some()
+            || analysis.unknown_path.is_some();
         if crate::text::fts_query(query).is_none() && analysis.phrases.is_empty() {
             // An operator (`(^.)`, `>>=`): `symbol` finds its definition.
             let (hint, agent) = if query.chars().any(char::is_alphanumeric) {
@@ -2052,6 +2070,7 @@ impl Hybrid {
             semantic: semantic_report,
             hits: out,
             past_end: past_end.filter(|_| led),
+            unknown_path: analysis.unknown_path.clone(),
         })
     }
 
@@ -2217,10 +2236,23 @@ fn keyword_literals(analysis: &Analysis) -> Vec<String> {
     if !analysis.phrases.is_empty() {
         return analysis.phrases.clone();
     }
+    // A number is no name (the line of `gone.go:10`); as a literal it
+    // would match inside any longer number. An Objective-C selector
+    // (`sendPluginResult:callbackId:`) is looked for by its first part,
+    // which its calls and definition write out whole.
     analysis
         .identifiers
         .iter()
-        .map(|i| last_part(i).to_string())
+        .filter_map(|i| {
+            let mut parts = i.split([':', '.', '#', '\\']).filter(|p| !p.is_empty());
+            if i.ends_with(':') {
+                parts.next()
+            } else {
+                parts.next_back()
+            }
+        })
+        .filter(|p| !p.bytes().all(|b| b.is_ascii_digit()))
+        .map(str::to_string)
         .collect()
 }
 
@@ -2449,17 +2481,33 @@ fn main_chunk(path: &str, chunks: Vec<ChunkRow>) -> Option<ChunkRow> {
     } else {
         squash(raw_stem)
     };
-    let named = chunks
+    // A definition split into several chunks (a long class) is one
+    // definition: the widest by its chunks' whole extent, led by its first
+    // chunk, its header (`class ZodError …`), not its widest piece.
+    let mut defs: Vec<(&str, Option<&str>, u32, u32, usize)> = Vec::new();
+    for (i, c) in chunks.iter().enumerate() {
+        let Some(symbol) = c.symbol.as_deref() else {
+            continue;
+        };
+        if stem.is_empty() || squash(last_part(symbol)) != stem {
+            continue;
+        }
+        let kind = c.kind.as_deref();
+        match defs.iter_mut().find(|d| d.0 == symbol && d.1 == kind) {
+            Some(d) => {
+                if c.start_line < d.2 {
+                    (d.2, d.4) = (c.start_line, i);
+                }
+                d.3 = d.3.max(c.end_line);
+            }
+            None => defs.push((symbol, kind, c.start_line, c.end_line, i)),
+        }
+    }
+    let named = defs
         .iter()
         .enumerate()
-        .filter(|(_, c)| {
-            !stem.is_empty()
-                && c.symbol
-                    .as_deref()
-                    .is_some_and(|s| squash(last_part(s)) == stem)
-        })
-        .max_by_key(|(i, c)| (c.end_line - c.start_line, std::cmp::Reverse(*i)))
-        .map(|(i, _)| i);
+        .max_by_key(|(n, d)| (d.3 - d.2, std::cmp::Reverse(*n)))
+        .map(|(_, d)| d.4);
     let at = named.unwrap_or(0);
     chunks.into_iter().nth(at)
 }
@@ -4476,6 +4524,13 @@ mod tests {
         assert_eq!(asked_name("empty?"), "empty?");
         assert_eq!(asked_name("LruCache<TKey, TValue>"), "LruCache");
         assert_eq!(asked_name("Set<T>.Find"), "Set.Find");
+        // An Objective-C selector names its method by the first part.
+        assert_eq!(
+            asked_name("sendPluginResult:callbackId:"),
+            "sendPluginResult"
+        );
+        assert_eq!(asked_name("count:"), "count");
+        assert_eq!(asked_name("Config::"), "Config::");
         // Type arguments with spaces stay with their name.
         for (q, kind, ids) in [
             (
@@ -4572,7 +4627,7 @@ mod tests {
     }
 
     #[test]
-    fn a_file_is_shown_by_its_widest_chunk_named_after_it_or_its_first() {
+    fn a_file_is_shown_by_its_widest_definition_named_after_it_or_its_first() {
         let row = |symbol: Option<&str>, start_line: u32, end_line: u32| ChunkRow {
             chunk_id: i64::from(start_line),
             path: "pkg/_type_adapter.py".into(),
@@ -4589,14 +4644,22 @@ mod tests {
             },
             key: 0,
         };
+        let alias = ChunkRow {
+            kind: Some("type".into()),
+            ..row(Some("TypeAdapter"), 10, 18)
+        };
+        // A class cut into pieces (its header, then a wider run of
+        // members) is led by its header; a small alias of the same name is
+        // another, narrower definition.
         let chunks = vec![
-            row(None, 1, 20),
+            row(None, 1, 8),
+            alias,
             row(Some("TypeAdapter"), 22, 30),
             row(Some("TypeAdapter"), 31, 70),
             row(Some("TypeAdapter.validate"), 71, 200),
         ];
         let main = main_chunk("pkg/_type_adapter.py", chunks.clone()).map(|c| c.start_line);
-        assert_eq!(main, Some(31));
+        assert_eq!(main, Some(22));
         let main = main_chunk("pkg/helpers.py", chunks).map(|c| c.start_line);
         assert_eq!(main, Some(1), "no chunk named after the file: its first");
         assert!(main_chunk("pkg/empty.py", Vec::new()).is_none());

@@ -1491,7 +1491,9 @@ pub(crate) fn asked_name(w: &str) -> std::borrow::Cow<'_, str> {
 /// and classes, `get_(user|admin)`, `foo[0-9]`, keep their shape). A
 /// decorator or annotation as written, `@login_required`, `@Override`,
 /// `@app.route(...)` → the name it applies. An Erlang record,
-/// `#state{}` → `state`; an Erlang macro as used, `?MODULE` → `MODULE`.
+/// `#state{}` → `state`; an Erlang macro as used, `?MODULE` → `MODULE`;
+/// an Objective-C selector, `sendPluginResult:callbackId:` →
+/// `sendPluginResult`.
 fn asked_name_as_written(w: &str) -> &str {
     let word = crate::text::is_plain_name;
     // An operator in its prefix form, Haskell's `(^.)`, OCaml's `( >>= )`:
@@ -1516,6 +1518,14 @@ fn asked_name_as_written(w: &str) -> &str {
         && word(&rest[..open])
     {
         return &rest[..open];
+    }
+    // An Objective-C selector, `sendPluginResult:callbackId:`,
+    // `count:`: the method its first part names, as the index names it.
+    if let Some(body) = w.strip_suffix(':')
+        && !body.contains("::")
+        && body.split(':').all(word)
+    {
+        return body.split(':').next().unwrap_or(body);
     }
     // An annotation's `@`, and Erlang's `?` before a macro it uses
     // (`?MODULE`, `?__(Key,Str)`: the macro `-define(__(Key,Str), …)`).

@@ -224,6 +224,9 @@ pub struct SearchAnswer {
     /// A location query whose line is past the end of its file: the file
     /// leads instead ([`crate::search::hybrid::PastEnd::note`] says so).
     pub past_end: Option<crate::search::hybrid::PastEnd>,
+    /// A location or file name the query is made of that no indexed file
+    /// matches ([`crate::search::hybrid::unknown_path_note`] says so).
+    pub unknown_path: Option<String>,
 }
 
 /// Said of a fused answer whose every hit only the semantic arm found.
@@ -260,6 +263,7 @@ impl SearchAnswer {
             redacted: 0,
             changed_since_indexed: Vec::new(),
             past_end: None,
+            unknown_path: None,
         }
     }
 }
@@ -445,6 +449,7 @@ impl Service {
                 answer.arms = r.arms;
                 answer.semantic_model = r.semantic_model;
                 answer.past_end = r.past_end;
+                answer.unknown_path = r.unknown_path;
                 r.hits
             }
         };

@@ -445,10 +445,16 @@
 //!   Ruby (`require`, `require_relative`, `load`, `autoload`) and PHP
 //!   (`use A\B\C`, `require_once`) files are read (none before). An older
 //!   index's rows are rebuilt by the next index run (its vectors kept).
+//! - 94: same tables; rows change: a C++ specifier macro after a function's
+//!   return type (`void SPDLOG_INLINE pool::loop_()`) is blanked like one
+//!   before it, and a misread file's bogus functions (a templated
+//!   constructor's member initializers) no longer outvote the reading
+//!   that finds the constructor. An older index's rows are rebuilt by the
+//!   next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 93;
+pub const SCHEMA_VERSION: i64 = 94;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -460,7 +466,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 93;
+const SAME_ROWS_SINCE: i64 = 94;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -933,7 +933,24 @@ fn a_name_several_files_share_leads_with_the_best_of_them() {
         r.stderr().contains("past the end of pkg/settings.py"),
         "{r}"
     );
-    // No indexed file of that name: text search, with every arm.
+    // The line of a location is no literal to look for (`5` would match
+    // inside any longer number), nor is a file name's extension.
+    for q in ["pkg/settings.py:5", "missing.py:5", "missing.py"] {
+        let v = p.json(&["search", q]);
+        assert!(
+            v["hits"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .all(|h| h["sources"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .all(|s| s["arm"] != "keyword")),
+            "{q}: {v}"
+        );
+    }
+    // No indexed file of that name: text search, and the answer says so.
     let v = p.json(&["search", "missing.py"]);
     assert!(
         v["hits"]
@@ -943,6 +960,16 @@ fn a_name_several_files_share_leads_with_the_best_of_them() {
             .all(|h| h["sources"][0]["arm"] != "location"),
         "{v}"
     );
+    for q in ["missing.py", "missing.py:12"] {
+        let r = p.run(&["search", q]);
+        assert!(
+            r.stderr()
+                .contains("no indexed file matches `missing.py`: searched as words"),
+            "{r}"
+        );
+    }
+    let r = p.run(&["search", "pkg/settings.py:5"]);
+    assert!(!r.stderr().contains("no indexed file"), "{r}");
 }
 
 /// `settings.INSTALLED_APPS`: a module-level setting reached through an

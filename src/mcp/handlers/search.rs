@@ -167,6 +167,9 @@ fn compact_answer(
     if let Some(p) = &r.past_end {
         notes.push(p.note());
     }
+    if let Some(p) = &r.unknown_path {
+        notes.push(crate::search::hybrid::unknown_path_note(p));
+    }
     let empty = r.hits.is_empty();
     let mut out = CompactSearchOut {
         query: in_bulk.then(|| query.to_string()),
