@@ -338,6 +338,15 @@ pub fn analyze(query: &str) -> Analysis {
     let words: Vec<&str> = unspaced.split_whitespace().collect();
     let identifiers: Vec<String> = words
         .iter()
+        .map(|w| {
+            // A word before a colon in a sentence ("parsed into a graph:
+            // lexer, …") is a word; alone, `name:` is an Objective-C
+            // selector.
+            match w.strip_suffix(':') {
+                Some(word) if words.len() > 1 && !word.ends_with(':') => word,
+                _ => w,
+            }
+        })
         .filter_map(|w| {
             // `converge/4`, `TypeAdapter(...)`, `Vec<u8>` are names by their
             // arity, arguments or type arguments alone.
@@ -4325,6 +4334,29 @@ mod tests {
         );
         assert!(analyze("where is the HTTP client").capitalised.is_empty());
         assert!(analyze("Traversal").capitalised.is_empty());
+    }
+
+    #[test]
+    fn a_word_before_a_colon_is_a_word_and_a_selector_alone_a_name() {
+        let a = analyze("what happens when a dot file is parsed into a graph: lexer, AST");
+        assert!(
+            !a.identifiers.iter().any(|i| i.starts_with("graph")),
+            "{:?}",
+            a.identifiers
+        );
+        assert_eq!(
+            analyze("sendPluginResult:callbackId:").identifiers,
+            ["sendPluginResult"]
+        );
+        let a = analyze("parse_config: where is it called");
+        assert_eq!(a.identifiers, ["parse_config"]);
+        assert_eq!(keyword_literals(&a), ["parse_config"]);
+        // A location's line is no literal to look for.
+        assert!(
+            keyword_literals(&analyze("gone.go:10"))
+                .iter()
+                .all(|l| l != "10")
+        );
     }
 
     #[test]
