@@ -466,7 +466,7 @@ pub fn outline(items: &[OutlineItem]) -> Result<()> {
                 i.end_line,
                 "  ".repeat(depth),
                 i.kind,
-                i.name
+                i.label.as_deref().unwrap_or(&i.name)
             )?;
             walk(out, &i.children, depth + 1)?;
         }

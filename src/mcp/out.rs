@@ -257,6 +257,14 @@ pub struct CallGraphOut {
 pub struct DefOut {
     pub name: String,
     pub kind: String,
+    /// The type or table it is written on, when the nesting does not say
+    /// it (a Go method's receiver, a Lua function's table).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+    /// `name` with its container in the language's notation (text only).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub label: Option<String>,
     pub start_line: u32,
     pub end_line: u32,
     /// 0 for top-level definitions (left out when 0 unless `detail`), 1 inside one of them, ...

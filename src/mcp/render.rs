@@ -354,7 +354,11 @@ pub fn defs(out: &DefsOut) -> String {
         let _ = writeln!(
             t,
             "{}-{}  {indent}{} {}: {}",
-            d.start_line, d.end_line, d.kind, d.name, d.signature
+            d.start_line,
+            d.end_line,
+            d.kind,
+            d.label.as_deref().unwrap_or(&d.name),
+            d.signature
         );
     }
     paging_tail(&mut t, &out.paging, out.definitions.len());

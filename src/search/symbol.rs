@@ -1315,6 +1315,15 @@ pub fn find_references(
 pub struct OutlineItem {
     pub name: String,
     pub kind: String,
+    /// The type or table a definition is written on when the outline does
+    /// not nest it there (a Go method's receiver, `Params` of
+    /// `Params.Get`; a Lua function's table).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+    /// The name with that container in the language's notation
+    /// (`Params.Get`, `thread_pool::worker_loop_`), for text answers.
+    #[serde(skip)]
+    pub label: Option<String>,
     pub signature: String,
     pub start_line: u32,
     pub end_line: u32,
@@ -1335,8 +1344,9 @@ pub fn outline(
         return Ok(None);
     };
     let mut sources = root.map(crate::source::Sources::new);
-    let flat: Vec<OutlineItem> = store
-        .outline_rows(file.id)?
+    let rows = store.outline_rows(file.id)?;
+    let lang = rows.first().map(|r| r.lang.clone()).unwrap_or_default();
+    let flat: Vec<OutlineItem> = rows
         .into_iter()
         .map(|r| OutlineItem {
             signature: match (r.line_signature, sources.as_mut()) {
@@ -1345,12 +1355,38 @@ pub fn outline(
             },
             name: r.name,
             kind: r.kind,
+            container: r.container,
+            label: None,
             start_line: r.start_line,
             end_line: r.end_line,
             children: Vec::new(),
         })
         .collect();
-    Ok(Some((file.skip_reason, nest(flat))))
+    let mut items = nest(flat);
+    drop_nested_containers(&mut items, None, &lang);
+    Ok(Some((file.skip_reason, items)))
+}
+
+/// Leaves an item's container only where the outline does not say it:
+/// a member nested under its class needs none, a Go method beside its
+/// type (or a Lua function of a table) keeps its receiver.
+fn drop_nested_containers(items: &mut [OutlineItem], parent: Option<&str>, lang: &str) {
+    for item in items {
+        let last = |c: &str| c.rsplit(['.', ':', '\\']).next().unwrap_or(c).to_string();
+        if item
+            .container
+            .as_deref()
+            .is_some_and(|c| parent.is_some_and(|p| last(c) == p) || c.is_empty())
+        {
+            item.container = None;
+        }
+        item.label = item
+            .container
+            .as_deref()
+            .map(|c| crate::search::member_path(lang, &item.kind, c, &item.name));
+        let name = item.name.clone();
+        drop_nested_containers(&mut item.children, Some(&name), lang);
+    }
 }
 
 /// Nests items (sorted by start, longest first) by range containment. Of
@@ -1394,6 +1430,8 @@ mod tests {
         OutlineItem {
             name: name.into(),
             kind: "x".into(),
+            container: None,
+            label: None,
             signature: String::new(),
             start_line: s,
             end_line: e,

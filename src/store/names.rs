@@ -319,6 +319,8 @@ impl Store {
             rows.push(OutlineRow {
                 name: p.str(e.name).to_string(),
                 kind: p.str(e.kind).to_string(),
+                container: p.opt(e.container).map(str::to_string),
+                lang: f.lang.clone(),
                 signature,
                 line_signature,
                 start_line: e.start_line,

@@ -1557,3 +1557,54 @@ fn the_index_directory_is_invisible_to_git() {
     assert!(listed.contains(".repo_search/evals/mine.jsonl"), "{listed}");
     assert!(!listed.contains("results"), "{listed}");
 }
+
+/// A Go method sits beside its receiver's type, not inside it: `outline`
+/// and MCP `list_defs_in_file` name the receiver (`Params.Get`,
+/// `container` in JSON); a class's method nested under it needs none.
+#[test]
+fn outline_names_the_receiver_of_a_method_outside_its_type() {
+    let p = Project::new();
+    p.write(
+        "tree.go",
+        "package gin\n\ntype Params []string\n\nfunc (ps Params) Get(name string) string {\n\treturn name\n}\n",
+    )
+    .write(
+        "app.py",
+        "class Config:\n    def load(self):\n        return 1\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["outline", "tree.go"]);
+    let get = v["symbols"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|s| s["name"] == "Get")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(get["container"], "Params", "{v}");
+    let out = p.run(&["outline", "tree.go"]).ok().stdout();
+    assert!(out.contains("method Params.Get"), "{out}");
+    let v = p.json(&["outline", "app.py"]);
+    assert!(
+        v["symbols"][0]["children"][0].get("container").is_none(),
+        "{v}"
+    );
+    let out = p.run(&["outline", "app.py"]).ok().stdout();
+    assert!(out.contains("  method load"), "{out}");
+
+    let m = crate::mcp::Mcp::start(&p, crate::mcp::Era::Modern);
+    let v = m.ok("list_defs_in_file", serde_json::json!({"path": "tree.go"}));
+    let get = v["definitions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|d| d["name"] == "Get")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(get["container"], "Params", "{v}");
+    let r = m
+        .call("list_defs_in_file", serde_json::json!({"path": "tree.go"}))
+        .expect("list_defs_in_file");
+    let text = crate::mcp::error_text(&r);
+    assert!(text.contains("method Params.Get"), "{text}");
+}

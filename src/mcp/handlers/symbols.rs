@@ -209,6 +209,8 @@ fn flatten(
         out.push(DefOut {
             name: i.name,
             kind: i.kind,
+            container: i.container,
+            label: i.label,
             start_line: i.start_line,
             end_line: i.end_line,
             depth: (detail || depth > 0).then_some(depth),
