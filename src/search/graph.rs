@@ -2650,6 +2650,45 @@ impl<'a> Graph<'a> {
         Ok(self.defs_named(name)?.iter().any(|d| is_type_kind(&d.kind)))
     }
 
+    /// Is `ty`, a receiver's declared type, a library's class in Java or
+    /// Kotlin: one the project does not define, that the file imports by
+    /// name (`import java.util.concurrent.atomic.AtomicInteger;`) or that
+    /// `java.lang` gives every file (`String`, `StringBuilder`). A type
+    /// parameter (`T item`) is neither, and may stand for a project class.
+    fn is_foreign_class(&mut self, r: &GraphRef, ty: &str) -> Result<bool> {
+        if !matches!(r.lang.as_str(), "java" | "kotlin") || self.is_type_name(ty)? {
+            return Ok(false);
+        }
+        const JAVA_LANG: &[&str] = &[
+            "Boolean",
+            "Byte",
+            "Character",
+            "Class",
+            "Double",
+            "Enum",
+            "Float",
+            "Integer",
+            "Long",
+            "Number",
+            "Object",
+            "Short",
+            "String",
+            "StringBuffer",
+            "StringBuilder",
+            "System",
+            "Thread",
+            "ThreadLocal",
+            "Throwable",
+        ];
+        if JAVA_LANG.contains(&ty) {
+            return Ok(true);
+        }
+        let rows = self.import_rows(r.file_id);
+        Ok(rows
+            .iter()
+            .any(|i| i.name.is_none() && module_last(&i.module) == ty))
+    }
+
     /// Is `q` the receiver of the enclosing method (Go `s` in `func (s *T)`,
     /// Rust `self`, `this`)?
     fn is_receiver(&mut self, r: &GraphRef, q: &str) -> Result<bool> {
@@ -2872,6 +2911,9 @@ impl<'a> Graph<'a> {
             Some(ty) if t.family.contains(&ty) || self.inherits_member(&ty, name)? => {
                 Ok(Verdict::Other)
             }
+            // `private final AtomicInteger count;` then `count.get()`: a
+            // library's class, which no project class's method can be.
+            Some(ty) if self.is_foreign_class(r, &ty)? => Ok(Verdict::Other),
             Some(_) => Ok(Verdict::NameOnly),
             // `flask.make_response`: a module's function, not the method.
             None if self.is_module(r, q)? => Ok(Verdict::Other),
@@ -4902,6 +4944,15 @@ fn in_line_comment_of(lang: &str, line: &str, at: usize) -> bool {
 /// `with T(…) as q`, Go's `q := NewT(…)`.
 fn binding_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
     for (at, after) in name_uses(line, q) {
+        // A declared type wins over the initializer's:
+        // `CertificatePinner p = new CertificatePinner.Builder()….build();`
+        // is a `CertificatePinner`, not a builder.
+        if after.starts_with('=')
+            && !after.starts_with("==")
+            && let Some(t) = declared_type_before(line, at, after, lang)
+        {
+            return Some(t);
+        }
         if let Some(rhs) = after
             .strip_prefix(":=")
             .or_else(|| after.strip_prefix('=').filter(|r| !r.starts_with('=')))
@@ -4937,33 +4988,10 @@ fn binding_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
         {
             return Some(t);
         }
-        // `Session s`, `final Session<X> s`, `Session *s` before the name,
-        // in the languages that declare so (in Python, `# … in URL parts`
-        // is a comment's words, not a declaration).
-        let c_style = !matches!(
-            lang,
-            "python" | "javascript" | "typescript" | "tsx" | "go" | "rust" | "ruby"
-        );
-        let before = line[..at]
-            .trim_end()
-            .trim_end_matches(['*', '&'])
-            .trim_end();
-        let before = strip_generics(before);
-        let word_start = before
-            .bytes()
-            .rposition(|b| !(is_ident_byte(b) || b == b'.' || b == b':'))
-            .map_or(0, |i| i + 1);
-        let ty = last_part(&before[word_start..]);
-        // C++ also initialises directly: `Foo g(1);`, `Foo g{1};`.
-        let direct = lang == "cpp" && after.starts_with(['(', '{']);
-        if c_style
-            && !ty.is_empty()
-            && capitalized(ty)
-            && (after.starts_with(['=', ';', ',', ')', ':']) || after.is_empty() || direct)
-            && !in_comment_or_string(line, at)
-        {
-            return Some(ty.to_string());
+        if let Some(t) = declared_type_before(line, at, after, lang) {
+            return Some(t);
         }
+        let before = line[..at].trim_end();
         // `with Session() as s`.
         if before.ends_with(" as")
             && let Some(w) = before
@@ -4976,6 +5004,37 @@ fn binding_in_line(line: &str, q: &str, lang: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// `Session s`, `final Session<X> s`, `Session *s`: the type declared
+/// before the name at `at` (`after` is the line after it), in the
+/// languages that declare so (in Python, `# … in URL parts` is a
+/// comment's words, not a declaration).
+fn declared_type_before(line: &str, at: usize, after: &str, lang: &str) -> Option<String> {
+    let c_style = !matches!(
+        lang,
+        "python" | "javascript" | "typescript" | "tsx" | "go" | "rust" | "ruby"
+    );
+    if !c_style {
+        return None;
+    }
+    let before = line[..at]
+        .trim_end()
+        .trim_end_matches(['*', '&'])
+        .trim_end();
+    let before = strip_generics(before);
+    let word_start = before
+        .bytes()
+        .rposition(|b| !(is_ident_byte(b) || b == b'.' || b == b':'))
+        .map_or(0, |i| i + 1);
+    let ty = last_part(&before[word_start..]);
+    // C++ also initialises directly: `Foo g(1);`, `Foo g{1};`.
+    let direct = lang == "cpp" && after.starts_with(['(', '{']);
+    (!ty.is_empty()
+        && capitalized(ty)
+        && (after.starts_with(['=', ';', ',', ')', ':']) || after.is_empty() || direct)
+        && !in_comment_or_string(line, at))
+    .then(|| ty.to_string())
 }
 
 /// The call a line assigns to `q`, as written up to its `(`: `q =

@@ -3003,3 +3003,39 @@ fn elixir_clause_heads_and_specs_are_not_callers() {
         .collect();
     assert_eq!(lines, vec![10], "{v}");
 }
+
+/// Java: a local's declared type wins over its initializer's
+/// (`CertificatePinner p = new CertificatePinner.Builder()….build()`), and
+/// a receiver declared with a library's class (an imported
+/// `AtomicInteger`, `java.lang`'s `String`) is no project method's: as in
+/// okhttp, where `refs Cache.get` listed 257 name-only candidates.
+#[test]
+fn java_declared_types_bind_and_library_classes_are_left_out() {
+    let p = Project::new();
+    p.write(
+        "src/ok/CertificatePinner.java",
+        "package ok;\n\npublic final class CertificatePinner {\n  public void check(String host) {\n  }\n\n  public static final class Builder {\n    public Builder add(String p) { return this; }\n    public CertificatePinner build() { return new CertificatePinner(); }\n  }\n}\n",
+    )
+    .write(
+        "src/ok/Cache.java",
+        "package ok;\n\npublic final class Cache {\n  public String get(String key) { return key; }\n}\n",
+    )
+    .write(
+        "src/ok/Server.java",
+        "package ok;\n\nimport java.util.concurrent.atomic.AtomicInteger;\n\npublic final class Server {\n  private final AtomicInteger requestCount = new AtomicInteger();\n\n  public int count() {\n    return requestCount.get();\n  }\n\n  public void pin() {\n    CertificatePinner pinner = new CertificatePinner.Builder()\n        .add(\"x\")\n        .build();\n    pinner.check(\"example.com\");\n  }\n\n  public String cached(Cache cache, T other, String s) {\n    other.get(\"t\");\n    s.get(0);\n    return cache.get(\"k\");\n  }\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "CertificatePinner.check"]),
+        ["src/ok/Server.java:16 resolved"]
+    );
+    let v = p.json(&["refs", "Cache.get"]);
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("src/ok/Server.java:20", "name_only"),
+            ("src/ok/Server.java:22", "resolved")
+        ]),
+        "a type parameter may be a project class; AtomicInteger and String are not: {v}"
+    );
+}
