@@ -1634,7 +1634,7 @@ fn build_refs(
 /// The fields through which grammars name what a member access, a method
 /// call or a path is reached through (`obj.name`, `obj->name`, `A::name`,
 /// Ruby's `recv.name`, Java's `obj.name()`, Go's `pkg.Name`).
-const RECEIVER_FIELDS: [&str; 11] = [
+const RECEIVER_FIELDS: [&str; 12] = [
     "object",
     "value",
     "operand",
@@ -1646,6 +1646,8 @@ const RECEIVER_FIELDS: [&str; 11] = [
     "package",
     "namespace",
     "module",
+    // Lua's `stringx.split(…)`, `List:append(…)`.
+    "table",
 ];
 
 /// The receiver or path written before a referenced name, if any: the

@@ -2689,6 +2689,39 @@ impl<'a> Graph<'a> {
             .any(|i| i.name.is_none() && module_last(&i.module) == ty))
     }
 
+    /// Whether the Lua file of `r` binds `q` to the module `path` is
+    /// (`local stringx = require 'pl.stringx'`, `require("pl.stringx")`
+    /// for `pl/stringx.lua` or `pl/stringx/init.lua`).
+    fn lua_required_as(&mut self, r: &GraphRef, q: &str, path: &str) -> bool {
+        let Some(text) = self.text(r.file_id, &r.path) else {
+            return false;
+        };
+        let module = path.trim_end_matches(".lua").trim_end_matches("/init");
+        text.lines.iter().any(|line| {
+            let Some(rest) = line.trim_start().strip_prefix("local ") else {
+                return false;
+            };
+            let Some((names, value)) = rest.split_once('=') else {
+                return false;
+            };
+            if names.trim() != q {
+                return false;
+            }
+            let Some(arg) = value.trim_start().strip_prefix("require") else {
+                return false;
+            };
+            let arg = arg.trim_start().trim_start_matches('(').trim_start();
+            let Some(quote) = arg.chars().next().filter(|c| matches!(c, '\'' | '"')) else {
+                return false;
+            };
+            let Some(name) = arg[1..].split(quote).next() else {
+                return false;
+            };
+            let want = name.replace('.', "/");
+            !want.is_empty() && (module == want || module.ends_with(&format!("/{want}")))
+        })
+    }
+
     /// Is `q` the receiver of the enclosing method (Go `s` in `func (s *T)`,
     /// Rust `self`, `this`)?
     fn is_receiver(&mut self, r: &GraphRef, q: &str) -> Result<bool> {
@@ -2712,6 +2745,27 @@ impl<'a> Graph<'a> {
         }
         let name = t.def.name.as_str();
         let q = r.qualifier.as_deref();
+        // Lua: `local stringx = require 'pl.stringx'` then `stringx.split`
+        // reaches that module's table; `utils.split` another table's.
+        if r.lang == "lua"
+            && let Some(q) = q
+            && let Some(table) = t.def.container.as_deref()
+        {
+            let last = last_part(q);
+            if self.lua_required_as(r, q, &t.def.path)
+                || (last == table && r.file_id == t.def.file_id)
+            {
+                return Ok(Verdict::Resolved);
+            }
+            if last != table
+                && self
+                    .defs_named(name)?
+                    .iter()
+                    .any(|d| d.container.as_deref() == Some(last))
+            {
+                return Ok(Verdict::Other);
+            }
+        }
         if let Some(class) = &t.class {
             return self.member_verdict(r, t, class, name, q);
         }
@@ -2789,6 +2843,9 @@ impl<'a> Graph<'a> {
         name: &str,
         q: Option<&str>,
     ) -> Result<Verdict> {
+        // `dist_sink<Mutex>::sink_it_(msg)`: the class, without its
+        // template arguments.
+        let q = q.map(strip_generics);
         let in_class = |this: &mut Self| -> Result<Verdict> {
             if r.lang == "ruby"
                 && let Some(m) = this.enclosing_ruby_module(r.file_id, r.line)?

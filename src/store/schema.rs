@@ -451,10 +451,14 @@
 //!   constructor's member initializers) no longer outvote the reading
 //!   that finds the constructor. An older index's rows are rebuilt by the
 //!   next index run (its vectors kept).
+//! - 95: same tables; rows change: a Lua call's table (`stringx` of
+//!   `stringx.split(…)`) is kept as the reference's qualifier (none
+//!   before). An older index's rows are rebuilt by the next index run
+//!   (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 94;
+pub const SCHEMA_VERSION: i64 = 95;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -466,7 +470,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 94;
+const SAME_ROWS_SINCE: i64 = 95;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -3039,3 +3039,43 @@ fn java_declared_types_bind_and_library_classes_are_left_out() {
         "a type parameter may be a project class; AtomicInteger and String are not: {v}"
     );
 }
+
+/// A qualifier names the definition: C++'s `dist_sink<Mutex>::sink_it_`
+/// (template arguments and all) is `dist_sink`'s, not another class's; a
+/// Lua module bound by `require` reaches its table's function, another
+/// table's function of the same name is left out (as in spdlog and
+/// penlight).
+#[test]
+fn cpp_template_qualifiers_and_lua_required_tables_resolve() {
+    let p = Project::new();
+    p.write(
+        "sinks.h",
+        "namespace spdlog {\ntemplate<typename Mutex>\nclass dist_sink\n{\nprotected:\n    void sink_it_(const msg &m)\n    {\n    }\n};\n\ntemplate<typename Mutex>\nclass dup_filter_sink : public dist_sink<Mutex>\n{\nprotected:\n    void sink_it_(const msg &m)\n    {\n        dist_sink<Mutex>::sink_it_(m);\n    }\n};\n\nclass logger\n{\nprotected:\n    virtual void sink_it_(const msg &m);\n};\n}\n",
+    )
+    .write(
+        "pl/stringx.lua",
+        "local stringx = {}\n\nfunction stringx.split(s, re)\n    return {s}\nend\n\nreturn stringx\n",
+    )
+    .write(
+        "pl/utils.lua",
+        "local utils = {}\n\nfunction utils.split(s, re)\n    return {s}\nend\n\nreturn utils\n",
+    )
+    .write(
+        "pl/Date.lua",
+        "local stringx = require 'pl.stringx'\nlocal utils = require('pl.utils')\n\nlocal function parse(s)\n    local a = stringx.split(s)\n    local b = utils.split(s)\n    return a, b\nend\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "dist_sink::sink_it_"]),
+        ["sinks.h:17 resolved"]
+    );
+    assert!(edge_list(&p, &["callers", "logger::sink_it_"]).is_empty());
+    assert_eq!(
+        edge_list(&p, &["callers", "stringx.split"]),
+        ["pl/Date.lua:5 resolved"]
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "utils.split"]),
+        ["pl/Date.lua:6 resolved"]
+    );
+}
