@@ -4476,8 +4476,15 @@ pub fn call_graph(
                         // A name-only call names a definition (and its
                         // place) only when the index has exactly one of
                         // that name: of 33 `call`s, the first is a guess.
-                        let to_def =
-                            to_def.filter(|_| resolution == Resolution::Resolved || count == 1);
+                        // A literal's method (`"".join(…)`, `'a'.upper()`)
+                        // is the language's, whatever the project defines.
+                        let literal = r.qualifier.as_deref().is_some_and(|q| {
+                            q.starts_with(['"', '\'', '`'])
+                                || q.starts_with(|c: char| c.is_ascii_digit())
+                        });
+                        let to_def = to_def.filter(|_| {
+                            resolution == Resolution::Resolved || (count == 1 && !literal)
+                        });
                         let to = to_def
                             .as_ref()
                             .map(qualified)

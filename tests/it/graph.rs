@@ -3079,3 +3079,24 @@ fn cpp_template_qualifiers_and_lua_required_tables_resolve() {
         ["pl/Date.lua:6 resolved"]
     );
 }
+
+/// A literal's method (`"".join(parts)`) names no project definition in
+/// `callees`, even when the project has exactly one method of that name.
+#[test]
+fn callees_of_a_literal_name_no_project_definition() {
+    let p = Project::new();
+    p.write(
+        "text.py",
+        "class Text:\n    def join(self, lines):\n        return lines\n\n\ndef render(parts):\n    out = \"\".join(parts)\n    t = Text()\n    return t.join(out)\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["callees", "render"]);
+    let joins: Vec<(u64, Option<&str>)> = v["edges"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["to"].as_str().is_some_and(|t| t.ends_with("join")))
+        .map(|e| (e["line"].as_u64().unwrap_or(0), e["defined_at"].as_str()))
+        .collect();
+    assert_eq!(joins, [(9, Some("text.py:2")), (7, None)], "{v}");
+}
