@@ -338,6 +338,10 @@ pub fn symbols(r: &SymbolResult, offset: usize) -> Result<()> {
             )?;
             writeln!(out, "    {}", h.signature)?;
         }
+        if let Some(n) = past_end_note(offset, r.hits.len(), r.total) {
+            out.flush()?;
+            writeln!(io::stderr(), "{} definition(s){n}", r.total)?;
+        }
         if r.truncated {
             out.flush()?;
             writeln!(
@@ -350,6 +354,12 @@ pub fn symbols(r: &SymbolResult, offset: usize) -> Result<()> {
         }
         Ok(())
     })
+}
+
+/// Said of an empty page past the end of a list that has results.
+fn past_end_note(offset: usize, shown: usize, total: usize) -> Option<String> {
+    (shown == 0 && total > 0 && offset >= total)
+        .then(|| format!("; --offset {offset} is past the last of them (try --offset 0)"))
 }
 
 pub fn refs(r: &RefResult, offset: usize) -> Result<()> {
@@ -388,7 +398,9 @@ pub fn refs(r: &RefResult, offset: usize) -> Result<()> {
             r.definitions,
             r.references,
             r.name_only,
-            if r.truncated {
+            if let Some(n) = past_end_note(offset, r.hits.len(), r.total) {
+                n
+            } else if r.truncated {
                 format!(
                     "; {} of {} shown, the next with --offset {}",
                     r.hits.len(),
@@ -441,7 +453,9 @@ pub fn call_graph(r: &GraphResult, offset: usize) -> Result<()> {
             r.total,
             r.resolved,
             r.name_only,
-            if r.truncated {
+            if let Some(n) = past_end_note(offset, r.edges.len(), r.total) {
+                n
+            } else if r.truncated {
                 format!(
                     "; {} shown from {}, the next with --offset {}",
                     r.edges.len(),

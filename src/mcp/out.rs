@@ -167,6 +167,14 @@ impl Paging {
     }
 }
 
+/// The hint of an empty page past the end of a list that has results:
+/// `offset` skipped all `total` of them.
+pub fn past_end_hint(offset: usize, shown: usize, total: usize) -> Option<String> {
+    (shown == 0 && total > 0 && offset >= total).then(|| {
+        format!("offset {offset} is past the last of the {total} results: call again with a smaller offset")
+    })
+}
+
 /// A `redacted` field: the count, left out when 0.
 pub fn redacted(count: usize) -> Option<u64> {
     (count > 0).then_some(count as u64)

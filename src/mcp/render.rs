@@ -287,9 +287,15 @@ pub fn symbols(out: &SymbolsOut) -> String {
 
 /// `find_references`: `path:line  kind  in context: text`.
 pub fn refs(out: &RefsOut) -> String {
+    let n = |count: u64, one: &str, many: &str| {
+        format!("{count} {}", if count == 1 { one } else { many })
+    };
     let mut t = format!(
-        "{} definitions, {} resolved references and {} name-only candidates of `{}`\n",
-        out.definitions, out.references, out.name_only, out.name
+        "{}, {} and {} of `{}`\n",
+        n(out.definitions, "definition", "definitions"),
+        n(out.references, "resolved reference", "resolved references"),
+        n(out.name_only, "name-only candidate", "name-only candidates"),
+        out.name
     );
     for h in &out.hits {
         let _ = write!(t, "{}:{}", h.path, h.line);

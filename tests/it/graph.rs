@@ -3038,6 +3038,22 @@ fn java_declared_types_bind_and_library_classes_are_left_out() {
         ]),
         "a type parameter may be a project class; AtomicInteger and String are not: {v}"
     );
+    // A page past the end of a list that has results says so.
+    let r = p.run(&["refs", "Cache.get", "--offset", "99"]);
+    assert_eq!(r.code(), 1, "{r}");
+    assert!(
+        r.stderr().contains("--offset 99 is past the last of them"),
+        "{r}"
+    );
+    let m = crate::mcp::Mcp::start(&p, crate::mcp::Era::Modern);
+    for tool in ["find_references", "callers"] {
+        let v = m.ok(tool, serde_json::json!({"name": "Cache.get", "offset": 99}));
+        let hint = v["hint"].as_str().unwrap_or_default();
+        assert!(
+            hint.contains("offset 99 is past the last of the"),
+            "{tool}: {v}"
+        );
+    }
 }
 
 /// A qualifier names the definition: C++'s `dist_sink<Mutex>::sink_it_`

@@ -7,6 +7,7 @@ use super::Lookup;
 use crate::mcp::catalogue::CallGraphArgs;
 use crate::mcp::out::{
     Answer, BUDGET_CHARS, CallGraphOut, EdgeOut, OVERHEAD_CHARS, Page, Paging, answer,
+    past_end_hint,
 };
 use crate::mcp::render;
 use crate::search::graph::Direction;
@@ -70,6 +71,7 @@ pub fn call_graph(svc: &Service, direction: Direction, args: CallGraphArgs) -> R
         }),
     });
     let page = Page::new(edges, 0, None, BUDGET_CHARS - OVERHEAD_CHARS);
+    let shown_edges = page.items.len();
     let shown = page.shown();
     let next = (offset + shown < result.total).then_some(offset + shown);
     let hint = if let Some(next) = next {
@@ -101,8 +103,14 @@ pub fn call_graph(svc: &Service, direction: Direction, args: CallGraphArgs) -> R
         total: result.total as u64,
         resolved: result.resolved as u64,
         name_only: result.name_only as u64,
-        paging: Paging::new(detail, offset, next, hint, look.index())
-            .with_redacted(result.redacted),
+        paging: Paging::new(
+            detail,
+            offset,
+            next,
+            hint.or_else(|| past_end_hint(offset, shown_edges, result.total)),
+            look.index(),
+        )
+        .with_redacted(result.redacted),
     };
     answer(&out, render::call_graph(&out))
 }

@@ -6,7 +6,7 @@ use super::Lookup;
 use crate::mcp::catalogue::{FindReferencesArgs, FindSymbolArgs, ListDefsArgs};
 use crate::mcp::out::{
     Answer, BUDGET_CHARS, DefOut, DefsOut, LINE_CHARS, OVERHEAD_CHARS, Page, Paging, RefOut,
-    RefsOut, SymbolOut, SymbolsOut, answer,
+    RefsOut, SymbolOut, SymbolsOut, answer, past_end_hint,
 };
 use crate::mcp::render;
 use crate::search::graph::Resolution;
@@ -99,7 +99,7 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
             detail,
             offset,
             truncated.then_some(offset + shown),
-            hint,
+            hint.or_else(|| past_end_hint(offset, shown, total)),
             look.index(),
         )
         .with_redacted(redacted),
@@ -188,7 +188,7 @@ pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer
             detail,
             offset,
             truncated.then_some(offset + shown),
-            hint,
+            hint.or_else(|| past_end_hint(offset, shown, total)),
             look.index(),
         )
         .with_redacted(result.redacted),
@@ -257,7 +257,7 @@ pub fn list_defs(svc: &Service, args: ListDefsArgs) -> Result<Answer> {
             detail,
             offset,
             truncated.then_some(offset + shown),
-            hint,
+            hint.or_else(|| past_end_hint(offset, shown, total)),
             look.index(),
         )
         .with_redacted(redacted),
