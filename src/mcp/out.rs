@@ -75,6 +75,11 @@ pub struct SymbolOut {
     /// Enclosing class, impl, module...
     #[serde(skip_serializing_if = "Option::is_none")]
     pub container: Option<String>,
+    /// `name` with its container in the file's language's notation, as
+    /// the CLI writes it (text only).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub label: Option<String>,
     pub path: String,
     /// Line of the name (`detail`).
     #[serde(skip_serializing_if = "Option::is_none")]

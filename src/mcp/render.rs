@@ -258,13 +258,7 @@ pub fn symbols(out: &SymbolsOut) -> String {
         t.push_str("no definitions\n");
     }
     for s in &out.symbols {
-        let name = match &s.container {
-            Some(c) => {
-                let lang = crate::lang::detect_lang(std::path::Path::new(&s.path));
-                crate::search::member_path(lang.map_or("", |l| l.name()), &s.kind, c, &s.name)
-            }
-            None => s.name.clone(),
-        };
+        let name = s.label.as_deref().unwrap_or(&s.name);
         let _ = write!(
             t,
             "{}:{}-{}  {} {name}",
