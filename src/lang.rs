@@ -85,6 +85,14 @@ fn lang_for_file_name(name: &str) -> Option<Lang> {
 }
 
 /// Extension (lowercase, without the dot) → language.
+/// Whether a file name's extension is one a language is read by
+/// (`permute.lua`; not `Security.validate_csrf_token`, nor a docs name).
+pub fn is_code_extension(name: &str) -> bool {
+    name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && lang_for_extension(&ext.to_ascii_lowercase()).is_some()
+    })
+}
+
 fn lang_for_extension(ext: &str) -> Option<Lang> {
     Some(match ext {
         "rs" => Lang::Rust,

@@ -539,7 +539,13 @@ fn confirm_named(store: &Store, root: &Path, mut analysis: Analysis) -> Result<A
     };
     analysis.named = best_named_paths(store, root, path)?;
     if analysis.named.is_empty() {
-        analysis.unknown_path = Some(path.clone());
+        // Said of a location, or of a name that is a path or has a code
+        // file's extension (`permute.lua`), not of a qualified name that
+        // happens to look like a file (`Security.validate_csrf_token`).
+        if analysis.location.is_some() || path.contains('/') || crate::lang::is_code_extension(path)
+        {
+            analysis.unknown_path = Some(path.clone());
+        }
         analysis.file = None;
     }
     Ok(analysis)
@@ -1294,11 +1300,11 @@ impl Hybrid {
         let analysis = confirm_named(store, root, confirm_declared(store, analyze(query))?)?;
         // A file asked for by name or location: names defined like it
         // (`main.c` the field) and lines mentioning it (or its line
-        // number, `300` of `context.go:300`, or its extension) answer
-        // another question, whether or not the index has the file.
-        let names_file = analysis.file.is_some()
-            || analysis.location.is_some()
-            || analysis.unknown_path.is_some();
+        // number, `300` of `context.go:300`) answer another question. A
+        // name no indexed file has is searched as anything else
+        // (`Security.validate_csrf_token` is shaped like `SECURITY.md`).
+        let names_file =
+            analysis.file.is_some() || (analysis.location.is_some() && !analysis.named.is_empty());
         if crate::text::fts_query(query).is_none() && analysis.phrases.is_empty() {
             // An operator (`(^.)`, `>>=`): `symbol` finds its definition.
             let (hint, agent) = if query.chars().any(char::is_alphanumeric) {
@@ -2249,18 +2255,35 @@ fn keyword_literals(analysis: &Analysis) -> Vec<String> {
     // would match inside any longer number. An Objective-C selector
     // (`sendPluginResult:callbackId:`) is looked for by its first part,
     // which its calls and definition write out whole.
+    // A file name no indexed file has (`permute.lua`, `gone.go:10`) is
+    // looked for by its stem, where other files name it, not by its
+    // extension.
+    let unknown_stem = analysis.unknown_path.as_deref().map(|p| {
+        let name = p.rsplit('/').next().unwrap_or(p);
+        name.split('.').next().unwrap_or(name)
+    });
     analysis
         .identifiers
         .iter()
         .filter_map(|i| {
-            let mut parts = i.split([':', '.', '#', '\\']).filter(|p| !p.is_empty());
+            if let Some(stem) = unknown_stem
+                && analysis
+                    .unknown_path
+                    .as_deref()
+                    .is_some_and(|p| i == p || i.starts_with(&format!("{p}:")))
+            {
+                return Some(stem);
+            }
+            let mut parts = i
+                .split([':', '.', '#', '\\'])
+                .filter(|p| !p.is_empty() && !p.bytes().all(|b| b.is_ascii_digit()));
             if i.ends_with(':') {
                 parts.next()
             } else {
                 parts.next_back()
             }
         })
-        .filter(|p| !p.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|p| !p.is_empty())
         .map(str::to_string)
         .collect()
 }
