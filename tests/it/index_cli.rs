@@ -1573,15 +1573,17 @@ fn outline_names_the_receiver_of_a_method_outside_its_type() {
         "class Config:\n    def load(self):\n        return 1\n",
     );
     p.run(&["index", "--offline"]).ok();
+    // The container of the definition named `Get` in a list.
+    let container_of_get = |list: &serde_json::Value| {
+        list.as_array()
+            .into_iter()
+            .flatten()
+            .find(|s| s["name"] == "Get")
+            .map(|s| s["container"].clone())
+            .unwrap_or_default()
+    };
     let v = p.json(&["outline", "tree.go"]);
-    let get = v["symbols"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|s| s["name"] == "Get")
-        .cloned()
-        .unwrap_or_default();
-    assert_eq!(get["container"], "Params", "{v}");
+    assert_eq!(container_of_get(&v["symbols"]), "Params", "{v}");
     let out = p.run(&["outline", "tree.go"]).ok().stdout();
     assert!(out.contains("method Params.Get"), "{out}");
     let v = p.json(&["outline", "app.py"]);
@@ -1594,14 +1596,7 @@ fn outline_names_the_receiver_of_a_method_outside_its_type() {
 
     let m = crate::mcp::Mcp::start(&p, crate::mcp::Era::Modern);
     let v = m.ok("list_defs_in_file", serde_json::json!({"path": "tree.go"}));
-    let get = v["definitions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|d| d["name"] == "Get")
-        .cloned()
-        .unwrap_or_default();
-    assert_eq!(get["container"], "Params", "{v}");
+    assert_eq!(container_of_get(&v["definitions"]), "Params", "{v}");
     let r = m
         .call("list_defs_in_file", serde_json::json!({"path": "tree.go"}))
         .expect("list_defs_in_file");
