@@ -2252,12 +2252,9 @@ fn keyword_literals(analysis: &Analysis) -> Vec<String> {
         return analysis.phrases.clone();
     }
     // A number is no name (the line of `gone.go:10`); as a literal it
-    // would match inside any longer number. An Objective-C selector
-    // (`sendPluginResult:callbackId:`) is looked for by its first part,
-    // which its calls and definition write out whole.
-    // A file name no indexed file has (`permute.lua`, `gone.go:10`) is
-    // looked for by its stem, where other files name it, not by its
-    // extension.
+    // would match inside any longer number. A file name no indexed file
+    // has (`permute.lua`, `gone.go:10`) is looked for by its stem, where
+    // other files name it, not by its extension.
     let unknown_stem = analysis.unknown_path.as_deref().map(|p| {
         let name = p.rsplit('/').next().unwrap_or(p);
         name.split('.').next().unwrap_or(name)
@@ -2274,14 +2271,8 @@ fn keyword_literals(analysis: &Analysis) -> Vec<String> {
             {
                 return Some(stem);
             }
-            let mut parts = i
-                .split([':', '.', '#', '\\'])
-                .filter(|p| !p.is_empty() && !p.bytes().all(|b| b.is_ascii_digit()));
-            if i.ends_with(':') {
-                parts.next()
-            } else {
-                parts.next_back()
-            }
+            i.split([':', '.', '#', '\\'])
+                .rfind(|p| !p.is_empty() && !p.bytes().all(|b| b.is_ascii_digit()))
         })
         .filter(|p| !p.is_empty())
         .map(str::to_string)
