@@ -2011,6 +2011,16 @@ impl Hybrid {
                 // Fused modes show one hit per file: a file's further hits
                 // fold into its first.
                 if let Some(first) = shown.get(&f.path).and_then(|&i| out.get_mut(i)) {
+                    // The chunk at a location asked for (`tree.go:67`)
+                    // answers it; the file's other word matches do not.
+                    if analysis.location.is_some()
+                        && first
+                            .sources
+                            .first()
+                            .is_some_and(|s| s.arm == Arm::Location)
+                    {
+                        continue;
+                    }
                     // A one-line place with no name of its own, or with a
                     // name the hit already shows (a class body's stray
                     // line), points nowhere new: `also: 1-1; 31-31`.

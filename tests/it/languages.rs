@@ -917,6 +917,9 @@ fn a_name_several_files_share_leads_with_the_best_of_them() {
         assert_eq!(v["hits"][0]["symbol"], symbol, "{line}: {v}");
         let why = v["query_interpretation"].as_str().unwrap_or_default();
         assert!(!why.contains("past the end"), "{v}");
+        // The chunk at the line answers; the file's other word matches
+        // are no further places of it.
+        assert!(v["hits"][0].get("also").is_none(), "{line}: {v}");
     }
     // A line past the end of the file (a stale trace, a typo): the file's
     // main chunk leads, and the answer says the line is not there.
