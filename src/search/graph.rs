@@ -2689,6 +2689,34 @@ impl<'a> Graph<'a> {
             .any(|i| i.name.is_none() && module_last(&i.module) == ty))
     }
 
+    /// The table a Lua file's local alias of `name` reads it from:
+    /// `local assert_arg = utils.assert_arg` or `local a, split = x.a,
+    /// utils.split` → `utils`.
+    fn lua_alias_table(&mut self, r: &GraphRef, name: &str) -> Option<String> {
+        let text = self.text(r.file_id, &r.path)?;
+        text.lines.iter().find_map(|line| {
+            let rest = line.trim_start().strip_prefix("local ")?;
+            let (names, values) = rest.split_once('=')?;
+            let names: Vec<&str> = names.split(',').map(str::trim).collect();
+            let values: Vec<&str> = values
+                .split("--")
+                .next()
+                .unwrap_or_default()
+                .split(',')
+                .map(|v| v.trim().trim_end_matches(';'))
+                .collect();
+            let k = names.iter().position(|n| *n == name)?;
+            if names.len() != values.len() {
+                return None;
+            }
+            let (table, field) = values[k].rsplit_once('.')?;
+            (field == name
+                && !table.is_empty()
+                && table.bytes().all(|b| is_ident_byte(b) || b == b'.'))
+            .then(|| table.to_string())
+        })
+    }
+
     /// Whether the Lua file of `r` binds `q` to the module `path` is
     /// (`local stringx = require 'pl.stringx'`, `require("pl.stringx")`
     /// for `pl/stringx.lua` or `pl/stringx/init.lua`).
@@ -2746,9 +2774,16 @@ impl<'a> Graph<'a> {
         let name = t.def.name.as_str();
         let q = r.qualifier.as_deref();
         // Lua: `local stringx = require 'pl.stringx'` then `stringx.split`
-        // reaches that module's table; `utils.split` another table's.
+        // reaches that module's table; `utils.split` another table's. A
+        // bare call through a local alias (`local split = utils.split`)
+        // is its table's.
+        let alias = if r.lang == "lua" && q.is_none() {
+            self.lua_alias_table(r, name)
+        } else {
+            None
+        };
         if r.lang == "lua"
-            && let Some(q) = q
+            && let Some(q) = q.or(alias.as_deref())
             && let Some(table) = t.def.container.as_deref()
         {
             let last = last_part(q);

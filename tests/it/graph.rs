@@ -3078,7 +3078,7 @@ fn cpp_template_qualifiers_and_lua_required_tables_resolve() {
     )
     .write(
         "pl/Date.lua",
-        "local stringx = require 'pl.stringx'\nlocal utils = require('pl.utils')\n\nlocal function parse(s)\n    local a = stringx.split(s)\n    local b = utils.split(s)\n    return a, b\nend\n",
+        "local stringx = require 'pl.stringx'\nlocal utils = require('pl.utils')\n\nlocal function parse(s)\n    local a = stringx.split(s)\n    local b = utils.split(s)\n    return a, b\nend\n\nlocal x, split = 1, utils.split\nlocal c = split('a')\n",
     );
     p.run(&["index", "--offline"]).ok();
     assert_eq!(
@@ -3090,9 +3090,10 @@ fn cpp_template_qualifiers_and_lua_required_tables_resolve() {
         edge_list(&p, &["callers", "stringx.split"]),
         ["pl/Date.lua:5 resolved"]
     );
+    // A bare call through a local alias is its table's.
     assert_eq!(
         edge_list(&p, &["callers", "utils.split"]),
-        ["pl/Date.lua:6 resolved"]
+        ["pl/Date.lua:6 resolved", "pl/Date.lua:11 resolved"]
     );
 }
 
