@@ -838,6 +838,8 @@ pub struct Graph<'a> {
     infos: HashMap<(i64, u32, u32), Rc<TargetInfo>>,
     /// File → its import rows.
     imports: HashMap<i64, Rc<Vec<ImportRow>>>,
+    /// (Lua file, name) → the table its local alias reads the name from.
+    lua_aliases: HashMap<(i64, String), Option<String>>,
     /// Nesting of [`Graph::call_result`] through receivers.
     call_depth: u32,
     /// Set for the next [`Graph::call_result`] only: the call is awaited
@@ -896,6 +898,7 @@ impl<'a> Graph<'a> {
             call_depth: 0,
             awaited: false,
             imports: HashMap::new(),
+            lua_aliases: HashMap::new(),
             infos: HashMap::new(),
             bindings: HashMap::new(),
         }
@@ -2693,8 +2696,12 @@ impl<'a> Graph<'a> {
     /// `local assert_arg = utils.assert_arg` or `local a, split = x.a,
     /// utils.split` → `utils`.
     fn lua_alias_table(&mut self, r: &GraphRef, name: &str) -> Option<String> {
+        let key = (r.file_id, name.to_string());
+        if let Some(t) = self.lua_aliases.get(&key) {
+            return t.clone();
+        }
         let text = self.text(r.file_id, &r.path)?;
-        text.lines.iter().find_map(|line| {
+        let table = text.lines.iter().find_map(|line| {
             let rest = line.trim_start().strip_prefix("local ")?;
             let (names, values) = rest.split_once('=')?;
             let names: Vec<&str> = names.split(',').map(str::trim).collect();
@@ -2714,7 +2721,9 @@ impl<'a> Graph<'a> {
                 && !table.is_empty()
                 && table.bytes().all(|b| is_ident_byte(b) || b == b'.'))
             .then(|| table.to_string())
-        })
+        });
+        self.lua_aliases.insert(key, table.clone());
+        table
     }
 
     /// Whether the Lua file of `r` binds `q` to the module `path` is
