@@ -530,10 +530,10 @@ impl<'a> Project<'a> {
         // (`kotlinx.coroutines.Job` in `common/src/Job.kt`, its `internal`
         // package in `common/src/internal/`): the package's trailing
         // directories, nearest the importer first.
-        let tail = |j: usize, k: usize| segs.get(j..k).map(|s| s.join("/"));
+        let tail = |j: usize| segs.get(j..).map(|s| s.join("/"));
         if name == Some("*") {
             return (1..segs.len()).find_map(|j| {
-                let rel = tail(j, segs.len())?;
+                let rel = tail(j)?;
                 let mut dirs: Vec<&&str> = self
                     .by_dir
                     .keys()
@@ -544,7 +544,7 @@ impl<'a> Project<'a> {
             });
         }
         (1..segs.len()).find_map(|j| {
-            let suffix = format!("{}.kt", tail(j, segs.len())?);
+            let suffix = format!("{}.kt", tail(j)?);
             self.by_suffix(&suffix, importer)
                 .first()
                 .map(|p| Target::File(p.to_string()))
@@ -587,20 +587,12 @@ impl<'a> Project<'a> {
     /// `use A\B\C`: the class's file by the longest suffix of its
     /// namespace path that exists (PSR-4 maps a namespace prefix to a
     /// directory, so `Predis\Connection\Factory` is
-    /// `src/Connection/Factory.php`); a class without a namespace only by
-    /// its exact name. `require`: relative to the file, then by suffix.
+    /// `src/Connection/Factory.php`), the class name alone only at a source
+    /// root. `require`: relative to the file, then by suffix, as a C
+    /// `#include` is found.
     fn php(&self, importer: &str, module: &str, kind: &str) -> Option<Target> {
         if kind == "require" {
-            if let Some(p) = normalize(&join(dir_of(importer), module))
-                && self.has(&p)
-            {
-                return Some(Target::File(p));
-            }
-            let m = normalize(module.trim_start_matches("./"))?;
-            return self
-                .by_suffix(&m, importer)
-                .first()
-                .map(|p| Target::File(p.to_string()));
+            return self.include(importer, module);
         }
         let segs: Vec<&str> = module.split('\\').filter(|s| !s.is_empty()).collect();
         (1..=segs.len()).rev().find_map(|k| {

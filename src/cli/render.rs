@@ -322,10 +322,7 @@ pub fn is_closed_pipe(e: &anyhow::Error) -> bool {
 pub fn symbols(r: &SymbolResult, offset: usize) -> Result<()> {
     with_stdout(|out| {
         for h in &r.hits {
-            let name = match &h.container {
-                Some(c) => crate::search::member_path(&h.lang, &h.kind, c, &h.name),
-                None => h.name.clone(),
-            };
+            let name = h.qualified_name();
             // A name matched other than exactly says how (as on MCP).
             let how = match h.match_kind {
                 MatchKind::Exact => String::new(),
@@ -358,7 +355,7 @@ pub fn symbols(r: &SymbolResult, offset: usize) -> Result<()> {
 
 /// Said of an empty page past the end of a list that has results.
 fn past_end_note(offset: usize, shown: usize, total: usize) -> Option<String> {
-    (shown == 0 && total > 0 && offset >= total)
+    crate::search::past_the_end(offset, shown, total)
         .then(|| format!("; --offset {offset} is past the last of them (try --offset 0)"))
 }
 

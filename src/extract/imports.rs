@@ -668,15 +668,21 @@ fn ruby(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
         (_, [path, ..]) => (None, *path),
         _ => return true,
     };
-    let mut parts = path.walk();
-    let plain = path.kind() == "string"
-        && path
-            .named_children(&mut parts)
-            .all(|c| c.kind() == "string_content");
-    if let Some(module) = plain.then(|| literal(path, src)).flatten() {
+    if let Some(module) = plain_string(path, src) {
         push(out, node, module, name, None, kind);
     }
     true
+}
+
+/// The content of a Ruby or PHP string literal without interpolation
+/// (`'a/b'`, `"a/b"`; not `"x/#{name}"` or `"$dir/x.php"`).
+fn plain_string(node: Node<'_>, src: &str) -> Option<String> {
+    let mut parts = node.walk();
+    let plain = node.kind() == "string"
+        && node
+            .named_children(&mut parts)
+            .all(|c| c.kind() == "string_content");
+    plain.then(|| literal(node, src)).flatten()
 }
 
 /// `use A\B\C;`, `use A\B\C as D;`, `use A\{B, C\D};` (each class as
@@ -727,18 +733,12 @@ fn php(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
     let Some(arg) = node.named_children(&mut cur).next() else {
         return true;
     };
-    let string = |n: Node<'_>| {
-        let mut c = n.walk();
-        (n.kind() == "string"
-            && n.named_children(&mut c)
-                .all(|x| x.kind() == "string_content"))
-        .then(|| literal(n, src))
-        .flatten()
-    };
     let module = match arg.kind() {
         "binary_expression" => {
             let left = arg.child_by_field_name("left").map(|l| compact(l, src));
-            let right = arg.child_by_field_name("right").and_then(string);
+            let right = arg
+                .child_by_field_name("right")
+                .and_then(|r| plain_string(r, src));
             match (left.as_deref(), right) {
                 (Some("__DIR__" | "dirname(__FILE__)"), Some(r)) if r.starts_with('/') => {
                     Some(format!(".{r}"))
@@ -747,7 +747,7 @@ fn php(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
             }
         }
         "parenthesized_expression" => None,
-        _ => string(arg),
+        _ => plain_string(arg, src),
     };
     if let Some(module) = module {
         push(out, node, module, None, None, "require");

@@ -175,7 +175,7 @@ impl Paging {
 /// The hint of an empty page past the end of a list that has results:
 /// `offset` skipped all `total` of them.
 pub fn past_end_hint(offset: usize, shown: usize, total: usize) -> Option<String> {
-    (shown == 0 && total > 0 && offset >= total).then(|| {
+    crate::search::past_the_end(offset, shown, total).then(|| {
         format!("offset {offset} is past the last of the {total} results: call again with a smaller offset")
     })
 }

@@ -601,13 +601,10 @@ pub fn blame(out: &BlameOut) -> String {
         "{}: lines {}-{} of {}\n",
         out.path, out.start_line, out.end_line, out.total_lines
     );
-    let mut last: Option<&str> = None;
+    // A hunk is a run of one commit's lines: its commit heads it.
     for h in &out.hunks {
-        if last != Some(h.commit.as_str()) {
-            if let Some(c) = out.commits.iter().find(|c| c.short == h.commit) {
-                let _ = writeln!(t, "{} {} {}: {}", c.short, c.date, c.author, c.summary);
-            }
-            last = Some(h.commit.as_str());
+        if let Some(c) = out.commits.iter().find(|c| c.short == h.commit) {
+            let _ = writeln!(t, "{} {} {}: {}", c.short, c.date, c.author, c.summary);
         }
         for (line, text) in (h.start_line..).zip(&h.lines) {
             let _ = writeln!(t, "{line}\t{text}");

@@ -838,8 +838,8 @@ pub struct Graph<'a> {
     infos: HashMap<(i64, u32, u32), Rc<TargetInfo>>,
     /// File → its import rows.
     imports: HashMap<i64, Rc<Vec<ImportRow>>>,
-    /// (Lua file, name) → the table its local alias reads the name from.
-    lua_aliases: HashMap<(i64, String), Option<String>>,
+    /// Lua file → its `local` bindings ([`Graph::lua_locals`]).
+    lua_locals: HashMap<i64, Rc<LuaLocals>>,
     /// Nesting of [`Graph::call_result`] through receivers.
     call_depth: u32,
     /// Set for the next [`Graph::call_result`] only: the call is awaited
@@ -898,7 +898,7 @@ impl<'a> Graph<'a> {
             call_depth: 0,
             awaited: false,
             imports: HashMap::new(),
-            lua_aliases: HashMap::new(),
+            lua_locals: HashMap::new(),
             infos: HashMap::new(),
             bindings: HashMap::new(),
         }
@@ -2692,59 +2692,72 @@ impl<'a> Graph<'a> {
             .any(|i| i.name.is_none() && module_last(&i.module) == ty))
     }
 
+    /// A Lua file's `local` bindings, name → each value it is given, read
+    /// once per file: `local utils = require 'pl.utils'`, `local a, split
+    /// = x.a, utils.split` (a value per name when the counts agree).
+    fn lua_locals(&mut self, r: &GraphRef) -> Rc<LuaLocals> {
+        if let Some(l) = self.lua_locals.get(&r.file_id) {
+            return l.clone();
+        }
+        let mut locals = LuaLocals::new();
+        if let Some(text) = self.text(r.file_id, &r.path) {
+            for line in &text.lines {
+                let Some((names, values)) = line
+                    .trim_start()
+                    .strip_prefix("local ")
+                    .and_then(|rest| rest.split_once('='))
+                else {
+                    continue;
+                };
+                let names: Vec<&str> = names.split(',').map(str::trim).collect();
+                let values = values.split("--").next().unwrap_or_default();
+                let values: Vec<&str> = if names.len() == 1 {
+                    vec![values.trim()]
+                } else {
+                    values
+                        .split(',')
+                        .map(|v| v.trim().trim_end_matches(';'))
+                        .collect()
+                };
+                if names.len() != values.len() {
+                    continue;
+                }
+                let alone = names.len() == 1;
+                for (name, value) in names.into_iter().zip(values) {
+                    locals
+                        .entry(name.to_string())
+                        .or_default()
+                        .push((value.to_string(), alone));
+                }
+            }
+        }
+        let locals = Rc::new(locals);
+        self.lua_locals.insert(r.file_id, locals.clone());
+        locals
+    }
+
     /// The table a Lua file's local alias of `name` reads it from:
     /// `local assert_arg = utils.assert_arg` or `local a, split = x.a,
     /// utils.split` → `utils`.
     fn lua_alias_table(&mut self, r: &GraphRef, name: &str) -> Option<String> {
-        let key = (r.file_id, name.to_string());
-        if let Some(t) = self.lua_aliases.get(&key) {
-            return t.clone();
-        }
-        let text = self.text(r.file_id, &r.path)?;
-        let table = text.lines.iter().find_map(|line| {
-            let rest = line.trim_start().strip_prefix("local ")?;
-            let (names, values) = rest.split_once('=')?;
-            let names: Vec<&str> = names.split(',').map(str::trim).collect();
-            let values: Vec<&str> = values
-                .split("--")
-                .next()
-                .unwrap_or_default()
-                .split(',')
-                .map(|v| v.trim().trim_end_matches(';'))
-                .collect();
-            let k = names.iter().position(|n| *n == name)?;
-            if names.len() != values.len() {
-                return None;
-            }
-            let (table, field) = values[k].rsplit_once('.')?;
+        self.lua_locals(r).get(name)?.iter().find_map(|(value, _)| {
+            let (table, field) = value.trim_end_matches(';').rsplit_once('.')?;
             (field == name
                 && !table.is_empty()
                 && table.bytes().all(|b| is_ident_byte(b) || b == b'.'))
             .then(|| table.to_string())
-        });
-        self.lua_aliases.insert(key, table.clone());
-        table
+        })
     }
 
     /// Whether the Lua file of `r` binds `q` to the module `path` is
     /// (`local stringx = require 'pl.stringx'`, `require("pl.stringx")`
     /// for `pl/stringx.lua` or `pl/stringx/init.lua`).
     fn lua_required_as(&mut self, r: &GraphRef, q: &str, path: &str) -> bool {
-        let Some(text) = self.text(r.file_id, &r.path) else {
-            return false;
-        };
         let module = path.trim_end_matches(".lua").trim_end_matches("/init");
-        text.lines.iter().any(|line| {
-            let Some(rest) = line.trim_start().strip_prefix("local ") else {
-                return false;
-            };
-            let Some((names, value)) = rest.split_once('=') else {
-                return false;
-            };
-            if names.trim() != q {
-                return false;
-            }
-            let Some(arg) = value.trim_start().strip_prefix("require") else {
+        let locals = self.lua_locals(r);
+        // A module bound alone on its line (`local utils = require …`).
+        locals.get(q).into_iter().flatten().any(|(value, alone)| {
+            let Some(arg) = value.strip_prefix("require").filter(|_| *alone) else {
                 return false;
             };
             let arg = arg.trim_start().trim_start_matches('(').trim_start();
@@ -4289,6 +4302,10 @@ impl<'a> Graph<'a> {
         Ok(calls)
     }
 }
+
+/// A Lua file's `local` bindings: name → the values it is given, each
+/// with whether the name was bound alone on its line.
+type LuaLocals = HashMap<String, Vec<(String, bool)>>;
 
 /// Which way a call-graph query goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

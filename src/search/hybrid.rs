@@ -2265,26 +2265,20 @@ fn keyword_literals(analysis: &Analysis) -> Vec<String> {
     // would match inside any longer number. A file name no indexed file
     // has (`permute.lua`, `gone.go:10`) is looked for by its stem, where
     // other files name it, not by its extension.
-    let unknown_stem = analysis.unknown_path.as_deref().map(|p| {
-        let name = p.rsplit('/').next().unwrap_or(p);
-        name.split('.').next().unwrap_or(name)
-    });
+    let unknown = analysis.unknown_path.as_deref();
     analysis
         .identifiers
         .iter()
         .filter_map(|i| {
-            if let Some(stem) = unknown_stem
-                && analysis
-                    .unknown_path
-                    .as_deref()
-                    .is_some_and(|p| i == p || i.starts_with(&format!("{p}:")))
+            if let Some(p) = unknown
+                && i.strip_prefix(p)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(':'))
             {
-                return Some(stem);
+                return Some(crate::search::file_stem(p)).filter(|s| !s.is_empty());
             }
             i.split([':', '.', '#', '\\'])
                 .rfind(|p| !p.is_empty() && !p.bytes().all(|b| b.is_ascii_digit()))
         })
-        .filter(|p| !p.is_empty())
         .map(str::to_string)
         .collect()
 }
@@ -2493,10 +2487,10 @@ fn file_hits(
     Ok(out)
 }
 
-/// The chunk that stands for the file at `path`: the widest one whose
-/// name's last part is the file's stem, ignoring case, `_` and `-`
-/// (`TypeAdapter` in `type_adapter.py`, `Config` in `_config.py`), else
-/// the first.
+/// The chunk that stands for the file at `path`: the first chunk of the
+/// widest definition whose name's last part is the file's stem, ignoring
+/// case, `_` and `-` (`TypeAdapter` in `type_adapter.py`, `Config` in
+/// `_config.py`), else the file's first chunk.
 fn main_chunk(path: &str, chunks: Vec<ChunkRow>) -> Option<ChunkRow> {
     let squash = |s: &str| -> String {
         s.chars()
@@ -2504,8 +2498,7 @@ fn main_chunk(path: &str, chunks: Vec<ChunkRow>) -> Option<ChunkRow> {
             .flat_map(char::to_lowercase)
             .collect()
     };
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let raw_stem = name.split('.').next().unwrap_or(name);
+    let raw_stem = crate::search::file_stem(path);
     // `__init__.py` is a package's file, not a file about `__init__`: a
     // constructor named so does not stand for it.
     let dunder = raw_stem.len() > 4 && raw_stem.starts_with("__") && raw_stem.ends_with("__");
@@ -2517,7 +2510,15 @@ fn main_chunk(path: &str, chunks: Vec<ChunkRow>) -> Option<ChunkRow> {
     // A definition split into several chunks (a long class) is one
     // definition: the widest by its chunks' whole extent, led by its first
     // chunk, its header (`class ZodError …`), not its widest piece.
-    let mut defs: Vec<(&str, Option<&str>, u32, u32, usize)> = Vec::new();
+    struct Def<'c> {
+        symbol: &'c str,
+        kind: Option<&'c str>,
+        start: u32,
+        end: u32,
+        /// The index of its first chunk.
+        first: usize,
+    }
+    let mut defs: Vec<Def<'_>> = Vec::new();
     for (i, c) in chunks.iter().enumerate() {
         let Some(symbol) = c.symbol.as_deref() else {
             continue;
@@ -2526,21 +2527,30 @@ fn main_chunk(path: &str, chunks: Vec<ChunkRow>) -> Option<ChunkRow> {
             continue;
         }
         let kind = c.kind.as_deref();
-        match defs.iter_mut().find(|d| d.0 == symbol && d.1 == kind) {
+        match defs
+            .iter_mut()
+            .find(|d| d.symbol == symbol && d.kind == kind)
+        {
             Some(d) => {
-                if c.start_line < d.2 {
-                    (d.2, d.4) = (c.start_line, i);
+                if c.start_line < d.start {
+                    (d.start, d.first) = (c.start_line, i);
                 }
-                d.3 = d.3.max(c.end_line);
+                d.end = d.end.max(c.end_line);
             }
-            None => defs.push((symbol, kind, c.start_line, c.end_line, i)),
+            None => defs.push(Def {
+                symbol,
+                kind,
+                start: c.start_line,
+                end: c.end_line,
+                first: i,
+            }),
         }
     }
     let named = defs
         .iter()
         .enumerate()
-        .max_by_key(|(n, d)| (d.3 - d.2, std::cmp::Reverse(*n)))
-        .map(|(_, d)| d.4);
+        .max_by_key(|(n, d)| (d.end - d.start, std::cmp::Reverse(*n)))
+        .map(|(_, d)| d.first);
     let at = named.unwrap_or(0);
     chunks.into_iter().nth(at)
 }

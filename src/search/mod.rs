@@ -1042,6 +1042,13 @@ pub fn chunk_prior(path: &str, lang: &str, symbol: Option<&str>) -> f64 {
     }
 }
 
+/// Whether a page that shows nothing (`shown`) starts past the end of a
+/// list that has results: `offset` skipped all `total` of them (the
+/// surfaces say so instead of answering with an empty page).
+pub fn past_the_end(offset: usize, shown: usize, total: usize) -> bool {
+    shown == 0 && total > 0 && offset >= total
+}
+
 /// Cuts a line to at most `max` characters, marking the cut.
 pub fn bound_line(line: &str, max: usize) -> String {
     if line.len() <= max {

@@ -99,6 +99,17 @@ pub struct SymbolHit {
     pub line_signature: Option<crate::store::LineSignature>,
 }
 
+impl SymbolHit {
+    /// The name with its container in the file's language's notation
+    /// (`thread_pool::worker_loop_`, `Session.send`), as answers show it.
+    pub fn qualified_name(&self) -> String {
+        match &self.container {
+            Some(c) => crate::search::member_path(&self.lang, &self.kind, c, &self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct SymbolResult {
     pub hits: Vec<SymbolHit>,
@@ -901,7 +912,7 @@ fn signature_specs(
 fn file_scopes(store: &Store, path: &str, kinds: &[&str]) -> Result<Vec<(u32, u32, String)>> {
     let mut scopes = Vec::new();
     if let Some(file) = store.file_record(path)? {
-        for r in store.outline_rows(file.id)? {
+        for r in store.outline_rows(file.id)?.1 {
             if kinds.contains(&r.kind.as_str()) {
                 scopes.push((r.start_line, r.end_line, r.name));
             }
@@ -1344,8 +1355,7 @@ pub fn outline(
         return Ok(None);
     };
     let mut sources = root.map(crate::source::Sources::new);
-    let rows = store.outline_rows(file.id)?;
-    let lang = rows.first().map(|r| r.lang.clone()).unwrap_or_default();
+    let (lang, rows) = store.outline_rows(file.id)?;
     let flat: Vec<OutlineItem> = rows
         .into_iter()
         .map(|r| OutlineItem {
@@ -1372,11 +1382,10 @@ pub fn outline(
 /// type (or a Lua function of a table) keeps its receiver.
 fn drop_nested_containers(items: &mut [OutlineItem], parent: Option<&str>, lang: &str) {
     for item in items {
-        let last = |c: &str| c.rsplit(['.', ':', '\\']).next().unwrap_or(c).to_string();
         if item
             .container
             .as_deref()
-            .is_some_and(|c| parent.is_some_and(|p| last(c) == p) || c.is_empty())
+            .is_some_and(|c| parent.is_some_and(|p| last_segment(c) == p) || c.is_empty())
         {
             item.container = None;
         }

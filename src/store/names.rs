@@ -311,16 +311,21 @@ impl Store {
         Ok(rows)
     }
 
-    /// The definitions of one file, by start line, longest first.
-    pub fn outline_rows(&self, file_id: i64) -> rusqlite::Result<Vec<OutlineRow>> {
+    /// The language of one file as indexed (`cpp` for a C++ header;
+    /// empty when it has no definitions) and its definitions, by start
+    /// line, longest first.
+    pub fn outline_rows(&self, file_id: i64) -> rusqlite::Result<(String, Vec<OutlineRow>)> {
         let mut rows = Vec::new();
+        let mut lang = String::new();
         self.each_file_symbol(file_id, |p, e, f| {
+            if lang.is_empty() {
+                lang.clone_from(&f.lang);
+            }
             let (signature, line_signature) = signature(p, e, f);
             rows.push(OutlineRow {
                 name: p.str(e.name).to_string(),
                 kind: p.str(e.kind).to_string(),
                 container: p.opt(e.container).map(str::to_string),
-                lang: f.lang.clone(),
                 signature,
                 line_signature,
                 start_line: e.start_line,
@@ -328,7 +333,7 @@ impl Store {
                 name_line: e.name_line,
             })
         })?;
-        Ok(rows)
+        Ok((lang, rows))
     }
 
     /// The definitions of one file, by start line, outer first.

@@ -185,8 +185,6 @@ pub struct OutlineRow {
     /// The type or module it is written on (a Go method's receiver, a Lua
     /// function's table, a class's member).
     pub container: Option<String>,
-    /// The file's language as indexed (`cpp` for a C++ header).
-    pub lang: String,
     /// Empty while `line_signature` says it is to be read from the file.
     pub signature: String,
     pub line_signature: Option<LineSignature>,

@@ -49,10 +49,7 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
     let all = hits.into_iter().map(|h| {
         let match_kind = h.match_kind.as_str().to_string();
         SymbolOut {
-            label: h
-                .container
-                .as_deref()
-                .map(|c| crate::search::member_path(&h.lang, &h.kind, c, &h.name)),
+            label: h.container.is_some().then(|| h.qualified_name()),
             name: h.name,
             kind: h.kind,
             container: h.container,
