@@ -365,7 +365,14 @@ impl<'t> Walk<'t> {
             }
         } else if k == ids.field_declaration {
             self.each_in_field(node, ids.f_declarator, |w, d| {
-                w.declare(node, d, (ids.field_identifier, "field", P_FIELD), false);
+                let field = (ids.field_identifier, "field", P_FIELD);
+                // `void *(*keyDup)(…)`: a function pointer returning one.
+                if !w.declare(node, d, field, false)
+                    && d.kind_id() == ids.pointer_declarator
+                    && let Some(inner) = w.field(d, ids.f_declarator)
+                {
+                    w.function_pointers(node, inner, field);
+                }
             });
         } else if k == ids.enumerator {
             self.named(node, ids.identifier, "constant", P_ENUMERATOR);
@@ -464,7 +471,7 @@ static int counter, *pointer, table[4], init = 3, *init_p = 0, init_a[2] = {1, 2
 int (*callback)(int);
 extern const char *names[];
 static int (*hook)(int) = 0, (*(*nested))(void), *(*returns_p)(void);
-struct ops { int (*run)(void *, int), (*stop)(void); long (*read)(void); int plain; };
+struct ops { int (*run)(void *, int), (*stop)(void); long (*read)(void); int plain; void *(*dup)(const void *); };
 
 int add(int a, int b);
 static inline size_t measure(const struct point *p, point_t q)
@@ -522,6 +529,7 @@ struct
             ("stop", "field"),
             ("read", "field"),
             ("plain", "field"),
+            ("dup", "field"),
             // Globals inside file-level conditionals, at any depth.
             ("guarded", "variable"),
             ("nested_hook", "variable"),

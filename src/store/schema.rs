@@ -455,10 +455,14 @@
 //!   `stringx.split(…)`) is kept as the reference's qualifier (none
 //!   before). An older index's rows are rebuilt by the next index run
 //!   (its vectors kept).
+//! - 96: same tables; rows change: a C or C++ struct field that is a
+//!   function pointer returning a pointer (`void *(*keyDup)(…);`) is a
+//!   field definition (none before). An older index's rows are rebuilt by
+//!   the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 95;
+pub const SCHEMA_VERSION: i64 = 96;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -470,7 +474,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 95;
+const SAME_ROWS_SINCE: i64 = 96;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -19,7 +19,7 @@
       (pointer_declarator declarator: (type_identifier) @name)))) @definition.type
 
 ; Fields, function pointers among them (an operation table's `ssize_t
-; (*read)(…);`).
+; (*read)(…);`, and `void *(*keyDup)(…);` returning a pointer).
 (field_declaration
   declarator: [
     (field_identifier) @name
@@ -28,6 +28,10 @@
     (function_declarator
       declarator: (parenthesized_declarator
         (pointer_declarator declarator: (field_identifier) @name)))
+    (pointer_declarator
+      declarator: (function_declarator
+        declarator: (parenthesized_declarator
+          (pointer_declarator declarator: (field_identifier) @name))))
   ]) @definition.field
 
 ; Globals, function pointers (a hook, an API entry: `int
