@@ -365,9 +365,11 @@ pub fn analyze(query: &str) -> Analysis {
         .collect();
     // `struct strbuf`, `class Config`, `fn parse`: a definition asked for
     // by its declaration keyword (`type checking` is not: see `declared`).
+    // So is one a question asks for alone ("where is the Tokeniser type
+    // defined").
     let declared = match words.as_slice() {
         [_, _] => crate::search::declared_name(q).map(|(name, kinds)| (name.to_string(), kinds)),
-        _ => None,
+        _ => crate::search::definition_question(q).map(|(name, kinds)| (name.to_string(), kinds)),
     };
     // `TypeAdapter?`, `valid?` (Ruby), `save!`: a name asked about.
     let bare = q.trim_end_matches("()").trim_end_matches(['?', '!']);
@@ -4508,6 +4510,15 @@ mod tests {
             ("enum object_type", Some("object_type")),
             ("struct of arrays", None),
             ("strbuf struct", None),
+            // A question that only asks where a name is defined.
+            ("where is the Tokeniser type defined", Some("Tokeniser")),
+            ("where is parse_args declared?", Some("parse_args")),
+            ("where's Safelist defined", Some("Safelist")),
+            ("definition of the Safelist class", Some("Safelist")),
+            ("where is the parse method defined", Some("parse")),
+            ("where are route decorators defined", None),
+            ("where is the config loaded", None),
+            ("where is the Tokeniser sausage defined", None),
         ] {
             assert_eq!(
                 analyze(q).declared.map(|(name, _)| name).as_deref(),
@@ -4515,8 +4526,11 @@ mod tests {
                 "{q}"
             );
         }
-        for (keyword, kinds) in crate::search::DECLARATION_KEYWORDS {
-            for k in kinds {
+        for (keyword, kinds) in crate::search::DECLARATION_KEYWORDS
+            .iter()
+            .chain(&crate::search::KIND_WORDS)
+        {
+            for k in kinds.iter() {
                 assert!(crate::search::symbol::KINDS.contains(k), "{keyword}: {k}");
             }
         }

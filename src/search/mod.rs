@@ -1329,10 +1329,70 @@ pub(crate) const DECLARATION_KEYWORDS: [(&str, &[&str]); 22] = [
     ("val", &["constant", "variable"]),
 ];
 
+/// Kind words a question names a definition by besides the declaration
+/// keywords (`where is the parse method defined`).
+pub(crate) const KIND_WORDS: [(&str, &[&str]); 5] = [
+    ("method", &["method", "function"]),
+    ("field", &["field"]),
+    ("property", &["field"]),
+    ("constant", &["constant", "variable"]),
+    ("variable", &["variable", "constant"]),
+];
+
+/// A question that only asks where a name is defined: `where is the
+/// Tokeniser type defined`, `where is parse_args declared?`, `definition
+/// of the Safelist class`: the name, and the kinds its kind word (`type`,
+/// `class`, a [`DECLARATION_KEYWORDS`] keyword) declares (any kind
+/// without one).
+pub(crate) fn definition_question(q: &str) -> Option<(&str, &'static [&'static str])> {
+    let q = q.trim().trim_end_matches('?').trim_end();
+    let words: Vec<&str> = q.split_whitespace().collect();
+    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    let is =
+        |i: usize, options: &[&str]| lower.get(i).is_some_and(|w| options.contains(&w.as_str()));
+    // The words between the lead-in and the end: `[the] NAME [kind]`.
+    let middle = if is(0, &["where"])
+        && is(1, &["is", "are"])
+        && is(lower.len().saturating_sub(1), &["defined", "declared"])
+        && lower.len() >= 4
+    {
+        &words[2..words.len() - 1]
+    } else if is(0, &["where's"]) && is(lower.len().saturating_sub(1), &["defined", "declared"]) {
+        &words[1..words.len() - 1]
+    } else if is(0, &["definition"]) && is(1, &["of"]) {
+        &words[2..]
+    } else {
+        return None;
+    };
+    let middle = match middle {
+        [first, rest @ ..] if matches!(first.to_ascii_lowercase().as_str(), "the" | "a" | "an") => {
+            rest
+        }
+        m => m,
+    };
+    let (name, kinds): (&str, &'static [&'static str]) = match middle {
+        [name] => (name, &[]),
+        [name, kind] => {
+            let kind = kind.to_ascii_lowercase();
+            let kinds = DECLARATION_KEYWORDS
+                .iter()
+                .chain(&KIND_WORDS)
+                .find(|(k, _)| *k == kind)
+                .map(|(_, kinds)| *kinds)?;
+            (name, kinds)
+        }
+        _ => return None,
+    };
+    crate::text::is_plain_name(name).then_some((name, kinds))
+}
+
 /// `struct strbuf`, `class Config`, `fn parse` as a whole query: the name
 /// after a declaration keyword ([`DECLARATION_KEYWORDS`]) and the kinds of
 /// definition that keyword declares.
 pub(crate) fn declared_name(q: &str) -> Option<(&str, &'static [&'static str])> {
+    if let Some(asked) = definition_question(q) {
+        return Some(asked);
+    }
     let mut words = q.split_whitespace();
     let (Some(keyword), Some(name), None) = (words.next(), words.next(), words.next()) else {
         return None;

@@ -217,11 +217,22 @@ pub fn find_symbols(
                 kinds: kinds.iter().map(|k| (*k).to_string()).collect(),
                 ..named.clone()
             };
-            let r = find_symbols(store, root, &typed)?;
+            let mut r = find_symbols(store, root, &typed)?;
             if r.hits
                 .iter()
                 .any(|h| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive))
             {
+                // The keyword's own kind first among equal matches: `struct
+                // client` before a `typedef … *client`.
+                r.hits.sort_by_key(|h| {
+                    (
+                        h.match_kind,
+                        kinds
+                            .iter()
+                            .position(|k| *k == h.kind)
+                            .unwrap_or(kinds.len()),
+                    )
+                });
                 return Ok(r);
             }
         }
