@@ -82,7 +82,17 @@ fn from_cwd(root: &std::path::Path, path: &str) -> String {
 /// `PATH[:A-B]`: the path and, when the part after the last `:` is a line
 /// range (`A-B`, `A:B`, `A`), that range.
 fn split_target(t: &str) -> Result<(String, Option<u64>, Option<u64>)> {
-    if let Some((path, range)) = t.rsplit_once(':')
+    let digits = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    // `PATH:A:B`, the range written as `read --lines` takes it.
+    let split = match t.rsplit_once(':') {
+        Some((head, b)) if digits(b) => match head.rsplit_once(':') {
+            Some((path, a)) if digits(a) && !path.is_empty() => Some((path, format!("{a}-{b}"))),
+            _ => Some((head, b.to_string())),
+        },
+        Some((path, range)) => Some((path, range.to_string())),
+        None => None,
+    };
+    if let Some((path, range)) = split
         && !path.is_empty()
         && !range.is_empty()
         && range.chars().all(|c| c.is_ascii_digit() || c == '-')
@@ -92,7 +102,7 @@ fn split_target(t: &str) -> Result<(String, Option<u64>, Option<u64>)> {
                 .hint("use PATH:A-B (e.g. src/lib.rs:10-40) with 1-based line numbers")
                 .into()
         };
-        let (a, b) = parse_range(range).map_err(|_| bad())?;
+        let (a, b) = parse_range(&range).map_err(|_| bad())?;
         if a.is_none() || b.is_none() {
             return Err(bad());
         }

@@ -823,6 +823,15 @@ pub fn search(r: &SearchAnswer, detail: bool, words: &str) -> Result<()> {
         if let Some(i) = r.interpretation.as_ref().filter(|_| detail) {
             writeln!(err, "{i}")?;
         }
+        // An empty answer says why its arms found nothing (`--mode keyword`
+        // on words that are no identifier and no quoted phrase).
+        if r.hits.is_empty() && !detail {
+            for a in &r.arms {
+                if let Some(note) = &a.note {
+                    writeln!(err, "note: {} arm: {note}", a.arm.name())?;
+                }
+            }
+        }
         if let Some(sem) = &r.semantic {
             if let (true, Some(model), Some(tier)) = (sem.available, &sem.model, sem.tier) {
                 let blended = sem

@@ -93,6 +93,11 @@ impl McpEngine {
                 .iter()
                 .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
                 .collect();
+            // A name no definition has is an empty answer, as the library
+            // gives it.
+            if message.iter().any(|m| m.contains("code: NOT_FOUND")) {
+                return Ok((Value::Object(Map::new()), Size { json: 0, text }));
+            }
             bail!("{tool}: {}", message.join(" "));
         }
         let content = result

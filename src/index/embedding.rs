@@ -393,8 +393,10 @@ pub struct EmbedPlan<'a> {
 }
 
 /// A rough rate for the deferral note: chunks per second of MiniLM on two
-/// busy cores (`scripts/bench-embed.sh` measures ~25 on idle ones).
-const FULL_TIER_RATE: f64 = 15.0;
+/// cores (over each chunk's first 128 tokens: 64-78 measured on jsoup and
+/// Sequel by the indexer, 65-120 by the daemon; lower while the machine
+/// is busy with other work).
+const FULL_TIER_RATE: f64 = 60.0;
 
 /// Runs the embedding phase for the given tiers (fast first, then full),
 /// taking the writer lock only to open the store and for each commit. A

@@ -1327,7 +1327,7 @@ pub fn fit_compact(
         if let Some(i) = shown.iter().rposition(|&n| n > 1) {
             shown[i] -= 1;
         } else if width > COMPACT_MIN_LINE_CHARS {
-            width = (width * 2 / 3).max(COMPACT_MIN_LINE_CHARS);
+            width = (width * 9 / 10).max(COMPACT_MIN_LINE_CHARS);
         } else if let Some(i) = (COMPACT_KEEP_LINES_TOP..shown.len())
             .rev()
             .find(|&i| shown[i] > 0)
@@ -1381,10 +1381,26 @@ fn without_file_qualifier(symbol: &str, at: &str) -> Option<String> {
     let path = at.rsplit_once(':').map_or(at, |(p, _)| p);
     let stem = crate::search::file_stem(path);
     let (kind, name) = symbol.split_once(' ').unwrap_or(("", symbol));
-    let rest = name.strip_prefix(stem)?;
-    let member = [".", "::", "#"]
-        .iter()
-        .find_map(|sep| rest.strip_prefix(sep))
+    // The file's name spells its type as its language's files do:
+    // `routergroup.go` and `router_group.rb` both say `RouterGroup`.
+    let folded = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '_' | '-'))
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let stem = folded(stem);
+    let member = name
+        .char_indices()
+        .filter_map(|(i, _)| {
+            let rest = &name[i..];
+            [".", "::", "#"]
+                .iter()
+                .find_map(|sep| rest.strip_prefix(sep))
+                .map(|m| (i, m))
+        })
+        .find(|(i, _)| folded(&name[..*i]) == stem)
+        .map(|(_, m)| m)
         .filter(|m| !m.is_empty())?;
     Some(if kind.is_empty() {
         member.to_string()
@@ -1526,6 +1542,15 @@ mod tests {
         assert_eq!(
             without_file_qualifier("method Config::parse", "src/Config.rs:1-9").as_deref(),
             Some("method parse")
+        );
+        // A file name spelled the way its language spells files.
+        assert_eq!(
+            without_file_qualifier("method RouterGroup.StaticFS", "routergroup.go:1-9").as_deref(),
+            Some("method StaticFS")
+        );
+        assert_eq!(
+            without_file_qualifier("RouterGroup.handle", "lib/router_group.rb:1-9").as_deref(),
+            Some("handle")
         );
         // Another class, a longer name that starts with the stem, the class
         // itself, no kind.

@@ -2795,6 +2795,12 @@ impl<'a> Graph<'a> {
         }
         let name = t.def.name.as_str();
         let q = r.qualifier.as_deref();
+        // Java's `Cache.this.get(…)` in an inner class is the outer
+        // instance's: the class named.
+        let q = match q {
+            Some(q) if r.lang == "java" => Some(q.strip_suffix(".this").unwrap_or(q)),
+            q => q,
+        };
         // Lua: `local stringx = require 'pl.stringx'` then `stringx.split`
         // reaches that module's table; `utils.split` another table's. A
         // bare call through a local alias (`local split = utils.split`)
@@ -4229,7 +4235,18 @@ impl<'a> Graph<'a> {
     /// (or the only candidate, name-only), or none in the project.
     pub fn callee(&mut self, r: &GraphRef) -> Result<(Resolution, Option<GraphDef>, usize)> {
         let defs = self.defs_named(&r.name)?;
-        let mut defs: Vec<GraphDef> = defs.iter().filter(|d| d.kind != "impl").cloned().collect();
+        // An impl block or a module is never what a call reaches (tokio's
+        // `self.std.spawn()` is no call of `mod spawn;`), but OCaml applies
+        // a functor (`Make (Ord)`).
+        let mut defs: Vec<GraphDef> = defs
+            .iter()
+            .filter(|d| match d.kind.as_str() {
+                "impl" => false,
+                "module" | "namespace" | "package" => d.lang == "ocaml",
+                _ => true,
+            })
+            .cloned()
+            .collect();
         // A call reaches a method before a field of the same name (PHP's
         // `$this->doesNotPerformAssertions()` beside the property).
         defs.sort_by_key(|d| needs_scan(&d.kind));
@@ -4243,6 +4260,7 @@ impl<'a> Graph<'a> {
                 // `Iterable<T>.joinTo` beside it in `_Collections.kt`, not
                 // `Array<T>.joinTo` of the same package.
                 Verdict::Resolved if d.file_id == r.file_id => {
+                    let d = body_of(d, &defs, r);
                     return Ok((Resolution::Resolved, Some(d.clone()), defs.len()));
                 }
                 Verdict::Resolved if resolved.is_none() => resolved = Some(d),
@@ -4251,9 +4269,41 @@ impl<'a> Graph<'a> {
             }
         }
         if let Some(d) = resolved {
+            let d = body_of(d, &defs, r);
             return Ok((Resolution::Resolved, Some(d.clone()), defs.len()));
         }
         Ok((Resolution::NameOnly, name_only, defs.len()))
+    }
+
+    /// The calls inside a definition's span, each with what it reaches
+    /// ([`Graph::callee`]), without the language's built-ins (`len(x)`,
+    /// `println!`, `append`) unless the project defines one of that name:
+    /// what `callees` and `context` list.
+    pub fn callees_of(&mut self, def: &GraphDef) -> Result<Vec<CallIn>> {
+        let mut out = Vec::new();
+        for r in self.calls_in(def)? {
+            let (resolution, to, definitions) = self.callee(&r)?;
+            if definitions == 0 && r.qualifier.is_none() && is_builtin_call(&r.lang, &r.name) {
+                continue;
+            }
+            // A name-only call names a definition (and its place) only when
+            // the index has exactly one of that name: of 33 `call`s, the
+            // first is a guess. A literal's method (`"".join(…)`,
+            // `'a'.upper()`) is the language's, whatever the project
+            // defines.
+            let literal = r.qualifier.as_deref().is_some_and(|q| {
+                q.starts_with(['"', '\'', '`']) || q.starts_with(|c: char| c.is_ascii_digit())
+            });
+            let to =
+                to.filter(|_| resolution == Resolution::Resolved || (definitions == 1 && !literal));
+            out.push(CallIn {
+                r,
+                resolution,
+                to,
+                definitions,
+            });
+        }
+        Ok(out)
     }
 
     /// The calls inside a definition's span: the tagged ones and, in Rust,
@@ -4436,6 +4486,47 @@ impl Callee {
     }
 }
 
+/// A call inside a definition ([`Graph::callees_of`]).
+pub struct CallIn {
+    pub r: GraphRef,
+    pub resolution: Resolution,
+    /// The definition it reaches when resolved, else the only one of its
+    /// name (never for a literal's method).
+    pub to: Option<GraphDef>,
+    /// How many definitions have its name.
+    pub definitions: usize,
+}
+
+/// What a call resolved to a prototype reaches: the function's body among
+/// `defs` (all of its name), when one is the clear choice: the only body,
+/// else the one in the call's file, else the one in the source file named
+/// as the prototype's header (`zmalloc.h`'s `zfree` is `zmalloc.c`'s).
+fn body_of<'d>(d: &'d GraphDef, defs: &'d [GraphDef], r: &GraphRef) -> &'d GraphDef {
+    if !is_prototype(d) {
+        return d;
+    }
+    let bodies: Vec<&GraphDef> = defs
+        .iter()
+        .filter(|b| {
+            b.kind == d.kind && b.container == d.container && b.lang == d.lang && !is_prototype(b)
+        })
+        .collect();
+    if let [only] = bodies.as_slice() {
+        return only;
+    }
+    let stem = crate::search::file_stem(&d.path);
+    bodies
+        .iter()
+        .find(|b| b.file_id == r.file_id)
+        .or_else(|| {
+            bodies
+                .iter()
+                .find(|b| crate::search::file_stem(&b.path) == stem)
+        })
+        .copied()
+        .unwrap_or(d)
+}
+
 fn qualified(d: &GraphDef) -> String {
     let sep = match d.lang.as_str() {
         "rust" | "cpp" | "php" => "::",
@@ -4532,20 +4623,13 @@ pub fn call_graph(
             Direction::Callees => {
                 for def in &defs {
                     let from = qualified(def);
-                    for r in g.calls_in(def)? {
-                        let (resolution, to_def, count) = g.callee(&r)?;
-                        // A name-only call names a definition (and its
-                        // place) only when the index has exactly one of
-                        // that name: of 33 `call`s, the first is a guess.
-                        // A literal's method (`"".join(…)`, `'a'.upper()`)
-                        // is the language's, whatever the project defines.
-                        let literal = r.qualifier.as_deref().is_some_and(|q| {
-                            q.starts_with(['"', '\'', '`'])
-                                || q.starts_with(|c: char| c.is_ascii_digit())
-                        });
-                        let to_def = to_def.filter(|_| {
-                            resolution == Resolution::Resolved || (count == 1 && !literal)
-                        });
+                    for CallIn {
+                        r,
+                        resolution,
+                        to: to_def,
+                        ..
+                    } in g.callees_of(def)?
+                    {
                         let to = to_def
                             .as_ref()
                             .map(qualified)
@@ -4606,6 +4690,51 @@ pub fn call_graph(
         edges,
         redacted: 0,
     })
+}
+
+/// Whether `name`, called bare, is one of `lang`'s built-in functions (or
+/// Rust's standard macros): every function calls them, and no project
+/// definition answers them, so a callees list of them is noise.
+fn is_builtin_call(lang: &str, name: &str) -> bool {
+    let names = match lang {
+        "python" => {
+            "abs all any bool bytes callable chr dict dir divmod enumerate filter float format \
+             frozenset getattr hasattr hash id int isinstance issubclass iter len list map max \
+             min next object open ord print range repr reversed round set setattr slice sorted \
+             str sum super tuple type vars zip"
+        }
+        "go" => {
+            "append cap clear close complex copy delete imag len make max min new panic print \
+             println real recover"
+        }
+        "javascript" | "typescript" | "tsx" => {
+            "Array Boolean Number Object String Symbol BigInt parseInt parseFloat isNaN isFinite \
+             setTimeout clearTimeout setInterval clearInterval encodeURIComponent \
+             decodeURIComponent"
+        }
+        "rust" => {
+            "assert assert_eq assert_ne debug_assert debug_assert_eq debug_assert_ne format \
+             format_args print println eprint eprintln write writeln vec panic todo \
+             unimplemented unreachable matches dbg concat stringify cfg env include_str \
+             include_bytes Some Ok Err Box"
+        }
+        "lua" => {
+            "assert error ipairs pairs next pcall xpcall print rawget rawset rawequal rawlen \
+             require select setmetatable getmetatable tonumber tostring type unpack"
+        }
+        "ruby" => {
+            "puts print p pp raise require require_relative format sprintf lambda proc loop \
+             attr_reader attr_writer attr_accessor include extend private protected public \
+             block_given? catch throw"
+        }
+        "kotlin" => {
+            "println print listOf mutableListOf mapOf mutableMapOf setOf mutableSetOf arrayOf \
+             emptyList emptyMap emptySet require requireNotNull check checkNotNull error TODO \
+             lazy repeat"
+        }
+        _ => "",
+    };
+    names.split_whitespace().any(|n| n == name)
 }
 
 /// Reference kinds that stand for a call.

@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::Service;
 use super::lookup::{Indexed, not_indexed};
 use crate::error::{ErrorCode, UserError};
-use crate::search::graph::{Graph, Uses};
+use crate::search::graph::{CallIn, Graph, Uses};
 use crate::search::read::{Line, ReadRequest, read_file};
 use crate::store::{GraphDef, Store, SymbolRow};
 
@@ -414,8 +414,13 @@ fn graph_summary(
         })
         .collect();
     let mut callees: Vec<CalleeEdge> = Vec::new();
-    for r in g.calls_in(&target)? {
-        let (resolution, to, definitions) = g.callee(&r)?;
+    for CallIn {
+        r,
+        resolution,
+        to,
+        definitions,
+    } in g.callees_of(&target)?
+    {
         // A name-only callee is named as written: one of its candidates'
         // containers would be a guess (gin's `req.URL.String()` showed as
         // `testInterface.String`).
@@ -430,13 +435,10 @@ fn graph_summary(
                 line: r.line,
                 calls: 1,
                 definitions,
-                defined_at: to
-                    .as_ref()
-                    .filter(|_| resolution == Resolution::Resolved)
-                    .map(|t| DefinedAt {
-                        path: t.path.clone(),
-                        line: t.name_line,
-                    }),
+                defined_at: to.as_ref().map(|t| DefinedAt {
+                    path: t.path.clone(),
+                    line: t.name_line,
+                }),
                 resolution,
             }),
         }

@@ -1028,11 +1028,11 @@ fn mcp_with_a_daemon_sees_a_save_made_just_before_the_call() {
     let d = Daemon::start(p.home.path());
     d.wait_watching(&p.root());
     let m = crate::mcp::Mcp::start(&p, crate::mcp::Era::Legacy);
-    m.ok("find_symbol", serde_json::json!({"name": "app_main"}));
+    m.lookup("find_symbol", serde_json::json!({"name": "app_main"}));
     for i in 0..5 {
         let name = format!("saved_just_now_{i}");
         p.write(&format!("src/saved_{i}.py"), py(&name));
-        let v = m.ok("find_symbol", serde_json::json!({"name": name}));
+        let v = m.lookup("find_symbol", serde_json::json!({"name": name}));
         assert_eq!(
             v["total"],
             1,

@@ -501,10 +501,10 @@ fn several_mcp_clients_get_every_answer_while_files_churn() {
     let deleted = (0..last).find(|i| i % 3 == 0 && !p.path(&format!("churn/f{i}.py")).exists());
     let m = Mcp::start(&p, Era::Legacy);
     let ok = poll_until(Duration::from_secs(30), || {
-        let v = m.ok("find_symbol", json!({"name": format!("churn_fn_{last}")}));
+        let v = m.lookup("find_symbol", json!({"name": format!("churn_fn_{last}")}));
         let found = v.to_string().contains(&format!("churn/f{last}.py"));
         let gone = deleted.is_none_or(|d| {
-            !m.ok(
+            !m.lookup(
                 "find_symbol",
                 json!({"name": format!("churn_fn_{d}"), "match": "exact"}),
             )

@@ -37,7 +37,7 @@ def helper(x):
     s.send(x)
     Session.send(s, x)
     unknown_thing(x).send(x)
-    return x.send(1)
+    return x.send(len(x))
 "#;
 
 const API: &str = r#"from .sessions import Session, helper
@@ -412,6 +412,8 @@ fn callers_and_callees_with_depth() {
     assert!(tos.contains(&("Session", "resolved")), "{v}");
     assert!(tos.contains(&("Session.send", "resolved")), "{v}");
     assert!(tos.contains(&("unknown_thing", "name_only")), "{v}");
+    // A built-in the project does not define is left out.
+    assert!(!tos.iter().any(|(to, _)| *to == "len"), "{v}");
 
     // Text: a direct edge leaves out the asked definition, which the
     // header names; a deeper edge says both ends.
@@ -615,6 +617,9 @@ fn c_calls_resolve_through_header_prototypes_and_past_static_namesakes() {
     );
     let to = callee_list(&p, "run", "resolution");
     assert!(to.contains(&"dictAdd resolved".to_string()), "{to:?}");
+    // ...and is defined at its body, not at the header's prototype.
+    let at = callee_list(&p, "run", "defined_at");
+    assert!(at.contains(&"dictAdd src/dict.c:3".to_string()), "{at:?}");
     // A unit test's `#define` mock in a `.c` file is that file's own: the
     // rest of the project still calls the real function (chrony's
     // `test/unit/ntp_core.c` made every call of `LCL_ReadCookedTime` name
@@ -775,8 +780,8 @@ fn callers_include_calls_inside_macros() {
         edge_list(&p, &["callers", "schedule_timeout"]),
         ["src/wait.h:4 resolved"]
     );
-    // ...and callees finds the same call from the other end, beside the
-    // macro itself (defined nowhere in the project: name-only).
+    // ...and callees finds the same call from the other end; the standard
+    // macro itself, defined nowhere in the project, is left out.
     let v = p.json(&["callees", "Semaphore::check"]);
     let to: Vec<String> = v["edges"]
         .as_array()
@@ -792,14 +797,19 @@ fn callers_include_calls_inside_macros() {
             )
         })
         .collect();
-    assert_eq!(
-        to,
-        [
-            "Semaphore::available_permits 9:resolved",
-            "assert_eq 9:name_only"
-        ],
-        "{v}"
-    );
+    assert_eq!(to, ["Semaphore::available_permits 9:resolved"], "{v}");
+}
+
+/// A module is never what a call reaches: tokio's `self.std.spawn()` was
+/// resolved to `mod spawn;`.
+#[test]
+fn a_module_is_no_callee() {
+    let p = Project::new();
+    p.write("src/lib.rs", "mod spawn;\n\npub struct Command {\n    std: std::process::Command,\n}\n\nimpl Command {\n    pub fn start(&mut self) {\n        self.std.spawn();\n    }\n}\n")
+        .write("src/spawn.rs", "pub fn run() {}\n");
+    p.run(&["index", "--offline"]).ok();
+    let at = callee_list(&p, "Command::start", "resolution");
+    assert_eq!(at, ["spawn name_only"]);
 }
 
 /// An import line names a module only where the module is on the path,
@@ -863,7 +873,7 @@ fn edits_and_deletes_leave_no_stale_edge() {
 fn mcp_find_references_callers_and_callees() {
     let p = project();
     let m = Mcp::start(&p, Era::Modern);
-    let v = m.ok("find_references", json!({"name": "Session.send"}));
+    let v = m.lookup("find_references", json!({"name": "Session.send"}));
     assert_eq!(v["references"], 4, "{v}");
     assert_eq!(v["name_only"], 3, "{v}");
     let hits = v["hits"].as_array().unwrap();
@@ -871,7 +881,7 @@ fn mcp_find_references_callers_and_callees() {
     assert_eq!(hits[0]["kind"], "definition", "{v}");
     assert!(hits[1].get("resolution").is_none(), "{v}");
     assert_eq!(hits.last().unwrap()["resolution"], "name_only", "{v}");
-    let v = m.ok(
+    let v = m.lookup(
         "find_references",
         json!({"name": "Session.send", "type": "definitions"}),
     );
@@ -3018,7 +3028,7 @@ fn java_declared_types_bind_and_library_classes_are_left_out() {
     )
     .write(
         "src/ok/Cache.java",
-        "package ok;\n\npublic final class Cache {\n  public String get(String key) { return key; }\n}\n",
+        "package ok;\n\npublic final class Cache {\n  public String get(String key) { return key; }\n\n  final class Internal {\n    String lookup(String k) { return Cache.this.get(k); }\n  }\n}\n",
     )
     .write(
         "src/ok/Server.java",
@@ -3033,10 +3043,12 @@ fn java_declared_types_bind_and_library_classes_are_left_out() {
     assert_eq!(
         refs(&v),
         pairs(&[
+            ("src/ok/Cache.java:7", "resolved"),
             ("src/ok/Server.java:20", "name_only"),
             ("src/ok/Server.java:22", "resolved")
         ]),
-        "a type parameter may be a project class; AtomicInteger and String are not: {v}"
+        "a type parameter may be a project class; AtomicInteger and String are not; \
+         an inner class's `Cache.this.get` is the outer instance's: {v}"
     );
     // A page past the end of a list that has results says so.
     let r = p.run(&["refs", "Cache.get", "--offset", "99"]);

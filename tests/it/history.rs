@@ -370,6 +370,9 @@ fn blame_matches_git_blame_line_by_line_and_redacts() {
         "{text}"
     );
     assert_eq!(text.lines().count(), 9, "{text}");
+    // The range as `read --lines` writes it.
+    let colon = p.run(&["blame", "core.py:3:8"]).ok().stdout();
+    assert_eq!(colon, text);
 
     // The MCP tool, through a real client.
     let m = Mcp::start(&p, Era::Modern);

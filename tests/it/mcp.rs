@@ -145,6 +145,25 @@ impl Mcp {
         self.rt.block_on(self.client().call_tool(params))
     }
 
+    /// Calls a lookup by name (`find_symbol`, `find_references`): its
+    /// structured content, or for a name nothing has (`NOT_FOUND`)
+    /// `{total: 0, error, hint}`.
+    pub(crate) fn lookup(&self, name: &str, args: Value) -> Value {
+        let r = self
+            .call(name, args.clone())
+            .unwrap_or_else(|e| panic!("{name} {args}: {e}"));
+        if r.is_error == Some(true) {
+            let text = error_text(&r);
+            assert!(
+                text.contains("code: NOT_FOUND"),
+                "{name} {args} failed: {text}"
+            );
+            let (error, hint) = split_error(&text);
+            return serde_json::json!({"total": 0, "error": error, "hint": hint});
+        }
+        self.ok(name, args)
+    }
+
     /// Calls a tool that must succeed; returns its structured content.
     pub(crate) fn ok(&self, name: &str, args: Value) -> Value {
         let r = self
@@ -385,7 +404,7 @@ fn mcp_every_tool_answers_exactly() {
 
     // Compact by default: where and what, without the name's line,
     // language, an exact match's kind or the index block.
-    let v = m.ok("find_symbol", json!({"name": "parse_config"}));
+    let v = m.lookup("find_symbol", json!({"name": "parse_config"}));
     assert_eq!(v["total"], 1, "{v}");
     let s = &v["symbols"][0];
     assert_eq!(
@@ -399,7 +418,7 @@ fn mcp_every_tool_answers_exactly() {
     for absent in ["truncated", "offset", "index", "next_offset"] {
         assert!(v.get(absent).is_none(), "{absent}: {v}");
     }
-    let v = m.ok(
+    let v = m.lookup(
         "find_symbol",
         json!({"name": "parse_config", "detail": true}),
     );
@@ -432,7 +451,7 @@ fn mcp_every_tool_answers_exactly() {
     assert_eq!(s["match"], "exact", "{v}");
     assert_eq!(v["index"]["indexing"], false, "{v}");
 
-    let v = m.ok(
+    let v = m.lookup(
         "find_symbol",
         json!({"name": "Config::parse_config", "match": "exact"}),
     );
@@ -444,9 +463,9 @@ fn mcp_every_tool_answers_exactly() {
     // A qualifier that names a definition but places nothing: the bare
     // name's definitions, with a note saying so (one naming nothing of the
     // project's, `Settings::parse_config`, finds nothing).
-    let v = m.ok("find_symbol", json!({"name": "Settings::parse_config"}));
-    assert_eq!(v["total"], 0, "{v}");
-    let v = m.ok("find_symbol", json!({"name": "LoginView::parse_config"}));
+    let (error, _) = m.tool_error("find_symbol", json!({"name": "Settings::parse_config"}));
+    assert!(error.contains("no definition named"), "{error}");
+    let v = m.lookup("find_symbol", json!({"name": "LoginView::parse_config"}));
     assert_eq!(
         paths_lines(&v, "symbols"),
         [("src/config.rs".to_string(), 10)],
@@ -458,7 +477,7 @@ fn mcp_every_tool_answers_exactly() {
             .is_some_and(|n| n.contains("nothing named `parse_config` inside `LoginView`")),
         "{v}"
     );
-    let v = m.ok(
+    let v = m.lookup(
         "find_symbol",
         json!({"name": "LoginView", "kind": "class", "language": "python"}),
     );
@@ -469,28 +488,32 @@ fn mcp_every_tool_answers_exactly() {
     );
     // Every language the index knows is a valid filter (the enum once
     // stopped at Ruby): none of this project's files is Kotlin.
-    let v = m.ok(
+    let v = m.lookup(
         "find_symbol",
         json!({"name": "LoginView", "language": "kotlin"}),
     );
     assert_eq!(v["total"], 0, "{v}");
     // So is a language the line heuristic reads.
-    let v = m.ok(
+    let v = m.lookup(
         "find_symbol",
         json!({"name": "LoginView", "language": "clojure"}),
     );
     assert_eq!(v["total"], 0, "{v}");
-    let v = m.ok(
+    // A name nothing defines is `NOT_FOUND` for find_symbol and
+    // find_references, as for callers and callees.
+    let (error, hint) = m.tool_error(
         "find_symbol",
         json!({"name": "nothing_like_this_exists_anywhere", "match": "exact"}),
     );
-    assert_eq!(v["total"], 0, "{v}");
-    assert!(
-        v["hint"].as_str().is_some_and(|h| h.contains("fuzzy")),
-        "{v}"
+    assert!(error.contains("no definition named"), "{error}");
+    assert!(hint.contains("fuzzy"), "{hint}");
+    let (error, _) = m.tool_error(
+        "find_references",
+        json!({"name": "nothing_like_this_exists_anywhere"}),
     );
+    assert!(error.contains("no definition named"), "{error}");
 
-    let v = m.ok("find_references", json!({"name": "parse_config"}));
+    let v = m.lookup("find_references", json!({"name": "parse_config"}));
     assert!(v["hits"][0].get("column").is_none(), "compact: {v}");
     assert_eq!(v["definitions"], 1, "{v}");
     let refs: Vec<&Value> = v["hits"]
@@ -898,7 +921,7 @@ fn mcp_bad_calls_are_tool_errors_with_hints() {
         other => panic!("unknown tool should be a JSON-RPC error: {other:?}"),
     }
     // The server is still fine.
-    let v = m.ok("find_symbol", json!({"name": "parse_config"}));
+    let v = m.lookup("find_symbol", json!({"name": "parse_config"}));
     assert_eq!(v["symbols"][0]["path"], "src/config.rs", "{v}");
 }
 
@@ -914,7 +937,7 @@ fn mcp_stateless_era_through_rmcp_discover() {
     );
     assert!(info.capabilities.tools.is_some());
     wait_indexed(&m, 4);
-    let v = m.ok("find_symbol", json!({"name": "validate_csrf_token"}));
+    let v = m.lookup("find_symbol", json!({"name": "validate_csrf_token"}));
     assert_eq!(
         paths_lines(&v, "symbols"),
         [("app/views.py".to_string(), 12)],
@@ -1139,7 +1162,7 @@ fn mcp_builds_a_missing_index_in_the_background() {
         sized["sizes"]["source_bytes"].as_u64().unwrap_or(0) > 0,
         "{sized}"
     );
-    let v = m.ok("find_symbol", json!({"name": "Thing777"}));
+    let v = m.lookup("find_symbol", json!({"name": "Thing777"}));
     assert_eq!(
         paths_lines(&v, "symbols"),
         [("pkg/m17/mod777.py".to_string(), 5)],
@@ -1147,7 +1170,7 @@ fn mcp_builds_a_missing_index_in_the_background() {
     );
     // A compact answer has a note only while an index run may change it.
     assert!(v.get("note").is_none(), "{v}");
-    let v = m.ok("find_symbol", json!({"name": "Thing777", "detail": true}));
+    let v = m.lookup("find_symbol", json!({"name": "Thing777", "detail": true}));
     assert_eq!(v["index"]["indexing"], false, "{v}");
 }
 
@@ -1156,7 +1179,7 @@ fn mcp_sees_edits_and_replaced_indexes_without_restart() {
     let p = sample();
     p.run(&["index"]).ok();
     let m = Mcp::start(&p, Era::Legacy);
-    let v = m.ok(
+    let v = m.lookup(
         "find_symbol",
         json!({"name": "brand_new_function", "match": "exact"}),
     );
@@ -1167,7 +1190,7 @@ fn mcp_sees_edits_and_replaced_indexes_without_restart() {
         "// added by the agent\n\npub fn brand_new_function() -> u32 {\n    42\n}\n",
     );
     let v = poll_until(Duration::from_secs(20), || {
-        let v = m.ok(
+        let v = m.lookup(
             "find_symbol",
             json!({"name": "brand_new_function", "match": "exact"}),
         );
@@ -1185,11 +1208,11 @@ fn mcp_sees_edits_and_replaced_indexes_without_restart() {
         "// renamed\npub fn renamed_function() -> u32 {\n    42\n}\n",
     );
     poll_until(Duration::from_secs(20), || {
-        let old = m.ok(
+        let old = m.lookup(
             "find_symbol",
             json!({"name": "brand_new_function", "match": "exact"}),
         );
-        let new = m.ok(
+        let new = m.lookup(
             "find_symbol",
             json!({"name": "renamed_function", "match": "exact"}),
         );
@@ -1203,7 +1226,7 @@ fn mcp_sees_edits_and_replaced_indexes_without_restart() {
         .as_u64()
         .unwrap_or(0);
     p.run(&["index", "--full"]).ok();
-    let v = m.ok("find_symbol", json!({"name": "parse_config"}));
+    let v = m.lookup("find_symbol", json!({"name": "parse_config"}));
     assert_eq!(
         paths_lines(&v, "symbols"),
         [("src/config.rs".to_string(), 10)],
@@ -1284,14 +1307,14 @@ fn mcp_watches_the_project_itself_without_a_daemon() {
     p.write("src/new.py", "def watched_fn():\n    return 2\n");
     p.write("build/gen.py", "def ignored_fn():\n    return 3\n");
     let found = poll_until(Duration::from_secs(10), || {
-        let v = m.ok(
+        let v = m.lookup(
             "find_symbol",
             json!({"name": "watched_fn", "match": "exact"}),
         );
         (paths_lines(&v, "symbols") == [("src/new.py".to_string(), 1)]).then_some(())
     });
     assert!(found.is_some(), "the new definition is never found");
-    let v = m.ok(
+    let v = m.lookup(
         "find_symbol",
         json!({"name": "ignored_fn", "match": "exact"}),
     );
@@ -1300,7 +1323,7 @@ fn mcp_watches_the_project_itself_without_a_daemon() {
     p.write(".gitignore", "");
     check("fresh_fn", &["build/more.py", "notes.txt"]);
     let found = poll_until(Duration::from_secs(10), || {
-        let v = m.ok(
+        let v = m.lookup(
             "find_symbol",
             json!({"name": "ignored_fn", "match": "exact"}),
         );
@@ -1420,14 +1443,14 @@ fn mcp_results_stay_within_the_size_budget() {
         "{}",
         v["hint"]
     );
-    let v = m.ok(
+    let v = m.lookup(
         "find_symbol",
         json!({"name": "needle_", "match": "prefix", "limit": 200}),
     );
     assert!(v.to_string().len() <= 20_000);
     let shown = v["symbols"].as_array().map(Vec::len).unwrap_or(0) as u64;
     assert_eq!(v["next_offset"].as_u64(), Some(shown), "{}", v["total"]);
-    let v = m.ok(
+    let v = m.lookup(
         "find_symbol",
         json!({"name": "needle_", "match": "prefix", "limit": 200, "detail": true}),
     );
@@ -1725,7 +1748,7 @@ fn mcp_semantic_tools_without_vectors_answer_unavailable_and_reject_bad_input() 
         error_text(&r)
     );
     // Every other tool keeps working.
-    let v = m.ok("find_symbol", json!({"name": "validate_csrf_token"}));
+    let v = m.lookup("find_symbol", json!({"name": "validate_csrf_token"}));
     assert_eq!(v["symbols"][0]["path"], "app/views.py", "{v}");
     let v = m.ok("search", json!({"query": "validate csrf token"}));
     assert_eq!(first_path(&v), "app/views.py", "{v}");

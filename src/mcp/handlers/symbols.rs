@@ -3,6 +3,7 @@
 use anyhow::Result;
 
 use super::Lookup;
+use crate::error::{ErrorCode, UserError};
 use crate::mcp::catalogue::{FindReferencesArgs, FindSymbolArgs, ListDefsArgs};
 use crate::mcp::out::{
     Answer, BUDGET_CHARS, DefOut, DefsOut, LINE_CHARS, OVERHEAD_CHARS, Page, Paging, RefOut,
@@ -77,9 +78,32 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
             "offset {offset} is past the end: {total} found for `{name}`; call again with a smaller offset"
         ))
     } else if shown == 0 && look.generation.is_some() {
-        Some(format!(
-            "no definition named `{name}` in the index: try match: \"fuzzy\", find_references, search (for a concept) or search_keyword (for text)"
-        ))
+        // Nothing found is `NOT_FOUND`, as callers and callees answer it
+        // and the CLI's `symbol` exits 1.
+        let mut hint = String::from(
+            "try match: \"fuzzy\", find_references, search (for a concept) or search_keyword (for text)",
+        );
+        if let Some(q) = &unplaced {
+            hint = format!("{}; {hint}", crate::search::symbol::unplaced_note(&name, q));
+        }
+        let filters: Vec<String> = req
+            .query
+            .kinds
+            .iter()
+            .map(|k| format!("kind {k}"))
+            .chain(req.query.lang.iter().map(|l| format!("language {l}")))
+            .collect();
+        let filters = if filters.is_empty() {
+            String::new()
+        } else {
+            format!(" of {}", filters.join(", "))
+        };
+        return Err(UserError::with_code(
+            ErrorCode::NotFound,
+            format!("no definition named `{name}`{filters} in the index"),
+        )
+        .hint(hint)
+        .into());
     } else {
         None
     };
@@ -161,6 +185,11 @@ pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer
             }
         }),
     });
+    // A name no definition has and no line uses is `NOT_FOUND`, as the
+    // CLI's `refs` exits 1.
+    if result.definitions == 0 && result.total == 0 {
+        return Err(crate::search::graph::unknown_name(&result.name));
+    }
     let page = Page::new(all, 0, None, BUDGET_CHARS - OVERHEAD_CHARS);
     let shown = page.shown();
     let total = result.total;
