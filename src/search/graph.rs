@@ -1040,6 +1040,29 @@ impl<'a> Graph<'a> {
         if !by_module.is_empty() {
             return Ok(by_module);
         }
+        // What `symbol` places another way: a re-export from the module's
+        // root file (`tokio::spawn` → `pub use task::spawn;` in `lib.rs`).
+        let exact = crate::search::symbol::SymbolQuery {
+            name: query.to_string(),
+            kinds: Vec::new(),
+            lang: None,
+            mode: crate::search::symbol::MatchMode::Exact,
+            limit: 50,
+        };
+        let hits = crate::search::symbol::find_symbols(self.store, None, &exact)?.hits;
+        let placed: Vec<GraphDef> = all
+            .iter()
+            .filter(|d| {
+                d.kind != "impl"
+                    && hits
+                        .iter()
+                        .any(|h| h.path == d.path && h.start_line == d.start_line)
+            })
+            .cloned()
+            .collect();
+        if !placed.is_empty() {
+            return Ok(placed);
+        }
         Err(not_found(&name, Some(&container), &all))
     }
 

@@ -685,7 +685,14 @@ pub fn find_symbols_or_bare(
     when: Unplaced,
 ) -> Result<SymbolResult> {
     let r = find_symbols(store, root, q)?;
-    if r.total > 0 || crate::search::declared_name(q.name.trim()).is_some() {
+    // Only names that start like it (`Sequel.ConnectionPool` for
+    // `Sequel.connect`) are no answer when the bare name is defined.
+    let inexact = q.mode == MatchMode::Auto
+        && !r.hits.is_empty()
+        && r.hits
+            .iter()
+            .all(|h| matches!(h.match_kind, MatchKind::Prefix | MatchKind::Fuzzy));
+    if (r.total > 0 && !inexact) || crate::search::declared_name(q.name.trim()).is_some() {
         return Ok(r);
     }
     let asked = asked_name(q.name.trim());
@@ -709,6 +716,9 @@ pub fn find_symbols_or_bare(
         ..q.clone()
     };
     let mut found = find_symbols(store, None, &bare)?;
+    if found.total == 0 && inexact {
+        return Ok(r);
+    }
     if found.total > 0 {
         // Those in a file or under a container the qualifier's segments
         // name first: `Imperative.Matrix.make` → `imperative.ml`'s `make`.

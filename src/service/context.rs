@@ -282,10 +282,21 @@ fn from_index(
     }
     // Sorted by start, longest first: every definition holding the line,
     // outermost first; the last is the innermost.
-    let holding: Vec<&SymbolRow> = rows
+    let mut holding: Vec<&SymbolRow> = rows
         .iter()
         .filter(|r| r.start_line <= line && line <= r.end_line)
         .collect();
+    // A line of the doc comment or attributes right above a definition
+    // (C#'s `///` lines, which its span leaves out) is about that
+    // definition, not the class around it.
+    if let Some(text) = sources.file(rel, file.size)
+        && let Some(d) = documented_below(&rows, text, line)
+        && holding
+            .last()
+            .is_none_or(|inner| d.end_line <= inner.end_line)
+    {
+        holding.push(d);
+    }
     let (enclosing, graph) = match holding.split_last() {
         Some((inner, outer)) => (
             Some(Enclosing {
@@ -306,6 +317,27 @@ fn from_index(
         outline_total,
         graph,
     }))
+}
+
+/// The definition whose doc comment or attributes hold `line`: the first
+/// starting below it with only such lines between (`///`, `//`, `/*`,
+/// `*`, `#`, `--`, `@Annotation`, `[Attribute]`, `#[attr]`).
+fn documented_below<'r>(rows: &'r [SymbolRow], text: &str, line: u32) -> Option<&'r SymbolRow> {
+    let next = rows
+        .iter()
+        .filter(|r| r.start_line > line)
+        .min_by_key(|r| (r.start_line, std::cmp::Reverse(r.end_line)))?;
+    let lines: Vec<&str> = text.lines().collect();
+    let between = lines.get((line as usize).saturating_sub(1)..next.start_line as usize - 1)?;
+    let annotation = |t: &str| {
+        ["///", "//", "/*", "*", "#", "--", "@", "["]
+            .iter()
+            .any(|p| t.starts_with(p))
+    };
+    between
+        .iter()
+        .all(|l| annotation(l.trim_start()))
+        .then_some(next)
 }
 
 /// A definition's name with its container, in its language's notation
@@ -481,6 +513,22 @@ mod tests {
             name_line: s,
             name_col: 1,
         }
+    }
+
+    #[test]
+    fn a_doc_comment_line_is_about_the_definition_below_it() {
+        let text = "class A {\n    /// Says hi.\n    /// </summary>\n    [Obsolete]\n    void Hi() {}\n\n    // loose\n\n    void Bye() {}\n}\n";
+        let rows = vec![
+            row("A", None, 1, 10),
+            row("Hi", Some("A"), 5, 5),
+            row("Bye", Some("A"), 9, 9),
+        ];
+        let below = |line| documented_below(&rows, text, line).map(|r| r.name.as_str());
+        assert_eq!(below(2), Some("Hi"));
+        assert_eq!(below(4), Some("Hi"));
+        // A comment a blank line apart from the definition is not its doc.
+        assert_eq!(below(7), None);
+        assert_eq!(below(6), None);
     }
 
     #[test]
