@@ -2810,7 +2810,64 @@ impl<'a> Graph<'a> {
         Ok(go_receiver_name(&m.signature).is_some_and(|n| n == q))
     }
 
+    /// [`Graph::verdict_by_name`], then a call of an overloaded method
+    /// reaches the overload its arguments fit ([`Graph::arity_fits`]).
     fn verdict(&mut self, r: &GraphRef, t: &TargetInfo) -> Result<Verdict> {
+        let v = self.verdict_by_name(r, t)?;
+        if v == Verdict::Resolved && !self.arity_fits(r, &t.def)? {
+            return Ok(Verdict::Other);
+        }
+        Ok(v)
+    }
+
+    /// Whether a call can be of `def` by its number of arguments: false
+    /// only when `def` is one of several overloads (Java, C#, C++: same
+    /// file, container and name; not Kotlin, whose trailing lambdas and
+    /// named arguments a count misreads), the call's arguments and
+    /// the parameters of all of them can be counted, and another overload
+    /// fits the call where `def` does not (jsoup's `prettyPrint()` is the
+    /// getter's call, not the setter `prettyPrint(boolean)`'s).
+    fn arity_fits(&mut self, r: &GraphRef, def: &GraphDef) -> Result<bool> {
+        if !matches!(def.lang.as_str(), "java" | "csharp" | "cpp")
+            || !matches!(def.kind.as_str(), "function" | "method")
+        {
+            return Ok(true);
+        }
+        let overloads: Vec<GraphDef> = self
+            .defs_named(&def.name)?
+            .iter()
+            .filter(|d| {
+                d.file_id == def.file_id
+                    && d.container == def.container
+                    && matches!(d.kind.as_str(), "function" | "method")
+            })
+            .cloned()
+            .collect();
+        if overloads.len() < 2 {
+            return Ok(true);
+        }
+        let Some(text) = self.text(r.file_id, &r.path) else {
+            return Ok(true);
+        };
+        let Some(args) = text
+            .lines
+            .get(r.line.saturating_sub(1) as usize)
+            .and_then(|l| call_arity(l, r.col, &r.name))
+        else {
+            return Ok(true);
+        };
+        let fits = |d: &GraphDef| {
+            param_range(&d.signature, &d.name).map(|(min, max)| min <= args && args <= max)
+        };
+        Ok(match fits(def) {
+            Some(false) => !overloads.iter().any(|o| {
+                (o.name_line, o.name_col) != (def.name_line, def.name_col) && fits(o) == Some(true)
+            }),
+            _ => true,
+        })
+    }
+
+    fn verdict_by_name(&mut self, r: &GraphRef, t: &TargetInfo) -> Result<Verdict> {
         // A C++ call never reaches a Go method of the same name
         // (FlatBuffers' `builder.Finish()` and `go/builder.go`).
         if !sees(&r.lang, &t.def.lang) {
@@ -4713,6 +4770,89 @@ pub fn call_graph(
         edges,
         redacted: 0,
     })
+}
+
+/// The number of arguments of the call of `name` at 1-based column `col`
+/// of `line` (`f()` 0, `f(a, g(b, c))` 2), when its parentheses close on
+/// the line.
+fn call_arity(line: &str, col: u32, name: &str) -> Option<usize> {
+    let at = (col as usize).saturating_sub(1);
+    let from = if line.get(at..).is_some_and(|t| t.starts_with(name)) {
+        at
+    } else {
+        line.find(name)?
+    };
+    let rest = line.get(from + name.len()..)?.trim_start();
+    let inner = rest.strip_prefix('(')?;
+    count_top_level(inner, ')', false)
+}
+
+/// The parameter count range of a one-line signature of `name`:
+/// (required, all), all unbounded for varargs (`String... xs`, `params
+/// object[] xs`); `None` when its parentheses do not close on the line.
+fn param_range(signature: &str, name: &str) -> Option<(usize, usize)> {
+    let from = signature
+        .find(&format!("{name}("))
+        .or_else(|| signature.find(&format!("{name} (")))?;
+    let inner = signature[from + name.len()..]
+        .trim_start()
+        .strip_prefix('(')?;
+    let n = count_top_level(inner, ')', true)?;
+    let end = inner.find(')').unwrap_or(inner.len());
+    let params = &inner[..end.min(inner.len())];
+    if params.contains("...") || params.contains("params ") {
+        return Some((n.saturating_sub(1), usize::MAX));
+    }
+    let defaults = params.matches('=').count().min(n);
+    Some((n - defaults, n))
+}
+
+/// The items before the `close` that ends a bracketed list whose opening
+/// bracket `text` follows: commas at its top level plus one, 0 when
+/// empty; generics (`Map<K, V>`), nested brackets and string literals
+/// count as one (`params`: a parameter list, where every `<` after a name
+/// opens a generic). `None` when the list does not close in `text`.
+fn count_top_level(text: &str, close: char, params: bool) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut angle = 0usize;
+    let mut commas = 0;
+    let mut any = false;
+    let mut quote: Option<char> = None;
+    let mut prev = ' ';
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        // `Map<K, V>`, `List<?>`, in a parameter list any `vector<int>`:
+        // a generic's angle brackets; among arguments `a < b` is a
+        // comparison.
+        let generic_open = c == '<'
+            && prev.is_alphanumeric()
+            && (params
+                || chars
+                    .get(i + 1)
+                    .is_some_and(|n| n.is_uppercase() || *n == '?'));
+        if let Some(q) = quote {
+            if c == q && prev != '\\' {
+                quote = None;
+            }
+            prev = c;
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            '<' if depth == 0 && generic_open => angle += 1,
+            '>' if depth == 0 && angle > 0 && prev != '-' => angle -= 1,
+            c if c == close && depth == 0 => return Some(if any { commas + 1 } else { 0 }),
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 && angle == 0 => commas += 1,
+            _ => {}
+        }
+        if !c.is_whitespace() {
+            any = true;
+        }
+        prev = c;
+    }
+    None
 }
 
 /// Whether `name`, called bare, is one of `lang`'s built-in functions (or
@@ -7383,6 +7523,37 @@ mod tests {
         assert_eq!(chain_root("z.string().min(2)"), Some("z"));
         assert_eq!(chain_root("string().min(2)"), None);
         assert_eq!(chain_root("(x as T)"), None);
+        // Overloads told apart by their arguments.
+        assert_eq!(
+            call_arity("if (out.prettyPrint() && x)", 9, "prettyPrint"),
+            Some(0)
+        );
+        assert_eq!(call_arity("  f(a, g(b, c), \"x,y\")", 3, "f"), Some(3));
+        assert_eq!(call_arity("  f(a < b, c)", 3, "f"), Some(2));
+        assert_eq!(
+            call_arity("  f(new HashMap<String, Integer>())", 3, "f"),
+            Some(1)
+        );
+        assert_eq!(call_arity("  f(a,", 3, "f"), None);
+        assert_eq!(
+            param_range(
+                "public OutputSettings prettyPrint(boolean pretty) {",
+                "prettyPrint"
+            ),
+            Some((1, 1))
+        );
+        assert_eq!(
+            param_range("void put(std::map<int, int> m, int n = 0);", "put"),
+            Some((1, 2))
+        );
+        assert_eq!(
+            param_range("void log(String f, Object... args)", "log"),
+            Some((1, usize::MAX))
+        );
+        assert_eq!(
+            param_range("public static string SerializeObject(", "SerializeObject"),
+            None
+        );
         assert_eq!(chain_start("this.#cache.all().forEach"), 0);
         assert_eq!(chain_start("x = items[0].map"), 4);
         assert_eq!(chain_start("n.FirstChild().(*Text).Segment"), 0);

@@ -3068,6 +3068,45 @@ fn java_declared_types_bind_and_library_classes_are_left_out() {
     }
 }
 
+/// Overloads are told apart by their number of arguments: the getter's
+/// call `s.prettyPrint()` is no caller of the setter
+/// `prettyPrint(boolean)` (jsoup's `context` on the setter listed the
+/// getter's calls).
+#[test]
+fn java_overloads_are_told_apart_by_their_arguments() {
+    let p = Project::new();
+    p.write(
+        "src/ok/Settings.java",
+        "package ok;\n\npublic class Settings {\n  private boolean pretty;\n  public boolean prettyPrint() { return pretty; }\n  public Settings prettyPrint(boolean p) { pretty = p; return this; }\n}\n",
+    )
+    .write(
+        "src/ok/User.java",
+        "package ok;\n\npublic class User {\n  void use(Settings s) {\n    if (s.prettyPrint()) {}\n    s.prettyPrint(false);\n  }\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    for (line, caller) in [(6, 6), (5, 5)] {
+        let v = p.json(&["context", "src/ok/Settings.java", &line.to_string()]);
+        let callers: Vec<(String, u64)> = v["graph"]["callers"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|c| {
+                (
+                    c["path"].as_str().unwrap_or("").to_string(),
+                    c["line"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect();
+        assert_eq!(callers, [("src/ok/User.java".to_string(), caller)], "{v}");
+    }
+    // Asked by name, both overloads are the targets: both calls resolve.
+    assert_eq!(
+        edge_list(&p, &["callers", "Settings.prettyPrint"]),
+        ["src/ok/User.java:5 resolved", "src/ok/User.java:6 resolved"]
+    );
+}
+
 /// A qualifier names the definition: C++'s `dist_sink<Mutex>::sink_it_`
 /// (template arguments and all) is `dist_sink`'s, not another class's; a
 /// Lua module bound by `require` reaches its table's function, another
