@@ -601,7 +601,7 @@ fn name_after_attribute_macro(name: Node<'_>) -> Option<Node<'_>> {
 
 fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
     let src = lines.src();
-    let mut name_node = unwrap_name(raw.name);
+    let mut name_node = unwrap_name(raw.name, src);
     let mut name = clean_name(node_text(src, name_node))?;
     if name == "_" {
         // Go's `var _ IRouter = &RouterGroup{}` (an interface check), a
@@ -842,10 +842,21 @@ fn is_c_keyword(name: &str) -> bool {
 }
 
 /// Goes from a captured name to the identifier itself: `a::B::c` → `c`,
-/// `Foo<T>` → `Foo`, `&'a Bar` → `Bar`, `Foo::Bar` (Ruby) → `Bar`.
-fn unwrap_name(mut node: Node<'_>) -> Node<'_> {
+/// `Foo<T>` → `Foo`, `&'a Bar` → `Bar`, `Arc<Bar>` → `Bar`, `Foo::Bar`
+/// (Ruby) → `Bar`.
+fn unwrap_name<'t>(mut node: Node<'t>, src: &str) -> Node<'t> {
     for _ in 0..16 {
         let next = match node.kind() {
+            // Rust's `impl Schedule for Arc<Handle>`: the methods are
+            // `Handle`'s, held by a shared pointer.
+            "generic_type"
+                if node
+                    .child_by_field_name("type")
+                    .is_some_and(|t| matches!(node_text(src, t), "Arc" | "Rc" | "Box" | "Pin")) =>
+            {
+                node.child_by_field_name("type_arguments")
+                    .and_then(|a| a.named_child(0))
+            }
             "qualified_identifier"
             | "scoped_identifier"
             | "scoped_type_identifier"

@@ -189,6 +189,9 @@ fn rust_fixture() {
             s("helper", "function", "", 63, 65),
             s("tests", "module", "", 67, 74),
             s("parses", "function", "tests", 70, 73),
+            // A shared pointer's impl is its type's.
+            s("Config", "impl", "", 76, 80),
+            s("validate", "method", "Config", 77, 79),
         ]
     );
     // Attributes open the definition; the signature is the line of the name.
@@ -229,6 +232,8 @@ fn rust_fixture() {
             (63, 65, Some("helper")),
             (67, 68, Some("tests")),
             (70, 74, Some("tests::parses")),
+            (76, 76, Some("Config")),
+            (77, 80, Some("Config::validate")),
         ]
     );
     let parse = &x.chunks[7];
@@ -1312,6 +1317,12 @@ mod tests {
     #[test]
     fn parses() {
         assert_eq!(run(), 9);
+    }
+}
+
+impl Validate for Arc<Config> {
+    fn validate(&self) -> bool {
+        true
     }
 }
 "#;

@@ -2875,6 +2875,21 @@ impl<'a> Graph<'a> {
         }
         let name = t.def.name.as_str();
         let q = r.qualifier.as_deref();
+        // Rust's `std::process::abort()`: the standard library's, unless
+        // the project is that library.
+        if r.lang == "rust"
+            && q.is_some_and(|q| {
+                ["std::", "core::", "alloc::"]
+                    .iter()
+                    .any(|p| q.starts_with(p))
+                    || matches!(q, "std" | "core" | "alloc")
+            })
+            && !["std/", "core/", "alloc/"]
+                .iter()
+                .any(|p| t.def.path.starts_with(p) || t.def.path.contains(&format!("/{p}")))
+        {
+            return Ok(Verdict::Other);
+        }
         // Java's `Cache.this.get(…)` in an inner class is the outer
         // instance's: the class named.
         let q = match q {

@@ -459,10 +459,14 @@
 //!   function pointer returning a pointer (`void *(*keyDup)(…);`) is a
 //!   field definition (none before). An older index's rows are rebuilt by
 //!   the next index run (its vectors kept).
+//! - 97: same tables; rows change: a Rust impl for a shared pointer of a
+//!   type (`impl Schedule for Arc<Handle>`) is that type's (`Handle`),
+//!   and so are its methods (`Arc` before). An older index's rows are
+//!   rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 96;
+pub const SCHEMA_VERSION: i64 = 97;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -474,7 +478,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 96;
+const SAME_ROWS_SINCE: i64 = 97;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
