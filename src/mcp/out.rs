@@ -1282,15 +1282,15 @@ pub fn compact_candidates(
 
 /// Compact hits whose answer fits `budget` characters as `size` measures
 /// it (the larger of its JSON and its text): every hit keeps its place;
-/// the lowest-ranked hits give up their extra lines first, then every line
-/// is cut shorter, down to [`COMPACT_MIN_LINE_CHARS`]; then hits below the
-/// top [`COMPACT_KEEP_LINES_TOP`] give up their line; then, from the
-/// bottom, hits give up their `also` places (a place, `929-954
+/// from the bottom, a symbol drops the qualifier its file's name already
+/// says ([`without_file_qualifier`]); then the lowest-ranked hits give up
+/// their extra lines, then every line is cut shorter, down to
+/// [`COMPACT_MIN_LINE_CHARS`]; then hits below the top
+/// [`COMPACT_KEEP_LINES_TOP`] give up their line; then, from the bottom,
+/// hits give up their `also` places (a place, `929-954
 /// copyInputStreamToFile`, is often the answer itself: the `nl` suite
 /// through the MCP server found its function in the top 10 for 44% of
-/// questions when `also` went before the lines, 64% after); then, from
-/// the bottom, a symbol drops the qualifier its file's name already says
-/// ([`without_file_qualifier`]).
+/// questions when `also` went before the lines, 64% after).
 pub fn fit_compact(
     cands: &[CompactCandidate],
     budget: usize,
@@ -1324,7 +1324,20 @@ pub fn fit_compact(
         if size(&hits) <= budget {
             return hits;
         }
-        if let Some(i) = shown.iter().rposition(|&n| n > 1) {
+        if let Some(i) = (0..cands.len()).rev().find(|&i| {
+            !short_symbol[i]
+                && cands[i]
+                    .hit
+                    .symbol
+                    .as_deref()
+                    .is_some_and(|s| without_file_qualifier(s, &cands[i].hit.at).is_some())
+        }) {
+            // First a `method Class.member` in `Class.kt` (or C#'s
+            // `Namespace.Class.Member` in `Class.cs`) says `method
+            // member`: the path names the class, and the line is worth
+            // more than the repetition.
+            short_symbol[i] = true;
+        } else if let Some(i) = shown.iter().rposition(|&n| n > 1) {
             shown[i] -= 1;
         } else if width > COMPACT_MIN_LINE_CHARS {
             width = (width * 9 / 10).max(COMPACT_MIN_LINE_CHARS);
@@ -1339,17 +1352,6 @@ pub fn fit_compact(
         } else if let Some(i) = also.iter().rposition(|&n| n > 0) {
             // Then the lowest-ranked hits' further places in their file.
             also[i] -= 1;
-        } else if let Some(i) = (0..cands.len()).rev().find(|&i| {
-            !short_symbol[i]
-                && cands[i]
-                    .hit
-                    .symbol
-                    .as_deref()
-                    .is_some_and(|s| without_file_qualifier(s, &cands[i].hit.at).is_some())
-        }) {
-            // Then a Java- or Kotlin-style `method Class.member` in
-            // `Class.kt` says `method member`: the path names the class.
-            short_symbol[i] = true;
         } else {
             return hits;
         }
@@ -1390,18 +1392,38 @@ fn without_file_qualifier(symbol: &str, at: &str) -> Option<String> {
             .collect()
     };
     let stem = folded(stem);
-    let member = name
-        .char_indices()
-        .filter_map(|(i, _)| {
-            let rest = &name[i..];
-            [".", "::", "#"]
-                .iter()
-                .find_map(|sep| rest.strip_prefix(sep))
-                .map(|m| (i, m))
-        })
-        .find(|(i, _)| folded(&name[..*i]) == stem)
-        .map(|(_, m)| m)
-        .filter(|m| !m.is_empty())?;
+    // Each separator with the segment before it; the segment the file
+    // names ends the qualifier, a namespace before it included (C#'s
+    // `Newtonsoft.Json.Tests.JsonConvertTests.Run` in
+    // `JsonConvertTests.cs`).
+    let mut segment_start = 0;
+    let mut member = None;
+    let mut i = 0;
+    while i < name.len() {
+        let rest = &name[i..];
+        if let Some(sep) = [".", "::", "#", "\\"]
+            .iter()
+            .find(|sep| rest.starts_with(*sep))
+        {
+            if folded(&name[segment_start..i]) == stem {
+                member = Some(&name[i + sep.len()..]);
+                break;
+            }
+            i += sep.len();
+            segment_start = i;
+            continue;
+        }
+        i += rest.chars().next().map_or(1, char::len_utf8);
+    }
+    // The class itself under its namespace (`Newtonsoft.Json.JsonConvert`
+    // in `JsonConvert.cs`) is its own name.
+    let member = match member {
+        None if segment_start > 0 && folded(&name[segment_start..]) == stem => {
+            Some(&name[segment_start..])
+        }
+        m => m,
+    };
+    let member = member.filter(|m| !m.is_empty())?;
     Some(if kind.is_empty() {
         member.to_string()
     } else {
@@ -1542,6 +1564,38 @@ mod tests {
         assert_eq!(
             without_file_qualifier("method Config::parse", "src/Config.rs:1-9").as_deref(),
             Some("method parse")
+        );
+        // A namespace before the class the file names goes with it.
+        assert_eq!(
+            without_file_qualifier(
+                "method Newtonsoft.Json.Tests.JsonConvertTests.Run",
+                "Src/Tests/JsonConvertTests.cs:1-9"
+            )
+            .as_deref(),
+            Some("method Run")
+        );
+        assert_eq!(
+            without_file_qualifier(
+                "method Newtonsoft.Json.Run",
+                "Src/Tests/JsonConvertTests.cs:1-9"
+            ),
+            None
+        );
+        assert_eq!(
+            without_file_qualifier(
+                "class Newtonsoft.Json.JsonConvert",
+                "Src/JsonConvert.cs:1-9"
+            )
+            .as_deref(),
+            Some("class JsonConvert")
+        );
+        assert_eq!(
+            without_file_qualifier(
+                "method Composer\\Installer::isDryRun",
+                "src/Installer.php:1-9"
+            )
+            .as_deref(),
+            Some("method isDryRun")
         );
         // A file name spelled the way its language spells files.
         assert_eq!(
