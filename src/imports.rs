@@ -181,6 +181,9 @@ pub struct Project<'a> {
     by_dir: HashMap<&'a str, Vec<&'a str>>,
     /// Directory → the module path its `go.mod` declares.
     go_mods: HashMap<String, String>,
+    /// A Rust library crate's name (as code writes it, `-` as `_`) → its
+    /// root file (`src/lib.rs` beside the `Cargo.toml` naming it).
+    rust_crates: HashMap<String, String>,
 }
 
 impl<'a> Project<'a> {
@@ -190,6 +193,7 @@ impl<'a> Project<'a> {
             by_name: HashMap::new(),
             by_dir: HashMap::new(),
             go_mods: HashMap::new(),
+            rust_crates: HashMap::new(),
         };
         for path in paths {
             p.files.insert(path);
@@ -215,6 +219,27 @@ impl<'a> Project<'a> {
         let mut v: Vec<String> = dirs.into_iter().map(str::to_string).collect();
         v.sort();
         v
+    }
+
+    /// The directories whose `Cargo.toml` (if any) names a library crate:
+    /// those holding a `src/lib.rs`.
+    pub fn rust_package_dirs(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .files
+            .iter()
+            .filter(|f| **f == "src/lib.rs" || f.ends_with("/src/lib.rs"))
+            .map(|f| dir_of(dir_of(f)).to_string())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Records the crate name the `Cargo.toml` in `dir` declares: a
+    /// crate's integration tests, examples and binaries name it in their
+    /// paths (`use tokio::sync::oneshot`).
+    pub fn set_rust_crate(&mut self, dir: &str, name: &str) {
+        self.rust_crates
+            .insert(name.replace('-', "_"), join(dir, "src/lib.rs"));
     }
 
     /// Records the module path of the `go.mod` in `dir`.
@@ -439,11 +464,20 @@ impl<'a> Project<'a> {
                 }
                 (p, &segs[i..])
             }
-            // A child module of this one (2018 paths), else another crate.
+            // A child module of this one (2018 paths), else another crate:
+            // the project's own library by its name.
             Some(first) => {
                 let mut p = own.clone();
                 p.push(first.to_string());
-                self.rust_module_file(&root, &root_file, &p)?;
+                if self.rust_module_file(&root, &root_file, &p).is_none() {
+                    let lib = self.rust_crates.get(first)?;
+                    let lib_root = dir_of(lib).to_string();
+                    let rest: Vec<String> = segs[1..].iter().map(|s| s.to_string()).collect();
+                    return (0..=rest.len())
+                        .rev()
+                        .find_map(|k| self.rust_module_file(&lib_root, lib, &rest[..k]))
+                        .map(Target::File);
+                }
                 (own.clone(), &segs[..])
             }
             None => return None,
@@ -740,6 +774,26 @@ fn is_standard_c_header(name: &str) -> bool {
 }
 
 /// The module path a `go.mod` declares.
+/// The `name` of a `Cargo.toml`'s `[package]` table.
+pub fn cargo_package_name(text: &str) -> Option<String> {
+    let mut in_package = false;
+    for l in text.lines() {
+        let l = l.split('#').next().unwrap_or_default().trim();
+        if l.starts_with('[') {
+            in_package = l == "[package]";
+            continue;
+        }
+        if in_package
+            && let Some((k, v)) = l.split_once('=')
+            && k.trim() == "name"
+        {
+            let v = v.trim().trim_matches('"').trim_matches('\'');
+            return (!v.is_empty()).then(|| v.to_string());
+        }
+    }
+    None
+}
+
 pub fn go_mod_module(text: &str) -> Option<String> {
     text.lines().find_map(|l| {
         let l = l.split("//").next().unwrap_or_default().trim();
@@ -826,6 +880,31 @@ mod tests {
             p.target_keys(Lang::Rust, "src/lib.rs")
                 .contains(&"crate".to_string())
         );
+    }
+
+    #[test]
+    fn rust_tests_name_their_own_crate() {
+        let mut p = project(&[
+            "pkg/src/lib.rs",
+            "pkg/src/sync/oneshot.rs",
+            "pkg/tests/t.rs",
+        ]);
+        let toml = "[package]\nname = \"my-crate\" # the crate\nversion = \"1.0\"\n\n[dependencies]\nname = \"x\"\n";
+        let name = cargo_package_name(toml);
+        assert_eq!(name.as_deref(), Some("my-crate"));
+        assert_eq!(p.rust_package_dirs(), ["pkg"]);
+        p.set_rust_crate("pkg", "my-crate");
+        let r =
+            |m: &str, n: Option<&str>| file(p.resolve(Lang::Rust, "pkg/tests/t.rs", m, n, "use"));
+        assert_eq!(
+            r("my_crate::sync", Some("oneshot")).as_deref(),
+            Some("pkg/src/sync/oneshot.rs")
+        );
+        assert_eq!(
+            r("my_crate", Some("Thing")).as_deref(),
+            Some("pkg/src/lib.rs")
+        );
+        assert_eq!(r("other_crate::sync", Some("oneshot")), None);
     }
 
     #[test]

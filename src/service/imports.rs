@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::lookup::Indexed;
 use super::{Service, lookup};
-use crate::imports::{Project, Target, go_mod_module, same_family};
+use crate::imports::{Project, Target, cargo_package_name, go_mod_module, same_family};
 use crate::model::Lang;
 use crate::store::ImportRow;
 use crate::store::Store;
@@ -118,18 +118,31 @@ fn shown_name(r: &ImportRow) -> Option<String> {
 
 /// The indexed paths with the `go.mod` module paths Go resolution needs
 /// (read only when a Go file is involved).
-fn project<'a>(svc: &Service, files: &'a HashMap<i64, (String, String)>, go: bool) -> Project<'a> {
+fn project<'a>(
+    svc: &Service,
+    files: &'a HashMap<i64, (String, String)>,
+    lang: Lang,
+) -> Project<'a> {
     let mut p = Project::new(files.values().map(|(path, _)| path.as_str()));
-    if go {
+    // A manifest of at most 1 MiB, a regular file inside the project.
+    let manifest = |dir: &str, name: &str| {
+        let abs = svc.root().join(dir).join(name);
+        let small = std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file() && m.len() < 1 << 20);
+        small
+            .then(|| crate::fs_safe::read_regular_to_string(&abs).ok())
+            .flatten()
+    };
+    if lang == Lang::Go {
         for dir in p.go_dirs() {
-            let abs = svc.root().join(&dir).join("go.mod");
-            let small =
-                std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file() && m.len() < 1 << 20);
-            if small
-                && let Ok(text) = crate::fs_safe::read_regular_to_string(&abs)
-                && let Some(module) = go_mod_module(&text)
-            {
+            if let Some(module) = manifest(&dir, "go.mod").and_then(|t| go_mod_module(&t)) {
                 p.set_go_mod(dir, module);
+            }
+        }
+    }
+    if lang == Lang::Rust {
+        for dir in p.rust_package_dirs() {
+            if let Some(name) = manifest(&dir, "Cargo.toml").and_then(|t| cargo_package_name(&t)) {
+                p.set_rust_crate(&dir, &name);
             }
         }
     }
@@ -169,7 +182,7 @@ fn lookup_imports(
             importers: Vec::new(),
         }));
     };
-    let proj = project(svc, &files, lang == Lang::Go);
+    let proj = project(svc, &files, lang);
 
     let mut imports: Vec<ImportEdge> = Vec::new();
     if dir.imports() {
