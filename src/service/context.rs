@@ -360,7 +360,9 @@ fn span(r: &SymbolRow) -> SymbolSpan {
 }
 
 /// The top-level definitions and their members (`rows` sorted by start,
-/// longest first), at most [`OUTLINE_MAX`]: when there are more, those
+/// longest first), and the members of any definition holding `line` (a
+/// nested class's when the line is in it), at most [`OUTLINE_MAX`]: when
+/// there are more, those
 /// starting nearest `line`, still in source order. Also the count of all.
 /// A namespace or module around them adds no level: a PHP or C++ class in
 /// its namespace shows its members too.
@@ -376,9 +378,12 @@ fn outline_digest(rows: &[SymbolRow], line: u32) -> (Vec<OutlineEntry>, usize) {
             open.pop();
         }
         let depth = open.iter().filter(|o| o.2).count() as u32;
+        // Deeper, the members of the definition holding the line (a nested
+        // class's methods when the line is in it).
+        let parent_holds_line = open.last().is_some_and(|&(s, e, _)| s <= line && line <= e);
         let level = !matches!(r.kind.as_str(), "namespace" | "module");
         open.push((r.start_line, r.end_line, level));
-        if depth <= 1 {
+        if depth <= 1 || parent_holds_line {
             all.push(OutlineEntry {
                 name: r.name.clone(),
                 kind: r.kind.clone(),
@@ -544,6 +549,10 @@ mod tests {
         let names: Vec<&str> = o.iter().map(|e| e.qualified.as_str()).collect();
         assert_eq!(names, ["A", "A.m", "B"]);
         assert_eq!(o[1].depth, 1);
+        // A line inside `m`: its members too.
+        let (o, _) = outline_digest(&rows, 3);
+        let names: Vec<&str> = o.iter().map(|e| e.qualified.as_str()).collect();
+        assert_eq!(names, ["A", "A.m", "m.inner", "B"]);
 
         // A namespace adds no level (PHPUnit's `TestResult.php`).
         let mut ns = row("PHPUnit\\Framework", None, 1, 30);
