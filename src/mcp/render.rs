@@ -430,9 +430,15 @@ pub fn keyword(out: &KeywordOut) -> String {
 /// `read_file`: the lines as `N<TAB>text`, then how to read on.
 pub fn read(out: &ReadOut) -> String {
     let mut t = format!(
-        "{}: lines {}-{} of {}\n",
+        "{}: lines {}-{} of {}",
         out.path, out.start_line, out.end_line, out.total_lines
     );
+    // As the CLI says it: where `match` was first found, and how often.
+    if let (Some(line), Some(count)) = (out.match_line, out.match_count) {
+        let lines = if count == 1 { "line" } else { "lines" };
+        let _ = write!(t, "; first match at line {line} ({count} matching {lines})");
+    }
+    t.push('\n');
     if !out.content.is_empty() {
         t.push_str(&out.content);
         t.push('\n');

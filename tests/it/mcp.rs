@@ -706,6 +706,19 @@ fn mcp_every_tool_answers_exactly() {
         (Some(6), Some(8)),
         "{v}"
     );
+    // The text says where the match is and how often, as the CLI does.
+    let r = m
+        .call(
+            "read_file",
+            json!({"path": "app/views.py", "match": "def post", "context": 1}),
+        )
+        .expect("read_file");
+    let text = error_text(&r);
+    assert!(
+        text.starts_with("app/views.py: lines 6-8 of ")
+            && text.contains("; first match at line 7 (1 matching line)"),
+        "{text}"
+    );
     let v = m.ok("read_file", json!({"path": "./src/../src/main.rs"}));
     assert_eq!(v["path"], "src/main.rs", "{v}");
     assert!(
