@@ -296,7 +296,7 @@ impl<'a> Project<'a> {
     }
 
     /// The project file (or package) an import of `importer` names, if it
-    /// names one.
+    /// names one other than `importer` itself.
     pub fn resolve(
         &self,
         lang: Lang,
@@ -305,7 +305,21 @@ impl<'a> Project<'a> {
         name: Option<&str>,
         kind: &str,
     ) -> Option<Target> {
-        let t = match family(lang) {
+        let t = self.resolve_any(lang, importer, module, name, kind)?;
+        (t.path() != importer).then_some(t)
+    }
+
+    /// [`Project::resolve`], `importer` itself included: Rust's `use
+    /// self::error::*` of an inline `mod error { … }` names its own file.
+    pub fn resolve_any(
+        &self,
+        lang: Lang,
+        importer: &str,
+        module: &str,
+        name: Option<&str>,
+        kind: &str,
+    ) -> Option<Target> {
+        match family(lang) {
             1 => self.python(importer, module, name),
             2 => self.js(importer, module),
             3 => self.rust(importer, module, name, kind),
@@ -315,8 +329,7 @@ impl<'a> Project<'a> {
             7 => self.ruby(importer, module, kind),
             8 => self.php(importer, module, kind),
             _ => None,
-        }?;
-        (t.path() != importer).then_some(t)
+        }
     }
 
     fn python(&self, importer: &str, module: &str, name: Option<&str>) -> Option<Target> {
@@ -905,6 +918,16 @@ mod tests {
             Some("pkg/src/lib.rs")
         );
         assert_eq!(r("other_crate::sync", Some("oneshot")), None);
+        // An inline module is in the importing file itself.
+        let importer = "pkg/src/sync/oneshot.rs";
+        assert_eq!(
+            file(p.resolve_any(Lang::Rust, importer, "self::error", Some("*"), "use")).as_deref(),
+            Some(importer)
+        );
+        assert_eq!(
+            file(p.resolve(Lang::Rust, importer, "self::error", Some("*"), "use")),
+            None
+        );
     }
 
     #[test]

@@ -187,7 +187,9 @@ fn lookup_imports(
     let mut imports: Vec<ImportEdge> = Vec::new();
     if dir.imports() {
         for r in store.import_rows(record.id)? {
-            let t = proj.resolve(lang, rel, &r.module, r.name.as_deref(), &r.kind);
+            // An inline module (`use self::error::*` of `mod error { … }`)
+            // is in the file itself.
+            let t = proj.resolve_any(lang, rel, &r.module, r.name.as_deref(), &r.kind);
             let (resolved, resolved_files) = match t {
                 Some(Target::File(p)) => (Some(p), Vec::new()),
                 // A module's root package is the directory `.`, not an
