@@ -431,7 +431,7 @@ impl<'a> Project<'a> {
     }
 
     fn rust(&self, importer: &str, module: &str, name: Option<&str>, kind: &str) -> Option<Target> {
-        let (root, is_root) = self.rust_crate(importer);
+        let (mut root, is_root) = self.rust_crate(importer);
         let stem = stem_of(importer);
         // The directory holding this module's child modules.
         let own_dir = if is_root || stem == "mod" {
@@ -443,7 +443,7 @@ impl<'a> Project<'a> {
             let p = join(&own_dir, module);
             return self.first([format!("{p}.rs"), join(&p, "mod.rs")]);
         }
-        let root_file = if is_root {
+        let mut root_file = if is_root {
             importer.to_string()
         } else {
             ["lib.rs", "main.rs"]
@@ -482,16 +482,15 @@ impl<'a> Project<'a> {
             Some(first) => {
                 let mut p = own.clone();
                 p.push(first.to_string());
-                if self.rust_module_file(&root, &root_file, &p).is_none() {
+                if self.rust_module_file(&root, &root_file, &p).is_some() {
+                    (own.clone(), &segs[..])
+                } else {
+                    // Read as `crate::…` of that library.
                     let lib = self.rust_crates.get(first)?;
-                    let lib_root = dir_of(lib).to_string();
-                    let rest: Vec<String> = segs[1..].iter().map(|s| s.to_string()).collect();
-                    return (0..=rest.len())
-                        .rev()
-                        .find_map(|k| self.rust_module_file(&lib_root, lib, &rest[..k]))
-                        .map(Target::File);
+                    root = dir_of(lib).to_string();
+                    root_file = lib.clone();
+                    (Vec::new(), &segs[1..])
                 }
-                (own.clone(), &segs[..])
             }
             None => return None,
         };

@@ -1299,16 +1299,27 @@ pub fn fit_compact(
     let mut shown: Vec<usize> = cands.iter().map(|c| c.best.len()).collect();
     let mut also: Vec<usize> = cands.iter().map(|c| c.hit.also.len()).collect();
     let mut width = BEST_LINE_CHARS;
+    // Each symbol without the qualifier its file's name says, if it has
+    // one; shown once `short_symbol` says so.
+    let shorter: Vec<Option<String>> = cands
+        .iter()
+        .map(|c| {
+            c.hit
+                .symbol
+                .as_deref()
+                .and_then(|s| without_file_qualifier(s, &c.hit.at))
+        })
+        .collect();
     let mut short_symbol = vec![false; cands.len()];
     loop {
         let hits: Vec<HitOut> = cands
             .iter()
             .zip(shown.iter().zip(&also))
-            .zip(&short_symbol)
-            .map(|((c, (&n, &a)), &short)| {
+            .zip(short_symbol.iter().zip(&shorter))
+            .map(|((c, (&n, &a)), (&short, shorter))| {
                 let mut h = c.hit.clone();
-                if short && let Some(s) = h.symbol.as_deref() {
-                    h.symbol = without_file_qualifier(s, &h.at);
+                if short && shorter.is_some() {
+                    h.symbol.clone_from(shorter);
                 }
                 h.also.truncate(a);
                 // The best `n`, shown in file order.
@@ -1324,14 +1335,10 @@ pub fn fit_compact(
         if size(&hits) <= budget {
             return hits;
         }
-        if let Some(i) = (0..cands.len()).rev().find(|&i| {
-            !short_symbol[i]
-                && cands[i]
-                    .hit
-                    .symbol
-                    .as_deref()
-                    .is_some_and(|s| without_file_qualifier(s, &cands[i].hit.at).is_some())
-        }) {
+        if let Some(i) = (0..cands.len())
+            .rev()
+            .find(|&i| !short_symbol[i] && shorter[i].is_some())
+        {
             // First a `method Class.member` in `Class.kt` (or C#'s
             // `Namespace.Class.Member` in `Class.cs`) says `method
             // member`: the path names the class, and the line is worth

@@ -2833,15 +2833,14 @@ impl<'a> Graph<'a> {
         {
             return Ok(true);
         }
-        let overloads: Vec<GraphDef> = self
-            .defs_named(&def.name)?
+        let named = self.defs_named(&def.name)?;
+        let overloads: Vec<&GraphDef> = named
             .iter()
             .filter(|d| {
                 d.file_id == def.file_id
                     && d.container == def.container
                     && matches!(d.kind.as_str(), "function" | "method")
             })
-            .cloned()
             .collect();
         if overloads.len() < 2 {
             return Ok(true);
@@ -4799,7 +4798,7 @@ fn call_arity(line: &str, col: u32, name: &str) -> Option<usize> {
     };
     let rest = line.get(from + name.len()..)?.trim_start();
     let inner = rest.strip_prefix('(')?;
-    count_top_level(inner, ')', false)
+    count_top_level(inner, ')', false).map(|(n, _)| n)
 }
 
 /// The parameter count range of a one-line signature of `name`:
@@ -4812,9 +4811,8 @@ fn param_range(signature: &str, name: &str) -> Option<(usize, usize)> {
     let inner = signature[from + name.len()..]
         .trim_start()
         .strip_prefix('(')?;
-    let n = count_top_level(inner, ')', true)?;
-    let end = inner.find(')').unwrap_or(inner.len());
-    let params = &inner[..end.min(inner.len())];
+    let (n, end) = count_top_level(inner, ')', true)?;
+    let params = &inner[..end];
     if params.contains("...") || params.contains("params ") {
         return Some((n.saturating_sub(1), usize::MAX));
     }
@@ -4826,16 +4824,17 @@ fn param_range(signature: &str, name: &str) -> Option<(usize, usize)> {
 /// bracket `text` follows: commas at its top level plus one, 0 when
 /// empty; generics (`Map<K, V>`), nested brackets and string literals
 /// count as one (`params`: a parameter list, where every `<` after a name
-/// opens a generic). `None` when the list does not close in `text`.
-fn count_top_level(text: &str, close: char, params: bool) -> Option<usize> {
+/// opens a generic). With the byte offset of that `close`; `None` when
+/// the list does not close in `text`.
+fn count_top_level(text: &str, close: char, params: bool) -> Option<(usize, usize)> {
     let mut depth = 0usize;
     let mut angle = 0usize;
     let mut commas = 0;
     let mut any = false;
     let mut quote: Option<char> = None;
     let mut prev = ' ';
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    for (i, &(at, c)) in chars.iter().enumerate() {
         // `Map<K, V>`, `List<?>`, in a parameter list any `vector<int>`:
         // a generic's angle brackets; among arguments `a < b` is a
         // comparison.
@@ -4844,7 +4843,7 @@ fn count_top_level(text: &str, close: char, params: bool) -> Option<usize> {
             && (params
                 || chars
                     .get(i + 1)
-                    .is_some_and(|n| n.is_uppercase() || *n == '?'));
+                    .is_some_and(|&(_, n)| n.is_uppercase() || n == '?'));
         if let Some(q) = quote {
             if c == q && prev != '\\' {
                 quote = None;
@@ -4857,7 +4856,9 @@ fn count_top_level(text: &str, close: char, params: bool) -> Option<usize> {
             '(' | '[' | '{' => depth += 1,
             '<' if depth == 0 && generic_open => angle += 1,
             '>' if depth == 0 && angle > 0 && prev != '-' => angle -= 1,
-            c if c == close && depth == 0 => return Some(if any { commas + 1 } else { 0 }),
+            c if c == close && depth == 0 => {
+                return Some((if any { commas + 1 } else { 0 }, at));
+            }
             ')' | ']' | '}' => depth = depth.saturating_sub(1),
             ',' if depth == 0 && angle == 0 => commas += 1,
             _ => {}

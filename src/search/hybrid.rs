@@ -364,13 +364,10 @@ pub fn analyze(query: &str) -> Analysis {
         })
         .collect();
     // `struct strbuf`, `class Config`, `fn parse`: a definition asked for
-    // by its declaration keyword (`type checking` is not: see `declared`).
-    // So is one a question asks for alone ("where is the Tokeniser type
+    // by its declaration keyword (`type checking` is not: see `declared`);
+    // so is one a question asks for alone ("where is the Tokeniser type
     // defined").
-    let declared = match words.as_slice() {
-        [_, _] => crate::search::declared_name(q).map(|(name, kinds)| (name.to_string(), kinds)),
-        _ => crate::search::definition_question(q).map(|(name, kinds)| (name.to_string(), kinds)),
-    };
+    let declared = crate::search::declared_name(q).map(|(name, kinds)| (name.to_string(), kinds));
     // `TypeAdapter?`, `valid?` (Ruby), `save!`: a name asked about.
     let bare = q.trim_end_matches("()").trim_end_matches(['?', '!']);
     let plain_word = !bare.is_empty() && bare.chars().all(|c| c.is_alphanumeric() || c == '_');

@@ -1344,7 +1344,7 @@ pub(crate) const KIND_WORDS: [(&str, &[&str]); 5] = [
 /// of the Safelist class`: the name, and the kinds its kind word (`type`,
 /// `class`, a [`DECLARATION_KEYWORDS`] keyword) declares (any kind
 /// without one).
-pub(crate) fn definition_question(q: &str) -> Option<(&str, &'static [&'static str])> {
+fn definition_question(q: &str) -> Option<(&str, &'static [&'static str])> {
     let q = q.trim().trim_end_matches('?').trim_end();
     let words: Vec<&str> = q.split_whitespace().collect();
     let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
@@ -1386,9 +1386,11 @@ pub(crate) fn definition_question(q: &str) -> Option<(&str, &'static [&'static s
     crate::text::is_plain_name(name).then_some((name, kinds))
 }
 
-/// `struct strbuf`, `class Config`, `fn parse` as a whole query: the name
-/// after a declaration keyword ([`DECLARATION_KEYWORDS`]) and the kinds of
-/// definition that keyword declares.
+/// `struct strbuf`, `class Config`, `fn parse` as a whole query, or a
+/// question that only asks where a name is defined
+/// ([`definition_question`]): the name after a declaration keyword
+/// ([`DECLARATION_KEYWORDS`]) and the kinds of definition that keyword
+/// declares.
 pub(crate) fn declared_name(q: &str) -> Option<(&str, &'static [&'static str])> {
     if let Some(asked) = definition_question(q) {
         return Some(asked);
