@@ -46,10 +46,16 @@ fn family(lang: Lang) -> u8 {
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => 2,
         Lang::Rust => 3,
         Lang::Go => 4,
-        Lang::Java | Lang::Kotlin => 5,
+        Lang::Java | Lang::Kotlin | Lang::Scala => 5,
         Lang::C | Lang::Cpp | Lang::ObjC => 6,
         Lang::Ruby => 7,
         Lang::Php => 8,
+        Lang::Lua => 9,
+        Lang::Haskell => 10,
+        Lang::Elixir => 11,
+        Lang::Zig => 12,
+        Lang::Erlang => 13,
+        Lang::Julia => 14,
         _ => 0,
     }
 }
@@ -166,8 +172,17 @@ pub fn row_key(lang: Lang, path: &str, module: &str) -> String {
             }
         }
         4 => module.rsplit('/').next().unwrap_or(module).to_string(),
-        5 => module.rsplit('.').next().unwrap_or(module).to_string(),
-        6 | 7 => stem_of(module).to_string(),
+        5 | 10 => module.rsplit('.').next().unwrap_or(module).to_string(),
+        9 => module
+            .trim_end_matches(".lua")
+            .rsplit(['.', '/'])
+            .next()
+            .unwrap_or(module)
+            .to_string(),
+        // A module's file is its last segment in snake case (`Mix.CLI`:
+        // `cli.ex`).
+        11 => elixir_file_name(module.rsplit('.').next().unwrap_or(module)),
+        6 | 7 | 12..=14 => stem_of(module).to_string(),
         // A class (`A\B\C`) or a required path (`./x.php`).
         8 => stem_of(module.rsplit('\\').next().unwrap_or(module)).to_string(),
         _ => String::new(),
@@ -328,6 +343,16 @@ impl<'a> Project<'a> {
             6 => self.include(importer, module),
             7 => self.ruby(importer, module, kind),
             8 => self.php(importer, module, kind),
+            9 => self.lua(importer, module),
+            10 => self.haskell(importer, module),
+            11 => self.elixir(importer, module),
+            // A package name (`@import("std")`) is not a file.
+            12 => module
+                .ends_with(".zig")
+                .then(|| self.relative(importer, module))
+                .flatten(),
+            13 => self.erlang(importer, module, kind),
+            14 => self.relative(importer, module),
             _ => None,
         }
     }
@@ -540,10 +565,12 @@ impl<'a> Project<'a> {
     /// own language's files first.
     fn java(&self, importer: &str, module: &str, name: Option<&str>) -> Option<Target> {
         let segs: Vec<&str> = module.split('.').collect();
-        let exts: [&str; 2] = if importer.ends_with(".kt") || importer.ends_with(".kts") {
-            [".kt", ".java"]
+        let exts: [&str; 3] = if importer.ends_with(".kt") || importer.ends_with(".kts") {
+            [".kt", ".java", ".scala"]
+        } else if importer.ends_with(".scala") {
+            [".scala", ".java", ".kt"]
         } else {
-            [".java", ".kt"]
+            [".java", ".kt", ".scala"]
         };
         if name == Some("*") {
             // A package: its directory, by suffix.
@@ -653,6 +680,79 @@ impl<'a> Project<'a> {
         })
     }
 
+    /// A path relative to the importing file's directory (Julia's
+    /// `include("x.jl")`, Zig's `@import("x.zig")`).
+    fn relative(&self, importer: &str, module: &str) -> Option<Target> {
+        normalize(&join(dir_of(importer), module))
+            .filter(|p| self.has(p))
+            .map(Target::File)
+    }
+
+    /// `require "a.b"`: `a/b.lua` or `a/b/init.lua` below any directory
+    /// (a rock's `src/`, `lua/`), nearest the importer first. A one-word
+    /// module only at the root or directly in `src/`, `lua/` or `lib/`, not
+    /// whichever nested file shares a standard library's name.
+    fn lua(&self, importer: &str, module: &str) -> Option<Target> {
+        let rel = module.trim_end_matches(".lua").replace('.', "/");
+        let rel = normalize(&rel)?;
+        let one_word = !rel.contains('/');
+        [format!("{rel}.lua"), format!("{rel}/init.lua")]
+            .iter()
+            .find_map(|suffix| {
+                self.by_suffix(suffix, importer)
+                    .into_iter()
+                    .find(|p| {
+                        let top = if suffix.ends_with("/init.lua") {
+                            dir_of(dir_of(p))
+                        } else {
+                            dir_of(p)
+                        };
+                        !one_word || matches!(top, "" | "src" | "lua" | "lib")
+                    })
+                    .map(|p| Target::File(p.to_string()))
+            })
+    }
+
+    /// `import Data.Map.Strict`: `Data/Map/Strict.hs` (or `.lhs`, `.hsc`)
+    /// below any source directory, nearest the importer first.
+    fn haskell(&self, importer: &str, module: &str) -> Option<Target> {
+        let rel = module.replace('.', "/");
+        [".hs", ".lhs", ".hsc"].iter().find_map(|ext| {
+            self.by_suffix(&format!("{rel}{ext}"), importer)
+                .first()
+                .map(|p| Target::File(p.to_string()))
+        })
+    }
+
+    /// `alias Mix.Tasks.Compile`: the file the convention gives it,
+    /// `mix/tasks/compile.ex` (each segment in snake case), nearest the
+    /// importer first; failing that, the longest trailing part of it (a
+    /// project's `lib/` leaves out its own top module now and then). A
+    /// one-segment module only directly in `lib/` or at the root.
+    fn elixir(&self, importer: &str, module: &str) -> Option<Target> {
+        let segs: Vec<String> = module.split('.').map(elixir_file_name).collect();
+        (1..=segs.len()).rev().find_map(|k| {
+            let suffix = format!("{}.ex", segs[segs.len() - k..].join("/"));
+            self.by_suffix(&suffix, importer)
+                .into_iter()
+                .find(|p| k > 1 || matches!(dir_of(p), "" | "lib"))
+                .map(|p| Target::File(p.to_string()))
+        })
+    }
+
+    /// `-include("x.hrl")` as a C `#include`; `-include_lib("app/include/x.hrl")`
+    /// names an application's directory, which a project's tree may
+    /// spell with its version or not at all: the path, then the path
+    /// below the application's name.
+    fn erlang(&self, importer: &str, module: &str, kind: &str) -> Option<Target> {
+        self.include(importer, module).or_else(|| {
+            let (_, below) = module.split_once('/').filter(|_| kind == "include_lib")?;
+            self.by_suffix(below, importer)
+                .first()
+                .map(|p| Target::File(p.to_string()))
+        })
+    }
+
     fn include(&self, importer: &str, module: &str) -> Option<Target> {
         if let Some(p) = normalize(&join(dir_of(importer), module))
             && self.has(&p)
@@ -695,6 +795,24 @@ impl<'a> Project<'a> {
         keys.dedup();
         keys
     }
+}
+
+/// An Elixir module name's file name as `Macro.underscore` writes it:
+/// `HTTPServer` → `http_server`, `CLI` → `cli`, `GenServer` → `gen_server`.
+fn elixir_file_name(segment: &str) -> String {
+    let chars: Vec<char> = segment.chars().collect();
+    let mut out = String::with_capacity(segment.len() + 4);
+    for (i, c) in chars.iter().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            let prev = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower) {
+                out.push('_');
+            }
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
 }
 
 /// How many leading path elements two paths share.
@@ -1153,5 +1271,125 @@ mod tests {
         assert_eq!(row_key(Lang::Php, "a.php", "A\\B\\Client"), "Client");
         assert_eq!(row_key(Lang::Php, "a.php", "./x/y.php"), "y");
         assert_eq!(row_key(Lang::Ruby, "a.rb", "thor/base"), "base");
+    }
+
+    #[test]
+    fn scala_lua_haskell_elixir_zig_erlang_julia_resolve() {
+        let p = Project::new([
+            "src/main/scala/a/b/C.scala",
+            "src/main/java/a/b/J.java",
+            "src/main/scala/x/Y.scala",
+            "lua/pl/utils.lua",
+            "lua/pl/init.lua",
+            "lua/pl/List.lua",
+            "lua/pl/vendor/string.lua",
+            "src/Text/Pandoc/Options.hs",
+            "src/Text/Pandoc/App.hs",
+            "lib/mix/cli.ex",
+            "lib/mix/tasks/compile.ex",
+            "lib/mix/http_server.ex",
+            "lib/mix/deep/logger.ex",
+            "lib/std/std.zig",
+            "lib/std/mem.zig",
+            "src/ssh.erl",
+            "src/ssh.hrl",
+            "include/ssh_xfer.hrl",
+            "src/M.jl",
+            "src/a.jl",
+        ]);
+        let r = |lang: Lang, importer: &str, m: &str, n: Option<&str>, kind: &str| {
+            file(p.resolve(lang, importer, m, n, kind))
+        };
+        let scala = "src/main/scala/x/Y.scala";
+        assert_eq!(
+            r(Lang::Scala, scala, "a.b.C", None, "import").as_deref(),
+            Some("src/main/scala/a/b/C.scala")
+        );
+        assert_eq!(
+            r(Lang::Scala, scala, "a.b.J", None, "import").as_deref(),
+            Some("src/main/java/a/b/J.java"),
+            "Scala imports Java classes"
+        );
+        assert!(same_family(Lang::Scala, Lang::Java));
+
+        let lua = "lua/pl/List.lua";
+        assert_eq!(
+            r(Lang::Lua, lua, "pl.utils", None, "require").as_deref(),
+            Some("lua/pl/utils.lua")
+        );
+        assert_eq!(
+            r(Lang::Lua, "lua/pl/utils.lua", "pl", None, "require").as_deref(),
+            Some("lua/pl/init.lua")
+        );
+        // The standard library's `string`, not a nested file of that name.
+        assert_eq!(r(Lang::Lua, lua, "string", None, "require"), None);
+        assert_eq!(row_key(Lang::Lua, lua, "pl.utils"), "utils");
+
+        let hs = "src/Text/Pandoc/App.hs";
+        assert_eq!(
+            r(Lang::Haskell, hs, "Text.Pandoc.Options", None, "import").as_deref(),
+            Some("src/Text/Pandoc/Options.hs")
+        );
+        assert_eq!(
+            r(Lang::Haskell, hs, "Data.Map.Strict", None, "import"),
+            None
+        );
+        assert_eq!(row_key(Lang::Haskell, hs, "Text.Pandoc.Options"), "Options");
+
+        let ex = "lib/mix/cli.ex";
+        assert_eq!(
+            r(Lang::Elixir, ex, "Mix.Tasks.Compile", None, "alias").as_deref(),
+            Some("lib/mix/tasks/compile.ex")
+        );
+        assert_eq!(
+            r(Lang::Elixir, ex, "Mix.HTTPServer", None, "alias").as_deref(),
+            Some("lib/mix/http_server.ex")
+        );
+        // `Logger` is Elixir's, not a nested project file of that name.
+        assert_eq!(r(Lang::Elixir, ex, "Logger", None, "require"), None);
+        assert_eq!(row_key(Lang::Elixir, ex, "Mix.HTTPServer"), "http_server");
+        assert_eq!(super::elixir_file_name("GenServer"), "gen_server");
+        assert_eq!(super::elixir_file_name("CLI"), "cli");
+        assert_eq!(super::elixir_file_name("IO"), "io");
+        assert_eq!(super::elixir_file_name("Base64Url"), "base64_url");
+
+        let zig = "lib/std/std.zig";
+        assert_eq!(
+            r(Lang::Zig, zig, "mem.zig", None, "import").as_deref(),
+            Some("lib/std/mem.zig")
+        );
+        assert_eq!(r(Lang::Zig, "lib/std/mem.zig", "std", None, "import"), None);
+
+        let erl = "src/ssh.erl";
+        assert_eq!(
+            r(Lang::Erlang, erl, "ssh.hrl", None, "include").as_deref(),
+            Some("src/ssh.hrl")
+        );
+        assert_eq!(
+            r(
+                Lang::Erlang,
+                erl,
+                "ssh/include/ssh_xfer.hrl",
+                None,
+                "include_lib"
+            )
+            .as_deref(),
+            Some("include/ssh_xfer.hrl")
+        );
+        assert_eq!(
+            r(
+                Lang::Erlang,
+                erl,
+                "kernel/include/file.hrl",
+                None,
+                "include_lib"
+            ),
+            None
+        );
+
+        assert_eq!(
+            r(Lang::Julia, "src/M.jl", "a.jl", None, "include").as_deref(),
+            Some("src/a.jl")
+        );
     }
 }

@@ -44,6 +44,14 @@ fn handles(lang: Lang, kind: &str) -> bool {
                 | "include_expression"
                 | "include_once_expression"
         ),
+        Lang::Scala => kind == "import_declaration",
+        Lang::Haskell => kind == "import",
+        // Calls: only `require "a.b"`, `alias A.B`, `@import("x.zig")` and
+        // `include("x.jl")` are imports; other calls are descended into.
+        Lang::Lua | Lang::Julia => matches!(kind, "function_call" | "call_expression"),
+        Lang::Elixir => kind == "call",
+        Lang::Zig => kind == "builtin_function",
+        Lang::Erlang => matches!(kind, "pp_include" | "pp_include_lib"),
         _ => kind == "preproc_include",
     }
 }
@@ -81,6 +89,17 @@ fn descends(lang: Lang, kind: &str) -> bool {
                 | "trait_item"
         ),
         Lang::Go | Lang::Java | Lang::Kotlin => matches!(kind, "source_file" | "program"),
+        Lang::Scala => matches!(
+            kind,
+            "compilation_unit" | "package_clause" | "template_body"
+        ),
+        Lang::Haskell => matches!(kind, "haskell" | "imports"),
+        Lang::Erlang => kind == "source_file",
+        // Calls are expressions: everywhere but in literals.
+        Lang::Lua | Lang::Julia | Lang::Elixir | Lang::Zig => !matches!(
+            kind,
+            "string" | "string_literal" | "comment" | "line_comment" | "block_comment" | "charlist"
+        ),
         // `require` is a method call and `require_once` an expression:
         // anywhere (a Ruby file requires inside `module` bodies and
         // conditionals, a PHP one inside functions).
@@ -109,7 +128,7 @@ fn descends(lang: Lang, kind: &str) -> bool {
 }
 
 /// The languages with import rules, in the order of [`TABLES`].
-const LANGS: [Lang; 13] = [
+const LANGS: [Lang; 20] = [
     Lang::Python,
     Lang::JavaScript,
     Lang::TypeScript,
@@ -123,9 +142,16 @@ const LANGS: [Lang; 13] = [
     Lang::Kotlin,
     Lang::Ruby,
     Lang::Php,
+    Lang::Scala,
+    Lang::Lua,
+    Lang::Haskell,
+    Lang::Elixir,
+    Lang::Zig,
+    Lang::Erlang,
+    Lang::Julia,
 ];
 
-static TABLES: [OnceLock<Table>; 13] = [const { OnceLock::new() }; 13];
+static TABLES: [OnceLock<Table>; 20] = [const { OnceLock::new() }; 20];
 
 /// Whether the index reads the imports of `lang`'s files.
 pub fn supports(lang: Lang) -> bool {
@@ -177,6 +203,13 @@ pub fn collect(lang: Lang, language: &Language, tree: &Tree, src: &str) -> Vec<I
                 Lang::Kotlin => kotlin(node, src, &mut out),
                 Lang::Ruby => ruby(node, src, &mut out),
                 Lang::Php => php(node, src, &mut out),
+                Lang::Scala => scala(node, src, &mut out),
+                Lang::Lua => lua(node, src, &mut out),
+                Lang::Haskell => haskell(node, src, &mut out),
+                Lang::Elixir => elixir(node, src, &mut out),
+                Lang::Zig => zig(node, src, &mut out),
+                Lang::Erlang => erlang(node, src, &mut out),
+                Lang::Julia => julia(node, src, &mut out),
                 _ => c(node, src, &mut out),
             };
         if !handled && t.descend.get(id).copied().unwrap_or(false) && cursor.goto_first_child() {
@@ -764,6 +797,238 @@ fn c(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
         .filter(|p| matches!(p.kind(), "string_literal" | "system_lib_string"))
         .and_then(|p| literal(p, src))
     {
+        push(out, node, module, None, None, "include");
+    }
+    true
+}
+
+/// `import a.b.C`, `import a.b.{C, D => E}` (each class as `a.b.C`),
+/// `import a.b._` and Scala 3's `import a.b.*` (the package, name `*`).
+fn scala(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    let mut cur = node.walk();
+    let mut path: Vec<String> = Vec::new();
+    let mut selectors = None;
+    let mut wildcard = false;
+    for c in node.children(&mut cur) {
+        match c.kind() {
+            "identifier" | "stable_identifier" if selectors.is_none() && !wildcard => {
+                path.push(compact(c, src));
+            }
+            "namespace_selectors" => selectors = Some(c),
+            "namespace_wildcard" | "wildcard" => wildcard = true,
+            _ => {}
+        }
+    }
+    if path.is_empty() {
+        return true;
+    }
+    let prefix = path.join(".");
+    if wildcard {
+        push(out, node, prefix, Some("*".into()), None, "import");
+    } else if let Some(sel) = selectors {
+        let mut cur = sel.walk();
+        for c in sel.named_children(&mut cur) {
+            let (name, alias) = match c.kind() {
+                "identifier" => (compact(c, src), None),
+                "arrow_renamed_identifier" | "as_renamed_identifier" => {
+                    let Some(name) = c.child_by_field_name("name") else {
+                        continue;
+                    };
+                    let alias = c
+                        .child_by_field_name("alias")
+                        .map(|a| compact(a, src))
+                        .filter(|a| a != "_");
+                    (compact(name, src), alias)
+                }
+                "namespace_wildcard" | "wildcard" => {
+                    push(out, node, prefix.clone(), Some("*".into()), None, "import");
+                    continue;
+                }
+                _ => continue,
+            };
+            push(out, node, format!("{prefix}.{name}"), None, alias, "import");
+        }
+    } else {
+        push(out, node, prefix, None, None, "import");
+    }
+    true
+}
+
+/// `require "a.b"`, `require("a.b")`, `local x = require "a.b"` (the local
+/// as the alias): the module as written.
+fn lua(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    if node.kind() != "function_call"
+        || node.child_by_field_name("name").map(|n| text(n, src)) != Some("require")
+    {
+        return false;
+    }
+    let Some(args) = node.child_by_field_name("arguments") else {
+        return true;
+    };
+    let arg = if args.kind() == "string" {
+        Some(args)
+    } else {
+        args.named_child(0)
+    };
+    let Some(module) = arg
+        .filter(|a| a.kind() == "string")
+        .and_then(|a| a.child_by_field_name("content"))
+        .map(|c| text(c, src).trim().to_string())
+        .filter(|m| !m.is_empty())
+    else {
+        return true;
+    };
+    // `local x = require "a.b"`: the call is the declaration's only value.
+    let alias = node
+        .parent()
+        .filter(|p| p.kind() == "expression_list" && p.named_child_count() == 1)
+        .and_then(|p| p.parent())
+        .filter(|a| a.kind() == "assignment_statement")
+        .and_then(|a| {
+            let mut cur = a.walk();
+            let vars = a
+                .named_children(&mut cur)
+                .find(|c| c.kind() == "variable_list")?;
+            (vars.named_child_count() == 1)
+                .then(|| vars.named_child(0))
+                .flatten()
+                .filter(|v| v.kind() == "identifier")
+                .map(|v| text(v, src).to_string())
+        });
+    push(out, node, module, None, alias, "require");
+    true
+}
+
+/// `import qualified Data.Map as M`, `import Foo.Bar (x, y)`: the module,
+/// with its alias.
+fn haskell(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    let Some(module) = node.child_by_field_name("module").map(|m| compact(m, src)) else {
+        return true;
+    };
+    let alias = node.child_by_field_name("alias").map(|a| compact(a, src));
+    push(out, node, module, None, alias, "import");
+    true
+}
+
+/// `alias A.B`, `alias A.{B, C}` (each as `A.B`), `import A.B`, `use A.B`
+/// and `require A.B`, with `as:` as the alias: the module as written.
+fn elixir(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    let kind = match node.child_by_field_name("target").map(|t| text(t, src)) {
+        Some("alias") => "alias",
+        Some("import") => "import",
+        Some("use") => "use",
+        Some("require") => "require",
+        _ => return false,
+    };
+    let Some(args) = node
+        .named_children(&mut node.walk())
+        .find(|c| c.kind() == "arguments")
+    else {
+        return true;
+    };
+    let mut cur = args.walk();
+    let named: Vec<Node<'_>> = args.named_children(&mut cur).collect();
+    let Some(first) = named.first() else {
+        return true;
+    };
+    match first.kind() {
+        "alias" => {
+            // `as: Name` in the keyword list after it.
+            let alias = named.get(1).and_then(|kw| {
+                let t = text(*kw, src);
+                let rest = t.split("as:").nth(1)?;
+                let a = rest.trim().split([',', ' ', ']']).next()?;
+                (!a.is_empty()).then(|| a.to_string())
+            });
+            push(out, node, compact(*first, src), None, alias, kind);
+        }
+        "dot" => {
+            let (Some(left), Some(right)) = (
+                first.child_by_field_name("left"),
+                first.child_by_field_name("right"),
+            ) else {
+                return true;
+            };
+            if right.kind() != "tuple" || left.kind() != "alias" {
+                return true;
+            }
+            let prefix = compact(left, src);
+            let mut cur = right.walk();
+            for a in right
+                .named_children(&mut cur)
+                .filter(|a| a.kind() == "alias")
+            {
+                push(
+                    out,
+                    node,
+                    format!("{prefix}.{}", compact(a, src)),
+                    None,
+                    None,
+                    kind,
+                );
+            }
+        }
+        _ => {}
+    }
+    true
+}
+
+/// `@import("x.zig")` and `@import("std")`: the path or package as written.
+fn zig(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    let mut cur = node.walk();
+    let mut children = node.named_children(&mut cur);
+    if children.next().map(|b| text(b, src)) != Some("@import") {
+        return false;
+    }
+    let module = children
+        .next()
+        .filter(|a| a.kind() == "arguments")
+        .and_then(|a| a.named_child(0))
+        .filter(|s| s.kind() == "string")
+        .and_then(|s| literal(s, src));
+    if let Some(module) = module {
+        push(out, node, module, None, None, "import");
+    }
+    true
+}
+
+/// `-include("x.hrl").` and `-include_lib("app/include/x.hrl").`
+fn erlang(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    let kind = if node.kind() == "pp_include_lib" {
+        "include_lib"
+    } else {
+        "include"
+    };
+    if let Some(module) = node
+        .child_by_field_name("file")
+        .and_then(|f| literal(f, src))
+    {
+        push(out, node, module, None, None, kind);
+    }
+    true
+}
+
+/// `include("x.jl")` with a plain string: the path as written.
+fn julia(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    if node.kind() != "call_expression" {
+        return false;
+    }
+    let mut cur = node.walk();
+    let mut children = node.named_children(&mut cur);
+    if children.next().map(|f| text(f, src)) != Some("include") {
+        return false;
+    }
+    let module = children
+        .next()
+        .filter(|a| a.kind() == "argument_list" && a.named_child_count() == 1)
+        .and_then(|a| a.named_child(0))
+        .filter(|s| {
+            s.kind() == "string_literal"
+                && s.named_children(&mut s.walk())
+                    .all(|c| c.kind() == "content")
+        })
+        .and_then(|s| literal(s, src));
+    if let Some(module) = module {
         push(out, node, module, None, None, "include");
     }
     true

@@ -3588,6 +3588,78 @@ fn kotlin_ruby_php_imports() {
     );
 }
 
+#[test]
+fn scala_lua_haskell_elixir_zig_erlang_julia_imports() {
+    let scala = "package x\nimport a.b.C\nimport a.b.{D, E => F, _}\nimport a.b._\nimport a.c.*\n";
+    assert_eq!(
+        imports("src/main/scala/x/Y.scala", scala, Lang::Scala),
+        [
+            imp("a.b.C", "", "", 2, "import"),
+            imp("a.b.D", "", "", 3, "import"),
+            imp("a.b.E", "", "F", 3, "import"),
+            imp("a.b", "*", "", 3, "import"),
+            imp("a.b", "*", "", 4, "import"),
+            imp("a.c", "*", "", 5, "import"),
+        ]
+    );
+    let lua = "local utils = require(\"pl.utils\")\nrequire 'pl.compat'\nlocal a, b = require\"x\", 1\nlocal function f()\n  return require(\"pl.\" .. name), require(\"lazy\")\nend\n";
+    assert_eq!(
+        imports("lua/pl/List.lua", lua, Lang::Lua),
+        [
+            imp("pl.utils", "", "utils", 1, "require"),
+            imp("pl.compat", "", "", 2, "require"),
+            imp("x", "", "", 3, "require"),
+            imp("lazy", "", "", 5, "require"),
+        ],
+        "a computed module name is no import"
+    );
+    let hs = "module Text.Pandoc.App where\nimport qualified Data.Map.Strict as M\nimport Text.Pandoc.Options (ReaderOptions(..))\nimport Prelude hiding (lines)\n";
+    assert_eq!(
+        imports("src/Text/Pandoc/App.hs", hs, Lang::Haskell),
+        [
+            imp("Data.Map.Strict", "", "M", 2, "import"),
+            imp("Text.Pandoc.Options", "", "", 3, "import"),
+            imp("Prelude", "", "", 4, "import"),
+        ]
+    );
+    let ex = "defmodule Mix.CLI do\n  alias Mix.Tasks.Compile\n  alias Mix.{Project, Dep}\n  alias Mix.Shell.IO, as: ShellIO\n  import Mix.Utils\n  use GenServer\n  require Logger\n  def run(a), do: alias_of(a)\nend\n";
+    assert_eq!(
+        imports("lib/mix/cli.ex", ex, Lang::Elixir),
+        [
+            imp("Mix.Tasks.Compile", "", "", 2, "alias"),
+            imp("Mix.Project", "", "", 3, "alias"),
+            imp("Mix.Dep", "", "", 3, "alias"),
+            imp("Mix.Shell.IO", "", "ShellIO", 4, "alias"),
+            imp("Mix.Utils", "", "", 5, "import"),
+            imp("GenServer", "", "", 6, "use"),
+            imp("Logger", "", "", 7, "require"),
+        ]
+    );
+    let zig = "const std = @import(\"std\");\nconst mem = @import(\"mem.zig\");\nfn f() void { _ = @import(\"x/y.zig\").z; _ = @sizeOf(u8); }\n";
+    assert_eq!(
+        imports("lib/std/std.zig", zig, Lang::Zig),
+        [
+            imp("std", "", "", 1, "import"),
+            imp("mem.zig", "", "", 2, "import"),
+            imp("x/y.zig", "", "", 3, "import"),
+        ]
+    );
+    let erl = "-module(ssh).\n-include(\"ssh.hrl\").\n-include_lib(\"kernel/include/file.hrl\").\n";
+    assert_eq!(
+        imports("src/ssh.erl", erl, Lang::Erlang),
+        [
+            imp("ssh.hrl", "", "", 2, "include"),
+            imp("kernel/include/file.hrl", "", "", 3, "include_lib"),
+        ]
+    );
+    let jl = "module M\ninclude(\"a.jl\")\ninclude(joinpath(@__DIR__, \"b.jl\"))\nusing .B\nend\n";
+    assert_eq!(
+        imports("src/M.jl", jl, Lang::Julia),
+        [imp("a.jl", "", "", 2, "include")],
+        "a computed path is no import"
+    );
+}
+
 /// A register map (40 KiB of `#define`s under a comment) keeps every
 /// definition and only its head chunk; a table of numbers likewise; code
 /// of the same size keeps all its chunks.

@@ -463,10 +463,16 @@
 //!   type (`impl Schedule for Arc<Handle>`) is that type's (`Handle`),
 //!   and so are its methods (`Arc` before). An older index's rows are
 //!   rebuilt by the next index run (its vectors kept).
+//! - 98: same tables; rows change: the imports of Scala (`import a.b.C`,
+//!   `{C, D => E}`, `_`), Lua (`require "a.b"`), Haskell (`import
+//!   qualified A.B as M`), Elixir (`alias`/`import`/`use`/`require A.B`),
+//!   Zig (`@import("x.zig")`), Erlang (`-include`, `-include_lib`) and
+//!   Julia (`include("x.jl")`) files are read (none before). An older
+//!   index's rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 97;
+pub const SCHEMA_VERSION: i64 = 98;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -478,7 +484,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 97;
+const SAME_ROWS_SINCE: i64 = 98;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
