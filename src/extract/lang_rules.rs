@@ -576,7 +576,8 @@ pub(crate) fn objc_parse_text(source: &str) -> Cow<'_, str> {
 /// (tree-sitter-haskell's scanner counts a tab as one column in some
 /// places and eight in others, so a file indented or aligned with tabs can
 /// lose its layout and every definition after it); C, C++ and
-/// Objective-C also with their export macros blanked ([`export_macros`]);
+/// Objective-C also with their export macros blanked ([`export_macros`],
+/// also when the tree has no error);
 /// Kotlin with the annotations of its top-level annotation and enum
 /// classes blanked ([`annotated_soft_keyword_classes`]) and Rust with its
 /// item-level macro calls read as their contents ([`rust_item_macros`]),
@@ -593,6 +594,10 @@ pub(crate) fn second_reading(lang: Lang, source: &str, tree: &tree_sitter::Tree)
         }
         // Items inside a macro's braces parse as tokens, without error.
         Lang::Rust => rust_item_macros(source, tree),
+        // `struct LEVELDB_EXPORT Options { Options(); bool x = false; … }`
+        // reads without error as a function `Options` returning `struct
+        // LEVELDB_EXPORT` whose body holds statements.
+        Lang::C | Lang::Cpp | Lang::ObjC if !has_errors => export_macros(source),
         _ if !has_errors => None,
         Lang::CSharp => first_branches(source, true),
         Lang::C | Lang::Cpp | Lang::ObjC => {

@@ -1839,6 +1839,38 @@ fn cpp_classes_declared_with_an_export_macro_keep_their_names_and_members() {
     );
 }
 
+/// LevelDB's `struct LEVELDB_EXPORT Options` reads without error as a
+/// function whose body holds statements; `class VersionSet::Builder {`
+/// in a `.cc` file is a class named with its scope.
+#[test]
+fn cpp_exported_structs_read_without_error_and_qualified_classes_are_classes() {
+    let src = "namespace leveldb {\nstruct LEVELDB_EXPORT Options {\n  Options();\n  bool create_if_missing = false;\n  int max_open_files = 1000;\n};\n}  // namespace leveldb\n";
+    let x = extract("include/leveldb/options.h", src, Lang::Cpp);
+    check_common("cpp", src, &x);
+    let options = symbol(&x, "Options", "struct");
+    assert_eq!((options.start_line, options.end_line), (2, 6));
+    assert_eq!(
+        symbol(&x, "create_if_missing", "field")
+            .container
+            .as_deref(),
+        Some("Options")
+    );
+
+    let src = "namespace leveldb {\nclass VersionSet::Builder {\n private:\n  VersionSet* vset_;\n public:\n  Builder(VersionSet* vset) : vset_(vset) {}\n  void Apply(VersionEdit* edit) {\n    edit->x();\n  }\n};\n}  // namespace leveldb\n";
+    let x = extract("db/version_set.cc", src, Lang::Cpp);
+    check_common("cpp", src, &x);
+    let class = symbol(&x, "Builder", "class");
+    assert_eq!((class.start_line, class.end_line), (2, 10));
+    assert_eq!(
+        symbol(&x, "Apply", "method").container.as_deref(),
+        Some("Builder")
+    );
+    assert_eq!(
+        symbol(&x, "vset_", "field").container.as_deref(),
+        Some("Builder")
+    );
+}
+
 #[test]
 fn elixir_type_specs_are_types_and_haskell_data_constructors_constants() {
     let src = "defmodule Mix.Utils do\n  @type formatted_node :: {name :: String.t(), edge :: String.t()}\n  @typep state(a) :: {a, integer}\n  @opaque t :: map\n  @spec f(integer) :: integer\n  def f(x), do: x\nend\n";

@@ -2129,10 +2129,25 @@ impl Hybrid {
             .snippet
             .as_ref()
             .and_then(|(line, text)| clip_to_span(*line, text, f.start_line, f.end_line));
-        let (snippet_line, snippet) = match (arm_snippet, req.context) {
-            (Some(s), 0) if phrases.is_empty() || shows_phrase(&s) => s,
-            _ => file_snippet(root, &f, &terms, phrases, req.snippet_lines, req.context)
-                .unwrap_or_else(|| f.snippet.clone().unwrap_or((f.start_line, String::new()))),
+        // The arm's lines (the asked line of a location) are also what
+        // `context` widens.
+        let anchor = arm_snippet.filter(|s| phrases.is_empty() || shows_phrase(s));
+        let (snippet_line, snippet) = match (anchor, req.context) {
+            (Some(s), 0) => s,
+            (anchor, context) => {
+                let fallback = anchor
+                    .clone()
+                    .or_else(|| f.snippet.clone())
+                    .unwrap_or((f.start_line, String::new()));
+                let at = FileSnippet {
+                    terms: &terms,
+                    phrases,
+                    lines: req.snippet_lines,
+                    context,
+                    anchor,
+                };
+                file_snippet(root, &f, at).unwrap_or(fallback)
+            }
         };
         let file_symbols = if req.with_file_symbols {
             file_symbols(store, &f.path, f.symbol.as_deref())?
@@ -4180,14 +4195,25 @@ fn clip_to_span(line: u32, text: &str, start: u32, end: u32) -> Option<(u32, Str
     Some((first, body.join("\n")))
 }
 
-fn file_snippet(
-    root: &Path,
-    f: &Fused,
-    terms: &[String],
-    phrases: &[String],
+/// What [`file_snippet`] shows: the lines an arm chose (`anchor`), else
+/// the first line of a quoted phrase or the span's best `lines` lines for
+/// `terms`; with `context` lines around them.
+struct FileSnippet<'a> {
+    terms: &'a [String],
+    phrases: &'a [String],
     lines: usize,
     context: usize,
-) -> Option<(u32, String)> {
+    anchor: Option<(u32, String)>,
+}
+
+fn file_snippet(root: &Path, f: &Fused, at: FileSnippet<'_>) -> Option<(u32, String)> {
+    let FileSnippet {
+        terms,
+        phrases,
+        lines,
+        context,
+        anchor,
+    } = at;
     let p = crate::paths::resolve_in_root(root, &f.path).ok()?;
     let text = crate::fs_safe::read_regular_to_string(&p.abs).ok()?;
     let all: Vec<&str> = text.lines().collect();
@@ -4198,13 +4224,14 @@ fn file_snippet(
     let phrase_at = all[start..end]
         .iter()
         .position(|l| phrases.iter().any(|p| l.contains(p.as_str())));
-    let (line, snip) = match phrase_at {
-        Some(i) => {
+    let (line, snip) = match (anchor, phrase_at) {
+        (Some(a), _) => a,
+        (None, Some(i)) => {
             let from = start + i.saturating_sub(1);
             let to = (from + lines).min(end);
             ((from + 1) as u32, all[from..to].join("\n"))
         }
-        None => best_snippet(&all[start..end].join("\n"), f.start_line, terms, lines),
+        (None, None) => best_snippet(&all[start..end].join("\n"), f.start_line, terms, lines),
     };
     if context == 0 {
         return Some((line, snip));

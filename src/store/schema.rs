@@ -469,10 +469,17 @@
 //!   Zig (`@import("x.zig")`), Erlang (`-include`, `-include_lib`) and
 //!   Julia (`include("x.jl")`) files are read (none before). An older
 //!   index's rows are rebuilt by the next index run (its vectors kept).
+//! - 99: same tables; rows change: C and C++ `struct LEVELDB_EXPORT
+//!   Options { … }`, which reads without error as a function returning
+//!   `struct LEVELDB_EXPORT`, is read with its export macro blanked (the
+//!   struct and its fields, none before), and a class defined out of line
+//!   with a qualified name (`class VersionSet::Builder { … }`) is a class
+//!   (its members were the namespace's). An older index's rows are
+//!   rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 98;
+pub const SCHEMA_VERSION: i64 = 99;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -484,7 +491,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 98;
+const SAME_ROWS_SINCE: i64 = 99;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

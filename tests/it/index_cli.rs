@@ -311,6 +311,34 @@ fn an_unplaced_qualifier_lifts_the_definitions_it_names_past_the_page_cut() {
     );
 }
 
+/// `search PATH:LINE -C N` widens the asked line, not the lines near the
+/// chunk's start that the same search shows without a location.
+#[test]
+fn context_around_a_location_holds_the_asked_line() {
+    let p = Project::new();
+    let mut body = String::from("def long_function(x):\n");
+    for i in 2..=40 {
+        body.push_str(&format!("    step_{i} = x + {i}\n"));
+    }
+    body.push_str("    return x\n");
+    p.write("app/long.py", &body);
+    p.json(&["index"]);
+    let v = p.json(&["search", "app/long.py:30", "-C", "1", "--limit", "1"]);
+    let hit = &v["hits"][0];
+    assert_eq!(hit["path"], "app/long.py", "{v}");
+    let first = hit["snippet_line"].as_u64().unwrap_or(0);
+    assert!(
+        (28..=29).contains(&first),
+        "starts 1 line above line 30: {v}"
+    );
+    assert!(
+        hit["snippet"]
+            .as_str()
+            .is_some_and(|s| s.contains("step_30 =")),
+        "{v}"
+    );
+}
+
 #[test]
 fn incremental_edits_deletes_and_renames() {
     let p = sample();

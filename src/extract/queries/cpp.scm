@@ -26,3 +26,14 @@
 
 (call_expression
   function: (template_function name: (identifier) @name)) @reference.call
+
+; A nested class defined out of line (`class VersionSet::Builder { … }` in
+; a `.cc` file): the extractor unwraps the name to `Builder` and keeps
+; `VersionSet` as its scope.
+(class_specifier
+  name: (qualified_identifier) @name
+  body: (field_declaration_list)) @definition.class
+
+(struct_specifier
+  name: (qualified_identifier) @name
+  body: (field_declaration_list)) @definition.class
