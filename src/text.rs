@@ -54,6 +54,13 @@ pub fn is_plain_name(s: &str) -> bool {
         && s.chars().all(|c| is_ident_char(c) || c == '$')
 }
 
+/// A name with one or more qualifiers: `Dispatchers.IO`, `DBImpl::Write`,
+/// `Dataset#where`, each part a plain name ([`is_plain_name`]).
+pub fn is_qualified_name(s: &str) -> bool {
+    let parts: Vec<&str> = s.split("::").flat_map(|p| p.split(['.', '#'])).collect();
+    parts.len() >= 2 && parts.iter().all(|p| is_plain_name(p))
+}
+
 /// Iterates over identifier-like words of a text.
 pub fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !is_ident_char(c))

@@ -4533,6 +4533,9 @@ mod tests {
             ("def parse", Some("parse")),
             ("enum object_type", Some("object_type")),
             ("struct of arrays", None),
+            ("data Extension", Some("Extension")),
+            ("newtype Extensions", Some("Extensions")),
+            ("instance PandocMonad", Some("PandocMonad")),
             ("strbuf struct", None),
             // A question that only asks where a name is defined.
             ("where is the Tokeniser type defined", Some("Tokeniser")),
@@ -4543,6 +4546,10 @@ mod tests {
             ("where are route decorators defined", None),
             ("where is the config loaded", None),
             ("where is the Tokeniser sausage defined", None),
+            ("where is Dispatchers.IO defined", Some("Dispatchers.IO")),
+            ("where is DBImpl::Write defined?", Some("DBImpl::Write")),
+            ("where is the Command.Find method defined", Some("Command.Find")),
+            ("where is a.b. defined", None),
         ] {
             assert_eq!(
                 analyze(q).declared.map(|(name, _)| name).as_deref(),

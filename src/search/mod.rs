@@ -1301,9 +1301,11 @@ fn last_separator(s: &str) -> Option<(usize, usize)> {
 /// Words that declare a definition in some language, and the kinds of
 /// definition they declare: `struct strbuf`, `class Config`, `def parse`
 /// ask for the definition of that kind named after them.
-pub(crate) const DECLARATION_KEYWORDS: [(&str, &[&str]); 22] = [
-    ("class", &["class", "struct", "interface"]),
+pub(crate) const DECLARATION_KEYWORDS: [(&str, &[&str]); 25] = [
+    ("class", &["class", "struct", "interface", "trait"]),
     ("const", &["constant", "variable"]),
+    // Haskell's `data`, `newtype` and `instance`.
+    ("data", &["type", "struct", "enum", "class"]),
     ("def", &["function", "method", "macro"]),
     ("defmodule", &["module"]),
     ("enum", &["enum", "type"]),
@@ -1314,10 +1316,12 @@ pub(crate) const DECLARATION_KEYWORDS: [(&str, &[&str]); 22] = [
         "impl",
         &["impl", "struct", "enum", "class", "trait", "type"],
     ),
+    ("instance", &["impl"]),
     ("interface", &["interface", "trait", "class"]),
     ("macro", &["macro"]),
     ("mod", &["module", "namespace"]),
     ("module", &["module", "namespace"]),
+    ("newtype", &["type", "struct"]),
     ("object", &["class", "module", "struct", "type"]),
     ("protocol", &["interface", "trait", "class"]),
     ("record", &["class", "struct", "type"]),
@@ -1383,7 +1387,8 @@ fn definition_question(q: &str) -> Option<(&str, &'static [&'static str])> {
         }
         _ => return None,
     };
-    crate::text::is_plain_name(name).then_some((name, kinds))
+    (crate::text::is_plain_name(name) || crate::text::is_qualified_name(name))
+        .then_some((name, kinds))
 }
 
 /// `struct strbuf`, `class Config`, `fn parse` as a whole query, or a
