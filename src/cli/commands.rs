@@ -324,12 +324,7 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
     let result = svc.require(svc.symbols(&req)?)?;
     // Names spelled like it stand in for one that is defined nowhere ("did
     // you mean"): shown, but nothing was found unless fuzzy was asked for.
-    let spelled_like = mode != MatchMode::Fuzzy
-        && !result.hits.is_empty()
-        && result
-            .hits
-            .iter()
-            .all(|h| h.match_kind == crate::search::symbol::MatchKind::Fuzzy);
+    let spelled_like = result.only_spelled_like(mode);
     if a.common.json {
         render::json(&result)?;
     } else {

@@ -126,6 +126,17 @@ pub struct SymbolResult {
     pub unplaced_qualifier: Option<String>,
 }
 
+impl SymbolResult {
+    /// Whether the hits are only names spelled like the one asked for,
+    /// which no definition has (a "did you mean"), when fuzzy matches were
+    /// not asked for: shown, but nothing was found.
+    pub fn only_spelled_like(&self, mode: MatchMode) -> bool {
+        mode != MatchMode::Fuzzy
+            && !self.hits.is_empty()
+            && self.hits.iter().all(|h| h.match_kind == MatchKind::Fuzzy)
+    }
+}
+
 /// Normalises kind aliases (`fn`, `def`, `func` → `function`, ...).
 pub fn normalize_kind(kind: &str) -> String {
     let k = kind.trim().to_ascii_lowercase();
