@@ -690,10 +690,11 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
     {
         return None;
     }
-    let overload = ts
+    let overload = (ts
         && (node.kind() == "function_signature"
             || (node.kind() == "method_signature"
-                && node.parent().is_some_and(|p| p.kind() == "class_body")));
+                && node.parent().is_some_and(|p| p.kind() == "class_body"))))
+        || (lang == Lang::Python && python_overload(node, src));
     let (kind, callable) = classify(lang, node, suffix, name, src)?;
     let wrapped = (ecma
         && kind == "function"
@@ -1271,14 +1272,32 @@ fn scope_file_namespaces(lines: &Lines<'_>, defs: &mut [Def]) {
     }
 }
 
-/// Merges each run of TypeScript overload signatures into the
-/// implementation that follows them (same name, same parent): one
-/// definition whose span and chunk start at the first signature's comments,
-/// so `symbol f` answers once and the chunk holds the docs, the overloads
-/// and the body. Signatures with no implementation after them (ambient
-/// declarations, interfaces) stay.
+/// A Python function decorated `@overload` (`@typing.overload`,
+/// `@t.overload`): a typing stub of the function defined after it.
+fn python_overload(node: Node<'_>, src: &str) -> bool {
+    let Some(decorated) = node
+        .parent()
+        .filter(|p| node.kind() == "function_definition" && p.kind() == "decorated_definition")
+    else {
+        return false;
+    };
+    let mut cur = decorated.walk();
+    decorated.children(&mut cur).any(|c| {
+        let t = node_text(src, c).trim_start_matches('@').trim();
+        c.kind() == "decorator" && (t == "overload" || t.ends_with(".overload"))
+    })
+}
+
+/// Merges each run of TypeScript overload signatures (or Python `@overload`
+/// stubs) into the implementation that follows them (same name, same
+/// parent): one definition whose span and chunk start at the first
+/// signature's comments, so `symbol f` answers once and the chunk holds the
+/// docs, the overloads and the body. Signatures with no implementation
+/// after them (ambient declarations, interfaces, `.pyi` stubs) stay.
 fn merge_overloads(lang: Lang, defs: Vec<Def>) -> Vec<Def> {
-    if !matches!(lang, Lang::TypeScript | Lang::Tsx) || !defs.iter().any(|d| d.overload) {
+    if !matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::Python)
+        || !defs.iter().any(|d| d.overload)
+    {
         return defs;
     }
     let mut defs = defs;

@@ -464,6 +464,52 @@ declare function ambient(x: string): void
 }
 
 #[test]
+fn python_overload_stubs_are_one_definition_with_their_implementation() {
+    // pydantic's `field_validator`: two `@overload` stubs and the
+    // implementation are one function; a class method's likewise; stubs
+    // with nothing after them (a `.pyi`-like run) stay.
+    let src = r#"from typing import overload
+import typing
+
+
+@overload
+def field_validator(field: str) -> int: ...
+
+
+@typing.overload
+def field_validator(field: str, mode: str) -> int: ...
+
+
+def field_validator(field, mode="after"):
+    return 1
+
+
+class Model:
+    @overload
+    def get(self, k: int) -> int: ...
+    @overload
+    def get(self, k: str) -> str: ...
+    def get(self, k):
+        return k
+
+
+@overload
+def lonely(x: int) -> int: ...
+"#;
+    let x = extract("pkg/validators.py", src, Lang::Python);
+    check_common("python", src, &x);
+    assert_eq!(
+        symbols(&x),
+        vec![
+            s("field_validator", "function", "", 5, 14),
+            s("Model", "class", "", 17, 23),
+            s("get", "method", "Model", 18, 23),
+            s("lonely", "function", "", 26, 27),
+        ]
+    );
+}
+
+#[test]
 fn typescript_inline_object_types_define_nothing() {
     // Members of an interface and of an object type a type alias names
     // (nested ones too) are fields; members of object types written in a

@@ -2003,6 +2003,9 @@ impl Hybrid {
         // dropped, and the next one takes its place.
         let terms = crate::text::query_terms(query);
         let mut out: Vec<HybridHit> = Vec::with_capacity(req.limit.min(hits.len()));
+        if grouped && !led {
+            lead_with_content(&mut hits);
+        }
         // Where each file's hit stands in `out`.
         let mut shown: HashMap<String, usize> = HashMap::new();
         for mut f in hits {
@@ -4246,6 +4249,38 @@ fn file_snippet(root: &Path, f: &Fused, at: FileSnippet<'_>) -> Option<(u32, Str
     Some((from as u32, with_ctx.join("\n")))
 }
 
+/// A namespace's or module's opening line alone (`namespace log {` of
+/// LevelDB's `log_format.h`, whose contents are chunks of their own):
+/// nothing to read.
+fn is_bare_opening(f: &Fused) -> bool {
+    f.end_line <= f.start_line + 1
+        && matches!(f.kind.as_deref(), Some("namespace" | "module" | "package"))
+}
+
+/// A file whose first hit is a bare opening ([`is_bare_opening`]) leads
+/// with its next hit instead, at the same place and score: what folds
+/// into a file's first hit is shown as places (`also`), so the file is
+/// shown by the chunk worth reading.
+fn lead_with_content(hits: &mut [Fused]) {
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut swaps = Vec::new();
+    for (i, h) in hits.iter().enumerate() {
+        if !seen.insert(h.path.as_str()) || !is_bare_opening(h) {
+            continue;
+        }
+        if let Some(j) =
+            (i + 1..hits.len()).find(|&j| hits[j].path == h.path && !is_bare_opening(&hits[j]))
+        {
+            swaps.push((i, j));
+        }
+    }
+    for (i, j) in swaps {
+        let (si, sj) = (hits[i].score, hits[j].score);
+        hits.swap(i, j);
+        (hits[i].score, hits[j].score) = (si, sj);
+    }
+}
+
 fn file_symbols(store: &Store, path: &str, exclude: Option<&str>) -> Result<Vec<String>> {
     let Some((_, items)) = crate::search::symbol::outline(store, None, path)? else {
         return Ok(Vec::new());
@@ -4298,6 +4333,49 @@ fn interpretation(a: &Analysis, reports: &[ArmReport], led: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn fused_at(path: &str, start: u32, end: u32, kind: &str, score: f64) -> Fused {
+        Fused {
+            path: path.into(),
+            start_line: start,
+            end_line: end,
+            symbol: None,
+            kind: Some(kind.into()),
+            lang: "cpp".into(),
+            score,
+            sources: Vec::new(),
+            contributions: Vec::new(),
+            snippet: None,
+            pending: None,
+            is_block: true,
+            raw: score,
+        }
+    }
+
+    #[test]
+    fn a_bare_namespace_opening_does_not_lead_its_file() {
+        let mut hits = vec![
+            fused_at("db/log_format.h", 12, 12, "namespace", 0.9),
+            fused_at("db/log_writer.cc", 20, 40, "method", 0.8),
+            fused_at("db/log_format.h", 14, 24, "enum", 0.5),
+            fused_at("db/other.h", 3, 3, "namespace", 0.4),
+        ];
+        lead_with_content(&mut hits);
+        let order: Vec<(&str, u32, f64)> = hits
+            .iter()
+            .map(|h| (h.path.as_str(), h.start_line, h.score))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("db/log_format.h", 14, 0.9),
+                ("db/log_writer.cc", 20, 0.8),
+                ("db/log_format.h", 12, 0.5),
+                ("db/other.h", 3, 0.4),
+            ],
+            "a file with nothing else keeps its opening"
+        );
+    }
 
     #[test]
     fn a_question_naming_a_platform_lifts_its_files_and_lowers_other_copies() {
@@ -4548,7 +4626,10 @@ mod tests {
             ("where is the Tokeniser sausage defined", None),
             ("where is Dispatchers.IO defined", Some("Dispatchers.IO")),
             ("where is DBImpl::Write defined?", Some("DBImpl::Write")),
-            ("where is the Command.Find method defined", Some("Command.Find")),
+            (
+                "where is the Command.Find method defined",
+                Some("Command.Find"),
+            ),
             ("where is a.b. defined", None),
         ] {
             assert_eq!(

@@ -474,8 +474,11 @@
 //!   `struct LEVELDB_EXPORT`, is read with its export macro blanked (the
 //!   struct and its fields, none before), and a class defined out of line
 //!   with a qualified name (`class VersionSet::Builder { … }`) is a class
-//!   (its members were the namespace's). An older index's rows are
-//!   rebuilt by the next index run (its vectors kept).
+//!   (its members were the namespace's); Python's `@overload` stubs merge
+//!   into the implementation after them, as TypeScript's overload
+//!   signatures do (one definition spanning them, named where the
+//!   implementation is). An older index's rows are rebuilt by the next
+//!   index run (its vectors kept).
 
 use super::Store;
 

@@ -39,7 +39,11 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
     let mut look = Lookup::from(svc.symbols(&req)?);
     // Names spelled like it are no answer, as the CLI's `symbol` exits 1
     // on them: `NOT_FOUND`, with them in the hint.
-    if let Some(r) = look.found.as_ref().filter(|r| r.only_spelled_like(req.query.mode)) {
+    if let Some(r) = look
+        .found
+        .as_ref()
+        .filter(|r| r.only_spelled_like(req.query.mode))
+    {
         let like: Vec<String> = r
             .hits
             .iter()
