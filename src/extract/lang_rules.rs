@@ -856,6 +856,83 @@ fn export_macros(source: &str) -> Option<String> {
     blanked(source, &blanks, &[])
 }
 
+/// C and C++ whose members and variables carry a thread-safety
+/// annotation after their name (`VersionSet* const versions_
+/// GUARDED_BY(mutex_);` in LevelDB, `ABSL_GUARDED_BY`, `PT_GUARDED_BY`,
+/// `ACQUIRED_AFTER`): the grammar reads the declaration as a function
+/// named after the macro, and the field is lost with its type (without
+/// an error in the tree, so before the first parse). Each such macro and
+/// its arguments, after a name and before `;`, `=`, `,` or `{`, is blanked
+/// (same length, offsets and lines). `None` when there is none.
+pub(crate) fn thread_annotations(source: &str) -> Option<String> {
+    let bytes = source.as_bytes();
+    let scan = ByteScan(bytes);
+    let mut blanks: Vec<(usize, usize)> = Vec::new();
+    for needle in ["GUARDED_BY(", "ACQUIRED_AFTER(", "ACQUIRED_BEFORE("] {
+        for open in memchr::memmem::find_iter(bytes, needle.as_bytes()) {
+            let paren = open + needle.len() - 1;
+            let start = bytes[..open]
+                .iter()
+                .rposition(|&b| !is_ident_byte(b))
+                .map_or(0, |i| i + 1);
+            let before = bytes[..start]
+                .iter()
+                .rposition(|&b| b != b' ' && b != b'\t')
+                .map(|i| bytes[i]);
+            // After the declared name (or an array's `]`), with space between.
+            if start == 0 || !bytes[start - 1].is_ascii_whitespace() {
+                continue;
+            }
+            if !before.is_some_and(|b| is_ident_byte(b) || b == b']') {
+                continue;
+            }
+            // `return GUARDED_BY(x);` is a call.
+            let word_end = bytes[..start]
+                .iter()
+                .rposition(|b| !b.is_ascii_whitespace())
+                .map_or(0, |i| i + 1);
+            let word_start = bytes[..word_end]
+                .iter()
+                .rposition(|&b| !is_ident_byte(b))
+                .map_or(0, |i| i + 1);
+            if matches!(
+                &bytes[word_start..word_end],
+                b"return"
+                    | b"case"
+                    | b"throw"
+                    | b"goto"
+                    | b"else"
+                    | b"do"
+                    | b"co_return"
+                    | b"co_yield"
+                    | b"sizeof"
+                    | b"new"
+                    | b"delete"
+            ) {
+                continue;
+            }
+            let mut depth = 0usize;
+            let Some(close) = bytes[paren..].iter().take(400).position(|&b| {
+                match b {
+                    b'(' => depth += 1,
+                    b')' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                b == b')' && depth == 0
+            }) else {
+                continue;
+            };
+            let end = paren + close + 1;
+            let next = scan.skip_space(end);
+            if matches!(bytes.get(next), Some(b';' | b'=' | b',' | b'{')) {
+                blanks.push((start, end));
+            }
+        }
+    }
+    blanks.sort_unstable();
+    blanked(source, &blanks, &[])
+}
+
 /// C with its attribute-like macro calls blanked (same length, offsets
 /// and lines): a `__word(…)` call in a declaration's head, followed by
 /// more of the declaration (`void __printf(1, 0) my_vprintf(…)`, `static
@@ -1685,6 +1762,18 @@ mod tests {
                 .as_deref(),
             Some("class R\n             \ninternal constructor(x: X)\n")
         );
+    }
+
+    #[test]
+    fn thread_annotations_after_a_name_are_blanked() {
+        let src = "  VersionSet* const versions_ GUARDED_BY(mutex_);\n  int n ABSL_GUARDED_BY(mu) = 0;\n  Foo* p_ PT_GUARDED_BY(a(b));\n  Mutex b ACQUIRED_AFTER(a);\n  return GUARDED_BY(x);\n  void f() GUARDED_BY(mu) {}\n  x = y;\n";
+        let out = thread_annotations(src).expect("annotations found");
+        assert_eq!(out.len(), src.len());
+        assert_eq!(
+            out,
+            "  VersionSet* const versions_                   ;\n  int n                     = 0;\n  Foo* p_                    ;\n  Mutex b                  ;\n  return GUARDED_BY(x);\n  void f() GUARDED_BY(mu) {}\n  x = y;\n"
+        );
+        assert_eq!(thread_annotations("int x;\n"), None);
     }
 
     #[test]

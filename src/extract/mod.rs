@@ -160,7 +160,12 @@ impl Extractor {
                 } else if component {
                     lang_rules::component_script_text(source)
                 } else if matches!(lang, Lang::C | Lang::Cpp) {
-                    lang_rules::attribute_lines(source).map_or(Cow::Borrowed(source), Cow::Owned)
+                    let attributed = lang_rules::attribute_lines(source);
+                    let text = attributed.as_deref().unwrap_or(source);
+                    match lang_rules::thread_annotations(text).or(attributed) {
+                        Some(t) => Cow::Owned(t),
+                        None => Cow::Borrowed(source),
+                    }
                 } else {
                     Cow::Borrowed(source)
                 };

@@ -4380,6 +4380,14 @@ impl<'a> Graph<'a> {
             if definitions == 0 && r.qualifier.is_none() && is_builtin_call(&r.lang, &r.name) {
                 continue;
             }
+            // `Array.from(…)`, `JSON.parse(…)`, `str.join(…)`: a built-in
+            // object's method, not a project function of that name.
+            if r.qualifier
+                .as_deref()
+                .is_some_and(|q| is_builtin_receiver(&r.lang, q))
+            {
+                continue;
+            }
             // A name-only call names a definition (and its place) only when
             // the index has exactly one of that name: of 33 `call`s, the
             // first is a guess. A literal's method (`"".join(…)`,
@@ -4880,7 +4888,7 @@ fn is_builtin_call(lang: &str, name: &str) -> bool {
             "abs all any bool bytes callable chr dict dir divmod enumerate filter float format \
              frozenset getattr hasattr hash id int isinstance issubclass iter len list map max \
              min next object open ord print range repr reversed round set setattr slice sorted \
-             str sum super tuple type vars zip"
+             str sum super tuple type vars zip classmethod staticmethod property"
         }
         "go" => {
             "append cap clear close complex copy delete imag len make max min new panic print \
@@ -4911,9 +4919,35 @@ fn is_builtin_call(lang: &str, name: &str) -> bool {
              emptyList emptyMap emptySet require requireNotNull check checkNotNull error TODO \
              lazy repeat"
         }
+        // The Prelude's and base's everyday functions, and Applicative's
+        // parser combinators (`many`, `optional`).
+        "haskell" => {
+            "return pure fmap map filter foldr foldl foldl' concat concatMap mapM mapM_ forM \
+             forM_ sequence sequence_ traverse traverse_ when unless show read error \
+             errorWithoutStackTrace fst snd not null length elem notElem lookup maybe either \
+             id const flip zip zipWith unzip lines unlines words unwords reverse take drop \
+             takeWhile dropWhile span break splitAt replicate otherwise liftIO lift void \
+             many some optional fromMaybe catMaybes mapMaybe isJust isNothing fromIntegral \
+             toEnum fromEnum min max compare mempty mconcat mappend"
+        }
         _ => "",
     };
     names.split_whitespace().any(|n| n == name)
+}
+
+/// A receiver that is one of the language's built-in objects or types
+/// (`Array`, `JSON`, `Math` in JavaScript; `str`, `dict` in Python):
+/// a call through it is the language's.
+fn is_builtin_receiver(lang: &str, qualifier: &str) -> bool {
+    let names = match lang {
+        "javascript" | "typescript" | "tsx" => {
+            "Array Object Promise JSON Math Number String Reflect Symbol Date Set Map WeakMap \
+             WeakSet BigInt Intl console Buffer process globalThis window document"
+        }
+        "python" => "str dict list set frozenset tuple int float bytes bytearray object",
+        _ => "",
+    };
+    names.split_whitespace().any(|n| n == qualifier)
 }
 
 /// Reference kinds that stand for a call.
@@ -5451,11 +5485,30 @@ fn declared_type_before(line: &str, at: usize, after: &str, lang: &str) -> Optio
     if !c_style {
         return None;
     }
-    let before = line[..at]
-        .trim_end()
-        .trim_end_matches(['*', '&'])
-        .trim_end();
+    // `VersionSet* const versions_`: a const pointer of that type.
+    let mut before = line[..at].trim_end();
+    loop {
+        let b = before.trim_end_matches(['*', '&']).trim_end();
+        let b = ["const", "volatile"]
+            .iter()
+            .find_map(|w| {
+                b.strip_suffix(w)
+                    .filter(|r| r.ends_with(|c: char| !is_ident_byte(c as u8)))
+            })
+            .map_or(b, str::trim_end);
+        if b == before {
+            break;
+        }
+        before = b;
+    }
     let before = strip_generics(before);
+    // `VersionSet* const versions_ GUARDED_BY(mutex_);`: a C or C++
+    // annotation macro after the name.
+    let after = if matches!(lang, "c" | "cpp" | "objc") {
+        after_annotation_macro(after)
+    } else {
+        after
+    };
     let word_start = before
         .bytes()
         .rposition(|b| !(is_ident_byte(b) || b == b'.' || b == b':'))
@@ -5468,6 +5521,50 @@ fn declared_type_before(line: &str, at: usize, after: &str, lang: &str) -> Optio
         && (after.starts_with(['=', ';', ',', ')', ':']) || after.is_empty() || direct)
         && !in_comment_or_string(line, at))
     .then(|| ty.to_string())
+}
+
+/// `after` past an upper-case macro and its arguments (`GUARDED_BY(mu_)`,
+/// `ABSL_GUARDED_BY(mu_)`, `__attribute__` aside) when a `;`, `=` or `,`
+/// follows them; else `after` itself.
+fn after_annotation_macro(after: &str) -> &str {
+    let name_end = after
+        .bytes()
+        .position(|b| !is_ident_byte(b))
+        .unwrap_or(after.len());
+    let name = &after[..name_end];
+    let is_macro = name.len() >= 3
+        && name.bytes().any(|b| b.is_ascii_uppercase())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+    if !is_macro {
+        return after;
+    }
+    let mut rest = after[name_end..].trim_start();
+    if rest.starts_with('(') {
+        let mut depth = 0usize;
+        let Some(close) = rest.char_indices().find_map(|(i, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i);
+                    }
+                }
+                _ => {}
+            }
+            None
+        }) else {
+            return after;
+        };
+        rest = rest[close + 1..].trim_start();
+    }
+    if rest.starts_with([';', '=', ',']) {
+        rest
+    } else {
+        after
+    }
 }
 
 /// The call a line assigns to `q`, as written up to its `(`: `q =

@@ -479,10 +479,15 @@
 //!   signatures do (one definition spanning them, named where the
 //!   implementation is). An older index's rows are rebuilt by the next
 //!   index run (its vectors kept).
+//! - 100: same tables; rows change: a C or C++ member or variable with a
+//!   thread-safety annotation after its name (`VersionSet* const versions_
+//!   GUARDED_BY(mutex_);`) is that field (it was a method named after the
+//!   macro). An older index's rows are rebuilt by the next index run (its
+//!   vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 99;
+pub const SCHEMA_VERSION: i64 = 100;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -494,7 +499,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 99;
+const SAME_ROWS_SINCE: i64 = 100;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
