@@ -266,6 +266,12 @@ fn check_range(start: Option<u64>, end: Option<u64>, total: u64) -> Result<Optio
         (s, e) => {
             let s = s.unwrap_or(1);
             let e = e.unwrap_or(total);
+            if s > e && e >= 1 {
+                return Err(UserError::new(format!("line range {s}-{e} is reversed: {s} is after {e}"))
+                    .hint(format!("give the first line first ({e}-{s})"))
+                    .agent("give start_line <= end_line")
+                    .into());
+            }
             if s == 0 || s > e || e > total {
                 return Err(bad_range(s, e, total));
             }

@@ -454,9 +454,9 @@ pub fn call_graph(r: &GraphResult, offset: usize) -> Result<()> {
                 n
             } else if r.truncated {
                 format!(
-                    "; {} shown from {}, the next with --offset {}",
-                    r.edges.len(),
+                    "; {}-{} shown, the next with --offset {}",
                     offset + 1,
+                    offset + r.edges.len(),
                     offset + r.edges.len()
                 )
             } else {
