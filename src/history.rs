@@ -267,10 +267,12 @@ fn check_range(start: Option<u64>, end: Option<u64>, total: u64) -> Result<Optio
             let s = s.unwrap_or(1);
             let e = e.unwrap_or(total);
             if s > e && e >= 1 {
-                return Err(UserError::new(format!("line range {s}-{e} is reversed: {s} is after {e}"))
-                    .hint(format!("give the first line first ({e}-{s})"))
-                    .agent("give start_line <= end_line")
-                    .into());
+                return Err(UserError::new(format!(
+                    "line range {s}-{e} is reversed: {s} is after {e}"
+                ))
+                .hint(format!("give the first line first ({e}-{s})"))
+                .agent("give start_line <= end_line")
+                .into());
             }
             if s == 0 || s > e || e > total {
                 return Err(bad_range(s, e, total));
@@ -881,7 +883,14 @@ fn read_recency(root: &Path, max_commits: usize) -> Result<Recency> {
             &repo.objects,
             &mut rec,
         )?;
-        for change in rec.records {
+        // A history's first commit (the import of the tree) is no recent
+        // work, unless it is the only one: every file would be recent.
+        let records = if parent.is_none() && nth > 0 {
+            Vec::new()
+        } else {
+            rec.records
+        };
+        for change in records {
             use gix::diff::tree::recorder::Change;
             let (mode, path) = match &change {
                 Change::Addition {

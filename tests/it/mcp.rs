@@ -510,9 +510,15 @@ fn mcp_every_tool_answers_exactly() {
     // So is one that only names spelled like it match (the CLI's `symbol`
     // exits 1 on them): they are in the hint; asked for, they are hits.
     let (error, hint) = m.tool_error("find_symbol", json!({"name": "parse_confg"}));
-    assert!(error.contains("no definition named `parse_confg`"), "{error}");
+    assert!(
+        error.contains("no definition named `parse_confg`"),
+        "{error}"
+    );
     assert!(hint.contains("parse_config ("), "{hint}");
-    let v = m.ok("find_symbol", json!({"name": "parse_confg", "match": "fuzzy"}));
+    let v = m.ok(
+        "find_symbol",
+        json!({"name": "parse_confg", "match": "fuzzy"}),
+    );
     assert_eq!(v["symbols"][0]["name"], "parse_config", "{v}");
     let (error, _) = m.tool_error(
         "find_references",
