@@ -35,6 +35,17 @@ pub const LINE_CHARS: usize = 300;
 /// Characters a compact list answer may use per hit asked for (`limit`):
 /// fitting shows fewer and shorter best lines until it fits.
 pub const COMPACT_CHARS_PER_HIT: usize = 170;
+/// The least a compact list answer may use, however few hits are asked
+/// for: a 3-hit answer at 170 characters each cut its best lines to 50
+/// characters and dropped the hits' other places.
+pub const COMPACT_MIN_CHARS: usize = 850;
+
+/// The characters a compact list answer of `limit` hits may use.
+pub fn compact_target(limit: usize, budget: usize) -> usize {
+    (COMPACT_CHARS_PER_HIT * limit)
+        .max(COMPACT_MIN_CHARS)
+        .min(budget)
+}
 /// Most best lines a compact hit shows.
 pub const COMPACT_LINES: usize = 3;
 /// Shortest a best line is cut to when fitting a compact answer.

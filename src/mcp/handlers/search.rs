@@ -8,9 +8,9 @@ use crate::error::{ErrorCode, UserError};
 use crate::mcp::catalogue::MAX_QUERY_CHARS;
 use crate::mcp::catalogue::SearchArgs;
 use crate::mcp::out::{
-    Answer, BUDGET_CHARS, BulkEntry, BulkError, BulkSearchOut, COMPACT_CHARS_PER_HIT,
-    CompactSearchOut, LINE_CHARS, OVERHEAD_CHARS, Page, SearchOut, SearchReply, answer, chunk_out,
-    compact_candidates, fit_compact, index_info,
+    Answer, BUDGET_CHARS, BulkEntry, BulkError, BulkSearchOut, CompactSearchOut, LINE_CHARS,
+    OVERHEAD_CHARS, Page, SearchOut, SearchReply, answer, chunk_out, compact_candidates,
+    compact_target, fit_compact, index_info,
 };
 use crate::mcp::render;
 use crate::search::bound_line;
@@ -181,7 +181,7 @@ fn compact_answer(
         offset: r.offset as u64,
     };
     let cands = compact_candidates(r.hits, query, true);
-    let target = (COMPACT_CHARS_PER_HIT * limit).min(budget);
+    let target = compact_target(limit, budget);
     let size = |o: &CompactSearchOut| {
         let json = serde_json::to_string(o).map_or(0, |s| s.len());
         json.max(render::compact_search(o).len())

@@ -7,8 +7,8 @@ use anyhow::Result;
 use crate::error::UserError;
 use crate::mcp::catalogue::{SearchSemanticArgs, SimilarCodeArgs};
 use crate::mcp::out::{
-    Answer, BUDGET_CHARS, COMPACT_CHARS_PER_HIT, CompactSemanticOut, OVERHEAD_CHARS, Page,
-    SemanticOut, UpgradeOut, answer, chunk_out, compact_candidates, fit_compact, index_info,
+    Answer, BUDGET_CHARS, CompactSemanticOut, OVERHEAD_CHARS, Page, SemanticOut, UpgradeOut,
+    answer, chunk_out, compact_candidates, compact_target, fit_compact, index_info,
 };
 use crate::mcp::render;
 use crate::search::semantic::SimilarTo;
@@ -262,7 +262,7 @@ fn compact_semantic(
         redacted: redacted(r.redacted),
     };
     let cands = compact_candidates(r.hits, words, false);
-    let target = (COMPACT_CHARS_PER_HIT * limit).min(BUDGET_CHARS - OVERHEAD_CHARS);
+    let target = compact_target(limit, BUDGET_CHARS - OVERHEAD_CHARS);
     let hits = fit_compact(&cands, target, |hits| {
         out.hits = hits.to_vec();
         let json = serde_json::to_string(&out).map_or(0, |s| s.len());
