@@ -494,14 +494,29 @@ pub fn imports(r: &crate::service::imports::ImportsResult) -> Result<()> {
     with_stdout(|out| {
         if r.direction != ImportDirection::ImportedBy {
             writeln!(out, "{} imports ({}):", r.path, r.total_imports)?;
-            for e in &r.imports {
-                let names = if e.names.is_empty() {
+            let names = |n: &[String]| {
+                if n.is_empty() {
                     String::new()
                 } else {
-                    format!(" [{}]", e.names.join(", "))
-                };
-                let to = e.resolved.as_deref().unwrap_or("(not in the project)");
-                writeln!(out, "{:>6}  {}{names} -> {to}", e.line, e.module)?;
+                    format!(" [{}]", n.join(", "))
+                }
+            };
+            let mut outside = Vec::new();
+            for e in &r.imports {
+                match e.resolved.as_deref() {
+                    Some(to) => writeln!(
+                        out,
+                        "{:>6}  {}{} -> {to}",
+                        e.line,
+                        e.module,
+                        names(&e.names)
+                    )?,
+                    None => outside.push(format!("{} {}{}", e.line, e.module, names(&e.names))),
+                }
+            }
+            // The standard library's and third parties' on one line.
+            if !outside.is_empty() {
+                writeln!(out, "  not in the project: {}", outside.join(", "))?;
             }
         }
         if r.direction != ImportDirection::Imports {

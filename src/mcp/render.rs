@@ -385,9 +385,18 @@ pub fn imports(out: &ImportsOut) -> String {
     let mut shown = 0;
     if let (Some(list), Some(total)) = (&out.imports, out.total_imports) {
         let _ = writeln!(t, "{} imports ({total}):", out.path);
+        let mut outside = Vec::new();
         for e in list {
-            let to = e.resolved.as_deref().unwrap_or("(not in the project)");
-            let _ = writeln!(t, "{}\t{}{} -> {to}", e.line, e.module, names(&e.names));
+            match e.resolved.as_deref() {
+                Some(to) => {
+                    let _ = writeln!(t, "{}\t{}{} -> {to}", e.line, e.module, names(&e.names));
+                }
+                None => outside.push(format!("{} {}{}", e.line, e.module, names(&e.names))),
+            }
+        }
+        // The standard library's and third parties' on one line.
+        if !outside.is_empty() {
+            let _ = writeln!(t, "not in the project: {}", outside.join(", "));
         }
         shown = list.len();
     }

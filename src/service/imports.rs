@@ -218,6 +218,9 @@ fn lookup_imports(
                 }),
             }
         }
+        // The project's own files first (what an agent follows), then the
+        // standard library and third-party modules, each in line order.
+        imports.sort_by_key(|e| (e.resolved.is_none(), e.line));
     }
 
     let mut importers: Vec<Importer> = Vec::new();
