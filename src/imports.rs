@@ -199,6 +199,10 @@ pub struct Project<'a> {
     /// A Rust library crate's name (as code writes it, `-` as `_`) → its
     /// root file (`src/lib.rs` beside the `Cargo.toml` naming it).
     rust_crates: HashMap<String, String>,
+    /// A Java, Kotlin or Scala package → the files declaring it, and each
+    /// such file's package.
+    packages: HashMap<String, Vec<String>>,
+    package_of: HashMap<String, String>,
 }
 
 impl<'a> Project<'a> {
@@ -209,6 +213,8 @@ impl<'a> Project<'a> {
             by_dir: HashMap::new(),
             go_mods: HashMap::new(),
             rust_crates: HashMap::new(),
+            packages: HashMap::new(),
+            package_of: HashMap::new(),
         };
         for path in paths {
             p.files.insert(path);
@@ -255,6 +261,59 @@ impl<'a> Project<'a> {
     pub fn set_rust_crate(&mut self, dir: &str, name: &str) {
         self.rust_crates
             .insert(name.replace('-', "_"), join(dir, "src/lib.rs"));
+    }
+
+    /// Records the package each Java, Kotlin or Scala file declares
+    /// (`(path, package)`): Kotlin's source sets and Scala's files need not
+    /// spell it in their directories (`kotlinx.coroutines` in
+    /// `common/kotlinx-coroutines-core-common/src/`).
+    pub fn set_packages(&mut self, rows: Vec<(String, String)>) {
+        for (path, package) in rows {
+            self.packages
+                .entry(package.clone())
+                .or_default()
+                .push(path.clone());
+            // A Scala file's first package (`package a.b` before a
+            // nested `package c { … }`).
+            self.package_of.entry(path).or_insert(package);
+        }
+    }
+
+    /// The files that declare `package`, its live source before its tests
+    /// when it has both (a test directory often shares the package).
+    fn package_files(&self, package: &str) -> Option<Vec<&str>> {
+        let files = self.packages.get(package)?;
+        let live: Vec<&str> = files
+            .iter()
+            .map(String::as_str)
+            .filter(|f| !crate::search::is_test_path(f))
+            .collect();
+        Some(if live.is_empty() {
+            files.iter().map(String::as_str).collect()
+        } else {
+            live
+        })
+    }
+
+    /// A class by the package its file declares: `a.b.C` (or a nested
+    /// class's outer one) in a file `C.kt`/`C.java`/`C.scala` of package
+    /// `a.b`; a wildcard's package as its files.
+    fn by_package(&self, segs: &[&str], name: Option<&str>) -> Option<Target> {
+        if name == Some("*") {
+            let files = self.package_files(&segs.join("."))?;
+            let dir = dir_of(files.first()?).to_string();
+            return Some(Target::Package {
+                dir,
+                files: files.iter().map(|f| f.to_string()).collect(),
+            });
+        }
+        (1..segs.len()).rev().find_map(|k| {
+            let files = self.package_files(&segs[..k].join("."))?;
+            files
+                .iter()
+                .find(|f| stem_of(f) == segs[k])
+                .map(|f| Target::File(f.to_string()))
+        })
     }
 
     /// Records the module path of the `go.mod` in `dir`.
@@ -565,6 +624,9 @@ impl<'a> Project<'a> {
     /// own language's files first.
     fn java(&self, importer: &str, module: &str, name: Option<&str>) -> Option<Target> {
         let segs: Vec<&str> = module.split('.').collect();
+        if let Some(t) = self.by_package(&segs, name) {
+            return Some(t);
+        }
         let exts: [&str; 3] = if importer.ends_with(".kt") || importer.ends_with(".kts") {
             [".kt", ".java", ".scala"]
         } else if importer.ends_with(".scala") {
@@ -790,6 +852,10 @@ impl<'a> Project<'a> {
         }
         if family(lang) == 2 {
             keys.push("index".into());
+        }
+        // `import kotlinx.coroutines.*` is found under `coroutines`.
+        if let Some(package) = self.package_of.get(path) {
+            keys.push(package.rsplit('.').next().unwrap_or(package).to_string());
         }
         keys.sort();
         keys.dedup();
@@ -1271,6 +1337,60 @@ mod tests {
         assert_eq!(row_key(Lang::Php, "a.php", "A\\B\\Client"), "Client");
         assert_eq!(row_key(Lang::Php, "a.php", "./x/y.php"), "y");
         assert_eq!(row_key(Lang::Ruby, "a.rb", "thor/base"), "base");
+    }
+
+    #[test]
+    fn jvm_imports_resolve_by_the_package_a_file_declares() {
+        // kotlinx.coroutines: the package's directories are not spelled in
+        // the source set, and its test directory shares the package.
+        let mut p = Project::new([
+            "common/core/src/Job.kt",
+            "common/core/src/Builders.kt",
+            "common/core/src/selects/Select.kt",
+            "core/jvm/test/selects/SelectTest.kt",
+            "reactive/rx2/src/RxObservable.kt",
+        ]);
+        p.set_packages(vec![
+            ("common/core/src/Job.kt".into(), "kotlinx.coroutines".into()),
+            (
+                "common/core/src/Builders.kt".into(),
+                "kotlinx.coroutines".into(),
+            ),
+            (
+                "common/core/src/selects/Select.kt".into(),
+                "kotlinx.coroutines.selects".into(),
+            ),
+            (
+                "core/jvm/test/selects/SelectTest.kt".into(),
+                "kotlinx.coroutines.selects".into(),
+            ),
+        ]);
+        let rx = "reactive/rx2/src/RxObservable.kt";
+        let kt = |m: &str, n: Option<&str>| p.resolve(Lang::Kotlin, rx, m, n, "import");
+        assert_eq!(
+            kt("kotlinx.coroutines", Some("*")),
+            Some(Target::Package {
+                dir: "common/core/src".into(),
+                files: vec![
+                    "common/core/src/Job.kt".into(),
+                    "common/core/src/Builders.kt".into()
+                ],
+            })
+        );
+        assert_eq!(
+            kt("kotlinx.coroutines.selects", Some("*")).map(|t| t.path().to_string()),
+            Some("common/core/src/selects".into()),
+            "the live source, not the tests sharing its package"
+        );
+        assert_eq!(
+            file(kt("kotlinx.coroutines.Job", None)).as_deref(),
+            Some("common/core/src/Job.kt")
+        );
+        assert!(
+            p.target_keys(Lang::Kotlin, "common/core/src/Job.kt")
+                .contains(&"coroutines".to_string()),
+            "a wildcard import of its package finds it"
+        );
     }
 
     #[test]

@@ -31,8 +31,11 @@ fn handles(lang: Lang, kind: &str) -> bool {
             )
         }
         Lang::Rust => matches!(kind, "mod_item" | "use_declaration"),
-        Lang::Go | Lang::Java => kind == "import_declaration",
-        Lang::Kotlin => kind == "import",
+        Lang::Go => kind == "import_declaration",
+        // A file's own package (`package a.b;`) is kept too, as kind
+        // `package`: Kotlin's and Scala's need not match their directory.
+        Lang::Java => matches!(kind, "import_declaration" | "package_declaration"),
+        Lang::Kotlin => matches!(kind, "import" | "package_header"),
         // Only a bare `require …` call is an import; other calls are
         // descended into.
         Lang::Ruby => kind == "call",
@@ -44,7 +47,7 @@ fn handles(lang: Lang, kind: &str) -> bool {
                 | "include_expression"
                 | "include_once_expression"
         ),
-        Lang::Scala => kind == "import_declaration",
+        Lang::Scala => matches!(kind, "import_declaration" | "package_clause"),
         Lang::Haskell => kind == "import",
         // Calls: only `require "a.b"`, `alias A.B`, `@import("x.zig")` and
         // `include("x.jl")` are imports; other calls are descended into.
@@ -617,6 +620,16 @@ fn go_spec(spec: Node<'_>, src: &str, out: &mut Vec<Import>) {
 }
 
 fn java(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    if node.kind() == "package_declaration" {
+        let mut cur = node.walk();
+        if let Some(name) = node
+            .named_children(&mut cur)
+            .find(|c| matches!(c.kind(), "identifier" | "scoped_identifier"))
+        {
+            push(out, node, compact(name, src), None, None, "package");
+        }
+        return true;
+    }
     if node.kind() != "import_declaration" {
         return false;
     }
@@ -651,6 +664,16 @@ fn java(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
 
 /// `import a.b.C`, `import a.b.*`, `import a.b.C as D`: as Java's.
 fn kotlin(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    if node.kind() == "package_header" {
+        let mut cur = node.walk();
+        if let Some(name) = node
+            .named_children(&mut cur)
+            .find(|c| matches!(c.kind(), "qualified_identifier" | "identifier"))
+        {
+            push(out, node, compact(name, src), None, None, "package");
+        }
+        return true;
+    }
     if node.kind() != "import" {
         return false;
     }
@@ -803,8 +826,23 @@ fn c(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
 }
 
 /// `import a.b.C`, `import a.b.{C, D => E}` (each class as `a.b.C`),
-/// `import a.b._` and Scala 3's `import a.b.*` (the package, name `*`).
+/// `import a.b._` and Scala 3's `import a.b.*` (the package, name `*`);
+/// the file's `package a.b` (chained clauses joined) as kind `package`.
 fn scala(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
+    if node.kind() == "package_clause" {
+        // `package a.b` then `package c` on the next line: package `a.b.c`;
+        // a clause with a body is descended into for its imports.
+        if let Some(name) = node.child_by_field_name("name").map(|n| compact(n, src)) {
+            let chained = node.prev_named_sibling().is_some_and(|p| {
+                p.kind() == "package_clause" && p.child_by_field_name("body").is_none()
+            });
+            match out.iter_mut().rev().find(|i| i.kind == "package") {
+                Some(last) if chained => last.module = format!("{}.{name}", last.module),
+                _ => push(out, node, name, None, None, "package"),
+            }
+        }
+        return node.child_by_field_name("body").is_none();
+    }
     let mut cur = node.walk();
     let mut path: Vec<String> = Vec::new();
     let mut selectors = None;

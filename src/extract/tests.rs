@@ -3617,6 +3617,7 @@ fn go_java_c_imports() {
     assert_eq!(
         imports("a/b/X.java", java, Lang::Java),
         vec![
+            imp("a.b", "", "", 1, "package"),
             imp("java.util.List", "", "", 2, "import"),
             imp("org.junit.Assert", "assertEquals", "", 3, "static"),
             imp("a.c", "*", "", 4, "import"),
@@ -3638,6 +3639,7 @@ fn kotlin_ruby_php_imports() {
     assert_eq!(
         imports("a/b/F.kt", kt, Lang::Kotlin),
         vec![
+            imp("a.b", "", "", 1, "package"),
             imp("kotlinx.coroutines.Job", "", "", 3, "import"),
             imp("kotlinx.coroutines.internal", "*", "", 4, "import"),
             imp("a.c.D", "", "E", 5, "import"),
@@ -3672,12 +3674,25 @@ fn scala_lua_haskell_elixir_zig_erlang_julia_imports() {
     assert_eq!(
         imports("src/main/scala/x/Y.scala", scala, Lang::Scala),
         [
+            imp("x", "", "", 1, "package"),
             imp("a.b.C", "", "", 2, "import"),
             imp("a.b.D", "", "", 3, "import"),
             imp("a.b.E", "", "F", 3, "import"),
             imp("a.b", "*", "", 3, "import"),
             imp("a.b", "*", "", 4, "import"),
             imp("a.c", "*", "", 5, "import"),
+        ]
+    );
+    // Chained clauses are one package; a clause with a body is read for
+    // its imports.
+    let chained = "package scala.collection\npackage immutable\n\nimport a.B\npackage inner {\n  import c.D\n}\n";
+    assert_eq!(
+        imports("scala/collection/immutable/X.scala", chained, Lang::Scala),
+        [
+            imp("scala.collection.immutable", "", "", 1, "package"),
+            imp("a.B", "", "", 4, "import"),
+            imp("inner", "", "", 5, "package"),
+            imp("c.D", "", "", 6, "import"),
         ]
     );
     let lua = "local utils = require(\"pl.utils\")\nrequire 'pl.compat'\nlocal a, b = require\"x\", 1\nlocal function f()\n  return require(\"pl.\" .. name), require(\"lazy\")\nend\n";

@@ -305,10 +305,26 @@ pub fn find_symbols(
     // spell: `pgx.Connect` is `func Connect` in the module root's
     // `conn.go` (`package pgx`, module `github.com/jackc/pgx/v4`).
     let go_packages = GoPackages::new(root);
+    // Java, Kotlin and Scala likewise by their `package` line, whose last
+    // segment is the qualifier (`kotlinx.coroutines.launch`: Kotlin's
+    // source sets leave the package's directories out).
+    let jvm_packages: std::cell::RefCell<HashMap<String, Option<String>>> = Default::default();
+    let jvm_package = |h: &SymbolHit| {
+        if !matches!(h.lang.as_str(), "java" | "kotlin" | "scala") {
+            return None;
+        }
+        if let Some(known) = jvm_packages.borrow().get(&h.path) {
+            return known.clone();
+        }
+        let p = store.file_package(&h.path).ok().flatten();
+        jvm_packages.borrow_mut().insert(h.path.clone(), p.clone());
+        p
+    };
     let module_fits = |h: &SymbolHit, spelled: bool| {
         container.as_deref().is_some_and(|c| {
             module_names(&h.path).any(|m| same(m, c, spelled))
                 || go_packages.of(h).is_some_and(|p| same(&p, c, spelled))
+                || jvm_package(h).is_some_and(|p| same(last_segment(&p), c, spelled))
         })
     };
     let in_container = |h: &SymbolHit| container_fits(h, false);
@@ -476,9 +492,15 @@ pub fn find_symbols(
     // inside it: `click.command` is the decorator at the top of
     // `click/decorators.py`, not the method `Group.command` in
     // `click/core.py` (which `click.Group.command` asks for).
+    // (Only a definition of the name itself so wins: a prefix match, the
+    // test class `LaunchLazyTest` for `kotlinx.coroutines.launch`, does not.)
+    let own_name =
+        |h: &SymbolHit| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive);
     if container.is_some()
         && !hits.iter().any(in_container)
-        && hits.iter().any(|h| h.container.is_none() && in_module(h))
+        && hits
+            .iter()
+            .any(|h| h.container.is_none() && in_module(h) && own_name(h))
     {
         hits.retain(|h| h.container.is_none() || !in_module(h));
     }

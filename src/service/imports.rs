@@ -120,10 +120,16 @@ fn shown_name(r: &ImportRow) -> Option<String> {
 /// (read only when a Go file is involved).
 fn project<'a>(
     svc: &Service,
+    store: &Store,
     files: &'a HashMap<i64, (String, String)>,
     lang: Lang,
-) -> Project<'a> {
+) -> Result<Project<'a>> {
     let mut p = Project::new(files.values().map(|(path, _)| path.as_str()));
+    // Java, Kotlin and Scala files say their package, which Kotlin's and
+    // Scala's directories need not spell.
+    if same_family(lang, Lang::Java) {
+        p.set_packages(store.package_rows()?);
+    }
     // A manifest of at most 1 MiB, a regular file inside the project.
     let manifest = |dir: &str, name: &str| {
         let abs = svc.root().join(dir).join(name);
@@ -146,7 +152,7 @@ fn project<'a>(
             }
         }
     }
-    p
+    Ok(p)
 }
 
 /// What the index says about one file's place in the graph.
@@ -182,7 +188,7 @@ fn lookup_imports(
             importers: Vec::new(),
         }));
     };
-    let proj = project(svc, &files, lang);
+    let proj = project(svc, store, &files, lang)?;
 
     let mut imports: Vec<ImportEdge> = Vec::new();
     if dir.imports() {

@@ -1067,9 +1067,33 @@ impl Store {
     /// The imports of one file, in source order.
     pub fn import_rows(&self, file_id: i64) -> rusqlite::Result<Vec<ImportRow>> {
         let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {IMPORT_COLUMNS} WHERE i.file_id = ?1 ORDER BY i.line, i.rowid"
+            "SELECT {IMPORT_COLUMNS} WHERE i.file_id = ?1 AND i.kind != 'package'
+             ORDER BY i.line, i.rowid"
         ))?;
         let rows = stmt.query_map([file_id], import_row)?;
+        rows.collect()
+    }
+
+    /// The package the file at `path` declares (Java, Kotlin, Scala; a
+    /// Scala file's first).
+    pub fn file_package(&self, path: &str) -> rusqlite::Result<Option<String>> {
+        self.conn
+            .prepare_cached(
+                "SELECT i.module FROM imports i JOIN files f ON f.id = i.file_id
+                 WHERE f.path = ?1 AND i.kind = 'package' ORDER BY i.line LIMIT 1",
+            )?
+            .query_row([path], |r| r.get(0))
+            .optional()
+    }
+
+    /// The package each file declares (Java, Kotlin, Scala): `(path,
+    /// package)`, by path.
+    pub fn package_rows(&self) -> rusqlite::Result<Vec<(String, String)>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT f.path, i.module FROM imports i JOIN files f ON f.id = i.file_id
+             WHERE i.kind = 'package' ORDER BY f.path",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
         rows.collect()
     }
 

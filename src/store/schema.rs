@@ -484,10 +484,16 @@
 //!   GUARDED_BY(mutex_);`) is that field (it was a method named after the
 //!   macro). An older index's rows are rebuilt by the next index run (its
 //!   vectors kept).
+//! - 101: same tables; rows change: a Java, Kotlin or Scala file's own
+//!   package (`package a.b`) is an imports row of kind `package` with an
+//!   empty key (`Store::package_rows`; never listed as an import or an
+//!   importer): imports resolve by the package a file declares, which
+//!   Kotlin's source sets do not spell in their directories. An older
+//!   index's rows are rebuilt by the next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 100;
+pub const SCHEMA_VERSION: i64 = 101;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -499,7 +505,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 100;
+const SAME_ROWS_SINCE: i64 = 101;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -532,7 +532,13 @@ impl Writer<'_> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?;
             for i in &u.extracted.imports {
-                let key = crate::imports::row_key(lang, u.path, &i.module);
+                // A file's own package is found by `package_rows`, never
+                // as an importer.
+                let key = if i.kind == "package" {
+                    String::new()
+                } else {
+                    crate::imports::row_key(lang, u.path, &i.module)
+                };
                 im.execute(params![
                     file_id, i.module, i.name, i.alias, i.line, i.kind, key
                 ])?;

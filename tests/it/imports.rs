@@ -84,11 +84,17 @@ const FILES: &[(&str, &str)] = &[
     // Kotlin: a source set without the package's directories.
     (
         "kt/src/main/kotlin/Main.kt",
-        "package com.acme.app\n\nimport com.acme.app.model.Order\nimport kotlinx.coroutines.launch\n\nfun main() {}\n",
+        "package com.acme.app\n\nimport com.acme.app.model.Order\nimport kotlinx.coroutines.launch\nimport com.acme.app.model.*\n\nfun main() {}\n",
     ),
     (
         "kt/src/main/kotlin/model/Order.kt",
         "package com.acme.app.model\n\nclass Order\n",
+    ),
+    // The same package in another source set, whose directories spell
+    // none of it.
+    (
+        "kt/common/src/Totals.kt",
+        "package com.acme.app.model\n\nfun total(o: Order): Int = 1\n",
     ),
     ("lonely.py", "x = 1\n"),
     (".ignore", "ignored.py\n"),
@@ -267,6 +273,8 @@ fn imports_cli_resolves_both_directions_in_every_language() {
                     "kt/src/main/kotlin/model/Order.kt",
                 ),
                 ("kotlinx.coroutines.launch", ""),
+                // A package by the files that declare it.
+                ("com.acme.app.model", "kt/common/src"),
             ],
             &[],
         ),
@@ -275,6 +283,7 @@ fn imports_cli_resolves_both_directions_in_every_language() {
             &[],
             &["kt/src/main/kotlin/Main.kt"],
         ),
+        ("kt/common/src/Totals.kt", &[], &["kt/src/main/kotlin/Main.kt"]),
     ];
     for (path, want_imports, want_importers) in cases {
         let v = imports_json(&p, path);
@@ -283,6 +292,9 @@ fn imports_cli_resolves_both_directions_in_every_language() {
         assert_eq!(importers(&v), *want_importers, "{path} imported by: {v}");
         assert_eq!(v["total_imports"], want_imports.len(), "{v}");
     }
+    // A Kotlin package's functions by its name, wherever its files are.
+    let v = p.json(&["symbol", "com.acme.app.model.total"]);
+    assert_eq!(v["hits"][0]["path"], "kt/common/src/Totals.kt", "{v}");
     // A Go package resolves to its directory and its non-test files.
     let v = imports_json(&p, "go/main.go");
     assert_eq!(
@@ -421,7 +433,7 @@ fn imports_mcp_both_directions_and_errors() {
     let p = project();
     let m = Mcp::start(&p, Era::Modern);
     // The indexed files, `go/go.mod` among them (other code).
-    wait_indexed(&m, 28);
+    wait_indexed(&m, 29);
     let v = m.ok("imports", json!({"path": "rs/src/store/read.rs"}));
     assert_eq!(
         resolved(&v),
