@@ -1917,6 +1917,27 @@ fn cpp_exported_structs_read_without_error_and_qualified_classes_are_classes() {
     );
 }
 
+/// A Haskell parser used point-free as a combinator's operand
+/// (`setextHeader <|> atxHeader`) is a call of it, as an application is;
+/// a plain operand of arithmetic is not.
+#[test]
+fn haskell_point_free_operands_of_combinators_are_calls() {
+    let src = "module M where\nheader = setextHeader <|> atxHeader <?> \"header\"\nsize = width + height\nmain = run . parse\n";
+    let x = extract("M.hs", src, Lang::Haskell);
+    let calls: Vec<&str> = x
+        .refs
+        .iter()
+        .filter(|r| r.kind == "call")
+        .map(|r| r.name.as_str())
+        .collect();
+    for name in ["setextHeader", "atxHeader", "run", "parse"] {
+        assert!(calls.contains(&name), "{name}: {calls:?}");
+    }
+    for name in ["width", "height"] {
+        assert!(!calls.contains(&name), "{name}: {calls:?}");
+    }
+}
+
 #[test]
 fn elixir_type_specs_are_types_and_haskell_data_constructors_constants() {
     let src = "defmodule Mix.Utils do\n  @type formatted_node :: {name :: String.t(), edge :: String.t()}\n  @typep state(a) :: {a, integer}\n  @opaque t :: map\n  @spec f(integer) :: integer\n  def f(x), do: x\nend\n";

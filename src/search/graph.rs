@@ -116,6 +116,21 @@ fn cannot_be_member(r: &GraphRef, targets: &[Rc<TargetInfo>]) -> bool {
         })
 }
 
+/// Whether a name, between `before` and `after` on its line, is what a
+/// Haskell type signature declares: only names and commas before it on the
+/// line, and `::` after the names.
+fn is_haskell_signature(before: &str, after: &str) -> bool {
+    let names = |s: &str| {
+        s.split(',').all(|w| {
+            w.trim().is_empty() || w.trim().bytes().all(|b| is_ident_byte(b) || b == b'\'')
+        })
+    };
+    let Some((more, _)) = after.split_once("::") else {
+        return false;
+    };
+    names(before) && names(more) && !after.trim_start().starts_with("::=")
+}
+
 /// Languages whose files see their directory's (package's) top-level names
 /// without an import.
 fn package_scoped(lang: &str) -> bool {
@@ -4129,6 +4144,12 @@ impl<'a> Graph<'a> {
                 if def_sites.contains(&(file_id, line, col)) {
                     continue;
                 }
+                // A Haskell type signature (`atxHeader :: Parser …`,
+                // `f, g :: Int`) declares the name; it does not use it.
+                if lang == "haskell" && is_haskell_signature(prefix, &m.text[start + name.len()..])
+                {
+                    continue;
+                }
                 let called = m
                     .text
                     .get(start + name.len()..)
@@ -6977,6 +6998,22 @@ mod tests {
 
     fn rt(sig: &str, name: &str, lang: &str) -> Option<String> {
         return_type_of(sig, name, lang).and_then(|a| leading_type(&a))
+    }
+
+    #[test]
+    fn haskell_signatures_declare_the_name() {
+        assert!(is_haskell_signature(
+            "",
+            " :: PandocMonad m => MarkdownParser m (F Blocks)"
+        ));
+        assert!(is_haskell_signature("f, ", " :: Int"));
+        assert!(is_haskell_signature("", ", g :: Int"));
+        assert!(!is_haskell_signature(
+            "header = setextHeader <|> ",
+            " <?> \"header\""
+        ));
+        assert!(!is_haskell_signature("(", " a :: Int)"));
+        assert!(!is_haskell_signature("x = ", ""));
     }
 
     #[test]

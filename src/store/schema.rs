@@ -490,10 +490,15 @@
 //!   importer): imports resolve by the package a file declares, which
 //!   Kotlin's source sets do not spell in their directories. An older
 //!   index's rows are rebuilt by the next index run (its vectors kept).
+//! - 102: same tables; rows change: a Haskell function used point-free as
+//!   a combinator's operand (`setextHeader <|> atxHeader`, `f . g`) is a
+//!   call reference (none before: `context` gave such parsers 0 callers).
+//!   An older index's rows are rebuilt by the next index run (its vectors
+//!   kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 101;
+pub const SCHEMA_VERSION: i64 = 102;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -505,7 +510,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 101;
+const SAME_ROWS_SINCE: i64 = 102;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

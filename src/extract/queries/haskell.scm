@@ -49,3 +49,15 @@
 (apply function: (qualified (variable) @name)) @reference.call
 
 (name) @name @reference.type
+
+; A function used point-free as an operand of a combinator (`setextHeader
+; <|> atxHeader`, `many1 digit >>= f`, `f . g`): a use as good as a call.
+(infix
+  left_operand: (variable) @name
+  operator: (operator) @_op
+  (#any-of? @_op "<|>" "<?>" ">>" ">>=" "=<<" "*>" "<*" "<*>" "<$>" "." "<>" "<$" "$>")) @reference.call
+
+(infix
+  operator: (operator) @_op
+  right_operand: (variable) @name
+  (#any-of? @_op "<|>" "<?>" ">>" ">>=" "=<<" "*>" "<*" "<*>" "<$>" "." "<>" "<$" "$>")) @reference.call
