@@ -1996,6 +1996,13 @@ impl Hybrid {
                     })
                 })
                 .partition(|h| lead.iter().any(|l| l.path == h.path));
+            // A location (`command.go:900`) is answered by its file: other
+            // files matched only the path's words.
+            let rest = if analysis.location.is_some() {
+                Vec::new()
+            } else {
+                rest
+            };
             hits = lead.into_iter().chain(named).chain(rest).collect();
         }
         // Snippets left for later are read for the hits shown only (each

@@ -283,7 +283,11 @@ fn imports_cli_resolves_both_directions_in_every_language() {
             &[],
             &["kt/src/main/kotlin/Main.kt"],
         ),
-        ("kt/common/src/Totals.kt", &[], &["kt/src/main/kotlin/Main.kt"]),
+        (
+            "kt/common/src/Totals.kt",
+            &[],
+            &["kt/src/main/kotlin/Main.kt"],
+        ),
     ];
     for (path, want_imports, want_importers) in cases {
         let v = imports_json(&p, path);

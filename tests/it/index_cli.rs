@@ -339,6 +339,18 @@ fn context_around_a_location_holds_the_asked_line() {
     );
 }
 
+/// A location is answered by its file alone: other files only matched
+/// the words of its path.
+#[test]
+fn a_location_is_answered_by_its_file_alone() {
+    let p = sample();
+    p.json(&["index"]);
+    let v = p.json(&["search", "app/views.py:8"]);
+    let paths = hit_paths(&v, "hits");
+    assert!(!paths.is_empty(), "{v}");
+    assert!(paths.iter().all(|h| h == "app/views.py"), "{v}");
+}
+
 #[test]
 fn incremental_edits_deletes_and_renames() {
     let p = sample();
@@ -780,7 +792,8 @@ fn newer_schema_is_reported_and_a_corrupt_index_rebuilt() {
     p.run(&["index"]).ok();
     {
         let conn = rusqlite::Connection::open(p.path(".repo_search/index.db")).expect("open");
-        conn.pragma_update(None, "user_version", 99).expect("bump");
+        conn.pragma_update(None, "user_version", 9_999)
+            .expect("bump");
     }
     let r = p.run(&["symbol", "Config"]);
     assert_eq!(r.code(), 2, "{r}");
