@@ -413,6 +413,21 @@ pub fn refs(r: &RefResult, offset: usize) -> Result<()> {
 }
 
 pub fn call_graph(r: &GraphResult, offset: usize) -> Result<()> {
+    // One symbol at the near end of every direct edge (a C++ method's
+    // declaration and its body are two targets, one of them with calls):
+    // its name goes without saying on each line.
+    let mut ends: Vec<&str> = r
+        .edges
+        .iter()
+        .filter(|e| e.depth == 1)
+        .map(|e| match r.direction {
+            crate::search::graph::Direction::Callees => e.from.as_str(),
+            crate::search::graph::Direction::Callers => e.to.as_str(),
+        })
+        .collect();
+    ends.sort_unstable();
+    ends.dedup();
+    let targets = ends.len().max(1).min(r.targets.len().max(1));
     with_stdout(|out| {
         for t in &r.targets {
             writeln!(out, "# {} ({}) {}:{}", t.symbol, t.kind, t.path, t.line)?;
@@ -439,8 +454,7 @@ pub fn call_graph(r: &GraphResult, offset: usize) -> Result<()> {
                 "{indent}{}:{}  {}{unsure}{def}{text}",
                 e.path,
                 e.line,
-                r.direction
-                    .edge_label(&e.from, &e.to, e.depth, r.targets.len())
+                r.direction.edge_label(&e.from, &e.to, e.depth, targets)
             )?;
         }
         out.flush()?;
