@@ -619,15 +619,21 @@ fn go_spec(spec: Node<'_>, src: &str, out: &mut Vec<Import>) {
     push(out, spec, module, None, alias, "import");
 }
 
+/// A Java or Kotlin file's `package a.b`: its name (the first child of
+/// one of `kinds`) as a row of kind `package`.
+fn package(node: Node<'_>, src: &str, kinds: &[&str], out: &mut Vec<Import>) {
+    let mut cur = node.walk();
+    if let Some(name) = node
+        .named_children(&mut cur)
+        .find(|c| kinds.contains(&c.kind()))
+    {
+        push(out, node, compact(name, src), None, None, "package");
+    }
+}
+
 fn java(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
     if node.kind() == "package_declaration" {
-        let mut cur = node.walk();
-        if let Some(name) = node
-            .named_children(&mut cur)
-            .find(|c| matches!(c.kind(), "identifier" | "scoped_identifier"))
-        {
-            push(out, node, compact(name, src), None, None, "package");
-        }
+        package(node, src, &["identifier", "scoped_identifier"], out);
         return true;
     }
     if node.kind() != "import_declaration" {
@@ -665,13 +671,7 @@ fn java(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
 /// `import a.b.C`, `import a.b.*`, `import a.b.C as D`: as Java's.
 fn kotlin(node: Node<'_>, src: &str, out: &mut Vec<Import>) -> bool {
     if node.kind() == "package_header" {
-        let mut cur = node.walk();
-        if let Some(name) = node
-            .named_children(&mut cur)
-            .find(|c| matches!(c.kind(), "qualified_identifier" | "identifier"))
-        {
-            push(out, node, compact(name, src), None, None, "package");
-        }
+        package(node, src, &["qualified_identifier", "identifier"], out);
         return true;
     }
     if node.kind() != "import" {

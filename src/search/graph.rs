@@ -5562,24 +5562,11 @@ fn after_annotation_macro(after: &str) -> &str {
         return after;
     }
     let mut rest = after[name_end..].trim_start();
-    if rest.starts_with('(') {
-        let mut depth = 0usize;
-        let Some(close) = rest.char_indices().find_map(|(i, c)| {
-            match c {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(i);
-                    }
-                }
-                _ => {}
-            }
-            None
-        }) else {
+    if let Some(args) = rest.strip_prefix('(') {
+        let Some(close) = matching_close(args) else {
             return after;
         };
-        rest = rest[close + 1..].trim_start();
+        rest = args[close + 1..].trim_start();
     }
     if rest.starts_with([';', '=', ',']) {
         rest
@@ -6476,6 +6463,24 @@ fn strip_line_comment(line: &str) -> &str {
         Some(at) if !in_comment_or_string(line, at) => &line[..at],
         _ => line,
     }
+}
+
+/// The index of the `)` that closes the `(` just before `s`.
+fn matching_close(s: &str) -> Option<usize> {
+    let mut depth = 1i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The index of the `(` that the `)` just after `s` closes.
