@@ -5997,7 +5997,17 @@ fn return_type_of(sig: &str, name: &str, lang: &str) -> Option<String> {
     let rest = &sig[at + name.len()..];
     match lang {
         "java" | "csharp" | "c" | "cpp" => {
-            let before = sig[..at].trim_end();
+            let mut before = sig[..at].trim_end();
+            // C++'s out-of-line `Status Writer::AddRecord(…)`: the type is
+            // before the class's name.
+            while let Some(scope) = before.strip_suffix("::") {
+                let scope = strip_generics(scope.trim_end());
+                let start = scope
+                    .bytes()
+                    .rposition(|b| !is_ident_byte(b))
+                    .map_or(0, |i| i + 1);
+                before = scope[..start].trim_end();
+            }
             let before = strip_generics(before);
             let start = before
                 .bytes()
@@ -7565,6 +7575,19 @@ mod tests {
             name_col: 10,
         };
         assert_eq!(documented_return(&lines, &d).as_deref(), Some("Node"));
+        // A C++ member defined out of line returns the type before its
+        // class's name (LevelDB's `status = log_->AddRecord(…)`).
+        for sig in [
+            "Status Writer::AddRecord(const Slice& slice) {",
+            "Status log::Writer::AddRecord(const Slice& slice) {",
+            "Status Cache<K>::AddRecord(const Slice& slice) {",
+        ] {
+            assert_eq!(
+                return_type_of(sig, "AddRecord", "cpp").as_deref(),
+                Some("Status"),
+                "{sig}"
+            );
+        }
         // Results of unexported, slice and named types.
         assert_eq!(
             return_type_of("func (n *node) addChild(c *node) *node {", "addChild", "go").as_deref(),
