@@ -161,6 +161,7 @@ impl Service {
     }
 
     fn references_untimed(&self, req: &ReferencesRequest) -> Result<ReferencesAnswer> {
+        reject_location(&req.name)?;
         let mut answer = self.indexed(|store| {
             find_references(
                 store,
@@ -191,6 +192,7 @@ impl Service {
     }
 
     fn call_graph_untimed(&self, req: &GraphRequest) -> Result<GraphAnswer> {
+        reject_location(&req.name)?;
         let mut answer = self.indexed(|store| {
             call_graph(
                 store,
@@ -630,4 +632,24 @@ fn redact_commits(red: &mut crate::redact::Redactor, commits: &mut [crate::histo
             None => red.text(&mut c.summary),
         }
     }
+}
+
+/// A file or a location (`src/de/struct_.rs:199`) where `refs`, `callers`
+/// or `callees` take a name: a clear error rather than a qualified name
+/// split at the path's dots.
+fn reject_location(name: &str) -> Result<()> {
+    let name = name.trim();
+    let (head, tail) = name.rsplit_once(':').unwrap_or((name, ""));
+    let at_line =
+        !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) && head.contains('.');
+    let path = name.contains('/') && !name.contains("operator");
+    if !(at_line || path) {
+        return Ok(());
+    }
+    Err(crate::error::UserError::new(format!(
+        "`{name}` is a file or a place in one, not a name"
+    ))
+    .hint("`repo-search context PATH:LINE` shows the definition at a line with its callers and callees; give this command the definition's name (`repo-search outline PATH` lists them)")
+    .agent("context {path, line} shows the definition at a line with its callers and callees; give this tool the definition's name (list_defs_in_file lists them)")
+    .into())
 }

@@ -923,6 +923,13 @@ fn mcp_find_references_callers_and_callees() {
     assert!(hint.contains("Session.send"), "{hint}");
     let (error, _) = m.tool_error("callees", json!({"name": "Session.send", "depth": 9}));
     assert!(error.contains("depth"), "{error}");
+    // A place where a name belongs points to `context`, on both surfaces.
+    let (error, hint) = m.tool_error("callees", json!({"name": "pkg/sessions.py:5"}));
+    assert!(error.contains("not a name"), "{error}");
+    assert!(hint.contains("context"), "{hint}");
+    let r = p.run(&["refs", "pkg/sessions.py"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("repo-search context PATH:LINE"), "{r}");
 }
 
 const SCHEMA_TS: &str = r#"export class ZodType {
