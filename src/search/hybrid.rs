@@ -2052,6 +2052,11 @@ impl Hybrid {
                 }
             }
             if out.len() == req.limit {
+                // The page is full; its files' later hits still fold in, so
+                // a hit's places do not depend on how many hits were asked.
+                if grouped {
+                    continue;
+                }
                 break;
             }
             if let Some((span, start, end)) = f.pending.take() {

@@ -642,7 +642,11 @@ fn reject_location(name: &str) -> Result<()> {
     let (head, tail) = name.rsplit_once(':').unwrap_or((name, ""));
     let at_line =
         !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) && head.contains('.');
-    let path = name.contains('/') && !name.contains("operator");
+    // Not an Elixir or Erlang arity (`render/1`) or a C++ `operator/`.
+    let path = name
+        .rsplit_once('/')
+        .is_some_and(|(_, last)| !last.is_empty() && !last.bytes().all(|b| b.is_ascii_digit()))
+        && !name.contains("operator");
     if !(at_line || path) {
         return Ok(());
     }
