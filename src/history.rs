@@ -869,8 +869,13 @@ fn read_recency(root: &Path, max_commits: usize) -> Result<Recency> {
         out.newest = out.newest.max(time);
         let nth = out.commits as u32;
         out.commits += 1;
-        let tree = commit.tree()?;
         let parent = commit.parent_ids().next().map(|p| p.detach());
+        // A history's first commit (the import of the tree) is no recent
+        // work, unless it is the only one: every file would be recent.
+        if parent.is_none() && nth > 0 {
+            break;
+        }
+        let tree = commit.tree()?;
         let old = match parent {
             Some(p) => repo.find_commit(p)?.tree()?.detach().data,
             None => Vec::new(),
@@ -883,14 +888,7 @@ fn read_recency(root: &Path, max_commits: usize) -> Result<Recency> {
             &repo.objects,
             &mut rec,
         )?;
-        // A history's first commit (the import of the tree) is no recent
-        // work, unless it is the only one: every file would be recent.
-        let records = if parent.is_none() && nth > 0 {
-            Vec::new()
-        } else {
-            rec.records
-        };
-        for change in records {
+        for change in rec.records {
             use gix::diff::tree::recorder::Change;
             let (mode, path) = match &change {
                 Change::Addition {

@@ -911,18 +911,10 @@ pub(crate) fn thread_annotations(source: &str) -> Option<String> {
             ) {
                 continue;
             }
-            let mut depth = 0usize;
-            let Some(close) = bytes[paren..].iter().take(400).position(|&b| {
-                match b {
-                    b'(' => depth += 1,
-                    b')' => depth = depth.saturating_sub(1),
-                    _ => {}
-                }
-                b == b')' && depth == 0
-            }) else {
+            let Some(close) = matching_paren(bytes, paren) else {
                 continue;
             };
-            let end = paren + close + 1;
+            let end = close + 1;
             let next = scan.skip_space(end);
             if matches!(bytes.get(next), Some(b';' | b'=' | b',' | b'{')) {
                 blanks.push((start, end));
@@ -1029,7 +1021,7 @@ pub(crate) fn is_c_type_keyword(word: &str) -> bool {
 /// Whether `word` is spelled like a project's specifier macro
 /// (`SPDLOG_NOEXCEPT`, `EXCLUSIVE_LOCKS_REQUIRED`, `Q_DECL_OVERRIDE`):
 /// upper case, digits and underscores, three or more long, with a letter.
-fn is_macro_name(word: &[u8]) -> bool {
+pub(crate) fn is_macro_name(word: &[u8]) -> bool {
     word.len() >= 3
         && word.iter().any(u8::is_ascii_uppercase)
         && !word[0].is_ascii_digit()
@@ -1085,23 +1077,7 @@ pub(crate) fn specifier_macros(source: &str) -> Option<String> {
     let scan = ByteScan(bytes);
     // The end of the parenthesised arguments opening at `open`, on at most
     // a few lines.
-    let close_of = |open: usize| {
-        let mut depth = 0usize;
-        for (i, &b) in bytes[open..].iter().enumerate().take(400) {
-            match b {
-                b'(' => depth += 1,
-                b')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(open + i + 1);
-                    }
-                }
-                b';' | b'{' | b'}' => return None,
-                _ => {}
-            }
-        }
-        None
-    };
+    let close_of = |open: usize| matching_paren(bytes, open).map(|close| close + 1);
     let mut blanks: Vec<(usize, usize)> = Vec::new();
     let mut line_start = true;
     let mut at = 0;

@@ -37,6 +37,7 @@ use crate::lang::{self, Grammar};
 use crate::model::{Extracted, Lang};
 use chunk::DocStyle;
 pub(crate) use imports::{supported_names as import_languages, supports as reads_imports};
+pub(crate) use lang_rules::is_macro_name;
 use lines::Lines;
 pub(crate) use tags::{is_go_predeclared_type, path_separator, truncate_signature};
 

@@ -5552,13 +5552,7 @@ fn after_annotation_macro(after: &str) -> &str {
         .bytes()
         .position(|b| !is_ident_byte(b))
         .unwrap_or(after.len());
-    let name = &after[..name_end];
-    let is_macro = name.len() >= 3
-        && name.bytes().any(|b| b.is_ascii_uppercase())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
-    if !is_macro {
+    if !crate::extract::is_macro_name(&after.as_bytes()[..name_end]) {
         return after;
     }
     let mut rest = after[name_end..].trim_start();

@@ -301,30 +301,17 @@ pub fn find_symbols(
                 .is_some_and(|hc| same(last_segment(hc), c, spelled))
         })
     };
-    // Go names a package by its `package` clause, which the path need not
-    // spell: `pgx.Connect` is `func Connect` in the module root's
-    // `conn.go` (`package pgx`, module `github.com/jackc/pgx/v4`).
-    let go_packages = GoPackages::new(root);
-    // Java, Kotlin and Scala likewise by their `package` line, whose last
-    // segment is the qualifier (`kotlinx.coroutines.launch`: Kotlin's
-    // source sets leave the package's directories out).
-    let jvm_packages: std::cell::RefCell<HashMap<String, Option<String>>> = Default::default();
-    let jvm_package = |h: &SymbolHit| {
-        if !matches!(h.lang.as_str(), "java" | "kotlin" | "scala") {
-            return None;
-        }
-        if let Some(known) = jvm_packages.borrow().get(&h.path) {
-            return known.clone();
-        }
-        let p = store.file_package(&h.path).ok().flatten();
-        jvm_packages.borrow_mut().insert(h.path.clone(), p.clone());
-        p
-    };
+    // Go, Java, Kotlin and Scala name a package by a `package` line, which
+    // the path need not spell: `pgx.Connect` is `func Connect` in the
+    // module root's `conn.go` (`package pgx`, module
+    // `github.com/jackc/pgx/v4`); `kotlinx.coroutines.launch` is in
+    // `common/…/src/Builders.common.kt` (Kotlin's source sets leave the
+    // package's directories out).
+    let packages = FilePackages::new(root, store);
     let module_fits = |h: &SymbolHit, spelled: bool| {
         container.as_deref().is_some_and(|c| {
             module_names(&h.path).any(|m| same(m, c, spelled))
-                || go_packages.of(h).is_some_and(|p| same(&p, c, spelled))
-                || jvm_package(h).is_some_and(|p| same(last_segment(&p), c, spelled))
+                || packages.of(h).is_some_and(|p| same(&p, c, spelled))
         })
     };
     let in_container = |h: &SymbolHit| container_fits(h, false);
@@ -538,8 +525,8 @@ pub fn find_symbols(
             break;
         }
         let tail = &qualifier[skip..];
-        let whole = |h: &SymbolHit| match go_packages.of(h) {
-            // The package stands as one more directory of the file.
+        let whole = |h: &SymbolHit| match packages.of(h).filter(|_| h.lang == "go") {
+            // A Go package stands as one more directory of the file.
             Some(p) => whole_qualifier(tail, h.container.as_deref(), &format!("{p}/{}", h.path)),
             None => whole_qualifier(tail, h.container.as_deref(), &h.path),
         };
@@ -1013,11 +1000,14 @@ fn enclosing_containers(store: &Store, hits: &[SymbolHit]) -> Result<Vec<Option<
     Ok(out)
 }
 
-/// The package each Go file's `package` clause names, read from the
-/// file's head once per file (only for hits a qualifier is matched
-/// against; none without the project's root).
-struct GoPackages<'a> {
+/// The package a file declares, as a qualifier names it, once per file
+/// (only for hits a qualifier is matched against): a Go file's `package`
+/// clause, read from the file's head (none without the project's root);
+/// the last segment of a Java, Kotlin or Scala file's `package a.b`, as
+/// the index holds it.
+struct FilePackages<'a> {
     root: Option<&'a std::path::Path>,
+    store: &'a Store,
     read: std::cell::RefCell<HashMap<String, Option<String>>>,
 }
 
@@ -1025,32 +1015,46 @@ struct GoPackages<'a> {
 /// comes first).
 const GO_PACKAGE_HEAD: u64 = 8192;
 
-impl<'a> GoPackages<'a> {
-    fn new(root: Option<&'a std::path::Path>) -> Self {
-        GoPackages {
+impl<'a> FilePackages<'a> {
+    fn new(root: Option<&'a std::path::Path>, store: &'a Store) -> Self {
+        FilePackages {
             root,
+            store,
             read: std::cell::RefCell::new(HashMap::new()),
         }
     }
 
     fn of(&self, h: &SymbolHit) -> Option<String> {
-        let root = self.root.filter(|_| h.lang == "go")?;
+        let jvm = matches!(h.lang.as_str(), "java" | "kotlin" | "scala");
+        if h.lang != "go" && !jvm {
+            return None;
+        }
         if let Some(known) = self.read.borrow().get(&h.path) {
             return known.clone();
         }
-        let name = (|| {
-            use std::io::Read;
-            let mut head = Vec::new();
-            std::fs::File::open(root.join(&h.path))
-                .ok()?
-                .take(GO_PACKAGE_HEAD)
-                .read_to_end(&mut head)
-                .ok()?;
-            crate::search::graph::go_package_clause(String::from_utf8_lossy(&head).lines())
-                .map(str::to_string)
-        })();
+        let name = if jvm {
+            self.store
+                .file_package(&h.path)
+                .ok()
+                .flatten()
+                .map(|p| last_segment(&p).to_string())
+        } else {
+            self.go_clause(&h.path)
+        };
         self.read.borrow_mut().insert(h.path.clone(), name.clone());
         name
+    }
+
+    fn go_clause(&self, path: &str) -> Option<String> {
+        use std::io::Read;
+        let mut head = Vec::new();
+        std::fs::File::open(self.root?.join(path))
+            .ok()?
+            .take(GO_PACKAGE_HEAD)
+            .read_to_end(&mut head)
+            .ok()?;
+        crate::search::graph::go_package_clause(String::from_utf8_lossy(&head).lines())
+            .map(str::to_string)
     }
 }
 

@@ -639,9 +639,8 @@ fn redact_commits(red: &mut crate::redact::Redactor, commits: &mut [crate::histo
 /// split at the path's dots.
 fn reject_location(name: &str) -> Result<()> {
     let name = name.trim();
-    let (head, tail) = name.rsplit_once(':').unwrap_or((name, ""));
-    let at_line =
-        !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) && head.contains('.');
+    // As `search` reads a location: `path:line`, `path:line:col`, `path#L12`.
+    let at_line = crate::search::hybrid::location(name).is_some();
     // Not an Elixir or Erlang arity (`render/1`) or a C++ `operator/`.
     let path = name
         .rsplit_once('/')
