@@ -160,6 +160,9 @@ pub(crate) fn chunk_code(lines: &Lines<'_>, defs: &[Def], comments: &[&str]) -> 
         }
         let label = who.map(|i| (defs[i].path.as_str(), defs[i].kind));
         for (a, b) in split_blocks(lines, start, row - 1, BLOCK_LINES) {
+            let label = sole_definition(defs, lines, a, b)
+                .map(|k| (defs[k].path.as_str(), defs[k].kind))
+                .or(label);
             let mut piece = Piece::new(a, b, label);
             piece.closer = is_closer_block(lines, a, b);
             piece.title = !piece.closer && is_title_block(lines, a, b, comments);
@@ -167,6 +170,24 @@ pub(crate) fn chunk_code(lines: &Lines<'_>, defs: &[Def], comments: &[&str]) -> 
         }
     }
     join_titles(lines, merge_closers(lines, pieces))
+}
+
+/// The definition a leftover block is made of, with its doc comment: a
+/// one-line function under its comment (`func BindEnv(…) error { return
+/// v.BindEnv(…) }`) is a chunk named after it, not an unnamed block. A block
+/// with other code or several one-liners keeps its owner's name.
+fn sole_definition(defs: &[Def], lines: &Lines<'_>, a: usize, b: usize) -> Option<usize> {
+    let mut inside = (0..defs.len())
+        .filter(|&k| defs[k].start_row >= a && defs[k].start_row <= b)
+        .filter(|&k| defs[k].parent.is_none_or(|p| defs[p].start_row < a));
+    let k = inside.next()?;
+    let d = &defs[k];
+    let from = d.doc_start_row.min(d.start_row);
+    let alone = inside.next().is_none()
+        && d.end_row <= b
+        && (a..from).all(|r| lines.is_blank(r))
+        && (d.end_row + 1..=b).all(|r| lines.is_blank(r));
+    alone.then_some(k)
 }
 
 /// A section title above code: at most [`TITLE_LINES`] lines, every one

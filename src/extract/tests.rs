@@ -217,7 +217,7 @@ fn rust_fixture() {
             (1, 5, None),
             (7, 12, Some("Config")),
             (14, 17, Some("Mode")),
-            (19, 19, None),
+            (19, 19, Some("Result")),
             (21, 22, Some("Validate")),
             (23, 26, Some("Validate::name")),
             (28, 28, Some("Config")),
@@ -954,7 +954,7 @@ fn long_function_is_split_into_overlapping_windows() {
             (4, 53, Some("long_function")),
             (44, 93, Some("long_function")),
             (84, 133, Some("long_function")),
-            (136, 136, None),
+            (136, 136, Some("END")),
         ]
     );
     assert!(
@@ -1028,7 +1028,7 @@ fn leftovers_are_grouped_by_container_and_closers_join_the_chunk_above() {
             (1, 3, None),
             (5, 6, Some("Foo")),
             (8, 10, Some("Foo::a")),
-            (12, 12, Some("Foo")),
+            (12, 12, Some("Foo::b")),
             (14, 17, Some("Foo::c")),
         ]
     );
@@ -4172,4 +4172,17 @@ fn c_attribute_macros_are_not_function_names() {
         .map(|s| (s.start_line, s.end_line))
         .collect();
     assert_eq!(spans, [(1, 4), (6, 9), (10, 10), (12, 16)]);
+}
+
+#[test]
+fn a_one_line_function_under_its_doc_comment_is_a_chunk_named_after_it() {
+    // Between two functions with chunks of their own, the leftover lines
+    // are the one-liner and its comment.
+    let src = "package viper\n\nfunc (v *Viper) BindFlag(key string) error {\n\tv.flags[key] = 1\n\treturn nil\n}\n\n// BindEnv binds a key to an environment variable.\n// ENV variables are case sensitive.\nfunc BindEnv(input ...string) error { return v.BindEnv(input...) }\n\nfunc (v *Viper) BindEnv(input ...string) error {\n\tv.env = input\n\treturn nil\n}\n\nfunc a() int { return 1 }\nfunc b() int { return 2 }\n";
+    let x = extract("viper.go", src, Lang::Go);
+    assert_chunks_cover(src, &x.chunks);
+    let spans = chunk_spans(&x);
+    assert!(spans.contains(&(8, 10, Some("BindEnv"))), "{spans:?}");
+    // Several one-liners in one block keep the block unnamed.
+    assert!(spans.contains(&(17, 18, None)), "{spans:?}");
 }
