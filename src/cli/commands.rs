@@ -333,7 +333,7 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
         if result.total == 0 {
             render::no_symbol_note(&a.name)?;
         } else if spelled_like {
-            render::spelled_like_note(&a.name)?;
+            render::spelled_like_note(&a.name, result.look_alike().0)?;
         }
         if let Some(q) = &result.unplaced_qualifier {
             render::unplaced_qualifier_note(&a.name, q)?;

@@ -427,10 +427,11 @@ pub fn call_graph(r: &GraphResult, offset: usize) -> Result<()> {
         .collect();
     ends.sort_unstable();
     ends.dedup();
-    let targets = ends.len().max(1).min(r.targets.len().max(1));
+    let heads = crate::search::graph::target_lines(&r.targets);
+    let targets = ends.len().max(1).min(heads.len().max(1));
     with_stdout(|out| {
-        for t in &r.targets {
-            writeln!(out, "# {} ({}) {}:{}", t.symbol, t.kind, t.path, t.line)?;
+        for h in &heads {
+            writeln!(out, "# {h}")?;
         }
         for e in &r.edges {
             let indent = "  ".repeat(e.depth.saturating_sub(1) as usize);
@@ -1006,10 +1007,10 @@ pub fn stale_index_note(count: u64, examples: &[String]) -> Result<()> {
 /// `rg` does), what to try next, as MCP's `find_symbol` hints it.
 /// On stderr when `symbol` found no definition of the name, only names
 /// spelled like it ("did you mean"): the command then exits 1.
-pub fn spelled_like_note(name: &str) -> Result<()> {
+pub fn spelled_like_note(name: &str, how: &str) -> Result<()> {
     writeln!(
         io::stderr(),
-        "no definition named `{name}` in the index; names spelled like it are listed (fuzzy)"
+        "no definition named `{name}` in the index; names {how} are listed"
     )?;
     Ok(())
 }

@@ -575,8 +575,8 @@ const SEARCH: &[Param] = &[
     Param::new(
         "context",
         Kind::Int { min: 0, max: 10, default: None },
-        "Lines of context around each hit's snippet, read from the file; also lists the other definitions \
-         of the hit's file as `file_symbols`. Implies `detail`. Not used by mode bm25.",
+        "Lines of context around each hit's snippet, read from the file; also lists the 12 definitions \
+         of the hit's file nearest it as `file_symbols`. Implies `detail`. Not used by mode bm25.",
     ),
     Param::new(
         "recency",

@@ -3371,6 +3371,30 @@ impl<'a> Graph<'a> {
         })
     }
 
+    /// A Ruby symbol passed to a method of another object
+    /// (`object.respond_to?(:evaluate)`, `other.send(:label)`): it names
+    /// that object's method, which only its name ties to the target.
+    /// `send(:label)`, `self.send(:label)` and `alias_method :a, :label`
+    /// name the method of the class they are written in.
+    fn symbol_for_other_receiver(&mut self, r: &GraphRef) -> bool {
+        r.lang == "ruby"
+            && r.kind == "use"
+            && self.written_after(r, |before| {
+                let Some(b) = before.strip_suffix(':') else {
+                    return false;
+                };
+                let b = b.trim_end().trim_end_matches(['(', ' ']);
+                let b = b.trim_end_matches(|c: char| c.is_alphanumeric() || "_?!".contains(c));
+                let Some(receiver) = b.strip_suffix('.') else {
+                    return false;
+                };
+                let start = receiver
+                    .rfind(|c: char| !(c.is_alphanumeric() || "_@".contains(c)))
+                    .map_or(0, |i| i + 1);
+                &receiver[start..] != "self"
+            })
+    }
+
     /// Does an import line of the reference's file bind `word` and name
     /// the target's module?
     fn import_line_names(&mut self, r: &GraphRef, word: &str, t: &TargetInfo) -> bool {
@@ -4299,6 +4323,9 @@ impl<'a> Graph<'a> {
                     best = Some((v, i));
                 }
             }
+            if matches!(best, Some((Verdict::Resolved, _))) && self.symbol_for_other_receiver(&r) {
+                best = best.map(|(_, i)| (Verdict::NameOnly, i));
+            }
             match best {
                 Some((Verdict::Resolved, i)) => out.push(Resolved {
                     r,
@@ -4557,6 +4584,37 @@ pub struct GraphTarget {
     pub line: u32,
 }
 
+/// The targets as answers list them, `symbol (kind) path:line`, with a
+/// name's overloads in one file on one line (`MessageParser.ParseFrom
+/// (method) MessageParser.cs:73, 14 overloads at lines 73-302`): a header
+/// line per overload said nothing the first did not.
+pub fn target_lines(targets: &[GraphTarget]) -> Vec<String> {
+    let mut groups: Vec<(&GraphTarget, usize, u32)> = Vec::new();
+    for t in targets {
+        match groups
+            .iter_mut()
+            .find(|(g, _, _)| g.symbol == t.symbol && g.kind == t.kind && g.path == t.path)
+        {
+            Some((_, n, last)) => {
+                *n += 1;
+                *last = (*last).max(t.line);
+            }
+            None => groups.push((t, 1, t.line)),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(t, n, last)| {
+            let head = format!("{} ({}) {}:{}", t.symbol, t.kind, t.path, t.line);
+            if n > 1 {
+                format!("{head}, {n} overloads at lines {}-{last}", t.line)
+            } else {
+                head
+            }
+        })
+        .collect()
+}
+
 /// The answer of `callers` / `callees`.
 #[derive(Debug, Clone, Serialize)]
 pub struct GraphResult {
@@ -4717,10 +4775,16 @@ pub fn call_graph(
                 for f in found {
                     let to = defs.get(f.target).map(qualified).unwrap_or_default();
                     let caller = g.scope_def(f.r.file_id, f.r.line)?;
-                    let from = caller
-                        .as_ref()
-                        .map(qualified)
-                        .unwrap_or_else(|| f.r.path.clone());
+                    // A call in a macro's body (`macro_rules! map_impl`)
+                    // is named after the macro; only a file's top level
+                    // after the file.
+                    let from = match &caller {
+                        Some(c) => qualified(c),
+                        None => g
+                            .innermost(f.r.file_id, f.r.line, |d| d.kind == "macro")?
+                            .as_ref()
+                            .map_or_else(|| f.r.path.clone(), qualified),
+                    };
                     if d < depth
                         && f.resolution == Resolution::Resolved
                         && let Some(c) = caller
@@ -7009,6 +7073,28 @@ mod tests {
         return_type_of(sig, name, lang).and_then(|a| leading_type(&a))
     }
 
+    #[test]
+    fn overloads_of_one_name_in_one_file_are_one_target_line() {
+        let t = |symbol: &str, path: &str, line: u32| GraphTarget {
+            symbol: symbol.into(),
+            kind: "method".into(),
+            path: path.into(),
+            line,
+        };
+        let lines = target_lines(&[
+            t("MessageParser.ParseFrom", "MessageParser.cs", 73),
+            t("MessageParser.ParseFrom", "MessageParser.cs", 90),
+            t("Other.ParseFrom", "Other.cs", 5),
+            t("MessageParser.ParseFrom", "MessageParser.cs", 302),
+        ]);
+        assert_eq!(
+            lines,
+            [
+                "MessageParser.ParseFrom (method) MessageParser.cs:73, 3 overloads at lines 73-302",
+                "Other.ParseFrom (method) Other.cs:5",
+            ]
+        );
+    }
     #[test]
     fn haskell_signatures_declare_the_name() {
         assert!(is_haskell_signature(

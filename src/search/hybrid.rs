@@ -639,7 +639,7 @@ pub struct HybridRequest {
     pub snippet_lines: usize,
     /// Lines of context around the snippet.
     pub context: usize,
-    /// List the other definitions of each hit's file.
+    /// List the definitions of each hit's file nearest it.
     pub with_file_symbols: bool,
     /// Run only these arms (all when empty): the single-arm modes.
     pub only: Vec<Arm>,
@@ -679,7 +679,7 @@ pub struct HybridHit {
     pub sources: Vec<Source>,
     pub snippet_line: u32,
     pub snippet: String,
-    /// Other definitions in the same file (with `with_file_symbols`).
+    /// The definitions of the hit's file nearest it (with `with_file_symbols`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub file_symbols: Vec<String>,
     /// How much recency raised the hit's file (`0.12`: its score × 1.12),
@@ -1891,7 +1891,22 @@ impl Hybrid {
                     .identifiers
                     .iter()
                     .all(|i| crate::search::split_qualified(i).0.is_none());
-                (bare || definers.len() < exact.len()).then_some(definers)
+                // A qualifier that names the methods' own type
+                // (`Template#render` → the method `Template.render`), not
+                // a module or namespace that may re-export a function
+                // (`util.parseHeaders`, declared in `namespace util` of a
+                // `.d.ts` too).
+                let by_container = !exact.is_empty()
+                    && exact.iter().all(|c| {
+                        c.kind.as_deref() == Some("method")
+                            && c.symbol.as_deref().is_some_and(|s| {
+                                analysis
+                                    .identifiers
+                                    .iter()
+                                    .any(|i| names_its_container(i, s))
+                            })
+                    });
+                (bare || by_container || definers.len() < exact.len()).then_some(definers)
             })
             .flatten();
         // The files where they hold the type so named, and those where they
@@ -2165,7 +2180,7 @@ impl Hybrid {
             }
         };
         let file_symbols = if req.with_file_symbols {
-            file_symbols(store, &f.path, f.symbol.as_deref())?
+            file_symbols(store, &f.path, f.start_line, f.end_line)?
         } else {
             Vec::new()
         };
@@ -2329,6 +2344,23 @@ fn defines_queried_name(analysis: &Analysis, symbol: Option<&str>) -> bool {
             .iter()
             .any(|i| last_part(i).eq_ignore_ascii_case(name))
     })
+}
+
+/// Whether a qualified name (`Template#render`, `Vec::push`) ends with
+/// the parts of a definition's qualified symbol, its container included
+/// (`Template.render`, `Liquid.Template.render`: the ident's parts are the
+/// symbol's last ones).
+fn names_its_container(ident: &str, symbol: &str) -> bool {
+    let parts = |s: &str| -> Vec<String> {
+        s.split([':', '.', '#', '\\'])
+            .filter(|p| !p.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect()
+    };
+    let (asked, defined) = (parts(ident), parts(symbol));
+    asked.len() >= 2
+        && defined.len() >= asked.len()
+        && defined[defined.len() - asked.len()..] == asked[..]
 }
 
 fn last_part(ident: &str) -> &str {
@@ -4293,21 +4325,35 @@ fn lead_with_content(hits: &mut [Fused]) {
     }
 }
 
-fn file_symbols(store: &Store, path: &str, exclude: Option<&str>) -> Result<Vec<String>> {
-    let Some((_, items)) = crate::search::symbol::outline(store, None, path)? else {
+/// Most definitions a `context`ed hit lists from its file.
+const FILE_SYMBOLS_MAX: usize = 12;
+
+/// The definitions of a hit's file nearest the hit (as `context`'s outline
+/// digest picks them), with their containers, in source order: not those
+/// holding the hit, which its label says, nor those its lines show.
+fn file_symbols(store: &Store, path: &str, start: u32, end: u32) -> Result<Vec<String>> {
+    let Some(file) = store.file_record(path)? else {
         return Ok(Vec::new());
     };
-    let mut out = Vec::new();
-    let excluded = exclude.map(last_part);
-    for i in items.iter().take(30) {
-        if Some(i.name.as_str()) != excluded {
-            out.push(format!(
+    let rows: Vec<_> = store
+        .file_symbol_rows(file.id)?
+        .into_iter()
+        .filter(|r| {
+            let holds = r.start_line <= start && end <= r.end_line;
+            let within = start <= r.start_line && r.end_line <= end;
+            !(holds || within)
+        })
+        .collect();
+    let (near, _) = crate::search::symbol::outline_near(&rows, start, FILE_SYMBOLS_MAX);
+    Ok(near
+        .into_iter()
+        .map(|e| {
+            format!(
                 "{} {} ({}-{})",
-                i.kind, i.name, i.start_line, i.end_line
-            ));
-        }
-    }
-    Ok(out)
+                e.kind, e.qualified, e.start_line, e.end_line
+            )
+        })
+        .collect())
 }
 
 fn interpretation(a: &Analysis, reports: &[ArmReport], led: bool) -> String {
@@ -4362,6 +4408,20 @@ mod tests {
             is_block: true,
             raw: score,
         }
+    }
+
+    #[test]
+    fn a_qualifier_names_a_methods_container_only_when_it_ends_its_symbol() {
+        assert!(names_its_container("Template#render", "Template.render"));
+        assert!(names_its_container(
+            "Template#render",
+            "Liquid.Template.render"
+        ));
+        assert!(names_its_container("Vec::push", "Vec::push"));
+        // A module qualifier of a function with no container.
+        assert!(!names_its_container("util.parseHeaders", "parseHeaders"));
+        assert!(!names_its_container("render", "Template.render"));
+        assert!(!names_its_container("Template#render", "Render.render"));
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub mod token_match;
 use anyhow::Result;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
-use crate::error::UserError;
+use crate::error::{ErrorCode, UserError};
 use crate::model::Lang;
 
 /// Which chunks a search may return.
@@ -111,6 +111,17 @@ impl ChunkFilter {
                 Some(p) => (true, p),
                 None => (false, g.as_str()),
             };
+            // Paths are relative to the project's root: a glob climbing
+            // out of it can match nothing, and silence would read as "no
+            // such code".
+            if pat.split(['/', '\\']).any(|c| c == "..") {
+                return Err(UserError::with_code(
+                    ErrorCode::PathOutsideRoot,
+                    format!("glob `{g}` reaches outside the project: globs match paths relative to its root"),
+                )
+                .hint("search one project at a time; globs look like `*.py`, `src/**`, `!tests/**`")
+                .into());
+            }
             let pat = if pat.contains('/') {
                 pat.trim_start_matches('/').to_string()
             } else {
@@ -1820,6 +1831,15 @@ mod tests {
         assert!(!f.accepts("tests/test_x.py", "python"));
         assert!(!f.accepts("README.md", "docs"));
         assert!(ChunkFilter::new(&["a[".into()], None, Scope::All).is_err());
+        // A glob climbing out of the root is an error, not silence.
+        for g in ["../**", "!src/../../x", "..\\x"] {
+            let e = ChunkFilter::new(&[g.into()], None, Scope::All).err();
+            let code = e
+                .as_ref()
+                .and_then(|e| e.downcast_ref::<UserError>())
+                .map(|u| u.code);
+            assert_eq!(code, Some(ErrorCode::PathOutsideRoot), "{g}");
+        }
     }
 
     #[test]

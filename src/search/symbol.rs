@@ -127,13 +127,31 @@ pub struct SymbolResult {
 }
 
 impl SymbolResult {
-    /// Whether the hits are only names spelled like the one asked for,
-    /// which no definition has (a "did you mean"), when fuzzy matches were
-    /// not asked for: shown, but nothing was found.
+    /// Whether the hits are only names spelled like the one asked for or,
+    /// unless prefixes were asked for, starting with it, which no
+    /// definition has (a "did you mean": `unquote` after its rename to
+    /// `unquote_qa`), when such matches were not asked for: shown, but
+    /// nothing was found.
     pub fn only_spelled_like(&self, mode: MatchMode) -> bool {
-        mode != MatchMode::Fuzzy
-            && !self.hits.is_empty()
-            && self.hits.iter().all(|h| h.match_kind == MatchKind::Fuzzy)
+        let look_alike = |m: MatchKind| match mode {
+            MatchMode::Fuzzy => false,
+            MatchMode::Prefix => m == MatchKind::Fuzzy,
+            MatchMode::Auto | MatchMode::Exact => matches!(m, MatchKind::Prefix | MatchKind::Fuzzy),
+        };
+        !self.hits.is_empty() && self.hits.iter().all(|h| look_alike(h.match_kind))
+    }
+
+    /// How the hits of an [`only_spelled_like`](Self::only_spelled_like)
+    /// answer resemble the name: `starting with it`, `spelled like it`, or
+    /// both; and the `match` mode that lists them.
+    pub fn look_alike(&self) -> (&'static str, &'static str) {
+        let prefix = self.hits.iter().any(|h| h.match_kind == MatchKind::Prefix);
+        let fuzzy = self.hits.iter().any(|h| h.match_kind == MatchKind::Fuzzy);
+        match (prefix, fuzzy) {
+            (true, false) => ("starting with it", "prefix"),
+            (true, true) => ("starting with it or spelled like it", "fuzzy"),
+            _ => ("spelled like it", "fuzzy"),
+        }
     }
 }
 
@@ -1113,7 +1131,7 @@ fn hit_order(h: &SymbolHit) -> impl Ord + use<> {
     (
         (
             h.match_kind,
-            kind_rank(&h.kind),
+            kind_rank(&h.kind) + u8::from(is_member_alias(h)),
             // A test's stand-in (a `#define` mock in a unit test) after
             // the live code's declaration of the same name.
             is_test_path(&h.path),
@@ -1130,6 +1148,86 @@ fn hit_order(h: &SymbolHit) -> impl Ord + use<> {
         h.path.clone(),
         h.start_line,
     )
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OutlineEntry {
+    pub name: String,
+    pub kind: String,
+    /// `container.name` for a member.
+    pub qualified: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// 0 for a top-level definition, 1 for a member.
+    pub depth: u32,
+}
+
+/// A definition row's name with its container, in its language's notation
+/// (`Config::parse`, `Predis\\Client`), as `symbol` writes it.
+pub fn qualified_row(r: &SymbolRow) -> String {
+    match r.container.as_deref().filter(|c| !c.is_empty()) {
+        Some(c) => crate::search::member_path(&r.lang, &r.kind, c, &r.name),
+        None => r.name.clone(),
+    }
+}
+
+/// The top-level definitions and their members (`rows` sorted by start,
+/// longest first), and the members of any definition holding `line` (a
+/// nested class's when the line is in it), at most `max`: when
+/// there are more, those
+/// starting nearest `line`, still in source order. Also the count of all.
+/// A namespace or module around them adds no level: a PHP or C++ class in
+/// its namespace shows its members too.
+pub fn outline_near(rows: &[SymbolRow], line: u32, max: usize) -> (Vec<OutlineEntry>, usize) {
+    // Each open definition's span, and whether it counts as a level.
+    let mut open: Vec<(u32, u32, bool)> = Vec::new();
+    let mut all: Vec<OutlineEntry> = Vec::new();
+    for r in rows {
+        while open
+            .last()
+            .is_some_and(|&(s, e, _)| !(r.start_line >= s && r.end_line <= e))
+        {
+            open.pop();
+        }
+        let depth = open.iter().filter(|o| o.2).count() as u32;
+        // Deeper, the members of the definition holding the line (a nested
+        // class's methods when the line is in it).
+        let parent_holds_line = open.last().is_some_and(|&(s, e, _)| s <= line && line <= e);
+        let level = !matches!(r.kind.as_str(), "namespace" | "module");
+        open.push((r.start_line, r.end_line, level));
+        if depth <= 1 || parent_holds_line {
+            all.push(OutlineEntry {
+                name: r.name.clone(),
+                kind: r.kind.clone(),
+                qualified: qualified_row(r),
+                start_line: r.start_line,
+                end_line: r.end_line,
+                depth,
+            });
+        }
+    }
+    let total = all.len();
+    if total > max {
+        let mut by_distance: Vec<usize> = (0..total).collect();
+        by_distance.sort_by_key(|&i| (all[i].start_line.abs_diff(line), i));
+        let mut keep = vec![false; total];
+        for &i in by_distance.iter().take(max) {
+            keep[i] = true;
+        }
+        let mut i = 0;
+        all.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
+    }
+    (all, total)
+}
+
+/// A one-line type alias inside a type (`type Deserializer = Self;` in an
+/// impl, `using value_type = T;` in a class): the type of that name
+/// defined on its own (`trait Deserializer`) comes first.
+fn is_member_alias(h: &SymbolHit) -> bool {
+    h.kind == "type" && h.container.is_some() && h.end_line == h.start_line
 }
 
 /// A path through a private module or directory (`_internal/`,

@@ -23,7 +23,7 @@ pub const DEFAULT_RADIUS: u32 = 10;
 /// Most lines on each side.
 pub const MAX_RADIUS: u32 = 100;
 /// Most entries of the outline digest.
-pub const OUTLINE_MAX: usize = 40;
+pub const OUTLINE_MAX: usize = 20;
 /// Most callers listed.
 pub const CALLERS_MAX: usize = 10;
 /// Most callees listed.
@@ -96,17 +96,7 @@ pub struct Enclosing {
     pub outer: Vec<SymbolSpan>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct OutlineEntry {
-    pub name: String,
-    pub kind: String,
-    /// `container.name` for a member.
-    pub qualified: String,
-    pub start_line: u32,
-    pub end_line: u32,
-    /// 0 for a top-level definition, 1 for a member.
-    pub depth: u32,
-}
+pub use crate::search::symbol::OutlineEntry;
 
 pub use crate::search::graph::Resolution;
 
@@ -308,7 +298,7 @@ fn from_index(
         ),
         None => (None, None),
     };
-    let (outline, outline_total) = outline_digest(&rows, line);
+    let (outline, outline_total) = crate::search::symbol::outline_near(&rows, line, OUTLINE_MAX);
     Ok(Some(FromIndex {
         lang,
         skipped: file.skip_reason,
@@ -340,75 +330,14 @@ fn documented_below<'r>(rows: &'r [SymbolRow], text: &str, line: u32) -> Option<
         .then_some(next)
 }
 
-/// A definition's name with its container, in its language's notation
-/// (`Config::parse`, `Predis\Client`), as `symbol` writes it.
-fn qualified(r: &SymbolRow) -> String {
-    match r.container.as_deref().filter(|c| !c.is_empty()) {
-        Some(c) => crate::search::member_path(&r.lang, &r.kind, c, &r.name),
-        None => r.name.clone(),
-    }
-}
-
 fn span(r: &SymbolRow) -> SymbolSpan {
     SymbolSpan {
         name: r.name.clone(),
         kind: r.kind.clone(),
-        qualified: qualified(r),
+        qualified: crate::search::symbol::qualified_row(r),
         start_line: r.start_line,
         end_line: r.end_line,
     }
-}
-
-/// The top-level definitions and their members (`rows` sorted by start,
-/// longest first), and the members of any definition holding `line` (a
-/// nested class's when the line is in it), at most [`OUTLINE_MAX`]: when
-/// there are more, those
-/// starting nearest `line`, still in source order. Also the count of all.
-/// A namespace or module around them adds no level: a PHP or C++ class in
-/// its namespace shows its members too.
-fn outline_digest(rows: &[SymbolRow], line: u32) -> (Vec<OutlineEntry>, usize) {
-    // Each open definition's span, and whether it counts as a level.
-    let mut open: Vec<(u32, u32, bool)> = Vec::new();
-    let mut all: Vec<OutlineEntry> = Vec::new();
-    for r in rows {
-        while open
-            .last()
-            .is_some_and(|&(s, e, _)| !(r.start_line >= s && r.end_line <= e))
-        {
-            open.pop();
-        }
-        let depth = open.iter().filter(|o| o.2).count() as u32;
-        // Deeper, the members of the definition holding the line (a nested
-        // class's methods when the line is in it).
-        let parent_holds_line = open.last().is_some_and(|&(s, e, _)| s <= line && line <= e);
-        let level = !matches!(r.kind.as_str(), "namespace" | "module");
-        open.push((r.start_line, r.end_line, level));
-        if depth <= 1 || parent_holds_line {
-            all.push(OutlineEntry {
-                name: r.name.clone(),
-                kind: r.kind.clone(),
-                qualified: qualified(r),
-                start_line: r.start_line,
-                end_line: r.end_line,
-                depth,
-            });
-        }
-    }
-    let total = all.len();
-    if total > OUTLINE_MAX {
-        let mut by_distance: Vec<usize> = (0..total).collect();
-        by_distance.sort_by_key(|&i| (all[i].start_line.abs_diff(line), i));
-        let mut keep = vec![false; total];
-        for &i in by_distance.iter().take(OUTLINE_MAX) {
-            keep[i] = true;
-        }
-        let mut i = 0;
-        all.retain(|_| {
-            i += 1;
-            keep[i - 1]
-        });
-    }
-    (all, total)
 }
 
 /// Who uses `def` and what it calls, from the resolved graph: callers
@@ -485,7 +414,7 @@ fn graph_summary(
     callees.truncate(CALLEES_MAX);
     callees.sort_by_key(|c| c.line);
     Ok(GraphSummary {
-        symbol: qualified(def),
+        symbol: crate::search::symbol::qualified_row(def),
         callers,
         callers_total,
         callees,
@@ -544,13 +473,13 @@ mod tests {
             row("inner", Some("m"), 3, 4),
             row("B", None, 12, 20),
         ];
-        let (o, total) = outline_digest(&rows, 1);
+        let (o, total) = crate::search::symbol::outline_near(&rows, 1, OUTLINE_MAX);
         assert_eq!(total, 3);
         let names: Vec<&str> = o.iter().map(|e| e.qualified.as_str()).collect();
         assert_eq!(names, ["A", "A.m", "B"]);
         assert_eq!(o[1].depth, 1);
         // A line inside `m`: its members too.
-        let (o, _) = outline_digest(&rows, 3);
+        let (o, _) = crate::search::symbol::outline_near(&rows, 3, OUTLINE_MAX);
         let names: Vec<&str> = o.iter().map(|e| e.qualified.as_str()).collect();
         assert_eq!(names, ["A", "A.m", "m.inner", "B"]);
 
@@ -563,7 +492,7 @@ mod tests {
             row("run", Some("TestResult"), 5, 20),
             row("inner", Some("run"), 6, 8),
         ];
-        let (o, total) = outline_digest(&rows, 1);
+        let (o, total) = crate::search::symbol::outline_near(&rows, 1, OUTLINE_MAX);
         assert_eq!(total, 3);
         let names: Vec<&str> = o.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["PHPUnit\\Framework", "TestResult", "run"]);
@@ -571,7 +500,7 @@ mod tests {
         let many: Vec<SymbolRow> = (0..100)
             .map(|i| row(&format!("f{i}"), None, i * 3 + 1, i * 3 + 2))
             .collect();
-        let (o, total) = outline_digest(&many, 150);
+        let (o, total) = crate::search::symbol::outline_near(&many, 150, OUTLINE_MAX);
         assert_eq!((o.len(), total), (OUTLINE_MAX, 100));
         assert!(o.windows(2).all(|w| w[0].start_line < w[1].start_line));
         assert!(o.iter().any(|e| e.start_line.abs_diff(150) <= 2));

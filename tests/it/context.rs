@@ -370,9 +370,9 @@ fn context_over_mcp_matches_the_cli_and_stays_in_budget() {
         "{v}"
     );
     assert_eq!(v["enclosing"]["symbol"], "function f60", "{v}");
-    // The outline digest: at most 40, those nearest the line, with the total.
+    // The outline digest: at most 20, those nearest the line, with the total.
     assert_eq!(v["outline_total"], 100, "{v}");
-    assert_eq!(v["outline"].as_array().map(Vec::len), Some(40), "{v}");
+    assert_eq!(v["outline"].as_array().map(Vec::len), Some(20), "{v}");
     assert!(
         v["outline"]
             .as_array()
@@ -381,7 +381,7 @@ fn context_over_mcp_matches_the_cli_and_stays_in_budget() {
             .any(|o| o == "function f60 121-422"),
         "{v}"
     );
-    assert!(text.contains("(+60 more)"), "{text}");
+    assert!(text.contains("(+80 more)"), "{text}");
 
     // The CLI gives all 201 lines (each bounded), the same digest.
     let v = p.json(&[
@@ -392,7 +392,7 @@ fn context_over_mcp_matches_the_cli_and_stays_in_budget() {
         "100",
     ]);
     assert_eq!(v["lines"].as_array().map(Vec::len), Some(201));
-    assert_eq!(v["outline"].as_array().map(Vec::len), Some(40));
+    assert_eq!(v["outline"].as_array().map(Vec::len), Some(20));
     assert_eq!(v["outline_total"], 100);
 }
 

@@ -2746,6 +2746,25 @@ fn ruby_locals_and_instance_variables_named_like_a_method_are_not_its_uses() {
         ["lib/circle.rb:12", "lib/circle.rb:12", "lib/main.rb:4"],
         "{v}"
     );
+    // A symbol passed to another object's method names that object's
+    // method (liquid's `object.respond_to?(:evaluate)`): name only; to
+    // self's, the class's own.
+    p.write(
+        "lib/probe.rb",
+        "class Circle\n  def probe(obj)\n    obj.respond_to?(:label) && self.send(:label, 'c')\n  end\nend\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let probe: Vec<(String, String)> = refs(&p.json(&["refs", "Circle.label"]))
+        .into_iter()
+        .filter(|(at, _)| at.starts_with("lib/probe.rb"))
+        .collect();
+    assert_eq!(
+        probe,
+        pairs(&[
+            ("lib/probe.rb:3", "name_only"),
+            ("lib/probe.rb:3", "resolved")
+        ])
+    );
     // A module's methods call each other bare, however far below the
     // class around the module (a class's own bare calls resolved; the
     // module's did not), and its bare call of the class's method still

@@ -1205,6 +1205,17 @@ fn fuzzy_matches_fill_only_for_an_unknown_name() {
     assert!(r.stderr().contains("names spelled like it"), "{r}");
     let r = p.run(&["symbol", "parse_cnfig", "--fuzzy"]);
     assert_eq!(r.code(), 0, "{r}");
+    // So are names that only start with it (`parse` after a rename to
+    // `parse_config`), unless prefixes were asked for.
+    let r = p.run(&["symbol", "parse_conf"]);
+    assert_eq!(r.code(), 1, "{r}");
+    assert!(
+        r.stdout().contains("parse_config") && r.stdout().contains("(prefix)"),
+        "{r}"
+    );
+    assert!(r.stderr().contains("names starting with it"), "{r}");
+    let r = p.run(&["symbol", "parse_conf", "--prefix"]);
+    assert_eq!(r.code(), 0, "{r}");
     // A name a typo away is what was meant: names that only hold the
     // letters in order (`parse_config` for `Confg`) are left out beside it
     // (predis's `Clinet` listed six copies of a namespace).

@@ -722,6 +722,26 @@ fn a_forward_typedef_answers_with_the_struct_it_names_first() {
     );
 }
 
+/// A type defined on its own comes before one-line type aliases of the
+/// same name inside impls (serde's `trait Deserializer` sat 8th, behind
+/// seven `type Deserializer = Self;`).
+#[test]
+fn a_type_comes_before_member_aliases_of_its_name() {
+    let p = Project::new();
+    p.write(
+        "src/a_impls.rs",
+        "pub struct ContentDeserializer;\n\nimpl<'de> IntoDeserializer<'de> for ContentDeserializer {\n    type Deserializer = Self;\n    fn into_deserializer(self) -> Self { self }\n}\n",
+    )
+    .write(
+        "src/de.rs",
+        "pub trait Deserializer<'de>: Sized {\n    fn deserialize_any(self) -> u32;\n    fn deserialize_map(self) -> u32;\n}\n",
+    );
+    p.json(&["index", "--offline"]);
+    let v = p.json(&["symbol", "Deserializer"]);
+    assert_eq!(v["hits"][0]["kind"], "trait", "{v}");
+    assert_eq!(v["hits"][0]["path"], "src/de.rs", "{v}");
+}
+
 /// A Bison grammar is indexed and searched like code, and the C Bison
 /// made of it ranks after it: a question in the grammar's words finds
 /// `parser.y` first, `parser.c` behind it (it repeats the rules twice and

@@ -520,6 +520,23 @@ fn mcp_every_tool_answers_exactly() {
         json!({"name": "parse_confg", "match": "fuzzy"}),
     );
     assert_eq!(v["symbols"][0]["name"], "parse_config", "{v}");
+    // Names that only start with it, likewise, unless prefixes are asked for.
+    let (error, hint) = m.tool_error("find_symbol", json!({"name": "parse_conf"}));
+    assert!(
+        error.contains("no definition named `parse_conf`"),
+        "{error}"
+    );
+    assert!(
+        hint.contains("names starting with it: ")
+            && hint.contains("parse_config (")
+            && hint.contains("\"prefix\""),
+        "{hint}"
+    );
+    let v = m.ok(
+        "find_symbol",
+        json!({"name": "parse_conf", "match": "prefix"}),
+    );
+    assert_eq!(v["symbols"][0]["name"], "parse_config", "{v}");
     let (error, _) = m.tool_error(
         "find_references",
         json!({"name": "nothing_like_this_exists_anywhere"}),
@@ -618,6 +635,17 @@ fn mcp_every_tool_answers_exactly() {
     assert_eq!(first_path(&v), "README.md", "{v}");
     let v = m.ok("search", json!({"query": "csrf", "glob": ["src/**"]}));
     assert_eq!(v["hits"], json!([]), "{v}");
+    // Nothing within a filter points at the filter, not at other words.
+    assert!(
+        v["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("within the glob, lang or scope")),
+        "{v}"
+    );
+    // A glob climbing out of the project is an error, not silence.
+    let (error, hint) = m.tool_error("search", json!({"query": "csrf", "glob": ["../**"]}));
+    assert!(error.contains("reaches outside the project"), "{error}");
+    assert!(hint.contains("src/**"), "{hint}");
 
     let v = m.ok("search_keyword", json!({"pattern": "csrf_token"}));
     assert_eq!(

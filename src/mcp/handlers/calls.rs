@@ -94,11 +94,7 @@ pub fn call_graph(svc: &Service, direction: Direction, args: CallGraphArgs) -> R
     let out = CallGraphOut {
         name: result.name,
         direction: tool.into(),
-        targets: result
-            .targets
-            .iter()
-            .map(|t| format!("{} ({}) {}:{}", t.symbol, t.kind, t.path, t.line))
-            .collect(),
+        targets: crate::search::graph::target_lines(&result.targets),
         edges: page.items,
         total: result.total as u64,
         resolved: result.resolved as u64,

@@ -128,13 +128,17 @@ fn size(out: &ContextOut) -> usize {
     serde_json::to_string(out).map_or(usize::MAX, |s| s.len()) + render::context(out).len()
 }
 
+/// Room kept for the `hint` saying what [`fit`] cut.
+const HINT_ROOM: usize = 400;
+
 /// Cuts the answer to [`BUDGET_CHARS`]: the lines farthest from `line`
 /// first (the asked line stays), then the outline digest from its end.
-/// Says what was cut in `hint`.
+/// Says what was cut in `hint`, within the budget too.
 fn fit(out: &mut ContextOut, line: u32, asked: Option<(u64, u64)>) {
     if size(out) <= BUDGET_CHARS {
         return;
     }
+    let budget = BUDGET_CHARS - HINT_ROOM;
     let mut lines: Vec<(u64, String)> = out
         .content
         .lines()
@@ -153,7 +157,7 @@ fn fit(out: &mut ContextOut, line: u32, asked: Option<(u64, u64)>) {
         out.start_line = lines.first().map_or(0, |l| l.0);
         out.end_line = lines.last().map_or(0, |l| l.0);
     };
-    while size(out) > BUDGET_CHARS && lines.len() > 1 {
+    while size(out) > budget && lines.len() > 1 {
         // Drop from the side farther from the asked line.
         let (first, last) = (lines[0].0, lines[lines.len() - 1].0);
         if last.saturating_sub(target) >= target.saturating_sub(first) {
@@ -164,7 +168,7 @@ fn fit(out: &mut ContextOut, line: u32, asked: Option<(u64, u64)>) {
         set(out, &lines);
     }
     let outline_before = out.outline.len();
-    while size(out) > BUDGET_CHARS && !out.outline.is_empty() {
+    while size(out) > budget && !out.outline.is_empty() {
         out.outline.pop();
     }
     out.truncated = true;

@@ -104,7 +104,7 @@ fn search_one(
     }
     if !detail {
         return Ok(SearchReply::Compact(compact_answer(
-            r, query, in_bulk, spec.limit, budget,
+            r, query, spec, in_bulk, budget,
         )));
     }
     let hits = r.hits.into_iter().map(|h| chunk_out(h, true));
@@ -119,7 +119,7 @@ fn search_one(
             offset + shown
         ))
     } else if shown == 0 && r.generation.is_some() {
-        Some("nothing matched: try other words or synonyms, find_symbol for a name, or search_keyword for exact text".into())
+        Some(nothing_matched(spec))
     } else {
         None
     };
@@ -137,8 +137,17 @@ fn search_one(
     }))
 }
 
-/// What nothing matching a query suggests trying.
-const NOTHING_MATCHED: &str = "nothing matched: try other words or synonyms, find_symbol for a name, or search_keyword for exact text";
+/// What nothing matching a query suggests trying: the filters first when
+/// it had some (a glob may match no file at all).
+fn nothing_matched(spec: &SearchRequest) -> String {
+    let filtered =
+        !spec.globs.is_empty() || spec.lang.is_some() || spec.scope != crate::search::Scope::All;
+    if filtered {
+        "nothing matched within the glob, lang or scope given: check them (globs match paths relative to the project root, e.g. `src/**`, `*.py`) or leave them out".into()
+    } else {
+        "nothing matched: try other words or synonyms, find_symbol for a name, or search_keyword for exact text".into()
+    }
+}
 
 /// The compact answer of one query: every hit of the page with its best
 /// lines, fitted into `COMPACT_CHARS_PER_HIT * limit` characters (and
@@ -146,10 +155,11 @@ const NOTHING_MATCHED: &str = "nothing matched: try other words or synonyms, fin
 fn compact_answer(
     r: crate::service::SearchAnswer,
     query: &str,
+    spec: &SearchRequest,
     in_bulk: bool,
-    limit: usize,
     budget: usize,
 ) -> CompactSearchOut {
+    let limit = spec.limit;
     let index = index_info(&r.freshness, r.generation);
     let mut notes: Vec<String> = index.note.into_iter().collect();
     // The semantic arm said why it did not run or ran on part of the chunks.
@@ -175,7 +185,7 @@ fn compact_answer(
         query: in_bulk.then(|| query.to_string()),
         hits: Vec::new(),
         next_offset: r.more.then(|| (r.offset + r.hits.len()) as u64),
-        hint: (empty && r.generation.is_some()).then(|| NOTHING_MATCHED.to_string()),
+        hint: (empty && r.generation.is_some()).then(|| nothing_matched(spec)),
         note: (!notes.is_empty()).then(|| notes.join("; ")),
         redacted: redacted(r.redacted),
         offset: r.offset as u64,

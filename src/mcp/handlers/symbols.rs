@@ -37,8 +37,8 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
         offset,
     };
     let mut look = Lookup::from(svc.symbols(&req)?);
-    // Names spelled like it are no answer, as the CLI's `symbol` exits 1
-    // on them: `NOT_FOUND`, with them in the hint.
+    // Names spelled like it or starting with it are no answer, as the
+    // CLI's `symbol` exits 1 on them: `NOT_FOUND`, with them in the hint.
     if let Some(r) = look
         .found
         .as_ref()
@@ -50,12 +50,13 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
             .take(5)
             .map(|h| format!("{} ({}:{})", h.qualified_name(), h.path, h.start_line))
             .collect();
+        let (how, mode) = r.look_alike();
         return Err(UserError::with_code(
             ErrorCode::NotFound,
             format!("no definition named `{name}` in the index"),
         )
         .hint(format!(
-            "names spelled like it: {}; call again with match: \"fuzzy\" to list them, or try find_references, search or search_keyword",
+            "names {how}: {}; call again with match: \"{mode}\" to list them, or try find_references, search or search_keyword",
             like.join(", ")
         ))
         .into());
