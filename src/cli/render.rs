@@ -784,7 +784,11 @@ fn also_line(out: &mut dyn Write, also: &[AlsoSpan], indent: &str) -> io::Result
         return Ok(());
     }
     let places: Vec<String> = also.iter().map(ToString::to_string).collect();
-    writeln!(out, "{indent}also: {}", places.join("; "))
+    writeln!(
+        out,
+        "{indent}also: {}",
+        crate::search::hybrid::also_text(&places)
+    )
 }
 
 /// A ranked search's hits (every mode), then on stderr how the query was

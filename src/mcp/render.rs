@@ -38,7 +38,11 @@ fn compact_hits(t: &mut String, hits: &[HitOut], indent: &str) {
 /// A hit's further places in its file: `  also: 120-140 name; 200-230`.
 fn also_line(t: &mut String, also: &[String], indent: &str) {
     if !also.is_empty() {
-        let _ = writeln!(t, "{indent}  also: {}", also.join("; "));
+        let _ = writeln!(
+            t,
+            "{indent}  also: {}",
+            crate::search::hybrid::also_text(also)
+        );
     }
 }
 

@@ -715,6 +715,36 @@ impl std::fmt::Display for AlsoSpan {
     }
 }
 
+/// A hit's further places as answers print them, `120-140 name; 200-230`,
+/// places of one name together (`825-861, 381-427 Serializer`: the pieces
+/// of a long definition repeated its name). `places` are `start-end name`
+/// texts, as [`AlsoSpan`] displays them.
+pub fn also_text<S: AsRef<str>>(places: &[S]) -> String {
+    let mut groups: Vec<(Vec<&str>, &str)> = Vec::new();
+    for p in places {
+        let (span, name) = p.as_ref().split_once(' ').unwrap_or((p.as_ref(), ""));
+        match groups
+            .iter_mut()
+            .find(|(_, n)| !name.is_empty() && *n == name)
+        {
+            Some((spans, _)) => spans.push(span),
+            None => groups.push((vec![span], name)),
+        }
+    }
+    groups
+        .iter()
+        .map(|(spans, name)| {
+            let spans = spans.join(", ");
+            if name.is_empty() {
+                spans
+            } else {
+                format!("{spans} {name}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// Most further places of a file one fused hit lists (see [`HybridHit::also`]).
 pub const ALSO_SPANS: usize = 3;
 
@@ -4408,6 +4438,22 @@ mod tests {
             is_block: true,
             raw: score,
         }
+    }
+
+    #[test]
+    fn also_places_of_one_name_are_printed_together() {
+        assert_eq!(
+            also_text(&[
+                "825-861 Serializer",
+                "381-427 Serializer",
+                "20-30",
+                "5-9",
+                "683-720 Serializer",
+                "1-3 f"
+            ]),
+            "825-861, 381-427, 683-720 Serializer; 20-30; 5-9; 1-3 f"
+        );
+        assert_eq!(also_text::<&str>(&[]), "");
     }
 
     #[test]

@@ -388,6 +388,32 @@ pub fn file_stem(path: &str) -> &str {
 /// Whether the file at `path` is named after `name` (`TypeAdapter.java`,
 /// `type_adapter.py` and `type-adapter.ts` for `TypeAdapter`): the module
 /// that owns it. Names meet on their lowercase letters and digits.
+/// A label (`Slim::App::dispatch`) without the longest of `namespaces`
+/// (paths of the file's namespaces and modules, longest first) it starts
+/// with, when what is left names a type or a type's member
+/// (`App::dispatch`, `Template`): a module's own function (`Enumerable.map`
+/// in a Ruby mixin, an Elixir module's) keeps its module, its container.
+pub fn without_namespace(label: &str, kind: Option<&str>, namespaces: &[String]) -> String {
+    let is_type = kind.is_some_and(|k| crate::store::CLASS_KINDS.contains(&k));
+    for ns in namespaces {
+        let Some(rest) = label.strip_prefix(ns.as_str()) else {
+            continue;
+        };
+        let Some(rest) = ["::", ".", "\\"]
+            .iter()
+            .find_map(|sep| rest.strip_prefix(sep))
+            .filter(|r| !r.is_empty())
+        else {
+            continue;
+        };
+        let member = rest.contains("::") || rest.contains('.') || rest.contains('\\');
+        if member || is_type {
+            return rest.to_string();
+        }
+    }
+    label.to_string()
+}
+
 pub fn is_named_after(path: &str, name: &str) -> bool {
     let squash = |s: &str| -> String {
         s.chars()
@@ -1741,6 +1767,36 @@ pub(crate) fn member_path(lang: &str, kind: &str, container: &str, name: &str) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_lose_the_namespaces_around_types_but_not_a_modules_own_functions() {
+        let ns = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let php = ns(&["Slim\\Interfaces", "Slim"]);
+        assert_eq!(
+            without_namespace("Slim::App::dispatch", Some("method"), &php),
+            "App::dispatch"
+        );
+        assert_eq!(
+            without_namespace("Slim\\Interfaces::RouterInterface", Some("interface"), &php),
+            "RouterInterface"
+        );
+        let cs = ns(&["Google.Protobuf"]);
+        assert_eq!(
+            without_namespace("Google.Protobuf.JsonParser.Parse", Some("method"), &cs),
+            "JsonParser.Parse"
+        );
+        // A module's own function keeps its module; a name merely starting
+        // with the namespace's letters is no namespace.
+        let rb = ns(&["Enumerable"]);
+        assert_eq!(
+            without_namespace("Enumerable.map", Some("method"), &rb),
+            "Enumerable.map"
+        );
+        assert_eq!(
+            without_namespace("SlimX::App::run", Some("method"), &php),
+            "SlimX::App::run"
+        );
+    }
 
     #[test]
     fn qualifiers_split_into_segments() {

@@ -305,6 +305,26 @@ impl Store {
 
     /// The definitions of one file with their containers and signatures,
     /// by start line, longest first.
+    /// The paths of the namespaces and modules a file defines (`Slim`,
+    /// `Slim\\Interfaces`, `Google.Protobuf`; a nested one as its
+    /// container's path and its name joined by each separator a chunk
+    /// label may use), longest first.
+    pub fn file_namespaces(&self, file_id: i64) -> rusqlite::Result<Vec<String>> {
+        let mut out = Vec::new();
+        self.each_file_symbol(file_id, |p, e, _| {
+            if matches!(p.str(e.kind), "namespace" | "module") {
+                let name = p.str(e.name);
+                match p.opt(e.container) {
+                    Some(c) => out.extend(["::", ".", "\\"].map(|sep| format!("{c}{sep}{name}"))),
+                    None => out.push(name.to_string()),
+                }
+            }
+        })?;
+        out.sort_by_key(|n| std::cmp::Reverse(n.len()));
+        out.dedup();
+        Ok(out)
+    }
+
     pub fn file_symbol_rows(&self, file_id: i64) -> rusqlite::Result<Vec<SymbolRow>> {
         let mut rows = Vec::new();
         self.each_file_symbol(file_id, |p, e, f| rows.push(symbol_row(p, e, f)))?;
