@@ -629,7 +629,8 @@ fn cmd_search(a: SearchArgs) -> Result<Found> {
         scope: parse_scope(&a.scope)?,
         limit: a.limit as usize,
         offset: a.offset as usize,
-        context: a.context.map(|c| c as usize),
+        // The default, 0, asks for nothing more (as MCP's `context: 0`).
+        context: a.context.filter(|&c| c > 0).map(|c| c as usize),
         snippet_lines: a.snippet_lines as usize,
         threshold: a.threshold,
         rrf_k: a.rrf_k,
@@ -637,7 +638,7 @@ fn cmd_search(a: SearchArgs) -> Result<Found> {
         no_cache: a.no_cache,
     };
     let answer = svc.search(&req)?;
-    let detail = a.detail || a.context.is_some();
+    let detail = a.detail || a.context.is_some_and(|c| c > 0);
     print_search(&svc, &answer, a.common.json, detail, &a.query)
 }
 

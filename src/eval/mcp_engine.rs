@@ -47,8 +47,17 @@ impl McpEngine {
         })
     }
 
+    /// A server for `root`, the one running: the runner asks corpus by
+    /// corpus, and a server kept for each of ~400 corpora ran the machine
+    /// out of memory (the kernel killed the run).
     fn connect(&mut self, root: &Path) -> Result<()> {
         if !self.clients.contains_key(root) {
+            let others: Vec<_> = self.clients.drain().map(|(_, c)| c).collect();
+            self.rt.block_on(async {
+                for c in others {
+                    let _ = c.cancel().await;
+                }
+            });
             let mut cmd = tokio::process::Command::new(&self.bin);
             cmd.arg("mcp").arg("--root").arg(root).current_dir(root);
             let client = self.rt.block_on(async {

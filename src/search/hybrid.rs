@@ -2138,6 +2138,18 @@ impl Hybrid {
             shown.insert(f.path.clone(), out.len());
             out.push(self.render(store, root, req, f, max_score, &analysis)?);
         }
+        // The definitions a `context`ed hit lists leave out those its
+        // `also` places show already.
+        for h in &mut out {
+            if !h.file_symbols.is_empty() && !h.also.is_empty() {
+                let also = &h.also;
+                h.file_symbols.retain(|s| {
+                    !listed_span(s).is_some_and(|(a, b)| {
+                        also.iter().any(|x| x.start_line <= a && b <= x.end_line)
+                    })
+                });
+            }
+        }
         Ok(HybridResult {
             query: query.to_string(),
             query_interpretation: match &past_end {
@@ -4355,12 +4367,20 @@ fn lead_with_content(hits: &mut [Fused]) {
     }
 }
 
+/// The `(start-end)` span a [`file_symbols`] entry ends with.
+fn listed_span(entry: &str) -> Option<(u32, u32)> {
+    let (_, span) = entry.strip_suffix(')')?.rsplit_once('(')?;
+    let (a, b) = span.split_once('-')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
 /// Most definitions a `context`ed hit lists from its file.
 const FILE_SYMBOLS_MAX: usize = 12;
 
 /// The definitions of a hit's file nearest the hit (as `context`'s outline
-/// digest picks them), with their containers, in source order: not those
-/// holding the hit, which its label says, nor those its lines show.
+/// digest picks them), with their containers, in source order: none
+/// that overlaps the hit (those holding it, which its label says, or
+/// shown by its lines).
 fn file_symbols(store: &Store, path: &str, start: u32, end: u32) -> Result<Vec<String>> {
     let Some(file) = store.file_record(path)? else {
         return Ok(Vec::new());
@@ -4368,11 +4388,7 @@ fn file_symbols(store: &Store, path: &str, start: u32, end: u32) -> Result<Vec<S
     let rows: Vec<_> = store
         .file_symbol_rows(file.id)?
         .into_iter()
-        .filter(|r| {
-            let holds = r.start_line <= start && end <= r.end_line;
-            let within = start <= r.start_line && r.end_line <= end;
-            !(holds || within)
-        })
+        .filter(|r| r.end_line < start || end < r.start_line)
         .collect();
     let (near, _) = crate::search::symbol::outline_near(&rows, start, FILE_SYMBOLS_MAX);
     Ok(near

@@ -388,6 +388,26 @@ pub fn file_stem(path: &str) -> &str {
 /// Whether the file at `path` is named after `name` (`TypeAdapter.java`,
 /// `type_adapter.py` and `type-adapter.ts` for `TypeAdapter`): the module
 /// that owns it. Names meet on their lowercase letters and digits.
+/// The namespaces and modules each of `paths` defines
+/// ([`Store::file_namespaces`]), by path, for [`without_namespace`].
+pub fn namespaces_by_file<'a>(
+    store: &crate::store::Store,
+    paths: impl Iterator<Item = &'a str>,
+) -> anyhow::Result<std::collections::HashMap<String, Vec<String>>> {
+    let mut out = std::collections::HashMap::new();
+    for path in paths {
+        if out.contains_key(path) {
+            continue;
+        }
+        let found = match store.file_record(path)? {
+            Some(f) => store.file_namespaces(f.id)?,
+            None => Vec::new(),
+        };
+        out.insert(path.to_string(), found);
+    }
+    Ok(out)
+}
+
 /// A label (`Slim::App::dispatch`) without the longest of `namespaces`
 /// (paths of the file's namespaces and modules, longest first) it starts
 /// with, when what is left names a type or a type's member

@@ -840,6 +840,18 @@ fn reexported(
             }
         }
     }
+    // A re-export through a module the imports cannot follow (rustls's
+    // `pub use client::ClientConfig;` names an inline `pub mod client { pub
+    // use client_conn::{ClientConfig, …}; }` of `lib.rs`): the root says
+    // it exports the name, so the live definitions of it are the answer.
+    if out.is_empty() {
+        for row in store.symbol_rows(name, NameMatch::Exact, TIER_CAP)? {
+            let h = row_to_hit(row, MatchKind::Exact);
+            if wanted(&h) && !is_test_path(&h.path) && !is_secondary_path(&h.path) {
+                out.push(h);
+            }
+        }
+    }
     // The type a glob brings in, not its `impl` blocks beside it.
     if out.iter().any(|h| h.kind != "impl") {
         out.retain(|h| h.kind != "impl");

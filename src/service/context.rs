@@ -368,14 +368,21 @@ fn graph_summary(
         (a.resolution, &a.r.path, a.r.line).cmp(&(b.resolution, &b.r.path, b.r.line))
     });
     let callers_total = uses.len();
+    uses.truncate(CALLERS_MAX);
+    // Callers named as search and `refs` name them, without the namespaces
+    // around their types (`RedirectMiddleware::__invoke`).
+    let namespaces =
+        crate::search::namespaces_by_file(store, uses.iter().map(|f| f.r.path.as_str()))?;
     let callers = uses
         .into_iter()
-        .take(CALLERS_MAX)
         .map(|f| CallerEdge {
+            context: match (f.r.scope, namespaces.get(&f.r.path)) {
+                (Some(s), Some(ns)) => Some(crate::search::without_namespace(&s, None, ns)),
+                (s, _) => s,
+            },
             path: f.r.path,
             line: f.r.line,
             kind: f.r.kind,
-            context: f.r.scope,
             resolution: f.resolution,
         })
         .collect();

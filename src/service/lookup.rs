@@ -174,6 +174,16 @@ impl Service {
         })?;
         if let Some(r) = answer.value.as_mut() {
             source_lines(self.root(), &mut r.hits);
+            // Enclosing members as search labels them, without the
+            // namespaces around their types (`Context.[]`, not
+            // `Liquid.Context.[]`, beside the definition's `Context`).
+            let namespaces =
+                super::search::namespaces_of(self, r.hits.iter().map(|h| h.path.as_str()));
+            for h in &mut r.hits {
+                if let (Some(e), Some(ns)) = (h.enclosing.as_mut(), namespaces.get(&h.path)) {
+                    *e = crate::search::without_namespace(e, None, ns);
+                }
+            }
             let mut red = self.redactor();
             for h in &mut r.hits {
                 if let Some(text) = h.text.as_mut() {

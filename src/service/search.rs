@@ -595,21 +595,7 @@ enum Ranked {
 /// index keeps the whole path: its words count for BM25 (PHP's answers
 /// lost .001 per case when chunks were stored without them).
 fn without_namespaces(svc: &Service, hits: &mut [HybridHit]) {
-    let mut namespaces: std::collections::HashMap<String, Vec<String>> =
-        std::collections::HashMap::new();
-    let _ = svc.with_store(|store| {
-        for h in hits.iter() {
-            if namespaces.contains_key(&h.path) {
-                continue;
-            }
-            let found = match store.file_record(&h.path)? {
-                Some(f) => store.file_namespaces(f.id)?,
-                None => Vec::new(),
-            };
-            namespaces.insert(h.path.clone(), found);
-        }
-        Ok(())
-    });
+    let namespaces = namespaces_of(svc, hits.iter().map(|h| h.path.as_str()));
     for h in hits {
         let Some(ns) = namespaces.get(&h.path).filter(|n| !n.is_empty()) else {
             continue;
@@ -623,6 +609,20 @@ fn without_namespaces(svc: &Service, hits: &mut [HybridHit]) {
             }
         }
     }
+}
+
+/// The namespaces and modules each of `paths` defines
+/// ([`crate::search::namespaces_by_file`]); none where the index cannot
+/// be read.
+pub(crate) fn namespaces_of<'a>(
+    svc: &Service,
+    paths: impl Iterator<Item = &'a str>,
+) -> std::collections::HashMap<String, Vec<String>> {
+    let paths: Vec<&str> = paths.collect();
+    svc.with_store(|store| crate::search::namespaces_by_file(store, paths.iter().copied()))
+        .ok()
+        .flatten()
+        .unwrap_or_default()
 }
 
 fn page(

@@ -2048,6 +2048,14 @@ fn mcp_search_and_search_keyword_take_the_cli_parameters() {
         "search",
         json!({"query": "validate_csrf_token", "context": 2}),
     );
+    // `context: 0`, the default, is the compact answer as without it.
+    assert_eq!(
+        m.ok(
+            "search",
+            json!({"query": "validate_csrf_token", "context": 0})
+        ),
+        m.ok("search", json!({"query": "validate_csrf_token"}))
+    );
     let (hit, plain_hit) = (&v["hits"][0], &plain["hits"][0]);
     assert_eq!(hit["path"], "app/views.py", "{v}");
     assert!(plain_hit.get("file_symbols").is_none(), "{plain}");

@@ -31,8 +31,10 @@ pub fn search(svc: &Service, args: SearchArgs) -> Result<Answer> {
             .hint("`query`: words, identifiers or a short description of what you look for; or `queries`: a list of up to 10 of them")
             .into());
     }
-    // Context lines are detail: they ask for the whole snippet.
-    let detail = args.detail || args.context.is_some();
+    // Context lines are detail: they ask for the whole snippet. The
+    // default, 0, asks for nothing more.
+    let context = args.context.filter(|&c| c > 0);
+    let detail = args.detail || context.is_some();
     let spec = SearchRequest {
         query: String::new(),
         mode: Mode::parse(&args.mode)?,
@@ -41,7 +43,7 @@ pub fn search(svc: &Service, args: SearchArgs) -> Result<Answer> {
         scope: parse_scope(&args.scope)?,
         limit: args.limit,
         offset: args.offset,
-        context: args.context,
+        context,
         snippet_lines: DEFAULT_SNIPPET_LINES,
         threshold: None,
         rrf_k: None,
