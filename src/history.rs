@@ -264,6 +264,17 @@ fn check_range(start: Option<u64>, end: Option<u64>, total: u64) -> Result<Optio
     match (start, end) {
         (None, None) => Ok(None),
         (s, e) => {
+            // Only a start past the end: that is what is wrong, not the
+            // order against the end it implied (`900-772` on 772 lines).
+            if let (Some(s), None) = (s, e)
+                && s > total
+            {
+                return Err(UserError::new(format!(
+                    "line {s} is past the end of the committed file ({total} lines)"
+                ))
+                .hint(format!("give a start line from 1 to {total}"))
+                .into());
+            }
             let s = s.unwrap_or(1);
             let e = e.unwrap_or(total);
             if s > e && e >= 1 {
@@ -928,6 +939,22 @@ mod tests {
 
     fn h(before: std::ops::Range<u32>, after: std::ops::Range<u32>) -> Hunk {
         Hunk { before, after }
+    }
+
+    #[test]
+    fn a_start_past_the_end_says_so_not_that_the_range_is_reversed() {
+        let msg = |s, e| {
+            check_range(s, e, 772)
+                .err()
+                .and_then(|e| e.downcast::<UserError>().ok())
+                .map(|u| u.message)
+        };
+        assert_eq!(
+            msg(Some(900), None).as_deref(),
+            Some("line 900 is past the end of the committed file (772 lines)")
+        );
+        assert!(msg(Some(9), Some(3)).is_some_and(|m| m.contains("reversed")));
+        assert!(check_range(Some(3), None, 772).is_ok());
     }
 
     #[test]

@@ -355,15 +355,25 @@ pub fn defs(out: &DefsOut) -> String {
     }
     for d in &out.definitions {
         let indent = "  ".repeat(d.depth.unwrap_or(0) as usize);
-        let _ = writeln!(
-            t,
-            "{}-{}  {indent}{} {}: {}",
-            d.start_line,
-            d.end_line,
-            d.kind,
-            d.label.as_deref().unwrap_or(&d.name),
-            d.signature
-        );
+        let label = d.label.as_deref().unwrap_or(&d.name);
+        // A signature that says the kind and name itself (`class
+        // BackgroundTask:`) is the whole line: they were printed twice.
+        let head = format!("{} {}", d.kind, label);
+        if d.signature.trim_start().starts_with(&head) {
+            let _ = writeln!(
+                t,
+                "{}-{}  {indent}{}",
+                d.start_line,
+                d.end_line,
+                d.signature.trim_start()
+            );
+        } else {
+            let _ = writeln!(
+                t,
+                "{}-{}  {indent}{head}: {}",
+                d.start_line, d.end_line, d.signature
+            );
+        }
     }
     paging_tail(&mut t, &out.paging, out.definitions.len());
     finish(t)
