@@ -595,7 +595,21 @@ enum Ranked {
 /// index keeps the whole path: its words count for BM25 (PHP's answers
 /// lost .001 per case when chunks were stored without them).
 fn without_namespaces(svc: &Service, hits: &mut [HybridHit]) {
-    let namespaces = namespaces_of(svc, hits.iter().map(|h| h.path.as_str()));
+    // Only languages whose types sit in namespaces or modules: reading a
+    // file's definitions costs a Python or Go page up to a millisecond
+    // for nothing.
+    let namespaced = |lang: &str| {
+        matches!(
+            lang,
+            "csharp" | "cpp" | "php" | "ruby" | "typescript" | "rust"
+        )
+    };
+    let namespaces = namespaces_of(
+        svc,
+        hits.iter()
+            .filter(|h| namespaced(&h.lang))
+            .map(|h| h.path.as_str()),
+    );
     for h in hits {
         let Some(ns) = namespaces.get(&h.path).filter(|n| !n.is_empty()) else {
             continue;
