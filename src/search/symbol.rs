@@ -844,7 +844,9 @@ fn reexported(
     // `pub use client::ClientConfig;` names an inline `pub mod client { pub
     // use client_conn::{ClientConfig, …}; }` of `lib.rs`): the root says
     // it exports the name, so the live definitions of it are the answer.
-    if out.is_empty() {
+    // A glob says nothing about the name: it is no such promise.
+    let named = roots.iter().any(|r| r.name.as_deref() != Some("*"));
+    if out.is_empty() && named {
         for row in store.symbol_rows(name, NameMatch::Exact, TIER_CAP)? {
             let h = row_to_hit(row, MatchKind::Exact);
             if wanted(&h) && !is_test_path(&h.path) && !is_secondary_path(&h.path) {
@@ -1175,7 +1177,7 @@ pub struct OutlineEntry {
 }
 
 /// A definition row's name with its container, in its language's notation
-/// (`Config::parse`, `Predis\\Client`), as `symbol` writes it.
+/// (`Config::parse`, `Predis\Client`), as `symbol` writes it.
 pub fn qualified_row(r: &SymbolRow) -> String {
     match r.container.as_deref().filter(|c| !c.is_empty()) {
         Some(c) => crate::search::member_path(&r.lang, &r.kind, c, &r.name),
@@ -1185,9 +1187,9 @@ pub fn qualified_row(r: &SymbolRow) -> String {
 
 /// The top-level definitions and their members (`rows` sorted by start,
 /// longest first), and the members of any definition holding `line` (a
-/// nested class's when the line is in it), at most `max`: when
-/// there are more, those
-/// starting nearest `line`, still in source order. Also the count of all.
+/// nested class's when the line is in it), at most `max`: when there are
+/// more, those starting nearest `line`, still in source order. Also the
+/// count of all.
 /// A namespace or module around them adds no level: a PHP or C++ class in
 /// its namespace shows its members too.
 pub fn outline_near(rows: &[SymbolRow], line: u32, max: usize) -> (Vec<OutlineEntry>, usize) {
