@@ -177,15 +177,17 @@ pub(crate) fn chunk_code(lines: &Lines<'_>, defs: &[Def], comments: &[&str]) -> 
 /// v.BindEnv(…) }`) is a chunk named after it, not an unnamed block. A block
 /// with other code or several one-liners keeps its owner's name.
 fn sole_definition(defs: &[Def], lines: &Lines<'_>, a: usize, b: usize) -> Option<usize> {
-    let mut inside = (0..defs.len())
-        .filter(|&k| defs[k].start_row >= a && defs[k].start_row <= b)
-        .filter(|&k| defs[k].parent.is_none_or(|p| defs[p].start_row < a));
+    // `defs` are sorted by start: those starting in the block, found
+    // without a pass over the file's definitions per block.
+    let from = defs.partition_point(|d| d.start_row < a);
+    let to = defs.partition_point(|d| d.start_row <= b);
+    let mut inside = (from..to).filter(|&k| defs[k].parent.is_none_or(|p| defs[p].start_row < a));
     let k = inside.next()?;
     let d = &defs[k];
-    let from = d.doc_start_row.min(d.start_row);
+    let doc = d.doc_start_row.min(d.start_row);
     let alone = inside.next().is_none()
         && d.end_row <= b
-        && (a..from).all(|r| lines.is_blank(r))
+        && (a..doc).all(|r| lines.is_blank(r))
         && (d.end_row + 1..=b).all(|r| lines.is_blank(r));
     alone.then_some(k)
 }

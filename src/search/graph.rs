@@ -6535,35 +6535,30 @@ fn strip_line_comment(line: &str) -> &str {
 
 /// The index of the `)` that closes the `(` just before `s`.
 fn matching_close(s: &str) -> Option<usize> {
-    let mut depth = 1i32;
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    depth_zero_at(s.char_indices(), '(', ')')
 }
 
 /// The index of the `(` that the `)` just after `s` closes.
 fn matching_open(s: &str) -> Option<usize> {
+    depth_zero_at(s.char_indices().rev(), ')', '(')
+}
+
+/// Where the bracket already open (depth 1) closes, walking `chars`:
+/// `deeper` opens a level, `closer` shuts one.
+fn depth_zero_at(
+    chars: impl Iterator<Item = (usize, char)>,
+    deeper: char,
+    closer: char,
+) -> Option<usize> {
     let mut depth = 1i32;
-    for (i, c) in s.char_indices().rev() {
-        match c {
-            ')' => depth += 1,
-            '(' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
+    for (i, c) in chars {
+        if c == deeper {
+            depth += 1;
+        } else if c == closer {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i);
             }
-            _ => {}
         }
     }
     None

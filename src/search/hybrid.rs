@@ -2136,18 +2136,13 @@ impl Hybrid {
                 f.snippet = Some(snippet);
             }
             shown.insert(f.path.clone(), out.len());
-            out.push(self.render(store, root, req, f, max_score, &analysis)?);
+            out.push(self.render(root, req, f, max_score, &analysis)?);
         }
-        // The definitions a `context`ed hit lists leave out those its
-        // `also` places show already.
-        for h in &mut out {
-            if !h.file_symbols.is_empty() && !h.also.is_empty() {
-                let also = &h.also;
-                h.file_symbols.retain(|s| {
-                    !listed_span(s).is_some_and(|(a, b)| {
-                        also.iter().any(|x| x.start_line <= a && b <= x.end_line)
-                    })
-                });
+        // A `context`ed hit's nearest definitions, once its `also` places
+        // (which they leave out) are known.
+        if req.with_file_symbols {
+            for h in &mut out {
+                h.file_symbols = file_symbols(store, &h.path, h.start_line, h.end_line, &h.also)?;
             }
         }
         Ok(HybridResult {
@@ -2172,7 +2167,6 @@ impl Hybrid {
 
     fn render(
         &self,
-        store: &Store,
         root: &Path,
         req: &HybridRequest,
         f: Fused,
@@ -2221,11 +2215,6 @@ impl Hybrid {
                 file_snippet(root, &f, at).unwrap_or(fallback)
             }
         };
-        let file_symbols = if req.with_file_symbols {
-            file_symbols(store, &f.path, f.start_line, f.end_line)?
-        } else {
-            Vec::new()
-        };
         let mut sources = f.sources;
         sources.sort_by_key(|s| s.arm);
         let recency = req.recency.as_deref().and_then(|r| shown_boost(r, &f.path));
@@ -2246,7 +2235,7 @@ impl Hybrid {
             sources,
             snippet_line,
             snippet,
-            file_symbols,
+            file_symbols: Vec::new(),
             recency,
             also: Vec::new(),
         })
@@ -4367,21 +4356,20 @@ fn lead_with_content(hits: &mut [Fused]) {
     }
 }
 
-/// The `(start-end)` span a [`file_symbols`] entry ends with.
-fn listed_span(entry: &str) -> Option<(u32, u32)> {
-    let (_, span) = entry.strip_suffix(')')?.rsplit_once('(')?;
-    let (a, b) = span.split_once('-')?;
-    Some((a.parse().ok()?, b.parse().ok()?))
-}
-
 /// Most definitions a `context`ed hit lists from its file.
 const FILE_SYMBOLS_MAX: usize = 12;
 
 /// The definitions of a hit's file nearest the hit (as `context`'s outline
 /// digest picks them), with their containers, in source order: none
 /// that overlaps the hit (those holding it, which its label says, or
-/// shown by its lines).
-fn file_symbols(store: &Store, path: &str, start: u32, end: u32) -> Result<Vec<String>> {
+/// shown by its lines), nor one its `also` places show.
+fn file_symbols(
+    store: &Store,
+    path: &str,
+    start: u32,
+    end: u32,
+    also: &[AlsoSpan],
+) -> Result<Vec<String>> {
     let Some(file) = store.file_record(path)? else {
         return Ok(Vec::new());
     };
@@ -4393,6 +4381,11 @@ fn file_symbols(store: &Store, path: &str, start: u32, end: u32) -> Result<Vec<S
     let (near, _) = crate::search::symbol::outline_near(&rows, start, FILE_SYMBOLS_MAX);
     Ok(near
         .into_iter()
+        .filter(|e| {
+            !also
+                .iter()
+                .any(|x| x.start_line <= e.start_line && e.end_line <= x.end_line)
+        })
         .map(|e| {
             format!(
                 "{} {} ({}-{})",

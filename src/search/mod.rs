@@ -385,9 +385,6 @@ pub fn file_stem(path: &str) -> &str {
     name.split('.').next().unwrap_or(name)
 }
 
-/// Whether the file at `path` is named after `name` (`TypeAdapter.java`,
-/// `type_adapter.py` and `type-adapter.ts` for `TypeAdapter`): the module
-/// that owns it. Names meet on their lowercase letters and digits.
 /// The namespaces and modules each of `paths` defines
 /// ([`Store::file_namespaces`]), by path, for [`without_namespace`].
 pub fn namespaces_by_file<'a>(
@@ -434,6 +431,9 @@ pub fn without_namespace(label: &str, kind: Option<&str>, namespaces: &[String])
     label.to_string()
 }
 
+/// Whether the file at `path` is named after `name` (`TypeAdapter.java`,
+/// `type_adapter.py` and `type-adapter.ts` for `TypeAdapter`): the module
+/// that owns it. Names meet on their lowercase letters and digits.
 pub fn is_named_after(path: &str, name: &str) -> bool {
     let squash = |s: &str| -> String {
         s.chars()
