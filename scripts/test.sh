@@ -8,6 +8,13 @@ cd "$(dirname "$0")/.."
 
 log() { printf '== %s\n' "$*" >&2; }
 
+# A fresh clone's run fills about 5 GiB (target/ 4.4 GiB, cargo's registry
+# 0.7 GiB, measured at 0550dae): say so before a compile dies of a full disk.
+avail_kib=$(df -Pk . 2>/dev/null | awk 'NR == 2 { print $4 }')
+if [ -n "$avail_kib" ] && [ "$avail_kib" -lt $((6 * 1024 * 1024)) ]; then
+  log "warning: $((avail_kib / 1024)) MiB free on this disk; a fresh build and test run needs about 5 GiB"
+fi
+
 # ripgrep: the keyword tests compare our output with `rg` line for line.
 if ! command -v rg >/dev/null 2>&1; then
   log "installing ripgrep (keyword results are checked against it)"

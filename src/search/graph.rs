@@ -4850,14 +4850,17 @@ pub fn call_graph(
             }
         }
     }
-    edges.sort_by(|a, b| {
-        (a.depth, a.resolution, &a.path, a.line, a.column).cmp(&(
-            b.depth,
-            b.resolution,
-            &b.path,
-            b.line,
-            b.column,
-        ))
+    // Live source before tests, examples and build output
+    // ([`crate::search::path_standing`]), then path order.
+    edges.sort_by_cached_key(|e| {
+        (
+            e.depth,
+            e.resolution,
+            crate::search::path_standing(&e.path),
+            e.path.clone(),
+            e.line,
+            e.column,
+        )
     });
     let total = edges.len();
     let resolved = edges
@@ -4869,7 +4872,11 @@ pub fn call_graph(
         name: name.trim().to_string(),
         direction,
         depth,
-        targets: targets.iter().map(target_out).collect(),
+        targets: {
+            let mut out: Vec<GraphTarget> = targets.iter().map(target_out).collect();
+            out.sort_by_cached_key(|t| crate::search::path_standing(&t.path));
+            out
+        },
         truncated: total > edges.len(),
         total,
         resolved,

@@ -828,6 +828,27 @@ pub fn is_build_output(path: &str) -> bool {
         || is_source_map(&name)
 }
 
+/// Where a file stands in an answer that lists places (references, call
+/// sites, a name's definitions): the live source first (0), then type
+/// declarations (`.d.ts`, `.pyi`: 1), tests (2), examples, vendored and
+/// legacy copies (3), and build output last (4). Within one standing the
+/// answer keeps its own order. An npm package shipping `dist/` beside
+/// `src/` had its `refs` and `callers` open with the bundle's copies
+/// (`dist/` sorts before `src/`).
+pub fn path_standing(path: &str) -> u8 {
+    if is_build_output(path) {
+        4
+    } else if is_secondary_path(path) {
+        3
+    } else if is_test_path(path) {
+        2
+    } else if is_type_declaration(path) {
+        1
+    } else {
+        0
+    }
+}
+
 /// A source map (`index.js.map`, `app.css.map`): JSON holding a compiled
 /// file's sources again.
 pub fn is_source_map(path: &str) -> bool {

@@ -15,6 +15,7 @@ pub use crate::search::split_qualified;
 use crate::search::{asked_name, last_segment};
 use crate::search::{
     is_build_output, is_named_after, is_secondary_path, is_test_path, is_type_declaration,
+    path_standing,
 };
 use crate::search::{qualifier_segments, segments};
 use crate::store::{NameMatch, Store, SymbolRow};
@@ -1466,8 +1467,11 @@ pub fn find_references(
     // apart after them; a bare name asked for every use of the name, in
     // path order, each still marked.
     if split_qualified(name).0.is_some() {
-        refs.sort_by_key(|h| h.resolution);
+        refs.sort_by_cached_key(|h| (h.resolution, path_standing(&h.path)));
+    } else {
+        refs.sort_by_cached_key(|h| path_standing(&h.path));
     }
+    defs.sort_by_cached_key(|h| path_standing(&h.path));
     let references = refs
         .iter()
         .filter(|h| h.resolution == Some(Resolution::Resolved))

@@ -2722,6 +2722,84 @@ fn constructor_callers_are_new_expressions() {
     );
 }
 
+/// An npm package ships its build (`dist/`) beside `src/`: `refs`,
+/// `callers` and their targets list the live source first, then tests,
+/// then the build's copies and declarations, each group in path order
+/// (`dist/` had come first, sorting before `src/`).
+#[test]
+fn references_and_callers_list_live_source_before_build_output() {
+    let p = Project::new();
+    p.write(
+        "src/greet.ts",
+        "export function greet(name: string): string {\n  return 'hi ' + name;\n}\n",
+    );
+    p.write(
+        "src/main.ts",
+        "import { greet } from './greet';\n\nexport function run(): string {\n  return greet('a');\n}\n",
+    );
+    p.write(
+        "test/greet.test.ts",
+        "import { greet } from '../src/greet';\n\nexport function check() {\n  return greet('x');\n}\n",
+    );
+    p.write(
+        "dist/greet.js",
+        "function greet(name) {\n  return 'hi ' + name;\n}\nexports.greet = greet;\n",
+    );
+    p.write(
+        "dist/greet.d.ts",
+        "export declare function greet(name: string): string;\n",
+    );
+    p.write(
+        "dist/main.js",
+        "const { greet } = require('./greet');\nfunction run() {\n  return greet('a');\n}\nexports.run = run;\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    // Definitions first, then references, each group live source first.
+    let v = p.json(&["refs", "greet"]);
+    let paths = |definitions: bool| -> Vec<String> {
+        v["hits"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter(|h| (h["is_definition"] == true) == definitions)
+                    .filter_map(|h| h["path"].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let defs = paths(true);
+    assert_eq!(
+        defs.first().map(String::as_str),
+        Some("src/greet.ts"),
+        "{v}"
+    );
+    let uses = paths(false);
+    let first_dist = uses.iter().position(|p| p.starts_with("dist/"));
+    let test = uses.iter().position(|p| p.starts_with("test/"));
+    assert_eq!(uses.first().map(String::as_str), Some("src/main.ts"), "{v}");
+    assert!(
+        matches!((test, first_dist), (Some(t), Some(d)) if t < d)
+            && uses[first_dist.unwrap_or(0)..]
+                .iter()
+                .all(|p| p.starts_with("dist/")),
+        "{uses:?}"
+    );
+    let callers = edge_list(&p, &["callers", "greet"]);
+    let at: Vec<&str> = callers
+        .iter()
+        .map(|e| e.split(':').next().unwrap_or(""))
+        .collect();
+    assert_eq!(at.first(), Some(&"src/main.ts"), "{callers:?}");
+    let test = at.iter().position(|p| p.starts_with("test/"));
+    let dist = at.iter().position(|p| p.starts_with("dist/"));
+    assert!(
+        matches!((test, dist), (Some(t), Some(d)) if t < d),
+        "{callers:?}"
+    );
+    let targets = p.json(&["callers", "greet"])["targets"].clone();
+    assert_eq!(targets[0]["path"], "src/greet.ts", "{targets}");
+}
+
 /// In Ruby a bare word is a call, which the tags query tags unless it names
 /// a local or parameter of its method: a parameter, local or instance
 /// variable named like the method is no use of it (rack's `@params` and
