@@ -148,6 +148,24 @@ pub fn effective_threads(threads: usize) -> usize {
         .min(12)
 }
 
+/// A glob climbing out of the project (`../*.rs`): paths are matched
+/// relative to the project's root, so it can match nothing, and silence
+/// (or "no files were searched") would read as "no such code".
+pub fn reject_outside_glob(glob: &str) -> anyhow::Result<()> {
+    let pat = glob.strip_prefix('!').unwrap_or(glob);
+    if pat.split(['/', '\\']).any(|c| c == "..") {
+        return Err(crate::error::UserError::with_code(
+            crate::error::ErrorCode::PathOutsideRoot,
+            format!(
+                "glob `{glob}` reaches outside the project: globs match paths relative to its root"
+            ),
+        )
+        .hint("search one project at a time; globs look like `*.py`, `src/**`, `!tests/**`")
+        .into());
+    }
+    Ok(())
+}
+
 /// Builds the `-g` overrides. An invalid glob is the user's mistake, so it
 /// becomes a `UserError` naming the glob.
 fn build_overrides(root: &Path, globs: &[String]) -> anyhow::Result<Override> {
@@ -161,6 +179,7 @@ fn build_overrides(root: &Path, globs: &[String]) -> anyhow::Result<Override> {
         if glob.is_empty() || glob == "!" {
             return user_err(format!("invalid glob `{glob}`: empty glob"), HINT);
         }
+        reject_outside_glob(glob)?;
         if let Err(err) = builder.add(glob) {
             return user_err(
                 format!("invalid glob `{glob}`: {}", glob_error_summary(&err)),

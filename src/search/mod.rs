@@ -16,7 +16,7 @@ pub mod token_match;
 use anyhow::Result;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
-use crate::error::{ErrorCode, UserError};
+use crate::error::UserError;
 use crate::model::Lang;
 
 /// Which chunks a search may return.
@@ -111,17 +111,7 @@ impl ChunkFilter {
                 Some(p) => (true, p),
                 None => (false, g.as_str()),
             };
-            // Paths are relative to the project's root: a glob climbing
-            // out of it can match nothing, and silence would read as "no
-            // such code".
-            if pat.split(['/', '\\']).any(|c| c == "..") {
-                return Err(UserError::with_code(
-                    ErrorCode::PathOutsideRoot,
-                    format!("glob `{g}` reaches outside the project: globs match paths relative to its root"),
-                )
-                .hint("search one project at a time; globs look like `*.py`, `src/**`, `!tests/**`")
-                .into());
-            }
+            crate::walk::reject_outside_glob(g)?;
             let pat = if pat.contains('/') {
                 pat.trim_start_matches('/').to_string()
             } else {

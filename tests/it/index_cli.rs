@@ -1417,6 +1417,11 @@ fn index_paths_brings_only_those_paths_up_to_date() {
     let r = p.run(&["index", "../elsewhere"]);
     assert_eq!(r.code(), 2, "{r}");
     assert!(r.stderr().contains("PATH_OUTSIDE_ROOT"), "{r}");
+    // A glob climbing out of the project matches nothing: an error for
+    // `keyword` as for `search` (it had said no files were searched).
+    let r = p.run(&["keyword", "def", "-g", "../*.py"]);
+    assert_eq!(r.code(), 2, "{r}");
+    assert!(r.stderr().contains("PATH_OUTSIDE_ROOT"), "{r}");
     let r = p.run(&["index", "--no-embed", "a/on.py"]);
     assert_eq!(r.code(), 2, "a path never there is a typo: {r}");
     assert!(r.stderr().contains("NOT_FOUND"), "{r}");

@@ -646,6 +646,12 @@ fn mcp_every_tool_answers_exactly() {
     let (error, hint) = m.tool_error("search", json!({"query": "csrf", "glob": ["../**"]}));
     assert!(error.contains("reaches outside the project"), "{error}");
     assert!(hint.contains("src/**"), "{hint}");
+    // The same for the keyword search, which had answered "no matches".
+    let (error, _) = m.tool_error(
+        "search_keyword",
+        json!({"pattern": "csrf", "glob": ["!../x/**"]}),
+    );
+    assert!(error.contains("reaches outside the project"), "{error}");
 
     let v = m.ok("search_keyword", json!({"pattern": "csrf_token"}));
     assert_eq!(
