@@ -378,6 +378,11 @@ impl Service {
         paths: &[String],
         each: Option<(Views<'_>, &mut EachViewed<'_>)>,
     ) -> Result<KeywordResult> {
+        // Checked before choosing how to read: the index's file list
+        // (a watched project) applies the excluding globs without the walk.
+        for g in &req.walk.globs {
+            crate::walk::reject_outside_glob(g)?;
+        }
         let mut req = req.clone();
         let mut abs: Vec<PathBuf> = Vec::with_capacity(paths.len());
         for p in paths {
