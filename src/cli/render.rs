@@ -631,32 +631,25 @@ pub fn context(c: &Context) -> Result<()> {
         }
         if let Some(g) = &c.graph {
             let label = resolution_label(g.callers.iter().map(|e| e.resolution));
-            let callers: Vec<String> = g
-                .callers
-                .iter()
-                .map(|e| {
-                    let ctx = e.context.as_deref().map(|c| format!(" in {c}"));
-                    let tag = label
-                        .is_none()
-                        .then(|| format!(" [{}]", e.resolution.as_str()));
-                    format!(
-                        "{}:{}{}{}",
-                        e.path,
-                        e.line,
-                        ctx.unwrap_or_default(),
-                        tag.unwrap_or_default()
-                    )
-                })
-                .collect();
+            let callers = crate::search::graph::site_list(g.callers.iter().map(|e| {
+                let ctx = e.context.as_deref().map(|c| format!(" in {c}"));
+                let tag = label
+                    .is_none()
+                    .then(|| format!(" [{}]", e.resolution.as_str()));
+                (
+                    e.path.as_str(),
+                    e.line,
+                    format!("{}{}", ctx.unwrap_or_default(), tag.unwrap_or_default()),
+                )
+            }));
             writeln!(
                 out,
-                "callers of {} ({}{}): {}",
+                "callers of {} ({}{}): {callers}",
                 g.symbol,
                 g.callers_total,
                 label
-                    .map(|l| shown_label(l, callers.len(), g.callers_total))
+                    .map(|l| shown_label(l, g.callers.len(), g.callers_total))
                     .unwrap_or_default(),
-                none_or_joined(&callers)
             )?;
             let label = resolution_label(g.callees.iter().map(|e| e.resolution));
             let callees: Vec<String> = g

@@ -551,20 +551,23 @@ pub fn context(out: &ContextOut) -> String {
     if let Some(g) = &out.graph {
         let (label, tag) = resolutions(g.callers.iter().map(|e| e.resolution.as_str()));
         let label = shown_label(label, g.callers.len(), g.callers_total as usize);
-        let callers: Vec<String> = g
-            .callers
-            .iter()
-            .map(|e| {
-                let ctx = e.context.as_deref().map(|c| format!(" in {c}"));
-                format!("{}{}{}", e.at, ctx.unwrap_or_default(), tag(&e.resolution))
-            })
-            .collect();
+        let callers = crate::search::graph::site_list(g.callers.iter().map(|e| {
+            let ctx = e.context.as_deref().map(|c| format!(" in {c}"));
+            let rest = format!("{}{}", ctx.unwrap_or_default(), tag(&e.resolution));
+            // `at` is `path:line`, as the structured answer gives it.
+            match e
+                .at
+                .rsplit_once(':')
+                .and_then(|(p, l)| Some((p, l.parse().ok()?)))
+            {
+                Some((path, line)) => (path, line, rest),
+                None => (e.at.as_str(), 0, rest),
+            }
+        }));
         let _ = writeln!(
             t,
-            "callers of {} ({}{label}): {}",
-            g.symbol,
-            g.callers_total,
-            none_or_joined(&callers)
+            "callers of {} ({}{label}): {callers}",
+            g.symbol, g.callers_total,
         );
         let (label, tag) = resolutions(g.callees.iter().map(|e| e.resolution.as_str()));
         let label = shown_label(label, g.callees.len(), g.callees_total as usize);

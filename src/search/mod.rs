@@ -1925,7 +1925,7 @@ mod tests {
                 .as_ref()
                 .and_then(|e| e.downcast_ref::<UserError>())
                 .map(|u| u.code);
-            assert_eq!(code, Some(ErrorCode::PathOutsideRoot), "{g}");
+            assert_eq!(code, Some(crate::error::ErrorCode::PathOutsideRoot), "{g}");
         }
     }
 
