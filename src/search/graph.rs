@@ -3053,7 +3053,13 @@ impl<'a> Graph<'a> {
             let Some(e) = self.enclosing_class(r.file_id, r.line)? else {
                 return Ok(Verdict::NameOnly);
             };
-            if !t.family.contains(&e) || e == class {
+            // In the target's own class, `super` reaches past it: a
+            // subclass's `super().matches(x)` is no call of its own
+            // `matches` (it had been a name-only caller of it).
+            if e == class {
+                return Ok(Verdict::Other);
+            }
+            if !t.family.contains(&e) {
                 return Ok(Verdict::NameOnly);
             }
             // `super.schedule(…)` reaches the nearest ancestor defining it,
@@ -4791,6 +4797,10 @@ pub fn call_graph(
         .map(|d| (d.path.clone(), d.start_line))
         .collect();
     let mut queue: VecDeque<(Vec<GraphDef>, u32)> = VecDeque::from([(targets.clone(), 1)]);
+    // Each call site once, at the depth it is first met: a deeper level
+    // meeting it again (a name-only use of the caller that is the same
+    // site) repeated it.
+    let mut sites: HashSet<(String, u32, u32)> = HashSet::new();
     while let Some((defs, d)) = queue.pop_front() {
         if edges.len() >= MAX_EDGES {
             break;
@@ -4802,6 +4812,9 @@ pub fn call_graph(
                 let bare = d == 1 && split_as_defined(g.store, name)?.0.is_none();
                 let found = g.references(&first.name.clone(), &defs, bare, Uses::Calls)?;
                 for f in found {
+                    if !sites.insert((f.r.path.clone(), f.r.line, f.r.col)) {
+                        continue;
+                    }
                     let to = defs.get(f.target).map(qualified).unwrap_or_default();
                     let caller = g.scope_def(f.r.file_id, f.r.line)?;
                     // A call in a macro's body (`macro_rules! map_impl`)

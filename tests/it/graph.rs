@@ -2722,6 +2722,28 @@ fn constructor_callers_are_new_expressions() {
     );
 }
 
+/// `super().matches(x)` in a subclass calls the base's method, never the
+/// subclass's own: it is no caller of `Child.matches` (it had been a
+/// name-only one), and `callers --depth 2` lists a call site once, at its
+/// first depth (the same site had come back one level deeper).
+#[test]
+fn super_calls_are_not_callers_of_their_own_class_and_sites_show_once() {
+    let p = Project::new();
+    p.write(
+        "pkg/m.py",
+        "class Base:\n    def matches(self, x):\n        return x == 1\n\n\nclass Child(Base):\n    def matches(self, x):\n        return super().matches(x) and x > 0\n\n    def check(self, x):\n        return self.matches(x)\n\n\ndef run(c: Child):\n    return c.check(2)\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "Child.matches", "--depth", "2"]),
+        ["pkg/m.py:11 resolved", "pkg/m.py:15 resolved"]
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "Base.matches", "--depth", "2"]),
+        ["pkg/m.py:8 resolved", "pkg/m.py:11 resolved"]
+    );
+}
+
 /// An npm package ships its build (`dist/`) beside `src/`: `refs`,
 /// `callers` and their targets list the live source first, then tests,
 /// then the build's copies and declarations, each group in path order
