@@ -4892,17 +4892,33 @@ pub fn call_graph(
             }
         }
     }
-    // Live source before tests, examples and build output
+    // Source before declarations and build output
     // ([`crate::search::path_standing`]), then path order.
-    edges.sort_by_cached_key(|e| {
+    let standing = crate::search::path_standings(
+        store,
+        edges
+            .iter()
+            .map(|e| e.path.as_str())
+            .chain(targets.iter().map(|t| t.path.as_str())),
+    );
+    let at = |path: &str| standing.get(path).copied().unwrap_or(0);
+    edges.sort_by(|a, b| {
         (
-            e.depth,
-            e.resolution,
-            crate::search::path_standing(&e.path),
-            e.path.clone(),
-            e.line,
-            e.column,
+            a.depth,
+            a.resolution,
+            at(&a.path),
+            &a.path,
+            a.line,
+            a.column,
         )
+            .cmp(&(
+                b.depth,
+                b.resolution,
+                at(&b.path),
+                &b.path,
+                b.line,
+                b.column,
+            ))
     });
     let total = edges.len();
     let resolved = edges
@@ -4916,7 +4932,7 @@ pub fn call_graph(
         depth,
         targets: {
             let mut out: Vec<GraphTarget> = targets.iter().map(target_out).collect();
-            out.sort_by_cached_key(|t| crate::search::path_standing(&t.path));
+            out.sort_by_key(|t| at(&t.path));
             out
         },
         truncated: total > edges.len(),

@@ -819,24 +819,49 @@ pub fn is_build_output(path: &str) -> bool {
 }
 
 /// Where a file stands in an answer that lists places (references, call
-/// sites, a name's definitions): the live source first (0), then type
-/// declarations (`.d.ts`, `.pyi`: 1), tests (2), examples, vendored and
-/// legacy copies (3), and build output last (4). Within one standing the
-/// answer keeps its own order. An npm package shipping `dist/` beside
-/// `src/` had its `refs` and `callers` open with the bundle's copies
-/// (`dist/` sorts before `src/`).
+/// sites, a name's definitions): the source first (0), then type
+/// declarations (`.d.ts`, `.pyi`: 1), and build output last (2). Within
+/// one standing the answer keeps its own order. An npm package shipping
+/// its build (`dist/`, `build/legacy/`) beside `src/` had its `refs` and
+/// `callers` open with the bundle's copies (`dist/` sorts before `src/`).
+/// Tests, examples and vendored code keep their places: the `nav` suite's
+/// references of `random` and `escape` are in Django's vendored jQuery
+/// and XRegExp (refs MRR@10 .383 → .362 with them after the rest).
 pub fn path_standing(path: &str) -> u8 {
     if is_build_output(path) {
-        4
-    } else if is_secondary_path(path) {
-        3
-    } else if is_test_path(path) {
         2
     } else if is_type_declaration(path) {
         1
     } else {
         0
     }
+}
+
+/// [`path_standing`] of each of `paths`, a file the index knows as
+/// compiled output (it ends with a source map's address: TanStack Query's
+/// `build/legacy/*.js`, which no directory name tells) standing with the
+/// build output. Without the index's facts (an error reading them) the
+/// paths alone decide.
+pub fn path_standings<'a>(
+    store: &crate::store::Store,
+    paths: impl IntoIterator<Item = &'a str>,
+) -> std::collections::HashMap<String, u8> {
+    let mut paths: Vec<&str> = paths.into_iter().collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let facts = store.file_facts_among(&paths).unwrap_or_else(|e| {
+        tracing::debug!("file facts not read for the answer's order: {e}");
+        std::collections::HashMap::new()
+    });
+    paths
+        .into_iter()
+        .map(|p| {
+            let compiled = facts
+                .get(p)
+                .is_some_and(|(g, _)| *g == crate::model::Generated::Compiled);
+            (p.to_string(), if compiled { 2 } else { path_standing(p) })
+        })
+        .collect()
 }
 
 /// A source map (`index.js.map`, `app.css.map`): JSON holding a compiled

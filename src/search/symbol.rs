@@ -15,7 +15,6 @@ pub use crate::search::split_qualified;
 use crate::search::{asked_name, last_segment};
 use crate::search::{
     is_build_output, is_named_after, is_secondary_path, is_test_path, is_type_declaration,
-    path_standing,
 };
 use crate::search::{qualifier_segments, segments};
 use crate::store::{NameMatch, Store, SymbolRow};
@@ -1466,12 +1465,15 @@ pub fn find_references(
     // A qualified name lists its resolved uses first, the name-only ones
     // apart after them; a bare name asked for every use of the name, in
     // path order, each still marked.
+    let standing =
+        crate::search::path_standings(store, defs.iter().chain(&refs).map(|h| h.path.as_str()));
+    let at = |h: &RefHit| standing.get(&h.path).copied().unwrap_or(0);
     if split_qualified(name).0.is_some() {
-        refs.sort_by_cached_key(|h| (h.resolution, path_standing(&h.path)));
+        refs.sort_by_key(|h| (h.resolution, at(h)));
     } else {
-        refs.sort_by_cached_key(|h| path_standing(&h.path));
+        refs.sort_by_key(|h| at(h));
     }
-    defs.sort_by_cached_key(|h| path_standing(&h.path));
+    defs.sort_by_key(|h| at(h));
     let references = refs
         .iter()
         .filter(|h| h.resolution == Some(Resolution::Resolved))

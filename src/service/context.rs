@@ -364,8 +364,23 @@ fn graph_summary(
     };
     let mut g = Graph::new(store, root);
     let mut uses = g.references(&def.name, std::slice::from_ref(&target), false, Uses::Calls)?;
+    // The ten shown are the live code's first: then tests, examples and
+    // vendored code, then declarations and build output (TanStack Query's
+    // `build/legacy/` copies had filled all ten), each in path order.
+    let standing = crate::search::path_standings(store, uses.iter().map(|f| f.r.path.as_str()));
+    let rank = |path: &str| {
+        (
+            standing.get(path).copied().unwrap_or(0),
+            crate::search::is_test_path(path) || crate::search::is_secondary_path(path),
+        )
+    };
     uses.sort_by(|a, b| {
-        (a.resolution, &a.r.path, a.r.line).cmp(&(b.resolution, &b.r.path, b.r.line))
+        (a.resolution, rank(&a.r.path), &a.r.path, a.r.line).cmp(&(
+            b.resolution,
+            rank(&b.r.path),
+            &b.r.path,
+            b.r.line,
+        ))
     });
     let callers_total = uses.len();
     uses.truncate(CALLERS_MAX);

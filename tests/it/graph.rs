@@ -2772,6 +2772,10 @@ fn references_and_callers_list_live_source_before_build_output() {
         "export declare function greet(name: string): string;\n",
     );
     p.write(
+        "build/modern/main.js",
+        "const { greet } = require('../../src/greet');\nfunction main() {\n  return greet('b');\n}\nexports.main = main;\n//# sourceMappingURL=main.js.map\n",
+    );
+    p.write(
         "dist/main.js",
         "const { greet } = require('./greet');\nfunction run() {\n  return greet('a');\n}\nexports.run = run;\n",
     );
@@ -2820,6 +2824,23 @@ fn references_and_callers_list_live_source_before_build_output() {
     );
     let targets = p.json(&["callers", "greet"])["targets"].clone();
     assert_eq!(targets[0]["path"], "src/greet.ts", "{targets}");
+    // `context` shows ten callers at most: live code, then tests, then
+    // the build's copies.
+    let c = p.json(&["context", "src/greet.ts:2"]);
+    let callers: Vec<&str> = c["graph"]["callers"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|e| e["path"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        callers,
+        [
+            "src/main.ts",
+            "test/greet.test.ts",
+            "build/modern/main.js",
+            "dist/main.js"
+        ],
+        "{c}"
+    );
 }
 
 /// In Ruby a bare word is a call, which the tags query tags unless it names
