@@ -506,6 +506,12 @@ fn history_and_blame_errors_have_codes_and_hints() {
         json!({"path": "core.py", "start_line": 2, "end_line": 99}),
     );
     assert_eq!(v["end_line"].as_u64(), Some(total), "{v}");
+    // No next page past the end: MCP had offered `start_line: total + 1`.
+    let hint = v["hint"].as_str().unwrap_or("");
+    assert!(
+        hint.contains("asked up to 99") && !hint.contains("call again"),
+        "{v}"
+    );
 }
 
 #[test]

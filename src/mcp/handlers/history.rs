@@ -124,14 +124,16 @@ pub fn blame(svc: &Service, args: BlameArgs) -> Result<Answer> {
             r.start_line,
             end_line + 1
         ))
+    } else if r.truncated {
+        Some(format!(
+            "lines {}-{end_line} shown (at most 500 per call): call again with start_line: {}",
+            r.start_line,
+            end_line + 1
+        ))
     } else {
-        r.hint.map(|_| {
-            format!(
-                "lines {}-{end_line} shown (at most 500 per call): call again with start_line: {}",
-                r.start_line,
-                end_line + 1
-            )
-        })
+        // An end past the file's last line: the library says so (the
+        // rewrite above had offered a start line past the end).
+        r.hint
     };
     let out = BlameOut {
         path: r.path,
