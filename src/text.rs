@@ -639,9 +639,41 @@ pub(crate) fn typo_distance(a: &[u8], b: &[u8], most: usize) -> Option<usize> {
     (last[m] <= most).then_some(last[m])
 }
 
+/// Whether `text` holds `name` as a whole identifier: not inside a longer
+/// one (`secure_filename` is not in `secure_filename_renamed`).
+pub fn holds_identifier(text: &str, name: &str) -> bool {
+    if name.is_empty() {
+        return false;
+    }
+    let is_ident = |c: char| c == '_' || c.is_alphanumeric();
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn holds_identifier_needs_whole_names() {
+        assert!(holds_identifier(
+            "def secure_filename(x):",
+            "secure_filename"
+        ));
+        assert!(!holds_identifier(
+            "def secure_filename_renamed(x):",
+            "secure_filename"
+        ));
+        assert!(!holds_identifier(
+            "x = my_secure_filename",
+            "secure_filename"
+        ));
+        assert!(holds_identifier("secure_filename", "secure_filename"));
+        assert!(!holds_identifier("anything", ""));
+    }
 
     #[test]
     fn typo_distance_counts_swaps_as_one_edit() {

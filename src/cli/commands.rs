@@ -330,20 +330,43 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
     } else {
         render::symbols(&result, a.offset as usize)?;
         render::redacted_note(result.redacted)?;
-        if result.total == 0 {
-            render::no_symbol_note(&a.name)?;
-        } else if spelled_like {
-            render::spelled_like_note(&a.name, result.look_alike().0)?;
-        }
-        if let Some(q) = &result.unplaced_qualifier {
-            render::unplaced_qualifier_note(&a.name, q)?;
-        }
     }
-    note_changed(&svc, result.hits.iter().map(|h| h.path.as_str()))?;
-    if result.total == 0 || spelled_like {
+    // On stderr in either format: `--json` had left a script only an
+    // empty list and exit 1, without the reason or what to try.
+    if result.total == 0 {
+        render::no_symbol_note(&a.name)?;
+    } else if spelled_like {
+        render::spelled_like_note(&a.name, result.look_alike().0)?;
+    }
+    if let Some(q) = &result.unplaced_qualifier {
+        render::unplaced_qualifier_note(&a.name, q)?;
+    }
+    let paths: Vec<&str> = result.hits.iter().map(|h| h.path.as_str()).collect();
+    let changed = svc.changed_files(&paths)?;
+    render::changed_hits_note(svc.root(), &changed)?;
+    // A definition an edit since the last index run took away (a rename):
+    // its changed file no longer holds the name. Said so, and when every
+    // hit is such, nothing was found (`secure_filename` after its rename
+    // had exited 0 with its old place).
+    let gone: Vec<String> = result
+        .hits
+        .iter()
+        .filter(|h| changed.contains(&h.path))
+        .filter(|h| {
+            std::fs::read(svc.root().join(&h.path)).is_ok_and(|bytes| {
+                !crate::text::holds_identifier(&String::from_utf8_lossy(&bytes), &h.name)
+            })
+        })
+        .map(|h| format!("{}:{}", h.path, h.line))
+        .collect();
+    if !gone.is_empty() {
+        render::gone_definitions_note(&gone)?;
+    }
+    let all_gone = !result.hits.is_empty() && gone.len() == result.hits.len();
+    if result.total == 0 || spelled_like || all_gone {
         note_stale_when_empty(&svc)?;
     }
-    Ok(found(!result.hits.is_empty() && !spelled_like))
+    Ok(found(!result.hits.is_empty() && !spelled_like && !all_gone))
 }
 
 fn cmd_refs(a: RefsArgs) -> Result<Found> {

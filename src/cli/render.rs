@@ -939,6 +939,25 @@ pub fn search_json(r: &SearchAnswer) -> Result<()> {
     })
 }
 
+/// On stderr when definitions `symbol` shows are gone from their changed
+/// files (`path:line` each): the index still holds them.
+pub fn gone_definitions_note(places: &[String]) -> Result<()> {
+    let shown: Vec<&str> = places.iter().take(3).map(String::as_str).collect();
+    let more = places.len().saturating_sub(shown.len());
+    writeln!(
+        io::stderr(),
+        "note: {} definition(s) shown are no longer in their files, changed since the last index run ({}{}); `repo-search index` updates the index",
+        places.len(),
+        shown.join(", "),
+        if more > 0 {
+            format!(", {more} more")
+        } else {
+            String::new()
+        }
+    )?;
+    Ok(())
+}
+
 /// On stderr when files an answer shows changed since they were indexed
 /// (the CLI searches the index as it is): their lines may have moved.
 pub fn changed_hits_note(root: &std::path::Path, paths: &[String]) -> Result<()> {

@@ -3009,12 +3009,24 @@ fn compiled_copies(cands: &[Cand], kind: QueryKind) -> HashSet<String> {
     if !source {
         return HashSet::new();
     }
+    // Declarations outside any `src/` beside TypeScript sources under one
+    // are the build's too: TanStack Query's npm package ships
+    // `build/modern/hydration-B0J2Tmyo.d.ts` bundles, whose doc comments
+    // repeat `src/types.ts`'s and took four of the first six places.
+    let in_src = |path: &str| path.split('/').any(|c| c == "src");
+    let ts_sources = cands.iter().any(|c| {
+        c.lang == "typescript"
+            && !c.compiled
+            && in_src(&c.path)
+            && !crate::search::is_type_declaration(&c.path)
+    });
     cands
         .iter()
         .filter(|c| {
             // A source map (`lib/model.js.map`): the keyword arm reads the
             // sources it holds again; it goes where the file it maps goes.
-            c.compiled && (script_family(&c.lang) || crate::search::is_source_map(&c.path))
+            (c.compiled && (script_family(&c.lang) || crate::search::is_source_map(&c.path)))
+                || (ts_sources && crate::search::is_type_declaration(&c.path) && !in_src(&c.path))
         })
         .map(|c| c.path.clone())
         .collect()

@@ -435,6 +435,22 @@ fn an_answer_from_files_changed_since_indexed_says_so() {
             "{args:?}: {r}"
         );
     }
+    // A definition renamed since: its old place is no answer (exit 1),
+    // and the note says it is gone from the file.
+    let renamed = PYTHON.replace("validate_csrf_token", "check_csrf_token");
+    p.write("app/views.py", format!("# moved down\n\n{renamed}"));
+    let r = p.run(&["symbol", "validate_csrf_token"]);
+    assert_eq!(r.code(), 1, "{r}");
+    assert!(
+        r.stderr()
+            .contains("no longer in their files, changed since the last index run (app/views.py:"),
+        "{r}"
+    );
+    // `--json` keeps the reason on stderr when nothing is found.
+    let r = p.run(&["symbol", "no_such_name_anywhere", "--json"]);
+    assert_eq!(r.code(), 1, "{r}");
+    assert!(r.stderr().contains("no definition named"), "{r}");
+    p.write("app/views.py", format!("# moved down\n\n{PYTHON}"));
     // A name only a file written since defines: nothing found, and the
     // answer says which files the index has not seen yet; a deleted file
     // an answer shows is called deleted.
