@@ -4,7 +4,7 @@
 //! them. Does not build the index (that is `index`) or speak SQL (the rows
 //! come from `store`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
 use serde::Serialize;
@@ -553,15 +553,36 @@ pub fn find_symbols(
             break;
         }
     }
+    let mut exported: HashSet<(String, u32)> = HashSet::new();
     // `tokio::spawn`, `serde::Deserialize`: a name a module's root file
     // re-exports (`pub use task::spawn;` in `lib.rs`, `from .decorators
     // import command` in `__init__.py`) is answered by the definition the
     // re-export resolves to.
-    if hits.is_empty()
+    // Only looser matches (`werkzeug.Request` finding a field `request`
+    // and names starting with it) give way to a re-export too.
+    if !hits.iter().any(|h| h.match_kind == MatchKind::Exact)
         && q.mode != MatchMode::Fuzzy
         && let Some(module) = container.as_deref()
     {
-        hits = reexported(store, root, module, &name, &wanted)?;
+        let found = reexported(store, root, module, &name, &wanted)?;
+        if !found.is_empty() || hits.is_empty() {
+            hits = found;
+        }
+    } else if hits
+        .iter()
+        .filter(|h| h.match_kind == MatchKind::Exact)
+        .count()
+        > 1
+        && q.mode != MatchMode::Fuzzy
+        && let Some(module) = container.as_deref()
+    {
+        // Several definitions the qualifier places (`werkzeug.Response`:
+        // `sansio/response.py` and `wrappers/response.py`): the one the
+        // module's root re-exports first.
+        exported = reexported(store, root, module, &name, &wanted)?
+            .into_iter()
+            .map(|e| (e.path, e.line))
+            .collect();
     }
     // A one-word receiver that matches nothing, answered by the name's
     // exact definitions:
@@ -647,7 +668,8 @@ pub fn find_symbols(
     hits.sort_by_cached_key(|h| {
         let fuzzy = (h.match_kind == MatchKind::Fuzzy)
             .then(|| fuzzy_rank.get(&h.name).copied().unwrap_or(usize::MAX));
-        (fuzzy, hit_order(h))
+        let shadowed = !exported.is_empty() && !exported.contains(&(h.path.clone(), h.line));
+        (fuzzy, shadowed, hit_order(h))
     });
     let total = hits.len();
     hits.truncate(q.limit);
@@ -791,6 +813,18 @@ fn reexported(
 ) -> Result<Vec<SymbolHit>> {
     let is_root =
         |path: &str| is_module_root(path, module) || is_rust_crate_root(root, path, module);
+    // A name the root file defines itself, at its top level: reqwest's
+    // `pub async fn get` in `lib.rs` for `reqwest::get` (it had been
+    // "no definition").
+    let own: Vec<SymbolHit> = store
+        .symbol_rows(name, NameMatch::Exact, TIER_CAP)?
+        .into_iter()
+        .map(|row| row_to_hit(row, MatchKind::Exact))
+        .filter(|h| h.container.is_none() && is_root(&h.path) && wanted(h))
+        .collect();
+    if !own.is_empty() {
+        return Ok(own);
+    }
     let mut rows = store.import_rows_by_key(&[name.to_string()])?;
     rows.extend(store.import_rows_by_alias(name)?);
     // `pub use self::internal::*;` in nom's `lib.rs`: a glob re-exports
@@ -828,15 +862,41 @@ fn reexported(
             continue;
         };
         let defined = r.name.as_deref().filter(|_| !glob).unwrap_or(name);
-        for row in store.symbol_rows(defined, NameMatch::Exact, TIER_CAP)? {
-            let h = row_to_hit(row, MatchKind::Exact);
-            if h.path == target
-                && wanted(&h)
-                && !out
-                    .iter()
-                    .any(|o: &SymbolHit| o.path == h.path && o.line == h.line)
-            {
-                out.push(h);
+        // A package's root may re-export what a subpackage's root
+        // re-exports in turn (werkzeug's `__init__.py` takes `Request`
+        // from `.wrappers`, whose `__init__.py` takes it from
+        // `.request`): followed a few files on, by name.
+        let mut target = target;
+        for _ in 0..3 {
+            let mut defined_here = false;
+            for row in store.symbol_rows(defined, NameMatch::Exact, TIER_CAP)? {
+                let h = row_to_hit(row, MatchKind::Exact);
+                if h.path == target && wanted(&h) {
+                    defined_here = true;
+                    if !out
+                        .iter()
+                        .any(|o: &SymbolHit| o.path == h.path && o.line == h.line)
+                    {
+                        out.push(h);
+                    }
+                }
+            }
+            if defined_here {
+                break;
+            }
+            let next = store
+                .import_rows_by_key(&[defined.to_string()])?
+                .into_iter()
+                .filter(|n| n.path == target && n.name.as_deref() == Some(defined))
+                .find_map(|n| {
+                    match project.resolve(lang, &n.path, &n.module, n.name.as_deref(), &n.kind) {
+                        Some(crate::imports::Target::File(t)) if t != target => Some(t),
+                        _ => None,
+                    }
+                });
+            match next {
+                Some(t) => target = t,
+                None => break,
             }
         }
     }

@@ -1132,7 +1132,7 @@ fn members_in_their_languages_notation_and_unspelled_roots_find_the_definition()
     );
     p.write(
         "tokio-1.54.1/src/lib.rs",
-        "pub mod task;\npub mod io;\npub use task::spawn;\n",
+        "pub mod task;\npub mod io;\npub use task::spawn;\n\npub fn yield_now() -> usize {\n    0\n}\n",
     );
     p.write("tokio-1.54.1/src/task/mod.rs", "pub mod spawn;\n");
     p.write(
@@ -1165,7 +1165,30 @@ fn members_in_their_languages_notation_and_unspelled_roots_find_the_definition()
         "attrs/_make.py",
         "def attrib(default=None):\n    return default\n",
     );
+    // A package re-exporting what its subpackage re-exports (werkzeug's
+    // `Request`), beside another class of the name.
+    p.write(
+        "wz/__init__.py",
+        "from .wrappers import Request as Request\n",
+    );
+    p.write(
+        "wz/wrappers/__init__.py",
+        "from .request import Request as Request\n",
+    );
+    p.write(
+        "wz/wrappers/request.py",
+        "from ..sansio.request import Request as _SansIORequest\n\n\nclass Request(_SansIORequest):\n    pass\n",
+    );
+    p.write("wz/sansio/request.py", "class Request:\n    pass\n");
     p.json(&["index", "--no-embed"]);
+    for (query, path) in [
+        ("wz.Request", "wz/wrappers/request.py"),
+        // A crate root's own definition.
+        ("tokio::yield_now", "tokio-1.54.1/src/lib.rs"),
+    ] {
+        let v = p.json(&["symbol", query]);
+        assert_eq!(v["hits"][0]["path"], path, "symbol {query}: {v}");
+    }
     for (query, path) in [
         ("tokio::spawn", "tokio-1.54.1/src/task/spawn.rs"),
         ("serde::DeVisitor", "serde/src/de.rs"),
