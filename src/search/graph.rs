@@ -2832,7 +2832,69 @@ impl<'a> Graph<'a> {
         if v == Verdict::Resolved && !self.arity_fits(r, &t.def)? {
             return Ok(Verdict::Other);
         }
+        if v == Verdict::NameOnly && self.rust_arity_rules_out(r, &t.def)? {
+            return Ok(Verdict::Other);
+        }
         Ok(v)
+    }
+
+    /// Whether a Rust call's count of arguments rules `def` out: Rust has
+    /// no overloads, defaults or variadic functions, so `tx.send(Ok(()))`
+    /// (one argument) is no call of reqwest's `RequestBuilder::send(self)`
+    /// (none through a method call), which had listed sixteen channel
+    /// sends as its name-only callers. A method call's receiver is its
+    /// `self`; a path call (`Type::send(x)`) passes it. Only when both
+    /// can be counted on their line: no lifetimes in the signature (their
+    /// quote would misread), no closure among the arguments.
+    fn rust_arity_rules_out(&mut self, r: &GraphRef, def: &GraphDef) -> Result<bool> {
+        if r.lang != "rust"
+            || def.lang != "rust"
+            || !matches!(def.kind.as_str(), "function" | "method")
+            || def.signature.contains('\'')
+        {
+            return Ok(false);
+        }
+        let Some((min, max)) = param_range(&def.signature, &def.name) else {
+            return Ok(false);
+        };
+        if min != max {
+            return Ok(false);
+        }
+        let takes_self = def
+            .signature
+            .split_once(&format!("{}(", def.name))
+            .map(|(_, rest)| rest.split([',', ')']).next().unwrap_or("").trim())
+            .is_some_and(|first| {
+                matches!(first, "self" | "&self" | "&mut self" | "mut self")
+                    || first.starts_with("self:")
+            });
+        let Some(text) = self.text(r.file_id, &r.path) else {
+            return Ok(false);
+        };
+        let Some(line) = text.lines.get(r.line.saturating_sub(1) as usize) else {
+            return Ok(false);
+        };
+        let at = (r.col as usize).saturating_sub(1);
+        if !line.get(at..).is_some_and(|t| t.starts_with(&r.name)) {
+            return Ok(false);
+        }
+        if line[at..].contains('|') {
+            return Ok(false);
+        }
+        let Some(args) = call_arity(line, r.col, &r.name) else {
+            return Ok(false);
+        };
+        let method_call = line[..at].trim_end().ends_with('.');
+        let expected = if method_call && takes_self {
+            max - 1
+        } else if method_call {
+            // A method call of a function without `self` is some other
+            // type's method.
+            return Ok(false);
+        } else {
+            max
+        };
+        Ok(args != expected)
     }
 
     /// Whether a call can be of `def` by its number of arguments: false

@@ -2722,6 +2722,28 @@ fn constructor_callers_are_new_expressions() {
     );
 }
 
+/// Rust has no overloads or defaults: a call whose count of arguments no
+/// parameter list of the name fits is no use of it (reqwest's sixteen
+/// channel `tx.send(x)` calls had been name-only callers of
+/// `RequestBuilder::send(self)`); a method call's receiver is its `self`.
+#[test]
+fn rust_calls_whose_arguments_cannot_fit_are_not_name_only_callers() {
+    let p = Project::new();
+    p.write(
+        "src/request.rs",
+        "pub struct RequestBuilder;\n\nimpl RequestBuilder {\n    pub fn send(self) -> u32 {\n        1\n    }\n}\n",
+    );
+    p.write(
+        "src/pool.rs",
+        "pub fn notify(tx: Sender, rb: Builder) -> u32 {\n    tx.send(5);\n    rb.send()\n}\n\npub fn direct(rb: Builder) -> u32 {\n    Builder::send(rb)\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "RequestBuilder::send"]),
+        ["src/pool.rs:3 name_only", "src/pool.rs:7 name_only"]
+    );
+}
+
 /// `super().matches(x)` in a subclass calls the base's method, never the
 /// subclass's own: it is no caller of `Child.matches` (it had been a
 /// name-only one), and `callers --depth 2` lists a call site once, at its
