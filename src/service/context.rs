@@ -364,6 +364,12 @@ fn graph_summary(
     };
     let mut g = Graph::new(store, root);
     let mut uses = g.references(&def.name, std::slice::from_ref(&target), false, Uses::Calls)?;
+    // A function only passed around by value (TanStack Query's
+    // `config.retryDelay ?? defaultRetryDelay`) has no calls but has
+    // uses, which `refs` finds: "callers (0): none" hid them.
+    if uses.is_empty() {
+        uses = g.references(&def.name, std::slice::from_ref(&target), false, Uses::All)?;
+    }
     // The ten shown are the live code's first: then tests, examples and
     // vendored code, then declarations and build output (TanStack Query's
     // `build/legacy/` copies had filled all ten), each in path order.

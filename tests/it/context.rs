@@ -533,3 +533,21 @@ fn a_name_only_callee_is_named_as_written() {
         "{v}"
     );
 }
+
+/// A function only passed around by value has no calls but has uses:
+/// `context` lists those as its callers (TanStack Query's
+/// `defaultRetryDelay` had shown "callers (0): none", though `refs` finds
+/// `config.retryDelay ?? defaultRetryDelay`).
+#[test]
+fn context_lists_uses_by_value_when_nothing_calls_it() {
+    let p = Project::new();
+    p.write(
+        "app/retry.py",
+        "def default_delay(n):\n    return n * 2\n\n\ndef run(config):\n    delay = config.get(\"delay\") or default_delay\n    return delay(1)\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["context", "app/retry.py:2"]);
+    let callers = &v["graph"]["callers"];
+    assert_eq!(callers[0]["line"], 6, "{v}");
+    assert_eq!(callers[0]["context"], "run", "{v}");
+}
