@@ -5683,7 +5683,9 @@ mod tests {
         assert!(compiled_copies(&cands, QueryKind::Identifier).is_empty());
         // sequelize ships only its build: `lib/model.js` (compiled), its
         // source map and `types/model.d.ts`. The declaration is no source,
-        // so nothing moves; beside a real source the map goes with the copies.
+        // so nothing moves; beside a real source under `src/` the map goes
+        // with the copies, and so does the declaration outside `src/`
+        // (TanStack Query's `build/modern/*.d.ts` bundles).
         let mut lib = ts(Arm::Bm25, 2, "lib/model.js");
         lib.mark_compiled();
         let map = cand(Arm::Keyword, 3, "lib/model.js.map", 1, 1);
@@ -5692,7 +5694,7 @@ mod tests {
         assert!(compiled_copies(&built, QueryKind::NaturalLanguage).is_empty());
         let mut with_source = built.clone();
         with_source.push(ts(Arm::Bm25, 4, "src/model.ts"));
-        let expected: HashSet<String> = ["lib/model.js", "lib/model.js.map"]
+        let expected: HashSet<String> = ["lib/model.js", "lib/model.js.map", "types/model.d.ts"]
             .map(String::from)
             .into();
         assert_eq!(
