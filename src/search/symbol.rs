@@ -866,27 +866,33 @@ fn reexported(
         // re-exports in turn (werkzeug's `__init__.py` takes `Request`
         // from `.wrappers`, whose `__init__.py` takes it from
         // `.request`): followed a few files on, by name.
+        let definitions: Vec<SymbolHit> = store
+            .symbol_rows(defined, NameMatch::Exact, TIER_CAP)?
+            .into_iter()
+            .map(|row| row_to_hit(row, MatchKind::Exact))
+            .filter(|h| wanted(h))
+            .collect();
+        let mut onward: Option<Vec<crate::store::ImportRow>> = None;
         let mut target = target;
         for _ in 0..3 {
-            let mut defined_here = false;
-            for row in store.symbol_rows(defined, NameMatch::Exact, TIER_CAP)? {
-                let h = row_to_hit(row, MatchKind::Exact);
-                if h.path == target && wanted(&h) {
-                    defined_here = true;
+            let here: Vec<&SymbolHit> = definitions.iter().filter(|h| h.path == target).collect();
+            if !here.is_empty() {
+                for h in here {
                     if !out
                         .iter()
                         .any(|o: &SymbolHit| o.path == h.path && o.line == h.line)
                     {
-                        out.push(h);
+                        out.push(h.clone());
                     }
                 }
-            }
-            if defined_here {
                 break;
             }
-            let next = store
-                .import_rows_by_key(&[defined.to_string()])?
-                .into_iter()
+            let imports = match &mut onward {
+                Some(rows) => rows,
+                None => onward.insert(store.import_rows_by_key(&[defined.to_string()])?),
+            };
+            let next = imports
+                .iter()
                 .filter(|n| n.path == target && n.name.as_deref() == Some(defined))
                 .find_map(|n| {
                     match project.resolve(lang, &n.path, &n.module, n.name.as_deref(), &n.kind) {
