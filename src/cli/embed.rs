@@ -47,7 +47,7 @@ pub(crate) struct IndexOutput<'a> {
 pub(crate) fn run_embed_phase(svc: &Service, tier: &str, quiet: bool) -> Result<Vec<EmbedSummary>> {
     let pb = bar(
         quiet,
-        "{spinner} {msg} [{bar:30}] {pos}/{len} chunks ({per_sec}, eta {eta})",
+        "{spinner} {msg} [{bar:30}] {pos}/{len} chunks ({rate}, eta {left})",
     );
     let update = |p: &EmbedProgress| {
         pb.set_message(format!("embedding ({})", p.tier.name()));

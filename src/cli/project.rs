@@ -5,7 +5,7 @@
 use std::io::IsTerminal;
 
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use super::args::Common;
 use crate::index::{IndexOptions, IndexSummary, Phase};
@@ -43,7 +43,7 @@ pub(crate) fn observer(quiet: bool) -> crate::service::Observer {
         cell.get_or_init(|| {
             bar(
                 quiet,
-                "{spinner} {msg:10} [{bar:30}] {pos}/{len} files ({per_sec}, eta {eta})",
+                "{spinner} {msg:10} [{bar:30}] {pos}/{len} files ({rate}, eta {left})",
             )
         })
         .clone()
@@ -141,14 +141,70 @@ pub(crate) fn bar(hidden: bool, template: &str) -> ProgressBar {
     pb.set_style(
         ProgressStyle::with_template(template)
             .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{}/s", whole_rate(s.pos(), s.elapsed()));
+            })
+            .with_key("left", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{}", time_left(s.pos(), s.len(), s.elapsed()));
+            })
             .progress_chars("=> "),
     );
     pb.enable_steady_tick(std::time::Duration::from_millis(120));
     pb
 }
 
+/// Items per second over the whole run so far, as a bar shows it: whole
+/// numbers (indicatif's own `{per_sec}` printed `9,110.4722/s`), one
+/// decimal under 10.
+fn whole_rate(pos: u64, elapsed: std::time::Duration) -> String {
+    let secs = elapsed.as_secs_f64();
+    if secs <= 0.0 {
+        return "-".into();
+    }
+    let rate = pos as f64 / secs;
+    if rate < 10.0 {
+        format!("{rate:.1}")
+    } else {
+        format!("{rate:.0}")
+    }
+}
+
+/// The time the rest takes at the whole run's rate so far (`1m 05s`,
+/// `40s`), `-` before there is one. indicatif's `{eta}` followed its
+/// moving rate and stayed at 6-13 s through a 40 s embedding run.
+fn time_left(pos: u64, len: Option<u64>, elapsed: std::time::Duration) -> String {
+    let (Some(len), true) = (len, pos > 0) else {
+        return "-".into();
+    };
+    let left = elapsed.as_secs_f64() * len.saturating_sub(pos) as f64 / pos as f64;
+    let left = left.round() as u64;
+    if left >= 60 {
+        format!("{}m {:02}s", left / 60, left % 60)
+    } else {
+        format!("{left}s")
+    }
+}
+
 /// The note shown while another process holds the index's writer lock.
 pub(crate) fn waiting_note(pid: Option<u32>) -> String {
     let who = crate::lock::holder_label(pid);
     format!("waiting for another repo-search process{who} to finish writing the index...")
+}
+
+#[cfg(test)]
+mod progress_tests {
+    use super::{time_left, whole_rate};
+    use std::time::Duration;
+
+    #[test]
+    fn rates_and_time_left_read_as_people_write_them() {
+        assert_eq!(whole_rate(9110, Duration::from_secs(1)), "9110");
+        assert_eq!(whole_rate(7, Duration::from_secs(2)), "3.5");
+        assert_eq!(whole_rate(5, Duration::ZERO), "-");
+        // 64 of 1,732 in 10 s: the rest at that rate.
+        assert_eq!(time_left(64, Some(1732), Duration::from_secs(10)), "4m 21s");
+        assert_eq!(time_left(50, Some(100), Duration::from_secs(20)), "20s");
+        assert_eq!(time_left(0, Some(100), Duration::from_secs(20)), "-");
+        assert_eq!(time_left(10, None, Duration::from_secs(1)), "-");
+    }
 }
