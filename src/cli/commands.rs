@@ -341,21 +341,25 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
     if let Some(q) = &result.unplaced_qualifier {
         render::unplaced_qualifier_note(&a.name, q)?;
     }
-    let paths: Vec<&str> = result.hits.iter().map(|h| h.path.as_str()).collect();
-    let changed = svc.changed_files(&paths)?;
-    render::changed_hits_note(svc.root(), &changed)?;
+    let changed = note_changed(&svc, result.hits.iter().map(|h| h.path.as_str()))?;
     // A definition an edit since the last index run took away (a rename):
     // its changed file no longer holds the name. Said so, and when every
     // hit is such, nothing was found (`secure_filename` after its rename
-    // had exited 0 with its old place).
+    // had exited 0 with its old place). Each changed file is read once.
+    let texts: std::collections::HashMap<&str, String> = changed
+        .iter()
+        .filter_map(|p| {
+            let bytes = std::fs::read(svc.root().join(p)).ok()?;
+            Some((p.as_str(), String::from_utf8_lossy(&bytes).into_owned()))
+        })
+        .collect();
     let gone: Vec<String> = result
         .hits
         .iter()
-        .filter(|h| changed.contains(&h.path))
         .filter(|h| {
-            std::fs::read(svc.root().join(&h.path)).is_ok_and(|bytes| {
-                !crate::text::holds_identifier(&String::from_utf8_lossy(&bytes), &h.name)
-            })
+            texts
+                .get(h.path.as_str())
+                .is_some_and(|text| !crate::text::holds_identifier(text, &h.name))
         })
         .map(|h| format!("{}:{}", h.path, h.line))
         .collect();
@@ -506,9 +510,14 @@ fn cmd_outline(a: OutlineArgs) -> Result<Found> {
 
 /// On stderr, when files an answer shows changed on disk since they were
 /// indexed ([`Service::changed_files`]): their lines may have moved.
-fn note_changed<'a>(svc: &Service, paths: impl IntoIterator<Item = &'a str>) -> Result<()> {
+fn note_changed<'a>(
+    svc: &Service,
+    paths: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<String>> {
     let paths: Vec<&str> = paths.into_iter().collect();
-    render::changed_hits_note(svc.root(), &svc.changed_files(&paths)?)
+    let changed = svc.changed_files(&paths)?;
+    render::changed_hits_note(svc.root(), &changed)?;
+    Ok(changed)
 }
 
 /// On stderr, when an answer found nothing and files changed since the

@@ -942,20 +942,24 @@ pub fn search_json(r: &SearchAnswer) -> Result<()> {
 /// On stderr when definitions `symbol` shows are gone from their changed
 /// files (`path:line` each): the index still holds them.
 pub fn gone_definitions_note(places: &[String]) -> Result<()> {
-    let shown: Vec<&str> = places.iter().take(3).map(String::as_str).collect();
-    let more = places.len().saturating_sub(shown.len());
     writeln!(
         io::stderr(),
-        "note: {} definition(s) shown are no longer in their files, changed since the last index run ({}{}); `repo-search index` updates the index",
+        "note: {} definition(s) shown are no longer in their files, changed since the last index run ({}); `repo-search index` updates the index",
         places.len(),
-        shown.join(", "),
-        if more > 0 {
-            format!(", {more} more")
-        } else {
-            String::new()
-        }
+        first_few(places)
     )?;
     Ok(())
+}
+
+/// The first three of `items`, then how many more (`a, b, c, 2 more`).
+fn first_few<S: AsRef<str>>(items: &[S]) -> String {
+    let shown: Vec<&str> = items.iter().take(3).map(AsRef::as_ref).collect();
+    let more = items.len().saturating_sub(shown.len());
+    if more > 0 {
+        format!("{}, {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
 }
 
 /// On stderr when files an answer shows changed since they were indexed
@@ -963,32 +967,19 @@ pub fn gone_definitions_note(places: &[String]) -> Result<()> {
 pub fn changed_hits_note(root: &std::path::Path, paths: &[String]) -> Result<()> {
     let (changed, gone): (Vec<&String>, Vec<&String>) =
         paths.iter().partition(|p| root.join(p).exists());
-    let list = |files: &[&String]| {
-        let shown: Vec<&str> = files.iter().take(3).map(|p| p.as_str()).collect();
-        let more = files.len().saturating_sub(shown.len());
-        format!(
-            "{}{}",
-            shown.join(", "),
-            if more > 0 {
-                format!(", {more} more")
-            } else {
-                String::new()
-            }
-        )
-    };
     let mut parts = Vec::new();
     if !changed.is_empty() {
         parts.push(format!(
             "{} file(s) shown changed since they were indexed ({}): their lines may have moved",
             changed.len(),
-            list(&changed)
+            first_few(&changed)
         ));
     }
     if !gone.is_empty() {
         parts.push(format!(
             "{} file(s) shown were deleted since they were indexed ({})",
             gone.len(),
-            list(&gone)
+            first_few(&gone)
         ));
     }
     if parts.is_empty() {

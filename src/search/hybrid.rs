@@ -969,10 +969,7 @@ fn read_file_facts(store: &Store, cands: &mut [Cand]) {
 /// `src/index.ts`). None for a test, for a file under a `src/` directory
 /// itself, or outside the script languages ([`script_family`]).
 fn sources_of_copy(path: &str, lang: &str) -> Vec<String> {
-    if !script_family(lang)
-        || crate::search::is_test_path(path)
-        || path.split('/').any(|c| c == "src")
-    {
+    if !script_family(lang) || crate::search::is_test_path(path) || under_src(path) {
         return Vec::new();
     }
     let mut rests = vec![path];
@@ -992,6 +989,11 @@ fn sources_of_copy(path: &str, lang: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether a directory of `path` is a `src/`.
+fn under_src(path: &str) -> bool {
+    path.split('/').any(|c| c == "src")
 }
 
 /// A path's directory and file stem (up to the first dot, as
@@ -3013,11 +3015,10 @@ fn compiled_copies(cands: &[Cand], kind: QueryKind) -> HashSet<String> {
     // are the build's too: TanStack Query's npm package ships
     // `build/modern/hydration-B0J2Tmyo.d.ts` bundles, whose doc comments
     // repeat `src/types.ts`'s and took four of the first six places.
-    let in_src = |path: &str| path.split('/').any(|c| c == "src");
     let ts_sources = cands.iter().any(|c| {
         c.lang == "typescript"
             && !c.compiled
-            && in_src(&c.path)
+            && under_src(&c.path)
             && !crate::search::is_type_declaration(&c.path)
     });
     cands
@@ -3026,7 +3027,9 @@ fn compiled_copies(cands: &[Cand], kind: QueryKind) -> HashSet<String> {
             // A source map (`lib/model.js.map`): the keyword arm reads the
             // sources it holds again; it goes where the file it maps goes.
             (c.compiled && (script_family(&c.lang) || crate::search::is_source_map(&c.path)))
-                || (ts_sources && crate::search::is_type_declaration(&c.path) && !in_src(&c.path))
+                || (ts_sources
+                    && crate::search::is_type_declaration(&c.path)
+                    && !under_src(&c.path))
         })
         .map(|c| c.path.clone())
         .collect()

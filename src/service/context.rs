@@ -380,14 +380,7 @@ fn graph_summary(
             crate::search::is_test_path(path) || crate::search::is_secondary_path(path),
         )
     };
-    uses.sort_by(|a, b| {
-        (a.resolution, rank(&a.r.path), &a.r.path, a.r.line).cmp(&(
-            b.resolution,
-            rank(&b.r.path),
-            &b.r.path,
-            b.r.line,
-        ))
-    });
+    uses.sort_by_cached_key(|f| (f.resolution, rank(&f.r.path), f.r.path.clone(), f.r.line));
     let callers_total = uses.len();
     uses.truncate(CALLERS_MAX);
     // Callers named as search and `refs` name them, without the namespaces

@@ -587,7 +587,6 @@ enum Ranked {
     Fused(Box<crate::search::hybrid::HybridResult>),
 }
 
-/// Keeps the requested page of `hits` (which hold up to `offset + limit + 1`).
 /// Hits and their `also` places labelled without the namespaces or
 /// modules around their types, which the path says already
 /// (`App::dispatch`, not `Slim::App::dispatch`; `JsonParser.Parse`, not
@@ -639,6 +638,7 @@ pub(crate) fn namespaces_of<'a>(
         .unwrap_or_default()
 }
 
+/// Keeps the requested page of `hits` (which hold up to `offset + limit + 1`).
 fn page(
     svc: &Service,
     answer: &mut SearchAnswer,
