@@ -186,7 +186,7 @@ fn cmd_index(a: IndexArgs) -> Result<Found> {
         // `index` ends with semantic search working (the daemon's too: it
         // never downloads).
         super::embed::fetch_missing_models(&svc, &a.embed_tier, a.offline, quiet)?;
-        if embed_here(by_daemon, quiet) {
+        if embed_here(by_daemon, &summary, quiet) {
             super::embed::run_embed_phase(&svc, &a.embed_tier, quiet)?
         } else {
             Vec::new()
@@ -340,6 +340,9 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
     }
     if let Some(q) = &result.unplaced_qualifier {
         render::unplaced_qualifier_note(&a.name, q)?;
+    }
+    if let Some(h) = result.hits.first() {
+        render::prefix_left_out_note(&h.name, result.prefix_left_out)?;
     }
     let changed = note_changed(&svc, result.hits.iter().map(|h| h.path.as_str()))?;
     // A definition an edit since the last index run took away (a rename):

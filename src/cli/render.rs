@@ -1032,6 +1032,23 @@ pub fn no_symbol_note(name: &str) -> Result<()> {
 
 /// On stderr when `symbol`'s qualifier placed nothing and the hits are
 /// the bare name's definitions anywhere.
+/// On stderr: how many names only starting with the one found were left
+/// out (nothing when none), and how to list them.
+pub fn prefix_left_out_note(name: &str, count: usize) -> Result<()> {
+    if count > 0 {
+        let (n, s) = if count == 1 {
+            ("name", "s")
+        } else {
+            ("names", "")
+        };
+        writeln!(
+            io::stderr(),
+            "note: {count} more {n} start{s} with `{name}`: --prefix lists them"
+        )?;
+    }
+    Ok(())
+}
+
 pub fn unplaced_qualifier_note(name: &str, qualifier: &str) -> Result<()> {
     writeln!(
         io::stderr(),

@@ -124,9 +124,36 @@ pub struct SymbolResult {
     /// ([`find_symbols_or_bare`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unplaced_qualifier: Option<String>,
+    /// Names starting with the one asked for that [`Self::without_prefix_tail`]
+    /// left out because definitions of the name itself were found.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub prefix_left_out: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl SymbolResult {
+    /// Under the default match, an answer that has definitions of the
+    /// name itself (in any case) drops the names that only start with it,
+    /// counting them in [`Self::prefix_left_out`]: `echo.New` had listed
+    /// its one definition and then seven of `NewRouter`, `newNode`, ….
+    /// Only a page holding every definition of the name knows how many
+    /// start with it (they rank after), so a full page of them is kept.
+    pub fn without_prefix_tail(&mut self, mode: MatchMode) {
+        let named =
+            |h: &SymbolHit| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive);
+        let exact = self.hits.iter().filter(|h| named(h)).count();
+        if mode != MatchMode::Auto || exact == 0 || exact == self.hits.len() {
+            return;
+        }
+        self.hits.retain(named);
+        self.prefix_left_out = self.total.saturating_sub(exact);
+        self.total = exact;
+        self.truncated = false;
+    }
+
     /// Whether the hits are only names spelled like the one asked for or,
     /// unless prefixes were asked for, starting with it, which no
     /// definition has (a "did you mean": `unquote` after its rename to
@@ -669,7 +696,11 @@ pub fn find_symbols(
         let fuzzy = (h.match_kind == MatchKind::Fuzzy)
             .then(|| fuzzy_rank.get(&h.name).copied().unwrap_or(usize::MAX));
         let shadowed = !exported.is_empty() && !exported.contains(&(h.path.clone(), h.line));
-        (fuzzy, shadowed, hit_order(h))
+        // A container spelled as asked before one matching case-blind:
+        // Go's `echo.(*context).JSON` is the method of `context`, not the
+        // interface `Context`'s.
+        let respelled = container_fits(h, false) && !container_fits(h, true);
+        (fuzzy, shadowed, h.match_kind, respelled, hit_order(h))
     });
     let total = hits.len();
     hits.truncate(q.limit);
@@ -680,6 +711,7 @@ pub fn find_symbols(
         hits,
         redacted: 0,
         unplaced_qualifier: None,
+        prefix_left_out: 0,
     })
 }
 

@@ -1190,6 +1190,58 @@ fn also_lists_no_unnamed_single_lines() {
     assert!(top.get("also").is_none(), "{v}");
 }
 
+/// Definitions of the name itself leave out the names that only start
+/// with it (`echo.New` had listed seven of `NewRouter`, `newNode`, …),
+/// counted in a note; `--prefix` lists them. A container spelled as asked
+/// comes before one that matches only case-blind (Go's `context.JSON`
+/// before the interface `Context`'s).
+#[test]
+fn exact_definitions_leave_out_the_prefix_tail() {
+    let p = Project::new();
+    p.write(
+        "echo.go",
+        "package echo
+
+type Context interface {
+	JSON(code int) error
+}
+
+type context struct{}
+
+func (c *context) JSON(code int) error {
+	return nil
+}
+
+func New() *context {
+	return nil
+}
+
+func NewRouter() {}
+
+func newNode() {}
+",
+    );
+    p.json(&["index", "--no-embed"]);
+    let r = p.run(&["symbol", "New"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(!r.stdout().contains("NewRouter"), "{r}");
+    assert!(
+        r.stderr()
+            .contains("2 more names start with `New`: --prefix lists them"),
+        "{r}"
+    );
+    let v = p.json(&["symbol", "New"]);
+    assert_eq!(v["total"], 1, "{v}");
+    assert_eq!(v["prefix_left_out"], 2, "{v}");
+    let v = p.json(&["symbol", "New", "--prefix"]);
+    assert_eq!(v["total"], 3, "{v}");
+    let v = p.json(&["symbol", "context.JSON"]);
+    assert_eq!(v["hits"][0]["container"], "context", "{v}");
+    assert_eq!(v["hits"][1]["container"], "Context", "{v}");
+    let v = p.json(&["symbol", "Context.JSON"]);
+    assert_eq!(v["hits"][0]["container"], "Context", "{v}");
+}
+
 /// In the default mode fuzzy matches only stand in for a name that exists
 /// in no case ("did you mean"); next to the definitions asked for they are
 /// left out.

@@ -2754,3 +2754,26 @@ fn mcp_default_search_answers_are_compact_and_detail_is_full() {
         error_text(&r)
     );
 }
+
+/// `find_symbol` leaves out the names that only start with the one found,
+/// as the CLI's `symbol` does, and says how many in its hint.
+#[test]
+fn find_symbol_counts_the_prefix_tail_it_leaves_out() {
+    let p = Project::new();
+    p.write(
+        "echo.go",
+        "package echo\n\nfunc New() {}\n\nfunc NewRouter() {}\n\nfunc newNode() {}\n",
+    );
+    let m = Mcp::start(&p, Era::Modern);
+    wait_indexed(&m, 1);
+    let v = m.lookup("find_symbol", json!({"name": "New"}));
+    assert_eq!(v["total"], 1, "{v}");
+    assert!(
+        v["hint"].as_str().is_some_and(
+            |h| h.contains("2 more names start with `New`: call again with match: \"prefix\"")
+        ),
+        "{v}"
+    );
+    let v = m.lookup("find_symbol", json!({"name": "New", "match": "prefix"}));
+    assert_eq!(v["total"], 3, "{v}");
+}

@@ -61,6 +61,13 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
         ))
         .into());
     }
+    // Names only starting with it, which the answer left out: how many,
+    // and the name they start with.
+    let left_out = look
+        .found
+        .as_ref()
+        .and_then(|r| Some((r.prefix_left_out, r.hits.first()?.name.clone())))
+        .filter(|(n, _)| *n > 0);
     let (hits, total, capped, redacted, unplaced) = match look.found.take() {
         Some(r) => (
             r.hits,
@@ -137,6 +144,19 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
             Some(match hint {
                 Some(h) => format!("{unplaced}; {h}"),
                 None => unplaced,
+            })
+        }
+        (None, hint) => hint,
+    };
+    let hint = match (left_out, hint) {
+        (Some((n, bare)), hint) => {
+            let (names, s) = if n == 1 { ("name", "s") } else { ("names", "") };
+            let tail = format!(
+                "{n} more {names} start{s} with `{bare}`: call again with match: \"prefix\" to list them"
+            );
+            Some(match hint {
+                Some(h) => format!("{h}; {tail}"),
+                None => tail,
             })
         }
         (None, hint) => hint,
