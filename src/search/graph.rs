@@ -4512,8 +4512,16 @@ impl<'a> Graph<'a> {
             let literal = r.qualifier.as_deref().is_some_and(|q| {
                 q.starts_with(['"', '\'', '`']) || q.starts_with(|c: char| c.is_ascii_digit())
             });
-            let to =
-                to.filter(|_| resolution == Resolution::Resolved || (definitions == 1 && !literal));
+            // So is an everyday method of the language's own collections,
+            // strings and exceptions called on a receiver the graph did
+            // not type: werkzeug's `trusted_hosts.append(…)` (a list) is
+            // not `ImmutableListMixin.append`, nor rack's
+            // `split('_').map(&:capitalize)` `Builder#map`.
+            let everyday = r.qualifier.as_deref().is_some_and(|q| !is_self_receiver(q))
+                && is_builtin_method(&r.lang, &r.name);
+            let to = to.filter(|_| {
+                resolution == Resolution::Resolved || (definitions == 1 && !literal && !everyday)
+            });
             out.push(CallIn {
                 r,
                 resolution,
@@ -5145,6 +5153,54 @@ fn is_builtin_call(lang: &str, name: &str) -> bool {
         _ => "",
     };
     names.split_whitespace().any(|n| n == name)
+}
+
+/// An everyday method of the language's built-in collections, strings,
+/// streams and exceptions (`append`, `map`, `getMessage`): on a receiver
+/// the graph did not type, the call is more likely the language's than a
+/// project method of that name.
+fn is_builtin_method(lang: &str, name: &str) -> bool {
+    let names = match lang {
+        "python" => {
+            "append extend insert pop remove clear copy count index sort reverse get items keys \
+             values update setdefault popitem add discard union intersection difference join \
+             split rsplit strip lstrip rstrip startswith endswith lower upper replace find \
+             format encode decode splitlines read write readline readlines close seek tell flush"
+        }
+        "ruby" => {
+            "map each each_with_index select reject collect inject reduce find detect include? \
+             push pop shift unshift join split strip gsub sub capitalize downcase upcase to_s \
+             to_i to_sym to_a to_h keys values merge fetch first last empty? nil? size length \
+             any? all? sort sort_by uniq compact flatten freeze dup key? each_pair"
+        }
+        "java" | "kotlin" | "scala" | "groovy" => {
+            "getMessage getCause toString equals hashCode size get put add remove contains \
+             isEmpty length charAt substring indexOf trim startsWith endsWith append close \
+             iterator hasNext next containsKey keySet values entrySet printStackTrace getClass \
+             forEach stream map filter collect"
+        }
+        "javascript" | "typescript" | "tsx" => {
+            "push pop shift unshift map filter forEach reduce find some every includes indexOf \
+             slice splice concat join split trim startsWith endsWith replace toString then \
+             catch finally keys values entries has get set delete add"
+        }
+        "csharp" => {
+            "ToString Equals GetHashCode Add Remove Contains Clear ContainsKey TryGetValue \
+             Dispose Select Where Any All First FirstOrDefault ToList ToArray"
+        }
+        "rust" => {
+            "clone to_string to_owned unwrap expect map and_then ok_or iter into_iter collect \
+             push pop len is_empty insert remove get contains as_ref as_mut into"
+        }
+        _ => "",
+    };
+    names.split_whitespace().any(|n| n == name)
+}
+
+/// `self`, `this`, `@`: the definition's own object, whose methods the
+/// project defines.
+fn is_self_receiver(qualifier: &str) -> bool {
+    matches!(qualifier, "self" | "this" | "@" | "Self" | "super")
 }
 
 /// A receiver that is one of the language's built-in objects or types

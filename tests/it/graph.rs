@@ -3337,3 +3337,26 @@ fn callees_of_a_literal_name_no_project_definition() {
         .collect();
     assert_eq!(joins, [(9, Some("text.py:2")), (7, None)], "{v}");
 }
+
+/// An everyday method of the language's own collections called on an
+/// untyped receiver is not placed at the project's one method of that
+/// name (werkzeug's `trusted_hosts.append(…)` had named
+/// `ImmutableListMixin.append`); a call on `self` still is.
+#[test]
+fn builtin_methods_on_untyped_receivers_name_no_definition() {
+    let p = Project::new();
+    p.write(
+        "pkg/mixins.py",
+        "class ImmutableList:\n    def append(self, item):\n        raise TypeError(item)\n\n    def extend(self, items):\n        self.append(items)\n",
+    );
+    p.write(
+        "pkg/serve.py",
+        "def run_simple(hosts):\n    found = []\n    found.append(hosts)\n    return found\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(callee_list(&p, "run_simple", "defined_at"), ["append "]);
+    assert_eq!(
+        callee_list(&p, "ImmutableList.extend", "defined_at"),
+        ["ImmutableList.append pkg/mixins.py:2"]
+    );
+}
