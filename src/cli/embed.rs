@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::Found;
 use super::args::{ModelArgs, ModelCommand, ModelFetchArgs, ModelStatusArgs};
-use super::project::{bar, waiting_note};
+use super::project::{Unit, bar, waiting_note};
 use super::render;
 use crate::embed::{self, Tier, fetch};
 use crate::error::ErrorCode;
@@ -48,11 +48,19 @@ pub(crate) fn run_embed_phase(svc: &Service, tier: &str, quiet: bool) -> Result<
     let pb = bar(
         quiet,
         "{spinner} {msg} [{bar:30}] {pos}/{len} chunks ({rate}, eta {left})",
+        Unit::Chunks,
     );
+    // Each tier's run starts the bar afresh (its rate and time left are
+    // its own): the finished fast bar had been drawn once more relabelled
+    // `embedding (full)`, `1732/1732 chunks (12,571/s)`.
+    let running = std::cell::Cell::new(None);
     let update = |p: &EmbedProgress| {
-        pb.set_message(format!("embedding ({})", p.tier.name()));
+        if running.replace(Some(p.tier)) != Some(p.tier) {
+            pb.reset();
+        }
         pb.set_length(p.total);
         pb.set_position(p.done);
+        pb.set_message(format!("embedding ({})", p.tier.name()));
     };
     let tiers = tiers_of(tier);
     let plan = crate::index::EmbedPlan {
@@ -122,6 +130,7 @@ fn fetch_bar(quiet: bool) -> (indicatif::ProgressBar, impl Fn(fetch::FetchEvent)
     let pb = bar(
         quiet,
         "{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec})",
+        Unit::Bytes,
     );
     let shown = pb.clone();
     let report = move |e: fetch::FetchEvent| match e {

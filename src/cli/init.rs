@@ -42,7 +42,7 @@ pub fn cmd_init(a: InitArgs) -> Result<Found> {
         // unless offline: the MCP server never downloads; fast tier; the
         // full tier when it is quick, else in the background).
         super::embed::fetch_missing_models(&svc, "auto", false, a.common.json)?;
-        if super::project::embed_here(by_daemon, a.common.json) {
+        if super::project::embed_here(by_daemon, &summary, a.common.json) {
             super::embed::run_embed_phase(&svc, "auto", a.common.json)?;
         }
         Some(summary)

@@ -44,6 +44,7 @@ pub(crate) fn observer(quiet: bool) -> crate::service::Observer {
             bar(
                 quiet,
                 "{spinner} {msg:10} [{bar:30}] {pos}/{len} files ({rate}, eta {left})",
+                Unit::Files,
             )
         })
         .clone()
@@ -68,7 +69,12 @@ pub(crate) fn observer(quiet: bool) -> crate::service::Observer {
             }
         }
         IndexEvent::Progress(p) => match p.phase {
-            Phase::Walking => pb().set_message("walking"),
+            // No count yet: a spinner, not a full bar of `0/0 files`.
+            Phase::Walking => {
+                let pb = pb();
+                pb.unset_length();
+                pb.set_message("walking");
+            }
             Phase::Indexing => {
                 let pb = pb();
                 pb.set_message("indexing");
@@ -122,8 +128,10 @@ pub(crate) fn run_index(
 /// not when the daemon ran it. The daemon embeds what its run changed in
 /// the background and holds the writer lock meanwhile, so embedding here
 /// would only wait for it (minutes on a large project), saying nothing.
-pub(crate) fn embed_here(by_daemon: bool, quiet: bool) -> bool {
-    if by_daemon && !quiet {
+/// The note says so only when the run changed files: with none, there
+/// were no new vectors to compute.
+pub(crate) fn embed_here(by_daemon: bool, summary: &IndexSummary, quiet: bool) -> bool {
+    if by_daemon && !quiet && summary.changed > 0 {
         eprintln!(
             "note: repo-search-daemon computes the vectors in the background; `repo-search status` shows how far it is"
         );
@@ -131,11 +139,30 @@ pub(crate) fn embed_here(by_daemon: bool, quiet: bool) -> bool {
     !by_daemon
 }
 
+/// What a bar counts, for the plain progress lines off a terminal.
+#[derive(Clone, Copy)]
+pub(crate) enum Unit {
+    Files,
+    Chunks,
+    Bytes,
+}
+
+/// How often the plain progress lines come off a terminal.
+const PLAIN_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// A progress bar on stderr drawn with `template` when stderr is a terminal
-/// (and not hidden).
-pub(crate) fn bar(hidden: bool, template: &str) -> ProgressBar {
-    if hidden || !std::io::stderr().is_terminal() {
+/// (and not hidden). Off a terminal (an agent's shell tool, a log) the bar
+/// is not drawn, but a line of where it stands comes every 10 s while it
+/// moves ([`plain_lines`]): an 80 s `index` had printed nothing until its
+/// summary, which a caller cannot tell from a hang.
+pub(crate) fn bar(hidden: bool, template: &str, unit: Unit) -> ProgressBar {
+    if hidden {
         return ProgressBar::hidden();
+    }
+    if !std::io::stderr().is_terminal() {
+        let pb = ProgressBar::hidden();
+        plain_lines(&pb, unit);
+        return pb;
     }
     let pb = ProgressBar::new(0);
     pb.set_style(
@@ -151,6 +178,63 @@ pub(crate) fn bar(hidden: bool, template: &str) -> ProgressBar {
     );
     pb.enable_steady_tick(std::time::Duration::from_millis(120));
     pb
+}
+
+/// Prints where a hidden bar stands every [`PLAIN_EVERY`] while it moves
+/// (`embedding (full): 640/1,732 chunks (43/s, 25s left)`), from a thread
+/// that ends with the bar.
+fn plain_lines(pb: &ProgressBar, unit: Unit) {
+    let weak = pb.downgrade();
+    let spawned = std::thread::Builder::new()
+        .name("progress".into())
+        .spawn(move || {
+            let mut last = std::time::Instant::now();
+            let mut shown: Option<(String, u64)> = None;
+            loop {
+                std::thread::sleep(std::time::Duration::from_millis(250));
+                let Some(pb) = weak.upgrade() else { return };
+                if pb.is_finished() {
+                    return;
+                }
+                let now = (pb.message(), pb.position());
+                if last.elapsed() < PLAIN_EVERY || shown.as_ref() == Some(&now) {
+                    continue;
+                }
+                let Some(len) = pb.length().filter(|&l| l > 0) else {
+                    continue;
+                };
+                last = std::time::Instant::now();
+                eprintln!("{}", plain_line(&now.0, now.1, len, pb.elapsed(), unit));
+                shown = Some(now);
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::debug!("no progress lines: {e}");
+    }
+}
+
+/// One plain progress line: `embedding (full): 640/1732 chunks (43/s, 26s
+/// left)`.
+fn plain_line(msg: &str, pos: u64, len: u64, elapsed: std::time::Duration, unit: Unit) -> String {
+    let (done, total, what) = match unit {
+        Unit::Files => (pos.to_string(), len.to_string(), " files"),
+        Unit::Chunks => (pos.to_string(), len.to_string(), " chunks"),
+        Unit::Bytes => (mebibytes(pos), mebibytes(len), ""),
+    };
+    let rate = match unit {
+        Unit::Bytes => mebibytes(pos / elapsed.as_secs().max(1)),
+        _ => whole_rate(pos, elapsed),
+    };
+    let name = if msg.is_empty() { "progress" } else { msg };
+    format!(
+        "{name}: {done}/{total}{what} ({rate}/s, {} left)",
+        time_left(pos, Some(len), elapsed)
+    )
+}
+
+/// Bytes as MiB with one decimal (`12.5 MiB`).
+fn mebibytes(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
 
 /// Items per second over the whole run so far, as a bar shows it: whole
@@ -193,8 +277,30 @@ pub(crate) fn waiting_note(pid: Option<u32>) -> String {
 
 #[cfg(test)]
 mod progress_tests {
-    use super::{time_left, whole_rate};
+    use super::{Unit, plain_line, time_left, whole_rate};
     use std::time::Duration;
+
+    #[test]
+    fn plain_lines_say_what_how_far_how_fast_and_how_long() {
+        assert_eq!(
+            plain_line(
+                "embedding (full)",
+                640,
+                1732,
+                Duration::from_secs(15),
+                Unit::Chunks
+            ),
+            "embedding (full): 640/1732 chunks (43/s, 26s left)"
+        );
+        assert_eq!(
+            plain_line("indexing", 50, 200, Duration::from_secs(10), Unit::Files),
+            "indexing: 50/200 files (5.0/s, 30s left)"
+        );
+        assert_eq!(
+            plain_line("", 10 << 20, 40 << 20, Duration::from_secs(10), Unit::Bytes),
+            "progress: 10.0 MiB/40.0 MiB (1.0 MiB/s, 30s left)"
+        );
+    }
 
     #[test]
     fn rates_and_time_left_read_as_people_write_them() {

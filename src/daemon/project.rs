@@ -665,7 +665,13 @@ fn finish_batch(
                 st.symbols = s.symbols;
                 st.chunks = s.chunks;
                 let counts = IndexCounts::from_summary(root, s);
-                st.last_indexed = Some(counts.last_indexed);
+                // When the index last changed, as the index itself keeps
+                // it (a run that finds nothing to do leaves it): `status`
+                // had said "indexed 1s ago" after the start-up check where
+                // `projects` said minutes.
+                if s.changed > 0 || s.removed > 0 || st.last_indexed.is_none() {
+                    st.last_indexed = Some(counts.last_indexed);
+                }
                 let had_error = st.error.take().is_some();
                 if had_error || s.changed > 0 || s.removed > 0 || st.runs == 1 {
                     record = Some(counts);

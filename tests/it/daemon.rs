@@ -549,13 +549,20 @@ fn index_asks_the_daemon_when_it_watches_the_project() {
     assert_eq!(r.code(), 0, "{r}");
     assert!(r.stderr().contains("indexed by repo-search-daemon"), "{r}");
     // Its vectors are the daemon's to compute: `index` does not wait for
-    // the writer lock the daemon holds meanwhile.
-    assert!(
-        r.stderr()
-            .contains("repo-search-daemon computes the vectors in the background"),
+    // the writer lock the daemon holds meanwhile. Said so when the run
+    // changed files (the daemon's watcher may have been first).
+    let note = "repo-search-daemon computes the vectors in the background";
+    assert_eq!(
+        r.stderr().contains(note),
+        !r.stdout().contains("(0 changed"),
         "{r}"
     );
     assert!(r.stdout().starts_with("indexed 3 files"), "{r}");
+    // Nothing changed: no vectors to compute, no note.
+    let r = rs(&p, home, &["index"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(r.stdout().contains("(0 changed"), "{r}");
+    assert!(!r.stderr().contains(note), "{r}");
     let r = rs(&p, home, &["index", "--json"]);
     assert_eq!(r.code(), 0, "{r}");
     let v: Value = serde_json::from_str(&r.stdout()).expect("summary JSON");
