@@ -1094,13 +1094,35 @@ fn output_schema<T: JsonSchema>() -> JsonObject {
     let mut value =
         serde_json::to_value(schema).unwrap_or_else(|_| serde_json::json!({"type": "object"}));
     clean_schema(&mut value);
+    without_descriptions(&mut value, false);
     match value {
         Value::Object(mut o) => {
             o.remove("title");
-            o.remove("description");
             o
         }
         _ => JsonObject::new(),
+    }
+}
+
+/// Drops the schemas' `description`s (the doc comments of the answer
+/// types): they were half of `tools/list`'s 85 KB, which a client that
+/// shows schemas to its model pays before the first question, and the
+/// tools' descriptions and field names already say what comes back.
+/// Under `properties` the keys are field names: a field named
+/// `description` stays.
+fn without_descriptions(v: &mut Value, names: bool) {
+    match v {
+        Value::Object(o) => {
+            if !names && o.get("description").is_some_and(Value::is_string) {
+                o.remove("description");
+            }
+            for (k, child) in o.iter_mut() {
+                let holds_names = !names && matches!(k.as_str(), "properties" | "$defs");
+                without_descriptions(child, holds_names);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|c| without_descriptions(c, false)),
+        _ => {}
     }
 }
 
@@ -1256,6 +1278,20 @@ mod tests {
             assert!(!text.contains("\"format\""), "{}: {text}", t.name());
             assert!(!text.contains("\"null\""), "{}: {text}", t.name());
             assert!(!text.contains("$ref"), "{}: {text}", t.name());
+            // The answers' field docs stay out of `tools/list` (half its
+            // size); the input schemas keep theirs.
+            let output = serde_json::to_string(&tool.output_schema).expect("serialize");
+            assert!(
+                !output.contains("\"description\":\""),
+                "{}: {output}",
+                t.name()
+            );
+            let input = serde_json::to_string(&tool.input_schema).expect("serialize");
+            assert!(
+                input.contains("\"description\":\""),
+                "{}: {input}",
+                t.name()
+            );
             // `index` writes the index; every other tool only reads.
             assert_eq!(
                 tool.annotations.as_ref().and_then(|a| a.read_only_hint),
