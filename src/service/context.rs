@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::Service;
 use super::lookup::{Indexed, not_indexed};
-use crate::error::{ErrorCode, UserError};
+use crate::error::UserError;
 use crate::search::graph::{CallIn, Graph, Uses};
 use crate::search::read::{Line, ReadRequest, read_file};
 use crate::store::{GraphDef, Store, SymbolRow};
@@ -161,7 +161,7 @@ struct FromIndex {
 impl Service {
     /// What surrounds `req.line` of `req.path`. A file the index does not
     /// hold is `NOT_FOUND` (except while an index run may be adding it: then
-    /// the lines alone); a line outside the file is `INVALID_QUERY`.
+    /// the lines alone); a line outside the file is `INVALID_ARGUMENT`.
     pub fn context(&self, req: &ContextRequest) -> Result<ContextAnswer> {
         self.timed("context", || self.context_untimed(req))
     }
@@ -208,10 +208,11 @@ impl Service {
         )?;
         let total = file.total_lines;
         if line == 0 || u64::from(line) > total {
-            return Err(UserError::with_code(
-                ErrorCode::InvalidQuery,
-                format!("line {line} is outside `{}` ({total} lines)", p.rel),
-            )
+            // The code `read_file` gives a line past the end too.
+            return Err(UserError::new(format!(
+                "line {line} is outside `{}` ({total} lines)",
+                p.rel
+            ))
             .hint(format!("give a line from 1 to {total}"))
             .into());
         }

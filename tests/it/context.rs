@@ -424,12 +424,12 @@ fn context_bad_input_has_codes_and_hints_and_leaves_the_index_alone() {
         (&["context", "ignored.py", "1"], "NOT_FOUND", "indexed"),
         (
             &["context", "app/session.py", "0"],
-            "INVALID_QUERY",
+            "INVALID_ARGUMENT",
             "1 to 36",
         ),
         (
             &["context", "app/session.py:37"],
-            "INVALID_QUERY",
+            "INVALID_ARGUMENT",
             "1 to 36",
         ),
         (
@@ -466,7 +466,7 @@ fn context_bad_input_has_codes_and_hints_and_leaves_the_index_alone() {
         (json!({"path": "ignored.py", "line": 1}), "NOT_FOUND"),
         (
             json!({"path": "app/session.py", "line": 37}),
-            "INVALID_QUERY",
+            "INVALID_ARGUMENT",
         ),
         (
             json!({"path": "app/session.py", "line": 0}),
