@@ -2058,7 +2058,7 @@ impl Hybrid {
         let terms = crate::text::query_terms(query);
         let mut out: Vec<HybridHit> = Vec::with_capacity(req.limit.min(hits.len()));
         if grouped && !led {
-            lead_with_content(&mut hits);
+            lead_with_content(&mut hits, Some(&analysis));
         }
         // Where each file's hit stands in `out`.
         let mut shown: HashMap<String, usize> = HashMap::new();
@@ -4341,25 +4341,33 @@ fn file_snippet(root: &Path, f: &Fused, at: FileSnippet<'_>) -> Option<(u32, Str
 
 /// A namespace's or module's opening line alone (`namespace log {` of
 /// LevelDB's `log_format.h`, whose contents are chunks of their own):
-/// nothing to read.
-fn is_bare_opening(f: &Fused) -> bool {
+/// nothing to read. So is a type's opening line whose members are chunks
+/// of their own (rack's `class Cookie < Abstract::PersistedSecure` led
+/// `cookie.rb` for "how is the session cookie signed and verified"),
+/// unless the query names the type.
+fn is_bare_opening(f: &Fused, analysis: Option<&Analysis>) -> bool {
+    let kind = f.kind.as_deref().unwrap_or("");
     f.end_line <= f.start_line + 1
-        && matches!(f.kind.as_deref(), Some("namespace" | "module" | "package"))
+        && (matches!(kind, "namespace" | "module" | "package")
+            || (matches!(
+                kind,
+                "class" | "struct" | "interface" | "trait" | "impl" | "object" | "protocol"
+            ) && analysis.is_some_and(|a| !defines_queried_name(a, f.symbol.as_deref()))))
 }
 
 /// A file whose first hit is a bare opening ([`is_bare_opening`]) leads
 /// with its next hit instead, at the same place and score: what folds
 /// into a file's first hit is shown as places (`also`), so the file is
 /// shown by the chunk worth reading.
-fn lead_with_content(hits: &mut [Fused]) {
+fn lead_with_content(hits: &mut [Fused], analysis: Option<&Analysis>) {
     let mut seen: HashSet<&str> = HashSet::new();
     let mut swaps = Vec::new();
     for (i, h) in hits.iter().enumerate() {
-        if !seen.insert(h.path.as_str()) || !is_bare_opening(h) {
+        if !seen.insert(h.path.as_str()) || !is_bare_opening(h, analysis) {
             continue;
         }
-        if let Some(j) =
-            (i + 1..hits.len()).find(|&j| hits[j].path == h.path && !is_bare_opening(&hits[j]))
+        if let Some(j) = (i + 1..hits.len())
+            .find(|&j| hits[j].path == h.path && !is_bare_opening(&hits[j], analysis))
         {
             swaps.push((i, j));
         }
@@ -4502,7 +4510,7 @@ mod tests {
             fused_at("db/log_format.h", 14, 24, "enum", 0.5),
             fused_at("db/other.h", 3, 3, "namespace", 0.4),
         ];
-        lead_with_content(&mut hits);
+        lead_with_content(&mut hits, None);
         let order: Vec<(&str, u32, f64)> = hits
             .iter()
             .map(|h| (h.path.as_str(), h.start_line, h.score))
@@ -4517,6 +4525,24 @@ mod tests {
             ],
             "a file with nothing else keeps its opening"
         );
+        // A type's opening line yields too, unless the query names it.
+        let hits = || {
+            let mut cookie = fused_at("lib/rack/session/cookie.rb", 49, 49, "class", 0.9);
+            cookie.symbol = Some("Cookie".into());
+            vec![
+                cookie,
+                fused_at("lib/rack/session/cookie.rb", 126, 130, "method", 0.5),
+            ]
+        };
+        let mut asked = hits();
+        lead_with_content(
+            &mut asked,
+            Some(&analyze("how is the session cookie signed")),
+        );
+        assert_eq!((asked[0].start_line, asked[0].score), (126, 0.9));
+        let mut named = hits();
+        lead_with_content(&mut named, Some(&analyze("Cookie")));
+        assert_eq!(named[0].start_line, 49);
     }
 
     #[test]
