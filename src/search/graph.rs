@@ -3357,7 +3357,18 @@ impl<'a> Graph<'a> {
         let Some(text) = self.text(r.file_id, &r.path) else {
             return Ok(false);
         };
-        Ok(text.import_lines().any(|l| find_word(l, q, 0).is_some()))
+        // JavaScript binds an import to the name outside its string: in
+        // `var Layer = require('./layer')` the module is `Layer`, and
+        // express's `layer.handle_request(…)` calls a method of a layer
+        // object (Go's `import "…/layer"` binds the string's last part).
+        let bound_outside = matches!(r.lang.as_str(), "javascript" | "typescript" | "tsx");
+        Ok(text.import_lines().any(|l| {
+            if bound_outside {
+                find_word(&without_string_literals(l), q, 0).is_some()
+            } else {
+                find_word(l, q, 0).is_some()
+            }
+        }))
     }
 
     /// Does the reference's file import `name` from the target's module?
@@ -5153,6 +5164,35 @@ fn is_builtin_call(lang: &str, name: &str) -> bool {
         _ => "",
     };
     names.split_whitespace().any(|n| n == name)
+}
+
+/// A line with the text of its quoted strings (`'…'`, `"…"`, `` `…` ``)
+/// left out, quotes kept.
+fn without_string_literals(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in line.chars() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                    out.push(c);
+                }
+            }
+            None => {
+                if matches!(c, '\'' | '"' | '`') {
+                    quote = Some(c);
+                }
+                out.push(c);
+            }
+        }
+    }
+    out
 }
 
 /// An everyday method of the language's built-in collections, strings,

@@ -951,6 +951,19 @@ fn reexported(
                 out.push(h);
             }
         }
+        // Those under a directory or file the re-export's module path
+        // names, when some are: `pub use server::ServerConnection` is
+        // `server/server_conn.rs`'s, not `quic.rs`'s of the same name.
+        let segments: Vec<&str> = roots
+            .iter()
+            .filter(|r| r.name.as_deref() != Some("*"))
+            .flat_map(|r| r.module.split([':', '.', '/']))
+            .filter(|s| !s.is_empty() && !matches!(*s, "crate" | "self" | "super"))
+            .collect();
+        let under = |h: &SymbolHit| module_names(&h.path).any(|m| segments.contains(&m));
+        if out.iter().any(under) && !out.iter().all(under) {
+            out.retain(under);
+        }
     }
     // The type a glob brings in, not its `impl` blocks beside it.
     if out.iter().any(|h| h.kind != "impl") {

@@ -3360,3 +3360,25 @@ fn builtin_methods_on_untyped_receivers_name_no_definition() {
         ["ImmutableList.append pkg/mixins.py:2"]
     );
 }
+
+/// A JavaScript file that requires the target's module (`var Layer =
+/// require('./layer')`) binds it as `Layer`: a call on a lowercase
+/// `layer` object is still a candidate of the prototype method (express's
+/// `callers Layer.handle_request` had answered nothing).
+#[test]
+fn a_js_receiver_named_like_a_required_file_is_no_module() {
+    let p = Project::new();
+    p.write(
+        "lib/layer.js",
+        "module.exports = Layer;\n\nfunction Layer(path) {\n  this.path = path;\n}\n\nLayer.prototype.handle_request = function handle(req, next) {\n  return next(req);\n};\n",
+    );
+    p.write(
+        "lib/index.js",
+        "var Layer = require('./layer');\n\nfunction handle(stack, req) {\n  var layer = stack[0];\n  return layer.handle_request(req, handle);\n}\n\nmodule.exports = handle;\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "Layer.handle_request"]),
+        ["lib/index.js:5 name_only"]
+    );
+}

@@ -1180,9 +1180,29 @@ fn members_in_their_languages_notation_and_unspelled_roots_find_the_definition()
         "from ..sansio.request import Request as _SansIORequest\n\n\nclass Request(_SansIORequest):\n    pass\n",
     );
     p.write("wz/sansio/request.py", "class Request:\n    pass\n");
+    // A re-export through an inline module (rustls's `pub use
+    // server::ServerConnection;` of `pub mod server { mod server_conn; pub
+    // use server_conn::ServerConnection; }`), beside quic's type of the
+    // same name: the one under the module path the re-export names.
+    p.write(
+        "rustls-0.23.12/src/lib.rs",
+        "mod quic;\npub mod server {\n    mod server_conn;\n    pub use server_conn::ServerConnection;\n}\npub use server::ServerConnection;\n",
+    );
+    p.write(
+        "rustls-0.23.12/src/quic.rs",
+        "pub struct ServerConnection {\n    inner: u8,\n}\n",
+    );
+    p.write(
+        "rustls-0.23.12/src/server/server_conn.rs",
+        "pub struct ServerConnection {\n    inner: u16,\n}\n",
+    );
     p.json(&["index", "--no-embed"]);
     for (query, path) in [
         ("wz.Request", "wz/wrappers/request.py"),
+        (
+            "rustls::ServerConnection",
+            "rustls-0.23.12/src/server/server_conn.rs",
+        ),
         // A crate root's own definition.
         ("tokio::yield_now", "tokio-1.54.1/src/lib.rs"),
     ] {
