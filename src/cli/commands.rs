@@ -344,34 +344,16 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
     if let Some(h) = result.hits.first() {
         render::prefix_left_out_note(&h.name, result.prefix_left_out)?;
     }
-    let changed = note_changed(&svc, result.hits.iter().map(|h| h.path.as_str()))?;
-    // A definition an edit since the last index run took away (a rename):
-    // its changed file no longer holds the name. Said so, and when every
-    // hit is such, nothing was found (`secure_filename` after its rename
-    // had exited 0 with its old place). Each changed file is read once.
-    let texts: std::collections::HashMap<&str, String> = changed
-        .iter()
-        .filter_map(|p| {
-            let bytes = std::fs::read(svc.root().join(p)).ok()?;
-            Some((p.as_str(), String::from_utf8_lossy(&bytes).into_owned()))
-        })
-        .collect();
-    let gone: Vec<String> = result
-        .hits
-        .iter()
-        .filter(|h| {
-            texts
-                .get(h.path.as_str())
-                .is_some_and(|text| !crate::text::holds_identifier(text, &h.name))
-        })
-        .map(|h| format!("{}:{}", h.path, h.line))
-        .collect();
-    if !gone.is_empty() {
-        render::gone_definitions_note(&gone)?;
-    }
-    let all_gone = !result.hits.is_empty() && gone.len() == result.hits.len();
+    let (all_gone, gone_files) = note_changed_and_gone(
+        &svc,
+        result.hits.iter().map(|h| h.path.as_str()),
+        result
+            .hits
+            .iter()
+            .map(|h| (h.path.as_str(), h.name.as_str(), h.line)),
+    )?;
     if result.total == 0 || spelled_like || all_gone {
-        note_stale_when_empty(&svc)?;
+        note_stale_beyond(&svc, &gone_files)?;
     }
     Ok(found(!result.hits.is_empty() && !spelled_like && !all_gone))
 }
@@ -480,8 +462,21 @@ fn cmd_graph(a: GraphArgs, direction: Direction) -> Result<Found> {
         render::call_graph(&result, req.offset)?;
         render::redacted_note(result.redacted)?;
     }
-    note_changed(&svc, result.edges.iter().map(|e| e.path.as_str()))?;
-    Ok(found(!result.edges.is_empty()))
+    // The definitions asked about are shown too: a rename in the
+    // target's own file had left `callers pop_context` with no note.
+    let (all_gone, _) = note_changed_and_gone(
+        &svc,
+        result
+            .edges
+            .iter()
+            .map(|e| e.path.as_str())
+            .chain(result.targets.iter().map(|t| t.path.as_str())),
+        result
+            .targets
+            .iter()
+            .map(|t| (t.path.as_str(), t.symbol.as_str(), t.line)),
+    )?;
+    Ok(found(!result.edges.is_empty() && !all_gone))
 }
 
 fn cmd_outline(a: OutlineArgs) -> Result<Found> {
@@ -523,11 +518,72 @@ fn note_changed<'a>(
     Ok(changed)
 }
 
+/// A definition an edit since the last index run took away (a rename):
+/// its changed file no longer holds the name. Said so on stderr; true
+/// when every definition given is such, so nothing was found
+/// (`secure_filename` after its rename had exited 0 with its old place).
+/// Each changed file is read once.
+/// One note per file: a changed file whose shown definitions are gone is
+/// named by the gone note alone (a rename had printed three notes about
+/// one file). Returns whether every definition is gone, and the files of
+/// the gone ones.
+fn note_changed_and_gone<'a>(
+    svc: &Service,
+    paths: impl IntoIterator<Item = &'a str>,
+    defs: impl IntoIterator<Item = (&'a str, &'a str, u32)>,
+) -> Result<(bool, Vec<String>)> {
+    let paths: Vec<&str> = paths.into_iter().collect();
+    let changed = svc.changed_files(&paths)?;
+    let texts: std::collections::HashMap<&str, String> = changed
+        .iter()
+        .filter_map(|p| {
+            let bytes = std::fs::read(svc.root().join(p)).ok()?;
+            Some((p.as_str(), String::from_utf8_lossy(&bytes).into_owned()))
+        })
+        .collect();
+    let mut shown = 0;
+    let mut gone: Vec<String> = Vec::new();
+    let mut gone_files: Vec<String> = Vec::new();
+    for (path, name, line) in defs {
+        shown += 1;
+        // The name's last part is what the file spells (`Context.invoke`).
+        let bare = name.rsplit(['.', ':', '#']).next().unwrap_or(name);
+        if texts
+            .get(path)
+            .is_some_and(|text| !crate::text::holds_identifier(text, bare))
+        {
+            gone.push(format!("{path}:{line}"));
+            if !gone_files.iter().any(|f| f == path) {
+                gone_files.push(path.to_string());
+            }
+        }
+    }
+    let rest: Vec<String> = changed
+        .into_iter()
+        .filter(|p| !gone_files.contains(p))
+        .collect();
+    render::changed_hits_note(svc.root(), &rest)?;
+    if !gone.is_empty() {
+        render::gone_definitions_note(&gone)?;
+    }
+    Ok((shown > 0 && gone.len() == shown, gone_files))
+}
+
 /// On stderr, when an answer found nothing and files changed since the
 /// last index run: what it asked for may be in one of them.
 fn note_stale_when_empty(svc: &Service) -> Result<()> {
+    note_stale_beyond(svc, &[])
+}
+
+/// [`note_stale_when_empty`], unless the changed files are only `told`,
+/// which a note has named already.
+fn note_stale_beyond(svc: &Service, told: &[String]) -> Result<()> {
     if let Some(s) = svc.staleness()?.filter(|s| s.stale_files > 0) {
-        render::stale_index_note(s.stale_files, &s.examples)?;
+        let only_told =
+            s.stale_files as usize <= told.len() && s.examples.iter().all(|e| told.contains(e));
+        if !only_told {
+            render::stale_index_note(s.stale_files, &s.examples)?;
+        }
     }
     Ok(())
 }

@@ -141,7 +141,9 @@ impl SymbolResult {
     /// its one definition and then seven of `NewRouter`, `newNode`, ….
     /// Only a page holding every definition of the name knows how many
     /// start with it (they rank after), so a full page of them is kept.
-    pub fn without_prefix_tail(&mut self, mode: MatchMode) {
+    /// A qualified name (`click.echo`) asked for one definition: its tail
+    /// goes uncounted, with no note.
+    pub fn without_prefix_tail(&mut self, mode: MatchMode, asked: &str) {
         let named =
             |h: &SymbolHit| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive);
         let exact = self.hits.iter().filter(|h| named(h)).count();
@@ -149,7 +151,12 @@ impl SymbolResult {
             return;
         }
         self.hits.retain(named);
-        self.prefix_left_out = self.total.saturating_sub(exact);
+        let qualified = crate::search::split_qualified(asked.trim()).0.is_some();
+        self.prefix_left_out = if qualified {
+            0
+        } else {
+            self.total.saturating_sub(exact)
+        };
         self.total = exact;
         self.truncated = false;
     }

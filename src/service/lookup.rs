@@ -141,7 +141,7 @@ impl Service {
         q.limit = req.offset + req.query.limit;
         let mut answer = self.indexed(|store| {
             let mut r = find_symbols_or_bare(store, Some(self.root()), &q, Unplaced::IfDefined)?;
-            r.without_prefix_tail(q.mode);
+            r.without_prefix_tail(q.mode, &q.name);
             r.hits = r.hits.into_iter().skip(req.offset).collect();
             Ok(r)
         })?;

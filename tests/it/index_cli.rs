@@ -439,13 +439,25 @@ fn an_answer_from_files_changed_since_indexed_says_so() {
     // and the note says it is gone from the file.
     let renamed = PYTHON.replace("validate_csrf_token", "check_csrf_token");
     p.write("app/views.py", format!("# moved down\n\n{renamed}"));
-    let r = p.run(&["symbol", "validate_csrf_token"]);
-    assert_eq!(r.code(), 1, "{r}");
-    assert!(
-        r.stderr()
-            .contains("no longer in their files, changed since the last index run (app/views.py:"),
-        "{r}"
-    );
+    for args in [
+        &["symbol", "validate_csrf_token"][..],
+        &["callers", "validate_csrf_token"],
+    ] {
+        let r = p.run(args);
+        assert_eq!(r.code(), 1, "{args:?}: {r}");
+        assert!(
+            r.stderr().contains(
+                "no longer in their files, changed since the last index run (app/views.py:"
+            ),
+            "{args:?}: {r}"
+        );
+        // One note about the file, not three.
+        assert!(
+            !r.stderr().contains("lines may have moved"),
+            "{args:?}: {r}"
+        );
+        assert!(!r.stderr().contains("not searched yet"), "{args:?}: {r}");
+    }
     // `--json` keeps the reason on stderr when nothing is found.
     let r = p.run(&["symbol", "no_such_name_anywhere", "--json"]);
     assert_eq!(r.code(), 1, "{r}");
@@ -1235,6 +1247,11 @@ func newNode() {}
     assert_eq!(v["prefix_left_out"], 2, "{v}");
     let v = p.json(&["symbol", "New", "--prefix"]);
     assert_eq!(v["total"], 3, "{v}");
+    // A qualified name asked for one definition: no count, no note.
+    let r = p.run(&["symbol", "echo.New"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(!r.stdout().contains("NewRouter"), "{r}");
+    assert!(!r.stderr().contains("more names start"), "{r}");
     let v = p.json(&["symbol", "context.JSON"]);
     assert_eq!(v["hits"][0]["container"], "context", "{v}");
     assert_eq!(v["hits"][1]["container"], "Context", "{v}");
