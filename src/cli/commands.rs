@@ -343,6 +343,7 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
     }
     if let Some(h) = result.hits.first() {
         render::prefix_left_out_note(&h.name, result.prefix_left_out)?;
+        render::trait_impls_note(&h.name, &result.trait_impls_left_out)?;
     }
     let (all_gone, gone_files) = note_changed_and_gone(
         &svc,

@@ -1049,6 +1049,19 @@ pub fn prefix_left_out_note(name: &str, count: usize) -> Result<()> {
     Ok(())
 }
 
+/// On stderr: the trait impls a type's answer left out (nothing when
+/// none), and how to list them.
+pub fn trait_impls_note(name: &str, traits: &[String]) -> Result<()> {
+    if !traits.is_empty() {
+        writeln!(
+            io::stderr(),
+            "note: {}: --kind impl lists them",
+            crate::search::symbol::trait_impls_summary(name, traits)
+        )?;
+    }
+    Ok(())
+}
+
 pub fn unplaced_qualifier_note(name: &str, qualifier: &str) -> Result<()> {
     writeln!(
         io::stderr(),

@@ -128,13 +128,118 @@ pub struct SymbolResult {
     /// left out because definitions of the name itself were found.
     #[serde(skip_serializing_if = "is_zero")]
     pub prefix_left_out: usize,
+    /// The traits of the `impl Trait for Type` blocks that
+    /// [`Self::without_trait_impls`] left out beside the type's own
+    /// definition, one per block.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trait_impls_left_out: Vec<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// `34 trait impls of `Bytes` left out (Send, Sync, Drop, 31 more)`, each
+/// trait named once.
+pub fn trait_impls_summary(name: &str, traits: &[String]) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for t in traits {
+        if !names.contains(&t.as_str()) {
+            names.push(t);
+        }
+    }
+    let shown: Vec<&str> = names.iter().take(6).copied().collect();
+    let more = names.len().saturating_sub(shown.len());
+    let more = if more > 0 {
+        format!(", {more} more")
+    } else {
+        String::new()
+    };
+    let s = if traits.len() == 1 { "" } else { "s" };
+    format!(
+        "{} trait impl{s} of `{name}` left out ({}{more})",
+        traits.len(),
+        shown.join(", ")
+    )
+}
+
+/// A type's own definition, matched by its name exactly.
+fn is_type_definition(h: &SymbolHit) -> bool {
+    h.match_kind == MatchKind::Exact
+        && matches!(
+            h.kind.as_str(),
+            "struct" | "enum" | "union" | "trait" | "class" | "interface" | "type"
+        )
+}
+
+/// The trait an `impl Trait for Type` block implements (`Buf` of `impl Buf
+/// for Bytes {`, `From` of `impl<T> From<Vec<T>> for Bytes`); `None` for
+/// an inherent `impl Bytes` or anything else.
+pub fn impl_trait(signature: &str) -> Option<String> {
+    let s = signature.trim();
+    let s = s.strip_prefix("unsafe ").unwrap_or(s).trim_start();
+    let mut rest = s.strip_prefix("impl")?;
+    // `impl<T: Buf>`: the generics before the trait, brackets balanced.
+    if rest.starts_with('<') {
+        let mut depth = 0usize;
+        let mut end = None;
+        for (i, c) in rest.char_indices() {
+            match c {
+                '<' => depth += 1,
+                '>' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        end = Some(i + 1);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &rest[end?..];
+    }
+    let (head, _) = rest.split_once(" for ")?;
+    let head = head.trim().trim_start_matches('!');
+    let name = head.split('<').next().unwrap_or(head).trim();
+    let name = name.rsplit("::").next().unwrap_or(name);
+    (!name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+        .then(|| name.to_string())
+}
+
 impl SymbolResult {
+    /// Whether [`Self::without_trait_impls`] would leave something out:
+    /// the type itself and an `impl` block of it are among the hits.
+    pub fn has_trait_impls_to_fold(&self, mode: MatchMode, kinds: &[String]) -> bool {
+        mode == MatchMode::Auto
+            && kinds.is_empty()
+            && self.hits.iter().any(is_type_definition)
+            && self.hits.iter().any(|h| h.kind == "impl")
+    }
+
+    /// Under the default match with no kind asked for, a type's own
+    /// definition leaves out its trait impls (`impl Buf for Bytes`),
+    /// naming their traits in [`Self::trait_impls_left_out`]: `symbol
+    /// Bytes` had been a page of 34 `impl Bytes` rows around the struct.
+    /// The type's inherent `impl` blocks stay. Needs the hits'
+    /// signatures.
+    pub fn without_trait_impls(&mut self, mode: MatchMode, kinds: &[String]) {
+        if !self.has_trait_impls_to_fold(mode, kinds) {
+            return;
+        }
+        let mut traits = Vec::new();
+        self.hits.retain(
+            |h| match (h.kind == "impl").then(|| impl_trait(&h.signature)) {
+                Some(Some(t)) => {
+                    traits.push(t);
+                    false
+                }
+                _ => true,
+            },
+        );
+        self.total = self.total.saturating_sub(traits.len());
+        self.trait_impls_left_out = traits;
+    }
+
     /// Under the default match, an answer that has definitions of the
     /// name itself (in any case) drops the names that only start with it,
     /// counting them in [`Self::prefix_left_out`]: `echo.New` had listed
@@ -719,6 +824,7 @@ pub fn find_symbols(
         redacted: 0,
         unplaced_qualifier: None,
         prefix_left_out: 0,
+        trait_impls_left_out: Vec::new(),
     })
 }
 
@@ -1823,6 +1929,36 @@ mod tests {
         assert_eq!(
             split_qualified("Array#push"),
             (Some("Array".into()), "push".into())
+        );
+    }
+}
+
+#[cfg(test)]
+mod trait_impl_tests {
+    use super::{impl_trait, trait_impls_summary};
+
+    #[test]
+    fn trait_impls_are_told_from_inherent_ones() {
+        assert_eq!(impl_trait("impl Buf for Bytes {").as_deref(), Some("Buf"));
+        assert_eq!(
+            impl_trait("unsafe impl Send for Bytes {}").as_deref(),
+            Some("Send")
+        );
+        assert_eq!(
+            impl_trait("impl<Data> From<ConnectionCore<Data>> for ConnectionCommon<Data> {")
+                .as_deref(),
+            Some("From")
+        );
+        assert_eq!(
+            impl_trait("impl<T: io::Read> std::io::Read for Reader<T> {").as_deref(),
+            Some("Read")
+        );
+        assert_eq!(impl_trait("impl<Data> ConnectionCommon<Data> {"), None);
+        assert_eq!(impl_trait("impl Bytes {"), None);
+        let traits: Vec<String> = ["Deref", "DerefMut", "Deref"].map(String::from).to_vec();
+        assert_eq!(
+            trait_impls_summary("ConnectionCommon", &traits),
+            "3 trait impls of `ConnectionCommon` left out (Deref, DerefMut)"
         );
     }
 }

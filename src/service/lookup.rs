@@ -101,6 +101,9 @@ pub struct StatusAnswer {
     pub config_error: Option<String>,
 }
 
+/// Definitions read at most to find a type's trait impls beyond the page.
+const TRAIT_IMPLS_READ: usize = 200;
+
 impl Service {
     /// Reads through the pool after [`Service::ensure_fresh`]; `None` when
     /// there is no index (an error under [`Policy::BuildIfMissing`]).
@@ -141,6 +144,20 @@ impl Service {
         q.limit = req.offset + req.query.limit;
         let mut answer = self.indexed(|store| {
             let mut r = find_symbols_or_bare(store, Some(self.root()), &q, Unplaced::IfDefined)?;
+            if r.has_trait_impls_to_fold(q.mode, &q.kinds) && r.truncated {
+                // Every impl block's signature, to tell trait impls from
+                // the type's own, then the page again.
+                let all = SymbolQuery {
+                    limit: TRAIT_IMPLS_READ.max(q.limit),
+                    ..q.clone()
+                };
+                r = find_symbols_or_bare(store, Some(self.root()), &all, Unplaced::IfDefined)?;
+                r.without_trait_impls(q.mode, &q.kinds);
+                r.truncated |= r.hits.len() > q.limit;
+                r.hits.truncate(q.limit);
+            } else {
+                r.without_trait_impls(q.mode, &q.kinds);
+            }
             r.without_prefix_tail(q.mode, &q.name);
             r.hits = r.hits.into_iter().skip(req.offset).collect();
             Ok(r)

@@ -1259,6 +1259,40 @@ func newNode() {}
     assert_eq!(v["hits"][0]["container"], "Context", "{v}");
 }
 
+/// A Rust type's own definition leaves its trait impls out of `symbol`,
+/// naming the traits (`symbol Bytes` had been a page of `impl Bytes`
+/// rows); its inherent impl stays, and `--kind impl` lists them all.
+#[test]
+fn a_types_trait_impls_are_folded_into_a_note() {
+    let p = Project::new();
+    p.write(
+        "src/bytes.rs",
+        "pub struct Bytes {\n    len: usize,\n}\n\nimpl Bytes {\n    pub fn len(&self) -> usize {\n        self.len\n    }\n}\n\nimpl Buf for Bytes {\n    fn remaining(&self) -> usize {\n        self.len\n    }\n}\n\nunsafe impl Send for Bytes {}\n",
+    );
+    p.json(&["index", "--no-embed"]);
+    let v = p.json(&["symbol", "Bytes"]);
+    let kinds: Vec<&str> = v["hits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|h| h["kind"].as_str())
+        .collect();
+    assert_eq!(kinds, ["struct", "impl"], "{v}");
+    assert_eq!(
+        v["trait_impls_left_out"],
+        serde_json::json!(["Buf", "Send"]),
+        "{v}"
+    );
+    let r = p.run(&["symbol", "Bytes"]);
+    assert!(
+        r.stderr()
+            .contains("2 trait impls of `Bytes` left out (Buf, Send): --kind impl lists them"),
+        "{r}"
+    );
+    let v = p.json(&["symbol", "Bytes", "--kind", "impl"]);
+    assert_eq!(v["total"], 3, "{v}");
+}
+
 /// In the default mode fuzzy matches only stand in for a name that exists
 /// in no case ("did you mean"); next to the definitions asked for they are
 /// left out.

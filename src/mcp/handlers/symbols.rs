@@ -68,6 +68,15 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
         .as_ref()
         .and_then(|r| Some((r.prefix_left_out, r.hits.first()?.name.clone())))
         .filter(|(n, _)| *n > 0);
+    let impls_left_out = look.found.as_ref().and_then(|r| {
+        (!r.trait_impls_left_out.is_empty()).then(|| {
+            let name = r.hits.first().map_or(name.as_str(), |h| h.name.as_str());
+            format!(
+                "{}: call again with kind: \"impl\" to list them",
+                crate::search::symbol::trait_impls_summary(name, &r.trait_impls_left_out)
+            )
+        })
+    });
     let (hits, total, capped, redacted, unplaced) = match look.found.take() {
         Some(r) => (
             r.hits,
@@ -160,6 +169,10 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
             })
         }
         (None, hint) => hint,
+    };
+    let hint = match (impls_left_out, hint) {
+        (Some(i), Some(h)) => Some(format!("{h}; {i}")),
+        (i, h) => i.or(h),
     };
     let out = SymbolsOut {
         symbols: page.items,
