@@ -178,6 +178,11 @@ fn cmd_index(a: IndexArgs) -> Result<Found> {
         only,
     };
     let (summary, by_daemon) = run_index(&svc, &opts, quiet)?;
+    // The file pass's line as soon as it is done, before the embedding
+    // phase's progress (it had come after it).
+    if !a.common.json {
+        render::index_summary(&summary)?;
+    }
     // Symbols and BM25 are committed: embeddings are a second phase.
     let embed = if a.no_embed {
         Vec::new()
@@ -198,7 +203,6 @@ fn cmd_index(a: IndexArgs) -> Result<Found> {
             embed,
         })?;
     } else {
-        render::index_summary(&summary)?;
         render::embed_summaries(&embed)?;
     }
     Ok(Found::Yes)

@@ -147,14 +147,16 @@ pub(crate) enum Unit {
     Bytes,
 }
 
-/// How often the plain progress lines come off a terminal.
+/// How often the plain progress lines come off a terminal, and when the
+/// first one comes.
 const PLAIN_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+const PLAIN_FIRST: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// A progress bar on stderr drawn with `template` when stderr is a terminal
 /// (and not hidden). Off a terminal (an agent's shell tool, a log) the bar
-/// is not drawn, but a line of where it stands comes every 10 s while it
-/// moves ([`plain_lines`]): an 80 s `index` had printed nothing until its
-/// summary, which a caller cannot tell from a hang.
+/// is not drawn, but a line of where it stands comes after 3 s, then every
+/// 10 s while it moves ([`plain_lines`]): an 80 s `index` had printed
+/// nothing until its summary, which a caller cannot tell from a hang.
 pub(crate) fn bar(hidden: bool, template: &str, unit: Unit) -> ProgressBar {
     if hidden {
         return ProgressBar::hidden();
@@ -197,7 +199,12 @@ fn plain_lines(pb: &ProgressBar, unit: Unit) {
                     return;
                 }
                 let now = (pb.message(), pb.position());
-                if last.elapsed() < PLAIN_EVERY || shown.as_ref() == Some(&now) {
+                let wait = if shown.is_none() {
+                    PLAIN_FIRST
+                } else {
+                    PLAIN_EVERY
+                };
+                if last.elapsed() < wait || shown.as_ref() == Some(&now) {
                     continue;
                 }
                 let Some(len) = pb.length().filter(|&l| l > 0) else {
