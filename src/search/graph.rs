@@ -4530,8 +4530,16 @@ impl<'a> Graph<'a> {
             // `split('_').map(&:capitalize)` `Builder#map`.
             let everyday = r.qualifier.as_deref().is_some_and(|q| !is_self_receiver(q))
                 && is_builtin_method(&r.lang, &r.name);
-            let to = to.filter(|_| {
-                resolution == Resolution::Resolved || (definitions == 1 && !literal && !everyday)
+            // Nor is live code's name-only call placed in a test file:
+            // logrus's `entry.Logger.Out.Write(…)` (an `io.Writer`) had
+            // pointed at `logrus_test.go`'s `channelWriter.Write`.
+            let to = to.filter(|t| {
+                resolution == Resolution::Resolved
+                    || (definitions == 1
+                        && !literal
+                        && !everyday
+                        && (!crate::search::is_test_path(&t.path)
+                            || crate::search::is_test_path(&r.path)))
             });
             out.push(CallIn {
                 r,

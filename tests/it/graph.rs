@@ -3382,3 +3382,23 @@ fn a_js_receiver_named_like_a_required_file_is_no_module() {
         ["lib/index.js:5 name_only"]
     );
 }
+
+/// Live code's name-only call is not placed in a test file (logrus's
+/// `entry.Logger.Out.Write(…)` had named `logrus_test.go`'s
+/// `channelWriter.Write`); a test's own call still is.
+#[test]
+fn live_code_is_not_pointed_at_a_test_helper() {
+    let p = Project::new();
+    p.write(
+        "entry.go",
+        "package logrus\n\nfunc (entry *Entry) write(b []byte) {\n\tentry.Logger.Out.Write(b)\n}\n",
+    );
+    p.write(
+        "logrus_test.go",
+        "package logrus\n\ntype channelWriter chan []byte\n\nfunc (cw channelWriter) Write(p []byte) (int, error) {\n\treturn len(p), nil\n}\n\nfunc TestWrite(t *testing.T) {\n\tvar w channelWriter\n\tw.Write(nil)\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(callee_list(&p, "Entry.write", "defined_at"), ["Write "]);
+    let at = callee_list(&p, "TestWrite", "defined_at");
+    assert!(at.iter().any(|a| a.ends_with("logrus_test.go:5")), "{at:?}");
+}
