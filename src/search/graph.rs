@@ -2832,10 +2832,50 @@ impl<'a> Graph<'a> {
         if v == Verdict::Resolved && !self.arity_fits(r, &t.def)? {
             return Ok(Verdict::Other);
         }
-        if v == Verdict::NameOnly && self.rust_arity_rules_out(r, &t.def)? {
+        if v == Verdict::NameOnly
+            && (self.rust_arity_rules_out(r, &t.def)? || self.overloads_rule_out(r, &t.def)?)
+        {
             return Ok(Verdict::Other);
         }
         Ok(v)
+    }
+
+    /// Whether a Java or C# call's number of arguments fits none of the
+    /// overloads of `def` (its file, container and name), all of whose
+    /// parameters can be counted on their line: capacitor's
+    /// `callback.invoke(origin, true, false)` is no call of
+    /// `PluginHandle.invoke(String, PluginCall)`.
+    fn overloads_rule_out(&mut self, r: &GraphRef, def: &GraphDef) -> Result<bool> {
+        if !matches!(def.lang.as_str(), "java" | "csharp")
+            || r.lang != def.lang
+            || !matches!(def.kind.as_str(), "function" | "method")
+        {
+            return Ok(false);
+        }
+        let named = self.defs_named(&def.name)?;
+        let ranges: Option<Vec<(usize, usize)>> = named
+            .iter()
+            .filter(|d| {
+                d.file_id == def.file_id
+                    && d.container == def.container
+                    && matches!(d.kind.as_str(), "function" | "method")
+            })
+            .map(|d| param_range(&d.signature, &d.name))
+            .collect();
+        let Some(ranges) = ranges.filter(|r| !r.is_empty()) else {
+            return Ok(false);
+        };
+        let Some(text) = self.text(r.file_id, &r.path) else {
+            return Ok(false);
+        };
+        let Some(args) = text
+            .lines
+            .get(r.line.saturating_sub(1) as usize)
+            .and_then(|l| call_arity(l, r.col, &r.name))
+        else {
+            return Ok(false);
+        };
+        Ok(!ranges.iter().any(|&(min, max)| min <= args && args <= max))
     }
 
     /// Whether a Rust call's count of arguments rules `def` out: Rust has

@@ -3402,3 +3402,25 @@ fn live_code_is_not_pointed_at_a_test_helper() {
     let at = callee_list(&p, "TestWrite", "defined_at");
     assert!(at.iter().any(|a| a.ends_with("logrus_test.go:5")), "{at:?}");
 }
+
+/// A Java call whose number of arguments fits none of the target's
+/// overloads is no candidate (capacitor's `callback.invoke(origin, true,
+/// false)` had been a name-only caller of the 2-parameter
+/// `PluginHandle.invoke`).
+#[test]
+fn a_java_call_no_overload_fits_is_no_candidate() {
+    let p = Project::new();
+    p.write(
+        "src/PluginHandle.java",
+        "public class PluginHandle {\n    public Object invoke(String methodName, PluginCall call) {\n        return null;\n    }\n}\n",
+    );
+    p.write(
+        "src/Client.java",
+        "public class Client {\n    void onPrompt(Callback callback, String origin) {\n        callback.invoke(origin, true, false);\n    }\n\n    void run(Handle h, PluginCall call) {\n        h.invoke(\"m\", call);\n    }\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "PluginHandle.invoke"]),
+        ["src/Client.java:7 name_only"]
+    );
+}
