@@ -3161,11 +3161,11 @@ impl<'a> Graph<'a> {
             if e == class {
                 return Ok(Verdict::Other);
             }
-            if !t.family.contains(&e) {
-                return Ok(Verdict::NameOnly);
-            }
             // `super.schedule(…)` reaches the nearest ancestor defining it,
-            // which may be a class between this one and the target's.
+            // which may be a class between this one and the target's, or
+            // in a class outside its family another class's: click's
+            // `super().invoke(ctx)` in `MultiCommand` is `Command.invoke`,
+            // no call of `Context.invoke`.
             for b in self.bases_named(&e)?.iter() {
                 if let Some(d) = self.member_def(b, name)? {
                     return Ok(if d.container.as_deref() == Some(class) {

@@ -3424,3 +3424,21 @@ fn a_java_call_no_overload_fits_is_no_candidate() {
         ["src/Client.java:7 name_only"]
     );
 }
+
+/// `super().m()` in a class outside the target's family reaches its own
+/// ancestor's `m` (click's `super().invoke(ctx)` in `MultiCommand` is
+/// `Command.invoke`): no candidate of `Context.invoke`.
+#[test]
+fn super_in_an_unrelated_class_is_its_ancestors_call() {
+    let p = Project::new();
+    p.write(
+        "pkg/core.py",
+        "class Context:\n    def invoke(self, cb):\n        return cb()\n\n\nclass Command:\n    def invoke(self, ctx):\n        return ctx\n\n\nclass MultiCommand(Command):\n    def invoke(self, ctx):\n        return super().invoke(ctx)\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert!(edge_list(&p, &["callers", "Context.invoke"]).is_empty());
+    assert_eq!(
+        edge_list(&p, &["callers", "Command.invoke"]),
+        ["pkg/core.py:13 resolved"]
+    );
+}
