@@ -195,6 +195,9 @@ fn list_items(p: &Param, v: &Value, example: &str) -> Result<Vec<Value>, UserErr
     }
 }
 
+/// An integer parameter's maximum this large stands for "no limit".
+const UNBOUNDED: i64 = 100_000_000;
+
 fn coerce_int(v: &Value) -> Option<i64> {
     match v {
         Value::Number(n) => n.as_i64().or_else(|| {
@@ -344,6 +347,15 @@ impl Args {
                         let dflt = default
                             .map(|d| format!(" (default {d})"))
                             .unwrap_or_default();
+                        // A bound no file or list reaches (a line number's)
+                        // is no advice: `1 to 100000000` said nothing.
+                        if i < min && max >= UNBOUNDED {
+                            return Err(bad(
+                                p,
+                                format!("`{}` must be at least {min}, got {i}", p.name),
+                                format!("use a value of {min} or more{dflt}"),
+                            ));
+                        }
                         return Err(bad(
                             p,
                             format!("`{}` must be between {min} and {max}, got {i}", p.name),
@@ -513,6 +525,15 @@ mod tests {
             },
             "at most",
         ),
+        Param::new(
+            "line",
+            Kind::Int {
+                min: 1,
+                max: UNBOUNDED,
+                default: None,
+            },
+            "a line",
+        ),
         Param::new("exact", Kind::Bool { default: false }, "exact"),
         Param::new(
             "mode",
@@ -655,6 +676,10 @@ mod tests {
             (
                 json!({"name": "x", "threshold": "high"}),
                 "`threshold` must be a number",
+            ),
+            (
+                json!({"name": "x", "line": 0}),
+                "`line` must be at least 1, got 0",
             ),
             (json!({"name": "x", "queries": []}), "`queries` is empty"),
             (
