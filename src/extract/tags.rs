@@ -1511,6 +1511,23 @@ fn doc_start(lang: Lang, lines: &Lines<'_>, start_row: usize) -> usize {
             row = open;
             continue;
         }
+        // A `/** … */` doc block one blank line above, as express writes
+        // every JSDoc (`createETagGenerator`'s had been a chunk of its
+        // own, without a name): the definition's, unless it opens the
+        // file (a licence header).
+        if above.is_empty()
+            && row == start_row
+            && row >= 2
+            && prefixes.contains(&"/*")
+            && lines.line(row - 2).trim().ends_with("*/")
+            && let Some(open) =
+                block_comment_start(lines, row - 2, row - MAX_DOC_LINES.min(row).max(2))
+            && open > 0
+            && lines.line(open).trim_start().starts_with("/**")
+        {
+            row = open;
+            continue;
+        }
         if above.is_empty() || !(attribute || prefixes.iter().any(|p| above.starts_with(p))) {
             break;
         }

@@ -390,6 +390,38 @@ fn typescript_fixture() {
 }
 
 #[test]
+fn a_jsdoc_one_blank_line_above_joins_its_function() {
+    // express writes a blank line between each JSDoc and its function.
+    let src = r#"/**
+ * Licensed under MIT.
+ */
+
+function first(a) {
+  return a;
+}
+
+/**
+ * Create an ETag generator function.
+ *
+ * @private
+ */
+
+function createETagGenerator(options) {
+  return function generateETag(body) {
+    return options + body;
+  };
+}
+"#;
+    let x = extract("lib/utils.js", src, Lang::JavaScript);
+    check_common("javascript", src, &x);
+    let spans = chunk_spans(&x);
+    assert!(
+        spans.contains(&(9, 19, Some("createETagGenerator"))),
+        "{spans:?}"
+    );
+}
+
+#[test]
 fn block_doc_comments_without_stars_join_their_definition() {
     // A `/** … */` whose inner lines are text (jsoup's style), blank lines
     // inside it included, is the method's doc: one chunk from `/**`. A

@@ -505,10 +505,15 @@
 //!   symbol column, and was not kept).
 //! - 105: same tables; rows as 103's. An older index's rows are rebuilt by
 //!   the next index run (its vectors kept).
+//! - 106: same tables; rows change: a `/** … */` doc block one blank line
+//!   above a definition (express's JSDoc style) is that definition's
+//!   doc comment and joins its chunk (it was a chunk of its own, without
+//!   a name). An older index's rows are rebuilt by the next index run
+//!   (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 105;
+pub const SCHEMA_VERSION: i64 = 106;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -520,7 +525,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 105;
+const SAME_ROWS_SINCE: i64 = 106;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
