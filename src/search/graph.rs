@@ -2852,30 +2852,42 @@ impl<'a> Graph<'a> {
         {
             return Ok(false);
         }
-        let named = self.defs_named(&def.name)?;
-        let ranges: Option<Vec<(usize, usize)>> = named
+        let ranges: Option<Vec<(usize, usize)>> = self
+            .overloads(def)?
+            .iter()
+            .map(|d| param_range(&d.signature, &d.name))
+            .collect();
+        let Some(ranges) = ranges.filter(|r| !r.is_empty()) else {
+            return Ok(false);
+        };
+        let Some(args) = self.call_args(r) else {
+            return Ok(false);
+        };
+        Ok(!ranges.iter().any(|&(min, max)| min <= args && args <= max))
+    }
+
+    /// The functions and methods named like `def` in its file and
+    /// container: its overloads, itself included.
+    fn overloads(&mut self, def: &GraphDef) -> Result<Vec<GraphDef>> {
+        Ok(self
+            .defs_named(&def.name)?
             .iter()
             .filter(|d| {
                 d.file_id == def.file_id
                     && d.container == def.container
                     && matches!(d.kind.as_str(), "function" | "method")
             })
-            .map(|d| param_range(&d.signature, &d.name))
-            .collect();
-        let Some(ranges) = ranges.filter(|r| !r.is_empty()) else {
-            return Ok(false);
-        };
-        let Some(text) = self.text(r.file_id, &r.path) else {
-            return Ok(false);
-        };
-        let Some(args) = text
-            .lines
+            .cloned()
+            .collect())
+    }
+
+    /// The number of arguments of the call at `r`, when its line shows
+    /// them all.
+    fn call_args(&mut self, r: &GraphRef) -> Option<usize> {
+        let text = self.text(r.file_id, &r.path)?;
+        text.lines
             .get(r.line.saturating_sub(1) as usize)
             .and_then(|l| call_arity(l, r.col, &r.name))
-        else {
-            return Ok(false);
-        };
-        Ok(!ranges.iter().any(|&(min, max)| min <= args && args <= max))
     }
 
     /// Whether a Rust call's count of arguments rules `def` out: Rust has
@@ -2950,26 +2962,11 @@ impl<'a> Graph<'a> {
         {
             return Ok(true);
         }
-        let named = self.defs_named(&def.name)?;
-        let overloads: Vec<&GraphDef> = named
-            .iter()
-            .filter(|d| {
-                d.file_id == def.file_id
-                    && d.container == def.container
-                    && matches!(d.kind.as_str(), "function" | "method")
-            })
-            .collect();
+        let overloads = self.overloads(def)?;
         if overloads.len() < 2 {
             return Ok(true);
         }
-        let Some(text) = self.text(r.file_id, &r.path) else {
-            return Ok(true);
-        };
-        let Some(args) = text
-            .lines
-            .get(r.line.saturating_sub(1) as usize)
-            .and_then(|l| call_arity(l, r.col, &r.name))
-        else {
+        let Some(args) = self.call_args(r) else {
             return Ok(true);
         };
         let fits = |d: &GraphDef| {
