@@ -2697,6 +2697,13 @@ impl<'a> Graph<'a> {
     /// `java.lang` gives every file (`String`, `StringBuilder`). A type
     /// parameter (`T item`) is neither, and may stand for a project class.
     fn is_foreign_class(&mut self, r: &GraphRef, ty: &str) -> Result<bool> {
+        // Go: a type the project does not define is another package's,
+        // whose methods no project definition is (logrus's `entry.Time`,
+        // a `time.Time`, had put `Time.Format` calls among the name-only
+        // callers of `Formatter.Format`).
+        if r.lang == "go" {
+            return Ok(!ty.is_empty() && !self.is_type_name(ty)?);
+        }
         if !matches!(r.lang.as_str(), "java" | "kotlin") || self.is_type_name(ty)? {
             return Ok(false);
         }

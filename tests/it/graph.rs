@@ -1342,8 +1342,8 @@ fn receivers_typed_through_constructors_class_values_and_quoted_members() {
         pairs(&[
             ("chi/mux.go:25", "resolved"),
             ("chi/mux.go:33", "resolved"),
-            // `sync.Pool`'s `Get`: a type outside the project.
-            ("chi/mux.go:35", "name_only"),
+            // Not line 35, `sync.Pool`'s `Get`: a type the project does
+            // not define, whose methods are not the project's.
             ("chi/mux.go:36", "resolved")
         ]),
         "{v}"
@@ -1467,17 +1467,11 @@ fn go_results_closures_conversions_and_ts_destructuring() {
     // A conversion to an unexported type.
     let v = p.json(&["refs", "byIndex.Less"]);
     assert_eq!(refs(&v), pairs(&[("tree/tree.go:30", "resolved")]), "{v}");
-    // `context.Context` is not the project's `Context`, and `r.Context()`
-    // is a method of `*http.Request`, not a conversion.
+    // `context.Context` is not the project's `Context` (line 31 is left
+    // out), and `r.Context()` is a method of `*http.Request`, not a
+    // conversion.
     let v = p.json(&["refs", "Context.Value"]);
-    assert_eq!(
-        refs(&v),
-        pairs(&[
-            ("tree/tree.go:31", "name_only"),
-            ("tree/tree.go:32", "name_only")
-        ]),
-        "{v}"
-    );
+    assert_eq!(refs(&v), pairs(&[("tree/tree.go:32", "name_only")]), "{v}");
 
     // TypeScript destructuring: a callable's inline object return type,
     // and a member of the value's class (declared in a generic base).
@@ -3440,5 +3434,23 @@ fn super_in_an_unrelated_class_is_its_ancestors_call() {
     assert_eq!(
         edge_list(&p, &["callers", "Command.invoke"]),
         ["pkg/core.py:13 resolved"]
+    );
+}
+
+/// Go: a receiver typed by another package's type (a `time.Time` field)
+/// calls that type's method, no project definition of the name
+/// (logrus's `entry.Time.Format(…)` had been name-only callers of
+/// `Formatter.Format`).
+#[test]
+fn a_go_receiver_of_a_foreign_type_is_no_candidate() {
+    let p = Project::new();
+    p.write(
+        "formatter.go",
+        "package logrus\n\nimport \"time\"\n\ntype Formatter interface {\n\tFormat(*Entry) ([]byte, error)\n}\n\ntype Entry struct {\n\tTime time.Time\n\tFormatter Formatter\n}\n\nfunc (entry *Entry) Bytes() string {\n\tentry.Formatter.Format(entry)\n\treturn entry.Time.Format(\"2006\")\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "Formatter.Format"]),
+        ["formatter.go:15 resolved"]
     );
 }
