@@ -523,15 +523,14 @@ fn note_changed<'a>(
     Ok(changed)
 }
 
-/// A definition an edit since the last index run took away (a rename):
-/// its changed file no longer holds the name. Said so on stderr; true
-/// when every definition given is such, so nothing was found
-/// (`secure_filename` after its rename had exited 0 with its old place).
-/// Each changed file is read once.
-/// One note per file: a changed file whose shown definitions are gone is
-/// named by the gone note alone (a rename had printed three notes about
-/// one file). Returns whether every definition is gone, and the files of
-/// the gone ones.
+/// On stderr: the files among `paths` changed since they were indexed,
+/// and the definitions among `defs` an edit took away (a rename: the
+/// changed file no longer holds the name). A file whose shown definitions
+/// are gone is named by that note alone (a rename had printed three notes
+/// about one file). Returns whether every definition is gone, so nothing
+/// was found (`secure_filename` after its rename had exited 0 with its
+/// old place), and the files of the gone ones. Each changed file is read
+/// once.
 fn note_changed_and_gone<'a>(
     svc: &Service,
     paths: impl IntoIterator<Item = &'a str>,

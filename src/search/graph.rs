@@ -2701,8 +2701,12 @@ impl<'a> Graph<'a> {
         // whose methods no project definition is (logrus's `entry.Time`,
         // a `time.Time`, had put `Time.Format` calls among the name-only
         // callers of `Formatter.Format`).
+        // A package-qualified name (`context.Context`) counts by its type's
+        // name: a project type of that name may be another package's
+        // of the project.
         if r.lang == "go" {
-            return Ok(!ty.is_empty() && !self.is_type_name(ty)?);
+            let bare = last_part(ty);
+            return Ok(!bare.is_empty() && !self.is_type_name(bare)?);
         }
         if !matches!(r.lang.as_str(), "java" | "kotlin") || self.is_type_name(ty)? {
             return Ok(false);

@@ -1467,11 +1467,17 @@ fn go_results_closures_conversions_and_ts_destructuring() {
     // A conversion to an unexported type.
     let v = p.json(&["refs", "byIndex.Less"]);
     assert_eq!(refs(&v), pairs(&[("tree/tree.go:30", "resolved")]), "{v}");
-    // `context.Context` is not the project's `Context` (line 31 is left
-    // out), and `r.Context()` is a method of `*http.Request`, not a
-    // conversion.
+    // `context.Context` is not the project's `Context`, and `r.Context()`
+    // is a method of `*http.Request`, not a conversion.
     let v = p.json(&["refs", "Context.Value"]);
-    assert_eq!(refs(&v), pairs(&[("tree/tree.go:32", "name_only")]), "{v}");
+    assert_eq!(
+        refs(&v),
+        pairs(&[
+            ("tree/tree.go:31", "name_only"),
+            ("tree/tree.go:32", "name_only")
+        ]),
+        "{v}"
+    );
 
     // TypeScript destructuring: a callable's inline object return type,
     // and a member of the value's class (declared in a generic base).
@@ -3448,9 +3454,23 @@ fn a_go_receiver_of_a_foreign_type_is_no_candidate() {
         "formatter.go",
         "package logrus\n\nimport \"time\"\n\ntype Formatter interface {\n\tFormat(*Entry) ([]byte, error)\n}\n\ntype Entry struct {\n\tTime time.Time\n\tFormatter Formatter\n}\n\nfunc (entry *Entry) Bytes() string {\n\tentry.Formatter.Format(entry)\n\treturn entry.Time.Format(\"2006\")\n}\n",
     );
+    // Another package of the project is no foreign one.
+    p.write(
+        "router/router.go",
+        "package router\n\ntype Router struct{}\n\nfunc (r *Router) Handle() {}\n",
+    );
+    p.write(
+        "server/server.go",
+        "package server\n\nimport \"example.com/app/router\"\n\ntype Server struct {\n\tr *router.Router\n}\n\nfunc (s *Server) Run() {\n\ts.r.Handle()\n}\n",
+    );
     p.run(&["index", "--offline"]).ok();
     assert_eq!(
         edge_list(&p, &["callers", "Formatter.Format"]),
         ["formatter.go:15 resolved"]
+    );
+    let edges = edge_list(&p, &["callers", "Router.Handle"]);
+    assert!(
+        edges.iter().any(|e| e.starts_with("server/server.go:10 ")),
+        "{edges:?}"
     );
 }
