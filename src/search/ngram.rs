@@ -378,6 +378,9 @@ fn exclusions(
     }
     let mut builder = ignore::overrides::OverrideBuilder::new(root);
     for g in globs {
+        // As the walk's overrides check it: the index list is another way
+        // to the same answer, never one that reads outside the project.
+        crate::walk::reject_outside_glob(g)?;
         builder.add(g)?;
     }
     Ok(Some(builder.build()?))
