@@ -242,10 +242,23 @@ fn detach(cmd: &mut Command) {
 fn detach(_cmd: &mut Command) {}
 
 fn cmd_stop(home: &DaemonHome, timeout: Duration) -> Result<ExitCode> {
+    // A daemon that runs holds the lock. One that exits on our request
+    // before its answer reaches us (a busy machine) has stopped, not "was
+    // not running", nor "is not answering" while it lets go of the lock.
+    let was_running = home.is_locked();
+    let went_away = || {
+        was_running
+            && wait_for(Duration::from_secs(2), || (!home.is_locked()).then_some(())).is_some()
+    };
     let response =
         match daemon_client::call(home, protocol::Request::Stop, Some(Duration::from_secs(5))) {
             Ok(r) => r,
             Err(e) => {
+                if went_away() {
+                    home.remove_runtime_files();
+                    eprintln!("stopped repo-search-daemon");
+                    return Ok(ExitCode::SUCCESS);
+                }
                 if home.is_locked() {
                     return Err(not_answering(home));
                 }
@@ -253,12 +266,16 @@ fn cmd_stop(home: &DaemonHome, timeout: Duration) -> Result<ExitCode> {
             }
         };
     let Some(response) = response else {
-        if home.is_locked() {
+        if home.is_locked() && !went_away() {
             return Err(not_answering(home));
         }
         // Leftovers of a crashed daemon, if any.
         home.remove_runtime_files();
-        eprintln!("repo-search-daemon is not running");
+        if was_running {
+            eprintln!("stopped repo-search-daemon");
+        } else {
+            eprintln!("repo-search-daemon is not running");
+        }
         return Ok(ExitCode::SUCCESS);
     };
     let pid = response
