@@ -182,8 +182,9 @@ pub(crate) fn bar(hidden: bool, template: &str, unit: Unit) -> ProgressBar {
     pb
 }
 
-/// Prints where a hidden bar stands every [`PLAIN_EVERY`] while it moves
-/// (`embedding (full): 640/1,732 chunks (43/s, 25s left)`), from a thread
+/// Prints where a hidden bar stands after [`PLAIN_FIRST`], then every
+/// [`PLAIN_EVERY`] while it moves
+/// (`embedding (full): 640/1732 chunks (43/s, 26s left)`), from a thread
 /// that ends with the bar.
 fn plain_lines(pb: &ProgressBar, unit: Unit) {
     let weak = pb.downgrade();

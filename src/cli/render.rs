@@ -1036,14 +1036,10 @@ pub fn no_symbol_note(name: &str) -> Result<()> {
 /// out (nothing when none), and how to list them.
 pub fn prefix_left_out_note(name: &str, count: usize) -> Result<()> {
     if count > 0 {
-        let (n, s) = if count == 1 {
-            ("name", "s")
-        } else {
-            ("names", "")
-        };
         writeln!(
             io::stderr(),
-            "note: {count} more {n} start{s} with `{name}`: --prefix lists them"
+            "note: {}: --prefix lists them",
+            crate::search::symbol::prefix_left_out_summary(name, count)
         )?;
     }
     Ok(())

@@ -4576,7 +4576,10 @@ impl<'a> Graph<'a> {
             // not type: werkzeug's `trusted_hosts.append(…)` (a list) is
             // not `ImmutableListMixin.append`, nor rack's
             // `split('_').map(&:capitalize)` `Builder#map`.
-            let everyday = r.qualifier.as_deref().is_some_and(|q| !is_self_receiver(q))
+            let everyday = r
+                .qualifier
+                .as_deref()
+                .is_some_and(|q| !is_self_word(q) && !is_super_word(q, &r.lang))
                 && is_builtin_method(&r.lang, &r.name);
             // Nor is live code's name-only call placed in a test file:
             // logrus's `entry.Logger.Out.Write(…)` (an `io.Writer`) had
@@ -5291,12 +5294,6 @@ fn is_builtin_method(lang: &str, name: &str) -> bool {
         _ => "",
     };
     names.split_whitespace().any(|n| n == name)
-}
-
-/// `self`, `this`, `@`: the definition's own object, whose methods the
-/// project defines.
-fn is_self_receiver(qualifier: &str) -> bool {
-    matches!(qualifier, "self" | "this" | "@" | "Self" | "super")
 }
 
 /// A receiver that is one of the language's built-in objects or types

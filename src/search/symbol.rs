@@ -139,6 +139,17 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// `7 more names start with `New``: what [`SymbolResult::without_prefix_tail`]
+/// left out, as the CLI's note and MCP's hint say it.
+pub fn prefix_left_out_summary(name: &str, count: usize) -> String {
+    let (names, s) = if count == 1 {
+        ("name", "s")
+    } else {
+        ("names", "")
+    };
+    format!("{count} more {names} start{s} with `{name}`")
+}
+
 /// `79 trait impls of `Bytes` left out (Send, Sync, Drop, Clone, Buf,
 /// Deref, 20 more)`: each trait named once, the first six.
 pub fn trait_impls_summary(name: &str, traits: &[String]) -> String {

@@ -61,22 +61,25 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
         ))
         .into());
     }
-    // Names only starting with it, which the answer left out: how many,
-    // and the name they start with.
-    let left_out = look
-        .found
-        .as_ref()
-        .and_then(|r| Some((r.prefix_left_out, r.hits.first()?.name.clone())))
-        .filter(|(n, _)| *n > 0);
-    let impls_left_out = look.found.as_ref().and_then(|r| {
-        (!r.trait_impls_left_out.is_empty()).then(|| {
-            let name = r.hits.first().map_or(name.as_str(), |h| h.name.as_str());
-            format!(
+    // What the answer left out beside the definitions found (names only
+    // starting with it, a type's trait impls), and how to list it.
+    let mut left_out: Vec<String> = Vec::new();
+    if let Some(r) = look.found.as_ref()
+        && let Some(first) = r.hits.first()
+    {
+        if r.prefix_left_out > 0 {
+            left_out.push(format!(
+                "{}: call again with match: \"prefix\" to list them",
+                crate::search::symbol::prefix_left_out_summary(&first.name, r.prefix_left_out)
+            ));
+        }
+        if !r.trait_impls_left_out.is_empty() {
+            left_out.push(format!(
                 "{}: call again with kind: \"impl\" to list them",
-                crate::search::symbol::trait_impls_summary(name, &r.trait_impls_left_out)
-            )
-        })
-    });
+                crate::search::symbol::trait_impls_summary(&first.name, &r.trait_impls_left_out)
+            ));
+        }
+    }
     let (hits, total, capped, redacted, unplaced) = match look.found.take() {
         Some(r) => (
             r.hits,
@@ -147,33 +150,13 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
     } else {
         None
     };
-    let hint = match (unplaced, hint) {
-        (Some(q), hint) => {
-            let unplaced = crate::search::symbol::unplaced_note(&name, &q);
-            Some(match hint {
-                Some(h) => format!("{unplaced}; {h}"),
-                None => unplaced,
-            })
-        }
-        (None, hint) => hint,
-    };
-    let hint = match (left_out, hint) {
-        (Some((n, bare)), hint) => {
-            let (names, s) = if n == 1 { ("name", "s") } else { ("names", "") };
-            let tail = format!(
-                "{n} more {names} start{s} with `{bare}`: call again with match: \"prefix\" to list them"
-            );
-            Some(match hint {
-                Some(h) => format!("{h}; {tail}"),
-                None => tail,
-            })
-        }
-        (None, hint) => hint,
-    };
-    let hint = match (impls_left_out, hint) {
-        (Some(i), Some(h)) => Some(format!("{h}; {i}")),
-        (i, h) => i.or(h),
-    };
+    let parts: Vec<String> = unplaced
+        .map(|q| crate::search::symbol::unplaced_note(&name, &q))
+        .into_iter()
+        .chain(hint)
+        .chain(left_out)
+        .collect();
+    let hint = (!parts.is_empty()).then(|| parts.join("; "));
     let out = SymbolsOut {
         symbols: page.items,
         total: total as u64,
