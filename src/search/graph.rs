@@ -5060,6 +5060,18 @@ pub fn call_graph(
                 b.column,
             ))
     });
+    // Two calls of one callee on one line (`self.len() - self.len()`) are
+    // one place to read: the first column stands for both.
+    let mut places = HashSet::new();
+    edges.retain(|e| {
+        places.insert((
+            e.depth,
+            e.from.clone(),
+            e.to.clone(),
+            e.path.clone(),
+            e.line,
+        ))
+    });
     let total = edges.len();
     let resolved = edges
         .iter()

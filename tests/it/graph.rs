@@ -753,6 +753,27 @@ fn a_call_reaches_the_definition_in_its_own_file_first() {
     assert_eq!(at, ["src/_Collections.kt:3"], "{v}");
 }
 
+/// Two calls of one callee on one line are one place to read (QA: `callees
+/// BytesMut::reserve_inner` listed `BytesMut::len` twice at line 635, the
+/// same `path:line` without columns); calls on other lines stay apart.
+#[test]
+fn two_calls_of_one_callee_on_one_line_are_one_edge() {
+    let p = Project::new();
+    p.write(
+        "app/span.py",
+        "def size(x):\n    return len(x)\n\n\ndef gap(a, b):\n    d = size(a) - size(b)\n    return d + size(a)\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callees", "gap"]),
+        ["app/span.py:6 resolved", "app/span.py:7 resolved"]
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "size"]),
+        ["app/span.py:6 resolved", "app/span.py:7 resolved"]
+    );
+}
+
 /// Calls inside a macro are tokens to the grammar: callers finds them by
 /// the `(` after the name (Rust macro arguments, a C `#define`'s body),
 /// and only calls (a function named without one stays out).
