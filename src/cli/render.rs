@@ -1562,8 +1562,12 @@ pub fn embed_summaries(embed: &[crate::index::EmbedSummary]) -> Result<()> {
         {
             writeln!(
                 out,
-                "embedded {} chunks with {} ({}) in {:.2}s; {}/{} chunks have vectors{}",
+                "embedded {} chunks{} with {} ({}) in {:.2}s; {}/{} chunks have vectors{}",
                 e.embedded,
+                match e.same_text {
+                    0 => String::new(),
+                    n => format!(" (and {n} with the same text as one of them)"),
+                },
                 e.model,
                 e.tier.name(),
                 e.seconds,

@@ -9,6 +9,7 @@
 //! the `embeddings` table and its progress in `meta`; a vector whose chunk
 //! vanished meanwhile is harmless and pruned at the end.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -62,6 +63,10 @@ pub struct EmbedSummary {
     pub model: String,
     /// Chunks embedded in this run.
     pub embedded: u64,
+    /// Further chunks that got a vector with them: their text is the same
+    /// as an embedded chunk's (vectors are keyed by content), so
+    /// `with_vectors` can grow by more than `embedded`.
+    pub same_text: u64,
     /// Chunks with a vector from this model after the run, of all chunks.
     pub with_vectors: u64,
     pub total_chunks: u64,
@@ -196,6 +201,13 @@ fn embed_pending_with(
         window.sort_by_key(|p| (p.len, p.chunk_id));
     }
     let total = pending.len() as u64;
+    // Keys whose text several chunks share, and how many beyond the first.
+    let repeats: HashMap<u64, u64> = pending
+        .iter()
+        .filter(|p| p.copies > 1)
+        .map(|p| (p.key, p.copies - 1))
+        .collect();
+    let mut same_text = 0u64;
     let mut prog = EmbedProgress {
         tier,
         model: model.clone(),
@@ -262,7 +274,10 @@ fn embed_pending_with(
             let refs: Vec<&str> = inputs.iter().map(String::as_str).collect();
             if !refs.is_empty() {
                 match embedder.embed(&refs) {
-                    Ok(vectors) => buffer.extend(keys.into_iter().zip(vectors)),
+                    Ok(vectors) => {
+                        same_text += keys.iter().filter_map(|k| repeats.get(k)).sum::<u64>();
+                        buffer.extend(keys.into_iter().zip(vectors));
+                    }
                     Err(e) => {
                         failure = Some(e);
                         interrupted = true;
@@ -321,6 +336,7 @@ fn embed_pending_with(
         tier,
         model,
         embedded: committed,
+        same_text,
         with_vectors,
         total_chunks,
         seconds: started.elapsed().as_secs_f64(),
@@ -360,6 +376,7 @@ fn skipped(spec: &TierSpec, err: &anyhow::Error) -> EmbedSummary {
         tier: spec.tier,
         model: spec.model_id.clone(),
         embedded: 0,
+        same_text: 0,
         with_vectors: 0,
         total_chunks: 0,
         seconds: 0.0,

@@ -64,6 +64,8 @@ pub struct PendingChunk {
     pub file_id: i64,
     /// Bytes of text (a cheap proxy for tokens, to sort batches by length).
     pub len: usize,
+    /// Chunks with this text (1 unless identical chunks share its vector).
+    pub copies: u64,
 }
 
 /// Where a chunk's text is (the index stores no text, see
@@ -367,7 +369,7 @@ impl Store {
         // SQLite takes the bare columns of a `min()` aggregate from the row
         // holding the minimum.
         let mut stmt = self.conn.prepare(
-            "SELECT c.embed_key, min(c.id), c.file_id, c.end_byte - c.start_byte FROM chunks c
+            "SELECT c.embed_key, min(c.id), c.file_id, c.end_byte - c.start_byte, count(*) FROM chunks c
              WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.model_id = (SELECT id FROM models WHERE name = ?1) AND e.key = c.embed_key)
              GROUP BY c.embed_key",
         )?;
@@ -377,6 +379,7 @@ impl Store {
                 chunk_id: r.get(1)?,
                 file_id: r.get(2)?,
                 len: r.get::<_, i64>(3)?.max(0) as usize,
+                copies: r.get::<_, i64>(4)?.max(1) as u64,
             })
         })?;
         rows.collect()
