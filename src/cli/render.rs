@@ -1045,6 +1045,15 @@ pub fn prefix_left_out_note(name: &str, count: usize) -> Result<()> {
     Ok(())
 }
 
+/// On stderr: what an answer left out as a build's copies of the source
+/// (nothing when none), and why or how to list it.
+pub fn build_output_note(left_out: &crate::search::BuildLeftOut, tail: &str) -> Result<()> {
+    if let Some(summary) = left_out.summary() {
+        writeln!(io::stderr(), "note: {summary}: {tail}")?;
+    }
+    Ok(())
+}
+
 /// On stderr: the trait impls a type's answer left out (nothing when
 /// none), and how to list them.
 pub fn trait_impls_note(name: &str, traits: &[String]) -> Result<()> {

@@ -855,6 +855,10 @@ pub struct Graph<'a> {
     imports: HashMap<i64, Rc<Vec<ImportRow>>>,
     /// Lua file → its `local` bindings ([`Graph::lua_locals`]).
     lua_locals: HashMap<i64, Rc<LuaLocals>>,
+    /// The build's copies of the name's definitions [`Graph::targets`]
+    /// left out; when any, [`Graph::references`] leaves out (and counts)
+    /// the build's uses too.
+    pub build_left_out: crate::search::BuildLeftOut,
     /// Nesting of [`Graph::call_result`] through receivers.
     call_depth: u32,
     /// Set for the next [`Graph::call_result`] only: the call is awaited
@@ -910,6 +914,7 @@ impl<'a> Graph<'a> {
             headers: HashMap::new(),
             returns: HashMap::new(),
             inferred: HashMap::new(),
+            build_left_out: crate::search::BuildLeftOut::default(),
             call_depth: 0,
             awaited: false,
             imports: HashMap::new(),
@@ -991,8 +996,25 @@ impl<'a> Graph<'a> {
     /// The definitions a (possibly qualified) name stands for: `send` all
     /// of them; `Session.send` those whose container is `Session`, else
     /// those in a file or package named `Session`. `NOT_FOUND` with a hint
-    /// when none.
+    /// when none. Build output's copies
+    /// ([`crate::search::is_shipped_build`]) are left out when the source
+    /// defines the name: axios's `callers mergeConfig` had 18 of its 24
+    /// edges in `dist/`, each bundle's calls of its own copy; a name only
+    /// a build defines keeps them.
     pub fn targets(&mut self, query: &str) -> Result<Vec<GraphDef>> {
+        let mut targets = self.named_targets(query)?;
+        if targets
+            .iter()
+            .any(|d| !crate::search::is_shipped_build(&d.path))
+        {
+            let before = targets.len();
+            targets.retain(|d| !crate::search::is_shipped_build(&d.path));
+            self.build_left_out.definitions = before - targets.len();
+        }
+        Ok(targets)
+    }
+
+    fn named_targets(&mut self, query: &str) -> Result<Vec<GraphDef>> {
         let (container, name) = split_as_defined(self.store, query)?;
         if name.is_empty() {
             return Err(UserError::with_code(ErrorCode::InvalidQuery, "empty name")
@@ -4354,6 +4376,24 @@ impl<'a> Graph<'a> {
         keep_others: bool,
         uses: Uses,
     ) -> Result<Vec<Resolved>> {
+        let mut found = self.references_anywhere(name, targets, keep_others, uses)?;
+        // A build's copies of the targets left out ([`Graph::targets`]),
+        // the build's uses go too: they are of its own copies.
+        if self.build_left_out.definitions > 0 {
+            let before = found.len();
+            found.retain(|f| !crate::search::is_shipped_build(&f.r.path));
+            self.build_left_out.uses += before - found.len();
+        }
+        Ok(found)
+    }
+
+    fn references_anywhere(
+        &mut self,
+        name: &str,
+        targets: &[GraphDef],
+        keep_others: bool,
+        uses: Uses,
+    ) -> Result<Vec<Resolved>> {
         let name = name.to_string();
         if targets.is_empty() {
             return Ok(self
@@ -4804,6 +4844,9 @@ pub struct GraphResult {
     pub name_only: usize,
     pub truncated: bool,
     pub redacted: usize,
+    /// A build's copies of the targets and their uses, left out.
+    #[serde(skip_serializing_if = "crate::search::BuildLeftOut::is_none")]
+    pub build_output_left_out: crate::search::BuildLeftOut,
 }
 
 /// The deepest `--depth` a graph query expands to.
@@ -5093,6 +5136,7 @@ pub fn call_graph(
         name_only: total - resolved,
         edges,
         redacted: 0,
+        build_output_left_out: g.build_left_out,
     })
 }
 

@@ -775,6 +775,51 @@ fn by_a_generator(lower: &str) -> bool {
 /// .849 without `dist/`; no other corpus of the suite has such a file).
 pub const BUILD_OUTPUT_PRIOR: f64 = 0.3;
 
+/// What an answer listing places (`symbol`, `refs`, `callers`,
+/// `callees`) left out because it was a build's copy of the source: the
+/// copies of the name's definitions ([`is_build_output`]) and the build's
+/// uses of them, when the source defines the name.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct BuildLeftOut {
+    pub definitions: usize,
+    pub uses: usize,
+}
+
+impl BuildLeftOut {
+    pub fn is_none(&self) -> bool {
+        self.definitions == 0 && self.uses == 0
+    }
+
+    /// `3 copies in build output and their 21 uses left out`, as the CLI's
+    /// note and MCP's hint say it; `None` when nothing was.
+    pub fn summary(&self) -> Option<String> {
+        let copies = |n: usize| {
+            if n == 1 {
+                "1 copy".to_string()
+            } else {
+                format!("{n} copies")
+            }
+        };
+        let uses = |n: usize| {
+            if n == 1 {
+                "1 use".to_string()
+            } else {
+                format!("{n} uses")
+            }
+        };
+        match (self.definitions, self.uses) {
+            (0, 0) => None,
+            (d, 0) => Some(format!("{} in build output left out", copies(d))),
+            (0, u) => Some(format!("{} in build output left out", uses(u))),
+            (d, u) => Some(format!(
+                "{} in build output and {} there left out",
+                copies(d),
+                uses(u)
+            )),
+        }
+    }
+}
+
 /// True for what a build wrote from the project's own sources: a file
 /// under a `dist/` directory (npm packages, Python's sdists and wheels),
 /// `dist-newstyle/` (cabal) or `_build/` (Mix, dune, Sphinx), a
@@ -818,6 +863,36 @@ pub fn is_build_output(path: &str) -> bool {
         || is_source_map(&name)
 }
 
+/// Build output as answers that list places see it ([`path_standing`],
+/// `symbol`'s order and its left-out copies, the call graph's targets):
+/// [`is_build_output`], and a React Native library's build as
+/// react-native-builder-bob writes it beside `src/`: `lib/commonjs/`,
+/// `lib/module/` (JavaScript) and `lib/typescript/` (declarations).
+/// gesture-handler's npm tarball ships 785 such files: `symbol
+/// PanGestureHandler` listed 12 of its 20 definitions there. Only script
+/// files count, so a Ruby or Lua `lib/module/` stays source. Search
+/// ranks these copies down by their content instead (`hybrid`'s compiled
+/// copies); as build output there too, the suite's three such packages
+/// moved by noise only (holdout files NDCG@10 −.0002).
+pub fn is_shipped_build(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    is_build_output(path) || is_bob_output(path, &name)
+}
+
+fn is_bob_output(path: &str, name: &str) -> bool {
+    let script = [
+        ".js", ".cjs", ".mjs", ".jsx", ".ts", ".mts", ".cts", ".flow",
+    ]
+    .iter()
+    .any(|e| name.ends_with(e));
+    script && {
+        let comps: Vec<&str> = path.split('/').collect();
+        comps
+            .windows(2)
+            .any(|w| w[0] == "lib" && matches!(w[1], "commonjs" | "module" | "typescript"))
+    }
+}
+
 /// Where a file stands in an answer that lists places (references, call
 /// sites, a name's definitions): the source first (0), then type
 /// declarations (`.d.ts`, `.pyi`: 1), and build output last (2). Within
@@ -828,7 +903,7 @@ pub fn is_build_output(path: &str) -> bool {
 /// references of `random` and `escape` are in Django's vendored jQuery
 /// and XRegExp (refs MRR@10 .383 → .362 with them after the rest).
 pub fn path_standing(path: &str) -> u8 {
-    if is_build_output(path) {
+    if is_shipped_build(path) {
         2
     } else if is_type_declaration(path) {
         1
@@ -2432,5 +2507,27 @@ mod tests {
             path_prior("src/attr/validators.pyi", "python")
                 < path_prior("src/attr/validators.py", "python")
         );
+    }
+    #[test]
+    fn a_react_native_librarys_build_is_shipped_build_output() {
+        for p in [
+            "lib/commonjs/handlers/PanGestureHandler.js",
+            "lib/module/index.js",
+            "lib/typescript/src/handlers/PanGestureHandler.d.ts",
+            "dist/axios.js",
+        ] {
+            assert!(is_shipped_build(p), "{p}");
+            assert_eq!(path_standing(p), 2, "{p}");
+        }
+        for p in [
+            "lib/module/helpers.rb",
+            "src/lib/module/index.lua",
+            "lib/core/mergeConfig.js",
+            "src/commonjs.ts",
+        ] {
+            assert!(!is_shipped_build(p), "{p}");
+        }
+        // Search finds these copies by their content, not their path.
+        assert!(!is_build_output("lib/module/index.js"));
     }
 }

@@ -14,7 +14,7 @@ use crate::search::graph::{Graph, Resolution, Uses};
 pub use crate::search::split_qualified;
 use crate::search::{asked_name, last_segment};
 use crate::search::{
-    is_build_output, is_named_after, is_secondary_path, is_test_path, is_type_declaration,
+    is_named_after, is_secondary_path, is_shipped_build, is_test_path, is_type_declaration,
 };
 use crate::search::{qualifier_segments, segments};
 use crate::store::{NameMatch, Store, SymbolRow};
@@ -133,6 +133,10 @@ pub struct SymbolResult {
     /// definition, one per block.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub trait_impls_left_out: Vec<String>,
+    /// Definitions in build output that [`Self::without_build_copies`]
+    /// left out because the source defines the name.
+    #[serde(skip_serializing_if = "crate::search::BuildLeftOut::is_none")]
+    pub build_output_left_out: crate::search::BuildLeftOut,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -249,6 +253,31 @@ impl SymbolResult {
         );
         self.total = self.total.saturating_sub(traits.len());
         self.trait_impls_left_out = traits;
+    }
+
+    /// Under the default match, an answer with a definition of the name
+    /// itself (in any case) in the source leaves out the build's copies
+    /// ([`crate::search::is_shipped_build`]), counted in
+    /// [`Self::build_output_left_out`]: axios's `symbol mergeConfig` listed
+    /// three bundles' copies and a minified export list before its type
+    /// declaration; gesture-handler's `symbol PanGestureHandler` had 12 of
+    /// 20 definitions in `lib/`. `--exact` (`match: "exact"`) lists them.
+    pub fn without_build_copies(&mut self, mode: MatchMode) {
+        let named =
+            |h: &SymbolHit| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive);
+        if mode != MatchMode::Auto
+            || !self
+                .hits
+                .iter()
+                .any(|h| named(h) && !is_shipped_build(&h.path))
+        {
+            return;
+        }
+        let before = self.hits.len();
+        self.hits.retain(|h| !is_shipped_build(&h.path));
+        let left_out = before - self.hits.len();
+        self.total = self.total.saturating_sub(left_out);
+        self.build_output_left_out.definitions = left_out;
     }
 
     /// Under the default match, an answer that has definitions of the
@@ -836,6 +865,7 @@ pub fn find_symbols(
         unplaced_qualifier: None,
         prefix_left_out: 0,
         trait_impls_left_out: Vec::new(),
+        build_output_left_out: crate::search::BuildLeftOut::default(),
     })
 }
 
@@ -1385,7 +1415,7 @@ fn hit_order(h: &SymbolHit) -> impl Ord + use<> {
             // the live code's declaration of the same name.
             is_test_path(&h.path),
             is_declaration(h),
-            is_build_output(&h.path),
+            is_shipped_build(&h.path),
             is_type_declaration(&h.path),
             // An OCaml interface's `val` after the `let` defining it.
             crate::lang::is_ocaml_interface(&h.path),
@@ -1624,6 +1654,9 @@ pub struct RefResult {
     /// Secret values shown as `[redacted: …]` in the source lines (filled
     /// in by the service).
     pub redacted: usize,
+    /// A build's copies of the definitions and their uses, left out.
+    #[serde(skip_serializing_if = "crate::search::BuildLeftOut::is_none")]
+    pub build_output_left_out: crate::search::BuildLeftOut,
 }
 
 /// Which hits `find_references` returns.
@@ -1730,6 +1763,7 @@ pub fn find_references(
         total,
         hits,
         redacted: 0,
+        build_output_left_out: graph.build_left_out,
     })
 }
 

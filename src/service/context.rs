@@ -371,6 +371,11 @@ fn graph_summary(
     if uses.is_empty() {
         uses = g.references(&def.name, std::slice::from_ref(&target), false, Uses::All)?;
     }
+    // A build's uses are of its own copy of the definition, as `callers`
+    // leaves them out ([`crate::search::graph::Graph::targets`]).
+    if !crate::search::is_shipped_build(&def.path) {
+        uses.retain(|f| !crate::search::is_shipped_build(&f.r.path));
+    }
     // The ten shown are the live code's first: then tests, examples and
     // vendored code, then declarations and build output (TanStack Query's
     // `build/legacy/` copies had filled all ten), each in path order.

@@ -158,6 +158,7 @@ impl Service {
             } else {
                 r.without_trait_impls(q.mode, &q.kinds);
             }
+            r.without_build_copies(q.mode);
             r.without_prefix_tail(q.mode, &q.name);
             r.hits = r.hits.into_iter().skip(req.offset).collect();
             Ok(r)

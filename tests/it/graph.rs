@@ -774,6 +774,60 @@ fn two_calls_of_one_callee_on_one_line_are_one_edge() {
     );
 }
 
+/// A package shipping its build beside its source (axios's `dist/`, a
+/// React Native library's `lib/commonjs/`): the build's copies of a
+/// definition and their uses are left out of `symbol`, `refs` and
+/// `callers` and counted, when the source defines the name; `--exact`
+/// lists the copies; a name only the build defines keeps them.
+#[test]
+fn a_builds_copies_are_left_out_when_the_source_defines_the_name() {
+    let p = Project::new();
+    p.write(
+        "lib/merge.js",
+        "export default function mergeConfig(a, b) {\n  return Object.assign({}, a, b);\n}\n",
+    )
+    .write(
+        "lib/axios.js",
+        "import mergeConfig from './merge.js';\n\nexport function create(c) {\n  return mergeConfig({}, c);\n}\n",
+    )
+    .write(
+        "dist/axios.js",
+        "function mergeConfig(a, b) {\n  return Object.assign({}, a, b);\n}\n\nfunction create(c) {\n  return mergeConfig({}, c);\n}\n\nfunction onlyBuilt() {\n  return 1;\n}\n",
+    )
+    .write(
+        "lib/commonjs/merge.js",
+        "function mergeConfig(a, b) {\n  return Object.assign({}, a, b);\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["symbol", "mergeConfig"]);
+    let paths: Vec<&str> = v["hits"]
+        .as_array()
+        .map(|h| h.iter().filter_map(|h| h["path"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(paths, ["lib/merge.js"], "{v}");
+    assert_eq!(v["build_output_left_out"]["definitions"], 2, "{v}");
+    let r = p.run(&["symbol", "mergeConfig"]).ok();
+    assert!(
+        r.stderr()
+            .contains("note: 2 copies in build output left out: --exact lists them"),
+        "{r}"
+    );
+    assert_eq!(p.json(&["symbol", "mergeConfig", "--exact"])["total"], 3);
+    assert_eq!(
+        edge_list(&p, &["callers", "mergeConfig"]),
+        ["lib/axios.js:4 resolved"]
+    );
+    let v = p.json(&["refs", "mergeConfig"]);
+    assert_eq!(v["build_output_left_out"]["definitions"], 2, "{v}");
+    assert!(
+        !v.to_string().contains("dist/axios.js"),
+        "no use in the build: {v}"
+    );
+    // A name only the build defines keeps its copies.
+    assert_eq!(p.json(&["symbol", "onlyBuilt"])["total"], 1);
+    assert_eq!(p.json(&["refs", "onlyBuilt"])["definitions"], 1);
+}
+
 /// Calls inside a macro are tokens to the grammar: callers finds them by
 /// the `(` after the name (Rust macro arguments, a C `#define`'s body),
 /// and only calls (a function named without one stays out).
@@ -2789,8 +2843,9 @@ fn super_calls_are_not_callers_of_their_own_class_and_sites_show_once() {
 
 /// An npm package ships its build (`dist/`) beside `src/`: `refs`,
 /// `callers` and their targets list the live source first, then tests,
-/// then the build's copies and declarations, each group in path order
-/// (`dist/` had come first, sorting before `src/`).
+/// then a compiled copy outside the build's directories; the build's own
+/// copies of the definition and their uses are left out and counted
+/// (`dist/` had come first, sorting before `src/`, then after it).
 #[test]
 fn references_and_callers_list_live_source_before_build_output() {
     let p = Project::new();
@@ -2837,20 +2892,19 @@ fn references_and_callers_list_live_source_before_build_output() {
             .unwrap_or_default()
     };
     let defs = paths(true);
+    assert_eq!(defs, ["src/greet.ts"], "{v}");
     assert_eq!(
-        defs.first().map(String::as_str),
-        Some("src/greet.ts"),
+        v["build_output_left_out"],
+        serde_json::json!({"definitions": 2, "uses": 3}),
         "{v}"
     );
     let uses = paths(false);
-    let first_dist = uses.iter().position(|p| p.starts_with("dist/"));
-    let test = uses.iter().position(|p| p.starts_with("test/"));
     assert_eq!(uses.first().map(String::as_str), Some("src/main.ts"), "{v}");
+    let test = uses.iter().position(|p| p.starts_with("test/"));
+    let built = uses.iter().position(|p| p.starts_with("build/"));
     assert!(
-        matches!((test, first_dist), (Some(t), Some(d)) if t < d)
-            && uses[first_dist.unwrap_or(0)..]
-                .iter()
-                .all(|p| p.starts_with("dist/")),
+        matches!((test, built), (Some(t), Some(b)) if t < b)
+            && !uses.iter().any(|p| p.starts_with("dist/")),
         "{uses:?}"
     );
     let callers = edge_list(&p, &["callers", "greet"]);
@@ -2858,17 +2912,15 @@ fn references_and_callers_list_live_source_before_build_output() {
         .iter()
         .map(|e| e.split(':').next().unwrap_or(""))
         .collect();
-    assert_eq!(at.first(), Some(&"src/main.ts"), "{callers:?}");
-    let test = at.iter().position(|p| p.starts_with("test/"));
-    let dist = at.iter().position(|p| p.starts_with("dist/"));
-    assert!(
-        matches!((test, dist), (Some(t), Some(d)) if t < d),
+    assert_eq!(
+        at,
+        ["src/main.ts", "test/greet.test.ts", "build/modern/main.js"],
         "{callers:?}"
     );
     let targets = p.json(&["callers", "greet"])["targets"].clone();
     assert_eq!(targets[0]["path"], "src/greet.ts", "{targets}");
     // `context` shows ten callers at most: live code, then tests, then
-    // the build's copies.
+    // compiled copies; the build's own uses are left out as in `callers`.
     let c = p.json(&["context", "src/greet.ts:2"]);
     let callers: Vec<&str> = c["graph"]["callers"]
         .as_array()
@@ -2876,12 +2928,7 @@ fn references_and_callers_list_live_source_before_build_output() {
         .unwrap_or_default();
     assert_eq!(
         callers,
-        [
-            "src/main.ts",
-            "test/greet.test.ts",
-            "build/modern/main.js",
-            "dist/main.js"
-        ],
+        ["src/main.ts", "test/greet.test.ts", "build/modern/main.js"],
         "{c}"
     );
 }

@@ -89,7 +89,10 @@ pub fn call_graph(svc: &Service, direction: Direction, args: CallGraphArgs) -> R
             Direction::Callees => format!("`{name}` calls nothing the index records"),
         })
     } else {
-        None
+        result
+            .build_output_left_out
+            .summary()
+            .map(|s| format!("{s}: the build's own copies"))
     };
     let out = CallGraphOut {
         name: result.name,

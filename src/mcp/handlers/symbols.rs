@@ -73,6 +73,11 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
                 crate::search::symbol::prefix_left_out_summary(&first.name, r.prefix_left_out)
             ));
         }
+        if let Some(summary) = r.build_output_left_out.summary() {
+            left_out.push(format!(
+                "{summary}: call again with match: \"exact\" to list them"
+            ));
+        }
         if !r.trait_impls_left_out.is_empty() {
             left_out.push(format!(
                 "{}: call again with kind: \"impl\" to list them",
@@ -245,7 +250,10 @@ pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer
             result.name
         ))
     } else {
-        None
+        result
+            .build_output_left_out
+            .summary()
+            .map(|s| format!("{s}: the build's own copies"))
     };
     let out = RefsOut {
         name: result.name.clone(),
