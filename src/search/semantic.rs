@@ -1071,6 +1071,15 @@ impl SemanticSearcher {
             Err(unavailable) => return Ok(unavailable),
         };
         let model = choice.spec.model_id.clone();
+        // The file a location is in: its other chunks come after the other
+        // files' (monolog's `similar StreamHandler.php:130` had 9 of 10
+        // hits in StreamHandler.php, its licence header among them).
+        let origin_file = match &req.target {
+            SimilarTo::Location { path, .. } => {
+                Some(crate::paths::resolve_in_root(root, path)?.rel)
+            }
+            SimilarTo::Code(_) => None,
+        };
         let (qv, origin): (Vec<f32>, Option<i64>) = match &req.target {
             SimilarTo::Code(code) => {
                 if code.trim().is_empty() {
@@ -1170,9 +1179,33 @@ impl SemanticSearcher {
         let at = self.ensure_index(store, &db, &model, &keep)?;
         let index = &self.indexes[at];
         let exclude = req.exclude_path.as_deref();
-        let top = index.top_k(&qv, &req.filter, req.limit, req.threshold, &|id, path| {
-            Some(id) == origin || exclude.is_some_and(|x| x == path)
-        });
+        let skip = |id: i64, path: &str| Some(id) == origin || exclude.is_some_and(|x| x == path);
+        let top = match origin_file.as_deref() {
+            None => index.top_k(&qv, &req.filter, req.limit, req.threshold, &skip),
+            Some(own) => {
+                // A build's copies of the code asked about are no other
+                // code like it (axios's `similar_code lib/adapters/xhr.js:20`
+                // led with three bundles' `dispatchXhrRequest`), unless the
+                // location is in the build itself.
+                let from_build = crate::search::is_shipped_build(own);
+                let mut top =
+                    index.top_k(&qv, &req.filter, req.limit, req.threshold, &|id, path| {
+                        skip(id, path)
+                            || path == own
+                            || (!from_build && crate::search::is_shipped_build(path))
+                    });
+                if top.len() < req.limit {
+                    top.extend(index.top_k(
+                        &qv,
+                        &req.filter,
+                        req.limit - top.len(),
+                        req.threshold,
+                        &|id, path| skip(id, path) || path != own,
+                    ));
+                }
+                top
+            }
+        };
         let hits = render_hits(store, root, &top, &[], Snippets::Read(req.snippet_lines))?;
         Ok(found(&choice, hits))
     }

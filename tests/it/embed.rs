@@ -279,6 +279,16 @@ fn openai_compatible_provider_embeds_once_and_searches() {
     let v = json_with_key(&p, &["similar", "app/math.py:2"]);
     assert_eq!(v["available"], true, "{v}");
     assert!(v["hits"].as_array().is_some_and(|h| !h.is_empty()), "{v}");
+    // Other files' code first, then the location's own file's.
+    let paths: Vec<&str> = v["hits"]
+        .as_array()
+        .map(|h| h.iter().filter_map(|h| h["path"].as_str()).collect())
+        .unwrap_or_default();
+    let own = paths.iter().position(|p| *p == "app/math.py");
+    assert!(
+        own.is_some_and(|i| i > 0 && paths[i..].iter().all(|p| *p == "app/math.py")),
+        "{paths:?}"
+    );
     assert_eq!(
         server.seen().len(),
         before_similar,
