@@ -457,6 +457,7 @@ fn cmd_graph(a: GraphArgs, direction: Direction) -> Result<Found> {
                 edges: Vec::new(),
                 total: 0,
                 resolved: 0,
+                via_base: 0,
                 name_only: 0,
                 truncated: false,
                 redacted: 0,

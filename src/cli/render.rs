@@ -435,10 +435,10 @@ pub fn call_graph(r: &GraphResult, offset: usize) -> Result<()> {
         }
         for e in &r.edges {
             let indent = "  ".repeat(e.depth.saturating_sub(1) as usize);
-            let unsure = if e.resolution == Resolution::NameOnly {
-                "  (name only)"
-            } else {
-                ""
+            let unsure = match e.resolution {
+                Resolution::NameOnly => "  (name only)".to_string(),
+                Resolution::ViaBase => format!("  (via {})", e.to),
+                Resolution::Resolved => String::new(),
             };
             let def = e
                 .defined_at
@@ -461,9 +461,13 @@ pub fn call_graph(r: &GraphResult, offset: usize) -> Result<()> {
         out.flush()?;
         writeln!(
             io::stderr(),
-            "{} edge(s): {} resolved, {} name-only{}",
+            "{} edge(s): {} resolved, {}{} name-only{}",
             r.total,
             r.resolved,
+            match r.via_base {
+                0 => String::new(),
+                n => format!("{n} via a base method, "),
+            },
             r.name_only,
             if let Some(n) = past_end_note(offset, r.edges.len(), r.total) {
                 n

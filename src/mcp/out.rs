@@ -245,7 +245,8 @@ pub struct EdgeOut {
     pub from: String,
     /// The called symbol.
     pub to: String,
-    /// `resolved`, or `name_only` when only the name matches.
+    /// `resolved`; `via_base` for a call of the method an override
+    /// replaces (`to` names it); `name_only` when only the name matches.
     pub resolution: String,
     /// 1 = direct; 2 = a caller's caller (or a callee's callee), …
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -272,9 +273,16 @@ pub struct CallGraphOut {
     pub edges: Vec<EdgeOut>,
     pub total: u64,
     pub resolved: u64,
+    /// Calls of the method an override replaces (`via_base` edges).
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub via_base: u64,
     pub name_only: u64,
     #[serde(flatten)]
     pub paging: Paging,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

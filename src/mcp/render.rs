@@ -320,8 +320,16 @@ pub fn refs(out: &RefsOut) -> String {
 /// indented by depth.
 pub fn call_graph(out: &CallGraphOut) -> String {
     let mut t = format!(
-        "{} of `{}`: {} edges ({} resolved, {} name-only)\n",
-        out.direction, out.name, out.total, out.resolved, out.name_only
+        "{} of `{}`: {} edges ({} resolved, {}{} name-only)\n",
+        out.direction,
+        out.name,
+        out.total,
+        out.resolved,
+        match out.via_base {
+            0 => String::new(),
+            n => format!("{n} via a base method, "),
+        },
+        out.name_only
     );
     for target in &out.targets {
         let _ = writeln!(t, "# {target}");
@@ -332,8 +340,12 @@ pub fn call_graph(out: &CallGraphOut) -> String {
         let indent = "  ".repeat(depth.saturating_sub(1) as usize);
         let label = direction.edge_label(&e.from, &e.to, depth, out.targets.len());
         let _ = write!(t, "{indent}{}  {label}", e.at);
-        if e.resolution != "resolved" {
-            t.push_str(" (name only)");
+        match e.resolution.as_str() {
+            "resolved" => {}
+            "via_base" => {
+                let _ = write!(t, " (via {})", e.to);
+            }
+            _ => t.push_str(" (name only)"),
         }
         if let Some(d) = &e.defined_at {
             let _ = write!(t, " [{d}]");

@@ -38,6 +38,11 @@ use crate::walk::WalkOptions;
 #[serde(rename_all = "snake_case")]
 pub enum Resolution {
     Resolved,
+    /// A call resolved to the method an override replaces, made where the
+    /// object may be the overriding class's (`this.onHandle(…)` in the
+    /// base, `$this->write()` of an abstract method): `callers` of the
+    /// override lists it ([`Graph::calls_via_base`]).
+    ViaBase,
     NameOnly,
 }
 
@@ -45,6 +50,7 @@ impl Resolution {
     pub fn as_str(self) -> &'static str {
         match self {
             Resolution::Resolved => "resolved",
+            Resolution::ViaBase => "via_base",
             Resolution::NameOnly => "name_only",
         }
     }
@@ -991,6 +997,110 @@ impl<'a> Graph<'a> {
             keys.push(package.to_string());
         }
         keys
+    }
+
+    /// Calls that reach an override through the method it replaces: for
+    /// each method among `targets`, the same-named methods of its class's
+    /// ancestors (bases of bases, four levels), and the calls resolved to
+    /// them, with the base method each reaches. A base class calling
+    /// `this.onHandle(…)` runs gesture-handler's `PanGestureHandler.onHandle`
+    /// when the object is a pan handler, and an abstract method
+    /// (monolog's `AbstractProcessingHandler::write`) is only ever called
+    /// that way: `callers` of the override had said nobody calls it. A
+    /// `super.m()` call is the base's own and is left out, as are calls
+    /// already resolved to a target and calls from the override itself.
+    pub fn calls_via_base(&mut self, targets: &[GraphDef]) -> Result<Vec<(Resolved, GraphDef)>> {
+        const LEVELS: usize = 4;
+        let mut out = Vec::new();
+        let Some(first) = targets.first() else {
+            return Ok(out);
+        };
+        let name = first.name.clone();
+        let mut classes: Vec<String> = Vec::new();
+        for t in targets {
+            if t.kind != "method" || t.name != name {
+                continue;
+            }
+            if let Some(c) = t.container.as_deref() {
+                let c = last_segment(c).to_string();
+                if !classes.contains(&c) {
+                    classes.push(c);
+                }
+            }
+        }
+        if classes.is_empty() {
+            return Ok(out);
+        }
+        // The ancestors, nearest first, without the targets' own classes.
+        let mut ancestors: Vec<String> = Vec::new();
+        let mut level = classes.clone();
+        for _ in 0..LEVELS {
+            let mut next = Vec::new();
+            for c in &level {
+                for b in self.bases_named(c)?.iter() {
+                    let b = last_segment(b).to_string();
+                    if !classes.contains(&b) && !ancestors.contains(&b) {
+                        ancestors.push(b.clone());
+                        next.push(b);
+                    }
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            level = next;
+        }
+        if ancestors.is_empty() {
+            return Ok(out);
+        }
+        let is_target = |d: &GraphDef| {
+            targets
+                .iter()
+                .any(|t| t.file_id == d.file_id && t.start_line == d.start_line)
+        };
+        let bases: Vec<GraphDef> = self
+            .defs_named(&name)?
+            .iter()
+            .filter(|d| {
+                matches!(d.kind.as_str(), "method" | "function")
+                    && !is_target(d)
+                    && d.container
+                        .as_deref()
+                        .is_some_and(|c| ancestors.iter().any(|a| a == last_segment(c)))
+            })
+            .cloned()
+            .collect();
+        if bases.is_empty() {
+            return Ok(out);
+        }
+        let inside = |r: &GraphRef| {
+            targets
+                .iter()
+                .any(|t| t.file_id == r.file_id && (t.start_line..=t.end_line).contains(&r.line))
+        };
+        for f in self.references_anywhere(&name, &bases, false, Uses::Calls)? {
+            if f.resolution != Resolution::Resolved
+                || inside(&f.r)
+                || (self.build_left_out.definitions > 0
+                    && crate::search::is_shipped_build(&f.r.path))
+                || f.r
+                    .qualifier
+                    .as_deref()
+                    .is_some_and(|q| is_super_word(q, &f.r.lang))
+            {
+                continue;
+            }
+            if let Some(base) = bases.get(f.target).cloned() {
+                out.push((
+                    Resolved {
+                        resolution: Resolution::ViaBase,
+                        ..f
+                    },
+                    base,
+                ));
+            }
+        }
+        Ok(out)
     }
 
     /// The definitions a (possibly qualified) name stands for: `send` all
@@ -4838,15 +4948,22 @@ pub struct GraphResult {
     pub depth: u32,
     pub targets: Vec<GraphTarget>,
     pub edges: Vec<Edge>,
-    /// Edges found in all (before the limit), and of them resolved / name-only.
+    /// Edges found in all (before the limit), and of them resolved, via a
+    /// base method ([`Resolution::ViaBase`]) and name-only.
     pub total: usize,
     pub resolved: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub via_base: usize,
     pub name_only: usize,
     pub truncated: bool,
     pub redacted: usize,
     /// A build's copies of the targets and their uses, left out.
     #[serde(skip_serializing_if = "crate::search::BuildLeftOut::is_none")]
     pub build_output_left_out: crate::search::BuildLeftOut,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The deepest `--depth` a graph query expands to.
@@ -4993,12 +5110,26 @@ pub fn call_graph(
                 let Some(first) = defs.first() else { continue };
                 // A bare name asks for every use of it, the first level at least.
                 let bare = d == 1 && split_as_defined(g.store, name)?.0.is_none();
-                let found = g.references(&first.name.clone(), &defs, bare, Uses::Calls)?;
-                for f in found {
+                let mut found: Vec<(Resolved, Option<GraphDef>)> = g
+                    .references(&first.name.clone(), &defs, bare, Uses::Calls)?
+                    .into_iter()
+                    .map(|f| (f, None))
+                    .collect();
+                if d == 1 {
+                    found.extend(
+                        g.calls_via_base(&defs)?
+                            .into_iter()
+                            .map(|(f, base)| (f, Some(base))),
+                    );
+                }
+                for (f, base) in found {
                     if !sites.insert((f.r.path.clone(), f.r.line, f.r.col)) {
                         continue;
                     }
-                    let to = defs.get(f.target).map(qualified).unwrap_or_default();
+                    let to = match &base {
+                        Some(b) => qualified(b),
+                        None => defs.get(f.target).map(qualified).unwrap_or_default(),
+                    };
                     let caller = g.scope_def(f.r.file_id, f.r.line)?;
                     // A call in a macro's body (`macro_rules! map_impl`)
                     // is named after the macro; only a file's top level
@@ -5120,6 +5251,10 @@ pub fn call_graph(
         .iter()
         .filter(|e| e.resolution == Resolution::Resolved)
         .count();
+    let via_base = edges
+        .iter()
+        .filter(|e| e.resolution == Resolution::ViaBase)
+        .count();
     edges.truncate(limit);
     Ok(GraphResult {
         name: name.trim().to_string(),
@@ -5133,7 +5268,8 @@ pub fn call_graph(
         truncated: total > edges.len(),
         total,
         resolved,
-        name_only: total - resolved,
+        via_base,
+        name_only: total - resolved - via_base,
         edges,
         redacted: 0,
         build_output_left_out: g.build_left_out,

@@ -365,6 +365,14 @@ fn graph_summary(
     };
     let mut g = Graph::new(store, root);
     let mut uses = g.references(&def.name, std::slice::from_ref(&target), false, Uses::Calls)?;
+    // An override is called through the method it replaces, as `callers`
+    // lists it (`GestureHandler.handle`'s `onHandle(…)` for
+    // `PanGestureHandler.onHandle`, "(0): none" before).
+    uses.extend(
+        g.calls_via_base(std::slice::from_ref(&target))?
+            .into_iter()
+            .map(|(f, _)| f),
+    );
     // A function only passed around by value (TanStack Query's
     // `config.retryDelay ?? defaultRetryDelay`) has no calls but has
     // uses, which `refs` finds: "callers (0): none" hid them.

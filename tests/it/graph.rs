@@ -828,6 +828,48 @@ fn a_builds_copies_are_left_out_when_the_source_defines_the_name() {
     assert_eq!(p.json(&["refs", "onlyBuilt"])["definitions"], 1);
 }
 
+/// An override is called through the method it replaces: the base's
+/// `self.write(…)` and a call on a base-typed value are `via_base` callers
+/// of the override (QA: gesture-handler's `PanGestureHandler.onHandle`
+/// had "0 edges"); the override's own `super().write(…)` is not, and the
+/// base method's callers stay resolved.
+#[test]
+fn an_override_is_called_through_the_method_it_replaces() {
+    let p = Project::new();
+    p.write(
+        "app/handlers.py",
+        "class Handler:\n    def handle(self, record):\n        return self.write(record)\n\n    def write(self, record):\n        raise NotImplementedError\n\n\nclass StreamHandler(Handler):\n    def write(self, record):\n        return super().write(record)\n\n\ndef run(h: Handler):\n    return h.write(1)\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "StreamHandler.write"]),
+        ["app/handlers.py:3 via_base", "app/handlers.py:15 via_base"]
+    );
+    let v = p.json(&["callers", "StreamHandler.write"]);
+    assert_eq!(v["via_base"], 2, "{v}");
+    assert_eq!(v["edges"][0]["to"], "Handler.write", "{v}");
+    let out = p.run(&["callers", "StreamHandler.write"]).ok();
+    assert!(
+        out.stdout().contains("Handler.handle  (via Handler.write)"),
+        "{out}"
+    );
+    assert!(
+        out.stderr()
+            .contains("2 edge(s): 0 resolved, 2 via a base method, 0 name-only"),
+        "{out}"
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "Handler.write"]),
+        [
+            "app/handlers.py:3 resolved",
+            "app/handlers.py:11 resolved",
+            "app/handlers.py:15 resolved"
+        ]
+    );
+    let c = p.json(&["context", "app/handlers.py:11"]);
+    assert_eq!(c["graph"]["callers_total"], 2, "{c}");
+}
+
 /// Calls inside a macro are tokens to the grammar: callers finds them by
 /// the `(` after the name (Rust macro arguments, a C `#define`'s body),
 /// and only calls (a function named without one stays out).

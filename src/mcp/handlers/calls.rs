@@ -42,6 +42,7 @@ pub fn call_graph(svc: &Service, direction: Direction, args: CallGraphArgs) -> R
             edges: Vec::new(),
             total: 0,
             resolved: 0,
+            via_base: 0,
             name_only: 0,
             paging: Paging::new(
                 detail,
@@ -101,6 +102,7 @@ pub fn call_graph(svc: &Service, direction: Direction, args: CallGraphArgs) -> R
         edges: page.items,
         total: result.total as u64,
         resolved: result.resolved as u64,
+        via_base: result.via_base as u64,
         name_only: result.name_only as u64,
         paging: Paging::new(
             detail,
