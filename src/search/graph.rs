@@ -100,6 +100,19 @@ fn implicit_this(lang: &str) -> bool {
     )
 }
 
+/// A receiver written as a literal: a string, a number, an array or list
+/// (`['a', 'b']`, `[1, 2]`), a map or object (`{…}`). Objective-C's `[receiver message]` is a send, not a literal.
+fn is_literal_receiver(q: &str, lang: &str) -> bool {
+    let q = q.trim();
+    let brackets = !matches!(lang, "objc" | "cpp" | "c");
+    q.starts_with(['"', '\'', '`'])
+        || q.starts_with(|c: char| c.is_ascii_digit())
+        || (brackets
+            && (q.starts_with(['[', '{'])
+        // `].forEach(…)` closing a literal over several lines.
+        || q == "]"))
+}
+
 /// Whether a use found by the word scan cannot be a use of any of the
 /// targets, all members of classes, so that even a bare name's "every use"
 /// leaves it out: an unqualified name in a language where a member is
@@ -2972,6 +2985,17 @@ impl<'a> Graph<'a> {
     /// reaches the overload its arguments fit ([`Graph::arity_fits`]).
     fn verdict(&mut self, r: &GraphRef, t: &TargetInfo) -> Result<Verdict> {
         let v = self.verdict_by_name(r, t)?;
+        // A literal's method (`['text', 'blob'].forEach(…)`, `'a'.upper()`)
+        // is the language's, not a project class's: axios's `callers
+        // InterceptorManager.forEach` listed every array literal's.
+        if v == Verdict::NameOnly
+            && t.class.is_some()
+            && r.qualifier
+                .as_deref()
+                .is_some_and(|q| is_literal_receiver(q, &r.lang))
+        {
+            return Ok(Verdict::Other);
+        }
         if v == Verdict::Resolved && !self.arity_fits(r, &t.def)? {
             return Ok(Verdict::Other);
         }
@@ -3526,12 +3550,15 @@ impl<'a> Graph<'a> {
         if !q.bytes().all(is_ident_byte) {
             return Ok(false);
         }
-        // An imported module-level variable is an object, not a module.
-        if self
-            .defs_named(q)?
-            .iter()
-            .any(|d| d.container.is_none() && matches!(d.kind.as_str(), "variable" | "constant"))
-        {
+        // An imported module-level variable is an object, not a module;
+        // a build's bundle (axios's `dist/` `const utils = {…}`) says
+        // nothing of the source's `import utils from './utils.js'`.
+        let in_build = crate::search::is_shipped_build(&r.path);
+        if self.defs_named(q)?.iter().any(|d| {
+            d.container.is_none()
+                && matches!(d.kind.as_str(), "variable" | "constant")
+                && (in_build || !crate::search::is_shipped_build(&d.path))
+        }) {
             return Ok(false);
         }
         let Some(text) = self.text(r.file_id, &r.path) else {

@@ -870,6 +870,50 @@ fn an_override_is_called_through_the_method_it_replaces() {
     assert_eq!(c["graph"]["callers_total"], 2, "{c}");
 }
 
+/// A literal's method is the language's, and an imported module's
+/// function is the module's, even where a build's bundle declares a
+/// variable of the module's name: none is a name-only caller of a
+/// project class's method of that name (QA: axios's `callers
+/// InterceptorManager.forEach` listed 213 such lines).
+#[test]
+fn literals_and_imported_modules_are_no_callers_of_a_method() {
+    let p = Project::new();
+    p.write(
+        "lib/utils.js",
+        "function forEach(obj, fn) {\n  return fn(obj);\n}\n\nexport default {forEach};\n",
+    )
+    .write(
+        "lib/core/InterceptorManager.js",
+        "import utils from './../utils.js';\n\nclass InterceptorManager {\n  forEach(fn) {\n    utils.forEach(this.handlers, fn);\n  }\n}\n\nexport default InterceptorManager;\n",
+    )
+    .write(
+        "lib/a.js",
+        "import utils from './utils.js';\n\nexport function run(x, m) {\n  utils.forEach(x, (v) => v);\n  ['a', 'b'].forEach((v) => v);\n  'abc'.forEach(1);\n  m.forEach(x);\n}\n",
+    )
+    .write(
+        "dist/axios.js",
+        "var utils = {\n  forEach: function (o, f) { return f(o); }\n};\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    // `m.forEach(x)` on an untyped value is an everyday collection method.
+    assert!(
+        edge_list(&p, &["callers", "InterceptorManager.forEach"]).is_empty(),
+        "{:?}",
+        edge_list(&p, &["callers", "InterceptorManager.forEach"])
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "forEach"]),
+        [
+            "lib/a.js:4 resolved",
+            "lib/core/InterceptorManager.js:5 resolved",
+            "lib/a.js:5 name_only",
+            "lib/a.js:6 name_only",
+            "lib/a.js:7 name_only"
+        ],
+        "a bare name asks for every use of it"
+    );
+}
+
 /// Calls inside a macro are tokens to the grammar: callers finds them by
 /// the `(` after the name (Rust macro arguments, a C `#define`'s body),
 /// and only calls (a function named without one stays out).
