@@ -3373,6 +3373,19 @@ impl<'a> Graph<'a> {
         if r.lang == "go" && q == last && self.go_local_value(r, q)? {
             return self.bound_verdict(r, t, name, q);
         }
+        // `m.renderer.Render(…)`: a Go value's field (`renderer
+        // renderer.Renderer`, an interface) is typed by its declaration,
+        // not by a type spelled like the field (goldmark's unexported
+        // `type renderer struct` had taken every call).
+        if r.lang == "go"
+            && let Some(head) = q
+                .strip_suffix(last)
+                .and_then(|h| h.strip_suffix('.'))
+                .filter(|h| !h.is_empty() && h.bytes().all(|b| is_ident_byte(b) || b == b'.'))
+            && !self.is_module(r, head.split('.').next().unwrap_or(head))?
+        {
+            return self.bound_verdict(r, t, name, q);
+        }
         if self.in_same(t, last, name)? {
             return Ok(Verdict::Resolved);
         }

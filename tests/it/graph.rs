@@ -914,6 +914,34 @@ fn literals_and_imported_modules_are_no_callers_of_a_method() {
     );
 }
 
+/// A Go struct's field named like its package (`renderer
+/// renderer.Renderer`, an interface) is typed by its declaration: the
+/// call reaches the interface's method, not the unexported struct spelled
+/// like the field (QA: goldmark's `callers renderer.Renderer.Render` was
+/// empty).
+#[test]
+fn a_go_field_named_like_its_package_is_typed_by_its_declaration() {
+    let p = Project::new();
+    p.write("go.mod", "module example.com/md\n\ngo 1.20\n")
+        .write(
+            "renderer/renderer.go",
+            "package renderer\n\nimport \"io\"\n\ntype Renderer interface {\n\tRender(w io.Writer, source []byte) error\n}\n\ntype renderer struct {\n\tn int\n}\n\nfunc (r *renderer) Render(w io.Writer, source []byte) error {\n\treturn nil\n}\n",
+        )
+        .write(
+            "markdown.go",
+            "package md\n\nimport (\n\t\"io\"\n\n\t\"example.com/md/renderer\"\n)\n\ntype markdown struct {\n\trenderer renderer.Renderer\n}\n\nfunc (m *markdown) Convert(source []byte, writer io.Writer) error {\n\treturn m.renderer.Render(writer, source)\n}\n",
+        );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "renderer.Renderer.Render"]),
+        ["markdown.go:14 resolved"]
+    );
+    assert_eq!(
+        callee_list(&p, "markdown.Convert", "defined_at"),
+        ["Renderer.Render renderer/renderer.go:6"]
+    );
+}
+
 /// Calls inside a macro are tokens to the grammar: callers finds them by
 /// the `(` after the name (Rust macro arguments, a C `#define`'s body),
 /// and only calls (a function named without one stays out).
