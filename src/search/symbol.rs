@@ -1838,6 +1838,14 @@ fn drop_nested_containers(items: &mut [OutlineItem], parent: Option<&str>, lang:
             .container
             .as_deref()
             .map(|c| crate::search::member_path(lang, &item.kind, c, &item.name));
+        // A Rust trait impl says its trait (`impl fmt::Display for Port`):
+        // six rows of `impl Port` told the reader nothing.
+        if item.kind == "impl"
+            && item.label.is_none()
+            && let Some(t) = impl_trait(&item.signature)
+        {
+            item.label = Some(format!("{t} for {}", item.name));
+        }
         let name = item.name.clone();
         drop_nested_containers(&mut item.children, Some(&name), lang);
     }

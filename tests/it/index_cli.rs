@@ -284,6 +284,22 @@ fn index_then_every_search() {
     );
 }
 
+/// A Rust trait impl's outline row names its trait (`impl Display for
+/// Port`); an inherent impl stays `impl Port` (QA: six rows of `impl
+/// Port` in http's `uri/port.rs`).
+#[test]
+fn an_outline_names_a_trait_impls_trait() {
+    let p = Project::new();
+    p.write(
+        "src/port.rs",
+        "use std::fmt;\n\npub struct Port(u16);\n\nimpl Port {\n    pub fn get(&self) -> u16 {\n        self.0\n    }\n}\n\nimpl fmt::Display for Port {\n    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n        write!(f, \"{}\", self.0)\n    }\n}\n",
+    );
+    p.run(&["index", "--no-embed", "-q"]).ok();
+    let out = p.run(&["outline", "src/port.rs"]).ok().stdout();
+    assert!(out.contains("impl Port\n"), "{out}");
+    assert!(out.contains("impl Display for Port\n"), "{out}");
+}
+
 #[test]
 fn an_unplaced_qualifier_lifts_the_definitions_it_names_past_the_page_cut() {
     // `Pipeline.Stage.step`: no `step` inside a `Stage`, but `Stage` is a
