@@ -543,3 +543,23 @@ fn imports_of_a_language_without_import_rules_say_so() {
         "{s}"
     );
 }
+
+/// A `use` of the file's own items (`use self::Entry::*;` inside a
+/// function, an inline module's) is no dependency of the file: `imports`
+/// leaves it out (QA: 13 of http's `header/map.rs`'s 18 rows).
+#[test]
+fn a_files_own_items_are_no_import_of_it() {
+    let p = Project::new();
+    p.write(
+        "src/lib.rs",
+        "mod map;\npub use map::Entry;\n",
+    )
+    .write(
+        "src/map.rs",
+        "use std::fmt;\n\npub enum Entry {\n    A,\n    B,\n}\n\npub fn kind(e: &Entry) -> u8 {\n    use self::Entry::*;\n    match e {\n        A => 0,\n        B => 1,\n    }\n}\n",
+    );
+    p.run(&["index", "--no-embed", "-q"]).ok();
+    let v = imports_json(&p, "src/map.rs");
+    assert_eq!(resolved(&v), pairs(&[("std", "")]), "{v}");
+    assert_eq!(importers(&v), ["src/lib.rs"], "{v}");
+}
