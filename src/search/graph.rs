@@ -4706,6 +4706,18 @@ impl<'a> Graph<'a> {
             })
             .cloned()
             .collect();
+        // A bare call where a method is always reached through a receiver
+        // (Python, JavaScript, TypeScript) is no call of a method:
+        // jinja2's `getattr(obj, attr)` is the built-in, not
+        // `Environment.getattr`.
+        if r.qualifier.is_none()
+            && matches!(
+                r.lang.as_str(),
+                "python" | "javascript" | "typescript" | "tsx"
+            )
+        {
+            defs.retain(|d| d.kind != "method");
+        }
         // A call reaches a method before a field of the same name (PHP's
         // `$this->doesNotPerformAssertions()` beside the property).
         defs.sort_by_key(|d| needs_scan(&d.kind));

@@ -942,6 +942,25 @@ fn a_go_field_named_like_its_package_is_typed_by_its_declaration() {
     );
 }
 
+/// A bare call in Python is never a method's: jinja2's
+/// `getattr(obj, attr)` is the built-in, not one of the two
+/// `Environment.getattr` methods (QA: `context` listed it name-only).
+#[test]
+fn a_bare_python_call_is_no_call_of_a_method() {
+    let p = Project::new();
+    p.write(
+        "app/env.py",
+        "class Environment:\n    def getattr(self, obj, attr):\n        return getattr(obj, attr)\n\n\ndef lookup(obj, name):\n    return getattr(obj, name)\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert!(
+        callee_list(&p, "lookup", "resolution").is_empty(),
+        "{:?}",
+        callee_list(&p, "lookup", "resolution")
+    );
+    assert!(edge_list(&p, &["callers", "Environment.getattr"]).is_empty());
+}
+
 /// Calls inside a macro are tokens to the grammar: callers finds them by
 /// the `(` after the name (Rust macro arguments, a C `#define`'s body),
 /// and only calls (a function named without one stays out).
