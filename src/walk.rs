@@ -25,7 +25,7 @@ use std::path::{Component, Path, PathBuf};
 use ignore::overrides::{Override, OverrideBuilder};
 use ignore::{DirEntry, WalkBuilder};
 
-use crate::error::user_err;
+use crate::error::{UserError, user_err};
 
 /// Name of the project-local index directory, excluded from every walk.
 pub const INDEX_DIR_NAME: &str = ".repo_search";
@@ -222,17 +222,24 @@ fn build_types(select: &[String], negate: &[String]) -> anyhow::Result<ignore::t
                 .map(String::as_str)
                 .take(6)
                 .collect();
-            return user_err(
-                format!("unknown file type `{name}`"),
-                if near.is_empty() {
-                    "file types are ripgrep's (`rg --type-list`), e.g. py, rust, js, ts, go, java, c, cpp".to_string()
-                } else {
-                    format!(
-                        "file types are ripgrep's (`rg --type-list`); did you mean {}?",
-                        near.join(", ")
-                    )
-                },
-            );
+            // The agent's hint names no shell command (`rg --type-list`).
+            let (hint, agent) = if near.is_empty() {
+                let e = "e.g. py, rust, js, ts, go, java, c, cpp";
+                (
+                    format!("file types are ripgrep's (`rg --type-list`), {e}"),
+                    format!("file types are ripgrep's names, {e}"),
+                )
+            } else {
+                let m = format!("did you mean {}?", near.join(", "));
+                (
+                    format!("file types are ripgrep's (`rg --type-list`); {m}"),
+                    format!("file types are ripgrep's names; {m}"),
+                )
+            };
+            return Err(UserError::new(format!("unknown file type `{name}`"))
+                .hint(hint)
+                .agent(agent)
+                .into());
         }
     }
     for name in select {
@@ -243,10 +250,10 @@ fn build_types(select: &[String], negate: &[String]) -> anyhow::Result<ignore::t
     }
     match builder.build() {
         Ok(types) => Ok(types),
-        Err(e) => user_err(
-            format!("invalid file types: {e}"),
-            "file types are ripgrep's (`rg --type-list`)",
-        ),
+        Err(e) => Err(UserError::new(format!("invalid file types: {e}"))
+            .hint("file types are ripgrep's (`rg --type-list`)")
+            .agent("file types are ripgrep's names, e.g. py, rust, js, ts, go")
+            .into()),
     }
 }
 
