@@ -4344,7 +4344,11 @@ fn file_snippet(root: &Path, f: &Fused, at: FileSnippet<'_>) -> Option<(u32, Str
 /// nothing to read. So is a type's opening line whose members are chunks
 /// of their own (rack's `class Cookie < Abstract::PersistedSecure` led
 /// `cookie.rb` for "how is the session cookie signed and verified"),
-/// unless the query names the type.
+/// unless the query asks for the type itself: its name (`HeaderMap`), or
+/// a question for its definition ("where is the Tokeniser type
+/// defined"). A question about what the type does ("how does HeaderMap
+/// grow when it gets full") is shown by a member: http's one-line `impl<T>
+/// HeaderMap<T> {` had led `map.rs` over `try_grow`.
 fn is_bare_opening(f: &Fused, analysis: Option<&Analysis>) -> bool {
     let kind = f.kind.as_deref().unwrap_or("");
     f.end_line <= f.start_line + 1
@@ -4352,7 +4356,10 @@ fn is_bare_opening(f: &Fused, analysis: Option<&Analysis>) -> bool {
             || (matches!(
                 kind,
                 "class" | "struct" | "interface" | "trait" | "impl" | "object" | "protocol"
-            ) && analysis.is_some_and(|a| !defines_queried_name(a, f.symbol.as_deref()))))
+            ) && analysis.is_some_and(|a| {
+                !defines_queried_name(a, f.symbol.as_deref())
+                    || (a.kind == QueryKind::NaturalLanguage && a.declared.is_none())
+            })))
 }
 
 /// A file whose first hit is a bare opening ([`is_bare_opening`]) leads
@@ -4543,6 +4550,25 @@ mod tests {
         let mut named = hits();
         lead_with_content(&mut named, Some(&analyze("Cookie")));
         assert_eq!(named[0].start_line, 49);
+        // A question about what the named type does is shown by a member;
+        // one asking for its definition, by its opening.
+        let hits = |name: &str| {
+            let mut map = fused_at("src/header/map.rs", 453, 453, "impl", 0.9);
+            map.symbol = Some(name.into());
+            vec![
+                map,
+                fused_at("src/header/map.rs", 1732, 1770, "method", 0.5),
+            ]
+        };
+        let mut about = hits("HeaderMap");
+        lead_with_content(
+            &mut about,
+            Some(&analyze("how does HeaderMap grow when it gets full")),
+        );
+        assert_eq!(about[0].start_line, 1732);
+        let mut named = hits("HeaderMap");
+        lead_with_content(&mut named, Some(&analyze("HeaderMap")));
+        assert_eq!(named[0].start_line, 453);
     }
 
     #[test]
