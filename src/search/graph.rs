@@ -101,16 +101,15 @@ fn implicit_this(lang: &str) -> bool {
 }
 
 /// A receiver written as a literal: a string, a number, an array or list
-/// (`['a', 'b']`, `[1, 2]`), a map or object (`{…}`). Objective-C's `[receiver message]` is a send, not a literal.
+/// (`['a', 'b']`, `[1, 2]`, or `]` closing one over several lines), a map
+/// or object (`{…}`). Objective-C's `[receiver message]` is a send, not a
+/// literal (nor are C++'s brackets).
 fn is_literal_receiver(q: &str, lang: &str) -> bool {
     let q = q.trim();
     let brackets = !matches!(lang, "objc" | "cpp" | "c");
     q.starts_with(['"', '\'', '`'])
         || q.starts_with(|c: char| c.is_ascii_digit())
-        || (brackets
-            && (q.starts_with(['[', '{'])
-        // `].forEach(…)` closing a literal over several lines.
-        || q == "]"))
+        || (brackets && (q.starts_with(['[', '{']) || q == "]"))
 }
 
 /// Whether a use found by the word scan cannot be a use of any of the
