@@ -37,3 +37,9 @@ pub mod store;
 pub mod text;
 pub mod trust;
 pub mod walk;
+
+/// `#[serde(skip_serializing_if = "crate::is_zero")]` for a count that
+/// answers leave out when nothing was counted.
+pub(crate) fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
+}

@@ -274,15 +274,11 @@ pub struct CallGraphOut {
     pub total: u64,
     pub resolved: u64,
     /// Calls of the method an override replaces (`via_base` edges).
-    #[serde(skip_serializing_if = "is_zero_u64")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub via_base: u64,
     pub name_only: u64,
     #[serde(flatten)]
     pub paging: Paging,
-}
-
-fn is_zero_u64(n: &u64) -> bool {
-    *n == 0
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

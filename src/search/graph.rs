@@ -5003,7 +5003,7 @@ pub struct GraphResult {
     /// base method ([`Resolution::ViaBase`]) and name-only.
     pub total: usize,
     pub resolved: usize,
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub via_base: usize,
     pub name_only: usize,
     pub truncated: bool,
@@ -5011,10 +5011,6 @@ pub struct GraphResult {
     /// A build's copies of the targets and their uses, left out.
     #[serde(skip_serializing_if = "crate::search::BuildLeftOut::is_none")]
     pub build_output_left_out: crate::search::BuildLeftOut,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// The deepest `--depth` a graph query expands to.

@@ -42,14 +42,10 @@ pub struct ReadResult {
     pub truncated: bool,
     /// Lines longer than [`MAX_LINE_CHARS`] shown cut (around the match
     /// when they hold it).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub long_lines_cut: u64,
     /// Secret values shown as `[redacted: …]` (filled in by the service).
     pub redacted: usize,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 /// Longest line returned, in characters; longer lines are cut with a

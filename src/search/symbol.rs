@@ -126,7 +126,7 @@ pub struct SymbolResult {
     pub unplaced_qualifier: Option<String>,
     /// Names starting with the one asked for that [`Self::without_prefix_tail`]
     /// left out because definitions of the name itself were found.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub prefix_left_out: usize,
     /// The traits of the `impl Trait for Type` blocks that
     /// [`Self::without_trait_impls`] left out beside the type's own
@@ -137,10 +137,6 @@ pub struct SymbolResult {
     /// left out because the source defines the name.
     #[serde(skip_serializing_if = "crate::search::BuildLeftOut::is_none")]
     pub build_output_left_out: crate::search::BuildLeftOut,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// `7 more names start with `New``: what [`SymbolResult::without_prefix_tail`]

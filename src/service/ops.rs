@@ -30,7 +30,7 @@ pub struct StatsAnswer {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_at_ms: Option<i64>,
     /// Log lines that could not be read (a write cut short).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub unreadable: usize,
     pub ops: Vec<OpStats>,
     /// Bytes per table; `None` without an index.
@@ -41,10 +41,6 @@ pub struct StatsAnswer {
     /// This service's own query cache (a long-lived server's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache: Option<super::cache::CacheFigures>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 impl Service {
