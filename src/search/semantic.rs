@@ -1108,10 +1108,11 @@ impl SemanticSearcher {
                     Err(e) => return Ok(with_choice(SemanticResult::from_error(&e), &choice)),
                 }
             }
-            SimilarTo::Location { path, line } => {
-                let rel = crate::paths::resolve_in_root(root, path)?.rel;
+            SimilarTo::Location { line, .. } => {
+                // Resolved above (`origin_file`), once for both uses.
+                let rel = origin_file.as_deref().unwrap_or_default();
                 let chunks = store
-                    .chunks_at(&rel, *line)
+                    .chunks_at(rel, *line)
                     .map_err(|e| store::explain(e, &db))?;
                 let Some(c) = chunks.into_iter().next() else {
                     return Err(UserError::with_code(ErrorCode::NotFound, format!(
