@@ -349,7 +349,12 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
         render::prefix_left_out_note(&h.name, result.prefix_left_out)?;
         render::trait_impls_note(&h.name, &result.trait_impls_left_out)?;
     }
-    render::build_output_note(&result.build_output_left_out, "--exact lists them")?;
+    render::note(
+        result
+            .build_output_left_out
+            .summary()
+            .map(|s| format!("{s}: --exact lists them")),
+    )?;
     let (all_gone, gone_files) = note_changed_and_gone(
         &svc,
         result.hits.iter().map(|h| h.path.as_str()),
@@ -402,7 +407,7 @@ fn cmd_refs(a: RefsArgs) -> Result<Found> {
     if result.definitions == 0 && result.total == 0 {
         report_nothing_named(&svc, &crate::search::graph::unknown_name(&req.name))?;
     }
-    render::build_output_note(&result.build_output_left_out, "the build's own copies")?;
+    render::note(result.build_output_left_out.explained())?;
     note_changed(&svc, result.hits.iter().map(|h| h.path.as_str()))?;
     Ok(found(!result.hits.is_empty()))
 }
@@ -472,7 +477,7 @@ fn cmd_graph(a: GraphArgs, direction: Direction) -> Result<Found> {
         render::call_graph(&result, req.offset)?;
         render::redacted_note(result.redacted)?;
     }
-    render::build_output_note(&result.build_output_left_out, "the build's own copies")?;
+    render::note(result.build_output_left_out.explained())?;
     // The definitions asked about are shown too: a rename in the
     // target's own file had left `callers pop_context` with no note.
     let (all_gone, _) = note_changed_and_gone(

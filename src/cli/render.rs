@@ -437,7 +437,7 @@ pub fn call_graph(r: &GraphResult, offset: usize) -> Result<()> {
             let indent = "  ".repeat(e.depth.saturating_sub(1) as usize);
             let unsure = match e.resolution {
                 Resolution::NameOnly => "  (name only)".to_string(),
-                Resolution::ViaBase => format!("  (via {})", e.to),
+                Resolution::ViaBase => format!("  {}", crate::search::graph::via_label(&e.to)),
                 Resolution::Resolved => String::new(),
             };
             let def = e
@@ -464,10 +464,7 @@ pub fn call_graph(r: &GraphResult, offset: usize) -> Result<()> {
             "{} edge(s): {} resolved, {}{} name-only{}",
             r.total,
             r.resolved,
-            match r.via_base {
-                0 => String::new(),
-                n => format!("{n} via a base method, "),
-            },
+            crate::search::graph::via_base_part(r.via_base),
             r.name_only,
             if let Some(n) = past_end_note(offset, r.edges.len(), r.total) {
                 n
@@ -1049,11 +1046,11 @@ pub fn prefix_left_out_note(name: &str, count: usize) -> Result<()> {
     Ok(())
 }
 
-/// On stderr: what an answer left out as a build's copies of the source
-/// (nothing when none), and why or how to list it.
-pub fn build_output_note(left_out: &crate::search::BuildLeftOut, tail: &str) -> Result<()> {
-    if let Some(summary) = left_out.summary() {
-        writeln!(io::stderr(), "note: {summary}: {tail}")?;
+/// On stderr: `note: …` when there is one (what an answer left out, and
+/// why or how to list it).
+pub fn note(text: Option<String>) -> Result<()> {
+    if let Some(text) = text {
+        writeln!(io::stderr(), "note: {text}")?;
     }
     Ok(())
 }

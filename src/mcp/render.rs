@@ -325,10 +325,7 @@ pub fn call_graph(out: &CallGraphOut) -> String {
         out.name,
         out.total,
         out.resolved,
-        match out.via_base {
-            0 => String::new(),
-            n => format!("{n} via a base method, "),
-        },
+        crate::search::graph::via_base_part(out.via_base as usize),
         out.name_only
     );
     for target in &out.targets {
@@ -343,7 +340,7 @@ pub fn call_graph(out: &CallGraphOut) -> String {
         match e.resolution.as_str() {
             "resolved" => {}
             "via_base" => {
-                let _ = write!(t, " (via {})", e.to);
+                let _ = write!(t, " {}", crate::search::graph::via_label(&e.to));
             }
             _ => t.push_str(" (name only)"),
         }

@@ -5013,6 +5013,22 @@ pub struct GraphResult {
     pub build_output_left_out: crate::search::BuildLeftOut,
 }
 
+/// A call graph's count of [`Resolution::ViaBase`] edges as its summary
+/// line says it on both surfaces (`1 via a base method, `), nothing when
+/// none.
+pub fn via_base_part(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        n => format!("{n} via a base method, "),
+    }
+}
+
+/// A [`Resolution::ViaBase`] edge's mark: the base method it calls
+/// (`(via GestureHandler.onHandle)`).
+pub fn via_label(base: &str) -> String {
+    format!("(via {base})")
+}
+
 /// The deepest `--depth` a graph query expands to.
 pub const MAX_DEPTH: u32 = 5;
 /// Edges gathered at most before expansion stops (the answer is cut to its

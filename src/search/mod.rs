@@ -818,6 +818,13 @@ impl BuildLeftOut {
             )),
         }
     }
+
+    /// [`Self::summary`] with why, as a graph answer (`refs`, `callers`,
+    /// `callees`) says it on both surfaces.
+    pub fn explained(&self) -> Option<String> {
+        self.summary()
+            .map(|s| format!("{s}: the build's own copies"))
+    }
 }
 
 /// True for what a build wrote from the project's own sources: a file

@@ -90,10 +90,7 @@ pub fn call_graph(svc: &Service, direction: Direction, args: CallGraphArgs) -> R
             Direction::Callees => format!("`{name}` calls nothing the index records"),
         })
     } else {
-        result
-            .build_output_left_out
-            .summary()
-            .map(|s| format!("{s}: the build's own copies"))
+        result.build_output_left_out.explained()
     };
     let out = CallGraphOut {
         name: result.name,

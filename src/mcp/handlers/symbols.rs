@@ -250,10 +250,7 @@ pub fn find_references(svc: &Service, args: FindReferencesArgs) -> Result<Answer
             result.name
         ))
     } else {
-        result
-            .build_output_left_out
-            .summary()
-            .map(|s| format!("{s}: the build's own copies"))
+        result.build_output_left_out.explained()
     };
     let out = RefsOut {
         name: result.name.clone(),
