@@ -1093,8 +1093,7 @@ impl<'a> Graph<'a> {
         for f in self.references_anywhere(&name, &bases, false, Uses::Calls)? {
             if f.resolution != Resolution::Resolved
                 || inside(&f.r)
-                || (self.build_left_out.definitions > 0
-                    && crate::search::is_shipped_build(&f.r.path))
+                || self.is_left_out_build_use(&f.r.path)
                 || f.r
                     .qualifier
                     .as_deref()
@@ -4528,12 +4527,15 @@ impl<'a> Graph<'a> {
         let mut found = self.references_anywhere(name, targets, keep_others, uses)?;
         // A build's copies of the targets left out ([`Graph::targets`]),
         // the build's uses go too: they are of its own copies.
-        if self.build_left_out.definitions > 0 {
-            let before = found.len();
-            found.retain(|f| !crate::search::is_shipped_build(&f.r.path));
-            self.build_left_out.uses += before - found.len();
-        }
+        let before = found.len();
+        found.retain(|f| !self.is_left_out_build_use(&f.r.path));
+        self.build_left_out.uses += before - found.len();
         Ok(found)
+    }
+
+    /// A use in a build whose copies of the targets were left out.
+    fn is_left_out_build_use(&self, path: &str) -> bool {
+        self.build_left_out.definitions > 0 && crate::search::is_shipped_build(path)
     }
 
     fn references_anywhere(
