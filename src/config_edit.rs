@@ -48,6 +48,7 @@ const KEYS: &[(&str, Type, bool)] = &[
     ("index.hidden", Type::Bool, false),
     ("index.no_ignore", Type::Bool, false),
     ("index.no_require_git", Type::Bool, false),
+    ("index.update_before_answer", Type::Bool, false),
     ("embed.provider", Type::Provider, true),
     ("embed.model_dir", Type::Text, true),
     ("embed.fast", Type::Bool, true),

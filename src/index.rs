@@ -598,6 +598,29 @@ pub fn staleness(settings: &Settings, store: &Store) -> Result<Staleness> {
     })
 }
 
+/// What an update of the index would do now, as root-relative paths: the
+/// new and changed files the walk finds, then the indexed files deleted
+/// from disk. An indexed file still on disk that the walk leaves out (an
+/// exclude added since, a file indexed with `index --hidden`) is not
+/// among them: an update of these paths keeps it. Writes nothing.
+pub fn changed_paths(settings: &Settings, store: &Store) -> Result<Vec<String>> {
+    let db = store::db_path(&settings.root);
+    let records = store.file_records().map_err(|e| store::explain(e, &db))?;
+    let (candidates, _) = walk_candidates(settings, &[], false)?;
+    let plan = plan_changes(&records, &candidates, &[], false, false);
+    let mut paths: Vec<String> = plan.todo.iter().map(|(c, _)| c.rel.clone()).collect();
+    if !plan.removed.is_empty() {
+        let removed: HashSet<i64> = plan.removed.iter().copied().collect();
+        paths.extend(
+            records
+                .iter()
+                .filter(|(p, r)| removed.contains(&r.id) && !settings.root.join(p).exists())
+                .map(|(p, _)| p.clone()),
+        );
+    }
+    Ok(paths)
+}
+
 /// Walks the project (in parallel) and returns every indexable file and,
 /// with `all_files`, every regular file (for the trigram postings; a
 /// staleness count does not need them, nor the stat of files that are not

@@ -31,6 +31,8 @@ pub mod env {
     pub const HOME: &str = "REPO_SEARCH_HOME";
     /// Overrides `index.max_file_size` (bytes).
     pub const MAX_FILE_SIZE: &str = "REPO_SEARCH_MAX_FILE_SIZE";
+    /// Overrides `index.update_before_answer` (`true`/`false`).
+    pub const UPDATE_BEFORE_ANSWER: &str = "REPO_SEARCH_UPDATE_BEFORE_ANSWER";
     /// `tracing` filter for logs on stderr, e.g. `repo_search=debug`.
     pub const LOG: &str = "REPO_SEARCH_LOG";
     /// Set by Claude Code to the project directory it runs in.
@@ -508,6 +510,9 @@ pub struct IndexConfig {
     pub hidden: Option<bool>,
     pub no_ignore: Option<bool>,
     pub no_require_git: Option<bool>,
+    /// CLI commands bring the index up to date with what changed on disk
+    /// before answering (default true; see `service::fresh`).
+    pub update_before_answer: Option<bool>,
 }
 
 /// One resolved value and where it came from, for `config --show`.
@@ -528,6 +533,11 @@ pub struct Settings {
     pub walk: WalkOptions,
     /// Redact secret values in answers (`crate::redact`).
     pub redact: bool,
+    /// A CLI command brings the index up to date with what changed on
+    /// disk before its first index-backed answer (config
+    /// `index.update_before_answer`; a walk of the tree per command where
+    /// no daemon watches it).
+    pub update_before_answer: bool,
     pub provenance: Vec<Provenance>,
     /// Whether the project's config may use the keys that need trust.
     pub trust: ConfigTrust,
@@ -542,6 +552,7 @@ impl Settings {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             walk: WalkOptions::default(),
             redact: resolve_redact(None, None, "").0,
+            update_before_answer: true,
             provenance: Vec::new(),
             trust: ConfigTrust::default(),
         }
@@ -1070,6 +1081,32 @@ impl Settings {
             value: no_require_git.to_string(),
             source: src,
         });
+        let update_env = match env_string(env::UPDATE_BEFORE_ANSWER) {
+            Some(v) => Some(parse_bool(&v).ok_or_else(|| {
+                UserError::with_code(
+                    ErrorCode::InvalidConfig,
+                    format!(
+                        "{} must be true or false, not `{v}`",
+                        env::UPDATE_BEFORE_ANSWER
+                    ),
+                )
+                .hint("e.g. REPO_SEARCH_UPDATE_BEFORE_ANSWER=false")
+            })?),
+            None => None,
+        };
+        let (update_before_answer, src) = pick(
+            None,
+            update_env,
+            cfg.index.update_before_answer,
+            true,
+            env::UPDATE_BEFORE_ANSWER,
+            &file_src,
+        );
+        provenance.push(Provenance {
+            key: "index.update_before_answer",
+            value: update_before_answer.to_string(),
+            source: src,
+        });
         provenance.push(Provenance {
             key: "index.exclude",
             value: format!("{:?}", cfg.index.exclude),
@@ -1103,6 +1140,7 @@ impl Settings {
             max_file_size,
             walk,
             redact,
+            update_before_answer,
             provenance,
             trust: project.trust,
         })

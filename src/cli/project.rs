@@ -19,7 +19,7 @@ pub(crate) fn service(common: &Common, over: &Overrides, quiet: bool) -> Result<
     let svc = Service::open(
         common.root.as_deref(),
         &overrides(common, over),
-        Policy::BuildIfMissing,
+        Policy::Foreground,
         OnBadConfig::Fail,
     )?;
     Ok(svc
@@ -66,6 +66,21 @@ pub(crate) fn observer(quiet: bool) -> crate::service::Observer {
                         "the index was written by an older repo-search: updating it now (vectors are kept; `repo-search index` does this explicitly)"
                     )
                 });
+            }
+        }
+        IndexEvent::Updating(files) => {
+            if !quiet {
+                pb().suspend(|| {
+                    if files == 0 {
+                        eprintln!(
+                            "ignore rules changed since the last index run: updating the index now"
+                        );
+                    } else {
+                        eprintln!(
+                            "{files} files changed since the last index run: updating the index now"
+                        );
+                    }
+                })
             }
         }
         IndexEvent::Progress(p) => match p.phase {

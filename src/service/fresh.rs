@@ -11,11 +11,16 @@
 //!   from what is committed, saying so. A cheap re-check of an unchanged
 //!   tree ends well within that, so an edit the agent just made is in the
 //!   answer.
-//! - `BuildIfMissing` (a CLI command): a missing index is built in the
-//!   foreground (with progress) before the first index-backed answer; an
-//!   existing one is searched as it is, so an index built with command-line
-//!   flags (`index --hidden`) is not redone with the configured ones, and a
-//!   bad call writes nothing. `repo-search index` (or the daemon) updates it.
+//! - `Foreground` (a CLI command): before the first index-backed answer, a
+//!   missing index is built (with progress), and an existing one is brought
+//!   up to date with the files changed on disk since its last run (a walk
+//!   and a stat per file, or what a watching daemon heard; nothing is
+//!   written when nothing changed), so an answer after an edit is as fresh
+//!   as `rg`'s. Only what changed is redone: a file indexed with
+//!   command-line flags (`index --hidden`) stays unless it was deleted. A
+//!   bad call fails before it and writes nothing. When another process is
+//!   writing, the answer waits for it at most [`REFRESH_WAIT`], then reads
+//!   what is committed and says which shown files changed.
 //! - `AsIs` (the eval runner): the index is searched as it is.
 //!
 //! Readers never block the writer: connections are read-only over WAL and
@@ -53,7 +58,14 @@ pub enum IndexEvent {
     Progress(Progress),
     /// Another process (its pid when known) holds the writer lock.
     Waiting(Option<u32>),
+    /// This many files changed since the last index run (0: the ignore
+    /// rules did, so all are looked at): the index is updated now.
+    Updating(usize),
 }
+
+/// A foreground update of at least this many files shows its progress
+/// ([`IndexEvent::Updating`]).
+pub const UPDATE_SHOWN: usize = 200;
 
 /// Who ran an index update.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -207,7 +219,96 @@ impl Service {
         match self.policy {
             Policy::AsIs => Ok(self.freshness()),
             Policy::Background => Ok(self.refresh_in_background()),
-            Policy::BuildIfMissing => self.build_if_missing(),
+            Policy::Foreground => self.build_or_update(),
+        }
+    }
+
+    /// Builds a missing index, or brings an existing one up to date, in the
+    /// foreground (a CLI command; once per service).
+    fn build_or_update(&self) -> Result<Freshness> {
+        if crate::store::unbuilt(self.root()).is_none() {
+            if !self.settings.update_before_answer {
+                return Ok(self.freshness());
+            }
+            // (A flag, not a `Once`: a repair inside the update asks again.)
+            if !self.updated.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                self.update_here();
+            }
+            return Ok(self.freshness());
+        }
+        self.build_if_missing()
+    }
+
+    /// Re-indexes what changed on disk since the last index run, here (or
+    /// through the daemon when it watches the project): what a watching
+    /// daemon heard, else what a walk finds ([`crate::index::changed_paths`]).
+    /// Nothing to do writes nothing. A failure is logged and the answer
+    /// reads the index as it is (its notes name the changed files it shows).
+    fn update_here(&self) {
+        let started = Instant::now();
+        let only = match self.daemon_changed() {
+            Some(heard) => {
+                let set: std::collections::BTreeSet<String> = heard.into_iter().collect();
+                let work = crate::daemon::watch::plan_work(&self.settings, &set);
+                if work.is_empty() {
+                    return;
+                }
+                // A reconcile's empty `only` walks the whole tree.
+                work.only
+            }
+            None => {
+                match self.with_store(|store| crate::index::changed_paths(&self.settings, store)) {
+                    Ok(Some(paths)) if !paths.is_empty() => paths,
+                    Ok(_) => {
+                        tracing::debug!(
+                            ms = started.elapsed().as_millis() as u64,
+                            "index up to date"
+                        );
+                        return;
+                    }
+                    Err(e) => {
+                        tracing::warn!("cannot tell what changed since the last index run: {e:#}");
+                        return;
+                    }
+                }
+            }
+        };
+        let count = only.len();
+        let observer = self.observer.as_deref().unwrap_or(&|_| {});
+        // A few files are redone in well under a second: no progress bar.
+        let shown = count >= UPDATE_SHOWN || count == 0;
+        if shown {
+            observer(IndexEvent::Updating(count));
+        }
+        let quiet = |_: IndexEvent| {};
+        let job = IndexJob {
+            opts: IndexOptions {
+                no_wait: true,
+                only,
+                ..IndexOptions::default()
+            },
+            register: false,
+            vectors: Vectors::IfChanged,
+        };
+        match self.index(&job, if shown { observer } else { &quiet }) {
+            Ok(run) => tracing::debug!(
+                files = count,
+                changed = run.summary.changed,
+                removed = run.summary.removed,
+                ms = started.elapsed().as_millis() as u64,
+                "index updated before answering"
+            ),
+            Err(e) if has_code(&e, ErrorCode::IndexBusy) => {
+                // Another process writes (a daemon, a server, `index`):
+                // likely this very change. Wait for it, within bounds.
+                let deadline = started + REFRESH_WAIT;
+                while crate::lock::current_writer(self.root()).is_some()
+                    && Instant::now() < deadline
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            }
+            Err(e) => tracing::warn!("the index was not updated before answering: {e:#}"),
         }
     }
 

@@ -106,7 +106,7 @@ const TRAIT_IMPLS_READ: usize = 200;
 
 impl Service {
     /// Reads through the pool after [`Service::ensure_fresh`]; `None` when
-    /// there is no index (an error under [`Policy::BuildIfMissing`]).
+    /// there is no index (an error under [`Policy::Foreground`]).
     pub(super) fn indexed<T>(
         &self,
         mut f: impl FnMut(&crate::store::Store) -> Result<T>,
@@ -119,7 +119,7 @@ impl Service {
                 generation: Some(generation),
                 freshness,
             }),
-            None if self.policy == Policy::BuildIfMissing => Err(self.no_index()),
+            None if self.policy == Policy::Foreground => Err(self.no_index()),
             None => Ok(Indexed {
                 value: None,
                 generation: None,

@@ -75,9 +75,10 @@ const POOL_SIZE: usize = 4;
 pub enum Policy {
     /// A long-lived server: background runs, each answer waits briefly.
     Background,
-    /// A one-shot command: a missing index is built before the first
-    /// answer; an existing one is searched as it is.
-    BuildIfMissing,
+    /// A one-shot command: before the first answer, a missing index is
+    /// built and an existing one is brought up to date with what changed
+    /// on disk, in the foreground.
+    Foreground,
     /// Search the index as it is (eval runs, fixed corpora).
     AsIs,
 }
@@ -231,6 +232,9 @@ pub struct Service {
     /// The service's own file watcher, when a surface started it
     /// ([`Service::watch_changes`]).
     own_watch: Arc<watching::OwnWatch>,
+    /// A one-shot command's index was brought up to date ([`Policy::Foreground`]):
+    /// once per service.
+    updated: std::sync::atomic::AtomicBool,
 }
 
 impl Service {
@@ -284,6 +288,7 @@ impl Service {
             jobs: Arc::default(),
             fast_vectors_only: false,
             own_watch: Arc::default(),
+            updated: std::sync::atomic::AtomicBool::new(false),
         }
     }
 

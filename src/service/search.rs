@@ -407,7 +407,7 @@ impl Service {
             }
         })?;
         let Some((generation, ranked)) = found else {
-            if self.policy == super::Policy::BuildIfMissing {
+            if self.policy == super::Policy::Foreground {
                 return Err(self.no_index());
             }
             return Ok(answer);
@@ -562,7 +562,7 @@ impl Service {
         })?;
         let mut answer = SearchAnswer::empty(query, Mode::Semantic, req.offset, fresh);
         let Some((generation, r)) = found else {
-            if self.policy == super::Policy::BuildIfMissing {
+            if self.policy == super::Policy::Foreground {
                 return Err(self.no_index());
             }
             return Ok(answer);

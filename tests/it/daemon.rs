@@ -136,9 +136,12 @@ impl Drop for Daemon {
 
 /// A `repo-search` command in `p` using the registry and daemon of `home`.
 fn rs(p: &Project, home: &Path, args: &[&str]) -> Run {
+    // These commands read what the daemon wrote: they do not bring the
+    // index up to date themselves first.
     let out = p
         .cmd(args)
         .env("REPO_SEARCH_HOME", home)
+        .env("REPO_SEARCH_UPDATE_BEFORE_ANSWER", "false")
         .output()
         .expect("run repo-search");
     Run {

@@ -411,17 +411,69 @@ fn incremental_edits_deletes_and_renames() {
     assert_eq!(v["hits"][0]["path"], "lib/util.rb", "{v}");
 }
 
-/// The CLI searches the index as it is: an answer showing a file edited
-/// since it was indexed says so (stderr and JSON), and stops saying so once
-/// `index` ran.
+/// A CLI answer after an edit is as fresh as `rg`'s: each index-backed
+/// command brings the index up to date with what changed on disk first
+/// (an edit, a rename, a new file, a deletion), without `index`, and
+/// says nothing about it.
 #[test]
-fn an_answer_from_files_changed_since_indexed_says_so() {
+fn a_cli_answer_after_an_edit_is_fresh() {
     let p = sample();
     p.run(&["index"]).ok();
-    let quiet = p
-        .run(&["search", "validate_csrf_token", "--mode", "bm25"])
-        .ok();
-    assert!(!quiet.stderr().contains("changed since"), "{quiet}");
+    let before = p.json(&["symbol", "validate_csrf_token"])["hits"][0]["line"].as_u64();
+    p.write("app/views.py", format!("# moved down\n\n{PYTHON}"));
+    let v = p.json(&["search", "validate_csrf_token", "--mode", "bm25"]);
+    assert!(v.get("changed_since_indexed").is_none(), "{v}");
+    let v = p.json(&["symbol", "validate_csrf_token"]);
+    assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
+    assert_eq!(
+        v["hits"][0]["line"].as_u64(),
+        before.map(|l| l + 2),
+        "the line as the file holds it now: {v}"
+    );
+    for args in [
+        &["symbol", "validate_csrf_token"][..],
+        &["refs", "validate_csrf_token"],
+        &["outline", "app/views.py"],
+        &["context", "app/views.py:3"],
+    ] {
+        let r = p.run(args);
+        assert!(!r.stderr().contains("changed since"), "{args:?}: {r}");
+    }
+    // A rename: the old name is gone (exit 1), the new one is found.
+    let renamed = PYTHON.replace("validate_csrf_token", "check_csrf_token");
+    p.write("app/views.py", format!("# moved down\n\n{renamed}"));
+    assert_eq!(p.run(&["symbol", "validate_csrf_token"]).code(), 1);
+    let v = p.json(&["symbol", "check_csrf_token"]);
+    assert_eq!(v["hits"][0]["path"], "app/views.py", "{v}");
+    // A new file and a deleted one.
+    p.write("app/fresh.py", "def brand_new_helper():\n    return 1\n");
+    let v = p.json(&["symbol", "brand_new_helper"]);
+    assert_eq!(v["hits"][0]["path"], "app/fresh.py", "{v}");
+    std::fs::remove_file(p.path("app/views.py")).unwrap();
+    let r = p.run(&["symbol", "check_csrf_token"]);
+    assert_eq!(r.code(), 1, "{r}");
+    assert!(!r.stderr().contains("changed since"), "{r}");
+    let st = p.json(&["status"]);
+    assert_eq!(st["stale_files"], 0, "{st}");
+}
+
+/// An index a CLI answer cannot bring up to date (another process holds
+/// its writer lock, for longer than an answer waits) is read as it is: an
+/// answer showing a file edited since it was indexed says so (stderr and
+/// JSON), a definition renamed since is no answer, and a name only a new
+/// file defines is reported with the files not indexed yet. So it is with
+/// `index.update_before_answer = false`, a project that chose to update
+/// its index itself.
+#[test]
+fn an_answer_from_an_index_left_as_it_is_says_which_files_changed() {
+    let p = sample();
+    p.run(&["index"]).ok();
+    let lock = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(p.path(".repo_search/index.lock"))
+        .expect("the index's lock file");
+    lock.lock().expect("hold the writer lock");
     p.write("app/views.py", format!("# moved down\n\n{PYTHON}"));
     let r = p
         .run(&["search", "validate_csrf_token", "--mode", "bm25"])
@@ -431,6 +483,9 @@ fn an_answer_from_files_changed_since_indexed_says_so() {
             .contains("1 file(s) shown changed since they were indexed (app/views.py)"),
         "{r}"
     );
+    lock.unlock().expect("release the writer lock");
+    p.run(&["config", "set", "index.update_before_answer", "false"])
+        .ok();
     let v = p.json(&["search", "validate_csrf_token", "--mode", "bm25"]);
     assert_eq!(
         v["changed_since_indexed"],
@@ -503,9 +558,12 @@ fn an_answer_from_files_changed_since_indexed_says_so() {
             .contains("1 file(s) shown were deleted since they were indexed (app/views.py)"),
         "{r}"
     );
-    p.run(&["index"]).ok();
+    // Updating again: the next answer brings the index up to date.
+    p.run(&["config", "unset", "index.update_before_answer"])
+        .ok();
     let v = p.json(&["search", "brand_new_helper", "--mode", "bm25"]);
     assert!(v.get("changed_since_indexed").is_none(), "{v}");
+    assert_eq!(hit_paths(&v, "hits")[0], "app/fresh.py", "{v}");
     let r = p.run(&["symbol", "brand_new_helper"]);
     assert!(!r.stderr().contains("changed since"), "{r}");
     let r = p.run(&["symbol", "no_such_name_anywhere"]);
@@ -1532,6 +1590,9 @@ fn index_paths_brings_only_those_paths_up_to_date() {
         .write("b/two.py", "def second():\n    return 2\n")
         .write("c/gone.py", "def doomed():\n    return 3\n");
     p.run(&["index", "--no-embed"]).ok();
+    // What the index holds is read below without updating it first.
+    p.run(&["config", "set", "index.update_before_answer", "false"])
+        .ok();
     p.write("a/one.py", "def first_renamed():\n    return 1\n")
         .write("b/two.py", "def second_renamed():\n    return 2\n");
     p.remove("c/gone.py");
