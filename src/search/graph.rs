@@ -2998,7 +2998,9 @@ impl<'a> Graph<'a> {
             return Ok(Verdict::Other);
         }
         if v == Verdict::NameOnly
-            && (self.rust_arity_rules_out(r, &t.def)? || self.overloads_rule_out(r, &t.def)?)
+            && (self.rust_arity_rules_out(r, &t.def)?
+                || self.overloads_rule_out(r, &t.def)?
+                || self.go_arity_rules_out(r, &t.def)?)
         {
             return Ok(Verdict::Other);
         }
@@ -3112,6 +3114,50 @@ impl<'a> Graph<'a> {
             max
         };
         Ok(args != expected)
+    }
+
+    /// Whether a Go call's count of arguments rules `def` out: Go has no
+    /// overloads or default arguments, and a method's receiver is no
+    /// parameter, so `defer f.Close()` is no call of goldmark's
+    /// `codeBlockParser.Close(node, reader, pc)`, which had listed every
+    /// file's and response body's `Close()` as a name-only caller
+    /// (`scanner.Text()` too for `Text.Text(source)`). Variadic parameters take any count past
+    /// the fixed ones; a lone argument that is itself a call may pass
+    /// several values (`f(g())`) and rules nothing out; a generic
+    /// function's signature (`Map[T any](…)`) is not counted.
+    fn go_arity_rules_out(&mut self, r: &GraphRef, def: &GraphDef) -> Result<bool> {
+        if r.lang != "go" || def.lang != "go" || !matches!(def.kind.as_str(), "function" | "method")
+        {
+            return Ok(false);
+        }
+        let Some((min, max)) = param_range(&def.signature, &def.name) else {
+            return Ok(false);
+        };
+        let Some(text) = self.text(r.file_id, &r.path) else {
+            return Ok(false);
+        };
+        let Some(line) = text.lines.get(r.line.saturating_sub(1) as usize) else {
+            return Ok(false);
+        };
+        let at = (r.col as usize).saturating_sub(1);
+        let Some(rest) = line
+            .get(at..)
+            .filter(|t| t.starts_with(r.name.as_str()))
+            .and_then(|t| t[r.name.len()..].trim_start().strip_prefix('('))
+        else {
+            return Ok(false);
+        };
+        // A raw string's commas would be miscounted.
+        if rest.contains('`') {
+            return Ok(false);
+        }
+        let Some((args, end)) = count_top_level(rest, ')', false) else {
+            return Ok(false);
+        };
+        if args == 1 && rest[..end].trim_end().ends_with(')') {
+            return Ok(false);
+        }
+        Ok(args < min || args > max)
     }
 
     /// Whether a call can be of `def` by its number of arguments: false

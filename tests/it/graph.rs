@@ -942,6 +942,35 @@ fn a_go_field_named_like_its_package_is_typed_by_its_declaration() {
     );
 }
 
+/// Go has no overloads or default arguments: a call whose count of
+/// arguments the method cannot take is not its caller, even by name
+/// (goldmark's `callers codeBlockParser.Close` listed `defer f.Close()`
+/// and `resp.Body.Close()` for `Close(node, reader, pc)`); a variadic
+/// method takes any count past its fixed parameters, and a lone call as
+/// the argument (`f(g())`) may pass several values.
+#[test]
+fn a_go_call_with_a_count_of_arguments_the_method_cannot_take_is_no_caller() {
+    let p = Project::new();
+    p.write("go.mod", "module example.com/md\n\ngo 1.20\n")
+        .write(
+            "parser/block.go",
+            "package parser\n\ntype blockParser struct{}\n\nfunc (b *blockParser) Close(node int, reader string, pc int) {\n}\n\nfunc (b *blockParser) Open(opts ...string) {\n}\n",
+        )
+        .write(
+            "main.go",
+            "package md\n\nimport \"os\"\n\nfunc pair() (int, string, int) {\n\treturn 1, \"\", 2\n}\n\nfunc run(x interface{ Close(int, string, int); Open(...string) }) {\n\tf, _ := os.Open(\"a\")\n\tdefer f.Close()\n\tx.Close(1, \"r\", 2)\n\tx.Close(pair())\n\tx.Open()\n\tx.Open(\"a\", \"b\")\n}\n",
+        );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "blockParser.Close"]),
+        ["main.go:12 name_only", "main.go:13 name_only"]
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "blockParser.Open"]),
+        ["main.go:14 name_only", "main.go:15 name_only"]
+    );
+}
+
 /// A bare call in Python is never a method's: jinja2's
 /// `getattr(obj, attr)` is the built-in, not one of the two
 /// `Environment.getattr` methods (QA: `context` listed it name-only).
