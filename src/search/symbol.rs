@@ -270,10 +270,16 @@ impl SymbolResult {
             return;
         }
         let before = self.hits.len();
+        // Counted: the copies of the name itself, which `--exact` lists
+        // (those of names that only start with it go unsaid).
+        let copies = self
+            .hits
+            .iter()
+            .filter(|h| named(h) && is_shipped_build(&h.path))
+            .count();
         self.hits.retain(|h| !is_shipped_build(&h.path));
-        let left_out = before - self.hits.len();
-        self.total = self.total.saturating_sub(left_out);
-        self.build_output_left_out.definitions = left_out;
+        self.total = self.total.saturating_sub(before - self.hits.len());
+        self.build_output_left_out.definitions = copies;
     }
 
     /// Under the default match, an answer that has definitions of the

@@ -20,8 +20,8 @@ use crate::search::keyword::{
 use crate::search::ngram::{IndexFilter, Listed};
 use crate::search::read::{ReadRequest, ReadResult, read_file};
 use crate::search::symbol::{
-    OutlineItem, RefResult, RefType, SymbolQuery, SymbolResult, Unplaced, find_references,
-    find_symbols_or_bare, outline, source_lines,
+    MatchMode, OutlineItem, RefResult, RefType, SymbolQuery, SymbolResult, Unplaced,
+    find_references, find_symbols_or_bare, outline, source_lines,
 };
 use crate::status::IndexStatus;
 
@@ -101,8 +101,10 @@ pub struct StatusAnswer {
     pub config_error: Option<String>,
 }
 
-/// Definitions read at most to find a type's trait impls beyond the page.
-const TRAIT_IMPLS_READ: usize = 200;
+/// Definitions read at most to leave out, beyond the page, what the
+/// default match leaves out (a type's trait impls, a build's copies, names
+/// that only start with the one asked for) before paging.
+const PAGE_FILTERS_READ: usize = 500;
 
 impl Service {
     /// Reads through the pool after [`Service::ensure_fresh`]; `None` when
@@ -144,22 +146,23 @@ impl Service {
         q.limit = req.offset + req.query.limit;
         let mut answer = self.indexed(|store| {
             let mut r = find_symbols_or_bare(store, Some(self.root()), &q, Unplaced::IfDefined)?;
-            if r.has_trait_impls_to_fold(q.mode, &q.kinds) && r.truncated {
-                // Every impl block's signature, to tell trait impls from
-                // the type's own, then the page again.
+            if q.mode == MatchMode::Auto && r.truncated {
+                // The default match leaves out trait impls, a build's
+                // copies and names that only start with the one asked
+                // for: counted over every definition, not the page's (a
+                // page of 2 had said "2 of 266", counting the prefix
+                // matches the next page then left out, showing nothing).
                 let all = SymbolQuery {
-                    limit: TRAIT_IMPLS_READ.max(q.limit),
+                    limit: PAGE_FILTERS_READ.max(q.limit),
                     ..q.clone()
                 };
                 r = find_symbols_or_bare(store, Some(self.root()), &all, Unplaced::IfDefined)?;
-                r.without_trait_impls(q.mode, &q.kinds);
-                r.truncated |= r.hits.len() > q.limit;
-                r.hits.truncate(q.limit);
-            } else {
-                r.without_trait_impls(q.mode, &q.kinds);
             }
+            r.without_trait_impls(q.mode, &q.kinds);
             r.without_build_copies(q.mode);
             r.without_prefix_tail(q.mode, &q.name);
+            r.truncated |= r.hits.len() > q.limit;
+            r.hits.truncate(q.limit);
             r.hits = r.hits.into_iter().skip(req.offset).collect();
             Ok(r)
         })?;

@@ -1321,6 +1321,24 @@ func newNode() {}
     assert_eq!(v["prefix_left_out"], 2, "{v}");
     let v = p.json(&["symbol", "New", "--prefix"]);
     assert_eq!(v["total"], 3, "{v}");
+    // A page smaller than the answer counts what the default match shows
+    // (round 12: "2 of 266 shown", then an empty page at `--offset 2`).
+    let v = p.json(&["symbol", "New", "--limit", "1"]);
+    assert_eq!(
+        (v["total"].as_u64(), v["truncated"].as_bool()),
+        (Some(1), Some(false)),
+        "{v}"
+    );
+    assert_eq!(v["prefix_left_out"], 2, "{v}");
+    let v = p.json(&["symbol", "JSON", "--limit", "1"]);
+    assert_eq!(
+        (v["total"].as_u64(), v["truncated"].as_bool()),
+        (Some(2), Some(true)),
+        "{v}"
+    );
+    let r = p.run(&["symbol", "JSON", "--offset", "1", "--limit", "1"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(!r.stderr().contains("shown"), "{r}");
     // A qualified name asked for one definition: no count, no note.
     let r = p.run(&["symbol", "echo.New"]);
     assert_eq!(r.code(), 0, "{r}");
