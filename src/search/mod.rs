@@ -91,6 +91,10 @@ impl LangFilter {
     /// Whether a file at `path` whose index language is `lang` passes.
     pub fn accepts(&self, path: &str, lang: &str) -> bool {
         match self {
+            // TypeScript takes in its TSX files, as ripgrep's `ts` type
+            // does (`--lang typescript` had left out react-native-svg's
+            // main component, `Svg.tsx`); `tsx` asks for those alone.
+            LangFilter::Lang(Lang::TypeScript) => lang == "typescript" || lang == "tsx",
             LangFilter::Lang(l) => l.name() == lang,
             LangFilter::Heuristic(name) => {
                 lang == Lang::OtherCode.name() && crate::lang::heuristic_lang(path) == Some(name)
@@ -2022,6 +2026,10 @@ mod tests {
         let f = ChunkFilter::new(&["*.py".into(), "!tests/**".into()], None, Scope::Code)
             .expect("filter");
         assert!(f.accepts("django/views.py", "python"));
+        let ts = LangFilter::parse("typescript", |_| true).expect("typescript");
+        assert!(ts.accepts("src/Svg.tsx", "tsx") && ts.accepts("src/a.ts", "typescript"));
+        let tsx = LangFilter::parse("tsx", |_| true).expect("tsx");
+        assert!(!tsx.accepts("src/a.ts", "typescript"));
         assert!(!f.accepts("tests/test_x.py", "python"));
         assert!(!f.accepts("README.md", "docs"));
         assert!(ChunkFilter::new(&["a[".into()], None, Scope::All).is_err());
