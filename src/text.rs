@@ -905,3 +905,26 @@ mod tests {
         assert_eq!(without_license("/* Copyright never closed"), "");
     }
 }
+
+/// `n` and `noun`, plural unless `n` is 1: `1 file`, `2 files`,
+/// `3 matches` (a noun ending in `s`, `x`, `ch` or `sh` takes `es`).
+pub fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else if ["s", "x", "ch", "sh"].iter().any(|e| noun.ends_with(e)) {
+        format!("{n} {noun}es")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod counted_tests {
+    #[test]
+    fn counts_read_as_english() {
+        assert_eq!(super::counted(1, "file"), "1 file");
+        assert_eq!(super::counted(0, "file"), "0 files");
+        assert_eq!(super::counted(2, "match"), "2 matches");
+        assert_eq!(super::counted(1, "run"), "1 run");
+    }
+}

@@ -456,8 +456,10 @@ fn render_status(out: &mut dyn Write, st: &DaemonStatus) -> io::Result<()> {
                 .unwrap_or_else(|| "?".into());
             writeln!(
                 out,
-                "  changes:  {stale} stale files, {} queued; {} events in the last minute; {} runs",
-                p.queue, p.events_last_minute, p.runs
+                "  changes:  {stale} stale files, {} queued; {} in the last minute; {}",
+                p.queue,
+                crate::text::counted(p.events_last_minute as u64, "event"),
+                crate::text::counted(p.runs as u64, "run")
             )?;
         }
         if let Some(e) = &p.embeddings {

@@ -455,7 +455,8 @@ pub fn call_graph(r: &GraphResult, offset: usize) -> Result<()> {
                 "{indent}{}:{}  {}{unsure}{def}{text}",
                 e.path,
                 e.line,
-                r.direction.edge_label(&e.from, &e.to, e.depth, targets)
+                r.direction
+                    .edge_label(&e.from, &e.to, &e.path, e.depth, targets)
             )?;
         }
         out.flush()?;

@@ -335,7 +335,8 @@ pub fn call_graph(out: &CallGraphOut) -> String {
     for e in &out.edges {
         let depth = e.depth.unwrap_or(1);
         let indent = "  ".repeat(depth.saturating_sub(1) as usize);
-        let label = direction.edge_label(&e.from, &e.to, depth, out.targets.len());
+        let path = e.at.rsplit_once(':').map_or(e.at.as_str(), |(p, _)| p);
+        let label = direction.edge_label(&e.from, &e.to, path, depth, out.targets.len());
         let _ = write!(t, "{indent}{}  {label}", e.at);
         match e.resolution.as_str() {
             "resolved" => {}
@@ -451,8 +452,10 @@ pub fn keyword(out: &KeywordOut) -> String {
     }
     let _ = writeln!(
         t,
-        "{} matching lines in {} files ({} searched)",
-        out.total, out.files_matched, out.files_searched
+        "{} in {} ({} searched)",
+        crate::text::counted(out.total as u64, "matching line"),
+        crate::text::counted(out.files_matched as u64, "file"),
+        out.files_searched
     );
     tail(&mut t, None, None, out.hint.as_deref());
     redacted_tail(&mut t, out.redacted, "");

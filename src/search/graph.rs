@@ -3255,6 +3255,14 @@ impl<'a> Graph<'a> {
         match q {
             None => {
                 if r.file_id == t.def.file_id {
+                    // A local function is called only from inside its
+                    // scope: fastify's six `function next` closures in
+                    // `hooks.js` had each listed all eleven `next()` calls.
+                    if let Some((from, to)) = self.local_scope(&t.def)?
+                        && !(from <= r.line && r.line <= to)
+                    {
+                        return Ok(Verdict::Other);
+                    }
                     return Ok(Verdict::Resolved);
                 }
                 if package_scoped(&r.lang) && same_dir(&r.path, &t.def.path) {
@@ -3286,6 +3294,22 @@ impl<'a> Graph<'a> {
                 Ok(Verdict::NameOnly)
             }
             Some(q) => {
+                // A local function is no module's member: every fastify
+                // `reply.send(…)` had resolved to the closure `send`
+                // inside `sendTrailer` in `reply.js`. Unless the qualifier
+                // names the function it is declared in, a factory whose
+                // result holds it (`fourOhFour.setContext(…)` of
+                // `function fourOhFour () { function setContext …; return
+                // { setContext } }`).
+                if self.local_scope(&t.def)?.is_some()
+                    && !t
+                        .def
+                        .container
+                        .as_deref()
+                        .is_some_and(|c| last_segment(c).eq_ignore_ascii_case(last_part(q)))
+                {
+                    return Ok(Verdict::Other);
+                }
                 if self.module_alias(r, q, t) {
                     return Ok(Verdict::Resolved);
                 }
@@ -3521,20 +3545,74 @@ impl<'a> Graph<'a> {
     /// Is `def` a function defined inside a function or method of its file
     /// (its container one whose span holds it)?
     fn nested_in_callable(&mut self, def: &GraphDef) -> Result<bool> {
+        Ok(self.outer_callable(def)?.is_some())
+    }
+
+    /// The lines of the function or method `def` is nested in, when it is
+    /// one (its container is a callable around it).
+    fn outer_callable(&mut self, def: &GraphDef) -> Result<Option<(u32, u32)>> {
         let Some(container) = def.container.as_deref() else {
-            return Ok(false);
+            return Ok(None);
         };
         if !matches!(def.kind.as_str(), "function" | "method") {
-            return Ok(false);
+            return Ok(None);
         }
         let outer = last_segment(container);
-        Ok(self.defs_of_file(def.file_id)?.iter().any(|d| {
-            d.name == outer
-                && matches!(d.kind.as_str(), "function" | "method")
-                && d.start_line <= def.start_line
-                && def.end_line <= d.end_line
-                && (d.start_line, d.end_line) != (def.start_line, def.end_line)
-        }))
+        Ok(self
+            .defs_of_file(def.file_id)?
+            .iter()
+            .filter(|d| {
+                d.name == outer
+                    && matches!(d.kind.as_str(), "function" | "method")
+                    && d.start_line <= def.start_line
+                    && def.end_line <= d.end_line
+                    && (d.start_line, d.end_line) != (def.start_line, def.end_line)
+            })
+            .map(|d| (d.start_line, d.end_line))
+            .min_by_key(|(from, to)| to - from))
+    }
+
+    /// A function declared inside another where the language scopes it
+    /// there (`function next () {…}` in a JavaScript function, a Python
+    /// `def` in a `def`, a Rust `fn` in a block): the lines it can be
+    /// called from, its outer callable's. Not an assignment (`this.send =
+    /// function …` in an old-style constructor makes a member), nor a
+    /// language whose nested declarations are global or members (Ruby,
+    /// PHP).
+    fn local_scope(&mut self, def: &GraphDef) -> Result<Option<(u32, u32)>> {
+        if !matches!(
+            def.lang.as_str(),
+            "javascript"
+                | "typescript"
+                | "tsx"
+                | "python"
+                | "rust"
+                | "lua"
+                | "kotlin"
+                | "swift"
+                | "scala"
+        ) {
+            return Ok(None);
+        }
+        let sig = def.signature.trim_start();
+        let declared = [
+            "function ",
+            "function*",
+            "async function",
+            "def ",
+            "async def ",
+            "fn ",
+            "local function ",
+            "fun ",
+            "func ",
+        ]
+        .iter()
+        .any(|k| sig.starts_with(k))
+            || sig.starts_with("pub ") && sig.contains("fn ");
+        if !declared {
+            return Ok(None);
+        }
+        self.outer_callable(def)
     }
 
     /// Is `q` (`sys.stderr`) an attribute of a name the file imports that
@@ -4933,8 +5011,18 @@ impl Direction {
     /// How an edge reads in a text answer: `from -> to`, except that a
     /// direct edge of an answer about one definition leaves out that
     /// definition, which the answer's header names (a caller's line is the
-    /// caller, a callee's line `-> callee`).
-    pub fn edge_label(self, from: &str, to: &str, depth: u32, targets: usize) -> String {
+    /// caller, a callee's line `-> callee`). A caller at a file's top
+    /// level (`from` is the call site's `path`) reads `(top level)`, not
+    /// the path again.
+    pub fn edge_label(
+        self,
+        from: &str,
+        to: &str,
+        path: &str,
+        depth: u32,
+        targets: usize,
+    ) -> String {
+        let from = if from == path { "(top level)" } else { from };
         match self {
             _ if depth > 1 || targets != 1 => format!("{from} -> {to}"),
             Direction::Callers => from.to_string(),
@@ -5327,9 +5415,15 @@ pub fn call_graph(
             .chain(targets.iter().map(|t| t.path.as_str())),
     );
     let at = |path: &str| standing.get(path).copied().unwrap_or(0);
+    // Live code before tests, whatever each edge's resolution: marshmallow's
+    // `callers Field.deserialize` had 250 resolved test lines before its
+    // one live caller (name-only, and marked so).
+    // (A build's copies last of all.)
+    let test = |path: &str| (at(path) >= 2, crate::search::is_test_path(path));
     edges.sort_by(|a, b| {
         (
             a.depth,
+            test(&a.path),
             a.resolution,
             at(&a.path),
             &a.path,
@@ -5338,6 +5432,7 @@ pub fn call_graph(
         )
             .cmp(&(
                 b.depth,
+                test(&b.path),
                 b.resolution,
                 at(&b.path),
                 &b.path,

@@ -664,12 +664,17 @@ pub fn find_symbols(
         .any(|(h, &spec)| in_container(h) && h.kind != "impl" && !spec)
     {
         let module_level = |h: &SymbolHit| module_fits(h, true) && !in_container(h);
-        if !hits.iter().any(|h| container_fits(h, true))
-            && hits
-                .iter()
-                .any(|h| module_level(h) && h.container.is_none())
+        // The module's own function of the name: not a nested closure
+        // (fastify's `function send` inside `sendTrailer` in `reply.js`)
+        // nor another type's member there, nor a name that only starts
+        // with it (`sendTrailer` itself), which had put `reply.send` on
+        // the closure instead of the method `Reply.send`.
+        let named =
+            |h: &SymbolHit| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive);
+        let top = |h: &SymbolHit| module_level(h) && h.container.is_none();
+        if !hits.iter().any(|h| container_fits(h, true)) && hits.iter().any(|h| top(h) && named(h))
         {
-            hits.retain(module_level);
+            hits.retain(|h| top(h) || (module_level(h) && !named(h)));
         } else {
             hits.retain(in_container);
         }

@@ -971,6 +971,70 @@ fn a_go_call_with_a_count_of_arguments_the_method_cannot_take_is_no_caller() {
     );
 }
 
+/// A function declared inside another is seen only there (QA round 12,
+/// fastify): a bare call outside it is not its caller (six local `function
+/// next` closures in `hooks.js` had each listed all eleven `next()`
+/// calls), and no module qualifier reaches it (`reply.send(…)` had
+/// resolved to the closure `send` inside `sendTrailer` in `reply.js`,
+/// and `symbol reply.send` had listed it instead of `Reply.send`).
+/// Callers list live code before tests.
+#[test]
+fn a_local_function_is_called_only_from_its_scope() {
+    let p = Project::new();
+    p.write(
+        "lib/reply.js",
+        "function Reply () {}\n\nReply.prototype.send = function (payload) {\n  return payload\n}\n\nfunction sendTrailer (reply) {\n  function send () {\n    return 2\n  }\n  send()\n}\n\nmodule.exports = { Reply, sendTrailer }\n",
+    )
+    .write(
+        "lib/hooks.js",
+        "function runA (hooks) {\n  function next () {\n    return hooks.shift()\n  }\n  next()\n}\n\nfunction runB (hooks) {\n  function next () {\n    return hooks.pop()\n  }\n  next()\n  next()\n}\n\nmodule.exports = { runA, runB }\n",
+    )
+    .write("test/reply.test.js", "function check (reply) {\n  reply.send(2)\n}\n")
+    .write("lib/handle.js", "function handle (reply) {\n  reply.send(1)\n}\n\nmodule.exports = handle\n")
+    .write(
+        "lib/four-oh-four.js",
+        "function fourOhFour () {\n  function setContext (ctx) {\n    return ctx\n  }\n  return { setContext }\n}\n\nmodule.exports = fourOhFour\n",
+    )
+    .write(
+        "lib/route.js",
+        "const build = require('./four-oh-four')\n\nfunction route (ctx) {\n  const fourOhFour = build()\n  fourOhFour.setContext(ctx)\n}\n\nmodule.exports = route\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    // A factory's result holds its local functions: the qualifier naming
+    // the factory still reaches them.
+    assert_eq!(
+        edge_list(&p, &["callers", "fourOhFour.setContext"]).len(),
+        1,
+        "{:?}",
+        edge_list(&p, &["callers", "fourOhFour.setContext"])
+    );
+    let v = p.json(&["symbol", "reply.send"]);
+    assert_eq!(
+        (v["hits"][0]["container"].as_str(), v["total"].as_u64()),
+        (Some("Reply"), Some(1)),
+        "{v}"
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "sendTrailer.send"]),
+        ["lib/reply.js:11 resolved"]
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "runA.next"]),
+        ["lib/hooks.js:5 resolved"]
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "runB.next"]),
+        ["lib/hooks.js:12 resolved", "lib/hooks.js:13 resolved"]
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "Reply.send"]),
+        [
+            "lib/handle.js:2 name_only",
+            "test/reply.test.js:2 name_only"
+        ]
+    );
+}
+
 /// A bare call in Python is never a method's: jinja2's
 /// `getattr(obj, attr)` is the built-in, not one of the two
 /// `Environment.getattr` methods (QA: `context` listed it name-only).
