@@ -458,8 +458,8 @@ fn render_status(out: &mut dyn Write, st: &DaemonStatus) -> io::Result<()> {
                 out,
                 "  changes:  {stale} stale files, {} queued; {} in the last minute; {}",
                 p.queue,
-                crate::text::counted(p.events_last_minute as u64, "event"),
-                crate::text::counted(p.runs as u64, "run")
+                crate::text::counted(p.events_last_minute, "event"),
+                crate::text::counted(p.runs, "run")
             )?;
         }
         if let Some(e) = &p.embeddings {

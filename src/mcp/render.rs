@@ -453,8 +453,8 @@ pub fn keyword(out: &KeywordOut) -> String {
     let _ = writeln!(
         t,
         "{} in {} ({} searched)",
-        crate::text::counted(out.total as u64, "matching line"),
-        crate::text::counted(out.files_matched as u64, "file"),
+        crate::text::counted(out.total, "matching line"),
+        crate::text::counted(out.files_matched, "file"),
         out.files_searched
     );
     tail(&mut t, None, None, out.hint.as_deref());
