@@ -1182,7 +1182,26 @@ impl SemanticSearcher {
         let exclude = req.exclude_path.as_deref();
         let skip = |id: i64, path: &str| Some(id) == origin || exclude.is_some_and(|x| x == path);
         let top = match origin_file.as_deref() {
-            None => index.top_k(&qv, &req.filter, req.limit, req.threshold, &skip),
+            // A snippet: the source's code before a build's copies of it
+            // (react-native-svg's `convertInt32Color` had answered with
+            // its `lib/module/` copy), which fill the page only after it.
+            None => {
+                let shipped = |path: &str| crate::search::is_shipped_build(path);
+                let mut top =
+                    index.top_k(&qv, &req.filter, req.limit, req.threshold, &|id, path| {
+                        skip(id, path) || shipped(path)
+                    });
+                if top.len() < req.limit {
+                    top.extend(index.top_k(
+                        &qv,
+                        &req.filter,
+                        req.limit - top.len(),
+                        req.threshold,
+                        &|id, path| skip(id, path) || !shipped(path),
+                    ));
+                }
+                top
+            }
             Some(own) => {
                 // A build's copies of the code asked about are no other
                 // code like it (axios's `similar_code lib/adapters/xhr.js:20`

@@ -295,6 +295,29 @@ fn openai_compatible_provider_embeds_once_and_searches() {
         "no embedding call for a stored chunk"
     );
 
+    // A snippet finds the source's code before a build's copy of it.
+    p.write("dist/math.py", MATH);
+    json_with_key(&p, &["index"]);
+    let v = json_with_key(
+        &p,
+        &[
+            "similar",
+            "--code",
+            "def multiply_numbers(a, b):\n    return a * b",
+        ],
+    );
+    let paths: Vec<&str> = v["hits"]
+        .as_array()
+        .map(|h| h.iter().filter_map(|h| h["path"].as_str()).collect())
+        .unwrap_or_default();
+    let at = |want: &str| paths.iter().position(|p| *p == want);
+    assert!(
+        at("app/math.py").is_some_and(|a| at("dist/math.py").is_none_or(|d| a < d)),
+        "{paths:?}"
+    );
+    std::fs::remove_file(p.path("dist/math.py")).expect("remove the copy");
+    json_with_key(&p, &["index"]);
+
     // A no-op index run embeds nothing.
     let n = server.seen().len();
     let s = json_with_key(&p, &["index"]);
