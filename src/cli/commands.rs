@@ -350,6 +350,10 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
         render::trait_impls_note(&h.name, &result.trait_impls_left_out)?;
     }
     render::note(
+        crate::search::symbol::assoc_types_summary(result.assoc_types_left_out)
+            .map(|s| format!("{s}: --kind type lists them")),
+    )?;
+    render::note(
         result
             .build_output_left_out
             .summary()

@@ -133,6 +133,11 @@ pub struct SymbolResult {
     /// definition, one per block.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub trait_impls_left_out: Vec<String>,
+    /// Rust associated types of trait impls named so (`type Value =
+    /// Number;` in a serde `Visitor` impl) that [`Self::without_trait_impls`]
+    /// left out beside the type's own definition.
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub assoc_types_left_out: usize,
     /// Definitions in build output that [`Self::without_build_copies`]
     /// left out because the source defines the name.
     #[serde(skip_serializing_if = "crate::search::BuildLeftOut::is_none")]
@@ -172,6 +177,32 @@ pub fn trait_impls_summary(name: &str, traits: &[String]) -> String {
         traits.len(),
         shown.join(", ")
     )
+}
+
+/// `N associated types of trait impls left out`: what
+/// [`SymbolResult::without_trait_impls`] left out of them, as the CLI's
+/// note and MCP's hint say it.
+pub fn assoc_types_summary(count: usize) -> Option<String> {
+    (count > 0).then(|| {
+        let s = if count == 1 { "" } else { "s" };
+        format!("{count} associated type{s} of trait impls (`type X = …;`) left out")
+    })
+}
+
+/// A Rust associated type of an impl (`type Value = Number;` inside
+/// `impl Visitor for NumberVisitor`): one line, no `pub` (a trait impl's
+/// items take none), a value, inside a type (a CamelCase container; a
+/// module's alias has a snake_case one or none).
+fn is_assoc_type(h: &SymbolHit) -> bool {
+    h.lang == "rust"
+        && h.kind == "type"
+        && h.start_line == h.end_line
+        && h.signature.trim_start().starts_with("type ")
+        && h.signature.contains('=')
+        && h.container
+            .as_deref()
+            .and_then(|c| last_segment(c).chars().next())
+            .is_some_and(|c| c.is_ascii_uppercase())
 }
 
 /// A type's own definition, matched by its name exactly.
@@ -234,6 +265,21 @@ impl SymbolResult {
     /// The type's inherent `impl` blocks stay. Needs the hits'
     /// signatures.
     pub fn without_trait_impls(&mut self, mode: MatchMode, kinds: &[String]) {
+        // A trait impl's associated types go with it: serde_json's `symbol
+        // Value` had listed 17 `type Value = …;` rows of its Visitor and
+        // Deserializer impls after `enum Value`.
+        if mode == MatchMode::Auto
+            && kinds.is_empty()
+            && self
+                .hits
+                .iter()
+                .any(|h| is_type_definition(h) && !is_assoc_type(h))
+        {
+            let before = self.hits.len();
+            self.hits.retain(|h| !is_assoc_type(h));
+            self.assoc_types_left_out = before - self.hits.len();
+            self.total = self.total.saturating_sub(self.assoc_types_left_out);
+        }
         if !self.has_trait_impls_to_fold(mode, kinds) {
             return;
         }
@@ -872,6 +918,7 @@ pub fn find_symbols(
         unplaced_qualifier: None,
         prefix_left_out: 0,
         trait_impls_left_out: Vec::new(),
+        assoc_types_left_out: 0,
         build_output_left_out: crate::search::BuildLeftOut::default(),
     })
 }

@@ -1383,6 +1383,19 @@ fn a_types_trait_impls_are_folded_into_a_note() {
     );
     let v = p.json(&["symbol", "Bytes", "--kind", "impl"]);
     assert_eq!(v["total"], 3, "{v}");
+    // A trait impl's associated types named like the type go with it
+    // (serde_json's `symbol Value`: 17 `type Value = …;` rows).
+    p.write(
+        "src/visit.rs",
+        "pub struct BytesVisitor;\n\nimpl Visitor for BytesVisitor {\n    type Bytes = crate::bytes::Bytes;\n}\n",
+    );
+    let v = p.json(&["symbol", "Bytes"]);
+    assert_eq!(v["assoc_types_left_out"], 1, "{v}");
+    assert!(p.run(&["symbol", "Bytes"]).stderr().contains(
+        "1 associated type of trait impls (`type X = …;`) left out: --kind type lists them"
+    ));
+    let v = p.json(&["symbol", "Bytes", "--kind", "type"]);
+    assert_eq!(v["hits"][0]["path"], "src/visit.rs", "{v}");
 }
 
 /// In the default mode fuzzy matches only stand in for a name that exists

@@ -78,6 +78,11 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
                 "{summary}: call again with match: \"exact\" to list them"
             ));
         }
+        if let Some(summary) = crate::search::symbol::assoc_types_summary(r.assoc_types_left_out) {
+            left_out.push(format!(
+                "{summary}: call again with kind: \"type\" to list them"
+            ));
+        }
         if !r.trait_impls_left_out.is_empty() {
             left_out.push(format!(
                 "{}: call again with kind: \"impl\" to list them",
