@@ -4657,6 +4657,73 @@ impl<'a> Graph<'a> {
         Ok(found)
     }
 
+    /// The constructions of a class whose initializer is among `targets`
+    /// (by index into them): Python's `Class(…)` runs `Class.__init__`,
+    /// Ruby's `Class.new(…)` runs `Class#initialize`. marshmallow's
+    /// `callers ValidationError.__init__` had missed all 31 `raise
+    /// ValidationError(…)`, kramdown's `callers Element.initialize` the 68
+    /// `Element.new(…)`. A Python call resolves as a use of the class
+    /// does; a Ruby one is resolved when the class's name is the project's
+    /// only class so named, else a name-only candidate.
+    pub fn constructions(&mut self, targets: &[GraphDef]) -> Result<Vec<Resolved>> {
+        let mut out = Vec::new();
+        for (i, d) in targets.iter().enumerate() {
+            let Some(class) = d.container.as_deref().map(last_segment) else {
+                continue;
+            };
+            let class = class.to_string();
+            let holds = |c: &GraphDef| {
+                c.file_id == d.file_id
+                    && is_type_kind(&c.kind)
+                    && c.start_line <= d.start_line
+                    && d.end_line <= c.end_line
+            };
+            match (d.lang.as_str(), d.name.as_str()) {
+                ("python", "__init__") => {
+                    let classes: Vec<GraphDef> = self
+                        .defs_named(&class)?
+                        .iter()
+                        .filter(|c| holds(c))
+                        .cloned()
+                        .collect();
+                    if classes.is_empty() {
+                        continue;
+                    }
+                    for f in self.references(&class, &classes, false, Uses::Calls)? {
+                        out.push(Resolved { target: i, ..f });
+                    }
+                }
+                ("ruby", "initialize") => {
+                    let classes = self
+                        .defs_named(&class)?
+                        .iter()
+                        .filter(|c| is_type_kind(&c.kind))
+                        .count();
+                    for r in self.store.graph_refs("new")? {
+                        let names_class = r.lang == "ruby"
+                            && r.qualifier
+                                .as_deref()
+                                .is_some_and(|q| q.rsplit("::").next() == Some(class.as_str()));
+                        if !names_class {
+                            continue;
+                        }
+                        out.push(Resolved {
+                            r,
+                            resolution: if classes == 1 {
+                                Resolution::Resolved
+                            } else {
+                                Resolution::NameOnly
+                            },
+                            target: i,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+
     /// A use in a build whose copies of the targets were left out.
     fn is_left_out_build_use(&self, path: &str) -> bool {
         self.build_left_out.definitions > 0 && crate::search::is_shipped_build(path)
@@ -5320,6 +5387,7 @@ pub fn call_graph(
                             .into_iter()
                             .map(|(f, base)| (f, Some(base))),
                     );
+                    found.extend(g.constructions(&defs)?.into_iter().map(|f| (f, None)));
                 }
                 for (f, base) in found {
                     if !sites.insert((f.r.path.clone(), f.r.line, f.r.col)) {

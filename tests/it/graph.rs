@@ -1035,6 +1035,41 @@ fn a_local_function_is_called_only_from_its_scope() {
     );
 }
 
+/// A class's construction calls its initializer: Python's `Class(…)` is
+/// a caller of `Class.__init__`, Ruby's `Class.new(…)` of
+/// `Class#initialize` (QA round 12: marshmallow's `callers
+/// ValidationError.__init__` missed all 31 `raise ValidationError(…)`,
+/// kramdown's `callers Element.initialize` the 68 `Element.new(…)`).
+#[test]
+fn constructions_call_the_initializer() {
+    let p = Project::new();
+    p.write(
+        "pkg/errors.py",
+        "class ValidationError(Exception):\n    def __init__(self, message):\n        self.message = message\n",
+    )
+    .write(
+        "pkg/fields.py",
+        "from pkg.errors import ValidationError\n\n\ndef check(value):\n    if not value:\n        raise ValidationError(\"empty\")\n",
+    )
+    .write(
+        "lib/element.rb",
+        "module Kramdown\n  class Element\n    def initialize(type)\n      @type = type\n    end\n  end\nend\n",
+    )
+    .write(
+        "lib/parser.rb",
+        "module Kramdown\n  class Parser\n    def parse\n      Element.new(:root)\n    end\n  end\nend\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "ValidationError.__init__"]),
+        ["pkg/fields.py:6 resolved"]
+    );
+    assert_eq!(
+        edge_list(&p, &["callers", "Element.initialize"]),
+        ["lib/parser.rb:4 resolved"]
+    );
+}
+
 /// A bare call in Python is never a method's: jinja2's
 /// `getattr(obj, attr)` is the built-in, not one of the two
 /// `Environment.getattr` methods (QA: `context` listed it name-only).
