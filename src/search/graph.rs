@@ -3426,6 +3426,23 @@ impl<'a> Graph<'a> {
             });
         }
         let last = last_part(q);
+        // `String::with_capacity(16)`: a Rust path call through one of
+        // std's everyday types the project does not define (an `impl
+        // Trait for String` defines nothing) is std's, not a project
+        // method of the name (serde_json's `Map::with_capacity`). Only
+        // those: another undefined name may be a `use … as` rename.
+        if r.lang == "rust"
+            && q.bytes().all(|b| is_ident_byte(b) || b == b':')
+            && is_rust_std_type(last)
+            && !self.defs_named(last)?.iter().any(|d| {
+                matches!(
+                    d.kind.as_str(),
+                    "struct" | "enum" | "union" | "trait" | "type"
+                )
+            })
+        {
+            return Ok(Verdict::Other);
+        }
         // `r.Context().Value(…)`: in Go a call through a value is a method's
         // result, not a conversion to a type named like the method.
         let go_call = r.lang == "go" && q.ends_with(')') && {
@@ -4946,7 +4963,14 @@ impl<'a> Graph<'a> {
         let mut out = Vec::new();
         for r in self.calls_in(def)? {
             let (resolution, to, definitions) = self.callee(&r)?;
-            if definitions == 0 && r.qualifier.is_none() && is_builtin_call(&r.lang, &r.name) {
+            // A Rust type alias is never called: `Ok(…)` is the Result's
+            // variant beside serde_json's 22 associated `type Ok = …;`.
+            if r.qualifier.is_none()
+                && is_builtin_call(&r.lang, &r.name)
+                && (definitions == 0
+                    || (r.lang == "rust"
+                        && self.defs_named(&r.name)?.iter().all(|d| d.kind == "type")))
+            {
                 continue;
             }
             // `Array.from(…)`, `JSON.parse(…)`, `str.join(…)`: a built-in
@@ -5638,6 +5662,39 @@ fn count_top_level(text: &str, close: char, params: bool) -> Option<(usize, usiz
 /// Whether `name`, called bare, is one of `lang`'s built-in functions (or
 /// Rust's standard macros): every function calls them, and no project
 /// definition answers them, so a callees list of them is noise.
+/// std's everyday types, as a Rust path names them (`String::new`).
+fn is_rust_std_type(name: &str) -> bool {
+    matches!(
+        name,
+        "String"
+            | "Vec"
+            | "VecDeque"
+            | "Box"
+            | "Rc"
+            | "Arc"
+            | "Cell"
+            | "RefCell"
+            | "Mutex"
+            | "RwLock"
+            | "HashMap"
+            | "HashSet"
+            | "BTreeMap"
+            | "BTreeSet"
+            | "BinaryHeap"
+            | "Option"
+            | "Result"
+            | "Cow"
+            | "PathBuf"
+            | "Path"
+            | "OsString"
+            | "Duration"
+            | "Instant"
+            | "SystemTime"
+            | "File"
+            | "Cursor"
+    )
+}
+
 fn is_builtin_call(lang: &str, name: &str) -> bool {
     let names = match lang {
         "python" => {

@@ -1070,6 +1070,31 @@ fn constructions_call_the_initializer() {
     );
 }
 
+/// A Rust path call through a type the project does not define
+/// (`String::with_capacity`) is std's, not a project method of the name,
+/// and `Ok(…)` is no call of an associated `type Ok = …;` (QA round 12,
+/// serde_json).
+#[test]
+fn rust_calls_through_std_types_and_variants_are_not_the_projects() {
+    let p = Project::new();
+    p.write(
+        "src/map.rs",
+        "pub struct Map {\n    n: usize,\n}\n\nimpl Map {\n    pub fn with_capacity(n: usize) -> Map {\n        Map { n }\n    }\n}\n\npub trait Ser {\n    type Ok;\n}\n\nimpl Ser for Map {\n    type Ok = ();\n}\n\npub fn build() -> Result<Map, ()> {\n    let s = String::with_capacity(16);\n    let m = Map::with_capacity(s.len());\n    Ok(m)\n}\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "Map::with_capacity"]),
+        ["src/map.rs:21 resolved"]
+    );
+    let v = p.json(&["callees", "build"]);
+    assert!(
+        v["edges"]
+            .as_array()
+            .is_some_and(|e| e.iter().all(|e| e["to"] != "Ok" && e["to"] != "Ser::Ok")),
+        "{v}"
+    );
+}
+
 /// A bare call in Python is never a method's: jinja2's
 /// `getattr(obj, attr)` is the built-in, not one of the two
 /// `Environment.getattr` methods (QA: `context` listed it name-only).
