@@ -1187,20 +1187,13 @@ impl SemanticSearcher {
             // its `lib/module/` copy), which fill the page only after it.
             None => {
                 let shipped = |path: &str| crate::search::is_shipped_build(path);
-                let mut top =
-                    index.top_k(&qv, &req.filter, req.limit, req.threshold, &|id, path| {
-                        skip(id, path) || shipped(path)
-                    });
-                if top.len() < req.limit {
-                    top.extend(index.top_k(
-                        &qv,
-                        &req.filter,
-                        req.limit - top.len(),
-                        req.threshold,
-                        &|id, path| skip(id, path) || !shipped(path),
-                    ));
-                }
-                top
+                first_then(
+                    index,
+                    &qv,
+                    req,
+                    &|id, path| skip(id, path) || shipped(path),
+                    &|id, path| skip(id, path) || !shipped(path),
+                )
             }
             Some(own) => {
                 // A build's copies of the code asked about are no other
@@ -1208,27 +1201,38 @@ impl SemanticSearcher {
                 // led with three bundles' `dispatchXhrRequest`), unless the
                 // location is in the build itself.
                 let from_build = crate::search::is_shipped_build(own);
-                let mut top =
-                    index.top_k(&qv, &req.filter, req.limit, req.threshold, &|id, path| {
+                first_then(
+                    index,
+                    &qv,
+                    req,
+                    &|id, path| {
                         skip(id, path)
                             || path == own
                             || (!from_build && crate::search::is_shipped_build(path))
-                    });
-                if top.len() < req.limit {
-                    top.extend(index.top_k(
-                        &qv,
-                        &req.filter,
-                        req.limit - top.len(),
-                        req.threshold,
-                        &|id, path| skip(id, path) || path != own,
-                    ));
-                }
-                top
+                    },
+                    &|id, path| skip(id, path) || path != own,
+                )
             }
         };
         let hits = render_hits(store, root, &top, &[], Snippets::Read(req.snippet_lines))?;
         Ok(found(&choice, hits))
     }
+}
+
+/// `similar`'s page: the best chunks `first` does not skip, then, while
+/// the page has room, the best that `then` does not skip.
+fn first_then(
+    index: &SemanticIndex,
+    qv: &[f32],
+    req: &SimilarRequest,
+    first: &(dyn Fn(i64, &str) -> bool + Sync),
+    then: &(dyn Fn(i64, &str) -> bool + Sync),
+) -> Vec<(i64, f32)> {
+    let mut top = index.top_k(qv, &req.filter, req.limit, req.threshold, first);
+    if top.len() < req.limit {
+        top.extend(index.top_k(qv, &req.filter, req.limit - top.len(), req.threshold, then));
+    }
+    top
 }
 
 /// The best (chunk id, score) pairs, and the model blended in, if any.

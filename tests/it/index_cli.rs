@@ -411,6 +411,14 @@ fn incremental_edits_deletes_and_renames() {
     assert_eq!(v["hits"][0]["path"], "lib/util.rb", "{v}");
 }
 
+/// Commands that show lines of `sample()`'s `app/views.py` as indexed.
+const SHOWING_INDEXED_LINES: [&[&str]; 4] = [
+    &["symbol", "validate_csrf_token"],
+    &["refs", "validate_csrf_token"],
+    &["outline", "app/views.py"],
+    &["context", "app/views.py:3"],
+];
+
 /// A CLI answer after an edit is as fresh as `rg`'s: each index-backed
 /// command brings the index up to date with what changed on disk first
 /// (an edit, a rename, a new file, a deletion), without `index`, and
@@ -430,12 +438,7 @@ fn a_cli_answer_after_an_edit_is_fresh() {
         before.map(|l| l + 2),
         "the line as the file holds it now: {v}"
     );
-    for args in [
-        &["symbol", "validate_csrf_token"][..],
-        &["refs", "validate_csrf_token"],
-        &["outline", "app/views.py"],
-        &["context", "app/views.py:3"],
-    ] {
+    for args in SHOWING_INDEXED_LINES {
         let r = p.run(args);
         assert!(!r.stderr().contains("changed since"), "{args:?}: {r}");
     }
@@ -493,12 +496,7 @@ fn an_answer_from_an_index_left_as_it_is_says_which_files_changed() {
         "{v}"
     );
     // So do the other commands that show indexed lines.
-    for args in [
-        &["symbol", "validate_csrf_token"][..],
-        &["refs", "validate_csrf_token"],
-        &["outline", "app/views.py"],
-        &["context", "app/views.py:3"],
-    ] {
+    for args in SHOWING_INDEXED_LINES {
         let r = p.run(args);
         assert!(
             r.stderr()
