@@ -5846,8 +5846,15 @@ pub fn unknown_name(name: &str) -> anyhow::Error {
         ErrorCode::NotFound,
         format!("no definition named `{name}` in the index"),
     )
-    .hint("check the spelling; `repo-search symbol NAME` matches loosely (case, prefix, fuzzy)")
-    .agent("check the spelling; find_symbol matches loosely (case, prefix, fuzzy)")
+    // A name the code uses but never defines as a symbol (an object
+    // literal's key, `kReplySerializer`) is found as text: the hint says
+    // so, or `symbol` and `refs` sent an agent to each other.
+    .hint(
+        "check the spelling (`repo-search symbol NAME` matches loosely: case, prefix, fuzzy); a name the code uses without defining it is found as text by `repo-search keyword -w NAME`",
+    )
+    .agent(
+        "check the spelling (find_symbol matches loosely: case, prefix, fuzzy); a name the code uses without defining it is found as text by search_keyword",
+    )
     .into()
 }
 
