@@ -66,6 +66,12 @@ impl MatchKind {
             MatchKind::Fuzzy => "fuzzy",
         }
     }
+
+    /// Whether the hit is a definition of the name itself, in any case
+    /// (not one that only starts with it or is spelled like it).
+    pub fn names_it(self) -> bool {
+        matches!(self, MatchKind::Exact | MatchKind::CaseInsensitive)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -305,13 +311,11 @@ impl SymbolResult {
     /// declaration; gesture-handler's `symbol PanGestureHandler` had 12 of
     /// 20 definitions in `lib/`. `--exact` (`match: "exact"`) lists them.
     pub fn without_build_copies(&mut self, mode: MatchMode) {
-        let named =
-            |h: &SymbolHit| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive);
         if mode != MatchMode::Auto
             || !self
                 .hits
                 .iter()
-                .any(|h| named(h) && !is_shipped_build(&h.path))
+                .any(|h| h.match_kind.names_it() && !is_shipped_build(&h.path))
         {
             return;
         }
@@ -321,7 +325,7 @@ impl SymbolResult {
         let copies = self
             .hits
             .iter()
-            .filter(|h| named(h) && is_shipped_build(&h.path))
+            .filter(|h| h.match_kind.names_it() && is_shipped_build(&h.path))
             .count();
         self.hits.retain(|h| !is_shipped_build(&h.path));
         self.total = self.total.saturating_sub(before - self.hits.len());
@@ -337,13 +341,11 @@ impl SymbolResult {
     /// A qualified name (`click.echo`) asked for one definition: its tail
     /// goes uncounted, with no note.
     pub fn without_prefix_tail(&mut self, mode: MatchMode, asked: &str) {
-        let named =
-            |h: &SymbolHit| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive);
-        let exact = self.hits.iter().filter(|h| named(h)).count();
+        let exact = self.hits.iter().filter(|h| h.match_kind.names_it()).count();
         if mode != MatchMode::Auto || exact == 0 || exact == self.hits.len() {
             return;
         }
-        self.hits.retain(named);
+        self.hits.retain(|h| h.match_kind.names_it());
         let qualified = crate::search::split_qualified(asked.trim()).0.is_some();
         self.prefix_left_out = if qualified {
             0
@@ -474,10 +476,7 @@ pub fn find_symbols(
                 ..named.clone()
             };
             let mut r = find_symbols(store, root, &typed)?;
-            if r.hits
-                .iter()
-                .any(|h| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive))
-            {
+            if r.hits.iter().any(|h| h.match_kind.names_it()) {
                 // The keyword's own kind first among equal matches: `struct
                 // client` before a `typedef … *client`.
                 r.hits.sort_by_key(|h| {
@@ -599,7 +598,7 @@ pub fn find_symbols(
             }
             if in_container(&h) || in_module(&h) {
                 hits.push(h);
-            } else if matches!(m, MatchKind::Exact | MatchKind::CaseInsensitive) && in_package(&h) {
+            } else if m.names_it() && in_package(&h) {
                 deeper.push(h);
             }
         }
@@ -647,11 +646,7 @@ pub fn find_symbols(
         }
         MatchMode::Fuzzy => {}
     }
-    if !deeper.is_empty()
-        && !hits
-            .iter()
-            .any(|h| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive))
-    {
+    if !deeper.is_empty() && !hits.iter().any(|h| h.match_kind.names_it()) {
         named = true;
         hits.append(&mut deeper);
     }
@@ -715,12 +710,11 @@ pub fn find_symbols(
         // nor another type's member there, nor a name that only starts
         // with it (`sendTrailer` itself), which had put `reply.send` on
         // the closure instead of the method `Reply.send`.
-        let named =
-            |h: &SymbolHit| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive);
         let top = |h: &SymbolHit| module_level(h) && h.container.is_none();
-        if !hits.iter().any(|h| container_fits(h, true)) && hits.iter().any(|h| top(h) && named(h))
+        if !hits.iter().any(|h| container_fits(h, true))
+            && hits.iter().any(|h| top(h) && h.match_kind.names_it())
         {
-            hits.retain(|h| top(h) || (module_level(h) && !named(h)));
+            hits.retain(|h| top(h) || (module_level(h) && !h.match_kind.names_it()));
         } else {
             hits.retain(in_container);
         }
@@ -731,13 +725,11 @@ pub fn find_symbols(
     // `click/core.py` (which `click.Group.command` asks for).
     // (Only a definition of the name itself so wins: a prefix match, the
     // test class `LaunchLazyTest` for `kotlinx.coroutines.launch`, does not.)
-    let own_name =
-        |h: &SymbolHit| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive);
     if container.is_some()
         && !hits.iter().any(in_container)
         && hits
             .iter()
-            .any(|h| h.container.is_none() && in_module(h) && own_name(h))
+            .any(|h| h.container.is_none() && in_module(h) && h.match_kind.names_it())
     {
         hits.retain(|h| h.container.is_none() || !in_module(h));
     }
@@ -873,7 +865,7 @@ pub fn find_symbols(
     if q.mode != MatchMode::Fuzzy {
         let mut tags: Vec<String> = hits
             .iter()
-            .filter(|h| matches!(h.match_kind, MatchKind::Exact | MatchKind::CaseInsensitive))
+            .filter(|h| h.match_kind.names_it())
             .filter_map(forward_typedef_tag)
             .map(str::to_string)
             .collect();
