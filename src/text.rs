@@ -907,10 +907,17 @@ mod tests {
 }
 
 /// `n` and `noun`, plural unless `n` is 1: `1 file`, `2 files`,
-/// `3 matches` (a noun ending in `s`, `x`, `ch` or `sh` takes `es`).
+/// `3 matches` (a noun ending in `s`, `x`, `ch` or `sh` takes `es`),
+/// `4 copies` (a consonant's `y` turns `ies`).
 pub fn counted(n: u64, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
+    } else if let Some(stem) = noun.strip_suffix('y').filter(|stem| {
+        stem.chars()
+            .last()
+            .is_some_and(|c| !matches!(c, 'a' | 'e' | 'i' | 'o' | 'u'))
+    }) {
+        format!("{n} {stem}ies")
     } else if ["s", "x", "ch", "sh"].iter().any(|e| noun.ends_with(e)) {
         format!("{n} {noun}es")
     } else {
@@ -926,5 +933,8 @@ mod counted_tests {
         assert_eq!(super::counted(0, "file"), "0 files");
         assert_eq!(super::counted(2, "match"), "2 matches");
         assert_eq!(super::counted(1, "run"), "1 run");
+        assert_eq!(super::counted(3, "copy"), "3 copies");
+        assert_eq!(super::counted(1, "copy"), "1 copy");
+        assert_eq!(super::counted(2, "key"), "2 keys");
     }
 }

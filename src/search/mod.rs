@@ -797,20 +797,8 @@ impl BuildLeftOut {
     /// `3 copies in build output and their 21 uses left out`, as the CLI's
     /// note and MCP's hint say it; `None` when nothing was.
     pub fn summary(&self) -> Option<String> {
-        let copies = |n: usize| {
-            if n == 1 {
-                "1 copy".to_string()
-            } else {
-                format!("{n} copies")
-            }
-        };
-        let uses = |n: usize| {
-            if n == 1 {
-                "1 use".to_string()
-            } else {
-                format!("{n} uses")
-            }
-        };
+        let copies = |n: usize| crate::text::counted(n as u64, "copy");
+        let uses = |n: usize| crate::text::counted(n as u64, "use");
         match (self.definitions, self.uses) {
             (0, 0) => None,
             (d, 0) => Some(format!("{} in build output left out", copies(d))),

@@ -190,8 +190,10 @@ pub fn trait_impls_summary(name: &str, traits: &[String]) -> String {
 /// note and MCP's hint say it.
 pub fn assoc_types_summary(count: usize) -> Option<String> {
     (count > 0).then(|| {
-        let s = if count == 1 { "" } else { "s" };
-        format!("{count} associated type{s} of trait impls (`type X = …;`) left out")
+        format!(
+            "{} of trait impls (`type X = …;`) left out",
+            crate::text::counted(count as u64, "associated type")
+        )
     })
 }
 
