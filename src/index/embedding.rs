@@ -600,10 +600,15 @@ pub fn embed_project(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::extract::Extractor;
+    use crate::model::Lang;
+    use crate::store::FileUpdate;
+
     #[test]
     fn batches_run_spread_over_their_lengths_each_once() {
         for n in [0, 1, 2, 3, 10, 64, 100, 1000] {
-            let mut order = super::spread_order(n);
+            let mut order = spread_order(n);
             // The first fifth holds short and long batches alike.
             if n >= 50 {
                 let head = &order[..n / 5];
@@ -614,11 +619,6 @@ mod tests {
             assert_eq!(order, (0..n).collect::<Vec<_>>(), "{n}");
         }
     }
-
-    use super::*;
-    use crate::extract::Extractor;
-    use crate::model::Lang;
-    use crate::store::FileUpdate;
 
     /// Records what it is asked to embed.
     #[derive(Default)]

@@ -5659,9 +5659,6 @@ fn count_top_level(text: &str, close: char, params: bool) -> Option<(usize, usiz
     None
 }
 
-/// Whether `name`, called bare, is one of `lang`'s built-in functions (or
-/// Rust's standard macros): every function calls them, and no project
-/// definition answers them, so a callees list of them is noise.
 /// std's everyday types, as a Rust path names them (`String::new`).
 fn is_rust_std_type(name: &str) -> bool {
     matches!(
@@ -5695,6 +5692,9 @@ fn is_rust_std_type(name: &str) -> bool {
     )
 }
 
+/// Whether `name`, called bare, is one of `lang`'s built-in functions (or
+/// Rust's standard macros): every function calls them, and no project
+/// definition answers them, so a callees list of them is noise.
 fn is_builtin_call(lang: &str, name: &str) -> bool {
     let names = match lang {
         "python" => {
