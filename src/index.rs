@@ -565,9 +565,7 @@ pub struct Staleness {
 /// Compares the project on disk with the index without writing anything.
 /// A file whose mtime changed is counted even if its content did not.
 pub fn staleness(settings: &Settings, store: &Store) -> Result<Staleness> {
-    let db = store::db_path(&settings.root);
-    let records = store.file_records().map_err(|e| store::explain(e, &db))?;
-    let (candidates, _) = walk_candidates(settings, &[], false)?;
+    let (records, candidates) = records_and_walk(settings, store)?;
     let plan = plan_changes(&records, &candidates, &[], false, false);
     let mut examples: Vec<String> = plan
         .todo
@@ -604,9 +602,7 @@ pub fn staleness(settings: &Settings, store: &Store) -> Result<Staleness> {
 /// exclude added since, a file indexed with `index --hidden`) is not
 /// among them: an update of these paths keeps it. Writes nothing.
 pub fn changed_paths(settings: &Settings, store: &Store) -> Result<Vec<String>> {
-    let db = store::db_path(&settings.root);
-    let records = store.file_records().map_err(|e| store::explain(e, &db))?;
-    let (candidates, _) = walk_candidates(settings, &[], false)?;
+    let (records, candidates) = records_and_walk(settings, store)?;
     let plan = plan_changes(&records, &candidates, &[], false, false);
     let mut paths: Vec<String> = plan.todo.iter().map(|(c, _)| c.rel.clone()).collect();
     if !plan.removed.is_empty() {
@@ -619,6 +615,19 @@ pub fn changed_paths(settings: &Settings, store: &Store) -> Result<Vec<String>> 
         );
     }
     Ok(paths)
+}
+
+/// The index's file records and the indexable files a walk finds now,
+/// for [`plan_changes`] to compare without writing ([`staleness`],
+/// [`changed_paths`]).
+fn records_and_walk(
+    settings: &Settings,
+    store: &Store,
+) -> Result<(HashMap<String, FileRecord>, Vec<Candidate>)> {
+    let db = store::db_path(&settings.root);
+    let records = store.file_records().map_err(|e| store::explain(e, &db))?;
+    let (candidates, _) = walk_candidates(settings, &[], false)?;
+    Ok((records, candidates))
 }
 
 /// Walks the project (in parallel) and returns every indexable file and,
