@@ -301,14 +301,17 @@ impl Service {
             Err(e) if has_code(&e, ErrorCode::IndexBusy) => {
                 // Another process writes (a daemon, a server, `index`):
                 // likely this very change. Wait for it, within bounds.
-                let deadline = started + REFRESH_WAIT;
-                while crate::lock::current_writer(self.root()).is_some()
-                    && Instant::now() < deadline
-                {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
+                self.wait_for_other_writer(started + REFRESH_WAIT);
             }
             Err(e) => tracing::warn!("the index was not updated before answering: {e:#}"),
+        }
+    }
+
+    /// Waits while another process holds the writer lock, until `deadline`
+    /// at the latest.
+    fn wait_for_other_writer(&self, deadline: Instant) {
+        while crate::lock::current_writer(self.root()).is_some() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
         }
     }
 
@@ -506,9 +509,7 @@ impl Service {
             if !(busy || own.left_to_other_writer) {
                 return self.freshness_of(&own);
             }
-            while crate::lock::current_writer(self.root()).is_some() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(5));
-            }
+            self.wait_for_other_writer(deadline);
             if Instant::now() >= deadline {
                 return self.freshness_of(&own);
             }
