@@ -3087,16 +3087,10 @@ impl<'a> Graph<'a> {
                 matches!(first, "self" | "&self" | "&mut self" | "mut self")
                     || first.starts_with("self:")
             });
-        let Some(text) = self.text(r.file_id, &r.path) else {
+        let Some((text, n, at)) = self.call_site(r) else {
             return Ok(false);
         };
-        let Some(line) = text.lines.get(r.line.saturating_sub(1) as usize) else {
-            return Ok(false);
-        };
-        let at = (r.col as usize).saturating_sub(1);
-        if !line.get(at..).is_some_and(|t| t.starts_with(&r.name)) {
-            return Ok(false);
-        }
+        let line = &text.lines[n];
         if line[at..].contains('|') {
             return Ok(false);
         }
@@ -3116,6 +3110,20 @@ impl<'a> Graph<'a> {
         Ok(args != expected)
     }
 
+    /// The file text of the call at `r`, the index of its line and the
+    /// byte offset of the called name there, when the name stands at the
+    /// call's column (for reading its arguments).
+    fn call_site(&mut self, r: &GraphRef) -> Option<(Rc<FileText>, usize, usize)> {
+        let text = self.text(r.file_id, &r.path)?;
+        let n = r.line.saturating_sub(1) as usize;
+        let at = (r.col as usize).saturating_sub(1);
+        text.lines
+            .get(n)?
+            .get(at..)?
+            .starts_with(r.name.as_str())
+            .then_some((text, n, at))
+    }
+
     /// Whether a Go call's count of arguments rules `def` out: Go has no
     /// overloads or default arguments, and a method's receiver is no
     /// parameter, so `defer f.Close()` is no call of goldmark's
@@ -3133,17 +3141,12 @@ impl<'a> Graph<'a> {
         let Some((min, max)) = param_range(&def.signature, &def.name) else {
             return Ok(false);
         };
-        let Some(text) = self.text(r.file_id, &r.path) else {
+        let Some((text, n, at)) = self.call_site(r) else {
             return Ok(false);
         };
-        let Some(line) = text.lines.get(r.line.saturating_sub(1) as usize) else {
-            return Ok(false);
-        };
-        let at = (r.col as usize).saturating_sub(1);
-        let Some(rest) = line
-            .get(at..)
-            .filter(|t| t.starts_with(r.name.as_str()))
-            .and_then(|t| t[r.name.len()..].trim_start().strip_prefix('('))
+        let Some(rest) = text.lines[n][at + r.name.len()..]
+            .trim_start()
+            .strip_prefix('(')
         else {
             return Ok(false);
         };
