@@ -160,6 +160,83 @@ pub(crate) fn conditional_globals<'t>(
     *defs = w.defs;
 }
 
+/// Macros whose `#define` line a parse error swallowed: after a
+/// declaration the grammar cannot read (tmux's `void printflike(3, 4)
+/// cmdq_add_format(…);`, an attribute macro between type and name), the
+/// parser's recovery reads the next lines' `#define` as a bare token inside
+/// an `ERROR`, so neither the query nor the walk sees the macro it
+/// defines (`cmdq_get_callback`). Each such token followed on its line by
+/// a name is a macro definition (function-like when `(` follows the name
+/// at once). C and C++ alike: the token and node kinds are both grammars'.
+pub(crate) fn error_macros<'t>(tree: &'t Tree, defs: &mut Vec<RawDef<'t>>) {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return;
+    }
+    let first_leaf = |mut n: Node<'t>| {
+        while let Some(c) = n.child(0) {
+            n = c;
+        }
+        n
+    };
+    // The leaf after `n` in the text: the recovery may leave `#define`
+    // last in one node and its name first in the next.
+    let next_leaf = |mut n: Node<'t>| loop {
+        if let Some(s) = n.next_sibling() {
+            return Some(first_leaf(s));
+        }
+        n = n.parent()?;
+    };
+    let mut found = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "#define"
+            && node.parent().is_some_and(|p| p.is_error() || p.has_error())
+            && !node
+                .parent()
+                .is_some_and(|p| matches!(p.kind(), "preproc_def" | "preproc_function_def"))
+        {
+            let Some(name) = next_leaf(node) else {
+                continue;
+            };
+            if !matches!(
+                name.kind(),
+                "identifier" | "type_identifier" | "field_identifier"
+            ) || name.start_position().row != node.start_position().row
+            {
+                continue;
+            }
+            let function_like = next_leaf(name)
+                .is_some_and(|n| n.kind() == "(" && n.start_byte() == name.end_byte());
+            found.push(RawDef {
+                node: name,
+                name,
+                suffix: "macro",
+                pattern: if function_like {
+                    P_FUNCTION_MACRO
+                } else {
+                    P_MACRO
+                },
+            });
+            continue;
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'t>> = node
+            .children(&mut cursor)
+            .filter(|c| c.has_error() || c.is_error() || c.kind() == "#define")
+            .collect();
+        stack.extend(children.into_iter().rev());
+    }
+    for d in found {
+        if !defs
+            .iter()
+            .any(|e| e.name.byte_range() == d.name.byte_range())
+        {
+            defs.push(d);
+        }
+    }
+}
+
 struct Walk<'t> {
     ids: &'static Ids,
     defs: Vec<RawDef<'t>>,

@@ -244,6 +244,9 @@ pub(crate) fn collect(
     if lang == Lang::C {
         super::c_tags::conditional_globals(&grammar.language, tree, &mut raw_defs);
     }
+    if matches!(lang, Lang::C | Lang::Cpp) {
+        super::c_tags::error_macros(tree, &mut raw_defs);
+    }
 
     // Every definition site's name, also of those `build_defs` merges
     // away (Elixir's and Haskell's later clauses, overloads) or drops

@@ -4084,6 +4084,33 @@ fn c_declarations_under_attribute_macro_lines_are_found() {
 }
 
 #[test]
+fn c_macros_after_an_unreadable_declaration_are_found() {
+    // As in tmux's tmux.h: after `void printflike(3, 4) cmdq_add_format(…)`
+    // the parser's recovery read the next `#define` as a bare token, so
+    // the macro `cmdq_get_callback` was no definition at all.
+    let h = "void printflike(3, 4) cmdq_add_format(struct cmdq_state *, const char *,\n\t\t     const char *, ...);\nint x(void);\n#define cmdq_get_callback(cb, data) cmdq_get_callback1(#cb, cb, data)\n#define CMDQ_LIMIT 10\nstruct cmdq_item *cmdq_get_callback1(const char *, cmdq_cb, void *);\n";
+    for (path, lang) in [("tmux.h", Lang::C), ("tmux.hpp", Lang::Cpp)] {
+        let x = extract(path, h, lang);
+        let macros: Vec<(&str, u32)> = x
+            .symbols
+            .iter()
+            .filter(|s| s.kind == "macro")
+            .map(|s| (s.name.as_str(), s.start_line))
+            .collect();
+        assert_eq!(
+            macros,
+            [("cmdq_get_callback", 4), ("CMDQ_LIMIT", 5)],
+            "{lang:?}: {:?}",
+            x.symbols
+        );
+    }
+    // A readable file's macros are found once.
+    let x = extract("ok.h", "#define A 1\n#define B(x) (x)\n", Lang::C);
+    let names: Vec<&str> = x.symbols.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["A", "B"]);
+}
+
+#[test]
 fn equations_and_clauses_of_one_function_are_one_definition() {
     // As in pandoc's writers (one equation per constructor) and Mix's CLI
     // (`get_task` in three clauses): each used to be a definition of its
