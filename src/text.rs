@@ -460,7 +460,25 @@ pub fn fts_query(query: &str) -> Option<String> {
     if terms.is_empty() {
         return None;
     }
-    let quoted: Vec<String> = terms.iter().take(32).map(|t| fts_string(t)).collect();
+    // A snake_case name with a stopword part is also its parts as a phrase
+    // (`"to html"`): the tokenizer splits it at underscores and the
+    // stopword is dropped, so without the phrase `to_html` is only `html`
+    // and every chunk about HTML matches it as well as the lines that
+    // spell it. (Every snake_case name as a phrase: Django's
+    // `ModelAdmin.get_queryset` then led with other classes'
+    // `get_queryset`s.)
+    let phrases = words(query).filter_map(|w| {
+        let parts = split_identifier(w);
+        (w.contains('_') && parts.len() > 1 && parts.iter().any(|p| is_stopword(p)))
+            .then(|| parts.join(" "))
+    });
+    let mut all: Vec<String> = Vec::new();
+    for t in phrases.chain(terms) {
+        if !all.contains(&t) {
+            all.push(t);
+        }
+    }
+    let quoted: Vec<String> = all.iter().take(32).map(|t| fts_string(t)).collect();
     Some(quoted.join(" OR "))
 }
 
@@ -798,6 +816,16 @@ mod tests {
         assert_eq!(query_terms("parse_config"), ["parse", "config"]);
         assert_eq!(query_terms("the"), ["the"]);
         assert_eq!(fts_query("  ?? "), None);
+        // A snake_case name whose stopword part the terms drop is also a
+        // phrase of its parts; one without a stopword is not.
+        assert_eq!(
+            fts_query("to_html").as_deref(),
+            Some("\"to html\" OR \"html\"")
+        );
+        assert_eq!(
+            fts_query("parse_config").as_deref(),
+            Some("\"parse\" OR \"config\"")
+        );
         assert_eq!(fts_query("a\"b").as_deref(), Some("\"b\""));
     }
 

@@ -1358,6 +1358,13 @@ impl Hybrid {
         let mut reports: Vec<ArmReport> = Vec::new();
         let mut cands: Vec<Cand> = Vec::new();
         let mut semantic_report: Option<SemanticInfo> = None;
+        // The symbol arm's names spelled like the query's (no definition
+        // is named so): where the keyword arm finds the name as written,
+        // it is spelled right and only not defined (kramdown's `to_html`,
+        // which `method_missing` answers), so these guesses go.
+        let mut spelled_like: HashSet<(String, u32)> = HashSet::new();
+        // Whether the symbol arm found a definition named as asked.
+        let mut named_defined = false;
         let docs_only = req.scope == Scope::Docs;
         // The keyword arm reads files, not the index: start it first, on its
         // own thread, so its walk overlaps the other arms.
@@ -1637,6 +1644,10 @@ impl Hybrid {
                                         continue;
                                     }
                                     rank += 1;
+                                    if h.match_kind == MatchKind::Fuzzy {
+                                        spelled_like.insert((h.path.clone(), h.start_line));
+                                    }
+                                    named_defined |= h.match_kind.names_it();
                                     cands.push(
                                         Cand {
                                             arm,
@@ -1793,7 +1804,30 @@ impl Hybrid {
             done.push((slot, report, found));
         }
         done.sort_by_key(|(slot, _, _)| *slot);
-        for (_, report, found) in done {
+        let spelled_right = done
+            .iter()
+            .any(|(_, report, found)| report.arm == Arm::Keyword && !found.is_empty());
+        // A name no definition is named as (only used, or defined by
+        // metaprogramming): where it is spelled, the keyword arm's lines,
+        // is the evidence the symbol arm would have been, and it weighs so.
+        let stand_in = (analysis.kind == QueryKind::Identifier && spelled_right && !named_defined)
+            .then(|| {
+                weights
+                    .iter()
+                    .find(|(a, _)| *a == Arm::Symbol)
+                    .map(|(_, w)| *w)
+            })
+            .flatten();
+        for (_, mut report, mut found) in done {
+            if spelled_right && report.arm == Arm::Symbol && !spelled_like.is_empty() {
+                found.retain(|c| !spelled_like.contains(&(c.path.clone(), c.start_line)));
+                report.candidates = found.len();
+            }
+            if report.arm == Arm::Keyword
+                && let Some(w) = stand_in
+            {
+                report.weight = report.weight.max(w);
+            }
             reports.push(report);
             cands.extend(found);
         }

@@ -300,6 +300,54 @@ fn an_outline_names_a_trait_impls_trait() {
     assert!(out.contains("impl Display for Port\n"), "{out}");
 }
 
+/// A name that is used but defined by no definition (kramdown's `to_html`,
+/// which `method_missing` answers): the lines spelling it lead, not the
+/// definitions merely spelled like it nor every chunk about HTML (QA: the
+/// real occurrences came sixth and eighth).
+#[test]
+fn a_name_only_used_is_found_where_it_is_spelled() {
+    let p = Project::new();
+    p.write(
+        "lib/converter/html.rb",
+        "# Renders an element tree as HTML.\nclass Html\n  # Format the element as span HTML.\n  def format_as_span_html(name, attr, body)\n    \"<#{name}>#{body}</#{name}>\"\n  end\n\n  # Format the element as block HTML.\n  def format_as_block_html(name, attr, body)\n    \"<#{name}>#{body}</#{name}>\\n\"\n  end\n\n  def convert_html_element(el)\n    format_as_block_html(el.name, el.attr, el.body)\n  end\nend\n",
+    );
+    p.write(
+        "lib/document.rb",
+        "# A parsed document.\n#   doc = Document.new(text)\n#   puts doc.to_html\nclass Document\n  def initialize(text)\n    @text = text\n  end\n\n  # +to_html+ would instantiate the converter named after it.\n  def method_missing(id, *attr)\n    if id.to_s =~ /^to_(\\w+)$/\n      Converter.const_get($1.capitalize).convert(@root)\n    else\n      super\n    end\n  end\nend\n",
+    );
+    p.run(&["index", "--no-embed", "-q"]).ok();
+    let v = p.json(&["search", "to_html"]);
+    assert_eq!(v["query_kind"], "identifier", "{v}");
+    assert_eq!(
+        hit_paths(&v, "hits").first().map(String::as_str),
+        Some("lib/document.rb"),
+        "{v}"
+    );
+    // The symbol arm's names spelled like it went, and the keyword arm
+    // weighs as the symbol arm would have.
+    assert_eq!(
+        arm_report(&v, "symbol")["candidates"].as_u64(),
+        Some(0),
+        "{v}"
+    );
+    let weight = |arm: &str| arm_report(&v, arm)["weight"].as_f64().unwrap_or(0.0);
+    assert!(weight("keyword") >= weight("symbol"), "{v}");
+    // Full text alone finds the spelled name first too (its parts as a
+    // phrase, the stopword `to` kept).
+    let v = p.json(&["search", "to_html", "--mode", "bm25"]);
+    assert_eq!(
+        hit_paths(&v, "hits").first().map(String::as_str),
+        Some("lib/document.rb"),
+        "{v}"
+    );
+    // A misspelled name still gets the names spelled like it.
+    let v = p.json(&["search", "format_as_span_htm"]);
+    assert!(
+        arm_report(&v, "symbol")["candidates"].as_u64().unwrap_or(0) > 0,
+        "{v}"
+    );
+}
+
 #[test]
 fn an_unplaced_qualifier_lifts_the_definitions_it_names_past_the_page_cut() {
     // `Pipeline.Stage.step`: no `step` inside a `Stage`, but `Stage` is a
