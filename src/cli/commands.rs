@@ -346,7 +346,9 @@ fn cmd_symbol(a: SymbolArgs) -> Result<Found> {
         render::unplaced_qualifier_note(&a.name, q)?;
     }
     if let Some(h) = result.hits.first() {
-        render::prefix_left_out_note(&h.name, result.prefix_left_out)?;
+        // Spelled as asked: the first hit may match it only case-blind.
+        let asked = crate::search::split_qualified(&a.name).1;
+        render::prefix_left_out_note(&asked, result.prefix_left_out)?;
         render::trait_impls_note(&h.name, &result.trait_impls_left_out)?;
     }
     render::note(

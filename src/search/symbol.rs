@@ -342,19 +342,32 @@ impl SymbolResult {
     /// start with it (they rank after), so a full page of them is kept.
     /// A qualified name (`click.echo`) asked for one definition: its tail
     /// goes uncounted, with no note.
+    ///
+    /// When the name matched only case-blind, the names starting with it
+    /// as written stay, after them: Go's field `notFoundHandler` is not
+    /// the method `NotFoundHandler` renamed `NotFoundHandlerQA`, and the
+    /// answer shows both (QA: `symbol Mux.NotFoundHandler` had answered
+    /// the field alone, with no word of the method).
     pub fn without_prefix_tail(&mut self, mode: MatchMode, asked: &str) {
         let exact = self.hits.iter().filter(|h| h.match_kind.names_it()).count();
         if mode != MatchMode::Auto || exact == 0 || exact == self.hits.len() {
             return;
         }
-        self.hits.retain(|h| h.match_kind.names_it());
-        let qualified = crate::search::split_qualified(asked.trim()).0.is_some();
-        self.prefix_left_out = if qualified {
+        let (qualifier, bare) = crate::search::split_qualified(asked.trim());
+        let case_blind_only = !self.hits.iter().any(|h| h.match_kind == MatchKind::Exact);
+        self.hits.retain(|h| {
+            h.match_kind.names_it()
+                || (case_blind_only
+                    && h.match_kind == MatchKind::Prefix
+                    && h.name.starts_with(bare.as_str()))
+        });
+        let kept = self.hits.len();
+        self.prefix_left_out = if qualifier.is_some() {
             0
         } else {
-            self.total.saturating_sub(exact)
+            self.total.saturating_sub(kept)
         };
-        self.total = exact;
+        self.total = kept;
         self.truncated = false;
     }
 

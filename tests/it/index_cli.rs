@@ -1395,6 +1395,22 @@ func newNode() {}
     assert_eq!(v["hits"][1]["container"], "Context", "{v}");
     let v = p.json(&["symbol", "Context.JSON"]);
     assert_eq!(v["hits"][0]["container"], "Context", "{v}");
+    // A name matched only case-blind keeps the names starting with it as
+    // written, after it (Go: the field `notFoundHandler` is not the
+    // method `NotFoundHandler`, renamed `NotFoundHandlerQA`), and the note
+    // spells the name as asked.
+    let r = p.run(&["symbol", "new"]);
+    assert_eq!(r.code(), 0, "{r}");
+    let v = p.json(&["symbol", "new"]);
+    assert_eq!(names(&v, "hits"), ["New", "newNode"], "{v}");
+    assert_eq!(v["prefix_left_out"], 1, "{v}");
+    assert!(
+        r.stderr()
+            .contains("1 more name starts with `new`: --prefix lists them"),
+        "{r}"
+    );
+    let v = p.json(&["symbol", "echo.new"]);
+    assert_eq!(names(&v, "hits"), ["New", "newNode"], "{v}");
 }
 
 /// A Rust type's own definition leaves its trait impls out of `symbol`,

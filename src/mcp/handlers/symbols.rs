@@ -70,7 +70,10 @@ pub fn find_symbol(svc: &Service, args: FindSymbolArgs) -> Result<Answer> {
         if r.prefix_left_out > 0 {
             left_out.push(format!(
                 "{}: call again with match: \"prefix\" to list them",
-                crate::search::symbol::prefix_left_out_summary(&first.name, r.prefix_left_out)
+                crate::search::symbol::prefix_left_out_summary(
+                    &crate::search::split_qualified(&name).1,
+                    r.prefix_left_out
+                )
             ));
         }
         if let Some(summary) = r.build_output_left_out.summary() {
