@@ -1062,6 +1062,19 @@ impl<'a> Graph<'a> {
             }
             level = next;
         }
+        // Go's interfaces are satisfied, not named: a struct whose methods
+        // cover an interface's is one of its implementations, and a call
+        // through the interface (chi's `rctx.Routes.Match(…)`) runs its
+        // method.
+        if targets.iter().any(|t| t.lang == "go") {
+            for c in &classes {
+                for i in self.go_interfaces_satisfied(c, &name)? {
+                    if !classes.contains(&i) && !ancestors.contains(&i) {
+                        ancestors.push(i);
+                    }
+                }
+            }
+        }
         if ancestors.is_empty() {
             return Ok(out);
         }
@@ -1373,6 +1386,66 @@ impl<'a> Graph<'a> {
             return Ok(Some(container));
         }
         Ok(None)
+    }
+
+    /// The Go interfaces declaring a method `method` whose every method
+    /// the type `class` has too (its method set covers theirs): the
+    /// interfaces it implements that a call of `method` may go through.
+    /// An interface's embedded interfaces are not required (a library's
+    /// `http.Handler` is not in the index to check).
+    fn go_interfaces_satisfied(&mut self, class: &str, method: &str) -> Result<Vec<String>> {
+        let is_method_of = |d: &GraphDef, owner: &str| {
+            d.lang == "go"
+                && d.kind == "method"
+                && d.container.as_deref().map(last_segment) == Some(owner)
+        };
+        let mut candidates: Vec<String> = Vec::new();
+        for d in self.defs_named(method)?.iter() {
+            if d.lang == "go"
+                && d.kind == "method"
+                && let Some(c) = d.container.as_deref().map(last_segment)
+                && c != class
+                && !candidates.iter().any(|x| x == c)
+            {
+                candidates.push(c.to_string());
+            }
+        }
+        let mut out = Vec::new();
+        for iface in candidates {
+            let decls: Vec<GraphDef> = self
+                .defs_named(&iface)?
+                .iter()
+                .filter(|d| d.lang == "go" && d.kind == "interface")
+                .cloned()
+                .collect();
+            for decl in decls {
+                let required: Vec<String> = self
+                    .defs_of_file(decl.file_id)?
+                    .iter()
+                    .filter(|d| {
+                        is_method_of(d, &iface)
+                            && d.start_line >= decl.start_line
+                            && d.end_line <= decl.end_line
+                    })
+                    .map(|d| d.name.clone())
+                    .collect();
+                if required.is_empty() {
+                    continue;
+                }
+                let mut covered = true;
+                for m in &required {
+                    if !self.defs_named(m)?.iter().any(|d| is_method_of(d, class)) {
+                        covered = false;
+                        break;
+                    }
+                }
+                if covered {
+                    out.push(iface.clone());
+                    break;
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// The bases a type names in its header (`class B(A)`, `extends A`),

@@ -971,6 +971,40 @@ fn a_go_call_with_a_count_of_arguments_the_method_cannot_take_is_no_caller() {
     );
 }
 
+/// Go's interfaces are satisfied, not named: a call through an interface
+/// whose methods a struct has is a `via_base` caller of the struct's method
+/// (QA round 12, chi: `rctx.Routes.Match(…)` was no caller of `Mux.Match`,
+/// the only implementation); a struct lacking one of the interface's
+/// methods is not reached so.
+#[test]
+fn a_go_call_through_an_interface_reaches_the_structs_that_satisfy_it() {
+    let p = Project::new();
+    p.write("go.mod", "module example.com/rt\n\ngo 1.20\n")
+        .write(
+            "chi.go",
+            "package rt\n\ntype Routes interface {\n\tRoutes() []string\n\tMatch(method, path string) bool\n}\n",
+        )
+        .write(
+            "mux.go",
+            "package rt\n\ntype Mux struct{ routes []string }\n\nfunc (mx *Mux) Routes() []string {\n\treturn mx.routes\n}\n\nfunc (mx *Mux) Match(method, path string) bool {\n\treturn len(mx.routes) > 0\n}\n\ntype Partial struct{}\n\nfunc (p *Partial) Match(method, path string) bool {\n\treturn false\n}\n",
+        )
+        .write(
+            "head.go",
+            "package rt\n\nfunc GetHead(r Routes) bool {\n\treturn r.Match(\"HEAD\", \"/\")\n}\n",
+        );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "Mux.Match"]),
+        ["head.go:4 via_base"]
+    );
+    let v = p.json(&["callers", "Mux.Match"]);
+    assert_eq!(v["edges"][0]["to"], "Routes.Match", "{v}");
+    assert_eq!(
+        edge_list(&p, &["callers", "Partial.Match"]),
+        Vec::<String>::new()
+    );
+}
+
 /// A function declared inside another is seen only there (QA round 12,
 /// fastify): a bare call outside it is not its caller (six local `function
 /// next` closures in `hooks.js` had each listed all eleven `next()`
