@@ -685,6 +685,16 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
         // own name defines it, not `exports`.
         return None;
     }
+    let mut property_of = None;
+    let mut defined = false;
+    if ecma && let Some((property, key, object)) = defined_property(src, node, name) {
+        defined = true;
+        node = property;
+        name_node = key;
+        name = clean_name(node_text(src, key))?;
+        name_col = key.start_position().column;
+        property_of = object;
+    }
     let ts = matches!(lang, Lang::TypeScript | Lang::Tsx);
     if ts
         && matches!(node.kind(), "property_signature" | "method_signature")
@@ -698,7 +708,12 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
             || (node.kind() == "method_signature"
                 && node.parent().is_some_and(|p| p.kind() == "class_body"))))
         || (lang == Lang::Python && python_overload(node, src));
-    let (kind, callable) = classify(lang, node, suffix, name, src)?;
+    let (kind, callable) = if defined {
+        // As a function assigned onto the prototype is (`Reply.send`).
+        ("function", Callable::Function)
+    } else {
+        classify(lang, node, suffix, name, src)?
+    };
     let wrapped = (ecma
         && kind == "function"
         && node.kind() == "variable_declarator"
@@ -751,7 +766,7 @@ fn resolve_def(lang: Lang, lines: &Lines<'_>, raw: &RawDef<'_>) -> Option<Def> {
     } else if ecma && node.kind() == "assignment_expression" {
         assigned_object(src, node)
     } else {
-        None
+        property_of
     };
 
     let outer = outer_node(lang, node);
@@ -938,6 +953,66 @@ fn exports_named_function(src: &str, assignment: Node<'_>) -> bool {
         && assignment.child_by_field_name("right").is_some_and(|r| {
             r.kind() == "function_expression" && r.child_by_field_name("name").is_some()
         })
+}
+
+/// A property defined through `Object.defineProperties(X, { name: { get ()
+/// {…}, value: function () {…} } })` or `Object.defineProperty(X, 'name',
+/// { get () {…} })` (fastify's request API): for the descriptor's `get`,
+/// `set` or `value` function (`node`), the property's key to name it by,
+/// the node spanning the property (its pair, or the `defineProperty`
+/// call), and `X` without `.prototype` as its object. The stock query
+/// named each after the descriptor's word: fifteen `method get` in one
+/// outline, and `symbol Request.hostname` found only the `.d.ts`.
+fn defined_property<'t>(
+    src: &str,
+    node: Node<'t>,
+    name: &str,
+) -> Option<(Node<'t>, Node<'t>, Option<String>)> {
+    if !matches!(name, "get" | "set" | "value")
+        || !matches!(node.kind(), "method_definition" | "pair")
+    {
+        return None;
+    }
+    let descriptor = node.parent().filter(|p| p.kind() == "object")?;
+    let called = |args: Node<'t>, callee: &str| {
+        args.kind() == "arguments"
+            && args.parent().is_some_and(|c| {
+                c.kind() == "call_expression"
+                    && c.child_by_field_name("function").is_some_and(|f| {
+                        let f = node_text(src, f);
+                        f == format!("Object.{callee}") || f == format!("Reflect.{callee}")
+                    })
+            })
+    };
+    let object_of = |args: Node<'t>| {
+        let first = args.named_child(0)?;
+        let text = node_text(src, first);
+        let text = text.strip_suffix(".prototype").unwrap_or(text);
+        crate::text::is_plain_name(text).then(|| text.to_string())
+    };
+    let parent = descriptor.parent()?;
+    if parent.kind() == "pair"
+        && let Some(key) = parent.child_by_field_name("key")
+        && key.kind() == "property_identifier"
+        && let Some(args) = parent
+            .parent()
+            .filter(|o| o.kind() == "object")
+            .and_then(|o| o.parent())
+        && called(args, "defineProperties")
+    {
+        return Some((parent, key, object_of(args)));
+    }
+    if called(parent, "defineProperty")
+        && parent.named_child(2) == Some(descriptor)
+        && let Some(key) = parent.named_child(1).filter(|k| k.kind() == "string")
+    {
+        let mut walk = key.walk();
+        let fragment = key
+            .named_children(&mut walk)
+            .find(|c| c.kind() == "string_fragment")?;
+        return Some((parent.parent()?, fragment, object_of(parent)));
+    }
+    None
 }
 
 /// The object a JavaScript function is assigned onto at the top level,

@@ -4084,6 +4084,37 @@ fn c_declarations_under_attribute_macro_lines_are_found() {
 }
 
 #[test]
+fn js_properties_defined_through_define_property_are_named_by_their_key() {
+    // As in fastify's lib/request.js and lib/symbols.js: the descriptors'
+    // `get`/`value` functions had been fifteen `method get` and three
+    // `function value`, and a table of symbols had no names at all.
+    let js = "function Request () {}\n\nObject.defineProperties(Request.prototype, {\n  hostname: {\n    get () {\n      return this.host\n    },\n    set (v) {\n      this.host = v\n    }\n  },\n  getValidationFunction: {\n    value: function (part) {\n      return part\n    }\n  }\n})\n\nObject.defineProperty(Request.prototype, 'port', {\n  get () { return 80 }\n})\n\nconst keys = {\n  kReplySerializer: Symbol('fastify.reply.serializer'),\n  plain: 1\n}\n\nconst options = { get () { return 1 } }\n";
+    for (path, lang) in [
+        ("lib/request.js", Lang::JavaScript),
+        ("lib/request.ts", Lang::TypeScript),
+    ] {
+        let x = extract(path, js, lang);
+        let got: Vec<Sym<'_>> = symbols(&x)
+            .into_iter()
+            .filter(|s| s.0 != "Request")
+            .collect();
+        assert_eq!(
+            got,
+            [
+                s("hostname", "function", "Request", 4, 11),
+                s("getValidationFunction", "function", "Request", 12, 16),
+                s("port", "function", "Request", 19, 21),
+                s("keys", "constant", "", 23, 26),
+                s("kReplySerializer", "constant", "keys", 24, 24),
+                s("options", "constant", "", 28, 28),
+                s("get", "method", "options", 28, 28),
+            ],
+            "{lang:?}"
+        );
+    }
+}
+
+#[test]
 fn c_macros_after_an_unreadable_declaration_are_found() {
     // As in tmux's tmux.h: after `void printflike(3, 4) cmdq_add_format(…)`
     // the parser's recovery read the next `#define` as a bare token, so

@@ -514,10 +514,16 @@
 //!   error swallowed (the line after an attribute macro the grammar cannot
 //!   read, tmux's `printflike(3, 4)`) is a macro definition. An older
 //!   index's rows are rebuilt by the next index run (its vectors kept).
+//! - 108: same tables; rows change: JavaScript and TypeScript properties
+//!   defined through `Object.defineProperties` / `defineProperty` are
+//!   named by their key on their object (`Request.hostname`, not `get`),
+//!   and an object literal's key whose value is `Symbol(…)` is a constant
+//!   (`keys.kReplySerializer`). An older index's rows are rebuilt by the
+//!   next index run (its vectors kept).
 
 use super::Store;
 
-pub const SCHEMA_VERSION: i64 = 107;
+pub const SCHEMA_VERSION: i64 = 108;
 
 /// The first schema with today's `embeddings(model, key, dim, vector)`,
 /// whose vectors (f32 before schema 8) an upgrade converts and keeps.
@@ -529,7 +535,7 @@ const FIRST_WITH_VECTORS: i64 = 2;
 /// rows change moves it (schemas 59-62 did not, and an upgraded index kept
 /// rows those versions fixed until its files changed; a test reads the
 /// entries now).
-const SAME_ROWS_SINCE: i64 = 107;
+const SAME_ROWS_SINCE: i64 = 108;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

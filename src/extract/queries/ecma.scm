@@ -64,3 +64,12 @@
    key: (property_identifier) @name
    value: (_)) @definition.constant
  (#match? @name "^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$"))
+
+; A key whose value is a new symbol (`kReplySerializer: Symbol('fastify.reply.serializer')`
+; in fastify's `symbols.js`, Node's `kState` tables): a unique token the
+; code refers to by that name, whatever its case.
+((pair
+   key: (property_identifier) @name
+   value: (call_expression
+     function: (identifier) @_symbol)) @definition.constant
+ (#eq? @_symbol "Symbol"))
