@@ -1713,10 +1713,23 @@ impl Hybrid {
                                     .keys()
                                     .map(|&p| (p, crate::search::is_test_path(p)))
                                     .collect();
+                                // A name's lines spell it as a name or a
+                                // part of one (`serializer.serialize_u64`,
+                                // `parse_config_file`, `newParser`), not
+                                // inside another word (`NumberDeserializer`
+                                // for `serializer`); a quoted phrase is
+                                // text, matched anywhere.
+                                let names = analysis.phrases.is_empty();
                                 let mut ms: Vec<_> = r
                                     .matches
                                     .iter()
                                     .filter(|m| req.filter.accepts(&m.path, lang(&m.path)))
+                                    .filter(|m| {
+                                        !names
+                                            || keyword_literals
+                                                .iter()
+                                                .any(|l| spells_name_part(&m.text, l))
+                                    })
                                     .collect();
                                 ms.sort_by_cached_key(|m| {
                                     let p = m.path.as_str();
@@ -2392,6 +2405,31 @@ fn keyword_literals(analysis: &Analysis) -> Vec<String> {
         })
         .map(str::to_string)
         .collect()
+}
+
+/// Whether `line` holds `name` as a name or a part of one: each end at a
+/// word's edge, an underscore, or a change of case into a capital
+/// (`serializer` in `serializer.end()`, `serializer_for`, `serializerFor`;
+/// `Parser` in `newParser`), not inside another word (`Deserializer`,
+/// `serializers`).
+fn spells_name_part(line: &str, name: &str) -> bool {
+    let (Some(first), Some(last)) = (name.chars().next(), name.chars().next_back()) else {
+        return false;
+    };
+    let lower = |c: char| c.is_lowercase() || c.is_ascii_digit();
+    line.match_indices(name).any(|(i, _)| {
+        let before = line[..i].chars().next_back();
+        let after = line[i + name.len()..].chars().next();
+        let starts = match before {
+            None => true,
+            Some(b) => !b.is_alphanumeric() || (lower(b) && first.is_uppercase()),
+        };
+        let ends = match after {
+            None => true,
+            Some(a) => !a.is_alphanumeric() || (lower(last) && a.is_uppercase()),
+        };
+        starts && ends
+    })
 }
 
 fn short_error(e: &anyhow::Error) -> String {
@@ -4743,6 +4781,30 @@ mod tests {
         assert_eq!(a.kebab, ["read-only", "built-in"]);
         assert_eq!(a.kind, QueryKind::NaturalLanguage);
         assert!(a.identifiers.iter().all(|i| !i.contains('-')), "{a:?}");
+    }
+
+    #[test]
+    fn a_name_is_spelled_as_a_name_or_a_part_of_one() {
+        for line in [
+            "serializer.serialize_u64(u)",
+            "fn serialize<S>(&self, serializer: S)",
+            "let serializer_for = 1;",
+            "serializerFor(x)",
+            "x = $serializer",
+        ] {
+            assert!(spells_name_part(line, "serializer"), "{line}");
+        }
+        for line in [
+            "use crate::number::NumberDeserializer;",
+            "let serializers = vec![];",
+        ] {
+            assert!(!spells_name_part(line, "serializer"), "{line}");
+        }
+        assert!(spells_name_part("let p = newParser();", "Parser"));
+        assert!(spells_name_part(
+            "uses Deserializer and serializer",
+            "serializer"
+        ));
     }
 
     #[test]
