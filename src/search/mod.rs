@@ -1394,21 +1394,43 @@ pub fn best_lines_ranked(
         .map(|(i, l)| (first_line + i as u32, l.trim()))
         .filter(|(_, l)| l.chars().any(char::is_alphanumeric))
         .collect();
-    let mut scored: Vec<(usize, usize)> = lines
+    // Which terms each line holds, and on how many lines each term is: a
+    // term on few of the snippet's lines tells more than one on every
+    // other line (marshmallow's `Schema.loads` for "how are unknown fields
+    // handled during load": the `:param unknown:` line, not the first of
+    // many about missing fields).
+    let held: Vec<Vec<bool>> = lines
         .iter()
-        .enumerate()
-        .map(|(i, (_, l))| {
+        .map(|(_, l)| {
             let lower = l.to_lowercase();
-            (
-                stems.iter().filter(|t| lower.contains(t.as_str())).count(),
-                i,
-            )
+            stems.iter().map(|t| lower.contains(t.as_str())).collect()
         })
         .collect();
-    // Most terms first; the earlier line on a tie.
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let n = lines.len() as f64;
+    let weight: Vec<f64> = (0..stems.len())
+        .map(|t| {
+            let df = held.iter().filter(|h| h[t]).count() as f64;
+            (1.0 + n / df.max(1.0)).ln()
+        })
+        .collect();
+    // Most distinct terms first, the rarer on a tie; then the earlier line.
+    let mut scored: Vec<(usize, f64, usize)> = held
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let terms = h.iter().filter(|&&x| x).count();
+            let rarity: f64 = h
+                .iter()
+                .zip(&weight)
+                .filter(|(x, _)| **x)
+                .map(|(_, w)| w)
+                .sum();
+            (terms, rarity, i)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
     let mut picked: Vec<usize> = Vec::new();
-    for (k, &(score, i)) in scored.iter().enumerate() {
+    for (k, &(score, _, i)) in scored.iter().enumerate() {
         if picked.len() >= max.max(1) || (k > 0 && score == 0) {
             break;
         }
@@ -1984,6 +2006,15 @@ mod tests {
         assert_eq!(
             best_lines(snip, 10, "validate the csrf token", 1, 160),
             [(14, "if not validate_csrf(token):".to_string())]
+        );
+        // As many terms: the line with the term fewer lines hold leads.
+        let doc = ":param partial: ignore missing fields\nany fields declared, nested fields\n:param unknown: exclude or raise for unknown\nfields in the data";
+        assert_eq!(
+            best_lines_ranked(doc, 740, "how are unknown fields handled", 1, 160),
+            [(
+                742,
+                ":param unknown: exclude or raise for unknown".to_string()
+            )]
         );
         // Nothing matches: the first line with text, alone.
         assert_eq!(
