@@ -6224,11 +6224,18 @@ fn same_dir(a: &str, b: &str) -> bool {
     Path::new(a).parent() == Path::new(b).parent()
 }
 
-fn is_import_line(l: &str) -> bool {
+/// Whether a line of the file at `path` imports: by its first word, or a
+/// `require(…)` anywhere. A Python line only by `import` / `from` (a
+/// keyword argument `require_tld=self.require_tld` or a one-line string
+/// is none), a line that is one string only in Go's import blocks.
+fn is_import_line(l: &str, path: &str) -> bool {
     let t = l.trim_start();
     let Some(&first) = t.as_bytes().first() else {
         return false;
     };
+    if path.ends_with(".py") || path.ends_with(".pyi") {
+        return t.starts_with("import ") || t.starts_with("from ");
+    }
     // Every form below starts with one of these or calls `require(`.
     if !matches!(
         first,
@@ -6243,11 +6250,12 @@ fn is_import_line(l: &str) -> bool {
         || t.starts_with("pub use ")
         || t.starts_with("#include")
         || t.starts_with("using ")
-        || t.starts_with("require")
+        || t.strip_prefix("require")
+            .is_some_and(|rest| rest.starts_with([' ', '(', '\'', '"', '_']))
         || t.starts_with("export ")
         || memchr::memmem::find(t.as_bytes(), b"require(").is_some()
         || memchr::memmem::find(t.as_bytes(), b"require_relative").is_some()
-        || (t.starts_with('"') && t.ends_with('"'))
+        || (path.ends_with(".go") && t.starts_with('"') && t.ends_with('"'))
 }
 
 /// Go's receiver name: `s` in `func (s *Server) Run()`.
@@ -7928,13 +7936,17 @@ fn string_end(b: &[u8], open: usize, quote: u8) -> Option<usize> {
 fn read_text(root: &Path, path: &str) -> Option<FileText> {
     let text = crate::search::read_project_text(root, path, MAX_READ_BYTES)?;
     let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let quoted = quoted_lines(&lines, path);
+    // A docstring's line is no import, whatever its first word: Field's
+    // "from ``self.error_messages``." had made `self` an imported module
+    // in marshmallow's `fields.py`, so `self.inner.deserialize(…)` was
+    // an outside module's call and no caller of `Field.deserialize`.
     let imports = lines
         .iter()
         .enumerate()
-        .filter(|(_, l)| is_import_line(l))
+        .filter(|&(i, l)| !quoted.get(i).copied().unwrap_or(false) && is_import_line(l, path))
         .map(|(i, _)| i)
         .collect();
-    let quoted = quoted_lines(&lines, path);
     Some(FileText {
         lines,
         quoted,

@@ -971,6 +971,26 @@ fn a_go_call_with_a_count_of_arguments_the_method_cannot_take_is_no_caller() {
     );
 }
 
+/// A docstring's line is no import, nor is a keyword argument named
+/// `require…` or a one-line string (QA round 12, marshmallow: Field's
+/// "from ``self.error_messages``." made `self` an imported module, so the
+/// four `self.inner.deserialize(…)`-like calls were no callers of
+/// `Field.deserialize`, not even name-only).
+#[test]
+fn a_docstring_line_starting_with_from_imports_nothing() {
+    let p = Project::new();
+    p.write(
+        "pkg/fields.py",
+        "from pkg import utils\n\n\nclass Field:\n    def fail(self, key):\n        \"\"\"Raise an error with a message\n        from ``self.error_messages``.\n        \"\"\"\n        raise ValueError(key)\n\n    def deserialize(self, value):\n        return value\n\n\nclass List(Field):\n    def __init__(self, inner):\n        self.inner = utils.resolve(inner, require_tld=self.strict)\n        \"self is not a module\"\n\n    def load(self, value):\n        return [self.inner.deserialize(each) for each in value]\n",
+    )
+    .write("pkg/utils.py", "def resolve(inner, require_tld=False):\n    return inner\n");
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "Field.deserialize"]),
+        ["pkg/fields.py:21 name_only"]
+    );
+}
+
 /// Go's interfaces are satisfied, not named: a call through an interface
 /// whose methods a struct has is a `via_base` caller of the struct's method
 /// (QA round 12, chi: `rctx.Routes.Match(…)` was no caller of `Mux.Match`,
