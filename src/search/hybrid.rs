@@ -2131,7 +2131,10 @@ impl Hybrid {
                     let seen = f.symbol.is_none()
                         || first.symbol == f.symbol
                         || first.also.iter().any(|a| a.symbol == f.symbol);
-                    if one_line && seen {
+                    // Nor does a module's or type's opening line alone
+                    // (`also: 16-16 Kramdown.Parser`), whose contents are
+                    // places of their own.
+                    if (one_line && seen) || is_bare_opening(&f, Some(&analysis)) {
                         continue;
                     }
                     if first.also.len() < ALSO_SPANS {
@@ -2407,29 +2410,24 @@ fn keyword_literals(analysis: &Analysis) -> Vec<String> {
         .collect()
 }
 
-/// Whether `line` holds `name` as a name or a part of one: each end at a
+/// Whether `line` holds `name` where a name or a part of one starts: at a
 /// word's edge, an underscore, or a change of case into a capital
-/// (`serializer` in `serializer.end()`, `serializer_for`, `serializerFor`;
-/// `Parser` in `newParser`), not inside another word (`Deserializer`,
-/// `serializers`).
+/// (`serializer` in `serializer.end()`, `serializer_for`, `serializers`;
+/// `Parser` in `newParser`), not inside another word (`Deserializer` for
+/// `serializer`). Its end is left free: also requiring one there
+/// (`parse` not in `parser`) let a qualified name's last word reach the
+/// few files calling it and lift them past the definition (caffeine's
+/// `CaffeineSpec.parse` behind `Caffeine.from`).
 fn spells_name_part(line: &str, name: &str) -> bool {
-    let (Some(first), Some(last)) = (name.chars().next(), name.chars().next_back()) else {
+    let Some(first) = name.chars().next() else {
         return false;
     };
     let lower = |c: char| c.is_lowercase() || c.is_ascii_digit();
-    line.match_indices(name).any(|(i, _)| {
-        let before = line[..i].chars().next_back();
-        let after = line[i + name.len()..].chars().next();
-        let starts = match before {
+    line.match_indices(name)
+        .any(|(i, _)| match line[..i].chars().next_back() {
             None => true,
             Some(b) => !b.is_alphanumeric() || (lower(b) && first.is_uppercase()),
-        };
-        let ends = match after {
-            None => true,
-            Some(a) => !a.is_alphanumeric() || (lower(last) && a.is_uppercase()),
-        };
-        starts && ends
-    })
+        })
 }
 
 fn short_error(e: &anyhow::Error) -> String {
@@ -4794,9 +4792,10 @@ mod tests {
         ] {
             assert!(spells_name_part(line, "serializer"), "{line}");
         }
+        assert!(spells_name_part("let serializers = vec![];", "serializer"));
         for line in [
             "use crate::number::NumberDeserializer;",
-            "let serializers = vec![];",
+            "let deserializer = 1;",
         ] {
             assert!(!spells_name_part(line, "serializer"), "{line}");
         }
