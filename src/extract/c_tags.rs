@@ -190,8 +190,9 @@ pub(crate) fn error_macros<'t>(tree: &'t Tree, defs: &mut Vec<RawDef<'t>>) {
     let mut found = Vec::new();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
+        // (Only nodes holding an error are descended into, so every
+        // `#define` met is under one.)
         if node.kind() == "#define"
-            && node.parent().is_some_and(|p| p.is_error() || p.has_error())
             && !node
                 .parent()
                 .is_some_and(|p| matches!(p.kind(), "preproc_def" | "preproc_function_def"))
