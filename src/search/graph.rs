@@ -6224,6 +6224,11 @@ fn same_dir(a: &str, b: &str) -> bool {
     Path::new(a).parent() == Path::new(b).parent()
 }
 
+/// A Python source or stub file, by its extension.
+fn is_python_file(path: &str) -> bool {
+    path.ends_with(".py") || path.ends_with(".pyi")
+}
+
 /// Whether a line of the file at `path` imports: by its first word, or a
 /// `require(…)` anywhere. A Python line only by `import` / `from` (a
 /// keyword argument `require_tld=self.require_tld` or a one-line string
@@ -6233,7 +6238,7 @@ fn is_import_line(l: &str, path: &str) -> bool {
     let Some(&first) = t.as_bytes().first() else {
         return false;
     };
-    if path.ends_with(".py") || path.ends_with(".pyi") {
+    if is_python_file(path) {
         return t.starts_with("import ") || t.starts_with("from ");
     }
     // Every form below starts with one of these or calls `require(`.
@@ -7857,8 +7862,7 @@ fn leading_type(ann: &str) -> Option<String> {
 /// Which lines lie inside a triple-quoted string (Python) or a block
 /// comment (C-like languages), as far as a line scan can tell.
 fn quoted_lines(lines: &[String], path: &str) -> Vec<bool> {
-    let python = path.ends_with(".py") || path.ends_with(".pyi");
-    if !python {
+    if !is_python_file(path) {
         return block_comment_lines(lines, !path.ends_with(".rs"));
     }
     let mut out = Vec::with_capacity(lines.len());
