@@ -671,6 +671,25 @@ pub fn holds_identifier(text: &str, name: &str) -> bool {
     })
 }
 
+/// `n` and `noun`, plural unless `n` is 1: `1 file`, `2 files`,
+/// `3 matches` (a noun ending in `s`, `x`, `ch` or `sh` takes `es`),
+/// `4 copies` (a consonant's `y` turns `ies`).
+pub fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else if let Some(stem) = noun.strip_suffix('y').filter(|stem| {
+        stem.chars()
+            .last()
+            .is_some_and(|c| !matches!(c, 'a' | 'e' | 'i' | 'o' | 'u'))
+    }) {
+        format!("{n} {stem}ies")
+    } else if ["s", "x", "ch", "sh"].iter().any(|e| noun.ends_with(e)) {
+        format!("{n} {noun}es")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -932,37 +951,15 @@ mod tests {
         // A notice never closed runs to the end.
         assert_eq!(without_license("/* Copyright never closed"), "");
     }
-}
 
-/// `n` and `noun`, plural unless `n` is 1: `1 file`, `2 files`,
-/// `3 matches` (a noun ending in `s`, `x`, `ch` or `sh` takes `es`),
-/// `4 copies` (a consonant's `y` turns `ies`).
-pub fn counted(n: u64, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else if let Some(stem) = noun.strip_suffix('y').filter(|stem| {
-        stem.chars()
-            .last()
-            .is_some_and(|c| !matches!(c, 'a' | 'e' | 'i' | 'o' | 'u'))
-    }) {
-        format!("{n} {stem}ies")
-    } else if ["s", "x", "ch", "sh"].iter().any(|e| noun.ends_with(e)) {
-        format!("{n} {noun}es")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
-#[cfg(test)]
-mod counted_tests {
     #[test]
     fn counts_read_as_english() {
-        assert_eq!(super::counted(1, "file"), "1 file");
-        assert_eq!(super::counted(0, "file"), "0 files");
-        assert_eq!(super::counted(2, "match"), "2 matches");
-        assert_eq!(super::counted(1, "run"), "1 run");
-        assert_eq!(super::counted(3, "copy"), "3 copies");
-        assert_eq!(super::counted(1, "copy"), "1 copy");
-        assert_eq!(super::counted(2, "key"), "2 keys");
+        assert_eq!(counted(1, "file"), "1 file");
+        assert_eq!(counted(0, "file"), "0 files");
+        assert_eq!(counted(2, "match"), "2 matches");
+        assert_eq!(counted(1, "run"), "1 run");
+        assert_eq!(counted(3, "copy"), "3 copies");
+        assert_eq!(counted(1, "copy"), "1 copy");
+        assert_eq!(counted(2, "key"), "2 keys");
     }
 }
