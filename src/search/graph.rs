@@ -5257,12 +5257,41 @@ pub fn target_lines(targets: &[GraphTarget]) -> Vec<String> {
         .map(|(t, n, last)| {
             let head = format!("{} ({}) {}:{}", t.symbol, t.kind, t.path, t.line);
             if n > 1 {
-                format!("{head}, {n} overloads at lines {}-{last}", t.line)
+                let what = if overloads_by_signature(&t.path) {
+                    "overloads"
+                } else {
+                    "definitions"
+                };
+                format!("{head}, {n} {what} at lines {}-{last}", t.line)
             } else {
                 head
             }
         })
         .collect()
+}
+
+/// Whether the file's language tells same-named functions of one scope
+/// apart by their parameters, so that several are overloads. A Rust
+/// file's same-named twins are `#[cfg]` variants (serde_json's two
+/// `parse_any_number`), a C file's `#ifdef` branches, a Python file's
+/// redefinitions: "definitions" there.
+fn overloads_by_signature(path: &str) -> bool {
+    matches!(
+        crate::lang::detect_lang(std::path::Path::new(path)),
+        Some(
+            crate::model::Lang::Java
+                | crate::model::Lang::CSharp
+                | crate::model::Lang::Cpp
+                | crate::model::Lang::Kotlin
+                | crate::model::Lang::Swift
+                | crate::model::Lang::Scala
+                | crate::model::Lang::TypeScript
+                | crate::model::Lang::Tsx
+                | crate::model::Lang::ObjC
+                | crate::model::Lang::Elixir
+                | crate::model::Lang::Erlang
+        )
+    )
 }
 
 /// Sites (`path`, `line`, what follows the place) as one line of an
@@ -8000,6 +8029,17 @@ mod tests {
             [
                 "MessageParser.ParseFrom (method) MessageParser.cs:73, 3 overloads at lines 73-302",
                 "Other.ParseFrom (method) Other.cs:5",
+            ]
+        );
+        // serde_json's `#[cfg]` twins of one Rust method are no overloads.
+        let lines = target_lines(&[
+            t("Deserializer.parse_any_number", "src/de.rs", 927),
+            t("Deserializer.parse_any_number", "src/de.rs", 932),
+        ]);
+        assert_eq!(
+            lines,
+            [
+                "Deserializer.parse_any_number (method) src/de.rs:927, 2 definitions at lines 927-932"
             ]
         );
     }
