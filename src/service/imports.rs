@@ -4,6 +4,7 @@
 //! `go.mod` files, resolves at query time, pages and redacts.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use anyhow::Result;
 use serde::Serialize;
@@ -279,6 +280,28 @@ fn lookup_imports(
     }))
 }
 
+/// Said with a file's importers where the language lets files of one
+/// package (Java, Kotlin, Scala; Go's directory; C#'s namespace) use each
+/// other without an import, so that "imported by (0)" does not read as
+/// "unused".
+fn same_package_note(lang: Lang, path: &str) -> Option<String> {
+    let (unit, what) = match lang {
+        Lang::Java | Lang::Kotlin | Lang::Scala => ("package", "an import"),
+        Lang::Go => ("package (directory)", "an import"),
+        Lang::CSharp => ("namespace", "a using directive"),
+        _ => return None,
+    };
+    let stem = Path::new(path).file_stem()?.to_str()?;
+    let refs = if lang == Lang::Go {
+        "`refs` on its names finds them".to_string()
+    } else {
+        format!("`refs {stem}` finds them")
+    };
+    Some(format!(
+        "files of the same {unit} use it without {what}, so they are not listed; {refs}"
+    ))
+}
+
 impl Service {
     /// What a file imports (resolved to project files where possible) and
     /// which indexed files import it, each list paged by `limit`/`offset`.
@@ -334,6 +357,12 @@ impl Service {
                             p.rel,
                             l.name()
                         )
+                    })
+                    .or_else(|| {
+                        lang.as_deref()
+                            .and_then(Lang::from_name)
+                            .filter(|_| req.direction != ImportDirection::Imports)
+                            .and_then(|l| same_package_note(l, &p.rel))
                     });
                 Some(ImportsResult {
                     path: p.rel,

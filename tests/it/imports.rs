@@ -461,6 +461,24 @@ fn imports_mcp_both_directions_and_errors() {
         ["py/src/shop/__init__.py", "py/src/shop/views.py"],
         "{v}"
     );
+    assert!(v.get("note").is_none(), "{v}");
+    // A Java class's importers leave out its package's files, which need
+    // no import: the answer says so, so that (0) does not read as unused.
+    let v = m.ok(
+        "imports",
+        json!({"path": "java/src/com/acme/model/User.java", "direction": "imported_by"}),
+    );
+    assert!(
+        v["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("same package") && n.contains("`refs User`")),
+        "{v}"
+    );
+    let v = m.ok(
+        "imports",
+        json!({"path": "java/src/com/acme/model/User.java", "direction": "imports"}),
+    );
+    assert!(v.get("note").is_none(), "{v}");
     let v = m.ok(
         "imports",
         json!({"path": "web/app.ts", "direction": "imports"}),
