@@ -279,6 +279,56 @@ fn is_super_word(q: &str, lang: &str) -> bool {
         || (q == "parent" && lang == "php")
 }
 
+/// A Python built-in or standard-library class a project class may
+/// extend, whose methods (`__init__`, `__getitem__`, `__call__`) are no
+/// project code. Abstract bases (`Mapping`, `ABC`) are left out: like
+/// `object`, they pass a `super()` call on along the MRO.
+fn is_python_builtin_class(name: &str) -> bool {
+    matches!(
+        name,
+        "type"
+            | "dict"
+            | "list"
+            | "set"
+            | "frozenset"
+            | "tuple"
+            | "str"
+            | "bytes"
+            | "bytearray"
+            | "int"
+            | "float"
+            | "complex"
+            | "property"
+            | "BaseException"
+            | "Exception"
+            | "ValueError"
+            | "TypeError"
+            | "KeyError"
+            | "IndexError"
+            | "LookupError"
+            | "AttributeError"
+            | "RuntimeError"
+            | "OSError"
+            | "IOError"
+            | "NotImplementedError"
+            | "AssertionError"
+            | "UserWarning"
+            | "DeprecationWarning"
+            | "ABCMeta"
+            | "EnumMeta"
+            | "EnumType"
+            | "OrderedDict"
+            | "defaultdict"
+            | "Counter"
+            | "deque"
+            | "UserDict"
+            | "UserList"
+            | "Thread"
+            | "JSONEncoder"
+            | "JSONDecoder"
+    )
+}
+
 /// `os.path` → `path`, `Foo::Bar` → `Bar`, `get_x()` → `get_x`.
 fn last_part(q: &str) -> &str {
     let q = q.trim_end_matches(['?', '!']);
@@ -1494,6 +1544,29 @@ impl<'a> Graph<'a> {
         self.bases_by_name
             .insert(class.to_string(), Rc::clone(&bases));
         Ok(bases)
+    }
+
+    /// Every ancestor `class`'s headers name, nearest first, up to eight
+    /// generations.
+    fn ancestors(&mut self, class: &str) -> Result<Vec<String>> {
+        let mut out: Vec<String> = Vec::new();
+        let mut level = vec![class.to_string()];
+        for _ in 0..8 {
+            let mut next = Vec::new();
+            for c in &level {
+                for b in self.bases_named(c)?.iter() {
+                    if b != class && !out.contains(b) {
+                        out.push(b.clone());
+                        next.push(b.clone());
+                    }
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            level = next;
+        }
+        Ok(out)
     }
 
     fn subclasses_of(&mut self, class: &str) -> Result<Rc<Vec<String>>> {
@@ -3483,7 +3556,27 @@ impl<'a> Graph<'a> {
                     });
                 }
             }
-            return Ok(Verdict::NameOnly);
+            // No ancestor the index holds defines it, so the call reaches
+            // a class outside the project: with single class inheritance
+            // always; in Python when the chain ends at a built-in class
+            // (marshmallow's `SchemaMeta(type)` and `PointDict(dict)`
+            // calling `super().__init__` had been name-only callers of
+            // `ValidationError.__init__`). A Python mixin's chain ends at
+            // `object`, and its `super()` follows the instance's MRO:
+            // that one stays name-only.
+            let outside = match r.lang.as_str() {
+                "java" | "csharp" | "kotlin" => true,
+                "python" => self
+                    .ancestors(&e)?
+                    .iter()
+                    .any(|b| is_python_builtin_class(b)),
+                _ => false,
+            };
+            return Ok(if outside {
+                Verdict::Other
+            } else {
+                Verdict::NameOnly
+            });
         }
         // `(*Channel).recvMethod`, `(Channel).m`: a Go method expression.
         if r.lang == "go"

@@ -3851,6 +3851,30 @@ fn super_in_an_unrelated_class_is_its_ancestors_call() {
     );
 }
 
+/// `super().__init__(…)` in a class whose chain ends at a built-in class
+/// (`type`, `dict`, `ABCMeta`) calls that class's, no project `__init__`
+/// (marshmallow's `SchemaMeta(ABCMeta)` and a test's `PointDict(dict)`
+/// had been name-only callers of `ValidationError.__init__`); a mixin's,
+/// whose chain ends at `object`, may reach it along the MRO and stays a
+/// name-only candidate.
+#[test]
+fn super_reaching_a_builtin_class_is_no_candidate() {
+    let p = Project::new();
+    p.write(
+        "pkg/errors.py",
+        "class ValidationError(Exception):\n    def __init__(self, message):\n        self.message = message\n",
+    );
+    p.write(
+        "pkg/meta.py",
+        "from abc import ABCMeta\n\n\nclass Meta(ABCMeta):\n    def __init__(cls, name, bases, attrs):\n        super().__init__(name, bases, attrs)\n\n\nclass SubMeta(Meta):\n    pass\n\n\nclass PointDict(dict):\n    def __init__(self, x):\n        super().__init__({\"x\": x})\n\n\nclass Mixin:\n    def __init__(self, *args):\n        super().__init__(*args)\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        edge_list(&p, &["callers", "ValidationError.__init__"]),
+        ["pkg/meta.py:20 name_only"]
+    );
+}
+
 /// Go: a receiver typed by another package's type (a `time.Time` field)
 /// calls that type's method, no project definition of the name
 /// (logrus's `entry.Time.Format(…)` had been name-only callers of
