@@ -4318,7 +4318,22 @@ fn name_overlap(terms: &HashSet<String>, symbol: &str) -> f64 {
     if parts.is_empty() {
         return 0.0;
     }
-    parts.iter().filter(|p| terms.contains(*p)).count() as f64 / parts.len() as f64
+    parts
+        .iter()
+        .filter(|p| terms.contains(*p) || terms.iter().any(|t| same_word_stem(t, p)))
+        .count() as f64
+        / parts.len() as f64
+}
+
+/// Whether two crude stems are one word's: equal, or one is the other
+/// with a final `e` its stem kept (`parse` and `pars`, from `parsed`:
+/// pflag's `parseShortArg` for "how are shorthand flags parsed").
+fn same_word_stem(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short.len() >= 3
+        && long.len() == short.len() + 1
+        && long.ends_with('e')
+        && long.starts_with(short)
 }
 
 /// Re-ranks the head of a fused list for a natural-language query by name
@@ -5631,6 +5646,16 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_name_part_meets_the_question_word_it_stems_from() {
+        let terms = stemmed_terms("how are shorthand flags parsed");
+        // `parse` is its own stem, `parsed`'s is `pars`: one word.
+        assert!((name_overlap(&terms, "FlagSet.parseShortArg") - 1.0 / 3.0).abs() < 1e-9);
+        assert!((name_overlap(&terms, "FlagSet.ShorthandLookup") - 0.5).abs() < 1e-9);
+        assert!(!same_word_stem("pars", "part"));
+        assert!(!same_word_stem("us", "use"));
     }
 
     #[test]
