@@ -1813,7 +1813,14 @@ fn asked_name_as_written(w: &str) -> &str {
     };
     let mut w = w;
     let mut head = w;
+    // C++'s `operator[]`, `App::operator()`, `operator<`: the brackets are
+    // the name (cutting them had asked for `App::operator`).
+    let is_operator =
+        |h: &str| h == "operator" || h.ends_with("::operator") || h.ends_with(".operator");
     while let Some(at) = group(head) {
+        if is_operator(&head[..at]) {
+            break;
+        }
         head = &head[..at];
     }
     if head != w
