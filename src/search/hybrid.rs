@@ -5005,13 +5005,9 @@ mod tests {
         assert_eq!(asked_name("(^.)"), "^.");
         assert_eq!(asked_name("( >>= )"), ">>=");
         assert_eq!(asked_name("Logger->addRecord"), "Logger->addRecord");
-        // C++'s bracket operators keep their brackets, a call's are cut.
+        // C++'s bracket operators keep their brackets.
         assert_eq!(asked_name("App::operator[]"), "App::operator[]");
         assert_eq!(asked_name("operator()"), "operator()");
-        assert_eq!(
-            asked_name("Validator::operator()(value)"),
-            "Validator::operator()"
-        );
         // Erlang's `module:function/arity` and record notation.
         assert_eq!(
             asked_name("ssh_auth:handle_userauth_request/3"),
