@@ -348,19 +348,29 @@ impl SymbolResult {
     /// the method `NotFoundHandler` renamed `NotFoundHandlerQA`, and the
     /// answer shows both (QA: `symbol Mux.NotFoundHandler` had answered
     /// the field alone, with no word of the method).
+    ///
+    /// Names spelled as asked also leave out those matching only
+    /// case-blind, counted likewise, in a language that tells them apart:
+    /// `symbol Value` had listed pflag's interface `Value` and then
+    /// fifteen `xxxSliceValue.value` fields. PHP's functions and classes
+    /// are named case-blind, so its case-blind definitions stay.
     pub fn without_prefix_tail(&mut self, mode: MatchMode, asked: &str) {
         let exact = self.hits.iter().filter(|h| h.match_kind.names_it()).count();
-        if mode != MatchMode::Auto || exact == 0 || exact == self.hits.len() {
+        if mode != MatchMode::Auto || exact == 0 || (exact == self.hits.len() && self.truncated) {
             return;
         }
         let (qualifier, bare) = crate::search::split_qualified(asked.trim());
         let case_blind_only = !self.hits.iter().any(|h| h.match_kind == MatchKind::Exact);
-        self.hits.retain(|h| {
-            h.match_kind.names_it()
-                || (case_blind_only
-                    && h.match_kind == MatchKind::Prefix
-                    && h.name.starts_with(bare.as_str()))
-        });
+        let keep = |h: &SymbolHit| match h.match_kind {
+            MatchKind::Exact => true,
+            MatchKind::CaseInsensitive => case_blind_only || h.lang == "php",
+            MatchKind::Prefix => case_blind_only && h.name.starts_with(bare.as_str()),
+            MatchKind::Fuzzy => false,
+        };
+        if self.hits.iter().all(keep) {
+            return;
+        }
+        self.hits.retain(keep);
         let kept = self.hits.len();
         self.prefix_left_out = if qualifier.is_some() {
             0
@@ -1483,11 +1493,27 @@ fn hit_order(h: &SymbolHit) -> impl Ord + use<> {
             is_secondary_path(&h.path),
             std::cmp::Reverse(is_named_after(&h.path, &h.name)),
             is_private_path(&h.path),
+            has_private_container(h),
         ),
         h.path.matches('/').count(),
         h.path.clone(),
         h.start_line,
     )
+}
+
+/// A member of a type its package keeps to itself: Go's unexported
+/// `boolValue` (pflag's 40 `xxxValue.Set` implementations had come before
+/// the interface's `Value.Set` and `FlagSet.Set`), Python's `_Helper`.
+fn has_private_container(h: &SymbolHit) -> bool {
+    let Some(c) = h.container.as_deref() else {
+        return false;
+    };
+    let last = c.rsplit(['.', ':']).next().unwrap_or(c);
+    match h.lang.as_str() {
+        "go" => last.starts_with(|ch: char| ch.is_ascii_lowercase()),
+        "python" => last.starts_with('_'),
+        _ => false,
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -1322,6 +1322,55 @@ fn also_lists_no_unnamed_single_lines() {
     assert!(top.get("also").is_none(), "{v}");
 }
 
+/// A common Go name's definitions: the interface's method, the exported
+/// type's and the package function before the unexported types'
+/// implementations, which sort first by path (pflag's `symbol Set` had
+/// shown `boolValue.Set` … and the three wanted 8th to 10th); and fields
+/// that match the name only case-blind are left out, counted, once it is
+/// defined as written (`symbol Value` had listed fifteen `value` fields).
+#[test]
+fn a_common_name_lists_the_exported_definitions_first() {
+    let p = Project::new();
+    p.write(
+        "bool.go",
+        "package pflag\n\ntype boolValue bool\n\nfunc (b *boolValue) Set(s string) error {\n\treturn nil\n}\n\ntype boolSliceValue struct {\n\tvalue *[]bool\n}\n",
+    )
+    .write(
+        "flag.go",
+        "package pflag\n\ntype Value interface {\n\tSet(string) error\n}\n\ntype Flag struct {\n\tValue Value\n}\n\ntype FlagSet struct{}\n\nfunc (f *FlagSet) Set(name, value string) error {\n\treturn nil\n}\n\nfunc Set(name, value string) error {\n\treturn nil\n}\n",
+    );
+    p.json(&["index", "--no-embed"]);
+    let v = p.json(&["symbol", "Set"]);
+    let got: Vec<String> = v["hits"]
+        .as_array()
+        .map(|hs| {
+            hs.iter()
+                .map(|h| format!("{}.{}", h["container"].as_str().unwrap_or(""), h["name"]))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        got,
+        [
+            "Value.\"Set\"",
+            "FlagSet.\"Set\"",
+            ".\"Set\"",
+            "boolValue.\"Set\""
+        ],
+        "{v}"
+    );
+    let r = p.run(&["symbol", "Value"]);
+    assert_eq!(r.code(), 0, "{r}");
+    assert!(!r.stdout().contains("boolSliceValue.value"), "{r}");
+    assert!(
+        r.stderr()
+            .contains("1 more name starts with `Value`: --prefix lists them"),
+        "{r}"
+    );
+    let v = p.json(&["symbol", "Value", "--prefix"]);
+    assert_eq!(v["total"], 3, "{v}");
+}
+
 /// Definitions of the name itself leave out the names that only start
 /// with it (`echo.New` had listed seven of `NewRouter`, `newNode`, …),
 /// counted in a note; `--prefix` lists them. A container spelled as asked
