@@ -927,6 +927,8 @@ pub struct Graph<'a> {
     /// left out; when any, [`Graph::references`] leaves out (and counts)
     /// the build's uses too.
     pub build_left_out: crate::search::BuildLeftOut,
+    /// Path → whether it is a build's copy ([`crate::search::build_copies`]).
+    build_copies: HashMap<String, bool>,
     /// Nesting of [`Graph::call_result`] through receivers.
     call_depth: u32,
     /// Set for the next [`Graph::call_result`] only: the call is awaited
@@ -983,6 +985,7 @@ impl<'a> Graph<'a> {
             returns: HashMap::new(),
             inferred: HashMap::new(),
             build_left_out: crate::search::BuildLeftOut::default(),
+            build_copies: HashMap::new(),
             call_depth: 0,
             awaited: false,
             imports: HashMap::new(),
@@ -1187,15 +1190,23 @@ impl<'a> Graph<'a> {
     /// a build defines keeps them.
     pub fn targets(&mut self, query: &str) -> Result<Vec<GraphDef>> {
         let mut targets = self.named_targets(query)?;
-        if targets
-            .iter()
-            .any(|d| !crate::search::is_shipped_build(&d.path))
-        {
+        if targets.iter().any(|d| !self.is_build_copy(&d.path)) {
             let before = targets.len();
-            targets.retain(|d| !crate::search::is_shipped_build(&d.path));
+            targets.retain(|d| !self.is_build_copy(&d.path));
             self.build_left_out.definitions = before - targets.len();
         }
         Ok(targets)
+    }
+
+    /// Whether a file is a build's copy ([`crate::search::build_copies`]),
+    /// asked once per file.
+    fn is_build_copy(&mut self, path: &str) -> bool {
+        if let Some(&copy) = self.build_copies.get(path) {
+            return copy;
+        }
+        let copy = !crate::search::build_copies(self.store, [path]).is_empty();
+        self.build_copies.insert(path.to_string(), copy);
+        copy
     }
 
     fn named_targets(&mut self, query: &str) -> Result<Vec<GraphDef>> {
@@ -4911,8 +4922,8 @@ impl<'a> Graph<'a> {
     }
 
     /// A use in a build whose copies of the targets were left out.
-    fn is_left_out_build_use(&self, path: &str) -> bool {
-        self.build_left_out.definitions > 0 && crate::search::is_shipped_build(path)
+    fn is_left_out_build_use(&mut self, path: &str) -> bool {
+        self.build_left_out.definitions > 0 && self.is_build_copy(path)
     }
 
     fn references_anywhere(

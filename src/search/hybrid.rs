@@ -922,7 +922,10 @@ fn read_file_facts(store: &Store, cands: &mut [Cand]) {
     let mut sources: HashMap<String, Vec<String>> = HashMap::new();
     for c in cands.iter() {
         if !sources.contains_key(&c.path) {
-            sources.insert(c.path.clone(), sources_of_copy(&c.path, &c.lang));
+            sources.insert(
+                c.path.clone(),
+                crate::search::sources_of_copy(&c.path, script_family(&c.lang)),
+            );
         }
     }
     let mut paths: Vec<&str> = candidate_files(cands);
@@ -959,41 +962,6 @@ fn read_file_facts(store: &Store, cands: &mut [Cand]) {
             _ => {}
         }
     }
-}
-
-/// The files under a top-level `src/` that a script file outside it would
-/// be a build's copy of: the same path, or the path without its first
-/// directory, under `src/`, as any script source (moment's npm package
-/// ships its UMD bundle `moment.js` and its built `locale/af.js` beside
-/// `src/moment.js` and `src/locale/af.js`; `lib/index.js` beside
-/// `src/index.ts`). None for a test, for a file under a `src/` directory
-/// itself, or outside the script languages ([`script_family`]).
-fn sources_of_copy(path: &str, lang: &str) -> Vec<String> {
-    if !script_family(lang) || crate::search::is_test_path(path) || under_src(path) {
-        return Vec::new();
-    }
-    let mut rests = vec![path];
-    if let Some((_, rest)) = path.split_once('/') {
-        rests.push(rest);
-    }
-    let mut out = Vec::new();
-    for rest in rests {
-        let (dir, name) = rest.rsplit_once('/').map_or(("", rest), |(d, n)| (d, n));
-        let stem = name.split('.').next().unwrap_or(name);
-        for ext in ["js", "mjs", "cjs", "jsx", "ts", "tsx"] {
-            out.push(if dir.is_empty() {
-                format!("src/{stem}.{ext}")
-            } else {
-                format!("src/{dir}/{stem}.{ext}")
-            });
-        }
-    }
-    out
-}
-
-/// Whether a directory of `path` is a `src/`.
-fn under_src(path: &str) -> bool {
-    path.split('/').any(|c| c == "src")
 }
 
 /// A path's directory and file stem (up to the first dot, as
@@ -3088,7 +3056,7 @@ fn compiled_copies(cands: &[Cand], kind: QueryKind) -> HashSet<String> {
     let ts_sources = cands.iter().any(|c| {
         c.lang == "typescript"
             && !c.compiled
-            && under_src(&c.path)
+            && crate::search::under_src(&c.path)
             && !crate::search::is_type_declaration(&c.path)
     });
     cands
@@ -3099,7 +3067,7 @@ fn compiled_copies(cands: &[Cand], kind: QueryKind) -> HashSet<String> {
             (c.compiled && (script_family(&c.lang) || crate::search::is_source_map(&c.path)))
                 || (ts_sources
                     && crate::search::is_type_declaration(&c.path)
-                    && !under_src(&c.path))
+                    && !crate::search::under_src(&c.path))
         })
         .map(|c| c.path.clone())
         .collect()
@@ -5757,18 +5725,18 @@ mod tests {
 
     #[test]
     fn a_script_outside_src_with_a_source_under_it_is_a_copy() {
-        let of = sources_of_copy("moment.js", "javascript");
+        let of = crate::search::sources_of_copy("moment.js", true);
         assert!(of.contains(&"src/moment.js".to_string()), "{of:?}");
-        let of = sources_of_copy("locale/af.js", "javascript");
+        let of = crate::search::sources_of_copy("locale/af.js", true);
         assert!(of.contains(&"src/locale/af.js".to_string()), "{of:?}");
         assert!(of.contains(&"src/af.ts".to_string()), "{of:?}");
-        let of = sources_of_copy("lib/index.js", "javascript");
+        let of = crate::search::sources_of_copy("lib/index.js", true);
         assert!(of.contains(&"src/index.ts".to_string()), "{of:?}");
         // Sources, tests and other languages are nobody's copy.
-        assert!(sources_of_copy("src/lib/create/local.js", "javascript").is_empty());
-        assert!(sources_of_copy("packages/core/src/index.ts", "typescript").is_empty());
-        assert!(sources_of_copy("test/moment.js", "javascript").is_empty());
-        assert!(sources_of_copy("lib/faraday.rb", "ruby").is_empty());
+        assert!(crate::search::sources_of_copy("src/lib/create/local.js", true).is_empty());
+        assert!(crate::search::sources_of_copy("packages/core/src/index.ts", true).is_empty());
+        assert!(crate::search::sources_of_copy("test/moment.js", true).is_empty());
+        assert!(crate::search::sources_of_copy("lib/faraday.rb", false).is_empty());
     }
 
     #[test]

@@ -911,11 +911,10 @@ pub fn path_standing(path: &str) -> u8 {
     }
 }
 
-/// [`path_standing`] of each of `paths`, a file the index knows as
-/// compiled output (it ends with a source map's address: TanStack Query's
-/// `build/legacy/*.js`, which no directory name tells) standing with the
-/// build output. Without the index's facts (an error reading them) the
-/// paths alone decide.
+/// [`path_standing`] of each of `paths`, a build's copy the index tells
+/// ([`build_copies`]: compiled output ending with a source map's address,
+/// TanStack Query's `build/legacy/*.js`, which no directory name tells; a
+/// script beside its source under `src/`) standing with the build output.
 pub fn path_standings<'a>(
     store: &crate::store::Store,
     paths: impl IntoIterator<Item = &'a str>,
@@ -923,18 +922,104 @@ pub fn path_standings<'a>(
     let mut paths: Vec<&str> = paths.into_iter().collect();
     paths.sort_unstable();
     paths.dedup();
-    let facts = store.file_facts_among(&paths).unwrap_or_else(|e| {
-        tracing::debug!("file facts not read for the answer's order: {e}");
-        std::collections::HashMap::new()
-    });
+    let copies = build_copies(store, paths.iter().copied());
     paths
         .into_iter()
         .map(|p| {
-            let compiled = facts
-                .get(p)
-                .is_some_and(|(g, _)| *g == crate::model::Generated::Compiled);
-            (p.to_string(), if compiled { 2 } else { path_standing(p) })
+            let copy = copies.contains(p);
+            (p.to_string(), if copy { 2 } else { path_standing(p) })
         })
+        .collect()
+}
+
+/// The files under a top-level `src/` that a script file outside it would
+/// be a build's copy of: the same path, or the path without its first
+/// directory, under `src/`, as any script source (moment's npm package
+/// ships its UMD bundle `moment.js` and its built `locale/af.js` beside
+/// `src/moment.js` and `src/locale/af.js`; `lib/index.js` beside
+/// `src/index.ts`). None for a test, for a file under a `src/` directory
+/// itself, or outside the script languages (`is_script`).
+pub(crate) fn sources_of_copy(path: &str, is_script: bool) -> Vec<String> {
+    if !is_script || crate::search::is_test_path(path) || under_src(path) {
+        return Vec::new();
+    }
+    let mut rests = vec![path];
+    if let Some((_, rest)) = path.split_once('/') {
+        rests.push(rest);
+    }
+    let mut out = Vec::new();
+    for rest in rests {
+        let (dir, name) = rest.rsplit_once('/').map_or(("", rest), |(d, n)| (d, n));
+        let stem = name.split('.').next().unwrap_or(name);
+        for ext in ["js", "mjs", "cjs", "jsx", "ts", "tsx"] {
+            out.push(if dir.is_empty() {
+                format!("src/{stem}.{ext}")
+            } else {
+                format!("src/{dir}/{stem}.{ext}")
+            });
+        }
+    }
+    out
+}
+
+/// Whether a directory of `path` is a `src/`.
+pub(crate) fn under_src(path: &str) -> bool {
+    path.split('/').any(|c| c == "src")
+}
+
+/// Whether a path's extension is a script language's, whose builds ship
+/// beside their sources (JavaScript, TypeScript and their declarations).
+fn is_script_path(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').is_some_and(|(_, ext)| {
+        matches!(
+            ext,
+            "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx"
+        )
+    })
+}
+
+/// The paths among `paths` that are a build's copies: output by their
+/// path ([`is_shipped_build`]), compiled by what the index read
+/// ([`crate::model::Generated::Compiled`]), or a script file outside
+/// `src/` whose source the index holds under it ([`sources_of_copy`]:
+/// react-native-webview's minified `lib/WebViewShared.js` beside
+/// `src/WebViewShared.tsx` had taken the test's seven calls of
+/// `createOnShouldStartLoadWithRequest` in `callers`). Without the
+/// index's facts (an error reading them) the paths alone decide.
+pub fn build_copies<'a>(
+    store: &crate::store::Store,
+    paths: impl IntoIterator<Item = &'a str>,
+) -> std::collections::HashSet<String> {
+    let mut paths: Vec<&str> = paths.into_iter().collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let sources: Vec<(&str, Vec<String>)> = paths
+        .iter()
+        .map(|&p| (p, sources_of_copy(p, is_script_path(p))))
+        .collect();
+    let mut asked: Vec<&str> = paths.clone();
+    asked.extend(
+        sources
+            .iter()
+            .flat_map(|(_, s)| s.iter().map(String::as_str)),
+    );
+    asked.sort_unstable();
+    asked.dedup();
+    let facts = store.file_facts_among(&asked).unwrap_or_else(|e| {
+        tracing::debug!("file facts not read for the build's copies: {e}");
+        std::collections::HashMap::new()
+    });
+    sources
+        .into_iter()
+        .filter(|(p, of)| {
+            is_shipped_build(p)
+                || facts
+                    .get(*p)
+                    .is_some_and(|(g, _)| *g == crate::model::Generated::Compiled)
+                || of.iter().any(|s| facts.contains_key(s.as_str()))
+        })
+        .map(|(p, _)| p.to_string())
         .collect()
 }
 

@@ -312,12 +312,15 @@ impl SymbolResult {
     /// three bundles' copies and a minified export list before its type
     /// declaration; gesture-handler's `symbol PanGestureHandler` had 12 of
     /// 20 definitions in `lib/`. `--exact` (`match: "exact"`) lists them.
-    pub fn without_build_copies(&mut self, mode: MatchMode) {
+    /// `copies` are the hits' paths that are a build's
+    /// ([`crate::search::build_copies`]).
+    pub fn without_build_copies(&mut self, mode: MatchMode, copies: &HashSet<String>) {
+        let is_copy = |h: &SymbolHit| copies.contains(&h.path);
         if mode != MatchMode::Auto
             || !self
                 .hits
                 .iter()
-                .any(|h| h.match_kind.names_it() && !is_shipped_build(&h.path))
+                .any(|h| h.match_kind.names_it() && !is_copy(h))
         {
             return;
         }
@@ -327,9 +330,9 @@ impl SymbolResult {
         let copies = self
             .hits
             .iter()
-            .filter(|h| h.match_kind.names_it() && is_shipped_build(&h.path))
+            .filter(|h| h.match_kind.names_it() && is_copy(h))
             .count();
-        self.hits.retain(|h| !is_shipped_build(&h.path));
+        self.hits.retain(|h| !is_copy(h));
         self.total = self.total.saturating_sub(before - self.hits.len());
         self.build_output_left_out.definitions = copies;
     }

@@ -381,8 +381,14 @@ fn graph_summary(
     }
     // A build's uses are of its own copy of the definition, as `callers`
     // leaves them out ([`crate::search::graph::Graph::targets`]).
-    if !crate::search::is_shipped_build(&def.path) {
-        uses.retain(|f| !crate::search::is_shipped_build(&f.r.path));
+    let copies = crate::search::build_copies(
+        store,
+        uses.iter()
+            .map(|f| f.r.path.as_str())
+            .chain([def.path.as_str()]),
+    );
+    if !copies.contains(&def.path) {
+        uses.retain(|f| !copies.contains(&f.r.path));
     }
     // The ten shown are the live code's first: then tests, examples and
     // vendored code, then declarations and build output (TanStack Query's

@@ -159,7 +159,8 @@ impl Service {
                 r = find_symbols_or_bare(store, Some(self.root()), &all, Unplaced::IfDefined)?;
             }
             r.without_trait_impls(q.mode, &q.kinds);
-            r.without_build_copies(q.mode);
+            let copies = crate::search::build_copies(store, r.hits.iter().map(|h| h.path.as_str()));
+            r.without_build_copies(q.mode, &copies);
             r.without_prefix_tail(q.mode, &q.name);
             r.truncated |= r.hits.len() > q.limit;
             r.hits.truncate(q.limit);

@@ -828,6 +828,36 @@ fn a_builds_copies_are_left_out_when_the_source_defines_the_name() {
     assert_eq!(p.json(&["refs", "onlyBuilt"])["definitions"], 1);
 }
 
+/// A babel build in `lib/` beside its TypeScript source in `src/` (the
+/// layout of react-native-webview's package, whose `lib/` no directory
+/// name tells for a build) is the source's copy: the test's calls are
+/// the source's, and `symbol` leaves the copy out and counts it.
+#[test]
+fn a_script_beside_its_source_under_src_is_a_builds_copy() {
+    let p = Project::new();
+    p.write(
+        "src/Shared.tsx",
+        "export function createHandler(origin: string) {\n  return origin.length;\n}\n",
+    )
+    .write(
+        "lib/Shared.js",
+        "\"use strict\";Object.defineProperty(exports,\"__esModule\",{value:true});exports.createHandler=createHandler;function createHandler(origin){return origin.length;}var h=createHandler(\"a\");",
+    )
+    .write(
+        "src/__tests__/Shared-test.js",
+        "import { createHandler } from '../Shared';\n\ntest('length', () => {\n  expect(createHandler('ab')).toBe(2);\n});\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["symbol", "createHandler"]);
+    assert_eq!(v["total"], 1, "{v}");
+    assert_eq!(v["hits"][0]["path"], "src/Shared.tsx", "{v}");
+    assert_eq!(v["build_output_left_out"]["definitions"], 1, "{v}");
+    assert_eq!(
+        edge_list(&p, &["callers", "createHandler"]),
+        ["src/__tests__/Shared-test.js:4 resolved"]
+    );
+}
+
 /// An override is called through the method it replaces: the base's
 /// `self.write(…)` and a call on a base-typed value are `via_base` callers
 /// of the override (QA: gesture-handler's `PanGestureHandler.onHandle`
