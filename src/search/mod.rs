@@ -912,9 +912,10 @@ pub fn path_standing(path: &str) -> u8 {
 }
 
 /// [`path_standing`] of each of `paths`, a build's copy the index tells
-/// ([`build_copies`]: compiled output ending with a source map's address,
-/// TanStack Query's `build/legacy/*.js`, which no directory name tells; a
-/// script beside its source under `src/`) standing with the build output.
+/// ([`build_copies`]: a script beside its source under `src/`) and a file
+/// compiled by what its text says (it ends with a source map's address:
+/// TanStack Query's `build/legacy/*.js`, which no directory name tells)
+/// standing with the build output.
 pub fn path_standings<'a>(
     store: &crate::store::Store,
     paths: impl IntoIterator<Item = &'a str>,
@@ -922,11 +923,11 @@ pub fn path_standings<'a>(
     let mut paths: Vec<&str> = paths.into_iter().collect();
     paths.sort_unstable();
     paths.dedup();
-    let copies = build_copies(store, paths.iter().copied());
+    let (copies, compiled) = copies_and_compiled(store, paths.iter().copied());
     paths
         .into_iter()
         .map(|p| {
-            let copy = copies.contains(p);
+            let copy = copies.contains(p) || compiled.contains(p);
             (p.to_string(), if copy { 2 } else { path_standing(p) })
         })
         .collect()
@@ -980,17 +981,31 @@ fn is_script_path(path: &str) -> bool {
 }
 
 /// The paths among `paths` that are a build's copies: output by their
-/// path ([`is_shipped_build`]), compiled by what the index read
-/// ([`crate::model::Generated::Compiled`]), or a script file outside
-/// `src/` whose source the index holds under it ([`sources_of_copy`]:
+/// path ([`is_shipped_build`]), or a script file outside `src/` whose
+/// source the index holds under it ([`sources_of_copy`]:
 /// react-native-webview's minified `lib/WebViewShared.js` beside
 /// `src/WebViewShared.tsx` had taken the test's seven calls of
-/// `createOnShouldStartLoadWithRequest` in `callers`). Without the
+/// `createOnShouldStartLoadWithRequest` in `callers`). A file compiled by
+/// what its text says ([`crate::model::Generated::Compiled`]) is not among
+/// them: it may use the source itself (a `build/modern/main.js` requiring
+/// `../../src/greet`); [`path_standings`] puts it last. Without the
 /// index's facts (an error reading them) the paths alone decide.
 pub fn build_copies<'a>(
     store: &crate::store::Store,
     paths: impl IntoIterator<Item = &'a str>,
 ) -> std::collections::HashSet<String> {
+    copies_and_compiled(store, paths).0
+}
+
+/// [`build_copies`] and the files among `paths` compiled by what their
+/// text says, from one read of the index's facts.
+fn copies_and_compiled<'a>(
+    store: &crate::store::Store,
+    paths: impl IntoIterator<Item = &'a str>,
+) -> (
+    std::collections::HashSet<String>,
+    std::collections::HashSet<String>,
+) {
     let mut paths: Vec<&str> = paths.into_iter().collect();
     paths.sort_unstable();
     paths.dedup();
@@ -1010,17 +1025,21 @@ pub fn build_copies<'a>(
         tracing::debug!("file facts not read for the build's copies: {e}");
         std::collections::HashMap::new()
     });
-    sources
-        .into_iter()
-        .filter(|(p, of)| {
-            is_shipped_build(p)
-                || facts
-                    .get(*p)
-                    .is_some_and(|(g, _)| *g == crate::model::Generated::Compiled)
-                || of.iter().any(|s| facts.contains_key(s.as_str()))
+    let compiled = paths
+        .iter()
+        .filter(|&&p| {
+            facts
+                .get(p)
+                .is_some_and(|(g, _)| *g == crate::model::Generated::Compiled)
         })
+        .map(|p| p.to_string())
+        .collect();
+    let copies = sources
+        .into_iter()
+        .filter(|(p, of)| is_shipped_build(p) || of.iter().any(|s| facts.contains_key(s.as_str())))
         .map(|(p, _)| p.to_string())
-        .collect()
+        .collect();
+    (copies, compiled)
 }
 
 /// A source map (`index.js.map`, `app.css.map`): JSON holding a compiled
