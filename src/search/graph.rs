@@ -5579,7 +5579,7 @@ pub fn call_graph(
     let mut g = Graph::new(store, root);
     let mut targets = g.targets(name)?;
     if targets.is_empty() {
-        return Err(not_found(&split_qualified(name).1, None, &[]));
+        return Err(unknown_name_in(store, &split_qualified(name).1));
     }
     // A field named like a method beside it (PHP's `private
     // $doesNotPerformAssertions` and `doesNotPerformAssertions()`) is not
@@ -6063,6 +6063,54 @@ pub fn unknown_name(name: &str) -> anyhow::Error {
     )
     .agent(
         "check the spelling (find_symbol matches loosely: case, prefix, fuzzy); a name the code uses without defining it is found as text by search_keyword",
+    )
+    .into()
+}
+
+/// [`unknown_name`], naming up to three definitions spelled like it when
+/// the index has any: a name asked for after its rename (pino's `asJson`,
+/// now `asJsonLine`) had said only "no definition", while `symbol` listed
+/// the new name.
+pub fn unknown_name_in(store: &Store, name: &str) -> anyhow::Error {
+    let like = |mode| {
+        crate::search::symbol::find_symbols(
+            store,
+            None,
+            &crate::search::symbol::SymbolQuery {
+                name: name.to_string(),
+                kinds: Vec::new(),
+                lang: None,
+                mode,
+                limit: 3,
+            },
+        )
+        .map(|r| r.hits)
+        .unwrap_or_default()
+    };
+    let mut hits = like(crate::search::symbol::MatchMode::Prefix);
+    if hits.is_empty() {
+        hits = like(crate::search::symbol::MatchMode::Fuzzy);
+    }
+    hits.retain(|h| h.name != name);
+    if hits.is_empty() {
+        return unknown_name(name);
+    }
+    let names: Vec<String> = hits
+        .iter()
+        .map(|h| format!("`{}` ({}:{})", h.qualified_name(), h.path, h.line))
+        .collect();
+    UserError::with_code(
+        ErrorCode::NotFound,
+        format!(
+            "no definition named `{name}` in the index; defined names like it: {}",
+            names.join(", ")
+        ),
+    )
+    .hint(
+        "ask again with one of those names if it was renamed; `repo-search refs NAME` lists the old name's remaining uses",
+    )
+    .agent(
+        "call again with one of those names if it was renamed; find_references lists the old name's remaining uses",
     )
     .into()
 }

@@ -537,6 +537,21 @@ fn mcp_every_tool_answers_exactly() {
         json!({"name": "parse_conf", "match": "prefix"}),
     );
     assert_eq!(v["symbols"][0]["name"], "parse_config", "{v}");
+    // `callers` of a name no definition has names those spelled like it
+    // (a rename's new name) and how to list the old one's uses.
+    let (error, hint) = m.tool_error("callers", json!({"name": "parse_conf"}));
+    assert!(
+        error.contains("no definition named `parse_conf`")
+            && error.contains("defined names like it: `Config::parse_config` ("),
+        "{error}"
+    );
+    assert!(hint.contains("find_references"), "{hint}");
+    let (error, hint) = m.tool_error(
+        "callers",
+        json!({"name": "nothing_like_this_exists_anywhere"}),
+    );
+    assert!(!error.contains("like it"), "{error}");
+    assert!(hint.contains("check the spelling"), "{hint}");
     let (error, _) = m.tool_error(
         "find_references",
         json!({"name": "nothing_like_this_exists_anywhere"}),
