@@ -3157,11 +3157,52 @@ impl<'a> Graph<'a> {
         if v == Verdict::NameOnly
             && (self.rust_arity_rules_out(r, &t.def)?
                 || self.overloads_rule_out(r, &t.def)?
-                || self.go_arity_rules_out(r, &t.def)?)
+                || self.go_arity_rules_out(r, &t.def)?
+                || self.is_data_attribute_use(r, &t.def))
         {
             return Ok(Verdict::Other);
         }
         Ok(v)
+    }
+
+    /// Whether a Python use that is no call treats the name as data: it is
+    /// assigned (`self.request = …`, `response.request = req`) or read
+    /// through (`r.request.body`, `r.request[0]`), which a plain method
+    /// (not a `@property`) never is. requests' `refs Session.request`
+    /// had 57 such name-only candidates, `RequestException`'s own
+    /// `self.request = kwargs.pop("request", None)` among them.
+    fn is_data_attribute_use(&mut self, r: &GraphRef, def: &GraphDef) -> bool {
+        if r.lang != "python"
+            || def.lang != "python"
+            || is_call_kind(&r.kind)
+            || !matches!(def.kind.as_str(), "function" | "method")
+            || r.qualifier.is_none()
+        {
+            return false;
+        }
+        let header = self.header(def);
+        if header.contains("@property")
+            || header.contains("cached_property")
+            || header.contains(".setter")
+        {
+            return false;
+        }
+        let Some(text) = self.text(r.file_id, &r.path) else {
+            return false;
+        };
+        let Some(line) = text.lines.get((r.line as usize).saturating_sub(1)) else {
+            return false;
+        };
+        let at = (r.col as usize).saturating_sub(1);
+        let Some(rest) = line.get(at..).and_then(|l| l.strip_prefix(r.name.as_str())) else {
+            return false;
+        };
+        let rest = rest.trim_start();
+        rest.starts_with(['.', '['])
+            || (rest.starts_with('=') && !rest.starts_with("=="))
+            || ["+=", "-=", "|=", "&=", "*="]
+                .iter()
+                .any(|op| rest.starts_with(op))
     }
 
     /// Whether a Java or C# call's number of arguments fits none of the

@@ -3881,6 +3881,32 @@ fn super_in_an_unrelated_class_is_its_ancestors_call() {
     );
 }
 
+/// A Python method's name assigned or read through (`self.request = …`,
+/// `r.request.body`) is an attribute of some object, no use of the
+/// method: requests' `refs Session.request` had 57 name-only candidates,
+/// most of them such; a bare read (`s.request`, a bound method passed on)
+/// and a call stay candidates.
+#[test]
+fn an_attribute_assigned_or_read_through_is_no_use_of_a_method() {
+    let p = Project::new();
+    p.write(
+        "pkg/api.py",
+        "class Session:\n    def request(self, method):\n        return method\n\n\nclass Failure(IOError):\n    def __init__(self, request=None):\n        self.request = request\n\n\ndef body_of(r):\n    return r.request.body\n\n\ndef hook(s):\n    return s.request\n\n\ndef run(s):\n    return s.request(\"GET\")\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    let v = p.json(&["refs", "Session.request"]);
+    let name_only: Vec<u64> = v["hits"]
+        .as_array()
+        .map(|hs| {
+            hs.iter()
+                .filter(|h| h["resolution"] == "name_only")
+                .filter_map(|h| h["line"].as_u64())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(name_only, [16, 20], "{v}");
+}
+
 /// `super().__init__(…)` in a class whose chain ends at a built-in class
 /// (`type`, `dict`, `ABCMeta`) calls that class's, no project `__init__`
 /// (marshmallow's `SchemaMeta(ABCMeta)` and a test's `PointDict(dict)`
