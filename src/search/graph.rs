@@ -5194,6 +5194,16 @@ impl<'a> Graph<'a> {
             {
                 continue;
             }
+            // C++'s standard library (`std::move`, `std::chrono::now`): no
+            // project code answers it (CLI11's `callees App::parse`).
+            if r.lang == "cpp"
+                && definitions == 0
+                && r.qualifier
+                    .as_deref()
+                    .is_some_and(|q| q == "std" || q.starts_with("std::"))
+            {
+                continue;
+            }
             // `Array.from(…)`, `JSON.parse(…)`, `str.join(…)`: a built-in
             // object's method, not a project function of that name.
             if r.qualifier
@@ -5977,6 +5987,13 @@ fn is_builtin_call(lang: &str, name: &str) -> bool {
              attr_reader attr_writer attr_accessor include extend private protected public \
              block_given? catch throw"
         }
+        // C++'s casts and operators written like calls; C's and C++'s
+        // everyday library functions.
+        "c" | "cpp" | "objc" => {
+            "static_cast dynamic_cast reinterpret_cast const_cast sizeof alignof decltype \
+             typeid offsetof assert printf fprintf snprintf sprintf malloc calloc realloc free \
+             memcpy memmove memset memcmp strlen strcmp strncmp strcpy strncpy"
+        }
         "kotlin" => {
             "println print listOf mutableListOf mapOf mutableMapOf setOf mutableSetOf arrayOf \
              emptyList emptyMap emptySet require requireNotNull check checkNotNull error TODO \
@@ -6055,6 +6072,12 @@ fn is_builtin_method(lang: &str, name: &str) -> bool {
             "push pop shift unshift map filter forEach reduce find some every includes indexOf \
              slice splice concat join split trim startsWith endsWith replace toString then \
              catch finally keys values entries has get set delete add"
+        }
+        // The standard containers' and strings' members.
+        "cpp" => {
+            "size empty begin end cbegin cend rbegin rend push_back emplace_back pop_back \
+             reserve resize erase insert emplace find clear c_str data at front back count \
+             substr append compare length swap"
         }
         "csharp" => {
             "ToString Equals GetHashCode Add Remove Contains Clear ContainsKey TryGetValue \

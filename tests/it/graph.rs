@@ -3776,6 +3776,24 @@ fn callees_of_a_literal_name_no_project_definition() {
     assert_eq!(joins, [(9, Some("text.py:2")), (7, None)], "{v}");
 }
 
+/// C++: casts and `std::` calls are no callees, and a string's `empty()`
+/// on an untyped receiver is not placed at the project's one `empty`
+/// (CLI11's `callees App::parse` listed `static_cast`, `std::move` and
+/// `Option::empty`).
+#[test]
+fn cpp_callees_leave_out_casts_and_the_standard_library() {
+    let p = Project::new();
+    p.write(
+        "app.hpp",
+        "#include <string>\n#include <utility>\n\nclass Option {\n  public:\n    bool empty() const { return true; }\n};\n\nclass App {\n  public:\n    void parse(std::string line) {\n        if(line.empty()) { return; }\n        auto n = static_cast<int>(line.size());\n        run(std::move(line), n);\n    }\n    void run(std::string line, int n) {}\n};\n",
+    );
+    p.run(&["index", "--offline"]).ok();
+    assert_eq!(
+        callee_list(&p, "App::parse", "defined_at"),
+        ["App::run app.hpp:16", "empty ", "size "]
+    );
+}
+
 /// An everyday method of the language's own collections called on an
 /// untyped receiver is not placed at the project's one method of that
 /// name (werkzeug's `trusted_hosts.append(…)` had named
