@@ -9,9 +9,17 @@ use std::collections::{HashMap, HashSet};
 
 use crate::model::Lang;
 
-/// Extensions a relative JS/TS specifier may leave out, in the order tried.
+/// Extensions a relative JS/TS specifier may leave out, in the order a
+/// TypeScript importer tries them.
 const JS_EXTS: [&str; 8] = [
     ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".json",
+];
+
+/// The order a JavaScript importer tries them: the runtime loads the
+/// script, not its declarations (react-native-webview's `index.js`
+/// requiring `./lib/WebView` loads `lib/WebView.js`, not `WebView.d.ts`).
+const JS_EXTS_FROM_SCRIPT: [&str; 8] = [
+    ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".d.ts", ".json",
 ];
 
 /// What an import resolves to: a file, or a Go package (or Java wildcard):
@@ -472,10 +480,18 @@ impl<'a> Project<'a> {
             .iter()
             .find_map(|e| base.strip_suffix(e))
             .map(str::to_string);
+        let exts = if [".js", ".jsx", ".mjs", ".cjs"]
+            .iter()
+            .any(|e| importer.ends_with(e))
+        {
+            &JS_EXTS_FROM_SCRIPT
+        } else {
+            &JS_EXTS
+        };
         for b in std::iter::once(&base).chain(stripped.as_ref()) {
-            cands.extend(JS_EXTS.iter().map(|e| format!("{b}{e}")));
+            cands.extend(exts.iter().map(|e| format!("{b}{e}")));
         }
-        cands.extend(JS_EXTS.iter().map(|e| join(&base, &format!("index{e}"))));
+        cands.extend(exts.iter().map(|e| join(&base, &format!("index{e}"))));
         self.first(cands)
     }
 
@@ -1197,6 +1213,9 @@ mod tests {
             "web/app.ts",
             "web/lib/index.ts",
             "web/util.js",
+            "web/index.js",
+            "web/dist/View.js",
+            "web/dist/View.d.ts",
             "go/main.go",
             "go/util/a.go",
             "go/util/a_test.go",
@@ -1214,6 +1233,16 @@ mod tests {
         assert_eq!(js("./util").as_deref(), Some("web/util.js"));
         assert_eq!(js("./util.js").as_deref(), Some("web/util.js"));
         assert_eq!(js("react"), None);
+        // TypeScript reads a build's declarations, a script runs its code.
+        assert_eq!(js("./dist/View").as_deref(), Some("web/dist/View.d.ts"));
+        let script = file(p.resolve(
+            Lang::JavaScript,
+            "web/index.js",
+            "./dist/View",
+            None,
+            "require",
+        ));
+        assert_eq!(script.as_deref(), Some("web/dist/View.js"));
         let go = p.resolve(Lang::Go, "go/main.go", "example.com/m/util", None, "import");
         assert_eq!(
             go,
