@@ -1484,10 +1484,12 @@ fn hit_order(h: &SymbolHit) -> impl Ord + use<> {
     (
         (
             h.match_kind,
-            kind_rank(&h.kind) + u8::from(is_member_alias(h)),
             // A test's stand-in (a `#define` mock in a unit test) after
-            // the live code's declaration of the same name.
+            // the live code's declaration of the same name, whatever its
+            // kind: pino's sixteen test fixtures' `const transport` had
+            // come before the options' field `LoggerOptions.transport`.
             is_test_path(&h.path),
+            kind_rank(&h.kind) + u8::from(is_member_alias(h)),
             is_declaration(h),
             is_shipped_build(&h.path),
             is_type_declaration(&h.path),

@@ -1359,6 +1359,31 @@ fn a_common_name_lists_the_exported_definitions_first() {
         ],
         "{v}"
     );
+    // A test's definition comes after the live code's, whatever its kind.
+    p.write("flag_test.go", "package pflag\n\nconst Value = 1\n");
+    let v = p.json(&["symbol", "Value"]);
+    let got: Vec<(&str, &str)> = v["hits"]
+        .as_array()
+        .map(|hs| {
+            hs.iter()
+                .map(|h| {
+                    (
+                        h["kind"].as_str().unwrap_or(""),
+                        h["path"].as_str().unwrap_or(""),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        got,
+        [
+            ("interface", "flag.go"),
+            ("field", "flag.go"),
+            ("constant", "flag_test.go")
+        ],
+        "{v}"
+    );
     let r = p.run(&["symbol", "Value"]);
     assert_eq!(r.code(), 0, "{r}");
     assert!(!r.stdout().contains("boolSliceValue.value"), "{r}");
@@ -1368,7 +1393,7 @@ fn a_common_name_lists_the_exported_definitions_first() {
         "{r}"
     );
     let v = p.json(&["symbol", "Value", "--prefix"]);
-    assert_eq!(v["total"], 3, "{v}");
+    assert_eq!(v["total"], 4, "{v}");
 }
 
 /// Definitions of the name itself leave out the names that only start
