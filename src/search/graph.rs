@@ -5407,6 +5407,17 @@ pub fn target_lines(targets: &[GraphTarget]) -> Vec<String> {
             None => groups.push((t, 1, t.line)),
         }
     }
+    // A bare name many files define (pino's 26 `write` helpers, most in
+    // tests): the first few, then how many more and how to ask for one.
+    let more = groups.len().saturating_sub(TARGET_LINES);
+    let more = if more > 1 {
+        groups.truncate(TARGET_LINES);
+        Some(format!(
+            "… {more} more definitions of the name: qualify it (`Type.name`, `file.name`) to ask for one"
+        ))
+    } else {
+        None
+    };
     groups
         .into_iter()
         .map(|(t, n, last)| {
@@ -5422,8 +5433,12 @@ pub fn target_lines(targets: &[GraphTarget]) -> Vec<String> {
                 head
             }
         })
+        .chain(more)
         .collect()
 }
+
+/// Most target lines [`target_lines`] writes before it counts the rest.
+const TARGET_LINES: usize = 6;
 
 /// Whether the file's language tells same-named functions of one scope
 /// apart by their parameters, so that several are overloads. A Rust
@@ -8246,6 +8261,21 @@ mod tests {
                 "MessageParser.ParseFrom (method) MessageParser.cs:73, 3 overloads at lines 73-302",
                 "Other.ParseFrom (method) Other.cs:5",
             ]
+        );
+        // A name many files define: the first few, then a count.
+        let many: Vec<GraphTarget> = (0..9)
+            .map(|i| t("write", &format!("test/t{i}.js"), 1))
+            .collect();
+        let lines = target_lines(&many);
+        assert_eq!(lines.len(), TARGET_LINES + 1, "{lines:?}");
+        assert!(
+            lines[TARGET_LINES].starts_with("… 3 more definitions"),
+            "{lines:?}"
+        );
+        // One more is shown rather than counted.
+        assert_eq!(
+            target_lines(&many[..TARGET_LINES + 1]).len(),
+            TARGET_LINES + 1
         );
         // serde_json's `#[cfg]` twins of one Rust method are no overloads.
         let lines = target_lines(&[
