@@ -307,13 +307,11 @@ impl SymbolResult {
 
     /// Under the default match, an answer with a definition of the name
     /// itself (in any case) in the source leaves out the build's copies
-    /// ([`crate::search::is_shipped_build`]), counted in
+    /// (`copies`, [`crate::search::build_copies`]), counted in
     /// [`Self::build_output_left_out`]: axios's `symbol mergeConfig` listed
     /// three bundles' copies and a minified export list before its type
     /// declaration; gesture-handler's `symbol PanGestureHandler` had 12 of
     /// 20 definitions in `lib/`. `--exact` (`match: "exact"`) lists them.
-    /// `copies` are the hits' paths that are a build's
-    /// ([`crate::search::build_copies`]).
     pub fn without_build_copies(&mut self, mode: MatchMode, copies: &HashSet<String>) {
         let is_copy = |h: &SymbolHit| copies.contains(&h.path);
         if mode != MatchMode::Auto
