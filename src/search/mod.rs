@@ -968,16 +968,19 @@ pub(crate) fn under_src(path: &str) -> bool {
     path.split('/').any(|c| c == "src")
 }
 
-/// Whether a path's extension is a script language's, whose builds ship
-/// beside their sources (JavaScript, TypeScript and their declarations).
+/// Whether a file is in a script language, whose builds ship beside their
+/// sources: its language as the index detects it, so that a copy here is
+/// one for hybrid's ranking too (its `script_family` of the stored
+/// language).
 fn is_script_path(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.rsplit_once('.').is_some_and(|(_, ext)| {
-        matches!(
-            ext,
-            "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx"
+    matches!(
+        crate::lang::detect_lang(std::path::Path::new(path)),
+        Some(
+            crate::model::Lang::JavaScript
+                | crate::model::Lang::TypeScript
+                | crate::model::Lang::Tsx
         )
-    })
+    )
 }
 
 /// The paths among `paths` that are a build's copies: output by their
