@@ -281,14 +281,12 @@ fn lookup_imports(
 }
 
 /// Said with a file's importers where the language lets files of one
-/// package (Java, Kotlin, Scala; Go's directory; C#'s namespace) use each
-/// other without an import, so that "imported by (0)" does not read as
-/// "unused".
+/// package (Java, Kotlin, Scala; Go's directory) use each other without
+/// an import, so that "imported by (0)" does not read as "unused".
 fn same_package_note(lang: Lang, path: &str) -> Option<String> {
-    let (unit, what) = match lang {
-        Lang::Java | Lang::Kotlin | Lang::Scala => ("package", "an import"),
-        Lang::Go => ("package (directory)", "an import"),
-        Lang::CSharp => ("namespace", "a using directive"),
+    let unit = match lang {
+        Lang::Java | Lang::Kotlin | Lang::Scala => "package",
+        Lang::Go => "package (directory)",
         _ => return None,
     };
     let stem = Path::new(path).file_stem()?.to_str()?;
@@ -298,7 +296,7 @@ fn same_package_note(lang: Lang, path: &str) -> Option<String> {
         format!("`refs {stem}` finds them")
     };
     Some(format!(
-        "files of the same {unit} use it without {what}, so they are not listed; {refs}"
+        "files of the same {unit} use it without an import, so they are not listed; {refs}"
     ))
 }
 
@@ -346,24 +344,20 @@ impl Service {
                     red.text(&mut i.module);
                     i.names.iter_mut().for_each(|n| red.text(n));
                 }
-                let note = lang
-                    .as_deref()
-                    .and_then(Lang::from_name)
-                    .filter(|l| !crate::extract::reads_imports(*l))
-                    .map(|l| {
-                        format!(
+                let note = lang.as_deref().and_then(Lang::from_name).and_then(|l| {
+                    if !crate::extract::reads_imports(l) {
+                        Some(format!(
                             "imports are read from {} files; `{}` is {}, so its imports are not listed",
                             crate::extract::import_languages(),
                             p.rel,
                             l.name()
-                        )
-                    })
-                    .or_else(|| {
-                        lang.as_deref()
-                            .and_then(Lang::from_name)
-                            .filter(|_| req.direction != ImportDirection::Imports)
-                            .and_then(|l| same_package_note(l, &p.rel))
-                    });
+                        ))
+                    } else if req.direction != ImportDirection::Imports {
+                        same_package_note(l, &p.rel)
+                    } else {
+                        None
+                    }
+                });
                 Some(ImportsResult {
                     path: p.rel,
                     lang,
