@@ -5194,16 +5194,6 @@ impl<'a> Graph<'a> {
             {
                 continue;
             }
-            // C++'s standard library (`std::move`, `std::chrono::now`): no
-            // project code answers it (CLI11's `callees App::parse`).
-            if r.lang == "cpp"
-                && definitions == 0
-                && r.qualifier
-                    .as_deref()
-                    .is_some_and(|q| q == "std" || q.starts_with("std::"))
-            {
-                continue;
-            }
             // `Array.from(…)`, `JSON.parse(…)`, `str.join(…)`: a built-in
             // object's method, not a project function of that name.
             if r.qualifier
@@ -5446,20 +5436,21 @@ const TARGET_LINES: usize = 6;
 /// `parse_any_number`), a C file's `#ifdef` branches, a Python file's
 /// redefinitions: "definitions" there.
 fn overloads_by_signature(path: &str) -> bool {
+    use crate::model::Lang;
     matches!(
         crate::lang::detect_lang(std::path::Path::new(path)),
         Some(
-            crate::model::Lang::Java
-                | crate::model::Lang::CSharp
-                | crate::model::Lang::Cpp
-                | crate::model::Lang::Kotlin
-                | crate::model::Lang::Swift
-                | crate::model::Lang::Scala
-                | crate::model::Lang::TypeScript
-                | crate::model::Lang::Tsx
-                | crate::model::Lang::ObjC
-                | crate::model::Lang::Elixir
-                | crate::model::Lang::Erlang
+            Lang::Java
+                | Lang::CSharp
+                | Lang::Cpp
+                | Lang::Kotlin
+                | Lang::Swift
+                | Lang::Scala
+                | Lang::TypeScript
+                | Lang::Tsx
+                | Lang::ObjC
+                | Lang::Elixir
+                | Lang::Erlang
         )
     )
 }
@@ -6108,10 +6099,13 @@ fn is_builtin_method(lang: &str, name: &str) -> bool {
 }
 
 /// A receiver that is one of the language's built-in objects or types
-/// (`Array`, `JSON`, `Math` in JavaScript; `str`, `dict` in Python):
-/// a call through it is the language's.
+/// (`Array`, `JSON`, `Math` in JavaScript; `str`, `dict` in Python; C++'s
+/// `std` namespace and those inside it, `std::move`, `std::chrono::now`):
+/// a call through it is the language's (CLI11's `callees App::parse` had
+/// listed `std::move`).
 fn is_builtin_receiver(lang: &str, qualifier: &str) -> bool {
     let names = match lang {
+        "cpp" => return qualifier == "std" || qualifier.starts_with("std::"),
         "javascript" | "typescript" | "tsx" => {
             "Array Object Promise JSON Math Number String Reflect Symbol Date Set Map WeakMap \
              WeakSet BigInt Intl console Buffer process globalThis window document"
